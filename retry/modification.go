@@ -1,0 +1,175 @@
+package retry
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Context carries the values the modification texts interpolate.
+type Context struct {
+	Role string // "engineer" or "reviewer"
+	// ExpectedPath is where the output belongs ("round_003/engineer.md").
+	ExpectedPath string
+	// Gaps is the assigned gap list in priority order, e.g. "GAP-FLOW-001".
+	Gaps []string
+	// ValidGaps is every gap of the session (for INCONSISTENT_REFS).
+	ValidGaps []string
+	// InvalidRefs is the validator's message naming the bad references.
+	InvalidRefs string
+	// Message is the validator's message, quoted for failure types the spec
+	// gives no text for (DISAGREE problems, re-argued conflicts).
+	Message string
+}
+
+// FormatGapList renders gap IDs one per line as "- GAP-…", as the spec's
+// format_gap_list does.
+func FormatGapList(ids []string) string {
+	if len(ids) == 0 {
+		return "- (none)"
+	}
+	var b strings.Builder
+	for i, id := range ids {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString("- ")
+		b.WriteString(id)
+	}
+	return b.String()
+}
+
+// Modification returns the text prepended to a retry prompt for a failure
+// type. The texts of spec round-09 §4 are reproduced exactly; failure types
+// the spec gives no text for get one in the same voice, and unknown types
+// get the spec's fallback "Please review your output and try again.".
+func Modification(failureType string, c Context) string {
+	firstGap := "GAP-XXX"
+	if len(c.Gaps) > 0 {
+		firstGap = c.Gaps[0]
+	}
+	switch failureType {
+	case "FILE_MISSING":
+		return fmt.Sprintf(`
+CRITICAL: Your previous attempt did not create the required output file.
+
+You MUST write your output to: %s
+
+Use the Write tool to create this file. Do not skip this step.
+The file must exist at exactly this path when you complete your task.
+`, c.ExpectedPath)
+	case "EMPTY_OUTPUT":
+		return `
+ATTENTION: Your previous output was empty or too brief.
+
+You MUST produce substantive content, even if you are uncertain.
+Minimum expectations:
+- At least 200 characters per gap addressed
+- Include concrete examples, not just abstract descriptions
+- If uncertain, state your confidence as LOW and explain what information is missing
+
+Do NOT submit an empty file. Write something useful.
+`
+	case "WRONG_FORMAT":
+		return `
+FORMAT CORRECTION REQUIRED:
+
+Your previous output did not follow the required structure.
+You MUST include these elements:
+
+For Engineer:
+- Start each gap with: ## Gap Resolution: GAP-XXX
+- Include: **Confidence:** HIGH | MEDIUM | LOW
+- Include: ### Proposed Solution, ### Examples, ### Trade-offs, ### New Gaps Introduced
+
+For Reviewer:
+- Start with: ## Review: [section/gap being reviewed]
+- Include severity sections: ### Critical Issues, ### High Priority, etc.
+- OR include: NO_ISSUES_FOUND with verification checklist
+
+The example below shows the correct format. Match it exactly.
+`
+	case "NO_GAPS_ADDRESSED":
+		return fmt.Sprintf(`
+GAP REFERENCE REQUIRED:
+
+Your previous output did not reference any specific gaps.
+You are assigned to address these gaps (in priority order):
+
+%s
+
+Your output MUST:
+1. Begin with: ## Gap Resolution: %s
+2. Explicitly reference gap IDs (e.g., GAP-FLOW-001) in your text
+3. Address at least one gap from the assigned list
+
+Do not discuss gaps in general terms. Reference them by ID.
+`, FormatGapList(c.Gaps), firstGap)
+	case "INCONSISTENT_REFS":
+		return fmt.Sprintf(`
+INVALID REFERENCES DETECTED:
+
+Your previous output referenced gaps that do not exist:
+%s
+
+Valid gaps for this session are:
+%s
+
+Only reference gaps from this list. If you meant a different gap,
+use the correct ID. If the gap doesn't exist, create it as a "New Gap"
+in the ### New Gaps Introduced section.
+`, c.InvalidRefs, FormatGapList(c.ValidGaps))
+	case "INVALID_DISAGREE_REF", "MALFORMED_DISAGREE":
+		return fmt.Sprintf(`
+DISAGREE FORMAT CORRECTION REQUIRED:
+
+%s
+
+Every disagreement MUST use this exact form and reference an existing issue:
+
+## DISAGREE: ISSUE-R{N}-{XXX}
+
+**Reviewer Concern:**
+> [Exact quote from reviewer.md, preserving original wording]
+
+**Engineer Position:**
+[Why this issue should not be addressed as requested]
+
+**Rationale:**
+[Evidence-based argument]
+
+**Request:** Escalate to user for resolution
+`, c.Message)
+	case "RE_ARGUED_CONFLICT":
+		return fmt.Sprintf(`
+DECIDED CONFLICT RE-ARGUED:
+
+%s
+
+The user has already decided this conflict. Implement the decision as
+recorded. Do not re-argue it and do not write a DISAGREE block for it.
+`, c.Message)
+	}
+	return "Please review your output and try again."
+}
+
+// Label is the short name of a failure type's modification, for the
+// "Prompt Modification" line of the status.md retry details.
+func Label(failureType string) string {
+	switch failureType {
+	case "FILE_MISSING":
+		return "CRITICAL (explicit output path)"
+	case "EMPTY_OUTPUT":
+		return "ATTENTION (minimum output expectations)"
+	case "WRONG_FORMAT":
+		return "FORMAT CORRECTION REQUIRED (structural headers)"
+	case "NO_GAPS_ADDRESSED":
+		return "GAP REFERENCE REQUIRED (explicit gap assignment)"
+	case "INCONSISTENT_REFS":
+		return "INVALID REFERENCES DETECTED (valid gap list)"
+	case "INVALID_DISAGREE_REF", "MALFORMED_DISAGREE":
+		return "DISAGREE FORMAT CORRECTION REQUIRED"
+	case "RE_ARGUED_CONFLICT":
+		return "DECIDED CONFLICT RE-ARGUED (decision quoted)"
+	}
+	return "generic retry notice"
+}

@@ -1,0 +1,84 @@
+package retry
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestModificationTexts(t *testing.T) {
+	c := Context{ExpectedPath: "round_003/engineer.md", Gaps: []string{"GAP-FLOW-003", "GAP-UX-001"}, ValidGaps: []string{"GAP-FLOW-001"}, InvalidRefs: "GAP-FLOW-099", Message: "DISAGREE for ISSUE-R2-001 missing '**Rationale:**'"}
+	tests := []struct {
+		failure string
+		want    []string
+	}{
+		{"FILE_MISSING", []string{"CRITICAL: Your previous attempt did not create the required output file.", "You MUST write your output to: round_003/engineer.md"}},
+		{"EMPTY_OUTPUT", []string{"ATTENTION: Your previous output was empty or too brief.", "Do NOT submit an empty file. Write something useful."}},
+		{"WRONG_FORMAT", []string{"FORMAT CORRECTION REQUIRED:", "- Start each gap with: ## Gap Resolution: GAP-XXX", "The example below shows the correct format. Match it exactly."}},
+		{"NO_GAPS_ADDRESSED", []string{"GAP REFERENCE REQUIRED:", "- GAP-FLOW-003\n- GAP-UX-001", "1. Begin with: ## Gap Resolution: GAP-FLOW-003"}},
+		{"INCONSISTENT_REFS", []string{"INVALID REFERENCES DETECTED:", "do not exist:\nGAP-FLOW-099", "Valid gaps for this session are:\n- GAP-FLOW-001"}},
+		{"MALFORMED_DISAGREE", []string{"DISAGREE FORMAT CORRECTION REQUIRED:", "missing '**Rationale:**'", "## DISAGREE: ISSUE-R{N}-{XXX}"}},
+		{"RE_ARGUED_CONFLICT", []string{"DECIDED CONFLICT RE-ARGUED:", "Do not re-argue it"}},
+		{"SOMETHING_ELSE", []string{"Please review your output and try again."}},
+	}
+	for _, tt := range tests {
+		got := Modification(tt.failure, c)
+		for _, w := range tt.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("Modification(%s) lacks %q:\n%s", tt.failure, w, got)
+			}
+		}
+		if Label(tt.failure) == "" {
+			t.Errorf("Label(%s) empty", tt.failure)
+		}
+	}
+	if got := Modification("NO_GAPS_ADDRESSED", Context{}); !strings.Contains(got, "Begin with: ## Gap Resolution: GAP-XXX") {
+		t.Errorf("no gaps: first gap placeholder missing:\n%s", got)
+	}
+}
+
+func TestEscalationQuestion(t *testing.T) {
+	e := EscalationQuestion("engineer", 7, "NO_GAPS_ADDRESSED", 3)
+	for _, w := range []string{
+		"Engineer could not produce valid output after 3 attempts.",
+		"Round: 7\nRole: Engineer\nFailure Type: NO_GAPS_ADDRESSED",
+		"1. Skip Engineer this round - Proceed without Engineer output",
+		"Effect: Round 7 recorded as \"Engineer: SKIP\"",
+		"4. Narrow scope - Address only the simplest gap",
+		"5. Pause session - Save state for later",
+		"Choose an option (1-5): ___",
+	} {
+		if !strings.Contains(e.Body, w) {
+			t.Errorf("body lacks %q:\n%s", w, e.Body)
+		}
+	}
+	if len(e.Options) != 5 || e.Default != OptionSkip {
+		t.Errorf("options %d default %q", len(e.Options), e.Default)
+	}
+}
+
+func TestBackoff(t *testing.T) {
+	b := Backoff{Base: time.Second, Max: 8 * time.Second}
+	one := func() float64 { return 0.999999 }
+	zero := func() float64 { return 0 }
+	tests := []struct {
+		n    int
+		hint time.Duration
+		rnd  func() float64
+		want time.Duration
+	}{
+		{1, 0, zero, 0},
+		{1, 0, one, time.Second - time.Microsecond},
+		{2, 0, one, 2*time.Second - 2*time.Microsecond},
+		{4, 0, one, 8*time.Second - 8*time.Microsecond},
+		{30, 0, one, 8*time.Second - 8*time.Microsecond}, // capped, no overflow
+		{1, 3 * time.Second, zero, 3 * time.Second},      // hint honoured
+		{1, time.Hour, zero, 8 * time.Second},            // hint bounded by Max
+	}
+	for _, tt := range tests {
+		got := b.Delay(tt.n, tt.hint, tt.rnd)
+		if d := got - tt.want; d < -time.Millisecond || d > time.Millisecond {
+			t.Errorf("Delay(%d, %s) = %s, want ≈%s", tt.n, tt.hint, got, tt.want)
+		}
+	}
+}
