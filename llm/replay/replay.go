@@ -1,0 +1,186 @@
+// Package replay provides a Role that answers from recorded files instead of
+// a live LLM.
+//
+// A recording is a directory (any [fs.FS]) holding one markdown file per
+// answer: engineer-001.md, engineer-002.md, … for the Engineer and
+// reviewer-001.md, … for the Reviewer. The n-th call of a role gets the
+// content of its n-th file; numbering is per role and follows call order.
+// Files not named ROLE-NNN.md (other extensions, notes, READMEs) are ignored.
+// Running out of files is an error naming the missing file.
+//
+// The layout is the one [github.com/refine-spec/refine/llm/record] writes,
+// so a live session recorded with record can be replayed exactly.
+//
+// # Resuming
+//
+// The file index is in memory. A session resumed in a new process must not
+// replay from file 1 again: construct the Role with [WithStart], or call
+// [Role.Resume] (the [github.com/refine-spec/refine/llm.Resumer] interface)
+// before the first call, with the number of calls each role already made.
+// The engine does the latter when it opens a session, from the call counts
+// it persisted.
+//
+// # Concurrency
+//
+// A Role is safe for concurrent use; concurrent calls of one role get
+// successive files in the order they take the Role's lock. Replays of
+// sessions that call one role concurrently are therefore only deterministic
+// if the order of those calls is.
+package replay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/refine-spec/refine"
+)
+
+// Role answers each call with the next recorded file of the called role.
+// Create it with [New] or [Dir].
+type Role struct {
+	fsys  fs.FS
+	label string
+
+	mu    sync.Mutex
+	calls map[refine.RoleName]int // calls served so far, per role
+}
+
+// Option configures a Role.
+type Option func(*Role)
+
+// WithStart makes the first call of role get file n+1, as if n calls had
+// already been made (a resumed session). n < 0 counts as 0.
+func WithStart(role refine.RoleName, n int) Option {
+	return func(r *Role) { r.calls[role] = max(n, 0) }
+}
+
+// WithLabel sets how errors name the recording, for example its directory
+// path. [Dir] sets it to the directory; the default is "the recording".
+func WithLabel(label string) Option {
+	return func(r *Role) { r.label = label }
+}
+
+// New returns a Role that replays the recording at the root of fsys.
+// It panics if fsys is nil.
+func New(fsys fs.FS, opts ...Option) *Role {
+	if fsys == nil {
+		panic("replay.New: nil fs.FS")
+	}
+	r := &Role{fsys: fsys, label: "the recording", calls: make(map[refine.RoleName]int)}
+	for _, o := range opts {
+		o(r)
+	}
+	return r
+}
+
+// Dir returns a Role that replays the recording in directory dir of the
+// operating system. Errors name dir.
+func Dir(dir string, opts ...Option) *Role {
+	return New(os.DirFS(dir), append([]Option{WithLabel(dir)}, opts...)...)
+}
+
+// FileName returns the name of the n-th (1-based) recorded answer of role:
+// FileName("engineer", 3) is "engineer-003.md".
+func FileName(role refine.RoleName, n int) string {
+	return fmt.Sprintf("%s-%03d.md", role, n)
+}
+
+// Respond returns the content of the next file of req.Role. Usage is zero:
+// a replay spends no tokens. If the file is missing, Respond returns an error
+// naming it and does not advance, so every later call of that role fails the
+// same way.
+func (r *Role) Respond(ctx context.Context, req refine.Request) (refine.Response, error) {
+	if err := ctx.Err(); err != nil {
+		return refine.Response{}, fmt.Errorf("replay: %s call for round %d attempt %d: %w", req.Role, req.Round, req.Attempt, err)
+	}
+	if err := checkRoleName(req.Role); err != nil {
+		return refine.Response{}, err
+	}
+
+	r.mu.Lock()
+	defer r.mu.Unlock()
+
+	n := r.calls[req.Role] + 1
+	name := FileName(req.Role, n)
+	data, err := fs.ReadFile(r.fsys, name)
+	if errors.Is(err, fs.ErrNotExist) {
+		have := r.count(req.Role)
+		return refine.Response{}, fmt.Errorf("replay: no file %s in %s for round %d attempt %d: the recording has %d %s responses; record more or start a live run: %w",
+			name, r.label, req.Round, req.Attempt, have, req.Role, err)
+	}
+	if err != nil {
+		return refine.Response{}, fmt.Errorf("replay: reading %s in %s for round %d attempt %d: %w", name, r.label, req.Round, req.Attempt, err)
+	}
+	r.calls[req.Role] = n
+	return refine.Response{Content: string(data)}, nil
+}
+
+// Resume sets the number of calls role has already made, so that the next
+// call gets file calls+1. It implements
+// [github.com/refine-spec/refine/llm.Resumer]. calls < 0 counts as 0.
+func (r *Role) Resume(role refine.RoleName, calls int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.calls[role] = max(calls, 0)
+}
+
+// Calls returns the number of files served to role so far, including the
+// calls set by [WithStart] or [Role.Resume].
+func (r *Role) Calls(role refine.RoleName) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.calls[role]
+}
+
+// count returns how many ROLE-NNN.md files the recording holds, for error
+// messages. A directory that cannot be read counts 0.
+func (r *Role) count(role refine.RoleName) int {
+	entries, err := fs.ReadDir(r.fsys, ".")
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, e := range entries {
+		if !e.IsDir() && isAnswerFile(e.Name(), role) {
+			n++
+		}
+	}
+	return n
+}
+
+// isAnswerFile reports whether name is ROLE-NNN.md with NNN a positive
+// decimal number.
+func isAnswerFile(name string, role refine.RoleName) bool {
+	rest, ok := strings.CutPrefix(name, string(role)+"-")
+	if !ok {
+		return false
+	}
+	num, ok := strings.CutSuffix(rest, ".md")
+	if !ok || num == "" {
+		return false
+	}
+	for _, c := range num {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	n, err := strconv.Atoi(num)
+	return err == nil && n > 0
+}
+
+// checkRoleName rejects role names that are not a single path element, so
+// that a file name built from one cannot leave the recording.
+func checkRoleName(role refine.RoleName) error {
+	s := string(role)
+	if s == "" || strings.ContainsAny(s, `/\`) || s == "." || s == ".." || path.Clean(s) != s {
+		return fmt.Errorf("replay: role name %q cannot name a file; use a plain name such as %q", s, refine.Engineer)
+	}
+	return nil
+}
