@@ -1,0 +1,44 @@
+package refine
+
+import (
+	"errors"
+
+	"github.com/refine-spec/refine/gap"
+)
+
+// Sentinel errors. Every error refine returns wraps one of these (or a Role's,
+// Store's or Asker's own error) with where it happened; match with errors.Is.
+var (
+	// ErrNotFound: a Store has no value at the key.
+	ErrNotFound = errors.New("not found")
+	// ErrInvalidKey: a Store key or List prefix breaks the key rules (see
+	// ValidKey), or a commit would make a key also a folder.
+	ErrInvalidKey = errors.New("invalid store key")
+	// ErrLocked: another process holds the session's lock.
+	ErrLocked = errors.New("session is locked by another process")
+	// ErrDeferred: an Asker cannot answer now; the Mediator persists the
+	// question and Run returns a Paused outcome.
+	ErrDeferred = errors.New("answer deferred")
+	// ErrRollbackLimit: the session has used all the rollbacks it allows.
+	ErrRollbackLimit = errors.New("session rollback limit reached")
+	// ErrInvalidTransition: a gap state change the lifecycle forbids.
+	ErrInvalidTransition = gap.ErrInvalidTransition
+	// ErrNoSession: Open found no session in the Store.
+	ErrNoSession = errors.New("no session in store")
+	// ErrSessionExists: New found a session already in the Store (use Open).
+	ErrSessionExists = errors.New("session already exists in store")
+	// ErrSchema: state.json was written by a newer refine; nothing is touched.
+	ErrSchema = errors.New("unsupported state schema")
+	// ErrCorrupt: stored data (state.json, a Store's commit record, an
+	// archive) cannot be read; nothing is overwritten.
+	ErrCorrupt = errors.New("corrupt session state")
+	// ErrUnknownQuestion: Answer names a question that is not pending.
+	ErrUnknownQuestion = errors.New("no such pending question")
+	// ErrInvalidAnswer: an Answer picks an option that was not offered, or
+	// carries text where none is allowed.
+	ErrInvalidAnswer = errors.New("invalid answer")
+	// ErrFinished: the session reached a terminal outcome; roll back to reopen it.
+	ErrFinished = errors.New("session already finished")
+	// ErrInvalidConfig: Config.Validate rejected a field.
+	ErrInvalidConfig = errors.New("invalid config")
+)

@@ -1,0 +1,128 @@
+package refine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// Store is the small transactional key/value store a session lives in. Keys
+// are the session's file layout (DESIGN §3), so a filesystem Store is a
+// human-readable session folder.
+//
+// Implementations must be safe for concurrent use by multiple goroutines,
+// reject keys that fail ValidKey (and List prefixes that fail ValidPrefix)
+// with an error wrapping ErrInvalidKey, and apply a Commit all-or-nothing: a
+// reader (or a process reopening after a crash) sees either every op of a
+// commit or none. A key cannot also be a folder: with "a" stored, a commit
+// leaving "a/b" stored too fails with ErrInvalidKey (so a Store tested in
+// memory behaves the same on disk). Get, List and Commit return the
+// context's error once it is done. The storetest package checks all of this.
+type Store interface {
+	// Get returns the value at key, or an error wrapping ErrNotFound.
+	Get(ctx context.Context, key string) ([]byte, error)
+	// List returns the keys starting with prefix, sorted. An empty prefix lists all keys.
+	List(ctx context.Context, prefix string) ([]string, error)
+	// Commit applies the puts and deletes atomically, in order. Deleting an
+	// absent key is not an error.
+	Commit(ctx context.Context, ops ...Op) error
+}
+
+// Closer is implemented by Stores that hold resources (files, a lock) to
+// release when the session is done with them.
+type Closer interface {
+	Close() error
+}
+
+// OpKind says what an Op does.
+type OpKind int
+
+// The two kinds of Op.
+const (
+	OpPut OpKind = iota + 1
+	OpDelete
+)
+
+// Op is one write in a Commit.
+type Op struct {
+	Kind  OpKind
+	Key   string
+	Value []byte // for OpPut
+}
+
+// Put returns an Op that stores value at key.
+func Put(key string, value []byte) Op { return Op{Kind: OpPut, Key: key, Value: value} }
+
+// Delete returns an Op that removes key.
+func Delete(key string) Op { return Op{Kind: OpDelete, Key: key} }
+
+// MaxKeyLen is the longest key a Store accepts, in bytes.
+const MaxKeyLen = 255
+
+// ValidKey checks a Store key against the rules every Store enforces:
+// relative, '/'-separated, only [A-Za-z0-9._/-], no empty, "." or ".."
+// segment, no leading or trailing '/', at most MaxKeyLen bytes, and a first
+// segment not starting with ".refine" in any letter case (reserved for a
+// Store's own files). The error wraps ErrInvalidKey.
+//
+// Keys are case-sensitive; on a case-insensitive file system two keys that
+// differ only in case would collide, so refine itself only uses lowercase
+// keys.
+func ValidKey(key string) error {
+	bad := func(why string) error {
+		return fmt.Errorf("%w %q: %s", ErrInvalidKey, key, why)
+	}
+	if key == "" {
+		return bad("empty")
+	}
+	if len(key) > MaxKeyLen {
+		return bad(fmt.Sprintf("%d bytes, the limit is %d", len(key), MaxKeyLen))
+	}
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '/' || c == '-'
+		if !ok {
+			return bad(fmt.Sprintf("byte %q at %d is not one of [A-Za-z0-9._/-]", c, i))
+		}
+	}
+	if first, _, _ := strings.Cut(key, "/"); len(first) >= len(reservedPrefix) && strings.EqualFold(first[:len(reservedPrefix)], reservedPrefix) {
+		return bad(fmt.Sprintf("names starting with %q are reserved for the Store's own files", reservedPrefix))
+	}
+	for seg := range strings.SplitSeq(key, "/") {
+		switch seg {
+		case "":
+			return bad("empty path segment (leading, trailing or doubled '/')")
+		case ".", "..":
+			return bad(fmt.Sprintf("%q segment", seg))
+		}
+	}
+	return nil
+}
+
+// reservedPrefix starts the names a Store keeps for itself (locks, staging).
+const reservedPrefix = ".refine"
+
+// ValidPrefix checks a List prefix: empty (every key), a valid key, or a
+// valid key followed by '/'. The error wraps ErrInvalidKey.
+func ValidPrefix(prefix string) error {
+	if prefix == "" {
+		return nil
+	}
+	if err := ValidKey(strings.TrimSuffix(prefix, "/")); err != nil {
+		return fmt.Errorf("list prefix %q: %w", prefix, err)
+	}
+	return nil
+}
+
+// ValidOps checks every key of ops and that each op has a known kind.
+func ValidOps(ops []Op) error {
+	for _, op := range ops {
+		if err := ValidKey(op.Key); err != nil {
+			return err
+		}
+		if op.Kind != OpPut && op.Kind != OpDelete {
+			return fmt.Errorf("%w %q: unknown op kind %d", ErrInvalidKey, op.Key, op.Kind)
+		}
+	}
+	return nil
+}

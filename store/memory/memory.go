@@ -1,0 +1,184 @@
+// Package memory is an in-memory refine.Store, for tests and for sessions
+// that need not outlive the process.
+//
+// It follows the same rules as the filesystem store, so code tested against
+// it behaves the same on disk (save for the ".refine" names store/fs
+// reserves for its own files): keys are checked with refine.ValidKey, a key
+// cannot also be a folder of other keys ("a" and "a/b"), values are copied
+// in and out, and a commit is applied all-or-nothing under a lock, so a
+// concurrent reader sees every op of a commit or none.
+package memory
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/refine-spec/refine"
+)
+
+// Store is an in-memory refine.Store. The zero value is not usable; call New.
+// A Store is safe for concurrent use.
+type Store struct {
+	mu sync.RWMutex
+	m  map[string][]byte
+}
+
+var _ refine.Store = (*Store)(nil)
+
+// New returns an empty Store.
+func New() *Store {
+	return &Store{m: make(map[string][]byte)}
+}
+
+// Get returns a copy of the value at key, or an error wrapping
+// refine.ErrNotFound.
+func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("memory: get %s: %w", key, err)
+	}
+	if err := refine.ValidKey(key); err != nil {
+		return nil, fmt.Errorf("memory: get: %w", err)
+	}
+	s.mu.RLock()
+	v, ok := s.m[key]
+	s.mu.RUnlock()
+	if !ok {
+		return nil, fmt.Errorf("memory: get %s: %w", key, refine.ErrNotFound)
+	}
+	// Stored values are never mutated, only replaced, so copying outside
+	// the lock is safe.
+	return clone(v), nil
+}
+
+// List returns the keys starting with prefix, sorted. The prefix must be
+// empty, a valid key, or a valid key followed by '/'.
+func (s *Store) List(ctx context.Context, prefix string) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("memory: list %s: %w", prefix, err)
+	}
+	if err := validPrefix(prefix); err != nil {
+		return nil, fmt.Errorf("memory: list: %w", err)
+	}
+	s.mu.RLock()
+	var keys []string
+	for k := range s.m {
+		if strings.HasPrefix(k, prefix) {
+			keys = append(keys, k)
+		}
+	}
+	s.mu.RUnlock()
+	sort.Strings(keys)
+	return keys, nil
+}
+
+// Commit applies ops in order, all or nothing. It fails with an error
+// wrapping refine.ErrInvalidKey, applying nothing, if any key is invalid or
+// if the commit would leave a key that is also a folder of another key.
+func (s *Store) Commit(ctx context.Context, ops ...refine.Op) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("memory: commit: %w", err)
+	}
+	if err := refine.ValidOps(ops); err != nil {
+		return fmt.Errorf("memory: commit: %w", err)
+	}
+	// The last op on a key decides it; nil means deleted.
+	final := make(map[string][]byte, len(ops))
+	for _, op := range ops {
+		if op.Kind == refine.OpDelete {
+			final[op.Key] = nil
+			continue
+		}
+		v := clone(op.Value)
+		if v == nil {
+			v = []byte{} // distinguishes an empty value from a delete
+		}
+		final[op.Key] = v
+	}
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.checkFolders(final); err != nil {
+		return err
+	}
+	for k, v := range final {
+		if v == nil {
+			delete(s.m, k)
+		} else {
+			s.m[k] = v
+		}
+	}
+	return nil
+}
+
+// checkFolders rejects a commit that would leave a key with another key
+// below it, as a filesystem cannot hold both a file "a" and a folder "a".
+// Only pairs involving a put can be new conflicts. s.mu must be held.
+func (s *Store) checkFolders(final map[string][]byte) error {
+	exists := func(k string) bool {
+		if v, ok := final[k]; ok {
+			return v != nil
+		}
+		_, ok := s.m[k]
+		return ok
+	}
+	isPut := func(k string) bool { return final[k] != nil }
+	check := func(k string) error {
+		for i := strings.LastIndexByte(k, '/'); i > 0; i = strings.LastIndexByte(k[:i], '/') {
+			parent := k[:i]
+			switch {
+			case !exists(parent):
+			case isPut(k):
+				return fmt.Errorf("memory: commit %s: %w: %q is a key, so nothing can be stored below it; delete it in the same commit to turn it into a folder",
+					k, refine.ErrInvalidKey, parent)
+			case isPut(parent):
+				return fmt.Errorf("memory: commit %s: %w: %q is stored below it, so it is a folder; delete the keys below it in the same commit to turn it into a key",
+					parent, refine.ErrInvalidKey, k)
+			}
+		}
+		return nil
+	}
+	anyPut := false
+	for k, v := range final {
+		if v == nil {
+			continue
+		}
+		anyPut = true
+		if err := check(k); err != nil {
+			return err
+		}
+	}
+	if !anyPut {
+		return nil // deletes cannot create a conflict
+	}
+	for k := range s.m {
+		if _, ok := final[k]; ok {
+			continue // already checked above, or deleted
+		}
+		if err := check(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validPrefix accepts the empty prefix, a valid key, or a valid key
+// followed by '/'.
+func validPrefix(prefix string) error {
+	if prefix == "" {
+		return nil
+	}
+	if err := refine.ValidKey(strings.TrimSuffix(prefix, "/")); err != nil {
+		return fmt.Errorf("prefix %q: %w", prefix, err)
+	}
+	return nil
+}
+
+func clone(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	return append(make([]byte, 0, len(b)), b...)
+}
