@@ -84,18 +84,53 @@ func (id ID) Child(letter byte) ID {
 }
 
 // Compare orders gap IDs by category, then number, then suffix; it is
-// suitable for slices.SortFunc.
+// suitable for slices.SortFunc. A malformed ID compares by plain string
+// order, so the order stays total. It parses without regular expressions
+// because sorting is hot.
 func Compare(a, b ID) int {
-	if !ValidID(string(a)) || !ValidID(string(b)) {
+	ac, an, as, aok := split(a)
+	bc, bn, bs, bok := split(b)
+	if !aok || !bok {
 		return strings.Compare(string(a), string(b))
 	}
-	if c := strings.Compare(a.Category(), b.Category()); c != 0 {
+	if c := strings.Compare(ac, bc); c != 0 {
 		return c
 	}
-	if c := a.Number() - b.Number(); c != 0 {
+	if c := strings.Compare(an, bn); c != 0 { // three digits: string order is numeric order
 		return c
 	}
-	return strings.Compare(a.Suffix(), b.Suffix())
+	return strings.Compare(as, bs)
+}
+
+// split takes a well-formed ID apart: "GAP-FLOW-007a" → "FLOW", "007", "a".
+func split(id ID) (category, number, suffix string, ok bool) {
+	s := string(id)
+	rest, found := strings.CutPrefix(s, "GAP-")
+	if !found {
+		return "", "", "", false
+	}
+	dash := strings.LastIndexByte(rest, '-')
+	if dash < 2 || dash > 10 {
+		return "", "", "", false
+	}
+	category, tail := rest[:dash], rest[dash+1:]
+	for i := 0; i < len(category); i++ {
+		if category[i] < 'A' || category[i] > 'Z' {
+			return "", "", "", false
+		}
+	}
+	if len(tail) == 4 && tail[3] >= 'a' && tail[3] <= 'z' {
+		tail, suffix = tail[:3], tail[3:]
+	}
+	if len(tail) != 3 {
+		return "", "", "", false
+	}
+	for i := 0; i < 3; i++ {
+		if tail[i] < '0' || tail[i] > '9' {
+			return "", "", "", false
+		}
+	}
+	return category, tail, suffix, true
 }
 
 // Match is one identifier occurrence in a text, with its byte offsets.

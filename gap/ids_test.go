@@ -1,6 +1,7 @@
 package gap
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -121,4 +122,41 @@ func FuzzFindIDs(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestCompareMatchesRegexParse(t *testing.T) {
+	ids := []ID{"GAP-FLOW-001", "GAP-FLOW-010", "GAP-FLOW-007a", "GAP-FLOW-007", "GAP-UX-001", "GAP-ABCDEFGHIJ-999", "GAP-A-001", "GAP-flow-001", "x"}
+	for _, a := range ids {
+		for _, b := range ids {
+			c := Compare(a, b)
+			if (c == 0) != (a == b) {
+				t.Errorf("Compare(%s, %s) = %d", a, b, c)
+			}
+			if ValidID(string(a)) && ValidID(string(b)) {
+				want := strings.Compare(a.Category(), b.Category())
+				if want == 0 {
+					want = a.Number() - b.Number()
+				}
+				if want == 0 {
+					want = strings.Compare(a.Suffix(), b.Suffix())
+				}
+				if sign(c) != sign(want) {
+					t.Errorf("Compare(%s, %s) = %d, regex parse says %d", a, b, c, want)
+				}
+			}
+			if sign(Compare(b, a)) != -sign(c) {
+				t.Errorf("Compare not antisymmetric on %s, %s", a, b)
+			}
+		}
+	}
+}
+
+func sign(n int) int {
+	switch {
+	case n < 0:
+		return -1
+	case n > 0:
+		return 1
+	}
+	return 0
 }
