@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/rollback"
 )
 
 // Sentinel errors. Every error refine returns wraps one of these (or a Role's,
@@ -19,8 +20,9 @@ var (
 	// ErrDeferred: an Asker cannot answer now; the Mediator persists the
 	// question and Run returns a Paused outcome.
 	ErrDeferred = errors.New("answer deferred")
-	// ErrRollbackLimit: the session has used all the rollbacks it allows.
-	ErrRollbackLimit = errors.New("session rollback limit reached")
+	// ErrRollbackLimit: the session has used all the rollbacks it allows
+	// (Config.RollbackLimit); raise the limit or finish the session.
+	ErrRollbackLimit = rollback.ErrLimit
 	// ErrInvalidTransition: a gap state change the lifecycle forbids.
 	ErrInvalidTransition = gap.ErrInvalidTransition
 	// ErrNoSession: Open found no session in the Store.

@@ -1,0 +1,221 @@
+package refine
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"text/template"
+	"time"
+
+	"github.com/refine-spec/refine/gap"
+)
+
+// Config is everything a session needs. Start from DefaultConfig, which
+// holds the spec's defaults, then set the Store, the Roles and the Asker:
+//
+//	cfg := refine.DefaultConfig()
+//	cfg.Store, cfg.Engineer, cfg.Reviewer, cfg.Asker = st, eng, rev, refine.DefaultAsker{}
+//
+// Validate reports the first field that is unusable; New and Open call it.
+type Config struct {
+	// Store holds the session. Required.
+	Store Store
+	// Engineer and Reviewer are the two LLM-backed roles. Required.
+	Engineer Role
+	Reviewer Role
+	// Asker answers the Mediator's questions. Required; DefaultAsker is
+	// automated mode, DeferAsker pauses at every question.
+	Asker Asker
+
+	// Spec is the source document being refined (New only; Open reads it
+	// from the Store).
+	Spec string
+	// Gaps is the initial gap list (New only). It must not be empty.
+	Gaps []gap.Gap
+
+	// MaxRounds ends the session with MAX_ROUNDS (spec default 10; at most
+	// 99 because issue IDs carry two round digits).
+	MaxRounds int
+	// GapsPerRound is how many open gaps one round takes on (default 3).
+	GapsPerRound int
+	// ParallelGaps > 1 calls the Engineer once per assigned gap
+	// concurrently, at most this many at a time (default 1: one call).
+	ParallelGaps int
+	// MaxRetries is the validation retry budget per role and round (default 2).
+	MaxRetries int
+	// StallRounds is how many non-progressing rounds raise
+	// DIVERGENCE_WARNING (default 2).
+	StallRounds int
+	// Weights are the severity weights of weighted convergence (16/4/2/1).
+	Weights gap.Weights
+
+	// RetryExampleBudget and InitialExampleBudget cap, in tokens, the example
+	// attached to retry prompts (2000) and initial prompts (1000).
+	RetryExampleBudget   int
+	InitialExampleBudget int
+	// PromptBudget caps a whole prompt in tokens; parts are trimmed in the
+	// order of DESIGN §9 when it is exceeded (default 24000).
+	PromptBudget int
+	// MaxTokens caps each completion (0: the backend's default).
+	MaxTokens int
+	// MaxOutputBytes fails larger role outputs as WRONG_FORMAT (1 MiB).
+	MaxOutputBytes int
+
+	// BackupRetention is how many round backups are kept (3).
+	BackupRetention int
+	// RollbackLimit is how many rollbacks a session allows (7).
+	RollbackLimit int
+	// RollbackAnalysisThreshold triggers root-cause analysis after this many
+	// rollbacks of the same round (2).
+	RollbackAnalysisThreshold int
+	// ArchiveRetention is how long cold-stored archives are kept (30 days).
+	ArchiveRetention time.Duration
+	// ColdStorageDir is the root for cold-stored archives ("" disables cold storage).
+	ColdStorageDir string
+
+	// DisagreeRoundLimit warns when more than this share of a round's
+	// HIGH/CRITICAL issues are disagreed with (0.5).
+	DisagreeRoundLimit float64
+	// DisagreeSessionLimit alerts when more than this share over the last
+	// DisagreeWindow rounds are disagreed with (0.4 over 3).
+	DisagreeSessionLimit float64
+	DisagreeWindow       int
+	// DisagreeMaxPerRound blocks a round with more DISAGREE blocks (5).
+	DisagreeMaxPerRound int
+
+	// TransportRetries bounds retries of transient Role errors per attempt
+	// (default 5); they never spend MaxRetries.
+	TransportRetries int
+	// BackoffBase and BackoffMax shape the exponential backoff with full
+	// jitter between transport retries (1s, 60s).
+	BackoffBase time.Duration
+	BackoffMax  time.Duration
+
+	// EngineerTemplate and ReviewerTemplate replace the default prompts
+	// (nil: defaults). They execute with a PromptData.
+	EngineerTemplate *template.Template
+	ReviewerTemplate *template.Template
+	// CanonicalEngineer and CanonicalReviewer override the Tier 1 canonical
+	// examples otherwise extracted from Spec.
+	CanonicalEngineer string
+	CanonicalReviewer string
+
+	// Clock, IDs and Tokenizer are injectable for deterministic tests;
+	// nil means the system clock, time-based IDs and CharTokenizer.
+	Clock     Clock
+	IDs       IDSource
+	Tokenizer Tokenizer
+	// JitterSeed seeds backoff jitter (0: seeded from the clock).
+	JitterSeed uint64
+	// Logger receives structured logs (nil: discarded).
+	Logger *slog.Logger
+	// Observer receives progress events (nil: none).
+	Observer Observer
+}
+
+// DefaultConfig returns a Config with every threshold at the spec's default
+// and no Store, Roles or Asker.
+func DefaultConfig() Config {
+	return Config{
+		MaxRounds:                 10,
+		GapsPerRound:              3,
+		ParallelGaps:              1,
+		MaxRetries:                2,
+		StallRounds:               2,
+		Weights:                   gap.DefaultWeights(),
+		RetryExampleBudget:        2000,
+		InitialExampleBudget:      1000,
+		PromptBudget:              24000,
+		MaxOutputBytes:            1 << 20,
+		BackupRetention:           3,
+		RollbackLimit:             7,
+		RollbackAnalysisThreshold: 2,
+		ArchiveRetention:          30 * 24 * time.Hour,
+		DisagreeRoundLimit:        0.5,
+		DisagreeSessionLimit:      0.4,
+		DisagreeWindow:            3,
+		DisagreeMaxPerRound:       5,
+		TransportRetries:          5,
+		BackoffBase:               time.Second,
+		BackoffMax:                60 * time.Second,
+	}
+}
+
+// Validate returns an error wrapping ErrInvalidConfig that names the first
+// unusable field.
+func (c *Config) Validate() error {
+	bad := func(field, format string, args ...any) error {
+		return fmt.Errorf("%w: %s %s", ErrInvalidConfig, field, fmt.Sprintf(format, args...))
+	}
+	switch {
+	case c.Store == nil:
+		return bad("Store", "is nil: use store/memory.New() or store/fs.Open(dir)")
+	case c.Engineer == nil:
+		return bad("Engineer", "is nil: set a Role")
+	case c.Reviewer == nil:
+		return bad("Reviewer", "is nil: set a Role")
+	case c.Asker == nil:
+		return bad("Asker", "is nil: use refine.DefaultAsker{} for automated mode")
+	case c.MaxRounds < 1 || c.MaxRounds > 99:
+		return bad("MaxRounds", "is %d: want 1 to 99 (issue IDs carry two round digits)", c.MaxRounds)
+	case c.GapsPerRound < 1:
+		return bad("GapsPerRound", "is %d: want at least 1", c.GapsPerRound)
+	case c.ParallelGaps < 1:
+		return bad("ParallelGaps", "is %d: want at least 1", c.ParallelGaps)
+	case c.MaxRetries < 0:
+		return bad("MaxRetries", "is %d: want 0 or more", c.MaxRetries)
+	case c.StallRounds < 1:
+		return bad("StallRounds", "is %d: want at least 1", c.StallRounds)
+	case c.RetryExampleBudget <= 0:
+		return bad("RetryExampleBudget", "is %d tokens: want more than 0", c.RetryExampleBudget)
+	case c.InitialExampleBudget <= 0:
+		return bad("InitialExampleBudget", "is %d tokens: want more than 0", c.InitialExampleBudget)
+	case c.PromptBudget <= 0:
+		return bad("PromptBudget", "is %d tokens: want more than 0", c.PromptBudget)
+	case c.MaxTokens < 0:
+		return bad("MaxTokens", "is %d: want 0 (backend default) or more", c.MaxTokens)
+	case c.MaxOutputBytes <= 0:
+		return bad("MaxOutputBytes", "is %d: want more than 0", c.MaxOutputBytes)
+	case c.BackupRetention < 1:
+		return bad("BackupRetention", "is %d: want at least 1", c.BackupRetention)
+	case c.RollbackLimit < 0:
+		return bad("RollbackLimit", "is %d: want 0 or more", c.RollbackLimit)
+	case c.RollbackAnalysisThreshold < 1:
+		return bad("RollbackAnalysisThreshold", "is %d: want at least 1", c.RollbackAnalysisThreshold)
+	case c.ArchiveRetention <= 0:
+		return bad("ArchiveRetention", "is %s: want a positive duration", c.ArchiveRetention)
+	case c.DisagreeRoundLimit <= 0 || c.DisagreeRoundLimit > 1:
+		return bad("DisagreeRoundLimit", "is %v: want a share in (0, 1]", c.DisagreeRoundLimit)
+	case c.DisagreeSessionLimit <= 0 || c.DisagreeSessionLimit > 1:
+		return bad("DisagreeSessionLimit", "is %v: want a share in (0, 1]", c.DisagreeSessionLimit)
+	case c.DisagreeWindow < 1:
+		return bad("DisagreeWindow", "is %d: want at least 1", c.DisagreeWindow)
+	case c.DisagreeMaxPerRound < 1:
+		return bad("DisagreeMaxPerRound", "is %d: want at least 1", c.DisagreeMaxPerRound)
+	case c.TransportRetries < 0:
+		return bad("TransportRetries", "is %d: want 0 or more", c.TransportRetries)
+	case c.BackoffBase <= 0 || c.BackoffMax < c.BackoffBase:
+		return bad("BackoffBase/BackoffMax", "are %s/%s: want 0 < base <= max", c.BackoffBase, c.BackoffMax)
+	}
+	if err := c.Weights.Validate(); err != nil {
+		return fmt.Errorf("%w: Weights: %w", ErrInvalidConfig, err)
+	}
+	return nil
+}
+
+// validateNew checks what only a new session needs.
+func (c *Config) validateNew() error {
+	if len(c.Gaps) == 0 {
+		return fmt.Errorf("%w: Gaps is empty: a session needs at least one gap to refine", ErrInvalidConfig)
+	}
+	var l gap.Ledger
+	for _, g := range c.Gaps {
+		if err := l.Add(g); err != nil {
+			if errors.Is(err, gap.ErrDuplicateGap) {
+				return fmt.Errorf("%w: Gaps: %w", ErrInvalidConfig, err)
+			}
+			return fmt.Errorf("%w: Gaps: %w", ErrInvalidConfig, err)
+		}
+	}
+	return nil
+}

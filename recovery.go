@@ -1,0 +1,71 @@
+package refine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/refine-spec/refine/rollback"
+)
+
+// recoverDecisions asks, before the first round after a rollback, what to
+// do with the decisions the undone rounds had recorded (FLOW-007 Example 5):
+// re-apply, modify then re-apply, or leave them archived.
+func (s *Session) recoverDecisions(ctx context.Context) (bool, error) {
+	if len(s.st.Recover) == 0 {
+		return false, nil
+	}
+	from := s.st.Recover[0].Round()
+	p := rollback.RecoveryPrompt(from, s.st.Recover)
+	q := questionFromRollback(p, KindRollback, s.st.Round+1)
+	a, paused, err := s.ask(ctx, q)
+	if err != nil || paused {
+		return paused, err
+	}
+	opt, _ := p.Option(a.Key)
+	rec, err := rollback.ResolveRecovery(s.st.Recover, opt)
+	if err != nil {
+		return false, fmt.Errorf("decision recovery: %w", err)
+	}
+	reapply := rec.Reapply
+	if rec.Modify {
+		// The answer's text is the modification; applied to every archived decision.
+		for _, d := range s.st.Recover {
+			reapply = append(reapply, rollback.Modified(d, d.Round(), a.Text))
+		}
+	}
+	for _, d := range reapply {
+		if !rec.Modify {
+			d = rollback.Reapply(d, d.Round())
+		}
+		s.st.Decisions = append(s.st.Decisions, decisionRecord{
+			ID: d.ID, Round: s.st.Round, Issue: d.Issue, Question: d.Summary, Option: d.Option,
+			Decision: d.Choice, Text: joinNonEmpty(d.Rationale, d.Note), At: s.now(),
+		})
+	}
+	s.st.Recover = nil
+	s.recordDecision(s.st.Round, "", q, a, opt.Label)
+	return false, s.commit(ctx)
+}
+
+// questionFromRollback converts a rollback prompt into a Question.
+func questionFromRollback(p rollback.Prompt, kind QuestionKind, round int) Question {
+	q := Question{ID: p.ID, Kind: kind, Round: round, Title: p.Title, Body: p.Body, AllowText: p.AllowText, Default: p.Default}
+	for _, o := range p.Options {
+		q.Options = append(q.Options, Option{Key: o.Key, Label: o.Label, Effect: o.Effect, Recommended: o.Recommended})
+	}
+	return q
+}
+
+func joinNonEmpty(parts ...string) string {
+	out := ""
+	for _, p := range parts {
+		if p == "" {
+			continue
+		}
+		if out != "" {
+			out += " — "
+		}
+		out += p
+	}
+	return out
+}

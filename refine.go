@@ -1,0 +1,111 @@
+package refine
+
+import (
+	"context"
+	"time"
+
+	"github.com/refine-spec/refine/convergence"
+	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/rollback"
+)
+
+// Mediator is the orchestration surface a host drives. *Session implements it.
+type Mediator interface {
+	// Run plays rounds until the session reaches a terminal outcome or
+	// pauses for an answer.
+	Run(ctx context.Context) (Outcome, error)
+	// Step plays exactly one round (or finishes the one in progress).
+	Step(ctx context.Context) (RoundReport, error)
+	// Answer records the answer to a pending question; the next Run or Step
+	// applies it.
+	Answer(ctx context.Context, questionID string, a Answer) error
+	// Status reports where the session stands.
+	Status(ctx context.Context) (Status, error)
+}
+
+// OutcomeStatus is how a session ended, or why it stopped for now.
+type OutcomeStatus string
+
+// Terminal outcomes (DESIGN §7) and the two non-terminal stops.
+const (
+	StatusComplete     OutcomeStatus = "COMPLETE"
+	StatusGoodEnough   OutcomeStatus = "GOOD_ENOUGH"
+	StatusUserApproved OutcomeStatus = "USER_APPROVED"
+	StatusMaxRounds    OutcomeStatus = "MAX_ROUNDS"
+	StatusStallExit    OutcomeStatus = "STALL_EXIT"
+	StatusAbandoned    OutcomeStatus = "ABANDONED"
+	StatusPaused       OutcomeStatus = "PAUSED"
+	StatusFailed       OutcomeStatus = "FAILED"
+	StatusRunning      OutcomeStatus = "RUNNING"
+)
+
+// Terminal reports whether the session is finished (not running, paused or failed).
+func (s OutcomeStatus) Terminal() bool {
+	switch s {
+	case StatusComplete, StatusGoodEnough, StatusUserApproved, StatusMaxRounds, StatusStallExit, StatusAbandoned:
+		return true
+	}
+	return false
+}
+
+// Outcome is what Run returns.
+type Outcome struct {
+	Status OutcomeStatus
+	// Round is the last completed round.
+	Round  int
+	Reason string
+	// Pending holds the questions waiting for an answer when Status is Paused.
+	Pending []Question
+}
+
+// RoundReport is what Step returns about the round it played.
+type RoundReport struct {
+	Round    int
+	Engineer string // "OK (1 attempt)", "SKIP", …
+	Reviewer string
+	Verdict  string
+	Accepted []gap.ID
+	Revise   []gap.ID
+	NewGaps  []gap.ID
+	// Outcome is Running while the session goes on; Paused with Pending set
+	// when the round stopped at a question; terminal when it ended the session.
+	Outcome OutcomeStatus
+	Pending []Question
+}
+
+// GapStatus is one gap as Status reports it.
+type GapStatus struct {
+	ID       gap.ID       `json:"id"`
+	Title    string       `json:"title"`
+	Severity gap.Severity `json:"severity"`
+	State    gap.State    `json:"state"`
+}
+
+// DecisionStatus is one recorded decision as Status reports it.
+type DecisionStatus struct {
+	ID       string `json:"id"`
+	Issue    string `json:"issue"`
+	Option   string `json:"option"`
+	Decision string `json:"decision"`
+}
+
+// Status is a snapshot of the session.
+type Status struct {
+	SessionID string
+	Round     int
+	Phase     Phase
+	Outcome   OutcomeStatus
+	Reason    string
+	Gaps      []GapStatus
+	Decisions []DecisionStatus
+	// Convergence holds one row per completed round (FLOW-002).
+	Convergence []convergence.Row
+	// ConvergenceState is the tracker's current state ("CONVERGING", "STALLED(1)", …).
+	ConvergenceState string
+	// Rollbacks are the session's rollbacks, oldest first.
+	Rollbacks []rollback.Record
+	Pending   []Question
+	Usage     Usage
+	Calls     int
+	UpdatedAt time.Time
+}

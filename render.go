@@ -1,0 +1,291 @@
+package refine
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/refine-spec/refine/convergence"
+	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/rollback"
+)
+
+// ts formats a time as the spec's ISO 8601 UTC timestamp (round-09 §6).
+func ts(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05Z") }
+
+// renderStatus renders status.md from state: gaps, validation log, errors,
+// and usage. It is a rendering only; nothing is parsed back from it.
+func (s *Session) renderStatus() string {
+	st := s.st
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Session Status\n\n")
+	fmt.Fprintf(&b, "- **Session:** %s\n- **Round:** %d completed", st.SessionID, st.Round)
+	if st.Current != nil {
+		fmt.Fprintf(&b, " (round %d in progress: %s)", st.Current.N, st.Current.Phase)
+	}
+	outcome := string(st.Outcome)
+	if outcome == "" {
+		outcome = "RUNNING"
+	}
+	if len(st.Pending) > 0 {
+		outcome = "PAUSED (waiting for an answer)"
+	}
+	fmt.Fprintf(&b, "\n- **Outcome:** %s\n", outcome)
+	if st.OutcomeReason != "" {
+		fmt.Fprintf(&b, "- **Reason:** %s\n", st.OutcomeReason)
+	}
+	fmt.Fprintf(&b, "- **Updated:** %s\n", ts(st.UpdatedAt))
+
+	open := len(st.Ledger.Open())
+	fmt.Fprintf(&b, "\n## Gaps\n\n%d open, %d closed\n\n| ID | Title | Severity | State | Since |\n|----|-------|----------|-------|-------|\n", open, len(st.Ledger.Gaps)-open)
+	for _, g := range st.Ledger.Gaps {
+		since := "round 0"
+		if n := len(g.History); n > 0 {
+			since = fmt.Sprintf("round %d", g.History[n-1].Round)
+		} else if g.Round > 0 {
+			since = fmt.Sprintf("round %d", g.Round)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", g.ID, cell(g.Title), g.Severity, g.State, since)
+	}
+
+	if len(st.Pending) > 0 {
+		b.WriteString("\n## Pending Questions\n\n")
+		for _, q := range st.Pending {
+			fmt.Fprintf(&b, "### %s (`%s`)\n\n", q.Title, q.ID)
+			for _, o := range q.Options {
+				fmt.Fprintf(&b, "- **%s.** %s\n", o.Key, o.Label)
+			}
+			b.WriteString("\n")
+		}
+	}
+
+	if len(st.Rounds) > 0 {
+		b.WriteString("\n## Rounds\n\n| Round | Assigned | Engineer | Reviewer | Verdict | Accepted | Needs revision | New gaps |\n|-------|----------|----------|----------|---------|----------|----------------|----------|\n")
+		for _, r := range st.Rounds {
+			fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s | %s | %s |\n", r.N, dash(joinIDs(r.Assigned)), r.Engineer, r.Reviewer, dash(r.Verdict),
+				dash(joinIDs(r.Accepted)), dash(joinIDs(append(append([]gap.ID{}, r.Revise...), r.Reopened...))), dash(joinIDs(r.NewGaps)))
+		}
+	}
+
+	if st.Tracker != nil && len(st.Tracker.Rows()) > 0 {
+		fmt.Fprintf(&b, "\n## Convergence Tracking\n\nCurrent state: **%s**\n\n%s\n![Open gaps and weighted open load per round](convergence.svg)\n", st.Tracker.Current(), convergence.Table(st.Tracker.Rows()))
+	}
+
+	for _, n := range s.roundsWith() {
+		s.renderValidationLog(&b, n)
+	}
+	for _, n := range s.roundsWithErrors() {
+		fmt.Fprintf(&b, "\n## Round %d Errors\n\n| Timestamp | Role | Event | Details |\n|-----------|------|-------|---------|\n", n)
+		for _, e := range st.Errors {
+			if e.Round == n {
+				fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", ts(e.At), e.Role, e.Event, cell(e.Details))
+			}
+		}
+	}
+
+	if len(st.Rollbacks.Records) > 0 {
+		b.WriteString("\n" + rollback.RenderHistory(st.Rollbacks, s.rollbackLimit()))
+	}
+
+	fmt.Fprintf(&b, "\n## Usage\n\n| Role | Prompt tokens | Completion tokens |\n|------|---------------|-------------------|\n")
+	for _, r := range []RoleName{Engineer, Reviewer} {
+		u := st.Usage.ByRole[string(r)]
+		fmt.Fprintf(&b, "| %s | %d | %d |\n", roleTitle(r), u.PromptTokens, u.CompletionTokens)
+	}
+	fmt.Fprintf(&b, "| **Total** (%d calls) | %d | %d |\n", st.Usage.Calls, st.Usage.Total.PromptTokens, st.Usage.Total.CompletionTokens)
+	return b.String()
+}
+
+// renderValidationLog writes the "## Round N Validation Log" of spec round-09 §9.
+func (s *Session) renderValidationLog(b *strings.Builder, n int) {
+	st := s.st
+	fmt.Fprintf(b, "\n## Round %d Validation Log\n\n### Validation Summary\n| Role | Outcome | Attempts | Final Failure Type |\n|------|---------|----------|-------------------|\n", n)
+	for _, role := range []RoleName{Engineer, Reviewer} {
+		attempts, outcome, final := 0, "", "N/A"
+		lastFail := ""
+		passed := false
+		for _, v := range st.Validation {
+			if v.Round != n || v.Role != role {
+				continue
+			}
+			if v.Tier == "Structure" || v.Result == "FAIL" {
+				attempts++
+			}
+			if v.Result == "FAIL" {
+				lastFail = v.Tier
+				for _, a := range s.attemptsOf(n, role) {
+					if a.N == v.Attempt && !a.Success {
+						lastFail = a.FailureType
+					}
+				}
+			}
+			if v.Result == "PASS" && v.Tier == "Content" {
+				passed = true
+			}
+		}
+		if attempts == 0 {
+			continue
+		}
+		switch {
+		case passed && attempts > 1:
+			outcome, final = "SUCCESS", "N/A (passed on retry)"
+		case passed:
+			outcome = "SUCCESS"
+		default:
+			outcome, final = "FAILED", lastFail
+		}
+		fmt.Fprintf(b, "| %s | %s | %d | %s |\n", roleTitle(role), outcome, attempts, final)
+	}
+	b.WriteString("\n### Detailed Log\n\n| Timestamp | Role | Attempt | Validation | Result | Message |\n|-----------|------|---------|------------|--------|---------|\n")
+	for _, v := range st.Validation {
+		if v.Round != n {
+			continue
+		}
+		who := roleTitle(v.Role)
+		if v.Part != "" {
+			who += " (" + v.Part + ")"
+		}
+		fmt.Fprintf(b, "| %s | %s | %d | %s | %s | %s |\n", ts(v.At), who, v.Attempt, v.Tier, v.Result, cell(v.Message))
+	}
+	first := true
+	for _, r := range st.Retries {
+		if r.Round != n {
+			continue
+		}
+		if first {
+			b.WriteString("\n### Retry Details\n")
+			first = false
+		}
+		who := roleTitle(r.Role)
+		if r.Part != "" {
+			who += " (" + r.Part + ")"
+		}
+		fmt.Fprintf(b, "\n#### %s Retry %d (%s)\n- **Failure Type:** %s\n- **Prompt Modification:** %s\n- **Example Attached:** %s\n- **Outcome:** %s\n",
+			who, r.Retry, ts(r.At), r.FailureType, r.Modification, r.Example, r.Outcome)
+	}
+}
+
+// attemptsOf returns the recorded attempts of a role in round n, if that
+// round's detail is still in state.
+func (s *Session) attemptsOf(n int, role RoleName) []attemptRec {
+	if s.st.Current != nil && s.st.Current.N == n {
+		return s.st.Current.role(role).Attempts
+	}
+	return nil
+}
+
+func (s *Session) roundsWith() []int {
+	var out []int
+	for _, v := range s.st.Validation {
+		if !containsInt(out, v.Round) {
+			out = append(out, v.Round)
+		}
+	}
+	return out
+}
+
+func (s *Session) roundsWithErrors() []int {
+	var out []int
+	for _, e := range s.st.Errors {
+		if !containsInt(out, e.Round) {
+			out = append(out, e.Round)
+		}
+	}
+	return out
+}
+
+// renderDecisions renders decisions.md from state.
+func (s *Session) renderDecisions() string {
+	var b strings.Builder
+	b.WriteString("# Decisions\n\nDecisions recorded during this session. Later prompts carry them; they are not re-argued.\n")
+	if len(s.st.Decisions) == 0 {
+		b.WriteString("\nNo decisions recorded yet.\n")
+	}
+	round := -1
+	for _, d := range s.st.Decisions {
+		if d.Round != round {
+			round = d.Round
+			fmt.Fprintf(&b, "\n## Round %d\n", round)
+		}
+		title := d.Question
+		if d.Issue != "" {
+			title = d.Issue + ": " + title
+		}
+		fmt.Fprintf(&b, "\n### %s — %s\n\n**Decision ID:** %s\n**Date:** %s\n**Chosen Option:** %s\n**Decision:** %s\n", d.ID, title, d.ID, ts(d.At), d.Option, d.Decision)
+		if d.Text != "" {
+			fmt.Fprintf(&b, "**User note:** %s\n", d.Text)
+		}
+	}
+	for _, r := range s.st.Rollbacks.Records {
+		b.WriteString("\n" + rollback.DecisionsNotice(r.Round, r.At, r.Reason))
+	}
+	if len(s.st.Adjustments) > 0 {
+		b.WriteString("\n## Standing Adjustments\n\n")
+		for _, a := range s.st.Adjustments {
+			fmt.Fprintf(&b, "- %s\n", a)
+		}
+	}
+	return b.String()
+}
+
+// renderSummary renders round_NNN/summary.md, the Mediator's synthesis.
+func (s *Session) renderSummary(r roundRecord) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Round %d Summary\n\n- **Started:** %s\n- **Finished:** %s\n- **Assigned:** %s\n- **Engineer:** %s\n- **Reviewer:** %s\n",
+		r.N, ts(r.StartedAt), ts(r.FinishedAt), dash(joinIDs(r.Assigned)), r.Engineer, r.Reviewer)
+	if r.Verdict != "" {
+		fmt.Fprintf(&b, "- **Verdict:** %s\n", r.Verdict)
+	}
+	fmt.Fprintf(&b, "\n## Gap Changes\n\n| Gap | From | To | Reason |\n|-----|------|----|--------|\n")
+	for _, g := range s.st.Ledger.Gaps {
+		for _, t := range g.History {
+			if t.Round == r.N {
+				fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", g.ID, t.From, t.To, cell(t.Reason))
+			}
+		}
+	}
+	var issues []issueRecord
+	for _, is := range s.st.Issues {
+		if is.Round == r.N {
+			issues = append(issues, is)
+		}
+	}
+	if len(issues) > 0 {
+		b.WriteString("\n## Reviewer Issues\n\n| Issue | Severity | Gap | Summary |\n|-------|----------|-----|---------|\n")
+		for _, is := range issues {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", is.ID, is.Severity, dash(string(is.Gap)), cell(is.Summary))
+		}
+	}
+	if len(r.NewGaps) > 0 {
+		fmt.Fprintf(&b, "\n## New Gaps\n\n")
+		for _, id := range r.NewGaps {
+			g, _ := s.st.Ledger.Get(id)
+			fmt.Fprintf(&b, "- %s (%s): %s\n", id, g.Severity, g.Title)
+		}
+	}
+	fmt.Fprintf(&b, "\n## Open Gaps After Round %d\n\n", r.N)
+	open := s.st.Ledger.Open()
+	if len(open) == 0 {
+		b.WriteString("None.\n")
+	}
+	for _, g := range open {
+		fmt.Fprintf(&b, "- %s (%s) %s\n", g.ID, g.Severity, g.State)
+	}
+	return b.String()
+}
+
+// cell makes text safe for one markdown table cell.
+func cell(s string) string {
+	s = strings.ReplaceAll(oneLine(s), "|", "\\|")
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

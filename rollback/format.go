@@ -1,0 +1,137 @@
+package rollback
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// TimestampLayout is the spec's timestamp format (rollback_metadata.json,
+// notices, history): ISO 8601 in UTC with second precision,
+// "2026-01-12T14:30:00Z".
+const TimestampLayout = "2006-01-02T15:04:05Z"
+
+// FormatTimestamp renders t in UTC with TimestampLayout.
+func FormatTimestamp(t time.Time) string { return t.UTC().Format(TimestampLayout) }
+
+// ParseTimestamp reads a TimestampLayout timestamp.
+func ParseTimestamp(s string) (time.Time, error) {
+	t, err := time.Parse(TimestampLayout, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("rollback: timestamp %q: want YYYY-MM-DDTHH:MM:SSZ: %w", s, err)
+	}
+	return t, nil
+}
+
+// plural returns "1 decision" / "2 decisions".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+var ordinals = [...]string{"zeroth", "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"}
+
+// ordinal spells small ordinals as words, the way the spec writes them
+// ("second attempt"), and falls back to digits.
+func ordinal(n int) string {
+	if n >= 0 && n < len(ordinals) {
+		return ordinals[n]
+	}
+	return fmt.Sprintf("%dth", n)
+}
+
+// capitalize upper-cases the first ASCII letter.
+func capitalize(s string) string {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
+}
+
+// timesWord renders a repetition count as the spec does ("twice").
+func timesWord(n int) string {
+	switch n {
+	case 1:
+		return "once"
+	case 2:
+		return "twice"
+	}
+	return fmt.Sprintf("%d times", n)
+}
+
+// FormatSize renders a byte count the way the spec's archive list does
+// ("2.1 KB"), with 1 KB = 1024 bytes.
+func FormatSize(n int64) string {
+	const k = 1024
+	switch {
+	case n < k:
+		return fmt.Sprintf("%d B", n)
+	case n < k*k:
+		return fmt.Sprintf("%.1f KB", float64(n)/k)
+	case n < k*k*k:
+		return fmt.Sprintf("%.1f MB", float64(n)/(k*k))
+	}
+	return fmt.Sprintf("%.1f GB", float64(n)/(k*k*k))
+}
+
+// cell makes s safe inside a markdown table cell: pipes are escaped and line
+// breaks become spaces, so caller-supplied text cannot break the table.
+func cell(s string) string {
+	s = strings.ReplaceAll(s, "\r", " ")
+	s = strings.ReplaceAll(s, "\n", " ")
+	return strings.ReplaceAll(s, "|", `\|`)
+}
+
+// oneLine folds caller-supplied text onto one line, so a reason or title
+// cannot inject headings into a rendered block.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// joinInts renders 6, 7, 8 as "6, 7, 8".
+func joinInts(ns []int) string {
+	parts := make([]string, len(ns))
+	for i, n := range ns {
+		parts[i] = fmt.Sprint(n)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// appendBlock appends a markdown block to a document, separated by one blank
+// line, without touching the document's existing bytes.
+func appendBlock(doc []byte, block string) []byte {
+	out := make([]byte, 0, len(doc)+len(block)+2)
+	out = append(out, doc...)
+	if len(out) > 0 {
+		if out[len(out)-1] != '\n' {
+			out = append(out, '\n')
+		}
+		out = append(out, '\n')
+	}
+	return append(out, block...)
+}
+
+// wrap breaks s into lines of at most width bytes at spaces (a longer word
+// stays whole); later lines are prefixed with indent, which width excludes.
+func wrap(s string, width int, indent string) string {
+	words := strings.Fields(s)
+	var b strings.Builder
+	line := 0
+	for i, w := range words {
+		if i > 0 {
+			if line+1+len(w) > width {
+				b.WriteString("\n")
+				b.WriteString(indent)
+				line = 0
+			} else {
+				b.WriteString(" ")
+				line++
+			}
+		}
+		b.WriteString(w)
+		line += len(w)
+	}
+	return b.String()
+}

@@ -1,0 +1,485 @@
+package rollback
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/markdown"
+)
+
+// Heuristic is a row of the spec's "Root Cause Detection Heuristics" table.
+type Heuristic string
+
+// The five heuristics, in the table's order.
+const (
+	// SameFailureMode: rollback reasons similar → prompt issue or gap ambiguity.
+	SameFailureMode Heuristic = "SAME_FAILURE_MODE"
+	// DifferentFailureModes: reasons divergent → scope too large.
+	DifferentFailureModes Heuristic = "DIFFERENT_FAILURE_MODES"
+	// ReferencesUnknowns: output mentions undefined terms → missing context.
+	ReferencesUnknowns Heuristic = "REFERENCES_UNKNOWNS"
+	// MinimalOutput: under 200 characters in every attempt → domain gap.
+	MinimalOutput Heuristic = "MINIMAL_OUTPUT"
+	// SelfContradiction: internal inconsistencies → gap ambiguity.
+	SelfContradiction Heuristic = "SELF_CONTRADICTION"
+)
+
+// Likely causes, as the history records them.
+const (
+	CausePromptOrAmbiguity = "Prompt issue or gap ambiguity"
+	CauseScopeTooLarge     = "Gap scope too large"
+	CauseMissingContext    = "Missing context"
+	CauseDomainGap         = "Domain gap"
+	CauseAmbiguity         = "Gap ambiguity"
+)
+
+// Action is a remedy offered after root-cause analysis.
+type Action string
+
+// The actions, with the Effect tokens of AnalysisPrompt's options.
+const (
+	ActionSplit    Action = "split"
+	ActionContext  Action = "context"
+	ActionReassign Action = "reassign"
+	ActionForce    Action = "force"
+	ActionPause    Action = EffectPause
+)
+
+// Label is the action in words, as history records the recommendation.
+func (a Action) Label() string {
+	switch a {
+	case ActionSplit:
+		return "Split gap"
+	case ActionContext:
+		return "Provide additional context"
+	case ActionReassign:
+		return "Reassign to different gaps"
+	case ActionForce:
+		return "Force proceed"
+	case ActionPause:
+		return "Pause session"
+	}
+	return string(a)
+}
+
+// AttemptInfo is one rollback of the round under analysis.
+type AttemptInfo struct {
+	Attempt int
+	Reason  string
+	Trigger Trigger
+	// Engineer and Reviewer are the rolled-back outputs (from the archive).
+	Engineer, Reviewer string
+	// Patterns are the patterns detected in them.
+	Patterns []Pattern
+}
+
+// Cause is a fired heuristic.
+type Cause struct {
+	Heuristic  Heuristic
+	Cause      string
+	Evidence   string
+	Confidence Confidence
+}
+
+// Diagnosis is the result of root-cause analysis.
+type Diagnosis struct {
+	// Causes are the fired heuristics, in table order.
+	Causes []Cause
+	// Action is the recommended remedy; Primary the cause that drove it
+	// (nil when no heuristic fired).
+	Action  Action
+	Primary *Cause
+}
+
+// Record returns the history form of the diagnosis.
+func (d Diagnosis) Record() *AnalysisRecord {
+	detected := "No consistent cause"
+	if d.Primary != nil {
+		detected = d.Primary.Cause
+	}
+	return &AnalysisRecord{Detected: detected, Recommendation: d.Action.Label()}
+}
+
+// similarity is the threshold of token Jaccard similarity above which two
+// rollback reasons or two outputs' section sets count as "similar".
+const similarity = 0.5
+
+// Diagnose applies the root-cause heuristics to a round's rollbacks.
+//
+// Same versus different failure modes is a vote of up to three signals,
+// each compared between consecutive attempts: the rollback reasons (word
+// Jaccard similarity >= 0.5, stop words dropped), the detected pattern sets
+// (equal or not; only when every attempt has patterns), and the section
+// titles the outputs produced (Jaccard >= 0.5). The majority decides; the
+// confidence is HIGH when at least two signals agree and none dissents,
+// otherwise MEDIUM; a tie fires neither. References to unknowns are
+// DOMAIN_CONFUSION or INCONSISTENT_REFS in an attempt (HIGH when in all).
+// Minimal output is every attempt under MinGapChars characters. Self
+// contradiction is a reviewer calling the output contradictory or
+// internally inconsistent.
+//
+// The recommended action is a split when failure modes differ (the scope is
+// too large), otherwise additional context.
+func Diagnose(attempts []AttemptInfo) Diagnosis {
+	var causes []Cause
+	if c, ok := failureModes(attempts); ok {
+		causes = append(causes, c)
+	}
+	var unknown []string
+	for _, a := range attempts {
+		for _, p := range a.Patterns {
+			if p == DomainConfusion || p == InconsistentRefs {
+				unknown = append(unknown, fmt.Sprintf("Attempt %d: %s", a.Attempt, p))
+			}
+		}
+	}
+	if len(unknown) > 0 {
+		conf := Medium
+		if countAttemptsWith(attempts, DomainConfusion, InconsistentRefs) == len(attempts) {
+			conf = High
+		}
+		causes = append(causes, Cause{ReferencesUnknowns, CauseMissingContext, "Output references undefined terms or gaps (" + strings.Join(unknown, "; ") + ")", conf})
+	}
+	if len(attempts) > 0 {
+		minimal := true
+		var sizes []string
+		for _, a := range attempts {
+			n := utf8.RuneCountInString(strings.TrimSpace(a.Engineer))
+			minimal = minimal && n < MinGapChars
+			sizes = append(sizes, fmt.Sprintf("Attempt %d: %d", a.Attempt, n))
+		}
+		if minimal {
+			causes = append(causes, Cause{MinimalOutput, CauseDomainGap, fmt.Sprintf("Output under %d characters in every attempt (%s)", MinGapChars, strings.Join(sizes, ", ")), High})
+		}
+	}
+	var contra []string
+	for _, a := range attempts {
+		if phrase := contradiction(a.Reviewer); phrase != "" {
+			contra = append(contra, fmt.Sprintf("Attempt %d: reviewer says %q", a.Attempt, phrase))
+		}
+	}
+	if len(contra) > 0 {
+		causes = append(causes, Cause{SelfContradiction, CauseAmbiguity, "Output contradicts itself (" + strings.Join(contra, "; ") + ")", Medium})
+	}
+
+	d := Diagnosis{Causes: causes, Action: ActionContext}
+	pick := func(h Heuristic) bool {
+		for i := range d.Causes {
+			if d.Causes[i].Heuristic == h {
+				d.Primary = &d.Causes[i]
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case pick(DifferentFailureModes):
+		d.Action = ActionSplit
+	case pick(ReferencesUnknowns), pick(MinimalOutput), pick(SameFailureMode), pick(SelfContradiction):
+	}
+	return d
+}
+
+func countAttemptsWith(attempts []AttemptInfo, ps ...Pattern) int {
+	n := 0
+	for _, a := range attempts {
+		if slices.ContainsFunc(a.Patterns, func(p Pattern) bool { return slices.Contains(ps, p) }) {
+			n++
+		}
+	}
+	return n
+}
+
+var contradictionPhrases = [...]string{
+	"contradicts itself", "self-contradictory", "contradictory", "contradiction",
+	"internally inconsistent", "internal inconsistenc", "inconsistent with itself",
+	"conflicts with itself",
+}
+
+func contradiction(review string) string {
+	lower := strings.ToLower(markdown.Parse(review).Prose)
+	for _, p := range contradictionPhrases {
+		if strings.Contains(lower, p) {
+			return p
+		}
+	}
+	return ""
+}
+
+// failureModes votes same versus different failure modes.
+func failureModes(attempts []AttemptInfo) (Cause, bool) {
+	if len(attempts) < 2 {
+		return Cause{}, false
+	}
+	same, diff := 0, 0
+	var sameEv, diffEv []string
+	vote := func(v int, sameText, diffText string) {
+		switch v {
+		case 1:
+			same++
+			sameEv = append(sameEv, sameText)
+		case -1:
+			diff++
+			diffEv = append(diffEv, diffText)
+		}
+	}
+
+	reasons := make([][]string, len(attempts))
+	for i, a := range attempts {
+		reasons[i] = reasonWords(a.Reason)
+	}
+	vote(compareAll(reasons, func(a, b []string) bool { return jaccard(a, b) >= similarity }),
+		"Rollback reasons similar", "Rollback reasons divergent")
+
+	pats := make([][]string, len(attempts))
+	for i, a := range attempts {
+		for _, p := range a.Patterns {
+			pats[i] = append(pats[i], string(p))
+		}
+	}
+	vote(compareAll(pats, func(a, b []string) bool { return jaccard(a, b) == 1 }),
+		"Same patterns in every attempt", "Different patterns in each attempt")
+
+	secs := make([][]string, len(attempts))
+	var shown []string
+	for i, a := range attempts {
+		titles := producedSections(a.Engineer)
+		for _, t := range titles {
+			secs[i] = append(secs[i], normTitle(t))
+		}
+		shown = append(shown, fmt.Sprintf("Attempt %d: %s", a.Attempt, strings.Join(titles, ", ")))
+	}
+	vote(compareAll(secs, func(a, b []string) bool { return jaccard(a, b) >= similarity }),
+		"Attempts produced similar sections",
+		"Different sections produced in each attempt ("+strings.Join(shown, "; ")+")")
+
+	switch {
+	case same > diff:
+		conf := Medium
+		if same >= 2 && diff == 0 {
+			conf = High
+		}
+		return Cause{SameFailureMode, CausePromptOrAmbiguity, strings.Join(sameEv, "; "), conf}, true
+	case diff > same:
+		conf := Medium
+		if diff >= 2 && same == 0 {
+			conf = High
+		}
+		return Cause{DifferentFailureModes, CauseScopeTooLarge, strings.Join(diffEv, "; "), conf}, true
+	}
+	return Cause{}, false
+}
+
+// compareAll compares consecutive non-empty sets: 1 when all pairs are
+// alike, -1 when any pair differs, 0 when a set is missing.
+func compareAll(sets [][]string, alike func(a, b []string) bool) int {
+	for _, s := range sets {
+		if len(s) == 0 {
+			return 0
+		}
+	}
+	for i := 1; i < len(sets); i++ {
+		if !alike(sets[i-1], sets[i]) {
+			return -1
+		}
+	}
+	return 1
+}
+
+func jaccard(a, b []string) float64 {
+	if len(a) == 0 && len(b) == 0 {
+		return 1
+	}
+	inter, union := 0, 0
+	seen := map[string]int{}
+	for _, x := range a {
+		seen[x] |= 1
+	}
+	for _, x := range b {
+		seen[x] |= 2
+	}
+	for _, v := range seen {
+		union++
+		if v == 3 {
+			inter++
+		}
+	}
+	return float64(inter) / float64(union)
+}
+
+// isStopWord reports words that carry no failure mode ("still", "now",
+// "instead" make "Now UX is unclear instead" read as a new complaint).
+func isStopWord(w string) bool {
+	switch w {
+	case "a", "an", "the", "is", "are", "was", "were", "be", "to", "of", "in", "on", "for",
+		"and", "or", "but", "no", "not", "still", "now", "instead", "again", "too", "very",
+		"it", "this", "that", "with", "as", "at", "by", "from", "user", "request":
+		return true
+	}
+	return false
+}
+
+// reasonWords returns the distinct content words of a reason, lower-cased,
+// with a plural "s" dropped.
+func reasonWords(s string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if isStopWord(w) {
+			continue
+		}
+		if len(w) > 3 {
+			w = strings.TrimSuffix(w, "s")
+		}
+		if !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// producedSections returns the subsection titles of an output's gap
+// sections (all level-3 titles when it has none).
+func producedSections(engineer string) []string {
+	doc := markdown.Parse(engineer)
+	var out []string
+	seen := map[string]bool{}
+	add := func(t string) {
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	found := false
+	for _, s := range doc.SectionsAt(2) {
+		if !strings.HasPrefix(strings.ToLower(s.Title), "gap resolution") {
+			continue
+		}
+		found = true
+		for _, sub := range doc.Within(s) {
+			if sub.Level == 3 {
+				add(sub.Title)
+			}
+		}
+	}
+	if !found {
+		for _, s := range doc.SectionsAt(3) {
+			add(s.Title)
+		}
+	}
+	return out
+}
+
+// SplitChild is a suggested sub-gap: its title and an optional note
+// ("what gets rolled back").
+type SplitChild struct {
+	Title, Note string
+}
+
+// RCAInput is what the repeated-rollback question is built from.
+type RCAInput struct {
+	Round     int
+	Attempts  []AttemptInfo
+	Diagnosis Diagnosis
+	// Gap is the gap the analysis is about (to split); GapTitle its title.
+	Gap      gap.ID
+	GapTitle string
+	// Split are suggested sub-gaps (titles come from the caller: the user or
+	// a model); children are named Gap.Child('a'), 'b', … in order.
+	Split []SplitChild
+}
+
+// AnalysisPrompt is the "REPEATED ROLLBACK DETECTED" question: the round's
+// rollback history, the possible root causes with evidence and confidence,
+// the recommended action (with the suggested split, if any), and the
+// spec's five options: split gap, provide additional context (free text),
+// reassign, force proceed with the best available output, pause for
+// external consultation. The split option is offered only when a gap is
+// named; without suggested titles its label asks for them as free text, one
+// per line (see ParseSplitTitles).
+//
+// The automated default is the split when it is recommended and titles were
+// suggested (it needs no answer text); otherwise "3", reassign, which moves
+// the session on without repeating the failing gap and without the text
+// that context would need.
+func AnalysisPrompt(in RCAInput) Prompt {
+	n := len(in.Attempts)
+	var b strings.Builder
+	fmt.Fprintf(&b, "Round %d has been rolled back %s.", in.Round, timesWord(n))
+	if n >= 2 {
+		b.WriteString(" This suggests a systematic issue.")
+	}
+	b.WriteString("\n\n=== Rollback History ===\n")
+	for _, a := range in.Attempts {
+		fmt.Fprintf(&b, "Attempt %d: %q (%s)\n", a.Attempt, oneLine(a.Reason), a.Trigger.source())
+	}
+	b.WriteString("\n=== Possible Root Causes ===\n")
+	if len(in.Diagnosis.Causes) == 0 {
+		b.WriteString("No heuristic fired; the rollbacks give no consistent signal.\n")
+	}
+	for i, c := range in.Diagnosis.Causes {
+		fmt.Fprintf(&b, "%d. %s (%s confidence)\n   Evidence: %s\n", i+1, c.Cause, c.Confidence, oneLine(c.Evidence))
+	}
+	b.WriteString("\n=== Recommended Actions ===\n")
+	fmt.Fprintf(&b, "Based on analysis, recommended action: %s\n", in.Diagnosis.Action.Label())
+	canSplit := in.Gap != ""
+	suggested := canSplit && len(in.Split) >= 2
+	if canSplit && in.Diagnosis.Action == ActionSplit {
+		fmt.Fprintf(&b, "\nCurrent gap: %s", in.Gap)
+		if t := oneLine(in.GapTitle); t != "" {
+			fmt.Fprintf(&b, " %q", t)
+		}
+		b.WriteString("\n")
+		if suggested {
+			b.WriteString("Suggested split:\n")
+			for i, c := range in.Split {
+				fmt.Fprintf(&b, "  - %s: %q", in.Gap.Child(byte('a'+i)), oneLine(c.Title))
+				if note := oneLine(c.Note); note != "" {
+					fmt.Fprintf(&b, " (%s)", note)
+				}
+				b.WriteString("\n")
+			}
+		}
+	}
+
+	title := "REPEATED ROLLBACK DETECTED"
+	if n < 2 {
+		title = "ROLLBACK ROOT CAUSE ANALYSIS"
+	}
+	attempt := 0
+	if n > 0 {
+		attempt = in.Attempts[n-1].Attempt
+	}
+	p := Prompt{
+		ID:        fmt.Sprintf("rollback-analysis-r%d-a%d", in.Round, attempt),
+		Title:     title,
+		Body:      b.String(),
+		AllowText: true,
+		Default:   "3",
+	}
+	if canSplit {
+		label := "Split gap as suggested"
+		if !suggested {
+			label = "Split gap (give sub-gap titles, one per line)"
+		}
+		p.Options = append(p.Options, Option{Key: "1", Label: label, Effect: string(ActionSplit)})
+		if suggested && in.Diagnosis.Action == ActionSplit {
+			p.Default = "1"
+		}
+	}
+	p.Options = append(p.Options,
+		Option{Key: "2", Label: "Provide additional context for retry", Effect: string(ActionContext)},
+		Option{Key: "3", Label: "Reassign to different gaps this round", Effect: string(ActionReassign)},
+		Option{Key: "4", Label: "Force proceed with best available output", Effect: string(ActionForce)},
+		Option{Key: "5", Label: "Pause session for external consultation", Effect: string(ActionPause)},
+	)
+	for i := range p.Options {
+		p.Options[i].Recommended = p.Options[i].Effect == string(in.Diagnosis.Action)
+	}
+	return p
+}

@@ -1,0 +1,440 @@
+package refine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/refine-spec/refine/gap"
+)
+
+// Session is a refinement session bound to a Store. It implements Mediator.
+// Its methods are safe to call from several goroutines; they run one at a
+// time.
+type Session struct {
+	cfg   Config
+	clock Clock
+	tok   Tokenizer
+	log   *slog.Logger
+
+	mu  sync.Mutex // serialises the public methods
+	st  *state
+	rnd *rand.Rand
+	// stale is set when a commit failed: the in-memory state may be ahead
+	// of the Store, so the next call reloads it.
+	stale bool
+	// stateMu guards st while parallel Engineer calls record attempts.
+	stateMu sync.Mutex
+	// round and usage mirror st for emit, which may run on any goroutine.
+	round atomic.Int64
+	usage atomic.Pointer[usageTotals]
+}
+
+// publish refreshes the values emit reads without holding stateMu.
+func (s *Session) publish() {
+	if s.st == nil {
+		return
+	}
+	u := s.st.Usage
+	s.usage.Store(&u)
+	n := s.st.Round
+	if s.st.Current != nil {
+		n = s.st.Current.N
+	}
+	s.round.Store(int64(n))
+}
+
+var _ Mediator = (*Session)(nil)
+
+func prepare(cfg Config) (*Session, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	s := &Session{cfg: cfg, clock: cfg.Clock, tok: cfg.Tokenizer, log: cfg.Logger}
+	if s.clock == nil {
+		s.clock = SystemClock{}
+	}
+	if s.tok == nil {
+		s.tok = CharTokenizer{}
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if s.cfg.IDs == nil {
+		s.cfg.IDs = &timeIDs{clock: s.clock}
+	}
+	seed := cfg.JitterSeed
+	if seed == 0 {
+		seed = uint64(s.clock.Now().UnixNano())
+	}
+	s.rnd = rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	return s, nil
+}
+
+// New starts a session in cfg.Store from cfg.Spec and cfg.Gaps. It fails
+// with ErrSessionExists if the Store already holds one (use Open).
+func New(ctx context.Context, cfg Config) (*Session, error) {
+	s, err := prepare(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := cfg.validateNew(); err != nil {
+		return nil, err
+	}
+	if _, err := cfg.Store.Get(ctx, keyState); err == nil {
+		return nil, fmt.Errorf("new session: %w: the store already has state.json; use Open to resume it", ErrSessionExists)
+	} else if !errors.Is(err, ErrNotFound) {
+		return nil, fmt.Errorf("new session: read state.json: %w", err)
+	}
+	now := s.clock.Now().UTC()
+	st := &state{Schema: schemaVersion, SessionID: s.cfg.IDs.NewID(), CreatedAt: now, UpdatedAt: now}
+	for _, g := range cfg.Gaps {
+		g.State, g.History, g.Round = gap.Open, nil, 0
+		if err := st.Ledger.Add(g); err != nil {
+			return nil, fmt.Errorf("new session: %w", err)
+		}
+	}
+	st.PrevLedger = st.Ledger.Clone()
+	s.st = st
+	if err := s.commit(ctx, Put(keySpec, []byte(cfg.Spec))); err != nil {
+		return nil, fmt.Errorf("new session: %w", err)
+	}
+	s.log.Info("session created", "session", st.SessionID, "gaps", len(cfg.Gaps))
+	return s, nil
+}
+
+// Open resumes the session in cfg.Store. cfg.Spec and cfg.Gaps are ignored.
+// A state.json written by a newer refine fails with ErrSchema and a
+// corrupted one with ErrCorrupt; neither is modified.
+func Open(ctx context.Context, cfg Config) (*Session, error) {
+	s, err := prepare(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.reload(ctx); err != nil {
+		return nil, fmt.Errorf("open session: %w", err)
+	}
+	return s, nil
+}
+
+func (s *Session) reload(ctx context.Context) error {
+	b, err := s.cfg.Store.Get(ctx, keyState)
+	if errors.Is(err, ErrNotFound) {
+		return fmt.Errorf("%w: the store has no state.json; start one with New", ErrNoSession)
+	}
+	if err != nil {
+		return fmt.Errorf("read state.json: %w", err)
+	}
+	st, err := parseState(b)
+	if err != nil {
+		return err
+	}
+	s.st, s.stale = st, false
+	s.publish()
+	return nil
+}
+
+// source returns the spec being refined ("" if the session has none).
+func (s *Session) source(ctx context.Context) (string, error) {
+	b, err := s.cfg.Store.Get(ctx, keySpec)
+	if errors.Is(err, ErrNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", keySpec, err)
+	}
+	return string(b), nil
+}
+
+// commit writes ops together with state.json and its renderings, atomically.
+func (s *Session) commit(ctx context.Context, ops ...Op) error {
+	s.st.UpdatedAt = s.clock.Now().UTC()
+	s.publish()
+	b, err := s.st.marshal()
+	if err != nil {
+		return err
+	}
+	all := make([]Op, 0, len(ops)+3)
+	all = append(all, ops...)
+	all = append(all,
+		Put(keyState, b),
+		Put(keyStatus, []byte(s.renderStatus())),
+		Put(keyDecisions, []byte(s.renderDecisions())),
+	)
+	if err := s.cfg.Store.Commit(ctx, all...); err != nil {
+		s.stale = true
+		return fmt.Errorf("commit: %w", err)
+	}
+	s.emit(Event{Kind: EventCommitted})
+	return nil
+}
+
+func (s *Session) emit(e Event) {
+	if s.cfg.Observer == nil {
+		return
+	}
+	if e.At.IsZero() {
+		e.At = s.clock.Now().UTC()
+	}
+	if e.Round == 0 {
+		e.Round = int(s.round.Load())
+	}
+	if u := s.usage.Load(); u != nil {
+		e.Usage = u.Total
+	}
+	s.cfg.Observer.Observe(e)
+}
+
+func (s *Session) now() time.Time { return s.clock.Now().UTC() }
+
+func (s *Session) begin(ctx context.Context) error {
+	if s.stale || s.st == nil {
+		return s.reload(ctx)
+	}
+	return nil
+}
+
+// Run plays rounds until the session reaches a terminal outcome, pauses at
+// a question, or fails. A cancelled ctx stops promptly with state committed;
+// Run then returns the context's error and an Outcome with Status Paused.
+func (s *Session) Run(ctx context.Context) (Outcome, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.begin(ctx); err != nil {
+		return Outcome{Status: StatusFailed, Reason: err.Error()}, err
+	}
+	for {
+		if s.st.Outcome.Terminal() {
+			return s.outcome(), nil
+		}
+		rep, err := s.playRound(ctx)
+		if err != nil {
+			return s.failed(ctx, err)
+		}
+		if rep.Outcome != StatusRunning {
+			return s.outcome(), nil
+		}
+	}
+}
+
+// Step plays exactly one round, or the rest of the round in progress.
+func (s *Session) Step(ctx context.Context) (RoundReport, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.begin(ctx); err != nil {
+		return RoundReport{Outcome: StatusFailed}, err
+	}
+	if s.st.Outcome.Terminal() {
+		return RoundReport{Round: s.st.Round, Outcome: s.st.Outcome}, fmt.Errorf("step: %w (%s); roll back to reopen it", ErrFinished, s.st.Outcome)
+	}
+	rep, err := s.playRound(ctx)
+	if err != nil {
+		out, err := s.failed(ctx, err)
+		rep.Outcome = out.Status
+		return rep, err
+	}
+	return rep, nil
+}
+
+// failed records a fatal error (the session stays resumable) and builds the
+// Outcome. Context cancellation is a pause, not a failure.
+func (s *Session) failed(ctx context.Context, err error) (Outcome, error) {
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return Outcome{Status: StatusPaused, Round: s.st.Round, Reason: "interrupted: " + ctx.Err().Error() + "; run again to resume", Pending: slices.Clone(s.st.Pending)}, err
+	}
+	s.log.Error("session failed", "round", s.st.Round, "err", err)
+	if !s.stale && s.st.Current != nil {
+		s.st.Errors = append(s.st.Errors, errorEntry{Round: s.st.Current.N, At: s.now(), Role: "Mediator", Event: "EXECUTION_ERROR", Details: oneLine(err.Error())})
+		// Best effort: the error row is useful, but the failure is what we return.
+		_ = s.commit(context.WithoutCancel(ctx))
+	}
+	return Outcome{Status: StatusFailed, Round: s.st.Round, Reason: err.Error()}, err
+}
+
+func (s *Session) outcome() Outcome {
+	o := Outcome{Status: s.st.Outcome, Round: s.st.Round, Reason: s.st.OutcomeReason}
+	if len(s.st.Pending) > 0 {
+		o.Status = StatusPaused
+		o.Pending = slices.Clone(s.st.Pending)
+	}
+	if o.Status == "" {
+		o.Status = StatusRunning
+	}
+	return o
+}
+
+// Answer records a for the pending question questionID. It fails with
+// ErrUnknownQuestion if no such question is pending and ErrInvalidAnswer if
+// a picks an option that was not offered.
+func (s *Session) Answer(ctx context.Context, questionID string, a Answer) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.begin(ctx); err != nil {
+		return err
+	}
+	i := slices.IndexFunc(s.st.Pending, func(q Question) bool { return q.ID == questionID })
+	if i < 0 {
+		ids := make([]string, len(s.st.Pending))
+		for k, q := range s.st.Pending {
+			ids[k] = q.ID
+		}
+		return fmt.Errorf("answer %q: %w (pending: %v)", questionID, ErrUnknownQuestion, ids)
+	}
+	if err := s.st.Pending[i].Check(a); err != nil {
+		return fmt.Errorf("answer %q: %w", questionID, err)
+	}
+	if s.st.Answers == nil {
+		s.st.Answers = map[string]Answer{}
+	}
+	s.st.Answers[questionID] = a
+	return s.commit(ctx)
+}
+
+// Status reports where the session stands.
+func (s *Session) Status(ctx context.Context) (Status, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.begin(ctx); err != nil {
+		return Status{}, err
+	}
+	return statusOf(s.st), nil
+}
+
+// Inspect reads the status of the session in st without opening it: no
+// lock, no roles, nothing written. Use it to show a session another process
+// is running.
+func Inspect(ctx context.Context, st Store) (Status, error) {
+	b, err := st.Get(ctx, keyState)
+	if errors.Is(err, ErrNotFound) {
+		return Status{}, fmt.Errorf("inspect: %w: the store has no state.json", ErrNoSession)
+	}
+	if err != nil {
+		return Status{}, fmt.Errorf("inspect: read state.json: %w", err)
+	}
+	s, err := parseState(b)
+	if err != nil {
+		return Status{}, fmt.Errorf("inspect: %w", err)
+	}
+	return statusOf(s), nil
+}
+
+func statusOf(s *state) Status {
+	st := Status{
+		SessionID: s.SessionID,
+		Round:     s.Round,
+		Reason:    s.OutcomeReason,
+		Pending:   slices.Clone(s.Pending),
+		Usage:     s.Usage.Total,
+		Calls:     s.Usage.Calls,
+		UpdatedAt: s.UpdatedAt,
+	}
+	st.Outcome = s.Outcome
+	switch {
+	case len(s.Pending) > 0:
+		st.Outcome = StatusPaused
+	case st.Outcome == "":
+		st.Outcome = StatusRunning
+	}
+	if s.Current != nil {
+		st.Phase = s.Current.Phase
+	}
+	for _, g := range s.Ledger.Gaps {
+		st.Gaps = append(st.Gaps, GapStatus{ID: g.ID, Title: g.Title, Severity: g.Severity, State: g.State})
+	}
+	for _, d := range s.Decisions {
+		st.Decisions = append(st.Decisions, DecisionStatus{ID: d.ID, Issue: d.Issue, Option: d.Option, Decision: d.Decision})
+	}
+	st.Rollbacks = slices.Clone(s.Rollbacks.Records)
+	if s.Tracker != nil {
+		st.Convergence = s.Tracker.Rows()
+		st.ConvergenceState = string(s.Tracker.Current())
+	}
+	return st
+}
+
+// ask gets an answer to q: one recorded through Answer, else from the
+// Asker. paused is true when the question was deferred and is now pending.
+// Invalid answers from the Asker are asked again, up to three times.
+func (s *Session) ask(ctx context.Context, q Question) (a Answer, paused bool, err error) {
+	if ans, ok := s.st.Answers[q.ID]; ok {
+		delete(s.st.Answers, q.ID)
+		s.recordAnswer(q, ans, false)
+		return ans, false, nil
+	}
+	s.emit(Event{Kind: EventQuestionAsked, Question: &q})
+	var lastErr error
+	for try := 0; try < 3; try++ {
+		ask := q
+		if lastErr != nil {
+			ask.Body = fmt.Sprintf("%s\n\n(Previous answer rejected: %v)", q.Body, lastErr)
+		}
+		ans, err := s.cfg.Asker.Ask(ctx, ask)
+		if errors.Is(err, ErrDeferred) {
+			if !slices.ContainsFunc(s.st.Pending, func(p Question) bool { return p.ID == q.ID }) {
+				s.st.Pending = append(s.st.Pending, q)
+			}
+			if err := s.commit(ctx); err != nil {
+				return Answer{}, false, err
+			}
+			return Answer{}, true, nil
+		}
+		if err != nil {
+			return Answer{}, false, fmt.Errorf("round %d: ask %s: %w", q.Round, q.ID, err)
+		}
+		if err := q.Check(ans); err != nil {
+			lastErr = err
+			s.log.Warn("asker gave an invalid answer", "question", q.ID, "err", err)
+			continue
+		}
+		_, isDefault := s.cfg.Asker.(DefaultAsker)
+		s.recordAnswer(q, ans, isDefault)
+		return ans, false, nil
+	}
+	return Answer{}, false, fmt.Errorf("round %d: ask %s: %w", q.Round, q.ID, lastErr)
+}
+
+func (s *Session) recordAnswer(q Question, a Answer, auto bool) {
+	s.st.Pending = slices.DeleteFunc(s.st.Pending, func(p Question) bool { return p.ID == q.ID })
+	if o, ok := q.option(a.Key); ok {
+		a.Key = o.Key
+	}
+	s.st.Asked = append(s.st.Asked, answeredQuestion{Question: q, Answer: a, At: s.now(), Auto: auto})
+	s.emit(Event{Kind: EventQuestionAnswered, Question: &q, Answer: &a})
+}
+
+// recordDecision adds a user decision to decisions.md.
+func (s *Session) recordDecision(round int, issue string, q Question, a Answer, decision string) decisionRecord {
+	n := 1
+	for _, d := range s.st.Decisions {
+		if d.Round == round {
+			n++
+		}
+	}
+	d := decisionRecord{
+		ID: gap.DecisionID{Round: max(round, 1), Number: n}.String(), Round: round, Issue: issue,
+		Question: q.Title, Option: a.Key, Decision: decision, Text: a.Text, At: s.now(),
+	}
+	s.st.Decisions = append(s.st.Decisions, d)
+	return d
+}
+
+func oneLine(s string) string {
+	out := []rune{}
+	for _, r := range s {
+		if r == '\n' || r == '\r' || r == '|' {
+			r = ' '
+		}
+		out = append(out, r)
+	}
+	if len(out) > 300 {
+		out = append(out[:297], '.', '.', '.')
+	}
+	return string(out)
+}

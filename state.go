@@ -1,0 +1,347 @@
+package refine
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/refine-spec/refine/convergence"
+	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/rollback"
+)
+
+// schemaVersion is the version of state.json this refine writes. Open
+// refuses newer versions rather than guess at them.
+const schemaVersion = 1
+
+// Store keys of the session artifacts (DESIGN §3).
+const (
+	keyState     = "state.json"
+	keyStatus    = "status.md"
+	keyDecisions = "decisions.md"
+	keySpec      = "source_spec.md"
+	keyFinalSpec = "final_spec.md"
+	keyFinalSum  = "final_summary.md"
+)
+
+func roundDir(n int) string                 { return fmt.Sprintf("round_%03d", n) }
+func outputKey(n int, role RoleName) string { return fmt.Sprintf("%s/%s.md", roundDir(n), role) }
+func summaryKey(n int) string               { return roundDir(n) + "/summary.md" }
+
+// attemptKeys returns the journal keys of one attempt: the exact prompt
+// sent and the raw response. part is "" or the gap ID of a parallel call.
+func attemptKeys(n int, role RoleName, part string, attempt int) (prompt, response string) {
+	name := string(role)
+	if part != "" {
+		name += "-" + part
+	}
+	return fmt.Sprintf("%s/prompts/%s-%d.md", roundDir(n), name, attempt),
+		fmt.Sprintf("%s/attempts/%s-%d.md", roundDir(n), name, attempt)
+}
+
+// Phase is where a round stands. Every phase boundary is committed, so a
+// resumed session continues exactly there.
+type Phase string
+
+// The phases of a round, in order (DESIGN §5).
+const (
+	PhaseBegin      Phase = "begin"
+	PhaseEngineer   Phase = "engineer"
+	PhaseDisagree   Phase = "disagreement"
+	PhaseReviewer   Phase = "reviewer"
+	PhaseSynthesize Phase = "synthesize"
+	PhaseConverge   Phase = "converge"
+	PhaseDone       Phase = "done"
+)
+
+// state is the source of truth, persisted as state.json. Markdown files are
+// renderings of it; nothing is parsed back from them.
+type state struct {
+	Schema    int       `json:"schema"`
+	SessionID string    `json:"session_id"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+
+	// Round is the last completed round (0 before the first).
+	Round int `json:"round"`
+	// Current is the round in progress, nil between rounds.
+	Current *roundState `json:"current,omitempty"`
+
+	Ledger gap.Ledger    `json:"ledger"`
+	Issues []issueRecord `json:"issues,omitempty"`
+	Rounds []roundRecord `json:"rounds,omitempty"`
+
+	Outcome       OutcomeStatus `json:"outcome,omitempty"`
+	OutcomeReason string        `json:"outcome_reason,omitempty"`
+	FinishedAt    time.Time     `json:"finished_at,omitzero"`
+
+	Pending   []Question         `json:"pending,omitempty"`
+	Answers   map[string]Answer  `json:"answers,omitempty"` // given via Answer, not yet applied
+	Asked     []answeredQuestion `json:"asked,omitempty"`
+	Decisions []decisionRecord   `json:"decisions,omitempty"`
+	// Adjustments are user texts carried into later prompts.
+	Adjustments []string `json:"adjustments,omitempty"`
+
+	Validation []validationEntry `json:"validation,omitempty"`
+	Retries    []retryDetail     `json:"retries,omitempty"`
+	Errors     []errorEntry      `json:"errors,omitempty"`
+
+	Usage usageTotals `json:"usage"`
+
+	// Tracker is the convergence history (FLOW-002).
+	Tracker *convergence.Tracker `json:"convergence,omitempty"`
+	// PrevLedger is the ledger as the last round ended: the "before" of
+	// the next convergence row.
+	PrevLedger *gap.Ledger `json:"prev_ledger,omitempty"`
+	// OfferedOpenSet fingerprints the open set the early-termination offer
+	// was last made for.
+	OfferedOpenSet string `json:"offered_open_set,omitempty"`
+	// Choice is a standing termination choice (accept, force_complete, …).
+	Choice string `json:"choice,omitempty"`
+	// HighAck records the user's acknowledgment of unresolved HIGH conflicts.
+	HighAck bool `json:"high_ack,omitempty"`
+
+	// Rollbacks is the rollback history (FLOW-007); it survives rollbacks.
+	Rollbacks rollback.History `json:"rollbacks"`
+	// Recover holds decisions of rolled-back rounds awaiting the user's
+	// re-apply / modify / ignore choice.
+	Recover []rollback.Decision `json:"recover,omitempty"`
+}
+
+// roundState is the progress of the round in flight.
+type roundState struct {
+	N         int       `json:"n"`
+	Phase     Phase     `json:"phase"`
+	StartedAt time.Time `json:"started_at"`
+	// Assigned are the gaps this round took on.
+	Assigned []gap.ID  `json:"assigned"`
+	Engineer rolePhase `json:"engineer"`
+	Reviewer rolePhase `json:"reviewer"`
+	// Reviewed are the gaps the Reviewer was given (PROPOSED at its start).
+	Reviewed []gap.ID `json:"reviewed,omitempty"`
+	// Converged is set once the round's convergence row is recorded, and
+	// DivergenceDone once a divergence warning was answered.
+	Converged      bool `json:"converged,omitempty"`
+	DivergenceDone bool `json:"divergence_done,omitempty"`
+}
+
+// Role phase statuses.
+const (
+	roleRunning   = ""
+	roleAccepted  = "accepted"
+	roleSkipped   = "skipped"
+	roleNotNeeded = "not_needed"
+)
+
+// rolePhase is one role's progress within a round.
+type rolePhase struct {
+	Status string `json:"status,omitempty"`
+	// Gaps are the gaps this role works on (narrowed or reassigned by escalation).
+	Gaps []gap.ID `json:"gaps,omitempty"`
+	// Budget is how many attempts are allowed so far: 1 + MaxRetries, plus
+	// one per "provide context" or "narrow scope" answer.
+	Budget   int          `json:"budget"`
+	Attempts []attemptRec `json:"attempts,omitempty"`
+	// Context is user-provided text added to this role's prompt.
+	Context []string `json:"context,omitempty"`
+	// Parts are the per-gap calls of parallel drafting, in gap order.
+	Parts []*partState `json:"parts,omitempty"`
+	// ParallelDone is set once the parallel calls finished.
+	ParallelDone bool `json:"parallel_done,omitempty"`
+	// Escalated counts answered escalations (pauses excluded).
+	Escalated int `json:"escalated,omitempty"`
+	// SkipNote says why the role was skipped or not needed.
+	SkipNote string `json:"skip_note,omitempty"`
+	// Result holds what the accepted output said.
+	Result *acceptedOutput `json:"result,omitempty"`
+}
+
+// partState is one gap's call in parallel drafting.
+type partState struct {
+	Gap      gap.ID       `json:"gap"`
+	Status   string       `json:"status,omitempty"`
+	Attempts []attemptRec `json:"attempts,omitempty"`
+	// Result is what the accepted output said; the text itself is the
+	// journaled response of the last attempt.
+	Result *acceptedOutput `json:"result,omitempty"`
+}
+
+// attemptRec is one validated attempt.
+type attemptRec struct {
+	N           int       `json:"n"`
+	At          time.Time `json:"at"`
+	Success     bool      `json:"success"`
+	FailureType string    `json:"failure_type,omitempty"`
+	Tier        string    `json:"tier,omitempty"`
+	Line        int       `json:"line,omitempty"`
+	Message     string    `json:"message,omitempty"`
+	Warnings    []string  `json:"warnings,omitempty"`
+	Usage       Usage     `json:"usage"`
+	Calls       int       `json:"calls"`
+	// UsageEstimated: the role reported no usage; Usage is the Tokenizer's estimate.
+	UsageEstimated bool `json:"usage_estimated,omitempty"`
+}
+
+// acceptedOutput is what the Mediator keeps of a valid output.
+type acceptedOutput struct {
+	GapsAddressed []gap.ID      `json:"gaps_addressed,omitempty"`
+	NewGaps       []newGap      `json:"new_gaps,omitempty"`
+	Disagreements []string      `json:"disagreements,omitempty"`
+	Issues        []issueRecord `json:"issues,omitempty"`
+	ReviewedGaps  []gap.ID      `json:"reviewed_gaps,omitempty"`
+	Verdict       string        `json:"verdict,omitempty"`
+	NoIssues      bool          `json:"no_issues,omitempty"`
+	Warnings      []string      `json:"warnings,omitempty"`
+}
+
+type newGap struct {
+	ID       gap.ID       `json:"id"`
+	Severity gap.Severity `json:"severity"`
+	Title    string       `json:"title"`
+}
+
+// issueRecord is one Reviewer issue and what became of it.
+type issueRecord struct {
+	ID         string       `json:"id"`
+	Round      int          `json:"round"`
+	Severity   gap.Severity `json:"severity"`
+	Gap        gap.ID       `json:"gap,omitempty"`
+	Summary    string       `json:"summary,omitempty"`
+	Location   string       `json:"location,omitempty"`
+	Impact     string       `json:"impact,omitempty"`
+	Suggestion string       `json:"suggestion,omitempty"`
+}
+
+// roundRecord is the history of a completed round.
+type roundRecord struct {
+	N             int       `json:"n"`
+	StartedAt     time.Time `json:"started_at"`
+	FinishedAt    time.Time `json:"finished_at"`
+	Assigned      []gap.ID  `json:"assigned"`
+	Engineer      string    `json:"engineer"` // "OK (2 attempts)", "SKIP", …
+	Reviewer      string    `json:"reviewer"`
+	Verdict       string    `json:"verdict,omitempty"`
+	GapsAddressed []gap.ID  `json:"gaps_addressed,omitempty"`
+	Accepted      []gap.ID  `json:"accepted,omitempty"`
+	Revise        []gap.ID  `json:"revise,omitempty"`
+	Reopened      []gap.ID  `json:"reopened,omitempty"`
+	NewGaps       []gap.ID  `json:"new_gaps,omitempty"`
+}
+
+type answeredQuestion struct {
+	Question Question  `json:"question"`
+	Answer   Answer    `json:"answer"`
+	At       time.Time `json:"at"`
+	// Auto is true when automated mode (or an Asker) answered with the default.
+	Auto bool `json:"auto,omitempty"`
+}
+
+// decisionRecord is a user decision recorded in decisions.md.
+type decisionRecord struct {
+	ID       string    `json:"id"`
+	Round    int       `json:"round"`
+	Issue    string    `json:"issue,omitempty"`
+	Question string    `json:"question"`
+	Option   string    `json:"option"`
+	Decision string    `json:"decision"`
+	Text     string    `json:"text,omitempty"`
+	At       time.Time `json:"at"`
+}
+
+// validationEntry is a row of the status.md validation log (spec round-09 §9).
+type validationEntry struct {
+	Round   int       `json:"round"`
+	At      time.Time `json:"at"`
+	Role    RoleName  `json:"role"`
+	Part    string    `json:"part,omitempty"`
+	Attempt int       `json:"attempt"`
+	Tier    string    `json:"tier"`
+	Result  string    `json:"result"` // PASS | FAIL
+	Message string    `json:"message"`
+}
+
+// retryDetail is a "#### Engineer Retry 1" entry of status.md.
+type retryDetail struct {
+	Round        int       `json:"round"`
+	Role         RoleName  `json:"role"`
+	Part         string    `json:"part,omitempty"`
+	Retry        int       `json:"retry"`
+	At           time.Time `json:"at"`
+	FailureType  string    `json:"failure_type"`
+	Modification string    `json:"modification"`
+	Example      string    `json:"example"`
+	Outcome      string    `json:"outcome"`
+}
+
+// errorEntry is a row of the "## Round N Errors" table (spec round-09 §6).
+type errorEntry struct {
+	Round   int       `json:"round"`
+	At      time.Time `json:"at"`
+	Role    string    `json:"role"`
+	Event   string    `json:"event"`
+	Details string    `json:"details"`
+}
+
+// usageTotals accumulates token usage per role, round and attempt.
+type usageTotals struct {
+	Total  Usage            `json:"total"`
+	Calls  int              `json:"calls"`
+	ByRole map[string]Usage `json:"by_role,omitempty"`
+}
+
+func (u *usageTotals) add(role RoleName, v Usage, calls int) {
+	u.Total = u.Total.Add(v)
+	u.Calls += calls
+	if u.ByRole == nil {
+		u.ByRole = map[string]Usage{}
+	}
+	u.ByRole[string(role)] = u.ByRole[string(role)].Add(v)
+}
+
+func (s *state) marshal() ([]byte, error) {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return nil, fmt.Errorf("encode state.json: %w", err)
+	}
+	return append(b, '\n'), nil
+}
+
+// parseState decodes state.json, refusing newer schemas and corrupt files
+// without touching them.
+func parseState(b []byte) (*state, error) {
+	var probe struct {
+		Schema *int `json:"schema"`
+	}
+	if err := json.Unmarshal(b, &probe); err != nil {
+		return nil, fmt.Errorf("%w: state.json: %v (the file is left untouched; restore it from state_backup_round_N.json)", ErrCorrupt, err)
+	}
+	if probe.Schema == nil {
+		return nil, fmt.Errorf("%w: state.json has no \"schema\" field", ErrCorrupt)
+	}
+	if *probe.Schema > schemaVersion {
+		return nil, fmt.Errorf("%w: state.json is schema %d, this refine reads up to %d: upgrade refine", ErrSchema, *probe.Schema, schemaVersion)
+	}
+	if *probe.Schema < 1 {
+		return nil, fmt.Errorf("%w: state.json schema %d is invalid", ErrCorrupt, *probe.Schema)
+	}
+	var s state
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("%w: state.json: %v", ErrCorrupt, err)
+	}
+	return &s, nil
+}
+
+// openIssuesAgainst returns last round's issues against the given gaps.
+func (s *state) lastIssuesFor(gaps []gap.ID) []issueRecord {
+	want := map[gap.ID]bool{}
+	for _, g := range gaps {
+		want[g] = true
+	}
+	var out []issueRecord
+	for _, is := range s.Issues {
+		if is.Round == s.Round && want[is.Gap] {
+			out = append(out, is)
+		}
+	}
+	return out
+}

@@ -1,0 +1,27 @@
+// Package validate checks Engineer and Reviewer outputs before the Mediator
+// accepts them (GAP-FLOW-001 revised, with the DISAGREE rules of
+// GAP-FLOW-006 and the refinements of DESIGN §5), and parses what they
+// contain: the gaps addressed, new gaps, DISAGREE blocks, responses to
+// issues, and the Reviewer's severity-tagged issues.
+//
+// Validation runs in two tiers, as the spec's validation gate does:
+//
+//   - Tier 1, Structure: the output is non-empty, within MaxOutputBytes,
+//     readable text, and carries the role's required markers: "## Gap
+//     Resolution:" and "**Confidence:**" for the Engineer; "## Review:" and
+//     severity sections (or NO_ISSUES_FOUND) for the Reviewer, with every
+//     issue entry carrying a unique issue ID of the round. A failure here is
+//     WRONG_FORMAT or EMPTY_OUTPUT and no content check runs.
+//   - Tier 2, Content: each "## Gap Resolution:" header names a valid gap
+//     (NO_GAPS_ADDRESSED), every gap referenced exists (INCONSISTENT_REFS),
+//     and DISAGREE blocks reference real, undecided issues and carry the
+//     mandatory fields (INVALID_DISAGREE_REF, MALFORMED_DISAGREE,
+//     RE_ARGUED_CONFLICT). Thin sections and missing trade-offs are
+//     warnings, never failures.
+//
+// All structure comes from internal/markdown, so headers and identifiers
+// inside fenced code blocks or inline code are examples, never structure or
+// references. The package is pure: no I/O, no goroutines, no package-level
+// mutable state, and every function runs in time linear in its input and
+// never panics, whatever the bytes.
+package validate

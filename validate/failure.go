@@ -1,0 +1,68 @@
+package validate
+
+// FailureType names why an output failed validation, as the spec writes it
+// ("WRONG_FORMAT"). The zero value means no failure.
+type FailureType string
+
+// The failure types named by GAP-FLOW-001 (revised) and GAP-FLOW-006 (revised).
+const (
+	// MissingFile is FILE_MISSING: the role produced no output at the
+	// expected place. (It is not called FileMissing because that name builds
+	// the Result.)
+	MissingFile FailureType = "FILE_MISSING"
+	// EmptyOutput is EMPTY_OUTPUT: the output is empty or only whitespace.
+	EmptyOutput FailureType = "EMPTY_OUTPUT"
+	// WrongFormat is WRONG_FORMAT: a required header or marker is missing,
+	// an issue entry is malformed, the output is not text, or it is too large.
+	WrongFormat FailureType = "WRONG_FORMAT"
+	// NoGapsAddressed is NO_GAPS_ADDRESSED: a Gap Resolution header names no valid gap.
+	NoGapsAddressed FailureType = "NO_GAPS_ADDRESSED"
+	// InconsistentRefs is INCONSISTENT_REFS: a referenced gap does not exist.
+	InconsistentRefs FailureType = "INCONSISTENT_REFS"
+	// ThinContent is THIN_CONTENT; it only ever appears as a warning.
+	ThinContent FailureType = "THIN_CONTENT"
+	// IncompleteStructure is INCOMPLETE_STRUCTURE (no Trade-offs); it only
+	// ever appears as a warning.
+	IncompleteStructure FailureType = "INCOMPLETE_STRUCTURE"
+	// ExecutionError is EXECUTION_ERROR: the role could not be run at all.
+	ExecutionError FailureType = "EXECUTION_ERROR"
+	// MaxRetriesExhausted is MAX_RETRIES_EXHAUSTED: every retry failed.
+	MaxRetriesExhausted FailureType = "MAX_RETRIES_EXHAUSTED"
+	// InvalidDisagreeRef is INVALID_DISAGREE_REF: a DISAGREE block names an
+	// issue that does not exist.
+	InvalidDisagreeRef FailureType = "INVALID_DISAGREE_REF"
+	// MalformedDisagree is MALFORMED_DISAGREE: a DISAGREE block lacks a
+	// mandatory field, has no issue ID, is not a level-2 heading, or repeats
+	// an issue.
+	MalformedDisagree FailureType = "MALFORMED_DISAGREE"
+	// ReArguedConflict is RE_ARGUED_CONFLICT: a DISAGREE block re-opens an
+	// issue the user already decided.
+	ReArguedConflict FailureType = "RE_ARGUED_CONFLICT"
+)
+
+// Retriable reports whether asking the role again can fix this failure:
+// true for everything a role can correct in its next output, false for
+// EXECUTION_ERROR and MAX_RETRIES_EXHAUSTED (nothing left to retry), for the
+// warning-only types, and for unknown types.
+func (t FailureType) Retriable() bool {
+	switch t {
+	case MissingFile, EmptyOutput, WrongFormat, NoGapsAddressed, InconsistentRefs,
+		InvalidDisagreeRef, MalformedDisagree, ReArguedConflict:
+		return true
+	}
+	return false
+}
+
+// Tier is the validation tier a result comes from, as status.md's
+// validation log names it.
+type Tier string
+
+// The two tiers of GAP-FLOW-001 §1.
+const (
+	// Structure is Tier 1: presence, size, encoding, required headers and
+	// issue entry format.
+	Structure Tier = "Structure"
+	// Content is Tier 2: gaps addressed, cross-references, DISAGREE blocks,
+	// and the advisory checks that produce warnings.
+	Content Tier = "Content"
+)

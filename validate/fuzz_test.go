@@ -1,0 +1,125 @@
+package validate
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/refine-spec/refine/gap"
+)
+
+// addSeeds seeds a fuzz target with the spec documents (whole, and cut into
+// pieces so mutations reach every construct quickly) and small edge cases.
+func addSeeds(f *testing.F, extra ...string) {
+	paths, _ := filepath.Glob(filepath.Join(specDir, "*.md"))
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		f.Add(string(b))
+		for i := 0; i < len(b); i += 4096 {
+			f.Add(string(b[i:min(len(b), i+4096)]))
+		}
+	}
+	for _, s := range append(extra, "", " ", "\uFEFF", "```", "## Gap Resolution:", "**Confidence:**",
+		"## Gap Resolution: GAP-FLOW-001\r\n**Confidence:** HIGH", "## DISAGREE: ISSUE-R1-001\n**Rationale:**",
+		"## Review: GAP-FLOW-001\n### High Priority\n- ISSUE-R1-001: x\n  - Location: y", "\x00", "\xff\xfe", "`` ` ```\n####") {
+		f.Add(s)
+	}
+}
+
+// checkInvariants holds for every Result, whatever the input.
+func checkInvariants(t *testing.T, src string, r Result) {
+	t.Helper()
+	if r.Success != (r.FailureType == "") {
+		t.Fatalf("Success=%v with FailureType %q", r.Success, r.FailureType)
+	}
+	if !r.Success && r.Message == "" {
+		t.Fatalf("failure %s without a message", r.FailureType)
+	}
+	if r.Retriable != r.FailureType.Retriable() {
+		t.Fatalf("Retriable=%v for %s", r.Retriable, r.FailureType)
+	}
+	if r.Tier != Structure && r.Tier != Content {
+		t.Fatalf("tier %q", r.Tier)
+	}
+	if lines := strings.Count(src, "\n") + strings.Count(src, "\r") + 1; r.Line < 0 || r.Line > lines {
+		t.Fatalf("line %d outside 0..%d", r.Line, lines)
+	}
+	if !slices.IsSortedFunc(r.GapsAddressed, gap.Compare) {
+		t.Fatalf("gaps_addressed not sorted: %v", r.GapsAddressed)
+	}
+	for _, id := range r.GapsAddressed {
+		if !gap.ValidID(string(id)) {
+			t.Fatalf("invalid gap addressed %q", id)
+		}
+	}
+	for _, is := range r.Issues {
+		if _, err := gap.ParseIssueID(is.ID); err != nil || !is.Severity.Valid() {
+			t.Fatalf("bad issue %+v", is)
+		}
+	}
+	if _, err := json.Marshal(r); err != nil {
+		t.Fatalf("JSON: %v", err)
+	}
+}
+
+// checkFinders holds the prefiltered ID finders to the gap package's.
+func checkFinders(t *testing.T, src string) {
+	t.Helper()
+	if diff := cmp.Diff(gap.FindIDMatches(src), findGapIDs(src), cmpopts.EquateEmpty()); diff != "" {
+		t.Fatalf("findGapIDs differs from gap.FindIDMatches (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(gap.FindIssueMatches(src), findIssueIDs(src), cmpopts.EquateEmpty()); diff != "" {
+		t.Fatalf("findIssueIDs differs from gap.FindIssueMatches (-want +got):\n%s", diff)
+	}
+}
+
+func TestFindersMatchGapPackage(t *testing.T) {
+	inputs := []string{
+		"", "GAP-", "GAP-FLOW-001", "xGAP-FLOW-001", "GAP-FLOW-0012", "GAP-FLOW-001a", "GAP-FLOW-001ab",
+		"GAP-ABCDEFGHIJ-001a.", "GAP-ABCDEFGHIJ-001ab", "GAP-ABCDEFGHIJK-001", "GAP-GAP-FLOW-001", "éGAP-UX-001é",
+		"_GAP-UX-001", "GAP-UX-001_", "GAP-UX-001-GAP-UX-002", "ISSUE-R1-001", "ISSUE-R12-001", "ISSUE-R123-001",
+		"ISSUE-R1-0011", "ISSUE-ISSUE-R1-001", "(ISSUE-R5-003)", review, example1,
+	}
+	paths, _ := filepath.Glob(filepath.Join(specDir, "*.md"))
+	for _, p := range paths {
+		if b, err := os.ReadFile(p); err == nil {
+			inputs = append(inputs, string(b))
+		}
+	}
+	for _, s := range inputs {
+		checkFinders(t, s)
+	}
+}
+
+func FuzzEngineer(f *testing.F) {
+	addSeeds(f, gapSection("GAP-FLOW-001"), doc(gapSection("GAP-FLOW-001"), example1))
+	f.Fuzz(func(t *testing.T, src string) {
+		checkFinders(t, src)
+		r := Engineer(src, Options{Round: 3, KnownGaps: gap.FindIDs(src), KnownIssues: []string{"ISSUE-R5-003"}})
+		checkInvariants(t, src, r)
+		if r.Success && len(r.GapsAddressed) == 0 {
+			t.Fatal("valid Engineer output addresses no gap")
+		}
+		checkInvariants(t, src, Engineer(src, Options{}))
+	})
+}
+
+func FuzzReviewer(f *testing.F) {
+	addSeeds(f, review, noIssues)
+	f.Fuzz(func(t *testing.T, src string) {
+		r := Reviewer(src, Options{Round: 3, KnownGaps: gap.FindIDs(src)})
+		checkInvariants(t, src, r)
+		if r.Success && r.Verdict == "" {
+			t.Fatal("valid Reviewer output without a verdict")
+		}
+		checkInvariants(t, src, Reviewer(src, Options{}))
+	})
+}
