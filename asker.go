@@ -59,6 +59,9 @@ type Question struct {
 	AllowText bool `json:"allow_text,omitempty"`
 	// Default is the option automated mode picks.
 	Default string `json:"default,omitempty"`
+	// TextRequired lists the option keys that need free text (a
+	// user-specified alternative, a justification).
+	TextRequired []string `json:"text_required,omitempty"`
 }
 
 // Answer is the user's choice.
@@ -85,6 +88,11 @@ func (q Question) Check(a Answer) error {
 	}
 	if a.Text != "" && !q.AllowText {
 		return fmt.Errorf("%w: question %s takes no free text (answer with just the option key)", ErrInvalidAnswer, q.ID)
+	}
+	for _, k := range q.TextRequired {
+		if strings.EqualFold(k, a.Key) && strings.TrimSpace(a.Text) == "" {
+			return fmt.Errorf("%w: option %s of question %s needs text (answer \"%s: your text\")", ErrInvalidAnswer, k, q.ID, k)
+		}
 	}
 	return nil
 }

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/retry"
 	"github.com/refine-spec/refine/validate"
@@ -100,9 +102,14 @@ func (s *Session) attempt(ctx context.Context, role RoleName, part string, k int
 	} else {
 		s.stateMu.Lock()
 		opts := validate.Options{KnownGaps: s.st.Ledger.IDs(), KnownIssues: s.issueIDs(), Round: cur.N, MaxOutputBytes: s.cfg.MaxOutputBytes}
+		decided := slices.Clone(s.st.ConflictDecisions)
+		for _, d := range decided {
+			opts.ResolvedIssues = append(opts.ResolvedIssues, d.IssueID)
+		}
 		s.stateMu.Unlock()
 		if role == Engineer {
 			res = validate.Engineer(out.content, opts)
+			res = complianceCheck(res, out.content, decided)
 		} else {
 			res = validate.Reviewer(out.content, opts)
 		}
@@ -119,6 +126,26 @@ func (s *Session) attempt(ctx context.Context, role RoleName, part string, k int
 	s.emit(Event{Kind: EventAttemptFinished, Role: role, Attempt: k, Gap: part, FailureType: out.rec.FailureType,
 		Message: res.Message, Elapsed: s.now().Sub(started)})
 	return out, nil
+}
+
+// complianceCheck holds a valid Engineer output to the recorded decisions
+// (FLOW-006 §5): re-arguing a decided conflict is the retriable failure
+// RE_ARGUED_CONFLICT, quoting the decision; a repeated position is a warning.
+func complianceCheck(res validate.Result, content string, decided []conflict.Decision) validate.Result {
+	if len(decided) == 0 || (!res.Success && res.FailureType != validate.ReArguedConflict) {
+		return res
+	}
+	for _, v := range conflict.CheckCompliance(content, decided) {
+		if v.Fatal {
+			f := validate.Fail(validate.ReArguedConflict, v.Message)
+			f.Line = v.Line
+			return f
+		}
+		if res.Success {
+			res.Warnings = append(res.Warnings, v.Message)
+		}
+	}
+	return res
 }
 
 // call sends req to the role, retrying transient errors with backoff.

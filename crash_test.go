@@ -39,11 +39,25 @@ func (c *crashingStore) Commit(ctx context.Context, ops ...refine.Op) error {
 // crash hit before that call's response was journaled.
 func TestNoRoleCallRepeatedAfterCrash(t *testing.T) {
 	ctx := context.Background()
+	// Roles answer by situation, like a real backend: a call repeated
+	// because its response was not journaled gets an equivalent answer.
 	script := func() (*refinetest.Role, *refinetest.Role) {
-		// One spare response per role: a call whose response was not yet
-		// journaled when the crash hit is legitimately repeated.
-		return refinetest.Script("bad format", engineerDoc("GAP-TEST-001"), engineerDoc("GAP-TEST-001"), engineerDoc("GAP-TEST-001")),
-			refinetest.Script(reviewerDoc(1, "GAP-TEST-001", "HIGH: unclear"), reviewerDoc(2, "GAP-TEST-001"), reviewerDoc(2, "GAP-TEST-001"))
+		eng := refinetest.Func(func(ctx context.Context, req refine.Request) (refine.Response, error) {
+			switch {
+			case req.Round == 1 && req.Attempt == 1:
+				return refine.Response{Content: "bad format"}, nil
+			case req.Round == 1:
+				return refine.Response{Content: engineerDoc("GAP-TEST-001")}, nil
+			}
+			return refine.Response{Content: revisedDoc("GAP-TEST-001", "ISSUE-R1-001")}, nil
+		})
+		rev := refinetest.Func(func(ctx context.Context, req refine.Request) (refine.Response, error) {
+			if req.Round == 1 {
+				return refine.Response{Content: reviewerDoc(1, "GAP-TEST-001", "HIGH: unclear")}, nil
+			}
+			return refine.Response{Content: reviewerDoc(req.Round, "GAP-TEST-001")}, nil
+		})
+		return eng, rev
 	}
 	// A clean run gives the call and commit counts.
 	eng, rev := script()

@@ -240,7 +240,7 @@ func TestPartialEngineerReturnsUnaddressedToOpen(t *testing.T) {
 }
 
 func TestNeedsRevisionThenAcceptedAndIssuesCarried(t *testing.T) {
-	eng := refinetest.Script(engineerDoc("GAP-TEST-001"), engineerDoc("GAP-TEST-001"))
+	eng := refinetest.Script(engineerDoc("GAP-TEST-001"), revisedDoc("GAP-TEST-001", "ISSUE-R1-001"))
 	rev := refinetest.Script(reviewerDoc(1, "GAP-TEST-001", "HIGH: retry bound unspecified", "LOW: typo"), reviewerDoc(2, "GAP-TEST-001"))
 	cfg := refinetest.Config(eng, rev, auto())
 	s, out := run(t, cfg)

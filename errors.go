@@ -3,6 +3,7 @@ package refine
 import (
 	"errors"
 
+	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/rollback"
 )
@@ -38,7 +39,7 @@ var (
 	ErrUnknownQuestion = errors.New("no such pending question")
 	// ErrInvalidAnswer: an Answer picks an option that was not offered, or
 	// carries text where none is allowed.
-	ErrInvalidAnswer = errors.New("invalid answer")
+	ErrInvalidAnswer = conflict.ErrInvalidAnswer
 	// ErrFinished: the session reached a terminal outcome; roll back to reopen it.
 	ErrFinished = errors.New("session already finished")
 	// ErrInvalidConfig: Config.Validate rejected a field.

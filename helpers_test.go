@@ -75,3 +75,45 @@ func reviewerDoc(round int, gapID string, issues ...string) string {
 	}
 	return b.String()
 }
+
+// revisedDoc is a round-N+1 Engineer output that addresses issueID in
+// substance: a revised section, a response paragraph naming the issue and
+// using the suggestion's words ("specify the retry bound explicitly").
+func revisedDoc(gapID, issueID string) string {
+	return fmt.Sprintf(`## Gap Resolution: %s (Revised)
+
+**Confidence:** HIGH
+
+### Response to %s
+
+%s asked us to specify the retry bound explicitly. We now specify it: the
+retry bound is 2 validation retries per role per round, after which the
+Mediator escalates to the user with the five documented options.
+
+### Proposed Solution
+
+The Mediator validates each output, retries at most twice with a
+failure-specific prompt modification, and escalates when the bound is hit.
+Every retry is journaled with its prompt and raw response.
+
+### Examples
+
+`+"```"+`
+attempt 1: WRONG_FORMAT -> retry 1
+attempt 2: valid
+`+"```"+`
+
+### Trade-offs
+
+**Pros:**
+- Bounded cost
+- Predictable behaviour
+
+**Cons:**
+- Two retries may not fix every failure
+
+### New Gaps Introduced
+
+- None
+`, gapID, issueID, issueID)
+}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/internal/markdown"
 	"github.com/refine-spec/refine/retry"
@@ -24,6 +25,9 @@ type PromptData struct {
 	Issues []PromptIssue
 	// Resolutions is the "CONFLICT RESOLUTIONS FROM PREVIOUS ROUND" block.
 	Resolutions string
+	// Instructions are one-time instructions for this round (feedback the
+	// Engineer must address explicitly).
+	Instructions []string
 	// Decisions are recent recorded decisions, newest last.
 	Decisions []string
 	// Adjustments are the user's standing instructions.
@@ -84,7 +88,11 @@ Reference gaps only by their IDs. To disagree with a Reviewer issue, write a blo
   - Suggestion: {{.Suggestion}}{{end}}
 {{end}}{{end}}{{if .Resolutions}}
 {{.Resolutions}}
-{{end}}{{if .Decisions}}
+{{end}}{{if .Instructions}}
+## Feedback you must address explicitly
+{{range .Instructions}}{{.}}
+
+{{end}}{{end}}{{if .Decisions}}
 ## Decisions in force
 {{range .Decisions}}- {{.}}
 {{end}}{{end}}{{if .Adjustments}}
@@ -162,6 +170,8 @@ func (s *Session) buildPrompt(ctx context.Context, role RoleName, k int, gaps []
 		d.Decisions = append(d.Decisions, fmt.Sprintf("%s (%s): %s", dec.ID, dec.Question, dec.Decision))
 	}
 	if role == Engineer {
+		d.Resolutions = conflict.ResolutionBlock(conflict.RecentDecisions(s.st.ConflictDecisions, cur.N))
+		d.Instructions = cur.Instructions
 		for _, is := range s.st.lastIssuesFor(gaps) {
 			d.Issues = append(d.Issues, PromptIssue{ID: is.ID, Summary: is.Summary, Location: is.Location, Impact: is.Impact, Suggestion: is.Suggestion, Severity: is.Severity, Gap: is.Gap})
 		}
@@ -172,6 +182,7 @@ func (s *Session) buildPrompt(ctx context.Context, role RoleName, k int, gaps []
 		}
 		d.EngineerOutput = out
 		d.Fence = fenceFor(out)
+		d.Adjustments = lastN(s.st.ReviewerAdjustments, 5)
 	}
 	var err error
 	initial := s.example(role, "", s.cfg.InitialExampleBudget)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/convergence"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/rollback"
@@ -102,6 +103,8 @@ type Status struct {
 	Convergence []convergence.Row
 	// ConvergenceState is the tracker's current state ("CONVERGING", "STALLED(1)", …).
 	ConvergenceState string
+	// Conflicts are the session's conflicts, resolved or not.
+	Conflicts []conflict.Conflict
 	// Rollbacks are the session's rollbacks, oldest first.
 	Rollbacks []rollback.Record
 	Pending   []Question

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/convergence"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/rollback"
@@ -83,6 +84,12 @@ func (s *Session) renderStatus() string {
 		}
 	}
 
+	if len(st.Conflicts) > 0 {
+		b.WriteString("\n## Conflicts\n\n| Issue | Type | Severity | Gap | Round | Status | Decision |\n|-------|------|----------|-----|-------|--------|----------|\n")
+		for _, c := range st.Conflicts {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %s | %s |\n", c.IssueID, c.Type, c.Issue.Severity, dash(string(c.Issue.Gap)), c.Round, c.Status, dash(c.DecisionID))
+		}
+	}
 	if len(st.Rollbacks.Records) > 0 {
 		b.WriteString("\n" + rollback.RenderHistory(st.Rollbacks, s.rollbackLimit()))
 	}
@@ -215,6 +222,9 @@ func (s *Session) renderDecisions() string {
 		if d.Text != "" {
 			fmt.Fprintf(&b, "**User note:** %s\n", d.Text)
 		}
+	}
+	if len(s.st.ConflictDecisions) > 0 {
+		b.WriteString("\n## Conflict Resolutions\n\n" + conflict.RenderDecisions(s.st.ConflictDecisions))
 	}
 	for _, r := range s.st.Rollbacks.Records {
 		b.WriteString("\n" + rollback.DecisionsNotice(r.Round, r.At, r.Reason))

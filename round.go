@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/refine-spec/refine/convergence"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/validate"
 )
@@ -42,8 +41,11 @@ func (s *Session) playRound(ctx context.Context) (RoundReport, error) {
 			paused, err = s.runEngineer(ctx)
 			next = PhaseDisagree
 		case PhaseDisagree:
-			// Disagreement handling (GAP-FLOW-006/013) plugs in here.
+			paused, err = s.disagreement(ctx)
 			next = PhaseReviewer
+			if cur.Phase != PhaseDisagree {
+				next = cur.Phase // sent back to the Engineer
+			}
 		case PhaseReviewer:
 			paused, err = s.runReviewer(ctx)
 			next = PhaseSynthesize
@@ -101,6 +103,7 @@ func (s *Session) startRound(ctx context.Context) error {
 		}
 	}
 	cur.Engineer = rolePhase{Gaps: slices.Clone(cur.Assigned), Budget: 1 + s.cfg.MaxRetries}
+	cur.Instructions, s.st.Instructions = s.st.Instructions, nil
 	cur.Reviewer = rolePhase{Budget: 1 + s.cfg.MaxRetries}
 	s.emit(Event{Kind: EventRoundStarted, Round: n, Message: fmt.Sprintf("assigned %v", cur.Assigned)})
 	s.log.Info("round started", "round", n, "assigned", cur.Assigned)
@@ -400,19 +403,6 @@ func (s *Session) finishRound(ctx context.Context) (RoundReport, error) {
 		return s.report(), err
 	}
 	return s.report(), nil
-}
-
-// extraLimitations are known limitations beyond the ledger's open and
-// deferred gaps (unresolved MEDIUM/LOW conflicts, waived issues).
-func (s *Session) extraLimitations() []convergence.Limitation { return nil }
-
-// conflictBlock counts unresolved HIGH/CRITICAL conflicts for the
-// termination tree.
-func (s *Session) conflictBlock() convergence.ConflictBlock { return convergence.ConflictBlock{} }
-
-// presentBlockingDecisions asks the decisions every open gap is blocked on.
-func (s *Session) presentBlockingDecisions(ctx context.Context) (bool, error) {
-	return false, fmt.Errorf("round %d: every open gap is BLOCKED and no decision is pending: resolve the blocking conflicts", s.st.Round+1)
 }
 
 func roleSummary(role RoleName, rp *rolePhase) string {

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -351,6 +352,11 @@ func statusOf(s *state) Status {
 	for _, d := range s.Decisions {
 		st.Decisions = append(st.Decisions, DecisionStatus{ID: d.ID, Issue: d.Issue, Option: d.Option, Decision: d.Decision})
 	}
+	for _, d := range s.ConflictDecisions {
+		st.Decisions = append(st.Decisions, DecisionStatus{ID: d.ID, Issue: d.IssueID, Option: d.ChosenOption, Decision: d.Decision})
+	}
+	slices.SortStableFunc(st.Decisions, func(a, b DecisionStatus) int { return compareDecisionIDs(a.ID, b.ID) })
+	st.Conflicts = slices.Clone(s.Conflicts)
 	st.Rollbacks = slices.Clone(s.Rollbacks.Records)
 	if s.Tracker != nil {
 		st.Convergence = s.Tracker.Rows()
@@ -411,18 +417,25 @@ func (s *Session) recordAnswer(q Question, a Answer, auto bool) {
 
 // recordDecision adds a user decision to decisions.md.
 func (s *Session) recordDecision(round int, issue string, q Question, a Answer, decision string) decisionRecord {
-	n := 1
-	for _, d := range s.st.Decisions {
-		if d.Round == round {
-			n++
-		}
-	}
 	d := decisionRecord{
-		ID: gap.DecisionID{Round: max(round, 1), Number: n}.String(), Round: round, Issue: issue,
+		ID: s.nextDecisionID(round), Round: round, Issue: issue,
 		Question: q.Title, Option: a.Key, Decision: decision, Text: a.Text, At: s.now(),
 	}
 	s.st.Decisions = append(s.st.Decisions, d)
 	return d
+}
+
+// compareDecisionIDs orders decision IDs by round, then number.
+func compareDecisionIDs(a, b string) int {
+	da, errA := gap.ParseDecisionID(a)
+	db, errB := gap.ParseDecisionID(b)
+	if errA != nil || errB != nil {
+		return strings.Compare(a, b)
+	}
+	if da.Round != db.Round {
+		return da.Round - db.Round
+	}
+	return da.Number - db.Number
 }
 
 func oneLine(s string) string {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/convergence"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/rollback"
@@ -106,6 +107,21 @@ type state struct {
 	// Recover holds decisions of rolled-back rounds awaiting the user's
 	// re-apply / modify / ignore choice.
 	Recover []rollback.Decision `json:"recover,omitempty"`
+
+	// Conflicts are every conflict detected (FLOW-006), resolved or not,
+	// and ConflictDecisions the decisions that resolved them.
+	Conflicts         []conflict.Conflict `json:"conflicts,omitempty"`
+	ConflictDecisions []conflict.Decision `json:"conflict_decisions,omitempty"`
+	// Ignore holds issues the user marked as false implicit-disagreement positives.
+	Ignore conflict.IgnoreSet `json:"ignore"`
+	// RateHistory feeds the DISAGREE session-rate check.
+	RateHistory conflict.RateHistory `json:"rate_history"`
+	// Overrides are user severity overrides of Reviewer issues.
+	Overrides conflict.Overrides `json:"overrides,omitempty"`
+	// Instructions go into the next round's Engineer prompt once.
+	Instructions []string `json:"instructions,omitempty"`
+	// ReviewerAdjustments are the user's standing instructions for the Reviewer.
+	ReviewerAdjustments []string `json:"reviewer_adjustments,omitempty"`
 }
 
 // roundState is the progress of the round in flight.
@@ -123,6 +139,10 @@ type roundState struct {
 	// DivergenceDone once a divergence warning was answered.
 	Converged      bool `json:"converged,omitempty"`
 	DivergenceDone bool `json:"divergence_done,omitempty"`
+	// Disagree is the disagreement phase's progress.
+	Disagree disagreeState `json:"disagree"`
+	// Instructions are this round's one-time Engineer instructions.
+	Instructions []string `json:"instructions,omitempty"`
 }
 
 // Role phase statuses.

@@ -1,0 +1,168 @@
+package conflict
+
+import (
+	"time"
+
+	"github.com/refine-spec/refine/gap"
+)
+
+// Issue is one Reviewer issue as conflict needs it. The engine converts its
+// parsed issues (validate.Issue) to this type, filling Round from the ID.
+// Severity must be valid for JSON encoding; logic treats an invalid one as
+// MEDIUM.
+type Issue struct {
+	ID       string       `json:"id"`    // ISSUE-R{N}-{NNN}
+	Round    int          `json:"round"` // the Reviewer round that raised it
+	Severity gap.Severity `json:"severity"`
+	Gap      gap.ID       `json:"gap,omitempty"` // "" when the issue names no gap
+	// Summary is the issue's one-line statement; Location, Impact and
+	// Suggestion are the Reviewer's fields of the same names.
+	Summary    string `json:"summary"`
+	Location   string `json:"location,omitempty"`
+	Impact     string `json:"impact,omitempty"`
+	Suggestion string `json:"suggestion,omitempty"`
+}
+
+// Number returns the issue's three-digit number (3 for ISSUE-R5-003), or 0
+// when ID is not a well-formed issue ID.
+func (i Issue) Number() int {
+	id, err := gap.ParseIssueID(i.ID)
+	if err != nil {
+		return 0
+	}
+	return id.Number
+}
+
+// round returns Round, or the round in the ID when Round is unset.
+func (i Issue) round() int {
+	if i.Round > 0 {
+		return i.Round
+	}
+	if id, err := gap.ParseIssueID(i.ID); err == nil {
+		return id.Round
+	}
+	return 0
+}
+
+// reviewerText is what the Reviewer asked for: the suggestion, else the
+// summary (an issue without a suggestion still states what it wants).
+func (i Issue) reviewerText() string {
+	if i.Suggestion != "" {
+		return i.Suggestion
+	}
+	return i.Summary
+}
+
+// Disagreement is one Engineer disagreement as parsed from a DISAGREE block
+// (GAP-FLOW-006 §2). The engine may convert validate's parsed blocks or call
+// ParseDisagreements.
+type Disagreement struct {
+	IssueID string `json:"issue_id"` // "" when the block names no issue
+	// ReviewerConcern is the quoted concern with "> " markers removed.
+	ReviewerConcern  string `json:"reviewer_concern,omitempty"`
+	EngineerPosition string `json:"engineer_position,omitempty"`
+	Rationale        string `json:"rationale,omitempty"`
+	Alternative      string `json:"alternative,omitempty"`
+	Line             int    `json:"line,omitempty"` // heading line, 0 when unknown
+}
+
+// Type is how a conflict came about.
+type Type string
+
+// Conflict types. Waived is not a conflict type proper: it marks the
+// decision recorded when the user waives an implicitly unaddressed issue.
+const (
+	Explicit          Type = "EXPLICIT_DISAGREE"  // a DISAGREE block (or its soft match)
+	ImplicitConverted Type = "IMPLICIT_CONVERTED" // GAP-FLOW-013 finding the user converted
+	ImplicitWaived    Type = "IMPLICIT_WAIVED"    // GAP-FLOW-013 finding the user waived
+)
+
+// Source is the detection path that produced a conflict.
+type Source string
+
+// Detection sources.
+const (
+	SourceDisagreeBlock Source = "DISAGREE_BLOCK" // exact "## DISAGREE: ISSUE-…" block
+	SourceSoftMatch     Source = "SOFT_MATCH"     // §2 attempt_soft_issue_match fallback
+	SourceImplicit      Source = "GAP-FLOW-013"   // implicit disagreement heuristics
+)
+
+// Status is where a conflict stands.
+type Status string
+
+// Conflict statuses. Only unresolved conflicts block (see Blocking).
+const (
+	StatusUnresolved Status = "UNRESOLVED"
+	StatusResolved   Status = "RESOLVED"   // a Decision was recorded
+	StatusDowngraded Status = "DOWNGRADED" // the user overrode the issue to LOW: no longer a conflict
+)
+
+// Confidence grades a detection.
+type Confidence string
+
+// Confidence levels used by soft matches and implicit findings.
+const (
+	High   Confidence = "HIGH"
+	Medium Confidence = "MEDIUM"
+)
+
+// Conflict is a disagreement between the Engineer and the Reviewer on one
+// issue, waiting for (or holding) the user's decision.
+type Conflict struct {
+	IssueID string `json:"issue_id"`
+	Type    Type   `json:"type"`
+	// Issue is the Reviewer issue, with any user severity override applied.
+	Issue Issue `json:"issue"`
+	// OriginalSeverity is the Reviewer's severity when the user overrode
+	// it, else zero.
+	OriginalSeverity gap.Severity `json:"original_severity,omitempty"`
+	// Round is the Engineer round in which the conflict was detected.
+	Round int `json:"round"`
+	// Subject is the one-line subject shown and recorded (the issue
+	// summary unless an Analysis supplied one).
+	Subject string `json:"subject"`
+
+	ReviewerPosition  string `json:"reviewer_position"` // the suggestion, verbatim
+	ReviewerConcern   string `json:"reviewer_concern,omitempty"`
+	EngineerPosition  string `json:"engineer_position"`
+	EngineerRationale string `json:"engineer_rationale,omitempty"`
+	Alternative       string `json:"alternative,omitempty"`
+
+	Source Source `json:"source"`
+	// Heuristics are the implicit heuristics that fired (converted
+	// conflicts only).
+	Heuristics []Heuristic `json:"heuristics,omitempty"`
+	// MatchConfidence is MEDIUM for soft matches, HIGH for exact blocks,
+	// and the finding's confidence for converted implicit conflicts.
+	MatchConfidence Confidence `json:"match_confidence"`
+	// Reference is what the Engineer's block named when it was matched
+	// softly (an unknown issue ID, or ""), for the record.
+	Reference string `json:"reference,omitempty"`
+	// PresentationNote is shown with the Engineer's position: §6's note
+	// for converted implicit conflicts, a confirmation note for soft
+	// matches.
+	PresentationNote string    `json:"presentation_note,omitempty"`
+	DetectedAt       time.Time `json:"detected_at"`
+
+	// Synthesis is the host's middle ground from an Analysis, nil when
+	// Option C comes from Synthesize's patterns (or is not offered).
+	Synthesis *Synthesis `json:"synthesis,omitempty"`
+	// Options are the choices offered (GenerateOptions), kept so an answer
+	// can be checked and the decision worded after a restart.
+	Options []ConflictOption `json:"options"`
+
+	Status     Status `json:"status"`
+	DecisionID string `json:"decision_id,omitempty"`
+}
+
+// Open reports whether the conflict still needs the user.
+func (c Conflict) Open() bool { return c.Status == StatusUnresolved }
+
+// withOptions returns c with its options generated if it has none (a
+// conflict built by hand, or stored before its options were).
+func (c Conflict) withOptions() Conflict {
+	if len(c.Options) == 0 {
+		c.Options = GenerateOptions(c)
+	}
+	return c
+}

@@ -1,0 +1,221 @@
+package conflict
+
+import (
+	"strings"
+	"time"
+
+	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/markdown"
+)
+
+// ExplicitInput is what DetectExplicit reads.
+type ExplicitInput struct {
+	// Round is the Engineer round whose output is read (N+1).
+	Round int
+	// EngineerOutput is that output. It supplies the disagreements when
+	// Disagreements is nil, and the informal blocks of the soft fallback.
+	EngineerOutput string
+	// Disagreements are the parsed DISAGREE blocks (from validate, or
+	// ParseDisagreements); nil parses EngineerOutput.
+	Disagreements []Disagreement
+	// Issues are the Reviewer issues the output answers, with severity
+	// overrides applied (ApplyOverrides).
+	Issues []Issue
+	// At stamps the conflicts' DetectedAt.
+	At time.Time
+}
+
+// ExplicitResult is what DetectExplicit found.
+type ExplicitResult struct {
+	// Conflicts, one per disagreed issue of severity MEDIUM or higher, in
+	// Prioritize order, all Unresolved with options generated.
+	Conflicts []Conflict `json:"conflicts"`
+	// Logged are disagreements with LOW issues: not conflicts (§7: LOW may
+	// resolve to the Engineer; Example 3: a LOW issue is not a conflict),
+	// and repeated blocks for an issue already in conflict. They are for
+	// the round's log.
+	Logged []Disagreement `json:"logged,omitempty"`
+	// Unmatched are disagreements that name no known issue and soft-match
+	// none.
+	Unmatched []Disagreement `json:"unmatched,omitempty"`
+	// Submitted counts the DISAGREE blocks the Engineer wrote, exact and
+	// informal: the count §3's absolute limit applies to.
+	Submitted int `json:"submitted"`
+}
+
+// DetectExplicit turns the Engineer's disagreements into conflicts
+// (GAP-FLOW-006 §2). A DISAGREE block naming a known issue is a conflict
+// with source DISAGREE_BLOCK and HIGH match confidence. The soft-matching
+// fallback then handles what the exact format missed, with MEDIUM
+// confidence and source SOFT_MATCH:
+//
+//   - a DISAGREE block naming no issue, or an unknown one, is matched with
+//     MatchIssue against the issues not yet in conflict, the best match
+//     winning (quote, then location, then keyword overlap, then priority);
+//   - an informal disagreement (a heading starting "Disagree" in another
+//     case, or "**Engineer Position:** DISAGREE" in a section) is matched by
+//     the first known issue ID it names, else like the above.
+//
+// Code never counts: headings and IDs inside code blocks or inline code are
+// examples.
+func DetectExplicit(in ExplicitInput) ExplicitResult {
+	var res ExplicitResult
+	byID := make(map[string]Issue, len(in.Issues))
+	for _, is := range in.Issues {
+		if _, dup := byID[is.ID]; !dup {
+			byID[is.ID] = is
+		}
+	}
+	doc := markdown.Parse(in.EngineerOutput)
+	exact := in.Disagreements
+	if exact == nil {
+		exact = parseDisagreements(doc)
+	}
+	taken := map[string]bool{}
+	add := func(d Disagreement, is Issue, src Source, ref string) {
+		if taken[is.ID] {
+			res.Logged = append(res.Logged, d)
+			return
+		}
+		taken[is.ID] = true
+		if is.Severity < gap.Medium && is.Severity.Valid() {
+			res.Logged = append(res.Logged, d)
+			return
+		}
+		res.Conflicts = append(res.Conflicts, newExplicit(in.Round, d, is, src, ref, in.At))
+	}
+
+	var soft []softCandidate
+	for _, d := range exact {
+		if is, ok := byID[d.IssueID]; ok {
+			add(d, is, SourceDisagreeBlock, "")
+			continue
+		}
+		soft = append(soft, softCandidate{d: d, text: disagreementText(d)})
+	}
+	for _, b := range informalDisagreements(doc) {
+		soft = append(soft, softCandidate{d: b.Disagreement, text: b.text, ids: b.ids, informal: true})
+	}
+	res.Submitted = len(exact) + countInformal(soft)
+
+	ordered := Prioritize(issueConflicts(in.Issues))
+	var matchers []issueMatcher
+	if len(soft) > 0 {
+		matchers = make([]issueMatcher, len(ordered))
+		for i, oc := range ordered {
+			matchers[i] = newIssueMatcher(oc.Issue)
+		}
+	}
+	for _, c := range soft {
+		ref := c.d.IssueID
+		if c.informal {
+			if id, ok := firstKnown(c.ids, byID, taken); ok {
+				d := c.d
+				d.IssueID = id
+				add(d, byID[id], SourceSoftMatch, "")
+				continue
+			}
+		}
+		best, bestMatch := -1, SoftMatch{}
+		t := newMatchText(c.text)
+		for i, oc := range ordered {
+			if taken[oc.IssueID] {
+				continue
+			}
+			if m := matchers[i].match(t); m.Matched && (best < 0 || m.better(bestMatch)) {
+				best, bestMatch = i, m
+			}
+		}
+		if best < 0 {
+			res.Unmatched = append(res.Unmatched, c.d)
+			continue
+		}
+		is := ordered[best].Issue
+		d := c.d
+		d.IssueID = is.ID
+		add(d, is, SourceSoftMatch, ref)
+	}
+	res.Conflicts = Prioritize(res.Conflicts)
+	return res
+}
+
+// softCandidate is a disagreement the exact format did not tie to an issue.
+type softCandidate struct {
+	d        Disagreement
+	text     string   // what is matched against issues
+	ids      []string // issue IDs named in an informal block
+	informal bool
+}
+
+func countInformal(cs []softCandidate) int {
+	n := 0
+	for _, c := range cs {
+		if c.informal {
+			n++
+		}
+	}
+	return n
+}
+
+// firstKnown returns the first of ids that is a known issue not yet taken.
+func firstKnown(ids []string, known map[string]Issue, taken map[string]bool) (string, bool) {
+	for _, id := range ids {
+		if _, ok := known[id]; ok && !taken[id] {
+			return id, true
+		}
+	}
+	return "", false
+}
+
+// disagreementText is a parsed block's text for soft matching.
+func disagreementText(d Disagreement) string {
+	return strings.Join([]string{d.ReviewerConcern, d.EngineerPosition, d.Rationale, d.Alternative}, "\n")
+}
+
+// issueConflicts wraps issues so Prioritize can order them.
+func issueConflicts(issues []Issue) []Conflict {
+	out := make([]Conflict, len(issues))
+	for i, is := range issues {
+		out[i] = Conflict{IssueID: is.ID, Issue: is}
+	}
+	return out
+}
+
+// softNote is shown with a soft-matched conflict so the user confirms the
+// match before deciding.
+func softNote(issueID, ref string) string {
+	named := ""
+	if ref != "" {
+		named = " (it named " + ref + ")"
+	}
+	return "NOTE: This conflict was matched to " + issueID + " by soft matching (MEDIUM\n" +
+		"confidence): the Engineer's disagreement did not use the\n" +
+		"'## DISAGREE: ISSUE-R{N}-{XXX}' format with a known issue ID" + named + ".\n" +
+		"Confirm that it refers to this issue before resolving."
+}
+
+func newExplicit(round int, d Disagreement, is Issue, src Source, ref string, at time.Time) Conflict {
+	c := Conflict{
+		IssueID:           is.ID,
+		Type:              Explicit,
+		Issue:             is,
+		Round:             round,
+		Subject:           firstLine(is.Summary),
+		ReviewerPosition:  is.reviewerText(),
+		ReviewerConcern:   d.ReviewerConcern,
+		EngineerPosition:  d.EngineerPosition,
+		EngineerRationale: d.Rationale,
+		Alternative:       d.Alternative,
+		Source:            src,
+		MatchConfidence:   High,
+		Reference:         ref,
+		DetectedAt:        at,
+		Status:            StatusUnresolved,
+	}
+	if src == SourceSoftMatch {
+		c.MatchConfidence = Medium
+		c.PresentationNote = softNote(is.ID, ref)
+	}
+	c.Options = GenerateOptions(c)
+	return c
+}

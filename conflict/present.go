@@ -1,0 +1,92 @@
+package conflict
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/refine-spec/refine/gap"
+)
+
+// Present renders a conflict in §4's presentation format: the
+// "### Conflict: ISSUE-…" block with the Reviewer's position (A), the
+// Engineer's (B), the synthesis (C) and the CRITICAL-only D, each position
+// quoted verbatim, the recommended option marked "[RECOMMENDED]" (as in
+// Example 2), then "### Options Summary" with its table, and for CRITICAL
+// issues the recommendation note. A converted implicit conflict states that
+// the Engineer's position was not stated (Example 2) and carries §6's
+// presentation note; a soft match carries its confirmation note.
+func Present(c Conflict) string {
+	c = c.withOptions()
+	var b strings.Builder
+	is := c.Issue
+	sep := func() { b.WriteString("---\n\n") }
+	mark := func(key string) string {
+		if o, ok := c.option(key); ok && o.Recommended {
+			return " [RECOMMENDED]"
+		}
+		return ""
+	}
+
+	fmt.Fprintf(&b, "### Conflict: %s\n\n", c.IssueID)
+	fmt.Fprintf(&b, "**Subject:** %s\n", oneLine(c.Subject))
+	fmt.Fprintf(&b, "**Severity:** %s\n", rank(is.Severity))
+	fmt.Fprintf(&b, "**Gap Affected:** %s\n\n", orNotStated(string(is.Gap)))
+	sep()
+
+	fmt.Fprintf(&b, "**Reviewer Position (Option A):**%s\n", mark(OptionReviewer))
+	fmt.Fprintf(&b, "%s\n\n", quoted(c.ReviewerPosition))
+	fmt.Fprintf(&b, "**Impact if ignored:** %s\n\n", quotedOrNotStated(is.Impact))
+	sep()
+
+	fmt.Fprintf(&b, "**Engineer Position (Option B):**%s\n", mark(OptionEngineer))
+	if c.Type == ImplicitConverted {
+		fmt.Fprintf(&b, "Not explicitly stated. Engineer did not address this %s issue in Round %d.\n\n", rank(is.Severity), c.Round)
+	} else {
+		fmt.Fprintf(&b, "%s\n\n", quotedOrNotStated(c.EngineerPosition))
+		if r := strings.TrimSpace(c.EngineerRationale); r != "" {
+			fmt.Fprintf(&b, "**Rationale:** %s\n\n", r)
+		}
+	}
+	if c.PresentationNote != "" {
+		fmt.Fprintf(&b, "%s\n\n", strings.TrimSpace(c.PresentationNote))
+	}
+	sep()
+
+	if o, ok := c.option(OptionSynthesis); ok {
+		fmt.Fprintf(&b, "**Synthesized Option (Option C):**%s\n", mark(OptionSynthesis))
+		fmt.Fprintf(&b, "%s\n\n", strings.TrimSpace(o.Description))
+		fmt.Fprintf(&b, "**Trade-off:** %s\n\n", o.TradeOff)
+		sep()
+	}
+	if _, ok := c.option(OptionUserSpecified); ok {
+		fmt.Fprintf(&b, "**Option D: User Specifies Alternative**%s\n", mark(OptionUserSpecified))
+		b.WriteString("(Available for CRITICAL severity)\n\n")
+		sep()
+	}
+
+	b.WriteString("### Options Summary\n\n")
+	b.WriteString("| Option | Position | Trade-off | Recommended? |\n")
+	b.WriteString("|--------|----------|-----------|--------------|\n")
+	for _, o := range c.Options {
+		trade := o.TradeOff
+		if o.Key == OptionUserSpecified {
+			trade = "Maximum flexibility" // §4's summary wording for D
+		}
+		rec := "-"
+		if o.Recommended {
+			rec = "Yes"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", o.Key, o.Position, cell(trade), rec)
+	}
+	if is.Severity == gap.Critical {
+		b.WriteString("\n**Note:** For CRITICAL severity, Option A (Reviewer) is recommended unless Engineer's rationale addresses safety/correctness concerns.\n")
+	}
+	return b.String()
+}
+
+func quotedOrNotStated(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "(not stated)"
+	}
+	return quoted(s)
+}

@@ -1,0 +1,86 @@
+package conflict
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/refine-spec/refine/gap"
+)
+
+func TestValidateAnswer(t *testing.T) {
+	conflict := ConflictPrompt(sampleConflict(t, gap.Critical)) // A, B, C, D
+	noText := Prompt{ID: "q1", Options: []Option{{Key: "yes", Label: "Yes"}, {Key: "no", Label: "No"}}}
+	tests := []struct {
+		name string
+		p    Prompt
+		key  string
+		text string
+		want string // "" for valid
+	}{
+		{"offered option", conflict, "B", "", ""},
+		{"offered option with rationale", conflict, "A", "Safer.", ""},
+		{"option not offered", conflict, "E", "", `option "E" was not offered for question conflict-r3-ISSUE-R2-001: want one of A, B, C, D`},
+		{"no option", conflict, "", "just text", "needs a choice: want one of A, B, C, D"},
+		{"D needs the alternative", conflict, "D", "  ", "option D (User Specifies Alternative - Provide your own resolution approach) of question conflict-r3-ISSUE-R2-001 needs text: describe your alternative"},
+		{"D with the alternative", conflict, "D", "Header check.", ""},
+		{"free text not allowed", noText, "yes", "because", "question q1 takes no free text: answer with one of yes, no alone"},
+		{"blank text is no text", noText, "no", " \n", ""},
+		{"no options at all", Prompt{ID: "q2"}, "x", "", "want one of (no options)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := ValidateAnswer(tt.p, tt.key, tt.text)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("err = %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want it to contain %q", err, tt.want)
+			}
+			if !errors.Is(err, ErrInvalidAnswer) {
+				t.Errorf("err does not wrap ErrInvalidAnswer")
+			}
+		})
+	}
+}
+
+func TestPromptDefaultsAreOffered(t *testing.T) {
+	f := DetectImplicit(ImplicitInput{Round: 4, EngineerOutput: revised, Issues: []Issue{retryIssue(gap.High)}})[0]
+	prompts := []Prompt{
+		ConflictPrompt(sampleConflict(t, gap.Critical)),
+		ConflictPrompt(sampleConflict(t, gap.High)),
+		ConflictPrompt(ConvertImplicit(f, mustTime(t, "2026-01-12T10:00:00Z"))),
+		ImplicitPrompt(f),
+	}
+	for _, k := range []RateKind{RateBlock, RateWarn, RateSystematic} {
+		prompts = append(prompts, RatePrompt(RateAlert{Kind: k, Round: 4}))
+	}
+	seen := map[string]bool{}
+	for _, p := range prompts {
+		if err := ValidateAnswer(p, p.Default, ""); err != nil {
+			t.Errorf("%s: default %q: %v", p.ID, p.Default, err)
+		}
+		if p.ID == "" || p.Kind == "" || p.Title == "" || p.Body == "" || seen[p.ID] && p.Kind != KindConflict {
+			t.Errorf("prompt %+v incomplete or ID repeated", p)
+		}
+		seen[p.ID] = true
+		for _, o := range p.Options {
+			if o.Effect == "" || o.Label == "" {
+				t.Errorf("%s: option %+v lacks label or effect", p.ID, o)
+			}
+		}
+	}
+	if got := ConflictPrompt(sampleConflict(t, gap.High)).Default; got != "A" {
+		t.Errorf("HIGH conflict default = %s, want A (no recommendation: the Reviewer)", got)
+	}
+	if got := ConflictPrompt(sampleConflict(t, gap.Critical)).Options[0]; !got.Recommended || got.Effect != EffectReviewer {
+		t.Errorf("CRITICAL option A = %+v", got)
+	}
+	text := prompts[0].Text()
+	if !strings.Contains(text, "### Conflict: ISSUE-R2-001") || !strings.Contains(text, "Options:\nA. Reviewer Position - Use schema-based validation [RECOMMENDED]\n") {
+		t.Errorf("conflict prompt text:\n%s", text)
+	}
+}

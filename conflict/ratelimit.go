@@ -1,0 +1,206 @@
+package conflict
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+)
+
+// Limits are the DISAGREE rate limits of §3.
+type Limits struct {
+	// RoundRate: more than this share of a round's HIGH/CRITICAL issues
+	// disagreed with warns the user (0.5; exactly 50% does not warn).
+	RoundRate float64 `json:"round_rate"`
+	// SessionRate over the last SessionRounds rounds raises the
+	// systematic alert (0.4 over 3).
+	SessionRate   float64 `json:"session_rate"`
+	SessionRounds int     `json:"session_rounds"`
+	// MaxPerRound: more DISAGREE blocks than this in one round block the
+	// round (5; six block, five do not).
+	MaxPerRound int `json:"max_per_round"`
+}
+
+// DefaultLimits returns §3's limits: 50%, 40% over 3 rounds, 5 per round.
+func DefaultLimits() Limits {
+	return Limits{RoundRate: 0.5, SessionRate: 0.4, SessionRounds: 3, MaxPerRound: 5}
+}
+
+// Validate checks that rates lie in [0, 1] and counts are positive.
+func (l Limits) Validate() error {
+	switch {
+	case l.RoundRate < 0 || l.RoundRate > 1:
+		return fmt.Errorf("conflict: DISAGREE round rate %v is outside [0, 1]", l.RoundRate)
+	case l.SessionRate < 0 || l.SessionRate > 1:
+		return fmt.Errorf("conflict: DISAGREE session rate %v is outside [0, 1]", l.SessionRate)
+	case l.SessionRounds < 1:
+		return fmt.Errorf("conflict: DISAGREE session window %d must be at least 1 round", l.SessionRounds)
+	case l.MaxPerRound < 0:
+		return fmt.Errorf("conflict: DISAGREE limit per round %d must not be negative", l.MaxPerRound)
+	}
+	return nil
+}
+
+// RateRecord is one round of DISAGREE history, §3's (round, disagree, total).
+type RateRecord struct {
+	Round int `json:"round"`
+	// Disagreed: distinct HIGH/CRITICAL issues disagreed with; Total: the
+	// HIGH/CRITICAL issues the round answered.
+	Disagreed int `json:"disagreed"`
+	Total     int `json:"total"`
+	// Submitted: DISAGREE blocks written, any severity.
+	Submitted int `json:"submitted"`
+}
+
+// RateHistory is the session's DISAGREE history, one record per round in
+// round order.
+type RateHistory struct {
+	Records []RateRecord `json:"records"`
+}
+
+// RateInput is one round's DISAGREE usage.
+type RateInput struct {
+	Round int
+	// HighCritical are the HIGH/CRITICAL issues the round answered
+	// (overrides applied), for the count and the warning's list.
+	HighCritical []Issue
+	// Disagreed are the issue IDs disagreed with: explicit conflicts
+	// (exact or soft) and converted implicit ones, as in §9's Phase 2.
+	Disagreed []string
+	// Submitted is ExplicitResult.Submitted.
+	Submitted int
+}
+
+// RateInputFor builds a round's RateInput from its issues (overrides
+// applied), its conflicts (any type; DOWNGRADED ones do not count) and the
+// number of DISAGREE blocks written.
+func RateInputFor(round int, issues []Issue, conflicts []Conflict, submitted int) RateInput {
+	in := RateInput{Round: round, Submitted: submitted}
+	seen := map[string]bool{}
+	for _, is := range issues {
+		if is.Severity.AtLeastHigh() && !seen[is.ID] {
+			seen[is.ID] = true
+			in.HighCritical = append(in.HighCritical, is)
+		}
+	}
+	for _, c := range conflicts {
+		if c.Status != StatusDowngraded && !slices.Contains(in.Disagreed, c.IssueID) {
+			in.Disagreed = append(in.Disagreed, c.IssueID)
+		}
+	}
+	return in
+}
+
+// RateKind is the action a rate check asks for (§3).
+type RateKind string
+
+// Rate check actions.
+const (
+	RateBlock      RateKind = "BLOCK_ROUND"
+	RateWarn       RateKind = "WARN_USER"
+	RateSystematic RateKind = "SYSTEMATIC_ALERT"
+)
+
+// RateAlert is one triggered rate limit.
+type RateAlert struct {
+	Kind  RateKind `json:"kind"`
+	Round int      `json:"round"`
+	// Message and Recommendation are §3's texts.
+	Message        string `json:"message"`
+	Recommendation string `json:"recommendation"`
+	// Disagreed of Total over the alert's scope: the round for BLOCK and
+	// WARN, the window for SYSTEMATIC. Submitted and Limit for BLOCK.
+	Disagreed int     `json:"disagreed"`
+	Total     int     `json:"total"`
+	Rate      float64 `json:"rate"`
+	Submitted int     `json:"submitted,omitempty"`
+	Limit     int     `json:"limit,omitempty"`
+	// Issues are the disagreed HIGH/CRITICAL issues (WARN), in issue order.
+	Issues []Issue `json:"issues,omitempty"`
+	// Window is the rounds the systematic alert looked at.
+	Window []RateRecord `json:"window,omitempty"`
+}
+
+// CheckRate is §3's check_disagree_rate. It records the round in the
+// history (replacing an earlier record of the same round, so re-checking
+// after severity overrides is idempotent) and returns the new history with
+// every limit the round exceeds, not only the first as the spec's sketch
+// does, in the order to ask: BLOCK_ROUND (more than MaxPerRound blocks),
+// WARN_USER (more than RoundRate of the HIGH/CRITICAL issues),
+// SYSTEMATIC_ALERT (more than SessionRate over the last SessionRounds
+// recorded rounds, once that many exist). An engine that sends the round
+// back on BLOCK_ROUND need not ask the others. h is not modified; zero
+// Limits mean DefaultLimits.
+func CheckRate(h RateHistory, in RateInput, l Limits) (RateHistory, []RateAlert) {
+	if l == (Limits{}) {
+		l = DefaultLimits()
+	}
+	hc := map[string]Issue{}
+	for _, is := range in.HighCritical {
+		hc[is.ID] = is
+	}
+	var disagreed []Issue
+	for _, id := range in.Disagreed {
+		if is, ok := hc[id]; ok && !slices.ContainsFunc(disagreed, func(d Issue) bool { return d.ID == id }) {
+			disagreed = append(disagreed, is)
+		}
+	}
+	// Listed in issue order, as Example 3 lists them.
+	slices.SortStableFunc(disagreed, func(a, b Issue) int {
+		return cmp.Or(cmp.Compare(a.round(), b.round()), cmp.Compare(a.Number(), b.Number()), cmp.Compare(a.ID, b.ID))
+	})
+	rec := RateRecord{Round: in.Round, Disagreed: len(disagreed), Total: len(hc), Submitted: in.Submitted}
+
+	out := RateHistory{Records: slices.DeleteFunc(slices.Clone(h.Records), func(r RateRecord) bool { return r.Round == in.Round })}
+	out.Records = append(out.Records, rec)
+	slices.SortStableFunc(out.Records, func(a, b RateRecord) int { return cmp.Compare(a.Round, b.Round) })
+
+	var alerts []RateAlert
+	if rec.Submitted > l.MaxPerRound {
+		alerts = append(alerts, RateAlert{
+			Kind: RateBlock, Round: in.Round,
+			Message:        fmt.Sprintf("Engineer submitted %d DISAGREEs (limit: %d per round).", rec.Submitted, l.MaxPerRound),
+			Recommendation: "Engineer must reduce disagreements or provide session-level justification.",
+			Disagreed:      rec.Disagreed, Total: rec.Total, Rate: rate(rec.Disagreed, rec.Total),
+			Submitted: rec.Submitted, Limit: l.MaxPerRound,
+		})
+	}
+	if rec.Total > 0 {
+		if r := rate(rec.Disagreed, rec.Total); r > l.RoundRate {
+			alerts = append(alerts, RateAlert{
+				Kind: RateWarn, Round: in.Round,
+				Message:        fmt.Sprintf("Engineer disagreed with %s of HIGH/CRITICAL issues this round.", percent(r)),
+				Recommendation: "Review if issues are too prescriptive or Engineer needs guidance.",
+				Disagreed:      rec.Disagreed, Total: rec.Total, Rate: r, Issues: disagreed,
+			})
+		}
+	}
+	// The window ends at this round: later rounds (after a rollback) are
+	// not part of its pattern.
+	upTo := slices.IndexFunc(out.Records, func(r RateRecord) bool { return r.Round == in.Round })
+	if n := max(l.SessionRounds, 1); upTo+1 >= n {
+		window := slices.Clone(out.Records[upTo+1-n : upTo+1])
+		d, t := 0, 0
+		for _, r := range window {
+			d += r.Disagreed
+			t += r.Total
+		}
+		if r := rate(d, t); t > 0 && r > l.SessionRate {
+			alerts = append(alerts, RateAlert{
+				Kind: RateSystematic, Round: in.Round,
+				Message:        fmt.Sprintf("Systematic DISAGREE pattern: %d/%d (%s) across last %d rounds.", d, t, percent(r), n),
+				Recommendation: "Consider: (1) Reviewer feedback style too rigid, (2) Engineer/Reviewer misaligned on scope, (3) User intervention needed.",
+				Disagreed:      d, Total: t, Rate: r, Window: window,
+			})
+		}
+	}
+	return out, alerts
+}
+
+// rate is d/t, 0 when t is 0. Division keeps boundaries exact: 2/4 is
+// exactly 0.5 and 2/5 is the same float64 as the literal 0.4.
+func rate(d, t int) float64 {
+	if t == 0 {
+		return 0
+	}
+	return float64(d) / float64(t)
+}

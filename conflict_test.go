@@ -1,0 +1,168 @@
+package refine_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/refinetest"
+)
+
+// disagreeDoc is a round-2 Engineer output that keeps its proposal and
+// formally disagrees with issueID.
+func disagreeDoc(gapID, issueID, quote string) string {
+	return engineerDoc(gapID) + fmt.Sprintf(`## DISAGREE: %s
+
+**Reviewer Concern:**
+> %s
+
+**Engineer Position:**
+The retry bound should stay implementation-defined; fixing it in the spec over-constrains hosts.
+
+**Rationale:**
+Different backends have different failure profiles, and a fixed bound is a trade-off analysis the host owns.
+
+**Request:** Escalate to user for resolution
+`, issueID, quote)
+}
+
+func TestDisagreeResolvedForReviewerThenCompletes(t *testing.T) {
+	ctx := context.Background()
+	issue := "retry bound unspecified (GAP-TEST-001)"
+	eng := refinetest.Script(
+		engineerDoc("GAP-TEST-001"),
+		disagreeDoc("GAP-TEST-001", "ISSUE-R1-001", issue),
+		revisedDoc("GAP-TEST-001", "ISSUE-R1-001"),
+	)
+	rev := refinetest.Script(
+		reviewerDoc(1, "GAP-TEST-001", "HIGH: retry bound unspecified"),
+		reviewerDoc(3, "GAP-TEST-001"),
+	)
+	ask := then(refinetest.Keys("1", "A"))
+	cfg := refinetest.Config(eng, rev, ask)
+	s, out := run(t, cfg)
+	if out.Status != refine.StatusComplete || out.Round != 3 {
+		t.Fatalf("outcome %+v, want COMPLETE after round 3", out)
+	}
+	asked := ask.Asked()
+	if len(asked) < 2 || asked[0].Kind != refine.KindDisagreeRate || asked[1].Kind != refine.KindConflict {
+		t.Fatalf("questions = %v, want the rate warning then the conflict", kindsOf(asked))
+	}
+	if !strings.Contains(asked[0].Body, "DISAGREE RATE WARNING") || !strings.Contains(asked[0].Body, "1 of 1 HIGH/CRITICAL") {
+		t.Errorf("rate warning body:\n%s", asked[0].Body)
+	}
+	var keys []string
+	for _, o := range asked[1].Options {
+		keys = append(keys, o.Key)
+	}
+	if strings.Join(keys, ",") != "A,B,C" && strings.Join(keys, ",") != "A,B" {
+		t.Errorf("conflict options = %v, want A, B (and C when a synthesis exists)", keys)
+	}
+	if !strings.Contains(asked[1].Body, "### Conflict: ISSUE-R1-001") {
+		t.Errorf("conflict presentation:\n%s", asked[1].Body)
+	}
+	decisions := get(t, cfg, "decisions.md")
+	for _, want := range []string{"**Chosen Option:** A", "ISSUE-R1-001", "DECISION-R2-"} {
+		if !strings.Contains(decisions, want) {
+			t.Errorf("decisions.md lacks %q:\n%s", want, decisions)
+		}
+	}
+	// Blocked, then re-opened by the decision, in round 2.
+	st, _ := s.Status(ctx)
+	if st.Gaps[0].State != gap.Accepted {
+		t.Errorf("final gap state %s", st.Gaps[0].State)
+	}
+	summary2 := get(t, cfg, "round_002/summary.md")
+	for _, want := range []string{"| GAP-TEST-001 | PROPOSED | BLOCKED |", "| GAP-TEST-001 | BLOCKED | OPEN |"} {
+		if !strings.Contains(summary2, want) {
+			t.Errorf("round 2 summary lacks %q:\n%s", want, summary2)
+		}
+	}
+	p3 := eng.Prompt(2)
+	for _, want := range []string{"CONFLICT RESOLUTIONS FROM PREVIOUS ROUND", "Do not re-argue", "ISSUE-R1-001"} {
+		if !strings.Contains(p3, want) {
+			t.Errorf("round 3 Engineer prompt lacks %q:\n%s", want, p3)
+		}
+	}
+	seen := map[string]bool{}
+	found := false
+	for _, d := range st.Decisions {
+		if seen[d.ID] {
+			t.Errorf("decision ID %s used twice", d.ID)
+		}
+		seen[d.ID] = true
+		found = found || (d.Issue == "ISSUE-R1-001" && d.Option == "A")
+	}
+	if !found {
+		t.Errorf("status decisions lack ISSUE-R1-001 → A: %+v", st.Decisions)
+	}
+	if len(st.Conflicts) != 1 || st.Conflicts[0].Status != "RESOLVED" {
+		t.Errorf("status conflicts = %+v", st.Conflicts)
+	}
+}
+
+func TestReArguingADecidedConflictIsRetried(t *testing.T) {
+	issue := "retry bound unspecified (GAP-TEST-001)"
+	eng := refinetest.Script(
+		engineerDoc("GAP-TEST-001"),
+		disagreeDoc("GAP-TEST-001", "ISSUE-R1-001", issue),
+		disagreeDoc("GAP-TEST-001", "ISSUE-R1-001", issue), // round 3: re-argues
+		revisedDoc("GAP-TEST-001", "ISSUE-R1-001"),
+	)
+	rev := refinetest.Script(reviewerDoc(1, "GAP-TEST-001", "HIGH: retry bound unspecified"), reviewerDoc(3, "GAP-TEST-001"))
+	cfg := refinetest.Config(eng, rev, then(refinetest.Keys("1", "A")))
+	_, out := run(t, cfg)
+	if out.Status != refine.StatusComplete {
+		t.Fatalf("outcome %+v", out)
+	}
+	retry := eng.Prompt(3)
+	for _, want := range []string{"RETRY ATTEMPT 1 of 2", "DECIDED CONFLICT RE-ARGUED", "DECISION-R2-"} {
+		if !strings.Contains(retry, want) {
+			t.Errorf("retry prompt lacks %q:\n%s", want, retry)
+		}
+	}
+	if !strings.Contains(get(t, cfg, "status.md"), "RE_ARGUED_CONFLICT") {
+		t.Errorf("status.md lacks the RE_ARGUED_CONFLICT failure")
+	}
+}
+
+func TestIgnoredFeedbackIsFlaggedAndAddressedIsNot(t *testing.T) {
+	// Round 2 resubmits round 1 verbatim, ignoring a HIGH issue: flagged.
+	eng := refinetest.Script(engineerDoc("GAP-TEST-001"), engineerDoc("GAP-TEST-001"), revisedDoc("GAP-TEST-001", "ISSUE-R1-001"))
+	rev := refinetest.Script(reviewerDoc(1, "GAP-TEST-001", "HIGH: retry bound unspecified"), reviewerDoc(3, "GAP-TEST-001"))
+	ask := auto()
+	cfg := refinetest.Config(eng, rev, ask)
+	_, out := run(t, cfg)
+	if out.Status != refine.StatusComplete {
+		t.Fatalf("outcome %+v", out)
+	}
+	kinds := kindsOf(ask.Asked())
+	if len(kinds) == 0 || kinds[0] != refine.KindImplicit {
+		t.Fatalf("questions %v, want the implicit-disagreement question", kinds)
+	}
+	if !strings.Contains(ask.Asked()[0].Body, "ISSUE-R1-001") {
+		t.Errorf("implicit question does not name the issue:\n%s", ask.Asked()[0].Body)
+	}
+	if p := eng.Prompt(2); !strings.Contains(p, "Feedback you must address explicitly") || !strings.Contains(p, "ISSUE-R1-001") {
+		t.Errorf("round 3 prompt lacks the address-explicitly instruction:\n%s", p)
+	}
+	// Addressed in substance in round 2: no question at all.
+	eng = refinetest.Script(engineerDoc("GAP-TEST-001"), revisedDoc("GAP-TEST-001", "ISSUE-R1-001"))
+	rev = refinetest.Script(reviewerDoc(1, "GAP-TEST-001", "HIGH: retry bound unspecified"), reviewerDoc(2, "GAP-TEST-001"))
+	ask = refinetest.Keys() // any question fails the run
+	cfg = refinetest.Config(eng, rev, ask)
+	if _, out := run(t, cfg); out.Status != refine.StatusComplete || out.Round != 2 {
+		t.Fatalf("addressed feedback: %+v", out)
+	}
+}
+
+func kindsOf(qs []refine.Question) []refine.QuestionKind {
+	var out []refine.QuestionKind
+	for _, q := range qs {
+		out = append(out, q.Kind)
+	}
+	return out
+}

@@ -1,0 +1,355 @@
+package refine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/refine-spec/refine/conflict"
+	"github.com/refine-spec/refine/convergence"
+	"github.com/refine-spec/refine/gap"
+)
+
+// disagreeState is the progress of a round's disagreement phase (DESIGN §5
+// step 4), so a deferred question resumes exactly where it stopped.
+type disagreeState struct {
+	Detected bool                 `json:"detected,omitempty"`
+	Findings []conflict.Finding   `json:"findings,omitempty"`
+	Alerts   []conflict.RateAlert `json:"alerts,omitempty"`
+	// NextFinding and NextAlert count the questions already answered.
+	NextFinding int  `json:"next_finding,omitempty"`
+	NextAlert   int  `json:"next_alert,omitempty"`
+	Done        bool `json:"done,omitempty"`
+}
+
+// conflictLimits are the DISAGREE rate limits from Config.
+func (s *Session) conflictLimits() conflict.Limits {
+	return conflict.Limits{RoundRate: s.cfg.DisagreeRoundLimit, SessionRate: s.cfg.DisagreeSessionLimit,
+		SessionRounds: s.cfg.DisagreeWindow, MaxPerRound: s.cfg.DisagreeMaxPerRound}
+}
+
+// issuesOf returns round n's Reviewer issues as the conflict package sees
+// them, with the user's severity overrides applied.
+func (s *Session) issuesOf(n int) []conflict.Issue {
+	var out []conflict.Issue
+	for _, is := range s.st.Issues {
+		if is.Round == n {
+			out = append(out, conflict.Issue{ID: is.ID, Round: is.Round, Severity: is.Severity, Gap: is.Gap,
+				Summary: is.Summary, Location: is.Location, Impact: is.Impact, Suggestion: is.Suggestion})
+		}
+	}
+	return conflict.ApplyOverrides(out, s.st.Overrides)
+}
+
+// disagreement detects explicit and implicit disagreement with the previous
+// review, checks the DISAGREE rate, and asks the user to resolve each
+// conflict; unresolved HIGH/CRITICAL conflicts keep their gaps BLOCKED.
+func (s *Session) disagreement(ctx context.Context) (bool, error) {
+	cur := s.st.Current
+	ds := &cur.Disagree
+	if ds.Done || cur.Engineer.Status != roleAccepted {
+		return false, nil
+	}
+	prev := s.st.Round // the review being answered is the last completed round's
+	if !ds.Detected {
+		out, err := s.cfg.Store.Get(ctx, outputKey(cur.N, Engineer))
+		if err != nil {
+			return false, fmt.Errorf("round %d disagreement: read engineer.md: %w", cur.N, err)
+		}
+		var previous string
+		if b, err := s.cfg.Store.Get(ctx, outputKey(prev, Engineer)); err == nil {
+			previous = string(b)
+		} else if !errors.Is(err, ErrNotFound) {
+			return false, fmt.Errorf("round %d disagreement: read %s: %w", cur.N, outputKey(prev, Engineer), err)
+		}
+		issues := s.issuesOf(prev)
+		ex := conflict.DetectExplicit(conflict.ExplicitInput{Round: cur.N, EngineerOutput: string(out), Issues: issues, At: s.now()})
+		for _, f := range conflict.DetectImplicit(conflict.ImplicitInput{Round: cur.N, EngineerOutput: string(out), PreviousOutput: previous,
+			Issues: issues, Assigned: cur.Assigned, Ignore: s.st.Ignore}) {
+			if f.Escalate {
+				ds.Findings = append(ds.Findings, f)
+			} else {
+				s.st.Errors = append(s.st.Errors, errorEntry{Round: cur.N, At: s.now(), Role: "Mediator", Event: "Implicit disagreement (logged)",
+					Details: fmt.Sprintf("%s %s: %s", f.IssueID, f.Confidence, strings.Join(f.Evidence, "; "))})
+			}
+		}
+		s.st.Conflicts = append(s.st.Conflicts, ex.Conflicts...)
+		var thisRound []conflict.Conflict
+		for _, c := range s.st.Conflicts {
+			if c.Round == cur.N {
+				thisRound = append(thisRound, c)
+			}
+		}
+		s.st.RateHistory, ds.Alerts = conflict.CheckRate(s.st.RateHistory, conflict.RateInputFor(cur.N, issues, thisRound, ex.Submitted), s.conflictLimits())
+		if err := s.blockConflictGaps(); err != nil {
+			return false, err
+		}
+		ds.Detected = true
+		if err := s.commit(ctx); err != nil {
+			return false, err
+		}
+	}
+
+	// Ignored feedback first: the answers may add conflicts.
+	for ds.NextFinding < len(ds.Findings) {
+		f := ds.Findings[ds.NextFinding]
+		p := conflict.ImplicitPrompt(f)
+		q := questionFromConflict(p, KindImplicit, cur.N)
+		a, paused, err := s.ask(ctx, q)
+		if err != nil || paused {
+			return paused, err
+		}
+		o, err := conflict.ResolveImplicit(f, a.Key, a.Text, s.nextDecisionID(cur.N), s.now(), s.st.Ignore)
+		if err != nil {
+			return false, fmt.Errorf("round %d: %s: %w", cur.N, q.ID, err)
+		}
+		s.st.Ignore = o.Ignore
+		if o.Instruction != "" {
+			s.st.Instructions = append(s.st.Instructions, o.Instruction)
+		}
+		if o.GapState == gap.NeedsRevision {
+			if g, ok := s.st.Ledger.Get(f.Issue.Gap); ok && g.State == gap.Proposed {
+				if err := s.st.Ledger.Transition(g.ID, gap.NeedsRevision, cur.N, s.now(), f.IssueID+" not addressed: the Engineer must address it explicitly"); err != nil {
+					return false, err
+				}
+			}
+		}
+		if o.Conflict != nil {
+			s.st.Conflicts = append(s.st.Conflicts, *o.Conflict)
+			if err := s.blockConflictGaps(); err != nil {
+				return false, err
+			}
+		}
+		if o.Decision != nil {
+			s.st.ConflictDecisions = append(s.st.ConflictDecisions, *o.Decision)
+		}
+		ds.NextFinding++
+		if err := s.commit(ctx); err != nil {
+			return false, err
+		}
+	}
+
+	for ds.NextAlert < len(ds.Alerts) {
+		alert := ds.Alerts[ds.NextAlert]
+		p := conflict.RatePrompt(alert)
+		q := questionFromConflict(p, KindDisagreeRate, cur.N)
+		a, paused, err := s.ask(ctx, q)
+		if err != nil || paused {
+			return paused, err
+		}
+		opt := conflictOption(p, a.Key)
+		ds.NextAlert++
+		s.recordDecision(cur.N, "", q, a, opt.Label)
+		switch opt.Effect {
+		case conflict.EffectRequestRevision:
+			return false, s.redoEngineer(ctx, conflict.BlockInstruction(alert))
+		case conflict.EffectAdjustEngineer, conflict.EffectMediateScope:
+			if t := strings.TrimSpace(a.Text); t != "" {
+				s.st.Adjustments = append(s.st.Adjustments, t)
+			}
+		case conflict.EffectAdjustReviewer:
+			if t := strings.TrimSpace(a.Text); t != "" {
+				s.st.ReviewerAdjustments = append(s.st.ReviewerAdjustments, t)
+			}
+		}
+		if err := s.commit(ctx); err != nil {
+			return false, err
+		}
+	}
+
+	paused, err := s.resolveConflicts(ctx, cur.N)
+	if err != nil || paused {
+		return paused, err
+	}
+	ds.Done = true
+	return false, nil
+}
+
+// resolveConflicts asks the user to decide every unresolved conflict, most
+// severe first (FLOW-006 §4), and applies each decision to its gap.
+func (s *Session) resolveConflicts(ctx context.Context, round int) (bool, error) {
+	for {
+		pending := conflict.Pending(s.st.Conflicts)
+		if len(pending) == 0 {
+			return false, nil
+		}
+		c := pending[0]
+		p := conflict.ConflictPrompt(c)
+		q := questionFromConflict(p, KindConflict, round)
+		a, paused, err := s.ask(ctx, q)
+		if err != nil || paused {
+			return paused, err
+		}
+		d, resolved, err := conflict.Decide(c, conflict.Resolution{Option: a.Key, Text: a.Text}, s.nextDecisionID(round), s.now())
+		if err != nil {
+			return false, fmt.Errorf("round %d: decide %s: %w", round, c.IssueID, err)
+		}
+		for i := range s.st.Conflicts {
+			if s.st.Conflicts[i].IssueID == c.IssueID && s.st.Conflicts[i].Open() {
+				s.st.Conflicts[i] = resolved
+			}
+		}
+		s.st.ConflictDecisions = append(s.st.ConflictDecisions, d)
+		if err := s.applyDecision(round, d); err != nil {
+			return false, err
+		}
+		if err := s.commit(ctx); err != nil {
+			return false, err
+		}
+	}
+}
+
+// applyDecision moves the decided issue's gap: out of BLOCKED to the state
+// the decision suggests (OPEN to revise per the decision, ACCEPTED when the
+// Engineer's proposal stands), unless another conflict still holds it.
+func (s *Session) applyDecision(round int, d conflict.Decision) error {
+	g, ok := s.st.Ledger.Get(d.Gap)
+	if !ok || d.NextState == "" {
+		return nil
+	}
+	if slices.Contains(conflict.BlockedGaps(s.st.Conflicts), g.ID) {
+		return nil
+	}
+	to := d.NextState
+	why := fmt.Sprintf("%s: option %s chosen for %s", d.ID, d.ChosenOption, d.IssueID)
+	switch {
+	case g.State == to:
+		return nil
+	case g.State == gap.Proposed && to == gap.Open:
+		to = gap.NeedsRevision // the proposal must be revised per the decision
+	case !gap.CanTransition(g.State, to):
+		return nil
+	}
+	return s.st.Ledger.Transition(g.ID, to, round, s.now(), why)
+}
+
+// blockConflictGaps marks the gaps of unresolved HIGH/CRITICAL conflicts BLOCKED.
+func (s *Session) blockConflictGaps() error {
+	for _, id := range conflict.BlockedGaps(s.st.Conflicts) {
+		g, ok := s.st.Ledger.Get(id)
+		if !ok || !g.State.IsOpen() || g.State == gap.Blocked {
+			continue
+		}
+		if err := s.st.Ledger.Transition(id, gap.Blocked, s.roundNow(), s.now(), "unresolved HIGH/CRITICAL conflict"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// redoEngineer sends the round back to the Engineer with an instruction
+// (the DISAGREE limit's "request revision"): its proposals return to
+// IN_PROGRESS and this round's conflicts are dropped, to be detected again.
+func (s *Session) redoEngineer(ctx context.Context, instruction string) error {
+	cur := s.st.Current
+	for _, id := range cur.Engineer.Gaps {
+		g, ok := s.st.Ledger.Get(id)
+		if !ok {
+			continue
+		}
+		for _, to := range []gap.State{gap.NeedsRevision, gap.InProgress} {
+			if g.State == gap.Proposed || g.State == gap.NeedsRevision || g.State == gap.Blocked {
+				if gap.CanTransition(g.State, to) {
+					if err := s.st.Ledger.Transition(id, to, cur.N, s.now(), "DISAGREE limit: Engineer asked to revise"); err != nil {
+						return err
+					}
+					g.State = to
+				}
+			}
+		}
+		if g.State == gap.Open {
+			if err := s.st.Ledger.Transition(id, gap.InProgress, cur.N, s.now(), "DISAGREE limit: Engineer asked to revise"); err != nil {
+				return err
+			}
+		}
+	}
+	s.st.Conflicts = slices.DeleteFunc(s.st.Conflicts, func(c conflict.Conflict) bool { return c.Round == cur.N && c.Open() })
+	cur.Engineer.Status = roleRunning
+	cur.Engineer.Result = nil
+	cur.Engineer.Context = append(cur.Engineer.Context, instruction)
+	cur.Engineer.Budget = len(cur.Engineer.Attempts) + 1 + s.cfg.MaxRetries
+	cur.Engineer.ParallelDone = true
+	cur.Disagree = disagreeState{}
+	cur.Phase = PhaseEngineer
+	return s.commit(ctx)
+}
+
+// presentBlockingDecisions asks the conflicts every open gap is blocked on.
+func (s *Session) presentBlockingDecisions(ctx context.Context) (bool, error) {
+	if len(conflict.Pending(s.st.Conflicts)) == 0 {
+		return false, fmt.Errorf("round %d: every open gap is BLOCKED and no conflict is pending: unblock a gap or abandon the session", s.st.Round+1)
+	}
+	return s.resolveConflicts(ctx, s.st.Round)
+}
+
+// conflictBlock counts unresolved HIGH/CRITICAL conflicts for the
+// termination tree (FLOW-006 §8).
+func (s *Session) conflictBlock() convergence.ConflictBlock {
+	crit, high := conflict.Blocking(s.st.Conflicts)
+	return convergence.ConflictBlock{UnresolvedCritical: crit, UnresolvedHigh: high}
+}
+
+// extraLimitations lists unresolved MEDIUM/LOW conflicts and waived issues
+// as known limitations of the final spec.
+func (s *Session) extraLimitations() []convergence.Limitation {
+	var out []convergence.Limitation
+	for _, c := range s.st.Conflicts {
+		if c.Open() {
+			out = append(out, convergence.Limitation{ID: c.IssueID, Severity: c.Issue.Severity, Title: c.Subject, Note: "unresolved conflict"})
+		}
+	}
+	for _, d := range s.st.ConflictDecisions {
+		if d.ChosenOption == conflict.OptionWaive {
+			out = append(out, convergence.Limitation{ID: d.IssueID, Severity: d.Severity, Title: d.Subject, Note: "waived by the user"})
+		}
+	}
+	return out
+}
+
+// nextDecisionID numbers decisions per round across every kind of decision.
+func (s *Session) nextDecisionID(round int) string {
+	n := 1
+	for _, d := range s.st.Decisions {
+		if d.Round == round {
+			n++
+		}
+	}
+	for _, d := range s.st.ConflictDecisions {
+		if d.Round == round {
+			n++
+		}
+	}
+	return gap.DecisionID{Round: max(round, 1), Number: n}.String()
+}
+
+func (s *Session) roundNow() int {
+	if s.st.Current != nil {
+		return s.st.Current.N
+	}
+	return s.st.Round
+}
+
+// conflictOption returns the prompt's option for key (the machine Effect
+// lives there, not in the user-facing Question).
+func conflictOption(p conflict.Prompt, key string) conflict.Option {
+	for _, o := range p.Options {
+		if strings.EqualFold(o.Key, key) {
+			return o
+		}
+	}
+	return conflict.Option{}
+}
+
+// questionFromConflict converts a conflict prompt into a Question.
+func questionFromConflict(p conflict.Prompt, kind QuestionKind, round int) Question {
+	q := Question{ID: p.ID, Kind: kind, Round: round, Title: p.Title, Body: p.Body, AllowText: p.AllowText, Default: p.Default}
+	for _, o := range p.Options {
+		q.Options = append(q.Options, Option{Key: o.Key, Label: o.Label, Recommended: o.Recommended})
+		if o.Effect == conflict.EffectUserSpecified || o.Effect == conflict.EffectAcceptWithJustification {
+			q.TextRequired = append(q.TextRequired, o.Key)
+		}
+	}
+	return q
+}
