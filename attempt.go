@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/refine-spec/refine/conflict"
+	"github.com/refine-spec/refine/examples"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/retry"
 	"github.com/refine-spec/refine/validate"
@@ -189,7 +190,7 @@ func (s *Session) call(ctx context.Context, where string, req Request) (Response
 // recordAttempt appends the attempt and its validation-log, retry and
 // error rows. Callers hold no lock in sequential mode; parallel mode calls
 // it under stateMu.
-func (s *Session) recordAttempt(role RoleName, part string, attempts *[]attemptRec, out attemptOutcome) {
+func (s *Session) recordAttempt(ctx context.Context, role RoleName, part string, attempts *[]attemptRec, out attemptOutcome) {
 	cur := s.st.Current
 	rec := out.rec
 	*attempts = append(*attempts, rec)
@@ -209,6 +210,16 @@ func (s *Session) recordAttempt(role RoleName, part string, attempts *[]attemptR
 		s.emit(Event{Kind: EventValidationFailed, Role: role, Attempt: rec.N, Gap: part, FailureType: rec.FailureType, Message: rec.Message})
 	}
 	// The outcome of the retry this attempt answered.
+	for i := len(s.st.ExampleLog) - 1; i >= 0 && rec.N > 1; i-- {
+		e := &s.st.ExampleLog[i]
+		if e.Round == cur.N && e.Role == string(role) && e.Retry == rec.N-1 && e.Outcome == examples.OutcomePending {
+			e.Outcome = examples.OutcomeFailed
+			if rec.Success {
+				e.Outcome = examples.OutcomeSuccess
+			}
+			break
+		}
+	}
 	for i := len(s.st.Retries) - 1; i >= 0; i-- {
 		d := &s.st.Retries[i]
 		if d.Round == cur.N && d.Role == role && d.Part == part && d.Retry == rec.N-1 {
@@ -229,8 +240,17 @@ func (s *Session) recordAttempt(role RoleName, part string, attempts *[]attemptR
 	details := "Retries exhausted: escalating"
 	if rec.N < s.budgetFor(role, part) {
 		details = fmt.Sprintf("Retry %d initiated", rec.N)
+		sel, err := s.example(ctx, role, rec.FailureType, s.cfg.RetryExampleBudget)
+		label := exampleLabel(sel)
+		if err != nil {
+			label = "unavailable: " + err.Error()
+		} else {
+			entry := examples.NewLogEntry(cur.N, string(role), rec.N, rec.FailureType, sel)
+			entry.Outcome = examples.OutcomePending
+			s.st.ExampleLog = append(s.st.ExampleLog, entry)
+		}
 		s.st.Retries = append(s.st.Retries, retryDetail{Round: cur.N, Role: role, Part: part, Retry: rec.N, At: at, FailureType: rec.FailureType,
-			Modification: retry.Label(rec.FailureType), Example: s.retryExampleLabel(role, rec.FailureType), Outcome: "pending"})
+			Modification: retry.Label(rec.FailureType), Example: label, Outcome: "pending"})
 		s.emit(Event{Kind: EventRetry, Role: role, Attempt: rec.N + 1, Gap: part, FailureType: rec.FailureType})
 	}
 	s.st.Errors = append(s.st.Errors, errorEntry{Round: cur.N, At: at, Role: roleTitle(role), Event: rec.FailureType, Details: details})

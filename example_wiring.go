@@ -1,70 +1,97 @@
 package refine
 
-// The Tier 3 templates of spec round-07 §4, attached to prompts until the
-// examples package's tiered selection is wired in.
-const (
-	tier3Engineer = "## Gap Resolution: [GAP-ID]\n\n**Confidence:** [HIGH | MEDIUM | LOW]\n\n### Proposed Solution\n\n[Describe your solution here. Be specific and concrete.]\n\n### Examples\n\n[Provide at least one concrete example showing the solution in action.]\n\n### Trade-offs\n\n**Pros:**\n- [List at least 2 benefits]\n\n**Cons:**\n- [List at least 2 drawbacks]\n\n### New Gaps Introduced\n\n- [List any new gaps this solution creates, or write \"None\"]"
-	tier3Reviewer = "## Review: [Section or Gap ID being reviewed]\n\n### Critical Issues\n\n[List any spec-breaking issues, or write \"None found\"]\n\n### High Priority\n\n[List issues that would cause incorrect implementation, or write \"None found\"]\n\n### Medium Priority\n\n[List suboptimal design issues, or write \"None found\"]\n\n### Low Priority / Nits\n\n[List polish items, or write \"None found\"]\n\n### Consistency Checks\n\n- [ ] Consistent with existing architecture?\n- [ ] Performance implications addressed?\n- [ ] Edge cases covered?"
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/refine-spec/refine/examples"
 )
 
-// example picks the example for a prompt: failureType "" for an initial
-// prompt. FILE_MISSING gets none (an execution problem, not a format one).
-func (s *Session) example(role RoleName, failureType string, budget int) exampleChoice {
-	if failureType == "FILE_MISSING" {
-		return exampleChoice{}
-	}
-	text := tier3Engineer
-	if role == Reviewer {
-		text = tier3Reviewer
-	}
-	return exampleChoice{Tier: 3, Source: "Tier 3 Generated Template", Text: text, Chars: len(text), Tokens: s.tok.Count(text)}
+// canonical returns the Tier 1 examples: Config's overrides, else those
+// extracted from the source spec once per process (GAP-FLOW-018: an
+// extraction failure falls through to the next tier, with its reason).
+func (s *Session) canonical(ctx context.Context) (examples.Canonical, error) {
+	s.canonOnce.Do(func() {
+		src, err := s.source(ctx)
+		if err != nil {
+			s.canonErr = err
+			return
+		}
+		c, err := examples.ExtractCanonical(src)
+		if s.cfg.CanonicalEngineer != "" {
+			c.Engineer = s.cfg.CanonicalEngineer
+		}
+		if s.cfg.CanonicalReviewer != "" {
+			c.Reviewer = s.cfg.CanonicalReviewer
+		}
+		s.canon, s.canonErr = c, err
+		if err != nil {
+			s.log.Info("no canonical example in the spec; falling back to session history and templates", "reason", err)
+		}
+	})
+	return s.canon, s.canonErr
 }
 
-func (s *Session) retryExampleLabel(role RoleName, failureType string) string {
-	ex := s.example(role, failureType, s.cfg.RetryExampleBudget)
-	if ex.Text == "" {
+// history returns the validated outputs of the completed rounds (rolled-back
+// rounds are gone from the live session, so never chosen).
+func (s *Session) history(ctx context.Context) ([]examples.HistoryItem, error) {
+	var out []examples.HistoryItem
+	for _, r := range s.st.Rounds {
+		for _, role := range []RoleName{Engineer, Reviewer} {
+			b, err := s.cfg.Store.Get(ctx, outputKey(r.N, role))
+			if errors.Is(err, ErrNotFound) {
+				continue // the role was skipped that round
+			}
+			if err != nil {
+				return nil, fmt.Errorf("read %s: %w", outputKey(r.N, role), err)
+			}
+			out = append(out, examples.HistoryItem{Round: r.N, Role: string(role), Content: string(b), LedToAccepted: len(r.Accepted) > 0})
+		}
+	}
+	return out, nil
+}
+
+// example selects the example for a prompt (GAP-FLOW-008): failureType ""
+// for an initial prompt (canonical format, else template), otherwise the
+// failure's mapping with Tier 1 → 2 → 3 fallthrough, truncated to budget.
+func (s *Session) example(ctx context.Context, role RoleName, failureType string, budget int) (examples.Selection, error) {
+	canon, canonErr := s.canonical(ctx)
+	req := examples.Request{Role: string(role), FailureType: failureType, Gaps: s.st.Ledger.IDs(),
+		Canonical: canon, CanonicalErr: canonErr, Budget: budget, Tokenizer: s.tok}
+	if s.st.Current != nil {
+		req.CurrentRound = s.st.Current.N
+	}
+	if failureType == "" {
+		return examples.SelectInitial(req), nil
+	}
+	h, err := s.history(ctx)
+	if err != nil {
+		return examples.Selection{}, err
+	}
+	req.History = h
+	return examples.Select(req), nil
+}
+
+func exampleLabel(sel examples.Selection) string {
+	if sel.Text == "" {
 		return "None (execution issue)"
 	}
-	return fmtExampleLabel(ex)
-}
-
-func fmtExampleLabel(ex exampleChoice) string {
-	return ex.Source + " (" + commaInt(ex.Chars) + " chars)"
+	label := fmt.Sprintf("%s (%s chars)", sel.Source, commaInt(sel.Chars))
+	if sel.TruncatedFromChars > 0 {
+		label += fmt.Sprintf(", truncated from %s chars", commaInt(sel.TruncatedFromChars))
+	}
+	return label
 }
 
 // commaInt formats 1247 as "1,247", as the spec's status.md examples do.
 func commaInt(n int) string {
-	s := ""
-	neg := n < 0
-	if neg {
-		n = -n
+	s := fmt.Sprint(n)
+	if n < 0 {
+		return "-" + commaInt(-n)
 	}
-	for n >= 1000 {
-		s = "," + pad3(n%1000) + s
-		n /= 1000
-	}
-	s = itoa(n) + s
-	if neg {
-		s = "-" + s
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
 	}
 	return s
-}
-
-func pad3(n int) string {
-	d := itoa(n)
-	for len(d) < 3 {
-		d = "0" + d
-	}
-	return d
-}
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var b []byte
-	for ; n > 0; n /= 10 {
-		b = append([]byte{byte('0' + n%10)}, b...)
-	}
-	return string(b)
 }

@@ -113,7 +113,7 @@ func (s *Session) runPart(ctx context.Context, rp *rolePhase, p *partState) erro
 			return err
 		}
 		s.stateMu.Lock()
-		s.recordAttempt(Engineer, string(p.Gap), &p.Attempts, out)
+		s.recordAttempt(ctx, Engineer, string(p.Gap), &p.Attempts, out)
 		if out.rec.Success {
 			p.Status = roleAccepted
 			p.Result = s.acceptedFrom(Engineer, out.result)

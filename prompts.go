@@ -7,6 +7,7 @@ import (
 	"text/template"
 
 	"github.com/refine-spec/refine/conflict"
+	"github.com/refine-spec/refine/examples"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/internal/markdown"
 	"github.com/refine-spec/refine/retry"
@@ -146,14 +147,8 @@ var (
 	defaultReviewerTmpl = template.Must(template.New("reviewer").Parse(DefaultReviewerTemplate))
 )
 
-// exampleChoice records which example a prompt carried.
-type exampleChoice struct {
-	Tier          int
-	Source        string
-	Text          string
-	Chars, Tokens int
-	TruncatedFrom int
-}
+// exampleChoice is the example a prompt carried.
+type exampleChoice = examples.Selection
 
 // buildPrompt renders the messages for attempt k. Retries carry the retry
 // notice of construct_retry_prompt before the original prompt.
@@ -184,9 +179,11 @@ func (s *Session) buildPrompt(ctx context.Context, role RoleName, k int, gaps []
 		d.Fence = fenceFor(out)
 		d.Adjustments = lastN(s.st.ReviewerAdjustments, 5)
 	}
-	var err error
-	initial := s.example(role, "", s.cfg.InitialExampleBudget)
-	d.Example, d.ExampleSource = initial.Text, initial.Source
+	initial, err := s.example(ctx, role, "", s.cfg.InitialExampleBudget)
+	if err != nil {
+		return nil, exampleChoice{}, err
+	}
+	d.Example, d.ExampleSource = initial.Text, initial.Description
 	if d.Spec, err = s.specExcerpt(ctx, gaps); err != nil {
 		return nil, exampleChoice{}, err
 	}
@@ -210,8 +207,10 @@ func (s *Session) buildPrompt(ctx context.Context, role RoleName, k int, gaps []
 		last := prev[len(prev)-1]
 		rc := retry.Context{Role: string(role), ExpectedPath: outputKey(cur.N, role), Gaps: idStrings(gaps),
 			ValidGaps: idStrings(s.st.Ledger.IDs()), InvalidRefs: last.Message, Message: last.Message}
-		ex = s.example(role, last.FailureType, s.cfg.RetryExampleBudget)
-		user = retryPrompt(user, retry.Modification(last.FailureType, rc), ex, k-1, s.currentBudget(role)-1)
+		if ex, err = s.example(ctx, role, last.FailureType, s.cfg.RetryExampleBudget); err != nil {
+			return nil, exampleChoice{}, err
+		}
+		user = examples.RetryPrompt(user, retry.Modification(last.FailureType, rc), ex.Description, ex.Text, k-1, s.currentBudget(role)-1)
 	}
 	return []Message{{Role: "system", Content: system}, {Role: "user", Content: user}}, ex, nil
 }
@@ -277,19 +276,6 @@ func (s *Session) renderWithinBudget(tmpl *template.Template, d *PromptData) (st
 		}
 	}
 	return out, err
-}
-
-// retryPrompt lays out construct_retry_prompt (spec round-09 §4).
-func retryPrompt(original, modification string, ex exampleChoice, attempt, of int) string {
-	const heavy = "═══════════════════════════════════════════════════════════════════════════════"
-	const light = "───────────────────────────────────────────────────────────────────────────────"
-	var b strings.Builder
-	fmt.Fprintf(&b, "\n%s\n                         RETRY ATTEMPT %d of %d\n%s\n\n%s\n", heavy, attempt, of, heavy, modification)
-	if ex.Text != "" {
-		fmt.Fprintf(&b, "\n%s\n                              EXAMPLE OUTPUT\nSource: %s\n%s\n\n%s\n", light, ex.Source, light, ex.Text)
-	}
-	fmt.Fprintf(&b, "\n%s\n", heavy)
-	return b.String() + "\n\n" + original
 }
 
 // materialUnderReview gathers the accepted Engineer outputs that proposed

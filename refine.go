@@ -110,5 +110,8 @@ type Status struct {
 	Pending   []Question
 	Usage     Usage
 	Calls     int
+	// Responses counts each role's responses so far (transport failures
+	// excluded); a resumed replay or recording continues after them.
+	Responses map[RoleName]int
 	UpdatedAt time.Time
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/convergence"
+	"github.com/refine-spec/refine/examples"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/rollback"
 )
@@ -84,6 +85,9 @@ func (s *Session) renderStatus() string {
 		}
 	}
 
+	if len(st.ExampleLog) > 0 {
+		b.WriteString("\n" + examples.RenderLog(st.ExampleLog))
+	}
 	if len(st.Conflicts) > 0 {
 		b.WriteString("\n## Conflicts\n\n| Issue | Type | Severity | Gap | Round | Status | Decision |\n|-------|------|----------|-----|-------|--------|----------|\n")
 		for _, c := range st.Conflicts {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/refine-spec/refine/examples"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/rollback"
 )
@@ -149,6 +150,7 @@ func (s *Session) rollback(ctx context.Context, req RollbackRequest) (RollbackRe
 	restored.Validation = slices.DeleteFunc(slices.Clone(old.Validation), func(v validationEntry) bool { return !keepRound(v.Round) })
 	restored.Retries = slices.DeleteFunc(slices.Clone(old.Retries), func(v retryDetail) bool { return !keepRound(v.Round) })
 	restored.Errors = slices.DeleteFunc(slices.Clone(old.Errors), func(v errorEntry) bool { return !keepRound(v.Round) })
+	restored.ExampleLog = slices.DeleteFunc(slices.Clone(old.ExampleLog), func(e examples.LogEntry) bool { return !keepRound(e.Round) })
 	restored.Recover = nil
 	for _, rp := range plan.Rounds {
 		restored.Recover = append(restored.Recover, exec.Decisions[rp.Round]...)

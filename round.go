@@ -214,7 +214,7 @@ func (s *Session) runRole(ctx context.Context, role RoleName) (bool, error) {
 			return false, err
 		}
 		ops := out.ops
-		s.recordAttempt(role, "", &rp.Attempts, out)
+		s.recordAttempt(ctx, role, "", &rp.Attempts, out)
 		if out.rec.Success {
 			ops = append(ops, Put(outputKey(cur.N, role), []byte(out.content)))
 			if err := s.accept(role, rp, out.result); err != nil {

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/refine-spec/refine/examples"
 	"github.com/refine-spec/refine/gap"
 )
 
@@ -33,6 +34,10 @@ type Session struct {
 	stale bool
 	// stateMu guards st while parallel Engineer calls record attempts.
 	stateMu sync.Mutex
+	// canon caches the Tier 1 examples extracted from the spec.
+	canonOnce sync.Once
+	canon     examples.Canonical
+	canonErr  error
 	// round and usage mirror st for emit, which may run on any goroutine.
 	round atomic.Int64
 	usage atomic.Pointer[usageTotals]
@@ -334,7 +339,11 @@ func statusOf(s *state) Status {
 		Pending:   slices.Clone(s.Pending),
 		Usage:     s.Usage.Total,
 		Calls:     s.Usage.Calls,
+		Responses: map[RoleName]int{},
 		UpdatedAt: s.UpdatedAt,
+	}
+	for r, n := range s.Usage.Responses {
+		st.Responses[RoleName(r)] = n
 	}
 	st.Outcome = s.Outcome
 	switch {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/convergence"
+	"github.com/refine-spec/refine/examples"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/rollback"
 )
@@ -120,6 +121,8 @@ type state struct {
 	Overrides conflict.Overrides `json:"overrides,omitempty"`
 	// Instructions go into the next round's Engineer prompt once.
 	Instructions []string `json:"instructions,omitempty"`
+	// ExampleLog records every example attached to a retry (FLOW-008 §8).
+	ExampleLog []examples.LogEntry `json:"example_log,omitempty"`
 	// ReviewerAdjustments are the user's standing instructions for the Reviewer.
 	ReviewerAdjustments []string `json:"reviewer_adjustments,omitempty"`
 }
@@ -307,6 +310,9 @@ type usageTotals struct {
 	Total  Usage            `json:"total"`
 	Calls  int              `json:"calls"`
 	ByRole map[string]Usage `json:"by_role,omitempty"`
+	// Responses counts the responses each role returned (transport
+	// failures excluded); replay and record roles resume from it.
+	Responses map[string]int `json:"responses,omitempty"`
 }
 
 func (u *usageTotals) add(role RoleName, v Usage, calls int) {
@@ -316,6 +322,12 @@ func (u *usageTotals) add(role RoleName, v Usage, calls int) {
 		u.ByRole = map[string]Usage{}
 	}
 	u.ByRole[string(role)] = u.ByRole[string(role)].Add(v)
+	if calls > 0 {
+		if u.Responses == nil {
+			u.Responses = map[string]int{}
+		}
+		u.Responses[string(role)]++
+	}
 }
 
 func (s *state) marshal() ([]byte, error) {
