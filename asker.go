@@ -107,9 +107,19 @@ func (q Question) option(key string) (Option, bool) {
 	return Option{}, false
 }
 
+// Immediate is implemented by Askers that answer at once, with no person
+// in the loop (automated policies). The Mediator then does not make its
+// staged progress durable before asking, which saves a Store commit.
+type Immediate interface {
+	Immediate() bool
+}
+
 // DefaultAsker answers every question with its Default option: the
 // documented policy of automated mode (refine run --auto).
 type DefaultAsker struct{}
+
+// Immediate reports true: DefaultAsker never waits.
+func (DefaultAsker) Immediate() bool { return true }
 
 // Ask returns q's default.
 func (DefaultAsker) Ask(_ context.Context, q Question) (Answer, error) {

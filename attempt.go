@@ -50,23 +50,31 @@ func (s *Session) attempt(ctx context.Context, role RoleName, part string, k int
 		return attemptOutcome{}, fmt.Errorf("%s: build prompt: %w", where, err)
 	}
 	promptKey, respKey := attemptKeys(cur.N, role, part, k)
-	if _, err := s.cfg.Store.Get(ctx, promptKey); errors.Is(err, ErrNotFound) {
-		if err := s.cfg.Store.Commit(ctx, Put(promptKey, []byte(renderPrompt(where, msgs)))); err != nil {
-			return attemptOutcome{}, fmt.Errorf("%s: journal prompt: %w", where, err)
-		}
-	} else if err != nil {
-		return attemptOutcome{}, fmt.Errorf("%s: read prompt journal: %w", where, err)
-	}
+	promptOp := Put(promptKey, []byte(renderPrompt(where, msgs)))
 
 	out := attemptOutcome{example: ex}
 	var usage Usage
 	calls := 0
-	if b, err := s.cfg.Store.Get(ctx, respKey); err == nil {
+	if b, err := s.get(ctx, respKey); err == nil {
 		// A journaled response from before a crash or pause: never pay twice.
 		out.content = string(b)
 	} else if !errors.Is(err, ErrNotFound) {
 		return attemptOutcome{}, fmt.Errorf("%s: read response journal: %w", where, err)
 	} else {
+		// The prompt, and everything staged before it, is durable before
+		// the call: a crash during the call loses nothing already paid for.
+		if part != "" {
+			// Parallel calls journal their own prompt; the state is
+			// committed under stateMu by runPart.
+			if err := s.cfg.Store.Commit(ctx, promptOp); err != nil {
+				return attemptOutcome{}, fmt.Errorf("%s: journal prompt: %w", where, err)
+			}
+		} else {
+			s.stage(promptOp)
+			if err := s.flush(ctx); err != nil {
+				return attemptOutcome{}, fmt.Errorf("%s: journal prompt: %w", where, err)
+			}
+		}
 		expected := outputKey(cur.N, role)
 		if part != "" {
 			expected = ""
@@ -90,7 +98,7 @@ func (s *Session) attempt(ctx context.Context, role RoleName, part string, k int
 		}
 		if out.content == "" && expected != "" {
 			// The role may have written its output into the Store itself.
-			if b, err := s.cfg.Store.Get(ctx, expected); err == nil {
+			if b, err := s.get(ctx, expected); err == nil {
 				out.content = string(b)
 			}
 		}

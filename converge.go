@@ -50,7 +50,7 @@ func (s *Session) converge(ctx context.Context) (bool, error) {
 	if t.Current() != convergence.DivergenceWarning || cur.DivergenceDone {
 		return false, nil
 	}
-	p := convergence.DivergencePrompt(convergence.DivergenceInput{Rows: t.Rows(), Settings: t.Settings(), Ledger: &s.st.Ledger, RollbackAvailable: s.rollbackAvailable()})
+	p := convergence.DivergencePrompt(convergence.DivergenceInput{Rows: t.Rows(), Settings: t.Settings(), Ledger: &s.st.Ledger, RollbackAvailable: s.rollbackAvailable(ctx)})
 	q := questionFrom(p, fmt.Sprintf("r%d-divergence", cur.N), KindDivergence, cur.N)
 	a, paused, err := s.ask(ctx, q)
 	if err != nil || paused {
@@ -132,9 +132,7 @@ func (s *Session) checkTermination(ctx context.Context) (bool, error) {
 			} else {
 				s.st.Choice = ""
 			}
-			if err := s.commit(ctx); err != nil {
-				return false, err
-			}
+			s.stage()
 		case d.NeedsUserDecisions:
 			paused, err := s.presentBlockingDecisions(ctx)
 			if err != nil || paused {
@@ -165,9 +163,7 @@ func (s *Session) checkTermination(ctx context.Context) (bool, error) {
 			default:
 				s.st.Choice = opt.Key
 			}
-			if err := s.commit(ctx); err != nil {
-				return false, err
-			}
+			s.stage()
 		default:
 			if s.st.Choice != "" && s.st.Choice != string(convergence.ChoiceContinue) {
 				s.st.Choice = ""
@@ -254,7 +250,7 @@ func (s *Session) finalResolution(ctx context.Context, id gap.ID) (string, error
 		if !containsID(r.GapsAddressed, id) {
 			continue
 		}
-		b, err := s.cfg.Store.Get(ctx, outputKey(r.N, Engineer))
+		b, err := s.get(ctx, outputKey(r.N, Engineer))
 		if err != nil {
 			return "", fmt.Errorf("final spec: read %s: %w", outputKey(r.N, Engineer), err)
 		}

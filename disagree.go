@@ -54,12 +54,12 @@ func (s *Session) disagreement(ctx context.Context) (bool, error) {
 	}
 	prev := s.st.Round // the review being answered is the last completed round's
 	if !ds.Detected {
-		out, err := s.cfg.Store.Get(ctx, outputKey(cur.N, Engineer))
+		out, err := s.get(ctx, outputKey(cur.N, Engineer))
 		if err != nil {
 			return false, fmt.Errorf("round %d disagreement: read engineer.md: %w", cur.N, err)
 		}
 		var previous string
-		if b, err := s.cfg.Store.Get(ctx, outputKey(prev, Engineer)); err == nil {
+		if b, err := s.get(ctx, outputKey(prev, Engineer)); err == nil {
 			previous = string(b)
 		} else if !errors.Is(err, ErrNotFound) {
 			return false, fmt.Errorf("round %d disagreement: read %s: %w", cur.N, outputKey(prev, Engineer), err)
@@ -87,9 +87,7 @@ func (s *Session) disagreement(ctx context.Context) (bool, error) {
 			return false, err
 		}
 		ds.Detected = true
-		if err := s.commit(ctx); err != nil {
-			return false, err
-		}
+		s.stage()
 	}
 
 	// Ignored feedback first: the answers may add conflicts.
@@ -126,9 +124,7 @@ func (s *Session) disagreement(ctx context.Context) (bool, error) {
 			s.st.ConflictDecisions = append(s.st.ConflictDecisions, *o.Decision)
 		}
 		ds.NextFinding++
-		if err := s.commit(ctx); err != nil {
-			return false, err
-		}
+		s.stage()
 	}
 
 	for ds.NextAlert < len(ds.Alerts) {
@@ -154,9 +150,7 @@ func (s *Session) disagreement(ctx context.Context) (bool, error) {
 				s.st.ReviewerAdjustments = append(s.st.ReviewerAdjustments, t)
 			}
 		}
-		if err := s.commit(ctx); err != nil {
-			return false, err
-		}
+		s.stage()
 	}
 
 	paused, err := s.resolveConflicts(ctx, cur.N)
@@ -195,9 +189,7 @@ func (s *Session) resolveConflicts(ctx context.Context, round int) (bool, error)
 		if err := s.applyDecision(round, d); err != nil {
 			return false, err
 		}
-		if err := s.commit(ctx); err != nil {
-			return false, err
-		}
+		s.stage()
 	}
 }
 

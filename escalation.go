@@ -28,7 +28,7 @@ func (s *Session) escalate(ctx context.Context, role RoleName) (bool, error) {
 	for _, o := range e.Options {
 		q.Options = append(q.Options, Option{Key: o.Key, Label: o.Label, Effect: o.Effect, Recommended: o.Key == e.Default})
 	}
-	if s.rollbackAvailable() {
+	if s.rollbackAvailable(ctx) {
 		// FLOW-001 §10: validation failures can trigger a rollback (FLOW-007).
 		q.Options = append(q.Options, Option{Key: optionRollback, Label: "Roll back this round - Archive it, restore the state before it, and retry",
 			Effect: "Round archived as round_NNN_rolled_back_K.tar.gz; answer text becomes an adjustment for the retry"})
@@ -105,7 +105,8 @@ func (s *Session) escalate(ctx context.Context, role RoleName) (bool, error) {
 	}
 	rp.Escalated++
 	s.recordDecision(cur.N, "", q, a, decision)
-	return false, s.commit(ctx)
+	s.stage()
+	return false, nil
 }
 
 // optionRollback is the escalation option added when a rollback is possible.

@@ -39,7 +39,7 @@ func (s *Session) history(ctx context.Context) ([]examples.HistoryItem, error) {
 	var out []examples.HistoryItem
 	for _, r := range s.st.Rounds {
 		for _, role := range []RoleName{Engineer, Reviewer} {
-			b, err := s.cfg.Store.Get(ctx, outputKey(r.N, role))
+			b, err := s.get(ctx, outputKey(r.N, role))
 			if errors.Is(err, ErrNotFound) {
 				continue // the role was skipped that round
 			}

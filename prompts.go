@@ -299,7 +299,7 @@ func (s *Session) materialUnderReview(ctx context.Context, gaps []gap.ID) (strin
 	}
 	var parts []string
 	for _, n := range rounds {
-		b, err := s.cfg.Store.Get(ctx, outputKey(n, Engineer))
+		b, err := s.get(ctx, outputKey(n, Engineer))
 		if err != nil {
 			return "", fmt.Errorf("read %s: %w", outputKey(n, Engineer), err)
 		}

@@ -44,7 +44,8 @@ func (s *Session) recoverDecisions(ctx context.Context) (bool, error) {
 	}
 	s.st.Recover = nil
 	s.recordDecision(s.st.Round, "", q, a, opt.Label)
-	return false, s.commit(ctx)
+	s.stage()
+	return false, nil
 }
 
 // questionFromRollback converts a rollback prompt into a Question.

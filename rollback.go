@@ -68,6 +68,9 @@ func (s *Session) rollback(ctx context.Context, req RollbackRequest) (RollbackRe
 	if s.st.Current != nil {
 		current = s.st.Current.N
 	}
+	if err := s.flush(ctx); err != nil {
+		return RollbackReport{}, fmt.Errorf("rollback: %w", err)
+	}
 	keys, err := s.cfg.Store.List(ctx, "")
 	if err != nil {
 		return RollbackReport{}, fmt.Errorf("rollback: list session: %w", err)
@@ -211,15 +214,16 @@ func (s *Session) assignedIn(n int) []gap.ID {
 }
 
 // rollbackAvailable reports whether a rollback could undo the current round
-// now: a target is available and the limit allows one more.
-func (s *Session) rollbackAvailable() bool {
-	return s.rollbackTarget() >= 0
+// now: a target is available and the limit allows one more. A Store that
+// cannot list makes it unavailable rather than failing the question.
+func (s *Session) rollbackAvailable(ctx context.Context) bool {
+	return s.rollbackTarget(ctx) >= 0
 }
 
 // rollbackTarget is the target the divergence question's "roll back" uses:
 // undo the trailing non-progressing rounds (at least the current one),
 // limited by the backups and the session limit; -1 when none is possible.
-func (s *Session) rollbackTarget() int {
+func (s *Session) rollbackTarget(ctx context.Context) int {
 	current := s.st.Round
 	if s.st.Current != nil {
 		current = s.st.Current.N
@@ -227,7 +231,10 @@ func (s *Session) rollbackTarget() int {
 	if s.st.Rollbacks.Used() >= s.rollbackLimit() || current < 1 {
 		return -1
 	}
-	keys, err := s.cfg.Store.List(context.Background(), "")
+	if s.flush(ctx) != nil {
+		return -1
+	}
+	keys, err := s.cfg.Store.List(ctx, "")
 	if err != nil {
 		return -1
 	}
@@ -257,7 +264,7 @@ func (s *Session) rollbackTarget() int {
 // rollbackFromQuestion carries out "roll back" chosen in a question. The
 // answer text may name the target round.
 func (s *Session) rollbackFromQuestion(ctx context.Context, a Answer, trigger rollback.Trigger, reason string) error {
-	to := s.rollbackTarget()
+	to := s.rollbackTarget(ctx)
 	if n, ok := firstInt(a.Text); ok {
 		to = n
 	}
@@ -265,10 +272,8 @@ func (s *Session) rollbackFromQuestion(ctx context.Context, a Answer, trigger ro
 		return fmt.Errorf("rollback chosen but no rollback is possible: %w", ErrRollbackLimit)
 	}
 	var adj []string
-	if t := strings.TrimSpace(a.Text); t != "" {
-		if _, ok := firstInt(t); !ok {
-			adj = append(adj, t)
-		}
+	if t := strings.TrimSpace(a.Text); t != "" && strings.Trim(t, "0123456789 ") != "" {
+		adj = append(adj, t) // text beyond a bare round number instructs the retry
 	}
 	_, err := s.rollback(ctx, RollbackRequest{To: to, Reason: reason, Adjustments: adj, Trigger: trigger})
 	if errors.Is(err, rollback.ErrLimit) {

@@ -107,7 +107,8 @@ func (s *Session) startRound(ctx context.Context) error {
 	cur.Reviewer = rolePhase{Budget: 1 + s.cfg.MaxRetries}
 	s.emit(Event{Kind: EventRoundStarted, Round: n, Message: fmt.Sprintf("assigned %v", cur.Assigned)})
 	s.log.Info("round started", "round", n, "assigned", cur.Assigned)
-	return s.commit(ctx, ops...)
+	s.stage(ops...)
+	return nil
 }
 
 // assignable returns the gaps a round may take on: OPEN or NEEDS_REVISION.
@@ -221,9 +222,7 @@ func (s *Session) runRole(ctx context.Context, role RoleName) (bool, error) {
 				return false, err
 			}
 		}
-		if err := s.commit(ctx, ops...); err != nil {
-			return false, err
-		}
+		s.stage(ops...)
 	}
 	return false, nil
 }
@@ -394,15 +393,23 @@ func (s *Session) finishRound(ctx context.Context) (RoundReport, error) {
 	summary := s.renderSummary(rec)
 	s.st.Round = cur.N
 	s.st.Current = nil
-	s.st.PrevLedger = s.st.Ledger.Clone()
+	s.st.PrevLedger = snapshotLedger(&s.st.Ledger)
 	s.emit(Event{Kind: EventRoundFinished, Round: rec.N, Message: fmt.Sprintf("engineer %s, reviewer %s", rec.Engineer, rec.Reviewer)})
-	if err := s.commit(ctx, append(s.convergenceOps(), Put(summaryKey(rec.N), []byte(summary)))...); err != nil {
-		return s.report(), err
-	}
+	s.stage(append(s.convergenceOps(), Put(summaryKey(rec.N), []byte(summary)))...)
 	if _, err := s.checkTermination(ctx); err != nil {
 		return s.report(), err
 	}
 	return s.report(), nil
+}
+
+// snapshotLedger copies the gaps without their transition history: the
+// next convergence row compares states, not histories.
+func snapshotLedger(l *gap.Ledger) *gap.Ledger {
+	c := l.Clone()
+	for i := range c.Gaps {
+		c.Gaps[i].History = nil
+	}
+	return c
 }
 
 func roleSummary(role RoleName, rp *rolePhase) string {

@@ -32,6 +32,14 @@ type Session struct {
 	// stale is set when a commit failed: the in-memory state may be ahead
 	// of the Store, so the next call reloads it.
 	stale bool
+	// pending holds staged writes (and dirty staged state changes) that the
+	// next durable point commits: before a role call, before a question,
+	// and before Run or Step returns.
+	pending []Op
+	dirty   bool
+	// lastRendered holds the renderings last committed, so an unchanged
+	// one is not written again.
+	lastRendered map[string]string
 	// stateMu guards st while parallel Engineer calls record attempts.
 	stateMu sync.Mutex
 	// canon caches the Tier 1 examples extracted from the spec.
@@ -107,7 +115,7 @@ func New(ctx context.Context, cfg Config) (*Session, error) {
 			return nil, fmt.Errorf("new session: %w", err)
 		}
 	}
-	st.PrevLedger = st.Ledger.Clone()
+	st.PrevLedger = snapshotLedger(&st.Ledger)
 	s.st = st
 	if err := s.commit(ctx, Put(keySpec, []byte(cfg.Spec))); err != nil {
 		return nil, fmt.Errorf("new session: %w", err)
@@ -159,7 +167,38 @@ func (s *Session) source(ctx context.Context) (string, error) {
 	return string(b), nil
 }
 
-// commit writes ops together with state.json and its renderings, atomically.
+// stage queues ops, with the state as it will then be, for the next
+// durable point. Work between two durable points is CPU only, so a crash
+// there can repeat at most the one role call whose response was in memory.
+func (s *Session) stage(ops ...Op) {
+	s.pending = append(s.pending, ops...)
+	s.dirty = true
+}
+
+// get reads key as the session sees it: the latest staged write, else
+// the Store.
+func (s *Session) get(ctx context.Context, key string) ([]byte, error) {
+	for i := len(s.pending) - 1; i >= 0; i-- {
+		if op := s.pending[i]; op.Key == key {
+			if op.Kind == OpDelete {
+				return nil, fmt.Errorf("get %s: %w", key, ErrNotFound)
+			}
+			return op.Value, nil
+		}
+	}
+	return s.cfg.Store.Get(ctx, key)
+}
+
+// flush makes everything staged durable; nothing staged, nothing written.
+func (s *Session) flush(ctx context.Context) error {
+	if !s.dirty && len(s.pending) == 0 {
+		return nil
+	}
+	return s.commit(ctx)
+}
+
+// commit writes the staged ops, ops, state.json and its renderings in one
+// atomic Store commit.
 func (s *Session) commit(ctx context.Context, ops ...Op) error {
 	s.st.UpdatedAt = s.clock.Now().UTC()
 	s.publish()
@@ -167,17 +206,24 @@ func (s *Session) commit(ctx context.Context, ops ...Op) error {
 	if err != nil {
 		return err
 	}
-	all := make([]Op, 0, len(ops)+3)
+	all := make([]Op, 0, len(s.pending)+len(ops)+3)
+	all = append(all, s.pending...)
 	all = append(all, ops...)
-	all = append(all,
-		Put(keyState, b),
-		Put(keyStatus, []byte(s.renderStatus())),
-		Put(keyDecisions, []byte(s.renderDecisions())),
-	)
+	all = append(all, Put(keyState, b))
+	rendered := map[string]string{keyStatus: s.renderStatus(), keyDecisions: s.renderDecisions()}
+	for _, k := range []string{keyStatus, keyDecisions} {
+		if s.lastRendered[k] != rendered[k] || s.lastRendered == nil {
+			all = append(all, Put(k, []byte(rendered[k])))
+		}
+	}
 	if err := s.cfg.Store.Commit(ctx, all...); err != nil {
+		s.lastRendered = nil // unknown what the Store holds now
 		s.stale = true
+		s.pending, s.dirty = nil, false // the reload discards them with the state
 		return fmt.Errorf("commit: %w", err)
 	}
+	s.pending, s.dirty = nil, false
+	s.lastRendered = rendered
 	s.emit(Event{Kind: EventCommitted})
 	return nil
 }
@@ -218,13 +264,16 @@ func (s *Session) Run(ctx context.Context) (Outcome, error) {
 	}
 	for {
 		if s.st.Outcome.Terminal() {
-			return s.outcome(), nil
+			return s.outcome(), s.flush(ctx)
 		}
 		rep, err := s.playRound(ctx)
 		if err != nil {
 			return s.failed(ctx, err)
 		}
 		if rep.Outcome != StatusRunning {
+			if err := s.flush(ctx); err != nil {
+				return s.failed(ctx, err)
+			}
 			return s.outcome(), nil
 		}
 	}
@@ -241,6 +290,9 @@ func (s *Session) Step(ctx context.Context) (RoundReport, error) {
 		return RoundReport{Round: s.st.Round, Outcome: s.st.Outcome}, fmt.Errorf("step: %w (%s); roll back to reopen it", ErrFinished, s.st.Outcome)
 	}
 	rep, err := s.playRound(ctx)
+	if err == nil {
+		err = s.flush(ctx)
+	}
 	if err != nil {
 		out, err := s.failed(ctx, err)
 		rep.Outcome = out.Status
@@ -383,6 +435,12 @@ func (s *Session) ask(ctx context.Context, q Question) (a Answer, paused bool, e
 		s.recordAnswer(q, ans, false)
 		return ans, false, nil
 	}
+	// A person may take a while: nothing staged may be lost meanwhile.
+	if im, ok := s.cfg.Asker.(Immediate); !ok || !im.Immediate() {
+		if err := s.flush(ctx); err != nil {
+			return Answer{}, false, err
+		}
+	}
 	s.emit(Event{Kind: EventQuestionAsked, Question: &q})
 	var lastErr error
 	for try := 0; try < 3; try++ {
@@ -420,7 +478,10 @@ func (s *Session) recordAnswer(q Question, a Answer, auto bool) {
 	if o, ok := q.option(a.Key); ok {
 		a.Key = o.Key
 	}
-	s.st.Asked = append(s.st.Asked, answeredQuestion{Question: q, Answer: a, At: s.now(), Auto: auto})
+	// The log keeps what was asked and answered; the full wording is in
+	// decisions.md and the question's package, so it is not stored again.
+	logged := Question{ID: q.ID, Kind: q.Kind, Round: q.Round, Title: q.Title}
+	s.st.Asked = append(s.st.Asked, answeredQuestion{Question: logged, Answer: a, At: s.now(), Auto: auto})
 	s.emit(Event{Kind: EventQuestionAnswered, Question: &q, Answer: &a})
 }
 

@@ -27,14 +27,18 @@ type ID string
 
 // ParseID checks that s is exactly one well-formed gap ID.
 func ParseID(s string) (ID, error) {
-	if !exactGapID.MatchString(s) {
+	if !ValidID(s) {
 		return "", fmt.Errorf("gap: %q is not a gap ID: want GAP-{2-10 uppercase letters}-{3 digits}[optional lowercase letter], e.g. GAP-FLOW-001", s)
 	}
 	return ID(s), nil
 }
 
-// ValidID reports whether s is exactly one well-formed gap ID.
-func ValidID(s string) bool { return exactGapID.MatchString(s) }
+// ValidID reports whether s is exactly one well-formed gap ID. Numbers run
+// from 001 to 999, as the spec's format says.
+func ValidID(s string) bool {
+	m := exactGapID.FindStringSubmatch(s)
+	return m != nil && m[2] != "000"
+}
 
 // Category returns the letters between "GAP-" and the number ("FLOW").
 func (id ID) Category() string {
@@ -148,6 +152,9 @@ func FindIDs(text string) []ID {
 	var out []ID
 	for _, m := range gapIDPattern.FindAllString(text, -1) {
 		id := ID(m)
+		if !ValidID(m) {
+			continue // GAP-XX-000
+		}
 		if !seen[id] {
 			seen[id] = true
 			out = append(out, id)
@@ -158,7 +165,16 @@ func FindIDs(text string) []ID {
 }
 
 // FindIDMatches returns every gap ID occurrence in text in order of appearance.
-func FindIDMatches(text string) []Match { return findMatches(gapIDPattern, text) }
+func FindIDMatches(text string) []Match {
+	ms := findMatches(gapIDPattern, text)
+	out := ms[:0]
+	for _, m := range ms {
+		if ValidID(m.ID) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
 
 // FindIssueMatches returns every issue ID occurrence in text in order of appearance.
 func FindIssueMatches(text string) []Match { return findMatches(issueIDPattern, text) }
@@ -177,7 +193,12 @@ func findMatches(re *regexp.Regexp, text string) []Match {
 
 // FirstID returns the first gap ID occurring in text, or "" if none does.
 func FirstID(text string) ID {
-	return ID(gapIDPattern.FindString(text))
+	for _, m := range gapIDPattern.FindAllString(text, -1) {
+		if ValidID(m) {
+			return ID(m)
+		}
+	}
+	return ""
 }
 
 // IssueID identifies a Reviewer issue: ISSUE-R{round}-{number}, with a round

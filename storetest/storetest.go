@@ -34,7 +34,12 @@ import (
 // Beyond the Store interface's own documentation, the suite holds Stores to
 // these rules, which the session folder layout (DESIGN §3) implies:
 //   - List and Get also reject malformed input with ErrInvalidKey: a List
-//     prefix must be empty, a valid key, or a valid key followed by '/'.
+//     prefix must be empty, a valid key, or a valid key followed by '/'
+//     (refine.ValidPrefix).
+//   - Names whose first segment starts with ".refine", in any letter case,
+//     are reserved for a Store's own files: every Store rejects them as keys
+//     and as List prefixes, while ".refine" deeper in a key ("x/.refine")
+//     or without the dot ("refine.md") is an ordinary key.
 //   - A key cannot also be a folder of other keys: with "a" stored, putting
 //     "a/b" fails with ErrInvalidKey, and so does putting "a" while "a/b" is
 //     stored, judged on the state the whole commit would leave (deleting
@@ -98,6 +103,10 @@ func testPutGet(t *testing.T, s refine.Store) {
 		"-dash_under.score":                "punctuation",
 		"UPPER/lower/0123456789":           "digits",
 		"trailing.":                        "dot at the end",
+		"x/.refine-notes":                  "reserved names are reserved in the first segment only",
+		"refine.md":                        "no leading dot, not reserved",
+		".refin":                           "one letter short of reserved",
+		".git/x":                           "other dot folders are ordinary",
 	}
 	var ops []refine.Op
 	for k, v := range want {
@@ -303,6 +312,12 @@ var hostileKeys = []struct{ name, key string }{
 	{"non-ASCII", "caf\u00e9"},
 	{"256 bytes", strings.Repeat("a", refine.MaxKeyLen+1)},
 	{"256 bytes nested", strings.Repeat("a/", 127) + "ab"},
+	{"reserved name", ".refine"},
+	{"reserved lock", ".refine.lock"},
+	{"reserved log record", ".refine-wal/00000000000000000001.rec"},
+	{"reserved prefix of a longer name", ".refinery/notes.md"},
+	{"reserved, upper case", ".REFINE-wal"},
+	{"reserved, mixed case", ".Refine.lock/x"},
 }
 
 func testInvalidKeys(t *testing.T, s refine.Store) {
@@ -331,12 +346,14 @@ func testInvalidPrefixes(t *testing.T, s refine.Store) {
 		"..", "../", "../x", "a/..", "a/../", "a/../b", ".", "./", "a/.",
 		"/", "/a", "/etc/passwd", "a//", `a\`, `..\`, "a\x00", "a b", "caf\u00e9",
 		strings.Repeat("a", refine.MaxKeyLen+1),
+		// Reserved for a Store's own files, so no key can start with them.
+		".refine", ".refine/", ".refine-wal/", ".refine.lock", ".REFINE", ".Refine-wal/x/",
 	} {
 		if keys, err := s.List(ctx, p); !errors.Is(err, refine.ErrInvalidKey) {
 			t.Errorf("List(%q) = %q, %v; want ErrInvalidKey", p, keys, err)
 		}
 	}
-	for _, p := range []string{"", "a", "a/", "a/b", "a/b/", "a.", "x-", "round_0"} {
+	for _, p := range []string{"", "a", "a/", "a/b", "a/b/", "a.", "x-", "round_0", ".r", ".refin", "x/.refine", "refine"} {
 		if _, err := s.List(ctx, p); err != nil {
 			t.Errorf("List(%q) error = %v, want none (a valid prefix)", p, err)
 		}

@@ -33,7 +33,7 @@ func (s *flawed) Get(ctx context.Context, key string) ([]byte, error) {
 	if err := ctx.Err(); err != nil && !s.has("ignores context") {
 		return nil, err
 	}
-	if err := refine.ValidKey(key); err != nil && !s.has("accepts any key") {
+	if err := refine.ValidKey(key); err != nil && !s.has("accepts any key") && !s.reservedAccepted(key) {
 		return nil, err
 	}
 	s.mu.RLock()
@@ -54,8 +54,8 @@ func (s *flawed) List(ctx context.Context, prefix string) ([]string, error) {
 	if err := ctx.Err(); err != nil && !s.has("ignores context") {
 		return nil, err
 	}
-	if prefix != "" && !s.has("prefix unchecked") && !s.has("accepts any key") {
-		if err := refine.ValidKey(strings.TrimSuffix(prefix, "/")); err != nil {
+	if !s.has("prefix unchecked") && !s.has("accepts any key") {
+		if err := refine.ValidPrefix(prefix); err != nil && !s.reservedAccepted(strings.TrimSuffix(prefix, "/")) {
 			return nil, err
 		}
 	}
@@ -105,8 +105,10 @@ func (s *flawed) Commit(ctx context.Context, ops ...refine.Op) error {
 		}
 		return nil
 	}
-	if err := refine.ValidOps(ops); err != nil && !s.has("accepts any key") {
-		return err
+	for _, op := range ops {
+		if err := refine.ValidOps([]refine.Op{op}); err != nil && !s.has("accepts any key") && !s.reservedAccepted(op.Key) {
+			return err
+		}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -134,6 +136,16 @@ func (s *flawed) Commit(ctx context.Context, ops ...refine.Op) error {
 		s.applyLocked(op)
 	}
 	return nil
+}
+
+// reservedAccepted reports whether the "accepts reserved names" flaw lets
+// key through: a key that would be valid but for its reserved first
+// segment, as a Store written before names were reserved would have it.
+func (s *flawed) reservedAccepted(key string) bool {
+	if !s.has("accepts reserved names") || !strings.HasPrefix(strings.ToLower(key), ".refine") {
+		return false
+	}
+	return refine.ValidKey("x"+key) == nil
 }
 
 func (s *flawed) applyLocked(op refine.Op) {
@@ -204,13 +216,15 @@ func TestSuiteCatchesFlaws(t *testing.T) {
 		{"unsorted list", "List"},
 		{"accepts any key", "InvalidKeys"},
 		{"prefix unchecked", "InvalidPrefixes"},
+		{"accepts reserved names", "InvalidKeys"},
+		{"accepts reserved names", "InvalidPrefixes"},
 		{"partial commit", "Atomicity"},
 		{"no folder check", "KeyFolderConflict"},
 		{"ignores context", "ContextCancelled"},
 		{"torn commit", "ConcurrentReaders"},
 	}
 	for _, tc := range tests {
-		t.Run(strings.ReplaceAll(tc.flaw, " ", "_"), func(t *testing.T) {
+		t.Run(strings.ReplaceAll(tc.flaw+" "+tc.subtest, " ", "_"), func(t *testing.T) {
 			t.Parallel()
 			cmd := exec.Command(os.Args[0], "-test.run=^TestFlawedChild$/^"+tc.subtest+"$", "-test.count=1", "-test.timeout=2m")
 			cmd.Env = append(os.Environ(), "STORETEST_FLAW="+tc.flaw)

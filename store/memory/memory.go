@@ -2,11 +2,12 @@
 // that need not outlive the process.
 //
 // It follows the same rules as the filesystem store, so code tested against
-// it behaves the same on disk (save for the ".refine" names store/fs
-// reserves for its own files): keys are checked with refine.ValidKey, a key
-// cannot also be a folder of other keys ("a" and "a/b"), values are copied
-// in and out, and a commit is applied all-or-nothing under a lock, so a
-// concurrent reader sees every op of a commit or none.
+// it behaves the same on disk: keys are checked with refine.ValidKey (which
+// also refuses the ".refine" names stores keep for their own files) and
+// List prefixes with refine.ValidPrefix, a key cannot also be a folder of
+// other keys ("a" and "a/b"), values are copied in and out, and a commit is
+// applied all-or-nothing under a lock, so a concurrent reader sees every op
+// of a commit or none.
 package memory
 
 import (
@@ -59,8 +60,8 @@ func (s *Store) List(ctx context.Context, prefix string) ([]string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("memory: list %s: %w", prefix, err)
 	}
-	if err := validPrefix(prefix); err != nil {
-		return nil, fmt.Errorf("memory: list: %w", err)
+	if err := refine.ValidPrefix(prefix); err != nil {
+		return nil, fmt.Errorf("memory: %w", err)
 	}
 	s.mu.RLock()
 	var keys []string
@@ -160,18 +161,6 @@ func (s *Store) checkFolders(final map[string][]byte) error {
 		if err := check(k); err != nil {
 			return err
 		}
-	}
-	return nil
-}
-
-// validPrefix accepts the empty prefix, a valid key, or a valid key
-// followed by '/'.
-func validPrefix(prefix string) error {
-	if prefix == "" {
-		return nil
-	}
-	if err := refine.ValidKey(strings.TrimSuffix(prefix, "/")); err != nil {
-		return fmt.Errorf("prefix %q: %w", prefix, err)
 	}
 	return nil
 }

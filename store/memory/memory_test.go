@@ -28,7 +28,8 @@ func TestErrorsNameTheKey(t *testing.T) {
 		{"get absent", func() error { _, err := s.Get(ctx, "round_003/reviewer.md"); return err }(), "memory: get round_003/reviewer.md: not found"},
 		{"key under a key", s.Commit(ctx, refine.Put("round_003/engineer.md/x", nil)), `memory: commit round_003/engineer.md/x: invalid store key: "round_003/engineer.md" is a key`},
 		{"key over a folder", s.Commit(ctx, refine.Put("round_003", nil)), `memory: commit round_003: invalid store key: "round_003/engineer.md" is stored below it`},
-		{"bad prefix", func() error { _, err := s.List(ctx, "../"); return err }(), `memory: list: prefix "../"`},
+		{"bad prefix", func() error { _, err := s.List(ctx, "../"); return err }(), `memory: list prefix "../": invalid store key`},
+		{"reserved prefix", func() error { _, err := s.List(ctx, ".refine-wal/"); return err }(), `memory: list prefix ".refine-wal/": invalid store key ".refine-wal": names starting with ".refine" are reserved`},
 	}
 	for _, tc := range tests {
 		if tc.err == nil || !strings.Contains(tc.err.Error(), tc.want) {

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"embed"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/llm/replay"
+	storefs "github.com/refine-spec/refine/store/fs"
+)
+
+// demoFiles is the bundled session: a small Orders API spec with five gaps,
+// the recorded role outputs, and the answers a user gives.
+//
+//go:embed demo/spec.md demo/gaps.md demo/replay/*.md
+var demoFiles embed.FS
+
+// demoAnswers are the scripted user's answers, by question kind and round.
+// Questions not listed take their documented default, and the demo says so.
+var demoAnswers = map[string]refine.Answer{
+	"disagree_rate/2":     {Key: "1"},
+	"conflict/2":          {Key: "A", Text: "Integrators sync orders; correctness beats page jumping."},
+	"implicit/3":          {Key: "1", Text: "Answer the rate-limit header concern."},
+	"divergence/3":        {Key: "rollback", Text: "Roll back to round 2: sign cursors and answer ISSUE-R2-001 this time."},
+	"early_termination/3": {Key: "continue"},
+}
+
+func cmdDemo(ctx context.Context, c *cli, args []string) int {
+	fl := flag.NewFlagSet("refine demo", flag.ContinueOnError)
+	fl.SetOutput(c.stderr)
+	dir := fl.String("dir", "", "session folder (default: a new temporary folder)")
+	quiet := fl.Bool("quiet", false, "no progress lines on stderr")
+	if err := fl.Parse(args); err != nil {
+		return exitUsage
+	}
+	if *dir == "" {
+		d, err := os.MkdirTemp("", "refine-demo-")
+		if err != nil {
+			fmt.Fprintf(c.stderr, "refine demo: %v\n", err)
+			return exitUsage
+		}
+		*dir = filepath.Join(d, "session")
+	} else if _, err := os.Stat(filepath.Join(*dir, "state.json")); err == nil {
+		fmt.Fprintf(c.stderr, "refine demo: %s already holds a session; pick a new --dir\n", *dir)
+		return exitUsage
+	}
+	spec, _ := demoFiles.ReadFile("demo/spec.md")
+	gapsData, _ := demoFiles.ReadFile("demo/gaps.md")
+	gaps, err := parseGapsFile("demo/gaps.md", gapsData)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "refine demo: %v\n", err)
+		return exitFailed
+	}
+	recorded, err := fs.Sub(demoFiles, "demo/replay")
+	if err != nil {
+		fmt.Fprintf(c.stderr, "refine demo: %v\n", err)
+		return exitFailed
+	}
+	st, err := storefs.Open(*dir)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "refine demo: %v\n", err)
+		return exitUsage
+	}
+	defer st.Close()
+
+	fmt.Fprintf(c.stdout, "refine demo: refining a small Orders API spec (5 gaps) with recorded Engineer and Reviewer outputs.\nSession folder: %s\n", *dir)
+	cfg := refine.DefaultConfig()
+	cfg.Store = st
+	r := replay.New(recorded, replay.WithLabel("demo"))
+	cfg.Engineer, cfg.Reviewer = r, r
+	cfg.Asker = &demoAsker{w: c.stdout}
+	cfg.Spec, cfg.Gaps = string(spec), gaps
+	cfg.GapsPerRound = 2
+	if !*quiet {
+		cfg.Observer = newProgress(c.stderr, c.isTerminal)
+	}
+	s, err := refine.New(ctx, cfg)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "refine demo: %v\n", err)
+		return exitFailed
+	}
+	code := c.drive(ctx, s, st, *dir)
+	if code == exitOK {
+		fmt.Fprintf(c.stdout, `
+What to open first:
+  %s            the final specification, with every accepted resolution
+  %s         outcome, gap summary and known limitations
+  %s                 gaps, convergence table, validation log, example log, conflicts, rollback history
+  %s              every decision, including the conflict resolution
+  %s  the rolled-back round, kept for analysis
+  round_001/prompts/engineer-2.md  the retry prompt with its attached example
+`, filepath.Join(*dir, "final_spec.md"), "final_summary.md", "status.md", "decisions.md", "round_003_rolled_back_1.tar.gz")
+	}
+	return code
+}
+
+// demoAsker answers from demoAnswers and prints each exchange so a reader
+// sees the interaction.
+type demoAsker struct{ w io.Writer }
+
+func (a *demoAsker) Ask(ctx context.Context, q refine.Question) (refine.Answer, error) {
+	printQuestion(a.w, q)
+	ans, ok := demoAnswers[fmt.Sprintf("%s/%d", q.Kind, q.Round)]
+	how := "scripted answer"
+	if !ok {
+		var err error
+		if ans, err = (refine.DefaultAsker{}).Ask(ctx, q); err != nil {
+			return ans, err
+		}
+		how = "documented default"
+	}
+	fmt.Fprintf(a.w, "  → %s: %s\n", how, strings.TrimSpace(formatAnswer(ans)))
+	return ans, nil
+}

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestDemoEndToEnd(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "demo")
+	c, out, errb := newTestCLI()
+	if code := c.main(ctx, []string{"demo", "--dir", dir, "--quiet"}); code != exitOK {
+		t.Fatalf("demo exit %d\n%s\n%s", code, out, errb)
+	}
+	transcript := out.String()
+	for _, want := range []string{
+		"DISAGREE RATE WARNING", "### Conflict: ISSUE-R1-001", "→ scripted answer: A",
+		"POTENTIAL IMPLICIT DISAGREEMENT DETECTED", "Divergence warning after round 3", "→ scripted answer: rollback",
+		"COMPLETE after round 4", "What to open first",
+	} {
+		if !strings.Contains(transcript, want) {
+			t.Errorf("demo transcript lacks %q", want)
+		}
+	}
+
+	c, out, errb = newTestCLI()
+	if code := c.main(ctx, []string{"status", "--dir", dir, "--json"}); code != exitOK {
+		t.Fatalf("status: %s", errb)
+	}
+	var st struct {
+		Outcome   string `json:"outcome"`
+		Decisions []struct {
+			ID, Issue, Option string
+		} `json:"decisions"`
+		Conflicts []struct {
+			Issue, Status string
+		} `json:"conflicts"`
+		Rollbacks []struct {
+			Round   int    `json:"round"`
+			Archive string `json:"archive"`
+			Trigger string `json:"trigger"`
+		} `json:"rollbacks"`
+		Convergence []struct {
+			Round int    `json:"round"`
+			State string `json:"state"`
+		} `json:"convergence"`
+		Usage struct {
+			Calls int `json:"calls"`
+		} `json:"usage"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Outcome != "COMPLETE" {
+		t.Errorf("outcome %s", st.Outcome)
+	}
+	decided := false
+	for _, d := range st.Decisions {
+		decided = decided || (d.Issue == "ISSUE-R1-001" && d.Option == "A")
+	}
+	if !decided {
+		t.Errorf("no decision A on ISSUE-R1-001: %+v", st.Decisions)
+	}
+	if len(st.Rollbacks) != 1 || st.Rollbacks[0].Archive != "round_003_rolled_back_1.tar.gz" || st.Rollbacks[0].Trigger != "DIVERGENCE" {
+		t.Errorf("rollbacks = %+v", st.Rollbacks)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "round_003_rolled_back_1.tar.gz")); err != nil {
+		t.Errorf("archive missing: %v", err)
+	}
+	if len(st.Convergence) != 4 || st.Usage.Calls != 11 {
+		t.Errorf("convergence rows %d, calls %d", len(st.Convergence), st.Usage.Calls)
+	}
+	retry, err := os.ReadFile(filepath.Join(dir, "round_001/prompts/engineer-2.md"))
+	if err != nil || !strings.Contains(string(retry), "RETRY ATTEMPT 1 of 2") || !strings.Contains(string(retry), "Source: Canonical example") {
+		t.Errorf("retry prompt: %v\n%.400s", err, retry)
+	}
+	for _, f := range []string{"final_spec.md", "final_summary.md", "convergence.svg"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("%s missing", f)
+		}
+	}
+	spec, _ := os.ReadFile(filepath.Join(dir, "final_spec.md"))
+	if !strings.Contains(string(spec), "HMAC-SHA256") || !strings.Contains(string(spec), "Idempotency-Key") {
+		t.Errorf("final_spec.md lacks accepted resolutions")
+	}
+}

@@ -1,0 +1,496 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/llm/langchain"
+	"github.com/refine-spec/refine/llm/record"
+	"github.com/refine-spec/refine/llm/replay"
+	"github.com/refine-spec/refine/store/fs"
+)
+
+// sessionFlags are the flags run and resume share.
+type sessionFlags struct {
+	dir           string
+	llm           string
+	model         string
+	engineerModel string
+	reviewerModel string
+	baseURL       string
+	replayDir     string
+	recordDir     string
+	answers       string
+	auto          bool
+	maxRounds     int
+	parallel      int
+	timeout       time.Duration
+	quiet         bool
+	retries       int
+	backoff       time.Duration
+}
+
+func (f *sessionFlags) register(fl *flag.FlagSet, run bool) {
+	fl.StringVar(&f.dir, "dir", "", "session folder (required)")
+	fl.StringVar(&f.llm, "llm", "", "backend: openai, ollama or replay (run: required; resume: default replay when --replay is given)")
+	fl.StringVar(&f.model, "model", "", "model name for both roles")
+	fl.StringVar(&f.engineerModel, "engineer-model", "", "model for the Engineer (overrides --model)")
+	fl.StringVar(&f.reviewerModel, "reviewer-model", "", "model for the Reviewer (overrides --model)")
+	fl.StringVar(&f.baseURL, "base-url", "", "backend URL (OpenAI-compatible /v1 endpoint or Ollama server)")
+	fl.StringVar(&f.replayDir, "replay", "", "folder of engineer-NNN.md / reviewer-NNN.md responses (--llm replay)")
+	fl.StringVar(&f.recordDir, "record", "", "also write every response to this folder in the replay layout")
+	fl.StringVar(&f.answers, "answers", "", "file of answers, one per line: KEY or KEY: text")
+	fl.BoolVar(&f.auto, "auto", false, "answer every question with its documented default")
+	fl.DurationVar(&f.timeout, "timeout", 5*time.Minute, "timeout of one LLM call")
+	fl.BoolVar(&f.quiet, "quiet", false, "no progress lines on stderr")
+	fl.IntVar(&f.retries, "transport-retries", 5, "retries of a call that failed with a rate limit, timeout or server error")
+	fl.DurationVar(&f.backoff, "backoff-base", time.Second, "first backoff ceiling between transport retries (doubles each retry, at most 60s)")
+	if run {
+		fl.IntVar(&f.maxRounds, "max-rounds", 10, "stop with MAX_ROUNDS after this many rounds (1-99)")
+		fl.IntVar(&f.parallel, "parallel", 1, "draft up to N assigned gaps concurrently")
+	}
+}
+
+func cmdRun(ctx context.Context, c *cli, args []string) int {
+	fl := flag.NewFlagSet("refine run", flag.ContinueOnError)
+	fl.SetOutput(c.stderr)
+	var f sessionFlags
+	var specFile, gapsFile string
+	fl.StringVar(&specFile, "spec", "", "the spec to refine (required)")
+	fl.StringVar(&gapsFile, "gaps", "", "the gap list: '- GAP-AREA-NNN (SEVERITY): title' lines or JSON (required)")
+	f.register(fl, true)
+	if err := fl.Parse(args); err != nil {
+		return exitUsage
+	}
+	if specFile == "" || gapsFile == "" || f.dir == "" || f.llm == "" {
+		fmt.Fprintln(c.stderr, "refine run: --spec, --gaps, --dir and --llm are required")
+		fl.Usage()
+		return exitUsage
+	}
+	if f.answers != "" && f.auto {
+		fmt.Fprintln(c.stderr, "refine run: use --answers or --auto, not both")
+		return exitUsage
+	}
+	spec, err := os.ReadFile(specFile)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "refine run: read spec: %v\n", err)
+		return exitUsage
+	}
+	gapsData, err := os.ReadFile(gapsFile)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "refine run: read gaps: %v\n", err)
+		return exitUsage
+	}
+	gaps, err := parseGapsFile(gapsFile, gapsData)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "refine run: %v\n", err)
+		return exitUsage
+	}
+	st, err := fs.Open(f.dir)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "refine run: %v\n", err)
+		return exitUsage
+	}
+	defer st.Close()
+	cfg, code := c.sessionConfig(ctx, &f, st)
+	if code != exitOK {
+		return code
+	}
+	cfg.Spec, cfg.Gaps = string(spec), gaps
+	cfg.MaxRounds, cfg.ParallelGaps = f.maxRounds, f.parallel
+	s, err := refine.New(ctx, cfg)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "refine run: %v\n", err)
+		return exitUsage
+	}
+	return c.drive(ctx, s, st, f.dir)
+}
+
+func cmdResume(ctx context.Context, c *cli, args []string) int {
+	fl := flag.NewFlagSet("refine resume", flag.ContinueOnError)
+	fl.SetOutput(c.stderr)
+	var f sessionFlags
+	var answer string
+	fl.StringVar(&answer, "answer", "", "answer the first pending question: KEY or KEY:text")
+	f.register(fl, false)
+	if err := fl.Parse(args); err != nil {
+		return exitUsage
+	}
+	if f.dir == "" {
+		fmt.Fprintln(c.stderr, "refine resume: --dir is required")
+		return exitUsage
+	}
+	if f.llm == "" && f.replayDir != "" {
+		f.llm = "replay"
+	}
+	if f.llm == "" {
+		fmt.Fprintln(c.stderr, "refine resume: --llm is required (or --replay DIR)")
+		return exitUsage
+	}
+	if _, err := os.Stat(filepath.Join(f.dir, "state.json")); err != nil {
+		fmt.Fprintf(c.stderr, "refine resume: %s holds no session (no state.json): start one with refine run\n", f.dir)
+		return exitUsage
+	}
+	st, err := fs.Open(f.dir)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "refine resume: %v\n", err)
+		return exitUsage
+	}
+	defer st.Close()
+	cfg, code := c.sessionConfig(ctx, &f, st)
+	if code != exitOK {
+		return code
+	}
+	s, err := refine.Open(ctx, cfg)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "refine resume: %v\n", err)
+		return exitUsage
+	}
+	if answer != "" {
+		status, err := s.Status(ctx)
+		if err != nil {
+			fmt.Fprintf(c.stderr, "refine resume: %v\n", err)
+			return exitFailed
+		}
+		if len(status.Pending) == 0 {
+			fmt.Fprintln(c.stderr, "refine resume: --answer given but no question is pending")
+			return exitUsage
+		}
+		key, text, _ := strings.Cut(answer, ":")
+		if err := s.Answer(ctx, status.Pending[0].ID, refine.Answer{Key: strings.TrimSpace(key), Text: strings.TrimSpace(text)}); err != nil {
+			fmt.Fprintf(c.stderr, "refine resume: %v\n", err)
+			return exitUsage
+		}
+	}
+	return c.drive(ctx, s, st, f.dir)
+}
+
+// sessionConfig builds the Config shared by run and resume: roles for the
+// backend (resumed past the calls the session already made), the asker and
+// progress reporting.
+func (c *cli) sessionConfig(ctx context.Context, f *sessionFlags, st refine.Store) (refine.Config, int) {
+	cfg := refine.DefaultConfig()
+	cfg.Store = st
+	cfg.TransportRetries = f.retries
+	if f.backoff > 0 {
+		cfg.BackoffBase = f.backoff
+	}
+	eng, rev, err := c.roles(f)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "refine: %v\n", err)
+		return cfg, exitUsage
+	}
+	if f.recordDir != "" {
+		e, err := record.New(eng, f.recordDir)
+		if err != nil {
+			fmt.Fprintf(c.stderr, "refine: --record: %v\n", err)
+			return cfg, exitUsage
+		}
+		r, err := record.New(rev, f.recordDir)
+		if err != nil {
+			fmt.Fprintf(c.stderr, "refine: --record: %v\n", err)
+			return cfg, exitUsage
+		}
+		eng, rev = e, r
+	}
+	// A resumed replay or recording continues after the responses the
+	// session already received (counted in state, so rollbacks, which
+	// archive journals, do not rewind it).
+	var responses map[refine.RoleName]int
+	if status, err := refine.Inspect(ctx, st); err == nil {
+		responses = status.Responses
+	} else if !errors.Is(err, refine.ErrNoSession) {
+		fmt.Fprintf(c.stderr, "refine: %v\n", err)
+		return cfg, exitFailed
+	}
+	for _, role := range []refine.RoleName{refine.Engineer, refine.Reviewer} {
+		n := responses[role]
+		for _, r := range []refine.Role{eng, rev} {
+			if res, ok := r.(interface {
+				Resume(refine.RoleName, int)
+			}); ok {
+				res.Resume(role, n)
+			}
+		}
+	}
+	cfg.Engineer, cfg.Reviewer = eng, rev
+	asker, err := c.asker(f)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "refine: %v\n", err)
+		return cfg, exitUsage
+	}
+	cfg.Asker = asker
+	if !f.quiet {
+		cfg.Observer = newProgress(c.stderr, c.isTerminal)
+	}
+	return cfg, exitOK
+}
+
+func (c *cli) roles(f *sessionFlags) (refine.Role, refine.Role, error) {
+	model := func(specific string) string {
+		if specific != "" {
+			return specific
+		}
+		return f.model
+	}
+	switch f.llm {
+	case "replay":
+		if f.replayDir == "" {
+			return nil, nil, errors.New("--llm replay needs --replay DIR")
+		}
+		if fi, err := os.Stat(f.replayDir); err != nil || !fi.IsDir() {
+			return nil, nil, fmt.Errorf("--replay %s: not a folder", f.replayDir)
+		}
+		r := replay.Dir(f.replayDir)
+		return r, r, nil
+	case "openai":
+		mk := func(m string) (refine.Role, error) {
+			cfg := langchain.OpenAIConfigFromEnv(langchain.OpenAIConfig{BaseURL: f.baseURL, Model: m}, c.getenv)
+			return langchain.NewOpenAI(cfg, langchain.WithTimeout(f.timeout))
+		}
+		e, err := mk(model(f.engineerModel))
+		if err != nil {
+			return nil, nil, err
+		}
+		r, err := mk(model(f.reviewerModel))
+		return e, r, err
+	case "ollama":
+		mk := func(m string) (refine.Role, error) {
+			cfg := langchain.OllamaConfigFromEnv(langchain.OllamaConfig{URL: f.baseURL, Model: m}, c.getenv)
+			return langchain.NewOllama(cfg, langchain.WithTimeout(f.timeout))
+		}
+		e, err := mk(model(f.engineerModel))
+		if err != nil {
+			return nil, nil, err
+		}
+		r, err := mk(model(f.reviewerModel))
+		return e, r, err
+	}
+	return nil, nil, fmt.Errorf("--llm %q: want openai, ollama or replay", f.llm)
+}
+
+func (c *cli) asker(f *sessionFlags) (refine.Asker, error) {
+	switch {
+	case f.auto:
+		return &autoAsker{w: c.stderr}, nil
+	case f.answers != "":
+		b, err := os.ReadFile(f.answers)
+		if err != nil {
+			return nil, fmt.Errorf("--answers: %w", err)
+		}
+		return &fileAsker{w: c.stderr, answers: parseAnswers(string(b))}, nil
+	case c.isTerminal:
+		return &terminalAsker{in: bufio.NewReader(c.stdin), w: c.stderr}, nil
+	}
+	return refine.DeferAsker{}, nil
+}
+
+// drive runs the session and reports its outcome.
+func (c *cli) drive(ctx context.Context, s *refine.Session, st refine.Store, dir string) int {
+	out, err := s.Run(ctx)
+	status, serr := s.Status(context.WithoutCancel(ctx))
+	if serr == nil {
+		printSummary(c.stdout, status, dir)
+	}
+	switch {
+	case err != nil && out.Status == refine.StatusPaused:
+		fmt.Fprintf(c.stderr, "refine: interrupted (%v); state is saved: refine resume --dir %s\n", err, dir)
+		return exitFailed
+	case err != nil:
+		fmt.Fprintf(c.stderr, "refine: %v\nstate is saved; fix the cause and run: refine resume --dir %s\n", err, dir)
+		return exitFailed
+	case out.Status == refine.StatusPaused:
+		for _, q := range out.Pending {
+			fmt.Fprintf(c.stdout, "\nWaiting for an answer to %s: %s\n", q.ID, q.Title)
+			for _, o := range q.Options {
+				fmt.Fprintf(c.stdout, "  %s. %s\n", o.Key, o.Label)
+			}
+		}
+		fmt.Fprintf(c.stdout, "\nAnswer with: refine resume --dir %s --answer KEY[:text]\n", dir)
+		return exitPaused
+	case out.Status.Terminal():
+		return exitOK
+	}
+	return exitFailed
+}
+
+func printSummary(w io.Writer, st refine.Status, dir string) {
+	open := 0
+	for _, g := range st.Gaps {
+		if g.State.IsOpen() {
+			open++
+		}
+	}
+	fmt.Fprintf(w, "\nSession %s: %s after round %d\n", st.SessionID, st.Outcome, st.Round)
+	if st.Reason != "" {
+		fmt.Fprintf(w, "  %s\n", st.Reason)
+	}
+	fmt.Fprintf(w, "  gaps: %d open, %d closed; tokens: %d prompt + %d completion in %d calls\n",
+		open, len(st.Gaps)-open, st.Usage.PromptTokens, st.Usage.CompletionTokens, st.Calls)
+	for _, g := range st.Gaps {
+		fmt.Fprintf(w, "  %-16s %-8s %-15s %s\n", g.ID, g.Severity, g.State, g.Title)
+	}
+	fmt.Fprintf(w, "  folder: %s (open status.md first)\n", dir)
+}
+
+func cmdStatus(ctx context.Context, c *cli, args []string) int {
+	fl := flag.NewFlagSet("refine status", flag.ContinueOnError)
+	fl.SetOutput(c.stderr)
+	dir := fl.String("dir", "", "session folder (required)")
+	asJSON := fl.Bool("json", false, "print the DESIGN §11 JSON")
+	if err := fl.Parse(args); err != nil {
+		return exitUsage
+	}
+	if *dir == "" {
+		fmt.Fprintln(c.stderr, "refine status: --dir is required")
+		return exitUsage
+	}
+	st, err := fs.OpenReadOnly(*dir)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "refine status: %v\n", err)
+		return exitUsage
+	}
+	defer st.Close()
+	status, err := refine.Inspect(ctx, st)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "refine status: %v\n", err)
+		return exitUsage
+	}
+	if *asJSON {
+		if err := writeStatusJSON(c.stdout, status); err != nil {
+			fmt.Fprintf(c.stderr, "refine status: %v\n", err)
+			return exitUsage
+		}
+		return exitOK
+	}
+	printSummary(c.stdout, status, *dir)
+	if len(status.Pending) > 0 {
+		fmt.Fprintln(c.stdout, "\nPending questions:")
+		for _, q := range status.Pending {
+			fmt.Fprintf(c.stdout, "  %s: %s\n", q.ID, q.Title)
+		}
+	}
+	return exitOK
+}
+
+// parseAnswers reads an answers file: "KEY" or "KEY: text" per line, "#"
+// comments and blank lines ignored.
+func parseAnswers(text string) []refine.Answer {
+	var out []refine.Answer
+	for _, line := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		key, rest, _ := strings.Cut(line, ":")
+		out = append(out, refine.Answer{Key: strings.TrimSpace(key), Text: strings.TrimSpace(rest)})
+	}
+	return out
+}
+
+// fileAsker answers from an answers file in order; when the file is used
+// up the question is deferred.
+type fileAsker struct {
+	w       io.Writer
+	answers []refine.Answer
+}
+
+func (a *fileAsker) Ask(_ context.Context, q refine.Question) (refine.Answer, error) {
+	printQuestion(a.w, q)
+	if len(a.answers) == 0 {
+		fmt.Fprintln(a.w, "  (answers file used up: deferring)")
+		return refine.Answer{}, refine.ErrDeferred
+	}
+	ans := a.answers[0]
+	a.answers = a.answers[1:]
+	if err := q.Check(ans); err != nil {
+		return refine.Answer{}, fmt.Errorf("answers file: %w", err)
+	}
+	fmt.Fprintf(a.w, "  answer (from file): %s\n", formatAnswer(ans))
+	return ans, nil
+}
+
+// autoAsker takes each question's documented default and says so.
+type autoAsker struct{ w io.Writer }
+
+// Immediate reports true: automated mode never waits for a person.
+func (*autoAsker) Immediate() bool { return true }
+
+func (a *autoAsker) Ask(ctx context.Context, q refine.Question) (refine.Answer, error) {
+	printQuestion(a.w, q)
+	ans, err := refine.DefaultAsker{}.Ask(ctx, q)
+	if err == nil {
+		fmt.Fprintf(a.w, "  answer (--auto default): %s\n", formatAnswer(ans))
+	}
+	return ans, err
+}
+
+// terminalAsker asks on the terminal; an empty line defers.
+type terminalAsker struct {
+	in *bufio.Reader
+	w  io.Writer
+}
+
+func (a *terminalAsker) Ask(ctx context.Context, q refine.Question) (refine.Answer, error) {
+	printQuestion(a.w, q)
+	for {
+		fmt.Fprintf(a.w, "Your choice (option key, optionally ': text'; empty line to pause) [%s]: ", q.Default)
+		line, err := a.in.ReadString('\n')
+		if err != nil && line == "" {
+			return refine.Answer{}, refine.ErrDeferred
+		}
+		line = strings.TrimSpace(line)
+		if line == "" {
+			return refine.Answer{}, refine.ErrDeferred
+		}
+		key, text, _ := strings.Cut(line, ":")
+		ans := refine.Answer{Key: strings.TrimSpace(key), Text: strings.TrimSpace(text)}
+		if n, err := strconv.Atoi(ans.Key); err == nil && n >= 1 && n <= len(q.Options) && !hasKey(q, ans.Key) {
+			ans.Key = q.Options[n-1].Key // numbered choice for lettered options
+		}
+		if err := q.Check(ans); err != nil {
+			fmt.Fprintf(a.w, "  %v\n", err)
+			continue
+		}
+		return ans, nil
+	}
+}
+
+func hasKey(q refine.Question, key string) bool {
+	for _, o := range q.Options {
+		if strings.EqualFold(o.Key, key) {
+			return true
+		}
+	}
+	return false
+}
+
+func printQuestion(w io.Writer, q refine.Question) {
+	fmt.Fprintf(w, "\n── Question %s ──\n%s\n\n%s\n", q.ID, q.Title, strings.TrimSpace(q.Body))
+	if len(q.Options) > 0 && !strings.Contains(q.Body, q.Options[0].Label) {
+		for i, o := range q.Options {
+			rec := ""
+			if o.Recommended {
+				rec = " (recommended)"
+			}
+			fmt.Fprintf(w, "  %d) [%s] %s%s\n", i+1, o.Key, o.Label, rec)
+		}
+	}
+}
+
+func formatAnswer(a refine.Answer) string {
+	if a.Text != "" {
+		return a.Key + ": " + a.Text
+	}
+	return a.Key
+}

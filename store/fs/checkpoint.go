@@ -1,0 +1,218 @@
+package fs
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// walState is what the Store knows about its log: the records applied but
+// not yet checkpointed, and the files and folders they touched, which a
+// checkpoint must fsync before it may delete them.
+type walState struct {
+	next       uint64   // sequence number of the next commit
+	pending    []uint64 // records in the log after the marker, oldest first
+	bytes      int64    // their total size
+	files      map[string]bool
+	dirs       map[string]bool
+	maxRecords int
+	maxBytes   int64
+}
+
+func (w *walState) init(maxRecords int, maxBytes int64) {
+	*w = walState{next: 1, files: map[string]bool{}, dirs: map[string]bool{}, maxRecords: maxRecords, maxBytes: maxBytes}
+}
+
+// logged notes record seq, of size bytes, as in the log, and what applying
+// changes touches: each put's file, and every folder above a put or a
+// delete (a new folder's entry is in its parent, a pruned folder's too).
+// It keeps keys only, never values.
+func (w *walState) logged(seq uint64, size int, changes []change) {
+	w.pending = append(w.pending, seq)
+	w.bytes += int64(size)
+	if seq >= w.next {
+		w.next = seq + 1
+	}
+	for _, c := range changes {
+		if !c.del {
+			w.files[c.key] = true
+		}
+		w.dirs["."] = true
+		for i := strings.IndexByte(c.key, '/'); i >= 0; i = nextSlash(c.key, i) {
+			w.dirs[c.key[:i]] = true
+		}
+	}
+}
+
+// due reports whether the log has grown enough to checkpoint.
+func (w *walState) due() bool {
+	return len(w.pending) >= w.maxRecords || w.bytes >= w.maxBytes
+}
+
+// checkpoint makes everything the pending records produced durable, then
+// deletes the records. The order is what makes it safe:
+//
+//  1. fsync every file and folder the records touched, as they are now;
+//  2. write the marker naming the last record, durably;
+//  3. delete the records, with no fsync: should a power loss undo a
+//     deletion, the marker says the record is already reflected in the
+//     files, and recovery ignores it rather than replay an old value.
+//
+// A key the records put and later deleted is not fsynced (the folder that
+// lost it is); a key put twice is fsynced once, in its last state.
+// checkpoint must only run when the files hold every logged commit, which
+// is why a broken Store never checkpoints. s.commitMu must be held.
+func (s *Store) checkpoint() error {
+	w := &s.wal
+	if len(w.pending) == 0 {
+		return nil
+	}
+	if err := s.syncTouched(); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	if err := s.hook("synced"); err != nil {
+		return err
+	}
+	if err := s.writeMarker(w.next - 1); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	if err := s.hook("marked"); err != nil {
+		return err
+	}
+	for _, seq := range w.pending {
+		if err := s.root.Remove(walPath(recordName(seq))); err != nil && !isNotExist(err) {
+			// Harmless: the marker covers it, and Open removes it.
+			s.log.Warn("fs: could not delete a checkpointed log record; the next Open removes it", "dir", s.dir, "record", recordName(seq), "err", err)
+		}
+	}
+	w.pending = w.pending[:0]
+	w.bytes = 0
+	clear(w.files)
+	clear(w.dirs)
+	return nil
+}
+
+// writeMarker durably records that every record up to seq is reflected in
+// the session's files: temporary file, fsync, rename, fsync of the log
+// folder, so the marker is always whole, old or new.
+func (s *Store) writeMarker(seq uint64) error {
+	temp := walPath(markerName + tempSuffix)
+	if err := s.replaceFile(temp, encodeMarker(seq), s.sync); err != nil {
+		return fmt.Errorf("write checkpoint marker: %w", err)
+	}
+	if err := os.Rename(filepath.Join(s.dir, temp), filepath.Join(s.dir, walPath(markerName))); err != nil {
+		s.root.Remove(temp)
+		return fmt.Errorf("write checkpoint marker: %w", err)
+	}
+	return s.syncDir(walName)
+}
+
+// syncWorkers bounds the fsyncs a checkpoint has in flight. Issued
+// together, fsyncs share the file system's journal commits: on the project
+// machine (ext4), 100 freshly written files took 100-270 ms to fsync one
+// at a time and 7-45 ms sixteen at a time; 4 to 256 at a time made little
+// further difference.
+const syncWorkers = 16
+
+// syncTouched fsyncs every file and folder the pending records touched
+// that still exists, several at a time.
+func (s *Store) syncTouched() error {
+	if !s.sync {
+		return nil
+	}
+	w := &s.wal
+	paths := make([]string, 0, len(w.files)+len(w.dirs))
+	for p := range w.files {
+		paths = append(paths, p)
+	}
+	for p := range w.dirs {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths) // deterministic order, for errors and tests
+	work := make(chan string)
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+	)
+	for range min(syncWorkers, len(paths)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for p := range work {
+				if err := s.syncPath(p); err != nil {
+					mu.Lock()
+					errs = append(errs, err)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for _, p := range paths {
+		work <- p
+	}
+	close(work)
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// syncPath fsyncs the file or folder at rel (a key or a key's folder),
+// if it is still there. A link is never followed, not even to fsync, and
+// anything else that is not a regular file or a folder is not ours.
+func (s *Store) syncPath(rel string) error {
+	native := filepath.FromSlash(rel)
+	fi, err := s.root.Lstat(native)
+	switch {
+	case isNotExist(err):
+		return nil // deleted or pruned by a later commit; its parent is synced
+	case err != nil:
+		return err
+	case fi.IsDir():
+		return s.syncDir(native)
+	case fi.Mode().IsRegular():
+		return s.syncFile(native)
+	}
+	return nil
+}
+
+// syncFile fsyncs the regular file rel.
+func (s *Store) syncFile(rel string) error {
+	flag := os.O_RDONLY
+	if runtime.GOOS == "windows" {
+		flag = os.O_RDWR // FlushFileBuffers needs write access
+	}
+	f, err := s.root.OpenFile(rel, flag, 0)
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("fsync %s: %w", rel, err)
+	}
+	return nil
+}
+
+// syncDir fsyncs the folder rel (root-relative) so renames and removals in
+// it are durable. Windows cannot fsync a folder; NTFS journals metadata.
+func (s *Store) syncDir(rel string) error {
+	if !s.sync || runtime.GOOS == "windows" {
+		return nil
+	}
+	f, err := s.root.Open(rel)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("fsync folder %s: %w", rel, err)
+	}
+	return nil
+}

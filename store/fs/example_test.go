@@ -1,0 +1,93 @@
+package fs_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+
+	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store/fs"
+)
+
+func Example() {
+	dir, err := os.MkdirTemp("", "refine-session-")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+
+	s, err := fs.Open(dir)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+
+	// One atomic commit: after a crash, both files are there or neither.
+	err = s.Commit(ctx,
+		refine.Put("round_003/engineer.md", []byte("## Gap Resolution: GAP-FLOW-001\n")),
+		refine.Put("state.json", []byte(`{"schema": 1, "round": 3}`+"\n")),
+	)
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	// A key is the file's path in the session folder.
+	b, err := os.ReadFile(filepath.Join(dir, "round_003", "engineer.md"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Print(string(b))
+
+	// The store's own files (.refine.lock, ...) are never listed.
+	keys, err := s.List(ctx, "")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(keys)
+	// Output:
+	// ## Gap Resolution: GAP-FLOW-001
+	// [round_003/engineer.md state.json]
+}
+
+func ExampleOpenReadOnly() {
+	dir, err := os.MkdirTemp("", "refine-session-")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	ctx := context.Background()
+
+	// A run holds the folder's lock...
+	run, err := fs.Open(dir)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer run.Close()
+	if err := run.Commit(ctx, refine.Put("status.md", []byte("round 3 of 10\n"))); err != nil {
+		log.Fatal(err)
+	}
+	_, err = fs.Open(dir)
+	fmt.Println("second Open locked:", errors.Is(err, refine.ErrLocked))
+
+	// ...while a status command reads it without the lock.
+	view, err := fs.OpenReadOnly(dir)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer view.Close()
+	status, err := view.Get(ctx, "status.md")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Print(string(status))
+	err = view.Commit(ctx, refine.Put("status.md", nil))
+	fmt.Println("read-only Commit:", errors.Is(err, fs.ErrReadOnly))
+	// Output:
+	// second Open locked: true
+	// round 3 of 10
+	// read-only Commit: true
+}

@@ -1,0 +1,519 @@
+// Package fs is a refine.Store kept in a session folder on disk, laid out
+// exactly as the keys read: key "round_003/engineer.md" is the file
+// DIR/round_003/engineer.md. Files are created 0600 and folders 0700.
+//
+// # Commits
+//
+// A Commit is atomic across keys, across process crashes and across power
+// loss, and costs two fsyncs, one of them a folder's, plus its share of a
+// checkpoint. The store keeps a write-ahead log in DIR/.refine-wal/:
+//
+//  1. Log. The commit becomes one record, holding every key it changes and
+//     every put's value, with a CRC-32C over the whole record (see wal.go
+//     for the format). The record is written to a temporary file, fsynced,
+//     renamed to .refine-wal/<seq>.rec, and the log folder is fsynced. That
+//     rename is the commit point; once the folder's fsync returns, the
+//     commit is durable.
+//  2. Apply. Each put is written to a temporary file (while the record's
+//     fsync is under way) and moved over its key, and deleted keys are
+//     removed (their emptied folders pruned), without any fsync. Readers
+//     in this process wait while the moves and removals happen, so they
+//     never see half a commit; a reader in another process finds each key
+//     holding a whole value, old or new.
+//  3. Checkpoint, lazily: once the log holds 64 records or 32 MiB, and on
+//     Close, every file and folder the logged commits touched is fsynced,
+//     then a checkpoint marker naming the last record is written (temporary
+//     file, fsync, rename, fsync of the log folder), then the records are
+//     deleted.
+//
+// Open recovers: it replays every record after the marker, in sequence
+// order, by writing each key's final value again (so replay is idempotent
+// and a crash during recovery is recovered the same way), then
+// checkpoints. A last record that fails its checksum is a commit whose
+// record write was cut short, so it never happened, and it is discarded.
+// A damaged record followed by others, a missing record in the sequence or
+// a damaged marker is corruption: Open refuses with an error wrapping
+// refine.ErrCorrupt and changes nothing. Temporary files are discarded.
+//
+// Why this is safe. A commit is durable once its record's rename and the
+// log folder's fsync complete, and it never depends on anything else: the
+// applied files may be lost or torn by a power loss, but their record is
+// still in the log and recovery rewrites them from it. Records are deleted
+// only after every file and folder they produced has been fsynced and the
+// marker saying so is durable; records the marker covers are never
+// replayed, so a deletion that a power loss undoes cannot bring back an
+// old value. A crash before the commit point leaves at most a temporary
+// file, which Open discards: the commit did not happen.
+//
+// The thresholds bound what a crash leaves to replay (64 commits, 32 MiB)
+// and the log's size, while spreading a checkpoint's cost over many
+// commits: a session rewrites state.json, status.md and decisions.md in
+// nearly every commit, so one checkpoint fsyncs each of them once for many
+// commits, and it issues its fsyncs together so that they share the file
+// system's journal commits. A checkpoint runs inside the Commit that
+// reaches a threshold; on the project machine 64 engine-sized commits
+// (about 140 new files) took 20-40 ms to checkpoint, while files the kernel
+// has already written back, as in a session whose LLM calls take seconds,
+// cost little.
+//
+// # Locking
+//
+// Open takes an exclusive lock on DIR/.refine.lock, so one writer at a
+// time works on a session; a second Open, from this process or another,
+// fails with an error wrapping refine.ErrLocked. On Linux, macOS and the
+// BSDs the lock is flock(2), released by the kernel when the process dies.
+// Elsewhere it is the lock file's existence; a crashed process leaves it
+// behind and the error says to delete it. OpenReadOnly takes no lock, for
+// inspecting a folder while a run is live.
+//
+// # Reserved names and links
+//
+// The store's own files all start with ".refine", which refine.ValidKey
+// reserves (in any letter case, for case-insensitive file systems), so no
+// key can name them and List never shows them. The store never follows a
+// symbolic link: List skips links, Get refuses them, a put under a linked
+// folder fails, and a put or delete at a link replaces or removes the link
+// itself, so a link planted in the folder cannot read or write outside it.
+// (A process that swaps a folder for a link while a commit is renaming
+// into it is not defended against: os.Root has no Rename before Go 1.25.)
+// Files that are not valid keys (a name with a space, say) are ignored by
+// List.
+package fs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	iofs "io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+
+	"github.com/refine-spec/refine"
+)
+
+// ErrReadOnly is returned by Commit on a Store opened with OpenReadOnly.
+var ErrReadOnly = errors.New("store is read-only")
+
+// The store's own names in the session folder. refine.ValidKey refuses
+// every name starting with ".refine", so no key can reach them;
+// TestInternalNamesAreReserved keeps it that way.
+const (
+	lockName = ".refine.lock"
+	walName  = ".refine-wal" // the log folder; its contents are named in wal.go
+)
+
+// Checkpoint thresholds: see the package documentation for the choice.
+const (
+	defaultMaxRecords = 64
+	defaultMaxBytes   = 32 << 20
+)
+
+// Store is a refine.Store in a session folder. It is safe for concurrent
+// use by multiple goroutines; Close it when done to checkpoint the log and
+// release the lock.
+type Store struct {
+	dir      string // absolute path of the session folder
+	root     *os.Root
+	lock     *os.File // nil for a read-only Store
+	readOnly bool
+	sync     bool
+	log      *slog.Logger
+
+	// commitMu serializes commits, checkpoints and Close; mu keeps readers
+	// out while a commit is renamed into place, so in-process readers never
+	// see half a commit.
+	commitMu sync.Mutex
+	mu       sync.RWMutex
+	closed   bool  // guarded by mu
+	broken   error // a commit failed after its commit point; guarded by mu
+
+	wal        walState    // guarded by commitMu
+	noExchange atomic.Bool // the file system cannot swap files (see replace)
+
+	// testHook, when set by tests, is called at named points of a commit,
+	// a checkpoint and recovery; an error it returns stops the work there,
+	// like a crash.
+	testHook func(point string) error
+}
+
+var (
+	_ refine.Store  = (*Store)(nil)
+	_ refine.Closer = (*Store)(nil)
+)
+
+// Option configures Open.
+type Option func(*options)
+
+type options struct {
+	noSync     bool
+	log        *slog.Logger
+	maxRecords int   // 0: defaultMaxRecords
+	maxBytes   int64 // 0: defaultMaxBytes
+	hook       func(point string) error
+}
+
+// WithLogger makes the Store log what Open's recovery did (logged commits
+// replayed, an incomplete record or temporary files discarded) and
+// cleanup problems that do not fail a commit. The default logs nothing.
+func WithLogger(l *slog.Logger) Option {
+	return func(o *options) { o.log = l }
+}
+
+// NoSync skips every fsync. Commits stay atomic if the process crashes,
+// since the kernel's view of the folder outlives the process, but a power
+// loss or OS crash can lose or tear recent commits, and Open may then
+// refuse the folder as corrupt. Use it for tests and benchmarks only.
+func NoSync() Option {
+	return func(o *options) { o.noSync = true }
+}
+
+// Open opens the session folder dir for reading and writing, creating it
+// (mode 0700) if it does not exist, and takes its lock. If another Store
+// holds the lock the error wraps refine.ErrLocked. Open replays the
+// commits a crash left in the log and discards one whose record was not
+// completely written; if the log is damaged otherwise the error wraps
+// refine.ErrCorrupt and nothing is changed.
+func Open(dir string, opts ...Option) (*Store, error) {
+	o := options{maxRecords: defaultMaxRecords, maxBytes: defaultMaxBytes}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.log == nil {
+		o.log = slog.New(slog.DiscardHandler)
+	}
+	abs, err := absDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(abs, 0o700); err != nil {
+		return nil, fmt.Errorf("fs: open %s: create the session folder: %w", abs, err)
+	}
+	root, err := os.OpenRoot(abs)
+	if err != nil {
+		return nil, fmt.Errorf("fs: open %s: %w", abs, err)
+	}
+	lock, err := lockFile(root, abs)
+	if err != nil {
+		root.Close()
+		return nil, err
+	}
+	s := &Store{dir: abs, root: root, lock: lock, sync: !o.noSync, log: o.log, testHook: o.hook}
+	s.wal.init(o.maxRecords, o.maxBytes)
+	if err := s.recover(); err != nil {
+		// Not Close: a checkpoint now would declare a half-done recovery
+		// durable and drop the records it still needs.
+		s.release()
+		return nil, err
+	}
+	return s, nil
+}
+
+// OpenReadOnly opens the existing session folder dir for reading only. It
+// takes no lock, so it works while another process has the folder open,
+// and Commit fails with ErrReadOnly. It does not replay the log, so after
+// a writer crashed it shows the folder as that writer left it (a commit
+// may be missing, or half applied) until Open recovers it. It does not
+// wait for a live writer either: each Get returns a whole value, but reads
+// of several keys may straddle a commit made meanwhile.
+func OpenReadOnly(dir string) (*Store, error) {
+	abs, err := absDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return nil, fmt.Errorf("fs: open %s read-only: %w; check the session folder's path", abs, err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("fs: open %s read-only: not a folder; pass the session folder", abs)
+	}
+	root, err := os.OpenRoot(abs)
+	if err != nil {
+		return nil, fmt.Errorf("fs: open %s read-only: %w", abs, err)
+	}
+	return &Store{dir: abs, root: root, readOnly: true, log: slog.New(slog.DiscardHandler)}, nil
+}
+
+func absDir(dir string) (string, error) {
+	if dir == "" {
+		return "", errors.New("fs: open: empty folder path; pass the session folder")
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("fs: open %s: %w", dir, err)
+	}
+	return abs, nil
+}
+
+// Dir returns the absolute path of the session folder.
+func (s *Store) Dir() string { return s.dir }
+
+// Close checkpoints the log (so the next Open has nothing to replay) and
+// releases the lock and the folder. If the checkpoint fails the commits
+// stay in the log, the next Open replays them, and Close still releases
+// the lock and reports the error. A Store that a failed commit left broken
+// is not checkpointed. Close is idempotent; every other method fails after
+// it.
+func (s *Store) Close() error {
+	s.commitMu.Lock()
+	defer s.commitMu.Unlock()
+	s.mu.RLock()
+	closed, broken := s.closed, s.broken
+	s.mu.RUnlock()
+	if closed {
+		return nil
+	}
+	var errs []error
+	if !s.readOnly && broken == nil {
+		// Readers keep going meanwhile: a checkpoint changes no key.
+		if err := s.checkpoint(); err != nil {
+			errs = append(errs, fmt.Errorf("%w; the log keeps the commits and the next Open replays them", err))
+		}
+	}
+	errs = append(errs, s.release())
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("fs: close %s: %w", s.dir, err)
+	}
+	return nil
+}
+
+// release marks the Store closed and lets go of the lock and the folder.
+func (s *Store) release() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	var errs []error
+	if s.lock != nil {
+		errs = append(errs, unlockFile(s.root, s.lock))
+	}
+	errs = append(errs, s.root.Close())
+	return errors.Join(errs...)
+}
+
+// usable reports why the Store cannot serve op. s.mu must be held.
+func (s *Store) usable(op string) error {
+	if s.closed {
+		return fmt.Errorf("fs: %s: the store for %s is closed; Open it again", op, s.dir)
+	}
+	if s.broken != nil {
+		return fmt.Errorf("fs: %s: a commit in %s failed after its commit point (%v); Close the store and Open the folder again to complete it", op, s.dir, s.broken)
+	}
+	return nil
+}
+
+// Get returns the value at key, or an error wrapping refine.ErrNotFound.
+// A symbolic link at key or on the way to it is an error, not followed.
+func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("fs: get %s: %w", key, err)
+	}
+	if err := refine.ValidKey(key); err != nil {
+		return nil, fmt.Errorf("fs: get: %w", err)
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if err := s.usable("get " + key); err != nil {
+		return nil, err
+	}
+	b, err := s.read(key)
+	if err != nil {
+		return nil, fmt.Errorf("fs: get %s: %w", key, err)
+	}
+	return b, nil
+}
+
+func (s *Store) read(key string) ([]byte, error) {
+	// Another process (a live writer, when this Store is read-only) may
+	// rename a new value over key between the check and the open; that is
+	// a legitimate change, so look again.
+	for attempt := 1; ; attempt++ {
+		b, err := s.readOnce(key)
+		if !errors.Is(err, errChanged) || attempt == 3 {
+			return b, err
+		}
+	}
+}
+
+// errChanged: the file at a key was replaced between Lstat and open.
+var errChanged = errors.New("changed while being opened; retry")
+
+func (s *Store) readOnce(key string) ([]byte, error) {
+	fi, blocker, err := s.lstatKey(key)
+	switch {
+	case err != nil:
+		return nil, err
+	case blocker != "" || fi == nil || fi.IsDir():
+		return nil, refine.ErrNotFound
+	case fi.Mode()&iofs.ModeSymlink != 0:
+		return nil, linkError(key)
+	case !fi.Mode().IsRegular():
+		return nil, fmt.Errorf("%s is not a regular file (%v); remove it", key, fi.Mode().Type())
+	}
+	f, err := s.root.Open(filepath.FromSlash(key))
+	if err != nil {
+		if isNotExist(err) {
+			return nil, errChanged
+		}
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	// The Root cannot escape the folder, but it would follow a link inside
+	// it: make sure we opened the file we checked.
+	if !os.SameFile(fi, st) {
+		return nil, fmt.Errorf("%s %w", key, errChanged)
+	}
+	b := make([]byte, st.Size())
+	if _, err := io.ReadFull(f, b); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// List returns the keys starting with prefix, sorted. The prefix must be
+// empty, a valid key, or a valid key followed by '/'. Links, non-regular
+// files, files that are not valid keys and the store's own files are not
+// listed.
+func (s *Store) List(ctx context.Context, prefix string) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("fs: list %s: %w", prefix, err)
+	}
+	if err := refine.ValidPrefix(prefix); err != nil {
+		return nil, fmt.Errorf("fs: %w", err)
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if err := s.usable("list " + prefix); err != nil {
+		return nil, err
+	}
+	keys, err := s.list(prefix)
+	if err != nil {
+		return nil, fmt.Errorf("fs: list %s: %w", prefix, err)
+	}
+	return keys, nil
+}
+
+func (s *Store) list(prefix string) ([]string, error) {
+	// Walk only the deepest folder the prefix names in full.
+	start := "."
+	if i := strings.LastIndexByte(prefix, '/'); i >= 0 {
+		start = prefix[:i]
+		fi, blocker, err := s.lstatKey(start)
+		switch {
+		case errors.Is(err, errLink):
+			return nil, nil // links are not followed, so nothing is below one
+		case err != nil:
+			return nil, err
+		case blocker != "" || fi == nil || !fi.IsDir():
+			return nil, nil // not a folder, so no keys below it
+		}
+	}
+	var keys []string
+	err := iofs.WalkDir(s.root.FS(), start, func(p string, d iofs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if p == "." {
+			return nil
+		}
+		if d.IsDir() {
+			// Skip folders that cannot hold keys (the store's own log among
+			// them: its name is reserved) and folders the prefix rules out.
+			if refine.ValidKey(p) != nil || !(strings.HasPrefix(p+"/", prefix) || strings.HasPrefix(prefix, p+"/")) {
+				return iofs.SkipDir
+			}
+			return nil
+		}
+		if d.Type().IsRegular() && strings.HasPrefix(p, prefix) && refine.ValidKey(p) == nil {
+			keys = append(keys, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	// A walk is in per-folder name order, not key order: "a-c" sorts before
+	// "a/b" but is walked after it.
+	sort.Strings(keys)
+	return keys, nil
+}
+
+// errLink marks a refusal to follow a symbolic link.
+var errLink = errors.New("is a symbolic link, and the store does not follow links")
+
+func linkError(path string) error {
+	return fmt.Errorf("%s %w; remove the link", path, errLink)
+}
+
+// lstatKey looks at key without following links. It returns key's FileInfo
+// (nil if absent), or the first ancestor that exists but is not a folder
+// (blocker), or an error wrapping errLink if an ancestor is a link.
+func (s *Store) lstatKey(key string) (fi iofs.FileInfo, blocker string, err error) {
+	for i := strings.IndexByte(key, '/'); i >= 0; i = nextSlash(key, i) {
+		anc := key[:i]
+		fi, err := s.root.Lstat(filepath.FromSlash(anc))
+		switch {
+		case isNotExist(err):
+			return nil, "", nil
+		case err != nil:
+			return nil, "", err
+		case fi.Mode()&iofs.ModeSymlink != 0:
+			return nil, anc, linkError(anc)
+		case !fi.IsDir():
+			return nil, anc, nil
+		}
+	}
+	fi, err = s.root.Lstat(filepath.FromSlash(key))
+	if isNotExist(err) {
+		return nil, "", nil
+	}
+	return fi, "", err
+}
+
+func nextSlash(s string, i int) int {
+	j := strings.IndexByte(s[i+1:], '/')
+	if j < 0 {
+		return -1
+	}
+	return i + 1 + j
+}
+
+func isNotExist(err error) bool {
+	// ENOTDIR: a file where a folder would be also means "not there".
+	return errors.Is(err, iofs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
+}
+
+// writeFile creates rel (root-relative) with data, mode 0600, failing if
+// something is already there (so a planted link is never written through),
+// and fsyncs it if sync is set.
+func (s *Store) writeFile(rel string, data []byte, sync bool) error {
+	f, err := s.root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil && sync {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func (s *Store) hook(point string) error {
+	if s.testHook == nil {
+		return nil
+	}
+	return s.testHook(point)
+}

@@ -1,0 +1,268 @@
+package fs
+
+import (
+	"errors"
+	"fmt"
+	iofs "io/fs"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/refine-spec/refine"
+)
+
+// logScan is what Open found in the log folder. It is checked in full
+// before recovery changes anything, so a damaged log leaves the folder as
+// it was.
+type logScan struct {
+	marker  uint64         // every record up to here is reflected in the files
+	records []loggedRecord // complete records after the marker, in order
+	torn    uint64         // a torn last record's sequence number; 0 for none
+	stale   []string       // records the marker covers, left by a crash
+	temps   []string       // temporary files, left by a crash
+}
+
+// loggedRecord is a complete record read back from the log.
+type loggedRecord struct {
+	seq     uint64
+	size    int
+	changes []change
+}
+
+// recover brings the files up to the log after a crash: it replays every
+// complete record after the marker, discards a torn last record (its
+// commit never happened) and temporary files, and checkpoints. It refuses,
+// changing nothing, a log it cannot trust.
+func (s *Store) recover() error {
+	fail := func(err error) error { return fmt.Errorf("fs: open %s: %w", s.dir, err) }
+	if err := s.checkLegacy(); err != nil {
+		return fail(err)
+	}
+	if err := s.ensureLog(); err != nil {
+		return fail(err)
+	}
+	scan, err := s.scanLog()
+	if err != nil {
+		return fail(err)
+	}
+
+	// The log is sound: from here on recovery may change the folder. If it
+	// fails or crashes part way, the log is untouched until the checkpoint
+	// and the next Open starts again.
+	for _, t := range scan.temps {
+		if err := s.root.Remove(t); err != nil && !isNotExist(err) {
+			return fail(fmt.Errorf("discard temporary file: %w", err))
+		}
+	}
+	w := &s.wal
+	w.next = scan.marker + 1
+	for _, r := range scan.records {
+		w.logged(r.seq, r.size, r.changes)
+	}
+	if scan.torn != 0 {
+		// Pending like a record that changes nothing: the checkpoint
+		// moves the marker past it and deletes it, so its number is never
+		// reused and a resurrected copy is ignored.
+		w.logged(scan.torn, 0, nil)
+	}
+	if len(scan.records) > 0 {
+		changes := fold(scan.records)
+		temps, err := s.stage(w.next-1, changes)
+		if err == nil {
+			err = s.apply(changes, temps)
+			s.discard(temps)
+		}
+		if err != nil {
+			return fail(fmt.Errorf("replay the log: %w", err))
+		}
+	}
+	if err := s.checkpoint(); err != nil {
+		return fail(err)
+	}
+	for _, name := range scan.stale {
+		if err := s.root.Remove(name); err != nil && !isNotExist(err) {
+			s.log.Warn("fs: could not delete a checkpointed log record; it is ignored", "dir", s.dir, "record", name, "err", err)
+		}
+	}
+	if err := s.removeAll(legacyStaging); err != nil {
+		s.log.Warn("fs: could not remove an earlier refine's staging folder; it is ignored", "dir", s.dir, "err", err)
+	}
+
+	if n := len(scan.records); n > 0 {
+		s.log.Info("fs: replayed commits from the log", "dir", s.dir, "records", n,
+			"first", scan.records[0].seq, "last", scan.records[n-1].seq)
+	}
+	if scan.torn != 0 {
+		s.log.Warn("fs: discarded a log record a crash cut short; that commit never happened", "dir", s.dir, "record", recordName(scan.torn))
+	}
+	if len(scan.temps) > 0 {
+		s.log.Info("fs: discarded temporary files a crash left", "dir", s.dir, "count", len(scan.temps))
+	}
+	return nil
+}
+
+// ensureLog makes sure the log folder exists, as a real folder.
+func (s *Store) ensureLog() error {
+	fi, err := s.root.Lstat(walName)
+	switch {
+	case err == nil && fi.IsDir():
+		return nil
+	case err == nil:
+		// A file or link planted under the reserved name is never a log
+		// this store wrote: remove it (the link itself, not its target).
+		s.log.Warn("fs: removed a file that is not a log folder from the log's place", "dir", s.dir, "type", fi.Mode().Type().String())
+		if err := s.root.Remove(walName); err != nil {
+			return fmt.Errorf("remove %s, which is not a folder: %w", walName, err)
+		}
+	case !isNotExist(err):
+		return err
+	}
+	if err := s.root.Mkdir(walName, 0o700); err != nil {
+		return fmt.Errorf("create the log folder: %w", err)
+	}
+	// A record renamed into the log folder is only durable once the
+	// folder's own entry is.
+	return s.syncDir(".")
+}
+
+// scanLog reads and checks the whole log without changing anything.
+func (s *Store) scanLog() (*logScan, error) {
+	scan := &logScan{}
+	corrupt := func(format string, args ...any) error {
+		return fmt.Errorf("%w: log %s: %s; Open changed nothing: keep a copy of the session folder before repairing it by hand",
+			refine.ErrCorrupt, filepath.Join(s.dir, walName), fmt.Sprintf(format, args...))
+	}
+	switch data, err := s.readLogFile(walPath(markerName)); {
+	case isNotExist(err):
+		// No checkpoint yet: the log starts at record 1.
+	case err != nil:
+		return nil, corrupt("checkpoint marker: %v", err)
+	default:
+		seq, err := decodeMarker(data)
+		if err != nil {
+			return nil, corrupt("checkpoint marker: %v", err)
+		}
+		scan.marker = seq
+	}
+
+	entries, err := iofs.ReadDir(s.root.FS(), walName)
+	if err != nil {
+		return nil, err
+	}
+	var seqs []uint64
+	for _, e := range entries {
+		name := e.Name()
+		seq, isRecord := parseRecordName(name)
+		switch {
+		case name == markerName:
+		case strings.HasSuffix(name, tempSuffix) && !e.IsDir():
+			scan.temps = append(scan.temps, walPath(name))
+		case !isRecord:
+			// Not a name the store writes: not ours to judge or remove.
+		case seq <= scan.marker:
+			scan.stale = append(scan.stale, walPath(name))
+		default:
+			seqs = append(seqs, seq)
+		}
+	}
+	sort.Slice(seqs, func(i, j int) bool { return seqs[i] < seqs[j] })
+
+	for i, seq := range seqs {
+		// A commit's record is durable before the next commit starts, and
+		// only a checkpoint deletes records, all of them up to the marker:
+		// so after the marker the log has no gaps.
+		if want := scan.marker + 1 + uint64(i); seq != want {
+			return nil, corrupt("record %s is missing before %s", recordName(want), recordName(seq))
+		}
+		name := recordName(seq)
+		data, err := s.readLogFile(walPath(name))
+		if err != nil {
+			return nil, corrupt("%s: %v", name, err)
+		}
+		got, changes, err := decodeRecord(data)
+		last := i == len(seqs)-1
+		switch {
+		case errors.Is(err, errTorn) && last:
+			scan.torn = seq
+		case errors.Is(err, errTorn):
+			return nil, corrupt("%s is %v, yet later records exist", name, err)
+		case err != nil:
+			return nil, corrupt("%s: %v", name, err)
+		case got != seq:
+			return nil, corrupt("%s holds record %d", name, got)
+		default:
+			scan.records = append(scan.records, loggedRecord{seq: seq, size: len(data), changes: changes})
+		}
+	}
+	return scan, nil
+}
+
+// fold merges records, oldest first, into one set of changes: each key
+// gets its change from the last record that touches it, which is what
+// replaying the records one by one would leave. Replaying the fold never
+// passes through an intermediate state, which the files (partly ahead of
+// it) might not admit: a key one record puts may be a folder by the next.
+func fold(records []loggedRecord) []change {
+	last := map[string]change{}
+	for _, r := range records {
+		for _, c := range r.changes {
+			last[c.key] = c
+		}
+	}
+	changes := make([]change, 0, len(last))
+	for _, c := range last {
+		changes = append(changes, c)
+	}
+	sort.Slice(changes, func(i, j int) bool { return changes[i].key < changes[j].key })
+	return changes
+}
+
+// The single-record commit layout of refine's earlier development
+// versions, before the log.
+const (
+	legacyRecord  = ".refine-commit.json"
+	legacyStaging = ".refine-staging"
+)
+
+// checkLegacy refuses a folder where an earlier version left a commit
+// half done: this version cannot complete it, and must not guess.
+func (s *Store) checkLegacy() error {
+	_, err := s.root.Lstat(legacyRecord)
+	switch {
+	case err == nil:
+		return fmt.Errorf("%w: %s is the record of a commit an earlier refine did not finish, which this version cannot complete; open the folder once with that version, or check the keys the record lists and remove it",
+			refine.ErrCorrupt, filepath.Join(s.dir, legacyRecord))
+	case isNotExist(err):
+		return nil
+	}
+	return err
+}
+
+// removeAll removes rel (root-relative) and everything below it, through
+// the Root so that a planted link cannot make it delete outside the folder
+// (os.Root.RemoveAll needs Go 1.25).
+func (s *Store) removeAll(rel string) error {
+	fi, err := s.root.Lstat(rel)
+	switch {
+	case isNotExist(err):
+		return nil
+	case err != nil:
+		return err
+	case !fi.IsDir():
+		return s.root.Remove(rel) // a file, or a link itself
+	}
+	var paths []string
+	err = iofs.WalkDir(s.root.FS(), filepath.ToSlash(rel), func(p string, _ iofs.DirEntry, err error) error {
+		paths = append(paths, p)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	for i := len(paths) - 1; i >= 0; i-- {
+		if err := s.root.Remove(filepath.FromSlash(paths[i])); err != nil && !isNotExist(err) {
+			return err
+		}
+	}
+	return nil
+}
