@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/rollback"
 )
 
 // Config is everything a session needs. Start from DefaultConfig, which
@@ -68,6 +69,11 @@ type Config struct {
 	// RollbackAnalysisThreshold triggers root-cause analysis after this many
 	// rollbacks of the same round (2).
 	RollbackAnalysisThreshold int
+	// RollbackMode says what happens around a rollback (FLOW-007):
+	// INTERACTIVE (default) leaves the retry to the user and only reports
+	// the recommended adjustments; AUTO_RETRY applies them automatically on
+	// a round's first rollback; STRICT also analyses after the first one.
+	RollbackMode rollback.Mode
 	// ArchiveRetention is how long cold-stored archives are kept (30 days).
 	ArchiveRetention time.Duration
 	// ColdStorageDir is the root for cold-stored archives ("" disables cold storage).
@@ -130,6 +136,7 @@ func DefaultConfig() Config {
 		BackupRetention:           3,
 		RollbackLimit:             7,
 		RollbackAnalysisThreshold: 2,
+		RollbackMode:              rollback.ModeInteractive,
 		ArchiveRetention:          30 * 24 * time.Hour,
 		DisagreeRoundLimit:        0.5,
 		DisagreeSessionLimit:      0.4,
@@ -182,6 +189,8 @@ func (c *Config) Validate() error {
 		return bad("RollbackLimit", "is %d: want 0 or more", c.RollbackLimit)
 	case c.RollbackAnalysisThreshold < 1:
 		return bad("RollbackAnalysisThreshold", "is %d: want at least 1", c.RollbackAnalysisThreshold)
+	case !c.RollbackMode.Valid():
+		return bad("RollbackMode", "is %q: want INTERACTIVE, AUTO_RETRY or STRICT", c.RollbackMode)
 	case c.ArchiveRetention <= 0:
 		return bad("ArchiveRetention", "is %s: want a positive duration", c.ArchiveRetention)
 	case c.DisagreeRoundLimit <= 0 || c.DisagreeRoundLimit > 1:

@@ -44,7 +44,13 @@ func (s *Session) converge(ctx context.Context) (bool, error) {
 		if before == nil {
 			before = &gap.Ledger{}
 		}
+		wasConverging := t.Current() == convergence.Converging
 		t.Observe(cur.N, before, &s.st.Ledger)
+		if wasConverging && t.Current() != convergence.Converging {
+			// Progress stopped: an early-termination offer declined while
+			// the loop converged is worth making again.
+			s.st.OfferedOpenSet = ""
+		}
 		cur.Converged = true
 	}
 	if t.Current() != convergence.DivergenceWarning || cur.DivergenceDone {
@@ -52,6 +58,9 @@ func (s *Session) converge(ctx context.Context) (bool, error) {
 	}
 	p := convergence.DivergencePrompt(convergence.DivergenceInput{Rows: t.Rows(), Settings: t.Settings(), Ledger: &s.st.Ledger, RollbackAvailable: s.rollbackAvailable(ctx)})
 	q := questionFrom(p, fmt.Sprintf("r%d-divergence", cur.N), KindDivergence, cur.N)
+	// DESIGN §7: the user (or a host's policy) may also stop on divergence.
+	q.Options = append(q.Options, Option{Key: keyStop, Label: "Stop - End the session here without approving it",
+		Effect: "Session ends as STALL_EXIT; open gaps are listed as known limitations"})
 	a, paused, err := s.ask(ctx, q)
 	if err != nil || paused {
 		return paused, err
@@ -81,6 +90,8 @@ func (s *Session) converge(ctx context.Context) (bool, error) {
 		t.ResetStall()
 	case convergence.KeyForceComplete:
 		s.st.Choice = string(convergence.ChoiceForceComplete)
+	case keyStop:
+		s.st.Choice = string(convergence.ChoiceStop)
 	case convergence.KeyRollBack:
 		if err := s.rollbackFromQuestion(ctx, a, rollback.TriggerDivergence, "divergence warning in round "+fmt.Sprint(cur.N)); err != nil {
 			return false, err
@@ -93,6 +104,9 @@ func (s *Session) converge(ctx context.Context) (bool, error) {
 	s.recordDecision(cur.N, "", q, a, decision)
 	return false, nil
 }
+
+// keyStop is the divergence option that ends the session as STALL_EXIT.
+const keyStop = "stop"
 
 // questionFrom converts a pure package's prompt into a Question.
 func questionFrom(p convergence.Prompt, id string, kind QuestionKind, round int) Question {

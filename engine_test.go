@@ -487,3 +487,42 @@ func TestParallelDrafting(t *testing.T) {
 	}
 	get(t, cfg, "round_001/attempts/engineer-GAP-PAR-002-2.md")
 }
+
+func TestTransportGivesUpAfterTheBoundAndStaysResumable(t *testing.T) {
+	ctx := context.Background()
+	calls := 0
+	eng := refinetest.Func(func(ctx context.Context, req refine.Request) (refine.Response, error) {
+		calls++
+		if calls <= 4 {
+			return refine.Response{}, transient{after: 2 * time.Second}
+		}
+		return refine.Response{Content: engineerDoc("GAP-TEST-001")}, nil
+	})
+	cfg := refinetest.Config(eng, refinetest.Script(reviewerDoc(1, "GAP-TEST-001")), auto())
+	cfg.TransportRetries = 3
+	cfg.BackoffMax = 5 * time.Second
+	clock := cfg.Clock.(*refinetest.Clock)
+	s, _ := refine.New(ctx, cfg)
+	out, err := s.Run(ctx)
+	if out.Status != refine.StatusFailed || err == nil || !strings.Contains(err.Error(), "gave up after 3 transport retries") {
+		t.Fatalf("Run = %+v, %v; want FAILED after 3 transport retries", out, err)
+	}
+	slept := clock.Slept()
+	if len(slept) != 3 {
+		t.Errorf("slept %v, want 3 backoffs", slept)
+	}
+	for _, d := range slept {
+		if d < 2*time.Second || d > 5*time.Second {
+			t.Errorf("backoff %s outside [hint 2s, max 5s]", d)
+		}
+	}
+	// Resumable: the next Run succeeds and the validation budget was untouched.
+	s2, _ := refine.Open(ctx, cfg)
+	out, err = s2.Run(ctx)
+	if err != nil || out.Status != refine.StatusComplete {
+		t.Fatalf("resume = %+v, %v", out, err)
+	}
+	if strings.Contains(get(t, cfg, "round_001/prompts/engineer-1.md"), "RETRY ATTEMPT") {
+		t.Errorf("a transport failure was treated as a validation retry")
+	}
+}

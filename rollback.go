@@ -36,9 +36,11 @@ type RollbackReport struct {
 	// Analysis is the root-cause report when a round reached the analysis
 	// threshold ("" otherwise).
 	Analysis string
-	// Adjustments are the automatic adjustments derived from the detected
-	// patterns, now carried into later prompts.
+	// Adjustments are the adjustments the detected patterns recommend;
+	// AutoApplied says whether they were carried into later prompts
+	// (AUTO_RETRY) or left to the user (INTERACTIVE, STRICT).
 	Adjustments []string
+	AutoApplied bool
 	// Remaining is how many rollbacks the session has left.
 	Remaining int
 }
@@ -90,7 +92,13 @@ func (s *Session) rollback(ctx context.Context, req RollbackRequest) (RollbackRe
 	}
 
 	now := s.now()
-	exec := rollback.Execution{Files: files, At: now, Reason: req.Reason, Mode: rollback.ModeInteractive, Trigger: req.Trigger,
+	threshold := s.cfg.RollbackAnalysisThreshold
+	if s.cfg.RollbackMode == rollback.ModeStrict {
+		threshold = 1 // STRICT: analyse after the first failure
+	}
+	policy := rollback.Policy{Mode: s.cfg.RollbackMode, AnalysisThreshold: threshold, Limit: s.rollbackLimit()}
+	step := policy.Next(current, s.st.Rollbacks, false, len(plan.Rounds) > 1)
+	exec := rollback.Execution{Files: files, At: now, Reason: req.Reason, Mode: step.Mode, Trigger: req.Trigger,
 		Adjustments: slices.Clone(req.Adjustments), Decisions: map[int][]rollback.Decision{}, Analyses: map[int]string{}, Patterns: map[int][]rollback.Pattern{}}
 	report := RollbackReport{Round: req.To}
 	spec, err := s.source(ctx)
@@ -111,7 +119,7 @@ func (s *Session) rollback(ctx context.Context, req RollbackRequest) (RollbackRe
 				autoAdj = append(autoAdj, a)
 			}
 		}
-		if rp.Attempt >= s.cfg.RollbackAnalysisThreshold {
+		if rp.Attempt >= threshold {
 			var prev [][]rollback.Pattern
 			for _, r := range s.st.Rollbacks.ForRound(rp.Round) {
 				prev = append(prev, r.Patterns)
@@ -148,7 +156,11 @@ func (s *Session) rollback(ctx context.Context, req RollbackRequest) (RollbackRe
 		restored.Rollbacks.Records = append(restored.Rollbacks.Records, r)
 	}
 	restored.Adjustments = append(slices.Clone(old.Adjustments), req.Adjustments...)
-	restored.Adjustments = append(restored.Adjustments, autoAdj...)
+	if step.AutoRetry {
+		// AUTO_RETRY: the first rollback of a round retries with the
+		// adjustments the detected patterns call for, without asking.
+		restored.Adjustments = append(restored.Adjustments, autoAdj...)
+	}
 	keepRound := func(n int) bool { return n <= req.To }
 	restored.Validation = slices.DeleteFunc(slices.Clone(old.Validation), func(v validationEntry) bool { return !keepRound(v.Round) })
 	restored.Retries = slices.DeleteFunc(slices.Clone(old.Retries), func(v retryDetail) bool { return !keepRound(v.Round) })
@@ -180,6 +192,7 @@ func (s *Session) rollback(ctx context.Context, req RollbackRequest) (RollbackRe
 	}
 	s.log.Info("rolled back", "to", req.To, "undone", report.Undone, "archives", report.Archives)
 	report.Adjustments = autoAdj
+	report.AutoApplied = step.AutoRetry
 	report.Remaining = max(0, s.rollbackLimit()-s.st.Rollbacks.Used())
 	return report, nil
 }
@@ -231,7 +244,7 @@ func (s *Session) rollbackTarget(ctx context.Context) int {
 	if s.st.Rollbacks.Used() >= s.rollbackLimit() || current < 1 {
 		return -1
 	}
-	if s.flush(ctx) != nil {
+	if err := s.flush(ctx); err != nil {
 		return -1
 	}
 	keys, err := s.cfg.Store.List(ctx, "")

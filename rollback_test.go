@@ -253,3 +253,39 @@ func TestDivergenceRollBack(t *testing.T) {
 		t.Errorf("outcome %s, want USER_APPROVED (force complete at the second warning)", out.Status)
 	}
 }
+
+func TestRollbackModes(t *testing.T) {
+	ctx := context.Background()
+	for _, mode := range []rollback.Mode{rollback.ModeInteractive, rollback.ModeAutoRetry, rollback.ModeStrict} {
+		t.Run(string(mode), func(t *testing.T) {
+			eng := refinetest.Func(func(ctx context.Context, req refine.Request) (refine.Response, error) {
+				// Abstract and example-free: patterns fire, adjustments are recommended.
+				return refine.Response{Content: "## Gap Resolution: " + req.Gaps[0] + "\n\n**Confidence:** LOW\n\n### Proposed Solution\n\nThis should be handled appropriately and robustly, as needed, in a flexible, scalable, appropriate way, etc.\n\n### Trade-offs\n- fine\n"}, nil
+			})
+			rev := refinetest.Func(func(ctx context.Context, req refine.Request) (refine.Response, error) {
+				return refine.Response{Content: reviewerDoc(req.Round, req.Gaps[0])}, nil
+			})
+			cfg := refinetest.Config(eng, rev, auto(), gap.Gap{ID: "GAP-MD-001", Severity: gap.High}, gap.Gap{ID: "GAP-MD-002", Severity: gap.High})
+			cfg.GapsPerRound, cfg.MaxRounds, cfg.RollbackMode = 1, 1, mode
+			s, _ := refine.New(ctx, cfg)
+			s.Run(ctx)
+			rep, err := s.Rollback(ctx, refine.RollbackRequest{To: 0, Reason: "too abstract"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rep.Adjustments) == 0 {
+				t.Fatalf("no adjustments recommended for an abstract output")
+			}
+			if rep.AutoApplied != (mode == rollback.ModeAutoRetry) {
+				t.Errorf("AutoApplied = %v in %s", rep.AutoApplied, mode)
+			}
+			if (rep.Analysis != "") != (mode == rollback.ModeStrict) {
+				t.Errorf("analysis after the first rollback = %v in %s", rep.Analysis != "", mode)
+			}
+			st, _ := s.Status(ctx)
+			if st.Rollbacks[0].Mode != mode && !(mode == rollback.ModeStrict && st.Rollbacks[0].Mode == rollback.ModeStrict) {
+				t.Errorf("recorded mode %s, want %s", st.Rollbacks[0].Mode, mode)
+			}
+		})
+	}
+}

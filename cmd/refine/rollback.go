@@ -66,7 +66,11 @@ func cmdRollback(ctx context.Context, c *cli, args []string) int {
 		fmt.Fprintf(c.stdout, "  archived: %s\n", filepath.Join(*dir, a))
 	}
 	if len(rep.Adjustments) > 0 {
-		fmt.Fprintln(c.stdout, "Adjustments for the retried rounds (from the detected patterns):")
+		if rep.AutoApplied {
+			fmt.Fprintln(c.stdout, "Adjustments applied to the retried rounds (from the detected patterns):")
+		} else {
+			fmt.Fprintln(c.stdout, "Recommended adjustments (pass them with --adjust to apply; from the detected patterns):")
+		}
 		for _, a := range rep.Adjustments {
 			fmt.Fprintf(c.stdout, "  - %s\n", a)
 		}
