@@ -11,17 +11,26 @@ import (
 )
 
 // stage writes each put's value to a temporary file in the log folder,
-// where readers never look, and returns the files' names (empty for a
-// delete). Nothing is fsynced: see apply. On error it removes what it
-// wrote.
+// where readers never look, rewriting a spare where there is one (see
+// spares.go), and returns the files' names (empty for a delete). Nothing
+// is fsynced: see apply. On error it removes what it wrote.
 func (s *Store) stage(seq uint64, changes []change) ([]string, error) {
 	temps := make([]string, len(changes))
 	for i, c := range changes {
 		if c.del {
 			continue
 		}
-		temps[i] = walPath(fmt.Sprintf("%0*d-%d%s", seqDigits, seq, i, tempSuffix))
-		if err := s.replaceFile(temps[i], c.value, false); err != nil {
+		name, spare := s.tempName(seq, i)
+		temps[i] = name
+		err := errNotSpare
+		if spare {
+			err = s.writeSpare(name, c.value)
+		}
+		if errors.Is(err, errNotSpare) {
+			err = s.replaceFile(name, c.value, false)
+		}
+		if err != nil {
+			s.root.Remove(name)
 			temps[i] = ""
 			s.discard(temps)
 			return nil, fmt.Errorf("put %s: %w", c.key, err)
@@ -45,7 +54,8 @@ func (s *Store) discard(temps []string) {
 // wrote: with readers held off, deleted keys are removed and the puts
 // moved over their keys (see replace), so in-process readers see all of
 // the commit or none of it. A put moved into place leaves its entry in
-// temps empty.
+// temps empty; the old value it displaced becomes a spare. s.commitMu
+// must be held.
 //
 // Nothing is fsynced: the commit's record is durable already, and a
 // checkpoint fsyncs everything apply touched before the record is
@@ -71,8 +81,12 @@ func (s *Store) apply(changes []change, temps []string) error {
 		if err := s.hook("put " + c.key); err != nil {
 			return err
 		}
-		if err := s.place(temps[i], c.key); err != nil {
+		swapped, err := s.place(temps[i], c.key)
+		if err != nil {
 			return fmt.Errorf("put %s: %w", c.key, err)
+		}
+		if swapped {
+			s.keepSpare(temps[i])
 		}
 		temps[i] = ""
 	}
@@ -103,31 +117,40 @@ func (s *Store) removeKey(key string) error {
 }
 
 // place moves the temporary file temp over key, creating key's folders.
-func (s *Store) place(temp, key string) error {
+// swapped reports that temp now holds key's old file, a regular one (see
+// replace).
+func (s *Store) place(temp, key string) (swapped bool, err error) {
 	if err := s.mkdirParents(key); err != nil {
-		return err
+		return false, err
 	}
 	fi, _, err := s.lstatKey(key)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if fi != nil && fi.IsDir() {
 		if err := s.removeEmptyTree(key); err != nil {
-			return err
+			return false, err
 		}
 	}
-	return s.replace(temp, key, fi != nil && !fi.IsDir())
+	swapped, err = s.replace(temp, key, fi != nil && !fi.IsDir())
+	if swapped && !fi.Mode().IsRegular() {
+		// A link swapped out of key is no spare.
+		s.root.Remove(temp)
+		swapped = false
+	}
+	return swapped, err
 }
 
 // replace moves the temporary file temp to key, atomically: a reader, even
 // in another process, finds either the old value or the new one there,
 // never nothing. exists says something (a file or a link) is at key.
 //
-// Over an existing file it swaps the two with renameat2(RENAME_EXCHANGE)
-// and removes the old one, rather than renaming over it. The result is the
-// same, but on ext4 (data=ordered, auto_da_alloc, the defaults) a rename
-// over a file forces the new file's data out with the next journal commit,
-// so the next commit's record fsync would wait for this commit's files:
+// Over an existing file it swaps the two with renameat2(RENAME_EXCHANGE),
+// rather than renaming over it, and reports swapped: temp then holds the
+// old file, which the caller keeps as a spare (see spares.go). On ext4
+// (data=ordered, auto_da_alloc, the defaults) a rename over a file also
+// forces the new file's data out with the next journal commit, so the
+// next commit's record fsync would wait for this commit's files:
 // measured, that took a commit of four 4 KB files from about 0.65 ms to
 // 1.0-1.4 ms. Those writes belong to the checkpoint, which fsyncs many
 // commits' files at once. Where swapping is not available the put is
@@ -135,17 +158,12 @@ func (s *Store) place(temp, key string) error {
 //
 // Paths are absolute: os.Root has no Rename before Go 1.25 (see the
 // package doc).
-func (s *Store) replace(temp, key string, exists bool) error {
+func (s *Store) replace(temp, key string, exists bool) (swapped bool, err error) {
 	from, to := filepath.Join(s.dir, temp), filepath.Join(s.dir, filepath.FromSlash(key))
 	if exists && !s.noExchange.Load() {
 		err := exchange(from, to)
 		if err == nil {
-			// temp now holds the old value; should removing it fail, Open
-			// discards it with the other temporary files.
-			if err := s.root.Remove(temp); err != nil {
-				s.log.Warn("fs: could not remove a replaced value; the next Open discards it", "dir", s.dir, "file", temp, "err", err)
-			}
-			return nil
+			return true, nil
 		}
 		if errors.Is(err, errors.ErrUnsupported) || errors.Is(err, syscall.ENOSYS) || errors.Is(err, syscall.EINVAL) {
 			s.noExchange.Store(true) // this file system cannot swap: stop trying
@@ -153,7 +171,7 @@ func (s *Store) replace(temp, key string, exists bool) error {
 		// Any other failure (the key vanished meanwhile, say): the rename
 		// below either works or reports the real problem.
 	}
-	return os.Rename(from, to)
+	return false, os.Rename(from, to)
 }
 
 // mkdirParents creates key's missing folders one at a time, checking each

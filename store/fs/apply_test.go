@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -46,12 +47,71 @@ func TestReplace(t *testing.T) {
 			if fi, err := os.Lstat(filepath.Join(dir, "link.md")); err != nil || !fi.Mode().IsRegular() {
 				t.Errorf("link.md after a put: %v, %v; want the link replaced by a file", fi, err)
 			}
-			if got := logFiles(t, dir); !slices.Equal(got, []string{recordName(1), recordName(2)}) {
-				t.Errorf("log folder = %q, want only the two records (no old values left)", got)
+			// Swapped-out old values stay as spares (the link does not) until
+			// Close; renamed-over ones are gone at once.
+			records, spares := 0, 0
+			for _, name := range logFiles(t, dir) {
+				switch {
+				case name == recordName(1) || name == recordName(2):
+					records++
+				case strings.HasSuffix(name, tempSuffix):
+					spares++
+				default:
+					t.Errorf("log folder holds %q", name)
+				}
+			}
+			wantSpares := 0
+			if swap && !s.noExchange.Load() {
+				wantSpares = 2
+			}
+			if records != 2 || spares != wantSpares {
+				t.Errorf("log folder: %d records, %d spares; want 2 and %d", records, spares, wantSpares)
+			}
+			// The spares are rewritten by the next commit, not created anew.
+			commitVals := []refine.Op{refine.Put("a.md", []byte("3")), refine.Put("d/b.md", []byte("3"))}
+			if err := s.Commit(ctx, commitVals...); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(map[string]string{"a.md": "3", "d/b.md": "3", "link.md": "2"}, readKeys(t, s)); diff != "" {
+				t.Errorf("after reusing spares (-want +got):\n%s", diff)
+			}
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if got := logFiles(t, dir); !slices.Equal(got, []string{markerName}) {
+				t.Errorf("log folder after Close = %q, want only the marker (no old values left)", got)
 			}
 			if swap && runtime.GOOS == "linux" && (runtime.GOARCH == "amd64" || runtime.GOARCH == "arm64") && s.noExchange.Load() {
 				t.Error("renameat2(RENAME_EXCHANGE) failed on this Linux file system; puts fell back to rename")
 			}
 		})
+	}
+}
+
+// TestSpareHardLink plants a hard link at a key to a file outside the
+// folder: the put that swaps it out must not keep it as a spare that a
+// later put would write through.
+func TestSpareHardLink(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("hard links")
+	}
+	outside := filepath.Join(t.TempDir(), "precious.txt")
+	if err := os.WriteFile(outside, []byte("keep me"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	s := mustOpen(t, dir)
+	defer s.Close()
+	if err := os.Link(outside, filepath.Join(dir, "a.md")); err != nil {
+		t.Skip(err)
+	}
+	ctx := context.Background()
+	for i := range 4 {
+		if err := s.Commit(ctx, refine.Put("a.md", []byte{'0' + byte(i)}), refine.Put("b.md", []byte("b"))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if b, _ := os.ReadFile(outside); string(b) != "keep me" {
+		t.Errorf("a put wrote through a planted hard link: %q", b)
 	}
 }

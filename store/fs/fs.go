@@ -16,7 +16,10 @@
 //     commit is durable.
 //  2. Apply. Each put is written to a temporary file (while the record's
 //     fsync is under way) and moved over its key, and deleted keys are
-//     removed (their emptied folders pruned), without any fsync. Readers
+//     removed (their emptied folders pruned), without any fsync. Where
+//     the move swaps files (Linux), the old value's file is kept as a
+//     spare that a later put rewrites instead of creating a file, which
+//     costs far more (see spares.go). Readers
 //     in this process wait while the moves and removals happen, so they
 //     never see half a commit; a reader in another process finds each key
 //     holding a whole value, old or new.
@@ -135,6 +138,7 @@ type Store struct {
 	broken   error // a commit failed after its commit point; guarded by mu
 
 	wal        walState    // guarded by commitMu
+	spares     []string    // files to rewrite for puts (see spares.go); guarded by commitMu
 	noExchange atomic.Bool // the file system cannot swap files (see replace)
 
 	// testHook, when set by tests, is called at named points of a commit,
@@ -277,6 +281,9 @@ func (s *Store) Close() error {
 			errs = append(errs, fmt.Errorf("%w; the log keeps the commits and the next Open replays them", err))
 		}
 	}
+	if !s.readOnly {
+		s.dropSpares()
+	}
 	errs = append(errs, s.release())
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("fs: close %s: %w", s.dir, err)
@@ -372,6 +379,21 @@ func (s *Store) readOnce(key string) ([]byte, error) {
 	// it: make sure we opened the file we checked.
 	if !os.SameFile(fi, st) {
 		return nil, fmt.Errorf("%s %w", key, errChanged)
+	}
+	if s.readOnly {
+		// A live writer may have swapped this file out of key since we
+		// opened it, and may rewrite it as a spare (see spares.go): hold it
+		// still, then check key still names it, which means it holds
+		// key's whole value.
+		if err := readLock(f); err != nil {
+			return nil, err
+		}
+		if now, _, err := s.lstatKey(key); err != nil || now == nil || !os.SameFile(now, st) {
+			return nil, errChanged
+		}
+		if st, err = f.Stat(); err != nil {
+			return nil, err
+		}
 	}
 	b := make([]byte, st.Size())
 	if _, err := io.ReadFull(f, b); err != nil {

@@ -75,6 +75,7 @@ func (s *Store) recover() error {
 		if err != nil {
 			return fail(fmt.Errorf("replay the log: %w", err))
 		}
+		s.dropSpares() // the old values replay displaced: leave a tidy log
 	}
 	if err := s.checkpoint(); err != nil {
 		return fail(err)
