@@ -59,8 +59,8 @@ func TestRunReplayScenarioThenStatusJSON(t *testing.T) {
 		t.Errorf("gaps = %v", gaps)
 	}
 	conv, _ := json.Marshal(st["convergence"])
-	wantConv := `[{"deferred":0,"gaps_end":1,"gaps_start":2,"net":1,"new":0,"reopened":0,"resolved":1,"round":1,"state":"CONVERGING","weighted_net":4},` +
-		`{"deferred":0,"gaps_end":0,"gaps_start":1,"net":1,"new":0,"reopened":0,"resolved":1,"round":2,"state":"CONVERGING","weighted_net":2}]`
+	wantConv := `[{"deferred":0,"gaps_end":1,"gaps_start":2,"net":1,"new":0,"reopened":0,"resolved":1,"round":1,"state":"CONVERGING","weighted_net":4,"weighted_open":2},` +
+		`{"deferred":0,"gaps_end":0,"gaps_start":1,"net":1,"new":0,"reopened":0,"resolved":1,"round":2,"state":"CONVERGING","weighted_net":2,"weighted_open":0}]`
 	if string(conv) != wantConv {
 		t.Errorf("convergence rows =\n%s\nwant\n%s", conv, wantConv)
 	}

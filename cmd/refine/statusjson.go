@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/convergence"
 )
 
 // statusJSON is the `refine status --json` contract (DESIGN §11): snake_case,
@@ -13,25 +14,12 @@ type statusJSON struct {
 	Round       int               `json:"round"`
 	Outcome     string            `json:"outcome"`
 	Gaps        []gapJSONOut      `json:"gaps"`
-	Convergence []convergenceJSON `json:"convergence"`
+	Convergence []convergence.Row `json:"convergence"`
 	Decisions   []decisionJSON    `json:"decisions"`
 	Conflicts   []conflictJSON    `json:"conflicts"`
 	Rollbacks   []rollbackJSON    `json:"rollbacks"`
 	Pending     []pendingJSON     `json:"pending"`
 	Usage       usageJSON         `json:"usage"`
-}
-
-type convergenceJSON struct {
-	Round       int    `json:"round"`
-	GapsStart   int    `json:"gaps_start"`
-	Resolved    int    `json:"resolved"`
-	Deferred    int    `json:"deferred"`
-	New         int    `json:"new"`
-	Reopened    int    `json:"reopened"`
-	GapsEnd     int    `json:"gaps_end"`
-	Net         int    `json:"net"`
-	WeightedNet int    `json:"weighted_net"`
-	State       string `json:"state"`
 }
 
 type conflictJSON struct {
@@ -91,16 +79,13 @@ type usageJSON struct {
 func writeStatusJSON(w io.Writer, st refine.Status) error {
 	out := statusJSON{
 		Round: st.Round, Outcome: string(st.Outcome),
-		Gaps: []gapJSONOut{}, Convergence: []convergenceJSON{}, Decisions: []decisionJSON{}, Conflicts: []conflictJSON{}, Rollbacks: []rollbackJSON{}, Pending: []pendingJSON{},
+		Gaps: []gapJSONOut{}, Convergence: []convergence.Row{}, Decisions: []decisionJSON{}, Conflicts: []conflictJSON{}, Rollbacks: []rollbackJSON{}, Pending: []pendingJSON{},
 		Usage: usageJSON{PromptTokens: st.Usage.PromptTokens, CompletionTokens: st.Usage.CompletionTokens, Calls: st.Calls},
 	}
 	for _, g := range st.Gaps {
 		out.Gaps = append(out.Gaps, gapJSONOut{ID: string(g.ID), Title: g.Title, Severity: g.Severity.String(), State: string(g.State)})
 	}
-	for _, r := range st.Convergence {
-		out.Convergence = append(out.Convergence, convergenceJSON{Round: r.Round, GapsStart: r.GapsStart, Resolved: r.Resolved, Deferred: r.Deferred,
-			New: r.New, Reopened: r.Reopened, GapsEnd: r.GapsEnd, Net: r.Net, WeightedNet: r.WeightedNet, State: string(r.State)})
-	}
+	out.Convergence = append(out.Convergence, st.Convergence...) // its JSON tags are the §11 contract
 	for _, c := range st.Conflicts {
 		out.Conflicts = append(out.Conflicts, conflictJSON{Issue: c.IssueID, Type: string(c.Type), Severity: c.Issue.Severity.String(),
 			Gap: string(c.Issue.Gap), Round: c.Round, Status: string(c.Status), Decision: c.DecisionID})
