@@ -76,8 +76,12 @@ type Config struct {
 	RollbackMode rollback.Mode
 	// ArchiveRetention is how long cold-stored archives are kept (30 days).
 	ArchiveRetention time.Duration
-	// ColdStorageDir is the root for cold-stored archives ("" disables cold storage).
-	ColdStorageDir string
+	// ColdStore, when set, is offered at session end as cold storage for
+	// rollback archives (manifest.json, cleanup_log.txt; apply the 30-day
+	// retention with `refine archives --expire` or rollback.Expired). It is
+	// a Store, not a path, so the library does no filesystem I/O of its
+	// own; store/fs.Open(dir) gives one. nil: cold storage is not offered.
+	ColdStore Store
 
 	// DisagreeRoundLimit warns when more than this share of a round's
 	// HIGH/CRITICAL issues are disagreed with (0.5).

@@ -172,6 +172,7 @@ func (s *Session) rollback(ctx context.Context, req RollbackRequest) (RollbackRe
 	}
 	// A rollback reopens a finished session.
 	restored.Outcome, restored.OutcomeReason, restored.FinishedAt = "", "", time.Time{}
+	restored.CleanupDone = false
 	restored.Pending, restored.Answers = nil, nil
 
 	var ops []Op

@@ -11,6 +11,7 @@ import (
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/refinetest"
 	"github.com/refine-spec/refine/rollback"
+	"github.com/refine-spec/refine/store/memory"
 	"github.com/refine-spec/refine/storetest"
 )
 
@@ -285,6 +286,70 @@ func TestRollbackModes(t *testing.T) {
 			st, _ := s.Status(ctx)
 			if st.Rollbacks[0].Mode != mode && !(mode == rollback.ModeStrict && st.Rollbacks[0].Mode == rollback.ModeStrict) {
 				t.Errorf("recorded mode %s, want %s", st.Rollbacks[0].Mode, mode)
+			}
+		})
+	}
+}
+
+func TestSessionEndArchiveCleanup(t *testing.T) {
+	ctx := context.Background()
+	for _, tt := range []struct {
+		name  string
+		cold  bool
+		key   string
+		check func(t *testing.T, cfg refine.Config, cold refine.Store)
+	}{
+		{"cold storage by default when configured", true, "", func(t *testing.T, cfg refine.Config, cold refine.Store) {
+			keys, _ := cold.List(ctx, "")
+			joined := strings.Join(keys, " ")
+			for _, want := range []string{"spec_refinement_workflow/manifest.json", "cleanup_log.txt", "_session_session-1/round_002_rolled_back_1.tar.gz"} {
+				if !strings.Contains(joined, want) {
+					t.Errorf("cold store lacks %s: %v", want, keys)
+				}
+			}
+		}},
+		{"delete", false, "2", nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s, cfg := roundsSession(t, 2, 0)
+			if _, err := s.Rollback(ctx, refine.RollbackRequest{To: 1, Reason: "redo round 2"}); err != nil {
+				t.Fatal(err)
+			}
+			var cold refine.Store
+			if tt.cold {
+				cold = memory.New()
+				cfg.ColdStore = cold
+			}
+			var asked []refine.Question
+			cfg.Asker = refine.AskerFunc(func(ctx context.Context, q refine.Question) (refine.Answer, error) {
+				asked = append(asked, q)
+				if q.Title == "ARCHIVE CLEANUP" && tt.key != "" {
+					return refine.Answer{Key: tt.key}, nil
+				}
+				return refine.DefaultAsker{}.Ask(ctx, q)
+			})
+			s2, err := refine.Open(ctx, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := s2.Run(ctx)
+			if err != nil || out.Status != refine.StatusComplete {
+				t.Fatalf("rerun = %+v %v", out, err)
+			}
+			if !slices.ContainsFunc(asked, func(q refine.Question) bool { return q.Title == "ARCHIVE CLEANUP" }) {
+				t.Fatalf("no archive cleanup question; asked %v", kindsOf(asked))
+			}
+			if k := keys(t, cfg, "round_002_rolled_back"); len(k) != 0 {
+				t.Errorf("archives still in the session: %v", k)
+			}
+			if tt.check != nil {
+				tt.check(t, cfg, cold)
+			}
+			// Asked once only.
+			n := len(asked)
+			s2.Run(ctx)
+			if len(asked) != n {
+				t.Errorf("cleanup asked again")
 			}
 		})
 	}

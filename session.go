@@ -264,11 +264,22 @@ func (s *Session) Run(ctx context.Context) (Outcome, error) {
 	}
 	for {
 		if s.st.Outcome.Terminal() {
-			return s.outcome(), s.flush(ctx)
+			paused, err := s.sessionEnd(ctx)
+			if err == nil {
+				err = s.flush(ctx)
+			}
+			if err != nil {
+				return s.failed(ctx, err)
+			}
+			_ = paused // a deferred cleanup question shows as Pending in the outcome
+			return s.outcome(), nil
 		}
 		rep, err := s.playRound(ctx)
 		if err != nil {
 			return s.failed(ctx, err)
+		}
+		if rep.Outcome.Terminal() {
+			continue // the archive cleanup above, then return
 		}
 		if rep.Outcome != StatusRunning {
 			if err := s.flush(ctx); err != nil {

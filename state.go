@@ -103,6 +103,8 @@ type state struct {
 	// HighAck records the user's acknowledgment of unresolved HIGH conflicts.
 	HighAck bool `json:"high_ack,omitempty"`
 
+	// CleanupDone records that the session-end archive question was settled.
+	CleanupDone bool `json:"cleanup_done,omitempty"`
 	// Rollbacks is the rollback history (FLOW-007); it survives rollbacks.
 	Rollbacks rollback.History `json:"rollbacks"`
 	// Recover holds decisions of rolled-back rounds awaiting the user's

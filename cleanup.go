@@ -1,0 +1,125 @@
+package refine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/refine-spec/refine/rollback"
+)
+
+// sessionEnd offers, once a session has finished, what to do with its
+// rollback archives (FLOW-007 archive cleanup): keep, delete, keep recent,
+// or move to cold storage when Config.ColdStore is set.
+func (s *Session) sessionEnd(ctx context.Context) (bool, error) {
+	if s.st.CleanupDone {
+		return false, nil
+	}
+	keys, err := s.cfg.Store.List(ctx, "")
+	if err != nil {
+		return false, fmt.Errorf("archive cleanup: %w", err)
+	}
+	var infos []rollback.ArchiveInfo
+	for _, k := range keys {
+		r, n, ok := rollback.ParseArchiveName(k)
+		if !ok {
+			continue
+		}
+		b, err := s.cfg.Store.Get(ctx, k)
+		if err != nil {
+			return false, fmt.Errorf("archive cleanup: read %s: %w", k, err)
+		}
+		info := rollback.ArchiveInfo{Name: k, Size: int64(len(b)), Round: r, Attempt: n}
+		for _, rec := range s.st.Rollbacks.Records {
+			if rec.Archive == k {
+				info.At = rec.At
+			}
+		}
+		infos = append(infos, info)
+	}
+	coldName := ""
+	if s.cfg.ColdStore != nil {
+		coldName = "the configured cold store"
+	}
+	p, ok := rollback.SessionEndPrompt(infos, coldName)
+	if !ok {
+		s.st.CleanupDone = true
+		s.stage()
+		return false, nil
+	}
+	q := questionFromRollback(p, KindRollback, s.st.Round)
+	a, paused, err := s.ask(ctx, q)
+	if err != nil || paused {
+		return paused, err
+	}
+	opt, _ := p.Option(a.Key)
+	mode := rollback.Cleanup(opt.Effect)
+	var ops []Op
+	switch mode {
+	case rollback.CleanupCold:
+		if err := s.moveToCold(ctx, infos); err != nil {
+			return false, err
+		}
+		for _, a := range infos {
+			ops = append(ops, Delete(a.Name))
+		}
+	default:
+		_, remove := rollback.CleanupPlan(mode, infos, s.now(), 0)
+		for _, k := range remove {
+			ops = append(ops, Delete(k))
+		}
+	}
+	s.st.CleanupDone = true
+	s.recordDecision(s.st.Round, "", q, a, fmt.Sprintf("%s (%d archive(s) removed from the session)", opt.Label, len(ops)))
+	return false, s.commit(ctx, ops...)
+}
+
+// moveToCold copies the archives into Config.ColdStore under
+// spec_refinement_workflow/<date>_session_<id>/, updates manifest.json and
+// appends to cleanup_log.txt, all in one commit of the cold store; the
+// caller then deletes the archives from the session.
+func (s *Session) moveToCold(ctx context.Context, infos []rollback.ArchiveInfo) error {
+	manifestKey := path.Join(rollback.ColdWorkflowDir, rollback.ManifestName)
+	existing, err := s.cfg.ColdStore.Get(ctx, manifestKey)
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return fmt.Errorf("cold storage: read manifest: %w", err)
+	}
+	plan, err := rollback.ColdPlan(existing, infos, coldSessionID(s.st.SessionID), ".", s.now())
+	if err != nil {
+		return fmt.Errorf("cold storage: %w", err)
+	}
+	key := func(p string) string { return strings.TrimPrefix(path.Clean(strings.ReplaceAll(p, "\\", "/")), "./") }
+	var ops []Op
+	for _, m := range plan.Moves {
+		b, err := s.cfg.Store.Get(ctx, m.Key)
+		if err != nil {
+			return fmt.Errorf("cold storage: read %s: %w", m.Key, err)
+		}
+		ops = append(ops, Put(key(m.Path), b))
+	}
+	log, err := s.cfg.ColdStore.Get(ctx, key(plan.LogPath))
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return fmt.Errorf("cold storage: read log: %w", err)
+	}
+	ops = append(ops, Put(key(plan.ManifestPath), plan.Manifest), Put(key(plan.LogPath), append(log, plan.LogLine...)))
+	if err := s.cfg.ColdStore.Commit(ctx, ops...); err != nil {
+		return fmt.Errorf("cold storage: %w", err)
+	}
+	return nil
+}
+
+// coldSessionID makes a session ID usable in cold-storage folder names.
+func coldSessionID(id string) string {
+	var b strings.Builder
+	for _, r := range id {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-' {
+			b.WriteRune(r)
+		}
+	}
+	if b.Len() == 0 {
+		return "session"
+	}
+	return b.String()
+}
