@@ -20,6 +20,8 @@ type Mediator interface {
 	// Answer records the answer to a pending question; the next Run or Step
 	// applies it.
 	Answer(ctx context.Context, questionID string, a Answer) error
+	// Rollback undoes whole rounds as one atomic commit (GAP-FLOW-007).
+	Rollback(ctx context.Context, req RollbackRequest) (RollbackReport, error)
 	// Status reports where the session stands.
 	Status(ctx context.Context) (Status, error)
 }
