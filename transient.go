@@ -23,9 +23,16 @@ type TransientError struct {
 	After time.Duration
 }
 
-func (e *TransientError) Error() string             { return e.Err.Error() }
-func (e *TransientError) Unwrap() error             { return e.Err }
-func (e *TransientError) Transient() bool           { return true }
+// Error returns the wrapped error's message.
+func (e *TransientError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the wrapped error, for errors.Is and errors.As.
+func (e *TransientError) Unwrap() error { return e.Err }
+
+// Transient reports true: the Mediator retries the call after a backoff.
+func (e *TransientError) Transient() bool { return true }
+
+// RetryAfter returns the server's hint (0: none).
 func (e *TransientError) RetryAfter() time.Duration { return e.After }
 
 // IsTransient reports whether err (or an error it wraps) is Transient, and
