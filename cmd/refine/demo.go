@@ -88,15 +88,17 @@ func cmdDemo(ctx context.Context, c *cli, args []string) int {
 	}
 	code := c.drive(ctx, s, st, *dir)
 	if code == exitOK {
-		fmt.Fprintf(c.stdout, `
-What to open first:
-  %s            the final specification, with every accepted resolution
-  %s         outcome, gap summary and known limitations
-  %s                 gaps, convergence table, validation log, example log, conflicts, rollback history
-  %s              every decision, including the conflict resolution
-  %s  the rolled-back round, kept for analysis
-  round_001/prompts/engineer-2.md  the retry prompt with its attached example
-`, filepath.Join(*dir, "final_spec.md"), "final_summary.md", "status.md", "decisions.md", "round_003_rolled_back_1.tar.gz")
+		fmt.Fprintf(c.stdout, "\nWhat to open first, in %s:\n", *dir)
+		for _, f := range [][2]string{
+			{"final_spec.md", "the final specification, with every accepted resolution"},
+			{"final_summary.md", "outcome, gap summary and known limitations"},
+			{"status.md", "gaps, convergence, validation log, example log, conflicts, rollback history"},
+			{"decisions.md", "every decision, including the conflict resolution"},
+			{"round_003_rolled_back_1.tar.gz", "the rolled-back round, kept for analysis"},
+			{"round_001/prompts/engineer-2.md", "the retry prompt with its attached example"},
+		} {
+			fmt.Fprintf(c.stdout, "  %-32s %s\n", f[0], f[1])
+		}
 	}
 	return code
 }
