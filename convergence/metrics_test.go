@@ -131,7 +131,7 @@ func TestMeasure(t *testing.T) {
 				}
 				return before, after
 			},
-			want: Row{Round: 1, GapsStart: 1, Resolved: 1, Deferred: 1, New: 2, GapsEnd: 1, Net: -1, WeightedNet: 16 - 16 - 1, WeightedOpen: 2},
+			want: Row{Round: 1, GapsStart: 1, Resolved: 1, Deferred: 1, New: 2, GapsEnd: 1, Net: -1, WeightedNet: -1 /* 16 resolved − 16 new CRITICAL − 1 new LOW */, WeightedOpen: 2},
 		},
 		{
 			name: "BLOCKED resolved by a user decision counts as resolved",

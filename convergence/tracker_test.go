@@ -20,7 +20,6 @@ func flatRound(want State) step         { return step{net: 0, weighted: 0, want:
 func goodRound(want State) step         { return step{net: 1, weighted: 1, want: want} }
 func netRound(net int, want State) step { return step{net: net, weighted: net, want: want} }
 func opStep(op string) step             { return step{op: op} }
-func rowOf(round int, s step) Row       { return Row{Round: round, Net: s.net, WeightedNet: s.weighted} }
 func mustTracker(t testing.TB, s Settings) *Tracker {
 	t.Helper()
 	tr, err := NewTracker(s)
