@@ -166,3 +166,30 @@ func kindsOf(qs []refine.Question) []refine.QuestionKind {
 	}
 	return out
 }
+
+// FLOW-006 Example 3: at the DISAGREE rate warning the user reviews the
+// Reviewer's feedback and downgrades the issue to LOW: no conflict, no
+// blocked gap, no conflict question.
+func TestSeverityOverrideAtRateWarning(t *testing.T) {
+	issue := "retry bound unspecified (GAP-TEST-001)"
+	eng := refinetest.Script(engineerDoc("GAP-TEST-001"), disagreeDoc("GAP-TEST-001", "ISSUE-R1-001", issue))
+	rev := refinetest.Script(reviewerDoc(1, "GAP-TEST-001", "HIGH: retry bound unspecified"), reviewerDoc(2, "GAP-TEST-001"))
+	ask := then(refinetest.Answers(refine.Answer{Key: "3", Text: "ISSUE-R1-001 was a suggestion, not a requirement: LOW"}))
+	cfg := refinetest.Config(eng, rev, ask)
+	s, out := run(t, cfg)
+	if out.Status != refine.StatusComplete || out.Round != 2 {
+		t.Fatalf("outcome %+v", out)
+	}
+	for _, q := range ask.Asked() {
+		if q.Kind == refine.KindConflict {
+			t.Errorf("conflict question asked for a downgraded issue")
+		}
+	}
+	st, _ := s.Status(context.Background())
+	if len(st.Conflicts) != 1 || st.Conflicts[0].Status != "DOWNGRADED" || st.Conflicts[0].Issue.Severity != gap.Low {
+		t.Errorf("conflicts = %+v", st.Conflicts)
+	}
+	if strings.Contains(get(t, cfg, "round_002/summary.md"), "BLOCKED") {
+		t.Errorf("gap was blocked for a downgraded issue")
+	}
+}

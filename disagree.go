@@ -83,9 +83,6 @@ func (s *Session) disagreement(ctx context.Context) (bool, error) {
 			}
 		}
 		s.st.RateHistory, ds.Alerts = conflict.CheckRate(s.st.RateHistory, conflict.RateInputFor(cur.N, issues, thisRound, ex.Submitted), s.conflictLimits())
-		if err := s.blockConflictGaps(); err != nil {
-			return false, err
-		}
 		ds.Detected = true
 		s.stage()
 	}
@@ -116,9 +113,6 @@ func (s *Session) disagreement(ctx context.Context) (bool, error) {
 		}
 		if o.Conflict != nil {
 			s.st.Conflicts = append(s.st.Conflicts, *o.Conflict)
-			if err := s.blockConflictGaps(); err != nil {
-				return false, err
-			}
 		}
 		if o.Decision != nil {
 			s.st.ConflictDecisions = append(s.st.ConflictDecisions, *o.Decision)
@@ -145,6 +139,13 @@ func (s *Session) disagreement(ctx context.Context) (bool, error) {
 			if t := strings.TrimSpace(a.Text); t != "" {
 				s.st.Adjustments = append(s.st.Adjustments, t)
 			}
+		case conflict.EffectReviewReviewer:
+			// FLOW-006 Example 3: the user re-grades issues ("ISSUE-R7-001:
+			// LOW"); one downgraded below HIGH no longer blocks, and one
+			// downgraded to LOW is no longer a conflict.
+			if err := s.applyOverrides(cur.N, a.Text); err != nil {
+				return false, err
+			}
 		case conflict.EffectAdjustReviewer:
 			if t := strings.TrimSpace(a.Text); t != "" {
 				s.st.ReviewerAdjustments = append(s.st.ReviewerAdjustments, t)
@@ -162,8 +163,12 @@ func (s *Session) disagreement(ctx context.Context) (bool, error) {
 }
 
 // resolveConflicts asks the user to decide every unresolved conflict, most
-// severe first (FLOW-006 §4), and applies each decision to its gap.
+// severe first (FLOW-006 §4), and applies each decision to its gap. The
+// gaps of unresolved HIGH/CRITICAL conflicts are BLOCKED meanwhile.
 func (s *Session) resolveConflicts(ctx context.Context, round int) (bool, error) {
+	if err := s.blockConflictGaps(); err != nil {
+		return false, err
+	}
 	for {
 		pending := conflict.Pending(s.st.Conflicts)
 		if len(pending) == 0 {
@@ -215,6 +220,46 @@ func (s *Session) applyDecision(round int, d conflict.Decision) error {
 		return nil
 	}
 	return s.st.Ledger.Transition(g.ID, to, round, s.now(), why)
+}
+
+// applyOverrides reads severity overrides from the user's text: each issue
+// ID takes the first severity named after it (so "ISSUE-R7-001 and
+// ISSUE-R7-002 to LOW" downgrades both), and applies them to the session's
+// open conflicts.
+func (s *Session) applyOverrides(round int, text string) error {
+	ids := gap.FindIssueMatches(text)
+	for _, m := range ids {
+		sev, ok := firstSeverity(text[m.End:])
+		if !ok {
+			continue
+		}
+		if s.st.Overrides == nil {
+			s.st.Overrides = conflict.Overrides{}
+		}
+		s.st.Overrides[m.ID] = sev
+		for j, c := range s.st.Conflicts {
+			if c.IssueID == m.ID && c.Open() {
+				nc, err := conflict.OverrideSeverity(c, sev)
+				if err != nil {
+					return fmt.Errorf("round %d: override %s: %w", round, m.ID, err)
+				}
+				s.st.Conflicts[j] = nc
+			}
+		}
+	}
+	return nil
+}
+
+// firstSeverity finds the first severity word in text.
+func firstSeverity(text string) (gap.Severity, bool) {
+	best, at := gap.Severity(0), -1
+	upper := strings.ToUpper(text)
+	for _, sv := range gap.All() {
+		if i := strings.Index(upper, sv.String()); i >= 0 && (at < 0 || i < at) {
+			best, at = sv, i
+		}
+	}
+	return best, at >= 0
 }
 
 // blockConflictGaps marks the gaps of unresolved HIGH/CRITICAL conflicts BLOCKED.
