@@ -3,7 +3,6 @@ package refine_test
 import (
 	"context"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 
@@ -75,5 +74,4 @@ func TestPromptSizeDoesNotGrowWithRounds(t *testing.T) {
 	if sizes[9] > sizes[2]*13/10 {
 		t.Errorf("round 9 prompt is %d bytes, round 2 was %d: prompts grow with rounds", sizes[9], sizes[2])
 	}
-	_ = strings.TrimSpace
 }

@@ -3,6 +3,7 @@ package refine_test
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -24,7 +25,7 @@ func stallingRoles() (refine.Role, refine.Role) {
 	return eng, rev
 }
 
-func itoa(n int) string { return strings.TrimSpace(strings.Repeat(" ", 0) + string(rune('0'+n%10))) }
+func itoa(n int) string { return strconv.Itoa(n) }
 
 // answerKind answers questions of one kind with a key and text, and
 // everything else with its default.
