@@ -52,6 +52,12 @@ type Request struct {
 type Response struct {
 	Content string
 	Usage   Usage
+	// Model names the model that answered ("gpt-4o-mini", "replay"), when
+	// the backend knows it.
+	Model string
+	// FinishReason is why generation stopped ("stop", "length"), when the
+	// backend reports it.
+	FinishReason string
 }
 
 // Usage counts tokens as reported by the backend.
