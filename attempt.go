@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"time"
@@ -24,12 +25,83 @@ type attemptOutcome struct {
 	example exampleChoice
 	// estimated is set when usage was estimated, not reported.
 	estimated bool
+	// finishReason is the backend's, for observers.
+	finishReason string
 }
 
-// attempt builds the prompt, journals it, calls the role (unless a
-// journaled response exists), journals the raw response and validates it.
-// The caller records the outcome and commits ops with the state.
-func (s *Session) attempt(ctx context.Context, role RoleName, part string, k int, rp *rolePhase) (attemptOutcome, error) {
+// attemptPlan is an attempt prepared on the session's goroutine: the
+// prompt built and journaled (or a journaled response found), ready for a
+// role call that may run on another goroutine.
+type attemptPlan struct {
+	role    RoleName
+	part    string
+	k       int
+	where   string
+	req     Request
+	msgs    []Message
+	example exampleChoice
+	// journaled holds a response journaled before a crash or pause: the
+	// role is not called again.
+	journaled *string
+	started   time.Time
+	// ctx is the attempt's scope (a SpanObserver's span), the context the
+	// role is called with.
+	ctx context.Context
+}
+
+// roleResult is what a role call hands back: the response, how many calls
+// it took, and the transport retries made on the way.
+type roleResult struct {
+	resp  Response
+	calls int
+	err   error
+}
+
+// transportNote is one transient role error retried after a delay.
+type transportNote struct {
+	role    RoleName
+	round   int
+	attempt int
+	err     error
+	try     int
+	delay   time.Duration
+}
+
+// attempt plays one attempt of a sequential role phase on the session's
+// goroutine: plan, journal the prompt, call, validate, record.
+func (s *Session) attempt(ctx context.Context, role RoleName, k int, rp *rolePhase) (attemptOutcome, error) {
+	plan, err := s.planAttempt(ctx, role, "", k, rp)
+	if err != nil {
+		return attemptOutcome{}, err
+	}
+	if plan.journaled == nil {
+		if err := s.flush(ctx); err != nil {
+			err = fmt.Errorf("%s: journal prompt: %w", plan.where, err)
+			s.endAttempt(plan, attemptOutcome{}, err)
+			return attemptOutcome{}, err
+		}
+	}
+	res := s.callRole(plan, s.jitter(), s.noteTransport)
+	return s.settle(ctx, plan, res, &rp.Attempts)
+}
+
+// settle validates a role call's result, records the attempt in attempts
+// and closes the attempt's scope.
+func (s *Session) settle(ctx context.Context, plan attemptPlan, res roleResult, attempts *[]attemptRec) (attemptOutcome, error) {
+	out, err := s.finishAttempt(plan, res)
+	if err != nil {
+		s.endAttempt(plan, out, err)
+		return out, err
+	}
+	s.recordAttempt(ctx, plan.role, plan.part, attempts, out)
+	s.endAttempt(plan, out, nil)
+	return out, nil
+}
+
+// planAttempt builds the prompt and stages it for the journal, or finds
+// the response journaled before a crash or pause. It runs on the session's
+// goroutine; the caller makes the staged prompt durable before the call.
+func (s *Session) planAttempt(ctx context.Context, role RoleName, part string, k int, rp *rolePhase) (attemptPlan, error) {
 	cur := s.st.Current
 	gaps, prev := rp.Gaps, rp.Attempts
 	if part != "" {
@@ -40,101 +112,155 @@ func (s *Session) attempt(ctx context.Context, role RoleName, part string, k int
 	if part != "" {
 		where = fmt.Sprintf("round %d %s (%s) attempt %d", cur.N, role, part, k)
 	}
-	s.emit(Event{Kind: EventAttemptStarted, Role: role, Attempt: k, Gap: part})
-	started := s.now()
-
-	s.stateMu.Lock()
 	msgs, ex, err := s.buildPrompt(ctx, role, k, gaps, prev, rp.Context)
-	s.stateMu.Unlock()
 	if err != nil {
-		return attemptOutcome{}, fmt.Errorf("%s: build prompt: %w", where, err)
+		return attemptPlan{}, fmt.Errorf("%s: build prompt: %w", where, err)
 	}
 	promptKey, respKey := attemptKeys(cur.N, role, part, k)
-	promptOp := Put(promptKey, []byte(renderPrompt(where, msgs)))
-
-	out := attemptOutcome{example: ex}
-	var usage Usage
-	calls := 0
+	plan := attemptPlan{role: role, part: part, k: k, where: where, msgs: msgs, example: ex, started: s.now()}
+	plan.req = Request{Role: role, Round: cur.N, Attempt: k, Call: s.st.Usage.callIndex(role, respKey),
+		Gaps: slices.Clone(gaps), Messages: msgs, MaxTokens: s.cfg.MaxTokens}
 	if b, err := s.get(ctx, respKey); err == nil {
 		// A journaled response from before a crash or pause: never pay twice.
-		out.content = string(b)
+		c := string(b)
+		plan.journaled = &c
 	} else if !errors.Is(err, ErrNotFound) {
-		return attemptOutcome{}, fmt.Errorf("%s: read response journal: %w", where, err)
+		return attemptPlan{}, fmt.Errorf("%s: read response journal: %w", where, err)
 	} else {
 		// The prompt, and everything staged before it, is durable before
 		// the call: a crash during the call loses nothing already paid for.
-		if part != "" {
-			// Parallel calls journal their own prompt; the state is
-			// committed under stateMu by runPart.
-			if err := s.cfg.Store.Commit(ctx, promptOp); err != nil {
-				return attemptOutcome{}, fmt.Errorf("%s: journal prompt: %w", where, err)
-			}
-		} else {
-			s.stage(promptOp)
-			if err := s.flush(ctx); err != nil {
-				return attemptOutcome{}, fmt.Errorf("%s: journal prompt: %w", where, err)
-			}
+		s.stage(Put(promptKey, []byte(renderPrompt(where, msgs))))
+	}
+	plan.ctx = s.beginScope(ctx, Event{Kind: EventAttemptStarted, Role: role, Attempt: k, Gap: part, ExampleTier: ex.Tier})
+	return plan, nil
+}
+
+// callRole calls the plan's role, retrying transient errors with backoff.
+// It touches no session state, so parallel drafting runs it on worker
+// goroutines; note reports each transport retry to the session's
+// goroutine, which records it.
+func (s *Session) callRole(plan attemptPlan, jitter func() float64, note func(transportNote)) roleResult {
+	if plan.journaled != nil {
+		return roleResult{resp: Response{Content: *plan.journaled}}
+	}
+	r := s.cfg.Engineer
+	if plan.role == Reviewer {
+		r = s.cfg.Reviewer
+	}
+	ctx, req := plan.ctx, plan.req
+	b := retry.Backoff{Base: s.cfg.BackoffBase, Max: s.cfg.BackoffMax}
+	calls := 0
+	for try := 1; ; try++ {
+		resp, err := r.Respond(ctx, req)
+		calls++
+		if err == nil {
+			return roleResult{resp: resp, calls: calls}
 		}
-		expected := outputKey(cur.N, role)
-		if part != "" {
-			expected = ""
+		if ctx.Err() != nil {
+			return roleResult{calls: calls, err: fmt.Errorf("%s: %w", plan.where, ctx.Err())}
 		}
-		req := Request{Role: role, Round: cur.N, Attempt: k, Gaps: idStrings(gaps), Messages: msgs, ExpectedKey: expected, MaxTokens: s.cfg.MaxTokens}
-		resp, n, err := s.call(ctx, where, req)
-		calls = n
-		if err != nil {
-			return attemptOutcome{}, err
+		transient, hint := IsTransient(err)
+		if !transient {
+			return roleResult{calls: calls, err: fmt.Errorf("%s: %s: %w", plan.where, req.Role, err)}
 		}
-		usage = resp.Usage
-		out.content = resp.Content
+		if try > s.cfg.TransportRetries {
+			return roleResult{calls: calls, err: fmt.Errorf("%s: %s: gave up after %d transport retries: %w", plan.where, req.Role, s.cfg.TransportRetries, err)}
+		}
+		d := b.Delay(try, hint, jitter)
+		note(transportNote{role: req.Role, round: req.Round, attempt: req.Attempt, err: err, try: try, delay: d})
+		if err := s.clock.Sleep(ctx, d); err != nil {
+			return roleResult{calls: calls, err: fmt.Errorf("%s: %w", plan.where, err)}
+		}
+	}
+}
+
+// noteTransport records a transport retry; on the session's goroutine only.
+func (s *Session) noteTransport(n transportNote) {
+	s.st.Errors = append(s.st.Errors, errorEntry{Round: n.round, At: s.now(), Role: roleTitle(n.role), Event: "Transport retry",
+		Details: fmt.Sprintf("%s; retry %d in %s", oneLine(n.err.Error()), n.try, n.delay.Round(time.Millisecond))})
+	s.log.Warn("transient role error, backing off", "round", n.round, "role", n.role, "attempt", n.attempt, "retry", n.try, "delay", n.delay, "err", n.err)
+	s.emit(Event{Kind: EventTransportRetry, Role: n.role, Attempt: n.attempt, Message: n.err.Error(), Elapsed: n.delay})
+}
+
+// jitter returns a source of backoff jitter for one role call. Each call
+// gets its own generator, seeded from the session's, so parallel calls
+// share nothing and a fixed JitterSeed still gives fixed delays.
+func (s *Session) jitter() func() float64 {
+	r := rand.New(rand.NewPCG(s.rnd.Uint64(), s.rnd.Uint64()))
+	return r.Float64
+}
+
+// finishAttempt journals the raw response and validates it, on the
+// session's goroutine. The caller records the outcome and commits its ops.
+func (s *Session) finishAttempt(plan attemptPlan, res roleResult) (attemptOutcome, error) {
+	role, part, k := plan.role, plan.part, plan.k
+	cur := s.st.Current
+	out := attemptOutcome{example: plan.example}
+	if res.err != nil {
+		return attemptOutcome{}, res.err
+	}
+	var usage Usage
+	out.content = res.resp.Content
+	if plan.journaled == nil {
+		usage = res.resp.Usage
 		if usage == (Usage{}) {
 			// The backend reported nothing (a replay, some local servers):
 			// estimate with the Tokenizer so status never shows a free call.
-			for _, m := range msgs {
+			for _, m := range plan.msgs {
 				usage.PromptTokens += s.tok.Count(m.Content)
 			}
-			usage.CompletionTokens = s.tok.Count(resp.Content)
+			usage.CompletionTokens = s.tok.Count(res.resp.Content)
 			out.estimated = true
 		}
-		if out.content == "" && expected != "" {
-			// The role may have written its output into the Store itself.
-			if b, err := s.get(ctx, expected); err == nil {
-				out.content = string(b)
-			}
-		}
+		out.content = s.capOutput(out.content)
+		_, respKey := attemptKeys(cur.N, role, part, k)
 		out.ops = append(out.ops, Put(respKey, []byte(out.content)))
 	}
 
-	var res validate.Result
+	var vr validate.Result
 	if out.content == "" {
-		res = validate.FileMissing(outputKey(cur.N, role))
+		vr = validate.FileMissing(outputKey(cur.N, role))
 	} else {
-		s.stateMu.Lock()
 		opts := validate.Options{KnownGaps: s.st.Ledger.IDs(), KnownIssues: s.issueIDs(), Round: cur.N, MaxOutputBytes: s.cfg.MaxOutputBytes}
 		decided := slices.Clone(s.st.ConflictDecisions)
 		for _, d := range decided {
 			opts.ResolvedIssues = append(opts.ResolvedIssues, d.IssueID)
 		}
-		s.stateMu.Unlock()
 		if role == Engineer {
-			res = validate.Engineer(out.content, opts)
-			res = complianceCheck(res, out.content, decided)
+			vr = validate.Engineer(out.content, opts)
+			vr = complianceCheck(vr, out.content, decided)
 		} else {
-			res = validate.Reviewer(out.content, opts)
+			vr = validate.Reviewer(out.content, opts)
 		}
 	}
-	if !res.Success {
-		// A role that wrote its output key itself must not leave an invalid file behind.
-		if part == "" {
-			out.ops = append(out.ops, Delete(outputKey(cur.N, role)))
-		}
-	}
-	out.result = res
-	out.rec = attemptRec{N: k, At: s.now(), Success: res.Success, FailureType: string(res.FailureType), Tier: string(res.Tier),
-		Line: res.Line, Message: res.Message, Warnings: res.Warnings, Usage: usage, Calls: calls, UsageEstimated: out.estimated}
-	s.emit(Event{Kind: EventAttemptFinished, Role: role, Attempt: k, Gap: part, FailureType: out.rec.FailureType,
-		Message: res.Message, Elapsed: s.now().Sub(started)})
+	out.result = vr
+	out.rec = attemptRec{N: k, At: s.now(), Success: vr.Success, FailureType: string(vr.FailureType), Tier: string(vr.Tier),
+		Line: vr.Line, Message: vr.Message, Warnings: vr.Warnings, Usage: usage, Calls: res.calls, UsageEstimated: out.estimated,
+		Model: res.resp.Model}
+	out.finishReason = res.resp.FinishReason
 	return out, nil
+}
+
+// capOutput keeps at most MaxOutputBytes (plus one byte, so validation
+// still sees that the output was too large) of a role's response: the
+// journal never holds more than the limit.
+func (s *Session) capOutput(content string) string {
+	if limit := s.cfg.MaxOutputBytes; limit > 0 && len(content) > limit+1 {
+		return content[:limit+1]
+	}
+	return content
+}
+
+// endAttempt closes the attempt's scope and reports it finished: its
+// validation verdict, or err when the attempt could not be played.
+func (s *Session) endAttempt(plan attemptPlan, out attemptOutcome, err error) {
+	e := Event{Kind: EventAttemptFinished, Role: plan.role, Attempt: plan.k, Gap: plan.part, ExampleTier: plan.example.Tier,
+		Elapsed: s.now().Sub(plan.started), FailureType: out.rec.FailureType, Message: out.rec.Message,
+		Model: out.rec.Model, FinishReason: out.finishReason, AttemptUsage: out.rec.Usage, Success: out.rec.Success}
+	if err != nil {
+		e.FailureType, e.Message, e.Err = "EXECUTION_ERROR", err.Error(), err
+	}
+	s.endScope(plan.ctx, e)
 }
 
 // complianceCheck holds a valid Engineer output to the recorded decisions
@@ -157,53 +283,15 @@ func complianceCheck(res validate.Result, content string, decided []conflict.Dec
 	return res
 }
 
-// call sends req to the role, retrying transient errors with backoff.
-// Transport retries never spend the validation budget.
-func (s *Session) call(ctx context.Context, where string, req Request) (Response, int, error) {
-	r := s.cfg.Engineer
-	if req.Role == Reviewer {
-		r = s.cfg.Reviewer
-	}
-	b := retry.Backoff{Base: s.cfg.BackoffBase, Max: s.cfg.BackoffMax}
-	calls := 0
-	for try := 1; ; try++ {
-		resp, err := r.Respond(ctx, req)
-		calls++
-		if err == nil {
-			return resp, calls, nil
-		}
-		if ctx.Err() != nil {
-			return Response{}, calls, fmt.Errorf("%s: %w", where, ctx.Err())
-		}
-		transient, hint := IsTransient(err)
-		if !transient {
-			return Response{}, calls, fmt.Errorf("%s: %s: %w", where, req.Role, err)
-		}
-		if try > s.cfg.TransportRetries {
-			return Response{}, calls, fmt.Errorf("%s: %s: gave up after %d transport retries: %w", where, req.Role, s.cfg.TransportRetries, err)
-		}
-		s.stateMu.Lock()
-		d := b.Delay(try, hint, s.rnd.Float64)
-		s.st.Errors = append(s.st.Errors, errorEntry{Round: req.Round, At: s.now(), Role: roleTitle(req.Role), Event: "Transport retry",
-			Details: fmt.Sprintf("%s; retry %d in %s", oneLine(err.Error()), try, d.Round(time.Millisecond))})
-		s.stateMu.Unlock()
-		s.log.Warn("transient role error, backing off", "where", where, "retry", try, "delay", d, "err", err)
-		s.emit(Event{Kind: EventTransportRetry, Role: req.Role, Attempt: req.Attempt, Message: err.Error(), Elapsed: d})
-		if err := s.clock.Sleep(ctx, d); err != nil {
-			return Response{}, calls, fmt.Errorf("%s: %w", where, err)
-		}
-	}
-}
-
 // recordAttempt appends the attempt and its validation-log, retry and
-// error rows. Callers hold no lock in sequential mode; parallel mode calls
-// it under stateMu.
+// error rows, on the session's goroutine.
 func (s *Session) recordAttempt(ctx context.Context, role RoleName, part string, attempts *[]attemptRec, out attemptOutcome) {
 	cur := s.st.Current
 	rec := out.rec
 	*attempts = append(*attempts, rec)
 	s.st.Usage.add(role, rec.Usage, rec.Calls)
-	s.publish()
+	_, respKey := attemptKeys(cur.N, role, part, rec.N)
+	delete(s.st.Usage.InFlight, respKey)
 	at := rec.At
 	if rec.Success {
 		s.st.Validation = append(s.st.Validation,

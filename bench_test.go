@@ -40,12 +40,12 @@ func instantRoles(engDelay, revDelay time.Duration) (eng, rev refine.Role, inRol
 		})
 	}
 	eng = timed(engDelay, func(req refine.Request) string { return engineerDoc(req.Gaps...) })
-	rev = timed(revDelay, func(req refine.Request) string { return reviewerDoc(req.Round, joinStrings(req.Gaps)) })
+	rev = timed(revDelay, func(req refine.Request) string { return reviewerDoc(req.Round, joinIDs(req.Gaps)) })
 	return eng, rev, inRole
 }
 
-func joinStrings(xs []string) string {
-	out := ""
+func joinIDs(xs []gap.ID) gap.ID {
+	var out gap.ID
 	for i, x := range xs {
 		if i > 0 {
 			out += ", "

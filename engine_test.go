@@ -131,7 +131,7 @@ func TestEscalationOptions(t *testing.T) {
 			name: "4 narrow scope", answer: refine.Answer{Key: "4"}, engineer: exhausted(engineerDoc("GAP-FLOW-002")), reviewer: []string{reviewerDoc(1, "GAP-FLOW-002")},
 			wantCalls: 4, wantState: map[gap.ID]gap.State{"GAP-FLOW-001": gap.Open, "GAP-FLOW-002": gap.Accepted}, wantRound: "OK (4 attempts)",
 			check: func(t *testing.T, eng *refinetest.Role) {
-				if got := eng.Calls()[3].Gaps; !cmp.Equal(got, []string{"GAP-FLOW-002"}) {
+				if got := eng.Calls()[3].Gaps; !cmp.Equal(got, []gap.ID{"GAP-FLOW-002"}) {
 					t.Errorf("narrowed call gaps = %v, want the MEDIUM gap only", got)
 				}
 			},
@@ -233,7 +233,7 @@ func TestPartialEngineerReturnsUnaddressedToOpen(t *testing.T) {
 	if out.Status != refine.StatusComplete || out.Round != 2 {
 		t.Fatalf("outcome %+v", out)
 	}
-	if got := eng.Calls()[1].Gaps; !cmp.Equal(got, []string{"GAP-FLOW-002"}) {
+	if got := eng.Calls()[1].Gaps; !cmp.Equal(got, []gap.ID{"GAP-FLOW-002"}) {
 		t.Errorf("round 2 assigned %v, want the unaddressed gap", got)
 	}
 	_ = s

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/refinetest"
 )
 
@@ -14,66 +15,27 @@ func auto() *refinetest.Asker { return &refinetest.Asker{DefaultAfterScript: tru
 func then(a *refinetest.Asker) *refinetest.Asker { a.DefaultAfterScript = true; return a }
 
 // engineerDoc is a valid Engineer output resolving the given gaps.
-func engineerDoc(ids ...string) string {
-	var b strings.Builder
-	b.WriteString("# Engineer Proposals\n\n")
-	for _, id := range ids {
-		fmt.Fprintf(&b, `## Gap Resolution: %s
-
-**Confidence:** HIGH
-
-### Proposed Solution
-
-Resolve %s with a concrete, testable mechanism: the Mediator records every
-transition with its round and timestamp, validates inputs before acting, and
-reports failures with the exact location so a user can act on them quickly.
-
-### Examples
-
-`+"```"+`
-status: ok
-`+"```"+`
-
-### Trade-offs
-
-**Pros:**
-- Simple
-- Testable
-
-**Cons:**
-- More state
-
-### New Gaps Introduced
-
-- None
-
-`, id, id)
+func engineerDoc[T ~string](ids ...T) string {
+	gs := make([]gap.ID, len(ids))
+	for i, id := range ids {
+		gs[i] = gap.ID(id)
 	}
-	return b.String()
+	return refinetest.EngineerOutput(gs...)
 }
 
 // reviewerDoc reviews gap with the given issues ("HIGH: text" form); no
 // issues gives the NO_ISSUES_FOUND form.
-func reviewerDoc(round int, gapID string, issues ...string) string {
-	if len(issues) == 0 {
-		return fmt.Sprintf("## Review: %s\n\nNO_ISSUES_FOUND\n\n### Completeness Checks\n- [x] All proposals reviewed\n", gapID)
-	}
-	sections := map[string][]string{}
-	for i, is := range issues {
-		sev, text, _ := strings.Cut(is, ": ")
-		sections[sev] = append(sections[sev], fmt.Sprintf("- **ISSUE-R%d-%03d**: %s (%s)\n  - Location: Proposed Solution\n  - Impact: implementations diverge\n  - Suggestion: specify the retry bound explicitly", round, i+1, text, gapID))
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "## Review: %s\n\n", gapID)
-	for _, h := range []struct{ sev, title string }{{"CRITICAL", "### Critical Issues"}, {"HIGH", "### High Priority"}, {"MEDIUM", "### Medium Priority"}, {"LOW", "### Low Priority / Nits"}} {
-		b.WriteString(h.title + "\n\n")
-		if len(sections[h.sev]) == 0 {
-			b.WriteString("None found\n\n")
-			continue
+func reviewerDoc[T ~string](round int, gapID T, issues ...string) string {
+	var is []refinetest.Issue
+	for _, s := range issues {
+		sev, text, _ := strings.Cut(s, ": ")
+		level, err := gap.ParseSeverity(sev)
+		if err != nil {
+			panic("reviewerDoc: " + err.Error())
 		}
-		b.WriteString(strings.Join(sections[h.sev], "\n") + "\n\n")
+		is = append(is, refinetest.Issue{Severity: level, Summary: text})
 	}
-	return b.String()
+	return refinetest.ReviewerOutput(round, []gap.ID{gap.ID(gapID)}, is...)
 }
 
 // revisedDoc is a round-N+1 Engineer output that addresses issueID in

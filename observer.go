@@ -42,9 +42,18 @@ type Event struct {
 	Answer      *Answer
 	// Usage is the session's running total after this event.
 	Usage Usage
+	// AttemptUsage is, for EventAttemptFinished, what this attempt's role
+	// call used (estimated with the Tokenizer when the backend said nothing).
+	AttemptUsage Usage
 	// Elapsed is how long the attempt or phase took.
 	Elapsed time.Duration
 	Outcome OutcomeStatus
+	// Success is, for EventAttemptFinished, whether the output validated.
+	Success bool
+	// Err is, for EventAttemptFinished and EventRunFinished, the error that
+	// stopped the attempt or the run (a role's permanent error, a failed
+	// commit, a cancelled context); nil otherwise.
+	Err error `json:"-"`
 	// Model is the model that answered an attempt, when the Role reported it.
 	Model string
 	// FinishReason is why the backend stopped generating, when reported.

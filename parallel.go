@@ -27,6 +27,10 @@ func (rp *rolePhase) part(id gap.ID) *partState {
 // ParallelGaps at a time, each validated and retried on its own, and merges
 // the valid outputs into engineer.md in gap order. done is false when every
 // call failed: the caller then escalates as for a single call.
+//
+// Only the role calls run on worker goroutines. Everything else (building
+// prompts, journaling, validating, recording, committing) happens here, on
+// the session's goroutine, as each call's result comes back.
 func (s *Session) runParallel(ctx context.Context) (done bool, err error) {
 	cur := s.st.Current
 	rp := &cur.Engineer
@@ -38,15 +42,7 @@ func (s *Session) runParallel(ctx context.Context) (done bool, err error) {
 			return false, err
 		}
 	}
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(s.cfg.ParallelGaps)
-	for _, p := range rp.Parts {
-		if p.Status != roleRunning {
-			continue
-		}
-		g.Go(func() error { return s.runPart(gctx, rp, p) })
-	}
-	if err := g.Wait(); err != nil {
+	if err := s.draftParts(ctx, rp); err != nil {
 		return false, err
 	}
 
@@ -59,7 +55,7 @@ func (s *Session) runParallel(ctx context.Context) (done bool, err error) {
 			continue
 		}
 		_, respKey := attemptKeys(cur.N, Engineer, string(p.Gap), len(p.Attempts))
-		b, err := s.cfg.Store.Get(ctx, respKey)
+		b, err := s.get(ctx, respKey)
 		if err != nil {
 			return false, fmt.Errorf("round %d engineer (%s): read accepted output: %w", cur.N, p.Gap, err)
 		}
@@ -90,40 +86,108 @@ func (s *Session) runParallel(ctx context.Context) (done bool, err error) {
 	return true, s.commit(ctx, Put(outputKey(cur.N, Engineer), []byte(merged)))
 }
 
-// runPart runs one gap's attempts. State changes and commits happen under
-// stateMu; the role call itself does not hold it.
-func (s *Session) runPart(ctx context.Context, rp *rolePhase, p *partState) error {
-	for {
-		s.stateMu.Lock()
-		if p.Status != roleRunning {
-			s.stateMu.Unlock()
-			return nil
-		}
-		if len(p.Attempts) >= 1+s.cfg.MaxRetries {
-			p.Status = partExhausted
-			err := s.commit(ctx)
-			s.stateMu.Unlock()
-			return err
-		}
-		k := len(p.Attempts) + 1
-		s.stateMu.Unlock()
+// partCall is a worker's message to the session's goroutine: a transport
+// retry on the way, or the call's result (done).
+type partCall struct {
+	part *partState
+	plan attemptPlan
+	note *transportNote
+	res  roleResult
+}
 
-		out, err := s.attempt(ctx, Engineer, string(p.Gap), k, rp)
-		if err != nil {
-			return err
-		}
-		s.stateMu.Lock()
-		s.recordAttempt(ctx, Engineer, string(p.Gap), &p.Attempts, out)
-		if out.rec.Success {
-			p.Status = roleAccepted
-			p.Result = s.acceptedFrom(Engineer, out.result)
-		}
-		err = s.commit(ctx, out.ops...)
-		s.stateMu.Unlock()
-		if err != nil {
-			return err
+// draftParts runs every running part's attempts until each is accepted or
+// exhausted. At most ParallelGaps role calls are in flight; the first error
+// cancels the others and is returned once they have stopped.
+func (s *Session) draftParts(ctx context.Context, rp *rolePhase) error {
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	msgs := make(chan partCall)
+	var workers errgroup.Group
+	inFlight := 0
+	var firstErr error
+	fail := func(err error) {
+		if firstErr == nil {
+			firstErr = err
+			cancel()
 		}
 	}
+
+	// dispatch plans the next attempt of p, makes its prompt durable and
+	// hands the role call to a worker.
+	dispatch := func(p *partState) error {
+		if len(p.Attempts) >= 1+s.cfg.MaxRetries {
+			p.Status = partExhausted
+			return s.commit(ctx)
+		}
+		plan, err := s.planAttempt(wctx, Engineer, string(p.Gap), len(p.Attempts)+1, rp)
+		if err != nil {
+			return err
+		}
+		if plan.journaled == nil {
+			if err := s.flush(ctx); err != nil {
+				err = fmt.Errorf("%s: journal prompt: %w", plan.where, err)
+				s.endAttempt(plan, attemptOutcome{}, err)
+				return err
+			}
+		}
+		jitter := s.jitter()
+		inFlight++
+		workers.Go(func() error {
+			note := func(n transportNote) { msgs <- partCall{part: p, plan: plan, note: &n} }
+			msgs <- partCall{part: p, plan: plan, res: s.callRole(plan, jitter, note)}
+			return nil
+		})
+		return nil
+	}
+
+	var queue []*partState
+	for _, p := range rp.Parts {
+		if p.Status == roleRunning {
+			queue = append(queue, p)
+		}
+	}
+	for {
+		for firstErr == nil && len(queue) > 0 && inFlight < s.cfg.ParallelGaps {
+			p := queue[0]
+			queue = queue[1:]
+			if err := dispatch(p); err != nil {
+				fail(err)
+			}
+		}
+		if inFlight == 0 {
+			break
+		}
+		m := <-msgs
+		if m.note != nil {
+			s.noteTransport(*m.note)
+			continue
+		}
+		inFlight--
+		if firstErr != nil {
+			// Stopping: the call's result is not recorded, but its scope
+			// is closed.
+			s.endAttempt(m.plan, attemptOutcome{}, firstErr)
+			continue
+		}
+		out, err := s.settle(ctx, m.plan, m.res, &m.part.Attempts)
+		if err != nil {
+			fail(err)
+			continue
+		}
+		if out.rec.Success {
+			m.part.Status = roleAccepted
+			m.part.Result = s.acceptedFrom(Engineer, out.result)
+		}
+		if err := s.commit(ctx, out.ops...); err != nil {
+			fail(err)
+			continue
+		}
+		if m.part.Status == roleRunning {
+			queue = append(queue, m.part)
+		}
+	}
+	_ = workers.Wait() // every worker has sent its result: none is left running
+	return firstErr
 }
 
 // lastFailure returns the last failed attempt of the role phase, looking

@@ -82,6 +82,8 @@ type GapStatus struct {
 	Title    string       `json:"title"`
 	Severity gap.Severity `json:"severity"`
 	State    gap.State    `json:"state"`
+	// History lists the gap's state changes, oldest first.
+	History []gap.Transition `json:"history,omitempty"`
 }
 
 // DecisionStatus is one recorded decision as Status reports it.
@@ -110,8 +112,11 @@ type Status struct {
 	// Rollbacks are the session's rollbacks, oldest first.
 	Rollbacks []rollback.Record
 	Pending   []Question
-	Usage     Usage
-	Calls     int
+	// Validation is the validation log: one entry per tier an attempt
+	// passed or failed, oldest first (what status.md shows).
+	Validation []ValidationRecord
+	Usage      Usage
+	Calls      int
 	// Responses counts each role's responses so far (transport failures
 	// excluded); a resumed replay or recording continues after them.
 	Responses map[RoleName]int

@@ -1,6 +1,10 @@
 package refine
 
-import "context"
+import (
+	"context"
+
+	"github.com/refine-spec/refine/gap"
+)
 
 // RoleName names a participant of a round.
 type RoleName string
@@ -36,19 +40,24 @@ type Message struct {
 type Request struct {
 	Role    RoleName
 	Round   int
-	Attempt int      // 1-based; attempts 2.. are retries
-	Gaps    []string // gap IDs assigned to this call
+	Attempt int // 1-based; attempts 2.. are retries
+	// Call is the session-wide, 1-based index of this role's call: the
+	// Engineer's calls are numbered 1, 2, 3, … over the whole session, and
+	// so are the Reviewer's. It is stable across pauses, crashes and
+	// parallel workers (an attempt planned again after a crash keeps its
+	// index), so a replaying Role can pick its answer by it.
+	Call int
+	// Gaps are the gaps assigned to this call.
+	Gaps []gap.ID
 	// Messages are the system and user texts of the prompt.
 	Messages []Message
-	// ExpectedKey is the Store key the output belongs at
-	// ("round_003/engineer.md"). A Role that writes it itself may return
-	// empty Content; the Mediator then reads the key.
-	ExpectedKey string
 	// MaxTokens caps the completion, 0 for the backend's default.
 	MaxTokens int
 }
 
-// Response is a Role's answer.
+// Response is a Role's answer. Empty Content is a missing output
+// (FILE_MISSING): a Role backed by an agent that writes files returns the
+// file's text.
 type Response struct {
 	Content string
 	Usage   Usage

@@ -8,10 +8,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/examples"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/rollback"
 )
+
+// EventRolledBack reports a rollback that was carried out; Message names
+// the undone rounds and the archives.
+const EventRolledBack EventKind = "rolled_back"
 
 // RollbackRequest asks to undo rounds To+1 … current, restoring the session
 // as it was after round To (0: before round 1).
@@ -19,7 +24,9 @@ type RollbackRequest struct {
 	To     int
 	Reason string
 	// Adjustments are instructions for the retried rounds; they are recorded
-	// in the archive metadata and carried into later prompts.
+	// in the archive metadata and carried into later prompts. In
+	// INTERACTIVE mode a rollback without adjustments asks the user for
+	// them (the rollback options question).
 	Adjustments []string
 	// Trigger says what asked for the rollback (default: the user).
 	Trigger rollback.Trigger
@@ -33,42 +40,56 @@ type RollbackReport struct {
 	Archives []string
 	// Round is the last completed round after the rollback (= To).
 	Round int
-	// Analysis is the root-cause report when a round reached the analysis
-	// threshold ("" otherwise).
+	// Analysis is the "Rollback Analysis" report of the newest undone round
+	// (also archived as analysis.md in every archive).
 	Analysis string
+	// RootCause is the root-cause analysis shown in the repeated-rollback
+	// question, when that question was asked ("" otherwise).
+	RootCause string
 	// Adjustments are the adjustments the detected patterns recommend;
 	// AutoApplied says whether they were carried into later prompts
-	// (AUTO_RETRY) or left to the user (INTERACTIVE, STRICT).
+	// (AUTO_RETRY's first rollback of a round) or left to the user.
 	Adjustments []string
 	AutoApplied bool
 	// Remaining is how many rollbacks the session has left.
 	Remaining int
+	// Pending holds the rollback question waiting for an answer when the
+	// Asker deferred it: nothing was rolled back yet; answer it with
+	// Answer (or `refine resume --answer`) and Run finishes the rollback.
+	Pending []Question
+	// Decision is what the user chose in the rollback dialogs, in words
+	// ("" when nothing was asked). When no rollback happened (the user
+	// cancelled, forced proceeding, or the limit was reached) Undone is
+	// empty and Decision says why.
+	Decision string
 }
 
-// Rollback undoes whole rounds as one atomic Store commit: each undone
-// round's folder goes into round_NNN_rolled_back_K.tar.gz with its metadata,
-// its decisions and, after repeated rollbacks, a root-cause analysis; the
-// state, status.md and decisions.md are restored from the target round's
-// backups; the convergence history is exactly the restored snapshot's. A
-// rollback of a finished session reopens it. It fails with an error
-// wrapping ErrRollbackLimit when the session limit is used up, and names
-// the available targets when the target's backups were rotated out.
+// Rollback undoes whole rounds as one atomic Store commit after the dialogs
+// the rollback mode calls for: at the session limit the limit question
+// (the rollback does not happen and the error wraps ErrRollbackLimit); in
+// AUTO_RETRY mode a round's first rollback retries with automatic
+// adjustments and no question; a repeated rollback of a round (or any in
+// STRICT mode) asks the repeated-rollback question with its root-cause
+// analysis; otherwise, when no adjustments are given, the rollback options
+// question. Each undone round's folder goes into round_NNN_rolled_back_K.tar.gz
+// with its metadata, its decisions and its analysis.md; the state,
+// status.md and decisions.md are restored from the target round's backups.
+// A rollback of a finished session reopens it. A target outside the
+// rounds played, or whose backups were rotated out, fails at once.
 func (s *Session) Rollback(ctx context.Context, req RollbackRequest) (RollbackReport, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	if err := s.lock(ctx); err != nil {
+		return RollbackReport{}, err
+	}
+	defer s.unlock()
 	if err := s.begin(ctx); err != nil {
 		return RollbackReport{}, err
 	}
-	return s.rollback(ctx, req)
-}
-
-func (s *Session) rollback(ctx context.Context, req RollbackRequest) (RollbackReport, error) {
 	if req.Trigger == "" {
 		req.Trigger = rollback.TriggerUser
 	}
-	current := s.st.Round
-	if s.st.Current != nil {
-		current = s.st.Current.N
+	current := s.currentRound()
+	if s.st.RollbackFlow != nil {
+		return RollbackReport{Pending: s.flowPending()}, fmt.Errorf("rollback: a rollback of round %d already waits for an answer: %w", s.st.RollbackFlow.Current, ErrDeferred)
 	}
 	if err := s.flush(ctx); err != nil {
 		return RollbackReport{}, fmt.Errorf("rollback: %w", err)
@@ -77,8 +98,94 @@ func (s *Session) rollback(ctx context.Context, req RollbackRequest) (RollbackRe
 	if err != nil {
 		return RollbackReport{}, fmt.Errorf("rollback: list session: %w", err)
 	}
-	plan, err := rollback.PlanRollback(rollback.Request{Current: current, To: req.To, Keys: keys, History: s.st.Rollbacks,
-		Limit: s.cfg.RollbackLimit, Retention: s.cfg.BackupRetention})
+	// Target checks first: a wrong target is the caller's mistake, not a dialog.
+	if _, err := rollback.PlanRollback(rollback.Request{Current: current, To: req.To, Keys: keys, Limit: 1 << 30, Retention: s.cfg.BackupRetention}); err != nil {
+		return RollbackReport{}, err
+	}
+	s.st.RollbackFlow = &rollbackFlow{Trigger: req.Trigger, Reason: req.Reason, Current: current, To: req.To, Explicit: true,
+		Adjustments: slices.Clone(req.Adjustments), Origin: originAPI}
+	rep, err := s.driveRollback(ctx)
+	if err == nil {
+		err = s.flush(ctx)
+	}
+	return rep, err
+}
+
+// currentRound is the round a rollback would undo: the one in progress,
+// else the last completed one.
+func (s *Session) currentRound() int {
+	if s.st.Current != nil {
+		return s.st.Current.N
+	}
+	return s.st.Round
+}
+
+// rollbackExec is one rollback to carry out, as the dialogs settled it.
+type rollbackExec struct {
+	To          int
+	Reason      string
+	Trigger     rollback.Trigger
+	Adjustments []string // the user's
+	Auto        bool     // AUTO_RETRY: apply the recommended adjustments
+	Analysis    *rollback.AnalysisRecord
+	Decision    string
+	Split       *splitPlan
+	Next        *nextRoundPlan
+	// Attempt is the rollback number of the newest undone round (for the
+	// RCA text shown, if any).
+	RootCause string
+}
+
+// splitPlan is the gap split chosen at a repeated rollback.
+type splitPlan struct {
+	Gap    gap.ID   `json:"gap"`
+	Titles []string `json:"titles"`
+}
+
+// nextRoundPlan steers the assignment of the retried round: Only narrows
+// it to these gaps, Avoid keeps these out when others are open.
+type nextRoundPlan struct {
+	Only  []gap.ID `json:"only,omitempty"`
+	Avoid []gap.ID `json:"avoid,omitempty"`
+}
+
+// planAssignment applies the retried round's steering (narrowed scope or
+// reassignment chosen in a rollback dialog) to the ordered candidates, once.
+func (s *Session) planAssignment(cands []gap.Gap) []gap.Gap {
+	p := s.st.NextRound
+	if p == nil {
+		return cands
+	}
+	s.st.NextRound = nil
+	if len(p.Only) > 0 {
+		only := slices.DeleteFunc(slices.Clone(cands), func(g gap.Gap) bool { return !slices.Contains(p.Only, g.ID) })
+		if len(only) > 0 {
+			return only
+		}
+		return cands
+	}
+	other := slices.DeleteFunc(slices.Clone(cands), func(g gap.Gap) bool { return slices.Contains(p.Avoid, g.ID) })
+	if len(other) > 0 {
+		return other
+	}
+	return cands
+}
+
+// execRollback carries out a rollback as one atomic commit.
+func (s *Session) execRollback(ctx context.Context, x rollbackExec) (RollbackReport, error) {
+	if x.Trigger == "" {
+		x.Trigger = rollback.TriggerUser
+	}
+	current := s.currentRound()
+	if err := s.flush(ctx); err != nil {
+		return RollbackReport{}, fmt.Errorf("rollback: %w", err)
+	}
+	keys, err := s.cfg.Store.List(ctx, "")
+	if err != nil {
+		return RollbackReport{}, fmt.Errorf("rollback: list session: %w", err)
+	}
+	plan, err := rollback.PlanRollback(rollback.Request{Current: current, To: x.To, Keys: keys, History: s.st.Rollbacks,
+		Limit: s.rollbackLimit(), Retention: s.cfg.BackupRetention})
 	if err != nil {
 		return RollbackReport{}, err
 	}
@@ -92,20 +199,19 @@ func (s *Session) rollback(ctx context.Context, req RollbackRequest) (RollbackRe
 	}
 
 	now := s.now()
-	threshold := s.cfg.RollbackAnalysisThreshold
-	if s.cfg.RollbackMode == rollback.ModeStrict {
-		threshold = 1 // STRICT: analyse after the first failure
+	mode := s.rollbackMode()
+	if mode == rollback.ModeAutoRetry && !x.Auto {
+		mode = rollback.ModeInteractive // a prompted rollback in AUTO_RETRY mode
 	}
-	policy := rollback.Policy{Mode: s.cfg.RollbackMode, AnalysisThreshold: threshold, Limit: s.rollbackLimit()}
-	step := policy.Next(current, s.st.Rollbacks, false, len(plan.Rounds) > 1)
-	exec := rollback.Execution{Files: files, At: now, Reason: req.Reason, Mode: step.Mode, Trigger: req.Trigger,
-		Adjustments: slices.Clone(req.Adjustments), Decisions: map[int][]rollback.Decision{}, Analyses: map[int]string{}, Patterns: map[int][]rollback.Pattern{}}
-	report := RollbackReport{Round: req.To}
+	exec := rollback.Execution{Files: files, At: now, Reason: x.Reason, Mode: mode, Trigger: x.Trigger,
+		Adjustments: slices.Clone(x.Adjustments), Decisions: map[int][]rollback.Decision{}, Analyses: map[int]string{}, Patterns: map[int][]rollback.Pattern{}}
+	report := RollbackReport{Round: x.To, RootCause: x.RootCause, Decision: x.Decision}
 	spec, err := s.source(ctx)
 	if err != nil {
 		return RollbackReport{}, fmt.Errorf("rollback: %w", err)
 	}
 	var autoAdj []string
+	failure := map[int]string{}
 	for _, rp := range plan.Rounds {
 		report.Undone = append(report.Undone, rp.Round)
 		report.Archives = append(report.Archives, rp.Archive)
@@ -114,25 +220,36 @@ func (s *Session) rollback(ctx context.Context, req RollbackRequest) (RollbackRe
 			Assigned: s.assignedIn(rp.Round), Known: s.st.Ledger.IDs(), Context: spec,
 		})
 		exec.Patterns[rp.Round] = det.Patterns()
+		failure[rp.Round] = det.FailurePattern()
 		for _, a := range rollback.Summaries(rollback.AutoAdjustments(det)) {
 			if !slices.Contains(autoAdj, a) {
 				autoAdj = append(autoAdj, a)
 			}
 		}
-		if rp.Attempt >= threshold {
-			var prev [][]rollback.Pattern
-			for _, r := range s.st.Rollbacks.ForRound(rp.Round) {
-				prev = append(prev, r.Patterns)
-			}
-			a := rollback.AnalysisReport(rollback.ReportInput{Round: rp.Round, Attempt: rp.Attempt, Reason: req.Reason, At: now, Detection: det, Previous: prev})
-			exec.Analyses[rp.Round] = a
-			report.Analysis += a
+		// The analysis report is written after every rollback (round-06
+		// "Generated automatically after each rollback").
+		var prev [][]rollback.Pattern
+		for _, r := range s.st.Rollbacks.ForRound(rp.Round) {
+			prev = append(prev, r.Patterns)
+		}
+		a := rollback.AnalysisReport(rollback.ReportInput{Round: rp.Round, Attempt: rp.Attempt, Reason: x.Reason, At: now, Detection: det, Previous: prev})
+		exec.Analyses[rp.Round] = a
+		if report.Analysis == "" {
+			report.Analysis = a
 		}
 		for _, d := range s.st.Decisions {
 			if d.Round == rp.Round {
 				exec.Decisions[rp.Round] = append(exec.Decisions[rp.Round], rollback.Decision{ID: d.ID, Issue: d.Issue, Summary: d.Question, Option: d.Option, Choice: d.Decision, Rationale: d.Text})
 			}
 		}
+		for _, d := range s.st.ConflictDecisions {
+			if d.Round == rp.Round {
+				exec.Decisions[rp.Round] = append(exec.Decisions[rp.Round], conflictRecoverable(d))
+			}
+		}
+	}
+	if x.Auto {
+		exec.Adjustments = append(exec.Adjustments, autoAdj...)
 	}
 	res, err := plan.Execute(exec)
 	if err != nil {
@@ -140,40 +257,70 @@ func (s *Session) rollback(ctx context.Context, req RollbackRequest) (RollbackRe
 	}
 	restored, err := parseState(res.State)
 	if err != nil {
-		return RollbackReport{}, fmt.Errorf("rollback: restore %s: %w", rollback.StateBackupKey(req.To), err)
+		return RollbackReport{}, fmt.Errorf("rollback: restore %s: %w", rollback.StateBackupKey(x.To), err)
 	}
 	// Session-level facts outlive the rounds they happened in: tokens were
-	// spent, the rollbacks happened, the questions were asked.
+	// spent, the rollbacks happened, the questions were asked, settings set.
 	old := s.st
 	restored.SessionID, restored.CreatedAt = old.SessionID, old.CreatedAt
 	restored.Usage = old.Usage
 	restored.Asked = old.Asked
 	restored.Rollbacks = old.Rollbacks
-	for _, r := range res.Records {
-		if a := exec.Analyses[r.Round]; a != "" {
-			r.Analysis = &rollback.AnalysisRecord{Detected: strings.Join(patternNames(r.Patterns), ", "), Recommendation: strings.Join(autoAdj, "; ")}
+	restored.RollbackMode = old.RollbackMode
+	restored.AutoRetries = old.AutoRetries
+	restored.RunLink = old.RunLink
+	restored.RateAlerted = old.RateAlerted
+	// A round rolled back again means its previous retry failed.
+	for i := range restored.Rollbacks.Records {
+		r := &restored.Rollbacks.Records[i]
+		if slices.Contains(report.Undone, r.Round) && r.Outcome == "" {
+			r.Outcome = "Retry failed (rolled back again)"
+		}
+	}
+	for i := range restored.AutoRetries {
+		if a := &restored.AutoRetries[i]; slices.Contains(report.Undone, a.Round) && a.Outcome == "" {
+			a.Outcome = "Failed on retry (rolled back again)"
+		}
+	}
+	for i, r := range res.Records {
+		if i == 0 {
+			r.Analysis = x.Analysis
+			r.UserDecision = x.Decision
+		}
+		if x.Auto {
+			r.Adjustments = slices.Clone(exec.Adjustments)
 		}
 		restored.Rollbacks.Records = append(restored.Rollbacks.Records, r)
 	}
-	restored.Adjustments = append(slices.Clone(old.Adjustments), req.Adjustments...)
-	if step.AutoRetry {
+	restored.Adjustments = append(slices.Clone(old.Adjustments), x.Adjustments...)
+	if x.Auto {
 		// AUTO_RETRY: the first rollback of a round retries with the
 		// adjustments the detected patterns call for, without asking.
 		restored.Adjustments = append(restored.Adjustments, autoAdj...)
+		restored.AutoRetries = append(restored.AutoRetries, rollback.AutoRetry{Round: current, Attempt: 1,
+			Threshold: s.analysisThreshold(), FailurePattern: failure[current], Adjustments: autoAdj})
+		s.log.Info(rollback.AutoRetryLog(current, autoAdj))
 	}
-	keepRound := func(n int) bool { return n <= req.To }
+	keepRound := func(n int) bool { return n <= x.To }
 	restored.Validation = slices.DeleteFunc(slices.Clone(old.Validation), func(v validationEntry) bool { return !keepRound(v.Round) })
 	restored.Retries = slices.DeleteFunc(slices.Clone(old.Retries), func(v retryDetail) bool { return !keepRound(v.Round) })
 	restored.Errors = slices.DeleteFunc(slices.Clone(old.Errors), func(v errorEntry) bool { return !keepRound(v.Round) })
 	restored.ExampleLog = slices.DeleteFunc(slices.Clone(old.ExampleLog), func(e examples.LogEntry) bool { return !keepRound(e.Round) })
-	restored.Recover = nil
+	restored.Recover, restored.RecoverConflicts = nil, nil
 	for _, rp := range plan.Rounds {
 		restored.Recover = append(restored.Recover, exec.Decisions[rp.Round]...)
+		for _, d := range old.ConflictDecisions {
+			if d.Round == rp.Round {
+				restored.RecoverConflicts = append(restored.RecoverConflicts, d)
+			}
+		}
 	}
 	// A rollback reopens a finished session.
 	restored.Outcome, restored.OutcomeReason, restored.FinishedAt = "", "", time.Time{}
 	restored.CleanupDone = false
 	restored.Pending, restored.Answers = nil, nil
+	restored.RollbackFlow = nil
+	restored.NextRound = x.Next
 
 	var ops []Op
 	for _, op := range res.Ops() {
@@ -188,14 +335,45 @@ func (s *Session) rollback(ctx context.Context, req RollbackRequest) (RollbackRe
 		}
 	}
 	s.st = restored
+	if x.Split != nil {
+		if err := s.applySplit(x.Split); err != nil {
+			return RollbackReport{}, err
+		}
+	}
 	if err := s.commit(ctx, append(ops, s.convergenceOps()...)...); err != nil {
 		return RollbackReport{}, fmt.Errorf("rollback: %w", err)
 	}
-	s.log.Info("rolled back", "to", req.To, "undone", report.Undone, "archives", report.Archives)
+	s.log.Info("rolled back", "to", x.To, "undone", report.Undone, "archives", report.Archives)
+	s.emit(Event{Kind: EventRolledBack, Round: x.To, Message: fmt.Sprintf("rolled back round(s) %s to round %d: %s", joinInts(report.Undone), x.To, strings.Join(report.Archives, ", "))})
 	report.Adjustments = autoAdj
-	report.AutoApplied = step.AutoRetry
+	report.AutoApplied = x.Auto
 	report.Remaining = max(0, s.rollbackLimit()-s.st.Rollbacks.Used())
 	return report, nil
+}
+
+// applySplit splits a gap of the restored ledger and records it on the
+// newest rollback record (the summary counts "Gaps Split" from it).
+func (s *Session) applySplit(p *splitPlan) error {
+	ids, err := rollback.ApplySplit(&s.st.Ledger, p.Gap, p.Titles, s.st.Round, s.now(), "split after repeated rollbacks")
+	if err != nil {
+		return fmt.Errorf("rollback: %w", err)
+	}
+	if n := len(s.st.Rollbacks.Records); n > 0 {
+		r := &s.st.Rollbacks.Records[n-1]
+		r.Split = &rollback.SplitRecord{Parent: p.Gap, Children: ids}
+		r.UserDecision = rollback.SplitDecision(ids)
+	}
+	// The split is neither progress nor regress: the next convergence row
+	// compares against a ledger that already has it.
+	s.st.PrevLedger = snapshotLedger(&s.st.Ledger)
+	return nil
+}
+
+// conflictRecoverable is a conflict decision as the archive and the
+// decision-recovery question show it.
+func conflictRecoverable(d conflict.Decision) rollback.Decision {
+	return rollback.Decision{ID: d.ID, Issue: d.IssueID, Summary: "Conflict " + d.IssueID + ": " + d.Subject,
+		Option: d.ChosenOption, Choice: d.Decision, Rationale: d.Rationale}
 }
 
 func (s *Session) rollbackLimit() int {
@@ -205,12 +383,48 @@ func (s *Session) rollbackLimit() int {
 	return s.cfg.RollbackLimit
 }
 
-func patternNames(ps []rollback.Pattern) []string {
-	out := make([]string, len(ps))
-	for i, p := range ps {
-		out[i] = string(p)
+// rollbackMode is the session's rollback mode: the one recorded with the
+// session (SetRollbackMode, `--rollback-mode`), else Config.RollbackMode.
+func (s *Session) rollbackMode() rollback.Mode {
+	if s.st.RollbackMode.Valid() {
+		return s.st.RollbackMode
 	}
-	return out
+	if s.cfg.RollbackMode.Valid() {
+		return s.cfg.RollbackMode
+	}
+	return rollback.DefaultMode
+}
+
+// analysisThreshold is the rollback number of a round from which the
+// repeated-rollback question (root-cause analysis) is asked.
+func (s *Session) analysisThreshold() int {
+	if s.rollbackMode() == rollback.ModeStrict {
+		return 1
+	}
+	return max(1, s.cfg.RollbackAnalysisThreshold)
+}
+
+// SetRollbackMode changes the session's rollback mode and records it with
+// the session, so later runs (and `refine resume`) keep it. It is the
+// spec's "Don't auto-retry, ask me" (INTERACTIVE) and "Enable auto-retry
+// mode" (AUTO_RETRY) override.
+func (s *Session) SetRollbackMode(ctx context.Context, m rollback.Mode) error {
+	if !m.Valid() {
+		return fmt.Errorf("%w: rollback mode %q: want INTERACTIVE, AUTO_RETRY or STRICT", ErrInvalidConfig, m)
+	}
+	if err := s.lock(ctx); err != nil {
+		return err
+	}
+	defer s.unlock()
+	if err := s.begin(ctx); err != nil {
+		return err
+	}
+	if s.st.RollbackMode == m {
+		return nil
+	}
+	s.st.RollbackMode = m
+	s.log.Info(rollback.OverrideMessage(m == rollback.ModeAutoRetry))
+	return s.commit(ctx)
 }
 
 // assignedIn returns the gaps round n was assigned, from its record or the
@@ -227,84 +441,60 @@ func (s *Session) assignedIn(n int) []gap.ID {
 	return nil
 }
 
-// rollbackAvailable reports whether a rollback could undo the current round
-// now: a target is available and the limit allows one more. A Store that
-// cannot list makes it unavailable rather than failing the question.
-func (s *Session) rollbackAvailable(ctx context.Context) bool {
-	return s.rollbackTarget(ctx) >= 0
-}
-
-// rollbackTarget is the target the divergence question's "roll back" uses:
-// undo the trailing non-progressing rounds (at least the current one),
-// limited by the backups and the session limit; -1 when none is possible.
-func (s *Session) rollbackTarget(ctx context.Context) int {
-	current := s.st.Round
-	if s.st.Current != nil {
-		current = s.st.Current.N
-	}
-	if s.st.Rollbacks.Used() >= s.rollbackLimit() || current < 1 {
-		return -1
+// availableTargets lists the rounds a rollback of the current round could
+// return to, newest first; a Store that cannot list gives none.
+func (s *Session) availableTargets(ctx context.Context) []int {
+	current := s.currentRound()
+	if current < 1 {
+		return nil
 	}
 	if err := s.flush(ctx); err != nil {
-		return -1
+		return nil
 	}
 	keys, err := s.cfg.Store.List(ctx, "")
 	if err != nil {
-		return -1
+		return nil
 	}
-	avail := rollback.AvailableTargets(current, keys)
-	if len(avail) == 0 {
-		return -1
-	}
-	k := 1
-	if t := s.st.Tracker; t != nil {
-		if n := t.StallCount(); n > k {
-			k = n
-		}
-	}
-	want := max(current-k, current-(s.rollbackLimit()-s.st.Rollbacks.Used()))
-	best := -1
-	for _, a := range avail { // newest first
-		if a >= want {
-			best = a
-		}
-	}
-	if best < 0 {
-		best = avail[0]
-	}
-	return best
+	return rollback.AvailableTargets(current, keys)
 }
 
-// rollbackFromQuestion carries out "roll back" chosen in a question. The
-// answer text may name the target round.
-func (s *Session) rollbackFromQuestion(ctx context.Context, a Answer, trigger rollback.Trigger, reason string) error {
-	to := s.rollbackTarget(ctx)
-	if n, ok := firstInt(a.Text); ok {
-		to = n
-	}
-	if to < 0 {
-		return fmt.Errorf("rollback chosen but no rollback is possible: %w", ErrRollbackLimit)
-	}
-	var adj []string
-	if t := strings.TrimSpace(a.Text); t != "" && strings.Trim(t, "0123456789 ") != "" {
-		adj = append(adj, t) // text beyond a bare round number instructs the retry
-	}
-	_, err := s.rollback(ctx, RollbackRequest{To: to, Reason: reason, Adjustments: adj, Trigger: trigger})
-	if errors.Is(err, rollback.ErrLimit) {
-		return fmt.Errorf("%w: %w", ErrRollbackLimit, err)
-	}
-	return err
+// rollbackAvailable reports whether "roll back" may be offered: the round
+// before the current one can be restored. At the session limit the option
+// still leads to the limit question (DESIGN: limit first, for every trigger).
+func (s *Session) rollbackAvailable(ctx context.Context) bool {
+	return slices.Contains(s.availableTargets(ctx), s.currentRound()-1)
 }
 
-func firstInt(s string) (int, bool) {
-	n, digits := 0, 0
-	for _, r := range s {
-		if r >= '0' && r <= '9' {
-			n = n*10 + int(r-'0')
-			digits++
-		} else if digits > 0 {
-			break
-		}
+// startRollbackFromQuestion carries out "roll back" chosen in a question:
+// the answer's text is the reason (never parsed for a round number); the
+// target is the round before the current one unless the user picks
+// several rounds in the rollback options question. It reports whether the
+// session paused at a rollback question.
+func (s *Session) startRollbackFromQuestion(ctx context.Context, a Answer, trigger rollback.Trigger, reason, origin string) (bool, error) {
+	text := strings.TrimSpace(a.Text)
+	if text != "" {
+		reason = text
 	}
-	return n, digits > 0 && digits < 4
+	current := s.currentRound()
+	s.st.RollbackFlow = &rollbackFlow{Trigger: trigger, Reason: reason, Text: text, Current: current, To: current - 1, Origin: origin}
+	rep, err := s.driveRollback(ctx)
+	if err != nil {
+		return false, err
+	}
+	return len(rep.Pending) > 0, nil
 }
+
+func joinInts(ns []int) string {
+	parts := make([]string, len(ns))
+	for i, n := range ns {
+		parts[i] = fmt.Sprint(n)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// errRollbackLimit wraps ErrRollbackLimit with what the user chose.
+func errRollbackLimit(used, limit int, decision string) error {
+	return fmt.Errorf("rollback: %w (used %d of %d); %s", ErrRollbackLimit, used, limit, decision)
+}
+
+var _ = errors.Is

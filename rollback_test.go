@@ -261,7 +261,7 @@ func TestRollbackModes(t *testing.T) {
 		t.Run(string(mode), func(t *testing.T) {
 			eng := refinetest.Func(func(ctx context.Context, req refine.Request) (refine.Response, error) {
 				// Abstract and example-free: patterns fire, adjustments are recommended.
-				return refine.Response{Content: "## Gap Resolution: " + req.Gaps[0] + "\n\n**Confidence:** LOW\n\n### Proposed Solution\n\nThis should be handled appropriately and robustly, as needed, in a flexible, scalable, appropriate way, etc.\n\n### Trade-offs\n- fine\n"}, nil
+				return refine.Response{Content: "## Gap Resolution: " + string(req.Gaps[0]) + "\n\n**Confidence:** LOW\n\n### Proposed Solution\n\nThis should be handled appropriately and robustly, as needed, in a flexible, scalable, appropriate way, etc.\n\n### Trade-offs\n- fine\n"}, nil
 			})
 			rev := refinetest.Func(func(ctx context.Context, req refine.Request) (refine.Response, error) {
 				return refine.Response{Content: reviewerDoc(req.Round, req.Gaps[0])}, nil

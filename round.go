@@ -28,6 +28,7 @@ func (s *Session) playRound(ctx context.Context) (RoundReport, error) {
 	}
 	for {
 		cur := s.st.Current
+		s.openRoundScope(ctx, nil)
 		if err := ctx.Err(); err != nil {
 			return s.report(), err
 		}
@@ -105,7 +106,7 @@ func (s *Session) startRound(ctx context.Context) error {
 	cur.Engineer = rolePhase{Gaps: slices.Clone(cur.Assigned), Budget: 1 + s.cfg.MaxRetries}
 	cur.Instructions, s.st.Instructions = s.st.Instructions, nil
 	cur.Reviewer = rolePhase{Budget: 1 + s.cfg.MaxRetries}
-	s.emit(Event{Kind: EventRoundStarted, Round: n, Message: fmt.Sprintf("assigned %v", cur.Assigned)})
+	s.openRoundScope(ctx, &Event{Kind: EventRoundStarted, Round: n, Phase: cur.Phase, Message: fmt.Sprintf("assigned %v", cur.Assigned)})
 	s.log.Info("round started", "round", n, "assigned", cur.Assigned)
 	s.stage(ops...)
 	return nil
@@ -210,12 +211,11 @@ func (s *Session) runRole(ctx context.Context, role RoleName) (bool, error) {
 			continue
 		}
 		k := len(rp.Attempts) + 1
-		out, err := s.attempt(ctx, role, "", k, rp)
+		out, err := s.attempt(ctx, role, k, rp)
 		if err != nil {
 			return false, err
 		}
 		ops := out.ops
-		s.recordAttempt(ctx, role, "", &rp.Attempts, out)
 		if out.rec.Success {
 			ops = append(ops, Put(outputKey(cur.N, role), []byte(out.content)))
 			if err := s.accept(role, rp, out.result); err != nil {
@@ -394,7 +394,7 @@ func (s *Session) finishRound(ctx context.Context) (RoundReport, error) {
 	s.st.Round = cur.N
 	s.st.Current = nil
 	s.st.PrevLedger = snapshotLedger(&s.st.Ledger)
-	s.emit(Event{Kind: EventRoundFinished, Round: rec.N, Message: fmt.Sprintf("engineer %s, reviewer %s", rec.Engineer, rec.Reviewer)})
+	s.endRoundScope(Event{Kind: EventRoundFinished, Round: rec.N, Message: fmt.Sprintf("engineer %s, reviewer %s", rec.Engineer, rec.Reviewer)})
 	s.stage(append(s.convergenceOps(), Put(summaryKey(rec.N), []byte(summary)))...)
 	if _, err := s.checkTermination(ctx); err != nil {
 		return s.report(), err

@@ -18,17 +18,25 @@ import (
 )
 
 // Session is a refinement session bound to a Store. It implements Mediator.
-// Its methods are safe to call from several goroutines; they run one at a
-// time.
+// Its methods are safe to call from several goroutines. Run, Step, Answer,
+// Rollback and the other methods that change the session run one at a
+// time; Status never waits for them: it reads the snapshot published at the
+// last durable point.
+//
+// All of a session's state changes happen on the goroutine running the
+// method: parallel drafting only calls the Engineer on worker goroutines
+// and hands the responses back.
 type Session struct {
 	cfg   Config
 	clock Clock
 	tok   Tokenizer
 	log   *slog.Logger
 
-	mu  sync.Mutex // serialises the public methods
-	st  *state
-	rnd *rand.Rand
+	// turn serialises the methods that change the session; unlike a
+	// mutex, waiting for it honours the caller's context.
+	turn chan struct{}
+	st   *state
+	rnd  *rand.Rand
 	// stale is set when a commit failed: the in-memory state may be ahead
 	// of the Store, so the next call reloads it.
 	stale bool
@@ -40,30 +48,31 @@ type Session struct {
 	// lastRendered holds the renderings last committed, so an unchanged
 	// one is not written again.
 	lastRendered map[string]string
-	// stateMu guards st while parallel Engineer calls record attempts.
-	stateMu sync.Mutex
 	// canon caches the Tier 1 examples extracted from the spec.
 	canonOnce sync.Once
 	canon     examples.Canonical
 	canonErr  error
-	// round and usage mirror st for emit, which may run on any goroutine.
-	round atomic.Int64
-	usage atomic.Pointer[usageTotals]
+	// published is the state as of the last durable point, as stored;
+	// Status reads it without taking a turn.
+	published atomic.Pointer[[]byte]
+	// runScope and roundScope are the open SpanObserver scopes.
+	runScope, roundScope *scope
 }
 
-// publish refreshes the values emit reads without holding stateMu.
-func (s *Session) publish() {
-	if s.st == nil {
-		return
+// lock takes the session's turn, or returns ctx's error if ctx ends first.
+func (s *Session) lock(ctx context.Context) error {
+	select {
+	case s.turn <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("waiting for the session: %w", ctx.Err())
 	}
-	u := s.st.Usage
-	s.usage.Store(&u)
-	n := s.st.Round
-	if s.st.Current != nil {
-		n = s.st.Current.N
-	}
-	s.round.Store(int64(n))
 }
+
+func (s *Session) unlock() { <-s.turn }
+
+// publish makes b (the state as just committed or loaded) what Status reports.
+func (s *Session) publish(b []byte) { s.published.Store(&b) }
 
 var _ Mediator = (*Session)(nil)
 
@@ -71,7 +80,7 @@ func prepare(cfg Config) (*Session, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Session{cfg: cfg, clock: cfg.Clock, tok: cfg.Tokenizer, log: cfg.Logger}
+	s := &Session{cfg: cfg, clock: cfg.Clock, tok: cfg.Tokenizer, log: cfg.Logger, turn: make(chan struct{}, 1)}
 	if s.clock == nil {
 		s.clock = SystemClock{}
 	}
@@ -151,7 +160,7 @@ func (s *Session) reload(ctx context.Context) error {
 		return err
 	}
 	s.st, s.stale = st, false
-	s.publish()
+	s.publish(b)
 	return nil
 }
 
@@ -201,7 +210,6 @@ func (s *Session) flush(ctx context.Context) error {
 // atomic Store commit.
 func (s *Session) commit(ctx context.Context, ops ...Op) error {
 	s.st.UpdatedAt = s.clock.Now().UTC()
-	s.publish()
 	b, err := s.st.marshal()
 	if err != nil {
 		return err
@@ -224,24 +232,39 @@ func (s *Session) commit(ctx context.Context, ops ...Op) error {
 	}
 	s.pending, s.dirty = nil, false
 	s.lastRendered = rendered
+	s.publish(b)
 	s.emit(Event{Kind: EventCommitted})
 	return nil
 }
 
+// emit sends e to the Observer, on the session's goroutine.
 func (s *Session) emit(e Event) {
 	if s.cfg.Observer == nil {
 		return
 	}
+	s.cfg.Observer.Observe(s.stamp(e))
+}
+
+// stamp fills in what every event carries: the time, the round running
+// (or the last one played), its phase, and the session's usage so far.
+func (s *Session) stamp(e Event) Event {
 	if e.At.IsZero() {
 		e.At = s.clock.Now().UTC()
 	}
+	if s.st == nil {
+		return e
+	}
 	if e.Round == 0 {
-		e.Round = int(s.round.Load())
+		e.Round = s.st.Round
+		if s.st.Current != nil {
+			e.Round = s.st.Current.N
+		}
 	}
-	if u := s.usage.Load(); u != nil {
-		e.Usage = u.Total
+	if e.Phase == "" && s.st.Current != nil && s.st.Current.N == e.Round {
+		e.Phase = s.st.Current.Phase
 	}
-	s.cfg.Observer.Observe(e)
+	e.Usage = s.st.Usage.Total
+	return e
 }
 
 func (s *Session) now() time.Time { return s.clock.Now().UTC() }
@@ -256,12 +279,20 @@ func (s *Session) begin(ctx context.Context) error {
 // Run plays rounds until the session reaches a terminal outcome, pauses at
 // a question, or fails. A cancelled ctx stops promptly with state committed;
 // Run then returns the context's error and an Outcome with Status Paused.
-func (s *Session) Run(ctx context.Context) (Outcome, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+func (s *Session) Run(ctx context.Context) (o Outcome, err error) {
+	if err := s.lock(ctx); err != nil {
+		return Outcome{Status: StatusPaused, Reason: err.Error()}, err
+	}
+	defer s.unlock()
 	if err := s.begin(ctx); err != nil {
 		return Outcome{Status: StatusFailed, Reason: err.Error()}, err
 	}
+	s.startRunScope(ctx)
+	defer func() { s.endRunScope(o, err) }()
+	return s.run(ctx)
+}
+
+func (s *Session) run(ctx context.Context) (Outcome, error) {
 	for {
 		if s.st.Outcome.Terminal() {
 			paused, err := s.sessionEnd(ctx)
@@ -291,16 +322,20 @@ func (s *Session) Run(ctx context.Context) (Outcome, error) {
 }
 
 // Step plays exactly one round, or the rest of the round in progress.
-func (s *Session) Step(ctx context.Context) (RoundReport, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+func (s *Session) Step(ctx context.Context) (rep RoundReport, err error) {
+	if err := s.lock(ctx); err != nil {
+		return RoundReport{Outcome: StatusPaused}, err
+	}
+	defer s.unlock()
 	if err := s.begin(ctx); err != nil {
 		return RoundReport{Outcome: StatusFailed}, err
 	}
 	if s.st.Outcome.Terminal() {
 		return RoundReport{Round: s.st.Round, Outcome: s.st.Outcome}, fmt.Errorf("step: %w (%s); roll back to reopen it", ErrFinished, s.st.Outcome)
 	}
-	rep, err := s.playRound(ctx)
+	s.startRunScope(ctx)
+	defer func() { s.endRunScope(Outcome{Status: rep.Outcome, Round: rep.Round}, err) }()
+	rep, err = s.playRound(ctx)
 	if err == nil {
 		err = s.flush(ctx)
 	}
@@ -343,8 +378,10 @@ func (s *Session) outcome() Outcome {
 // ErrUnknownQuestion if no such question is pending and ErrInvalidAnswer if
 // a picks an option that was not offered.
 func (s *Session) Answer(ctx context.Context, questionID string, a Answer) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	if err := s.lock(ctx); err != nil {
+		return err
+	}
+	defer s.unlock()
 	if err := s.begin(ctx); err != nil {
 		return err
 	}
@@ -366,14 +403,22 @@ func (s *Session) Answer(ctx context.Context, questionID string, a Answer) error
 	return s.commit(ctx)
 }
 
-// Status reports where the session stands.
+// Status reports where the session stood at its last durable point. It
+// never waits for a running Run: a host may poll it from another goroutine
+// while a role call is in flight. It returns ctx's error if ctx is done.
 func (s *Session) Status(ctx context.Context) (Status, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.begin(ctx); err != nil {
+	if err := ctx.Err(); err != nil {
 		return Status{}, err
 	}
-	return statusOf(s.st), nil
+	b := s.published.Load()
+	if b == nil {
+		return Status{}, fmt.Errorf("status: %w", ErrNoSession)
+	}
+	st, err := parseState(*b)
+	if err != nil {
+		return Status{}, fmt.Errorf("status: %w", err)
+	}
+	return statusOf(st), nil
 }
 
 // Inspect reads the status of the session in st without opening it: no
@@ -419,7 +464,7 @@ func statusOf(s *state) Status {
 		st.Phase = s.Current.Phase
 	}
 	for _, g := range s.Ledger.Gaps {
-		st.Gaps = append(st.Gaps, GapStatus{ID: g.ID, Title: g.Title, Severity: g.Severity, State: g.State})
+		st.Gaps = append(st.Gaps, GapStatus{ID: g.ID, Title: g.Title, Severity: g.Severity, State: g.State, History: slices.Clone(g.History)})
 	}
 	for _, d := range s.Decisions {
 		st.Decisions = append(st.Decisions, DecisionStatus{ID: d.ID, Issue: d.Issue, Option: d.Option, Decision: d.Decision})
@@ -428,6 +473,7 @@ func statusOf(s *state) Status {
 		st.Decisions = append(st.Decisions, DecisionStatus{ID: d.ID, Issue: d.IssueID, Option: d.ChosenOption, Decision: d.Decision})
 	}
 	slices.SortStableFunc(st.Decisions, func(a, b DecisionStatus) int { return compareDecisionIDs(a.ID, b.ID) })
+	st.Validation = validationRecords(s.Validation)
 	st.Conflicts = slices.Clone(s.Conflicts)
 	st.Rollbacks = slices.Clone(s.Rollbacks.Records)
 	if s.Tracker != nil {

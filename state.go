@@ -68,6 +68,8 @@ type state struct {
 	Round int `json:"round"`
 	// Current is the round in progress, nil between rounds.
 	Current *roundState `json:"current,omitempty"`
+	// RunLink names the last run for a SpanObserver (see RunLinker).
+	RunLink string `json:"run_link,omitempty"`
 
 	Ledger gap.Ledger    `json:"ledger"`
 	Issues []issueRecord `json:"issues,omitempty"`
@@ -205,6 +207,8 @@ type attemptRec struct {
 	Calls       int       `json:"calls"`
 	// UsageEstimated: the role reported no usage; Usage is the Tokenizer's estimate.
 	UsageEstimated bool `json:"usage_estimated,omitempty"`
+	// Model is the model that answered, when the role said.
+	Model string `json:"model,omitempty"`
 }
 
 // acceptedOutput is what the Mediator keeps of a valid output.
@@ -315,6 +319,35 @@ type usageTotals struct {
 	// Responses counts the responses each role returned (transport
 	// failures excluded); replay and record roles resume from it.
 	Responses map[string]int `json:"responses,omitempty"`
+	// NextCall is the last call index handed to each role (Request.Call);
+	// InFlight keeps the index of each planned attempt, by response key,
+	// until its response is recorded, so an attempt planned again after a
+	// crash or pause gets the same index.
+	NextCall map[string]int `json:"next_call,omitempty"`
+	InFlight map[string]int `json:"in_flight,omitempty"`
+}
+
+// callIndex returns the session-wide, 1-based index of the role call for
+// the attempt whose response is journaled at respKey.
+func (u *usageTotals) callIndex(role RoleName, respKey string) int {
+	if n, ok := u.InFlight[respKey]; ok {
+		return n
+	}
+	if u.NextCall == nil {
+		u.NextCall = map[string]int{}
+	}
+	if u.InFlight == nil {
+		u.InFlight = map[string]int{}
+	}
+	next, ok := u.NextCall[string(role)]
+	if !ok {
+		// Sessions from before the counter: responses so far were calls 1..n.
+		next = u.Responses[string(role)]
+	}
+	next++
+	u.NextCall[string(role)] = next
+	u.InFlight[respKey] = next
+	return next
 }
 
 func (u *usageTotals) add(role RoleName, v Usage, calls int) {
