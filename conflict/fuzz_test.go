@@ -14,9 +14,9 @@ import (
 
 // specSeeds adds the shared spec documents as corpus seeds, if present.
 func specSeeds(f *testing.F, add func(string)) {
-	paths, _ := filepath.Glob(filepath.Join("..", "..", "shared", "spec", "*.md"))
+	paths, _ := filepath.Glob(filepath.Join("..", "testdata", "spec", "*.md"))
 	if len(paths) == 0 {
-		f.Log("no ../../shared/spec/*.md seeds; using built-in seeds only")
+		f.Log("no ../testdata/spec/*.md seeds; using built-in seeds only")
 	}
 	for _, p := range paths {
 		b, err := os.ReadFile(p)

@@ -102,9 +102,9 @@ Based on detected patterns:
 // TestAnalysisReportSpecText cross-checks the recommended-adjustments
 // block against the spec file itself, when it is available.
 func TestAnalysisReportSpecText(t *testing.T) {
-	spec, err := os.ReadFile("../../shared/spec/round-06-rollback.md")
+	spec, err := os.ReadFile("../testdata/spec/round-06-rollback.md")
 	if err != nil {
-		t.Skip("spec not available:", err)
+		t.Fatal("spec corpus (testdata/spec):", err)
 	}
 	start := strings.Index(string(spec), "### Recommended Adjustments")
 	end := strings.Index(string(spec), "- Adjustment 3: MEDIUM (may require domain knowledge)\n")

@@ -64,7 +64,7 @@ func FuzzReadArchive(f *testing.F) {
 }
 
 func FuzzDetectPatterns(f *testing.F) {
-	specs, _ := filepath.Glob("../../shared/spec/*.md")
+	specs, _ := filepath.Glob("../testdata/spec/*.md")
 	for _, p := range specs {
 		b, err := os.ReadFile(p)
 		if err == nil {
