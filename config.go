@@ -34,72 +34,18 @@ type Config struct {
 	// Gaps is the initial gap list (New only). It must not be empty.
 	Gaps []gap.Gap
 
-	// MaxRounds ends the session with MAX_ROUNDS (spec default 10; at most
-	// 99 because issue IDs carry two round digits).
-	MaxRounds int
-	// GapsPerRound is how many open gaps one round takes on (default 3).
-	GapsPerRound int
-	// ParallelGaps > 1 calls the Engineer once per assigned gap
-	// concurrently, at most this many at a time (default 1: one call).
-	ParallelGaps int
-	// MaxRetries is the validation retry budget per role and round (default 2).
-	MaxRetries int
-	// StallRounds is how many non-progressing rounds raise
-	// DIVERGENCE_WARNING (default 2).
-	StallRounds int
-	// Weights are the severity weights of weighted convergence (16/4/2/1).
-	Weights gap.Weights
+	// Settings are the session's tunables: thresholds, limits, budgets,
+	// the rollback mode. They live with the session: New stores them, Open
+	// restores them (the Config's own Settings are then ignored), and
+	// Session.SetSettings changes them, recorded in the session.
+	Settings
 
-	// RetryExampleBudget and InitialExampleBudget cap, in tokens, the example
-	// attached to retry prompts (2000) and initial prompts (1000).
-	RetryExampleBudget   int
-	InitialExampleBudget int
-	// PromptBudget caps a whole prompt in tokens; parts are trimmed in the
-	// order of DESIGN §9 when it is exceeded (default 24000).
-	PromptBudget int
-	// MaxTokens caps each completion (0: the backend's default).
-	MaxTokens int
-	// MaxOutputBytes fails larger role outputs as WRONG_FORMAT (1 MiB).
-	MaxOutputBytes int
-
-	// BackupRetention is how many round backups are kept (3).
-	BackupRetention int
-	// RollbackLimit is how many rollbacks a session allows (7).
-	RollbackLimit int
-	// RollbackAnalysisThreshold triggers root-cause analysis after this many
-	// rollbacks of the same round (2).
-	RollbackAnalysisThreshold int
-	// RollbackMode says what happens around a rollback (FLOW-007):
-	// INTERACTIVE (default) leaves the retry to the user and only reports
-	// the recommended adjustments; AUTO_RETRY applies them automatically on
-	// a round's first rollback; STRICT also analyses after the first one.
-	RollbackMode rollback.Mode
-	// ArchiveRetention is how long cold-stored archives are kept (30 days).
-	ArchiveRetention time.Duration
 	// ColdStore, when set, is offered at session end as cold storage for
 	// rollback archives (manifest.json, cleanup_log.txt; apply the 30-day
 	// retention with `refine archives --expire` or rollback.Expired). It is
 	// a Store, not a path, so the library does no filesystem I/O of its
 	// own; store/fs.Open(dir) gives one. nil: cold storage is not offered.
 	ColdStore Store
-
-	// DisagreeRoundLimit warns when more than this share of a round's
-	// HIGH/CRITICAL issues are disagreed with (0.5).
-	DisagreeRoundLimit float64
-	// DisagreeSessionLimit alerts when more than this share over the last
-	// DisagreeWindow rounds are disagreed with (0.4 over 3).
-	DisagreeSessionLimit float64
-	DisagreeWindow       int
-	// DisagreeMaxPerRound blocks a round with more DISAGREE blocks (5).
-	DisagreeMaxPerRound int
-
-	// TransportRetries bounds retries of transient Role errors per attempt
-	// (default 5); they never spend MaxRetries.
-	TransportRetries int
-	// BackoffBase and BackoffMax shape the exponential backoff with full
-	// jitter between transport retries (1s, 60s).
-	BackoffBase time.Duration
-	BackoffMax  time.Duration
 
 	// EngineerTemplate and ReviewerTemplate replace the default prompts
 	// (nil: defaults). They execute with a PromptData.
@@ -123,10 +69,97 @@ type Config struct {
 	Observer Observer
 }
 
+// Settings are the tunables of a session that live with it, so that a
+// resumed session (another process, the CLI's resume, a web console)
+// continues as it was started. DefaultConfig holds the spec's defaults.
+type Settings struct {
+	// MaxRounds ends the session with MAX_ROUNDS (spec default 10; at most
+	// 99 because issue IDs carry two round digits).
+	MaxRounds int `json:"max_rounds"`
+	// GapsPerRound is how many open gaps one round takes on (default 3).
+	GapsPerRound int `json:"gaps_per_round"`
+	// ParallelGaps > 1 calls the Engineer once per assigned gap
+	// concurrently, at most this many at a time (default 1: one call).
+	ParallelGaps int `json:"parallel_gaps"`
+	// MaxRetries is the validation retry budget per role and round (default 2).
+	MaxRetries int `json:"max_retries"`
+	// StallRounds is how many non-progressing rounds raise
+	// DIVERGENCE_WARNING (default 2).
+	StallRounds int `json:"stall_rounds"`
+	// Weights are the severity weights of weighted convergence (16/4/2/1).
+	Weights gap.Weights `json:"weights"`
+
+	// RetryExampleBudget and InitialExampleBudget cap, in tokens, the example
+	// attached to retry prompts (2000) and initial prompts (1000).
+	RetryExampleBudget   int `json:"retry_example_budget"`
+	InitialExampleBudget int `json:"initial_example_budget"`
+	// PromptBudget caps a whole prompt in tokens; parts are trimmed in the
+	// order spec excerpt, older decisions, LOW/MEDIUM issues, example when it
+	// is exceeded; assigned gaps and HIGH/CRITICAL issues are never dropped
+	// (default 24000).
+	PromptBudget int `json:"prompt_budget"`
+	// MaxTokens caps each completion (0: the backend's default).
+	MaxTokens int `json:"max_tokens"`
+	// MaxOutputBytes fails larger role outputs as WRONG_FORMAT (1 MiB).
+	MaxOutputBytes int `json:"max_output_bytes"`
+
+	// BackupRetention is how many round backups are kept (3).
+	BackupRetention int `json:"backup_retention"`
+	// RollbackLimit is how many rollbacks a session allows (7).
+	RollbackLimit int `json:"rollback_limit"`
+	// RollbackAnalysisThreshold triggers root-cause analysis after this many
+	// rollbacks of the same round (2).
+	RollbackAnalysisThreshold int `json:"rollback_analysis_threshold"`
+	// RollbackMode says what happens around a rollback (FLOW-007):
+	// INTERACTIVE (default) leaves the retry to the user and only reports
+	// the recommended adjustments; AUTO_RETRY applies them automatically on
+	// a round's first rollback; STRICT also analyses after the first one.
+	RollbackMode rollback.Mode `json:"rollback_mode"`
+	// ArchiveRetention is how long cold-stored archives are kept (30 days).
+	ArchiveRetention time.Duration `json:"archive_retention"`
+	// DisagreeRoundLimit warns when more than this share of a round's
+	// HIGH/CRITICAL issues are disagreed with (0.5).
+	DisagreeRoundLimit float64 `json:"disagree_round_limit"`
+	// DisagreeSessionLimit alerts when more than this share over the last
+	// DisagreeWindow rounds are disagreed with (0.4 over 3).
+	DisagreeSessionLimit float64 `json:"disagree_session_limit"`
+	DisagreeWindow       int     `json:"disagree_window"`
+	// DisagreeMaxPerRound blocks a round with more DISAGREE blocks (5).
+	DisagreeMaxPerRound int `json:"disagree_max_per_round"`
+
+	// TransportRetries bounds retries of transient Role errors per attempt
+	// (default 5); they never spend MaxRetries.
+	TransportRetries int `json:"transport_retries"`
+	// BackoffBase and BackoffMax shape the exponential backoff with full
+	// jitter between transport retries (1s, 60s).
+	BackoffBase time.Duration `json:"backoff_base"`
+	BackoffMax  time.Duration `json:"backoff_max"`
+
+	// Backend describes the LLM backend the session was started with, for
+	// hosts that rebuild it on resume (the CLI does). Never a secret.
+	Backend BackendInfo `json:"backend,omitzero"`
+}
+
+// BackendInfo names the LLM backend of a session: what a host needs to
+// build its Roles again when it resumes the session. It never holds a key.
+type BackendInfo struct {
+	// Kind is the backend family ("openai", "ollama", "replay", or a
+	// host's own name).
+	Kind string `json:"kind,omitempty"`
+	// EngineerModel and ReviewerModel are the model names.
+	EngineerModel string `json:"engineer_model,omitempty"`
+	ReviewerModel string `json:"reviewer_model,omitempty"`
+	// BaseURL is the endpoint, when not the provider's default.
+	BaseURL string `json:"base_url,omitempty"`
+	// Source is where replayed or recorded outputs live (a folder), when
+	// the backend has one.
+	Source string `json:"source,omitempty"`
+}
+
 // DefaultConfig returns a Config with every threshold at the spec's default
 // and no Store, Roles or Asker.
 func DefaultConfig() Config {
-	return Config{
+	return Config{Settings: Settings{
 		MaxRounds:                 10,
 		GapsPerRound:              3,
 		ParallelGaps:              1,
@@ -149,7 +182,7 @@ func DefaultConfig() Config {
 		TransportRetries:          5,
 		BackoffBase:               time.Second,
 		BackoffMax:                60 * time.Second,
-	}
+	}}
 }
 
 // Validate returns an error wrapping ErrInvalidConfig that names the first

@@ -126,6 +126,9 @@ func New(ctx context.Context, cfg Config) (*Session, error) {
 	}
 	st.PrevLedger = snapshotLedger(&st.Ledger)
 	s.st = st
+	if err := s.storeSettings(); err != nil {
+		return nil, fmt.Errorf("new session: %w", err)
+	}
 	if err := s.commit(ctx, Put(keySpec, []byte(cfg.Spec))); err != nil {
 		return nil, fmt.Errorf("new session: %w", err)
 	}
@@ -160,6 +163,9 @@ func (s *Session) reload(ctx context.Context) error {
 		return err
 	}
 	s.st, s.stale = st, false
+	if err := s.restoreSettings(); err != nil {
+		return err
+	}
 	s.publish(b)
 	return nil
 }
@@ -294,7 +300,7 @@ func (s *Session) Run(ctx context.Context) (o Outcome, err error) {
 
 func (s *Session) run(ctx context.Context) (Outcome, error) {
 	for {
-		if s.st.Outcome.Terminal() {
+		if s.st.Outcome.Terminal() && s.st.RollbackFlow == nil {
 			paused, err := s.sessionEnd(ctx)
 			if err == nil {
 				err = s.flush(ctx)
@@ -330,7 +336,7 @@ func (s *Session) Step(ctx context.Context) (rep RoundReport, err error) {
 	if err := s.begin(ctx); err != nil {
 		return RoundReport{Outcome: StatusFailed}, err
 	}
-	if s.st.Outcome.Terminal() {
+	if s.st.Outcome.Terminal() && s.st.RollbackFlow == nil {
 		return RoundReport{Round: s.st.Round, Outcome: s.st.Outcome}, fmt.Errorf("step: %w (%s); roll back to reopen it", ErrFinished, s.st.Outcome)
 	}
 	s.startRunScope(ctx)
@@ -523,8 +529,10 @@ func (s *Session) ask(ctx context.Context, q Question) (a Answer, paused bool, e
 			s.log.Warn("asker gave an invalid answer", "question", q.ID, "err", err)
 			continue
 		}
-		_, isDefault := s.cfg.Asker.(DefaultAsker)
-		s.recordAnswer(q, ans, isDefault)
+		// An Immediate asker is a policy, not a person: its answers are
+		// recorded as automatic.
+		im, automatic := s.cfg.Asker.(Immediate)
+		s.recordAnswer(q, ans, automatic && im.Immediate())
 		return ans, false, nil
 	}
 	return Answer{}, false, fmt.Errorf("round %d: ask %s: %w", q.Round, q.ID, lastErr)

@@ -70,6 +70,10 @@ type state struct {
 	Current *roundState `json:"current,omitempty"`
 	// RunLink names the last run for a SpanObserver (see RunLinker).
 	RunLink string `json:"run_link,omitempty"`
+	// Settings are the session's Settings as JSON; SettingsLog records
+	// each change made with SetSettings.
+	Settings    json.RawMessage  `json:"settings,omitempty"`
+	SettingsLog []settingsChange `json:"settings_log,omitempty"`
 
 	Ledger gap.Ledger    `json:"ledger"`
 	Issues []issueRecord `json:"issues,omitempty"`
@@ -129,6 +133,21 @@ type state struct {
 	ExampleLog []examples.LogEntry `json:"example_log,omitempty"`
 	// ReviewerAdjustments are the user's standing instructions for the Reviewer.
 	ReviewerAdjustments []string `json:"reviewer_adjustments,omitempty"`
+
+	// RollbackMode is the session's rollback mode once recorded (Config's
+	// is the initial one); SetRollbackMode changes it.
+	RollbackMode rollback.Mode `json:"rollback_mode,omitempty"`
+	// RollbackFlow is a rollback waiting in its dialogs (a deferred question).
+	RollbackFlow *rollbackFlow `json:"rollback_flow,omitempty"`
+	// NextRound steers the next round's assignment after a rollback dialog.
+	NextRound *nextRoundPlan `json:"next_round,omitempty"`
+	// AutoRetries are the "## Round N Auto-Retry" blocks of status.md.
+	AutoRetries []rollback.AutoRetry `json:"auto_retries,omitempty"`
+	// RecoverConflicts are the conflict decisions of rolled-back rounds,
+	// restored when decision recovery re-applies them.
+	RecoverConflicts []conflict.Decision `json:"recover_conflicts,omitempty"`
+	// RateAlerted is the last round a systematic DISAGREE alert was raised in.
+	RateAlerted int `json:"rate_alerted,omitempty"`
 }
 
 // roundState is the progress of the round in flight.

@@ -1,0 +1,105 @@
+package refine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+)
+
+// settingsChange is one recorded change of a session's Settings.
+type settingsChange struct {
+	Round   int      `json:"round"`
+	At      string   `json:"at"`
+	Changes []string `json:"changes"` // "max_rounds: 10 → 20"
+}
+
+// storeSettings records the session's settings in its state, as JSON so
+// that a later refine with new fields restores the old ones and defaults
+// the rest.
+func (s *Session) storeSettings() error {
+	b, err := json.Marshal(s.cfg.Settings)
+	if err != nil {
+		return fmt.Errorf("settings: %w", err)
+	}
+	s.st.Settings = b
+	return nil
+}
+
+// restoreSettings replaces the Config's settings with the ones the session
+// was started (or last changed) with. Sessions from before settings were
+// stored keep the Config's.
+func (s *Session) restoreSettings() error {
+	if len(s.st.Settings) == 0 {
+		return nil
+	}
+	set := s.cfg.Settings
+	if err := json.Unmarshal(s.st.Settings, &set); err != nil {
+		return fmt.Errorf("%w: stored settings: %v", ErrCorrupt, err)
+	}
+	cfg := s.cfg
+	cfg.Settings = set
+	if err := cfg.Validate(); err != nil {
+		return fmt.Errorf("stored settings: %w", err)
+	}
+	s.cfg.Settings = set
+	return nil
+}
+
+// Settings returns the session's current settings.
+func (s *Session) Settings() Settings {
+	if err := s.lock(context.Background()); err != nil {
+		return Settings{}
+	}
+	defer s.unlock()
+	return s.cfg.Settings
+}
+
+// SetSettings changes the session's settings (a higher MaxRounds, another
+// RollbackMode, …) and records the change in the session, so later runs,
+// in this process or another, use them. It fails with ErrInvalidConfig,
+// changing nothing, when the new settings do not validate.
+func (s *Session) SetSettings(ctx context.Context, set Settings) error {
+	if err := s.lock(ctx); err != nil {
+		return err
+	}
+	defer s.unlock()
+	if err := s.begin(ctx); err != nil {
+		return err
+	}
+	cfg := s.cfg
+	cfg.Settings = set
+	if err := cfg.Validate(); err != nil {
+		return fmt.Errorf("set settings: %w", err)
+	}
+	changes := diffSettings(s.cfg.Settings, set)
+	if len(changes) == 0 {
+		return nil
+	}
+	s.cfg.Settings = set
+	if err := s.storeSettings(); err != nil {
+		return err
+	}
+	s.st.SettingsLog = append(s.st.SettingsLog, settingsChange{Round: s.st.Round, At: s.now().Format("2006-01-02 15:04:05"), Changes: changes})
+	s.log.Info("settings changed", "changes", strings.Join(changes, "; "))
+	return s.commit(ctx)
+}
+
+// diffSettings lists the fields that differ, by their JSON names.
+func diffSettings(old, cur Settings) []string {
+	var out []string
+	ov, cv := reflect.ValueOf(old), reflect.ValueOf(cur)
+	t := ov.Type()
+	for i := range t.NumField() {
+		a, b := ov.Field(i).Interface(), cv.Field(i).Interface()
+		if reflect.DeepEqual(a, b) {
+			continue
+		}
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		out = append(out, fmt.Sprintf("%s: %v → %v", name, a, b))
+	}
+	slices.Sort(out)
+	return out
+}
