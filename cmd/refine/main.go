@@ -1,6 +1,6 @@
 // Command refine runs, resumes, inspects and rolls back spec-refinement
 // sessions, and validates role outputs on their own. Run "refine help" for
-// the commands; DESIGN §11 is the contract.
+// the commands and docs/workflow.md for the workflow they drive.
 package main
 
 import (
@@ -9,11 +9,15 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
+	"runtime/debug"
 	"sort"
 	"syscall"
+
+	"golang.org/x/term"
 )
 
-// Exit codes shared by the commands (DESIGN §11).
+// Exit codes shared by the commands.
 const (
 	exitOK      = 0 // valid / terminal outcome reached
 	exitFailed  = 1 // invalid output / session failed
@@ -58,11 +62,22 @@ func main() {
 }
 
 func (c *cli) main(ctx context.Context, args []string) int {
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+	if len(args) == 0 {
+		c.usage(c.stderr)
+		return exitUsage
+	}
+	switch args[0] {
+	case "-h", "-help", "--help":
 		c.usage(c.stdout)
-		if len(args) == 0 {
-			return exitUsage
+		return exitOK
+	case "help":
+		if len(args) == 1 {
+			c.usage(c.stdout)
+			return exitOK
 		}
+		return c.commandHelp(ctx, args[1])
+	case "version", "-version", "--version":
+		fmt.Fprintln(c.stdout, version())
 		return exitOK
 	}
 	cmd, ok := commandTable()[args[0]]
@@ -71,7 +86,59 @@ func (c *cli) main(ctx context.Context, args []string) int {
 		c.usage(c.stderr)
 		return exitUsage
 	}
+	if wantsHelp(args[1:]) {
+		return c.commandHelp(ctx, args[0])
+	}
 	return cmd.run(ctx, c, args[1:])
+}
+
+// wantsHelp reports whether a command's arguments ask for its help, before
+// any "--" that ends the flags.
+func wantsHelp(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "-help", "--help":
+			return true
+		}
+	}
+	return false
+}
+
+// commandHelp prints a command's summary and flags on standard output and
+// exits 0, as "refine CMD --help" and "refine help CMD" both do.
+func (c *cli) commandHelp(ctx context.Context, name string) int {
+	cmd, ok := commandTable()[name]
+	if !ok {
+		fmt.Fprintf(c.stderr, "refine help: unknown command %q\n\n", name)
+		c.usage(c.stderr)
+		return exitUsage
+	}
+	fmt.Fprintf(c.stdout, "refine %s: %s\n\n", name, cmd.summary)
+	// Each command prints its flags when parsing -h; send that to stdout.
+	help := *c
+	help.stderr = c.stdout
+	cmd.run(ctx, &help, []string{"-h"})
+	return exitOK
+}
+
+// version describes this build: the module version (or "devel" for a
+// build from a work tree), the VCS revision when recorded, and the Go
+// release.
+func version() string {
+	v, rev := "devel", ""
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+			v = bi.Main.Version
+		}
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+				rev = " " + s.Value[:12]
+			}
+		}
+	}
+	return fmt.Sprintf("refine %s%s (%s %s/%s)", v, rev, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }
 
 func (c *cli) usage(w io.Writer) {
@@ -86,12 +153,10 @@ func (c *cli) usage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-10s %s\n", n, table[n].summary)
 	}
-	fmt.Fprintln(w, "\nRun \"refine <command> -h\" for a command's flags.")
+	fmt.Fprintln(w, "\nRun \"refine help <command>\" or \"refine <command> --help\" for a command's flags;")
+	fmt.Fprintln(w, "\"refine version\" prints this build's version.")
 }
 
-// isTerminal reports whether f is a character device (a terminal), without
-// a dependency on x/term.
-func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
+// isTerminal reports whether f is an interactive terminal. A character
+// device is not enough: /dev/null is one.
+func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
