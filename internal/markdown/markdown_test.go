@@ -2,6 +2,7 @@ package markdown
 
 import (
 	"fmt"
+	"github.com/refine-spec/refine/internal/scaling"
 	"os"
 	"path/filepath"
 	"strings"
@@ -189,13 +190,17 @@ func BenchmarkParse(b *testing.B) {
 
 func TestPathologicalBackticksLinear(t *testing.T) {
 	// Runs of every length 1..k with no closers: a naive matcher is quadratic.
-	var sb strings.Builder
-	for i := 1; sb.Len() < 1<<20; i++ {
-		sb.WriteString(strings.Repeat("`", i%400+1))
-		sb.WriteByte('x')
+	input := func(size int) string {
+		var sb strings.Builder
+		for i := 1; sb.Len() < size; i++ {
+			sb.WriteString(strings.Repeat("`", i%400+1))
+			sb.WriteByte('x')
+		}
+		return sb.String()
 	}
-	d := Parse(sb.String())
+	d := Parse(input(1 << 16))
 	if len(d.Prose) != len(d.Text) {
 		t.Fatal("length mismatch")
 	}
+	scaling.Linear(t, "backtick runs", 1<<16, 16, input, func(s string) { Parse(s) })
 }

@@ -1,0 +1,6 @@
+//go:build race
+
+package scaling
+
+// RaceEnabled reports whether the race detector is on.
+const RaceEnabled = true
