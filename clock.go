@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync/atomic"
 	"time"
+
+	"github.com/refine-spec/refine/examples"
 )
 
 // Clock is the Mediator's source of time. Tests inject a fixed clock so
@@ -52,20 +54,10 @@ func (t *timeIDs) NewID() string {
 	return fmt.Sprintf("%s-%d", t.clock.Now().UTC().Format("20060102T150405Z"), t.n.Add(1))
 }
 
-// Tokenizer counts tokens for prompt budgets. The default counts four
-// characters per token, as the spec does, with no network access.
-type Tokenizer interface {
-	Count(text string) int
-}
+// Tokenizer counts tokens for prompt budgets and example truncation. It is
+// examples.Tokenizer: one interface for the whole library.
+type Tokenizer = examples.Tokenizer
 
-// CharTokenizer is the spec's 4-characters-per-token estimate.
-type CharTokenizer struct{}
-
-// Count returns ceil(characters / 4).
-func (CharTokenizer) Count(text string) int {
-	n := 0
-	for range text {
-		n++
-	}
-	return (n + 3) / 4
-}
+// CharTokenizer is the spec's estimate of four characters (runes) per
+// token, rounded up: the default, with no network access.
+type CharTokenizer = examples.CharTokenizer

@@ -24,6 +24,10 @@ var (
 	// ErrRollbackLimit: the session has used all the rollbacks it allows
 	// (Config.RollbackLimit); raise the limit or finish the session.
 	ErrRollbackLimit = rollback.ErrLimit
+	// ErrOutOfRange: a rollback target is not a round the session can
+	// return to (not yet played, or its backups rotated out); the error
+	// names the rounds that are available.
+	ErrOutOfRange = rollback.ErrOutOfRange
 	// ErrInvalidTransition: a gap state change the lifecycle forbids.
 	ErrInvalidTransition = gap.ErrInvalidTransition
 	// ErrNoSession: Open found no session in the Store.

@@ -46,7 +46,7 @@ func (s *Session) history(ctx context.Context) ([]examples.HistoryItem, error) {
 			if err != nil {
 				return nil, fmt.Errorf("read %s: %w", outputKey(r.N, role), err)
 			}
-			out = append(out, examples.HistoryItem{Round: r.N, Role: string(role), Content: string(b), LedToAccepted: len(r.Accepted) > 0})
+			out = append(out, examples.HistoryItem{Round: r.N, Role: role, Content: string(b), LedToAccepted: len(r.Accepted) > 0})
 		}
 	}
 	return out, nil
@@ -57,7 +57,7 @@ func (s *Session) history(ctx context.Context) ([]examples.HistoryItem, error) {
 // failure's mapping with Tier 1 → 2 → 3 fallthrough, truncated to budget.
 func (s *Session) example(ctx context.Context, role RoleName, failureType string, budget int) (examples.Selection, error) {
 	canon, canonErr := s.canonical(ctx)
-	req := examples.Request{Role: string(role), FailureType: failureType, Gaps: s.st.Ledger.IDs(),
+	req := examples.Request{Role: role, FailureType: failureType, Gaps: s.st.Ledger.IDs(),
 		Canonical: canon, CanonicalErr: canonErr, Budget: budget, Tokenizer: s.tok}
 	if s.st.Current != nil {
 		req.CurrentRound = s.st.Current.N

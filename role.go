@@ -6,13 +6,14 @@ import (
 	"github.com/refine-spec/refine/gap"
 )
 
-// RoleName names a participant of a round.
-type RoleName string
+// RoleName names a participant of a round: Engineer or Reviewer. It is
+// gap.Role, the one role type every refine package shares.
+type RoleName = gap.Role
 
 // The two LLM-backed roles.
 const (
-	Engineer RoleName = "engineer"
-	Reviewer RoleName = "reviewer"
+	Engineer = gap.Engineer
+	Reviewer = gap.Reviewer
 )
 
 // Role is one LLM-backed participant (Engineer or Reviewer). Respond is

@@ -22,7 +22,7 @@ func benchHistory() []HistoryItem {
 			b.WriteString("- A trade-off line that explains one consequence of the design.\n")
 		}
 		b.WriteString("\n### New Gaps Introduced\n\n- None\n")
-		history = append(history, HistoryItem{Round: round, Role: RoleEngineer, Content: b.String(), LedToAccepted: round%3 == 0, RolledBack: round == 14})
+		history = append(history, HistoryItem{Round: round, Role: gap.Engineer, Content: b.String(), LedToAccepted: round%3 == 0, RolledBack: round == 14})
 	}
 	return history
 }
@@ -31,7 +31,7 @@ func benchHistory() []HistoryItem {
 // history of 10 KB outputs, for the failure types that read the history.
 func BenchmarkSelect(b *testing.B) {
 	req := Request{
-		Role: RoleEngineer, CurrentRound: 16, Gaps: []gap.ID{"GAP-FLOW-001", "GAP-FLOW-002"},
+		Role: gap.Engineer, CurrentRound: 16, Gaps: []gap.ID{"GAP-FLOW-001", "GAP-FLOW-002"},
 		Canonical: Canonical{Reviewer: canonicalReviewer}, History: benchHistory(), Budget: RetryBudget,
 	}
 	for _, failure := range []string{NoGapsAddressed, EmptyOutput, InconsistentRefs} {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/internal/markdown"
 )
 
@@ -21,11 +22,11 @@ type Canonical struct {
 
 // For returns the example of role ("engineer" or "reviewer", any case), or
 // "" when there is none.
-func (c Canonical) For(role string) string {
+func (c Canonical) For(role gap.Role) string {
 	switch normalizeRole(role) {
-	case RoleEngineer:
+	case gap.Engineer:
 		return c.Engineer
-	case RoleReviewer:
+	case gap.Reviewer:
 		return c.Reviewer
 	}
 	return ""
@@ -53,10 +54,10 @@ const (
 // ExtractError describes why ExtractCanonical could not extract an example.
 // It wraps one of ErrNoExamplesSection, ErrNoExamples or ErrMalformedExample.
 type ExtractError struct {
-	Role   string // RoleEngineer or RoleReviewer; "" when it concerns both
-	Line   int    // 1-based source line of the section or block concerned; 0 when none
-	Err    error  // the sentinel
-	Detail string // what was looked for and where
+	Role   gap.Role // gap.Engineer or gap.Reviewer; "" when it concerns both
+	Line   int      // 1-based source line of the section or block concerned; 0 when none
+	Err    error    // the sentinel
+	Detail string   // what was looked for and where
 }
 
 // Error reads like "examples: canonical reviewer example: no example block:
@@ -65,7 +66,7 @@ func (e *ExtractError) Error() string {
 	var b strings.Builder
 	b.WriteString("examples: ")
 	if e.Role != "" {
-		b.WriteString("canonical " + e.Role + " example: ")
+		b.WriteString("canonical " + string(e.Role) + " example: ")
 	}
 	b.WriteString(e.Err.Error())
 	if e.Detail != "" {
@@ -123,7 +124,7 @@ func ExtractCanonical(source string) (Canonical, error) {
 		// role; a role with none gets the plain "no block" reason.
 		var errs []error
 		anyMalformed := false
-		for _, role := range []string{RoleEngineer, RoleReviewer} {
+		for _, role := range []gap.Role{gap.Engineer, gap.Reviewer} {
 			reason := tried[0].missing(role)
 			for _, f := range tried {
 				if f.of(role).malformedLine > 0 {
@@ -144,7 +145,7 @@ func ExtractCanonical(source string) (Canonical, error) {
 	}
 	c := Canonical{Engineer: chosen.engineer.text, Reviewer: chosen.reviewer.text}
 	var errs []error
-	for _, role := range []string{RoleEngineer, RoleReviewer} {
+	for _, role := range []gap.Role{gap.Engineer, gap.Reviewer} {
 		if chosen.of(role).text == "" {
 			errs = append(errs, chosen.missing(role))
 		}
@@ -242,17 +243,17 @@ type regionExamples struct {
 	engineer, reviewer block
 }
 
-func (r *regionExamples) of(role string) *block {
-	if role == RoleEngineer {
+func (r *regionExamples) of(role gap.Role) *block {
+	if role == gap.Engineer {
 		return &r.engineer
 	}
 	return &r.reviewer
 }
 
 // missing explains why role has no example in r.
-func (r *regionExamples) missing(role string) error {
+func (r *regionExamples) missing(role gap.Role) error {
 	heading := "## Gap Resolution:"
-	if role == RoleReviewer {
+	if role == gap.Reviewer {
 		heading = "## Review:"
 	}
 	if b := r.of(role); b.malformedLine > 0 {
@@ -265,7 +266,7 @@ func (r *regionExamples) missing(role string) error {
 
 // offer records a candidate block for role, keeping the first well-formed
 // one in document order.
-func (r *regionExamples) offer(role, text string, pos, line int) {
+func (r *regionExamples) offer(role gap.Role, text string, pos, line int) {
 	b := r.of(role)
 	// Judge the block as it would be returned: a trailing separator is
 	// trimmed, so it must not count as a body.
@@ -287,12 +288,12 @@ func wellFormed(text string) bool {
 	return i >= 0 && strings.TrimSpace(text[i+1:]) != ""
 }
 
-func roleOfHeading(title string) string {
+func roleOfHeading(title string) gap.Role {
 	switch {
 	case hasPrefixFold(title, "Gap Resolution:"):
-		return RoleEngineer
+		return gap.Engineer
 	case hasPrefixFold(title, "Review:"):
-		return RoleReviewer
+		return gap.Reviewer
 	}
 	return ""
 }
@@ -313,7 +314,7 @@ func scanRegion(doc *markdown.Doc, r region) regionExamples {
 	}
 	for _, f := range fencedBlocks(doc, r.section.BodyStart, r.end) {
 		sub := markdown.Parse(blankFrontmatter(f.content))
-		seen := map[string]bool{}
+		seen := map[gap.Role]bool{}
 		for _, s := range sub.Sections() {
 			role := roleOfHeading(s.Title)
 			if role == "" || seen[role] {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/refine-spec/refine/gap"
 )
 
 // The spec's canonical examples (GAP-FLOW-008 §2), as a workflow spec's
@@ -84,7 +85,7 @@ func TestExtractCanonical(t *testing.T) {
 				t.Errorf("Canonical mismatch (-want +got):\n%s", diff)
 			}
 			// An error exactly when a role is missing, naming that role.
-			for _, role := range []string{RoleEngineer, RoleReviewer} {
+			for _, role := range []gap.Role{gap.Engineer, gap.Reviewer} {
 				missing := tt.want.For(role) == ""
 				var ee *ExtractError
 				found := roleError(err, role) != nil
@@ -166,7 +167,7 @@ func TestExtractCanonicalPartial(t *testing.T) {
 		t.Errorf("got %+v, want the Engineer example only", got)
 	}
 	var ee *ExtractError
-	if !errors.As(err, &ee) || ee.Role != RoleReviewer || !errors.Is(err, ErrNoExamples) || ee.Line != 1 {
+	if !errors.As(err, &ee) || ee.Role != gap.Reviewer || !errors.Is(err, ErrNoExamples) || ee.Line != 1 {
 		t.Fatalf("error %#v, want a reviewer ErrNoExamples at line 1", err)
 	}
 	want := `examples: canonical reviewer example: no example block: section "7. Examples" holds no "## Review:" block (line 1)`

@@ -3,7 +3,7 @@
 // the retries of GAP-FLOW-001).
 //
 // Examples come from three tiers, tried in an order that depends on why the
-// last output failed validation (Select, spec §5):
+// last output failed validation (Select, GAP-FLOW-008 §5):
 //
 //   - Tier 1, canonical: the examples of the workflow spec's Section 7,
 //     read by ExtractCanonical (or supplied by the host as a Canonical).
@@ -16,12 +16,12 @@
 //     (EngineerTemplate, ReviewerTemplate), so that something is always
 //     available.
 //
-// Whatever is chosen is fitted into a token budget (Truncate, spec §6):
+// Whatever is chosen is fitted into a token budget (Truncate, GAP-FLOW-008 §6):
 // sections are kept in the spec's priority order and the one that does not
 // fit is abbreviated; text without the expected structure is cut hard. The
 // result, notice included, never exceeds the budget. RetryPrompt and
 // InitialFormatBlock lay the example out in a prompt, and RenderLog writes
-// the "Example Attachment Log" of status.md (spec §8).
+// the "Example Attachment Log" of status.md (GAP-FLOW-008 §8).
 //
 // Token counts come from a Tokenizer; the default, CharTokenizer, is the
 // spec's estimate of four characters per token and needs no network.
@@ -30,4 +30,8 @@
 // state. Failure types are plain strings (the constants below mirror the
 // validate package's names) so that the package depends only on gap and
 // internal/markdown.
+//
+// GAP-FLOW numbers name the parts of the workflow's design, and "§N" a
+// numbered part of one; docs/workflow.md#gap-flow-reference lists them and
+// docs/workflow.md#retries-and-examples explains example attachment.
 package examples

@@ -20,7 +20,7 @@ func Example() {
 		fmt.Println("tier 1 incomplete:", err) // logged; selection falls through
 	}
 	sel := examples.Select(examples.Request{
-		Role:         examples.RoleEngineer,
+		Role:         gap.Engineer,
 		FailureType:  examples.WrongFormat,
 		CurrentRound: 3,
 		Gaps:         []gap.ID{"GAP-FLOW-001"},
@@ -33,7 +33,7 @@ func Example() {
 	modification := "FORMAT CORRECTION REQUIRED:\n\nYour previous output did not follow the required structure."
 	fmt.Println(examples.RetryPrompt("Address GAP-FLOW-001.", modification, sel.Description, sel.Text, 1, 2))
 
-	entry := examples.NewLogEntry(3, examples.RoleEngineer, 1, examples.WrongFormat, sel)
+	entry := examples.NewLogEntry(3, gap.Engineer, 1, examples.WrongFormat, sel)
 	entry.Outcome = examples.OutcomeSuccess
 	fmt.Print(examples.RenderLog([]examples.LogEntry{entry}))
 	// Output:

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/internal/markdown"
 )
 
@@ -143,9 +144,12 @@ func FuzzExtractCanonical(f *testing.F) {
 	f.Add("# 7\n## 7\n### 7\n```\n## Review: X\n")
 	f.Fuzz(func(t *testing.T, src string) {
 		c, err := ExtractCanonical(src)
-		for _, ex := range []struct{ role, text, prefix string }{
-			{RoleEngineer, c.Engineer, "Gap Resolution:"},
-			{RoleReviewer, c.Reviewer, "Review:"},
+		for _, ex := range []struct {
+			role         gap.Role
+			text, prefix string
+		}{
+			{gap.Engineer, c.Engineer, "Gap Resolution:"},
+			{gap.Reviewer, c.Reviewer, "Review:"},
 		} {
 			if ex.text == "" {
 				if roleError(err, ex.role) == nil {

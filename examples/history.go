@@ -15,10 +15,10 @@ import (
 // a Tier 2 candidate. Hosts pass validated outputs only (the spec's
 // was_validated filter is theirs to apply).
 type HistoryItem struct {
-	Round      int    // the round that produced it, from 1
-	Role       string // "engineer" or "reviewer"
-	Content    string // the accepted output (round_NNN/{role}.md)
-	RolledBack bool   // the round was rolled back: never used (GAP-FLOW-007)
+	Round      int      // the round that produced it, from 1
+	Role       gap.Role // gap.Engineer or gap.Reviewer
+	Content    string   // the accepted output (round_NNN/{role}.md)
+	RolledBack bool     // the round was rolled back: never used (GAP-FLOW-007)
 	// LedToAccepted: a gap the output addressed or reviewed became ACCEPTED.
 	LedToAccepted bool
 }
@@ -33,8 +33,8 @@ type HistoryItem struct {
 //   - length in characters: +5 for 501 to 4,999, +2 for 5,000 to 9,999.
 //
 // Headings and gap references inside code are examples, not structure, and
-// do not count (DESIGN §5). The headings are the spec's Engineer headings
-// for both roles, as in the spec; candidates are always of one role, so the
+// do not count. The headings are the spec's Engineer headings for both
+// roles, as in the spec; candidates are always of one role, so the
 // ranking is unaffected.
 func RelevanceScore(h HistoryItem, failureType string) int {
 	score := 0
@@ -119,14 +119,14 @@ type scored struct {
 // and are not blank, the highest RelevanceScore; on a tie the most recent
 // round, then the earlier item in history. ok is false when there is no
 // candidate.
-func SessionExample(role, failureType string, currentRound int, history []HistoryItem) (item HistoryItem, ok bool) {
+func SessionExample(role gap.Role, failureType string, currentRound int, history []HistoryItem) (item HistoryItem, ok bool) {
 	best, _, why := bestInHistory(role, failureType, currentRound, history)
 	return best.item, why == ""
 }
 
 // bestInHistory is SessionExample that also counts the candidates, or
 // explains why there were none (why is "" when there were).
-func bestInHistory(role, failureType string, currentRound int, history []HistoryItem) (best scored, candidates int, why string) {
+func bestInHistory(role gap.Role, failureType string, currentRound int, history []HistoryItem) (best scored, candidates int, why string) {
 	role = normalizeRole(role)
 	var pool []scored
 	rolledBack := 0
@@ -141,7 +141,7 @@ func bestInHistory(role, failureType string, currentRound int, history []History
 		pool = append(pool, scored{item: h, score: RelevanceScore(h, failureType), index: i})
 	}
 	if len(pool) == 0 {
-		why := "no validated " + role + " output from an earlier round"
+		why := "no validated " + string(role) + " output from an earlier round"
 		if currentRound <= 1 {
 			why = "round " + strconv.Itoa(currentRound) + " has no earlier rounds"
 		}
@@ -167,7 +167,7 @@ func bestInHistory(role, failureType string, currentRound int, history []History
 func provenance(h HistoryItem) string {
 	doc := markdown.Parse(h.Content)
 	var what string
-	if normalizeRole(h.Role) == RoleReviewer {
+	if normalizeRole(h.Role) == gap.Reviewer {
 		what = "This review"
 		for _, s := range doc.Headings {
 			if hasPrefixFold(s.Title, "Review:") {

@@ -58,7 +58,7 @@ func TestSessionExample(t *testing.T) {
 	long := padTo("## Gap Resolution: GAP-FLOW-001\n", 1000) // +5 for length
 	tests := []struct {
 		name      string
-		role      string
+		role      gap.Role
 		failure   string
 		round     int
 		history   []HistoryItem
@@ -67,16 +67,16 @@ func TestSessionExample(t *testing.T) {
 	}{
 		{
 			name: "empty history",
-			role: RoleEngineer, failure: EmptyOutput, round: 3,
+			role: gap.Engineer, failure: EmptyOutput, round: 3,
 		},
 		{
 			name: "only rolled-back rounds",
-			role: RoleEngineer, failure: EmptyOutput, round: 5,
+			role: gap.Engineer, failure: EmptyOutput, round: 5,
 			history: []HistoryItem{{Round: 3, Role: "engineer", Content: long, RolledBack: true, LedToAccepted: true}},
 		},
 		{
 			name: "rolled-back round never chosen, however good",
-			role: RoleEngineer, failure: EmptyOutput, round: 5,
+			role: gap.Engineer, failure: EmptyOutput, round: 5,
 			history: []HistoryItem{
 				{Round: 2, Role: "engineer", Content: "short"},
 				{Round: 4, Role: "engineer", Content: long, RolledBack: true, LedToAccepted: true},
@@ -85,7 +85,7 @@ func TestSessionExample(t *testing.T) {
 		},
 		{
 			name: "highest score wins over recency",
-			role: RoleEngineer, failure: EmptyOutput, round: 5,
+			role: gap.Engineer, failure: EmptyOutput, round: 5,
 			history: []HistoryItem{
 				{Round: 2, Role: "engineer", Content: long, LedToAccepted: true},
 				{Round: 4, Role: "engineer", Content: long},
@@ -94,7 +94,7 @@ func TestSessionExample(t *testing.T) {
 		},
 		{
 			name: "tie: most recent round first",
-			role: RoleEngineer, failure: EmptyOutput, round: 9,
+			role: gap.Engineer, failure: EmptyOutput, round: 9,
 			history: []HistoryItem{
 				{Round: 3, Role: "engineer", Content: long},
 				{Round: 7, Role: "engineer", Content: long},
@@ -104,7 +104,7 @@ func TestSessionExample(t *testing.T) {
 		},
 		{
 			name: "tie in the same round: earlier in history",
-			role: RoleEngineer, failure: EmptyOutput, round: 9,
+			role: gap.Engineer, failure: EmptyOutput, round: 9,
 			history: []HistoryItem{
 				{Round: 4, Role: "engineer", Content: long + "a"},
 				{Round: 4, Role: "engineer", Content: long + "b"},
@@ -113,7 +113,7 @@ func TestSessionExample(t *testing.T) {
 		},
 		{
 			name: "other role, current and later rounds, blank content excluded",
-			role: RoleReviewer, failure: EmptyOutput, round: 4,
+			role: gap.Reviewer, failure: EmptyOutput, round: 4,
 			history: []HistoryItem{
 				{Round: 1, Role: "engineer", Content: long, LedToAccepted: true},
 				{Round: 4, Role: "reviewer", Content: long, LedToAccepted: true},
@@ -126,12 +126,12 @@ func TestSessionExample(t *testing.T) {
 		},
 		{
 			name: "round 1 has no earlier rounds",
-			role: RoleEngineer, failure: EmptyOutput, round: 1,
+			role: gap.Engineer, failure: EmptyOutput, round: 1,
 			history: []HistoryItem{{Round: 1, Role: "engineer", Content: long}},
 		},
 		{
 			name: "NO_GAPS_ADDRESSED prefers gap references",
-			role: RoleEngineer, failure: NoGapsAddressed, round: 5,
+			role: gap.Engineer, failure: NoGapsAddressed, round: 5,
 			history: []HistoryItem{
 				{Round: 3, Role: "engineer", Content: "GAP-FLOW-001 GAP-FLOW-002 GAP-FLOW-003"},
 				{Round: 4, Role: "engineer", Content: "GAP-FLOW-001"},
@@ -179,7 +179,7 @@ func TestSessionMissReasons(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, n, why := bestInHistory(RoleEngineer, EmptyOutput, tt.round, tt.history)
+			_, n, why := bestInHistory(gap.Engineer, EmptyOutput, tt.round, tt.history)
 			if n != 0 || why != tt.want {
 				t.Errorf("got (%d candidates, %q), want (0, %q)", n, why, tt.want)
 			}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/refine-spec/refine/gap"
 )
 
 // Retry outcomes as the Example Attachment Log writes them. An entry whose
@@ -20,8 +22,8 @@ const (
 // LogEntry records one example attachment (GAP-FLOW-008 §8).
 type LogEntry struct {
 	Round       int
-	Role        string // "engineer" or "reviewer"
-	Retry       int    // 1 for the first retry
+	Role        gap.Role // gap.Engineer or gap.Reviewer
+	Retry       int      // 1 for the first retry
 	FailureType string
 	Tier        int
 	// Source is written after "Example Source:"; NewLogEntry fills in the
@@ -37,7 +39,7 @@ type LogEntry struct {
 
 // NewLogEntry records sel as attached to retry number retry of role in
 // round, outcome pending.
-func NewLogEntry(round int, role string, retry int, failureType string, sel Selection) LogEntry {
+func NewLogEntry(round int, role gap.Role, retry int, failureType string, sel Selection) LogEntry {
 	return LogEntry{
 		Round:               round,
 		Role:                normalizeRole(role),
@@ -53,13 +55,13 @@ func NewLogEntry(round int, role string, retry int, failureType string, sel Sele
 }
 
 // logSource is the §8 wording of an example's source.
-func logSource(tier, historyRound int, role string) string {
+func logSource(tier, historyRound int, role gap.Role) string {
 	switch tier {
 	case TierCanonical:
 		return "Tier 1 (Canonical from workflow spec)"
 	case TierSession:
 		if historyRound > 0 {
-			return "Tier 2 (Round " + strconv.Itoa(historyRound) + " " + normalizeRole(role) + ".md)"
+			return "Tier 2 (Round " + strconv.Itoa(historyRound) + " " + string(normalizeRole(role)) + ".md)"
 		}
 		return "Tier 2 (Session)"
 	case TierTemplate:
@@ -97,7 +99,7 @@ func RenderLog(entries []LogEntry) string {
 		if outcome == OutcomePending {
 			outcome = "Pending"
 		}
-		b.WriteString("### Round " + strconv.Itoa(e.Round) + " - " + capitalize(e.Role) + " Retry " + strconv.Itoa(e.Retry) + "\n")
+		b.WriteString("### Round " + strconv.Itoa(e.Round) + " - " + e.Role.Title() + " Retry " + strconv.Itoa(e.Retry) + "\n")
 		b.WriteString("- **Failure Type:** " + e.FailureType + "\n")
 		b.WriteString("- **Example Source:** " + source + "\n")
 		b.WriteString("- **Example Size:** " + thousands(e.Chars) + " chars (" + thousands(e.Tokens) + " tokens)\n")

@@ -9,12 +9,6 @@ import (
 	"github.com/refine-spec/refine/gap"
 )
 
-// The two roles, as the refine package names them.
-const (
-	RoleEngineer = "engineer"
-	RoleReviewer = "reviewer"
-)
-
 // The validation failure types Select distinguishes (GAP-FLOW-001 §2, the
 // names of the validate package). Any other type gets the default template.
 const (
@@ -76,7 +70,7 @@ const (
 
 // Request is what Select needs to choose an example.
 type Request struct {
-	Role         string   // "engineer" or "reviewer" (any case)
+	Role         gap.Role // gap.Engineer or gap.Reviewer (any case)
 	FailureType  string   // the validation failure, e.g. WrongFormat; ignored by SelectInitial
 	CurrentRound int      // the round being retried; Tier 2 looks at rounds before it
 	Gaps         []gap.ID // the valid gap list, in the order to show it
@@ -172,7 +166,7 @@ func Select(req Request) Selection {
 	template := func(desc string) bool {
 		text, ok := Template(role)
 		if !ok {
-			miss(TierTemplate, "no template for role "+strconv.Quote(req.Role))
+			miss(TierTemplate, "no template for role "+strconv.Quote(string(req.Role)))
 			c = choice{source: SourceNone, desc: descUnknownRole}
 			return false
 		}
@@ -221,8 +215,8 @@ func Select(req Request) Selection {
 }
 
 // SelectInitial chooses the format example attached to a role's first
-// prompt of a round (DESIGN §5, step 2): Tier 1, else Tier 3, fitted into
-// req.Budget (normally InitialBudget). FailureType, CurrentRound, Gaps and
+// prompt of a round, next to the assigned gaps: Tier 1, else Tier 3, fitted
+// into req.Budget (normally InitialBudget). FailureType, CurrentRound, Gaps and
 // History are not used.
 func SelectInitial(req Request) Selection {
 	role := normalizeRole(req.Role)
@@ -234,7 +228,7 @@ func SelectInitial(req Request) Selection {
 	if text, ok := Template(role); ok {
 		return finish(choice{framed: framed{body: text}, tier: TierTemplate, source: SourceTemplate, desc: descTemplate}, req, notes)
 	}
-	notes = append(notes, "Tier 3 miss: no template for role "+strconv.Quote(req.Role))
+	notes = append(notes, "Tier 3 miss: no template for role "+strconv.Quote(string(req.Role)))
 	return finish(choice{source: SourceNone, desc: descUnknownRole}, req, notes)
 }
 
@@ -269,8 +263,8 @@ const noGapListNote = "no valid gap list supplied: gap list omitted"
 
 // canonicalMiss explains a Tier 1 miss, quoting ExtractCanonical's reason
 // for this role when there is one.
-func canonicalMiss(role string, err error) string {
-	missing := "no canonical " + role + " example supplied (source not loaded, or its Section 7 has none)"
+func canonicalMiss(role gap.Role, err error) string {
+	missing := "no canonical " + string(role) + " example supplied (source not loaded, or its Section 7 has none)"
 	var ee *ExtractError
 	switch {
 	case err == nil:
@@ -286,7 +280,7 @@ func canonicalMiss(role string, err error) string {
 
 // roleError finds the *ExtractError about role, or about both roles, in a
 // possibly joined error tree.
-func roleError(err error, role string) error {
+func roleError(err error, role gap.Role) error {
 	switch e := err.(type) {
 	case *ExtractError:
 		if e.Role == "" || e.Role == role {
@@ -326,7 +320,9 @@ func gapList(title string, gaps []gap.ID) string {
 }
 
 // normalizeRole lower-cases and trims a role name.
-func normalizeRole(role string) string { return strings.ToLower(strings.TrimSpace(role)) }
+func normalizeRole(role gap.Role) gap.Role {
+	return gap.Role(strings.ToLower(strings.TrimSpace(string(role))))
+}
 
 // normalizeFailure upper-cases and trims a failure type.
 func normalizeFailure(ft string) string { return strings.ToUpper(strings.TrimSpace(ft)) }

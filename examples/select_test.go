@@ -49,7 +49,7 @@ func TestSelectMapping(t *testing.T) {
 	session := sessionProvenance + "\n\n" + sessionEngineer
 	tests := []struct {
 		name        string
-		role        string
+		role        gap.Role
 		failure     string
 		noCanonical bool
 		noHistory   bool
@@ -84,7 +84,7 @@ func TestSelectMapping(t *testing.T) {
 				Notes: []string{noteTier1Miss, noteNoSession}},
 		},
 		{
-			name: "WRONG_FORMAT: reviewer", role: RoleReviewer, failure: WrongFormat,
+			name: "WRONG_FORMAT: reviewer", role: gap.Reviewer, failure: WrongFormat,
 			want: selView{Tier: TierCanonical, Source: SourceCanonical, Description: "Canonical example - note required headers", Text: canonicalReviewer},
 		},
 		{
@@ -134,7 +134,7 @@ func TestSelectMapping(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			req := Request{
-				Role: cmpOr(tt.role, RoleEngineer), FailureType: tt.failure, CurrentRound: 3,
+				Role: cmpOr(tt.role, gap.Engineer), FailureType: tt.failure, CurrentRound: 3,
 				Gaps: []gap.ID{"GAP-FLOW-001", "GAP-FLOW-002", "GAP-FLOW-001"}, Canonical: canonical, History: history,
 				Budget: RetryBudget,
 			}
@@ -156,7 +156,7 @@ func TestSelectMapping(t *testing.T) {
 	}
 }
 
-func cmpOr(s, fallback string) string {
+func cmpOr[T ~string](s, fallback T) T {
 	if s == "" {
 		return fallback
 	}
@@ -165,7 +165,7 @@ func cmpOr(s, fallback string) string {
 
 func TestSelectWithoutGapList(t *testing.T) {
 	for _, failure := range []string{NoGapsAddressed, InconsistentRefs} {
-		got := Select(Request{Role: RoleEngineer, FailureType: failure, CurrentRound: 2,
+		got := Select(Request{Role: gap.Engineer, FailureType: failure, CurrentRound: 2,
 			Canonical: Canonical{Engineer: canonicalEngineer}, Budget: RetryBudget})
 		if strings.Contains(got.Text, "Gap list") || strings.Contains(got.Text, "Valid gap IDs") || got.Text == "" {
 			t.Errorf("%s: text %q should be the example without a gap list", failure, got.Text)
@@ -177,7 +177,7 @@ func TestSelectWithoutGapList(t *testing.T) {
 }
 
 func TestSelectBudget(t *testing.T) {
-	req := Request{Role: RoleEngineer, FailureType: WrongFormat, Canonical: Canonical{Engineer: canonicalEngineer}}
+	req := Request{Role: gap.Engineer, FailureType: WrongFormat, Canonical: Canonical{Engineer: canonicalEngineer}}
 	for _, budget := range []int{0, -5} {
 		req.Budget = budget
 		got := Select(req)
@@ -212,16 +212,16 @@ func TestSelectQuotesExtractionError(t *testing.T) {
 	}
 	tests := []struct {
 		name string
-		role string
+		role gap.Role
 		err  error
 		want string
 	}{
-		{"the role's own reason", RoleReviewer, err,
+		{"the role's own reason", gap.Reviewer, err,
 			`Tier 1 miss: examples: canonical reviewer example: malformed example: the "## Review:" block has nothing under its heading (line 28)`},
-		{"a reason for both roles", RoleReviewer, &ExtractError{Err: ErrNoExamplesSection}, "Tier 1 miss: examples: no examples section"},
-		{"a reason about the other role only", RoleReviewer, &ExtractError{Role: RoleEngineer, Err: ErrNoExamples},
+		{"a reason for both roles", gap.Reviewer, &ExtractError{Err: ErrNoExamplesSection}, "Tier 1 miss: examples: no examples section"},
+		{"a reason about the other role only", gap.Reviewer, &ExtractError{Role: gap.Engineer, Err: ErrNoExamples},
 			"Tier 1 miss: no canonical reviewer example supplied (source not loaded, or its Section 7 has none)"},
-		{"the host's own error", RoleReviewer, errors.New("source.md: not found"),
+		{"the host's own error", gap.Reviewer, errors.New("source.md: not found"),
 			"Tier 1 miss: no canonical reviewer example supplied (source not loaded, or its Section 7 has none): source.md: not found"},
 	}
 	for _, tt := range tests {
@@ -237,13 +237,13 @@ func TestSelectQuotesExtractionError(t *testing.T) {
 func TestSelectInitial(t *testing.T) {
 	tests := []struct {
 		name      string
-		role      string
+		role      gap.Role
 		canonical Canonical
 		want      selView
 	}{
-		{"canonical", RoleEngineer, Canonical{Engineer: canonicalEngineer},
+		{"canonical", gap.Engineer, Canonical{Engineer: canonicalEngineer},
 			selView{Tier: TierCanonical, Source: SourceCanonical, Description: "Canonical example from workflow spec", Text: canonicalEngineer}},
-		{"template", RoleReviewer, Canonical{Engineer: canonicalEngineer},
+		{"template", gap.Reviewer, Canonical{Engineer: canonicalEngineer},
 			selView{Tier: TierTemplate, Source: SourceTemplate, Description: "Structural template", Text: ReviewerTemplate,
 				Notes: []string{"Tier 1 miss: no canonical reviewer example supplied (source not loaded, or its Section 7 has none)"}}},
 		{"unknown role", "", Canonical{},
@@ -262,7 +262,7 @@ func TestSelectInitial(t *testing.T) {
 }
 
 func TestSelectUsesTheRequestTokenizer(t *testing.T) {
-	sel := Select(Request{Role: RoleEngineer, FailureType: EmptyOutput, Canonical: Canonical{Engineer: canonicalEngineer},
+	sel := Select(Request{Role: gap.Engineer, FailureType: EmptyOutput, Canonical: Canonical{Engineer: canonicalEngineer},
 		Budget: 30, Tokenizer: wordTokenizer{}})
 	words := wordTokenizer{}.Count(sel.Text)
 	if sel.Tokens != words || words > 30 || sel.Truncation != TruncatedStructurally ||

@@ -1,5 +1,7 @@
 package examples
 
+import "github.com/refine-spec/refine/gap"
+
 // The Tier 3 templates, verbatim from GAP-FLOW-008 §4. They are compiled in
 // (the spec: "hardcoded ... to guarantee availability") so that a session
 // always has an example, even before its workflow spec is loaded.
@@ -57,11 +59,11 @@ const (
 
 // Template returns the Tier 3 template for role ("engineer" or "reviewer",
 // any case) and whether the role has one.
-func Template(role string) (string, bool) {
+func Template(role gap.Role) (string, bool) {
 	switch normalizeRole(role) {
-	case RoleEngineer:
+	case gap.Engineer:
 		return EngineerTemplate, true
-	case RoleReviewer:
+	case gap.Reviewer:
 		return ReviewerTemplate, true
 	}
 	return "", false

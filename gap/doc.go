@@ -7,5 +7,9 @@
 // lowercase letter for split sub-gaps (GAP-FLOW-007a). Placeholders used in
 // the spec's templates (GAP-XXX, ISSUE-RN-001) match nothing.
 //
+// docs/workflow.md#identifiers describes the identifiers and
+// docs/workflow.md#gap-states the lifecycle; GAP-FLOW numbers are explained
+// in docs/workflow.md#gap-flow-reference.
+//
 // The package does no I/O and has no package-level mutable state.
 package gap

@@ -47,7 +47,8 @@ type Ledger struct {
 }
 
 // Add appends a gap. An unset state becomes OPEN and an unset severity
-// MEDIUM (DESIGN §4).
+// MEDIUM: a gap listed without a severity is treated as a suboptimal design
+// rather than guessed higher or lower.
 func (l *Ledger) Add(g Gap) error {
 	if _, err := ParseID(string(g.ID)); err != nil {
 		return err
@@ -164,8 +165,8 @@ func (l *Ledger) index(id ID) int {
 	return -1
 }
 
-// AssignmentOrder sorts gaps in the order a round picks them up (DESIGN §5
-// step 2): NEEDS_REVISION first, then higher severity, then blocking gaps,
+// AssignmentOrder sorts gaps in the order a round picks them up (the
+// round's "assign" step, docs/workflow.md#one-round): NEEDS_REVISION first, then higher severity, then blocking gaps,
 // then by ID.
 func AssignmentOrder(gaps []Gap) {
 	slices.SortStableFunc(gaps, func(a, b Gap) int {
@@ -189,7 +190,8 @@ func AssignmentOrder(gaps []Gap) {
 	})
 }
 
-// SimplestOrder sorts gaps for "narrow scope" (DESIGN §5): lowest severity
+// SimplestOrder sorts gaps for "narrow scope", the escalation option that
+// keeps only the simplest assigned gap (docs/workflow.md#partial-rounds): lowest severity
 // weight first, then fewest failed attempts (as given by failures), then ID.
 func SimplestOrder(gaps []Gap, w Weights, failures map[ID]int) {
 	slices.SortStableFunc(gaps, func(a, b Gap) int {

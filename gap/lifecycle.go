@@ -5,7 +5,9 @@ import (
 	"fmt"
 )
 
-// State is a gap's lifecycle state (GAP-FLOW-010, DESIGN §4).
+// State is a gap's lifecycle state (GAP-FLOW-010). The allowed transitions
+// are CanTransition's; docs/workflow.md#gap-states lists them with when each
+// happens.
 type State string
 
 // The eight lifecycle states. The first five are open, the last three closed.
@@ -83,5 +85,5 @@ func CheckTransition(from, to State) error {
 	if CanTransition(from, to) {
 		return nil
 	}
-	return fmt.Errorf("%w: %s → %s is not in the lifecycle table (DESIGN §4)", ErrInvalidTransition, from, to)
+	return fmt.Errorf("%w: %s → %s is not in the lifecycle table", ErrInvalidTransition, from, to)
 }

@@ -11,7 +11,8 @@ import (
 var allStates = []State{Open, InProgress, Proposed, NeedsRevision, Blocked, Accepted, Deferred, Superseded}
 
 func TestTransitionTable(t *testing.T) {
-	// The allowed set, written out from DESIGN §4 so that any change to
+	// The allowed set, written out from the lifecycle table of
+	// docs/workflow.md#gap-states so that any change to
 	// CanTransition shows up here.
 	allowed := map[[2]State]bool{
 		{Open, InProgress}: true, {InProgress, Proposed}: true, {InProgress, Open}: true,

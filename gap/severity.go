@@ -82,7 +82,9 @@ func (s *Severity) UnmarshalText(b []byte) error {
 }
 
 // Weights gives each severity its weight in weighted convergence metrics
-// (DESIGN §7). Defaults are CRITICAL=16, HIGH=4, MEDIUM=2, LOW=1.
+// (Weighted Net = Σw(resolved) − Σw(new) − Σw(reopened), so resolving one
+// HIGH gap outweighs two new LOW ones). Defaults are CRITICAL=16, HIGH=4,
+// MEDIUM=2, LOW=1.
 type Weights struct {
 	Critical int `json:"critical"`
 	High     int `json:"high"`

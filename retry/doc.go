@@ -6,4 +6,7 @@
 //
 // The package does no I/O, starts no goroutines and reads no clock: callers
 // pass time and randomness in.
+//
+// GAP-FLOW numbers name the parts of the workflow's design, and "§N" a
+// numbered part of one; docs/workflow.md#gap-flow-reference lists them.
 package retry

@@ -39,7 +39,7 @@ func FormatGapList(ids []string) string {
 }
 
 // Modification returns the text prepended to a retry prompt for a failure
-// type. The texts of spec round-09 §4 are reproduced exactly; failure types
+// type. The texts of GAP-FLOW-001 §4 are reproduced exactly; failure types
 // the spec gives no text for get one in the same voice, and unknown types
 // get the spec's fallback "Please review your output and try again.".
 func Modification(failureType string, c Context) string {

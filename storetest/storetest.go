@@ -32,7 +32,8 @@ import (
 // detector.
 //
 // Beyond the Store interface's own documentation, the suite holds Stores to
-// these rules, which the session folder layout (DESIGN §3) implies:
+// these rules, which the session folder layout implies (keys are file
+// paths; see docs/workflow.md#session-folder):
 //   - List and Get also reject malformed input with ErrInvalidKey: a List
 //     prefix must be empty, a valid key, or a valid key followed by '/'
 //     (refine.ValidPrefix).

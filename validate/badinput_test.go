@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/refine-spec/refine/gap"
 )
 
 // Every hostile input gets a clear Result of the right type, never a panic.
@@ -20,28 +21,28 @@ func TestBadInput(t *testing.T) {
 	tests := []struct {
 		name     string
 		src      string
-		role     string
+		role     gap.Role
 		wantType FailureType
 		wantLine int
 		wantMsg  string // checked when not empty
 	}{
-		{"empty", "", RoleEngineer, EmptyOutput, 0, "File exists but is empty"},
-		{"empty", "", RoleReviewer, EmptyOutput, 0, "File exists but is empty"},
-		{"whitespace only", "\t \r\n \u00a0\n", RoleEngineer, EmptyOutput, 0, "File exists but is empty (only whitespace)"},
-		{"whitespace only", "\n\n\n", RoleReviewer, EmptyOutput, 0, "File exists but is empty (only whitespace)"},
-		{"binary", string(binary), RoleEngineer, WrongFormat, 1, "line 1: output contains a NUL byte: it is binary data, not markdown text"},
-		{"binary", string(binary), RoleReviewer, WrongFormat, 1, "line 1: output contains a NUL byte: it is binary data, not markdown text"},
-		{"invalid UTF-8 (Latin-1)", engineer + "caf\xe9\n", RoleEngineer, WrongFormat, 20, "line 20: output is not valid UTF-8 text (invalid byte 0xE9)"},
-		{"invalid UTF-8 (Latin-1)", review + "caf\xe9\n", RoleReviewer, WrongFormat, 45, "line 45: output is not valid UTF-8 text (invalid byte 0xE9)"},
-		{"headers only inside fences", "```markdown\n" + engineer + "```\n", RoleEngineer, WrongFormat, 2, ""},
-		{"headers only inside fences", "~~~\n" + review + "~~~\n", RoleReviewer, WrongFormat, 4, ""},
-		{"unterminated fence swallows the output", "Intro.\n````\n" + engineer, RoleEngineer, WrongFormat, 3, ""},
-		{"unterminated fence swallows the output", "Intro.\n```\n" + review, RoleReviewer, WrongFormat, 5, ""},
-		{"10 MB", big, RoleEngineer, WrongFormat, 0, sizeMsg},
-		{"10 MB", big, RoleReviewer, WrongFormat, 0, sizeMsg},
+		{"empty", "", gap.Engineer, EmptyOutput, 0, "File exists but is empty"},
+		{"empty", "", gap.Reviewer, EmptyOutput, 0, "File exists but is empty"},
+		{"whitespace only", "\t \r\n \u00a0\n", gap.Engineer, EmptyOutput, 0, "File exists but is empty (only whitespace)"},
+		{"whitespace only", "\n\n\n", gap.Reviewer, EmptyOutput, 0, "File exists but is empty (only whitespace)"},
+		{"binary", string(binary), gap.Engineer, WrongFormat, 1, "line 1: output contains a NUL byte: it is binary data, not markdown text"},
+		{"binary", string(binary), gap.Reviewer, WrongFormat, 1, "line 1: output contains a NUL byte: it is binary data, not markdown text"},
+		{"invalid UTF-8 (Latin-1)", engineer + "caf\xe9\n", gap.Engineer, WrongFormat, 20, "line 20: output is not valid UTF-8 text (invalid byte 0xE9)"},
+		{"invalid UTF-8 (Latin-1)", review + "caf\xe9\n", gap.Reviewer, WrongFormat, 45, "line 45: output is not valid UTF-8 text (invalid byte 0xE9)"},
+		{"headers only inside fences", "```markdown\n" + engineer + "```\n", gap.Engineer, WrongFormat, 2, ""},
+		{"headers only inside fences", "~~~\n" + review + "~~~\n", gap.Reviewer, WrongFormat, 4, ""},
+		{"unterminated fence swallows the output", "Intro.\n````\n" + engineer, gap.Engineer, WrongFormat, 3, ""},
+		{"unterminated fence swallows the output", "Intro.\n```\n" + review, gap.Reviewer, WrongFormat, 5, ""},
+		{"10 MB", big, gap.Engineer, WrongFormat, 0, sizeMsg},
+		{"10 MB", big, gap.Reviewer, WrongFormat, 0, sizeMsg},
 	}
 	for _, tt := range tests {
-		t.Run(tt.role+"/"+tt.name, func(t *testing.T) {
+		t.Run(string(tt.role)+"/"+tt.name, func(t *testing.T) {
 			r, err := Validate(tt.role, tt.src, Options{})
 			if err != nil {
 				t.Fatal(err)
@@ -95,8 +96,9 @@ func TestLineEndingsAndBOM(t *testing.T) {
 	for name, f := range variants {
 		t.Run(name, func(t *testing.T) {
 			for _, c := range []struct {
-				role, src string
-			}{{RoleEngineer, engineer}, {RoleReviewer, review}} {
+				role gap.Role
+				src  string
+			}{{gap.Engineer, engineer}, {gap.Reviewer, review}} {
 				want, _ := Validate(c.role, c.src, opt)
 				got, _ := Validate(c.role, f(c.src), opt)
 				if !want.Success {

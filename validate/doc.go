@@ -1,6 +1,6 @@
 // Package validate checks Engineer and Reviewer outputs before the Mediator
 // accepts them (GAP-FLOW-001 revised, with the DISAGREE rules of
-// GAP-FLOW-006 and the refinements of DESIGN §5), and parses what they
+// GAP-FLOW-006 and the refinements described below), and parses what they
 // contain: the gaps addressed, new gaps, DISAGREE blocks, responses to
 // issues, and the Reviewer's severity-tagged issues.
 //
@@ -19,9 +19,20 @@
 //     RE_ARGUED_CONFLICT). Thin sections and missing trade-offs are
 //     warnings, never failures.
 //
+// The refinements: the gaps an output addresses are the IDs heading its
+// "## Gap Resolution:" sections (an ID mentioned in prose is a reference);
+// gap IDs listed under "New Gaps Introduced" / "New Gaps Identified" are
+// new gaps, not invalid references; references to closed gaps are valid;
+// without a known gap list the cross-reference check is skipped; CRLF, a
+// UTF-8 byte-order mark and trailing spaces are tolerated.
+//
 // All structure comes from internal/markdown, so headers and identifiers
 // inside fenced code blocks or inline code are examples, never structure or
 // references. The package is pure: no I/O, no goroutines, no package-level
 // mutable state, and every function runs in time linear in its input and
 // never panics, whatever the bytes.
+//
+// GAP-FLOW numbers name the parts of the workflow's design; see
+// docs/workflow.md#gap-flow-reference for what each one defines and
+// docs/workflow.md#validation for the rules in a user's words.
 package validate

@@ -16,7 +16,7 @@ const (
 	confidenceMarker    = "**Confidence:**"
 )
 
-// Engineer validates an Engineer output (GAP-FLOW-001 §2 with DESIGN §5)
+// Engineer validates an Engineer output (the rules of GAP-FLOW-001 §2)
 // and parses its Gap Resolution sections, new gaps, DISAGREE blocks and
 // responses to issues.
 //

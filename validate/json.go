@@ -7,7 +7,7 @@ import (
 )
 
 // Report is the JSON form of a Result, the `refine validate --json` shape
-// of DESIGN §11: snake_case keys, every field always present, lists empty
+// other tools rely on: snake_case keys, every field always present, lists empty
 // rather than null, failure_type "" on success.
 type Report struct {
 	Success       bool                 `json:"success"`

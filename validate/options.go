@@ -4,7 +4,8 @@ import "github.com/refine-spec/refine/gap"
 
 // Defaults for the zero values of Options.
 const (
-	// DefaultMaxOutputBytes caps an output at 1 MiB (DESIGN §5).
+	// DefaultMaxOutputBytes caps an output at 1 MiB, the engine's default
+	// MaxOutputBytes; a larger output fails as WRONG_FORMAT.
 	DefaultMaxOutputBytes = 1 << 20
 	// DefaultMinSectionChars is the THIN_CONTENT threshold of GAP-FLOW-001 §2.
 	DefaultMinSectionChars = 200
@@ -14,7 +15,8 @@ const (
 // The zero value validates structure and format only.
 type Options struct {
 	// KnownGaps are the session's gap IDs, open and closed: references to
-	// any of them are valid. Nil skips the cross-reference check (DESIGN §5);
+	// any of them are valid. Nil skips the cross-reference check (as
+	// `refine validate` without --gaps does);
 	// an empty non-nil slice makes every reference invalid.
 	KnownGaps []gap.ID
 	// KnownIssues are the issue IDs a DISAGREE block may reference. Nil

@@ -10,7 +10,7 @@ import (
 // than taken from what the Reviewer wrote.
 type Verdict string
 
-// The two verdicts of DESIGN §5 step 5.
+// The two verdicts of a review, computed from the issues raised.
 const (
 	// Approve: no HIGH or CRITICAL issue.
 	Approve Verdict = "APPROVE"

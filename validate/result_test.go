@@ -61,7 +61,7 @@ func TestConstructors(t *testing.T) {
 
 func TestValidateRole(t *testing.T) {
 	src := gapSection("GAP-FLOW-001")
-	for _, role := range []string{"engineer", "Engineer", "ENGINEER"} {
+	for _, role := range []gap.Role{"engineer", "Engineer", "ENGINEER"} {
 		r, err := Validate(role, src, Options{})
 		if err != nil || !r.Success {
 			t.Errorf("Validate(%q) = %v, %v", role, r.Message, err)
@@ -90,7 +90,7 @@ func TestMinSectionChars(t *testing.T) {
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
-// The --json shape of DESIGN §11: every key present, lists never null.
+// The `refine validate --json` shape: every key present, lists never null.
 func TestJSONShape(t *testing.T) {
 	tests := []struct {
 		name string

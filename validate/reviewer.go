@@ -43,7 +43,7 @@ type severitySection struct {
 	sev gap.Severity
 }
 
-// Reviewer validates a Reviewer output (GAP-FLOW-001 §2 with DESIGN §5)
+// Reviewer validates a Reviewer output (the rules of GAP-FLOW-001 §2)
 // and parses its issues.
 //
 // Tier 1 needs a level-2 "## Review:" heading and either "###" severity
