@@ -176,7 +176,7 @@ func (s *Session) callRole(plan attemptPlan, jitter func() float64, note func(tr
 
 // noteTransport records a transport retry; on the session's goroutine only.
 func (s *Session) noteTransport(n transportNote) {
-	s.st.Errors = append(s.st.Errors, errorEntry{Round: n.round, At: s.now(), Role: roleTitle(n.role), Event: "Transport retry",
+	s.st.Errors = append(s.st.Errors, errorEntry{Round: n.round, At: s.now(), Role: n.role.Title(), Event: "Transport retry",
 		Details: fmt.Sprintf("%s; retry %d in %s", oneLine(n.err.Error()), n.try, n.delay.Round(time.Millisecond))})
 	s.log.Warn("transient role error, backing off", "round", n.round, "role", n.role, "attempt", n.attempt, "retry", n.try, "delay", n.delay, "err", n.err)
 	s.emit(Event{Kind: EventTransportRetry, Role: n.role, Attempt: n.attempt, Message: n.err.Error(), Elapsed: n.delay})
@@ -308,7 +308,7 @@ func (s *Session) recordAttempt(ctx context.Context, role RoleName, part string,
 	// The outcome of the retry this attempt answered.
 	for i := len(s.st.ExampleLog) - 1; i >= 0 && rec.N > 1; i-- {
 		e := &s.st.ExampleLog[i]
-		if e.Round == cur.N && e.Role == string(role) && e.Retry == rec.N-1 && e.Outcome == examples.OutcomePending {
+		if e.Round == cur.N && e.Role == role && e.Retry == rec.N-1 && e.Outcome == examples.OutcomePending {
 			e.Outcome = examples.OutcomeFailed
 			if rec.Success {
 				e.Outcome = examples.OutcomeSuccess
@@ -329,7 +329,7 @@ func (s *Session) recordAttempt(ctx context.Context, role RoleName, part string,
 	}
 	if rec.Success {
 		if rec.N > 1 {
-			s.st.Errors = append(s.st.Errors, errorEntry{Round: cur.N, At: at, Role: roleTitle(role), Event: "Retry success", Details: fmt.Sprintf("Valid output on attempt %d", rec.N)})
+			s.st.Errors = append(s.st.Errors, errorEntry{Round: cur.N, At: at, Role: role.Title(), Event: "Retry success", Details: fmt.Sprintf("Valid output on attempt %d", rec.N)})
 		}
 		return
 	}
@@ -341,7 +341,7 @@ func (s *Session) recordAttempt(ctx context.Context, role RoleName, part string,
 		if err != nil {
 			label = "unavailable: " + err.Error()
 		} else {
-			entry := examples.NewLogEntry(cur.N, string(role), rec.N, rec.FailureType, sel)
+			entry := examples.NewLogEntry(cur.N, role, rec.N, rec.FailureType, sel)
 			entry.Outcome = examples.OutcomePending
 			s.st.ExampleLog = append(s.st.ExampleLog, entry)
 		}
@@ -349,7 +349,7 @@ func (s *Session) recordAttempt(ctx context.Context, role RoleName, part string,
 			Modification: retry.Label(rec.FailureType), Example: label, Outcome: "pending"})
 		s.emit(Event{Kind: EventRetry, Role: role, Attempt: rec.N + 1, Gap: part, FailureType: rec.FailureType})
 	}
-	s.st.Errors = append(s.st.Errors, errorEntry{Round: cur.N, At: at, Role: roleTitle(role), Event: rec.FailureType, Details: details})
+	s.st.Errors = append(s.st.Errors, errorEntry{Round: cur.N, At: at, Role: role.Title(), Event: rec.FailureType, Details: details})
 }
 
 func (s *Session) budgetFor(role RoleName, part string) int {
@@ -386,13 +386,6 @@ func idStrings(ids []gap.ID) []string {
 		out[i] = string(id)
 	}
 	return out
-}
-
-func roleTitle(r RoleName) string {
-	if r == "" {
-		return ""
-	}
-	return strings.ToUpper(string(r[:1])) + string(r[1:])
 }
 
 func renderPrompt(where string, msgs []Message) string {
