@@ -214,7 +214,13 @@ func (s *Session) finishAttempt(plan attemptPlan, res roleResult) (attemptOutcom
 		}
 		out.content = s.capOutput(out.content)
 		_, respKey := attemptKeys(cur.N, role, part, k)
-		out.ops = append(out.ops, Put(respKey, []byte(out.content)))
+		journaled := out.content
+		if len(journaled) > s.cfg.MaxOutputBytes {
+			// The journal never holds more than the limit; validation fails
+			// the attempt as WRONG_FORMAT from the full size.
+			journaled = journaled[:s.cfg.MaxOutputBytes]
+		}
+		out.ops = append(out.ops, Put(respKey, []byte(journaled)))
 	}
 
 	var vr validate.Result

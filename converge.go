@@ -3,6 +3,7 @@ package refine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/refine-spec/refine/convergence"
@@ -45,6 +46,7 @@ func (s *Session) converge(ctx context.Context) (bool, error) {
 			before = &gap.Ledger{}
 		}
 		wasConverging := t.Current() == convergence.Converging
+		s.reviewGaps(cur)
 		t.Observe(cur.N, before, &s.st.Ledger)
 		if wasConverging && t.Current() != convergence.Converging {
 			// Progress stopped: an early-termination offer declined while
@@ -52,6 +54,8 @@ func (s *Session) converge(ctx context.Context) (bool, error) {
 			s.st.OfferedOpenSet = ""
 		}
 		cur.Converged = true
+		s.recordRetryOutcome(cur)
+		s.logWarnings(cur)
 	}
 	if t.Current() != convergence.DivergenceWarning || cur.DivergenceDone {
 		return false, nil
@@ -93,12 +97,10 @@ func (s *Session) converge(ctx context.Context) (bool, error) {
 	case keyStop:
 		s.st.Choice = string(convergence.ChoiceStop)
 	case convergence.KeyRollBack:
-		if err := s.rollbackFromQuestion(ctx, a, rollback.TriggerDivergence, "divergence warning in round "+fmt.Sprint(cur.N)); err != nil {
-			return false, err
-		}
-		// The round is gone; the decision belongs to the restored timeline.
-		s.recordDecision(s.st.Round, "", q, a, fmt.Sprintf("%s: rolled back to round %d", decision, s.st.Round))
-		return false, s.commit(ctx)
+		// The decision is filed under this round once the rollback's
+		// dialogs are done, so the round's archive does not swallow it.
+		first := flowDecision{Question: Question{ID: q.ID, Kind: q.Kind, Round: q.Round, Title: q.Title}, Answer: a, Decision: decision}
+		return s.startRollbackFromQuestion(ctx, a, rollback.TriggerDivergence, "divergence warning in round "+fmt.Sprint(cur.N), originDivergence, first)
 	}
 	cur.DivergenceDone = true
 	s.recordDecision(cur.N, "", q, a, decision)
@@ -174,6 +176,13 @@ func (s *Session) checkTermination(ctx context.Context) (bool, error) {
 				s.st.OfferedOpenSet = ""
 				return false, s.commit(ctx)
 			case convergence.KeyContinue:
+			case convergence.KeyAccept:
+				// A person's "Accept as complete" is USER_APPROVED; the
+				// automated policy's default acceptance is GOOD_ENOUGH.
+				s.st.Choice = string(convergence.ChoiceForceComplete)
+				if n := len(s.st.Asked); n > 0 && s.st.Asked[n-1].Auto {
+					s.st.Choice = string(convergence.ChoiceAccept)
+				}
 			default:
 				s.st.Choice = opt.Key
 			}
@@ -231,13 +240,18 @@ func (s *Session) finalOps(ctx context.Context) ([]Op, error) {
 		Outcome: convergence.Outcome(s.st.Outcome), Reason: s.st.OutcomeReason, Rounds: s.st.Round,
 		Started: s.st.CreatedAt, Finished: s.st.FinishedAt, Ledger: &s.st.Ledger, Extra: s.extraLimitations(), SpecKey: keyFinalSpec,
 	})
+	acceptedGaps := s.st.Ledger.InState(gap.Accepted)
+	ids := make([]gap.ID, len(acceptedGaps))
+	for i, g := range acceptedGaps {
+		ids[i] = g.ID
+	}
+	texts, err := s.finalResolutions(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
 	var accepted []convergence.Resolution
-	for _, g := range s.st.Ledger.InState(gap.Accepted) {
-		text, err := s.finalResolution(ctx, g.ID)
-		if err != nil {
-			return nil, err
-		}
-		accepted = append(accepted, convergence.Resolution{ID: g.ID, Title: g.Title, Text: text})
+	for _, g := range acceptedGaps {
+		accepted = append(accepted, convergence.Resolution{ID: g.ID, Title: g.Title, Text: texts[g.ID]})
 	}
 	var decisions []string
 	for _, d := range s.st.Decisions {
@@ -256,29 +270,119 @@ func (s *Session) finalOps(ctx context.Context) ([]Op, error) {
 	return []Op{Put(keyFinalSum, []byte(sum)), Put(keyFinalSpec, []byte(spec))}, nil
 }
 
-// finalResolution returns the accepted gap's section from the last
-// Engineer output that addressed it.
-func (s *Session) finalResolution(ctx context.Context, id gap.ID) (string, error) {
-	for i := len(s.st.Rounds) - 1; i >= 0; i-- {
+// finalResolutions returns each accepted gap's section from the last
+// Engineer output that addressed it. Each round's output is read and
+// parsed at most once, newest first, however many gaps it resolved, so the
+// final round costs time linear in the session's outputs.
+func (s *Session) finalResolutions(ctx context.Context, ids []gap.ID) (map[gap.ID]string, error) {
+	out := make(map[gap.ID]string, len(ids))
+	wanted := make(map[gap.ID]bool, len(ids))
+	for _, id := range ids {
+		wanted[id] = true
+	}
+	for i := len(s.st.Rounds) - 1; i >= 0 && len(wanted) > 0; i-- {
 		r := s.st.Rounds[i]
-		if !containsID(r.GapsAddressed, id) {
+		if !slices.ContainsFunc(r.GapsAddressed, func(id gap.ID) bool { return wanted[id] }) {
 			continue
 		}
 		b, err := s.get(ctx, outputKey(r.N, Engineer))
 		if err != nil {
-			return "", fmt.Errorf("final spec: read %s: %w", outputKey(r.N, Engineer), err)
+			return nil, fmt.Errorf("final spec: read %s: %w", outputKey(r.N, Engineer), err)
 		}
 		res := validate.Engineer(string(b), validate.Options{MaxOutputBytes: s.cfg.MaxOutputBytes})
 		for _, sec := range res.Sections {
-			if sec.ID == id {
-				return strings.TrimSpace(sec.Body), nil
+			if wanted[sec.ID] && containsID(r.GapsAddressed, sec.ID) {
+				out[sec.ID] = strings.TrimSpace(sec.Body)
+				delete(wanted, sec.ID)
 			}
 		}
 	}
-	return "(the accepted resolution's text is no longer in the session folder)", nil
+	for id := range wanted {
+		out[id] = "(the accepted resolution's text is no longer in the session folder)"
+	}
+	return out, nil
 }
 
 // convergenceOps rewrites convergence.svg from the tracker's rows.
 func (s *Session) convergenceOps() []Op {
 	return []Op{Put(keyConvergenceSVG, convergence.SVG(s.tracker().Rows()))}
+}
+
+// recordRetryOutcome records, when a round that was rolled back finishes
+// again, how its retry went (round-06 "Outcome" of the rollback history
+// and the auto-retry block): successful when the Engineer's output was
+// accepted, failed otherwise. A later rollback of the same round marks it
+// failed instead (see execRollback).
+func (s *Session) recordRetryOutcome(cur *roundState) {
+	ok := cur.Engineer.Status == roleAccepted
+	for i := range s.st.Rollbacks.Records {
+		r := &s.st.Rollbacks.Records[i]
+		if r.Round != cur.N || r.Outcome != "" {
+			continue
+		}
+		switch {
+		case ok && r.Split != nil:
+			r.Outcome, r.Succeeded = "Proceeded with split gaps", true
+		case ok:
+			r.Outcome, r.Succeeded = "Retry successful", true
+		default:
+			r.Outcome = "Retry failed (" + roleSummary(Engineer, &cur.Engineer) + ")"
+		}
+	}
+	for i := range s.st.AutoRetries {
+		if a := &s.st.AutoRetries[i]; a.Round == cur.N && a.Outcome == "" {
+			a.Outcome = "Successful on retry"
+			if !ok {
+				a.Outcome = "Failed on retry"
+			}
+		}
+	}
+}
+
+// logWarnings puts the warnings of the round's valid outputs (THIN_CONTENT,
+// a missing Trade-offs section, a repeated rejected position) into the
+// validation log, where status.md and the round summary show them.
+func (s *Session) logWarnings(cur *roundState) {
+	for _, role := range []RoleName{Engineer, Reviewer} {
+		rp := cur.role(role)
+		if rp.Result == nil {
+			continue
+		}
+		attempt := len(rp.Attempts)
+		for _, w := range rp.Result.Warnings {
+			s.st.Validation = append(s.st.Validation, validationEntry{Round: cur.N, At: s.now(), Role: role, Attempt: attempt,
+				Tier: "Warning", Result: resultWarn, Message: oneLine(w)})
+			s.log.Warn("validation warning", "round", cur.N, "role", role, "warning", w)
+		}
+	}
+}
+
+// reviewGaps turns each HIGH/CRITICAL Reviewer issue of the round that
+// names no gap into a new gap GAP-REVIEW-NNN with the issue's severity and
+// summary (DESIGN §12), counted as New, so the loop can act on it instead
+// of waiting for a review that never approves.
+func (s *Session) reviewGaps(cur *roundState) {
+	next := 1
+	for _, g := range s.st.Ledger.Gaps {
+		if strings.HasPrefix(string(g.ID), "GAP-REVIEW-") && g.ID.Number() >= next {
+			next = g.ID.Number() + 1
+		}
+	}
+	for i := range s.st.Issues {
+		is := &s.st.Issues[i]
+		if is.Round != cur.N || is.Gap != "" || !is.Severity.AtLeastHigh() {
+			continue
+		}
+		id := gap.ID(fmt.Sprintf("GAP-REVIEW-%03d", next))
+		next++
+		title := strings.TrimSpace(oneLine(is.Summary))
+		if title == "" {
+			title = "Reviewer issue " + is.ID
+		}
+		if err := s.st.Ledger.Add(gap.Gap{ID: id, Title: title + " (from " + is.ID + ")", Severity: is.Severity, Round: cur.N}); err != nil {
+			s.log.Warn("review gap not added", "issue", is.ID, "err", err)
+			continue
+		}
+		is.Gap = id
+	}
 }

@@ -22,6 +22,11 @@ type disagreeState struct {
 	NextFinding int  `json:"next_finding,omitempty"`
 	NextAlert   int  `json:"next_alert,omitempty"`
 	Done        bool `json:"done,omitempty"`
+	// Submitted is the number of DISAGREE blocks written; RateChecked is
+	// set once the rate check ran, after the implicit findings were
+	// answered (converted ones count as DISAGREEs: round-10 §9 Phase 2).
+	Submitted   int  `json:"submitted,omitempty"`
+	RateChecked bool `json:"rate_checked,omitempty"`
 }
 
 // conflictLimits are the DISAGREE rate limits from Config.
@@ -70,19 +75,27 @@ func (s *Session) disagreement(ctx context.Context) (bool, error) {
 			Issues: issues, Assigned: cur.Assigned, Ignore: s.st.Ignore}) {
 			if f.Escalate {
 				ds.Findings = append(ds.Findings, f)
-			} else {
-				s.st.Errors = append(s.st.Errors, errorEntry{Round: cur.N, At: s.now(), Role: "Mediator", Event: "Implicit disagreement (logged)",
-					Details: fmt.Sprintf("%s %s: %s", f.IssueID, f.Confidence, strings.Join(f.Evidence, "; "))})
+				continue
 			}
+			s.st.Errors = append(s.st.Errors, errorEntry{Round: cur.N, At: s.now(), Role: "Mediator", Event: "Implicit disagreement (logged)",
+				Details: fmt.Sprintf("%s (%s issue; %s confidence; %s): %s", f.IssueID, f.Issue.Severity, f.Confidence, heuristicList(f.Heuristics), strings.Join(f.Evidence, "; "))})
+			if f.Issue.Severity.AtLeastHigh() {
+				// DESIGN: the fix is reviewed as usual; the Reviewer checks the issue.
+				cur.Reviewer.Context = append(cur.Reviewer.Context, fmt.Sprintf(
+					"Check explicitly whether this round's Engineer output resolves %s (%s): %s. The Engineer revised the gap without naming the issue; if the concern remains, raise it again as a new issue.",
+					f.IssueID, f.Issue.Severity, oneLine(f.Issue.Summary)))
+			}
+		}
+		for _, d := range ex.Logged {
+			s.st.Errors = append(s.st.Errors, errorEntry{Round: cur.N, At: s.now(), Role: "Engineer", Event: "DISAGREE logged (not a conflict)",
+				Details: fmt.Sprintf("%s: %s", dash(d.IssueID), dash(oneLine(d.EngineerPosition)))})
+		}
+		for _, d := range ex.Unmatched {
+			s.st.Errors = append(s.st.Errors, errorEntry{Round: cur.N, At: s.now(), Role: "Engineer", Event: "Unmatched DISAGREE block (logged)",
+				Details: fmt.Sprintf("names %s, which matches no issue of round %d: %s", dash(d.IssueID), prev, dash(oneLine(d.EngineerPosition)))})
 		}
 		s.st.Conflicts = append(s.st.Conflicts, ex.Conflicts...)
-		var thisRound []conflict.Conflict
-		for _, c := range s.st.Conflicts {
-			if c.Round == cur.N {
-				thisRound = append(thisRound, c)
-			}
-		}
-		s.st.RateHistory, ds.Alerts = conflict.CheckRate(s.st.RateHistory, conflict.RateInputFor(cur.N, issues, thisRound, ex.Submitted), s.conflictLimits())
+		ds.Submitted = ex.Submitted
 		ds.Detected = true
 		s.stage()
 	}
@@ -118,6 +131,18 @@ func (s *Session) disagreement(ctx context.Context) (bool, error) {
 			s.st.ConflictDecisions = append(s.st.ConflictDecisions, *o.Decision)
 		}
 		ds.NextFinding++
+		s.stage()
+	}
+
+	if !ds.RateChecked {
+		var thisRound []conflict.Conflict
+		for _, c := range s.st.Conflicts {
+			if c.Round == cur.N {
+				thisRound = append(thisRound, c)
+			}
+		}
+		s.st.RateHistory, ds.Alerts = conflict.CheckRate(s.st.RateHistory, conflict.RateInputFor(cur.N, s.issuesOf(prev), thisRound, ds.Submitted), s.conflictLimits())
+		ds.RateChecked = true
 		s.stage()
 	}
 
@@ -389,4 +414,13 @@ func questionFromConflict(p conflict.Prompt, kind QuestionKind, round int) Quest
 		}
 	}
 	return q
+}
+
+// heuristicList names the heuristics that fired ("H1 UNADDRESSED_ID, …").
+func heuristicList(hs []conflict.Heuristic) string {
+	parts := make([]string, len(hs))
+	for i, h := range hs {
+		parts[i] = string(h)
+	}
+	return strings.Join(parts, ", ")
 }

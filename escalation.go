@@ -31,8 +31,8 @@ func (s *Session) escalate(ctx context.Context, role RoleName) (bool, error) {
 	if s.rollbackAvailable(ctx) {
 		// FLOW-001 §10: validation failures can trigger a rollback (FLOW-007).
 		q.Options = append(q.Options, Option{Key: optionRollback, Label: "Roll back this round - Archive it, restore the state before it, and retry",
-			Effect: "Round archived as round_NNN_rolled_back_K.tar.gz; answer text becomes an adjustment for the retry"})
-		q.Body = strings.Replace(q.Body, "Choose an option (1-5): ___", "6. Roll back this round - Archive it, restore the state before it, and retry\n   Effect: answer text becomes an adjustment for the retry\n\nChoose an option (1-6): ___", 1)
+			Effect: "Round archived as round_NNN_rolled_back_K.tar.gz; answer text is the rollback's reason"})
+		q.Body = strings.Replace(q.Body, "Choose an option (1-5): ___", "6. Roll back this round - Archive it, restore the state before it, and retry\n   Effect: answer text is the rollback's reason; the rollback options follow\n\nChoose an option (1-6): ___", 1)
 	}
 	s.emit(Event{Kind: EventEscalation, Role: role, FailureType: last.FailureType, Message: q.Title})
 	a, paused, err := s.ask(ctx, q)
@@ -91,12 +91,9 @@ func (s *Session) escalate(ctx context.Context, role RoleName) (bool, error) {
 		rp.Gaps = []gap.ID{g}
 		rp.Budget++
 	case optionRollback:
-		reason := fmt.Sprintf("%s exhausted its retries in round %d (%s)", roleTitle(role), cur.N, last.FailureType)
-		if err := s.rollbackFromQuestion(ctx, Answer{Key: a.Key, Text: a.Text}, rollback.TriggerValidation, reason); err != nil {
-			return false, err
-		}
-		s.recordDecision(s.st.Round, "", q, a, fmt.Sprintf("%s: rolled back to round %d", opt.Label, s.st.Round))
-		return false, s.commit(ctx)
+		reason := fmt.Sprintf("%s exhausted its retries in round %d (%s)", role.Title(), cur.N, last.FailureType)
+		first := flowDecision{Question: Question{ID: q.ID, Kind: q.Kind, Round: q.Round, Title: q.Title}, Answer: a, Decision: decision}
+		return s.startRollbackFromQuestion(ctx, a, rollback.TriggerValidation, reason, originEscalation+string(role), first)
 	case retry.OptionPause:
 		// Offer the same decision again when the session resumes.
 		s.st.Pending = append(s.st.Pending, q)
@@ -189,7 +186,7 @@ func (s *Session) reassign(role RoleName, text string) ([]gap.ID, error) {
 }
 
 // simplest picks the gap "narrow scope" keeps: lowest severity weight,
-// then fewest failed attempts, then ID (DESIGN §5).
+// then fewest failed attempts, then ID.
 func (s *Session) simplest(rp *rolePhase) gap.ID {
 	var gs []gap.Gap
 	for _, id := range rp.Gaps {

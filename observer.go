@@ -64,6 +64,8 @@ type Event struct {
 	// PreviousRun is, for EventRunStarted, the link stored for the last run
 	// (see RunLinker); empty on the first.
 	PreviousRun string
+	// SessionID names the session the event belongs to.
+	SessionID string
 	// Context is the context of the scope the event happened in (a run, a
 	// round or an attempt; see SpanObserver). Nil for plain Observers' events
 	// outside any scope.

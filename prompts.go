@@ -219,8 +219,8 @@ func (s *Session) currentBudget(role RoleName) int {
 	return s.st.Current.role(role).Budget
 }
 
-// renderWithinBudget executes tmpl, trimming parts in the order of DESIGN
-// §9 while the prompt is over budget: the spec excerpt, older decisions,
+// renderWithinBudget executes tmpl, trimming parts in this order while the
+// prompt is over budget (Settings.PromptBudget): the spec excerpt, older decisions,
 // LOW/MEDIUM issues, then the example. Gaps, HIGH/CRITICAL issues and
 // conflict resolutions are never dropped.
 func (s *Session) renderWithinBudget(tmpl *template.Template, d *PromptData) (string, error) {

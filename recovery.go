@@ -3,6 +3,9 @@ package refine
 import (
 	"context"
 	"fmt"
+	"slices"
+
+	"github.com/refine-spec/refine/conflict"
 
 	"github.com/refine-spec/refine/rollback"
 )
@@ -37,12 +40,22 @@ func (s *Session) recoverDecisions(ctx context.Context) (bool, error) {
 		if !rec.Modify {
 			d = rollback.Reapply(d, d.Round())
 		}
+		if i := slices.IndexFunc(s.st.RecoverConflicts, func(c conflict.Decision) bool { return c.ID == d.ID }); i >= 0 {
+			// A conflict resolution comes back as one: later Engineer
+			// prompts carry it and compliance checks hold to it.
+			c := s.st.RecoverConflicts[i]
+			c.Decision, c.Rationale = d.Choice, joinNonEmpty(d.Rationale, d.Note)
+			if !slices.ContainsFunc(s.st.ConflictDecisions, func(x conflict.Decision) bool { return x.ID == c.ID }) {
+				s.st.ConflictDecisions = append(s.st.ConflictDecisions, c)
+			}
+			continue
+		}
 		s.st.Decisions = append(s.st.Decisions, decisionRecord{
 			ID: d.ID, Round: s.st.Round, Issue: d.Issue, Question: d.Summary, Option: d.Option,
 			Decision: d.Choice, Text: joinNonEmpty(d.Rationale, d.Note), At: s.now(),
 		})
 	}
-	s.st.Recover = nil
+	s.st.Recover, s.st.RecoverConflicts = nil, nil
 	s.recordDecision(s.st.Round, "", q, a, opt.Label)
 	s.stage()
 	return false, nil

@@ -29,7 +29,7 @@ type Mediator interface {
 // OutcomeStatus is how a session ended, or why it stopped for now.
 type OutcomeStatus string
 
-// Terminal outcomes (DESIGN §7) and the two non-terminal stops.
+// Terminal outcomes (docs/workflow.md#outcomes) and the non-terminal stops.
 const (
 	StatusComplete     OutcomeStatus = "COMPLETE"
 	StatusGoodEnough   OutcomeStatus = "GOOD_ENOUGH"

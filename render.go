@@ -2,6 +2,7 @@ package refine
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,7 +30,10 @@ func (s *Session) renderStatus() string {
 	if outcome == "" {
 		outcome = "RUNNING"
 	}
-	if len(st.Pending) > 0 {
+	switch {
+	case onlyCleanupPending(st):
+		outcome += " (the archive cleanup question waits for an answer)"
+	case len(st.Pending) > 0:
 		outcome = "PAUSED (waiting for an answer)"
 	}
 	fmt.Fprintf(&b, "\n- **Outcome:** %s\n", outcome)
@@ -53,11 +57,7 @@ func (s *Session) renderStatus() string {
 	if len(st.Pending) > 0 {
 		b.WriteString("\n## Pending Questions\n\n")
 		for _, q := range st.Pending {
-			fmt.Fprintf(&b, "### %s (`%s`)\n\n", q.Title, q.ID)
-			for _, o := range q.Options {
-				fmt.Fprintf(&b, "- **%s.** %s\n", o.Key, o.Label)
-			}
-			b.WriteString("\n")
+			renderQuestion(&b, q)
 		}
 	}
 
@@ -70,7 +70,11 @@ func (s *Session) renderStatus() string {
 	}
 
 	if st.Tracker != nil && len(st.Tracker.Rows()) > 0 {
-		fmt.Fprintf(&b, "\n## Convergence Tracking\n\nCurrent state: **%s**\n\n%s\n![Open gaps and weighted open load per round](convergence.svg)\n", st.Tracker.Current(), convergence.Table(st.Tracker.Rows()))
+		fmt.Fprintf(&b, "\n## Convergence Tracking\n\nCurrent state: **%s**\n\n", st.Tracker.Current())
+		if note := noProgressNote(st.Tracker.Rows(), st.Round); note != "" {
+			b.WriteString(note + "\n\n")
+		}
+		fmt.Fprintf(&b, "%s\n![Open gaps and weighted open load per round](convergence.svg)\n", convergence.Table(st.Tracker.Rows()))
 	}
 
 	for _, n := range s.roundsWith() {
@@ -94,6 +98,9 @@ func (s *Session) renderStatus() string {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %s | %s |\n", c.IssueID, c.Type, c.Issue.Severity, dash(string(c.Issue.Gap)), c.Round, c.Status, dash(c.DecisionID))
 		}
 	}
+	for _, a := range st.AutoRetries {
+		b.WriteString("\n" + rollback.AutoRetryBlock(a))
+	}
 	if len(st.Rollbacks.Records) > 0 {
 		b.WriteString("\n" + rollback.RenderHistory(st.Rollbacks, s.rollbackLimit()))
 	}
@@ -101,7 +108,7 @@ func (s *Session) renderStatus() string {
 	fmt.Fprintf(&b, "\n## Usage\n\n| Role | Prompt tokens | Completion tokens |\n|------|---------------|-------------------|\n")
 	for _, r := range []RoleName{Engineer, Reviewer} {
 		u := st.Usage.ByRole[string(r)]
-		fmt.Fprintf(&b, "| %s | %d | %d |\n", roleTitle(r), u.PromptTokens, u.CompletionTokens)
+		fmt.Fprintf(&b, "| %s | %d | %d |\n", r.Title(), u.PromptTokens, u.CompletionTokens)
 	}
 	fmt.Fprintf(&b, "| **Total** (%d calls) | %d | %d |\n", st.Usage.Calls, st.Usage.Total.PromptTokens, st.Usage.Total.CompletionTokens)
 	return b.String()
@@ -145,14 +152,14 @@ func (s *Session) renderValidationLog(b *strings.Builder, n int) {
 		default:
 			outcome, final = "FAILED", lastFail
 		}
-		fmt.Fprintf(b, "| %s | %s | %d | %s |\n", roleTitle(role), outcome, attempts, final)
+		fmt.Fprintf(b, "| %s | %s | %d | %s |\n", role.Title(), outcome, attempts, final)
 	}
 	b.WriteString("\n### Detailed Log\n\n| Timestamp | Role | Attempt | Validation | Result | Message |\n|-----------|------|---------|------------|--------|---------|\n")
 	for _, v := range st.Validation {
 		if v.Round != n {
 			continue
 		}
-		who := roleTitle(v.Role)
+		who := v.Role.Title()
 		if v.Part != "" {
 			who += " (" + v.Part + ")"
 		}
@@ -167,7 +174,7 @@ func (s *Session) renderValidationLog(b *strings.Builder, n int) {
 			b.WriteString("\n### Retry Details\n")
 			first = false
 		}
-		who := roleTitle(r.Role)
+		who := r.Role.Title()
 		if r.Part != "" {
 			who += " (" + r.Part + ")"
 		}
@@ -209,7 +216,7 @@ func (s *Session) roundsWithErrors() []int {
 func (s *Session) renderDecisions() string {
 	var b strings.Builder
 	b.WriteString("# Decisions\n\nDecisions recorded during this session. Later prompts carry them; they are not re-argued.\n")
-	if len(s.st.Decisions) == 0 {
+	if len(s.st.Decisions) == 0 && len(s.st.ConflictDecisions) == 0 {
 		b.WriteString("\nNo decisions recorded yet.\n")
 	}
 	round := -1
@@ -231,7 +238,7 @@ func (s *Session) renderDecisions() string {
 		b.WriteString("\n## Conflict Resolutions\n\n" + conflict.RenderDecisions(s.st.ConflictDecisions))
 	}
 	for _, r := range s.st.Rollbacks.Records {
-		b.WriteString("\n" + rollback.DecisionsNotice(r.Round, r.At, r.Reason))
+		b.WriteString("\n" + rollback.DecisionsNoticeIn(r.Round, r.At, r.Reason, r.Archive))
 	}
 	if len(s.st.Adjustments) > 0 {
 		b.WriteString("\n## Standing Adjustments\n\n")
@@ -277,6 +284,23 @@ func (s *Session) renderSummary(r roundRecord) string {
 			fmt.Fprintf(&b, "- %s (%s): %s\n", id, g.Severity, g.Title)
 		}
 	}
+	if s.st.Tracker != nil {
+		if note := noProgressNote(s.st.Tracker.Rows(), r.N); note != "" {
+			fmt.Fprintf(&b, "\n## Convergence\n\n%s\n", note)
+		}
+	}
+	var warnings []string
+	for _, v := range s.st.Validation {
+		if v.Round == r.N && v.Result == resultWarn {
+			warnings = append(warnings, fmt.Sprintf("%s: %s", v.Role.Title(), v.Message))
+		}
+	}
+	if len(warnings) > 0 {
+		b.WriteString("\n## Validation Warnings\n\n")
+		for _, w := range warnings {
+			fmt.Fprintf(&b, "- %s\n", w)
+		}
+	}
 	fmt.Fprintf(&b, "\n## Open Gaps After Round %d\n\n", r.N)
 	open := s.st.Ledger.Open()
 	if len(open) == 0 {
@@ -302,4 +326,45 @@ func dash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// resultWarn marks a validation-log row that is a warning of a valid
+// output (THIN_CONTENT, missing Trade-offs, a repeated rejected position).
+const resultWarn = "WARN"
+
+// noProgressNote is the round summary's line for a round that made no net
+// progress (STALLED(k)): "No net progress this round".
+func noProgressNote(rows []convergence.Row, round int) string {
+	for _, r := range rows {
+		if r.Round == round && r.WeightedNet <= 0 {
+			return fmt.Sprintf("No net progress this round (round %d: weighted net %+d, state %s).", round, r.WeightedNet, r.State)
+		}
+	}
+	return ""
+}
+
+// renderQuestion writes a pending question whole: title, ID, body,
+// options with their effects, which need text, and the default.
+func renderQuestion(b *strings.Builder, q Question) {
+	fmt.Fprintf(b, "### %s (`%s`)\n\n", q.Title, q.ID)
+	if body := strings.TrimSpace(q.Body); body != "" {
+		b.WriteString("~~~text\n" + strings.ReplaceAll(body, "~~~", "~ ~ ~") + "\n~~~\n\n")
+	}
+	for _, o := range q.Options {
+		fmt.Fprintf(b, "- **%s.** %s", o.Key, o.Label)
+		if o.Recommended {
+			b.WriteString(" (recommended)")
+		}
+		if slices.Contains(q.TextRequired, o.Key) {
+			b.WriteString(" (needs text: `KEY: your text`)")
+		}
+		if o.Effect != "" {
+			fmt.Fprintf(b, " — %s", o.Effect)
+		}
+		b.WriteString("\n")
+	}
+	if q.Default != "" {
+		fmt.Fprintf(b, "\nDefault (automated mode): **%s**\n", q.Default)
+	}
+	b.WriteString("\nAnswer with `refine resume --dir DIR --answer KEY[:text]`.\n\n")
 }

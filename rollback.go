@@ -2,7 +2,6 @@ package refine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -269,12 +268,12 @@ func (s *Session) execRollback(ctx context.Context, x rollbackExec) (RollbackRep
 	restored.RollbackMode = old.RollbackMode
 	restored.AutoRetries = old.AutoRetries
 	restored.RunLink = old.RunLink
-	restored.RateAlerted = old.RateAlerted
+	restored.RateHistory.Alerted = max(restored.RateHistory.Alerted, old.RateHistory.Alerted)
 	// A round rolled back again means its previous retry failed.
 	for i := range restored.Rollbacks.Records {
 		r := &restored.Rollbacks.Records[i]
-		if slices.Contains(report.Undone, r.Round) && r.Outcome == "" {
-			r.Outcome = "Retry failed (rolled back again)"
+		if slices.Contains(report.Undone, r.Round) && !strings.HasPrefix(r.Outcome, "Retry failed") {
+			r.Outcome, r.Succeeded = "Retry failed (rolled back again)", false
 		}
 	}
 	for i := range restored.AutoRetries {
@@ -470,18 +469,14 @@ func (s *Session) rollbackAvailable(ctx context.Context) bool {
 // target is the round before the current one unless the user picks
 // several rounds in the rollback options question. It reports whether the
 // session paused at a rollback question.
-func (s *Session) startRollbackFromQuestion(ctx context.Context, a Answer, trigger rollback.Trigger, reason, origin string) (bool, error) {
+func (s *Session) startRollbackFromQuestion(ctx context.Context, a Answer, trigger rollback.Trigger, reason, origin string, first ...flowDecision) (bool, error) {
 	text := strings.TrimSpace(a.Text)
 	if text != "" {
 		reason = text
 	}
 	current := s.currentRound()
-	s.st.RollbackFlow = &rollbackFlow{Trigger: trigger, Reason: reason, Text: text, Current: current, To: current - 1, Origin: origin}
-	rep, err := s.driveRollback(ctx)
-	if err != nil {
-		return false, err
-	}
-	return len(rep.Pending) > 0, nil
+	s.st.RollbackFlow = &rollbackFlow{Trigger: trigger, Reason: reason, Text: text, Current: current, To: current - 1, Origin: origin, Decisions: first}
+	return s.continueRollback(ctx)
 }
 
 func joinInts(ns []int) string {
@@ -496,5 +491,3 @@ func joinInts(ns []int) string {
 func errRollbackLimit(used, limit int, decision string) error {
 	return fmt.Errorf("rollback: %w (used %d of %d); %s", ErrRollbackLimit, used, limit, decision)
 }
-
-var _ = errors.Is

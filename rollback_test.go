@@ -182,7 +182,8 @@ func TestRollbackIsAtomicUnderStoreFaults(t *testing.T) {
 		}
 		_ = s
 		faulty.FailAt = faulty.Calls() + failAt // fail the failAt-th call of the rollback
-		if _, err := s2.Rollback(ctx, refine.RollbackRequest{To: 1, Reason: "fault"}); err == nil {
+		// Adjustments given: no dialog, so the rollback is one commit.
+		if _, err := s2.Rollback(ctx, refine.RollbackRequest{To: 1, Reason: "fault", Adjustments: []string{"be concrete"}}); err == nil {
 			if faulty.Calls() < faulty.FailAt {
 				return // every operation of the rollback has been failed once
 			}
@@ -280,8 +281,11 @@ func TestRollbackModes(t *testing.T) {
 			if rep.AutoApplied != (mode == rollback.ModeAutoRetry) {
 				t.Errorf("AutoApplied = %v in %s", rep.AutoApplied, mode)
 			}
-			if (rep.Analysis != "") != (mode == rollback.ModeStrict) {
-				t.Errorf("analysis after the first rollback = %v in %s", rep.Analysis != "", mode)
+			if !strings.Contains(rep.Analysis, "## Rollback Analysis - Round 1") {
+				t.Errorf("no analysis report after the first rollback in %s: %q", mode, rep.Analysis)
+			}
+			if (rep.RootCause != "") != (mode == rollback.ModeStrict) {
+				t.Errorf("root-cause question after the first rollback = %v in %s", rep.RootCause != "", mode)
 			}
 			st, _ := s.Status(ctx)
 			if st.Rollbacks[0].Mode != mode && !(mode == rollback.ModeStrict && st.Rollbacks[0].Mode == rollback.ModeStrict) {

@@ -12,6 +12,10 @@ import (
 // playRound plays the round in progress, or starts the next one, until it
 // is done or pauses at a question.
 func (s *Session) playRound(ctx context.Context) (RoundReport, error) {
+	// A rollback waiting in its dialogs comes first (rollback_dialogs.go).
+	if paused, err := s.continueRollback(ctx); err != nil || paused || s.st.Outcome.Terminal() {
+		return s.report(), err
+	}
 	if s.st.Current == nil {
 		if done, err := s.checkTermination(ctx); err != nil || done {
 			return s.report(), err
@@ -97,6 +101,7 @@ func (s *Session) startRound(ctx context.Context) error {
 	s.st.Current = cur
 	cands := s.assignable()
 	gap.AssignmentOrder(cands)
+	cands = s.planAssignment(cands) // a rollback dialog may narrow or reassign
 	for i := 0; i < len(cands) && i < s.cfg.GapsPerRound; i++ {
 		cur.Assigned = append(cur.Assigned, cands[i].ID)
 		if err := s.st.Ledger.Transition(cands[i].ID, gap.InProgress, n, s.now(), "assigned to round"); err != nil {
@@ -124,7 +129,8 @@ func (s *Session) assignable() []gap.Gap {
 }
 
 // backupOps snapshots the state after round n-1 and drops the backup that
-// falls out of the retention window (DESIGN §5 step 1).
+// falls out of the retention window (Settings.BackupRetention), at the
+// start of round n.
 func (s *Session) backupOps(ctx context.Context, n int) ([]Op, error) {
 	b, err := s.st.marshal()
 	if err != nil {

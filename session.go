@@ -257,9 +257,19 @@ func (s *Session) stamp(e Event) Event {
 	if e.At.IsZero() {
 		e.At = s.clock.Now().UTC()
 	}
+	if e.Context == nil {
+		// An event inside a scope carries the scope's context.
+		switch {
+		case s.roundScope != nil:
+			e.Context = s.roundScope.ctx
+		case s.runScope != nil:
+			e.Context = s.runScope.ctx
+		}
+	}
 	if s.st == nil {
 		return e
 	}
+	e.SessionID = s.st.SessionID
 	if e.Round == 0 {
 		e.Round = s.st.Round
 		if s.st.Current != nil {
@@ -371,8 +381,10 @@ func (s *Session) failed(ctx context.Context, err error) (Outcome, error) {
 func (s *Session) outcome() Outcome {
 	o := Outcome{Status: s.st.Outcome, Round: s.st.Round, Reason: s.st.OutcomeReason}
 	if len(s.st.Pending) > 0 {
-		o.Status = StatusPaused
 		o.Pending = slices.Clone(s.st.Pending)
+		if !onlyCleanupPending(s.st) { // a finished session's cleanup question waits
+			o.Status = StatusPaused
+		}
 	}
 	if o.Status == "" {
 		o.Status = StatusRunning
@@ -461,7 +473,7 @@ func statusOf(s *state) Status {
 	}
 	st.Outcome = s.Outcome
 	switch {
-	case len(s.Pending) > 0:
+	case len(s.Pending) > 0 && !onlyCleanupPending(s):
 		st.Outcome = StatusPaused
 	case st.Outcome == "":
 		st.Outcome = StatusRunning

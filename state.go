@@ -16,7 +16,7 @@ import (
 // refuses newer versions rather than guess at them.
 const schemaVersion = 1
 
-// Store keys of the session artifacts (DESIGN §3).
+// Store keys of the session artifacts (docs/workflow.md#session-folder).
 const (
 	keyState     = "state.json"
 	keyStatus    = "status.md"
@@ -45,7 +45,7 @@ func attemptKeys(n int, role RoleName, part string, attempt int) (prompt, respon
 // resumed session continues exactly there.
 type Phase string
 
-// The phases of a round, in order (DESIGN §5).
+// The phases of a round, in order (docs/workflow.md#one-round).
 const (
 	PhaseBegin      Phase = "begin"
 	PhaseEngineer   Phase = "engineer"
@@ -146,8 +146,6 @@ type state struct {
 	// RecoverConflicts are the conflict decisions of rolled-back rounds,
 	// restored when decision recovery re-applies them.
 	RecoverConflicts []conflict.Decision `json:"recover_conflicts,omitempty"`
-	// RateAlerted is the last round a systematic DISAGREE alert was raised in.
-	RateAlerted int `json:"rate_alerted,omitempty"`
 }
 
 // roundState is the progress of the round in flight.
@@ -296,7 +294,7 @@ type decisionRecord struct {
 	At       time.Time `json:"at"`
 }
 
-// validationEntry is a row of the status.md validation log (spec round-09 §9).
+// validationEntry is a row of the status.md validation log (GAP-FLOW-001 §9).
 type validationEntry struct {
 	Round   int       `json:"round"`
 	At      time.Time `json:"at"`
@@ -321,7 +319,7 @@ type retryDetail struct {
 	Outcome      string    `json:"outcome"`
 }
 
-// errorEntry is a row of the "## Round N Errors" table (spec round-09 §6).
+// errorEntry is a row of the "## Round N Errors" table (GAP-FLOW-001 §6).
 type errorEntry struct {
 	Round   int       `json:"round"`
 	At      time.Time `json:"at"`

@@ -7,7 +7,7 @@ import (
 )
 
 // Store is the small transactional key/value store a session lives in. Keys
-// are the session's file layout (DESIGN §3), so a filesystem Store is a
+// are the session's file layout (docs/workflow.md#session-folder), so a filesystem Store is a
 // human-readable session folder.
 //
 // Implementations must be safe for concurrent use by multiple goroutines,

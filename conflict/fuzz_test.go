@@ -83,7 +83,7 @@ func FuzzImplicit(f *testing.F) {
 				t.Errorf("%s: finding without heuristics", fd.IssueID)
 			case (n >= 2 || fd.Heuristics[0] == UnaddressedID && fd.Issue.Severity == gap.Critical) != (fd.Confidence == High):
 				t.Errorf("%s: confidence %s for %v", fd.IssueID, fd.Confidence, fd.Heuristics)
-			case fd.Escalate != fd.Issue.Severity.AtLeastHigh():
+			case fd.Escalate != (fd.Issue.Severity.AtLeastHigh() && fd.Confidence == High):
 				t.Errorf("%s: escalate %v", fd.IssueID, fd.Escalate)
 			}
 			p := ImplicitPrompt(fd)

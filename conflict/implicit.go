@@ -228,7 +228,10 @@ func (ck *checker) check(is Issue) (Finding, bool) {
 	if len(f.Heuristics) >= 2 || (f.Heuristics[0] == UnaddressedID && is.Severity == gap.Critical) {
 		f.Confidence = High
 	}
-	f.Escalate = rank(is.Severity).AtLeastHigh()
+	// DESIGN: a flag does not discard a fix. Only HIGH confidence (two or
+	// more heuristics, or H1 on a CRITICAL issue) asks the user; a single
+	// heuristic is logged, and the engine has the Reviewer check the issue.
+	f.Escalate = rank(is.Severity).AtLeastHigh() && f.Confidence == High
 	return f, true
 }
 

@@ -241,8 +241,8 @@ The escalation already bounds them.
 			if f.Confidence != tt.conf {
 				t.Errorf("confidence = %s, want %s", f.Confidence, tt.conf)
 			}
-			if !f.Escalate {
-				t.Errorf("Escalate = false for a %s issue", sev)
+			if f.Escalate != (f.Confidence == High) {
+				t.Errorf("Escalate = %v for a %s issue at %s confidence (only HIGH confidence asks)", f.Escalate, sev, f.Confidence)
 			}
 			if tt.evide != "" && !strings.Contains(strings.Join(f.Evidence, "\n"), tt.evide) {
 				t.Errorf("evidence %q lacks %q", f.Evidence, tt.evide)

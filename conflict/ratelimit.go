@@ -55,6 +55,10 @@ type RateRecord struct {
 // round order.
 type RateHistory struct {
 	Records []RateRecord `json:"records"`
+	// Alerted is the round of the last systematic alert (0: none). A new
+	// systematic alert needs a window of rounds all after it, so the same
+	// window never raises the alert twice.
+	Alerted int `json:"alerted,omitempty"`
 }
 
 // RateInput is one round's DISAGREE usage.
@@ -127,7 +131,10 @@ type RateAlert struct {
 // does, in the order to ask: BLOCK_ROUND (more than MaxPerRound blocks),
 // WARN_USER (more than RoundRate of the HIGH/CRITICAL issues),
 // SYSTEMATIC_ALERT (more than SessionRate over the last SessionRounds
-// recorded rounds, once that many exist). An engine that sends the round
+// rounds that had HIGH/CRITICAL issues, once that many exist). Alerts need
+// evidence: the warning at least two disagreements in the round, the
+// systematic alert at least one in the round and a window of rounds all
+// after the last systematic alert (RateHistory.Alerted). An engine that sends the round
 // back on BLOCK_ROUND need not ask the others. h is not modified; zero
 // Limits mean DefaultLimits.
 func CheckRate(h RateHistory, in RateInput, l Limits) (RateHistory, []RateAlert) {
@@ -164,7 +171,9 @@ func CheckRate(h RateHistory, in RateInput, l Limits) (RateHistory, []RateAlert)
 			Submitted: rec.Submitted, Limit: l.MaxPerRound,
 		})
 	}
-	if rec.Total > 0 {
+	// Minimum evidence: a single disagreement goes straight to conflict
+	// resolution; the warning needs at least two.
+	if rec.Total > 0 && rec.Disagreed >= 2 {
 		if r := rate(rec.Disagreed, rec.Total); r > l.RoundRate {
 			alerts = append(alerts, RateAlert{
 				Kind: RateWarn, Round: in.Round,
@@ -174,11 +183,19 @@ func CheckRate(h RateHistory, in RateInput, l Limits) (RateHistory, []RateAlert)
 			})
 		}
 	}
-	// The window ends at this round: later rounds (after a rollback) are
-	// not part of its pattern.
-	upTo := slices.IndexFunc(out.Records, func(r RateRecord) bool { return r.Round == in.Round })
-	if n := max(l.SessionRounds, 1); upTo+1 >= n {
-		window := slices.Clone(out.Records[upTo+1-n : upTo+1])
+	// The window is the last SessionRounds rounds that had HIGH/CRITICAL
+	// issues, ending at this round: later rounds (after a rollback) are not
+	// part of its pattern. The alert needs a DISAGREE in this round and a
+	// window entirely after the last alert.
+	var rated []RateRecord
+	for _, r := range out.Records {
+		if r.Round <= in.Round && r.Total > 0 {
+			rated = append(rated, r)
+		}
+	}
+	out.Alerted = h.Alerted
+	if n := max(l.SessionRounds, 1); rec.Disagreed > 0 && len(rated) >= n && rated[len(rated)-n].Round > h.Alerted {
+		window := slices.Clone(rated[len(rated)-n:])
 		d, t := 0, 0
 		for _, r := range window {
 			d += r.Disagreed
@@ -191,6 +208,7 @@ func CheckRate(h RateHistory, in RateInput, l Limits) (RateHistory, []RateAlert)
 				Recommendation: "Consider: (1) Reviewer feedback style too rigid, (2) Engineer/Reviewer misaligned on scope, (3) User intervention needed.",
 				Disagreed:      d, Total: t, Rate: r, Window: window,
 			})
+			out.Alerted = in.Round
 		}
 	}
 	return out, alerts

@@ -190,3 +190,36 @@ func TestLimitsValidate(t *testing.T) {
 		}
 	}
 }
+
+// DESIGN §12's minimum-evidence rule: no warning for a single disagreement,
+// no systematic alert on a round without a DISAGREE, never the same window
+// twice, and only rounds with HIGH/CRITICAL issues make up the window.
+func TestCheckRateEvidence(t *testing.T) {
+	rec := func(r, d, t int) RateRecord { return RateRecord{Round: r, Disagreed: d, Total: t} }
+	tests := []struct {
+		name    string
+		h       RateHistory
+		d, t    int // round 5
+		want    []RateKind
+		alerted int
+	}{
+		{"1 of 1: straight to conflict resolution", RateHistory{}, 1, 1, nil, 0},
+		{"2 of 3: warning", RateHistory{}, 2, 3, []RateKind{RateWarn}, 0},
+		{"no DISAGREE this round: no systematic alert", RateHistory{Records: []RateRecord{rec(3, 3, 3), rec(4, 3, 3)}}, 0, 3, nil, 0},
+		{"pattern with a DISAGREE this round", RateHistory{Records: []RateRecord{rec(3, 3, 3), rec(4, 3, 3)}}, 1, 3, []RateKind{RateSystematic}, 5},
+		{"same window after an alert: none", RateHistory{Records: []RateRecord{rec(3, 3, 3), rec(4, 3, 3)}, Alerted: 4}, 1, 3, nil, 4},
+		{"rounds without HIGH/CRITICAL issues are skipped", RateHistory{Records: []RateRecord{rec(2, 2, 2), rec(3, 2, 2), rec(4, 0, 0)}}, 1, 2, []RateKind{RateSystematic}, 5},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			issues := hcIssues(4, tt.t)
+			h, alerts := CheckRate(tt.h, RateInput{Round: 5, HighCritical: issues, Disagreed: ids(issues[:tt.d]), Submitted: tt.d}, DefaultLimits())
+			if diff := cmp.Diff(tt.want, kinds(alerts)); diff != "" {
+				t.Errorf("alerts (-want +got):\n%s", diff)
+			}
+			if h.Alerted != tt.alerted {
+				t.Errorf("Alerted = %d, want %d", h.Alerted, tt.alerted)
+			}
+		})
+	}
+}

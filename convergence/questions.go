@@ -218,7 +218,7 @@ func EarlyTerminationPrompt(in EarlyTerminationInput) Prompt {
 		Body:  body.String(),
 		Options: []Option{
 			{Key: KeyContinue, Label: "Continue", Effect: "Keep refining (" + remaining(counts) + ")"},
-			{Key: KeyAccept, Label: "Accept as complete", Effect: "Finish as GOOD_ENOUGH and document the open gaps as known limitations"},
+			{Key: KeyAccept, Label: "Accept as complete", Effect: "Finish as USER_APPROVED (GOOD_ENOUGH when the automated policy accepts) and document the open gaps as known limitations"},
 			{Key: KeyPause, Label: "Pause", Effect: "Save state for later"},
 			{Key: KeyAbandon, Label: "Abandon", Effect: "End the session as ABANDONED without accepting the spec"},
 		},

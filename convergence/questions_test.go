@@ -125,7 +125,7 @@ No CRITICAL or HIGH gap is open, no gap is blocked, and no HIGH or CRITICAL conf
 
 Options:
 1. Continue - Keep refining (2 Medium, 1 Low gaps remain)
-2. Accept as complete - Finish as GOOD_ENOUGH and document the open gaps as known limitations
+2. Accept as complete - Finish as USER_APPROVED (GOOD_ENOUGH when the automated policy accepts) and document the open gaps as known limitations
 3. Pause - Save state for later
 4. Abandon - End the session as ABANDONED without accepting the spec
 `

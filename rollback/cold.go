@@ -51,6 +51,24 @@ type ArchiveInfo struct {
 	Round, Attempt int
 	// At is when the rollback happened (Record.At or the metadata's timestamp).
 	At time.Time
+	// Unsafe says why reading the archive back refused it (ReadArchive's
+	// error: a link, an absolute or ".." path, too large, corrupt); empty
+	// when it reads back safely. Cleanup never removes or moves an unsafe
+	// archive: a planted file must not travel on as an ordinary archive.
+	Unsafe string
+}
+
+// SplitUnsafe separates the archives that read back safely from those
+// that do not (Unsafe set), keeping their order.
+func SplitUnsafe(archives []ArchiveInfo) (safe, unsafe []ArchiveInfo) {
+	for _, a := range archives {
+		if a.Unsafe != "" {
+			unsafe = append(unsafe, a)
+		} else {
+			safe = append(safe, a)
+		}
+	}
+	return safe, unsafe
 }
 
 func (a ArchiveInfo) norm() (ArchiveInfo, error) {
@@ -107,14 +125,15 @@ func SessionEndPrompt(archives []ArchiveInfo, coldRoot string) (p Prompt, ok boo
 // and those removed from it: keep removes none; delete removes all; recent
 // keeps the archives of rollbacks within `recent` (<= 0: DefaultRecentWindow)
 // before now, inclusive; cold removes all from the session (after ColdPlan's
-// moves have been carried out).
+// moves have been carried out). An unsafe archive (Unsafe set) is always
+// kept: clear Unsafe to let cleanup remove it.
 func CleanupPlan(c Cleanup, archives []ArchiveInfo, now time.Time, recent time.Duration) (keep, remove []string) {
 	if recent <= 0 {
 		recent = DefaultRecentWindow
 	}
 	for _, a := range archives {
 		switch {
-		case c == CleanupKeep, c == CleanupRecent && now.Sub(a.At) <= recent:
+		case a.Unsafe != "", c == CleanupKeep, c == CleanupRecent && now.Sub(a.At) <= recent:
 			keep = append(keep, a.Name)
 		default:
 			remove = append(remove, a.Name)
@@ -282,7 +301,8 @@ type ColdStorage struct {
 // is the session ID (letters, digits, '.', '_', '-'); now dates the session
 // folder and starts the retention clock. The root is always the caller's
 // (a Config field), never a home directory. Moving the same archive again
-// replaces its manifest entry, so a retried move is idempotent.
+// replaces its manifest entry, so a retried move is idempotent. An unsafe
+// archive (Unsafe set) is refused: clear Unsafe to move it anyway.
 func ColdPlan(existing []byte, archives []ArchiveInfo, session, root string, now time.Time) (ColdStorage, error) {
 	if root == "" {
 		return ColdStorage{}, errors.New("rollback: cold storage: no root configured")
@@ -307,6 +327,9 @@ func ColdPlan(existing []byte, archives []ArchiveInfo, session, root string, now
 		a, err := a.norm()
 		if err != nil {
 			return ColdStorage{}, err
+		}
+		if a.Unsafe != "" {
+			return ColdStorage{}, fmt.Errorf("rollback: cold storage: %s does not read back safely (%s): not moved", a.Name, a.Unsafe)
 		}
 		rel := dir + "/" + a.Name
 		cs.Moves = append(cs.Moves, Move{Key: a.Name, Path: filepath.Join(cs.Dir, a.Name)})

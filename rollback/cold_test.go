@@ -3,6 +3,7 @@ package rollback
 import (
 	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -225,5 +226,24 @@ func TestManifestRejectsTampering(t *testing.T) {
 	}
 	if ex, err := Expired(nil, t0, 0); err != nil || len(ex.Expired) != 0 {
 		t.Errorf("empty manifest: %v", err)
+	}
+}
+
+// An archive that does not read back safely is never removed or moved by
+// cleanup unless the caller clears Unsafe.
+func TestCleanupLeavesUnsafeArchives(t *testing.T) {
+	archives := append(slices.Clone(specArchives), ArchiveInfo{Name: "round_005_rolled_back_9.tar.gz", Size: 10, Unsafe: "unsafe archive: entry \"x\": symbolic link"})
+	for _, c := range []Cleanup{CleanupDelete, CleanupRecent, CleanupCold} {
+		_, remove := CleanupPlan(c, archives, t0, 0)
+		if slices.Contains(remove, "round_005_rolled_back_9.tar.gz") {
+			t.Errorf("%s removes the unsafe archive: %v", c, remove)
+		}
+	}
+	if _, err := ColdPlan(nil, archives, "s1", "/cold", t0); err == nil || !strings.Contains(err.Error(), "round_005_rolled_back_9.tar.gz") {
+		t.Errorf("ColdPlan with an unsafe archive: error = %v, want a refusal naming it", err)
+	}
+	safe, unsafe := SplitUnsafe(archives)
+	if len(safe) != len(specArchives) || len(unsafe) != 1 || unsafe[0].Name != "round_005_rolled_back_9.tar.gz" {
+		t.Errorf("SplitUnsafe = %v, %v", safe, unsafe)
 	}
 }

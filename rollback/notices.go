@@ -138,3 +138,20 @@ func AutoRetryBlock(a AutoRetry) string {
 	fmt.Fprintf(&b, "\n**Note:** User not prompted. %s failure will trigger interactive mode.\n", capitalize(ordinal(a.Attempt+1)))
 	return b.String()
 }
+
+// DecisionsNoticeIn is DecisionsNotice naming where the archived decisions
+// really are: the file inside the round's archive, for example
+//
+//	Decisions from round 5 have been archived to:
+//	  round_005_rolled_back_1.tar.gz (round_005_rolled_back/decisions_from_round_5.md)
+func DecisionsNoticeIn(n int, at time.Time, reason, archive string) string {
+	if archive == "" {
+		return DecisionsNotice(n, at, reason)
+	}
+	return fmt.Sprintf("## Rollback Notice - Round %d\n\n"+
+		"Round %d was rolled back at %s.\n"+
+		"Decisions from round %d have been archived to:\n"+
+		"  %s (%s/%s)\n\n"+
+		"Reason: %s\n",
+		n, n, FormatTimestamp(at), n, archive, ArchiveFolder(n), DecisionsFileName(n), oneLine(reason))
+}

@@ -2,10 +2,10 @@ package rollback
 
 import (
 	"fmt"
-	"github.com/refine-spec/refine/internal/scaling"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/refine-spec/refine/internal/scaling"
 
 	"github.com/google/go-cmp/cmp"
 

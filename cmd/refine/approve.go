@@ -1,0 +1,78 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/refine-spec/refine"
+)
+
+// cmdApprove ends a session now as USER_APPROVED (`refine approve`).
+func cmdApprove(ctx context.Context, c *cli, args []string) int {
+	return c.endSession(ctx, "approve", args)
+}
+
+// cmdAbandon ends a session now as ABANDONED (`refine abandon`).
+func cmdAbandon(ctx context.Context, c *cli, args []string) int {
+	return c.endSession(ctx, "abandon", args)
+}
+
+// endSession is approve and abandon: both open the session without roles
+// and end it at once, whatever round it is in.
+func (c *cli) endSession(ctx context.Context, verb string, args []string) int {
+	fl := flag.NewFlagSet("refine "+verb, flag.ContinueOnError)
+	fl.SetOutput(c.stderr)
+	dir := fl.String("dir", "", "session folder (required)")
+	note := fl.String("note", "", "why (recorded in decisions.md and as the outcome's reason)")
+	ack := false
+	if verb == "approve" {
+		fl.BoolVar(&ack, "acknowledge-high", false, "approve although HIGH conflicts are unresolved (they become known limitations)")
+	}
+	if err := fl.Parse(args); err != nil {
+		return exitUsage
+	}
+	if *dir == "" {
+		fmt.Fprintf(c.stderr, "refine %s: --dir is required\n", verb)
+		return exitUsage
+	}
+	st, err := c.openSession(*dir, false)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "refine %s: %v\n", verb, safeErr(err))
+		return exitUsage
+	}
+	defer st.Close()
+	cfg := refine.DefaultConfig()
+	cfg.Store, cfg.Engineer, cfg.Reviewer, cfg.Asker = st, offlineRole, offlineRole, refine.DeferAsker{}
+	s, err := refine.Open(ctx, cfg)
+	if errors.Is(err, refine.ErrNoSession) {
+		err = noSession(*dir)
+	}
+	if err != nil {
+		fmt.Fprintf(c.stderr, "refine %s: %v\n", verb, safeErr(err))
+		return exitUsage
+	}
+	if verb == "approve" {
+		err = s.Approve(ctx, refine.ApproveRequest{Note: strings.TrimSpace(*note), AcknowledgeHigh: ack})
+	} else {
+		err = s.Abandon(ctx, strings.TrimSpace(*note))
+	}
+	if err != nil {
+		fmt.Fprintf(c.stderr, "refine %s: %v\n", verb, safeErr(err))
+		return exitFailed // ErrBlocked names the conflicts; ErrFinished the outcome
+	}
+	// The archive cleanup question (if any archives exist) comes with the next run.
+	out, err := s.Run(ctx)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "refine %s: %v\n", verb, safeErr(err))
+		return exitFailed
+	}
+	fmt.Fprintf(c.stdout, "Session ended as %s after round %d: %s\n", out.Status, out.Round, safeLine(out.Reason))
+	for _, q := range out.Pending {
+		printQuestion(c.stdout, q)
+		fmt.Fprintf(c.stdout, "\nThis question waits: refine resume --dir %s --answer KEY --llm replay --replay %s\n", *dir, *dir)
+	}
+	return exitOK
+}

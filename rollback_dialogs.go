@@ -1,0 +1,593 @@
+package refine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/refine-spec/refine/conflict"
+	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/rollback"
+)
+
+// A rollback goes through the dialogs of round-06 in one order, whatever
+// triggered it (a "roll back" answer, Session.Rollback, `refine rollback`):
+//
+//  1. the session limit is reached → the limit question;
+//  2. AUTO_RETRY and the round's first rollback → no question;
+//  3. the round's second or later rollback, or STRICT → the repeated-
+//     rollback question with its root-cause analysis;
+//  4. otherwise, unless the caller gave adjustments, the rollback options
+//     question (and, for "multiple rounds", the target question and its
+//     confirmation);
+//  5. execute; decision recovery follows before the next round.
+//
+// The progress is state (rollbackFlow), so a deferred question resumes at
+// the same dialog after a restart.
+
+// Origins of a rollback flow: what resumes when no rollback happens.
+const (
+	originAPI        = "api"
+	originDivergence = "divergence"
+	originEscalation = "escalation:" // + role name
+)
+
+// Stages of a rollback flow.
+const (
+	stageDecide   = ""
+	stageLimit    = "limit"
+	stageAnalysis = "analysis"
+	stageOptions  = "options"
+	stageTargets  = "targets"
+	stageConfirm  = "confirm"
+)
+
+// rollbackFlow is a rollback in progress through its dialogs.
+type rollbackFlow struct {
+	Trigger rollback.Trigger `json:"trigger"`
+	// Reason is why (the user's text given with "rollback", or the
+	// situation); Text is that user text alone ("" when none was given).
+	Reason string `json:"reason,omitempty"`
+	Text   string `json:"text,omitempty"`
+	// Current is the round being rolled back; To the target round.
+	Current int `json:"current"`
+	To      int `json:"to"`
+	// Explicit: the caller chose the target (Session.Rollback, `refine
+	// rollback --to`), so the "multiple rounds" option is not offered.
+	Explicit    bool     `json:"explicit,omitempty"`
+	Adjustments []string `json:"adjustments,omitempty"`
+	Origin      string   `json:"origin,omitempty"`
+	Stage       string   `json:"stage,omitempty"`
+	// Seq numbers repeated target questions ("choose different target").
+	Seq int `json:"seq,omitempty"`
+	// Decisions are the answered dialog questions, filed under round
+	// Current once the rollback is done (or cancelled), so the rollback's
+	// archive does not swallow the decision that caused it.
+	Decisions []flowDecision `json:"decisions,omitempty"`
+	// Analysis and RootCause are kept from the repeated-rollback question.
+	Analysis  *rollback.AnalysisRecord `json:"analysis,omitempty"`
+	RootCause string                   `json:"root_cause,omitempty"`
+}
+
+// flowDecision is one answered question of a rollback flow.
+type flowDecision struct {
+	Issue    string   `json:"issue,omitempty"`
+	Question Question `json:"question"`
+	Answer   Answer   `json:"answer"`
+	Decision string   `json:"decision"`
+}
+
+func (f *rollbackFlow) note(q Question, a Answer, decision string) {
+	f.Decisions = append(f.Decisions, flowDecision{Question: Question{ID: q.ID, Kind: q.Kind, Round: q.Round, Title: q.Title}, Answer: a, Decision: decision})
+}
+
+// flowPending is the questions a paused rollback waits on.
+func (s *Session) flowPending() []Question { return slices.Clone(s.st.Pending) }
+
+// fileFlowDecisions records a flow's decisions under the round they were made in.
+func (s *Session) fileFlowDecisions(f *rollbackFlow) {
+	for _, d := range f.Decisions {
+		s.recordDecision(f.Current, d.Issue, d.Question, d.Answer, d.Decision)
+	}
+	f.Decisions = nil
+}
+
+// driveRollback runs the rollback flow in state until it executes, is
+// cancelled, or pauses at a question (the report's Pending).
+func (s *Session) driveRollback(ctx context.Context) (RollbackReport, error) {
+	for {
+		f := s.st.RollbackFlow
+		if f == nil {
+			return RollbackReport{}, nil
+		}
+		attempt := s.st.Rollbacks.Attempts(f.Current) + 1
+		switch f.Stage {
+		case stageDecide:
+			needed := max(1, f.Current-f.To)
+			multi := f.To < f.Current-1
+			switch {
+			case s.st.Rollbacks.Used()+needed > s.rollbackLimit():
+				f.Stage = stageLimit
+			case s.rollbackMode() == rollback.ModeAutoRetry && attempt == 1 && !multi && s.analysisThreshold() > 1:
+				return s.flowExecute(ctx, f, rollbackExec{Auto: true})
+			case attempt >= s.analysisThreshold():
+				f.Stage = stageAnalysis
+			case len(f.Adjustments) > 0:
+				return s.flowExecute(ctx, f, rollbackExec{})
+			default:
+				f.Stage = stageOptions
+			}
+			s.stage()
+		case stageLimit:
+			return s.limitDialog(ctx, f)
+		case stageAnalysis:
+			rep, done, err := s.analysisDialog(ctx, f, attempt)
+			if err != nil || done {
+				return rep, err
+			}
+		case stageOptions:
+			rep, done, err := s.optionsDialog(ctx, f, attempt)
+			if err != nil || done {
+				return rep, err
+			}
+		case stageTargets:
+			rep, done, err := s.targetsDialog(ctx, f, attempt)
+			if err != nil || done {
+				return rep, err
+			}
+		case stageConfirm:
+			rep, done, err := s.confirmDialog(ctx, f, attempt)
+			if err != nil || done {
+				return rep, err
+			}
+		default:
+			return RollbackReport{}, fmt.Errorf("rollback: unknown dialog stage %q", f.Stage)
+		}
+	}
+}
+
+// flowExecute carries out the flow's rollback with the dialogs' choices.
+func (s *Session) flowExecute(ctx context.Context, f *rollbackFlow, x rollbackExec) (RollbackReport, error) {
+	x.To, x.Reason, x.Trigger = f.To, f.Reason, f.Trigger
+	if x.Reason == "" {
+		x.Reason = "rollback requested"
+	}
+	x.Adjustments = append(slices.Clone(f.Adjustments), x.Adjustments...)
+	if x.Analysis == nil {
+		x.Analysis = f.Analysis
+	}
+	x.RootCause = f.RootCause
+	decisions := f.Decisions
+	rep, err := s.execRollback(ctx, x)
+	if err != nil {
+		return rep, err
+	}
+	if len(decisions) > 0 {
+		f.Decisions = decisions
+		s.fileFlowDecisions(f)
+		if err := s.commit(ctx); err != nil {
+			return rep, fmt.Errorf("rollback: %w", err)
+		}
+	}
+	return rep, nil
+}
+
+// flowCancel ends the flow without a rollback and lets what triggered it
+// go on: the divergence question counts as answered; an escalation is asked
+// again (or, with skip, the role is skipped).
+func (s *Session) flowCancel(f *rollbackFlow, decision string, skip bool) error {
+	s.fileFlowDecisions(f)
+	s.st.RollbackFlow = nil
+	cur := s.st.Current
+	if cur != nil && cur.N == f.Current {
+		switch {
+		case f.Origin == originDivergence:
+			cur.DivergenceDone = true
+		case strings.HasPrefix(f.Origin, originEscalation):
+			role := RoleName(strings.TrimPrefix(f.Origin, originEscalation))
+			rp := cur.role(role)
+			rp.Escalated++
+			if skip {
+				rp.Status, rp.SkipNote = roleSkipped, "skipped by the user instead of a rollback"
+				if role == Engineer {
+					if err := s.releaseGaps(rp.Gaps, "Engineer skipped this round"); err != nil {
+						return err
+					}
+				}
+			}
+		}
+	}
+	s.log.Info("rollback not carried out", "round", f.Current, "decision", decision)
+	s.stage()
+	return nil
+}
+
+// pauseAt keeps q pending (the user chose "pause") and commits.
+func (s *Session) pauseAt(ctx context.Context, q Question) (RollbackReport, error) {
+	if !slices.ContainsFunc(s.st.Pending, func(p Question) bool { return p.ID == q.ID }) {
+		s.st.Pending = append(s.st.Pending, q)
+	}
+	if err := s.commit(ctx); err != nil {
+		return RollbackReport{}, err
+	}
+	return RollbackReport{Pending: s.flowPending()}, nil
+}
+
+// limitDialog asks the SESSION ROLLBACK LIMIT REACHED question and applies it.
+func (s *Session) limitDialog(ctx context.Context, f *rollbackFlow) (RollbackReport, error) {
+	p := rollback.LimitPrompt(s.st.Rollbacks, s.rollbackLimit())
+	q := questionFromRollback(p, KindRollback, f.Current)
+	q.ID = fmt.Sprintf("r%d-rollback-limit-%d", f.Current, s.st.Rollbacks.Used())
+	q.Body = "This session has used all " + fmt.Sprint(s.rollbackLimit()) + " rollback attempts.\nThis suggests systematic issues beyond individual round problems.\n\n" +
+		"Possible causes:\n1. Source spec fundamentally ambiguous\n2. Session scope too broad\n3. Prompt engineering issues\n4. Domain expertise mismatch\n\n" + p.Body
+	a, paused, err := s.ask(ctx, q)
+	if err != nil {
+		return RollbackReport{}, err
+	}
+	used, limit := s.st.Rollbacks.Used(), s.rollbackLimit()
+	if paused {
+		rep := RollbackReport{Pending: s.flowPending(), Decision: "the limit question waits for an answer"}
+		return rep, errRollbackLimit(used, limit, "the limit question waits for an answer")
+	}
+	opt, _ := p.Option(a.Key)
+	rep := RollbackReport{Decision: opt.Label, Remaining: 0}
+	switch opt.Effect {
+	case rollback.EffectPause:
+		s.recordDecision(f.Current, "", q, a, opt.Label)
+		r, err := s.pauseAt(ctx, q)
+		if err != nil {
+			return r, err
+		}
+		rep.Pending = r.Pending
+		return rep, errRollbackLimit(used, limit, "paused for human review")
+	case rollback.EffectAccept:
+		f.note(q, a, opt.Label)
+		if err := s.flowCancel(f, opt.Label, false); err != nil {
+			return rep, err
+		}
+		if err := s.acceptAsApproved(ctx, "accepted at the session rollback limit"); err != nil {
+			return rep, err
+		}
+	case rollback.EffectAbandon:
+		f.note(q, a, opt.Label)
+		if err := s.flowCancel(f, opt.Label, false); err != nil {
+			return rep, err
+		}
+		if err := s.finish(ctx, StatusAbandoned, "abandoned at the session rollback limit"); err != nil {
+			return rep, err
+		}
+	case rollback.EffectPromptRefresh:
+		f.note(q, a, opt.Label+": older adjustments and instructions dropped from the next prompts")
+		s.st.Adjustments, s.st.ReviewerAdjustments, s.st.Instructions = nil, nil, nil
+		if err := s.flowCancel(f, opt.Label, false); err != nil {
+			return rep, err
+		}
+	}
+	if err := s.commit(ctx); err != nil {
+		return rep, err
+	}
+	if f.Origin == originAPI {
+		return rep, errRollbackLimit(used, limit, "you chose: "+opt.Label)
+	}
+	return rep, nil
+}
+
+// acceptAsApproved ends the session as USER_APPROVED now, or, while
+// unresolved HIGH/CRITICAL conflicts need the termination tree (an
+// acknowledgment, or resolution first), leaves that choice standing.
+func (s *Session) acceptAsApproved(ctx context.Context, reason string) error {
+	crit, high := conflict.Blocking(s.st.Conflicts)
+	if crit == 0 && (high == 0 || s.st.HighAck) {
+		return s.finish(ctx, StatusUserApproved, reason)
+	}
+	s.st.Choice = "force_complete"
+	s.stage()
+	return nil
+}
+
+// splitGap is the gap a repeated-rollback split applies to: the round's
+// first assigned gap that is not already a sub-gap.
+func (s *Session) splitGap(round int) (gap.ID, string) {
+	for _, id := range s.assignedIn(round) {
+		if id.Suffix() == "" {
+			g, _ := s.st.Ledger.Get(id)
+			return id, g.Title
+		}
+	}
+	return "", ""
+}
+
+// rcaInput gathers the round's rollbacks (archived outputs included) and
+// the attempt being rolled back now, for the root-cause heuristics.
+func (s *Session) rcaInput(ctx context.Context, f *rollbackFlow, attempt int) (rollback.RCAInput, error) {
+	in := rollback.RCAInput{Round: f.Current}
+	for _, r := range s.st.Rollbacks.ForRound(f.Current) {
+		ai := rollback.AttemptInfo{Attempt: r.Attempt, Reason: r.Reason, Trigger: r.Trigger, Patterns: r.Patterns}
+		if b, err := s.cfg.Store.Get(ctx, r.Archive); err == nil {
+			if files, _, err := rollback.ReadArchive(b, rollback.Limits{}); err == nil {
+				for k, v := range files {
+					switch {
+					case strings.HasSuffix(k, "/engineer.md"):
+						ai.Engineer = string(v)
+					case strings.HasSuffix(k, "/reviewer.md"):
+						ai.Reviewer = string(v)
+					}
+				}
+			}
+		} else if !errors.Is(err, ErrNotFound) {
+			return in, fmt.Errorf("rollback analysis: read %s: %w", r.Archive, err)
+		}
+		in.Attempts = append(in.Attempts, ai)
+	}
+	now := rollback.AttemptInfo{Attempt: attempt, Reason: f.Reason, Trigger: f.Trigger}
+	if b, err := s.get(ctx, outputKey(f.Current, Engineer)); err == nil {
+		now.Engineer = string(b)
+	}
+	if b, err := s.get(ctx, outputKey(f.Current, Reviewer)); err == nil {
+		now.Reviewer = string(b)
+	}
+	spec, err := s.source(ctx)
+	if err != nil {
+		return in, err
+	}
+	now.Patterns = rollback.DetectPatterns(rollback.Input{Engineer: now.Engineer, Reviewer: now.Reviewer,
+		Assigned: s.assignedIn(f.Current), Known: s.st.Ledger.IDs(), Context: spec}).Patterns()
+	in.Attempts = append(in.Attempts, now)
+	in.Diagnosis = rollback.Diagnose(in.Attempts)
+	in.Gap, in.GapTitle = s.splitGap(f.Current)
+	return in, nil
+}
+
+// analysisDialog asks the REPEATED ROLLBACK DETECTED question.
+func (s *Session) analysisDialog(ctx context.Context, f *rollbackFlow, attempt int) (RollbackReport, bool, error) {
+	in, err := s.rcaInput(ctx, f, attempt)
+	if err != nil {
+		return RollbackReport{}, true, err
+	}
+	p := rollback.AnalysisPrompt(in)
+	q := questionFromRollback(p, KindRollback, f.Current)
+	q.ID = fmt.Sprintf("r%d-rollback-analysis-%d", f.Current, attempt)
+	if _, ok := p.Option("1"); ok {
+		q.TextRequired = append(q.TextRequired, "1") // sub-gap titles
+	}
+	q.TextRequired = append(q.TextRequired, "2") // the context
+	f.RootCause = p.Body
+	f.Analysis = in.Diagnosis.Record()
+	a, paused, err := s.ask(ctx, q)
+	if err != nil {
+		return RollbackReport{}, true, err
+	}
+	if paused {
+		return RollbackReport{Pending: s.flowPending(), RootCause: p.Body}, true, nil
+	}
+	opt, _ := p.Option(a.Key)
+	text := strings.TrimSpace(a.Text)
+	x := rollbackExec{}
+	decision := opt.Label
+	switch rollback.Action(opt.Effect) {
+	case rollback.ActionSplit:
+		titles := rollback.ParseSplitTitles(text)
+		if len(titles) < 2 {
+			// One title is no split: keep the user's words as context.
+			decision = "Split needs at least two sub-gap titles; the text was used as context for the retry instead"
+			x.Adjustments = append(x.Adjustments, text)
+			break
+		}
+		x.Split = &splitPlan{Gap: in.Gap, Titles: titles}
+		x.Next = &nextRoundPlan{Only: []gap.ID{in.Gap.Child('a')}}
+		decision = fmt.Sprintf("%s: %s into %d sub-gaps", opt.Label, in.Gap, len(titles))
+	case rollback.ActionContext:
+		x.Adjustments = append(x.Adjustments, text)
+	case rollback.ActionReassign:
+		x.Next = &nextRoundPlan{Avoid: slices.Clone(s.assignedIn(f.Current))}
+	case rollback.ActionForce:
+		f.note(q, a, opt.Label+": round kept, no rollback")
+		if f.Analysis != nil {
+			f.Analysis.Recommendation += " (user forced proceeding)"
+		}
+		return RollbackReport{RootCause: p.Body, Decision: opt.Label}, true, s.flowCancel(f, opt.Label, false)
+	case rollback.ActionPause:
+		s.recordDecision(f.Current, "", q, a, opt.Label)
+		rep, err := s.pauseAt(ctx, q)
+		rep.RootCause = p.Body
+		return rep, true, err
+	}
+	f.note(q, a, decision)
+	x.Decision = decision
+	rep, err := s.flowExecute(ctx, f, x)
+	return rep, true, err
+}
+
+// optionsDialog asks the rollback options question (1-5).
+func (s *Session) optionsDialog(ctx context.Context, f *rollbackFlow, attempt int) (RollbackReport, bool, error) {
+	targets := 0
+	if !f.Explicit {
+		targets = len(s.limitedTargets(ctx, f.Current))
+	}
+	p := rollback.OptionsPrompt(f.Current, attempt, f.Reason, targets)
+	q := questionFromRollback(p, KindRollback, f.Current)
+	q.ID = fmt.Sprintf("r%d-rollback-options-%d", f.Current, attempt)
+	if f.Explicit && f.To < f.Current-1 {
+		q.Body += fmt.Sprintf("Target: Round %d (undo %d rounds)\n", f.To, f.Current-f.To)
+	}
+	if f.Text == "" {
+		q.TextRequired = append(q.TextRequired, "3")
+	} else {
+		q.Body += fmt.Sprintf("\nOption 3 without text uses your words: %q\n", f.Text)
+	}
+	a, paused, err := s.ask(ctx, q)
+	if err != nil {
+		return RollbackReport{}, true, err
+	}
+	if paused {
+		return RollbackReport{Pending: s.flowPending()}, true, nil
+	}
+	opt, _ := p.Option(a.Key)
+	text := strings.TrimSpace(a.Text)
+	x := rollbackExec{}
+	decision := opt.Label
+	switch opt.Effect {
+	case rollback.EffectRetrySame:
+		if text != "" {
+			x.Adjustments = append(x.Adjustments, text)
+		}
+	case rollback.EffectRetryNarrow:
+		assigned := s.assignedIn(f.Current)
+		if len(assigned) > 0 {
+			g := s.simplest(&rolePhase{Gaps: assigned})
+			x.Next = &nextRoundPlan{Only: []gap.ID{g}}
+			decision += ": " + string(g)
+		}
+	case rollback.EffectRetryContext:
+		if text == "" {
+			text = f.Text
+		}
+		x.Adjustments = append(x.Adjustments, text)
+	case rollback.EffectMultiRound:
+		f.note(q, a, decision)
+		f.Stage = stageTargets
+		s.stage()
+		return RollbackReport{}, false, nil
+	case rollback.EffectSkip:
+		f.note(q, a, opt.Label+": round kept, no rollback")
+		return RollbackReport{Decision: opt.Label}, true, s.flowCancel(f, opt.Label, true)
+	}
+	f.note(q, a, decision)
+	x.Decision = decision
+	rep, err := s.flowExecute(ctx, f, x)
+	return rep, true, err
+}
+
+// limitedTargets are the targets a rollback from round current may reach
+// within the backups and the session's remaining rollbacks, newest first.
+func (s *Session) limitedTargets(ctx context.Context, current int) []int {
+	left := s.rollbackLimit() - s.st.Rollbacks.Used()
+	var out []int
+	for _, t := range s.availableTargets(ctx) {
+		if current-t <= left {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// targetRows describes the available targets for the targets table.
+func (s *Session) targetRows(ctx context.Context, current int) ([]rollback.Target, error) {
+	var rows []rollback.Target
+	for _, t := range s.limitedTargets(ctx, current) {
+		row := rollback.Target{Round: t}
+		b, err := s.cfg.Store.Get(ctx, backupKeyState(t))
+		if err != nil {
+			return nil, fmt.Errorf("rollback targets: read %s: %w", backupKeyState(t), err)
+		}
+		if st, err := parseState(b); err == nil {
+			row.OpenGaps = len(st.Ledger.Open())
+		}
+		for _, d := range s.st.Decisions {
+			if d.Round > t {
+				row.DecisionsSince++
+			}
+		}
+		for _, d := range s.st.ConflictDecisions {
+			if d.Round > t {
+				row.DecisionsSince++
+			}
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+// targetsDialog asks which round to return to; the option keys are the
+// round numbers, as `refine rollback --to N` takes them.
+func (s *Session) targetsDialog(ctx context.Context, f *rollbackFlow, attempt int) (RollbackReport, bool, error) {
+	rows, err := s.targetRows(ctx, f.Current)
+	if err != nil {
+		return RollbackReport{}, true, err
+	}
+	p := rollback.TargetsPrompt(f.Current, rows)
+	for i := range p.Options {
+		if n, ok := rollback.TargetOf(p.Options[i].Effect); ok {
+			p.Options[i].Key = fmt.Sprint(n)
+		} else {
+			p.Options[i].Key = "cancel"
+		}
+	}
+	p.Default = p.Options[0].Key
+	q := questionFromRollback(p, KindRollback, f.Current)
+	q.ID = fmt.Sprintf("r%d-rollback-targets-%d-%d", f.Current, attempt, f.Seq)
+	q.Body = "MULTI-ROUND ROLLBACK\n\n" + q.Body
+	a, paused, err := s.ask(ctx, q)
+	if err != nil {
+		return RollbackReport{}, true, err
+	}
+	if paused {
+		return RollbackReport{Pending: s.flowPending()}, true, nil
+	}
+	opt, _ := p.Option(a.Key)
+	f.note(q, a, opt.Label)
+	if n, ok := rollback.TargetOf(opt.Effect); ok {
+		f.To = n
+		f.Stage = stageConfirm
+		s.stage()
+		return RollbackReport{}, false, nil
+	}
+	return RollbackReport{Decision: opt.Label}, true, s.flowCancel(f, opt.Label, false)
+}
+
+// confirmDialog confirms a multi-round rollback (spec Example 2).
+func (s *Session) confirmDialog(ctx context.Context, f *rollbackFlow, attempt int) (RollbackReport, bool, error) {
+	rows, err := s.targetRows(ctx, f.Current)
+	if err != nil {
+		return RollbackReport{}, true, err
+	}
+	i := slices.IndexFunc(rows, func(t rollback.Target) bool { return t.Round == f.To })
+	if i < 0 {
+		f.Stage, f.Seq = stageTargets, f.Seq+1
+		s.stage()
+		return RollbackReport{}, false, nil
+	}
+	p := rollback.ConfirmPrompt(f.Current, rows[i], rows, len(s.st.Ledger.Open()))
+	q := questionFromRollback(p, KindRollback, f.Current)
+	q.ID = fmt.Sprintf("r%d-rollback-confirm-%d-to%d-%d", f.Current, attempt, f.To, f.Seq)
+	a, paused, err := s.ask(ctx, q)
+	if err != nil {
+		return RollbackReport{}, true, err
+	}
+	if paused {
+		return RollbackReport{Pending: s.flowPending()}, true, nil
+	}
+	opt, _ := p.Option(a.Key)
+	f.note(q, a, opt.Label)
+	switch opt.Effect {
+	case rollback.EffectChooseOther:
+		f.Stage, f.Seq = stageTargets, f.Seq+1
+		s.stage()
+		return RollbackReport{}, false, nil
+	case rollback.EffectCancel:
+		return RollbackReport{Decision: opt.Label}, true, s.flowCancel(f, opt.Label, false)
+	}
+	rep, err := s.flowExecute(ctx, f, rollbackExec{Decision: opt.Label})
+	return rep, true, err
+}
+
+// continueRollback resumes a rollback flow left waiting at a question.
+// It reports whether the session is still paused there.
+func (s *Session) continueRollback(ctx context.Context) (bool, error) {
+	if s.st.RollbackFlow == nil {
+		return false, nil
+	}
+	rep, err := s.driveRollback(ctx)
+	if errors.Is(err, ErrRollbackLimit) && len(rep.Pending) > 0 {
+		return true, nil
+	}
+	if errors.Is(err, ErrRollbackLimit) {
+		return false, nil // answered: the session goes on (or has ended)
+	}
+	if err != nil {
+		return false, err
+	}
+	return len(rep.Pending) > 0, nil
+}
