@@ -1,14 +1,15 @@
-// Package journal turns successive versions of a JSON object into small
-// records of what changed, and rebuilds the object from a snapshot and the
-// records after it. The session state is such an object: a durable point
-// commits a record (a few hundred bytes: the fields that changed, the
-// entries appended to a log) instead of the whole state, and the state is
-// rewritten in full only now and then.
+// Package journal turns successive versions of a JSON document into small
+// records of what changed, and rebuilds the document from a snapshot and
+// the records after it. The session state is such a document: a durable
+// point commits a record (the values that changed, the entries appended to
+// a log) instead of the whole state, which is rewritten in full only now
+// and then.
 //
-// A record names top-level fields. A field whose JSON value is an array
-// that only grew at its end is recorded as the appended elements; any
-// other changed field is recorded whole; a field that disappeared is
-// recorded as deleted. The package does no I/O.
+// A record is a list of operations on paths into the document: set a value,
+// append elements to an array, delete an object member. Diff descends into
+// objects and arrays that changed, a few levels deep, so that one changed
+// gap in a list of five hundred costs one gap's bytes, and a log that grew
+// costs only its new entries. The package does no I/O.
 package journal
 
 import (
@@ -18,161 +19,31 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 )
 
-// Fields is a JSON object split into its top-level fields, each as raw
-// JSON.
-type Fields map[string]json.RawMessage
+// maxDepth bounds how deep Diff descends before recording a value whole.
+const maxDepth = 4
 
-// Split marshals v (anything encoding/json makes an object of) and splits
-// it into its top-level fields.
-func Split(v any) (Fields, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	return Parse(b)
+// Op is one change: Set replaces (or adds) the value at Path, Append adds
+// the elements of the array Value to the array at Path, Delete removes the
+// object member at Path. A path step is an object key or, for arrays, a
+// decimal index.
+type Op struct {
+	Op    string          `json:"op"` // "set", "append" or "delete"
+	Path  []string        `json:"path"`
+	Value json.RawMessage `json:"value,omitempty"`
 }
 
-// Parse splits the JSON object b into its top-level fields.
-func Parse(b []byte) (Fields, error) {
-	var f Fields
-	if err := json.Unmarshal(b, &f); err != nil {
-		return nil, fmt.Errorf("journal: not a JSON object: %w", err)
-	}
-	if f == nil {
-		return nil, errors.New("journal: not a JSON object: null")
-	}
-	return f, nil
-}
-
-// Join marshals the fields back into one JSON object, keys sorted.
-func (f Fields) Join() []byte {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, k := range slices.Sorted(maps.Keys(f)) {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		key, _ := json.Marshal(k)
-		b.Write(key)
-		b.WriteByte(':')
-		b.Write(f[k])
-	}
-	b.WriteByte('}')
-	return b.Bytes()
-}
-
-// Size is the number of bytes Join would produce, without producing them.
-func (f Fields) Size() int {
-	n := 2
-	for k, v := range f {
-		n += len(k) + 3 + len(v) + 1
-	}
-	return n
-}
-
-// Record is what changed between two versions of an object.
+// Record is what changed between two versions of a document.
 type Record struct {
 	// Seq numbers the record; records apply in Seq order.
 	Seq int64 `json:"seq"`
-	// Set holds fields that are new or changed, whole.
-	Set Fields `json:"set,omitempty"`
-	// Append holds, for array fields that only grew at the end, the new
-	// elements as a JSON array.
-	Append Fields `json:"append,omitempty"`
-	// Delete names fields that are gone.
-	Delete []string `json:"delete,omitempty"`
+	Ops []Op  `json:"ops"`
 }
 
 // Empty reports whether the record changes nothing.
-func (r Record) Empty() bool { return len(r.Set) == 0 && len(r.Append) == 0 && len(r.Delete) == 0 }
-
-// Diff returns the record that turns old into cur (Seq left zero).
-func Diff(old, cur Fields) Record {
-	var r Record
-	for k, v := range cur {
-		o, ok := old[k]
-		switch {
-		case ok && bytes.Equal(o, v):
-		case ok:
-			if tail, ok := appended(o, v); ok {
-				if r.Append == nil {
-					r.Append = Fields{}
-				}
-				r.Append[k] = tail
-				continue
-			}
-			fallthrough
-		default:
-			if r.Set == nil {
-				r.Set = Fields{}
-			}
-			r.Set[k] = v
-		}
-	}
-	for k := range old {
-		if _, ok := cur[k]; !ok {
-			r.Delete = append(r.Delete, k)
-		}
-	}
-	slices.Sort(r.Delete)
-	return r
-}
-
-// appended reports whether cur is the JSON array old with elements added
-// at the end, and returns those elements as an array. Both are compact
-// encoding/json output, so elements are separated by a bare comma.
-func appended(old, cur []byte) (json.RawMessage, bool) {
-	if len(old) < 3 || len(cur) <= len(old) || old[0] != '[' || old[len(old)-1] != ']' || cur[len(cur)-1] != ']' {
-		return nil, false // an empty old array ("[]") is simply set
-	}
-	prefix := old[:len(old)-1]
-	if !bytes.HasPrefix(cur, prefix) || cur[len(prefix)] != ',' {
-		return nil, false
-	}
-	tail := make([]byte, 0, len(cur)-len(prefix))
-	tail = append(tail, '[')
-	tail = append(tail, cur[len(prefix)+1:]...)
-	if !json.Valid(tail) {
-		// The comma sat inside the last old element (a string); not an append.
-		return nil, false
-	}
-	return tail, true
-}
-
-// Apply changes f as r says. It fails, changing nothing, when an append
-// names a field that is not an array.
-func (r Record) Apply(f Fields) error {
-	grown := make(Fields, len(r.Append))
-	for k, tail := range r.Append {
-		cur, ok := f[k]
-		switch {
-		case !ok || bytes.Equal(bytes.TrimSpace(cur), []byte("null")):
-			grown[k] = tail
-		case len(cur) >= 2 && cur[0] == '[' && cur[len(cur)-1] == ']' && len(tail) >= 2 && tail[0] == '[':
-			inner := tail[1:]
-			var b []byte
-			if bytes.Equal(bytes.TrimSpace(cur), []byte("[]")) {
-				b = append([]byte{'['}, inner...)
-			} else {
-				b = make([]byte, 0, len(cur)+len(inner))
-				b = append(b, cur[:len(cur)-1]...)
-				b = append(b, ',')
-				b = append(b, inner...)
-			}
-			grown[k] = b
-		default:
-			return fmt.Errorf("journal: record %d appends to %q, which is not an array", r.Seq, k)
-		}
-	}
-	for _, k := range r.Delete {
-		delete(f, k)
-	}
-	maps.Copy(f, r.Set)
-	maps.Copy(f, grown)
-	return nil
-}
+func (r Record) Empty() bool { return len(r.Ops) == 0 }
 
 // Marshal encodes the record.
 func (r Record) Marshal() ([]byte, error) { return json.Marshal(r) }
@@ -183,5 +54,173 @@ func ParseRecord(b []byte) (Record, error) {
 	if err := json.Unmarshal(b, &r); err != nil {
 		return Record{}, fmt.Errorf("journal: record: %w", err)
 	}
+	for _, op := range r.Ops {
+		switch op.Op {
+		case "set", "append", "delete":
+		default:
+			return Record{}, fmt.Errorf("journal: record %d: unknown op %q", r.Seq, op.Op)
+		}
+		if len(op.Path) == 0 && op.Op == "delete" {
+			return Record{}, fmt.Errorf("journal: record %d: %s at the document root", r.Seq, op.Op)
+		}
+	}
 	return r, nil
+}
+
+// Diff returns the operations that turn the JSON document old into cur.
+// Both must be compact encoding/json output (as json.Marshal writes).
+func Diff(old, cur []byte) []Op {
+	var ops []Op
+	diff(&ops, nil, old, cur, 0)
+	return ops
+}
+
+func diff(ops *[]Op, path []string, old, cur []byte, depth int) {
+	if bytes.Equal(old, cur) {
+		return
+	}
+	set := func() { *ops = append(*ops, Op{Op: "set", Path: slices.Clone(path), Value: slices.Clone(cur)}) }
+	if depth >= maxDepth || len(old) == 0 || len(cur) == 0 || old[0] != cur[0] {
+		set()
+		return
+	}
+	switch cur[0] {
+	case '{':
+		var o, c map[string]json.RawMessage
+		if json.Unmarshal(old, &o) != nil || json.Unmarshal(cur, &c) != nil {
+			set()
+			return
+		}
+		for _, k := range slices.Sorted(maps.Keys(c)) {
+			if ov, ok := o[k]; ok {
+				diff(ops, append(path, k), ov, c[k], depth+1)
+			} else {
+				*ops = append(*ops, Op{Op: "set", Path: append(slices.Clone(path), k), Value: slices.Clone(c[k])})
+			}
+		}
+		for _, k := range slices.Sorted(maps.Keys(o)) {
+			if _, ok := c[k]; !ok {
+				*ops = append(*ops, Op{Op: "delete", Path: append(slices.Clone(path), k)})
+			}
+		}
+	case '[':
+		var o, c []json.RawMessage
+		if json.Unmarshal(old, &o) != nil || json.Unmarshal(cur, &c) != nil || len(c) < len(o) || len(o) == 0 {
+			set()
+			return
+		}
+		changed := 0
+		for i := range o {
+			if !bytes.Equal(o[i], c[i]) {
+				changed++
+			}
+		}
+		if changed > len(o)/2 {
+			set() // mostly rewritten: one value is smaller than many paths
+			return
+		}
+		for i := range o {
+			diff(ops, append(path, strconv.Itoa(i)), o[i], c[i], depth+1)
+		}
+		if len(c) > len(o) {
+			tail, _ := json.Marshal(c[len(o):])
+			*ops = append(*ops, Op{Op: "append", Path: slices.Clone(path), Value: tail})
+		}
+	default:
+		set()
+	}
+}
+
+// Apply returns doc with the record's operations applied, in order.
+func (r Record) Apply(doc []byte) ([]byte, error) {
+	for i, op := range r.Ops {
+		var err error
+		if doc, err = apply(doc, op.Path, op); err != nil {
+			return nil, fmt.Errorf("journal: record %d op %d (%s %v): %w", r.Seq, i, op.Op, op.Path, err)
+		}
+	}
+	return doc, nil
+}
+
+var errPath = errors.New("path does not fit the document")
+
+func apply(doc []byte, path []string, op Op) ([]byte, error) {
+	if len(path) == 0 {
+		switch op.Op {
+		case "set":
+			return slices.Clone(op.Value), nil
+		case "append":
+			var cur, tail []json.RawMessage
+			if err := json.Unmarshal(doc, &cur); err != nil {
+				return nil, errPath
+			}
+			if err := json.Unmarshal(op.Value, &tail); err != nil {
+				return nil, fmt.Errorf("append value is not an array: %w", err)
+			}
+			return json.Marshal(append(cur, tail...))
+		}
+		return nil, errPath
+	}
+	doc = bytes.TrimSpace(doc)
+	if len(doc) == 0 {
+		return nil, errPath
+	}
+	switch doc[0] {
+	case '{':
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(doc, &m); err != nil {
+			return nil, errPath
+		}
+		k := path[0]
+		if len(path) == 1 && op.Op == "delete" {
+			delete(m, k)
+			return marshalObject(m), nil
+		}
+		child, ok := m[k]
+		if !ok {
+			if len(path) > 1 || op.Op != "set" {
+				return nil, errPath
+			}
+			child = nil
+		}
+		nv, err := apply(child, path[1:], op)
+		if err != nil {
+			return nil, err
+		}
+		m[k] = nv
+		return marshalObject(m), nil
+	case '[':
+		var a []json.RawMessage
+		if err := json.Unmarshal(doc, &a); err != nil {
+			return nil, errPath
+		}
+		i, err := strconv.Atoi(path[0])
+		if err != nil || i < 0 || i >= len(a) || op.Op == "delete" && len(path) == 1 {
+			return nil, errPath
+		}
+		nv, err := apply(a[i], path[1:], op)
+		if err != nil {
+			return nil, err
+		}
+		a[i] = nv
+		return json.Marshal(a)
+	}
+	return nil, errPath
+}
+
+// marshalObject writes m with sorted keys, as encoding/json does for maps.
+func marshalObject(m map[string]json.RawMessage) []byte {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range slices.Sorted(maps.Keys(m)) {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		key, _ := json.Marshal(k)
+		b.Write(key)
+		b.WriteByte(':')
+		b.Write(m[k])
+	}
+	b.WriteByte('}')
+	return b.Bytes()
 }

@@ -2,116 +2,117 @@ package journal
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 )
 
-type doc struct {
-	Round  int      `json:"round"`
-	Log    []string `json:"log,omitempty"`
-	Phase  string   `json:"phase,omitempty"`
-	Nested struct {
-		A []int `json:"a"`
-	} `json:"nested"`
+type item struct {
+	ID    string   `json:"id"`
+	State string   `json:"state"`
+	Log   []string `json:"log,omitempty"`
 }
 
-func TestDiffApply(t *testing.T) {
+type doc struct {
+	Round int      `json:"round"`
+	Log   []string `json:"log,omitempty"`
+	Phase string   `json:"phase,omitempty"`
+	Items []item   `json:"items"`
+}
+
+func roundTrip(t *testing.T, old, cur any) []Op {
+	t.Helper()
+	ob, _ := json.Marshal(old)
+	cb, _ := json.Marshal(cur)
+	ops := Diff(ob, cb)
+	enc, err := Record{Seq: 1, Ops: ops}.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := ParseRecord(enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := r.Apply(ob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want, have any
+	_ = json.Unmarshal(cb, &want)
+	if err := json.Unmarshal(got, &have); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, have); diff != "" {
+		t.Fatalf("rebuilt (-want +got):\n%s", diff)
+	}
+	return ops
+}
+
+func TestDiffIsSmallForSmallChanges(t *testing.T) {
 	old := doc{Round: 1, Log: []string{"a", "b,c"}, Phase: "engineer"}
+	for i := range 500 {
+		old.Items = append(old.Items, item{ID: fmt.Sprintf("GAP-%03d", i), State: "OPEN", Log: []string{"created"}})
+	}
 	cur := old
 	cur.Round = 2
 	cur.Log = append([]string{}, "a", "b,c", "d")
 	cur.Phase = ""
-	cur.Nested.A = []int{1}
-	of, _ := Split(old)
-	cf, _ := Split(cur)
-	r := Diff(of, cf)
-	if got := string(r.Append["log"]); got != `["d"]` {
-		t.Errorf("append log = %s, want [\"d\"]", got)
-	}
-	if _, ok := r.Set["log"]; ok {
-		t.Error("a grown log was recorded whole")
-	}
-	if !cmp.Equal(r.Delete, []string{"phase"}) {
-		t.Errorf("delete = %v", r.Delete)
-	}
-	b, _ := r.Marshal()
-	r2, err := ParseRecord(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, _ := Parse(of.Join())
-	if err := r2.Apply(f); err != nil {
-		t.Fatal(err)
-	}
-	var back doc
-	if err := json.Unmarshal(f.Join(), &back); err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(cur, back); diff != "" {
-		t.Errorf("rebuilt (-want +got):\n%s", diff)
+	cur.Items = append([]item{}, old.Items...)
+	cur.Items[7] = item{ID: "GAP-007", State: "PROPOSED", Log: []string{"created", "proposed"}}
+	ops := roundTrip(t, old, cur)
+	enc, _ := Record{Ops: ops}.Marshal()
+	if len(enc) > 400 {
+		t.Errorf("record is %d bytes for a round number, one log entry, one deleted field and one changed item of 500:\n%s", len(enc), enc)
 	}
 }
 
-func TestAppendedRejectsCommaInsideString(t *testing.T) {
-	// ["a,"] → ["a,","b"]: old minus its bracket is a prefix, but the cut
-	// falls inside the string; the tail alone is not valid JSON.
-	if _, ok := appended([]byte(`["x"]`), []byte(`["x","y"]`)); !ok {
-		t.Error("plain append not detected")
-	}
-	if tail, ok := appended([]byte(`["a"]`), []byte(`["a","b"]`)); !ok || string(tail) != `["b"]` {
-		t.Errorf("tail = %s %v", tail, ok)
-	}
-	if _, ok := appended([]byte(`"ab"`), []byte(`"abc"`)); ok {
-		t.Error("a string was taken for an array")
-	}
-	if _, ok := appended([]byte(`[1]`), []byte(`[12]`)); ok {
-		t.Error("a changed element was taken for an append")
+func TestDiffCases(t *testing.T) {
+	for name, tc := range map[string][2]any{
+		"empty to full": {map[string]any{}, map[string]any{"a": []int{1}, "b": map[string]int{"x": 1}}},
+		"array shrinks": {map[string]any{"a": []int{1, 2, 3}}, map[string]any{"a": []int{1}}},
+		"type change":   {map[string]any{"a": []int{1}}, map[string]any{"a": "x"}},
+		"null to array": {map[string]any{"a": nil}, map[string]any{"a": []int{1}}},
+		"deep":          {map[string]any{"a": map[string]any{"b": map[string]any{"c": map[string]any{"d": map[string]any{"e": 1}}}}}, map[string]any{"a": map[string]any{"b": map[string]any{"c": map[string]any{"d": map[string]any{"e": 2}}}}}},
+		"root array":    {[]int{1, 2}, []int{1, 2, 3}},
+		"scalar root":   {1, 2},
+	} {
+		t.Run(name, func(t *testing.T) { roundTrip(t, tc[0], tc[1]) })
 	}
 }
 
-func TestApplyRejectsAppendToNonArray(t *testing.T) {
-	f := Fields{"round": json.RawMessage(`3`)}
-	r := Record{Seq: 7, Append: Fields{"round": json.RawMessage(`[1]`)}}
-	if err := r.Apply(f); err == nil {
-		t.Error("append to a number accepted")
+func TestApplyRejectsBadPaths(t *testing.T) {
+	doc := []byte(`{"round":3,"a":[1]}`)
+	for _, op := range []Op{
+		{Op: "append", Path: []string{"round"}, Value: json.RawMessage(`[1]`)},
+		{Op: "set", Path: []string{"a", "5"}, Value: json.RawMessage(`1`)},
+		{Op: "set", Path: []string{"missing", "x"}, Value: json.RawMessage(`1`)},
+		{Op: "delete", Path: []string{"a", "0"}},
+	} {
+		if _, err := (Record{Seq: 2, Ops: []Op{op}}).Apply(doc); err == nil {
+			t.Errorf("%+v applied", op)
+		}
 	}
-	if string(f["round"]) != "3" {
-		t.Error("a failed Apply changed the fields")
+	if _, err := ParseRecord([]byte(`{"seq":1,"ops":[{"op":"nuke","path":["a"]}]}`)); err == nil {
+		t.Error("unknown op parsed")
 	}
 }
 
-// FuzzDiffApply: for any two JSON objects, applying Diff(a, b) to a gives b.
+// FuzzDiffApply: for any two JSON documents, applying Diff(a, b) to a
+// gives b.
 func FuzzDiffApply(f *testing.F) {
 	f.Add(`{"a":[1,2],"b":"x"}`, `{"a":[1,2,3],"c":null}`)
 	f.Add(`{"log":["a,","b"]}`, `{"log":["a,","b","c"]}`)
-	f.Add(`{}`, `{"x":{"y":[]}}`)
+	f.Add(`{"g":[{"s":"OPEN"},{"s":"OPEN"}]}`, `{"g":[{"s":"OPEN"},{"s":"DONE","h":[1]}]}`)
+	f.Add(`[]`, `{"x":{"y":[]}}`)
 	f.Fuzz(func(t *testing.T, a, b string) {
-		fa, err := Parse([]byte(a))
-		if err != nil {
+		var va, vb any
+		if json.Unmarshal([]byte(a), &va) != nil || json.Unmarshal([]byte(b), &vb) != nil {
 			return
 		}
-		fb, err := Parse([]byte(b))
-		if err != nil {
-			return
-		}
-		// Compact both so that fields compare as encoding/json writes them.
-		compact := func(fs Fields) Fields {
-			out := Fields{}
-			for k, v := range fs {
-				var x any
-				if json.Unmarshal(v, &x) != nil {
-					return nil
-				}
-				out[k], _ = json.Marshal(x)
-			}
-			return out
-		}
-		fa, fb = compact(fa), compact(fb)
-		if fa == nil || fb == nil {
-			return
-		}
-		r := Diff(fa, fb)
+		ca, _ := json.Marshal(va)
+		cb, _ := json.Marshal(vb)
+		r := Record{Seq: 1, Ops: Diff(ca, cb)}
 		enc, err := r.Marshal()
 		if err != nil {
 			t.Fatal(err)
@@ -120,20 +121,30 @@ func FuzzDiffApply(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := Fields{}
-		for k, v := range fa {
-			got[k] = v
+		got, err := r.Apply(ca)
+		if err != nil {
+			t.Fatalf("apply: %v\na=%s\nb=%s", err, ca, cb)
 		}
-		if err := r.Apply(got); err != nil {
-			t.Fatal(err)
+		var have any
+		if err := json.Unmarshal(got, &have); err != nil {
+			t.Fatalf("rebuilt document is not JSON: %v", err)
 		}
-		var want, have any
-		_ = json.Unmarshal(fb.Join(), &want)
-		if err := json.Unmarshal(got.Join(), &have); err != nil {
-			t.Fatalf("rebuilt object is not JSON: %v", err)
+		if !cmp.Equal(vb, have) {
+			t.Fatalf("Apply(Diff(a,b)) != b\na=%s\nb=%s\ngot=%s", ca, cb, got)
 		}
-		if !cmp.Equal(want, have) {
-			t.Fatalf("Apply(Diff(a,b)) != b\na=%s\nb=%s\ngot=%s", a, b, got.Join())
+	})
+}
+
+// FuzzParseRecord: any bytes either parse as a record or fail cleanly, and
+// applying a parsed record to a document never panics.
+func FuzzParseRecord(f *testing.F) {
+	f.Add([]byte(`{"seq":1,"ops":[{"op":"set","path":["a"],"value":1}]}`), []byte(`{"a":0}`))
+	f.Add([]byte(`{"seq":2,"ops":[{"op":"append","path":["a","0"],"value":[1]}]}`), []byte(`{"a":[[0]]}`))
+	f.Fuzz(func(t *testing.T, rec, doc []byte) {
+		r, err := ParseRecord(rec)
+		if err != nil {
+			return
 		}
+		_, _ = r.Apply(doc)
 	})
 }

@@ -61,7 +61,7 @@ func TestOllamaCompletion(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Respond: %v", err)
 	}
-	want := refine.Response{Content: "## Proposal", Usage: refine.Usage{PromptTokens: 26, CompletionTokens: 9}}
+	want := refine.Response{Content: "## Proposal", Usage: refine.Usage{PromptTokens: 26, CompletionTokens: 9}, Model: "llama3.1"}
 	if diff := cmp.Diff(want, resp); diff != "" {
 		t.Errorf("response (-want +got):\n%s", diff)
 	}

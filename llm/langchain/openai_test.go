@@ -94,7 +94,7 @@ func TestOpenAICompletion(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Respond: %v", err)
 	}
-	want := refine.Response{Content: "## Proposal\nDone.", Usage: refine.Usage{PromptTokens: 11, CompletionTokens: 7}}
+	want := refine.Response{Content: "## Proposal\nDone.", Usage: refine.Usage{PromptTokens: 11, CompletionTokens: 7}, Model: "test-model", FinishReason: "stop"}
 	if diff := cmp.Diff(want, resp); diff != "" {
 		t.Errorf("response (-want +got):\n%s", diff)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/validate"
 )
 
 // Generator is the one method of a langchaingo [llms.Model] a Role needs.
@@ -29,6 +30,7 @@ func (f GeneratorFunc) GenerateContent(ctx context.Context, messages []llms.Mess
 // Create it with [New], [NewOpenAI] or [NewOllama].
 type Role struct {
 	model    Generator
+	maxBytes int // answers are cut at maxBytes+1 bytes
 	classify classifier
 	static   []llms.CallOption // options of every call
 }
@@ -41,6 +43,7 @@ type settings struct {
 	model       string
 	temperature *float64
 	timeout     time.Duration
+	maxBytes    int
 	callOptions []llms.CallOption
 	keyHint     string
 	baseURL     string
@@ -75,6 +78,23 @@ func WithTimeout(d time.Duration) Option {
 	return func(s *settings) { s.timeout = d }
 }
 
+// WithMaxResponseBytes sets the size limit of an answer, n bytes: set it
+// to the session's Config.MaxOutputBytes (the default is that field's
+// default, 1 MiB; n < 1 keeps it). An answer above it comes back cut at
+// n+1 bytes, which the engine fails as WRONG_FORMAT naming its limit.
+// With a [Transport] installed (NewOpenAI and NewOllama install one) the
+// response body is also read no further than 4n bytes plus 64 KiB, room
+// for an answer of n bytes however JSON escapes it: a larger body stops
+// there and Respond returns its first n+1 bytes as the answer, so the
+// attempt fails the same way and the journal shows what the server sent.
+func WithMaxResponseBytes(n int) Option {
+	return func(s *settings) {
+		if n > 0 {
+			s.maxBytes = n
+		}
+	}
+}
+
 // WithCallOptions adds langchaingo call options to every call, after the
 // ones the Role sets itself (model, temperature, max tokens).
 func WithCallOptions(opts ...llms.CallOption) Option {
@@ -91,7 +111,7 @@ func New(model Generator, opts ...Option) *Role {
 	if model == nil {
 		panic("langchain.New: nil Generator")
 	}
-	s := settings{provider: "llm"}
+	s := settings{provider: "llm", maxBytes: validate.DefaultMaxOutputBytes}
 	for _, o := range opts {
 		o(&s)
 	}
@@ -107,8 +127,12 @@ func newRole(model Generator, s settings) *Role {
 		static = append(static, llms.WithTemperature(*s.temperature))
 	}
 	static = append(static, s.callOptions...)
+	if s.maxBytes < 1 {
+		s.maxBytes = validate.DefaultMaxOutputBytes
+	}
 	return &Role{
-		model: model,
+		model:    model,
+		maxBytes: s.maxBytes,
 		classify: classifier{
 			provider: s.provider,
 			model:    s.model,
@@ -121,7 +145,8 @@ func newRole(model Generator, s settings) *Role {
 }
 
 // Respond sends req.Messages to the model and returns the first choice's
-// content and the token usage the backend reported (0 when it reports none).
+// content, the token usage the backend reported (0 when it reports none),
+// the requested model name (see WithModel) and the choice's stop reason.
 // req.MaxTokens caps the completion when > 0.
 //
 // Errors: the caller's cancellation or deadline comes back wrapped (matching
@@ -151,9 +176,14 @@ func (r *Role) Respond(ctx context.Context, req refine.Request) (refine.Response
 		call, cancel = context.WithTimeout(ctx, r.classify.timeout)
 		defer cancel()
 	}
-	ex := &exchange{}
+	ex := &exchange{bodyLimit: 4*int64(r.maxBytes) + 64<<10, headSize: r.maxBytes + 1}
 	resp, err := r.model.GenerateContent(withExchange(call, ex), msgs, opts...)
 	snap := ex.snapshot()
+	if snap.tooLarge && ctx.Err() == nil {
+		// Not parsed, so not an answer: its first bytes stand for it, above
+		// the limit, so the engine fails the attempt as WRONG_FORMAT.
+		return refine.Response{Content: string(snap.head), Model: r.classify.model, FinishReason: "length"}, nil
+	}
 	if err != nil || snap.status >= 400 || snap.err != nil || snap.bodyErr != nil {
 		// A recorded failure counts even when the library returned none:
 		// langchaingo's Ollama client ignores a 5xx with an empty body.
@@ -166,7 +196,12 @@ func (r *Role) Respond(ctx context.Context, req refine.Request) (refine.Response
 			fmt.Errorf("the backend answered %s round %d attempt %d without a completion; check the model name", req.Role, req.Round, req.Attempt))
 	}
 	choice := resp.Choices[0]
-	return refine.Response{Content: choice.Content, Usage: usage(choice.GenerationInfo)}, nil
+	if len(choice.Content) > r.maxBytes+1 {
+		choice.Content = choice.Content[:r.maxBytes+1] // still above the limit, not kept in full
+	}
+	// Model is the requested model: langchaingo does not report the one
+	// that answered.
+	return refine.Response{Content: choice.Content, Usage: usage(choice.GenerationInfo), Model: r.classify.model, FinishReason: choice.StopReason}, nil
 }
 
 // messages maps refine messages to langchaingo's.

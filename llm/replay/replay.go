@@ -32,6 +32,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -40,13 +41,15 @@ import (
 	"sync"
 
 	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/validate"
 )
 
 // Role answers each call with the next recorded file of the called role.
 // Create it with [New] or [Dir].
 type Role struct {
-	fsys  fs.FS
-	label string
+	fsys     fs.FS
+	label    string
+	maxBytes int // a file is read up to maxBytes+1 bytes
 
 	mu    sync.Mutex
 	calls map[refine.RoleName]int // calls served so far, per role
@@ -61,6 +64,20 @@ func WithStart(role refine.RoleName, n int) Option {
 	return func(r *Role) { r.calls[role] = max(n, 0) }
 }
 
+// WithMaxBytes bounds what is read of each file: at most n+1 bytes, so
+// a file above n comes back cut at n+1 bytes, which the engine fails as
+// WRONG_FORMAT naming its limit, without reading the rest (a recording
+// could hold a device or a huge file). Set it to the session's
+// Config.MaxOutputBytes; the default is that field's default, 1 MiB.
+// n < 1 keeps the default.
+func WithMaxBytes(n int) Option {
+	return func(r *Role) {
+		if n > 0 {
+			r.maxBytes = n
+		}
+	}
+}
+
 // WithLabel sets how errors name the recording, for example its directory
 // path. [Dir] sets it to the directory; the default is "the recording".
 func WithLabel(label string) Option {
@@ -73,7 +90,7 @@ func New(fsys fs.FS, opts ...Option) *Role {
 	if fsys == nil {
 		panic("replay.New: nil fs.FS")
 	}
-	r := &Role{fsys: fsys, label: "the recording", calls: make(map[refine.RoleName]int)}
+	r := &Role{fsys: fsys, label: "the recording", maxBytes: validate.DefaultMaxOutputBytes, calls: make(map[refine.RoleName]int)}
 	for _, o := range opts {
 		o(r)
 	}
@@ -92,8 +109,12 @@ func FileName(role refine.RoleName, n int) string {
 	return fmt.Sprintf("%s-%03d.md", role, n)
 }
 
-// Respond returns the content of the next file of req.Role. Usage is zero:
-// a replay spends no tokens. If the file is missing, Respond returns an error
+// Model is the model name a replayed Response carries, so telemetry and
+// status name the backend that answered.
+const Model = "replay"
+
+// Respond returns the content of the next file of req.Role, with Model
+// "replay". Usage is zero: a replay spends no tokens. If the file is missing, Respond returns an error
 // naming it and does not advance, so every later call of that role fails the
 // same way.
 func (r *Role) Respond(ctx context.Context, req refine.Request) (refine.Response, error) {
@@ -109,7 +130,7 @@ func (r *Role) Respond(ctx context.Context, req refine.Request) (refine.Response
 
 	n := r.calls[req.Role] + 1
 	name := FileName(req.Role, n)
-	data, err := fs.ReadFile(r.fsys, name)
+	data, err := readAtMost(r.fsys, name, r.maxBytes+1)
 	if errors.Is(err, fs.ErrNotExist) {
 		have := r.count(req.Role)
 		return refine.Response{}, fmt.Errorf("replay: no file %s in %s for round %d attempt %d: the recording has %d %s responses; record more or start a live run: %w",
@@ -119,7 +140,7 @@ func (r *Role) Respond(ctx context.Context, req refine.Request) (refine.Response
 		return refine.Response{}, fmt.Errorf("replay: reading %s in %s for round %d attempt %d: %w", name, r.label, req.Round, req.Attempt, err)
 	}
 	r.calls[req.Role] = n
-	return refine.Response{Content: string(data)}, nil
+	return refine.Response{Content: string(data), Model: Model}, nil
 }
 
 // Resume sets the number of calls role has already made, so that the next
@@ -183,4 +204,14 @@ func checkRoleName(role refine.RoleName) error {
 		return fmt.Errorf("replay: role name %q cannot name a file; use a plain name such as %q", s, refine.Engineer)
 	}
 	return nil
+}
+
+// readAtMost reads at most n bytes of the file name.
+func readAtMost(fsys fs.FS, name string, n int) ([]byte, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, int64(n)))
 }
