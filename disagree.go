@@ -134,7 +134,9 @@ func (s *Session) disagreement(ctx context.Context) (bool, error) {
 		s.stage()
 	}
 
-	if !ds.RateChecked {
+	// A session paused by refine 0.1 computed its alerts before the implicit
+	// findings and has no RateChecked: its alerts stand.
+	if !ds.RateChecked && len(ds.Alerts) == 0 {
 		var thisRound []conflict.Conflict
 		for _, c := range s.st.Conflicts {
 			if c.Round == cur.N {

@@ -411,7 +411,7 @@ func TestOpenRefusesNewerOrCorruptState(t *testing.T) {
 		state string
 		want  error
 	}{
-		{`{"schema": 2}`, refine.ErrSchema},
+		{`{"schema": 3}`, refine.ErrSchema},
 		{`{"schema": 1, "round": "x"`, refine.ErrCorrupt},
 		{`not json`, refine.ErrCorrupt},
 	} {

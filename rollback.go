@@ -194,6 +194,12 @@ func (s *Session) execRollback(ctx context.Context, x rollbackExec) (RollbackRep
 		if err != nil {
 			return RollbackReport{}, fmt.Errorf("rollback: read %s: %w", k, err)
 		}
+		if kind, _, ok := rollback.ParseBackupKey(k); ok && kind == rollback.StateBackup {
+			// A state backup refers to the session's journal: rebuild it.
+			if b, err = s.resolveBackup(ctx, b); err != nil {
+				return RollbackReport{}, fmt.Errorf("rollback: %s: %w", k, err)
+			}
+		}
 		files[k] = b
 	}
 
@@ -209,7 +215,7 @@ func (s *Session) execRollback(ctx context.Context, x rollbackExec) (RollbackRep
 	if err != nil {
 		return RollbackReport{}, fmt.Errorf("rollback: %w", err)
 	}
-	var autoAdj []string
+	var autoAdj, autoPrompts []string // summaries for the records, instructions for the prompts
 	failure := map[int]string{}
 	for _, rp := range plan.Rounds {
 		report.Undone = append(report.Undone, rp.Round)
@@ -220,9 +226,12 @@ func (s *Session) execRollback(ctx context.Context, x rollbackExec) (RollbackRep
 		})
 		exec.Patterns[rp.Round] = det.Patterns()
 		failure[rp.Round] = det.FailurePattern()
-		for _, a := range rollback.Summaries(rollback.AutoAdjustments(det)) {
-			if !slices.Contains(autoAdj, a) {
-				autoAdj = append(autoAdj, a)
+		for _, a := range rollback.AutoAdjustments(det) {
+			if !slices.Contains(autoAdj, a.Summary) {
+				autoAdj = append(autoAdj, a.Summary)
+			}
+			if a.Prompt != "" && !slices.Contains(autoPrompts, a.Prompt) {
+				autoPrompts = append(autoPrompts, a.Prompt)
 			}
 		}
 		// The analysis report is written after every rollback (round-06
@@ -295,7 +304,7 @@ func (s *Session) execRollback(ctx context.Context, x rollbackExec) (RollbackRep
 	if x.Auto {
 		// AUTO_RETRY: the first rollback of a round retries with the
 		// adjustments the detected patterns call for, without asking.
-		restored.Adjustments = append(restored.Adjustments, autoAdj...)
+		restored.Adjustments = append(restored.Adjustments, autoPrompts...)
 		restored.AutoRetries = append(restored.AutoRetries, rollback.AutoRetry{Round: current, Attempt: 1,
 			Threshold: s.analysisThreshold(), FailurePattern: failure[current], Adjustments: autoAdj})
 		s.log.Info(rollback.AutoRetryLog(current, autoAdj))
@@ -334,6 +343,7 @@ func (s *Session) execRollback(ctx context.Context, x rollbackExec) (RollbackRep
 		}
 	}
 	s.st = restored
+	s.j.snapshotNext = true // the state was replaced wholesale
 	if x.Split != nil {
 		if err := s.applySplit(x.Split); err != nil {
 			return RollbackReport{}, err

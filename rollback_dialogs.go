@@ -217,7 +217,16 @@ func (s *Session) pauseAt(ctx context.Context, q Question) (RollbackReport, erro
 
 // limitDialog asks the SESSION ROLLBACK LIMIT REACHED question and applies it.
 func (s *Session) limitDialog(ctx context.Context, f *rollbackFlow) (RollbackReport, error) {
-	p := rollback.LimitPrompt(s.st.Rollbacks, s.rollbackLimit())
+	// The round asked to be rolled back again is failing whatever its last
+	// retry's outcome said (spec Example 4: "Round 7: 2 rollbacks (still failing)").
+	h := rollback.History{Records: slices.Clone(s.st.Rollbacks.Records)}
+	for i := len(h.Records) - 1; i >= 0; i-- {
+		if h.Records[i].Round == f.Current {
+			h.Records[i].Outcome = "still failing"
+			break
+		}
+	}
+	p := rollback.LimitPrompt(h, s.rollbackLimit())
 	q := questionFromRollback(p, KindRollback, f.Current)
 	q.ID = fmt.Sprintf("r%d-rollback-limit-%d", f.Current, s.st.Rollbacks.Used())
 	q.Body = "This session has used all " + fmt.Sprint(s.rollbackLimit()) + " rollback attempts.\nThis suggests systematic issues beyond individual round problems.\n\n" +
@@ -307,14 +316,8 @@ func (s *Session) rcaInput(ctx context.Context, f *rollbackFlow, attempt int) (r
 		ai := rollback.AttemptInfo{Attempt: r.Attempt, Reason: r.Reason, Trigger: r.Trigger, Patterns: r.Patterns}
 		if b, err := s.cfg.Store.Get(ctx, r.Archive); err == nil {
 			if files, _, err := rollback.ReadArchive(b, rollback.Limits{}); err == nil {
-				for k, v := range files {
-					switch {
-					case strings.HasSuffix(k, "/engineer.md"):
-						ai.Engineer = string(v)
-					case strings.HasSuffix(k, "/reviewer.md"):
-						ai.Reviewer = string(v)
-					}
-				}
+				// Archive paths are relative to the archived round folder.
+				ai.Engineer, ai.Reviewer = string(files["engineer.md"]), string(files["reviewer.md"])
 			}
 		} else if !errors.Is(err, ErrNotFound) {
 			return in, fmt.Errorf("rollback analysis: read %s: %w", r.Archive, err)
@@ -478,7 +481,7 @@ func (s *Session) targetRows(ctx context.Context, current int) ([]rollback.Targe
 	var rows []rollback.Target
 	for _, t := range s.limitedTargets(ctx, current) {
 		row := rollback.Target{Round: t}
-		b, err := s.cfg.Store.Get(ctx, backupKeyState(t))
+		b, err := s.readStateBackup(ctx, t)
 		if err != nil {
 			return nil, fmt.Errorf("rollback targets: read %s: %w", backupKeyState(t), err)
 		}

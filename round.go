@@ -132,16 +132,15 @@ func (s *Session) assignable() []gap.Gap {
 // falls out of the retention window (Settings.BackupRetention), at the
 // start of round n.
 func (s *Session) backupOps(ctx context.Context, n int) ([]Op, error) {
-	b, err := s.st.marshal()
+	prev := n - 1
+	ops, err := s.backupStateOps(prev)
 	if err != nil {
 		return nil, err
 	}
-	prev := n - 1
-	ops := []Op{
-		Put(backupKeyState(prev), b),
+	ops = append(ops,
 		Put(backupKeyStatus(prev), []byte(s.renderStatus())),
 		Put(backupKeyDecisions(prev), []byte(s.renderDecisions())),
-	}
+	)
 	if old := prev - s.cfg.BackupRetention; old >= 0 {
 		ops = append(ops, Delete(backupKeyState(old)), Delete(backupKeyStatus(old)), Delete(backupKeyDecisions(old)))
 	}

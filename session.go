@@ -57,6 +57,11 @@ type Session struct {
 	published atomic.Pointer[[]byte]
 	// runScope and roundScope are the open SpanObserver scopes.
 	runScope, roundScope *scope
+	// j is the session's position in its journal (persist.go).
+	j journalState
+	// renderNext makes the next commit render status.md and decisions.md
+	// even inside a round (the run stops there: a failure, a pause).
+	renderNext bool
 }
 
 // lock takes the session's turn, or returns ctx's error if ctx ends first.
@@ -151,22 +156,16 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 }
 
 func (s *Session) reload(ctx context.Context) error {
-	b, err := s.cfg.Store.Get(ctx, keyState)
-	if errors.Is(err, ErrNotFound) {
-		return fmt.Errorf("%w: the store has no state.json; start one with New", ErrNoSession)
-	}
-	if err != nil {
-		return fmt.Errorf("read state.json: %w", err)
-	}
-	st, err := parseState(b)
+	ls, err := loadState(ctx, s.cfg.Store)
 	if err != nil {
 		return err
 	}
-	s.st, s.stale = st, false
+	s.st, s.j, s.stale = ls.st, ls.j, false
+	s.pending, s.dirty, s.lastRendered = nil, false, nil
 	if err := s.restoreSettings(); err != nil {
 		return err
 	}
-	s.publish(b)
+	s.publish(ls.raw)
 	return nil
 }
 
@@ -212,24 +211,36 @@ func (s *Session) flush(ctx context.Context) error {
 	return s.commit(ctx)
 }
 
-// commit writes the staged ops, ops, state.json and its renderings in one
-// atomic Store commit.
+// commit writes, in one atomic Store commit, the staged ops, ops, the
+// journal record of what changed in the state (or, now and then, a whole
+// snapshot; see persist.go) and the renderings when they are due.
 func (s *Session) commit(ctx context.Context, ops ...Op) error {
 	s.st.UpdatedAt = s.clock.Now().UTC()
-	b, err := s.st.marshal()
-	if err != nil {
-		return err
-	}
-	all := make([]Op, 0, len(s.pending)+len(ops)+3)
+	all := make([]Op, 0, len(s.pending)+len(ops)+4)
 	all = append(all, s.pending...)
 	all = append(all, ops...)
-	all = append(all, Put(keyState, b))
-	rendered := map[string]string{keyStatus: s.renderStatus(), keyDecisions: s.renderDecisions()}
-	for _, k := range []string{keyStatus, keyDecisions} {
-		if s.lastRendered[k] != rendered[k] || s.lastRendered == nil {
-			all = append(all, Put(k, []byte(rendered[k])))
+	if s.snapshotDue() {
+		snap, err := s.snapshotOps(ctx)
+		if err != nil {
+			s.stale = true
+			return fmt.Errorf("commit: %w", err)
+		}
+		all = append(all, snap...)
+	} else if op, ok, err := s.journalOp(); err != nil {
+		return err
+	} else if ok {
+		all = append(all, op)
+	}
+	var rendered map[string]string
+	if s.renderDue() {
+		rendered = map[string]string{keyStatus: s.renderStatus(), keyDecisions: s.renderDecisions()}
+		for _, k := range []string{keyStatus, keyDecisions} {
+			if s.lastRendered[k] != rendered[k] || s.lastRendered == nil {
+				all = append(all, Put(k, []byte(rendered[k])))
+			}
 		}
 	}
+	all = append(all, s.summaryOp())
 	if err := s.cfg.Store.Commit(ctx, all...); err != nil {
 		s.lastRendered = nil // unknown what the Store holds now
 		s.stale = true
@@ -237,10 +248,24 @@ func (s *Session) commit(ctx context.Context, ops ...Op) error {
 		return fmt.Errorf("commit: %w", err)
 	}
 	s.pending, s.dirty = nil, false
-	s.lastRendered = rendered
-	s.publish(b)
+	if rendered != nil {
+		s.lastRendered = rendered
+	}
+	s.publish(s.j.doc)
 	s.emit(Event{Kind: EventCommitted})
 	return nil
+}
+
+// renderDue reports whether this commit rewrites status.md and
+// decisions.md: between rounds (a round's end, a rollback, the session's
+// end), while a question waits, and at the first commit of a process.
+// Durable points inside a round only journal.
+func (s *Session) renderDue() bool {
+	if s.renderNext {
+		s.renderNext = false
+		return true
+	}
+	return s.lastRendered == nil || s.st.Current == nil || len(s.st.Pending) > 0 || s.st.Current.Phase == PhaseBegin
 }
 
 // emit sends e to the Observer, on the session's goroutine.
@@ -371,6 +396,7 @@ func (s *Session) failed(ctx context.Context, err error) (Outcome, error) {
 	}
 	s.log.Error("session failed", "round", s.st.Round, "err", err)
 	if !s.stale && s.st.Current != nil {
+		s.renderNext = true
 		s.st.Errors = append(s.st.Errors, errorEntry{Round: s.st.Current.N, At: s.now(), Role: "Mediator", Event: "EXECUTION_ERROR", Details: oneLine(err.Error())})
 		// Best effort: the error row is useful, but the failure is what we return.
 		_ = s.commit(context.WithoutCancel(ctx))
@@ -443,18 +469,11 @@ func (s *Session) Status(ctx context.Context) (Status, error) {
 // lock, no roles, nothing written. Use it to show a session another process
 // is running.
 func Inspect(ctx context.Context, st Store) (Status, error) {
-	b, err := st.Get(ctx, keyState)
-	if errors.Is(err, ErrNotFound) {
-		return Status{}, fmt.Errorf("inspect: %w: the store has no state.json", ErrNoSession)
-	}
-	if err != nil {
-		return Status{}, fmt.Errorf("inspect: read state.json: %w", err)
-	}
-	s, err := parseState(b)
+	ls, err := loadState(ctx, st)
 	if err != nil {
 		return Status{}, fmt.Errorf("inspect: %w", err)
 	}
-	return statusOf(s), nil
+	return statusOf(ls.st), nil
 }
 
 func statusOf(s *state) Status {

@@ -13,8 +13,9 @@ import (
 )
 
 // schemaVersion is the version of state.json this refine writes. Open
-// refuses newer versions rather than guess at them.
-const schemaVersion = 1
+// refuses newer versions rather than guess at them, and reads schema 1
+// (no journal; backups hold whole states) as written by refine 0.1.
+const schemaVersion = 2
 
 // Store keys of the session artifacts (docs/workflow.md#session-folder).
 const (
@@ -68,6 +69,9 @@ type state struct {
 	Round int `json:"round"`
 	// Current is the round in progress, nil between rounds.
 	Current *roundState `json:"current,omitempty"`
+	// JournalSeq is, in state.json, the journal record this snapshot
+	// includes: records after it are applied on open (see persist.go).
+	JournalSeq int64 `json:"journal_seq,omitempty"`
 	// RunLink names the last run for a SpanObserver (see RunLinker).
 	RunLink string `json:"run_link,omitempty"`
 	// Settings are the session's Settings as JSON; SettingsLog records

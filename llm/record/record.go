@@ -24,13 +24,15 @@ import (
 
 	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/llm/replay"
+	"github.com/refine-spec/refine/validate"
 )
 
 // Role forwards calls to an inner Role and writes each successful answer to
 // its directory. It is safe for concurrent use. Create it with [New].
 type Role struct {
-	inner refine.Role
-	dir   string
+	inner    refine.Role
+	dir      string
+	maxBytes int // answers are cut at maxBytes+1 bytes
 
 	mu    sync.Mutex
 	calls map[refine.RoleName]int // answers recorded so far, per role
@@ -45,6 +47,19 @@ func WithStart(role refine.RoleName, n int) Option {
 	return func(r *Role) { r.calls[role] = max(n, 0) }
 }
 
+// WithMaxBytes sets the limit of an answer: one above n bytes is recorded,
+// and returned, cut at n+1 bytes, which the engine fails as WRONG_FORMAT
+// naming its limit (and a replay of the recording fails the same way).
+// Set it to the session's Config.MaxOutputBytes; the default is that
+// field's default, 1 MiB. n < 1 keeps the default.
+func WithMaxBytes(n int) Option {
+	return func(r *Role) {
+		if n > 0 {
+			r.maxBytes = n
+		}
+	}
+}
+
 // New returns a Role that forwards to inner and records its answers in dir,
 // creating dir (mode 0700) if needed.
 func New(inner refine.Role, dir string, opts ...Option) (*Role, error) {
@@ -57,7 +72,7 @@ func New(inner refine.Role, dir string, opts ...Option) (*Role, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("record: creating directory %s: %w", dir, err)
 	}
-	r := &Role{inner: inner, dir: dir, calls: make(map[refine.RoleName]int)}
+	r := &Role{inner: inner, dir: dir, maxBytes: validate.DefaultMaxOutputBytes, calls: make(map[refine.RoleName]int)}
 	for _, o := range opts {
 		o(r)
 	}
@@ -65,7 +80,8 @@ func New(inner refine.Role, dir string, opts ...Option) (*Role, error) {
 }
 
 // Respond calls the inner Role and, if it succeeds, writes the answer's
-// Content to the role's next file before returning the answer unchanged.
+// Content to the role's next file before returning the answer unchanged
+// (but for an answer above the limit, cut as WithMaxBytes says).
 // An empty Content (a Role that wrote the store key itself) is recorded as
 // an empty file, to keep the numbering aligned with the calls. Errors of the
 // inner Role are returned as they are (their transient classification
@@ -80,16 +96,24 @@ func (r *Role) Respond(ctx context.Context, req refine.Request) (refine.Response
 	if err != nil {
 		return resp, err
 	}
+	if len(resp.Content) > r.maxBytes+1 {
+		resp.Content = resp.Content[:r.maxBytes+1] // still over the limit, not stored in full
+	}
 
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	n := r.calls[req.Role] + 1
+	// Name the file by the request's call number, so a replay of the
+	// recording serves each call the answer it got (see replay.Role).
+	n := req.Call
+	if n <= 0 {
+		n = r.calls[req.Role] + 1
+	}
 	name := replay.FileName(req.Role, n)
 	if err := writeNew(filepath.Join(r.dir, name), []byte(resp.Content)); err != nil {
-		return refine.Response{}, fmt.Errorf("record: saving the %s answer for round %d attempt %d as %s in %s: %w; free space, fix permissions or resume the numbering with WithStart",
+		return refine.Response{}, fmt.Errorf("record: saving the %s answer for round %d attempt %d as %s in %s: %w; free space or fix permissions, then continue with refine resume (which numbers on from the answers recorded)",
 			req.Role, req.Round, req.Attempt, name, r.dir, err)
 	}
-	r.calls[req.Role] = n
+	r.calls[req.Role] = max(r.calls[req.Role], n)
 	return resp, nil
 }
 

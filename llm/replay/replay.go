@@ -113,10 +113,13 @@ func FileName(role refine.RoleName, n int) string {
 // status name the backend that answered.
 const Model = "replay"
 
-// Respond returns the content of the next file of req.Role, with Model
-// "replay". Usage is zero: a replay spends no tokens. If the file is missing, Respond returns an error
-// naming it and does not advance, so every later call of that role fails the
-// same way.
+// Respond returns the content of file req.Call of req.Role
+// (engineer-003.md for the Engineer's third call of the session), with
+// Model "replay": parallel calls, a resumed session and a new worker after
+// a crash all get the file their call number names. A request without a
+// call number (Call 0, a host calling directly) gets the role's next file.
+// Usage is zero: a replay spends no tokens. If the file is missing,
+// Respond returns an error naming it and does not advance.
 func (r *Role) Respond(ctx context.Context, req refine.Request) (refine.Response, error) {
 	if err := ctx.Err(); err != nil {
 		return refine.Response{}, fmt.Errorf("replay: %s call for round %d attempt %d: %w", req.Role, req.Round, req.Attempt, err)
@@ -128,7 +131,10 @@ func (r *Role) Respond(ctx context.Context, req refine.Request) (refine.Response
 	r.mu.Lock()
 	defer r.mu.Unlock()
 
-	n := r.calls[req.Role] + 1
+	n := req.Call
+	if n <= 0 {
+		n = r.calls[req.Role] + 1
+	}
 	name := FileName(req.Role, n)
 	data, err := readAtMost(r.fsys, name, r.maxBytes+1)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -139,7 +145,7 @@ func (r *Role) Respond(ctx context.Context, req refine.Request) (refine.Response
 	if err != nil {
 		return refine.Response{}, fmt.Errorf("replay: reading %s in %s for round %d attempt %d: %w", name, r.label, req.Round, req.Attempt, err)
 	}
-	r.calls[req.Role] = n
+	r.calls[req.Role] = max(r.calls[req.Role], n)
 	return refine.Response{Content: string(data), Model: Model}, nil
 }
 

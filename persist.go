@@ -1,0 +1,380 @@
+package refine
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/refine-spec/refine/internal/journal"
+)
+
+// How a session's state is stored.
+//
+// state.json is a snapshot: the whole state as of journal record
+// JournalSeq. Every durable point after it commits one small record,
+// journal/NNNNNNNNNN.json, holding what changed (internal/journal), in the
+// same Store commit as the outputs it concerns. Opening a session reads the
+// snapshot and applies the records after it. A new snapshot is written
+// when the records since the last one outweigh it (so the bytes a session
+// hands its Store grow with what happens, not with the state's size times
+// the number of durable points), when the state is replaced wholesale (a
+// rollback), and when a session written by an older refine is first
+// committed.
+//
+// A round's state backup (state_backup_round_N.json) is a reference to the
+// journal record that ended round N, resolved from the newest snapshot at
+// or before it plus the records up to it. Snapshots older than state.json
+// are kept under snapshots/ while a backup needs one, and records are kept
+// from the oldest snapshot still needed.
+
+const (
+	journalPrefix  = "journal/"
+	snapshotPrefix = "snapshots/"
+	// snapshotMinBytes is the journal size below which no new snapshot is
+	// written, however small the state.
+	snapshotMinBytes = 256 << 10
+)
+
+func journalKey(seq int64) string  { return fmt.Sprintf("%s%010d.json", journalPrefix, seq) }
+func snapshotKey(seq int64) string { return fmt.Sprintf("%sstate_%010d.json", snapshotPrefix, seq) }
+
+// seqOf parses the sequence number out of a journal or snapshot key.
+func seqOf(key, prefix string) (int64, bool) {
+	name := strings.TrimSuffix(strings.TrimPrefix(key, prefix), ".json")
+	name = strings.TrimPrefix(name, "state_")
+	n, err := strconv.ParseInt(name, 10, 64)
+	return n, err == nil && n >= 0 && strings.HasPrefix(key, prefix)
+}
+
+// journalState is the session's position in its journal.
+type journalState struct {
+	// doc is the state as of the last record (compact JSON, no newline).
+	doc []byte
+	// seq is the last record's number.
+	seq int64
+	// since counts the record bytes written after the last snapshot.
+	since int
+	// snapSeq, snapSize: the last snapshot's position and size.
+	snapSeq  int64
+	snapSize int
+	// snapshotNext forces a snapshot at the next commit.
+	snapshotNext bool
+	// snapOnDisk says state.json in the Store is a journal snapshot (schema
+	// 2) taken at snapSeq; false for a session from an older refine.
+	snapOnDisk bool
+}
+
+// backupRef is the content of a state backup in schema 2: the journal
+// record after which round Round ended.
+type backupRef struct {
+	Schema    int `json:"schema"`
+	BackupRef struct {
+		Round      int   `json:"round"`
+		JournalSeq int64 `json:"journal_seq"`
+	} `json:"backup_ref"`
+}
+
+// marshalDoc encodes the state compactly, as the journal compares it.
+func (s *Session) marshalDoc() ([]byte, error) {
+	b, err := json.Marshal(s.st)
+	if err != nil {
+		return nil, fmt.Errorf("encode state: %w", err)
+	}
+	return b, nil
+}
+
+// journalOp returns the record of what changed since the last record, and
+// advances the journal to the current state; ok is false when nothing did.
+func (s *Session) journalOp() (op Op, ok bool, err error) {
+	doc, err := s.marshalDoc()
+	if err != nil {
+		return Op{}, false, err
+	}
+	ops := journal.Diff(s.j.doc, doc)
+	if len(ops) == 0 {
+		return Op{}, false, nil
+	}
+	s.j.seq++
+	enc, err := journal.Record{Seq: s.j.seq, Ops: ops}.Marshal()
+	if err != nil {
+		return Op{}, false, fmt.Errorf("encode journal record: %w", err)
+	}
+	s.j.doc = doc
+	s.j.since += len(enc)
+	return Put(journalKey(s.j.seq), enc), true, nil
+}
+
+// snapshotDue reports whether this commit should write state.json.
+func (s *Session) snapshotDue() bool {
+	return s.j.snapshotNext || s.j.doc == nil || s.j.since > max(snapshotMinBytes, 2*s.j.snapSize)
+}
+
+// snapshotOps writes state.json as of a new journal position and deletes
+// the records and older snapshots no backup needs any more.
+func (s *Session) snapshotOps(ctx context.Context) ([]Op, error) {
+	keep, err := s.oldestBackupSeq(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var ops []Op
+	prevSeq, hadSnapshot := s.j.snapSeq, s.j.snapOnDisk
+	s.j.seq++ // the snapshot is a journal position of its own
+	s.st.JournalSeq = s.j.seq
+	doc, err := s.marshalDoc()
+	if err != nil {
+		return nil, err
+	}
+	snapshots, err := s.cfg.Store.List(ctx, snapshotPrefix)
+	if err != nil {
+		return nil, fmt.Errorf("list snapshots: %w", err)
+	}
+	records, err := s.cfg.Store.List(ctx, journalPrefix)
+	if err != nil {
+		return nil, fmt.Errorf("list journal: %w", err)
+	}
+	// base is the newest snapshot at or before the oldest backup: backups
+	// are rebuilt from it. -1: no backup needs an older snapshot.
+	base := int64(-1)
+	if keep >= 0 {
+		for _, k := range snapshots {
+			if n, ok := seqOf(k, snapshotPrefix); ok && n <= keep {
+				base = max(base, n)
+			}
+		}
+		if hadSnapshot && prevSeq <= keep && prevSeq > base {
+			// The snapshot being replaced is the base: keep it.
+			prev, err := s.cfg.Store.Get(ctx, keyState)
+			if err != nil {
+				return nil, fmt.Errorf("keep snapshot %d: %w", prevSeq, err)
+			}
+			ops = append(ops, Put(snapshotKey(prevSeq), prev))
+			base = prevSeq
+		}
+	}
+	for _, k := range snapshots {
+		if n, ok := seqOf(k, snapshotPrefix); ok && n != base {
+			ops = append(ops, Delete(k))
+		}
+	}
+	for _, k := range records {
+		if n, ok := seqOf(k, journalPrefix); ok && (base < 0 || n <= base) {
+			ops = append(ops, Delete(k))
+		}
+	}
+	ops = append(ops, Put(keyState, append(slices.Clone(doc), '\n')))
+	s.j.doc, s.j.since, s.j.snapSeq, s.j.snapSize, s.j.snapshotNext, s.j.snapOnDisk = doc, 0, s.j.seq, len(doc)+1, false, true
+	return ops, nil
+}
+
+// oldestBackupSeq returns the journal position of the oldest state backup
+// that refers to the journal, or -1 when none does.
+func (s *Session) oldestBackupSeq(ctx context.Context) (int64, error) {
+	keys, err := s.cfg.Store.List(ctx, "")
+	if err != nil {
+		return -1, fmt.Errorf("list backups: %w", err)
+	}
+	oldest := int64(-1)
+	for _, k := range keys {
+		if !strings.HasPrefix(k, "state_backup_round_") {
+			continue
+		}
+		b, err := s.get(ctx, k)
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return -1, fmt.Errorf("read %s: %w", k, err)
+		}
+		if ref, ok := parseBackupRef(b); ok && (oldest < 0 || ref.BackupRef.JournalSeq < oldest) {
+			oldest = ref.BackupRef.JournalSeq
+		}
+	}
+	return oldest, nil
+}
+
+// parseBackupRef recognises a schema-2 state backup.
+func parseBackupRef(b []byte) (backupRef, bool) {
+	if !bytes.Contains(b, []byte(`"backup_ref"`)) {
+		return backupRef{}, false
+	}
+	var ref backupRef
+	if err := json.Unmarshal(b, &ref); err != nil || ref.BackupRef.JournalSeq <= 0 {
+		return backupRef{}, false
+	}
+	return ref, true
+}
+
+// backupStateOp stages the state backup of round n: a reference to a
+// journal record holding the state as it is now, written in the same
+// commit.
+func (s *Session) backupStateOps(n int) ([]Op, error) {
+	var ops []Op
+	if op, ok, err := s.journalOp(); err != nil {
+		return nil, err
+	} else if ok {
+		ops = append(ops, op)
+	}
+	if s.j.seq == 0 {
+		// Nothing journaled yet (a session just opened from an older
+		// refine): make this position a snapshot at the next commit, and
+		// the backup its whole state.
+		doc, err := s.marshalDoc()
+		if err != nil {
+			return nil, err
+		}
+		return append(ops, Put(backupKeyState(n), append(doc, '\n'))), nil
+	}
+	var ref backupRef
+	ref.Schema = schemaVersion
+	ref.BackupRef.Round, ref.BackupRef.JournalSeq = n, s.j.seq
+	b, _ := json.Marshal(ref)
+	return append(ops, Put(backupKeyState(n), append(b, '\n'))), nil
+}
+
+// loadedState is a session's state as read from its Store.
+type loadedState struct {
+	st *state
+	j  journalState
+	// raw is the state document as rebuilt (for Status).
+	raw []byte
+}
+
+// loadState reads the snapshot and applies the journal records after it.
+// A state.json written by an older refine (schema 1) has no journal.
+func loadState(ctx context.Context, store Store) (loadedState, error) {
+	b, err := store.Get(ctx, keyState)
+	if errors.Is(err, ErrNotFound) {
+		return loadedState{}, fmt.Errorf("%w: the store has no state.json; start a session with `refine run` (or refine.New)", ErrNoSession)
+	}
+	if err != nil {
+		return loadedState{}, fmt.Errorf("read state.json: %w", err)
+	}
+	doc, since, last, err := replay(ctx, store, b, -1)
+	if err != nil {
+		return loadedState{}, err
+	}
+	st, err := parseState(doc)
+	if err != nil {
+		return loadedState{}, err
+	}
+	j := journalState{seq: last, since: since, snapSeq: st.JournalSeq, snapSize: len(b), snapOnDisk: st.Schema >= 2}
+	if st.Schema < schemaVersion {
+		st.Schema = schemaVersion
+		j.snapshotNext = true // rewrite it in this refine's format at the next commit
+	}
+	canonical, err := json.Marshal(st)
+	if err != nil {
+		return loadedState{}, fmt.Errorf("encode state: %w", err)
+	}
+	j.doc = canonical
+	return loadedState{st: st, j: j, raw: canonical}, nil
+}
+
+// replay applies to the snapshot b the journal records after it, up to and
+// including record upTo (-1: all). It returns the rebuilt document, the
+// bytes of the records applied and the last record's number.
+func replay(ctx context.Context, store Store, b []byte, upTo int64) (doc []byte, since int, last int64, err error) {
+	var head struct {
+		Schema     int   `json:"schema"`
+		JournalSeq int64 `json:"journal_seq"`
+	}
+	if err := json.Unmarshal(b, &head); err != nil {
+		return nil, 0, 0, fmt.Errorf("%w: state.json: %v (the file is left untouched; restore it from state_backup_round_N.json)", ErrCorrupt, err)
+	}
+	doc, last = bytes.TrimSpace(b), head.JournalSeq
+	if head.Schema < 2 {
+		return doc, 0, 0, nil // no journal before schema 2
+	}
+	keys, err := store.List(ctx, journalPrefix)
+	if err != nil {
+		return nil, 0, 0, fmt.Errorf("list journal: %w", err)
+	}
+	for _, k := range keys {
+		n, ok := seqOf(k, journalPrefix)
+		if !ok || n <= head.JournalSeq {
+			continue // a record the snapshot already holds
+		}
+		if upTo >= 0 && n > upTo {
+			break
+		}
+		if n != last+1 {
+			return nil, 0, 0, fmt.Errorf("%w: journal record %d is missing (records run from %d to %s)", ErrCorrupt, last+1, head.JournalSeq+1, k)
+		}
+		rb, err := store.Get(ctx, k)
+		if err != nil {
+			return nil, 0, 0, fmt.Errorf("read %s: %w", k, err)
+		}
+		rec, err := journal.ParseRecord(rb)
+		if err != nil || rec.Seq != n {
+			return nil, 0, 0, fmt.Errorf("%w: %s: not a journal record %d: %v", ErrCorrupt, k, n, err)
+		}
+		if doc, err = rec.Apply(doc); err != nil {
+			return nil, 0, 0, fmt.Errorf("%w: %s: %v", ErrCorrupt, k, err)
+		}
+		since += len(rb)
+		last = n
+	}
+	if upTo >= 0 && last != upTo {
+		return nil, 0, 0, fmt.Errorf("%w: journal record %d is missing", ErrCorrupt, upTo)
+	}
+	return doc, since, last, nil
+}
+
+// readStateBackup returns the state as it was after round n, as state.json
+// bytes: a schema-1 backup holds it whole; a schema-2 backup refers to the
+// journal and is rebuilt from the newest snapshot at or before it.
+func (s *Session) readStateBackup(ctx context.Context, n int) ([]byte, error) {
+	b, err := s.get(ctx, backupKeyState(n))
+	if err != nil {
+		return nil, err
+	}
+	return s.resolveBackup(ctx, b)
+}
+
+// resolveBackup turns a state backup's content into a whole state.
+func (s *Session) resolveBackup(ctx context.Context, b []byte) ([]byte, error) {
+	ref, ok := parseBackupRef(b)
+	if !ok {
+		return b, nil
+	}
+	want := ref.BackupRef.JournalSeq
+	var base []byte
+	cur, err := s.get(ctx, keyState)
+	if err != nil {
+		return nil, fmt.Errorf("read state.json: %w", err)
+	}
+	var head struct {
+		JournalSeq int64 `json:"journal_seq"`
+	}
+	if json.Unmarshal(cur, &head) == nil && head.JournalSeq <= want {
+		base = cur
+	}
+	if base == nil {
+		keys, err := s.cfg.Store.List(ctx, snapshotPrefix)
+		if err != nil {
+			return nil, fmt.Errorf("list snapshots: %w", err)
+		}
+		best := int64(-1)
+		for _, k := range keys {
+			if n, ok := seqOf(k, snapshotPrefix); ok && n <= want && n > best {
+				best = n
+			}
+		}
+		if best < 0 {
+			return nil, fmt.Errorf("%w: no snapshot at or before journal record %d for the backup of round %d", ErrCorrupt, want, ref.BackupRef.Round)
+		}
+		if base, err = s.cfg.Store.Get(ctx, snapshotKey(best)); err != nil {
+			return nil, fmt.Errorf("read %s: %w", snapshotKey(best), err)
+		}
+	}
+	doc, _, _, err := replay(ctx, s.cfg.Store, base, want)
+	if err != nil {
+		return nil, fmt.Errorf("rebuild the backup of round %d: %w", ref.BackupRef.Round, err)
+	}
+	return append(doc, '\n'), nil
+}
