@@ -61,9 +61,16 @@ func (s *Session) renderStatus() string {
 		}
 	}
 
+	recent := s.recentFrom()
+	if recent > 1 {
+		fmt.Fprintf(&b, "\nRounds 1-%d are summarised in round_NNN/summary.md; the tables below show the last %d rounds.\n", recent-1, statusRecentRounds)
+	}
 	if len(st.Rounds) > 0 {
 		b.WriteString("\n## Rounds\n\n| Round | Assigned | Engineer | Reviewer | Verdict | Accepted | Needs revision | New gaps |\n|-------|----------|----------|----------|---------|----------|----------------|----------|\n")
 		for _, r := range st.Rounds {
+			if r.N < recent {
+				continue
+			}
 			fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s | %s | %s |\n", r.N, dash(joinIDs(r.Assigned)), r.Engineer, r.Reviewer, dash(r.Verdict),
 				dash(joinIDs(r.Accepted)), dash(joinIDs(append(append([]gap.ID{}, r.Revise...), r.Reopened...))), dash(joinIDs(r.NewGaps)))
 		}
@@ -74,13 +81,22 @@ func (s *Session) renderStatus() string {
 		if note := noProgressNote(st.Tracker.Rows(), st.Round); note != "" {
 			b.WriteString(note + "\n\n")
 		}
-		fmt.Fprintf(&b, "%s\n![Open gaps and weighted open load per round](convergence.svg)\n", convergence.Table(st.Tracker.Rows()))
+		rows := st.Tracker.Rows()
+		for len(rows) > 0 && rows[0].Round < recent {
+			rows = rows[1:]
+		}
+		fmt.Fprintf(&b, "%s\n![Open gaps and weighted open load per round](convergence.svg)\n", convergence.Table(rows))
 	}
 
 	for _, n := range s.roundsWith() {
-		s.renderValidationLog(&b, n)
+		if n >= recent {
+			s.renderValidationLog(&b, n)
+		}
 	}
 	for _, n := range s.roundsWithErrors() {
+		if n < recent {
+			continue
+		}
 		fmt.Fprintf(&b, "\n## Round %d Errors\n\n| Timestamp | Role | Event | Details |\n|-----------|------|-------|---------|\n", n)
 		for _, e := range st.Errors {
 			if e.Round == n {
@@ -89,8 +105,8 @@ func (s *Session) renderStatus() string {
 		}
 	}
 
-	if len(st.ExampleLog) > 0 {
-		b.WriteString("\n" + examples.RenderLog(st.ExampleLog))
+	if log := slices.DeleteFunc(slices.Clone(st.ExampleLog), func(e examples.LogEntry) bool { return e.Round < recent }); len(log) > 0 {
+		b.WriteString("\n" + examples.RenderLog(log))
 	}
 	if len(st.Conflicts) > 0 {
 		b.WriteString("\n## Conflicts\n\n| Issue | Type | Severity | Gap | Round | Status | Decision |\n|-------|------|----------|-----|-------|--------|----------|\n")
@@ -101,6 +117,7 @@ func (s *Session) renderStatus() string {
 	for _, a := range st.AutoRetries {
 		b.WriteString("\n" + rollback.AutoRetryBlock(a))
 	}
+	renderRollbackNotices(&b, st.Rollbacks.Records)
 	if len(st.Rollbacks.Records) > 0 {
 		b.WriteString("\n" + rollback.RenderHistory(st.Rollbacks, s.rollbackLimit()))
 	}
@@ -112,6 +129,41 @@ func (s *Session) renderStatus() string {
 	}
 	fmt.Fprintf(&b, "| **Total** (%d calls) | %d | %d |\n", st.Usage.Calls, st.Usage.Total.PromptTokens, st.Usage.Total.CompletionTokens)
 	return b.String()
+}
+
+// statusRecentRounds is how many rounds status.md shows in its per-round
+// tables (rounds, convergence, validation logs, errors, examples): the
+// file is rewritten every round, so it must not grow with the session.
+// Each round's summary.md keeps that round's details.
+const statusRecentRounds = 5
+
+// recentFrom returns the first round status.md's per-round tables show.
+func (s *Session) recentFrom() int {
+	last := s.st.Round
+	if s.st.Current != nil {
+		last = s.st.Current.N
+	}
+	return max(1, last-statusRecentRounds+1)
+}
+
+// renderRollbackNotices writes the restore protocol's rollback notice for
+// every rollback carried out: one per rollback, so the rounds of one
+// multi-round rollback (records with the same time and target) share a
+// "Rounds 6-8" notice.
+func renderRollbackNotices(b *strings.Builder, recs []rollback.Record) {
+	for i := 0; i < len(recs); {
+		j := i + 1
+		for j < len(recs) && recs[j].At.Equal(recs[i].At) && recs[j].Target == recs[i].Target {
+			j++
+		}
+		var rounds, attempts []int
+		var archives []string
+		for _, r := range recs[i:j] {
+			rounds, attempts, archives = append(rounds, r.Round), append(attempts, r.Attempt), append(archives, r.Archive)
+		}
+		b.WriteString("\n" + rollback.StatusNotice(rounds, attempts, recs[i].Target, recs[i].At, recs[i].Reason, archives))
+		i = j
+	}
 }
 
 // renderValidationLog writes the "## Round N Validation Log" of spec round-09 §9.

@@ -1,6 +1,7 @@
 package convergence
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"slices"
 	"strings"
@@ -300,9 +301,11 @@ func OpenSetFingerprint(l *gap.Ledger) string {
 	if len(open) == 0 {
 		return "(none)"
 	}
-	parts := make([]string, len(open))
-	for i, g := range open {
-		parts[i] = string(g.ID) + ":" + g.Severity.String()
+	// A digest, not the list: it is stored with the session and compared,
+	// never shown, and must not grow with the number of gaps.
+	h := sha256.New()
+	for _, g := range open {
+		fmt.Fprintf(h, "%s:%s,", g.ID, g.Severity)
 	}
-	return strings.Join(parts, ",")
+	return fmt.Sprintf("%d:%x", len(open), h.Sum(nil)[:12])
 }

@@ -23,7 +23,7 @@ import (
 )
 
 // maxDepth bounds how deep Diff descends before recording a value whole.
-const maxDepth = 4
+const maxDepth = 6
 
 // Op is one change: Set replaces (or adds) the value at Path, Append adds
 // the elements of the array Value to the array at Path, Delete removes the
