@@ -1,0 +1,26 @@
+package sessionid
+
+import (
+	"testing"
+	"time"
+
+	"github.com/refine-spec/refine"
+)
+
+func TestGenerator(t *testing.T) {
+	now := time.Date(2025, 3, 1, 14, 15, 2, 0, time.FixedZone("CET", 3600))
+	g := Generator{Now: func() time.Time { return now }, Rand: Sequence()}
+	for _, want := range []string{"20250301-131502-000001", "20250301-131502-000002"} {
+		got := g.New()
+		if got != want {
+			t.Errorf("New() = %q, want %q (UTC time, then the counter)", got, want)
+		}
+		if err := refine.ValidSessionID(got); err != nil {
+			t.Error(err)
+		}
+	}
+	a, b := Generator{}.New(), Generator{}.New()
+	if a == b || refine.ValidSessionID(a) != nil {
+		t.Errorf("default IDs %q and %q: want two distinct valid IDs", a, b)
+	}
+}

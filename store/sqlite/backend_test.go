@@ -1,0 +1,385 @@
+package sqlite_test
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store/sqlite"
+)
+
+// clock is a settable test clock.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newClock() *clock { return &clock{t: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)} }
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+
+func (c *clock) Add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
+
+func mustCommit(t *testing.T, st refine.Store, ops ...refine.Op) {
+	t.Helper()
+	if err := st.Commit(t.Context(), ops...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustGet(t *testing.T, st refine.Store, key string) string {
+	t.Helper()
+	b, err := st.Get(t.Context(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// A writer whose lease expired is taken over, and then cannot commit:
+// fencing, checked inside the commit's transaction.
+func TestLeaseTakeoverFencesTheOldWriter(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "refine.db")
+	clk := newClock()
+	a := open(t, path, sqlite.Config{Holder: "host-a pid 1", LeaseTTL: time.Minute, Heartbeat: -1, Now: clk.Now})
+	b := open(t, path, sqlite.Config{Holder: "host-b pid 2", LeaseTTL: time.Minute, Heartbeat: -1, Now: clk.Now})
+	ctx := t.Context()
+	id, wa, err := a.Create(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustCommit(t, wa, refine.Put("state.json", []byte("a1")))
+
+	_, err = b.Session(ctx, id)
+	if !errors.Is(err, refine.ErrLocked) || !strings.Contains(err.Error(), "held by host-a pid 1") {
+		t.Fatalf("Session while a's lease is live: error = %v, want ErrLocked naming host-a pid 1", err)
+	}
+	clk.Add(59 * time.Second)
+	mustCommit(t, wa, refine.Put("state.json", []byte("a2"))) // renews the lease
+	clk.Add(59 * time.Second)
+	if _, err := b.Session(ctx, id); !errors.Is(err, refine.ErrLocked) {
+		t.Fatalf("Session 59 s after a's last commit: error = %v, want ErrLocked (a commit renews the lease)", err)
+	}
+
+	clk.Add(2 * time.Second) // a's lease has run out: a crashed, or stalled
+	wb, err := b.Session(ctx, id)
+	if err != nil {
+		t.Fatalf("Session after a's lease expired: %v", err)
+	}
+	err = wa.Commit(ctx, refine.Put("state.json", []byte("a3")), refine.Put("a-only.md", []byte("x")))
+	if !errors.Is(err, refine.ErrLocked) || !strings.Contains(err.Error(), "host-b pid 2") {
+		t.Fatalf("commit by the fenced writer: error = %v, want ErrLocked naming host-b pid 2", err)
+	}
+	// a's Close must not release b's lease.
+	if err := wa.(refine.Closer).Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Session(ctx, id); !errors.Is(err, refine.ErrLocked) {
+		t.Errorf("Session after the fenced writer closed: error = %v, want ErrLocked (b holds it)", err)
+	}
+	mustCommit(t, wb, refine.Put("state.json", []byte("b1")))
+	keys, err := wb.List(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"state.json"}, keys); diff != "" || mustGet(t, wb, "state.json") != "b1" {
+		t.Errorf("after the fenced commit: keys (-want +got):\n%s state.json = %q", diff, mustGet(t, wb, "state.json"))
+	}
+}
+
+// A commit that fails inside its transaction (the process dying there is
+// the same to SQLite) leaves nothing of itself.
+func TestFailedCommitAppliesNothing(t *testing.T) {
+	db := open(t, filepath.Join(t.TempDir(), "refine.db"), sqlite.Config{})
+	ctx := t.Context()
+	_, st, err := db.Create(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustCommit(t, st, refine.Put("a", []byte("1")), refine.Put("b", []byte("1")))
+	boom := errors.New("boom")
+	sqlite.SetCommitHook(st.(*sqlite.Store), func() error { return boom })
+	if err := st.Commit(ctx, refine.Put("a", []byte("2")), refine.Delete("b"), refine.Put(refine.SummaryKey, []byte(`{"round":9}`))); !errors.Is(err, boom) {
+		t.Fatalf("Commit error = %v, want the hook's", err)
+	}
+	sqlite.SetCommitHook(st.(*sqlite.Store), nil)
+	if got := mustGet(t, st, "a") + mustGet(t, st, "b"); got != "11" {
+		t.Errorf("after the failed commit a+b = %q, want 11", got)
+	}
+	infos, err := db.Sessions(ctx)
+	if err != nil || len(infos) != 1 || infos[0].Round != 0 {
+		t.Errorf("Sessions after the failed commit = %+v, %v; want round 0", infos, err)
+	}
+}
+
+// Closing the database under a live writer (the SQLite form of a dropped
+// connection) gives a clear error, and the session resumes on a new DB.
+func TestClosedDatabaseThenResume(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "refine.db")
+	db, err := sqlite.Open(t.Context(), path, sqlite.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	id, st, err := db.Create(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustCommit(t, st, refine.Put("state.json", []byte("1")))
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	err = st.Commit(ctx, refine.Put("state.json", []byte("2")))
+	if err == nil || !strings.Contains(err.Error(), "closed") {
+		t.Fatalf("commit after the database closed: error = %v, want one saying it is closed", err)
+	}
+	db2 := open(t, path, sqlite.Config{})
+	st2, err := db2.Session(ctx, id)
+	if err != nil {
+		t.Fatalf("resume on a new DB: %v", err)
+	}
+	if got := mustGet(t, st2, "state.json"); got != "1" {
+		t.Errorf("state.json = %q, want 1", got)
+	}
+}
+
+func TestSchemaMigrationIsIdempotent(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "refine.db")
+	ctx := t.Context()
+	db := open(t, path, sqlite.Config{})
+	id, st, err := db.Create(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustCommit(t, st, refine.Put("state.json", []byte("1")))
+	st.(refine.Closer).Close()
+	db.Close()
+	again := open(t, path, sqlite.Config{})
+	if st, err := again.View(ctx, id); err != nil || mustGet(t, st, "state.json") != "1" {
+		t.Fatalf("reopening: View: %v", err)
+	}
+	again.Close()
+
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v int
+	if err := raw.QueryRow(`SELECT version FROM refine_schema`).Scan(&v); err != nil || v != sqlite.SchemaVersion {
+		t.Errorf("schema version = %d, %v; want %d", v, err, sqlite.SchemaVersion)
+	}
+	if _, err := raw.Exec(`UPDATE refine_schema SET version = 99`); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+	if _, err := sqlite.Open(ctx, path, sqlite.Config{}); err == nil || !strings.Contains(err.Error(), "upgrade refine") {
+		t.Errorf("Open of a newer schema: error = %v, want one saying to upgrade refine", err)
+	}
+}
+
+// child runs the helper process the multi-process tests start: it opens
+// the session named by the environment and either holds it until stdin
+// closes, or commits forever.
+func TestMain(m *testing.M) {
+	switch os.Getenv("REFINE_SQLITE_CHILD") {
+	case "":
+		os.Exit(m.Run())
+	case "hold":
+		os.Exit(childHold())
+	case "commit":
+		os.Exit(childCommit())
+	}
+}
+
+func childOpen() (*sqlite.DB, refine.Store, error) {
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, os.Getenv("REFINE_SQLITE_PATH"), sqlite.Config{Holder: "child pid " + strconv.Itoa(os.Getpid())})
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := db.Session(ctx, os.Getenv("REFINE_SQLITE_ID"))
+	return db, st, err
+}
+
+func childHold() int {
+	db, st, err := childOpen()
+	if err != nil {
+		fmt.Println("error:", err)
+		return 1
+	}
+	fmt.Println("ready")
+	io.Copy(io.Discard, os.Stdin)
+	st.(refine.Closer).Close()
+	db.Close()
+	return 0
+}
+
+func childCommit() int {
+	_, st, err := childOpen()
+	if err != nil {
+		fmt.Println("error:", err)
+		return 1
+	}
+	// Large values, so the kill often lands inside a commit.
+	pad := strings.Repeat("p", 256<<10)
+	for i := 1; ; i++ {
+		v := []byte(strconv.Itoa(i) + " " + pad)
+		if err := st.Commit(context.Background(), refine.Put("pair/a", v), refine.Put("pair/b", v), refine.Put(fmt.Sprintf("log/%06d", i), nil)); err != nil {
+			fmt.Println("error:", err)
+			return 1
+		}
+		fmt.Println("committed", i)
+	}
+}
+
+func startChild(t *testing.T, mode, path, id string) (*exec.Cmd, io.WriteCloser, *bufio.Scanner) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "REFINE_SQLITE_CHILD="+mode, "REFINE_SQLITE_PATH="+path, "REFINE_SQLITE_ID="+id)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return cmd, stdin, bufio.NewScanner(out)
+}
+
+func newSession(t *testing.T, path string) string {
+	t.Helper()
+	db := open(t, path, sqlite.Config{})
+	id, st, err := db.Create(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.(refine.Closer).Close()
+	db.Close()
+	return id
+}
+
+// Two processes on one session: the second is refused, told who holds it,
+// and gets it once the first closes.
+func TestTwoProcessesOneSession(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "refine.db")
+	id := newSession(t, path)
+	cmd, stdin, out := startChild(t, "hold", path, id)
+	if !out.Scan() || out.Text() != "ready" {
+		t.Fatalf("child: %q", out.Text())
+	}
+	db := open(t, path, sqlite.Config{})
+	_, err := db.Session(t.Context(), id)
+	want := fmt.Sprintf("held by child pid %d", cmd.Process.Pid)
+	if !errors.Is(err, refine.ErrLocked) || !strings.Contains(err.Error(), want) {
+		t.Fatalf("Session while the child holds it: error = %v, want ErrLocked containing %q", err, want)
+	}
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("child: %v", err)
+	}
+	st, err := db.Session(t.Context(), id)
+	if err != nil {
+		t.Fatalf("Session after the child closed: %v", err)
+	}
+	st.(refine.Closer).Close()
+}
+
+// A writer killed mid-commit leaves every commit whole: the two keys it
+// always writes together agree, at least the commits it reported are
+// there, and its session is taken over once the lease expires.
+func TestWriterKilledMidCommit(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "refine.db")
+	id := newSession(t, path)
+	cmd, _, out := startChild(t, "commit", path, id)
+	last := 0
+	for out.Scan() && last < 20 {
+		if _, err := fmt.Sscanf(out.Text(), "committed %d", &last); err != nil {
+			t.Fatalf("child: %q", out.Text())
+		}
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	for out.Scan() { // reports the kill raced with
+		fmt.Sscanf(out.Text(), "committed %d", &last)
+	}
+
+	db := open(t, path, sqlite.Config{})
+	if _, err := db.Session(t.Context(), id); !errors.Is(err, refine.ErrLocked) {
+		t.Fatalf("Session right after the kill: error = %v, want ErrLocked (the dead writer's lease is live)", err)
+	}
+	later := open(t, path, sqlite.Config{Now: func() time.Time { return time.Now().Add(time.Hour) }})
+	st, err := later.Session(t.Context(), id)
+	if err != nil {
+		t.Fatalf("Session after the dead writer's lease expired: %v", err)
+	}
+	defer st.(refine.Closer).Close()
+	a, b := mustGet(t, st, "pair/a"), mustGet(t, st, "pair/b")
+	if a != b {
+		t.Fatalf("pair/a and pair/b differ (%.10q vs %.10q): a commit was half applied", a, b)
+	}
+	n, _ := strconv.Atoi(strings.Fields(a)[0])
+	logs, err := st.List(t.Context(), "log/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < last || len(logs) != n {
+		t.Errorf("after the kill: pair holds commit %d with %d log keys; the child reported %d commits", n, len(logs), last)
+	}
+}
+
+// The heartbeat keeps an idle writer's lease alive (an LLM call takes
+// minutes without a commit) and Close ends it.
+func TestHeartbeatRenewsTheLease(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "refine.db")
+	clk := newClock()
+	a := open(t, path, sqlite.Config{Holder: "a", LeaseTTL: time.Minute, Now: clk.Now})
+	tick := make(chan time.Time)
+	beats := make(chan error)
+	sqlite.SetHeartbeat(a, tick, func(err error) { beats <- err })
+	b := open(t, path, sqlite.Config{Holder: "b", LeaseTTL: time.Minute, Heartbeat: -1, Now: clk.Now})
+	ctx := t.Context()
+	id, wa, err := a.Create(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 { // three minutes without a commit, renewed every 40 s
+		clk.Add(40 * time.Second)
+		tick <- clk.Now()
+		if err := <-beats; err != nil {
+			t.Fatalf("renewal: %v", err)
+		}
+	}
+	clk.Add(59 * time.Second)
+	if _, err := b.Session(ctx, id); !errors.Is(err, refine.ErrLocked) {
+		t.Fatalf("Session 59 s after the last renewal: error = %v, want ErrLocked", err)
+	}
+	mustCommit(t, wa, refine.Put("state.json", []byte("still mine")))
+	if err := wa.(refine.Closer).Close(); err != nil {
+		t.Fatal(err)
+	}
+	wb, err := b.Session(ctx, id)
+	if err != nil {
+		t.Fatalf("Session after the writer closed: %v", err)
+	}
+	wb.(refine.Closer).Close()
+}
