@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/internal/markdown"
+	"github.com/refine-spec/refine/internal/termtext"
 )
 
 // parseGapsFile reads a gap list (DESIGN §11): either markdown lines
@@ -17,7 +19,8 @@ import (
 // {"id","severity","title"}. name is used in errors, which read
 // "name:line: what". Duplicate IDs, unknown severities, malformed lines or
 // elements, unknown JSON fields and an empty list are errors. States are
-// left unset: the ledger makes a new gap OPEN.
+// left unset: the ledger makes a new gap OPEN. A title is at most
+// maxTitleBytes and plain text on one line (no control characters).
 func parseGapsFile(name string, data []byte) ([]gap.Gap, error) {
 	text := markdown.Normalize(string(data))
 	var gaps []gap.Gap
@@ -101,7 +104,30 @@ func parseGapLine(s string) (gap.Gap, error) {
 		return gap.Gap{}, fmt.Errorf("malformed gap line %q: missing \": title\": %s", s, gapLineFormat)
 	}
 	g.Title = strings.TrimSpace(title)
+	if err := checkTitle(g.Title); err != nil {
+		return gap.Gap{}, fmt.Errorf("gap %s: %w", id, err)
+	}
 	return g, nil
+}
+
+// maxTitleBytes bounds a gap title: it is a line in prompts, tables and
+// status output, and the details belong in the spec.
+const maxTitleBytes = 500
+
+// checkTitle refuses a title that is too long or holds a character a
+// terminal would act on (NUL, ESC, a newline, a bidirectional override…):
+// titles are shown in status output and put into every prompt.
+func checkTitle(title string) error {
+	if len(title) > maxTitleBytes {
+		return fmt.Errorf("the title is %d bytes, above the limit of %d: keep it to a line and put details in the spec", len(title), maxTitleBytes)
+	}
+	if i, r := termtext.IndexLine(title); i >= 0 {
+		if r == utf8.RuneError {
+			return fmt.Errorf("the title holds the byte 0x%02X at byte %d, which is not UTF-8 text", title[i], i)
+		}
+		return fmt.Errorf("the title holds the control character %U at byte %d: a title is plain text on one line", r, i)
+	}
+	return nil
 }
 
 // gapJSON is one element of the JSON form.
@@ -114,7 +140,27 @@ type gapJSON struct {
 // parseGapsJSON decodes the array element by element so each error can
 // name the line of the element it is about.
 func parseGapsJSON(name, text string) ([]gap.Gap, []int, error) {
-	lineAt := func(off int64) int { return 1 + strings.Count(text[:min(int(off), len(text))], "\n") }
+	g, l, _, err := parseGapsJSONCounted(name, text)
+	return g, l, err
+}
+
+// parseGapsJSONCounted is parseGapsJSON, also returning how many bytes
+// it scanned to number lines (a test holds that to linear).
+func parseGapsJSONCounted(name, text string) ([]gap.Gap, []int, int, error) {
+	// Offsets only grow while elements are read, so lines are counted
+	// from the last offset asked about: recounting from the start for
+	// every element made a long list quadratic.
+	scanned, lastOff, lastLine := 0, 0, 1
+	lineAt := func(off64 int64) int {
+		off := max(0, min(int(off64), len(text)))
+		if off < lastOff {
+			lastOff, lastLine = 0, 1 // an error's offset before the cursor: rare, once
+		}
+		scanned += off - lastOff
+		lastLine += strings.Count(text[lastOff:off], "\n")
+		lastOff = off
+		return lastLine
+	}
 	wrap := func(err error, off int64) error {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
@@ -137,7 +183,7 @@ func parseGapsJSON(name, text string) ([]gap.Gap, []int, error) {
 	dec := json.NewDecoder(strings.NewReader(text))
 	dec.DisallowUnknownFields()
 	if _, err := dec.Token(); err != nil { // the opening '['
-		return nil, nil, wrap(err, 0)
+		return nil, nil, scanned, wrap(err, 0)
 	}
 	var gaps []gap.Gap
 	var lines []int
@@ -150,29 +196,32 @@ func parseGapsJSON(name, text string) ([]gap.Gap, []int, error) {
 		n := lineAt(start)
 		var e gapJSON
 		if err := dec.Decode(&e); err != nil {
-			return nil, nil, wrap(err, start)
+			return nil, nil, scanned, wrap(err, start)
 		}
 		id, err := gap.ParseID(e.ID)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s:%d: %w", name, n, err)
+			return nil, nil, scanned, fmt.Errorf("%s:%d: %w", name, n, err)
 		}
 		g := gap.Gap{ID: id, Severity: gap.Medium, Title: strings.TrimSpace(e.Title)}
 		if strings.TrimSpace(e.Severity) != "" {
 			if g.Severity, err = gap.ParseSeverity(e.Severity); err != nil {
-				return nil, nil, fmt.Errorf("%s:%d: gap %s: %w", name, n, id, err)
+				return nil, nil, scanned, fmt.Errorf("%s:%d: gap %s: %w", name, n, id, err)
 			}
 		}
 		if g.Title == "" {
-			return nil, nil, fmt.Errorf("%s:%d: gap %s has no title", name, n, id)
+			return nil, nil, scanned, fmt.Errorf("%s:%d: gap %s has no title", name, n, id)
+		}
+		if err := checkTitle(g.Title); err != nil {
+			return nil, nil, scanned, fmt.Errorf("%s:%d: gap %s: %w", name, n, id, err)
 		}
 		gaps = append(gaps, g)
 		lines = append(lines, n)
 	}
 	if _, err := dec.Token(); err != nil { // the closing ']'
-		return nil, nil, wrap(err, dec.InputOffset())
+		return nil, nil, scanned, wrap(err, dec.InputOffset())
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, nil, fmt.Errorf("%s:%d: unexpected data after the JSON array", name, lineAt(dec.InputOffset()))
+		return nil, nil, scanned, fmt.Errorf("%s:%d: unexpected data after the JSON array", name, lineAt(dec.InputOffset()))
 	}
-	return gaps, lines, nil
+	return gaps, lines, scanned, nil
 }

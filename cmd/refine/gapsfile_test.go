@@ -1,10 +1,14 @@
 package main
 
 import (
+	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/termtext"
 )
 
 func TestParseGapsFile(t *testing.T) {
@@ -88,6 +92,18 @@ func TestParseGapsFileErrors(t *testing.T) {
 			"gaps.json:3: invalid character '\"' after object key"},
 		{"JSON truncated", "gaps.json", "[\n{\"id\":\"GAP-FLOW-001\",\"title\":\"a\"},\n",
 			"gaps.json:3: unexpected end of JSON"},
+		{"NUL in title", "gaps.md", "- GAP-FLOW-001: a\x00b\n",
+			`gaps.md:1: gap GAP-FLOW-001: the title holds the control character U+0000 at byte 1: a title is plain text on one line`},
+		{"escape in JSON title", "gaps.json", "[\n{\"id\":\"GAP-FLOW-001\",\"title\":\"a\\u001b]0;x\\u0007\"}]",
+			`gaps.json:2: gap GAP-FLOW-001: the title holds the control character U+001B at byte 1: a title is plain text on one line`},
+		{"newline in JSON title", "gaps.json", "[{\"id\":\"GAP-FLOW-001\",\"title\":\"a\\nb\"}]",
+			`gaps.json:1: gap GAP-FLOW-001: the title holds the control character U+000A at byte 1: a title is plain text on one line`},
+		{"bidi override in title", "gaps.md", "- GAP-FLOW-001: a\u202eb\n",
+			`gaps.md:1: gap GAP-FLOW-001: the title holds the control character U+202E at byte 1: a title is plain text on one line`},
+		{"title too long", "gaps.md", "- GAP-FLOW-001: " + strings.Repeat("x", 501) + "\n",
+			`gaps.md:1: gap GAP-FLOW-001: the title is 501 bytes, above the limit of 500: keep it to a line and put details in the spec`},
+		{"JSON title too long", "gaps.json", "[{\"id\":\"GAP-FLOW-001\",\"title\":\"" + strings.Repeat("é", 251) + "\"}]",
+			`gaps.json:1: gap GAP-FLOW-001: the title is 502 bytes, above the limit of 500: keep it to a line and put details in the spec`},
 		{"JSON trailing data", "gaps.json", "[{\"id\":\"GAP-FLOW-001\",\"title\":\"a\"}]\n[]",
 			"gaps.json:2: unexpected data after the JSON array"},
 	}
@@ -102,4 +118,86 @@ func TestParseGapsFileErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// bigGapsJSON is a JSON gap list of n gaps, one element per line.
+func bigGapsJSON(n int) string {
+	var b strings.Builder
+	b.WriteString("[\n")
+	for i := range n {
+		if i > 0 {
+			b.WriteString(",\n")
+		}
+		fmt.Fprintf(&b, `  {"id": "GAP-%s-%03d", "severity": "LOW", "title": "Gap number %d"}`, areaOf(i), i%999+1, i)
+	}
+	b.WriteString("\n]\n")
+	return b.String()
+}
+
+// areaOf gives each block of 999 gaps its own area, so IDs stay unique.
+func areaOf(i int) string {
+	n := i / 999
+	return string([]byte{'A' + byte(n/26%26), 'A' + byte(n%26)})
+}
+
+// Numbering the lines of a JSON gap list must not rescan the text from the
+// start for every element: 100,000 gaps took 9.8 s that way.
+func TestParseGapsJSONLinesInLinearTime(t *testing.T) {
+	text := bigGapsJSON(20000)
+	gaps, lines, scanned, err := parseGapsJSONCounted("gaps.json", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(gaps) != 20000 || lines[0] != 2 || lines[19999] != 20001 {
+		t.Fatalf("got %d gaps, first on line %d, last on line %d", len(gaps), lines[0], lines[len(lines)-1])
+	}
+	if scanned > 2*len(text) {
+		t.Errorf("numbering lines scanned %d bytes of a %d-byte list: not linear", scanned, len(text))
+	}
+}
+
+// BenchmarkParseGapsJSON parses lists of 10,000 and 100,000 gaps and
+// reports the time per gap of each; linear parsing keeps their ratio near 1
+// (quadratic line numbering made it about 10).
+func BenchmarkParseGapsJSON(b *testing.B) {
+	small, large := []byte(bigGapsJSON(10000)), []byte(bigGapsJSON(100000))
+	var tSmall, tLarge time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		if _, err := parseGapsFile("small.json", small); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		if _, err := parseGapsFile("large.json", large); err != nil {
+			b.Fatal(err)
+		}
+		tSmall, tLarge = tSmall+t1.Sub(t0), tLarge+time.Since(t1)
+	}
+	perSmall := float64(tSmall.Nanoseconds()) / float64(b.N) / 10000
+	perLarge := float64(tLarge.Nanoseconds()) / float64(b.N) / 100000
+	b.ReportMetric(perSmall, "ns/gap-10k")
+	b.ReportMetric(perLarge, "ns/gap-100k")
+	b.ReportMetric(perLarge/perSmall, "ratio-100k/10k")
+}
+
+// FuzzParseGapsFile: no input panics, and every gap parsed has a valid ID
+// and a title a terminal shows as it is.
+func FuzzParseGapsFile(f *testing.F) {
+	for _, s := range []string{"- GAP-FLOW-001 (HIGH): a\n", "[{\"id\":\"GAP-FLOW-001\",\"title\":\"a\"}]", "[\n{\"id\":", "- GAP-FLOW-001: a\x1b[2J\n", bigGapsJSON(3)} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		gaps, err := parseGapsFile("gaps", data)
+		if err != nil {
+			return
+		}
+		for _, g := range gaps {
+			if _, err := gap.ParseID(string(g.ID)); err != nil {
+				t.Fatalf("gap with invalid ID %q", g.ID)
+			}
+			if i, _ := termtext.IndexLine(g.Title); i >= 0 || g.Title == "" || len(g.Title) > maxTitleBytes {
+				t.Fatalf("gap %s: title %q accepted", g.ID, g.Title)
+			}
+		}
+	})
 }

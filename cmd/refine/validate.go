@@ -56,7 +56,7 @@ func cmdValidate(_ context.Context, c *cli, args []string) int {
 	switch {
 	case *role == "":
 		return usageErr("--role is required (engineer or reviewer)")
-	case *role != validate.RoleEngineer && *role != validate.RoleReviewer:
+	case gap.Role(*role) != gap.Engineer && gap.Role(*role) != gap.Reviewer:
 		return usageErr("unknown role %q: want engineer or reviewer", *role)
 	case *round < 0 || *round > 99:
 		return usageErr("--round %d out of range: want 1-99, or 0 for any round", *round)
@@ -66,14 +66,14 @@ func cmdValidate(_ context.Context, c *cli, args []string) int {
 
 	opt := validate.Options{Round: *round}
 	if *gapsPath != "" {
-		data, err := os.ReadFile(*gapsPath)
+		data, err := readFileLimited(*gapsPath, maxInputBytes)
 		if err != nil {
 			fmt.Fprintf(c.stderr, "refine validate: reading gap list: %v\n", err)
 			return exitUsage
 		}
 		gaps, err := parseGapsFile(*gapsPath, data)
 		if err != nil {
-			fmt.Fprintf(c.stderr, "refine validate: %v\n", err)
+			fmt.Fprintf(c.stderr, "refine validate: %v\n", safeErr(err))
 			return exitUsage
 		}
 		opt.KnownGaps = make([]gap.ID, len(gaps))
@@ -84,7 +84,7 @@ func cmdValidate(_ context.Context, c *cli, args []string) int {
 
 	res, err := validateFile(c, *role, files[0], opt)
 	if err != nil {
-		fmt.Fprintf(c.stderr, "refine validate: %v\n", err)
+		fmt.Fprintf(c.stderr, "refine validate: %v\n", safeErr(err))
 		return exitUsage
 	}
 	if *asJSON {
@@ -123,19 +123,22 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// validateFile reads the output and validates it. A regular file above the
-// size limit is rejected from its size alone, without reading it.
+// validateFile reads the output and validates it. It reads at most
+// MaxOutputBytes plus one byte, so standard input, a pipe or a device that
+// never ends fails as too large instead of filling memory; a regular file
+// above the limit is rejected from its size alone, without reading it.
 func validateFile(c *cli, role, name string, opt validate.Options) (validate.Result, error) {
-	var data []byte
+	limit := int64(opt.MaxOutputBytes)
+	if limit <= 0 {
+		limit = validate.DefaultMaxOutputBytes
+	}
+	var in io.Reader
+	what := name
 	if name == "-" {
 		if c.stdin == nil {
 			return validate.Result{}, errors.New("no standard input to read")
 		}
-		b, err := io.ReadAll(c.stdin)
-		if err != nil {
-			return validate.Result{}, fmt.Errorf("reading standard input: %w", err)
-		}
-		data = b
+		in, what = c.stdin, "standard input"
 	} else {
 		f, err := os.Open(name)
 		if err != nil {
@@ -149,25 +152,28 @@ func validateFile(c *cli, role, name string, opt validate.Options) (validate.Res
 		if fi.IsDir() {
 			return validate.Result{}, fmt.Errorf("%s is a directory, not an output file", name)
 		}
-		limit := opt.MaxOutputBytes
-		if limit <= 0 {
-			limit = validate.DefaultMaxOutputBytes
-		}
-		if fi.Mode().IsRegular() && fi.Size() > int64(limit) {
+		if fi.Mode().IsRegular() && fi.Size() > limit {
 			return validate.TooLarge(fi.Size(), opt), nil
 		}
-		if data, err = io.ReadAll(f); err != nil {
-			return validate.Result{}, fmt.Errorf("reading %s: %w", name, err)
-		}
+		in = f
 	}
-	return validate.Validate(role, string(data), opt)
+	data, err := readLimited(what, in, limit)
+	if errors.Is(err, errTooLarge) {
+		return validate.Fail(validate.WrongFormat, fmt.Sprintf("output is too large: %s holds more than %d bytes, the limit (MaxOutputBytes); it was not read further", what, limit)), nil
+	}
+	if err != nil {
+		return validate.Result{}, err
+	}
+	return validate.Validate(gap.Role(role), string(data), opt)
 }
 
 // printValidation writes the human form: verdict, failure, warnings, findings.
+// Every string from the output or the file name is escaped for the terminal.
 func printValidation(w io.Writer, role, name string, r validate.Result) {
+	name = safeLine(name)
 	if r.Success {
 		fmt.Fprintf(w, "VALID %s output %s\n", role, name)
-		fmt.Fprintf(w, "  %s\n", r.Message)
+		fmt.Fprintf(w, "  %s\n", safeText(r.Message))
 	} else {
 		fmt.Fprintf(w, "INVALID %s output %s\n", role, name)
 		retry := "not retriable"
@@ -179,15 +185,15 @@ func printValidation(w io.Writer, role, name string, r validate.Result) {
 			where = fmt.Sprintf(" at line %d", r.Line)
 		}
 		fmt.Fprintf(w, "  %s (%s tier, %s)%s\n", r.FailureType, r.Tier, retry, where)
-		fmt.Fprintf(w, "  %s\n", r.Message)
+		fmt.Fprintf(w, "  %s\n", safeText(r.Message))
 	}
 	if len(r.Warnings) > 0 {
 		fmt.Fprintf(w, "Warnings (%d):\n", len(r.Warnings))
 		for _, s := range r.Warnings {
-			fmt.Fprintf(w, "  %s\n", s)
+			fmt.Fprintf(w, "  %s\n", safeText(s))
 		}
 	}
-	if role == validate.RoleEngineer {
+	if gap.Role(role) == gap.Engineer {
 		printEngineerFindings(w, r)
 	} else {
 		printReviewerFindings(w, r)
@@ -195,7 +201,7 @@ func printValidation(w io.Writer, role, name string, r validate.Result) {
 	if len(r.NewGaps) > 0 {
 		fmt.Fprintf(w, "New gaps (%d):\n", len(r.NewGaps))
 		for _, g := range r.NewGaps {
-			fmt.Fprintf(w, "  %-14s %-8s line %-5d %s\n", g.ID, g.Severity, g.Line, g.Title)
+			fmt.Fprintf(w, "  %-14s %-8s line %-5d %s\n", g.ID, g.Severity, g.Line, safeLine(g.Title))
 		}
 	}
 }
@@ -208,7 +214,7 @@ func printEngineerFindings(w io.Writer, r validate.Result) {
 			if conf == "" {
 				conf = "-"
 			}
-			fmt.Fprintf(w, "  %-14s lines %d-%d, %d chars, confidence %s %s\n", s.ID, s.Line, s.EndLine, s.Chars, conf, s.Suffix)
+			fmt.Fprintf(w, "  %-14s lines %d-%d, %d chars, confidence %s %s\n", s.ID, s.Line, s.EndLine, s.Chars, safeLine(conf), safeLine(s.Suffix))
 		}
 	}
 	if len(r.Disagreements) > 0 {
@@ -218,7 +224,7 @@ func printEngineerFindings(w io.Writer, r validate.Result) {
 		}
 	}
 	if len(r.Responses) > 0 {
-		fmt.Fprintf(w, "Responses to: %s\n", strings.Join(r.Responses, ", "))
+		fmt.Fprintf(w, "Responses to: %s\n", safeLine(strings.Join(r.Responses, ", ")))
 	}
 }
 
@@ -249,7 +255,7 @@ func printReviewerFindings(w io.Writer, r validate.Result) {
 			if g == "" {
 				g = "-"
 			}
-			fmt.Fprintf(w, "  %-8s %-14s %-14s line %-5d %s\n", is.Severity, is.ID, g, is.Line, is.Summary)
+			fmt.Fprintf(w, "  %-8s %-14s %-14s line %-5d %s\n", is.Severity, safeLine(is.ID), g, is.Line, safeLine(is.Summary))
 		}
 	}
 }

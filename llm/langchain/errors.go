@@ -50,7 +50,9 @@ type StatusError struct {
 	Provider string
 	// Code is the HTTP status code.
 	Code int
-	// RetryAfter is the server's Retry-After hint, 0 when absent.
+	// RetryAfter is the server's Retry-After hint as given, 0 when absent.
+	// The hint the engine gets (refine.TransientError.After) is capped at
+	// 24 hours, and the engine waits at most its backoff cap (BackoffMax).
 	RetryAfter time.Duration
 	// Hint says what the status means and what to do about it.
 	Hint string
@@ -161,7 +163,7 @@ func (c *classifier) statusError(code int, after time.Duration, libErr error) er
 		se.Err = errors.New("the server sent no error message")
 	}
 	if se.Transient() {
-		return transient(se, after)
+		return transient(se, min(after, maxRetryAfter))
 	}
 	return se
 }
@@ -184,7 +186,7 @@ func (c *classifier) statusHint(code int, after time.Duration) string {
 		return "not found: check the model name and the base URL"
 	case code == http.StatusTooManyRequests:
 		if after > 0 {
-			return fmt.Sprintf("rate limited (the server asks to wait %s)", after)
+			return "rate limited " + askedWait(after)
 		}
 		return "rate limited"
 	case code == http.StatusRequestTimeout:
@@ -193,7 +195,7 @@ func (c *classifier) statusHint(code int, after time.Duration) string {
 		return "the server does not implement this API: check the base URL"
 	case code >= 500:
 		if after > 0 {
-			return fmt.Sprintf("server error (the server asks to wait %s)", after)
+			return "server error " + askedWait(after)
 		}
 		return "server error; a later attempt may succeed"
 	case code == http.StatusRequestEntityTooLarge:
@@ -306,4 +308,13 @@ func isConnectionDrop(err error) bool {
 	return errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
 		errors.Is(err, syscall.ECONNABORTED) || errors.Is(err, io.EOF) ||
 		errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &opErr)
+}
+
+// askedWait says how long the server asks to wait, as it asked; a wait
+// longer than refine ever waits is reported as such, not as the cap.
+func askedWait(after time.Duration) string {
+	if after > maxRetryAfter {
+		return fmt.Sprintf("(the server asks to wait %s, longer than refine waits: retries are spaced by the backoff cap instead)", after)
+	}
+	return fmt.Sprintf("(the server asks to wait %s)", after)
 }

@@ -2,6 +2,7 @@ package langchain
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/url"
@@ -75,7 +76,18 @@ type exchange struct {
 	retryAfter time.Duration // server's hint, 0 when none
 	err        error         // transport error of the last request
 	bodyErr    error         // error while reading the last response body
+
+	// bodyLimit bounds the bytes read of a response body (0: no bound);
+	// head keeps its first headSize bytes, tooLarge says the bound was hit.
+	bodyLimit int64
+	headSize  int
+	head      []byte
+	read      int64
+	tooLarge  bool
 }
+
+// errBodyTooLarge ends the read of a response body above its bound.
+var errBodyTooLarge = errors.New("response body above the size limit")
 
 func withExchange(ctx context.Context, ex *exchange) context.Context {
 	return context.WithValue(ctx, exchangeKey{}, ex)
@@ -89,6 +101,7 @@ func (ex *exchange) record(req *http.Request, resp *http.Response, err error) {
 	ex.bodyErr = nil
 	ex.status = 0
 	ex.retryAfter = 0
+	ex.head, ex.read, ex.tooLarge = nil, 0, false
 	if resp != nil {
 		ex.status = resp.StatusCode
 		ex.retryAfter = retryAfter(resp.Header)
@@ -110,12 +123,14 @@ type snapshot struct {
 	retryAfter time.Duration
 	err        error
 	bodyErr    error
+	tooLarge   bool   // the body went past the bound and was not read further
+	head       []byte // the body's first bytes, when bounded
 }
 
 func (ex *exchange) snapshot() snapshot {
 	ex.mu.Lock()
 	defer ex.mu.Unlock()
-	return snapshot{url: ex.url, status: ex.status, retryAfter: ex.retryAfter, err: ex.err, bodyErr: ex.bodyErr}
+	return snapshot{url: ex.url, status: ex.status, retryAfter: ex.retryAfter, err: ex.err, bodyErr: ex.bodyErr, tooLarge: ex.tooLarge, head: ex.head}
 }
 
 // recordingBody records read errors other than io.EOF: a connection dropped
@@ -127,9 +142,30 @@ type recordingBody struct {
 }
 
 func (b *recordingBody) Read(p []byte) (int, error) {
+	ex := b.ex
+	ex.mu.Lock()
+	limit, read := ex.bodyLimit, ex.read
+	ex.mu.Unlock()
+	if limit > 0 {
+		if read >= limit {
+			ex.mu.Lock()
+			ex.tooLarge = true
+			ex.mu.Unlock()
+			return 0, errBodyTooLarge
+		}
+		p = p[:min(int64(len(p)), limit-read)]
+	}
 	n, err := b.ReadCloser.Read(p)
+	if limit > 0 && n > 0 {
+		ex.mu.Lock()
+		if keep := ex.headSize - len(ex.head); keep > 0 {
+			ex.head = append(ex.head, p[:min(n, keep)]...)
+		}
+		ex.read += int64(n)
+		ex.mu.Unlock()
+	}
 	if err != nil && err != io.EOF {
-		b.ex.setBodyErr(err)
+		ex.setBodyErr(err)
 	}
 	return n, err
 }
@@ -140,19 +176,25 @@ func (b *recordingBody) Read(p []byte) (int, error) {
 // retry-after-ms. It returns 0 when there is no usable hint.
 func retryAfter(h http.Header) time.Duration {
 	if ms := strings.TrimSpace(h.Get("Retry-After-Ms")); ms != "" {
-		if v, err := strconv.ParseFloat(ms, 64); err == nil && v > 0 && v < float64(maxRetryAfter/time.Millisecond) {
+		if v, err := strconv.ParseFloat(ms, 64); err == nil && v > 0 && v < float64(maxAsked/time.Millisecond) {
 			return time.Duration(v * float64(time.Millisecond))
 		}
 	}
 	return parseRetryAfter(h.Get("Retry-After"), h.Get("Date"), time.Now())
 }
 
-// maxRetryAfter caps absurd hints; the engine applies its own bounds too.
-const maxRetryAfter = 24 * time.Hour
+// maxRetryAfter caps the hint passed to the engine (which applies its own,
+// smaller backoff cap too); a longer wait asked for is still reported as
+// the server gave it. maxAsked only keeps absurd values from overflowing.
+const (
+	maxRetryAfter = 24 * time.Hour
+	maxAsked      = 100 * 365 * 24 * time.Hour
+)
 
 // parseRetryAfter parses a Retry-After value (RFC 9110 §10.2.3): a number of
 // seconds or an HTTP date. A date is taken relative to date (the response's
-// Date header) when that parses, else to now.
+// Date header) when that parses, else to now. The result is what the
+// server asked for, up to maxAsked; the engine's hint is capped apart.
 func parseRetryAfter(v, date string, now time.Time) time.Duration {
 	v = strings.TrimSpace(v)
 	if v == "" {
@@ -162,10 +204,10 @@ func parseRetryAfter(v, date string, now time.Time) time.Duration {
 		if secs <= 0 {
 			return 0
 		}
-		if d := time.Duration(secs) * time.Second; secs < int64(maxRetryAfter/time.Second) {
+		if d := time.Duration(secs) * time.Second; secs < int64(maxAsked/time.Second) {
 			return d
 		}
-		return maxRetryAfter
+		return maxAsked
 	}
 	at, err := http.ParseTime(v)
 	if err != nil {
@@ -178,7 +220,7 @@ func parseRetryAfter(v, date string, now time.Time) time.Duration {
 	if d <= 0 {
 		return 0
 	}
-	return min(d, maxRetryAfter)
+	return min(d, maxAsked)
 }
 
 // redactURLString is redactURL for a URL in text form.

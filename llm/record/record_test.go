@@ -115,7 +115,7 @@ func TestRefusesToOverwriteAndResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = r.Respond(context.Background(), refine.Request{Role: refine.Engineer, Round: 1, Attempt: 1})
-	if err == nil || !strings.Contains(err.Error(), "engineer-001.md") || !strings.Contains(err.Error(), "WithStart") || !errors.Is(err, fs.ErrExist) {
+	if err == nil || !strings.Contains(err.Error(), "engineer-001.md") || !strings.Contains(err.Error(), "refine resume") || !errors.Is(err, fs.ErrExist) {
 		t.Fatalf("err = %v; want a refusal naming the file", err)
 	}
 	if got := files(t, dir)["engineer-001.md"]; got != "earlier run" {

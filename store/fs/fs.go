@@ -32,11 +32,14 @@
 // Open recovers: it replays every record after the marker, in sequence
 // order, by writing each key's final value again (so replay is idempotent
 // and a crash during recovery is recovered the same way), then
-// checkpoints. A last record that fails its checksum is a commit whose
-// record write was cut short, so it never happened, and it is discarded.
-// A damaged record followed by others, a missing record in the sequence or
-// a damaged marker is corruption: Open refuses with an error wrapping
-// refine.ErrCorrupt and changes nothing. Temporary files are discarded.
+// checkpoints. A record write a crash cut short is still a temporary file
+// (the commit never happened), and temporary files are discarded. A record
+// is only renamed into place whole, so one that is cut short or fails its
+// checksum was damaged afterwards (by the disk, say), and its commit may
+// be in the files already: taking it for a commit that never happened and
+// replaying older records would take the session back. Open refuses it,
+// as it refuses a missing record in the sequence or a damaged marker, with
+// an error wrapping refine.ErrCorrupt that names it, and changes nothing.
 //
 // Why this is safe. A commit is durable once its record's rename and the
 // log folder's fsync complete, and it never depends on anything else: the
@@ -310,7 +313,7 @@ func (s *Store) usable(op string) error {
 		return fmt.Errorf("fs: %s: the store for %s is closed; Open it again", op, s.dir)
 	}
 	if s.broken != nil {
-		return fmt.Errorf("fs: %s: a commit in %s failed after its commit point (%v); Close the store and Open the folder again to complete it", op, s.dir, s.broken)
+		return fmt.Errorf("fs: %s: a commit in %s failed after its commit point (%v); close the store and open the folder again to complete it (refine resume --dir %s does)", op, s.dir, s.broken, s.dir)
 	}
 	return nil
 }
@@ -538,4 +541,22 @@ func (s *Store) hook(point string) error {
 		return nil
 	}
 	return s.testHook(point)
+}
+
+// HasLog reports whether dir holds this store's write-ahead log. A folder
+// with a log may hold commits that only Open redoes (the first commit of a
+// session, say, logged but not yet applied when the process died), so a
+// caller deciding whether dir holds a session should Open it first; one
+// without a log and without the session's files holds none, and need not
+// be opened (which would create the store's files in it). It creates
+// nothing.
+func HasLog(dir string) (bool, error) {
+	fi, err := os.Lstat(filepath.Join(dir, walName))
+	switch {
+	case err == nil:
+		return fi.IsDir(), nil
+	case isNotExist(err):
+		return false, nil
+	}
+	return false, err
 }

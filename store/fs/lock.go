@@ -44,5 +44,5 @@ func lockedError(dir string, f io.Reader, hint string) error {
 			}
 		}
 	}
-	return fmt.Errorf("fs: open %s: %w: %s; wait for that run to finish, or use OpenReadOnly to inspect the folder%s", dir, refine.ErrLocked, who, hint)
+	return fmt.Errorf("fs: open %s: %w: %s; wait for that run to finish (refine status --dir %s shows it meanwhile)%s", dir, refine.ErrLocked, who, dir, hint)
 }

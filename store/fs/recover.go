@@ -17,7 +17,6 @@ import (
 type logScan struct {
 	marker  uint64         // every record up to here is reflected in the files
 	records []loggedRecord // complete records after the marker, in order
-	torn    uint64         // a torn last record's sequence number; 0 for none
 	stale   []string       // records the marker covers, left by a crash
 	temps   []string       // temporary files, left by a crash
 }
@@ -30,9 +29,10 @@ type loggedRecord struct {
 }
 
 // recover brings the files up to the log after a crash: it replays every
-// complete record after the marker, discards a torn last record (its
-// commit never happened) and temporary files, and checkpoints. It refuses,
-// changing nothing, a log it cannot trust.
+// record after the marker, discards temporary files (a record a crash cut
+// short among them: its commit never happened), and checkpoints. It
+// refuses, changing nothing, a log it cannot trust, a damaged record
+// included.
 func (s *Store) recover() error {
 	fail := func(err error) error { return fmt.Errorf("fs: open %s: %w", s.dir, err) }
 	if err := s.checkLegacy(); err != nil {
@@ -58,12 +58,6 @@ func (s *Store) recover() error {
 	w.next = scan.marker + 1
 	for _, r := range scan.records {
 		w.logged(r.seq, r.size, r.changes)
-	}
-	if scan.torn != 0 {
-		// Pending like a record that changes nothing: the checkpoint
-		// moves the marker past it and deletes it, so its number is never
-		// reused and a resurrected copy is ignored.
-		w.logged(scan.torn, 0, nil)
 	}
 	if len(scan.records) > 0 {
 		changes := fold(scan.records)
@@ -92,9 +86,6 @@ func (s *Store) recover() error {
 	if n := len(scan.records); n > 0 {
 		s.log.Info("fs: replayed commits from the log", "dir", s.dir, "records", n,
 			"first", scan.records[0].seq, "last", scan.records[n-1].seq)
-	}
-	if scan.torn != 0 {
-		s.log.Warn("fs: discarded a log record a crash cut short; that commit never happened", "dir", s.dir, "record", recordName(scan.torn))
 	}
 	if len(scan.temps) > 0 {
 		s.log.Info("fs: discarded temporary files a crash left", "dir", s.dir, "count", len(scan.temps))
@@ -181,12 +172,15 @@ func (s *Store) scanLog() (*logScan, error) {
 			return nil, corrupt("%s: %v", name, err)
 		}
 		got, changes, err := decodeRecord(data)
-		last := i == len(seqs)-1
 		switch {
-		case errors.Is(err, errTorn) && last:
-			scan.torn = seq
 		case errors.Is(err, errTorn):
-			return nil, corrupt("%s is %v, yet later records exist", name, err)
+			// A record is renamed to its name only once written in full and
+			// fsynced, so no crash leaves one damaged; one that is, was
+			// changed since. Taking it for a commit that never happened
+			// would replay the older records over files that may already
+			// hold its newer values.
+			return nil, fmt.Errorf("%w: log %s: record %s is %v, yet records are only put in place once written in full: the disk or another program damaged it, and the files may hold that commit in whole or in part; Open changed nothing. Keep a copy of the session folder, then restore it from a backup, or delete the folder %s to accept the files as they are (the commits since the last checkpoint may then be partly lost)",
+				refine.ErrCorrupt, filepath.Join(s.dir, walName), name, err, filepath.Join(s.dir, walName))
 		case err != nil:
 			return nil, corrupt("%s: %v", name, err)
 		case got != seq:

@@ -241,7 +241,7 @@ func TestCrashPoints(t *testing.T) {
 			if pastCommitPoint {
 				// The Store refuses to serve a state it knows may be
 				// half-applied.
-				if _, err := s.Get(context.Background(), "state.json"); err == nil || !strings.Contains(err.Error(), "Open the folder again") {
+				if _, err := s.Get(context.Background(), "state.json"); err == nil || !strings.Contains(err.Error(), "open the folder again") {
 					t.Errorf("Get after a failure past the commit point: error = %v, want one asking to reopen", err)
 				}
 			}
@@ -272,7 +272,7 @@ func TestBrokenStoreIsNotCheckpointed(t *testing.T) {
 			if err := s.Commit(context.Background(), secondCommit...); !errors.Is(err, errCrash) {
 				t.Fatalf("Commit error = %v, want the simulated crash", err)
 			}
-			if err := s.Commit(context.Background(), refine.Put("later.md", []byte("x"))); err == nil || !strings.Contains(err.Error(), "Open the folder again") {
+			if err := s.Commit(context.Background(), refine.Put("later.md", []byte("x"))); err == nil || !strings.Contains(err.Error(), "open the folder again") {
 				t.Errorf("Commit on a broken store: error = %v, want one asking to reopen", err)
 			}
 			if err := s.Close(); err != nil {
@@ -288,10 +288,14 @@ func TestBrokenStoreIsNotCheckpointed(t *testing.T) {
 	}
 }
 
-// TestTornLastRecordDiscarded hands Open a last record cut short or
-// damaged: that commit never happened, whether or not a complete record
-// precedes it.
-func TestTornLastRecordDiscarded(t *testing.T) {
+// TestDamagedLastRecordRefused hands Open a last record that is cut short
+// or fails its checksum. Records are renamed into place only once written
+// in full (and fsynced), so no crash leaves one like that: it is damage,
+// and Open must refuse, naming the record, rather than take it for a
+// commit that never happened and replay older records over files that may
+// already hold its newer values. A record a crash did cut short is still
+// a temporary file, which Open discards.
+func TestDamagedLastRecordRefused(t *testing.T) {
 	full := encodeRecord(2, changesOf(secondCommit...))
 	flipped := slices.Clone(full)
 	flipped[len(flipped)/2] ^= 0x40
@@ -308,36 +312,64 @@ func TestTornLastRecordDiscarded(t *testing.T) {
 		"zeroed tail":     append(slices.Clone(full[:len(full)-20]), make([]byte, 20)...),
 		"other log magic": append([]byte("REFCKP1\n"), full[8:]...),
 	}
-	for name, torn := range tests {
+	for name, damaged := range tests {
 		t.Run(strings.ReplaceAll(name, " ", "_"), func(t *testing.T) {
 			dir := t.TempDir()
 			seed(t, dir)
-			writeLog(t, dir, recordName(2), torn)
-			writeLog(t, dir, recordName(2)+tempSuffix, []byte("stray"))
-			if diff := cmp.Diff(before, snapshot(t, dir)); diff != "" {
-				t.Errorf("after discarding a torn record (-want +got):\n%s", diff)
+			writeLog(t, dir, recordName(2), damaged)
+			want := rawTree(t, dir)
+			_, err := Open(dir)
+			if !errors.Is(err, refine.ErrCorrupt) || !strings.Contains(err.Error(), recordName(2)) {
+				t.Errorf("Open error = %v, want ErrCorrupt naming %s", err, recordName(2))
 			}
-			if m := markerOf(t, dir); m != 2 {
-				t.Errorf("marker = %d, want 2: the torn record's number must not be reused", m)
-			}
-			// The next commit is number 3, and works.
-			s := mustOpen(t, dir)
-			defer s.Close()
-			if err := s.Commit(context.Background(), refine.Put("next.md", []byte("n"))); err != nil {
-				t.Fatal(err)
-			}
-			if recs := records(t, dir); !slices.Equal(recs, []string{recordName(3)}) {
-				t.Errorf("log after the next commit = %q, want record 3", recs)
+			if diff := cmp.Diff(want, rawTree(t, dir)); diff != "" {
+				t.Errorf("a damaged record changed the folder (-want +got):\n%s", diff)
 			}
 		})
 	}
-	t.Run("after_a_complete_record", func(t *testing.T) {
+
+	// The defect the refusal prevents: record 3 was applied (state.json
+	// holds its value), then damaged on disk. Taking it for a torn write
+	// replayed record 2 over it, and the session went back one commit.
+	t.Run("applied_then_damaged", func(t *testing.T) {
 		dir := t.TempDir()
 		seed(t, dir)
-		writeLog(t, dir, recordName(2), full)
-		writeLog(t, dir, recordName(3), encodeRecord(3, changesOf(refine.Put("state.json", []byte("newer"))))[:30])
-		if diff := cmp.Diff(after, snapshot(t, dir)); diff != "" {
-			t.Errorf("after replaying record 2 and discarding record 3 (-want +got):\n%s", diff)
+		s := mustOpen(t, dir, withCheckpointThresholds(100, 1<<30))
+		if err := s.Commit(context.Background(), secondCommit...); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Commit(context.Background(), refine.Put("state.json", []byte("newest"))); err != nil {
+			t.Fatal(err)
+		}
+		s.release() // a crash: no checkpoint, records 2 and 3 stay in the log
+		rec3 := filepath.Join(dir, walName, recordName(3))
+		b, err := os.ReadFile(rec3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b[len(b)-crcSize-1] ^= 1 // a flipped bit in the last value byte
+		writeLog(t, dir, recordName(3), b)
+		want := rawTree(t, dir)
+		if _, err := Open(dir); !errors.Is(err, refine.ErrCorrupt) || !strings.Contains(err.Error(), recordName(3)) {
+			t.Fatalf("Open error = %v, want ErrCorrupt naming %s", err, recordName(3))
+		}
+		if diff := cmp.Diff(want, rawTree(t, dir)); diff != "" {
+			t.Errorf("Open changed the folder (-want +got):\n%s", diff)
+		}
+		if got, _ := os.ReadFile(filepath.Join(dir, "state.json")); string(got) != "newest" {
+			t.Errorf("state.json = %q, want the newest value kept", got)
+		}
+	})
+
+	t.Run("cut_short_record_is_a_temporary_file", func(t *testing.T) {
+		dir := t.TempDir()
+		seed(t, dir)
+		writeLog(t, dir, recordName(2)+tempSuffix, full[:len(full)/2])
+		if diff := cmp.Diff(before, snapshot(t, dir)); diff != "" {
+			t.Errorf("after discarding a record cut short (-want +got):\n%s", diff)
+		}
+		if recs := records(t, dir); len(recs) != 0 {
+			t.Errorf("log = %q, want the temporary record discarded", logFiles(t, dir))
 		}
 	})
 }
@@ -358,7 +390,7 @@ func TestDamagedLogRefusesToOpen(t *testing.T) {
 		files map[string][]byte // in the log folder
 		want  string
 	}{
-		{"torn record before a complete one", map[string][]byte{recordName(2): torn2, recordName(3): rec3}, "yet later records exist"},
+		{"damaged record before a complete one", map[string][]byte{recordName(2): torn2, recordName(3): rec3}, recordName(2)},
 		{"missing record", map[string][]byte{recordName(2): rec2, recordName(4): good(4, refine.Delete("a"))}, "is missing"},
 		{"log starts after a gap", map[string][]byte{recordName(3): rec3}, "is missing"},
 		{"record number mismatch", map[string][]byte{recordName(2): good(5, refine.Delete("a"))}, "holds record 5"},

@@ -39,9 +39,12 @@ import (
 //	crc     uint32   CRC-32C (Castagnoli) of every byte before it
 //
 // A record holds a commit's net effect: each key once, in key order, its
-// last op in the commit. The checksum detects a record cut short or torn
-// by a crash; it is not a defence against a forger, which is why a record
-// that passes it is still checked key by key before anything is replayed.
+// last op in the commit. A record takes its name only once written in full
+// and fsynced, so a crash never leaves a named record cut short (a
+// temporary file at most); the checksum detects one the disk or another
+// program damaged since, which Open refuses. It is not a defence against a
+// forger, which is why a record that passes it is still checked key by key
+// before anything is replayed.
 //
 // The marker is "REFCKP1\n", seq uint64, and a CRC-32C of those 16 bytes.
 const (
@@ -61,9 +64,9 @@ const (
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// errTorn marks a record that was not completely written: too short, or
-// failing its checksum. Only the log's last record may be torn.
-var errTorn = errors.New("incomplete: cut short or torn by a crash")
+// errTorn marks a record that is not whole: too short, or failing its
+// checksum. Since records are renamed into place complete, that is damage.
+var errTorn = errors.New("not whole: cut short or failing its checksum")
 
 // walPath is the root-relative path of name in the log folder.
 func walPath(name string) string { return filepath.Join(walName, name) }
@@ -120,13 +123,13 @@ func encodeRecord(seq uint64, changes []change) []byte {
 }
 
 // decodeRecord parses a record. The changes' values share data's memory.
-// An error wraps errTorn if the record is incomplete; any other error
-// means it is complete but not one this store wrote.
+// An error wraps errTorn if the record is not whole; any other error
+// means it is whole but not one this store wrote.
 func decodeRecord(data []byte) (seq uint64, changes []change, err error) {
 	if len(data) >= magicFamily && string(data[:magicFamily]) == recordMagic[:magicFamily] &&
 		len(data) >= len(recordMagic) && string(data[:len(recordMagic)]) != recordMagic {
 		// Checked before the checksum: a newer format may checksum
-		// differently, and must not pass for a torn record and be dropped.
+		// differently, and must not be reported as damaged.
 		return 0, nil, fmt.Errorf("format version %q, this refine reads %q: written by a newer refine", data[magicFamily], recordMagic[magicFamily])
 	}
 	if len(data) < recordHeader+crcSize || string(data[:len(recordMagic)]) != recordMagic {
@@ -196,7 +199,7 @@ func encodeMarker(seq uint64) []byte {
 }
 
 // decodeMarker parses the checkpoint marker. It is replaced by rename, so
-// unlike a record it is never legitimately torn.
+// like a record it is never legitimately torn.
 func decodeMarker(data []byte) (uint64, error) {
 	if len(data) != markerSize || !bytes.HasPrefix(data, []byte(markerMagic)) {
 		return 0, fmt.Errorf("not a checkpoint marker of this refine (%d bytes)", len(data))

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store/fs"
+)
+
+// storeLogger shows on stderr what the session store's recovery found and
+// did when it opened a folder a crash left: commits redone from the log,
+// files discarded, anything it could not clean up. A clean open says
+// nothing. (slog's text form quotes values, so no file name can carry
+// terminal escapes through it.)
+func (c *cli) storeLogger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(c.stderr, &slog.HandlerOptions{
+		Level: slog.LevelInfo,
+		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+			if len(groups) == 0 && a.Key == slog.TimeKey {
+				return slog.Attr{} // a one-shot command's lines need no timestamp
+			}
+			return a
+		},
+	}))
+}
+
+// openStore opens dir for writing, creating it if needed, and redoes what
+// a crash left in its log.
+func (c *cli) openStore(dir string) (*fs.Store, error) {
+	return fs.Open(dir, fs.WithLogger(c.storeLogger()))
+}
+
+// errNoSessionDir: the folder holds no session, so nothing was opened.
+var errNoSessionDir = errors.New("holds no session")
+
+// openSession opens the existing session folder dir for cmd. It opens the
+// store for writing first, which redoes commits a crash left in the log
+// (a session's first commit may be there and nowhere else), and only then
+// can anyone tell whether dir holds a session. A folder with neither
+// state.json nor the store's log holds none and is left untouched. When
+// another process holds the folder and readOnly is set (status), it falls
+// back to reading the folder as that process leaves it.
+func (c *cli) openSession(dir string, readOnly bool) (*fs.Store, error) {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%w; check the session folder's path", err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("%s is not a folder; pass the session folder", dir)
+	}
+	hasLog, err := fs.HasLog(dir)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(filepath.Join(dir, "state.json")); err != nil && !hasLog {
+		return nil, noSession(dir)
+	}
+	st, err := c.openStore(dir)
+	if readOnly && errors.Is(err, refine.ErrLocked) {
+		// A run is live: it keeps the folder up to date itself.
+		return fs.OpenReadOnly(dir)
+	}
+	return st, err
+}
+
+func noSession(dir string) error {
+	return fmt.Errorf("%s %w: start one with refine run --dir %s", dir, errNoSessionDir, dir)
+}
+
+// inspect reads the status of the session in st, saying which command
+// starts one when there is none.
+func inspect(ctx context.Context, st refine.Store, dir string) (refine.Status, error) {
+	status, err := refine.Inspect(ctx, st)
+	if errors.Is(err, refine.ErrNoSession) {
+		return status, noSession(dir)
+	}
+	return status, err
+}
