@@ -303,9 +303,18 @@ func (s *Session) finalResolutions(ctx context.Context, ids []gap.ID) (map[gap.I
 	return out, nil
 }
 
-// convergenceOps rewrites convergence.svg from the tracker's rows.
+// chartRounds is how many recent rounds convergence.svg plots: it is
+// rewritten every round, so it must not grow with the session (status.md
+// keeps the last few rows; status --json keeps them all).
+const chartRounds = 20
+
+// convergenceOps rewrites convergence.svg from the tracker's recent rows.
 func (s *Session) convergenceOps() []Op {
-	return []Op{Put(keyConvergenceSVG, convergence.SVG(s.tracker().Rows()))}
+	rows := s.tracker().Rows()
+	if len(rows) > chartRounds {
+		rows = rows[len(rows)-chartRounds:]
+	}
+	return []Op{Put(keyConvergenceSVG, convergence.SVG(rows))}
 }
 
 // recordRetryOutcome records, when a round that was rolled back finishes

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/refine-spec/refine/gap"
 )
@@ -121,4 +122,26 @@ func BenchmarkValidateReviewer(b *testing.B) {
 	for b.Loop() {
 		Reviewer(src, Options{})
 	}
+}
+
+// BenchmarkValidateScaling validates a 50 KB and a 1 MiB Engineer output
+// in each iteration and reports the time ratio (linear code: about 20.5×,
+// the byte ratio; target ≤ 22×) and the large document's throughput
+// (target ≥ 50 MB/s).
+func BenchmarkValidateScaling(b *testing.B) {
+	small, knownS := realisticDoc(50 << 10)
+	large, knownL := realisticDoc(1 << 20)
+	optS, optL := Options{KnownGaps: knownS}, Options{KnownGaps: knownL}
+	var ts, tl time.Duration
+	for b.Loop() {
+		start := time.Now()
+		Engineer(small, optS)
+		ts += time.Since(start)
+		start = time.Now()
+		Engineer(large, optL)
+		tl += time.Since(start)
+	}
+	b.ReportMetric(float64(tl)/float64(ts), "1MB/50KB-time")
+	b.ReportMetric(float64(len(large))/float64(len(small)), "1MB/50KB-bytes")
+	b.ReportMetric(float64(len(large))*float64(b.N)/tl.Seconds()/1e6, "MB/s")
 }

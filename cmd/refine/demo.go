@@ -36,11 +36,16 @@ func cmdDemo(ctx context.Context, c *cli, args []string) int {
 	fl := flag.NewFlagSet("refine demo", flag.ContinueOnError)
 	fl.SetOutput(c.stderr)
 	dir := fl.String("dir", "", "session folder (default: a new temporary folder)")
+	store := fl.String("store", "", "run the demo as a new session in this store (sqlite:demo.db, file:ROOT, postgres://…) instead of a folder")
 	quiet := fl.Bool("quiet", false, "no progress lines on stderr")
 	if err := fl.Parse(args); err != nil {
 		return exitUsage
 	}
-	if *dir == "" {
+	if *store != "" && *dir != "" {
+		fmt.Fprintln(c.stderr, "refine demo: use --dir or --store, not both")
+		return exitUsage
+	}
+	if *dir == "" && *store == "" {
 		d, err := os.MkdirTemp("", "refine-demo-")
 		if err != nil {
 			fmt.Fprintf(c.stderr, "refine demo: %v\n", err)
@@ -63,7 +68,16 @@ func cmdDemo(ctx context.Context, c *cli, args []string) int {
 		fmt.Fprintf(c.stderr, "refine demo: %v\n", err)
 		return exitFailed
 	}
-	st, err := storefs.Open(*dir)
+	var st sessionStore
+	loc := sessionLoc{dir: *dir}
+	if *store != "" {
+		st, loc, err = c.openLoc(ctx, "", *store, "", openCreate)
+		if err == nil {
+			*dir = loc.store + " session " + loc.id
+		}
+	} else {
+		st, err = storefs.Open(*dir)
+	}
 	if err != nil {
 		fmt.Fprintf(c.stderr, "refine demo: %v\n", err)
 		return exitUsage
@@ -86,8 +100,11 @@ func cmdDemo(ctx context.Context, c *cli, args []string) int {
 		fmt.Fprintf(c.stderr, "refine demo: %v\n", err)
 		return exitFailed
 	}
-	code := c.drive(ctx, s, st, *dir)
-	if code == exitOK {
+	code := c.drive(ctx, s, st, loc)
+	if code == exitOK && loc.dir == "" {
+		fmt.Fprintf(c.stdout, "\nThe session is in %s; write it out as a folder with: refine export %s --dir DIR\n", loc.store, loc.flags())
+	}
+	if code == exitOK && loc.dir != "" {
 		fmt.Fprintf(c.stdout, "\nWhat to open first, in %s:\n", *dir)
 		for _, f := range [][2]string{
 			{"final_spec.md", "the final specification, with every accepted resolution"},

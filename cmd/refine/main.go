@@ -51,6 +51,12 @@ func commandTable() map[string]command {
 		"status":   {"show a session's status (--json for the machine-readable form)", cmdStatus},
 		"rollback": {"undo rounds: refine rollback --dir D --to N --reason TEXT", cmdRollback},
 		"archives": {"list rollback archives; --cleanup keep|delete|recent|cold; --expire", cmdArchives},
+		"sessions": {"list the sessions of a store: refine sessions --store URL [--json]", cmdSessions},
+		"export":   {"copy a session out of a store into a folder: refine export --store URL --session ID --dir D", cmdExport},
+		"import":   {"copy a session folder into a store: refine import --dir D --store URL [--session ID]", cmdImport},
+		"approve":  {"end a session now as USER_APPROVED: refine approve --dir D [--note TEXT] [--acknowledge-high]", cmdApprove},
+		"abandon":  {"end a session now as ABANDONED: refine abandon --dir D [--note TEXT]", cmdAbandon},
+		"serve":    {"web console: watch sessions, read rounds, answer questions: refine serve --store DIR [--llm …]", cmdServe},
 	}
 }
 

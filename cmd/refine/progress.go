@@ -38,14 +38,16 @@ func (p *progress) Observe(e refine.Event) {
 	p.clearSpinner()
 	elapsed := time.Since(p.started).Round(100 * time.Millisecond)
 	tokens := e.Usage.PromptTokens + e.Usage.CompletionTokens
+	// Messages carry LLM and server text: shown, never obeyed by the terminal.
+	msg := safeText(e.Message)
 	prefix := fmt.Sprintf("[%6s] round %d", elapsed, e.Round)
 	switch e.Kind {
 	case refine.EventRoundStarted:
-		fmt.Fprintf(p.w, "%s: started (%s)\n", prefix, e.Message)
+		fmt.Fprintf(p.w, "%s: started (%s)\n", prefix, msg)
 	case refine.EventAttemptStarted:
 		who := string(e.Role)
 		if e.Gap != "" {
-			who += " " + e.Gap
+			who += " " + safeLine(e.Gap)
 		}
 		fmt.Fprintf(p.w, "%s: %s attempt %d… (tokens so far %d)\n", prefix, who, e.Attempt, tokens)
 		p.startSpinner(fmt.Sprintf("round %d %s attempt %d", e.Round, who, e.Attempt))
@@ -53,18 +55,18 @@ func (p *progress) Observe(e refine.Event) {
 		p.stopSpinner()
 		verdict := "valid"
 		if e.FailureType != "" {
-			verdict = e.FailureType + ": " + e.Message
+			verdict = safeLine(e.FailureType) + ": " + msg
 		}
 		fmt.Fprintf(p.w, "%s: %s attempt %d %s (%s)\n", prefix, e.Role, e.Attempt, verdict, e.Elapsed.Round(time.Millisecond))
 	case refine.EventTransportRetry:
-		fmt.Fprintf(p.w, "%s: %s transport error, retrying in %s: %s\n", prefix, e.Role, e.Elapsed.Round(time.Millisecond), e.Message)
+		fmt.Fprintf(p.w, "%s: %s transport error, retrying in %s: %s\n", prefix, e.Role, e.Elapsed.Round(time.Millisecond), msg)
 	case refine.EventQuestionAsked:
 		p.stopSpinner()
 	case refine.EventRoundFinished:
-		fmt.Fprintf(p.w, "%s: finished (%s)\n", prefix, e.Message)
+		fmt.Fprintf(p.w, "%s: finished (%s)\n", prefix, msg)
 	case refine.EventSessionFinished:
 		p.stopSpinner()
-		fmt.Fprintf(p.w, "[%6s] session %s: %s\n", elapsed, e.Outcome, e.Message)
+		fmt.Fprintf(p.w, "[%6s] session %s: %s\n", elapsed, e.Outcome, msg)
 	}
 	p.drawSpinner()
 }

@@ -24,7 +24,9 @@ var offlineRole = refine.RoleFunc(func(context.Context, refine.Request) (refine.
 func cmdRollback(ctx context.Context, c *cli, args []string) int {
 	fl := flag.NewFlagSet("refine rollback", flag.ContinueOnError)
 	fl.SetOutput(c.stderr)
-	dir := fl.String("dir", "", "session folder (required)")
+	dir := fl.String("dir", "", "session folder (required unless --store)")
+	store := fl.String("store", "", "store of many sessions: file:ROOT, sqlite:PATH or postgres://… (with --session)")
+	id := fl.String("session", "", "session ID in --store")
 	to := fl.Int("to", -1, "restore the state after this round, undoing the rounds after it (required)")
 	reason := fl.String("reason", "", "why the rounds are rolled back (required; recorded in the archive)")
 	var adjust multiFlag
@@ -32,15 +34,15 @@ func cmdRollback(ctx context.Context, c *cli, args []string) int {
 	if err := fl.Parse(args); err != nil {
 		return exitUsage
 	}
-	if *dir == "" || *to < 0 || strings.TrimSpace(*reason) == "" {
-		fmt.Fprintln(c.stderr, "refine rollback: --dir, --to N (0 or more) and --reason are required")
+	if (*dir == "" && *store == "") || *to < 0 || strings.TrimSpace(*reason) == "" {
+		fmt.Fprintln(c.stderr, "refine rollback: --dir (or --store with --session), --to N (0 or more) and --reason are required")
 		return exitUsage
 	}
-	if _, err := os.Stat(filepath.Join(*dir, "state.json")); err != nil {
+	if _, err := os.Stat(filepath.Join(*dir, "state.json")); *store == "" && err != nil {
 		fmt.Fprintf(c.stderr, "refine rollback: %s holds no session (no state.json)\n", *dir)
 		return exitUsage
 	}
-	st, err := fs.Open(*dir)
+	st, loc, err := c.openLoc(ctx, *dir, *store, *id, openWrite)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "refine rollback: %v\n", err)
 		return exitUsage
@@ -54,16 +56,29 @@ func cmdRollback(ctx context.Context, c *cli, args []string) int {
 		return exitUsage
 	}
 	rep, err := s.Rollback(ctx, refine.RollbackRequest{To: *to, Reason: *reason, Adjustments: adjust})
+	if len(rep.Pending) > 0 {
+		// The rollback mode asks first (the options, the repeated-rollback
+		// or the limit question): nothing is rolled back until it is answered.
+		for _, q := range rep.Pending {
+			printQuestion(c.stdout, q)
+		}
+		fmt.Fprintf(c.stdout, "\nThe rollback waits for this answer: refine resume %s --answer KEY[:text] --llm …\n", loc.flags())
+		return exitPaused
+	}
 	if err != nil {
 		fmt.Fprintf(c.stderr, "refine rollback: %v\n", err)
 		if errors.Is(err, refine.ErrRollbackLimit) {
-			fmt.Fprintln(c.stderr, "The session rollback limit is reached: finish the session, or raise the limit in a host program (Config.RollbackLimit).")
+			fmt.Fprintln(c.stderr, "The session rollback limit is reached: finish the session (refine approve|abandon --dir DIR), or raise the limit in a host program (Config.RollbackLimit).")
 		}
 		return exitFailed
 	}
+	if len(rep.Undone) == 0 {
+		fmt.Fprintf(c.stdout, "No rollback: %s\n", rep.Decision)
+		return exitOK
+	}
 	fmt.Fprintf(c.stdout, "Rolled back to round %d: undid round(s) %s.\n", rep.Round, joinInts(rep.Undone))
 	for _, a := range rep.Archives {
-		fmt.Fprintf(c.stdout, "  archived: %s\n", filepath.Join(*dir, a))
+		fmt.Fprintf(c.stdout, "  archived: %s\n", filepath.Join(loc.dir, a))
 	}
 	if len(rep.Adjustments) > 0 {
 		if rep.AutoApplied {
@@ -78,26 +93,29 @@ func cmdRollback(ctx context.Context, c *cli, args []string) int {
 	if rep.Analysis != "" {
 		fmt.Fprintf(c.stdout, "\n%s\n", strings.TrimSpace(rep.Analysis))
 	}
-	fmt.Fprintf(c.stdout, "%d rollback(s) left in this session. Continue with: refine resume --dir %s --llm …\n", rep.Remaining, *dir)
+	fmt.Fprintf(c.stdout, "%d rollback(s) left in this session. Continue with: refine resume %s --llm …\n", rep.Remaining, loc.flags())
 	return exitOK
 }
 
 func cmdArchives(ctx context.Context, c *cli, args []string) int {
 	fl := flag.NewFlagSet("refine archives", flag.ContinueOnError)
 	fl.SetOutput(c.stderr)
-	dir := fl.String("dir", "", "session folder (required unless only --expire is asked)")
+	dir := fl.String("dir", "", "session folder (required unless only --expire is asked, or --store)")
+	store := fl.String("store", "", "store of many sessions: file:ROOT, sqlite:PATH or postgres://… (with --session)")
+	id := fl.String("session", "", "session ID in --store")
 	cleanup := fl.String("cleanup", "", "keep, delete, recent (last 7 days) or cold (move to --cold-dir)")
 	coldDir := fl.String("cold-dir", "", "cold-storage root (for --cleanup cold and --expire)")
 	expire := fl.Bool("expire", false, "delete cold-stored archives older than --retention (the retention job)")
 	retention := fl.Duration("retention", 30*24*time.Hour, "how long cold-stored archives are kept")
+	includeUnsafe := fl.Bool("include-unsafe", false, "let --cleanup delete or move archives that do not read back safely (listed as UNSAFE)")
 	if err := fl.Parse(args); err != nil {
 		return exitUsage
 	}
 	if *expire {
 		return c.expireCold(*coldDir, *retention)
 	}
-	if *dir == "" {
-		fmt.Fprintln(c.stderr, "refine archives: --dir is required")
+	if *dir == "" && *store == "" {
+		fmt.Fprintln(c.stderr, "refine archives: --dir (or --store with --session) is required")
 		return exitUsage
 	}
 	var mode rollback.Cleanup
@@ -114,18 +132,30 @@ func cmdArchives(ctx context.Context, c *cli, args []string) int {
 		}
 	}
 	var st refine.Store
-	if mode == "" {
+	if *store != "" {
+		om := openWrite
+		if mode == "" {
+			om = openRead
+		}
+		s, _, err := c.openLoc(ctx, *dir, *store, *id, om)
+		if err != nil {
+			fmt.Fprintf(c.stderr, "refine archives: %v\n", safeErr(err))
+			return exitUsage
+		}
+		defer s.Close()
+		st = s
+	} else if mode == "" {
 		ro, err := fs.OpenReadOnly(*dir)
 		if err != nil {
-			fmt.Fprintf(c.stderr, "refine archives: %v\n", err)
+			fmt.Fprintf(c.stderr, "refine archives: %v\n", safeErr(err))
 			return exitUsage
 		}
 		defer ro.Close()
 		st = ro
 	} else {
-		rw, err := fs.Open(*dir)
+		rw, err := c.openStore(*dir)
 		if err != nil {
-			fmt.Fprintf(c.stderr, "refine archives: %v\n", err)
+			fmt.Fprintf(c.stderr, "refine archives: %v\n", safeErr(err))
 			return exitUsage
 		}
 		defer rw.Close()
@@ -133,23 +163,46 @@ func cmdArchives(ctx context.Context, c *cli, args []string) int {
 	}
 	infos, err := archiveInfos(ctx, st)
 	if err != nil {
-		fmt.Fprintf(c.stderr, "refine archives: %v\n", err)
+		fmt.Fprintf(c.stderr, "refine archives: %v\n", safeErr(err))
 		return exitUsage
 	}
 	if len(infos) == 0 {
 		fmt.Fprintln(c.stdout, "No rollback archives in this session.")
 		return exitOK
 	}
-	fmt.Fprintf(c.stdout, "%-36s %5s %7s %10s  %s\n", "ARCHIVE", "ROUND", "ATTEMPT", "SIZE", "ROLLED BACK")
+	fmt.Fprintf(c.stdout, "%-36s %5s %7s %10s  %-20s  %s\n", "ARCHIVE", "ROUND", "ATTEMPT", "SIZE", "ROLLED BACK", "SAFETY")
 	for _, a := range infos {
-		fmt.Fprintf(c.stdout, "%-36s %5d %7d %10s  %s\n", a.Name, a.Round, a.Attempt, rollback.FormatSize(a.Size), rollback.FormatTimestamp(a.At))
+		at, verdict := "-", "ok"
+		if !a.At.IsZero() {
+			at = rollback.FormatTimestamp(a.At)
+		}
+		if a.Unsafe != "" {
+			verdict = "UNSAFE: " + safeLine(a.Unsafe)
+		}
+		fmt.Fprintf(c.stdout, "%-36s %5d %7d %10s  %-20s  %s\n", a.Name, a.Round, a.Attempt, rollback.FormatSize(a.Size), at, verdict)
 	}
 	if mode == "" {
 		return exitOK
 	}
+	safe, unsafe := rollback.SplitUnsafe(infos)
+	if len(unsafe) > 0 && mode != rollback.CleanupKeep {
+		if *includeUnsafe {
+			for i := range infos {
+				infos[i].Unsafe = ""
+			}
+			safe = infos
+		} else {
+			fmt.Fprintf(c.stderr, "refine archives: left %d archive(s) that do not read back safely in the session (listed as UNSAFE); inspect them, or pass --include-unsafe to %s them too\n",
+				len(unsafe), map[rollback.Cleanup]string{rollback.CleanupCold: "move", rollback.CleanupDelete: "delete", rollback.CleanupRecent: "clean up"}[mode])
+		}
+	}
 	now := time.Now().UTC()
 	if mode == rollback.CleanupCold {
-		return c.moveCold(ctx, st, infos, *dir, *coldDir, now)
+		if len(safe) == 0 {
+			fmt.Fprintln(c.stdout, "Moved 0 archive(s) to cold storage.")
+			return exitOK
+		}
+		return c.moveCold(ctx, st, safe, *coldDir, now)
 	}
 	_, remove := rollback.CleanupPlan(mode, infos, now, 0)
 	var ops []refine.Op
@@ -157,14 +210,15 @@ func cmdArchives(ctx context.Context, c *cli, args []string) int {
 		ops = append(ops, refine.Delete(k))
 	}
 	if err := st.Commit(ctx, ops...); err != nil {
-		fmt.Fprintf(c.stderr, "refine archives: %v\n", err)
+		fmt.Fprintf(c.stderr, "refine archives: %v\n", safeErr(err))
 		return exitFailed
 	}
 	fmt.Fprintf(c.stdout, "%s: deleted %d archive(s), kept %d.\n", mode, len(remove), len(infos)-len(remove))
 	return exitOK
 }
 
-// archiveInfos lists a session's archives with their metadata.
+// archiveInfos lists a session's archives with their metadata, and why an
+// archive that does not read back safely was refused (ArchiveInfo.Unsafe).
 func archiveInfos(ctx context.Context, st refine.Store) ([]rollback.ArchiveInfo, error) {
 	keys, err := st.List(ctx, "")
 	if err != nil {
@@ -181,7 +235,9 @@ func archiveInfos(ctx context.Context, st refine.Store) ([]rollback.ArchiveInfo,
 			return nil, fmt.Errorf("read %s: %w", k, err)
 		}
 		info := rollback.ArchiveInfo{Name: k, Size: int64(len(b)), Round: r, Attempt: n}
-		if _, meta, err := rollback.ReadArchive(b, rollback.Limits{}); err == nil {
+		if _, meta, err := rollback.ReadArchive(b, rollback.Limits{}); err != nil {
+			info.Unsafe = err.Error()
+		} else {
 			info.At = meta.RollbackTimestamp
 		}
 		out = append(out, info)
@@ -190,138 +246,128 @@ func archiveInfos(ctx context.Context, st refine.Store) ([]rollback.ArchiveInfo,
 }
 
 // moveCold copies the archives to cold storage, writes the manifest and
-// the log, and only then removes them from the session.
-func (c *cli) moveCold(ctx context.Context, st refine.Store, infos []rollback.ArchiveInfo, dir, coldDir string, now time.Time) int {
+// the log, and only then removes them from the session. No link under the
+// cold root is followed (see coldRoot).
+func (c *cli) moveCold(ctx context.Context, st refine.Store, infos []rollback.ArchiveInfo, coldDir string, now time.Time) int {
+	fail := func(code int, format string, args ...any) int {
+		fmt.Fprintf(c.stderr, "refine archives: "+format+"\n", args...)
+		return code
+	}
 	status, err := refine.Inspect(ctx, st)
 	if err != nil {
-		fmt.Fprintf(c.stderr, "refine archives: %v\n", err)
-		return exitUsage
+		return fail(exitUsage, "%v", safeErr(err))
 	}
-	manifestPath := filepath.Join(coldDir, rollback.ColdWorkflowDir, rollback.ManifestName)
-	existing, err := os.ReadFile(manifestPath)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		fmt.Fprintf(c.stderr, "refine archives: %v\n", err)
-		return exitFailed
-	}
-	plan, err := rollback.ColdPlan(existing, infos, status.SessionID, coldDir, now)
+	cold, err := openColdRoot(coldDir)
 	if err != nil {
-		fmt.Fprintf(c.stderr, "refine archives: %v\n", err)
-		return exitFailed
+		return fail(exitFailed, "%v", safeErr(err))
 	}
-	if err := os.MkdirAll(plan.Dir, 0o700); err != nil {
-		fmt.Fprintf(c.stderr, "refine archives: %v\n", err)
-		return exitFailed
+	defer cold.Close()
+	manifestRel := filepath.Join(rollback.ColdWorkflowDir, rollback.ManifestName)
+	existing, err := cold.readFile(manifestRel)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fail(exitFailed, "%v (nothing was moved)", safeErr(err))
+	}
+	plan, err := rollback.ColdPlan(existing, infos, status.SessionID, cold.dir, now)
+	if err != nil {
+		return fail(exitFailed, "%v", safeErr(err))
+	}
+	logRel, err := cold.rel(plan.LogPath)
+	if err == nil {
+		// Checked before anything is written: a planted link fails the
+		// move while the session still holds every archive.
+		err = cold.noLinks(logRel)
+	}
+	if err != nil {
+		return fail(exitFailed, "%v", safeErr(err))
 	}
 	var ops []refine.Op
 	for _, m := range plan.Moves {
-		b, err := st.Get(ctx, m.Key)
+		rel, err := cold.rel(m.Path)
+		var b []byte
 		if err == nil {
-			err = writeDurable(m.Path, b)
+			b, err = st.Get(ctx, m.Key)
+		}
+		if err == nil {
+			err = cold.writeDurable(rel, b)
 		}
 		if err != nil {
-			fmt.Fprintf(c.stderr, "refine archives: move %s: %v (nothing was removed from the session)\n", m.Key, err)
-			return exitFailed
+			return fail(exitFailed, "move %s: %v (nothing was removed from the session)", m.Key, safeErr(err))
 		}
 		ops = append(ops, refine.Delete(m.Key))
 	}
-	if err := writeDurable(plan.ManifestPath, plan.Manifest); err != nil {
-		fmt.Fprintf(c.stderr, "refine archives: write manifest: %v (nothing was removed from the session)\n", err)
-		return exitFailed
+	if err := cold.writeDurable(manifestRel, plan.Manifest); err != nil {
+		return fail(exitFailed, "write manifest: %v (nothing was removed from the session)", safeErr(err))
 	}
-	if err := appendLine(plan.LogPath, plan.LogLine); err != nil {
-		fmt.Fprintf(c.stderr, "refine archives: write log: %v\n", err)
-		return exitFailed
+	if err := cold.appendText(logRel, plan.LogLine); err != nil {
+		return fail(exitFailed, "write log: %v (nothing was removed from the session)", safeErr(err))
 	}
 	if err := st.Commit(ctx, ops...); err != nil {
-		fmt.Fprintf(c.stderr, "refine archives: %v\n", err)
-		return exitFailed
+		return fail(exitFailed, "%v", safeErr(err))
 	}
 	fmt.Fprintf(c.stdout, "Moved %d archive(s) to %s\n", len(plan.Moves), plan.Dir)
 	return exitOK
 }
 
-// expireCold is the 30-day retention job over a cold-storage root.
+// expireCold is the 30-day retention job over a cold-storage root. No link
+// under the root is followed (see coldRoot).
 func (c *cli) expireCold(coldDir string, retention time.Duration) int {
 	if coldDir == "" {
 		fmt.Fprintln(c.stderr, "refine archives: --expire needs --cold-dir DIR")
 		return exitUsage
 	}
-	manifestPath := filepath.Join(coldDir, rollback.ColdWorkflowDir, rollback.ManifestName)
-	b, err := os.ReadFile(manifestPath)
+	fail := func(err error) int {
+		fmt.Fprintf(c.stderr, "refine archives: %v\n", safeErr(err))
+		return exitFailed
+	}
+	if _, err := os.Stat(coldDir); err != nil {
+		return fail(err)
+	}
+	cold, err := openColdRoot(coldDir)
+	if err != nil {
+		return fail(err)
+	}
+	defer cold.Close()
+	manifestRel := filepath.Join(rollback.ColdWorkflowDir, rollback.ManifestName)
+	b, err := cold.readFile(manifestRel)
 	if errors.Is(err, os.ErrNotExist) {
 		fmt.Fprintln(c.stdout, "No cold-storage manifest: nothing to expire.")
 		return exitOK
 	}
 	if err != nil {
-		fmt.Fprintf(c.stderr, "refine archives: %v\n", err)
-		return exitFailed
+		return fail(err)
 	}
 	ex, err := rollback.Expired(b, time.Now().UTC(), retention)
 	if err != nil {
-		fmt.Fprintf(c.stderr, "refine archives: %v\n", err)
-		return exitFailed
+		return fail(err)
+	}
+	logRel := rollback.CleanupLogName
+	if ex.Log != "" {
+		if err := cold.noLinks(logRel); err != nil {
+			return fail(err)
+		}
 	}
 	for _, e := range ex.Expired {
-		if err := os.Remove(rollback.ColdPath(coldDir, e.Path)); err != nil && !errors.Is(err, os.ErrNotExist) {
-			fmt.Fprintf(c.stderr, "refine archives: %v\n", err)
-			return exitFailed
+		rel, err := cold.rel(rollback.ColdPath(cold.dir, e.Path))
+		if err == nil {
+			err = cold.remove(rel)
+		}
+		if err != nil {
+			return fail(err)
 		}
 	}
 	for _, d := range ex.EmptyDirs {
-		_ = os.Remove(filepath.Join(coldDir, rollback.ColdWorkflowDir, d)) // only if empty
+		_ = cold.remove(filepath.Join(rollback.ColdWorkflowDir, d)) // only if empty
 	}
-	if err := writeDurable(manifestPath, ex.Manifest); err != nil {
-		fmt.Fprintf(c.stderr, "refine archives: %v\n", err)
-		return exitFailed
+	if err := cold.writeDurable(manifestRel, ex.Manifest); err != nil {
+		return fail(err)
 	}
 	if ex.Log != "" {
-		if err := appendLine(filepath.Join(coldDir, rollback.CleanupLogName), ex.Log); err != nil {
-			fmt.Fprintf(c.stderr, "refine archives: %v\n", err)
-			return exitFailed
+		if err := cold.appendText(logRel, ex.Log); err != nil {
+			return fail(err)
 		}
 	}
 	fmt.Fprintf(c.stdout, "Expired %d archive(s).\n", len(ex.Expired))
 	return exitOK
-}
-
-// writeDurable writes path atomically (temp file, fsync, rename), mode 0600.
-func writeDurable(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if err := f.Chmod(0o600); err != nil {
-		f.Close()
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
-}
-
-func appendLine(path, text string) error {
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := f.WriteString(text); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
 
 type multiFlag []string

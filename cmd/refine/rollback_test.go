@@ -27,7 +27,7 @@ func TestRollbackCommandOnFinishedSession(t *testing.T) {
 	ctx := context.Background()
 	dir := runBasic(t)
 	c, out, errb := newTestCLI()
-	if code := c.main(ctx, []string{"rollback", "--dir", dir, "--to", "1", "--reason", "round 2 skipped key rotation review"}); code != exitOK {
+	if code := c.main(ctx, []string{"rollback", "--dir", dir, "--to", "1", "--reason", "round 2 skipped key rotation review", "--adjust", "review key rotation"}); code != exitOK {
 		t.Fatalf("rollback exit %d\n%s\n%s", code, out, errb)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "round_002")); !os.IsNotExist(err) {
@@ -93,7 +93,7 @@ func TestArchivesColdStorageAndExpiry(t *testing.T) {
 	ctx := context.Background()
 	dir := runBasic(t)
 	c, _, errb := newTestCLI()
-	if code := c.main(ctx, []string{"rollback", "--dir", dir, "--to", "1", "--reason", "test"}); code != exitOK {
+	if code := c.main(ctx, []string{"rollback", "--dir", dir, "--to", "1", "--reason", "test", "--adjust", "retry"}); code != exitOK {
 		t.Fatalf("rollback: %s", errb)
 	}
 	cold := t.TempDir()

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -17,12 +16,14 @@ import (
 	"github.com/refine-spec/refine/llm/langchain"
 	"github.com/refine-spec/refine/llm/record"
 	"github.com/refine-spec/refine/llm/replay"
-	"github.com/refine-spec/refine/store/fs"
+	"github.com/refine-spec/refine/rollback"
 )
 
 // sessionFlags are the flags run and resume share.
 type sessionFlags struct {
 	dir           string
+	store         string // --store URL; with session, replaces dir (storeurl.go)
+	session       string
 	llm           string
 	model         string
 	engineerModel string
@@ -38,10 +39,18 @@ type sessionFlags struct {
 	quiet         bool
 	retries       int
 	backoff       time.Duration
+	rollbackMode  string
+	// otlpEndpoint and otlpContent configure telemetry (telemetry.go);
+	// telemetry is what sessionConfig set up, closed when the command ends.
+	otlpEndpoint string
+	otlpContent  bool
+	telemetry    *telemetry
 }
 
 func (f *sessionFlags) register(fl *flag.FlagSet, run bool) {
-	fl.StringVar(&f.dir, "dir", "", "session folder (required)")
+	fl.StringVar(&f.dir, "dir", "", "session folder (required unless --store)")
+	fl.StringVar(&f.store, "store", "", "store of many sessions: file:ROOT, sqlite:PATH or postgres://… (with --session)")
+	fl.StringVar(&f.session, "session", "", "session ID in --store (run: default a new session, whose ID it prints)")
 	fl.StringVar(&f.llm, "llm", "", "backend: openai, ollama or replay (run: required; resume: default replay when --replay is given)")
 	fl.StringVar(&f.model, "model", "", "model name for both roles")
 	fl.StringVar(&f.engineerModel, "engineer-model", "", "model for the Engineer (overrides --model)")
@@ -55,6 +64,9 @@ func (f *sessionFlags) register(fl *flag.FlagSet, run bool) {
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress lines on stderr")
 	fl.IntVar(&f.retries, "transport-retries", 5, "retries of a call that failed with a rate limit, timeout or server error")
 	fl.DurationVar(&f.backoff, "backoff-base", time.Second, "first backoff ceiling between transport retries (doubles each retry, at most 60s)")
+	fl.StringVar(&f.otlpEndpoint, "otlp-endpoint", "", "send traces and metrics over OTLP/HTTP to this collector URL (http://127.0.0.1:4318); none when unset")
+	fl.BoolVar(&f.otlpContent, "otlp-include-content", false, "with --otlp-endpoint, also record prompts, responses and answers in spans (they may be confidential)")
+	fl.StringVar(&f.rollbackMode, "rollback-mode", "", "interactive, auto-retry or strict: what a rollback asks (stored with the session; default interactive)")
 	if run {
 		fl.IntVar(&f.maxRounds, "max-rounds", 10, "stop with MAX_ROUNDS after this many rounds (1-99)")
 		fl.IntVar(&f.parallel, "parallel", 1, "draft up to N assigned gaps concurrently")
@@ -72,8 +84,8 @@ func cmdRun(ctx context.Context, c *cli, args []string) int {
 	if err := fl.Parse(args); err != nil {
 		return exitUsage
 	}
-	if specFile == "" || gapsFile == "" || f.dir == "" || f.llm == "" {
-		fmt.Fprintln(c.stderr, "refine run: --spec, --gaps, --dir and --llm are required")
+	if specFile == "" || gapsFile == "" || (f.dir == "" && f.store == "") || f.llm == "" {
+		fmt.Fprintln(c.stderr, "refine run: --spec, --gaps, --dir (or --store) and --llm are required")
 		fl.Usage()
 		return exitUsage
 	}
@@ -81,39 +93,47 @@ func cmdRun(ctx context.Context, c *cli, args []string) int {
 		fmt.Fprintln(c.stderr, "refine run: use --answers or --auto, not both")
 		return exitUsage
 	}
-	spec, err := os.ReadFile(specFile)
+	spec, err := readFileLimited(specFile, maxInputBytes)
 	if err != nil {
-		fmt.Fprintf(c.stderr, "refine run: read spec: %v\n", err)
+		fmt.Fprintf(c.stderr, "refine run: read spec: %v\n", safeErr(err))
 		return exitUsage
 	}
-	gapsData, err := os.ReadFile(gapsFile)
+	gapsData, err := readFileLimited(gapsFile, maxInputBytes)
 	if err != nil {
-		fmt.Fprintf(c.stderr, "refine run: read gaps: %v\n", err)
+		fmt.Fprintf(c.stderr, "refine run: read gaps: %v\n", safeErr(err))
 		return exitUsage
 	}
 	gaps, err := parseGapsFile(gapsFile, gapsData)
 	if err != nil {
-		fmt.Fprintf(c.stderr, "refine run: %v\n", err)
+		fmt.Fprintf(c.stderr, "refine run: %v\n", safeErr(err))
 		return exitUsage
 	}
-	st, err := fs.Open(f.dir)
+	st, loc, err := c.openLoc(ctx, f.dir, f.store, f.session, openCreate)
 	if err != nil {
-		fmt.Fprintf(c.stderr, "refine run: %v\n", err)
+		fmt.Fprintf(c.stderr, "refine run: %v\n", safeErr(err))
 		return exitUsage
 	}
 	defer st.Close()
+	if f.store != "" && f.session == "" {
+		fmt.Fprintf(c.stdout, "Session ID: %s\n", loc.id)
+	}
 	cfg, code := c.sessionConfig(ctx, &f, st)
 	if code != exitOK {
 		return code
 	}
+	defer c.closeTelemetry(ctx, &f)
 	cfg.Spec, cfg.Gaps = string(spec), gaps
 	cfg.MaxRounds, cfg.ParallelGaps = f.maxRounds, f.parallel
 	s, err := refine.New(ctx, cfg)
 	if err != nil {
-		fmt.Fprintf(c.stderr, "refine run: %v\n", err)
+		fmt.Fprintf(c.stderr, "refine run: %v\n", safeErr(err))
 		return exitUsage
 	}
-	return c.drive(ctx, s, st, f.dir)
+	if err := s.SetRollbackMode(ctx, cfg.RollbackMode); err != nil {
+		fmt.Fprintf(c.stderr, "refine run: %v\n", safeErr(err))
+		return exitFailed
+	}
+	return c.drive(ctx, s, st, loc)
 }
 
 func cmdResume(ctx context.Context, c *cli, args []string) int {
@@ -126,8 +146,8 @@ func cmdResume(ctx context.Context, c *cli, args []string) int {
 	if err := fl.Parse(args); err != nil {
 		return exitUsage
 	}
-	if f.dir == "" {
-		fmt.Fprintln(c.stderr, "refine resume: --dir is required")
+	if f.dir == "" && f.store == "" {
+		fmt.Fprintln(c.stderr, "refine resume: --dir (or --store with --session) is required")
 		return exitUsage
 	}
 	if f.llm == "" && f.replayDir != "" {
@@ -137,13 +157,10 @@ func cmdResume(ctx context.Context, c *cli, args []string) int {
 		fmt.Fprintln(c.stderr, "refine resume: --llm is required (or --replay DIR)")
 		return exitUsage
 	}
-	if _, err := os.Stat(filepath.Join(f.dir, "state.json")); err != nil {
-		fmt.Fprintf(c.stderr, "refine resume: %s holds no session (no state.json): start one with refine run\n", f.dir)
-		return exitUsage
-	}
-	st, err := fs.Open(f.dir)
+	// The store first: its log may hold the session's first commit.
+	st, loc, err := c.openLoc(ctx, f.dir, f.store, f.session, openWrite)
 	if err != nil {
-		fmt.Fprintf(c.stderr, "refine resume: %v\n", err)
+		fmt.Fprintf(c.stderr, "refine resume: %v\n", safeErr(err))
 		return exitUsage
 	}
 	defer st.Close()
@@ -151,15 +168,25 @@ func cmdResume(ctx context.Context, c *cli, args []string) int {
 	if code != exitOK {
 		return code
 	}
+	defer c.closeTelemetry(ctx, &f)
 	s, err := refine.Open(ctx, cfg)
+	if errors.Is(err, refine.ErrNoSession) {
+		err = loc.noSession()
+	}
 	if err != nil {
-		fmt.Fprintf(c.stderr, "refine resume: %v\n", err)
+		fmt.Fprintf(c.stderr, "refine resume: %v\n", safeErr(err))
 		return exitUsage
+	}
+	if f.rollbackMode != "" {
+		if err := s.SetRollbackMode(ctx, cfg.RollbackMode); err != nil {
+			fmt.Fprintf(c.stderr, "refine resume: %v\n", safeErr(err))
+			return exitFailed
+		}
 	}
 	if answer != "" {
 		status, err := s.Status(ctx)
 		if err != nil {
-			fmt.Fprintf(c.stderr, "refine resume: %v\n", err)
+			fmt.Fprintf(c.stderr, "refine resume: %v\n", safeErr(err))
 			return exitFailed
 		}
 		if len(status.Pending) == 0 {
@@ -168,11 +195,11 @@ func cmdResume(ctx context.Context, c *cli, args []string) int {
 		}
 		key, text, _ := strings.Cut(answer, ":")
 		if err := s.Answer(ctx, status.Pending[0].ID, refine.Answer{Key: strings.TrimSpace(key), Text: strings.TrimSpace(text)}); err != nil {
-			fmt.Fprintf(c.stderr, "refine resume: %v\n", err)
+			fmt.Fprintf(c.stderr, "refine resume: %v\n", safeErr(err))
 			return exitUsage
 		}
 	}
-	return c.drive(ctx, s, st, f.dir)
+	return c.drive(ctx, s, st, loc)
 }
 
 // sessionConfig builds the Config shared by run and resume: roles for the
@@ -182,23 +209,31 @@ func (c *cli) sessionConfig(ctx context.Context, f *sessionFlags, st refine.Stor
 	cfg := refine.DefaultConfig()
 	cfg.Store = st
 	cfg.TransportRetries = f.retries
+	if f.rollbackMode != "" {
+		m, err := rollback.ParseMode(f.rollbackMode)
+		if err != nil {
+			fmt.Fprintf(c.stderr, "refine: --rollback-mode: %v\n", err)
+			return cfg, exitUsage
+		}
+		cfg.RollbackMode = m
+	}
 	if f.backoff > 0 {
 		cfg.BackoffBase = f.backoff
 	}
 	eng, rev, err := c.roles(f)
 	if err != nil {
-		fmt.Fprintf(c.stderr, "refine: %v\n", err)
+		fmt.Fprintf(c.stderr, "refine: %v\n", safeErr(err))
 		return cfg, exitUsage
 	}
 	if f.recordDir != "" {
 		e, err := record.New(eng, f.recordDir)
 		if err != nil {
-			fmt.Fprintf(c.stderr, "refine: --record: %v\n", err)
+			fmt.Fprintf(c.stderr, "refine: --record: %v\n", safeErr(err))
 			return cfg, exitUsage
 		}
 		r, err := record.New(rev, f.recordDir)
 		if err != nil {
-			fmt.Fprintf(c.stderr, "refine: --record: %v\n", err)
+			fmt.Fprintf(c.stderr, "refine: --record: %v\n", safeErr(err))
 			return cfg, exitUsage
 		}
 		eng, rev = e, r
@@ -210,7 +245,7 @@ func (c *cli) sessionConfig(ctx context.Context, f *sessionFlags, st refine.Stor
 	if status, err := refine.Inspect(ctx, st); err == nil {
 		responses = status.Responses
 	} else if !errors.Is(err, refine.ErrNoSession) {
-		fmt.Fprintf(c.stderr, "refine: %v\n", err)
+		fmt.Fprintf(c.stderr, "refine: %v\n", safeErr(err))
 		return cfg, exitFailed
 	}
 	for _, role := range []refine.RoleName{refine.Engineer, refine.Reviewer} {
@@ -226,12 +261,15 @@ func (c *cli) sessionConfig(ctx context.Context, f *sessionFlags, st refine.Stor
 	cfg.Engineer, cfg.Reviewer = eng, rev
 	asker, err := c.asker(f)
 	if err != nil {
-		fmt.Fprintf(c.stderr, "refine: %v\n", err)
+		fmt.Fprintf(c.stderr, "refine: %v\n", safeErr(err))
 		return cfg, exitUsage
 	}
 	cfg.Asker = asker
 	if !f.quiet {
 		cfg.Observer = newProgress(c.stderr, c.isTerminal)
+	}
+	if code := c.setupTelemetry(ctx, f, &cfg); code != exitOK {
+		return cfg, code
 	}
 	return cfg, exitOK
 }
@@ -284,7 +322,7 @@ func (c *cli) asker(f *sessionFlags) (refine.Asker, error) {
 	case f.auto:
 		return &autoAsker{w: c.stderr}, nil
 	case f.answers != "":
-		b, err := os.ReadFile(f.answers)
+		b, err := readFileLimited(f.answers, maxInputBytes)
 		if err != nil {
 			return nil, fmt.Errorf("--answers: %w", err)
 		}
@@ -296,29 +334,33 @@ func (c *cli) asker(f *sessionFlags) (refine.Asker, error) {
 }
 
 // drive runs the session and reports its outcome.
-func (c *cli) drive(ctx context.Context, s *refine.Session, st refine.Store, dir string) int {
+func (c *cli) drive(ctx context.Context, s *refine.Session, st refine.Store, loc sessionLoc) int {
 	out, err := s.Run(ctx)
 	status, serr := s.Status(context.WithoutCancel(ctx))
 	if serr == nil {
-		printSummary(c.stdout, status, dir)
+		printSummary(c.stdout, status, loc.dir)
 	}
 	switch {
 	case err != nil && out.Status == refine.StatusPaused:
-		fmt.Fprintf(c.stderr, "refine: interrupted (%v); state is saved: refine resume --dir %s\n", err, dir)
+		fmt.Fprintf(c.stderr, "refine: interrupted (%v); state is saved: refine resume %s\n", safeErr(err), loc.flags())
 		return exitFailed
 	case err != nil:
-		fmt.Fprintf(c.stderr, "refine: %v\nstate is saved; fix the cause and run: refine resume --dir %s\n", err, dir)
+		fmt.Fprintf(c.stderr, "refine: %v\nstate is saved; fix the cause and run: refine resume %s\n", safeErr(err), loc.flags())
 		return exitFailed
 	case out.Status == refine.StatusPaused:
 		for _, q := range out.Pending {
-			fmt.Fprintf(c.stdout, "\nWaiting for an answer to %s: %s\n", q.ID, q.Title)
-			for _, o := range q.Options {
-				fmt.Fprintf(c.stdout, "  %s. %s\n", o.Key, o.Label)
-			}
+			printQuestion(c.stdout, q)
 		}
-		fmt.Fprintf(c.stdout, "\nAnswer with: refine resume --dir %s --answer KEY[:text]\n", dir)
+		fmt.Fprintf(c.stdout, "\nAnswer with: refine resume %s --answer KEY[:text]\n", loc.flags())
 		return exitPaused
 	case out.Status.Terminal():
+		if len(out.Pending) > 0 {
+			// Finished; only the archive cleanup question waits.
+			for _, q := range out.Pending {
+				printQuestion(c.stdout, q)
+			}
+			fmt.Fprintf(c.stdout, "\nThe session is finished (%s); this question waits: refine resume %s --answer KEY\n", out.Status, loc.flags())
+		}
 		return exitOK
 	}
 	return exitFailed
@@ -331,53 +373,59 @@ func printSummary(w io.Writer, st refine.Status, dir string) {
 			open++
 		}
 	}
-	fmt.Fprintf(w, "\nSession %s: %s after round %d\n", st.SessionID, st.Outcome, st.Round)
+	fmt.Fprintf(w, "\nSession %s: %s after round %d\n", safeLine(st.SessionID), st.Outcome, st.Round)
 	if st.Reason != "" {
-		fmt.Fprintf(w, "  %s\n", st.Reason)
+		fmt.Fprintf(w, "  %s\n", safeText(st.Reason))
 	}
 	fmt.Fprintf(w, "  gaps: %d open, %d closed; tokens: %d prompt + %d completion in %d calls\n",
 		open, len(st.Gaps)-open, st.Usage.PromptTokens, st.Usage.CompletionTokens, st.Calls)
 	for _, g := range st.Gaps {
-		fmt.Fprintf(w, "  %-16s %-8s %-15s %s\n", g.ID, g.Severity, g.State, g.Title)
+		fmt.Fprintf(w, "  %-16s %-8s %-15s %s\n", g.ID, g.Severity, g.State, safeLine(g.Title))
 	}
-	fmt.Fprintf(w, "  folder: %s (open status.md first)\n", dir)
+	if dir != "" { // a SQL store has no folder: refine export writes one
+		fmt.Fprintf(w, "  folder: %s (open status.md first)\n", dir)
+	}
 }
 
 func cmdStatus(ctx context.Context, c *cli, args []string) int {
 	fl := flag.NewFlagSet("refine status", flag.ContinueOnError)
 	fl.SetOutput(c.stderr)
-	dir := fl.String("dir", "", "session folder (required)")
+	dir := fl.String("dir", "", "session folder (required unless --store)")
+	store := fl.String("store", "", "store of many sessions: file:ROOT, sqlite:PATH or postgres://… (with --session)")
+	id := fl.String("session", "", "session ID in --store")
 	asJSON := fl.Bool("json", false, "print the DESIGN §11 JSON")
 	if err := fl.Parse(args); err != nil {
 		return exitUsage
 	}
-	if *dir == "" {
-		fmt.Fprintln(c.stderr, "refine status: --dir is required")
+	if *dir == "" && *store == "" {
+		fmt.Fprintln(c.stderr, "refine status: --dir (or --store with --session) is required")
 		return exitUsage
 	}
-	st, err := fs.OpenReadOnly(*dir)
+	// The store first (read-only only while a run holds it): its log may
+	// hold commits, even the session's first, that opening redoes.
+	st, loc, err := c.openLoc(ctx, *dir, *store, *id, openRead)
 	if err != nil {
-		fmt.Fprintf(c.stderr, "refine status: %v\n", err)
+		fmt.Fprintf(c.stderr, "refine status: %v\n", safeErr(err))
 		return exitUsage
 	}
 	defer st.Close()
-	status, err := refine.Inspect(ctx, st)
+	status, err := loc.inspect(ctx, st)
 	if err != nil {
-		fmt.Fprintf(c.stderr, "refine status: %v\n", err)
+		fmt.Fprintf(c.stderr, "refine status: %v\n", safeErr(err))
 		return exitUsage
 	}
 	if *asJSON {
 		if err := writeStatusJSON(c.stdout, status); err != nil {
-			fmt.Fprintf(c.stderr, "refine status: %v\n", err)
+			fmt.Fprintf(c.stderr, "refine status: %v\n", safeErr(err))
 			return exitUsage
 		}
 		return exitOK
 	}
-	printSummary(c.stdout, status, *dir)
+	printSummary(c.stdout, status, loc.dir)
 	if len(status.Pending) > 0 {
 		fmt.Fprintln(c.stdout, "\nPending questions:")
 		for _, q := range status.Pending {
-			fmt.Fprintf(c.stdout, "  %s: %s\n", q.ID, q.Title)
+			printQuestion(c.stdout, q)
 		}
 	}
 	return exitOK
@@ -416,7 +464,7 @@ func (a *fileAsker) Ask(_ context.Context, q refine.Question) (refine.Answer, er
 	if err := q.Check(ans); err != nil {
 		return refine.Answer{}, fmt.Errorf("answers file: %w", err)
 	}
-	fmt.Fprintf(a.w, "  answer (from file): %s\n", formatAnswer(ans))
+	fmt.Fprintf(a.w, "  answer (from file): %s\n", safeLine(formatAnswer(ans)))
 	return ans, nil
 }
 
@@ -459,7 +507,7 @@ func (a *terminalAsker) Ask(ctx context.Context, q refine.Question) (refine.Answ
 			ans.Key = q.Options[n-1].Key // numbered choice for lettered options
 		}
 		if err := q.Check(ans); err != nil {
-			fmt.Fprintf(a.w, "  %v\n", err)
+			fmt.Fprintf(a.w, "  %v\n", safeErr(err))
 			continue
 		}
 		return ans, nil
@@ -476,15 +524,18 @@ func hasKey(q refine.Question, key string) bool {
 }
 
 func printQuestion(w io.Writer, q refine.Question) {
-	fmt.Fprintf(w, "\n── Question %s ──\n%s\n\n%s\n", q.ID, q.Title, strings.TrimSpace(q.Body))
+	fmt.Fprintf(w, "\n── Question %s ──\n%s\n\n%s\n", safeLine(q.ID), safeLine(q.Title), safeText(strings.TrimSpace(q.Body)))
 	if len(q.Options) > 0 && !strings.Contains(q.Body, q.Options[0].Label) {
 		for i, o := range q.Options {
 			rec := ""
 			if o.Recommended {
 				rec = " (recommended)"
 			}
-			fmt.Fprintf(w, "  %d) [%s] %s%s\n", i+1, o.Key, o.Label, rec)
+			fmt.Fprintf(w, "  %d) [%s] %s%s\n", i+1, safeLine(o.Key), safeLine(o.Label), rec)
 		}
+	}
+	if q.Default != "" {
+		fmt.Fprintf(w, "  default: %s\n", safeLine(q.Default))
 	}
 }
 

@@ -1,0 +1,156 @@
+package refine_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/refinetest"
+	"github.com/refine-spec/refine/store/fs"
+	"github.com/refine-spec/refine/store/memory"
+)
+
+// byteCounter is a Store that counts the bytes handed to Commit, by the
+// round running when they were handed over.
+type byteCounter struct {
+	refine.Store
+	mu      sync.Mutex
+	round   int
+	byRound map[int]int
+	journal int // prompts and raw responses: the journal's content
+	total   int
+}
+
+func (c *byteCounter) Commit(ctx context.Context, ops ...refine.Op) error {
+	c.mu.Lock()
+	for _, op := range ops {
+		c.byRound[c.round] += len(op.Value)
+		c.total += len(op.Value)
+		if strings.Contains(op.Key, "/prompts/") || strings.Contains(op.Key, "/attempts/") {
+			c.journal += len(op.Value)
+		}
+	}
+	c.mu.Unlock()
+	return c.Store.Commit(ctx, ops...)
+}
+
+func (c *byteCounter) Observe(e refine.Event) {
+	if e.Kind == refine.EventRoundStarted {
+		c.mu.Lock()
+		c.round = e.Round
+		c.mu.Unlock()
+	}
+}
+
+// realisticRoles answer like a model would in size: an Engineer section of
+// about 3 KB per gap and a Reviewer output of about 1.5 KB with one LOW
+// issue, after a latency (0 for none).
+func realisticRoles(latency time.Duration) (eng, rev refine.Role) {
+	para := "The Mediator validates the output against the two tiers, records the attempt with its prompt and raw response, " +
+		"and retries with the failure-specific modification when validation fails; the retry budget is two per role and round. "
+	eng = refine.RoleFunc(func(ctx context.Context, req refine.Request) (refine.Response, error) {
+		time.Sleep(latency) // the model's latency, not synchronisation
+		out := refinetest.EngineerOutput(req.Gaps...)
+		out = strings.Replace(out, "### Examples", strings.Repeat(para, 10)+"\n\n### Examples", len(req.Gaps))
+		return refine.Response{Content: out}, nil
+	})
+	rev = refine.RoleFunc(func(ctx context.Context, req refine.Request) (refine.Response, error) {
+		time.Sleep(latency)
+		out := refinetest.ReviewerOutput(req.Round, req.Gaps, refinetest.Issue{Severity: gap.Low, Summary: "wording: " + strings.Repeat("be precise about the bound ", 20)})
+		return refine.Response{Content: out}, nil
+	})
+	return eng, rev
+}
+
+// realisticSpec is a source spec of about 4 KB.
+func realisticSpec() string {
+	var b strings.Builder
+	b.WriteString("# Orders API\n\n")
+	for i := range 12 {
+		fmt.Fprintf(&b, "## Section %d\n\nClients list, create and cancel orders. Every response carries a request ID; errors use one JSON shape with a code, a message and details.\n\n", i+1)
+	}
+	return b.String()
+}
+
+// BenchmarkStoreBytes: a 50-round session, one gap a round, with
+// realistic output sizes. It reports the bytes handed to the Store in
+// round 49 against round 1 (target ≤ 2) and in the whole session against
+// the journal's content, the prompts and raw responses (target ≤ 4).
+func BenchmarkStoreBytes(b *testing.B) {
+	ctx := context.Background()
+	eng, rev := realisticRoles(0)
+	var last *byteCounter
+	for b.Loop() {
+		cfg := refinetest.Config(eng, rev, refine.DefaultAsker{}, benchGaps(50)...)
+		cfg.Spec = realisticSpec()
+		cfg.GapsPerRound, cfg.MaxRounds = 1, 60
+		c := &byteCounter{Store: memory.New(), byRound: map[int]int{}}
+		cfg.Store, cfg.Observer = c, c
+		s, err := refine.New(ctx, cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		out, err := s.Run(ctx)
+		if err != nil || out.Round != 50 {
+			b.Fatalf("%+v %v", out, err)
+		}
+		last = c
+	}
+	b.ReportMetric(float64(last.byRound[49])/float64(last.byRound[1]), "round49/round1")
+	b.ReportMetric(float64(last.total)/float64(last.journal), "total/journal")
+	b.ReportMetric(float64(last.total)/50/1024, "KiB/round")
+}
+
+// BenchmarkOverheadWithClose: a 5-round session whose roles take 20 ms a
+// call, from New to the Store's Close (fs: its last checkpoint): total
+// time ÷ time inside role calls, the median of 9 sessions per iteration.
+// Targets: memory ≤ 1.02, fs ≤ 1.10.
+func BenchmarkOverheadWithClose(b *testing.B) {
+	const latency = 20 * time.Millisecond
+	for _, kind := range []string{"memory", "fs"} {
+		b.Run(kind, func(b *testing.B) {
+			ctx := context.Background()
+			eng, rev, inRole := instantRoles(latency, latency)
+			var ratios []float64
+			for b.Loop() {
+				for range 9 {
+					inRole.Store(0)
+					cfg := refinetest.Config(eng, rev, refine.DefaultAsker{}, benchGaps(5)...)
+					cfg.GapsPerRound = 1
+					cfg.Clock = refine.SystemClock{}
+					start := time.Now()
+					var closeStore func() error
+					if kind == "fs" {
+						st, err := fs.Open(b.TempDir())
+						if err != nil {
+							b.Fatal(err)
+						}
+						cfg.Store, closeStore = st, st.Close
+					} else {
+						cfg.Store, closeStore = memory.New(), func() error { return nil }
+					}
+					s, err := refine.New(ctx, cfg)
+					if err != nil {
+						b.Fatal(err)
+					}
+					out, err := s.Run(ctx)
+					if err != nil || out.Round != 5 {
+						b.Fatalf("%+v %v", out, err)
+					}
+					if err := closeStore(); err != nil {
+						b.Fatal(err)
+					}
+					ratios = append(ratios, float64(time.Since(start))/float64(inRole.Load()))
+				}
+			}
+			slices.Sort(ratios)
+			b.ReportMetric(ratios[len(ratios)/2], "total/role-median")
+		})
+	}
+}

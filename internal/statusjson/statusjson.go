@@ -1,0 +1,170 @@
+// Package statusjson is the one JSON shape of a session's status, shared by
+// `refine status --json` and the web console's GET /api/sessions/{id}:
+// snake_case keys, every field present, empty lists as [].
+package statusjson
+
+import (
+	"encoding/json"
+	"io"
+	"strings"
+
+	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/convergence"
+)
+
+// Status is the document. Round is the last round played; Outcome is
+// RUNNING, PAUSED, FAILED or a terminal outcome.
+type Status struct {
+	Round       int               `json:"round"`
+	Outcome     string            `json:"outcome"`
+	Gaps        []Gap             `json:"gaps"`
+	Convergence []convergence.Row `json:"convergence"`
+	Decisions   []Decision        `json:"decisions"`
+	Conflicts   []Conflict        `json:"conflicts"`
+	Rollbacks   []Rollback        `json:"rollbacks"`
+	Pending     []Pending         `json:"pending"`
+	Usage       Usage             `json:"usage"`
+}
+
+// Gap is one gap of the ledger with its state changes.
+type Gap struct {
+	ID       string       `json:"id"`
+	Title    string       `json:"title"`
+	Severity string       `json:"severity"`
+	State    string       `json:"state"`
+	History  []Transition `json:"history"`
+}
+
+// Transition is one state change of a gap.
+type Transition struct {
+	From   string `json:"from"`
+	To     string `json:"to"`
+	Round  int    `json:"round"`
+	At     string `json:"at"`
+	Reason string `json:"reason"`
+}
+
+// Decision is one recorded user decision.
+type Decision struct {
+	ID       string `json:"id"`
+	Issue    string `json:"issue"`
+	Option   string `json:"option"`
+	Decision string `json:"decision"`
+}
+
+// Conflict is one disagreement between the roles: the issue, its type
+// (explicit or converted), severity, gap and round, whether it is resolved,
+// and the decision that resolved it.
+type Conflict struct {
+	Issue    string `json:"issue"`
+	Type     string `json:"type"`
+	Severity string `json:"severity"`
+	Gap      string `json:"gap"`
+	Round    int    `json:"round"`
+	Status   string `json:"status"`
+	Decision string `json:"decision"`
+}
+
+// Rollback is one rollback of the session's history.
+type Rollback struct {
+	Round   int    `json:"round"`
+	Attempt int    `json:"attempt"`
+	Target  int    `json:"target"`
+	At      string `json:"at"`
+	Reason  string `json:"reason"`
+	Mode    string `json:"mode"`
+	Trigger string `json:"trigger"`
+	Archive string `json:"archive"`
+	Outcome string `json:"outcome"`
+}
+
+// Pending is a question waiting for an answer, whole: Body is markdown,
+// Default the option automated mode picks, AllowText whether free text may
+// accompany the answer.
+type Pending struct {
+	ID        string   `json:"id"`
+	Kind      string   `json:"kind"`
+	Round     int      `json:"round"`
+	Title     string   `json:"title"`
+	Body      string   `json:"body"`
+	Default   string   `json:"default"`
+	AllowText bool     `json:"allow_text"`
+	Options   []Option `json:"options"`
+}
+
+// Option is one choice of a pending question; Text says whether it needs
+// free text with it.
+type Option struct {
+	Key         string `json:"key"`
+	Label       string `json:"label"`
+	Effect      string `json:"effect"`
+	Recommended bool   `json:"recommended"`
+	Text        bool   `json:"text"`
+}
+
+// Usage is the tokens and calls spent, failed attempts included.
+type Usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	Calls            int `json:"calls"`
+}
+
+const timeFormat = "2006-01-02T15:04:05Z"
+
+// From shapes st.
+func From(st refine.Status) Status {
+	out := Status{
+		Round: st.Round, Outcome: string(st.Outcome),
+		Gaps: []Gap{}, Convergence: []convergence.Row{}, Decisions: []Decision{}, Conflicts: []Conflict{}, Rollbacks: []Rollback{}, Pending: []Pending{},
+		Usage: Usage{PromptTokens: st.Usage.PromptTokens, CompletionTokens: st.Usage.CompletionTokens, Calls: st.Calls},
+	}
+	for _, g := range st.Gaps {
+		j := Gap{ID: string(g.ID), Title: g.Title, Severity: g.Severity.String(), State: string(g.State), History: []Transition{}}
+		for _, h := range g.History {
+			j.History = append(j.History, Transition{From: string(h.From), To: string(h.To), Round: h.Round, At: h.At.UTC().Format(timeFormat), Reason: h.Reason})
+		}
+		out.Gaps = append(out.Gaps, j)
+	}
+	out.Convergence = append(out.Convergence, st.Convergence...) // its JSON tags are the contract
+	for _, c := range st.Conflicts {
+		out.Conflicts = append(out.Conflicts, Conflict{Issue: c.IssueID, Type: string(c.Type), Severity: c.Issue.Severity.String(),
+			Gap: string(c.Issue.Gap), Round: c.Round, Status: string(c.Status), Decision: c.DecisionID})
+	}
+	for _, r := range st.Rollbacks {
+		out.Rollbacks = append(out.Rollbacks, Rollback{Round: r.Round, Attempt: r.Attempt, Target: r.Target, At: r.At.UTC().Format(timeFormat),
+			Reason: r.Reason, Mode: string(r.Mode), Trigger: string(r.Trigger), Archive: r.Archive, Outcome: r.Outcome})
+	}
+	for _, d := range st.Decisions {
+		out.Decisions = append(out.Decisions, Decision{ID: d.ID, Issue: d.Issue, Option: d.Option, Decision: d.Decision})
+	}
+	for _, q := range st.Pending {
+		out.Pending = append(out.Pending, PendingOf(q))
+	}
+	return out
+}
+
+// PendingOf shapes one question.
+func PendingOf(q refine.Question) Pending {
+	p := Pending{ID: q.ID, Kind: string(q.Kind), Round: q.Round, Title: q.Title, Body: q.Body, Default: q.Default, AllowText: q.AllowText, Options: []Option{}}
+	for _, o := range q.Options {
+		p.Options = append(p.Options, Option{Key: o.Key, Label: o.Label, Effect: o.Effect, Recommended: o.Recommended, Text: TakesText(q, o.Key)})
+	}
+	return p
+}
+
+// TakesText reports whether option key of q needs free text with it.
+func TakesText(q refine.Question, key string) bool {
+	for _, k := range q.TextRequired {
+		if strings.EqualFold(k, key) {
+			return true
+		}
+	}
+	return false
+}
+
+// Write writes st's document to w, indented, with a final newline.
+func Write(w io.Writer, st refine.Status) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(From(st))
+}
