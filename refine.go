@@ -120,5 +120,8 @@ type Status struct {
 	// Responses counts each role's responses so far (transport failures
 	// excluded); a resumed replay or recording continues after them.
 	Responses map[RoleName]int
+	// Settings are the session's settings (thresholds, limits, rollback
+	// mode, the backend it was started with), as stored with it.
+	Settings Settings
 	UpdatedAt time.Time
 }

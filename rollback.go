@@ -274,7 +274,7 @@ func (s *Session) execRollback(ctx context.Context, x rollbackExec) (RollbackRep
 	restored.Usage = old.Usage
 	restored.Asked = old.Asked
 	restored.Rollbacks = old.Rollbacks
-	restored.RollbackMode = old.RollbackMode
+	restored.Settings, restored.SettingsLog = old.Settings, old.SettingsLog
 	restored.AutoRetries = old.AutoRetries
 	restored.RunLink = old.RunLink
 	restored.RateHistory.Alerted = max(restored.RateHistory.Alerted, old.RateHistory.Alerted)
@@ -395,9 +395,6 @@ func (s *Session) rollbackLimit() int {
 // rollbackMode is the session's rollback mode: the one recorded with the
 // session (SetRollbackMode, `--rollback-mode`), else Config.RollbackMode.
 func (s *Session) rollbackMode() rollback.Mode {
-	if s.st.RollbackMode.Valid() {
-		return s.st.RollbackMode
-	}
 	if s.cfg.RollbackMode.Valid() {
 		return s.cfg.RollbackMode
 	}
@@ -428,12 +425,13 @@ func (s *Session) SetRollbackMode(ctx context.Context, m rollback.Mode) error {
 	if err := s.begin(ctx); err != nil {
 		return err
 	}
-	if s.st.RollbackMode == m {
+	if s.rollbackMode() == m {
 		return nil
 	}
-	s.st.RollbackMode = m
+	set := s.cfg.Settings
+	set.RollbackMode = m
 	s.log.Info(rollback.OverrideMessage(m == rollback.ModeAutoRetry))
-	return s.commit(ctx)
+	return s.applySettings(ctx, set)
 }
 
 // assignedIn returns the gaps round n was assigned, from its record or the

@@ -2,6 +2,7 @@ package refine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -489,6 +490,10 @@ func statusOf(s *state) Status {
 	}
 	for r, n := range s.Usage.Responses {
 		st.Responses[RoleName(r)] = n
+	}
+	st.Settings = DefaultConfig().Settings
+	if len(s.Settings) > 0 {
+		_ = json.Unmarshal(s.Settings, &st.Settings) // validated when stored
 	}
 	st.Outcome = s.Outcome
 	switch {

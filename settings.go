@@ -69,6 +69,12 @@ func (s *Session) SetSettings(ctx context.Context, set Settings) error {
 	if err := s.begin(ctx); err != nil {
 		return err
 	}
+	return s.applySettings(ctx, set)
+}
+
+// applySettings validates, records and commits new settings; the caller
+// holds the session's turn.
+func (s *Session) applySettings(ctx context.Context, set Settings) error {
 	cfg := s.cfg
 	cfg.Settings = set
 	if err := cfg.Validate(); err != nil {

@@ -138,9 +138,6 @@ type state struct {
 	// ReviewerAdjustments are the user's standing instructions for the Reviewer.
 	ReviewerAdjustments []string `json:"reviewer_adjustments,omitempty"`
 
-	// RollbackMode is the session's rollback mode once recorded (Config's
-	// is the initial one); SetRollbackMode changes it.
-	RollbackMode rollback.Mode `json:"rollback_mode,omitempty"`
 	// RollbackFlow is a rollback waiting in its dialogs (a deferred question).
 	RollbackFlow *rollbackFlow `json:"rollback_flow,omitempty"`
 	// NextRound steers the next round's assignment after a rollback dialog.

@@ -2,12 +2,14 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -70,7 +72,68 @@ func (f *sessionFlags) register(fl *flag.FlagSet, run bool) {
 	if run {
 		fl.IntVar(&f.maxRounds, "max-rounds", 10, "stop with MAX_ROUNDS after this many rounds (1-99)")
 		fl.IntVar(&f.parallel, "parallel", 1, "draft up to N assigned gaps concurrently")
+	} else {
+		fl.IntVar(&f.maxRounds, "max-rounds", 0, "change the session's round limit (1-99; stored with the session)")
+		fl.IntVar(&f.parallel, "parallel", 0, "change how many assigned gaps are drafted concurrently (stored with the session)")
 	}
+}
+
+// backendInfo is what the session stores about its backend, so resume
+// rebuilds it without the flags being given again. Never a key.
+func (f *sessionFlags) backendInfo() refine.BackendInfo {
+	src := f.replayDir
+	if src != "" {
+		if abs, err := filepath.Abs(src); err == nil {
+			src = abs
+		}
+	}
+	return refine.BackendInfo{Kind: f.llm, EngineerModel: cmp.Or(f.engineerModel, f.model), ReviewerModel: cmp.Or(f.reviewerModel, f.model),
+		BaseURL: f.baseURL, Source: src}
+}
+
+// fillFromSession completes the backend flags a resume did not give from
+// what the session stored when it started.
+func (f *sessionFlags) fillFromSession(b refine.BackendInfo) {
+	if f.llm == "" && f.replayDir != "" {
+		f.llm = "replay"
+	}
+	if f.llm != "" && f.llm != b.Kind {
+		return // another backend: only the flags given count
+	}
+	f.llm = cmp.Or(f.llm, b.Kind)
+	if f.model == "" {
+		f.engineerModel = cmp.Or(f.engineerModel, b.EngineerModel)
+		f.reviewerModel = cmp.Or(f.reviewerModel, b.ReviewerModel)
+	}
+	f.baseURL = cmp.Or(f.baseURL, b.BaseURL)
+	f.replayDir = cmp.Or(f.replayDir, b.Source)
+}
+
+// settingsFromFlags returns set with the flags given on the command line
+// applied: on resume, those are the explicit changes to the session.
+func (f *sessionFlags) settingsFromFlags(fl *flag.FlagSet, set refine.Settings) (refine.Settings, error) {
+	var err error
+	fl.Visit(func(x *flag.Flag) {
+		switch x.Name {
+		case "max-rounds":
+			set.MaxRounds = f.maxRounds
+		case "parallel":
+			set.ParallelGaps = f.parallel
+		case "transport-retries":
+			set.TransportRetries = f.retries
+		case "backoff-base":
+			set.BackoffBase = f.backoff
+		case "rollback-mode":
+			m, perr := rollback.ParseMode(f.rollbackMode)
+			if perr != nil {
+				err = fmt.Errorf("--rollback-mode: %w", perr)
+			}
+			set.RollbackMode = m
+		case "llm", "model", "engineer-model", "reviewer-model", "base-url", "replay":
+			set.Backend = f.backendInfo()
+		}
+	})
+	return set, err
 }
 
 func cmdRun(ctx context.Context, c *cli, args []string) int {
@@ -150,13 +213,6 @@ func cmdResume(ctx context.Context, c *cli, args []string) int {
 		fmt.Fprintln(c.stderr, "refine resume: --dir (or --store with --session) is required")
 		return exitUsage
 	}
-	if f.llm == "" && f.replayDir != "" {
-		f.llm = "replay"
-	}
-	if f.llm == "" {
-		fmt.Fprintln(c.stderr, "refine resume: --llm is required (or --replay DIR)")
-		return exitUsage
-	}
 	// The store first: its log may hold the session's first commit.
 	st, loc, err := c.openLoc(ctx, f.dir, f.store, f.session, openWrite)
 	if err != nil {
@@ -164,6 +220,15 @@ func cmdResume(ctx context.Context, c *cli, args []string) int {
 		return exitUsage
 	}
 	defer st.Close()
+	// Settings live with the session: the backend it was started with,
+	// unless flags name another.
+	if status, err := refine.Inspect(ctx, st); err == nil {
+		f.fillFromSession(status.Settings.Backend)
+	}
+	if f.llm == "" {
+		fmt.Fprintln(c.stderr, "refine resume: --llm is required (or --replay DIR): the session does not say which backend it was started with")
+		return exitUsage
+	}
 	cfg, code := c.sessionConfig(ctx, &f, st)
 	if code != exitOK {
 		return code
@@ -177,11 +242,17 @@ func cmdResume(ctx context.Context, c *cli, args []string) int {
 		fmt.Fprintf(c.stderr, "refine resume: %v\n", safeErr(err))
 		return exitUsage
 	}
-	if f.rollbackMode != "" {
-		if err := s.SetRollbackMode(ctx, cfg.RollbackMode); err != nil {
-			fmt.Fprintf(c.stderr, "refine resume: %v\n", safeErr(err))
-			return exitFailed
-		}
+	// Flags given to resume change the session's settings, recorded.
+	set, err := f.settingsFromFlags(fl, s.Settings())
+	if err == nil {
+		err = s.SetSettings(ctx, set)
+	}
+	if err == nil && f.rollbackMode != "" {
+		err = s.SetRollbackMode(ctx, set.RollbackMode)
+	}
+	if err != nil {
+		fmt.Fprintf(c.stderr, "refine resume: %v\n", safeErr(err))
+		return exitUsage
 	}
 	if answer != "" {
 		status, err := s.Status(ctx)
@@ -209,6 +280,13 @@ func (c *cli) sessionConfig(ctx context.Context, f *sessionFlags, st refine.Stor
 	cfg := refine.DefaultConfig()
 	cfg.Store = st
 	cfg.TransportRetries = f.retries
+	if f.maxRounds > 0 {
+		cfg.MaxRounds = f.maxRounds
+	}
+	if f.parallel > 0 {
+		cfg.ParallelGaps = f.parallel
+	}
+	cfg.Backend = f.backendInfo()
 	if f.rollbackMode != "" {
 		m, err := rollback.ParseMode(f.rollbackMode)
 		if err != nil {
