@@ -28,11 +28,6 @@ type Store interface {
 	Commit(ctx context.Context, ops ...Op) error
 }
 
-// Closer is implemented by Stores that hold resources (files, a lock) to
-// release when the session is done with them.
-type Closer interface {
-	Close() error
-}
 
 // OpKind says what an Op does.
 type OpKind int

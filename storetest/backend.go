@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -67,7 +68,7 @@ func TestBackend(t *testing.T, open func(t *testing.T) refine.Backend) {
 // closeStore closes st if it holds resources, failing the test on error.
 func closeStore(t *testing.T, st refine.Store) {
 	t.Helper()
-	if c, ok := st.(refine.Closer); ok {
+	if c, ok := st.(io.Closer); ok {
 		if err := c.Close(); err != nil {
 			t.Errorf("Close: %v", err)
 		}
@@ -91,7 +92,7 @@ func create(t *testing.T, b refine.Backend) (string, refine.Store) {
 // closeIfCloser closes st, ignoring errors (a Cleanup after the test may
 // close a Store twice).
 func closeIfCloser(st refine.Store) {
-	if c, ok := st.(refine.Closer); ok {
+	if c, ok := st.(io.Closer); ok {
 		_ = c.Close()
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sync"
 
 	"github.com/refine-spec/refine"
@@ -64,10 +65,10 @@ func (f *Faulty) Commit(ctx context.Context, ops ...refine.Op) error {
 	return f.Store.Commit(ctx, ops...)
 }
 
-// Close closes the wrapped Store if it is a refine.Closer; otherwise it
+// Close closes the wrapped Store if it is an io.Closer; otherwise it
 // does nothing. It is never failed.
 func (f *Faulty) Close() error {
-	if c, ok := f.Store.(refine.Closer); ok {
+	if c, ok := f.Store.(io.Closer); ok {
 		return c.Close()
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -38,7 +39,7 @@ func TestBackendStoreConformance(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { st.(refine.Closer).Close() })
+		t.Cleanup(func() { st.(io.Closer).Close() })
 		return st
 	})
 }
@@ -57,7 +58,7 @@ func TestBackendFolderLayout(t *testing.T) {
 	if err := st.Commit(ctx, refine.Put("round_001/engineer.md", []byte("e"))); err != nil {
 		t.Fatal(err)
 	}
-	st.(refine.Closer).Close()
+	st.(io.Closer).Close()
 	if got, err := os.ReadFile(filepath.Join(root, id, "round_001", "engineer.md")); err != nil || string(got) != "e" {
 		t.Errorf("root/%s/round_001/engineer.md = %q, %v; want e", id, got, err)
 	}
@@ -100,7 +101,7 @@ func TestBackendRefusesOutsideWriter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st.(refine.Closer).Close()
+	st.(io.Closer).Close()
 	outside, err := fs.Open(filepath.Join(root, id))
 	if err != nil {
 		t.Fatal(err)
@@ -130,7 +131,7 @@ func ExampleOpenBackend() {
 		panic(err)
 	}
 	st.Commit(ctx, refine.Put("round_001/engineer.md", []byte("# Engineer\n")))
-	st.(refine.Closer).Close()
+	st.(io.Closer).Close()
 
 	_, err = os.Stat(filepath.Join(root, id, "round_001", "engineer.md"))
 	fmt.Println(id, err == nil)

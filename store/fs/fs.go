@@ -151,8 +151,8 @@ type Store struct {
 }
 
 var (
-	_ refine.Store  = (*Store)(nil)
-	_ refine.Closer = (*Store)(nil)
+	_ refine.Store = (*Store)(nil)
+	_ io.Closer    = (*Store)(nil)
 )
 
 // Option configures Open.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sync"
 	"time"
@@ -245,8 +246,8 @@ type handle struct {
 }
 
 var (
-	_ refine.Store  = (*handle)(nil)
-	_ refine.Closer = (*handle)(nil)
+	_ refine.Store = (*handle)(nil)
+	_ io.Closer    = (*handle)(nil)
 )
 
 func (h *handle) usable(op string) error {

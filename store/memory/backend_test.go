@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -30,7 +31,7 @@ func TestBackendStoreConformance(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { st.(refine.Closer).Close() })
+		t.Cleanup(func() { st.(io.Closer).Close() })
 		return st
 	})
 }
@@ -70,7 +71,7 @@ func TestBackendClosedStoreRefuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st.(refine.Closer).Close()
+	st.(io.Closer).Close()
 	if err := st.Commit(ctx, refine.Put("a", nil)); err == nil || !strings.Contains(err.Error(), "closed") {
 		t.Errorf("Commit after Close error = %v, want one saying the store is closed", err)
 	}
@@ -98,7 +99,7 @@ func ExampleNewBackend() {
 	if _, err := b.Session(ctx, id); errors.Is(err, refine.ErrLocked) {
 		fmt.Println("second writer refused")
 	}
-	st.(refine.Closer).Close()
+	st.(io.Closer).Close()
 
 	infos, _ := b.Sessions(ctx)
 	for _, in := range infos {

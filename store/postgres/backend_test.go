@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -75,7 +76,7 @@ func TestTwoWritersLeaseAndFencing(t *testing.T) {
 	if !errors.Is(err, refine.ErrLocked) || !strings.Contains(err.Error(), "host-b pid 2") {
 		t.Fatalf("commit by the fenced writer: error = %v, want ErrLocked naming host-b pid 2", err)
 	}
-	wa.(refine.Closer).Close() // must not release b's lease
+	wa.(io.Closer).Close() // must not release b's lease
 	if _, err := a.Session(ctx, id); !errors.Is(err, refine.ErrLocked) {
 		t.Errorf("Session after the fenced writer closed: error = %v, want ErrLocked", err)
 	}
@@ -221,7 +222,7 @@ func BenchmarkSessions1000(b *testing.B) {
 		if err := st.Commit(ctx, refine.Put(refine.SummaryKey, sum), refine.Put("state.json", []byte(strings.Repeat("s", 4096)))); err != nil {
 			b.Fatal(err)
 		}
-		st.(refine.Closer).Close()
+		st.(io.Closer).Close()
 	}
 	for b.Loop() {
 		infos, err := db.Sessions(ctx)
@@ -240,7 +241,7 @@ func BenchmarkCommit4KB(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer st.(refine.Closer).Close()
+	defer st.(io.Closer).Close()
 	v := []byte(strings.Repeat("x", 4096))
 	b.SetBytes(int64(len(v)))
 	for b.Loop() {
@@ -290,12 +291,12 @@ func TestHeartbeatRenewsTheLease(t *testing.T) {
 	if _, err := b.Session(ctx, id); !errors.Is(err, refine.ErrLocked) {
 		t.Fatalf("Session 59 s after the last renewal: error = %v, want ErrLocked", err)
 	}
-	if err := wa.(refine.Closer).Close(); err != nil {
+	if err := wa.(io.Closer).Close(); err != nil {
 		t.Fatal(err)
 	}
 	wb, err := b.Session(ctx, id)
 	if err != nil {
 		t.Fatalf("Session after the writer closed: %v", err)
 	}
-	wb.(refine.Closer).Close()
+	wb.(io.Closer).Close()
 }

@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/refine-spec/refine"
@@ -25,7 +26,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	defer st.(refine.Closer).Close()
+	defer st.(io.Closer).Close()
 	if err := st.Commit(ctx, refine.Put("state.json", []byte(`{"round": 0}`))); err != nil {
 		fmt.Println(err)
 		return

@@ -1,6 +1,7 @@
 package postgres_test
 
 import (
+	"io"
 	"os"
 	"testing"
 
@@ -35,7 +36,7 @@ func TestStoreConformance(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { st.(refine.Closer).Close() })
+		t.Cleanup(func() { st.(io.Closer).Close() })
 		return st
 	})
 }

@@ -84,7 +84,7 @@ func TestLeaseTakeoverFencesTheOldWriter(t *testing.T) {
 		t.Fatalf("commit by the fenced writer: error = %v, want ErrLocked naming host-b pid 2", err)
 	}
 	// a's Close must not release b's lease.
-	if err := wa.(refine.Closer).Close(); err != nil {
+	if err := wa.(io.Closer).Close(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := a.Session(ctx, id); !errors.Is(err, refine.ErrLocked) {
@@ -165,7 +165,7 @@ func TestSchemaMigrationIsIdempotent(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustCommit(t, st, refine.Put("state.json", []byte("1")))
-	st.(refine.Closer).Close()
+	st.(io.Closer).Close()
 	db.Close()
 	again := open(t, path, sqlite.Config{})
 	if st, err := again.View(ctx, id); err != nil || mustGet(t, st, "state.json") != "1" {
@@ -222,7 +222,7 @@ func childHold() int {
 	}
 	fmt.Println("ready")
 	io.Copy(io.Discard, os.Stdin)
-	st.(refine.Closer).Close()
+	st.(io.Closer).Close()
 	db.Close()
 	return 0
 }
@@ -271,7 +271,7 @@ func newSession(t *testing.T, path string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st.(refine.Closer).Close()
+	st.(io.Closer).Close()
 	db.Close()
 	return id
 }
@@ -299,7 +299,7 @@ func TestTwoProcessesOneSession(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Session after the child closed: %v", err)
 	}
-	st.(refine.Closer).Close()
+	st.(io.Closer).Close()
 }
 
 // A writer killed mid-commit leaves every commit whole: the two keys it
@@ -332,7 +332,7 @@ func TestWriterKilledMidCommit(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Session after the dead writer's lease expired: %v", err)
 	}
-	defer st.(refine.Closer).Close()
+	defer st.(io.Closer).Close()
 	a, b := mustGet(t, st, "pair/a"), mustGet(t, st, "pair/b")
 	if a != b {
 		t.Fatalf("pair/a and pair/b differ (%.10q vs %.10q): a commit was half applied", a, b)
@@ -374,12 +374,12 @@ func TestHeartbeatRenewsTheLease(t *testing.T) {
 		t.Fatalf("Session 59 s after the last renewal: error = %v, want ErrLocked", err)
 	}
 	mustCommit(t, wa, refine.Put("state.json", []byte("still mine")))
-	if err := wa.(refine.Closer).Close(); err != nil {
+	if err := wa.(io.Closer).Close(); err != nil {
 		t.Fatal(err)
 	}
 	wb, err := b.Session(ctx, id)
 	if err != nil {
 		t.Fatalf("Session after the writer closed: %v", err)
 	}
-	wb.(refine.Closer).Close()
+	wb.(io.Closer).Close()
 }

@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"encoding/json"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -28,7 +29,7 @@ func BenchmarkSessions1000(b *testing.B) {
 		if err := st.Commit(ctx, refine.Put(refine.SummaryKey, sum), refine.Put("state.json", []byte(strings.Repeat("s", 4096)))); err != nil {
 			b.Fatal(err)
 		}
-		st.(refine.Closer).Close()
+		st.(io.Closer).Close()
 	}
 	for b.Loop() {
 		infos, err := db.Sessions(ctx)
@@ -48,7 +49,7 @@ func BenchmarkCommit4KB(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer st.(refine.Closer).Close()
+	defer st.(io.Closer).Close()
 	v := []byte(strings.Repeat("x", 4096))
 	b.SetBytes(int64(len(v)))
 	for b.Loop() {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -44,7 +45,7 @@ func Example() {
 	if _, err := db.Session(ctx, id); errors.Is(err, refine.ErrLocked) {
 		fmt.Println("refused: held by worker-1")
 	}
-	st.(refine.Closer).Close() // releases the lease
+	st.(io.Closer).Close() // releases the lease
 
 	infos, err := db.Sessions(ctx)
 	if err != nil {

@@ -1,6 +1,7 @@
 package sqlite_test
 
 import (
+	"io"
 	"path/filepath"
 	"testing"
 
@@ -32,7 +33,7 @@ func TestStoreConformance(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { st.(refine.Closer).Close() })
+		t.Cleanup(func() { st.(io.Closer).Close() })
 		return st
 	})
 }

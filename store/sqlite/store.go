@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"time"
@@ -40,8 +41,8 @@ type Store struct {
 }
 
 var (
-	_ refine.Store  = (*Store)(nil)
-	_ refine.Closer = (*Store)(nil)
+	_ refine.Store = (*Store)(nil)
+	_ io.Closer    = (*Store)(nil)
 )
 
 // ID returns the session's ID.
