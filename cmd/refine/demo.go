@@ -35,7 +35,7 @@ var demoAnswers = map[string]refine.Answer{
 func cmdDemo(ctx context.Context, c *cli, args []string) int {
 	fl := flag.NewFlagSet("refine demo", flag.ContinueOnError)
 	fl.SetOutput(c.stderr)
-	dir := fl.String("dir", "", "session folder (default: a new temporary folder)")
+	dir := fl.String("dir", "", "keep the session in this folder (default: a temporary folder, removed at the end)")
 	store := fl.String("store", "", "run the demo as a new session in this store (sqlite:demo.db, file:ROOT, postgres://…) instead of a folder")
 	quiet := fl.Bool("quiet", false, "no progress lines on stderr")
 	if err := fl.Parse(args); err != nil {
@@ -45,12 +45,15 @@ func cmdDemo(ctx context.Context, c *cli, args []string) int {
 		fmt.Fprintln(c.stderr, "refine demo: use --dir or --store, not both")
 		return exitUsage
 	}
-	if *dir == "" && *store == "" {
+	temporary := *dir == "" && *store == ""
+	if temporary {
 		d, err := os.MkdirTemp("", "refine-demo-")
 		if err != nil {
 			fmt.Fprintf(c.stderr, "refine demo: %v\n", err)
 			return exitUsage
 		}
+		// The demo cleans up after itself; --dir keeps the folder.
+		defer os.RemoveAll(d)
 		*dir = filepath.Join(d, "session")
 	} else if _, err := os.Stat(filepath.Join(*dir, "state.json")); err == nil {
 		fmt.Fprintf(c.stderr, "refine demo: %s already holds a session; pick a new --dir\n", *dir)
@@ -104,7 +107,13 @@ func cmdDemo(ctx context.Context, c *cli, args []string) int {
 	if code == exitOK && loc.dir == "" {
 		fmt.Fprintf(c.stdout, "\nThe session is in %s; write it out as a folder with: refine export %s --dir DIR\n", loc.store, loc.flags())
 	}
-	if code == exitOK && loc.dir != "" {
+	if code == exitOK && temporary {
+		if sum, err := st.Get(ctx, "final_summary.md"); err == nil {
+			fmt.Fprintf(c.stdout, "\n%s\n", safeText(strings.TrimSpace(string(sum))))
+		}
+		fmt.Fprintln(c.stdout, "\nThe temporary session folder is removed now; run `refine demo --dir DIR` to keep it and open its files.")
+	}
+	if code == exitOK && loc.dir != "" && !temporary {
 		fmt.Fprintf(c.stdout, "\nWhat to open first, in %s:\n", *dir)
 		for _, f := range [][2]string{
 			{"final_spec.md", "the final specification, with every accepted resolution"},
