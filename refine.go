@@ -122,6 +122,6 @@ type Status struct {
 	Responses map[RoleName]int
 	// Settings are the session's settings (thresholds, limits, rollback
 	// mode, the backend it was started with), as stored with it.
-	Settings Settings
+	Settings  Settings
 	UpdatedAt time.Time
 }

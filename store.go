@@ -28,7 +28,6 @@ type Store interface {
 	Commit(ctx context.Context, ops ...Op) error
 }
 
-
 // OpKind says what an Op does.
 type OpKind int
 

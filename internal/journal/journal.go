@@ -86,26 +86,34 @@ func diff(ops *[]Op, path []string, old, cur []byte, depth int) {
 	}
 	switch cur[0] {
 	case '{':
-		var o, c map[string]json.RawMessage
-		if json.Unmarshal(old, &o) != nil || json.Unmarshal(cur, &c) != nil {
+		ok, ov, err1 := members(old)
+		ck, cv, err2 := members(cur)
+		if err1 != nil || err2 != nil {
 			set()
 			return
 		}
-		for _, k := range slices.Sorted(maps.Keys(c)) {
-			if ov, ok := o[k]; ok {
-				diff(ops, append(path, k), ov, c[k], depth+1)
+		o := make(map[string][]byte, len(ok))
+		for i, k := range ok {
+			o[k] = ov[i]
+		}
+		seen := make(map[string]bool, len(ck))
+		for i, k := range ck {
+			seen[k] = true
+			if v, had := o[k]; had {
+				diff(ops, append(path, k), v, cv[i], depth+1)
 			} else {
-				*ops = append(*ops, Op{Op: "set", Path: append(slices.Clone(path), k), Value: slices.Clone(c[k])})
+				*ops = append(*ops, Op{Op: "set", Path: append(slices.Clone(path), k), Value: slices.Clone(cv[i])})
 			}
 		}
-		for _, k := range slices.Sorted(maps.Keys(o)) {
-			if _, ok := c[k]; !ok {
+		for _, k := range ok {
+			if !seen[k] {
 				*ops = append(*ops, Op{Op: "delete", Path: append(slices.Clone(path), k)})
 			}
 		}
 	case '[':
-		var o, c []json.RawMessage
-		if json.Unmarshal(old, &o) != nil || json.Unmarshal(cur, &c) != nil || len(c) < len(o) || len(o) == 0 {
+		_, o, err1 := members(old)
+		_, c, err2 := members(cur)
+		if err1 != nil || err2 != nil || len(c) < len(o) || len(o) == 0 {
 			set()
 			return
 		}
@@ -123,7 +131,15 @@ func diff(ops *[]Op, path []string, old, cur []byte, depth int) {
 			diff(ops, append(path, strconv.Itoa(i)), o[i], c[i], depth+1)
 		}
 		if len(c) > len(o) {
-			tail, _ := json.Marshal(c[len(o):])
+			tail := make([]byte, 0, len(cur)-len(old)+2)
+			tail = append(tail, '[')
+			for i, v := range c[len(o):] {
+				if i > 0 {
+					tail = append(tail, ',')
+				}
+				tail = append(tail, v...)
+			}
+			tail = append(tail, ']')
 			*ops = append(*ops, Op{Op: "append", Path: slices.Clone(path), Value: tail})
 		}
 	default:

@@ -80,10 +80,11 @@ func New(inner refine.Role, dir string, opts ...Option) (*Role, error) {
 }
 
 // Respond calls the inner Role and, if it succeeds, writes the answer's
-// Content to the role's next file before returning the answer unchanged
-// (but for an answer above the limit, cut as WithMaxBytes says).
-// An empty Content (a Role that wrote the store key itself) is recorded as
-// an empty file, to keep the numbering aligned with the calls. Errors of the
+// Content to the file named by the request's call number (Request.Call;
+// the role's next file for a request without one) before returning the
+// answer unchanged (but for an answer above the limit, cut as WithMaxBytes
+// says). An empty Content (a missing output) is recorded as an empty
+// file, to keep the numbering aligned with the calls. Errors of the
 // inner Role are returned as they are (their transient classification
 // preserved) and nothing is written. A failed write is returned as an error
 // and the answer is dropped, since a recording with a hole would replay

@@ -11,21 +11,15 @@
 // The layout is the one [github.com/refine-spec/refine/llm/record] writes,
 // so a live session recorded with record can be replayed exactly.
 //
-// # Resuming
+// # Resuming and concurrency
 //
-// The file index is in memory. A session resumed in a new process must not
-// replay from file 1 again: construct the Role with [WithStart], or call
-// [Role.Resume] (the [github.com/refine-spec/refine/llm.Resumer] interface)
-// before the first call, with the number of calls each role already made.
-// The engine does the latter when it opens a session, from the call counts
-// it persisted.
-//
-// # Concurrency
-//
-// A Role is safe for concurrent use; concurrent calls of one role get
-// successive files in the order they take the Role's lock. Replays of
-// sessions that call one role concurrently are therefore only deterministic
-// if the order of those calls is.
+// The engine numbers each role's calls over the whole session
+// (Request.Call), and the file a call gets is the one its number names:
+// a session resumed in a new process, parallel drafting, or a new worker
+// after a crash all replay deterministically. Only a request without a
+// number (Call 0, a host calling the Role directly) takes the role's next
+// file from an in-memory index, which [WithStart] and [Role.Resume] set.
+// A Role is safe for concurrent use.
 package replay
 
 import (

@@ -1,0 +1,117 @@
+package journal
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+)
+
+// A JSON document from json.Marshal is valid and compact, so Diff splits
+// objects and arrays into their members by scanning bytes instead of
+// decoding them (decoding validated the whole document again at every
+// level, which cost more than everything else a durable point does).
+
+var errNotSplittable = errors.New("not a compact JSON object or array")
+
+// members splits the object or array b into its members: for an object,
+// keys and values; for an array, values only (keys nil). b must be compact
+// (no whitespace between tokens), as json.Marshal writes.
+func members(b []byte) (keys []string, vals [][]byte, err error) {
+	if len(b) < 2 {
+		return nil, nil, errNotSplittable
+	}
+	object := b[0] == '{'
+	if !object && b[0] != '[' || b[len(b)-1] != map[bool]byte{true: '}', false: ']'}[object] {
+		return nil, nil, errNotSplittable
+	}
+	i := 1
+	if i == len(b)-1 {
+		return nil, nil, nil // {} or []
+	}
+	for i < len(b)-1 {
+		if object {
+			end, err := scanString(b, i)
+			if err != nil || end >= len(b) || b[end] != ':' {
+				return nil, nil, errNotSplittable
+			}
+			key := b[i+1 : end-1]
+			k := string(key)
+			if bytes.IndexByte(key, '\\') >= 0 {
+				if err := json.Unmarshal(b[i:end], &k); err != nil {
+					return nil, nil, errNotSplittable
+				}
+			}
+			keys = append(keys, k)
+			i = end + 1
+		}
+		end, err := scanValue(b, i)
+		if err != nil {
+			return nil, nil, err
+		}
+		vals = append(vals, b[i:end])
+		i = end
+		if i < len(b)-1 {
+			if b[i] != ',' {
+				return nil, nil, errNotSplittable
+			}
+			i++
+		}
+	}
+	return keys, vals, nil
+}
+
+// scanString returns the index just past the JSON string starting at b[i].
+func scanString(b []byte, i int) (int, error) {
+	if i >= len(b) || b[i] != '"' {
+		return 0, errNotSplittable
+	}
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1, nil
+		}
+	}
+	return 0, errNotSplittable
+}
+
+// scanValue returns the index just past the JSON value starting at b[i].
+func scanValue(b []byte, i int) (int, error) {
+	if i >= len(b) {
+		return 0, errNotSplittable
+	}
+	switch b[i] {
+	case '"':
+		return scanString(b, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				end, err := scanString(b, j)
+				if err != nil {
+					return 0, err
+				}
+				j = end - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1, nil
+				}
+			}
+		}
+		return 0, errNotSplittable
+	default: // number, true, false, null
+		j := i
+		for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' {
+			j++
+		}
+		if j == i {
+			return 0, errNotSplittable
+		}
+		return j, nil
+	}
+}
