@@ -90,9 +90,22 @@ func (s *Session) disagreement(ctx context.Context) (bool, error) {
 			s.st.Errors = append(s.st.Errors, errorEntry{Round: cur.N, At: s.now(), Role: "Engineer", Event: "DISAGREE logged (not a conflict)",
 				Details: fmt.Sprintf("%s: %s", dash(d.IssueID), dash(oneLine(d.EngineerPosition)))})
 		}
+		// A "## DISAGREE:" block naming an issue that does not exist never
+		// gets here: validation rejects it (INVALID_DISAGREE_REF, round-10
+		// §2) and the Engineer retries. What is left unmatched is an
+		// informal disagreement ("## Disagree: …", "**Engineer Position:**
+		// DISAGREE") or a block naming an older round's issue, that soft-
+		// matches none of the issues answered: logged, not a conflict.
 		for _, d := range ex.Unmatched {
+			what := "names no issue"
+			if d.IssueID != "" {
+				what = "names " + d.IssueID
+			}
+			if d.Line > 0 {
+				what = fmt.Sprintf("line %d %s", d.Line, what)
+			}
 			s.st.Errors = append(s.st.Errors, errorEntry{Round: cur.N, At: s.now(), Role: "Engineer", Event: "Unmatched DISAGREE block (logged)",
-				Details: fmt.Sprintf("names %s, which matches no issue of round %d: %s", dash(d.IssueID), prev, dash(oneLine(d.EngineerPosition)))})
+				Details: fmt.Sprintf("%s and matches no issue of round %d: %s", what, prev, dash(oneLine(d.EngineerPosition)))})
 		}
 		s.st.Conflicts = append(s.st.Conflicts, ex.Conflicts...)
 		ds.Submitted = ex.Submitted
@@ -372,20 +385,25 @@ func (s *Session) extraLimitations() []convergence.Limitation {
 	return out
 }
 
-// nextDecisionID numbers decisions per round across every kind of decision.
+// nextDecisionID numbers decisions per round across every kind of
+// decision: one more than the highest number the round's IDs carry, so a
+// decision re-applied after a rollback (which keeps its ID, and may be
+// filed under another round) is never issued twice.
 func (s *Session) nextDecisionID(round int) string {
-	n := 1
-	for _, d := range s.st.Decisions {
-		if d.Round == round {
-			n++
+	round = max(round, 1)
+	n := 0
+	seen := func(id string) {
+		if d, err := gap.ParseDecisionID(id); err == nil && d.Round == round {
+			n = max(n, d.Number)
 		}
+	}
+	for _, d := range s.st.Decisions {
+		seen(d.ID)
 	}
 	for _, d := range s.st.ConflictDecisions {
-		if d.Round == round {
-			n++
-		}
+		seen(d.ID)
 	}
-	return gap.DecisionID{Round: max(round, 1), Number: n}.String()
+	return gap.DecisionID{Round: round, Number: n + 1}.String()
 }
 
 func (s *Session) roundNow() int {

@@ -14,7 +14,6 @@ import (
 // gap is reviewed, the Reviewer's prompt asks it to check the issue, and
 // the flag is logged in status.md.
 func TestH1OnlyFlagKeepsTheFix(t *testing.T) {
-	t.Skip("known failure (issue #11): conflict.DetectImplicit reports no finding when only H1 fires on a changed section, so nothing is logged and the Reviewer is not asked to check the issue; remove this Skip with the fix")
 	ctx := context.Background()
 	fix := strings.ReplaceAll(revisedDoc("GAP-TEST-001", "ISSUE-R1-001"), "ISSUE-R1-001", "The reviewer")
 	eng := refinetest.Script(engineerDoc("GAP-TEST-001"), fix)

@@ -127,7 +127,13 @@ as a list item "- **{{.IssuePrefix}}NNN**: description" (numbered from 001, uniq
 "  - Location:", "  - Impact:" and "  - Suggestion:" lines. Name the gap each issue is about.
 List new gaps under "### New Gaps Identified" as "- GAP-AREA-NNN (SEVERITY): description".
 If you find no issues, write "NO_ISSUES_FOUND" with a completeness checklist.
-{{if .Example}}
+{{if .Adjustments}}
+## Instructions from the user
+{{range .Adjustments}}- {{.}}
+{{end}}{{end}}{{if .Context}}
+## Checks for this review
+{{range .Context}}{{.}}
+{{end}}{{end}}{{if .Example}}
 ## Format example
 Source: {{.ExampleSource}}
 

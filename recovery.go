@@ -17,6 +17,8 @@ func (s *Session) recoverDecisions(ctx context.Context) (bool, error) {
 	if len(s.st.Recover) == 0 {
 		return false, nil
 	}
+	// Listed in the order they were made, whatever their kind.
+	slices.SortStableFunc(s.st.Recover, func(a, b rollback.Decision) int { return compareDecisionIDs(a.ID, b.ID) })
 	from := s.st.Recover[0].Round()
 	p := rollback.RecoveryPrompt(from, s.st.Recover)
 	q := questionFromRollback(p, KindRollback, s.st.Round+1)
@@ -42,9 +44,13 @@ func (s *Session) recoverDecisions(ctx context.Context) (bool, error) {
 		}
 		if i := slices.IndexFunc(s.st.RecoverConflicts, func(c conflict.Decision) bool { return c.ID == d.ID }); i >= 0 {
 			// A conflict resolution comes back as one: later Engineer
-			// prompts carry it and compliance checks hold to it.
+			// prompts carry it and compliance checks hold to it. Like the
+			// other re-applied decisions it is filed under the round it is
+			// re-applied in, so the retried round's prompt carries it as a
+			// resolution from the previous round.
 			c := s.st.RecoverConflicts[i]
 			c.Decision, c.Rationale = d.Choice, joinNonEmpty(d.Rationale, d.Note)
+			c.Round = s.st.Round
 			if !slices.ContainsFunc(s.st.ConflictDecisions, func(x conflict.Decision) bool { return x.ID == c.ID }) {
 				s.st.ConflictDecisions = append(s.st.ConflictDecisions, c)
 			}

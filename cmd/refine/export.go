@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -102,7 +103,7 @@ func cmdImport(ctx context.Context, c *cli, args []string) int {
 		return exitUsage
 	}
 	n, err := copyKeys(ctx, src, dst)
-	if cl, ok := dst.(refine.Closer); ok {
+	if cl, ok := dst.(io.Closer); ok {
 		if cerr := cl.Close(); err == nil {
 			err = cerr
 		}

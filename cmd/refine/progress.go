@@ -64,6 +64,9 @@ func (p *progress) Observe(e refine.Event) {
 		p.stopSpinner()
 	case refine.EventRoundFinished:
 		fmt.Fprintf(p.w, "%s: finished (%s)\n", prefix, msg)
+	case refine.EventRolledBack:
+		// The event's round is the one restored; the message names the undone rounds.
+		fmt.Fprintf(p.w, "[%6s] rollback: %s\n", elapsed, msg)
 	case refine.EventSessionFinished:
 		p.stopSpinner()
 		fmt.Fprintf(p.w, "[%6s] session %s: %s\n", elapsed, e.Outcome, msg)

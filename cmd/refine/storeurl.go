@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -124,7 +125,7 @@ type backendSession struct {
 
 func (s backendSession) Close() error {
 	var errs []error
-	if c, ok := s.Store.(refine.Closer); ok {
+	if c, ok := s.Store.(io.Closer); ok {
 		errs = append(errs, c.Close())
 	}
 	errs = append(errs, s.b.Close())

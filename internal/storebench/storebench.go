@@ -6,6 +6,7 @@ package storebench
 import (
 	"context"
 	"fmt"
+	"io"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -54,7 +55,7 @@ func Overhead(b *testing.B, open func(b *testing.B) refine.Store) {
 		}
 		total += time.Since(start)
 		roles += time.Duration(inRole.Load())
-		if c, ok := cfg.Store.(refine.Closer); ok {
+		if c, ok := cfg.Store.(io.Closer); ok {
 			c.Close()
 		}
 	}
