@@ -168,7 +168,12 @@ func (s *Session) checkTermination(ctx context.Context) (bool, error) {
 				return false, err
 			}
 			opt, _ := q.option(a.Key)
-			s.recordDecision(s.st.Round, "", q, a, opt.Label)
+			if opt.Key != convergence.KeyContinue {
+				// "Continue" changes nothing: it stays in the question log,
+				// and decisions.md and the prompts' decision list keep the
+				// choices that steer the session.
+				s.recordDecision(s.st.Round, "", q, a, opt.Label)
+			}
 			s.st.OfferedOpenSet = d.OpenSet
 			switch opt.Key {
 			case convergence.KeyPause:
@@ -306,7 +311,7 @@ func (s *Session) finalResolutions(ctx context.Context, ids []gap.ID) (map[gap.I
 // chartRounds is how many recent rounds convergence.svg plots: it is
 // rewritten every round, so it must not grow with the session (status.md
 // keeps the last few rows; status --json keeps them all).
-const chartRounds = 20
+const chartRounds = 12
 
 // convergenceOps rewrites convergence.svg from the tracker's recent rows.
 func (s *Session) convergenceOps() []Op {
