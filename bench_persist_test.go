@@ -40,6 +40,13 @@ func (c *byteCounter) Commit(ctx context.Context, ops ...refine.Op) error {
 	return c.Store.Commit(ctx, ops...)
 }
 
+// Appends forwards the wrapped Store's refine.Appender capability, as a
+// host's wrapper should.
+func (c *byteCounter) Appends() bool {
+	a, ok := c.Store.(refine.Appender)
+	return ok && a.Appends()
+}
+
 func (c *byteCounter) Observe(e refine.Event) {
 	if e.Kind == refine.EventRoundStarted {
 		c.mu.Lock()

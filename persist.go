@@ -16,9 +16,13 @@ import (
 // How a session's state is stored.
 //
 // state.json is a snapshot: the whole state as of journal record
-// JournalSeq. Every durable point after it commits one small record,
-// journal/NNNNNNNNNN.json, holding what changed (internal/journal), in the
-// same Store commit as the outputs it concerns. Opening a session reads the
+// JournalSeq. Every durable point after it commits one small record of
+// what changed (internal/journal), in the same Store commit as the outputs
+// it concerns. Records are lines of a journal segment,
+// journal/NNNNNNNNNN.jsonl, named by its first record; a segment holds one
+// round's records (a new one starts at each round and after each
+// snapshot). A Store that is a refine.Appender is handed only each new
+// line; another gets the segment rewritten. Opening a session reads the
 // snapshot and applies the records after it. A new snapshot is written
 // when the records since the last one outweigh it (so the bytes a session
 // hands its Store grow with what happens, not with the state's size times
@@ -40,12 +44,12 @@ const (
 	snapshotMinBytes = 256 << 10
 )
 
-func journalKey(seq int64) string  { return fmt.Sprintf("%s%010d.json", journalPrefix, seq) }
+func journalKey(seq int64) string  { return fmt.Sprintf("%s%010d.jsonl", journalPrefix, seq) }
 func snapshotKey(seq int64) string { return fmt.Sprintf("%sstate_%010d.json", snapshotPrefix, seq) }
 
 // seqOf parses the sequence number out of a journal or snapshot key.
 func seqOf(key, prefix string) (int64, bool) {
-	name := strings.TrimSuffix(strings.TrimPrefix(key, prefix), ".json")
+	name := strings.TrimSuffix(strings.TrimSuffix(strings.TrimPrefix(key, prefix), ".jsonl"), ".json")
 	name = strings.TrimPrefix(name, "state_")
 	n, err := strconv.ParseInt(name, 10, 64)
 	return n, err == nil && n >= 0 && strings.HasPrefix(key, prefix)
@@ -67,6 +71,11 @@ type journalState struct {
 	// snapOnDisk says state.json in the Store is a journal snapshot (schema
 	// 2) taken at snapSeq; false for a session from an older refine.
 	snapOnDisk bool
+	// segStart is the first record of the segment being written (0: the
+	// next record starts one); seg is its content, kept for Stores that
+	// cannot append.
+	segStart int64
+	seg      []byte
 }
 
 // backupRef is the content of a state backup in schema 2: the journal
@@ -104,10 +113,22 @@ func (s *Session) journalOp() (op Op, ok bool, err error) {
 	if err != nil {
 		return Op{}, false, fmt.Errorf("encode journal record: %w", err)
 	}
+	enc = append(enc, '\n')
 	s.j.doc = doc
 	s.j.since += len(enc)
-	return Put(journalKey(s.j.seq), enc), true, nil
+	if s.j.segStart == 0 {
+		s.j.segStart, s.j.seg = s.j.seq, nil
+	}
+	key := journalKey(s.j.segStart)
+	if appends(s.cfg.Store) {
+		return Append(key, enc), true, nil
+	}
+	s.j.seg = append(s.j.seg, enc...)
+	return Put(key, slices.Clone(s.j.seg)), true, nil
 }
+
+// newSegment makes the next record start a new journal segment.
+func (s *Session) newSegment() { s.j.segStart, s.j.seg = 0, nil }
 
 // snapshotDue reports whether this commit should write state.json.
 func (s *Session) snapshotDue() bool {
@@ -161,13 +182,27 @@ func (s *Session) snapshotOps(ctx context.Context) ([]Op, error) {
 			ops = append(ops, Delete(k))
 		}
 	}
+	// A segment's records run up to the next segment's first, or to the
+	// last record written.
+	var starts []int64
 	for _, k := range records {
-		if n, ok := seqOf(k, journalPrefix); ok && (base < 0 || n <= base) {
-			ops = append(ops, Delete(k))
+		if n, ok := seqOf(k, journalPrefix); ok {
+			starts = append(starts, n)
+		}
+	}
+	slices.Sort(starts)
+	for i, n := range starts {
+		last := s.j.seq
+		if i+1 < len(starts) {
+			last = starts[i+1] - 1
+		}
+		if base < 0 || last <= base {
+			ops = append(ops, Delete(journalKey(n)))
 		}
 	}
 	ops = append(ops, Put(keyState, append(slices.Clone(doc), '\n')))
 	s.j.doc, s.j.since, s.j.snapSeq, s.j.snapSize, s.j.snapshotNext, s.j.snapOnDisk = doc, 0, s.j.seq, len(doc)+1, false, true
+	s.newSegment()
 	return ops, nil
 }
 
@@ -233,6 +268,7 @@ func (s *Session) backupStateOps(n int) ([]Op, error) {
 	ref.Schema = schemaVersion
 	ref.BackupRef.Round, ref.BackupRef.JournalSeq = n, s.j.seq
 	b, _ := json.Marshal(ref)
+	s.newSegment() // the round about to start gets a segment of its own
 	return append(ops, Put(backupKeyState(n), append(b, '\n'))), nil
 }
 
@@ -295,29 +331,38 @@ func replay(ctx context.Context, store Store, b []byte, upTo int64) (doc []byte,
 		return nil, 0, 0, fmt.Errorf("list journal: %w", err)
 	}
 	for _, k := range keys {
-		n, ok := seqOf(k, journalPrefix)
-		if !ok || n <= head.JournalSeq {
-			continue // a record the snapshot already holds
+		start, ok := seqOf(k, journalPrefix)
+		if !ok {
+			continue
 		}
-		if upTo >= 0 && n > upTo {
+		if upTo >= 0 && start > upTo {
 			break
-		}
-		if n != last+1 {
-			return nil, 0, 0, fmt.Errorf("%w: journal record %d is missing (records run from %d to %s)", ErrCorrupt, last+1, head.JournalSeq+1, k)
 		}
 		rb, err := store.Get(ctx, k)
 		if err != nil {
 			return nil, 0, 0, fmt.Errorf("read %s: %w", k, err)
 		}
-		rec, err := journal.ParseRecord(rb)
-		if err != nil || rec.Seq != n {
-			return nil, 0, 0, fmt.Errorf("%w: %s: not a journal record %d: %v", ErrCorrupt, k, n, err)
+		for i, line := range bytes.Split(bytes.TrimSuffix(rb, []byte("\n")), []byte("\n")) {
+			rec, err := journal.ParseRecord(line)
+			if err != nil || rec.Seq != start+int64(i) {
+				return nil, 0, 0, fmt.Errorf("%w: %s line %d: not journal record %d: %v", ErrCorrupt, k, i+1, start+int64(i), err)
+			}
+			n := rec.Seq
+			if n <= head.JournalSeq {
+				continue // a record the snapshot already holds
+			}
+			if upTo >= 0 && n > upTo {
+				break
+			}
+			if n != last+1 {
+				return nil, 0, 0, fmt.Errorf("%w: journal record %d is missing (the next is %d, in %s)", ErrCorrupt, last+1, n, k)
+			}
+			if doc, err = rec.Apply(doc); err != nil {
+				return nil, 0, 0, fmt.Errorf("%w: %s: %v", ErrCorrupt, k, err)
+			}
+			since += len(line) + 1
+			last = n
 		}
-		if doc, err = rec.Apply(doc); err != nil {
-			return nil, 0, 0, fmt.Errorf("%w: %s: %v", ErrCorrupt, k, err)
-		}
-		since += len(rb)
-		last = n
 	}
 	if upTo >= 0 && last != upTo {
 		return nil, 0, 0, fmt.Errorf("%w: journal record %d is missing", ErrCorrupt, upTo)

@@ -31,10 +31,11 @@ type Store interface {
 // OpKind says what an Op does.
 type OpKind int
 
-// The two kinds of Op.
+// The kinds of Op. OpAppend is only for Stores that implement Appender.
 const (
 	OpPut OpKind = iota + 1
 	OpDelete
+	OpAppend
 )
 
 // Op is one write in a Commit.
@@ -49,6 +50,28 @@ func Put(key string, value []byte) Op { return Op{Kind: OpPut, Key: key, Value: 
 
 // Delete returns an Op that removes key.
 func Delete(key string) Op { return Op{Kind: OpDelete, Key: key} }
+
+// Append returns an Op that adds value at the end of key's value (an
+// absent key is created). Only an Appender accepts it.
+func Append(key string, value []byte) Op { return Op{Kind: OpAppend, Key: key, Value: value} }
+
+// Appender is an optional Store capability, found by type assertion as
+// io/fs finds ReadDirFS: a Store whose Commit accepts OpAppend ops, applied
+// in order with the commit's other ops and as atomically. A session keeps
+// its journal in a few keys that grow by small records; with an Appender
+// it hands the Store only each new record, without one it rewrites the
+// key. Appends reports whether this value accepts OpAppend, so that a
+// wrapper can forward the capability of the Store it wraps.
+type Appender interface {
+	Store
+	Appends() bool
+}
+
+// appends reports whether st accepts OpAppend.
+func appends(st Store) bool {
+	a, ok := st.(Appender)
+	return ok && a.Appends()
+}
 
 // MaxKeyLen is the longest key a Store accepts, in bytes.
 const MaxKeyLen = 255
@@ -108,13 +131,23 @@ func ValidPrefix(prefix string) error {
 	return nil
 }
 
-// ValidOps checks every key of ops and that each op has a known kind.
-func ValidOps(ops []Op) error {
+// ValidOps checks every key of ops and that each op is a put or a delete.
+func ValidOps(ops []Op) error { return validOps(ops, false) }
+
+// ValidAppendOps is ValidOps for an Appender: appends are valid too.
+func ValidAppendOps(ops []Op) error { return validOps(ops, true) }
+
+func validOps(ops []Op, appendOK bool) error {
 	for _, op := range ops {
 		if err := ValidKey(op.Key); err != nil {
 			return err
 		}
-		if op.Kind != OpPut && op.Kind != OpDelete {
+		switch {
+		case op.Kind == OpPut, op.Kind == OpDelete:
+		case op.Kind == OpAppend && appendOK:
+		case op.Kind == OpAppend:
+			return fmt.Errorf("%w %q: this Store does not accept appends (it is no Appender)", ErrInvalidKey, op.Key)
+		default:
 			return fmt.Errorf("%w %q: unknown op kind %d", ErrInvalidKey, op.Key, op.Kind)
 		}
 	}

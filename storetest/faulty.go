@@ -65,6 +65,12 @@ func (f *Faulty) Commit(ctx context.Context, ops ...refine.Op) error {
 	return f.Store.Commit(ctx, ops...)
 }
 
+// Appends forwards the wrapped Store's refine.Appender capability.
+func (f *Faulty) Appends() bool {
+	a, ok := f.Store.(refine.Appender)
+	return ok && a.Appends()
+}
+
 // Close closes the wrapped Store if it is an io.Closer; otherwise it
 // does nothing. It is never failed.
 func (f *Faulty) Close() error {

@@ -50,6 +50,9 @@ import (
 //     nothing; Get and List return the context's error too.
 //   - Values are copied in both directions, empty values are values, and a
 //     16 MiB value round-trips.
+//   - A Store that is a refine.Appender (Appends() true) applies OpAppend in
+//     order with the commit's other ops, all or nothing; any other Store
+//     refuses OpAppend with ErrInvalidKey, applying nothing.
 func TestStore(t *testing.T, open func(t *testing.T) refine.Store) {
 	t.Helper()
 	tests := []struct {
@@ -73,6 +76,7 @@ func TestStore(t *testing.T, open func(t *testing.T) refine.Store) {
 		{"KeyFolderConflict", testKeyFolderConflict},
 		{"ContextCancelled", testContextCancelled},
 		{"ConcurrentReaders", testConcurrentReaders},
+		{"Append", testAppend},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

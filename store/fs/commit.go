@@ -1,6 +1,7 @@
 package fs
 
 import (
+	"errors"
 	"context"
 	"fmt"
 	iofs "io/fs"
@@ -38,7 +39,13 @@ func (s *Store) Commit(ctx context.Context, ops ...refine.Op) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("fs: commit: %w", err)
 	}
-	if err := refine.ValidOps(ops); err != nil {
+	if err := refine.ValidAppendOps(ops); err != nil {
+		return fmt.Errorf("fs: commit: %w", err)
+	}
+	s.commitMu.Lock()
+	defer s.commitMu.Unlock()
+	ops, err := s.resolveAppends(ops)
+	if err != nil {
 		return fmt.Errorf("fs: commit: %w", err)
 	}
 	changes := netChanges(ops)
@@ -46,10 +53,8 @@ func (s *Store) Commit(ctx context.Context, ops ...refine.Op) error {
 		return nil
 	}
 
-	s.commitMu.Lock()
-	defer s.commitMu.Unlock()
 	s.mu.RLock()
-	err := s.usable("commit " + describe(changes))
+	err = s.usable("commit " + describe(changes))
 	s.mu.RUnlock()
 	if err != nil {
 		return err
@@ -105,6 +110,48 @@ func (s *Store) Commit(ctx context.Context, ops ...refine.Op) error {
 	s.mu.Unlock()
 	return fmt.Errorf("fs: commit %s: %w; the commit is in the log and completes when the folder is opened again: Close this store and Open %s",
 		describe(changes), err, s.dir)
+}
+
+// resolveAppends turns each append into a put of the key's whole new
+// value: its value before the commit (or as an earlier op of the commit
+// left it) with the appended bytes after it. The log then records whole
+// values as ever, so recovery needs nothing new; what an append saves is
+// the caller's work and the bytes it hands over, and, for a key that
+// grows by small records, a new file per record. s.commitMu must be held.
+func (s *Store) resolveAppends(ops []refine.Op) ([]refine.Op, error) {
+	has := false
+	for _, op := range ops {
+		has = has || op.Kind == refine.OpAppend
+	}
+	if !has {
+		return ops, nil
+	}
+	out := make([]refine.Op, len(ops))
+	staged := map[string][]byte{} // key → value as the commit so far leaves it; nil: deleted
+	for i, op := range ops {
+		switch op.Kind {
+		case refine.OpPut:
+			staged[op.Key] = op.Value
+			out[i] = op
+		case refine.OpDelete:
+			staged[op.Key] = nil
+			out[i] = op
+		case refine.OpAppend:
+			base, ok := staged[op.Key]
+			if !ok {
+				b, err := s.read(op.Key)
+				if err != nil && !errors.Is(err, refine.ErrNotFound) {
+					return nil, fmt.Errorf("append %s: %w", op.Key, err)
+				}
+				base = b
+			}
+			v := make([]byte, 0, len(base)+len(op.Value))
+			v = append(append(v, base...), op.Value...)
+			staged[op.Key] = v
+			out[i] = refine.Put(op.Key, v)
+		}
+	}
+	return out, nil
 }
 
 func netChanges(ops []refine.Op) []change {

@@ -318,6 +318,10 @@ func (s *Store) usable(op string) error {
 	return nil
 }
 
+// Appends reports true for a writable Store: Commit accepts OpAppend
+// (refine.Appender).
+func (s *Store) Appends() bool { return !s.readOnly }
+
 // Get returns the value at key, or an error wrapping refine.ErrNotFound.
 // A symbolic link at key or on the way to it is an error, not followed.
 func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {

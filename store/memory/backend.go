@@ -293,6 +293,9 @@ func (h *handle) Commit(ctx context.Context, ops ...refine.Op) error {
 	return nil
 }
 
+// Appends reports whether Commit accepts OpAppend: a writer does.
+func (h *handle) Appends() bool { return !h.readOnly }
+
 // Close releases the writer's hold on the session (a view holds nothing).
 // It is idempotent.
 func (h *handle) Close() error {

@@ -34,6 +34,9 @@ func New() *Store {
 	return &Store{m: make(map[string][]byte)}
 }
 
+// Appends reports true: Commit accepts OpAppend (refine.Appender).
+func (s *Store) Appends() bool { return true }
+
 // Get returns a copy of the value at key, or an error wrapping
 // refine.ErrNotFound.
 func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
@@ -82,14 +85,25 @@ func (s *Store) Commit(ctx context.Context, ops ...refine.Op) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("memory: commit: %w", err)
 	}
-	if err := refine.ValidOps(ops); err != nil {
+	if err := refine.ValidAppendOps(ops); err != nil {
 		return fmt.Errorf("memory: commit: %w", err)
 	}
-	// The last op on a key decides it; nil means deleted.
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	// Ops apply in order; nil means deleted.
 	final := make(map[string][]byte, len(ops))
 	for _, op := range ops {
-		if op.Kind == refine.OpDelete {
+		switch op.Kind {
+		case refine.OpDelete:
 			final[op.Key] = nil
+			continue
+		case refine.OpAppend:
+			base, staged := final[op.Key]
+			if !staged {
+				base = s.m[op.Key]
+			}
+			v := make([]byte, 0, len(base)+len(op.Value))
+			final[op.Key] = append(append(v, base...), op.Value...)
 			continue
 		}
 		v := clone(op.Value)
@@ -98,9 +112,6 @@ func (s *Store) Commit(ctx context.Context, ops ...refine.Op) error {
 		}
 		final[op.Key] = v
 	}
-
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	if err := s.checkFolders(final); err != nil {
 		return err
 	}
