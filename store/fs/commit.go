@@ -1,8 +1,8 @@
 package fs
 
 import (
-	"errors"
 	"context"
+	"errors"
 	"fmt"
 	iofs "io/fs"
 	"path/filepath"
