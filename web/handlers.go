@@ -1,0 +1,212 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/rollback"
+)
+
+// errStatus maps an error to the HTTP status that tells the client what to
+// do: 404 look elsewhere, 409 the session's state forbids it now, 400 fix
+// the request, 413 send less, 503 this console cannot.
+func errStatus(err error) int {
+	var mb *http.MaxBytesError
+	var ae *answerError
+	switch {
+	case errors.As(err, &mb):
+		return http.StatusRequestEntityTooLarge
+	case errors.As(err, &ae), errors.Is(err, refine.ErrInvalidAnswer), errors.Is(err, rollback.ErrOutOfRange),
+		errors.Is(err, rollback.ErrTargetUnavailable), errors.Is(err, errBadRequest):
+		return http.StatusBadRequest
+	case errors.Is(err, refine.ErrNotFound), errors.Is(err, refine.ErrNoSession), errors.Is(err, errNoRound), errors.Is(err, refine.ErrInvalidKey):
+		return http.StatusNotFound
+	case errors.Is(err, refine.ErrLocked), errors.Is(err, errRunning), errors.Is(err, refine.ErrUnknownQuestion),
+		errors.Is(err, refine.ErrRollbackLimit), errors.Is(err, refine.ErrFinished), errors.Is(err, errRollbackWaiting):
+		return http.StatusConflict
+	case errors.Is(err, errReadOnly), errors.Is(err, errClosing):
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusInternalServerError
+}
+
+// errBadRequest marks a malformed request.
+var errBadRequest = errors.New("bad request")
+
+func badRequest(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", errBadRequest, fmt.Sprintf(format, args...))
+}
+
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	code := errStatus(err)
+	if code == http.StatusInternalServerError {
+		s.log.Error("request failed", "path", r.URL.Path, "err", err)
+	}
+	msg := err.Error()
+	if code == http.StatusNotFound {
+		msg = "No such session or page. " + msg
+	}
+	s.errorPage(w, r, code, msg)
+}
+
+func (s *Server) formError(w http.ResponseWriter, r *http.Request, err error) {
+	var mb *http.MaxBytesError
+	if errors.As(err, &mb) {
+		s.errorPage(w, r, http.StatusRequestEntityTooLarge, fmt.Sprintf("The form is larger than %d bytes.", mb.Limit))
+		return
+	}
+	s.errorPage(w, r, http.StatusBadRequest, "Unreadable form: "+err.Error())
+}
+
+type listView struct {
+	Title    string
+	Sessions []sessionRow
+	Error    string
+}
+
+func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
+	infos, err := s.sessions(r.Context())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	v := listView{Title: "Sessions"}
+	for _, in := range infos {
+		row := sessionRow{ID: in.ID, Outcome: string(in.Outcome), Round: in.Round, Open: sevCounts(in.OpenGaps),
+			Pending: in.Pending, Activity: in.Activity, Updated: in.Updated}
+		if live, ok := s.peek(in.ID); ok && live.Running {
+			row.Running, row.Activity = true, live.Activity
+		}
+		v.Sessions = append(v.Sessions, row)
+	}
+	s.render(w, http.StatusOK, "list", v)
+}
+
+func (s *Server) handleSession(w http.ResponseWriter, r *http.Request, id string) {
+	v, err := s.sessionView(r.Context(), id)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.render(w, http.StatusOK, "session", v)
+}
+
+func (s *Server) handleChart(w http.ResponseWriter, r *http.Request, id string) {
+	st, err := s.cfg.Backend.View(r.Context(), id)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	defer closeStore(st)
+	b, err := st.Get(r.Context(), "convergence.svg")
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "image/svg+xml")
+	h.Set("Content-Security-Policy", chartCSP)
+	h.Set("Cache-Control", "no-cache")
+	_, _ = w.Write(b)
+}
+
+type fileView struct {
+	Title string
+	ID    string
+	Name  string
+	HTML  any
+}
+
+func (s *Server) handleFile(w http.ResponseWriter, r *http.Request, id string) {
+	name := r.PathValue("name")
+	allowed := false
+	for _, f := range viewFiles {
+		allowed = allowed || f == name
+	}
+	if !allowed {
+		s.errorPage(w, r, http.StatusNotFound, "The console shows "+strings.Join(viewFiles, ", ")+" only.")
+		return
+	}
+	st, err := s.cfg.Backend.View(r.Context(), id)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	defer closeStore(st)
+	b, err := st.Get(r.Context(), name)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.render(w, http.StatusOK, "file", fileView{Title: name + " — " + id, ID: id, Name: name, HTML: s.pages.md.HTML(string(b))})
+}
+
+func (s *Server) handleRound(w http.ResponseWriter, r *http.Request, id string) {
+	n, err := strconv.Atoi(r.PathValue("n"))
+	if err != nil || n < 0 || n > 999 {
+		s.errorPage(w, r, http.StatusNotFound, "No such round: rounds are numbered 1 to 999.")
+		return
+	}
+	v, err := s.roundView(r.Context(), id, n)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.render(w, http.StatusOK, "round", v)
+}
+
+func sessionURL(id string) string { return "/sessions/" + url.PathEscape(id) }
+
+func (s *Server) handleAnswerForm(w http.ResponseWriter, r *http.Request, id string) {
+	if err := r.ParseForm(); err != nil {
+		s.formError(w, r, err)
+		return
+	}
+	f := r.PostForm
+	a := refine.Answer{Key: strings.TrimSpace(f.Get("key")), Text: strings.TrimSpace(f.Get("text"))}
+	qid := f.Get("question")
+	if qid == "" || a.Key == "" {
+		s.errorPage(w, r, http.StatusBadRequest, "Pick an option of the question.")
+		return
+	}
+	if err := s.answer(r.Context(), id, qid, a); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	http.Redirect(w, r, sessionURL(id), http.StatusSeeOther)
+}
+
+func (s *Server) handleRollbackForm(w http.ResponseWriter, r *http.Request, id string) {
+	if err := r.ParseForm(); err != nil {
+		s.formError(w, r, err)
+		return
+	}
+	to, err := strconv.Atoi(strings.TrimSpace(r.PostForm.Get("to")))
+	if err != nil || to < 0 {
+		s.errorPage(w, r, http.StatusBadRequest, "Pick the round to return to (0: before round 1).")
+		return
+	}
+	reason := strings.TrimSpace(r.PostForm.Get("reason"))
+	if reason == "" {
+		s.errorPage(w, r, http.StatusBadRequest, "Say why you roll back: the reason is recorded and shown to the next round.")
+		return
+	}
+	if _, err := s.rollbackTo(r.Context(), id, to, reason); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	http.Redirect(w, r, sessionURL(id), http.StatusSeeOther)
+}
+
+func (s *Server) handleResumeForm(w http.ResponseWriter, r *http.Request, id string) {
+	if err := s.resume(r.Context(), id); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	http.Redirect(w, r, sessionURL(id), http.StatusSeeOther)
+}
