@@ -7,6 +7,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/refine-spec/refine/internal/rollbacktext"
 	"github.com/refine-spec/refine/rollback"
 )
 
@@ -43,7 +44,7 @@ func (s *Session) sessionEnd(ctx context.Context) (bool, error) {
 	if s.cfg.ColdStore != nil {
 		coldName = "the configured cold store"
 	}
-	p, ok := rollback.SessionEndPrompt(infos, coldName)
+	p, ok := rollbacktext.SessionEndPrompt(infos, coldName)
 	if !ok {
 		s.st.CleanupDone = true
 		s.stage()

@@ -66,7 +66,7 @@ func TestDisagreeResolvedForReviewerThenCompletes(t *testing.T) {
 	if out.Status != refine.StatusComplete || out.Round != 3 {
 		t.Fatalf("outcome %+v, want COMPLETE after round 3", out)
 	}
-	// DESIGN §12: a single disagreement goes straight to conflict
+	// A single disagreement goes straight to conflict
 	// resolution; a rate warning needs at least two.
 	asked := ask.Asked()
 	if len(asked) < 1 || asked[0].Kind != refine.KindConflict || slices.Contains(kindsOf(asked), refine.KindDisagreeRate) {

@@ -62,7 +62,8 @@ func (s *Session) converge(ctx context.Context) (bool, error) {
 	}
 	p := convergence.DivergencePrompt(convergence.DivergenceInput{Rows: t.Rows(), Settings: t.Settings(), Ledger: &s.st.Ledger, RollbackAvailable: s.rollbackAvailable(ctx)})
 	q := questionFrom(p, fmt.Sprintf("r%d-divergence", cur.N), KindDivergence, cur.N)
-	// DESIGN §7: the user (or a host's policy) may also stop on divergence.
+	// The user (or a host's policy) may also stop on divergence: the
+	// session ends as STALL_EXIT (docs/workflow.md#outcomes).
 	q.Options = append(q.Options, Option{Key: keyStop, Label: "Stop - End the session here without approving it",
 		Effect: "Session ends as STALL_EXIT; open gaps are listed as known limitations"})
 	a, paused, err := s.ask(ctx, q)
@@ -373,7 +374,7 @@ func (s *Session) logWarnings(cur *roundState) {
 
 // reviewGaps turns each HIGH/CRITICAL Reviewer issue of the round that
 // names no gap into a new gap GAP-REVIEW-NNN with the issue's severity and
-// summary (DESIGN §12), counted as New, so the loop can act on it instead
+// summary, counted as New, so the loop can act on it instead
 // of waiting for a review that never approves.
 func (s *Session) reviewGaps(cur *roundState) {
 	next := 1

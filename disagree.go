@@ -12,8 +12,10 @@ import (
 	"github.com/refine-spec/refine/gap"
 )
 
-// disagreeState is the progress of a round's disagreement phase (DESIGN §5
-// step 4), so a deferred question resumes exactly where it stopped.
+// disagreeState is the progress of a round's disagreement phase (the step
+// after validation that handles DISAGREE blocks and implicit disagreement;
+// docs/workflow.md#one-round), so a deferred question resumes exactly where
+// it stopped.
 type disagreeState struct {
 	Detected bool                 `json:"detected,omitempty"`
 	Findings []conflict.Finding   `json:"findings,omitempty"`
@@ -80,7 +82,8 @@ func (s *Session) disagreement(ctx context.Context) (bool, error) {
 			s.st.Errors = append(s.st.Errors, errorEntry{Round: cur.N, At: s.now(), Role: "Mediator", Event: "Implicit disagreement (logged)",
 				Details: fmt.Sprintf("%s (%s issue; %s confidence; %s): %s", f.IssueID, f.Issue.Severity, f.Confidence, heuristicList(f.Heuristics), strings.Join(f.Evidence, "; "))})
 			if f.Issue.Severity.AtLeastHigh() {
-				// DESIGN: the fix is reviewed as usual; the Reviewer checks the issue.
+				// A flag does not discard a fix: the fix is reviewed as usual,
+				// and the Reviewer checks the issue explicitly.
 				cur.Reviewer.Context = append(cur.Reviewer.Context, fmt.Sprintf(
 					"Check explicitly whether this round's Engineer output resolves %s (%s): %s. The Engineer revised the gap without naming the issue; if the concern remains, raise it again as a new issue.",
 					f.IssueID, f.Issue.Severity, oneLine(f.Issue.Summary)))

@@ -46,7 +46,8 @@ func TestObserverEvents(t *testing.T) {
 	}
 }
 
-// DESIGN §9: prompt size must not grow with the number of rounds.
+// Prompt size must not grow with the number of rounds: older material is
+// trimmed to the prompt's token budget.
 func TestPromptSizeDoesNotGrowWithRounds(t *testing.T) {
 	var gaps []gap.Gap
 	for i := 0; i < 9; i++ {

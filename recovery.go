@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/refine-spec/refine/conflict"
+	"github.com/refine-spec/refine/internal/rollbacktext"
 
 	"github.com/refine-spec/refine/rollback"
 )
@@ -20,14 +21,14 @@ func (s *Session) recoverDecisions(ctx context.Context) (bool, error) {
 	// Listed in the order they were made, whatever their kind.
 	slices.SortStableFunc(s.st.Recover, func(a, b rollback.Decision) int { return compareDecisionIDs(a.ID, b.ID) })
 	from := s.st.Recover[0].Round()
-	p := rollback.RecoveryPrompt(from, s.st.Recover)
+	p := rollbacktext.RecoveryPrompt(from, s.st.Recover)
 	q := questionFromRollback(p, KindRollback, s.st.Round+1)
 	a, paused, err := s.ask(ctx, q)
 	if err != nil || paused {
 		return paused, err
 	}
 	opt, _ := p.Option(a.Key)
-	rec, err := rollback.ResolveRecovery(s.st.Recover, opt)
+	rec, err := rollbacktext.ResolveRecovery(s.st.Recover, opt)
 	if err != nil {
 		return false, fmt.Errorf("decision recovery: %w", err)
 	}
@@ -35,12 +36,12 @@ func (s *Session) recoverDecisions(ctx context.Context) (bool, error) {
 	if rec.Modify {
 		// The answer's text is the modification; applied to every archived decision.
 		for _, d := range s.st.Recover {
-			reapply = append(reapply, rollback.Modified(d, d.Round(), a.Text))
+			reapply = append(reapply, rollbacktext.Modified(d, d.Round(), a.Text))
 		}
 	}
 	for _, d := range reapply {
 		if !rec.Modify {
-			d = rollback.Reapply(d, d.Round())
+			d = rollbacktext.Reapply(d, d.Round())
 		}
 		if i := slices.IndexFunc(s.st.RecoverConflicts, func(c conflict.Decision) bool { return c.ID == d.ID }); i >= 0 {
 			// A conflict resolution comes back as one: later Engineer
@@ -68,7 +69,7 @@ func (s *Session) recoverDecisions(ctx context.Context) (bool, error) {
 }
 
 // questionFromRollback converts a rollback prompt into a Question.
-func questionFromRollback(p rollback.Prompt, kind QuestionKind, round int) Question {
+func questionFromRollback(p rollbacktext.Prompt, kind QuestionKind, round int) Question {
 	q := Question{ID: p.ID, Kind: kind, Round: round, Title: p.Title, Body: p.Body, AllowText: p.AllowText, Default: p.Default}
 	for _, o := range p.Options {
 		q.Options = append(q.Options, Option{Key: o.Key, Label: o.Label, Effect: o.Effect, Recommended: o.Recommended})

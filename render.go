@@ -10,6 +10,7 @@ import (
 	"github.com/refine-spec/refine/convergence"
 	"github.com/refine-spec/refine/examples"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/rollbacktext"
 	"github.com/refine-spec/refine/rollback"
 )
 
@@ -115,11 +116,11 @@ func (s *Session) renderStatus() string {
 		}
 	}
 	for _, a := range st.AutoRetries {
-		b.WriteString("\n" + rollback.AutoRetryBlock(a))
+		b.WriteString("\n" + rollbacktext.AutoRetryBlock(a))
 	}
 	renderRollbackNotices(&b, st.Rollbacks.Records)
 	if len(st.Rollbacks.Records) > 0 {
-		b.WriteString("\n" + rollback.RenderHistory(st.Rollbacks, s.rollbackLimit()))
+		b.WriteString("\n" + rollbacktext.RenderHistory(st.Rollbacks, s.rollbackLimit()))
 	}
 
 	fmt.Fprintf(&b, "\n## Usage\n\n| Role | Prompt tokens | Completion tokens |\n|------|---------------|-------------------|\n")
@@ -161,7 +162,7 @@ func renderRollbackNotices(b *strings.Builder, recs []rollback.Record) {
 		for _, r := range recs[i:j] {
 			rounds, attempts, archives = append(rounds, r.Round), append(attempts, r.Attempt), append(archives, r.Archive)
 		}
-		b.WriteString("\n" + rollback.StatusNotice(rounds, attempts, recs[i].Target, recs[i].At, recs[i].Reason, archives))
+		b.WriteString("\n" + rollbacktext.StatusNotice(rounds, attempts, recs[i].Target, recs[i].At, recs[i].Reason, archives))
 		i = j
 	}
 }
@@ -290,7 +291,7 @@ func (s *Session) renderDecisions() string {
 		b.WriteString("\n## Conflict Resolutions\n\n" + conflict.RenderDecisions(s.st.ConflictDecisions))
 	}
 	for _, r := range s.st.Rollbacks.Records {
-		b.WriteString("\n" + rollback.DecisionsNoticeIn(r.Round, r.At, r.Reason, r.Archive))
+		b.WriteString("\n" + rollbacktext.DecisionsNoticeIn(r.Round, r.At, r.Reason, r.Archive))
 	}
 	if len(s.st.Adjustments) > 0 {
 		b.WriteString("\n## Standing Adjustments\n\n")

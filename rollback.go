@@ -10,6 +10,7 @@ import (
 	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/examples"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/rollbacktext"
 	"github.com/refine-spec/refine/rollback"
 )
 
@@ -240,7 +241,7 @@ func (s *Session) execRollback(ctx context.Context, x rollbackExec) (RollbackRep
 		for _, r := range s.st.Rollbacks.ForRound(rp.Round) {
 			prev = append(prev, r.Patterns)
 		}
-		a := rollback.AnalysisReport(rollback.ReportInput{Round: rp.Round, Attempt: rp.Attempt, Reason: x.Reason, At: now, Detection: det, Previous: prev})
+		a := rollbacktext.AnalysisReport(rollbacktext.ReportInput{Round: rp.Round, Attempt: rp.Attempt, Reason: x.Reason, At: now, Detection: det, Previous: prev})
 		exec.Analyses[rp.Round] = a
 		if report.Analysis == "" {
 			report.Analysis = a
@@ -305,9 +306,9 @@ func (s *Session) execRollback(ctx context.Context, x rollbackExec) (RollbackRep
 		// AUTO_RETRY: the first rollback of a round retries with the
 		// adjustments the detected patterns call for, without asking.
 		restored.Adjustments = append(restored.Adjustments, autoPrompts...)
-		restored.AutoRetries = append(restored.AutoRetries, rollback.AutoRetry{Round: current, Attempt: 1,
+		restored.AutoRetries = append(restored.AutoRetries, rollbacktext.AutoRetry{Round: current, Attempt: 1,
 			Threshold: s.analysisThreshold(), FailurePattern: failure[current], Adjustments: autoAdj})
-		s.log.Info(rollback.AutoRetryLog(current, autoAdj))
+		s.log.Info(rollbacktext.AutoRetryLog(current, autoAdj))
 	}
 	keepRound := func(n int) bool { return n <= x.To }
 	restored.Validation = slices.DeleteFunc(slices.Clone(old.Validation), func(v validationEntry) bool { return !keepRound(v.Round) })
@@ -370,7 +371,7 @@ func (s *Session) applySplit(p *splitPlan) error {
 	if n := len(s.st.Rollbacks.Records); n > 0 {
 		r := &s.st.Rollbacks.Records[n-1]
 		r.Split = &rollback.SplitRecord{Parent: p.Gap, Children: ids}
-		r.UserDecision = rollback.SplitDecision(ids)
+		r.UserDecision = rollbacktext.SplitDecision(ids)
 	}
 	// The split is neither progress nor regress: the next convergence row
 	// compares against a ledger that already has it.
@@ -430,7 +431,7 @@ func (s *Session) SetRollbackMode(ctx context.Context, m rollback.Mode) error {
 	}
 	set := s.cfg.Settings
 	set.RollbackMode = m
-	s.log.Info(rollback.OverrideMessage(m == rollback.ModeAutoRetry))
+	s.log.Info(rollbacktext.OverrideMessage(m == rollback.ModeAutoRetry))
 	return s.applySettings(ctx, set)
 }
 
@@ -467,7 +468,8 @@ func (s *Session) availableTargets(ctx context.Context) []int {
 
 // rollbackAvailable reports whether "roll back" may be offered: the round
 // before the current one can be restored. At the session limit the option
-// still leads to the limit question (DESIGN: limit first, for every trigger).
+// still leads to the limit question: the session limit is checked first, for
+// every trigger (docs/workflow.md#rollback-dialogs).
 func (s *Session) rollbackAvailable(ctx context.Context) bool {
 	return slices.Contains(s.availableTargets(ctx), s.currentRound()-1)
 }

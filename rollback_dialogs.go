@@ -9,6 +9,7 @@ import (
 
 	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/rollbacktext"
 	"github.com/refine-spec/refine/rollback"
 )
 
@@ -226,7 +227,7 @@ func (s *Session) limitDialog(ctx context.Context, f *rollbackFlow) (RollbackRep
 			break
 		}
 	}
-	p := rollback.LimitPrompt(h, s.rollbackLimit())
+	p := rollbacktext.LimitPrompt(h, s.rollbackLimit())
 	q := questionFromRollback(p, KindRollback, f.Current)
 	q.ID = fmt.Sprintf("r%d-rollback-limit-%d", f.Current, s.st.Rollbacks.Used())
 	q.Body = "This session has used all " + fmt.Sprint(s.rollbackLimit()) + " rollback attempts.\nThis suggests systematic issues beyond individual round problems.\n\n" +
@@ -243,7 +244,7 @@ func (s *Session) limitDialog(ctx context.Context, f *rollbackFlow) (RollbackRep
 	opt, _ := p.Option(a.Key)
 	rep := RollbackReport{Decision: opt.Label, Remaining: 0}
 	switch opt.Effect {
-	case rollback.EffectPause:
+	case rollbacktext.EffectPause:
 		s.recordDecision(f.Current, "", q, a, opt.Label)
 		r, err := s.pauseAt(ctx, q)
 		if err != nil {
@@ -251,7 +252,7 @@ func (s *Session) limitDialog(ctx context.Context, f *rollbackFlow) (RollbackRep
 		}
 		rep.Pending = r.Pending
 		return rep, errRollbackLimit(used, limit, "paused for human review")
-	case rollback.EffectAccept:
+	case rollbacktext.EffectAccept:
 		f.note(q, a, opt.Label)
 		if err := s.flowCancel(f, opt.Label, false); err != nil {
 			return rep, err
@@ -259,7 +260,7 @@ func (s *Session) limitDialog(ctx context.Context, f *rollbackFlow) (RollbackRep
 		if err := s.acceptAsApproved(ctx, "accepted at the session rollback limit"); err != nil {
 			return rep, err
 		}
-	case rollback.EffectAbandon:
+	case rollbacktext.EffectAbandon:
 		f.note(q, a, opt.Label)
 		if err := s.flowCancel(f, opt.Label, false); err != nil {
 			return rep, err
@@ -267,7 +268,7 @@ func (s *Session) limitDialog(ctx context.Context, f *rollbackFlow) (RollbackRep
 		if err := s.finish(ctx, StatusAbandoned, "abandoned at the session rollback limit"); err != nil {
 			return rep, err
 		}
-	case rollback.EffectPromptRefresh:
+	case rollbacktext.EffectPromptRefresh:
 		f.note(q, a, opt.Label+": older adjustments and instructions dropped from the next prompts")
 		s.st.Adjustments, s.st.ReviewerAdjustments, s.st.Instructions = nil, nil, nil
 		if err := s.flowCancel(f, opt.Label, false); err != nil {
@@ -310,8 +311,8 @@ func (s *Session) splitGap(round int) (gap.ID, string) {
 
 // rcaInput gathers the round's rollbacks (archived outputs included) and
 // the attempt being rolled back now, for the root-cause heuristics.
-func (s *Session) rcaInput(ctx context.Context, f *rollbackFlow, attempt int) (rollback.RCAInput, error) {
-	in := rollback.RCAInput{Round: f.Current}
+func (s *Session) rcaInput(ctx context.Context, f *rollbackFlow, attempt int) (rollbacktext.RCAInput, error) {
+	in := rollbacktext.RCAInput{Round: f.Current}
 	for _, r := range s.st.Rollbacks.ForRound(f.Current) {
 		ai := rollback.AttemptInfo{Attempt: r.Attempt, Reason: r.Reason, Trigger: r.Trigger, Patterns: r.Patterns}
 		if b, err := s.cfg.Store.Get(ctx, r.Archive); err == nil {
@@ -349,7 +350,7 @@ func (s *Session) analysisDialog(ctx context.Context, f *rollbackFlow, attempt i
 	if err != nil {
 		return RollbackReport{}, true, err
 	}
-	p := rollback.AnalysisPrompt(in)
+	p := rollbacktext.AnalysisPrompt(in)
 	q := questionFromRollback(p, KindRollback, f.Current)
 	q.ID = fmt.Sprintf("r%d-rollback-analysis-%d", f.Current, attempt)
 	if _, ok := p.Option("1"); ok {
@@ -409,7 +410,7 @@ func (s *Session) optionsDialog(ctx context.Context, f *rollbackFlow, attempt in
 	if !f.Explicit {
 		targets = len(s.limitedTargets(ctx, f.Current))
 	}
-	p := rollback.OptionsPrompt(f.Current, attempt, f.Reason, targets)
+	p := rollbacktext.OptionsPrompt(f.Current, attempt, f.Reason, targets)
 	q := questionFromRollback(p, KindRollback, f.Current)
 	q.ID = fmt.Sprintf("r%d-rollback-options-%d", f.Current, attempt)
 	if f.Explicit && f.To < f.Current-1 {
@@ -432,28 +433,28 @@ func (s *Session) optionsDialog(ctx context.Context, f *rollbackFlow, attempt in
 	x := rollbackExec{}
 	decision := opt.Label
 	switch opt.Effect {
-	case rollback.EffectRetrySame:
+	case rollbacktext.EffectRetrySame:
 		if text != "" {
 			x.Adjustments = append(x.Adjustments, text)
 		}
-	case rollback.EffectRetryNarrow:
+	case rollbacktext.EffectRetryNarrow:
 		assigned := s.assignedIn(f.Current)
 		if len(assigned) > 0 {
 			g := s.simplest(&rolePhase{Gaps: assigned})
 			x.Next = &nextRoundPlan{Only: []gap.ID{g}}
 			decision += ": " + string(g)
 		}
-	case rollback.EffectRetryContext:
+	case rollbacktext.EffectRetryContext:
 		if text == "" {
 			text = f.Text
 		}
 		x.Adjustments = append(x.Adjustments, text)
-	case rollback.EffectMultiRound:
+	case rollbacktext.EffectMultiRound:
 		f.note(q, a, decision)
 		f.Stage = stageTargets
 		s.stage()
 		return RollbackReport{}, false, nil
-	case rollback.EffectSkip:
+	case rollbacktext.EffectSkip:
 		f.note(q, a, opt.Label+": round kept, no rollback")
 		return RollbackReport{Decision: opt.Label}, true, s.flowCancel(f, opt.Label, true)
 	}
@@ -477,10 +478,10 @@ func (s *Session) limitedTargets(ctx context.Context, current int) []int {
 }
 
 // targetRows describes the available targets for the targets table.
-func (s *Session) targetRows(ctx context.Context, current int) ([]rollback.Target, error) {
-	var rows []rollback.Target
+func (s *Session) targetRows(ctx context.Context, current int) ([]rollbacktext.Target, error) {
+	var rows []rollbacktext.Target
 	for _, t := range s.limitedTargets(ctx, current) {
-		row := rollback.Target{Round: t}
+		row := rollbacktext.Target{Round: t}
 		b, err := s.readStateBackup(ctx, t)
 		if err != nil {
 			return nil, fmt.Errorf("rollback targets: read %s: %w", backupKeyState(t), err)
@@ -510,9 +511,9 @@ func (s *Session) targetsDialog(ctx context.Context, f *rollbackFlow, attempt in
 	if err != nil {
 		return RollbackReport{}, true, err
 	}
-	p := rollback.TargetsPrompt(f.Current, rows)
+	p := rollbacktext.TargetsPrompt(f.Current, rows)
 	for i := range p.Options {
-		if n, ok := rollback.TargetOf(p.Options[i].Effect); ok {
+		if n, ok := rollbacktext.TargetOf(p.Options[i].Effect); ok {
 			p.Options[i].Key = fmt.Sprint(n)
 		} else {
 			p.Options[i].Key = "cancel"
@@ -531,7 +532,7 @@ func (s *Session) targetsDialog(ctx context.Context, f *rollbackFlow, attempt in
 	}
 	opt, _ := p.Option(a.Key)
 	f.note(q, a, opt.Label)
-	if n, ok := rollback.TargetOf(opt.Effect); ok {
+	if n, ok := rollbacktext.TargetOf(opt.Effect); ok {
 		f.To = n
 		f.Stage = stageConfirm
 		s.stage()
@@ -546,13 +547,13 @@ func (s *Session) confirmDialog(ctx context.Context, f *rollbackFlow, attempt in
 	if err != nil {
 		return RollbackReport{}, true, err
 	}
-	i := slices.IndexFunc(rows, func(t rollback.Target) bool { return t.Round == f.To })
+	i := slices.IndexFunc(rows, func(t rollbacktext.Target) bool { return t.Round == f.To })
 	if i < 0 {
 		f.Stage, f.Seq = stageTargets, f.Seq+1
 		s.stage()
 		return RollbackReport{}, false, nil
 	}
-	p := rollback.ConfirmPrompt(f.Current, rows[i], rows, len(s.st.Ledger.Open()))
+	p := rollbacktext.ConfirmPrompt(f.Current, rows[i], rows, len(s.st.Ledger.Open()))
 	q := questionFromRollback(p, KindRollback, f.Current)
 	q.ID = fmt.Sprintf("r%d-rollback-confirm-%d-to%d-%d", f.Current, attempt, f.To, f.Seq)
 	a, paused, err := s.ask(ctx, q)
@@ -565,11 +566,11 @@ func (s *Session) confirmDialog(ctx context.Context, f *rollbackFlow, attempt in
 	opt, _ := p.Option(a.Key)
 	f.note(q, a, opt.Label)
 	switch opt.Effect {
-	case rollback.EffectChooseOther:
+	case rollbacktext.EffectChooseOther:
 		f.Stage, f.Seq = stageTargets, f.Seq+1
 		s.stage()
 		return RollbackReport{}, false, nil
-	case rollback.EffectCancel:
+	case rollbacktext.EffectCancel:
 		return RollbackReport{Decision: opt.Label}, true, s.flowCancel(f, opt.Label, false)
 	}
 	rep, err := s.flowExecute(ctx, f, rollbackExec{Decision: opt.Label})

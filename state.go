@@ -9,6 +9,7 @@ import (
 	"github.com/refine-spec/refine/convergence"
 	"github.com/refine-spec/refine/examples"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/rollbacktext"
 	"github.com/refine-spec/refine/rollback"
 )
 
@@ -143,7 +144,7 @@ type state struct {
 	// NextRound steers the next round's assignment after a rollback dialog.
 	NextRound *nextRoundPlan `json:"next_round,omitempty"`
 	// AutoRetries are the "## Round N Auto-Retry" blocks of status.md.
-	AutoRetries []rollback.AutoRetry `json:"auto_retries,omitempty"`
+	AutoRetries []rollbacktext.AutoRetry `json:"auto_retries,omitempty"`
 	// RecoverConflicts are the conflict decisions of rolled-back rounds,
 	// restored when decision recovery re-applies them.
 	RecoverConflicts []conflict.Decision `json:"recover_conflicts,omitempty"`

@@ -28,7 +28,9 @@ func Blocking(conflicts []Conflict) (unresolvedCritical, unresolvedHigh int) {
 
 // BlockedGaps returns the distinct gaps with an unresolved HIGH or CRITICAL
 // conflict, sorted by gap.Compare: the gaps to hold BLOCKED until the user
-// decides (DESIGN §4). Conflicts on issues that name no gap block no gap
+// decides (an open gap moves to BLOCKED while an unresolved HIGH/CRITICAL
+// conflict or a user decision holds it; docs/workflow.md#gap-states).
+// Conflicts on issues that name no gap block no gap
 // (they still count in Blocking).
 func BlockedGaps(conflicts []Conflict) []gap.ID {
 	var out []gap.ID

@@ -1,8 +1,9 @@
 // Package conflict implements disagreement handling between the Engineer and
 // the Reviewer: explicit conflicts from "## DISAGREE: ISSUE-…" blocks and the
 // soft-matching fallback (GAP-FLOW-006 §2), implicit disagreement heuristics
-// H1-H5 (GAP-FLOW-013, DESIGN §6), DISAGREE rate limits (§3), option
-// generation and the conflict presentation (§4), prioritisation and user
+// H1-H5 (GAP-FLOW-013, docs/workflow.md#implicit-disagreement), DISAGREE
+// rate limits (§3), option generation and the conflict presentation (§4),
+// prioritisation and user
 // severity overrides (§7, Example 3), decision records, the decisions.md
 // rendering and the next-prompt resolution block (§5), the re-argue
 // compliance check (§5), and the counts that block termination (§8).

@@ -8,7 +8,9 @@ import (
 	"github.com/refine-spec/refine/gap"
 )
 
-// Heuristic is one implicit-disagreement heuristic of GAP-FLOW-013 (DESIGN §6).
+// Heuristic is one implicit-disagreement heuristic of GAP-FLOW-013: a sign
+// that the Engineer passed over a HIGH/CRITICAL issue without disagreeing
+// openly (docs/workflow.md#implicit-disagreement).
 type Heuristic string
 
 // The five heuristics.
@@ -89,7 +91,7 @@ type Finding struct {
 	Escalate bool `json:"escalate"`
 }
 
-// DetectImplicit applies the heuristics of GAP-FLOW-013 (DESIGN §6) to each
+// DetectImplicit applies the heuristics of GAP-FLOW-013 (H1-H5 below) to each
 // issue against the Engineer output, skipping issues the Engineer disagreed
 // with (a DISAGREE block or its soft match: those are explicit conflicts),
 // issues in the ignore set, and issues whose gap was not assigned:
@@ -228,7 +230,7 @@ func (ck *checker) check(is Issue) (Finding, bool) {
 	if len(f.Heuristics) >= 2 || (f.Heuristics[0] == UnaddressedID && is.Severity == gap.Critical) {
 		f.Confidence = High
 	}
-	// DESIGN: a flag does not discard a fix. Only HIGH confidence (two or
+	// A flag does not discard a fix. Only HIGH confidence (two or
 	// more heuristics, or H1 on a CRITICAL issue) asks the user; a single
 	// heuristic is logged, and the engine has the Reviewer check the issue.
 	f.Escalate = rank(is.Severity).AtLeastHigh() && f.Confidence == High

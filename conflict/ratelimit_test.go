@@ -191,7 +191,8 @@ func TestLimitsValidate(t *testing.T) {
 	}
 }
 
-// DESIGN §12's minimum-evidence rule: no warning for a single disagreement,
+// The minimum-evidence rule (docs/workflow.md#disagree-rate-limits): no
+// warning for a single disagreement,
 // no systematic alert on a round without a DISAGREE, never the same window
 // twice, and only rounds with HIGH/CRITICAL issues make up the window.
 func TestCheckRateEvidence(t *testing.T) {

@@ -1,6 +1,6 @@
 // Package convergence decides whether a refinement session is getting
-// anywhere and when it should stop (GAP-FLOW-002 and GAP-FLOW-005 as revised
-// in DESIGN §7).
+// anywhere and when it should stop (GAP-FLOW-002 and GAP-FLOW-005 as refine
+// revised them; docs/workflow.md#convergence and #outcomes).
 //
 // Measure turns two ledger snapshots into one Row of the convergence table;
 // a Tracker turns the sequence of rows into the CONVERGING / STALLED(k) /

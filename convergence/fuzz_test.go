@@ -11,7 +11,8 @@ import (
 // FuzzTracker drives a tracker with operations decoded from the fuzz input
 // (record a row, accept complexity, reset, rewind, JSON round trip) and
 // checks that it never panics, every state is a valid form and follows
-// the rules of DESIGN §7, and a JSON round trip never changes the tracker.
+// the state rules (CONVERGING, STALLED(k), DIVERGENCE_WARNING), and a JSON
+// round trip never changes the tracker.
 func FuzzTracker(f *testing.F) {
 	f.Add([]byte{0, 1, 1, 0, 0, 0, 0, 0, 0x7c, 0x7c, 1, 0, 0, 0, 0})
 	f.Add([]byte{2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 4, 3})
@@ -78,7 +79,8 @@ func fuzzTracker(t *testing.T, data []byte) {
 	}
 }
 
-// expectedState applies DESIGN §7's rules, as worded there, to the
+// expectedState applies the state rules, as docs/workflow.md#convergence
+// words them, to the
 // tracker's counters, rewinding a copy first when row re-runs a round.
 func expectedState(t *testing.T, tr *Tracker, row Row) State {
 	t.Helper()

@@ -2,7 +2,8 @@ package convergence
 
 import "github.com/refine-spec/refine/gap"
 
-// Row is one round of the convergence table (DESIGN §7). Its JSON form is a
+// Row is one round of the convergence table (docs/workflow.md#convergence).
+// Its JSON form is a
 // row of `refine status --json`'s "convergence" array.
 //
 // Counts compare the ledger at the end of the previous round ("before") with
@@ -48,7 +49,8 @@ type Row struct {
 // Definitions, per gap g of after, with b its state in before:
 //   - New: g is not in before. Exception: a split sub-gap (g.Parent set and
 //     the parent SUPERSEDED in after but not in before) is neither new nor
-//     resolved, and the SUPERSEDED parent is not resolved either (DESIGN §7).
+//     resolved, and the SUPERSEDED parent is not resolved either: a split
+//     reshapes the work without progress or regress.
 //     A gap added and closed in the same round counts as New and as Resolved
 //     (Net 0: found and fixed) or Deferred (Net −1: scope grew, then was set
 //     aside), so the count identity below holds.

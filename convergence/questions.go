@@ -93,7 +93,7 @@ type DivergenceInput struct {
 }
 
 // DivergencePrompt words the DIVERGENCE_WARNING question (GAP-FLOW-002, with
-// DESIGN §7's fifth option). Options: Narrow scope, Accept complexity, Pause
+// refine's fifth option, roll back). Options: Narrow scope, Accept complexity, Pause
 // for input, Force complete, and Roll back when available.
 //
 // Automated default: Narrow scope when NarrowScopeDefault finds gaps to
@@ -197,8 +197,8 @@ type EarlyTerminationInput struct {
 // Pause, Abandon.
 //
 // Automated default: Accept as complete, which Decide turns into
-// GOOD_ENOUGH ("accepted by user or by policy in automated mode", DESIGN
-// §7): only MEDIUM/LOW, non-blocking gaps remain, and further rounds mostly
+// GOOD_ENOUGH ("accepted by user or by policy in automated mode";
+// docs/workflow.md#outcomes): only MEDIUM/LOW, non-blocking gaps remain, and further rounds mostly
 // polish. Nothing is marked Recommended, because for a person the spec's
 // warning applies: accepting early under time pressure is the risk.
 func EarlyTerminationPrompt(in EarlyTerminationInput) Prompt {

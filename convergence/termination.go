@@ -9,7 +9,8 @@ import (
 	"github.com/refine-spec/refine/gap"
 )
 
-// Outcome is where a session stands after a termination check (DESIGN §7).
+// Outcome is where a session stands after a termination check
+// (docs/workflow.md#outcomes).
 type Outcome string
 
 // Terminal outcomes end the session; PAUSED, FAILED and CONTINUE do not.
@@ -218,8 +219,8 @@ func ShouldOffer(l *gap.Ledger, c ConflictBlock, offered string) (offer bool, op
 	return ok && openSet != offered, openSet
 }
 
-// IsGoodEnough reports whether the good-enough criteria hold (DESIGN §7,
-// GAP-FLOW-005): no CRITICAL or HIGH gap open, no open gap BLOCKED or marked
+// IsGoodEnough reports whether the good-enough criteria hold (GAP-FLOW-005,
+// docs/workflow.md#outcomes): no CRITICAL or HIGH gap open, no open gap BLOCKED or marked
 // Blocking, no unresolved HIGH/CRITICAL conflict. When they do not, why
 // says which failed.
 func IsGoodEnough(l *gap.Ledger, c ConflictBlock) (ok bool, why string) {

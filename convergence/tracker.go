@@ -7,7 +7,8 @@ import (
 	"github.com/refine-spec/refine/gap"
 )
 
-// Settings are the tracker's thresholds (DESIGN §2, §7).
+// Settings are the tracker's thresholds; each has the spec's default and is
+// a session setting (docs/workflow.md#settings).
 type Settings struct {
 	// StallRounds is how many consecutive rounds without weighted progress
 	// raise DIVERGENCE_WARNING, and how long "accept complexity" keeps the

@@ -229,8 +229,8 @@ func Recommend(d Detection) []Adjustment {
 	return out
 }
 
-// Summaries returns the adjustments' one-line summaries, for Record and
-// AutoRetry.Adjustments.
+// Summaries returns the adjustments' one-line summaries, the form
+// Record.Adjustments holds.
 func Summaries(adjs []Adjustment) []string {
 	out := make([]string, len(adjs))
 	for i, a := range adjs {

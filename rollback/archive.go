@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/refine-spec/refine/internal/rollbackfmt"
 )
 
 // Archive errors. ReadArchive and ListArchive wrap one of them with the
@@ -31,7 +33,7 @@ var (
 )
 
 // MaxUnpacked is the default limit on the bytes an archive unpacks to
-// (DESIGN §8: 64 MiB).
+// (64 MiB), so reading back an archive cannot exhaust memory.
 const MaxUnpacked int64 = 64 << 20
 
 // DefaultMaxEntries is the default limit on the number of entries.
@@ -115,7 +117,7 @@ func (m Metadata) MarshalJSON() ([]byte, error) {
 		adj = []string{}
 	}
 	return marshalNoEscape(metadataJSON{
-		OriginalRound: m.OriginalRound, RollbackTimestamp: FormatTimestamp(m.RollbackTimestamp),
+		OriginalRound: m.OriginalRound, RollbackTimestamp: rollbackfmt.FormatTimestamp(m.RollbackTimestamp),
 		Reason: m.Reason, AttemptNumber: m.AttemptNumber, UserAdjustments: adj,
 		Mode: m.Mode, Trigger: m.Trigger, TargetRound: m.TargetRound,
 	})
@@ -139,7 +141,7 @@ func (m *Metadata) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
-	t, err := ParseTimestamp(j.RollbackTimestamp)
+	t, err := rollbackfmt.ParseTimestamp(j.RollbackTimestamp)
 	if err != nil {
 		return err
 	}
@@ -197,8 +199,8 @@ func WithAnalysis(markdown string) ArchiveOption {
 //
 // The bytes are deterministic for the same input: entries sorted by name,
 // directories before their contents, every mtime the rollback timestamp,
-// files 0600 and folders 0700 (DESIGN §10), no owner names, and a gzip
-// header with no name or time. An archive ReadArchive would refuse (more
+// files 0600 and folders 0700 (owner-only, like every session file), no
+// owner names, and a gzip header with no name or time. An archive ReadArchive would refuse (more
 // than MaxUnpacked, unsafe names) is refused here.
 func BuildArchive(files map[string][]byte, meta Metadata, decisionsFromRound string, opts ...ArchiveOption) ([]byte, error) {
 	var o archiveOptions
@@ -312,8 +314,10 @@ func directories(files map[string][]byte) (map[string]bool, error) {
 }
 
 // unsafeName returns why a relative entry path is unacceptable, or "".
-// Names are held to the Store key rules (DESIGN §3), which rules out
-// absolute paths, "..", backslashes, drive letters and control bytes.
+// Names are held to the Store key rules (relative, '/'-separated, made of
+// [A-Za-z0-9._/-], no ".." segment; see docs/workflow.md#session-folder),
+// which rules out absolute paths, "..", backslashes, drive letters and
+// control bytes.
 func unsafeName(name string) string {
 	switch {
 	case name == "":

@@ -12,7 +12,8 @@ import (
 // rollback can go.
 const DefaultRetention = 3
 
-// The live session files a backup set snapshots (DESIGN §3).
+// The live session files a backup set snapshots: the status and decisions
+// renderings and the session state (docs/workflow.md#session-folder).
 const (
 	StatusKey    = "status.md"
 	DecisionsKey = "decisions.md"
@@ -22,16 +23,16 @@ const (
 // BackupKind names one of the three files in a round's backup set.
 type BackupKind string
 
-// The three backup kinds. State is DESIGN §3's addition to the spec's two:
-// state.json is the source of truth, the markdown files are renderings.
+// The three backup kinds. State is refine's addition to the spec's two:
+// state.json is the source of truth, the markdown files are renderings of it.
 const (
 	StatusBackup    BackupKind = "status"
 	DecisionsBackup BackupKind = "decisions"
 	StateBackup     BackupKind = "state"
 )
 
-// BackupKinds returns the three kinds in the order restores are listed.
-func BackupKinds() []BackupKind { return []BackupKind{StatusBackup, DecisionsBackup, StateBackup} }
+// backupKinds returns the three kinds in the order restores are listed.
+func backupKinds() []BackupKind { return []BackupKind{StatusBackup, DecisionsBackup, StateBackup} }
 
 // Live returns the session key a backup of this kind restores to.
 func (k BackupKind) Live() string {
@@ -144,7 +145,7 @@ func Rotate(round, retention int, keys []string) Rotation {
 		present[k] = true
 	}
 	r := Rotation{Snapshot: snap}
-	for _, kind := range BackupKinds() {
+	for _, kind := range backupKinds() {
 		if kind == StateBackup && !present[StateKey] {
 			continue
 		}

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/refine-spec/refine/internal/rollbackfmt"
 )
 
 // Cleanup is a session-end choice for rolled-back archives; the values are
@@ -85,42 +87,6 @@ func (a ArchiveInfo) norm() (ArchiveInfo, error) {
 	return a, nil
 }
 
-// SessionEndPrompt is the session-completion question about archives: the
-// list with sizes and total, and the spec's four options. The automated
-// default is the spec's option 4 (cold storage) when a cold-storage root
-// is configured; without one, option 4 is not offered and the default is
-// to keep the archives (nothing is lost). ok is false when there are no
-// archives, so there is nothing to ask.
-func SessionEndPrompt(archives []ArchiveInfo, coldRoot string) (p Prompt, ok bool) {
-	if len(archives) == 0 {
-		return Prompt{}, false
-	}
-	var b strings.Builder
-	b.WriteString("Session complete. Rolled-back round archives found:\n")
-	var total int64
-	for _, a := range archives {
-		fmt.Fprintf(&b, "- %s (%s)\n", a.Name, FormatSize(a.Size))
-		total += a.Size
-	}
-	fmt.Fprintf(&b, "Total: %s\n", FormatSize(total))
-	p = Prompt{
-		ID:    "rollback-archives",
-		Title: "ARCHIVE CLEANUP",
-		Body:  b.String(),
-		Options: []Option{
-			{Key: "1", Label: "Keep all archives (for debugging/analysis)", Effect: string(CleanupKeep)},
-			{Key: "2", Label: "Delete all archives (clean finish)", Effect: string(CleanupDelete)},
-			{Key: "3", Label: "Keep recent only (last 7 days of this session)", Effect: string(CleanupRecent)},
-		},
-		Default: "1",
-	}
-	if coldRoot != "" {
-		p.Options = append(p.Options, Option{Key: "4", Label: fmt.Sprintf("Move to cold storage (%s)", coldRoot), Effect: string(CleanupCold)})
-		p.Default = "4"
-	}
-	return p, true
-}
-
 // CleanupPlan splits the session's archives into those kept in the session
 // and those removed from it: keep removes none; delete removes all; recent
 // keeps the archives of rollbacks within `recent` (<= 0: DefaultRecentWindow)
@@ -187,9 +153,9 @@ type manifestEntryJSON struct {
 
 // MarshalJSON writes snake_case fields and spec timestamps.
 func (e ManifestEntry) MarshalJSON() ([]byte, error) {
-	j := manifestEntryJSON{Session: e.Session, Path: e.Path, Round: e.Round, Attempt: e.Attempt, Size: e.Size, MovedAt: FormatTimestamp(e.MovedAt)}
+	j := manifestEntryJSON{Session: e.Session, Path: e.Path, Round: e.Round, Attempt: e.Attempt, Size: e.Size, MovedAt: rollbackfmt.FormatTimestamp(e.MovedAt)}
 	if !e.RollbackTimestamp.IsZero() {
-		j.RollbackTimestamp = FormatTimestamp(e.RollbackTimestamp)
+		j.RollbackTimestamp = rollbackfmt.FormatTimestamp(e.RollbackTimestamp)
 	}
 	return marshalNoEscape(j)
 }
@@ -200,13 +166,13 @@ func (e *ManifestEntry) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
-	moved, err := ParseTimestamp(j.MovedAt)
+	moved, err := rollbackfmt.ParseTimestamp(j.MovedAt)
 	if err != nil {
 		return err
 	}
 	var rb time.Time
 	if j.RollbackTimestamp != "" {
-		if rb, err = ParseTimestamp(j.RollbackTimestamp); err != nil {
+		if rb, err = rollbackfmt.ParseTimestamp(j.RollbackTimestamp); err != nil {
 			return err
 		}
 	}
@@ -344,7 +310,7 @@ func ColdPlan(existing []byte, archives []ArchiveInfo, session, root string, now
 		return ColdStorage{}, fmt.Errorf("rollback: cold storage: %w", err)
 	}
 	cs.LogLine = fmt.Sprintf("%s MOVED %s (%s) of session %s to %s/%s\n",
-		FormatTimestamp(now), plural(len(archives), "archive", "archives"), FormatSize(total), session, ColdWorkflowDir, dir)
+		rollbackfmt.FormatTimestamp(now), rollbackfmt.Plural(len(archives), "archive", "archives"), rollbackfmt.FormatSize(total), session, ColdWorkflowDir, dir)
 	return cs, nil
 }
 
@@ -383,7 +349,7 @@ func Expired(manifest []byte, now time.Time, retention time.Duration) (Expiry, e
 		if now.Sub(e.MovedAt) >= retention {
 			ex.Expired = append(ex.Expired, e)
 			ex.Log += fmt.Sprintf("%s DELETED %s/%s (in cold storage since %s; retention %s)\n",
-				FormatTimestamp(now), ColdWorkflowDir, e.Path, FormatTimestamp(e.MovedAt), formatRetention(retention))
+				rollbackfmt.FormatTimestamp(now), ColdWorkflowDir, e.Path, rollbackfmt.FormatTimestamp(e.MovedAt), formatRetention(retention))
 		} else {
 			kept = append(kept, e)
 		}
@@ -403,7 +369,7 @@ func Expired(manifest []byte, now time.Time, retention time.Duration) (Expiry, e
 
 func formatRetention(d time.Duration) string {
 	if d%(24*time.Hour) == 0 {
-		return plural(int(d/(24*time.Hour)), "day", "days")
+		return rollbackfmt.Plural(int(d/(24*time.Hour)), "day", "days")
 	}
 	return d.String()
 }

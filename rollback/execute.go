@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/refine-spec/refine/internal/rollbackfmt"
 )
 
 // Execution is what executing a Plan needs besides the plan.
@@ -34,14 +36,14 @@ type File struct {
 }
 
 // Result is an executed plan: everything to write, as data. The engine
-// may replace Status (to re-render status.md from the restored state, as
-// DESIGN §3 has it) and must replace State with the restored state that
+// may replace Status (status.md is a rendering of the state, so an engine
+// re-renders it from the restored state) and must replace State with the restored state that
 // carries the session's History plus Records, then commit Ops() at once.
 type Result struct {
 	// Archives are the new archive files, in plan order (newest round first).
 	Archives []File
-	// Status is the target's status.md backup with StatusNotice appended;
-	// Decisions the decisions.md backup with one DecisionsNotice per
+	// Status is the target's status.md backup with a "## Rollback Notice"
+	// block appended; Decisions the decisions.md backup with one such notice per
 	// undone round, ascending; State the state.json backup, verbatim.
 	Status, Decisions, State []byte
 	// Delete are the keys to remove (Plan.Delete).
@@ -133,14 +135,14 @@ func (p Plan) Execute(e Execution) (Result, error) {
 		data := e.Files[c.From]
 		switch c.To {
 		case StatusKey:
-			res.Status = appendBlock(data, StatusNotice(p.Undone(), attempts, p.To, e.At, e.Reason, archives))
+			res.Status = rollbackfmt.AppendBlock(data, rollbackfmt.StatusNotice(p.Undone(), attempts, p.To, e.At, e.Reason, archives))
 		case DecisionsKey:
 			out := slices.Clone(data)
 			if out == nil {
 				out = []byte{}
 			}
 			for _, r := range p.Undone() {
-				out = appendBlock(out, DecisionsNotice(r, e.At, e.Reason))
+				out = rollbackfmt.AppendBlock(out, rollbackfmt.DecisionsNotice(r, e.At, e.Reason, ArchiveFolder(r)+"/"+DecisionsFileName(r)))
 			}
 			res.Decisions = out
 		case StateKey:

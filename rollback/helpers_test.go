@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"maps"
 	"slices"
 	"testing"
@@ -97,4 +98,23 @@ func tarGz(t testing.TB, entries ...rawEntry) []byte {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// session builds a store as it is at the end of round `current`: every
+// round ran with the rotation at its start, and each round folder holds an
+// engineer output, a reviewer output and a journaled attempt.
+func session(t *testing.T, current int) store {
+	t.Helper()
+	s := store{StatusKey: []byte("# Status\n\nround 0\n"), DecisionsKey: []byte("# Decisions\n"), StateKey: []byte(`{"schema":1,"round":0}`)}
+	for n := 1; n <= current; n++ {
+		s.rotate(n)
+		p := RoundPrefix(n)
+		s[p+"engineer.md"] = []byte(fmt.Sprintf("## Gap Resolution: GAP-FLOW-00%d\n\nround %d output\n", n%10, n))
+		s[p+"reviewer.md"] = []byte(fmt.Sprintf("## Review: round %d\n\nNO_ISSUES_FOUND\n", n))
+		s[p+"attempts/engineer-1.md"] = []byte(fmt.Sprintf("raw response of round %d\n", n))
+		s[StatusKey] = []byte(fmt.Sprintf("# Status\n\nround %d\n", n))
+		s[DecisionsKey] = []byte(fmt.Sprintf("# Decisions\n\nthrough round %d\n", n))
+		s[StateKey] = []byte(fmt.Sprintf(`{"schema":1,"round":%d}`, n))
+	}
+	return s
 }

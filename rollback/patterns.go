@@ -10,6 +10,7 @@ import (
 
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/internal/markdown"
+	"github.com/refine-spec/refine/internal/rollbackfmt"
 )
 
 // Pattern is a failure pattern of a rolled-back output (the spec's
@@ -586,7 +587,7 @@ func abstractFinding(gaps []GapReport, whole *GapReport) Finding {
 	f.Detail = fmt.Sprintf("Solution uses vague language (%s) — %s vague terms, more than %d per gap",
 		strings.Join(quoted, ", "), strings.Join(details, ", "), VagueThreshold)
 	if len(details) == 1 {
-		f.Short = plural(total, "vague term", "vague terms")
+		f.Short = rollbackfmt.Plural(total, "vague term", "vague terms")
 		if len(f.Gaps) == 1 {
 			f.Short += " in " + string(f.Gaps[0])
 		}
@@ -678,7 +679,7 @@ func narrowFinding(gaps []GapReport, whole *GapReport) Finding {
 		case 0:
 			s = "no examples"
 		default:
-			s = "only " + plural(r.Examples, "example", "examples")
+			s = "only " + rollbackfmt.Plural(r.Examples, "example", "examples")
 		}
 		if !r.EdgeCases {
 			s += ", no edge cases"
@@ -693,19 +694,20 @@ func narrowFinding(gaps []GapReport, whole *GapReport) Finding {
 		f.Terms = append(f.Terms, orWhole(r.Gap))
 		if len(hits) == 1 {
 			parts = append(parts, describe(r))
-			shorts = append(shorts, plural(r.Examples, "example", "examples"))
+			shorts = append(shorts, rollbackfmt.Plural(r.Examples, "example", "examples"))
 		} else {
 			parts = append(parts, orWhole(r.Gap)+": "+describe(r))
-			shorts = append(shorts, orWhole(r.Gap)+": "+plural(r.Examples, "example", "examples"))
+			shorts = append(shorts, orWhole(r.Gap)+": "+rollbackfmt.Plural(r.Examples, "example", "examples"))
 		}
 	}
-	f.Detail = capitalize(strings.Join(parts, "; "))
+	f.Detail = rollbackfmt.Capitalize(strings.Join(parts, "; "))
 	f.Short = strings.Join(shorts, ", ")
 	return f
 }
 
 // referenceProse returns the prose of doc with "New Gaps …" sections
-// blanked: IDs listed there are new gaps, not references (DESIGN §5).
+// blanked: IDs listed there are new gaps the output proposes, not
+// references to existing ones.
 func referenceProse(doc *markdown.Doc) string {
 	b := []byte(doc.Prose)
 	for _, s := range doc.Sections() {

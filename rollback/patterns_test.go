@@ -300,8 +300,7 @@ func TestAdversarialInputsScaleLinearly(t *testing.T) {
 	}
 	for _, name := range []string{"gap sections", "subsections", "terms", "refs"} {
 		scaling.Linear(t, name, 500, 16, func(n int) Input { return inputs(n)[name] }, func(in Input) {
-			d := DetectPatterns(in)
-			_ = AnalysisReport(ReportInput{Round: 1, Attempt: 1, At: t0, Detection: d})
+			_ = DetectPatterns(in)
 			_ = Diagnose([]AttemptInfo{{Attempt: 1, Reason: in.Engineer, Engineer: in.Engineer}, {Attempt: 2, Reason: in.Engineer, Engineer: in.Engineer}})
 		})
 	}

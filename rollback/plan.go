@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/refine-spec/refine/internal/rollbackfmt"
 )
 
 // Planning errors; PlanRollback wraps them in *RangeError, *LimitError and
@@ -56,7 +58,7 @@ type UnavailableError struct {
 func (e *UnavailableError) Error() string {
 	avail := "none"
 	if len(e.Available) > 0 {
-		avail = joinInts(e.Available)
+		avail = rollbackfmt.JoinInts(e.Available)
 	}
 	return fmt.Sprintf("rollback: round %d cannot be restored from round %d: its backups were rotated out (only the last %d rounds are kept); available targets: %s", e.To, e.Current, e.Retention, avail)
 }
@@ -158,7 +160,7 @@ func PlanRollback(req Request) (Plan, error) {
 		p.Rounds = append(p.Rounds, rp)
 		p.Delete = append(p.Delete, rp.Keys...)
 	}
-	for _, kind := range BackupKinds() {
+	for _, kind := range backupKinds() {
 		p.Restore = append(p.Restore, Copy{From: kind.Key(req.To), To: kind.Live()})
 	}
 	for _, k := range req.Keys {

@@ -7,7 +7,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/internal/markdown"
 )
 
@@ -30,23 +29,24 @@ const (
 
 // Likely causes, as the history records them.
 const (
-	CausePromptOrAmbiguity = "Prompt issue or gap ambiguity"
-	CauseScopeTooLarge     = "Gap scope too large"
-	CauseMissingContext    = "Missing context"
-	CauseDomainGap         = "Domain gap"
-	CauseAmbiguity         = "Gap ambiguity"
+	causePromptOrAmbiguity = "Prompt issue or gap ambiguity"
+	causeScopeTooLarge     = "Gap scope too large"
+	causeMissingContext    = "Missing context"
+	causeDomainGap         = "Domain gap"
+	causeAmbiguity         = "Gap ambiguity"
 )
 
 // Action is a remedy offered after root-cause analysis.
 type Action string
 
-// The actions, with the Effect tokens of AnalysisPrompt's options.
+// The actions; each value is also the machine token of the matching option
+// in the root-cause question a host asks.
 const (
 	ActionSplit    Action = "split"
 	ActionContext  Action = "context"
 	ActionReassign Action = "reassign"
 	ActionForce    Action = "force"
-	ActionPause    Action = EffectPause
+	ActionPause    Action = "pause"
 )
 
 // Label is the action in words, as history records the recommendation.
@@ -79,7 +79,10 @@ type AttemptInfo struct {
 
 // Cause is a fired heuristic.
 type Cause struct {
-	Heuristic  Heuristic
+	Heuristic Heuristic
+	// Cause is the likely cause in words, as history records it: "Prompt
+	// issue or gap ambiguity", "Gap scope too large", "Missing context",
+	// "Domain gap" or "Gap ambiguity". Match on Heuristic, not on this text.
 	Cause      string
 	Evidence   string
 	Confidence Confidence
@@ -142,7 +145,7 @@ func Diagnose(attempts []AttemptInfo) Diagnosis {
 		if countAttemptsWith(attempts, DomainConfusion, InconsistentRefs) == len(attempts) {
 			conf = High
 		}
-		causes = append(causes, Cause{ReferencesUnknowns, CauseMissingContext, "Output references undefined terms or gaps (" + strings.Join(unknown, "; ") + ")", conf})
+		causes = append(causes, Cause{ReferencesUnknowns, causeMissingContext, "Output references undefined terms or gaps (" + strings.Join(unknown, "; ") + ")", conf})
 	}
 	if len(attempts) > 0 {
 		minimal := true
@@ -153,7 +156,7 @@ func Diagnose(attempts []AttemptInfo) Diagnosis {
 			sizes = append(sizes, fmt.Sprintf("Attempt %d: %d", a.Attempt, n))
 		}
 		if minimal {
-			causes = append(causes, Cause{MinimalOutput, CauseDomainGap, fmt.Sprintf("Output under %d characters in every attempt (%s)", MinGapChars, strings.Join(sizes, ", ")), High})
+			causes = append(causes, Cause{MinimalOutput, causeDomainGap, fmt.Sprintf("Output under %d characters in every attempt (%s)", MinGapChars, strings.Join(sizes, ", ")), High})
 		}
 	}
 	var contra []string
@@ -163,7 +166,7 @@ func Diagnose(attempts []AttemptInfo) Diagnosis {
 		}
 	}
 	if len(contra) > 0 {
-		causes = append(causes, Cause{SelfContradiction, CauseAmbiguity, "Output contradicts itself (" + strings.Join(contra, "; ") + ")", Medium})
+		causes = append(causes, Cause{SelfContradiction, causeAmbiguity, "Output contradicts itself (" + strings.Join(contra, "; ") + ")", Medium})
 	}
 
 	d := Diagnosis{Causes: causes, Action: ActionContext}
@@ -263,13 +266,13 @@ func failureModes(attempts []AttemptInfo) (Cause, bool) {
 		if same >= 2 && diff == 0 {
 			conf = High
 		}
-		return Cause{SameFailureMode, CausePromptOrAmbiguity, strings.Join(sameEv, "; "), conf}, true
+		return Cause{SameFailureMode, causePromptOrAmbiguity, strings.Join(sameEv, "; "), conf}, true
 	case diff > same:
 		conf := Medium
 		if diff >= 2 && same == 0 {
 			conf = High
 		}
-		return Cause{DifferentFailureModes, CauseScopeTooLarge, strings.Join(diffEv, "; "), conf}, true
+		return Cause{DifferentFailureModes, causeScopeTooLarge, strings.Join(diffEv, "; "), conf}, true
 	}
 	return Cause{}, false
 }
@@ -373,113 +376,4 @@ func producedSections(engineer string) []string {
 		}
 	}
 	return out
-}
-
-// SplitChild is a suggested sub-gap: its title and an optional note
-// ("what gets rolled back").
-type SplitChild struct {
-	Title, Note string
-}
-
-// RCAInput is what the repeated-rollback question is built from.
-type RCAInput struct {
-	Round     int
-	Attempts  []AttemptInfo
-	Diagnosis Diagnosis
-	// Gap is the gap the analysis is about (to split); GapTitle its title.
-	Gap      gap.ID
-	GapTitle string
-	// Split are suggested sub-gaps (titles come from the caller: the user or
-	// a model); children are named Gap.Child('a'), 'b', … in order.
-	Split []SplitChild
-}
-
-// AnalysisPrompt is the "REPEATED ROLLBACK DETECTED" question: the round's
-// rollback history, the possible root causes with evidence and confidence,
-// the recommended action (with the suggested split, if any), and the
-// spec's five options: split gap, provide additional context (free text),
-// reassign, force proceed with the best available output, pause for
-// external consultation. The split option is offered only when a gap is
-// named; without suggested titles its label asks for them as free text, one
-// per line (see ParseSplitTitles).
-//
-// The automated default is the split when it is recommended and titles were
-// suggested (it needs no answer text); otherwise "3", reassign, which moves
-// the session on without repeating the failing gap and without the text
-// that context would need.
-func AnalysisPrompt(in RCAInput) Prompt {
-	n := len(in.Attempts)
-	var b strings.Builder
-	fmt.Fprintf(&b, "Round %d has been rolled back %s.", in.Round, timesWord(n))
-	if n >= 2 {
-		b.WriteString(" This suggests a systematic issue.")
-	}
-	b.WriteString("\n\n=== Rollback History ===\n")
-	for _, a := range in.Attempts {
-		fmt.Fprintf(&b, "Attempt %d: %q (%s)\n", a.Attempt, oneLine(a.Reason), a.Trigger.source())
-	}
-	b.WriteString("\n=== Possible Root Causes ===\n")
-	if len(in.Diagnosis.Causes) == 0 {
-		b.WriteString("No heuristic fired; the rollbacks give no consistent signal.\n")
-	}
-	for i, c := range in.Diagnosis.Causes {
-		fmt.Fprintf(&b, "%d. %s (%s confidence)\n   Evidence: %s\n", i+1, c.Cause, c.Confidence, oneLine(c.Evidence))
-	}
-	b.WriteString("\n=== Recommended Actions ===\n")
-	fmt.Fprintf(&b, "Based on analysis, recommended action: %s\n", in.Diagnosis.Action.Label())
-	canSplit := in.Gap != ""
-	suggested := canSplit && len(in.Split) >= 2
-	if canSplit && in.Diagnosis.Action == ActionSplit {
-		fmt.Fprintf(&b, "\nCurrent gap: %s", in.Gap)
-		if t := oneLine(in.GapTitle); t != "" {
-			fmt.Fprintf(&b, " %q", t)
-		}
-		b.WriteString("\n")
-		if suggested {
-			b.WriteString("Suggested split:\n")
-			for i, c := range in.Split {
-				fmt.Fprintf(&b, "  - %s: %q", in.Gap.Child(byte('a'+i)), oneLine(c.Title))
-				if note := oneLine(c.Note); note != "" {
-					fmt.Fprintf(&b, " (%s)", note)
-				}
-				b.WriteString("\n")
-			}
-		}
-	}
-
-	title := "REPEATED ROLLBACK DETECTED"
-	if n < 2 {
-		title = "ROLLBACK ROOT CAUSE ANALYSIS"
-	}
-	attempt := 0
-	if n > 0 {
-		attempt = in.Attempts[n-1].Attempt
-	}
-	p := Prompt{
-		ID:        fmt.Sprintf("rollback-analysis-r%d-a%d", in.Round, attempt),
-		Title:     title,
-		Body:      b.String(),
-		AllowText: true,
-		Default:   "3",
-	}
-	if canSplit {
-		label := "Split gap as suggested"
-		if !suggested {
-			label = "Split gap (give sub-gap titles, one per line)"
-		}
-		p.Options = append(p.Options, Option{Key: "1", Label: label, Effect: string(ActionSplit)})
-		if suggested && in.Diagnosis.Action == ActionSplit {
-			p.Default = "1"
-		}
-	}
-	p.Options = append(p.Options,
-		Option{Key: "2", Label: "Provide additional context for retry", Effect: string(ActionContext)},
-		Option{Key: "3", Label: "Reassign to different gaps this round", Effect: string(ActionReassign)},
-		Option{Key: "4", Label: "Force proceed with best available output", Effect: string(ActionForce)},
-		Option{Key: "5", Label: "Pause session for external consultation", Effect: string(ActionPause)},
-	)
-	for i := range p.Options {
-		p.Options[i].Recommended = p.Options[i].Effect == string(in.Diagnosis.Action)
-	}
-	return p
 }

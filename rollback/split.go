@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/rollbackfmt"
 )
 
 // ErrSplit is wrapped by ApplySplit's errors.
@@ -39,7 +40,7 @@ func ApplySplit(l *gap.Ledger, parent gap.ID, titles []string, round int, at tim
 	c := l.Clone()
 	ids := make([]gap.ID, len(titles))
 	for i, t := range titles {
-		t = oneLine(t)
+		t = rollbackfmt.OneLine(t)
 		if t == "" {
 			return fail("sub-gap title %d is empty", i+1)
 		}
@@ -86,19 +87,9 @@ func ParseSplitTitles(text string) []string {
 				l = l[1:1+end] + l[2+end:]
 			}
 		}
-		if l = oneLine(l); l != "" {
+		if l = rollbackfmt.OneLine(l); l != "" {
 			out = append(out, l)
 		}
 	}
 	return out
-}
-
-// SplitDecision words a split for Record.UserDecision, as the spec's
-// history does: "Split gap into 007a, 007b, 007c".
-func SplitDecision(children []gap.ID) string {
-	short := make([]string, len(children))
-	for i, id := range children {
-		short[i] = fmt.Sprintf("%03d%s", id.Number(), id.Suffix())
-	}
-	return "Split gap into " + strings.Join(short, ", ")
 }

@@ -17,7 +17,7 @@ func TestDemoEndToEnd(t *testing.T) {
 		t.Fatalf("demo exit %d\n%s\n%s", code, out, errb)
 	}
 	transcript := out.String()
-	// DESIGN §12: the demo's rounds have at most one DISAGREE, which goes
+	// The demo's rounds have at most one DISAGREE, which goes
 	// straight to conflict resolution: no rate alert.
 	if strings.Contains(transcript, "DISAGREE RATE WARNING") || strings.Contains(transcript, "SYSTEMATIC DISAGREE ALERT") {
 		t.Errorf("demo raised a DISAGREE rate alert on a round with fewer than two disagreements")

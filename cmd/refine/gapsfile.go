@@ -13,7 +13,8 @@ import (
 	"github.com/refine-spec/refine/internal/termtext"
 )
 
-// parseGapsFile reads a gap list (DESIGN §11): either markdown lines
+// parseGapsFile reads a gap list (the file `refine run --gaps` and
+// `refine validate --gaps` take): either markdown lines
 // "- GAP-AREA-NNN (SEVERITY): title" (severity optional, MEDIUM when
 // absent; blank lines and headings ignored) or a JSON array of
 // {"id","severity","title"}. name is used in errors, which read

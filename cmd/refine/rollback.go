@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/internal/rollbackfmt"
 	"github.com/refine-spec/refine/rollback"
 	"github.com/refine-spec/refine/store/fs"
 )
@@ -174,12 +175,12 @@ func cmdArchives(ctx context.Context, c *cli, args []string) int {
 	for _, a := range infos {
 		at, verdict := "-", "ok"
 		if !a.At.IsZero() {
-			at = rollback.FormatTimestamp(a.At)
+			at = rollbackfmt.FormatTimestamp(a.At)
 		}
 		if a.Unsafe != "" {
 			verdict = "UNSAFE: " + safeLine(a.Unsafe)
 		}
-		fmt.Fprintf(c.stdout, "%-36s %5d %7d %10s  %-20s  %s\n", a.Name, a.Round, a.Attempt, rollback.FormatSize(a.Size), at, verdict)
+		fmt.Fprintf(c.stdout, "%-36s %5d %7d %10s  %-20s  %s\n", a.Name, a.Round, a.Attempt, rollbackfmt.FormatSize(a.Size), at, verdict)
 	}
 	if mode == "" {
 		return exitOK

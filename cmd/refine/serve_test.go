@@ -25,7 +25,7 @@ func TestServeUsage(t *testing.T) {
 		{"public address without token", []string{"serve", "--store", dir, "--addr", "192.0.2.1:8080"}, "give --token"},
 		{"bad address", []string{"serve", "--store", dir, "--addr", "nocolon"}, "--addr nocolon"},
 		{"replay without folder", []string{"serve", "--store", dir, "--llm", "replay"}, "--replay DIR"},
-		{"sql store", []string{"serve", "--store", "postgres://x/y"}, "folder of session folders"},
+		{"unknown store scheme", []string{"serve", "--store", "mysql://x/y"}, `unknown scheme "mysql"`},
 		{"extra argument", []string{"serve", "--store", dir, "extra"}, `unexpected argument "extra"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -132,5 +132,24 @@ func TestServeFolder(t *testing.T) {
 	cancel()
 	if code := <-done; code != exitOK {
 		t.Errorf("serve exit %d, want 0; stderr:\n%s", code, serveErr.String())
+	}
+}
+
+// serve drives sessions in any store, SQLite included.
+func TestServeSQLiteStore(t *testing.T) {
+	c, _, _ := newTestCLI()
+	b, err := c.serveBackend(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "s.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	id, st, err := b.Create(context.Background())
+	if err != nil || id == "" {
+		t.Fatalf("Create = %q, %v", id, err)
+	}
+	st.(io.Closer).Close()
+	list, err := b.Sessions(context.Background())
+	if err != nil || len(list) != 1 || list[0].ID != id {
+		t.Fatalf("Sessions = %+v, %v", list, err)
 	}
 }

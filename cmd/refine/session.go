@@ -471,7 +471,7 @@ func cmdStatus(ctx context.Context, c *cli, args []string) int {
 	dir := fl.String("dir", "", "session folder (required unless --store)")
 	store := fl.String("store", "", "store of many sessions: file:ROOT, sqlite:PATH or postgres://… (with --session)")
 	id := fl.String("session", "", "session ID in --store")
-	asJSON := fl.Bool("json", false, "print the DESIGN §11 JSON")
+	asJSON := fl.Bool("json", false, "print the status as one JSON object (snake_case keys, every field present)")
 	if err := fl.Parse(args); err != nil {
 		return exitUsage
 	}

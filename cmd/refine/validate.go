@@ -25,7 +25,10 @@ Exit status: 0 valid (warnings allowed), 1 invalid, 2 usage or I/O error.
 Flags:
 `
 
-// cmdValidate implements "refine validate" (DESIGN §11).
+// cmdValidate implements "refine validate": exit 0 when the output is valid
+// (warnings allowed), 1 when invalid, 2 on a usage or I/O error; --json
+// prints the result's JSON form (package validate's Result: success,
+// failure_type, retriable, message, …, snake_case, every field present).
 func cmdValidate(_ context.Context, c *cli, args []string) int {
 	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // usage is printed by us, once, to the right stream

@@ -192,7 +192,8 @@ func TestValidateHugeFile(t *testing.T) {
 	}
 }
 
-// --json gives the DESIGN §11 shape for every spec document, valid or not.
+// --json gives validate.Result's JSON shape (success, failure_type,
+// retriable, message, …) for every spec document, valid or not.
 func TestValidateJSONOnSpecDocuments(t *testing.T) {
 	paths, _ := filepath.Glob("../../testdata/spec/*.md")
 	if len(paths) == 0 {

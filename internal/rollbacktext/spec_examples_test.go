@@ -1,4 +1,4 @@
-package rollback
+package rollbacktext
 
 import (
 	"errors"
@@ -10,33 +10,15 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/rollback"
 )
 
 // The five worked examples of round-06 "### Examples", driven through the
-// package the way the engine drives it.
-
-// session builds a store as it is at the end of round `current`: every
-// round ran with the rotation at its start, and each round folder holds an
-// engineer output, a reviewer output and a journaled attempt.
-func session(t *testing.T, current int) store {
-	t.Helper()
-	s := store{StatusKey: []byte("# Status\n\nround 0\n"), DecisionsKey: []byte("# Decisions\n"), StateKey: []byte(`{"schema":1,"round":0}`)}
-	for n := 1; n <= current; n++ {
-		s.rotate(n)
-		p := RoundPrefix(n)
-		s[p+"engineer.md"] = []byte(fmt.Sprintf("## Gap Resolution: GAP-FLOW-00%d\n\nround %d output\n", n%10, n))
-		s[p+"reviewer.md"] = []byte(fmt.Sprintf("## Review: round %d\n\nNO_ISSUES_FOUND\n", n))
-		s[p+"attempts/engineer-1.md"] = []byte(fmt.Sprintf("raw response of round %d\n", n))
-		s[StatusKey] = []byte(fmt.Sprintf("# Status\n\nround %d\n", n))
-		s[DecisionsKey] = []byte(fmt.Sprintf("# Decisions\n\nthrough round %d\n", n))
-		s[StateKey] = []byte(fmt.Sprintf(`{"schema":1,"round":%d}`, n))
-	}
-	return s
-}
+// packages the way the engine drives them.
 
 func entryNames(t *testing.T, archive []byte) []string {
 	t.Helper()
-	es, err := ListArchive(archive, Limits{})
+	es, err := rollback.ListArchive(archive, rollback.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,10 +59,10 @@ None.
 
 func TestSpecExample1AutoRetrySuccess(t *testing.T) {
 	s := session(t, 4)
-	s[RoundPrefix(4)+"engineer.md"] = []byte(example1Engineer)
+	s[rollback.RoundPrefix(4)+"engineer.md"] = []byte(example1Engineer)
 
 	// Output flagged: missing trade-offs → MISSING_SECTIONS, nothing else.
-	det := DetectPatterns(Input{
+	det := rollback.DetectPatterns(rollback.Input{
 		Engineer: example1Engineer,
 		Assigned: []gap.ID{"GAP-FLOW-005"},
 		Known:    []gap.ID{"GAP-FLOW-001", "GAP-FLOW-005"},
@@ -90,27 +72,27 @@ func TestSpecExample1AutoRetrySuccess(t *testing.T) {
 	}
 
 	// AUTO_RETRY, first rollback of round 4: no question.
-	pol := Policy{Mode: ModeAutoRetry}
-	step := pol.Next(4, History{}, false, false)
-	if diff := cmp.Diff(Step{Attempt: 1, Mode: ModeAutoRetry, AutoRetry: true}, step); diff != "" {
+	pol := rollback.Policy{Mode: rollback.ModeAutoRetry}
+	step := pol.Next(4, rollback.History{}, false, false)
+	if diff := cmp.Diff(rollback.Step{Attempt: 1, Mode: rollback.ModeAutoRetry, AutoRetry: true}, step); diff != "" {
 		t.Fatalf("step (-want +got):\n%s", diff)
 	}
-	adjs := AutoAdjustments(det)
-	if got, want := PromptText(adjs), "You MUST include a ### Trade-offs section with at least 2 pros and 2 cons."; got != want {
+	adjs := rollback.AutoAdjustments(det)
+	if got, want := rollback.PromptText(adjs), "You MUST include a ### Trade-offs section with at least 2 pros and 2 cons."; got != want {
 		t.Errorf("auto-adjustment prompt = %q, want %q", got, want)
 	}
 
 	// Archives round_004, restores backups of round 3.
-	plan, err := PlanRollback(Request{Current: 4, To: 3, Keys: s.keys()})
+	plan, err := rollback.PlanRollback(rollback.Request{Current: 4, To: 3, Keys: s.keys()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantPlan := Plan{
+	wantPlan := rollback.Plan{
 		Current: 4, To: 3,
-		Rounds: []RoundPlan{{Round: 4, Attempt: 1, Archive: "round_004_rolled_back_1.tar.gz", Keys: []string{
+		Rounds: []rollback.RoundPlan{{Round: 4, Attempt: 1, Archive: "round_004_rolled_back_1.tar.gz", Keys: []string{
 			"round_004/attempts/engineer-1.md", "round_004/engineer.md", "round_004/reviewer.md",
 		}}},
-		Restore: []Copy{
+		Restore: []rollback.Copy{
 			{From: "status_backup_round_3.md", To: "status.md"},
 			{From: "decisions_backup_round_3.md", To: "decisions.md"},
 			{From: "state_backup_round_3.json", To: "state.json"},
@@ -120,10 +102,10 @@ func TestSpecExample1AutoRetrySuccess(t *testing.T) {
 	if diff := cmp.Diff(wantPlan, plan); diff != "" {
 		t.Fatalf("plan (-want +got):\n%s", diff)
 	}
-	res, err := plan.Execute(Execution{
+	res, err := plan.Execute(rollback.Execution{
 		Files: s.read(t, plan.Reads()), At: t0, Reason: "Validation: missing trade-offs section",
-		Mode: step.Mode, Trigger: TriggerValidation, Adjustments: Summaries(adjs),
-		Patterns: map[int][]Pattern{4: det.Patterns()},
+		Mode: step.Mode, Trigger: rollback.TriggerValidation, Adjustments: rollback.Summaries(adjs),
+		Patterns: map[int][]rollback.Pattern{4: det.Patterns()},
 		Analyses: map[int]string{4: AnalysisReport(ReportInput{Round: 4, Attempt: 1, Reason: "Validation: missing trade-offs section", At: t0, Detection: det})},
 	})
 	if err != nil {
@@ -143,7 +125,7 @@ func TestSpecExample1AutoRetrySuccess(t *testing.T) {
 	}, entryNames(t, s["round_004_rolled_back_1.tar.gz"])); diff != "" {
 		t.Errorf("archive entries (-want +got):\n%s", diff)
 	}
-	files, meta, err := ReadArchive(s["round_004_rolled_back_1.tar.gz"], Limits{})
+	files, meta, err := rollback.ReadArchive(s["round_004_rolled_back_1.tar.gz"], rollback.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +145,7 @@ func TestSpecExample1AutoRetrySuccess(t *testing.T) {
   "target_round": 3
 }
 `
-	if diff := cmp.Diff(wantMeta, string(files[MetadataName])); diff != "" {
+	if diff := cmp.Diff(wantMeta, string(files[rollback.MetadataName])); diff != "" {
 		t.Errorf("rollback_metadata.json (-want +got):\n%s", diff)
 	}
 	if meta.OriginalRound != 4 || meta.AttemptNumber != 1 {
@@ -175,14 +157,14 @@ func TestSpecExample1AutoRetrySuccess(t *testing.T) {
 			t.Errorf("key %s present = %v, want %v", k, ok, want)
 		}
 	}
-	if !strings.HasPrefix(string(s[StateKey]), `{"schema":1,"round":3}`) {
-		t.Errorf("state.json not restored from round 3: %s", s[StateKey])
+	if !strings.HasPrefix(string(s[rollback.StateKey]), `{"schema":1,"round":3}`) {
+		t.Errorf("state.json not restored from round 3: %s", s[rollback.StateKey])
 	}
 
 	// Retry succeeds: the status.md entry of Example 1, verbatim.
 	entry := AutoRetryBlock(AutoRetry{
 		Round: 4, Attempt: step.Attempt, Threshold: 2,
-		FailurePattern: det.FailurePattern(), Adjustments: Summaries(adjs),
+		FailurePattern: det.FailurePattern(), Adjustments: rollback.Summaries(adjs),
 		Outcome: "Successful on retry",
 	})
 	want := `## Round 4 Auto-Retry
@@ -200,7 +182,7 @@ func TestSpecExample1AutoRetrySuccess(t *testing.T) {
 // Example 2: Multi-Round Rollback from the end of round 8 to round 5.
 func TestSpecExample2MultiRound(t *testing.T) {
 	s := session(t, 8)
-	targets := AvailableTargets(8, s.keys())
+	targets := rollback.AvailableTargets(8, s.keys())
 	if diff := cmp.Diff([]int{7, 6, 5}, targets); diff != "" {
 		t.Fatalf("targets (-want +got):\n%s", diff)
 	}
@@ -240,7 +222,7 @@ Rollback to Round 5 will:
 	if !ok || to != 5 {
 		t.Fatalf("TargetOf(%q) = %d, %v", opt.Effect, to, ok)
 	}
-	plan, err := PlanRollback(Request{Current: 8, To: to, Keys: s.keys()})
+	plan, err := rollback.PlanRollback(rollback.Request{Current: 8, To: to, Keys: s.keys()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +233,7 @@ Rollback to Round 5 will:
 	if diff := cmp.Diff([]string{"round_008_rolled_back_1.tar.gz", "round_007_rolled_back_1.tar.gz", "round_006_rolled_back_1.tar.gz"}, archives); diff != "" {
 		t.Errorf("archives (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]Copy{
+	if diff := cmp.Diff([]rollback.Copy{
 		{From: "status_backup_round_5.md", To: "status.md"},
 		{From: "decisions_backup_round_5.md", To: "decisions.md"},
 		{From: "state_backup_round_5.json", To: "state.json"},
@@ -259,14 +241,14 @@ Rollback to Round 5 will:
 		t.Errorf("restore (-want +got):\n%s", diff)
 	}
 
-	decisions := map[int][]Decision{
+	decisions := map[int][]rollback.Decision{
 		6: {{ID: "DECISION-R6-001", Summary: "a"}, {ID: "DECISION-R6-002", Summary: "b"}},
 		7: {{ID: "DECISION-R7-001", Summary: "c"}, {ID: "DECISION-R7-002", Summary: "d"}},
 		8: {{ID: "DECISION-R8-001", Summary: "e"}},
 	}
-	res, err := plan.Execute(Execution{
+	res, err := plan.Execute(rollback.Execution{
 		Files: s.read(t, plan.Reads()), At: t0, Reason: "The last 3 rounds went in a bad direction",
-		Mode: ModeInteractive, Trigger: TriggerUser, Decisions: decisions,
+		Mode: rollback.ModeInteractive, Trigger: rollback.TriggerUser, Decisions: decisions,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -286,15 +268,15 @@ Rollback to Round 5 will:
 		t.Errorf("store after rollback (-want +got):\n%s", diff)
 	}
 	for r := 6; r <= 8; r++ {
-		files, meta, err := ReadArchive(s[ArchiveName(r, 1)], Limits{})
+		files, meta, err := rollback.ReadArchive(s[rollback.ArchiveName(r, 1)], rollback.Limits{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if meta.OriginalRound != r || meta.TargetRound != 5 {
 			t.Errorf("round %d metadata = %+v", r, meta)
 		}
-		got := ParseDecisionsFromRound(string(files[DecisionsFileName(r)]))
-		if diff := cmp.Diff(decisions[r], got, cmpopts.IgnoreFields(Decision{}, "Text")); diff != "" {
+		got := rollback.ParseDecisionsFromRound(string(files[rollback.DecisionsFileName(r)]))
+		if diff := cmp.Diff(decisions[r], got, cmpopts.IgnoreFields(rollback.Decision{}, "Text")); diff != "" {
 			t.Errorf("round %d archived decisions (-want +got):\n%s", r, diff)
 		}
 	}
@@ -310,10 +292,10 @@ Archived to:
 
 Reason: The last 3 rounds went in a bad direction
 `
-	if diff := cmp.Diff(wantStatus, string(s[StatusKey])); diff != "" {
+	if diff := cmp.Diff(wantStatus, string(s[rollback.StatusKey])); diff != "" {
 		t.Errorf("status.md (-want +got):\n%s", diff)
 	}
-	dec := string(s[DecisionsKey])
+	dec := string(s[rollback.DecisionsKey])
 	for r := 6; r <= 8; r++ {
 		block := fmt.Sprintf("## Rollback Notice - Round %d\n\nRound %d was rolled back at 2026-01-12T14:30:00Z.\n"+
 			"Decisions from round %d have been archived to:\n  round_%03d_rolled_back/decisions_from_round_%d.md\n\n"+
@@ -333,21 +315,21 @@ Reason: The last 3 rounds went in a bad direction
 // Example 3: Root Cause Analysis Triggers Gap Split.
 func TestSpecExample3GapSplit(t *testing.T) {
 	filler := "This section explains the proposal in enough detail to pass the minimum length check of two hundred characters, so that only the direction of the answer differs between attempts."
-	attempts := []AttemptInfo{
-		{Attempt: 1, Reason: "Rollback mechanics unclear", Trigger: TriggerUser,
+	attempts := []rollback.AttemptInfo{
+		{Attempt: 1, Reason: "Rollback mechanics unclear", Trigger: rollback.TriggerUser,
 			Engineer: "## Gap Resolution: GAP-FLOW-007\n\n### User Prompts\n\n" + filler + "\n\n### Confirmation Dialogs\n\n" + filler + "\n"},
-		{Attempt: 2, Reason: "Now UX is unclear instead", Trigger: TriggerUser,
+		{Attempt: 2, Reason: "Now UX is unclear instead", Trigger: rollback.TriggerUser,
 			Engineer: "## Gap Resolution: GAP-FLOW-007\n\n### State Restoration\n\n" + filler + "\n\n### Backup Rotation\n\n" + filler + "\n"},
 	}
-	var h History
-	h.Records = append(h.Records, Record{Round: 7, Attempt: 1, Mode: ModeAutoRetry, Archive: ArchiveName(7, 1)})
-	step := Policy{Mode: ModeAutoRetry}.Next(7, h, false, false)
-	if diff := cmp.Diff(Step{Attempt: 2, Mode: ModeInteractive, Ask: true, Analyze: true}, step); diff != "" {
+	var h rollback.History
+	h.Records = append(h.Records, rollback.Record{Round: 7, Attempt: 1, Mode: rollback.ModeAutoRetry, Archive: rollback.ArchiveName(7, 1)})
+	step := rollback.Policy{Mode: rollback.ModeAutoRetry}.Next(7, h, false, false)
+	if diff := cmp.Diff(rollback.Step{Attempt: 2, Mode: rollback.ModeInteractive, Ask: true, Analyze: true}, step); diff != "" {
 		t.Fatalf("step (-want +got):\n%s", diff)
 	}
 
-	diag := Diagnose(attempts)
-	if diag.Action != ActionSplit || diag.Primary == nil || diag.Primary.Heuristic != DifferentFailureModes || diag.Primary.Confidence != High {
+	diag := rollback.Diagnose(attempts)
+	if diag.Action != rollback.ActionSplit || diag.Primary == nil || diag.Primary.Heuristic != rollback.DifferentFailureModes || diag.Primary.Confidence != rollback.High {
 		t.Fatalf("diagnosis = %+v", diag)
 	}
 	p := AnalysisPrompt(RCAInput{
@@ -399,7 +381,7 @@ Suggested split:
 	if err := l.Add(gap.Gap{ID: "GAP-FLOW-007", Title: "Rollback mechanism", Severity: gap.High, State: gap.NeedsRevision}); err != nil {
 		t.Fatal(err)
 	}
-	children, err := ApplySplit(&l, "GAP-FLOW-007", []string{"Rollback state restoration", "Rollback user experience", "Rollback policies and limits"}, 7, t0, "")
+	children, err := rollback.ApplySplit(&l, "GAP-FLOW-007", []string{"Rollback state restoration", "Rollback user experience", "Rollback policies and limits"}, 7, t0, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -418,10 +400,10 @@ Suggested split:
 	}
 
 	// status.md history entry of this rollback.
-	rec := Record{
-		Round: 7, Attempt: 2, Target: 6, At: t0.Add(75 * 60e9), Mode: step.Mode, Trigger: TriggerUser,
+	rec := rollback.Record{
+		Round: 7, Attempt: 2, Target: 6, At: t0.Add(75 * 60e9), Mode: step.Mode, Trigger: rollback.TriggerUser,
 		Reason: "Now UX is unclear instead", Analysis: diag.Record(), UserDecision: SplitDecision(children),
-		Split: &SplitRecord{Parent: "GAP-FLOW-007", Children: children}, Archive: ArchiveName(7, 2),
+		Split: &rollback.SplitRecord{Parent: "GAP-FLOW-007", Children: children}, Archive: rollback.ArchiveName(7, 2),
 		Outcome: "Proceeded with split gaps", Succeeded: true,
 	}
 	want := `### Round 7 - Rollback 2
@@ -442,10 +424,10 @@ Suggested split:
 
 // Example 4: Session Limit Reached after 7 rollbacks.
 func TestSpecExample4SessionLimit(t *testing.T) {
-	var h History
+	var h rollback.History
 	add := func(round, n int, outcome string) {
 		for k := 1; k <= n; k++ {
-			h.Records = append(h.Records, Record{Round: round, Attempt: k, Archive: ArchiveName(round, k), Outcome: outcome})
+			h.Records = append(h.Records, rollback.Record{Round: round, Attempt: k, Archive: rollback.ArchiveName(round, k), Outcome: outcome})
 		}
 	}
 	add(3, 2, "gap split resolved")
@@ -454,17 +436,17 @@ func TestSpecExample4SessionLimit(t *testing.T) {
 	add(7, 2, "still failing")
 
 	s := session(t, 8)
-	_, err := PlanRollback(Request{Current: 8, To: 7, Keys: s.keys(), History: h})
-	var le *LimitError
-	if !errors.Is(err, ErrLimit) || !errors.As(err, &le) || le.Used != 7 || le.Limit != 7 {
+	_, err := rollback.PlanRollback(rollback.Request{Current: 8, To: 7, Keys: s.keys(), History: h})
+	var le *rollback.LimitError
+	if !errors.Is(err, rollback.ErrLimit) || !errors.As(err, &le) || le.Used != 7 || le.Limit != 7 {
 		t.Fatalf("8th rollback: err = %v, want ErrLimit with 7 of 7 used", err)
 	}
-	step := DefaultPolicy().Next(8, h, false, false)
+	step := rollback.DefaultPolicy().Next(8, h, false, false)
 	if !step.LimitReached || step.Ask || step.AutoRetry {
 		t.Errorf("step = %+v, want LimitReached only", step)
 	}
 
-	p := LimitPrompt(h, DefaultLimit)
+	p := LimitPrompt(h, rollback.DefaultLimit)
 	wantBody := `Used: 7 of 7 rollback attempts
 
 Rollback history:
@@ -499,17 +481,17 @@ Note: Additional rollbacks are not available.
 
 // Example 5: Decision Recovery After Rollback of round 6.
 func TestSpecExample5DecisionRecovery(t *testing.T) {
-	decisions := []Decision{
+	decisions := []rollback.Decision{
 		{ID: "DECISION-R6-001", Summary: "Error threshold weights", Choice: "CRITICAL=16, HIGH=4, MEDIUM=2, LOW=1", Rationale: "Matches GAP-FLOW-012 severity definitions"},
 		{ID: "DECISION-R6-002", Summary: "Stall detection threshold", Choice: "2 consecutive FLAT rounds", Rationale: "Balances sensitivity and false positives"},
 	}
 	// Roll back round 6, archiving its decisions.
 	s := session(t, 6)
-	plan, err := PlanRollback(Request{Current: 6, To: 5, Keys: s.keys()})
+	plan, err := rollback.PlanRollback(rollback.Request{Current: 6, To: 5, Keys: s.keys()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := plan.Execute(Execution{Files: s.read(t, plan.Reads()), At: t0, Reason: "unhelpful", Mode: ModeInteractive, Trigger: TriggerUser, Decisions: map[int][]Decision{6: decisions}})
+	res, err := plan.Execute(rollback.Execution{Files: s.read(t, plan.Reads()), At: t0, Reason: "unhelpful", Mode: rollback.ModeInteractive, Trigger: rollback.TriggerUser, Decisions: map[int][]rollback.Decision{6: decisions}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -517,12 +499,12 @@ func TestSpecExample5DecisionRecovery(t *testing.T) {
 
 	// "Wait, I still want to keep that decision about error weights":
 	// recovered from the history record (or, equally, from the archive).
-	files, _, err := ReadArchive(s[ArchiveName(6, 1)], Limits{})
+	files, _, err := rollback.ReadArchive(s[rollback.ArchiveName(6, 1)], rollback.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	fromArchive := ParseDecisionsFromRound(string(files[DecisionsFileName(6)]))
-	if diff := cmp.Diff(res.Records[0].Decisions, fromArchive, cmpopts.IgnoreFields(Decision{}, "Text")); diff != "" {
+	fromArchive := rollback.ParseDecisionsFromRound(string(files[rollback.DecisionsFileName(6)]))
+	if diff := cmp.Diff(res.Records[0].Decisions, fromArchive, cmpopts.IgnoreFields(rollback.Decision{}, "Text")); diff != "" {
 		t.Errorf("archive vs history decisions (-want +got):\n%s", diff)
 	}
 

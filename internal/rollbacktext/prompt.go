@@ -1,4 +1,4 @@
-package rollback
+package rollbacktext
 
 import (
 	"fmt"

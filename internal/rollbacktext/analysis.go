@@ -1,10 +1,13 @@
-package rollback
+package rollbacktext
 
 import (
 	"fmt"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/refine-spec/refine/internal/rollbackfmt"
+	"github.com/refine-spec/refine/rollback"
 )
 
 // ReportInput is what the "Rollback Analysis" report is built from.
@@ -16,12 +19,12 @@ type ReportInput struct {
 	Reason string
 	At     time.Time
 	// Detection is DetectPatterns over the rolled-back round's outputs.
-	Detection Detection
+	Detection rollback.Detection
 	// Previous are the patterns of the round's earlier rollbacks, oldest
 	// first (from History.ForRound(round)[i].Patterns).
-	Previous [][]Pattern
+	Previous [][]rollback.Pattern
 	// Adjustments are the recommended adjustments; nil means Recommend(Detection).
-	Adjustments []Adjustment
+	Adjustments []rollback.Adjustment
 }
 
 // reportWidth is the line width "Add to prompt" lines wrap at (indent
@@ -37,19 +40,19 @@ func AnalysisReport(in ReportInput) string {
 	d := in.Detection
 	adjs := in.Adjustments
 	if adjs == nil {
-		adjs = Recommend(d)
+		adjs = rollback.Recommend(d)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "## Rollback Analysis - Round %d\n\n", in.Round)
 
 	b.WriteString("### Failure Summary\n")
-	reason := oneLine(in.Reason)
+	reason := rollbackfmt.OneLine(in.Reason)
 	if reason == "" {
 		reason = "Not stated"
 	}
 	fmt.Fprintf(&b, "- **Rollback Reason:** %s\n", reason)
 	fmt.Fprintf(&b, "- **Attempt Number:** %d of this round\n", in.Attempt)
-	fmt.Fprintf(&b, "- **Timestamp:** %s\n\n", FormatTimestamp(in.At))
+	fmt.Fprintf(&b, "- **Timestamp:** %s\n\n", rollbackfmt.FormatTimestamp(in.At))
 
 	b.WriteString("### Content Analysis\n\n")
 	b.WriteString("#### What Was Produced\n")
@@ -63,7 +66,7 @@ func AnalysisReport(in ReportInput) string {
 		if len(g.Sections) > 0 {
 			secs = strings.Join(g.Sections, ", ")
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %d |\n", g.Gap, g.Addressed, cell(secs), g.Examples)
+		fmt.Fprintf(&b, "| %s | %s | %s | %d |\n", g.Gap, g.Addressed, rollbackfmt.Cell(secs), g.Examples)
 	}
 	b.WriteString("\n#### Structural Completeness\n")
 	b.WriteString("| Check | Status |\n|-------|--------|\n")
@@ -77,7 +80,7 @@ func AnalysisReport(in ReportInput) string {
 		b.WriteString("- None detected\n")
 	}
 	for _, f := range d.Findings {
-		fmt.Fprintf(&b, "- **%s:** %s\n", f.Pattern, oneLine(f.Detail))
+		fmt.Fprintf(&b, "- **%s:** %s\n", f.Pattern, rollbackfmt.OneLine(f.Detail))
 	}
 	b.WriteString("\n#### Historical Comparison\n")
 	writeHistorical(&b, d.Patterns(), in.Previous)
@@ -91,7 +94,7 @@ func AnalysisReport(in ReportInput) string {
 	for i, a := range adjs {
 		fmt.Fprintf(&b, "\n%d. **For %s:**\n", i+1, a.Pattern)
 		if a.Prompt != "" {
-			fmt.Fprintf(&b, "   %s\n", wrap(`Add to prompt: "`+oneLine(a.Prompt)+`"`, reportWidth-3, "   "))
+			fmt.Fprintf(&b, "   %s\n", rollbackfmt.Wrap(`Add to prompt: "`+rollbackfmt.OneLine(a.Prompt)+`"`, reportWidth-3, "   "))
 		}
 		if len(a.Attach) > 0 {
 			names := make([]string, len(a.Attach))
@@ -112,13 +115,13 @@ func AnalysisReport(in ReportInput) string {
 	return b.String()
 }
 
-func attachmentName(a Attachment) string {
+func attachmentName(a rollback.Attachment) string {
 	switch a {
-	case AttachGapList:
+	case rollback.AttachGapList:
 		return "the session's gap list"
-	case AttachResolvedGaps:
+	case rollback.AttachResolvedGaps:
 		return "a summary of related resolved gaps"
-	case AttachGlossary:
+	case rollback.AttachGlossary:
 		return "a glossary of the spec's terms"
 	}
 	return string(a)
@@ -126,9 +129,9 @@ func attachmentName(a Attachment) string {
 
 // writeHistorical renders the "Historical Comparison" table over the union
 // of this attempt's and earlier attempts' patterns, in pattern order.
-func writeHistorical(b *strings.Builder, now []Pattern, previous [][]Pattern) {
-	var union []Pattern
-	add := func(ps []Pattern) {
+func writeHistorical(b *strings.Builder, now []rollback.Pattern, previous [][]rollback.Pattern) {
+	var union []rollback.Pattern
+	add := func(ps []rollback.Pattern) {
 		for _, p := range ps {
 			if !slices.Contains(union, p) {
 				union = append(union, p)
@@ -139,7 +142,8 @@ func writeHistorical(b *strings.Builder, now []Pattern, previous [][]Pattern) {
 	for _, ps := range previous {
 		add(ps)
 	}
-	slices.SortStableFunc(union, func(a, b Pattern) int { return patternIndex(a) - patternIndex(b) })
+	order := rollback.Patterns()
+	slices.SortStableFunc(union, func(a, b rollback.Pattern) int { return slices.Index(order, a) - slices.Index(order, b) })
 	if len(union) == 0 {
 		b.WriteString("No patterns detected in this or earlier attempts.\n")
 		return
@@ -170,7 +174,7 @@ func writeHistorical(b *strings.Builder, now []Pattern, previous [][]Pattern) {
 			case 1:
 				prev = fmt.Sprintf("Yes (attempt %d)", seen[0])
 			default:
-				prev = fmt.Sprintf("Yes (attempts %s)", joinInts(seen))
+				prev = fmt.Sprintf("Yes (attempts %s)", rollbackfmt.JoinInts(seen))
 			}
 		}
 		fmt.Fprintf(b, "| %s | %s | %s |\n", p, this, prev)

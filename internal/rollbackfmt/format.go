@@ -1,4 +1,13 @@
-package rollback
+// Package rollbackfmt holds the text primitives of the rollback files: the
+// timestamp and size formats, the small wording helpers (plurals, ordinals,
+// one-line folding, markdown table cells) and the rollback notices appended
+// to a restored status.md and decisions.md.
+//
+// Package rollback uses them when it executes a plan and writes archive
+// metadata, and the engine uses them when it re-renders status.md and
+// decisions.md from the session state, so both produce the same bytes. The
+// package imports only the standard library.
+package rollbackfmt
 
 import (
 	"fmt"
@@ -23,8 +32,8 @@ func ParseTimestamp(s string) (time.Time, error) {
 	return t, nil
 }
 
-// plural returns "1 decision" / "2 decisions".
-func plural(n int, one, many string) string {
+// Plural returns "1 decision" / "2 decisions".
+func Plural(n int, one, many string) string {
 	if n == 1 {
 		return fmt.Sprintf("%d %s", n, one)
 	}
@@ -33,25 +42,25 @@ func plural(n int, one, many string) string {
 
 var ordinals = [...]string{"zeroth", "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"}
 
-// ordinal spells small ordinals as words, the way the spec writes them
+// Ordinal spells small ordinals as words, the way the spec writes them
 // ("second attempt"), and falls back to digits.
-func ordinal(n int) string {
+func Ordinal(n int) string {
 	if n >= 0 && n < len(ordinals) {
 		return ordinals[n]
 	}
 	return fmt.Sprintf("%dth", n)
 }
 
-// capitalize upper-cases the first ASCII letter.
-func capitalize(s string) string {
+// Capitalize upper-cases the first ASCII letter.
+func Capitalize(s string) string {
 	if s == "" || s[0] < 'a' || s[0] > 'z' {
 		return s
 	}
 	return string(s[0]-'a'+'A') + s[1:]
 }
 
-// timesWord renders a repetition count as the spec does ("twice").
-func timesWord(n int) string {
+// TimesWord renders a repetition count as the spec does ("twice").
+func TimesWord(n int) string {
 	switch n {
 	case 1:
 		return "once"
@@ -76,22 +85,22 @@ func FormatSize(n int64) string {
 	return fmt.Sprintf("%.1f GB", float64(n)/(k*k*k))
 }
 
-// cell makes s safe inside a markdown table cell: pipes are escaped and line
+// Cell makes s safe inside a markdown table cell: pipes are escaped and line
 // breaks become spaces, so caller-supplied text cannot break the table.
-func cell(s string) string {
+func Cell(s string) string {
 	s = strings.ReplaceAll(s, "\r", " ")
 	s = strings.ReplaceAll(s, "\n", " ")
 	return strings.ReplaceAll(s, "|", `\|`)
 }
 
-// oneLine folds caller-supplied text onto one line, so a reason or title
+// OneLine folds caller-supplied text onto one line, so a reason or title
 // cannot inject headings into a rendered block.
-func oneLine(s string) string {
+func OneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-// joinInts renders 6, 7, 8 as "6, 7, 8".
-func joinInts(ns []int) string {
+// JoinInts renders 6, 7, 8 as "6, 7, 8".
+func JoinInts(ns []int) string {
 	parts := make([]string, len(ns))
 	for i, n := range ns {
 		parts[i] = fmt.Sprint(n)
@@ -99,9 +108,9 @@ func joinInts(ns []int) string {
 	return strings.Join(parts, ", ")
 }
 
-// appendBlock appends a markdown block to a document, separated by one blank
+// AppendBlock appends a markdown block to a document, separated by one blank
 // line, without touching the document's existing bytes.
-func appendBlock(doc []byte, block string) []byte {
+func AppendBlock(doc []byte, block string) []byte {
 	out := make([]byte, 0, len(doc)+len(block)+2)
 	out = append(out, doc...)
 	if len(out) > 0 {
@@ -113,9 +122,9 @@ func appendBlock(doc []byte, block string) []byte {
 	return append(out, block...)
 }
 
-// wrap breaks s into lines of at most width bytes at spaces (a longer word
+// Wrap breaks s into lines of at most width bytes at spaces (a longer word
 // stays whole); later lines are prefixed with indent, which width excludes.
-func wrap(s string, width int, indent string) string {
+func Wrap(s string, width int, indent string) string {
 	words := strings.Fields(s)
 	var b strings.Builder
 	line := 0
