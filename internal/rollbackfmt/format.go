@@ -29,6 +29,11 @@ func ParseTimestamp(s string) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, fmt.Errorf("rollback: timestamp %q: want YYYY-MM-DDTHH:MM:SSZ: %w", s, err)
 	}
+	// time.Parse also takes one-digit hours ("T1:30:00Z"); refine writes
+	// one form only, and reads only that.
+	if t.Format(TimestampLayout) != s {
+		return time.Time{}, fmt.Errorf("rollback: timestamp %q: want YYYY-MM-DDTHH:MM:SSZ, two digits a field", s)
+	}
 	return t, nil
 }
 

@@ -54,6 +54,7 @@ func TestTimestamp(t *testing.T) {
 func FuzzParseTimestamp(f *testing.F) {
 	f.Add("2026-01-12T14:30:00Z")
 	f.Add("2026-13-40T25:61:61Z")
+	f.Add("2026-01-12T1:30:00Z") // one-digit hour: refused, not read as 01
 	f.Fuzz(func(t *testing.T, s string) {
 		at, err := ParseTimestamp(s)
 		if err != nil {
