@@ -347,6 +347,11 @@ func (s *Session) recordAttempt(ctx context.Context, role RoleName, part string,
 		if err != nil {
 			label = "unavailable: " + err.Error()
 		} else {
+			// Selected once: the retry prompt attaches this very example.
+			if s.chosenExamples == nil {
+				s.chosenExamples = map[string]examples.Selection{}
+			}
+			s.chosenExamples[retryExampleKey(cur.N, role, rec.N+1, rec.FailureType)] = sel
 			entry := examples.NewLogEntry(cur.N, role, rec.N, rec.FailureType, sel)
 			entry.Outcome = examples.OutcomePending
 			s.st.ExampleLog = append(s.st.ExampleLog, entry)

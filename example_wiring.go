@@ -35,21 +35,44 @@ func (s *Session) canonical(ctx context.Context) (examples.Canonical, error) {
 
 // history returns the validated outputs of the completed rounds (rolled-back
 // rounds are gone from the live session, so never chosen).
-func (s *Session) history(ctx context.Context) ([]examples.HistoryItem, error) {
+func (s *Session) history(ctx context.Context, role RoleName) ([]examples.HistoryItem, error) {
 	var out []examples.HistoryItem
-	for _, r := range s.st.Rounds {
-		for _, role := range []RoleName{Engineer, Reviewer} {
-			b, err := s.get(ctx, outputKey(r.N, role))
-			if errors.Is(err, ErrNotFound) {
-				continue // the role was skipped that round
-			}
-			if err != nil {
-				return nil, fmt.Errorf("read %s: %w", outputKey(r.N, role), err)
-			}
-			out = append(out, examples.HistoryItem{Round: r.N, Role: role, Content: string(b), LedToAccepted: len(r.Accepted) > 0})
+	rounds := s.st.Rounds
+	if len(rounds) > historyRounds {
+		rounds = rounds[len(rounds)-historyRounds:]
+	}
+	for _, r := range rounds {
+		b, err := s.get(ctx, outputKey(r.N, role))
+		if errors.Is(err, ErrNotFound) {
+			continue // the role was skipped that round
 		}
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", outputKey(r.N, role), err)
+		}
+		out = append(out, examples.HistoryItem{Round: r.N, Role: role, Content: string(b), LedToAccepted: len(r.Accepted) > 0})
 	}
 	return out, nil
+}
+
+// historyRounds is how many recent rounds a Tier 2 example is chosen from:
+// a retry reads their outputs, so the work must not grow with the session,
+// and the scoring prefers recent rounds anyway.
+const historyRounds = 10
+
+// retryExampleKey names the example chosen for attempt k of role in round
+// n after a failure of failureType.
+func retryExampleKey(n int, role RoleName, k int, failureType string) string {
+	return fmt.Sprintf("%d/%s/%d/%s", n, role, k, failureType)
+}
+
+// retryExample returns the example for a retry prompt: the one chosen (and
+// logged) when the failure was recorded, else a new selection (a process
+// that resumed between the two).
+func (s *Session) retryExample(ctx context.Context, role RoleName, k int, failureType string) (examples.Selection, error) {
+	if sel, ok := s.chosenExamples[retryExampleKey(s.st.Current.N, role, k, failureType)]; ok {
+		return sel, nil
+	}
+	return s.example(ctx, role, failureType, s.cfg.RetryExampleBudget)
 }
 
 // example selects the example for a prompt (GAP-FLOW-008): failureType ""
@@ -65,7 +88,7 @@ func (s *Session) example(ctx context.Context, role RoleName, failureType string
 	if failureType == "" {
 		return examples.SelectInitial(req), nil
 	}
-	h, err := s.history(ctx)
+	h, err := s.history(ctx, role)
 	if err != nil {
 		return examples.Selection{}, err
 	}

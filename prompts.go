@@ -213,7 +213,7 @@ func (s *Session) buildPrompt(ctx context.Context, role RoleName, k int, gaps []
 		last := prev[len(prev)-1]
 		rc := retry.Context{Role: string(role), ExpectedPath: outputKey(cur.N, role), Gaps: idStrings(gaps),
 			ValidGaps: idStrings(s.st.Ledger.IDs()), InvalidRefs: last.Message, Message: last.Message}
-		if ex, err = s.example(ctx, role, last.FailureType, s.cfg.RetryExampleBudget); err != nil {
+		if ex, err = s.retryExample(ctx, role, k, last.FailureType); err != nil {
 			return nil, exampleChoice{}, err
 		}
 		user = examples.RetryPrompt(user, retry.Modification(last.FailureType, rc), ex.Description, ex.Text, k-1, s.currentBudget(role)-1)

@@ -98,6 +98,7 @@ func (s *Session) startRound(ctx context.Context) error {
 		return fmt.Errorf("round %d: backups: %w", n, err)
 	}
 	cur := &roundState{N: n, Phase: PhaseBegin, StartedAt: s.now()}
+	s.chosenExamples = nil // the last round's retries are done
 	s.st.Current = cur
 	cands := s.assignable()
 	gap.AssignmentOrder(cands)

@@ -60,6 +60,9 @@ type Session struct {
 	runScope, roundScope *scope
 	// j is the session's position in its journal (persist.go).
 	j journalState
+	// chosenExamples holds the example selected for each pending retry, so
+	// the prompt attaches the one the example log names.
+	chosenExamples map[string]examples.Selection
 	// renderNext makes the next commit render status.md and decisions.md
 	// even inside a round (the run stops there: a failure, a pause).
 	renderNext bool
