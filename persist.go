@@ -283,14 +283,30 @@ type loadedState struct {
 // loadState reads the snapshot and applies the journal records after it.
 // A state.json written by an older refine (schema 1) has no journal.
 func loadState(ctx context.Context, store Store) (loadedState, error) {
-	b, err := store.Get(ctx, keyState)
-	if errors.Is(err, ErrNotFound) {
-		return loadedState{}, fmt.Errorf("%w: the store has no state.json; start a session with `refine run` (or refine.New)", ErrNoSession)
+	var b, doc []byte
+	var since int
+	var last int64
+	var err error
+	// A reader beside a live writer (a console, `refine status`) can read
+	// state.json just before the writer replaces it and drops the records
+	// the new snapshot holds: it then finds a record missing. When
+	// state.json changed meanwhile, that is the reason: read again.
+	for try := 1; ; try++ {
+		b, err = store.Get(ctx, keyState)
+		if errors.Is(err, ErrNotFound) {
+			return loadedState{}, fmt.Errorf("%w: the store has no state.json; start a session with `refine run` (or refine.New)", ErrNoSession)
+		}
+		if err != nil {
+			return loadedState{}, fmt.Errorf("read state.json: %w", err)
+		}
+		doc, since, last, err = replay(ctx, store, b, -1)
+		if err == nil || !errors.Is(err, ErrCorrupt) || try == 3 {
+			break
+		}
+		if now, gerr := store.Get(ctx, keyState); gerr != nil || bytes.Equal(now, b) {
+			break // not a concurrent snapshot: the journal is damaged
+		}
 	}
-	if err != nil {
-		return loadedState{}, fmt.Errorf("read state.json: %w", err)
-	}
-	doc, since, last, err := replay(ctx, store, b, -1)
 	if err != nil {
 		return loadedState{}, err
 	}
@@ -339,6 +355,9 @@ func replay(ctx context.Context, store Store, b []byte, upTo int64) (doc []byte,
 			break
 		}
 		rb, err := store.Get(ctx, k)
+		if errors.Is(err, ErrNotFound) {
+			return nil, 0, 0, fmt.Errorf("%w: journal segment %s vanished while it was read", ErrCorrupt, k)
+		}
 		if err != nil {
 			return nil, 0, 0, fmt.Errorf("read %s: %w", k, err)
 		}
