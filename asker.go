@@ -2,8 +2,8 @@ package refine
 
 import (
 	"context"
-	"fmt"
-	"strings"
+
+	"github.com/refine-spec/refine/question"
 )
 
 // Asker asks the user a question and returns the chosen option. An Asker
@@ -22,90 +22,30 @@ type AskerFunc func(ctx context.Context, q Question) (Answer, error)
 func (f AskerFunc) Ask(ctx context.Context, q Question) (Answer, error) { return f(ctx, q) }
 
 // QuestionKind says which decision a Question is about.
-type QuestionKind string
+type QuestionKind = question.Kind
 
 // The kinds of question the Mediator asks.
 const (
-	KindEscalation       QuestionKind = "escalation"        // a role exhausted its retries (FLOW-001 §5)
-	KindRoundFailed      QuestionKind = "round_failed"      // both roles failed in one round
-	KindDivergence       QuestionKind = "divergence"        // DIVERGENCE_WARNING (FLOW-002)
-	KindEarlyTermination QuestionKind = "early_termination" // good-enough criteria met (FLOW-005)
-	KindConflict         QuestionKind = "conflict"          // an explicit or converted disagreement (FLOW-006)
-	KindImplicit         QuestionKind = "implicit"          // feedback apparently ignored (FLOW-013)
-	KindDisagreeRate     QuestionKind = "disagree_rate"     // DISAGREE rate limit (FLOW-006 §3)
-	KindRollback         QuestionKind = "rollback"          // rollback limit / recovery (FLOW-007)
+	KindEscalation       = question.KindEscalation       // a role exhausted its retries (FLOW-001 §5)
+	KindRoundFailed      = question.KindRoundFailed      // both roles failed in one round
+	KindDivergence       = question.KindDivergence       // DIVERGENCE_WARNING (FLOW-002)
+	KindEarlyTermination = question.KindEarlyTermination // good-enough criteria met (FLOW-005)
+	KindConflict         = question.KindConflict         // an explicit or converted disagreement (FLOW-006)
+	KindImplicit         = question.KindImplicit         // feedback apparently ignored (FLOW-013)
+	KindDisagreeRate     = question.KindDisagreeRate     // DISAGREE rate limit (FLOW-006 §3)
+	KindRollback         = question.KindRollback         // rollback limit / recovery (FLOW-007)
 )
 
 // Option is one choice of a Question.
-type Option struct {
-	Key         string `json:"key"`
-	Label       string `json:"label"`
-	Effect      string `json:"effect,omitempty"`
-	Recommended bool   `json:"recommended,omitempty"`
-}
+type Option = question.Option
 
-// Question is a decision the Mediator needs from the user.
-type Question struct {
-	// ID is stable across processes: answering it after Open works.
-	ID    string       `json:"id"`
-	Kind  QuestionKind `json:"kind"`
-	Round int          `json:"round"`
-	Title string       `json:"title"`
-	// Body is markdown, worded as the spec's AskUserQuestion blocks.
-	Body    string   `json:"body"`
-	Options []Option `json:"options"`
-	// AllowText says whether free text may accompany (or, with no options,
-	// form) the answer.
-	AllowText bool `json:"allow_text,omitempty"`
-	// Default is the option automated mode picks.
-	Default string `json:"default,omitempty"`
-	// TextRequired lists the option keys that need free text (a
-	// user-specified alternative, a justification).
-	TextRequired []string `json:"text_required,omitempty"`
-}
+// Question is a decision the Mediator needs from the user. Its Check
+// method returns an error wrapping ErrInvalidAnswer when an Answer does not
+// fit it.
+type Question = question.Question
 
 // Answer is the user's choice.
-type Answer struct {
-	Key  string `json:"key"`
-	Text string `json:"text,omitempty"`
-}
-
-// Check returns an error wrapping ErrInvalidAnswer when a does not fit q:
-// a key that was not offered, or text where none is allowed.
-func (q Question) Check(a Answer) error {
-	if len(q.Options) > 0 {
-		keys := make([]string, len(q.Options))
-		found := false
-		for i, o := range q.Options {
-			keys[i] = o.Key
-			if strings.EqualFold(o.Key, a.Key) {
-				found = true
-			}
-		}
-		if !found {
-			return fmt.Errorf("%w: question %s offers %s, not %q", ErrInvalidAnswer, q.ID, strings.Join(keys, ", "), a.Key)
-		}
-	}
-	if a.Text != "" && !q.AllowText {
-		return fmt.Errorf("%w: question %s takes no free text (answer with just the option key)", ErrInvalidAnswer, q.ID)
-	}
-	for _, k := range q.TextRequired {
-		if strings.EqualFold(k, a.Key) && strings.TrimSpace(a.Text) == "" {
-			return fmt.Errorf("%w: option %s of question %s needs text (answer \"%s: your text\")", ErrInvalidAnswer, k, q.ID, k)
-		}
-	}
-	return nil
-}
-
-// option returns the offered option matching key (case-insensitively).
-func (q Question) option(key string) (Option, bool) {
-	for _, o := range q.Options {
-		if strings.EqualFold(o.Key, key) {
-			return o, true
-		}
-	}
-	return Option{}, false
-}
+type Answer = question.Answer
 
 // Immediate is implemented by Askers that answer at once, with no person
 // in the loop (automated policies). The Mediator then does not make its

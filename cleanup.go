@@ -44,18 +44,18 @@ func (s *Session) sessionEnd(ctx context.Context) (bool, error) {
 	if s.cfg.ColdStore != nil {
 		coldName = "the configured cold store"
 	}
-	p, ok := rollbacktext.SessionEndPrompt(infos, coldName)
+	q, ok := rollbacktext.SessionEndPrompt(infos, coldName)
 	if !ok {
 		s.st.CleanupDone = true
 		s.stage()
 		return false, nil
 	}
-	q := questionFromRollback(p, KindRollback, s.st.Round)
+	q.Round = s.st.Round
 	a, paused, err := s.ask(ctx, q)
 	if err != nil || paused {
 		return paused, err
 	}
-	opt, _ := p.Option(a.Key)
+	opt, _ := q.Option(a.Key)
 	mode := rollback.Cleanup(opt.Effect)
 	var ops []Op
 	switch mode {

@@ -60,17 +60,13 @@ func (s *Session) converge(ctx context.Context) (bool, error) {
 	if t.Current() != convergence.DivergenceWarning || cur.DivergenceDone {
 		return false, nil
 	}
-	p := convergence.DivergencePrompt(convergence.DivergenceInput{Rows: t.Rows(), Settings: t.Settings(), Ledger: &s.st.Ledger, RollbackAvailable: s.rollbackAvailable(ctx)})
-	q := questionFrom(p, fmt.Sprintf("r%d-divergence", cur.N), KindDivergence, cur.N)
-	// The user (or a host's policy) may also stop on divergence: the
-	// session ends as STALL_EXIT (docs/workflow.md#outcomes).
-	q.Options = append(q.Options, Option{Key: keyStop, Label: "Stop - End the session here without approving it",
-		Effect: "Session ends as STALL_EXIT; open gaps are listed as known limitations"})
+	q := convergence.DivergencePrompt(convergence.DivergenceInput{Rows: t.Rows(), Settings: t.Settings(), Ledger: &s.st.Ledger, RollbackAvailable: s.rollbackAvailable(ctx)})
+	q.ID, q.Round = fmt.Sprintf("r%d-divergence", cur.N), cur.N
 	a, paused, err := s.ask(ctx, q)
 	if err != nil || paused {
 		return paused, err
 	}
-	opt, _ := q.option(a.Key)
+	opt, _ := q.Option(a.Key)
 	decision := opt.Label
 	switch opt.Key {
 	case convergence.KeyNarrowScope:
@@ -95,7 +91,7 @@ func (s *Session) converge(ctx context.Context) (bool, error) {
 		t.ResetStall()
 	case convergence.KeyForceComplete:
 		s.st.Choice = string(convergence.ChoiceForceComplete)
-	case keyStop:
+	case convergence.KeyStop:
 		s.st.Choice = string(convergence.ChoiceStop)
 	case convergence.KeyRollBack:
 		// The decision is filed under this round once the rollback's
@@ -106,18 +102,6 @@ func (s *Session) converge(ctx context.Context) (bool, error) {
 	cur.DivergenceDone = true
 	s.recordDecision(cur.N, "", q, a, decision)
 	return false, nil
-}
-
-// keyStop is the divergence option that ends the session as STALL_EXIT.
-const keyStop = "stop"
-
-// questionFrom converts a pure package's prompt into a Question.
-func questionFrom(p convergence.Prompt, id string, kind QuestionKind, round int) Question {
-	q := Question{ID: id, Kind: kind, Round: round, Title: p.Title, Body: p.Body, AllowText: p.AllowText, Default: p.Default}
-	for _, o := range p.Options {
-		q.Options = append(q.Options, Option{Key: o.Key, Label: o.Label, Effect: o.Effect, Recommended: o.Recommended})
-	}
-	return q
 }
 
 // checkTermination walks the termination tree between rounds (FLOW-005),
@@ -135,14 +119,15 @@ func (s *Session) checkTermination(ctx context.Context) (bool, error) {
 		})
 		switch {
 		case d.Outcome.Terminal():
-			return true, s.finish(ctx, OutcomeStatus(d.Outcome), d.Reason)
+			return true, s.finish(ctx, d.Outcome, d.Reason)
 		case d.NeedsAcknowledgment:
-			q := questionFrom(convergence.HighConflictPrompt(s.conflictBlock().UnresolvedHigh), fmt.Sprintf("r%d-high-conflict-ack", s.st.Round), KindConflict, s.st.Round)
+			q := convergence.HighConflictPrompt(s.conflictBlock().UnresolvedHigh)
+			q.ID, q.Round = fmt.Sprintf("r%d-high-conflict-ack", s.st.Round), s.st.Round
 			a, paused, err := s.ask(ctx, q)
 			if err != nil || paused {
 				return false, err
 			}
-			opt, _ := q.option(a.Key)
+			opt, _ := q.Option(a.Key)
 			s.recordDecision(s.st.Round, "", q, a, opt.Label)
 			if opt.Key == convergence.KeyAcknowledge {
 				s.st.HighAck = true
@@ -157,18 +142,18 @@ func (s *Session) checkTermination(ctx context.Context) (bool, error) {
 			}
 		case d.OfferEarlyTermination && s.st.Round > 0:
 			// Before round 1 nothing has been refined: no offer yet.
-			p := convergence.EarlyTerminationPrompt(convergence.EarlyTerminationInput{Round: s.st.Round, MaxRounds: s.cfg.MaxRounds, Ledger: &s.st.Ledger})
+			q := convergence.EarlyTerminationPrompt(convergence.EarlyTerminationInput{Round: s.st.Round, MaxRounds: s.cfg.MaxRounds, Ledger: &s.st.Ledger})
+			q.ID = fmt.Sprintf("r%d-early-termination", s.st.Round)
 			// Automated policy: keep refining while the loop converges;
 			// accept as good enough once progress stops.
 			if s.tracker().Current() == convergence.Converging {
-				p.Default = convergence.KeyContinue
+				q.Default = convergence.KeyContinue
 			}
-			q := questionFrom(p, fmt.Sprintf("r%d-early-termination", s.st.Round), KindEarlyTermination, s.st.Round)
 			a, paused, err := s.ask(ctx, q)
 			if err != nil || paused {
 				return false, err
 			}
-			opt, _ := q.option(a.Key)
+			opt, _ := q.Option(a.Key)
 			if opt.Key != convergence.KeyContinue {
 				// "Continue" changes nothing: it stays in the question log,
 				// and decisions.md and the prompts' decision list keep the
@@ -243,7 +228,7 @@ func (s *Session) finish(ctx context.Context, o OutcomeStatus, reason string) er
 // finalOps renders final_summary.md and final_spec.md.
 func (s *Session) finalOps(ctx context.Context) ([]Op, error) {
 	sum := convergence.Summary(convergence.SummaryInput{
-		Outcome: convergence.Outcome(s.st.Outcome), Reason: s.st.OutcomeReason, Rounds: s.st.Round,
+		Outcome: s.st.Outcome, Reason: s.st.OutcomeReason, Rounds: s.st.Round,
 		Started: s.st.CreatedAt, Finished: s.st.FinishedAt, Ledger: &s.st.Ledger, Extra: s.extraLimitations(), SpecKey: keyFinalSpec,
 	})
 	acceptedGaps := s.st.Ledger.InState(gap.Accepted)

@@ -43,8 +43,7 @@ func (s *Session) issuesOf(n int) []conflict.Issue {
 	var out []conflict.Issue
 	for _, is := range s.st.Issues {
 		if is.Round == n {
-			out = append(out, conflict.Issue{ID: is.ID, Round: is.Round, Severity: is.Severity, Gap: is.Gap,
-				Summary: is.Summary, Location: is.Location, Impact: is.Impact, Suggestion: is.Suggestion})
+			out = append(out, is)
 		}
 	}
 	return conflict.ApplyOverrides(out, s.st.Overrides)
@@ -119,8 +118,8 @@ func (s *Session) disagreement(ctx context.Context) (bool, error) {
 	// Ignored feedback first: the answers may add conflicts.
 	for ds.NextFinding < len(ds.Findings) {
 		f := ds.Findings[ds.NextFinding]
-		p := conflict.ImplicitPrompt(f)
-		q := questionFromConflict(p, KindImplicit, cur.N)
+		q := conflict.ImplicitPrompt(f)
+		q.Round = cur.N
 		a, paused, err := s.ask(ctx, q)
 		if err != nil || paused {
 			return paused, err
@@ -166,13 +165,13 @@ func (s *Session) disagreement(ctx context.Context) (bool, error) {
 
 	for ds.NextAlert < len(ds.Alerts) {
 		alert := ds.Alerts[ds.NextAlert]
-		p := conflict.RatePrompt(alert)
-		q := questionFromConflict(p, KindDisagreeRate, cur.N)
+		q := conflict.RatePrompt(alert)
+		q.Round = cur.N
 		a, paused, err := s.ask(ctx, q)
 		if err != nil || paused {
 			return paused, err
 		}
-		opt := conflictOption(p, a.Key)
+		opt, _ := q.Option(a.Key)
 		ds.NextAlert++
 		s.recordDecision(cur.N, "", q, a, opt.Label)
 		switch opt.Effect {
@@ -218,8 +217,8 @@ func (s *Session) resolveConflicts(ctx context.Context, round int) (bool, error)
 			return false, nil
 		}
 		c := pending[0]
-		p := conflict.ConflictPrompt(c)
-		q := questionFromConflict(p, KindConflict, round)
+		q := conflict.ConflictPrompt(c)
+		q.Round = round // a conflict of an earlier round may be decided now
 		a, paused, err := s.ask(ctx, q)
 		if err != nil || paused {
 			return paused, err
@@ -389,24 +388,18 @@ func (s *Session) extraLimitations() []convergence.Limitation {
 }
 
 // nextDecisionID numbers decisions per round across every kind of
-// decision: one more than the highest number the round's IDs carry, so a
-// decision re-applied after a rollback (which keeps its ID, and may be
-// filed under another round) is never issued twice.
+// decision (gap.NextDecisionID over the session's decisions and conflict
+// decisions), so a decision re-applied after a rollback, which keeps its ID
+// and may be filed under another round, is never issued twice.
 func (s *Session) nextDecisionID(round int) string {
-	round = max(round, 1)
-	n := 0
-	seen := func(id string) {
-		if d, err := gap.ParseDecisionID(id); err == nil && d.Round == round {
-			n = max(n, d.Number)
-		}
-	}
+	ids := make([]string, 0, len(s.st.Decisions)+len(s.st.ConflictDecisions))
 	for _, d := range s.st.Decisions {
-		seen(d.ID)
+		ids = append(ids, d.ID)
 	}
 	for _, d := range s.st.ConflictDecisions {
-		seen(d.ID)
+		ids = append(ids, d.ID)
 	}
-	return gap.DecisionID{Round: round, Number: n + 1}.String()
+	return gap.NextDecisionID(ids, round)
 }
 
 func (s *Session) roundNow() int {
@@ -414,29 +407,6 @@ func (s *Session) roundNow() int {
 		return s.st.Current.N
 	}
 	return s.st.Round
-}
-
-// conflictOption returns the prompt's option for key (the machine Effect
-// lives there, not in the user-facing Question).
-func conflictOption(p conflict.Prompt, key string) conflict.Option {
-	for _, o := range p.Options {
-		if strings.EqualFold(o.Key, key) {
-			return o
-		}
-	}
-	return conflict.Option{}
-}
-
-// questionFromConflict converts a conflict prompt into a Question.
-func questionFromConflict(p conflict.Prompt, kind QuestionKind, round int) Question {
-	q := Question{ID: p.ID, Kind: kind, Round: round, Title: p.Title, Body: p.Body, AllowText: p.AllowText, Default: p.Default}
-	for _, o := range p.Options {
-		q.Options = append(q.Options, Option{Key: o.Key, Label: o.Label, Recommended: o.Recommended})
-		if o.Effect == conflict.EffectUserSpecified || o.Effect == conflict.EffectAcceptWithJustification {
-			q.TextRequired = append(q.TextRequired, o.Key)
-		}
-	}
-	return q
 }
 
 // heuristicList names the heuristics that fired ("H1 UNADDRESSED_ID, …").

@@ -3,8 +3,8 @@ package refine
 import (
 	"errors"
 
-	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/question"
 	"github.com/refine-spec/refine/rollback"
 )
 
@@ -43,7 +43,7 @@ var (
 	ErrUnknownQuestion = errors.New("no such pending question")
 	// ErrInvalidAnswer: an Answer picks an option that was not offered, or
 	// carries text where none is allowed.
-	ErrInvalidAnswer = conflict.ErrInvalidAnswer
+	ErrInvalidAnswer = question.ErrInvalidAnswer
 	// ErrFinished: the session reached a terminal outcome; roll back to reopen it.
 	ErrFinished = errors.New("session already finished")
 	// ErrInvalidConfig: Config.Validate rejected a field.

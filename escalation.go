@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/question"
 	"github.com/refine-spec/refine/retry"
 	"github.com/refine-spec/refine/rollback"
 )
@@ -20,26 +21,15 @@ func (s *Session) escalate(ctx context.Context, role RoleName) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("round %d %s: %w", cur.N, role, err)
 	}
-	e := retry.EscalationQuestion(string(role), cur.N, last.FailureType, attempts)
-	q := Question{
-		ID: fmt.Sprintf("r%d-%s-escalation-%d", cur.N, role, rp.escalations()+1), Kind: KindEscalation, Round: cur.N,
-		Title: e.Title, Body: e.Body, AllowText: true, Default: e.Default,
-	}
-	for _, o := range e.Options {
-		q.Options = append(q.Options, Option{Key: o.Key, Label: o.Label, Effect: o.Effect, Recommended: o.Key == e.Default})
-	}
-	if s.rollbackAvailable(ctx) {
-		// FLOW-001 §10: validation failures can trigger a rollback (FLOW-007).
-		q.Options = append(q.Options, Option{Key: optionRollback, Label: "Roll back this round - Archive it, restore the state before it, and retry",
-			Effect: "Round archived as round_NNN_rolled_back_K.tar.gz; answer text is the rollback's reason"})
-		q.Body = strings.Replace(q.Body, "Choose an option (1-5): ___", "6. Roll back this round - Archive it, restore the state before it, and retry\n   Effect: answer text is the rollback's reason; the rollback options follow\n\nChoose an option (1-6): ___", 1)
-	}
+	// FLOW-001 §10: validation failures can trigger a rollback (FLOW-007).
+	q := retry.EscalationQuestion(string(role), cur.N, last.FailureType, attempts, s.rollbackAvailable(ctx))
+	q.ID = fmt.Sprintf("r%d-%s-escalation-%d", cur.N, role, rp.escalations()+1)
 	s.emit(Event{Kind: EventEscalation, Role: role, FailureType: last.FailureType, Message: q.Title})
 	a, paused, err := s.ask(ctx, q)
 	if err != nil || paused {
 		return paused, err
 	}
-	opt, _ := q.option(a.Key)
+	opt, _ := q.Option(a.Key)
 	decision := opt.Label
 	switch opt.Key {
 	case retry.OptionSkip:
@@ -90,7 +80,7 @@ func (s *Session) escalate(ctx context.Context, role RoleName) (bool, error) {
 		}
 		rp.Gaps = []gap.ID{g}
 		rp.Budget++
-	case optionRollback:
+	case retry.OptionRollback:
 		reason := fmt.Sprintf("%s exhausted its retries in round %d (%s)", role.Title(), cur.N, last.FailureType)
 		first := flowDecision{Question: Question{ID: q.ID, Kind: q.Kind, Round: q.Round, Title: q.Title}, Answer: a, Decision: decision}
 		return s.startRollbackFromQuestion(ctx, a, rollback.TriggerValidation, reason, originEscalation+string(role), first)
@@ -105,9 +95,6 @@ func (s *Session) escalate(ctx context.Context, role RoleName) (bool, error) {
 	s.stage()
 	return false, nil
 }
-
-// optionRollback is the escalation option added when a rollback is possible.
-const optionRollback = "6"
 
 // escalations counts the escalation questions already answered (other
 // than "pause") for this role, which keeps question IDs stable.
@@ -212,23 +199,24 @@ func (s *Session) simplest(rp *rolePhase) gap.ID {
 // askRoundFailed handles a round in which both roles were skipped.
 func (s *Session) askRoundFailed(ctx context.Context) (bool, error) {
 	cur := s.st.Current
+	opts := []Option{
+		{Key: "1", Label: "Continue - Start the next round", Effect: "Gaps stay as they are; the next round reassigns them", Recommended: true},
+		{Key: "2", Label: "Pause session - Save state for later", Effect: "Session saved, can resume with fresh context"},
+		{Key: "3", Label: "Abandon - End the session", Effect: "Session ends as ABANDONED"},
+	}
 	q := Question{
 		ID: fmt.Sprintf("r%d-round-failed", cur.N), Kind: KindRoundFailed, Round: cur.N,
 		Title: fmt.Sprintf("Round %d: neither role produced valid output", cur.N),
 		Body: fmt.Sprintf("Both the Engineer and the Reviewer failed validation in round %d and were skipped.\n\n"+
-			"=== Options ===\n1. Continue - Start the next round\n2. Pause session - Save state for later\n3. Abandon - End the session as ABANDONED\n\nChoose an option (1-3): ___", cur.N),
-		Options: []Option{
-			{Key: "1", Label: "Continue - Start the next round", Effect: "Gaps stay as they are; the next round reassigns them", Recommended: true},
-			{Key: "2", Label: "Pause session - Save state for later", Effect: "Session saved, can resume with fresh context"},
-			{Key: "3", Label: "Abandon - End the session", Effect: "Session ends as ABANDONED"},
-		},
+			"=== Options ===\n", cur.N) + question.Menu(opts),
+		Options: opts,
 		Default: "1",
 	}
 	a, paused, err := s.ask(ctx, q)
 	if err != nil || paused {
 		return paused, err
 	}
-	opt, _ := q.option(a.Key)
+	opt, _ := q.Option(a.Key)
 	s.recordDecision(cur.N, "", q, a, opt.Label)
 	switch opt.Key {
 	case "2":

@@ -209,7 +209,9 @@ func (s *Session) buildPrompt(ctx context.Context, role RoleName, k int, gaps []
 		return nil, exampleChoice{}, err
 	}
 	ex := initial
-	if k > 1 && len(prev) > 0 {
+	// A retry answers a failed attempt; an attempt after a valid one (the
+	// round sent back to the Engineer) is a fresh prompt with its instruction.
+	if k > 1 && len(prev) > 0 && !prev[len(prev)-1].Success {
 		last := prev[len(prev)-1]
 		rc := retry.Context{Role: string(role), ExpectedPath: outputKey(cur.N, role), Gaps: idStrings(gaps),
 			ValidGaps: idStrings(s.st.Ledger.IDs()), InvalidRefs: last.Message, Message: last.Message}

@@ -21,13 +21,13 @@ func (s *Session) recoverDecisions(ctx context.Context) (bool, error) {
 	// Listed in the order they were made, whatever their kind.
 	slices.SortStableFunc(s.st.Recover, func(a, b rollback.Decision) int { return compareDecisionIDs(a.ID, b.ID) })
 	from := s.st.Recover[0].Round()
-	p := rollbacktext.RecoveryPrompt(from, s.st.Recover)
-	q := questionFromRollback(p, KindRollback, s.st.Round+1)
+	q := rollbacktext.RecoveryPrompt(from, s.st.Recover)
+	q.Round = s.st.Round + 1
 	a, paused, err := s.ask(ctx, q)
 	if err != nil || paused {
 		return paused, err
 	}
-	opt, _ := p.Option(a.Key)
+	opt, _ := q.Option(a.Key)
 	rec, err := rollbacktext.ResolveRecovery(s.st.Recover, opt)
 	if err != nil {
 		return false, fmt.Errorf("decision recovery: %w", err)
@@ -66,15 +66,6 @@ func (s *Session) recoverDecisions(ctx context.Context) (bool, error) {
 	s.recordDecision(s.st.Round, "", q, a, opt.Label)
 	s.stage()
 	return false, nil
-}
-
-// questionFromRollback converts a rollback prompt into a Question.
-func questionFromRollback(p rollbacktext.Prompt, kind QuestionKind, round int) Question {
-	q := Question{ID: p.ID, Kind: kind, Round: round, Title: p.Title, Body: p.Body, AllowText: p.AllowText, Default: p.Default}
-	for _, o := range p.Options {
-		q.Options = append(q.Options, Option{Key: o.Key, Label: o.Label, Effect: o.Effect, Recommended: o.Recommended})
-	}
-	return q
 }
 
 func joinNonEmpty(parts ...string) string {

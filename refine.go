@@ -26,30 +26,23 @@ type Mediator interface {
 	Status(ctx context.Context) (Status, error)
 }
 
-// OutcomeStatus is how a session ended, or why it stopped for now.
-type OutcomeStatus string
+// OutcomeStatus is how a session ended, or why it stopped for now. It is
+// the convergence package's Outcome, so a termination decision needs no
+// conversion; Terminal reports whether the session is finished.
+type OutcomeStatus = convergence.Outcome
 
 // Terminal outcomes (docs/workflow.md#outcomes) and the non-terminal stops.
 const (
-	StatusComplete     OutcomeStatus = "COMPLETE"
-	StatusGoodEnough   OutcomeStatus = "GOOD_ENOUGH"
-	StatusUserApproved OutcomeStatus = "USER_APPROVED"
-	StatusMaxRounds    OutcomeStatus = "MAX_ROUNDS"
-	StatusStallExit    OutcomeStatus = "STALL_EXIT"
-	StatusAbandoned    OutcomeStatus = "ABANDONED"
-	StatusPaused       OutcomeStatus = "PAUSED"
-	StatusFailed       OutcomeStatus = "FAILED"
-	StatusRunning      OutcomeStatus = "RUNNING"
+	StatusComplete     = convergence.Complete
+	StatusGoodEnough   = convergence.GoodEnough
+	StatusUserApproved = convergence.UserApproved
+	StatusMaxRounds    = convergence.MaxRounds
+	StatusStallExit    = convergence.StallExit
+	StatusAbandoned    = convergence.Abandoned
+	StatusPaused       = convergence.Paused
+	StatusFailed       = convergence.Failed
+	StatusRunning      = convergence.Running
 )
-
-// Terminal reports whether the session is finished (not running, paused or failed).
-func (s OutcomeStatus) Terminal() bool {
-	switch s {
-	case StatusComplete, StatusGoodEnough, StatusUserApproved, StatusMaxRounds, StatusStallExit, StatusAbandoned:
-		return true
-	}
-	return false
-}
 
 // Outcome is what Run returns.
 type Outcome struct {

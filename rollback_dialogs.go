@@ -227,11 +227,11 @@ func (s *Session) limitDialog(ctx context.Context, f *rollbackFlow) (RollbackRep
 			break
 		}
 	}
-	p := rollbacktext.LimitPrompt(h, s.rollbackLimit())
-	q := questionFromRollback(p, KindRollback, f.Current)
+	q := rollbacktext.LimitPrompt(h, s.rollbackLimit())
+	q.Round = f.Current
 	q.ID = fmt.Sprintf("r%d-rollback-limit-%d", f.Current, s.st.Rollbacks.Used())
 	q.Body = "This session has used all " + fmt.Sprint(s.rollbackLimit()) + " rollback attempts.\nThis suggests systematic issues beyond individual round problems.\n\n" +
-		"Possible causes:\n1. Source spec fundamentally ambiguous\n2. Session scope too broad\n3. Prompt engineering issues\n4. Domain expertise mismatch\n\n" + p.Body
+		"Possible causes:\n1. Source spec fundamentally ambiguous\n2. Session scope too broad\n3. Prompt engineering issues\n4. Domain expertise mismatch\n\n" + q.Body
 	a, paused, err := s.ask(ctx, q)
 	if err != nil {
 		return RollbackReport{}, err
@@ -241,7 +241,7 @@ func (s *Session) limitDialog(ctx context.Context, f *rollbackFlow) (RollbackRep
 		rep := RollbackReport{Pending: s.flowPending(), Decision: "the limit question waits for an answer"}
 		return rep, errRollbackLimit(used, limit, "the limit question waits for an answer")
 	}
-	opt, _ := p.Option(a.Key)
+	opt, _ := q.Option(a.Key)
 	rep := RollbackReport{Decision: opt.Label, Remaining: 0}
 	switch opt.Effect {
 	case rollbacktext.EffectPause:
@@ -350,23 +350,23 @@ func (s *Session) analysisDialog(ctx context.Context, f *rollbackFlow, attempt i
 	if err != nil {
 		return RollbackReport{}, true, err
 	}
-	p := rollbacktext.AnalysisPrompt(in)
-	q := questionFromRollback(p, KindRollback, f.Current)
+	q := rollbacktext.AnalysisPrompt(in)
+	q.Round = f.Current
 	q.ID = fmt.Sprintf("r%d-rollback-analysis-%d", f.Current, attempt)
-	if _, ok := p.Option("1"); ok {
+	if _, ok := q.Option("1"); ok {
 		q.TextRequired = append(q.TextRequired, "1") // sub-gap titles
 	}
 	q.TextRequired = append(q.TextRequired, "2") // the context
-	f.RootCause = p.Body
+	f.RootCause = q.Body
 	f.Analysis = in.Diagnosis.Record()
 	a, paused, err := s.ask(ctx, q)
 	if err != nil {
 		return RollbackReport{}, true, err
 	}
 	if paused {
-		return RollbackReport{Pending: s.flowPending(), RootCause: p.Body}, true, nil
+		return RollbackReport{Pending: s.flowPending(), RootCause: q.Body}, true, nil
 	}
-	opt, _ := p.Option(a.Key)
+	opt, _ := q.Option(a.Key)
 	text := strings.TrimSpace(a.Text)
 	x := rollbackExec{}
 	decision := opt.Label
@@ -391,11 +391,11 @@ func (s *Session) analysisDialog(ctx context.Context, f *rollbackFlow, attempt i
 		if f.Analysis != nil {
 			f.Analysis.Recommendation += " (user forced proceeding)"
 		}
-		return RollbackReport{RootCause: p.Body, Decision: opt.Label}, true, s.flowCancel(f, opt.Label, false)
+		return RollbackReport{RootCause: q.Body, Decision: opt.Label}, true, s.flowCancel(f, opt.Label, false)
 	case rollback.ActionPause:
 		s.recordDecision(f.Current, "", q, a, opt.Label)
 		rep, err := s.pauseAt(ctx, q)
-		rep.RootCause = p.Body
+		rep.RootCause = q.Body
 		return rep, true, err
 	}
 	f.note(q, a, decision)
@@ -410,8 +410,8 @@ func (s *Session) optionsDialog(ctx context.Context, f *rollbackFlow, attempt in
 	if !f.Explicit {
 		targets = len(s.limitedTargets(ctx, f.Current))
 	}
-	p := rollbacktext.OptionsPrompt(f.Current, attempt, f.Reason, targets)
-	q := questionFromRollback(p, KindRollback, f.Current)
+	q := rollbacktext.OptionsPrompt(f.Current, attempt, f.Reason, targets)
+	q.Round = f.Current
 	q.ID = fmt.Sprintf("r%d-rollback-options-%d", f.Current, attempt)
 	if f.Explicit && f.To < f.Current-1 {
 		q.Body += fmt.Sprintf("Target: Round %d (undo %d rounds)\n", f.To, f.Current-f.To)
@@ -428,7 +428,7 @@ func (s *Session) optionsDialog(ctx context.Context, f *rollbackFlow, attempt in
 	if paused {
 		return RollbackReport{Pending: s.flowPending()}, true, nil
 	}
-	opt, _ := p.Option(a.Key)
+	opt, _ := q.Option(a.Key)
 	text := strings.TrimSpace(a.Text)
 	x := rollbackExec{}
 	decision := opt.Label
@@ -511,16 +511,16 @@ func (s *Session) targetsDialog(ctx context.Context, f *rollbackFlow, attempt in
 	if err != nil {
 		return RollbackReport{}, true, err
 	}
-	p := rollbacktext.TargetsPrompt(f.Current, rows)
-	for i := range p.Options {
-		if n, ok := rollbacktext.TargetOf(p.Options[i].Effect); ok {
-			p.Options[i].Key = fmt.Sprint(n)
+	q := rollbacktext.TargetsPrompt(f.Current, rows)
+	for i := range q.Options {
+		if n, ok := rollbacktext.TargetOf(q.Options[i].Effect); ok {
+			q.Options[i].Key = fmt.Sprint(n)
 		} else {
-			p.Options[i].Key = "cancel"
+			q.Options[i].Key = "cancel"
 		}
 	}
-	p.Default = p.Options[0].Key
-	q := questionFromRollback(p, KindRollback, f.Current)
+	q.Default = q.Options[0].Key
+	q.Round = f.Current
 	q.ID = fmt.Sprintf("r%d-rollback-targets-%d-%d", f.Current, attempt, f.Seq)
 	q.Body = "MULTI-ROUND ROLLBACK\n\n" + q.Body
 	a, paused, err := s.ask(ctx, q)
@@ -530,7 +530,7 @@ func (s *Session) targetsDialog(ctx context.Context, f *rollbackFlow, attempt in
 	if paused {
 		return RollbackReport{Pending: s.flowPending()}, true, nil
 	}
-	opt, _ := p.Option(a.Key)
+	opt, _ := q.Option(a.Key)
 	f.note(q, a, opt.Label)
 	if n, ok := rollbacktext.TargetOf(opt.Effect); ok {
 		f.To = n
@@ -553,8 +553,8 @@ func (s *Session) confirmDialog(ctx context.Context, f *rollbackFlow, attempt in
 		s.stage()
 		return RollbackReport{}, false, nil
 	}
-	p := rollbacktext.ConfirmPrompt(f.Current, rows[i], rows, len(s.st.Ledger.Open()))
-	q := questionFromRollback(p, KindRollback, f.Current)
+	q := rollbacktext.ConfirmPrompt(f.Current, rows[i], rows, len(s.st.Ledger.Open()))
+	q.Round = f.Current
 	q.ID = fmt.Sprintf("r%d-rollback-confirm-%d-to%d-%d", f.Current, attempt, f.To, f.Seq)
 	a, paused, err := s.ask(ctx, q)
 	if err != nil {
@@ -563,7 +563,7 @@ func (s *Session) confirmDialog(ctx context.Context, f *rollbackFlow, attempt in
 	if paused {
 		return RollbackReport{Pending: s.flowPending()}, true, nil
 	}
-	opt, _ := p.Option(a.Key)
+	opt, _ := q.Option(a.Key)
 	f.note(q, a, opt.Label)
 	switch opt.Effect {
 	case rollbacktext.EffectChooseOther:

@@ -579,7 +579,7 @@ func (s *Session) ask(ctx context.Context, q Question) (a Answer, paused bool, e
 
 func (s *Session) recordAnswer(q Question, a Answer, auto bool) {
 	s.st.Pending = slices.DeleteFunc(s.st.Pending, func(p Question) bool { return p.ID == q.ID })
-	if o, ok := q.option(a.Key); ok {
+	if o, ok := q.Option(a.Key); ok {
 		a.Key = o.Key
 	}
 	// The log keeps what was asked and answered; the full wording is in

@@ -248,17 +248,9 @@ type newGap struct {
 	Title    string       `json:"title"`
 }
 
-// issueRecord is one Reviewer issue and what became of it.
-type issueRecord struct {
-	ID         string       `json:"id"`
-	Round      int          `json:"round"`
-	Severity   gap.Severity `json:"severity"`
-	Gap        gap.ID       `json:"gap,omitempty"`
-	Summary    string       `json:"summary,omitempty"`
-	Location   string       `json:"location,omitempty"`
-	Impact     string       `json:"impact,omitempty"`
-	Suggestion string       `json:"suggestion,omitempty"`
-}
+// issueRecord is one Reviewer issue (Gap is set when a review gap is made
+// for it): the one Issue type validate parses and conflict reasons about.
+type issueRecord = conflict.Issue
 
 // roundRecord is the history of a completed round.
 type roundRecord struct {

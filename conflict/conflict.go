@@ -4,37 +4,17 @@ import (
 	"time"
 
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/validate"
 )
 
-// Issue is one Reviewer issue as conflict needs it. The engine converts its
-// parsed issues (validate.Issue) to this type, filling Round from the ID.
-// Severity must be valid for JSON encoding; logic treats an invalid one as
-// MEDIUM.
-type Issue struct {
-	ID       string       `json:"id"`    // ISSUE-R{N}-{NNN}
-	Round    int          `json:"round"` // the Reviewer round that raised it
-	Severity gap.Severity `json:"severity"`
-	Gap      gap.ID       `json:"gap,omitempty"` // "" when the issue names no gap
-	// Summary is the issue's one-line statement; Location, Impact and
-	// Suggestion are the Reviewer's fields of the same names.
-	Summary    string `json:"summary"`
-	Location   string `json:"location,omitempty"`
-	Impact     string `json:"impact,omitempty"`
-	Suggestion string `json:"suggestion,omitempty"`
-}
+// Issue is one Reviewer issue, the type validate parses: the engine
+// passes its issues with Round set (issueRound falls back to the round in
+// the ID). Severity must be valid for JSON encoding; logic treats an
+// invalid one as MEDIUM.
+type Issue = validate.Issue
 
-// Number returns the issue's three-digit number (3 for ISSUE-R5-003), or 0
-// when ID is not a well-formed issue ID.
-func (i Issue) Number() int {
-	id, err := gap.ParseIssueID(i.ID)
-	if err != nil {
-		return 0
-	}
-	return id.Number
-}
-
-// round returns Round, or the round in the ID when Round is unset.
-func (i Issue) round() int {
+// issueRound returns i.Round, or the round in the ID when Round is unset.
+func issueRound(i Issue) int {
 	if i.Round > 0 {
 		return i.Round
 	}
@@ -46,7 +26,7 @@ func (i Issue) round() int {
 
 // reviewerText is what the Reviewer asked for: the suggestion, else the
 // summary (an issue without a suggestion still states what it wants).
-func (i Issue) reviewerText() string {
+func reviewerText(i Issue) string {
 	if i.Suggestion != "" {
 		return i.Suggestion
 	}

@@ -85,19 +85,6 @@ func AutoResolution(c Conflict) Resolution {
 	}
 }
 
-// NextDecisionID returns the next free decision ID of a round:
-// DECISION-R{round}-{NNN} with NNN one above the highest used in that
-// round by existing.
-func NextDecisionID(existing []Decision, round int) string {
-	n := 0
-	for _, d := range existing {
-		if id, err := gap.ParseDecisionID(d.ID); err == nil && id.Round == round {
-			n = max(n, id.Number)
-		}
-	}
-	return gap.DecisionID{Round: round, Number: n + 1}.String()
-}
-
 // Decide records the resolution of an unresolved conflict under decision
 // id, at the given time. It checks that the option was offered (and that D
 // carries the user's alternative) and returns the decision and the conflict

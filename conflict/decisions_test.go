@@ -137,10 +137,14 @@ func TestDecisionIDsAndRendering(t *testing.T) {
 		{ID: "DECISION-R2-001", Round: 2, IssueID: "ISSUE-R1-001", Subject: "S1", Type: Explicit, Severity: gap.High, ChosenOption: "A", Decision: "d", Rationale: "r", Constraints: "None", EngineerAction: "e", GapAction: "g", DecidedBy: "User", Timestamp: at},
 		{ID: "DECISION-R3-001", Round: 3, IssueID: "ISSUE-R2-001", Subject: "S2", Type: ImplicitConverted, Severity: gap.Critical, ChosenOption: "A", Decision: "d", Rationale: "r", Constraints: "None", EngineerAction: "e", GapAction: "g", DecidedBy: "User", Timestamp: at},
 	}
-	if got := NextDecisionID(ds, 3); got != "DECISION-R3-003" {
+	var ids []string
+	for _, d := range ds {
+		ids = append(ids, d.ID)
+	}
+	if got := gap.NextDecisionID(ids, 3); got != "DECISION-R3-003" {
 		t.Errorf("NextDecisionID(3) = %s", got)
 	}
-	if got := NextDecisionID(ds, 4); got != "DECISION-R4-001" {
+	if got := gap.NextDecisionID(ids, 4); got != "DECISION-R4-001" {
 		t.Errorf("NextDecisionID(4) = %s", got)
 	}
 	md := RenderDecisions(ds)

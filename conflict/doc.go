@@ -37,13 +37,14 @@
 //     BLOCK_ROUND answered "request revision" retries the Engineer with
 //     BlockInstruction. Store the returned history.
 //  5. Pending(conflicts): for each, ask ConflictPrompt (optionally after
-//     WithAnalysis), then Decide with a DecisionID from NextDecisionID, or
+//     WithAnalysis), then Decide with a decision ID from gap.NextDecisionID, or
 //     OverrideSeverity when the user re-grades the issue instead.
 //  6. While conflicts are pending: BlockedGaps → BLOCKED; Blocking feeds the
 //     termination check. Decision.NextState suggests the gap's state after.
 //  7. Render decisions.md with RenderDecisions; the next Engineer prompt
 //     starts with ResolutionBlock(RecentDecisions(all, N+2)).
 //
-// Every question is a neutral Prompt with a documented automated-mode
-// Default; ValidateAnswer checks an answer against it.
+// Every question is a question.Question, handed to the host's asker as it
+// is, with a documented automated-mode Default and an Effect on each option;
+// ValidateAnswer checks an answer against it.
 package conflict

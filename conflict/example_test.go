@@ -6,6 +6,7 @@ import (
 
 	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/question"
 )
 
 // A round: the Engineer disagrees with one issue and silently skips
@@ -56,14 +57,16 @@ Retries target local file validation, which fails fast.
 	}
 
 	var decisions []conflict.Decision
+	var ids []string // every decision ID of the session, whatever its kind
 	for _, c := range conflict.Pending(conflicts) {
 		p := conflict.ConflictPrompt(c)
 		fmt.Printf("%s: options %v, default %s\n", p.Title, keys(p), p.Default)
-		d, _, err := conflict.Decide(c, conflict.AutoResolution(c), conflict.NextDecisionID(decisions, 6), at)
+		d, _, err := conflict.Decide(c, conflict.AutoResolution(c), gap.NextDecisionID(ids, 6), at)
 		if err != nil {
 			panic(err)
 		}
 		decisions = append(decisions, d)
+		ids = append(ids, d.ID)
 		fmt.Printf("%s: Option %s for %s\n", d.ID, d.ChosenOption, d.IssueID)
 	}
 
@@ -81,7 +84,7 @@ Retries target local file validation, which fails fast.
 	// RE_ARGUED_CONFLICT true
 }
 
-func keys(p conflict.Prompt) []string {
+func keys(p question.Question) []string {
 	var out []string
 	for _, o := range p.Options {
 		out = append(out, o.Key)

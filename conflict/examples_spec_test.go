@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/question"
 )
 
 // The three worked examples of round-10 "### Examples".
@@ -132,7 +133,7 @@ func TestExample2ImplicitConversion(t *testing.T) {
 	if p.Default != "1" {
 		t.Errorf("implicit default = %q, want 1", p.Default)
 	}
-	golden(t, "example2_implicit_prompt.txt", p.Text())
+	golden(t, "example2_implicit_prompt.txt", specText(p))
 
 	// User selects: Option 2 (Convert to DISAGREE).
 	at := mustTime(t, "2026-01-12T15:45:00Z")
@@ -217,7 +218,7 @@ func TestExample3RateLimit(t *testing.T) {
 	if diff := cmp.Diff([]string{"1", "2", "3", "4"}, promptKeys(p)); diff != "" {
 		t.Errorf("warning options (-want +got):\n%s", diff)
 	}
-	golden(t, "example3_warning.txt", p.Text())
+	golden(t, "example3_warning.txt", specText(p))
 
 	// User selects 3 (Review Reviewer feedback) and overrides R7-001 and
 	// R7-002 to LOW: they are no longer conflicts.
@@ -277,7 +278,13 @@ func conflictIDs(cs []Conflict) []string {
 	return out
 }
 
-func promptKeys(p Prompt) []string {
+// specText renders a question as the spec's examples show it: the body and
+// the options, without the title a host adds.
+func specText(p question.Question) string {
+	return question.Question{Body: p.Body, Options: p.Options}.Text()
+}
+
+func promptKeys(p question.Question) []string {
 	var out []string
 	for _, o := range p.Options {
 		out = append(out, o.Key)

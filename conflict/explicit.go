@@ -201,7 +201,7 @@ func newExplicit(round int, d Disagreement, is Issue, src Source, ref string, at
 		Issue:             is,
 		Round:             round,
 		Subject:           firstLine(is.Summary),
-		ReviewerPosition:  is.reviewerText(),
+		ReviewerPosition:  reviewerText(is),
 		ReviewerConcern:   d.ReviewerConcern,
 		EngineerPosition:  d.EngineerPosition,
 		EngineerRationale: d.Rationale,

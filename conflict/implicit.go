@@ -208,12 +208,12 @@ func (ck *checker) check(is Issue) (Finding, bool) {
 		fire(SemanticNonResponse, fmt.Sprintf("%s section %s from Round %d (%s token similarity)", is.Gap, what, ck.round-1, percent(sim)))
 	}
 	// H4 (b): the response does not take up the suggestion.
-	want := keywordSet(is.reviewerText())
+	want := keywordSet(reviewerText(is))
 	if len(want) > 0 {
 		resp := ck.responseText(is, refs)
 		t := newMatchText(resp)
 		shared, share := overlap(want, t.keywords)
-		if share < KeywordShareThreshold && !t.quotes(is.reviewerText()) && !t.locates(is.Location) {
+		if share < KeywordShareThreshold && !t.quotes(reviewerText(is)) && !t.locates(is.Location) {
 			fire(SemanticNonResponse, fmt.Sprintf("Response shares %d of %d keywords (%s) of the Reviewer's suggestion and quotes neither its text nor its location", shared, len(want), percent(share)))
 		}
 	}
@@ -345,7 +345,7 @@ func (ck *checker) othersAddressed(is Issue, all []Issue, disagreed map[string]b
 	n := 0
 	seen := map[string]bool{is.ID: true}
 	for _, o := range all {
-		if seen[o.ID] || o.round() != is.round() {
+		if seen[o.ID] || issueRound(o) != issueRound(is) {
 			continue
 		}
 		seen[o.ID] = true
@@ -353,7 +353,7 @@ func (ck *checker) othersAddressed(is Issue, all []Issue, disagreed map[string]b
 			n++
 		}
 	}
-	return fmt.Sprintf("Engineer addressed %d other %s from Round %d Reviewer", n, plural(n, "issue", "issues"), is.round())
+	return fmt.Sprintf("Engineer addressed %d other %s from Round %d Reviewer", n, plural(n, "issue", "issues"), issueRound(is))
 }
 
 // proseOffset maps a byte offset in normWords(p) back to an approximate

@@ -54,7 +54,7 @@ func ConvertImplicit(f Finding, at time.Time) Conflict {
 		Issue:            f.Issue,
 		Round:            f.Round,
 		Subject:          firstLine(f.Issue.Summary),
-		ReviewerPosition: f.Issue.reviewerText(),
+		ReviewerPosition: reviewerText(f.Issue),
 		EngineerPosition: ImplicitEngineerPosition,
 		Source:           SourceImplicit,
 		Heuristics:       slices.Clone(f.Heuristics),
@@ -86,7 +86,7 @@ type ImplicitOutcome struct {
 
 // ResolveImplicit applies the answer to ImplicitPrompt(f): key is the
 // chosen option ("1" to "4") and text the user's optional note (a further
-// instruction, or the waiver's rationale). decisionID (from NextDecisionID)
+// instruction, or the waiver's rationale). decisionID (from gap.NextDecisionID)
 // is needed only for a waiver; at stamps a conversion or a waiver. The
 // answer is checked with ValidateAnswer first.
 func ResolveImplicit(f Finding, key, text, decisionID string, at time.Time, ignore IgnoreSet) (ImplicitOutcome, error) {

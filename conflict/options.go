@@ -77,7 +77,7 @@ func Synthesize(issue Issue, engineerPosition, rationale string) (s Synthesis, o
 	switch {
 	case strings.Contains(argument, "complexity"):
 		return Synthesis{
-			Proposal:      "Implement " + suggestionClause(issue.reviewerText()) + " as optional/configurable, with simpler default",
+			Proposal:      "Implement " + suggestionClause(reviewerText(issue)) + " as optional/configurable, with simpler default",
 			TradeOff:      "Partial complexity for flexibility",
 			AddressesBoth: true,
 		}, true
@@ -132,7 +132,7 @@ func GenerateOptions(c Conflict) []ConflictOption {
 	implicit := c.Type == ImplicitConverted
 	a := ConflictOption{
 		Key: OptionReviewer, Name: "Reviewer Position", Position: "Reviewer",
-		Description: issue.reviewerText(),
+		Description: reviewerText(issue),
 		TradeOff:    "May add complexity or constraints per Engineer concern",
 	}
 	b := ConflictOption{

@@ -30,7 +30,7 @@ func Prioritize(conflicts []Conflict) []Conflict {
 func compareIssues(a, b Issue) int {
 	return cmp.Or(
 		cmp.Compare(rank(b.Severity), rank(a.Severity)),
-		cmp.Compare(a.round(), b.round()),
+		cmp.Compare(issueRound(a), issueRound(b)),
 		cmp.Compare(a.Number(), b.Number()),
 		cmp.Compare(a.ID, b.ID),
 	)

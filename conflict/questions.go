@@ -1,54 +1,19 @@
 package conflict
 
 import (
-	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/refine-spec/refine/question"
 )
 
 // ErrInvalidAnswer is returned (wrapped) for an answer that picks an option
 // not offered, omits a required choice or text, or carries text where none
-// is allowed. Match it with errors.Is.
-var ErrInvalidAnswer = errors.New("invalid answer")
+// is allowed. It is question.ErrInvalidAnswer; match it with errors.Is.
+var ErrInvalidAnswer = question.ErrInvalidAnswer
 
-// Option is one answer a Prompt offers.
-type Option struct {
-	Key   string `json:"key"`
-	Label string `json:"label"`
-	// Effect says what choosing the option does (the Effect* constants),
-	// so the engine can act without parsing labels.
-	Effect      string `json:"effect"`
-	Recommended bool   `json:"recommended"`
-}
-
-// Prompt is a question to the user, neutral to how the host asks it; the
-// engine converts it to its Question type.
-type Prompt struct {
-	// ID is stable for the same question in the same round, so a deferred
-	// question can be answered after a restart.
-	ID    string `json:"id"`
-	Kind  string `json:"kind"` // Kind* constants
-	Title string `json:"title"`
-	// Body is the markdown shown above the options, as the spec words it.
-	Body    string   `json:"body"`
-	Options []Option `json:"options"`
-	// AllowText: the answer may carry free text.
-	AllowText bool `json:"allow_text"`
-	// Default is the Key an automated run answers with; each prompt
-	// function says why.
-	Default string `json:"default"`
-}
-
-// Prompt kinds.
-const (
-	KindConflict       = "conflict"
-	KindImplicit       = "implicit_disagreement"
-	KindRateWarning    = "disagree_rate_warning"
-	KindRateSystematic = "disagree_systematic_alert"
-	KindRateBlock      = "disagree_limit_block"
-)
-
-// Option effects.
+// Option effects: the Effect of each option of this package's questions,
+// so the engine acts on an answer without parsing labels.
 const (
 	// Conflict options.
 	EffectReviewer      = "reviewer"
@@ -79,12 +44,14 @@ func requiresText(effect string) bool {
 	return effect == EffectUserSpecified || effect == EffectAcceptWithJustification
 }
 
-// ValidateAnswer checks an answer to p: key must be one of the offered keys
-// (exactly, case included), text (ignoring surrounding blanks) must be empty
-// unless p.AllowText, and the options that need text (D's alternative, a
+// ValidateAnswer checks an answer to p, one of this package's questions,
+// more strictly than question.Question.Check, because Decide and
+// ResolveImplicit act on the key as given: key must be one of the offered
+// keys (exactly, case included), text (ignoring surrounding blanks) must be
+// empty unless p.AllowText, and the options that need text (D's alternative, a
 // justification) must have it. Errors wrap ErrInvalidAnswer and name the
 // offered keys.
-func ValidateAnswer(p Prompt, key, text string) error {
+func ValidateAnswer(p question.Question, key, text string) error {
 	o, ok := optionByKey(p, key)
 	if !ok {
 		if key == "" {
@@ -109,42 +76,21 @@ func textNeeded(effect string) string {
 	return "give the justification"
 }
 
-func optionByKey(p Prompt, key string) (Option, bool) {
+func optionByKey(p question.Question, key string) (question.Option, bool) {
 	for _, o := range p.Options {
 		if o.Key == key {
 			return o, true
 		}
 	}
-	return Option{}, false
+	return question.Option{}, false
 }
 
 // offered lists the option keys: "A, B, C".
-func offered(p Prompt) string {
-	keys := make([]string, len(p.Options))
-	for i, o := range p.Options {
-		keys[i] = o.Key
-	}
-	if len(keys) == 0 {
+func offered(p question.Question) string {
+	if len(p.Options) == 0 {
 		return "(no options)"
 	}
-	return strings.Join(keys, ", ")
-}
-
-// Text renders the prompt as plain text, as the spec shows its questions:
-// the body, then "Options:" and one "{key}. {label}" line per option, for
-// terminals and logs.
-func (p Prompt) Text() string {
-	var b strings.Builder
-	b.WriteString(strings.TrimRight(p.Body, "\n"))
-	b.WriteString("\n\nOptions:\n")
-	for _, o := range p.Options {
-		fmt.Fprintf(&b, "%s. %s", o.Key, o.Label)
-		if o.Recommended {
-			b.WriteString(" [RECOMMENDED]")
-		}
-		b.WriteByte('\n')
-	}
-	return b.String()
+	return strings.Join(p.Keys(), ", ")
 }
 
 // ConflictPrompt asks the user to resolve a conflict. The body is Present(c);
@@ -154,11 +100,12 @@ func (p Prompt) Text() string {
 // Automated default: the recommended option, else A (the Reviewer's
 // position). An unattended run must not drop a HIGH/CRITICAL concern on the
 // Engineer's word, and A is what §4 recommends for CRITICAL.
-func ConflictPrompt(c Conflict) Prompt {
+func ConflictPrompt(c Conflict) question.Question {
 	c = c.withOptions()
-	p := Prompt{
+	p := question.Question{
 		ID:        fmt.Sprintf("conflict-r%d-%s", c.Round, c.IssueID),
-		Kind:      KindConflict,
+		Kind:      question.KindConflict,
+		Round:     c.Round,
 		Title:     fmt.Sprintf("Conflict: %s (%s)", c.IssueID, rank(c.Issue.Severity)),
 		Body:      Present(c),
 		AllowText: true,
@@ -168,13 +115,14 @@ func ConflictPrompt(c Conflict) Prompt {
 		p.Default = OptionReviewer
 	}
 	for _, o := range c.Options {
-		p.Options = append(p.Options, Option{
+		p.Options = append(p.Options, question.Option{
 			Key:         o.Key,
 			Label:       o.Name + " - " + firstSentence(o.Description),
 			Effect:      conflictEffect(o.Key),
 			Recommended: o.Recommended,
 		})
 	}
+	p.TextRequired = textRequired(p.Options)
 	return p
 }
 
@@ -200,7 +148,7 @@ func conflictEffect(key string) string {
 // the only action that neither decides the issue nor hides the flag: the
 // Engineer gets one more explicit chance and a later round can still
 // escalate.
-func ImplicitPrompt(f Finding) Prompt {
+func ImplicitPrompt(f Finding) question.Question {
 	is := f.Issue
 	var b strings.Builder
 	b.WriteString("POTENTIAL IMPLICIT DISAGREEMENT DETECTED\n\n")
@@ -210,12 +158,13 @@ func ImplicitPrompt(f Finding) Prompt {
 	for _, e := range f.Evidence {
 		fmt.Fprintf(&b, "- %s\n", e)
 	}
-	return Prompt{
+	return question.Question{
 		ID:    fmt.Sprintf("implicit-r%d-%s", f.Round, f.IssueID),
-		Kind:  KindImplicit,
+		Kind:  question.KindImplicit,
+		Round: f.Round,
 		Title: fmt.Sprintf("Potential implicit disagreement: %s (%s, %s confidence)", is.ID, rank(is.Severity), f.Confidence),
 		Body:  b.String(),
-		Options: []Option{
+		Options: []question.Option{
 			{Key: "1", Label: "Request Engineer explicitly address this issue", Effect: EffectRequestAddress},
 			{Key: "2", Label: "Convert to explicit DISAGREE for conflict resolution", Effect: EffectConvert},
 			{Key: "3", Label: "Let user decide if issue should be waived", Effect: EffectWaive},
@@ -243,12 +192,12 @@ func ImplicitPrompt(f Finding) Prompt {
 // required), review the Reviewer's feedback. Automated default: 1, request
 // revision: the limit exists to stop the round, and only a user can supply
 // the justification.
-func RatePrompt(a RateAlert) Prompt {
+func RatePrompt(a RateAlert) question.Question {
 	var b strings.Builder
-	p := Prompt{AllowText: true, Default: "1"}
+	p := question.Question{Kind: question.KindDisagreeRate, Round: a.Round, AllowText: true, Default: "1"}
 	switch a.Kind {
 	case RateWarn:
-		p.ID, p.Kind, p.Title = fmt.Sprintf("rate-warning-r%d", a.Round), KindRateWarning, "DISAGREE rate warning"
+		p.ID, p.Title = fmt.Sprintf("rate-warning-r%d", a.Round), "DISAGREE rate warning"
 		b.WriteString("DISAGREE RATE WARNING\n\n")
 		fmt.Fprintf(&b, "Engineer disagreed with %d of %d HIGH/CRITICAL issues this round (%s).\n\n", a.Disagreed, a.Total, percent(a.Rate))
 		if len(a.Issues) > 0 {
@@ -262,14 +211,14 @@ func RatePrompt(a RateAlert) Prompt {
 		b.WriteString("1. Reviewer feedback is overly prescriptive\n")
 		b.WriteString("2. Engineer is avoiding work\n")
 		b.WriteString("3. Fundamental misalignment on approach\n")
-		p.Options = []Option{
+		p.Options = []question.Option{
 			{Key: "1", Label: "Accept disagreements - Proceed to conflict resolution for each", Effect: EffectAcceptDisagreements},
 			{Key: "2", Label: "Request Engineer revision - Ask Engineer to reduce disagreements", Effect: EffectRequestRevision},
 			{Key: "3", Label: "Review Reviewer feedback - Check if issues were reasonable", Effect: EffectReviewReviewer},
 			{Key: "4", Label: "Mediate scope - Clarify session goals before continuing", Effect: EffectMediateScope},
 		}
 	case RateSystematic:
-		p.ID, p.Kind, p.Title = fmt.Sprintf("rate-systematic-r%d", a.Round), KindRateSystematic, "Systematic DISAGREE pattern"
+		p.ID, p.Title = fmt.Sprintf("rate-systematic-r%d", a.Round), "Systematic DISAGREE pattern"
 		b.WriteString("SYSTEMATIC DISAGREE ALERT\n\n")
 		b.WriteString(a.Message + "\n\n")
 		for _, r := range a.Window {
@@ -279,30 +228,48 @@ func RatePrompt(a RateAlert) Prompt {
 			b.WriteString("\n")
 		}
 		b.WriteString(a.Recommendation + "\n")
-		p.Options = []Option{
+		p.Options = []question.Option{
 			{Key: "1", Label: "Continue - Acknowledge the pattern and proceed to conflict resolution", Effect: EffectContinue},
 			{Key: "2", Label: "Adjust Reviewer guidance - Your text is added to the next Reviewer prompts", Effect: EffectAdjustReviewer},
 			{Key: "3", Label: "Adjust Engineer guidance - Your text is added to the next Engineer prompts", Effect: EffectAdjustEngineer},
 			{Key: "4", Label: "Mediate scope - Clarify session goals before continuing", Effect: EffectMediateScope},
 		}
 	default: // RateBlock
-		p.ID, p.Kind, p.Title = fmt.Sprintf("rate-block-r%d", a.Round), KindRateBlock, "DISAGREE limit exceeded"
+		p.ID, p.Title = fmt.Sprintf("rate-block-r%d", a.Round), "DISAGREE limit exceeded"
 		b.WriteString("DISAGREE LIMIT EXCEEDED\n\n")
 		b.WriteString(a.Message + "\n\n")
 		b.WriteString(a.Recommendation + "\n")
-		p.Options = []Option{
+		p.Options = []question.Option{
 			{Key: "1", Label: "Request Engineer revision - Ask Engineer to reduce disagreements or provide session-level justification", Effect: EffectRequestRevision},
 			{Key: "2", Label: "Accept with justification - Your text is recorded as the session-level justification; proceed to conflict resolution", Effect: EffectAcceptWithJustification},
 			{Key: "3", Label: "Review Reviewer feedback - Check if issues were reasonable", Effect: EffectReviewReviewer},
 		}
 	}
 	p.Body = b.String()
+	p.TextRequired = textRequired(p.Options)
 	return p
 }
 
-// BlockInstruction is the retry instruction for the Engineer after a
-// BLOCK_ROUND alert answered with "request revision".
+// textRequired lists the keys of the options that need the user's text.
+func textRequired(opts []question.Option) []string {
+	var keys []string
+	for _, o := range opts {
+		if requiresText(o.Effect) {
+			keys = append(keys, o.Key)
+		}
+	}
+	return keys
+}
+
+// BlockInstruction is the instruction for the Engineer after a BLOCK_ROUND
+// alert or a rate warning answered with "request revision".
 func BlockInstruction(a RateAlert) string {
+	if a.Kind == RateWarn {
+		// A warning carries the rate, not a block count or limit.
+		return fmt.Sprintf("Your previous output disagreed with %d of %d HIGH/CRITICAL Reviewer issues (%s). "+
+			"Keep DISAGREE for the issues where you have the strongest evidence and address the others as the Reviewer asked.",
+			a.Disagreed, a.Total, percent(a.Rate))
+	}
 	return fmt.Sprintf("Your previous output contained %d DISAGREE blocks (limit: %d per round). "+
 		"Keep DISAGREE for the issues where you have the strongest evidence and address the others, "+
 		"or add a session-level justification explaining why so many Reviewer issues should not be addressed as requested.",

@@ -2,18 +2,20 @@ package conflict
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/question"
 )
 
 func TestValidateAnswer(t *testing.T) {
 	conflict := ConflictPrompt(sampleConflict(t, gap.Critical)) // A, B, C, D
-	noText := Prompt{ID: "q1", Options: []Option{{Key: "yes", Label: "Yes"}, {Key: "no", Label: "No"}}}
+	noText := question.Question{ID: "q1", Options: []question.Option{{Key: "yes", Label: "Yes"}, {Key: "no", Label: "No"}}}
 	tests := []struct {
 		name string
-		p    Prompt
+		p    question.Question
 		key  string
 		text string
 		want string // "" for valid
@@ -26,7 +28,7 @@ func TestValidateAnswer(t *testing.T) {
 		{"D with the alternative", conflict, "D", "Header check.", ""},
 		{"free text not allowed", noText, "yes", "because", "question q1 takes no free text: answer with one of yes, no alone"},
 		{"blank text is no text", noText, "no", " \n", ""},
-		{"no options at all", Prompt{ID: "q2"}, "x", "", "want one of (no options)"},
+		{"no options at all", question.Question{ID: "q2"}, "x", "", "want one of (no options)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -49,7 +51,7 @@ func TestValidateAnswer(t *testing.T) {
 
 func TestPromptDefaultsAreOffered(t *testing.T) {
 	f := DetectImplicit(ImplicitInput{Round: 4, EngineerOutput: revised, Issues: []Issue{retryIssue(gap.High)}})[0]
-	prompts := []Prompt{
+	prompts := []question.Question{
 		ConflictPrompt(sampleConflict(t, gap.Critical)),
 		ConflictPrompt(sampleConflict(t, gap.High)),
 		ConflictPrompt(ConvertImplicit(f, mustTime(t, "2026-01-12T10:00:00Z"))),
@@ -63,7 +65,7 @@ func TestPromptDefaultsAreOffered(t *testing.T) {
 		if err := ValidateAnswer(p, p.Default, ""); err != nil {
 			t.Errorf("%s: default %q: %v", p.ID, p.Default, err)
 		}
-		if p.ID == "" || p.Kind == "" || p.Title == "" || p.Body == "" || seen[p.ID] && p.Kind != KindConflict {
+		if p.ID == "" || p.Kind == "" || p.Title == "" || p.Body == "" || seen[p.ID] && p.Kind != question.KindConflict {
 			t.Errorf("prompt %+v incomplete or ID repeated", p)
 		}
 		seen[p.ID] = true
@@ -79,8 +81,11 @@ func TestPromptDefaultsAreOffered(t *testing.T) {
 	if got := ConflictPrompt(sampleConflict(t, gap.Critical)).Options[0]; !got.Recommended || got.Effect != EffectReviewer {
 		t.Errorf("CRITICAL option A = %+v", got)
 	}
+	if want := []string{"D"}; !slices.Equal(prompts[0].TextRequired, want) {
+		t.Errorf("conflict TextRequired = %v, want %v (D's alternative)", prompts[0].TextRequired, want)
+	}
 	text := prompts[0].Text()
-	if !strings.Contains(text, "### Conflict: ISSUE-R2-001") || !strings.Contains(text, "Options:\nA. Reviewer Position - Use schema-based validation [RECOMMENDED]\n") {
+	if !strings.Contains(text, "### Conflict: ISSUE-R2-001") || !strings.Contains(text, "Options:\nA. Reviewer Position - Use schema-based validation (RECOMMENDED)\n") {
 		t.Errorf("conflict prompt text:\n%s", text)
 	}
 }

@@ -153,7 +153,7 @@ func CheckRate(h RateHistory, in RateInput, l Limits) (RateHistory, []RateAlert)
 	}
 	// Listed in issue order, as Example 3 lists them.
 	slices.SortStableFunc(disagreed, func(a, b Issue) int {
-		return cmp.Or(cmp.Compare(a.round(), b.round()), cmp.Compare(a.Number(), b.Number()), cmp.Compare(a.ID, b.ID))
+		return cmp.Or(cmp.Compare(issueRound(a), issueRound(b)), cmp.Compare(a.Number(), b.Number()), cmp.Compare(a.ID, b.ID))
 	})
 	rec := RateRecord{Round: in.Round, Disagreed: len(disagreed), Total: len(hc), Submitted: in.Submitted}
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/question"
 )
 
 // hcIssues returns n HIGH issues of round r.
@@ -140,19 +141,19 @@ func TestRatePrompts(t *testing.T) {
 		t.Fatalf("alerts (-want +got):\n%s", diff)
 	}
 	tests := []struct {
-		kind    string
+		kind    string // the question ID's prefix
 		keys    []string
 		def     string
 		body    []string
 		textReq string // key that requires text
 	}{
-		{KindRateBlock, []string{"1", "2", "3"}, "1", []string{"DISAGREE LIMIT EXCEEDED", "Engineer submitted 6 DISAGREEs (limit: 5 per round).", "Engineer must reduce disagreements or provide session-level justification."}, "2"},
-		{KindRateWarning, []string{"1", "2", "3", "4"}, "1", []string{"DISAGREE RATE WARNING", "Engineer disagreed with 6 of 6 HIGH/CRITICAL issues this round (100%).", "3. Fundamental misalignment on approach"}, ""},
-		{KindRateSystematic, []string{"1", "2", "3", "4"}, "1", []string{"Systematic DISAGREE pattern: 12/12 (100%) across last 3 rounds.", "- Round 1: 3 of 3", "Consider: (1) Reviewer feedback style too rigid"}, ""},
+		{"rate-block-", []string{"1", "2", "3"}, "1", []string{"DISAGREE LIMIT EXCEEDED", "Engineer submitted 6 DISAGREEs (limit: 5 per round).", "Engineer must reduce disagreements or provide session-level justification."}, "2"},
+		{"rate-warning-", []string{"1", "2", "3", "4"}, "1", []string{"DISAGREE RATE WARNING", "Engineer disagreed with 6 of 6 HIGH/CRITICAL issues this round (100%).", "3. Fundamental misalignment on approach"}, ""},
+		{"rate-systematic-", []string{"1", "2", "3", "4"}, "1", []string{"Systematic DISAGREE pattern: 12/12 (100%) across last 3 rounds.", "- Round 1: 3 of 3", "Consider: (1) Reviewer feedback style too rigid"}, ""},
 	}
 	for i, tt := range tests {
 		p := RatePrompt(alerts[i])
-		if p.Kind != tt.kind || p.Default != tt.def {
+		if !strings.HasPrefix(p.ID, tt.kind) || p.Kind != question.KindDisagreeRate || p.Default != tt.def {
 			t.Errorf("%s: kind/default = %s/%s", tt.kind, p.Kind, p.Default)
 		}
 		if diff := cmp.Diff(tt.keys, promptKeys(p)); diff != "" {

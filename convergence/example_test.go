@@ -50,7 +50,10 @@ func Example() {
 	decision := convergence.Decide(convergence.Input{Round: 1, MaxRounds: 10, Ledger: ledger})
 	fmt.Println(decision.Outcome, "offer:", decision.OfferEarlyTermination)
 	prompt := convergence.EarlyTerminationPrompt(convergence.EarlyTerminationInput{Round: 1, MaxRounds: 10, Ledger: ledger})
-	fmt.Print(prompt.Text())
+	fmt.Printf("%s\n\n%s\n", prompt.Title, prompt.Body)
+	for _, o := range prompt.Options {
+		fmt.Printf("%s: %s - %s\n", o.Key, o.Label, o.Effect)
+	}
 
 	// An automated run answers with the prompt's default.
 	final := convergence.Decide(convergence.Input{Round: 1, MaxRounds: 10, Ledger: ledger, Choice: convergence.Choice(prompt.Default)})
@@ -66,11 +69,10 @@ func Example() {
 	//
 	// No CRITICAL or HIGH gap is open, no gap is blocked, and no HIGH or CRITICAL conflict is unresolved: the spec is good enough to finish.
 	//
-	// Options:
-	// 1. Continue - Keep refining (1 Medium, 1 Low gaps remain)
-	// 2. Accept as complete - Finish as USER_APPROVED (GOOD_ENOUGH when the automated policy accepts) and document the open gaps as known limitations
-	// 3. Pause - Save state for later
-	// 4. Abandon - End the session as ABANDONED without accepting the spec
+	// continue: Continue - Keep refining (1 Medium, 1 Low gaps remain)
+	// accept: Accept as complete - Finish as USER_APPROVED (GOOD_ENOUGH when the automated policy accepts) and document the open gaps as known limitations
+	// pause: Pause - Save state for later
+	// abandon: Abandon - End the session as ABANDONED without accepting the spec
 	// GOOD_ENOUGH
 }
 

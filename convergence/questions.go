@@ -7,40 +7,7 @@ import (
 	"strings"
 
 	"github.com/refine-spec/refine/gap"
-)
-
-// Option is one answer a Prompt offers.
-type Option struct {
-	Key    string
-	Label  string
-	Effect string
-	// Recommended marks the option the library would pick; it is also the
-	// prompt's Default.
-	Recommended bool
-}
-
-// Prompt is a question's wording, neutral to how the host asks it; the root
-// package converts it to its Question type.
-type Prompt struct {
-	// Kind tells the questions apart (KindDivergence, …).
-	Kind  string
-	Title string
-	// Body is markdown context shown above the options, worded like the
-	// spec's AskUserQuestion blocks.
-	Body    string
-	Options []Option
-	// AllowText: the answer may carry free text (gap IDs, constraints).
-	AllowText bool
-	// Default is the Key an automated run answers with; see each prompt
-	// function for why.
-	Default string
-}
-
-// Prompt kinds.
-const (
-	KindDivergence       = "divergence"
-	KindEarlyTermination = "early_termination"
-	KindHighConflictAck  = "high_conflict_acknowledgment"
+	"github.com/refine-spec/refine/question"
 )
 
 // Option keys. Where a key is also a termination Choice it has the same
@@ -51,6 +18,8 @@ const (
 	KeyPauseForInput    = "pause_for_input"
 	KeyForceComplete    = string(ChoiceForceComplete)
 	KeyRollBack         = "rollback"
+	// KeyStop ends the session as STALL_EXIT (the divergence question).
+	KeyStop = string(ChoiceStop)
 
 	KeyContinue = string(ChoiceContinue)
 	KeyAccept   = string(ChoiceAccept)
@@ -59,27 +28,6 @@ const (
 
 	KeyAcknowledge = "acknowledge"
 )
-
-// Text renders the prompt as the spec's plain AskUserQuestion block: title,
-// body, then numbered "Label - Effect" options, for terminals and logs.
-func (p Prompt) Text() string {
-	var b strings.Builder
-	if p.Title != "" {
-		b.WriteString(p.Title + "\n\n")
-	}
-	if p.Body != "" {
-		b.WriteString(strings.TrimRight(p.Body, "\n") + "\n\n")
-	}
-	b.WriteString("Options:\n")
-	for i, o := range p.Options {
-		fmt.Fprintf(&b, "%d. %s - %s", i+1, o.Label, o.Effect)
-		if o.Recommended {
-			b.WriteString(" (recommended)")
-		}
-		b.WriteByte('\n')
-	}
-	return b.String()
-}
 
 // DivergenceInput is what the divergence question describes.
 type DivergenceInput struct {
@@ -93,8 +41,10 @@ type DivergenceInput struct {
 }
 
 // DivergencePrompt words the DIVERGENCE_WARNING question (GAP-FLOW-002, with
-// refine's fifth option, roll back). Options: Narrow scope, Accept complexity, Pause
-// for input, Force complete, and Roll back when available.
+// refine's two further options). Options: Narrow scope, Accept complexity,
+// Pause for input, Force complete, Roll back when available, and Stop (end
+// as STALL_EXIT). Option effects are sentences for the user; the caller
+// dispatches on the keys and sets the question's ID.
 //
 // Automated default: Narrow scope when NarrowScopeDefault finds gaps to
 // defer, else Accept complexity. It is the cautious choice because it is
@@ -104,7 +54,7 @@ type DivergenceInput struct {
 // approval no user gave, Pause would halt a run nobody is watching, and Roll
 // back tends to replay the same round. With nothing to narrow, Accept
 // complexity keeps going and MaxRounds still bounds the cost.
-func DivergencePrompt(in DivergenceInput) Prompt {
+func DivergencePrompt(in DivergenceInput) question.Question {
 	s := in.Settings
 	if s == (Settings{}) {
 		s = DefaultSettings()
@@ -144,7 +94,7 @@ func DivergencePrompt(in DivergenceInput) Prompt {
 		narrowEffect = fmt.Sprintf("Remove non-blocking gaps: defer %d MEDIUM/LOW %s (%s) as known limitations, or answer with the IDs of the gaps to defer instead",
 			len(narrow), plural(len(narrow), "gap", "gaps"), listIDs(narrow, 5))
 	}
-	options := []Option{
+	options := []question.Option{
 		{Key: KeyNarrowScope, Label: "Narrow scope", Effect: narrowEffect},
 		{Key: KeyAcceptComplexity, Label: "Accept complexity", Effect: fmt.Sprintf(
 			"Continue with expanded scope; the stall count restarts and no divergence warning is raised for the next %d %s", s.StallRounds, plural(s.StallRounds, "round", "rounds"))},
@@ -153,8 +103,12 @@ func DivergencePrompt(in DivergenceInput) Prompt {
 			"Accept current state with known gaps: end as USER_APPROVED with %d open %s documented as known limitations", counts.Total, plural(counts.Total, "gap", "gaps"))},
 	}
 	if in.RollbackAvailable {
-		options = append(options, Option{Key: KeyRollBack, Label: "Roll back", Effect: "Discard the latest round(s) and retry from an earlier state (GAP-FLOW-007)"})
+		options = append(options, question.Option{Key: KeyRollBack, Label: "Roll back", Effect: "Discard the latest round(s) and retry from an earlier state (GAP-FLOW-007)"})
 	}
+	// The user (or a host's policy) may also stop on divergence: the
+	// session ends as STALL_EXIT.
+	options = append(options, question.Option{Key: KeyStop, Label: "Stop - End the session here without approving it",
+		Effect: "Session ends as STALL_EXIT; open gaps are listed as known limitations"})
 	def := KeyAcceptComplexity
 	if len(narrow) > 0 {
 		def = KeyNarrowScope
@@ -166,8 +120,9 @@ func DivergencePrompt(in DivergenceInput) Prompt {
 	if n := len(in.Rows); n > 0 {
 		round = in.Rows[n-1].Round
 	}
-	return Prompt{
-		Kind:      KindDivergence,
+	return question.Question{
+		Kind:      question.KindDivergence,
+		Round:     round,
 		Title:     fmt.Sprintf("Divergence warning after round %d", round),
 		Body:      body.String(),
 		Options:   options,
@@ -201,7 +156,7 @@ type EarlyTerminationInput struct {
 // docs/workflow.md#outcomes): only MEDIUM/LOW, non-blocking gaps remain, and further rounds mostly
 // polish. Nothing is marked Recommended, because for a person the spec's
 // warning applies: accepting early under time pressure is the risk.
-func EarlyTerminationPrompt(in EarlyTerminationInput) Prompt {
+func EarlyTerminationPrompt(in EarlyTerminationInput) question.Question {
 	counts := CountOpen(in.Ledger)
 	var body strings.Builder
 	if in.MaxRounds > 0 {
@@ -212,11 +167,12 @@ func EarlyTerminationPrompt(in EarlyTerminationInput) Prompt {
 	fmt.Fprintf(&body, "Open Gaps: %d (%d Critical, %d High, %d Medium, %d Low)\n", counts.Total, counts.Critical, counts.High, counts.Medium, counts.Low)
 	body.WriteString("\nNo CRITICAL or HIGH gap is open, no gap is blocked, and no HIGH or CRITICAL conflict is unresolved: the spec is good enough to finish.\n")
 
-	return Prompt{
-		Kind:  KindEarlyTermination,
+	return question.Question{
+		Kind:  question.KindEarlyTermination,
+		Round: in.Round,
 		Title: "Accept the spec as good enough?",
 		Body:  body.String(),
-		Options: []Option{
+		Options: []question.Option{
 			{Key: KeyContinue, Label: "Continue", Effect: "Keep refining (" + remaining(counts) + ")"},
 			{Key: KeyAccept, Label: "Accept as complete", Effect: "Finish as USER_APPROVED (GOOD_ENOUGH when the automated policy accepts) and document the open gaps as known limitations"},
 			{Key: KeyPause, Label: "Pause", Effect: "Save state for later"},
@@ -245,16 +201,17 @@ func remaining(c OpenCounts) string {
 
 // HighConflictPrompt words the explicit acknowledgment USER_APPROVED needs
 // while n HIGH conflicts are unresolved (GAP-FLOW-006 §8: "Warning +
-// acknowledgment required"). Automated default: Continue, because an
+// acknowledgment required"), a question of kind conflict; the caller sets
+// its ID and round. Automated default: Continue, because an
 // acknowledgment is by definition a person's; a policy must not give it.
-func HighConflictPrompt(n int) Prompt {
-	return Prompt{
-		Kind:  KindHighConflictAck,
+func HighConflictPrompt(n int) question.Question {
+	return question.Question{
+		Kind:  question.KindConflict,
 		Title: "Accept with unresolved HIGH conflicts?",
 		Body: fmt.Sprintf("Warning: %d HIGH-severity %s between the Engineer and the Reviewer %s unresolved.\n"+
 			"Accepting now records %s as known limitations of the final spec.\n",
 			n, plural(n, "conflict", "conflicts"), plural(n, "is", "are"), plural(n, "it", "them")),
-		Options: []Option{
+		Options: []question.Option{
 			{Key: KeyAcknowledge, Label: "Acknowledge and accept", Effect: "End as USER_APPROVED with the conflicts listed as known limitations"},
 			{Key: KeyContinue, Label: "Continue", Effect: "Keep refining and resolve the conflicts first"},
 		},

@@ -2,11 +2,13 @@ package convergence
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/question"
 )
 
 // flow002Rows are the rows of GAP-FLOW-002's example table.
@@ -18,7 +20,22 @@ func flow002Rows() []Row {
 	}
 }
 
-func keys(p Prompt) []string {
+// text renders a question as a terminal shows convergence's questions:
+// title, body, then numbered "Label - Effect" options.
+func text(p question.Question) string {
+	var b strings.Builder
+	b.WriteString(p.Title + "\n\n" + strings.TrimRight(p.Body, "\n") + "\n\nOptions:\n")
+	for i, o := range p.Options {
+		fmt.Fprintf(&b, "%d. %s - %s", i+1, o.Label, o.Effect)
+		if o.Recommended {
+			b.WriteString(" (recommended)")
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func keys(p question.Question) []string {
 	var out []string
 	for _, o := range p.Options {
 		out = append(out, o.Key)
@@ -43,11 +60,12 @@ Options:
 3. Pause for input - Provide additional constraints or context as text; it is added to the next prompts as an adjustment
 4. Force complete - Accept current state with known gaps: end as USER_APPROVED with 4 open gaps documented as known limitations
 5. Roll back - Discard the latest round(s) and retry from an earlier state (GAP-FLOW-007)
+6. Stop - End the session here without approving it - Session ends as STALL_EXIT; open gaps are listed as known limitations
 `
-	if diff := cmp.Diff(want, p.Text()); diff != "" {
+	if diff := cmp.Diff(want, text(p)); diff != "" {
 		t.Errorf("Text (-want +got):\n%s", diff)
 	}
-	if p.Kind != KindDivergence || !p.AllowText || p.Default != KeyNarrowScope {
+	if p.Kind != question.KindDivergence || !p.AllowText || p.Default != KeyNarrowScope {
 		t.Errorf("Kind %q AllowText %v Default %q", p.Kind, p.AllowText, p.Default)
 	}
 }
@@ -62,11 +80,11 @@ func TestDivergencePromptOptions(t *testing.T) {
 		wantDefault string
 	}{
 		{"rollback offered", DivergenceInput{Rows: flow002Rows(), Ledger: polish, RollbackAvailable: true},
-			[]string{KeyNarrowScope, KeyAcceptComplexity, KeyPauseForInput, KeyForceComplete, KeyRollBack}, KeyNarrowScope},
+			[]string{KeyNarrowScope, KeyAcceptComplexity, KeyPauseForInput, KeyForceComplete, KeyRollBack, KeyStop}, KeyNarrowScope},
 		{"no rollback available", DivergenceInput{Rows: flow002Rows(), Ledger: polish},
-			[]string{KeyNarrowScope, KeyAcceptComplexity, KeyPauseForInput, KeyForceComplete}, KeyNarrowScope},
+			[]string{KeyNarrowScope, KeyAcceptComplexity, KeyPauseForInput, KeyForceComplete, KeyStop}, KeyNarrowScope},
 		{"nothing to narrow: accept complexity", DivergenceInput{Rows: flow002Rows(), Ledger: onlyHigh},
-			[]string{KeyNarrowScope, KeyAcceptComplexity, KeyPauseForInput, KeyForceComplete}, KeyAcceptComplexity},
+			[]string{KeyNarrowScope, KeyAcceptComplexity, KeyPauseForInput, KeyForceComplete, KeyStop}, KeyAcceptComplexity},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -129,10 +147,10 @@ Options:
 3. Pause - Save state for later
 4. Abandon - End the session as ABANDONED without accepting the spec
 `
-	if diff := cmp.Diff(want, p.Text()); diff != "" {
+	if diff := cmp.Diff(want, text(p)); diff != "" {
 		t.Errorf("Text (-want +got):\n%s", diff)
 	}
-	if p.Default != KeyAccept || p.AllowText || p.Kind != KindEarlyTermination {
+	if p.Default != KeyAccept || p.AllowText || p.Kind != question.KindEarlyTermination {
 		t.Errorf("Default %q AllowText %v Kind %q", p.Default, p.AllowText, p.Kind)
 	}
 	for _, o := range p.Options {

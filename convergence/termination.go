@@ -10,10 +10,12 @@ import (
 )
 
 // Outcome is where a session stands after a termination check
-// (docs/workflow.md#outcomes).
+// (docs/workflow.md#outcomes), and how a session ended or why it stopped
+// for now (the root package's OutcomeStatus is this type).
 type Outcome string
 
-// Terminal outcomes end the session; PAUSED, FAILED and CONTINUE do not.
+// Terminal outcomes end the session; PAUSED, FAILED, CONTINUE and RUNNING
+// do not.
 const (
 	// Complete: zero open gaps, last review APPROVE, no unresolved
 	// HIGH/CRITICAL conflict.
@@ -36,6 +38,9 @@ const (
 	Failed Outcome = "FAILED"
 	// Continue: run another round (or ask what Decision says to ask first).
 	Continue Outcome = "CONTINUE"
+	// Running: a session being driven, as a host reports it; Decide never
+	// returns it.
+	Running Outcome = "RUNNING"
 )
 
 // Terminal reports whether o ends the session.
@@ -47,7 +52,8 @@ func (o Outcome) Terminal() bool {
 	return false
 }
 
-// Valid reports whether o is one of the nine outcomes.
+// Valid reports whether o is one of the nine outcomes a termination check
+// can reach (RUNNING is not one).
 func (o Outcome) Valid() bool { return o.Terminal() || o == Paused || o == Failed || o == Continue }
 
 // Choice is a standing answer from the user, or from the automated policy,

@@ -243,6 +243,23 @@ func (id DecisionID) String() string {
 	return fmt.Sprintf("DECISION-R%d-%03d", id.Round, id.Number)
 }
 
+// NextDecisionID returns the next free decision ID of round: one more than
+// the highest number that round's IDs among existing carry, whatever kind
+// of decision they name, so an ID kept by a decision re-applied after a
+// rollback is never issued twice. Entries that are not decision IDs are
+// ignored. A round below 1 (a decision before the first round) numbers
+// under round 1.
+func NextDecisionID(existing []string, round int) string {
+	round = max(round, 1)
+	n := 0
+	for _, s := range existing {
+		if id, err := ParseDecisionID(s); err == nil && id.Round == round {
+			n = max(n, id.Number)
+		}
+	}
+	return DecisionID{Round: round, Number: n + 1}.String()
+}
+
 // FindDecisionIDs returns the distinct decision IDs in text in order of first appearance.
 func FindDecisionIDs(text string) []string { return distinct(decisionIDPattern, text) }
 

@@ -160,3 +160,24 @@ func sign(n int) int {
 	}
 	return 0
 }
+
+func TestNextDecisionID(t *testing.T) {
+	existing := []string{"DECISION-R3-001", "DECISION-R3-004", "DECISION-R2-009", "not an ID", "DECISION-R1-002"}
+	tests := []struct {
+		round int
+		want  string
+	}{
+		{3, "DECISION-R3-005"}, // past the highest, not the count: R3-002 is free but was never issued after 004
+		{2, "DECISION-R2-010"},
+		{4, "DECISION-R4-001"},
+		{0, "DECISION-R1-003"}, // before round 1: numbered under round 1
+	}
+	for _, tt := range tests {
+		if got := NextDecisionID(existing, tt.round); got != tt.want {
+			t.Errorf("NextDecisionID(round %d) = %s, want %s", tt.round, got, tt.want)
+		}
+	}
+	if got := NextDecisionID(nil, 7); got != "DECISION-R7-001" {
+		t.Errorf("no decisions: %s", got)
+	}
+}

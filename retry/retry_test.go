@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestModificationTexts(t *testing.T) {
@@ -38,7 +40,7 @@ func TestModificationTexts(t *testing.T) {
 }
 
 func TestEscalationQuestion(t *testing.T) {
-	e := EscalationQuestion("engineer", 7, "NO_GAPS_ADDRESSED", 3)
+	e := EscalationQuestion("engineer", 7, "NO_GAPS_ADDRESSED", 3, false)
 	for _, w := range []string{
 		"Engineer could not produce valid output after 3 attempts.",
 		"Round: 7\nRole: Engineer\nFailure Type: NO_GAPS_ADDRESSED",
@@ -52,8 +54,48 @@ func TestEscalationQuestion(t *testing.T) {
 			t.Errorf("body lacks %q:\n%s", w, e.Body)
 		}
 	}
-	if len(e.Options) != 5 || e.Default != OptionSkip {
+	if len(e.Options) != 5 || e.Default != OptionSkip || !e.Options[0].Recommended {
 		t.Errorf("options %d default %q", len(e.Options), e.Default)
+	}
+	// The body is the one refine rendered before options were listed by
+	// question.Menu, byte for byte.
+	want := `Reviewer could not produce valid output after 2 attempts.
+
+=== Situation ===
+Round: 3
+Role: Reviewer
+Failure Type: WRONG_FORMAT
+Attempts: 2 (all failed validation)
+
+=== Options ===
+1. Skip Reviewer this round - Proceed without Reviewer output
+   Effect: Round 3 recorded as "Reviewer: SKIP"
+
+2. Reassign gaps - Choose different gaps for this round
+   Effect: Select from non-blocked gaps in status.md (answer text may list gap IDs)
+
+3. Provide context - Add information Reviewer may be missing
+   Effect: Text input added to prompt, one additional retry
+
+4. Narrow scope - Address only the simplest gap
+   Effect: Reassign to single lowest-complexity gap
+
+5. Pause session - Save state for later
+   Effect: Session saved, can resume with fresh context
+
+Choose an option (1-5): ___`
+	if diff := cmp.Diff(want, EscalationQuestion("reviewer", 3, "WRONG_FORMAT", 2, false).Body); diff != "" {
+		t.Errorf("body (-want +got):\n%s", diff)
+	}
+	// With a rollback possible, the sixth option is offered and listed.
+	rb := EscalationQuestion("engineer", 7, "NO_GAPS_ADDRESSED", 3, true)
+	if n := len(rb.Options); n != 6 || rb.Options[5].Key != OptionRollback {
+		t.Fatalf("with rollback: %d options", n)
+	}
+	for _, w := range []string{"6. Roll back this round - Archive it, restore the state before it, and retry\n   Effect: ", "Choose an option (1-6): ___"} {
+		if !strings.Contains(rb.Body, w) {
+			t.Errorf("body with rollback lacks %q:\n%s", w, rb.Body)
+		}
 	}
 }
 

@@ -110,18 +110,36 @@ type Disagreement struct {
 	Line        int
 }
 
-// Issue is one Reviewer issue.
+// Issue is one Reviewer issue: as parsed here, as the conflict package
+// reasons about it, and as a session's state stores it (the JSON names are
+// part of that format).
 type Issue struct {
-	ID       string
-	Severity gap.Severity // from the severity section the entry sits under
+	ID string `json:"id"` // ISSUE-R{N}-{NNN}
+	// Round is the Reviewer round that raised the issue. Parsing leaves it
+	// 0 (an output does not know its round); the engine sets it.
+	Round    int          `json:"round"`
+	Severity gap.Severity `json:"severity"` // from the severity section the entry sits under
 	// Gap is the first gap ID in the entry, else the first gap ID of the
 	// enclosing "## Review:" header, else "".
-	Gap        gap.ID
-	Summary    string
-	Location   string
-	Impact     string
-	Suggestion string
-	Line       int
+	Gap gap.ID `json:"gap,omitempty"`
+	// Summary is the issue's one-line statement; Location, Impact and
+	// Suggestion are the Reviewer's fields of the same names.
+	Summary    string `json:"summary"`
+	Location   string `json:"location,omitempty"`
+	Impact     string `json:"impact,omitempty"`
+	Suggestion string `json:"suggestion,omitempty"`
+	// Line is where the entry starts in the output; it is not stored.
+	Line int `json:"-"`
+}
+
+// Number returns the issue's three-digit number (3 for ISSUE-R5-003), or 0
+// when ID is not a well-formed issue ID.
+func (i Issue) Number() int {
+	id, err := gap.ParseIssueID(i.ID)
+	if err != nil {
+		return 0
+	}
+	return id.Number
 }
 
 // FileMissing is the FILE_MISSING result of GAP-FLOW-001 §2 for an output

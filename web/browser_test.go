@@ -64,7 +64,18 @@ func browser(t *testing.T) context.Context {
 
 func screenshot(t *testing.T, ctx context.Context, dir, name string) []byte {
 	t.Helper()
-	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	// The page may be reloading itself (it follows a running session):
+	// take the picture once a page is laid out.
+	var png []byte
+	var err error
+	for try := 0; try < 5; try++ {
+		if err = waitFor(ctx, `document.readyState === "complete" && document.body && document.body.clientWidth > 0`); err != nil {
+			continue
+		}
+		if png, err = chromedp.Run(ctx, chromedp.FullScreenshot(100)); err == nil {
+			break
+		}
+	}
 	if err != nil {
 		t.Fatalf("screenshot %s: %v", name, err)
 	}
@@ -138,19 +149,17 @@ func TestBrowserAnswersToComplete(t *testing.T) {
 			t.Fatalf("answer %s with %s: %v", q.ID, a.Key, err)
 		}
 		t.Logf("answered %s with %s", q.ID, a.Key)
-		if err := f.server.Wait(ctx); err != nil {
-			t.Fatal(err)
-		}
-		// Load the page again once the run has paused or ended, and wait
-		// for it to rest on the next question or the end.
-		if err := chromedp.Do(ctx, chromedp.Navigate(f.http.URL+"/sessions/"+f.id)); err != nil {
-			t.Fatal(err)
-		}
-		next := fmt.Sprintf(`(() => { const s = document.getElementById("session"); const q = document.querySelector(".question");
-			return !!s && s.dataset.poll === "false" && (!q || q.id !== %q); })()`, "q-"+q.ID)
+		// No reload here: the page follows the session by itself (live.js
+		// polls while the session is not finished) until it rests on the
+		// next question or the end.
+		next := fmt.Sprintf(`(() => { const q = document.querySelector(".question"); const o = document.getElementById("outcome");
+			return (!!q && q.id !== %q) || (!q && !!o && o.textContent.trim() === "COMPLETE"); })()`, "q-"+q.ID)
 		if err := waitFor(ctx, next); err != nil {
 			live, _ := f.server.peek(f.id)
-			t.Fatalf("page did not move past %s: %v\nserver: pending %v, runner %+v", q.ID, err, f.status().Pending, live)
+			t.Fatalf("page did not move past %s by itself: %v\nserver: pending %v, runner %+v", q.ID, err, f.status().Pending, live)
+		}
+		if err := f.server.Wait(ctx); err != nil {
+			t.Fatal(err)
 		}
 		screenshot(t, ctx, shots, fmt.Sprintf("answered-%d.png", i+1))
 	}

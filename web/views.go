@@ -123,8 +123,12 @@ type sessionView struct {
 	// CanResume: the console can run the session and it is neither
 	// running nor finished nor waiting for an answer.
 	CanResume bool
-	Targets   []int
-	Error     string
+	// Poll: the page follows the session live. Every session that is not
+	// finished may change (a run starting after an answer given here or
+	// elsewhere, a resume), not only one running when the page was drawn.
+	Poll    bool
+	Targets []int
+	Error   string
 }
 
 type gapRow struct {
@@ -222,6 +226,7 @@ func (s *Server) sessionView(ctx context.Context, id string) (sessionView, error
 		v.Pending = append(v.Pending, qv)
 	}
 	v.CanResume = v.CanDrive && !v.Live.Running && len(st.Pending) == 0 && !st.Outcome.Terminal()
+	v.Poll = v.Live.Running || !st.Outcome.Terminal()
 	return v, nil
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/internal/rollbackfmt"
+	"github.com/refine-spec/refine/question"
 	"github.com/refine-spec/refine/rollback"
 )
 
@@ -41,7 +42,7 @@ type RCAInput struct {
 // suggested (it needs no answer text); otherwise "3", reassign, which moves
 // the session on without repeating the failing gap and without the text
 // that context would need.
-func AnalysisPrompt(in RCAInput) Prompt {
+func AnalysisPrompt(in RCAInput) question.Question {
 	n := len(in.Attempts)
 	var b strings.Builder
 	fmt.Fprintf(&b, "Round %d has been rolled back %s.", in.Round, rollbackfmt.TimesWord(n))
@@ -89,7 +90,8 @@ func AnalysisPrompt(in RCAInput) Prompt {
 	if n > 0 {
 		attempt = in.Attempts[n-1].Attempt
 	}
-	p := Prompt{
+	p := question.Question{
+		Kind:      question.KindRollback,
 		ID:        fmt.Sprintf("rollback-analysis-r%d-a%d", in.Round, attempt),
 		Title:     title,
 		Body:      b.String(),
@@ -101,16 +103,16 @@ func AnalysisPrompt(in RCAInput) Prompt {
 		if !suggested {
 			label = "Split gap (give sub-gap titles, one per line)"
 		}
-		p.Options = append(p.Options, Option{Key: "1", Label: label, Effect: string(rollback.ActionSplit)})
+		p.Options = append(p.Options, question.Option{Key: "1", Label: label, Effect: string(rollback.ActionSplit)})
 		if suggested && in.Diagnosis.Action == rollback.ActionSplit {
 			p.Default = "1"
 		}
 	}
 	p.Options = append(p.Options,
-		Option{Key: "2", Label: "Provide additional context for retry", Effect: string(rollback.ActionContext)},
-		Option{Key: "3", Label: "Reassign to different gaps this round", Effect: string(rollback.ActionReassign)},
-		Option{Key: "4", Label: "Force proceed with best available output", Effect: string(rollback.ActionForce)},
-		Option{Key: "5", Label: "Pause session for external consultation", Effect: string(rollback.ActionPause)},
+		question.Option{Key: "2", Label: "Provide additional context for retry", Effect: string(rollback.ActionContext)},
+		question.Option{Key: "3", Label: "Reassign to different gaps this round", Effect: string(rollback.ActionReassign)},
+		question.Option{Key: "4", Label: "Force proceed with best available output", Effect: string(rollback.ActionForce)},
+		question.Option{Key: "5", Label: "Pause session for external consultation", Effect: string(rollback.ActionPause)},
 	)
 	for i := range p.Options {
 		p.Options[i].Recommended = p.Options[i].Effect == string(in.Diagnosis.Action)

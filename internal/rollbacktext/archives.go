@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/refine-spec/refine/internal/rollbackfmt"
+	"github.com/refine-spec/refine/question"
 	"github.com/refine-spec/refine/rollback"
 )
 
@@ -14,9 +15,9 @@ import (
 // is configured; without one, option 4 is not offered and the default is
 // to keep the archives (nothing is lost). ok is false when there are no
 // archives, so there is nothing to ask.
-func SessionEndPrompt(archives []rollback.ArchiveInfo, coldRoot string) (p Prompt, ok bool) {
+func SessionEndPrompt(archives []rollback.ArchiveInfo, coldRoot string) (p question.Question, ok bool) {
 	if len(archives) == 0 {
-		return Prompt{}, false
+		return question.Question{}, false
 	}
 	var b strings.Builder
 	b.WriteString("Session complete. Rolled-back round archives found:\n")
@@ -26,11 +27,12 @@ func SessionEndPrompt(archives []rollback.ArchiveInfo, coldRoot string) (p Promp
 		total += a.Size
 	}
 	fmt.Fprintf(&b, "Total: %s\n", rollbackfmt.FormatSize(total))
-	p = Prompt{
+	p = question.Question{
+		Kind:  question.KindRollback,
 		ID:    "rollback-archives",
 		Title: "ARCHIVE CLEANUP",
 		Body:  b.String(),
-		Options: []Option{
+		Options: []question.Option{
 			{Key: "1", Label: "Keep all archives (for debugging/analysis)", Effect: string(rollback.CleanupKeep)},
 			{Key: "2", Label: "Delete all archives (clean finish)", Effect: string(rollback.CleanupDelete)},
 			{Key: "3", Label: "Keep recent only (last 7 days of this session)", Effect: string(rollback.CleanupRecent)},
@@ -38,7 +40,7 @@ func SessionEndPrompt(archives []rollback.ArchiveInfo, coldRoot string) (p Promp
 		Default: "1",
 	}
 	if coldRoot != "" {
-		p.Options = append(p.Options, Option{Key: "4", Label: fmt.Sprintf("Move to cold storage (%s)", coldRoot), Effect: string(rollback.CleanupCold)})
+		p.Options = append(p.Options, question.Option{Key: "4", Label: fmt.Sprintf("Move to cold storage (%s)", coldRoot), Effect: string(rollback.CleanupCold)})
 		p.Default = "4"
 	}
 	return p, true

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/question"
 	"github.com/refine-spec/refine/rollback"
 )
 
@@ -82,11 +83,11 @@ func TestRecoveryPrompts(t *testing.T) {
 	if o, _ := p.Option("4"); o.Label != "Re-apply all decisions" {
 		t.Errorf("option 4 %+v", o)
 	}
-	rec, err := ResolveRecovery(three, Option{Effect: EffectReapplyAll})
+	rec, err := ResolveRecovery(three, question.Option{Effect: EffectReapplyAll})
 	if err != nil || len(rec.Reapply) != 3 {
 		t.Errorf("reapply all: %+v %v", rec, err)
 	}
-	if _, err := ResolveRecovery(three, Option{Effect: ReapplyEffect("DECISION-R9-001")}); !errors.Is(err, ErrUnknownEffect) {
+	if _, err := ResolveRecovery(three, question.Option{Effect: ReapplyEffect("DECISION-R9-001")}); !errors.Is(err, ErrUnknownEffect) {
 		t.Errorf("err = %v", err)
 	}
 	if p, _ := RecoveryPrompt(5, nil), 0; p.Default != "1" || len(p.Options) != 1 {

@@ -1,8 +1,8 @@
 // Package rollbacktext renders what refine's engine and CLI show around a
 // rollback (docs/workflow.md#rollback-dialogs): the questions (targets,
 // confirmation, retry options, session limit, root-cause analysis, decision
-// recovery, archive cleanup) as neutral Prompt values with machine-readable
-// option effects, the blocks written into status.md and decisions.md
+// recovery, archive cleanup) as question.Question values of kind rollback
+// with machine-readable option effects, the blocks written into status.md and decisions.md
 // (rollback notices, the auto-retry block, the Rollback History and Session
 // Rollback Summary), the "Rollback Analysis" report archived as
 // analysis.md, and the log and override messages.

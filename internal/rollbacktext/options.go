@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/refine-spec/refine/internal/rollbackfmt"
+	"github.com/refine-spec/refine/question"
 	"github.com/refine-spec/refine/rollback"
 )
 
@@ -38,29 +39,30 @@ const (
 // next round. Keys keep the spec's numbering 1-5 even when option 4 is not
 // offered, so scripted answers stay valid. The automated default is "1":
 // retry, leaving the engine's Mediator-recommended adjustments in force.
-func OptionsPrompt(round, attempt int, reason string, targets int) Prompt {
+func OptionsPrompt(round, attempt int, reason string, targets int) question.Question {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Round %d is being rolled back (rollback %d of this round).\n", round, attempt)
 	if r := rollbackfmt.OneLine(reason); r != "" {
 		fmt.Fprintf(&b, "Reason: %s\n", r)
 	}
 	b.WriteString("\nWhat adjustments would you like for the retry?\n")
-	p := Prompt{
+	p := question.Question{
+		Kind:      question.KindRollback,
 		ID:        fmt.Sprintf("rollback-options-r%d-a%d", round, attempt),
 		Title:     fmt.Sprintf("ROUND %d ROLLBACK OPTIONS", round),
 		Body:      b.String(),
 		AllowText: true,
 		Default:   "1",
-		Options: []Option{
+		Options: []question.Option{
 			{Key: "1", Label: "Retry with same prompt", Effect: EffectRetrySame},
 			{Key: "2", Label: "Retry with narrowed scope", Effect: EffectRetryNarrow},
 			{Key: "3", Label: "Retry with user-provided context", Effect: EffectRetryContext},
 		},
 	}
 	if targets > 1 {
-		p.Options = append(p.Options, Option{Key: "4", Label: "Rollback multiple rounds", Effect: EffectMultiRound})
+		p.Options = append(p.Options, question.Option{Key: "4", Label: "Rollback multiple rounds", Effect: EffectMultiRound})
 	}
-	p.Options = append(p.Options, Option{Key: "5", Label: "Skip to next round", Effect: EffectSkip})
+	p.Options = append(p.Options, question.Option{Key: "5", Label: "Skip to next round", Effect: EffectSkip})
 	return p
 }
 
@@ -77,7 +79,7 @@ const (
 // the four options. The automated default is "1" (pause for human review):
 // a session that has exhausted its rollbacks has systematic problems that an
 // unattended run should not paper over by accepting or abandoning.
-func LimitPrompt(h rollback.History, limit int) Prompt {
+func LimitPrompt(h rollback.History, limit int) question.Question {
 	if limit <= 0 {
 		limit = rollback.DefaultLimit
 	}
@@ -96,11 +98,12 @@ func LimitPrompt(h rollback.History, limit int) Prompt {
 	}
 	b.WriteString("\nThis pattern suggests systematic issues.\n")
 	b.WriteString("\nNote: Additional rollbacks are not available.\n")
-	return Prompt{
+	return question.Question{
+		Kind:  question.KindRollback,
 		ID:    "rollback-limit",
 		Title: "SESSION ROLLBACK LIMIT REACHED",
 		Body:  b.String(),
-		Options: []Option{
+		Options: []question.Option{
 			{Key: "1", Label: "Pause for human review - Export session state", Effect: EffectPause},
 			{Key: "2", Label: "Accept current state - USER_APPROVED flow", Effect: EffectAccept},
 			{Key: "3", Label: "Abandon session", Effect: EffectAbandon},

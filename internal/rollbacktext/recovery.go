@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/refine-spec/refine/internal/rollbackfmt"
+	"github.com/refine-spec/refine/question"
 	"github.com/refine-spec/refine/rollback"
 )
 
@@ -27,7 +28,7 @@ func ReapplyEffect(id string) string { return effectReapplyPrefix + id }
 // before re-applying, and leave archived. The automated default is to leave
 // the decisions archived: they were rolled back with their round, and only
 // a user may bring them back.
-func RecoveryPrompt(round int, decisions []rollback.Decision) Prompt {
+func RecoveryPrompt(round int, decisions []rollback.Decision) question.Question {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Round %d decisions were archived. Found %s:\n", round, rollbackfmt.Plural(len(decisions), "decision", "decisions"))
 	for i, d := range decisions {
@@ -43,7 +44,8 @@ func RecoveryPrompt(round int, decisions []rollback.Decision) Prompt {
 			fmt.Fprintf(&b, "   Rationale: %q\n", r)
 		}
 	}
-	p := Prompt{
+	p := question.Question{
+		Kind:      question.KindRollback,
 		ID:        fmt.Sprintf("rollback-recovery-r%d", round),
 		Title:     "DECISION RECOVERY",
 		Body:      b.String(),
@@ -52,7 +54,7 @@ func RecoveryPrompt(round int, decisions []rollback.Decision) Prompt {
 	key := 0
 	add := func(label, effect string) string {
 		key++
-		p.Options = append(p.Options, Option{Key: fmt.Sprint(key), Label: label, Effect: effect})
+		p.Options = append(p.Options, question.Option{Key: fmt.Sprint(key), Label: label, Effect: effect})
 		return fmt.Sprint(key)
 	}
 	switch len(decisions) {
@@ -91,7 +93,7 @@ type Recovery struct {
 var ErrUnknownEffect = errors.New("unknown option effect")
 
 // ResolveRecovery turns the chosen option of RecoveryPrompt into a Recovery.
-func ResolveRecovery(decisions []rollback.Decision, chosen Option) (Recovery, error) {
+func ResolveRecovery(decisions []rollback.Decision, chosen question.Option) (Recovery, error) {
 	switch chosen.Effect {
 	case EffectIgnore:
 		return Recovery{}, nil
@@ -135,17 +137,18 @@ const (
 // ModifyPrompt asks for the edited choice and rationale of one decision
 // before re-applying it ("Modify and apply"). The answer text is read by
 // Modified. The automated default is to skip: there is no one to edit.
-func ModifyPrompt(round int, d rollback.Decision) Prompt {
+func ModifyPrompt(round int, d rollback.Decision) question.Question {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (archived from Round %d)\n", d.ID, round)
 	fmt.Fprintf(&b, "Current choice: %q\nCurrent rationale: %q\n\n", rollbackfmt.OneLine(d.Choice), rollbackfmt.OneLine(d.Rationale))
 	b.WriteString("Answer with the new text: \"Choice: …\" and/or \"Rationale: …\" lines; plain text replaces the choice.\n")
-	return Prompt{
+	return question.Question{
+		Kind:      question.KindRollback,
 		ID:        fmt.Sprintf("rollback-modify-%s", d.ID),
 		Title:     "MODIFY DECISION",
 		Body:      b.String(),
 		AllowText: true,
-		Options: []Option{
+		Options: []question.Option{
 			{Key: "1", Label: "Apply with my edits", Effect: EffectApply},
 			{Key: "2", Label: "Skip this decision", Effect: EffectSkipDecision},
 		},

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/question"
 	"github.com/refine-spec/refine/rollback"
 )
 
@@ -204,7 +205,7 @@ Rollback to Round 5 will:
 	if diff := cmp.Diff(wantBody, p.Body); diff != "" {
 		t.Errorf("prompt body (-want +got):\n%s", diff)
 	}
-	wantOpts := []Option{
+	wantOpts := []question.Option{
 		{Key: "1", Label: "Rollback to Round 5 (3 rounds back)", Effect: "rollback-to:5"},
 		{Key: "2", Label: "Choose different target", Effect: EffectChooseOther},
 		{Key: "3", Label: "Cancel rollback", Effect: EffectCancel},
@@ -362,7 +363,7 @@ Suggested split:
 	if diff := cmp.Diff(wantBody, p.Body); diff != "" {
 		t.Errorf("analysis body (-want +got):\n%s", diff)
 	}
-	wantOpts := []Option{
+	wantOpts := []question.Option{
 		{Key: "1", Label: "Split gap as suggested", Effect: "split", Recommended: true},
 		{Key: "2", Label: "Provide additional context for retry", Effect: "context"},
 		{Key: "3", Label: "Reassign to different gaps this round", Effect: "reassign"},
@@ -522,7 +523,7 @@ func TestSpecExample5DecisionRecovery(t *testing.T) {
 	if diff := cmp.Diff(wantBody, p.Body); diff != "" {
 		t.Errorf("recovery body (-want +got):\n%s", diff)
 	}
-	wantOpts := []Option{
+	wantOpts := []question.Option{
 		{Key: "1", Label: "Re-apply DECISION-R6-001 only", Effect: "reapply:DECISION-R6-001"},
 		{Key: "2", Label: "Re-apply DECISION-R6-002 only", Effect: "reapply:DECISION-R6-002"},
 		{Key: "3", Label: "Re-apply both decisions", Effect: EffectReapplyAll},

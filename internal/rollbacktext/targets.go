@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/refine-spec/refine/internal/rollbackfmt"
+	"github.com/refine-spec/refine/question"
 )
 
 // Target describes one restorable round for the targets table. OpenGaps and
@@ -80,22 +81,23 @@ func TargetOf(effect string) (int, bool) {
 // newest target (undo one round): the user or policy already chose to roll
 // back, and undoing the least is the least destructive choice. With no
 // targets, only cancel is offered and it is the default.
-func TargetsPrompt(current int, targets []Target) Prompt {
-	p := Prompt{
+func TargetsPrompt(current int, targets []Target) question.Question {
+	p := question.Question{
+		Kind:  question.KindRollback,
 		ID:    fmt.Sprintf("rollback-targets-r%d", current),
 		Title: "ROLLBACK OPTIONS",
 		Body:  targetsBody(current, targets, true),
 	}
 	for i, t := range targets {
 		undo := current - t.Round
-		p.Options = append(p.Options, Option{
+		p.Options = append(p.Options, question.Option{
 			Key:    fmt.Sprint(i + 1),
 			Label:  fmt.Sprintf("Rollback to Round %d (undo %s)", t.Round, rollbackfmt.Plural(undo, "round", "rounds")),
 			Effect: RollbackToEffect(t.Round),
 		})
 	}
 	cancel := fmt.Sprint(len(targets) + 1)
-	p.Options = append(p.Options, Option{
+	p.Options = append(p.Options, question.Option{
 		Key:    cancel,
 		Label:  fmt.Sprintf("Cancel rollback (continue from Round %d)", current),
 		Effect: EffectCancel,
@@ -109,7 +111,7 @@ func TargetsPrompt(current int, targets []Target) Prompt {
 // roll back / choose a different target / cancel. openNow is the number of
 // open gaps now. The automated default is cancel: a multi-round rollback
 // discards work and needs a human's yes.
-func ConfirmPrompt(current int, to Target, targets []Target, openNow int) Prompt {
+func ConfirmPrompt(current int, to Target, targets []Target, openNow int) question.Question {
 	undone := make([]int, 0, current-to.Round)
 	for r := to.Round + 1; r <= current; r++ {
 		undone = append(undone, r)
@@ -121,11 +123,12 @@ func ConfirmPrompt(current int, to Target, targets []Target, openNow int) Prompt
 	fmt.Fprintf(&b, "- Restore %d open gaps (currently %d)\n", to.OpenGaps, openNow)
 	fmt.Fprintf(&b, "- Archive %s (can be recovered)\n", rollbackfmt.Plural(to.DecisionsSince, "decision", "decisions"))
 	fmt.Fprintf(&b, "- Create %s\n", rollbackfmt.Plural(len(undone), "archive file", "archive files"))
-	return Prompt{
+	return question.Question{
+		Kind:  question.KindRollback,
 		ID:    fmt.Sprintf("rollback-confirm-r%d-to%d", current, to.Round),
 		Title: "MULTI-ROUND ROLLBACK",
 		Body:  b.String(),
-		Options: []Option{
+		Options: []question.Option{
 			{Key: "1", Label: fmt.Sprintf("Rollback to Round %d (%s back)", to.Round, rollbackfmt.Plural(len(undone), "round", "rounds")), Effect: RollbackToEffect(to.Round)},
 			{Key: "2", Label: "Choose different target", Effect: EffectChooseOther},
 			{Key: "3", Label: "Cancel rollback", Effect: EffectCancel},
