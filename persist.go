@@ -402,13 +402,20 @@ func (s *Session) readStateBackup(ctx context.Context, n int) ([]byte, error) {
 
 // resolveBackup turns a state backup's content into a whole state.
 func (s *Session) resolveBackup(ctx context.Context, b []byte) ([]byte, error) {
+	return resolveBackup(ctx, s.cfg.Store, b)
+}
+
+// resolveBackup turns a state backup's content, read from store, into a
+// whole state: a schema-1 backup is one already; a schema-2 backup is
+// rebuilt from the newest snapshot at or before its journal position.
+func resolveBackup(ctx context.Context, store Store, b []byte) ([]byte, error) {
 	ref, ok := parseBackupRef(b)
 	if !ok {
 		return b, nil
 	}
 	want := ref.BackupRef.JournalSeq
 	var base []byte
-	cur, err := s.get(ctx, keyState)
+	cur, err := store.Get(ctx, keyState)
 	if err != nil {
 		return nil, fmt.Errorf("read state.json: %w", err)
 	}
@@ -419,7 +426,7 @@ func (s *Session) resolveBackup(ctx context.Context, b []byte) ([]byte, error) {
 		base = cur
 	}
 	if base == nil {
-		keys, err := s.cfg.Store.List(ctx, snapshotPrefix)
+		keys, err := store.List(ctx, snapshotPrefix)
 		if err != nil {
 			return nil, fmt.Errorf("list snapshots: %w", err)
 		}
@@ -432,13 +439,60 @@ func (s *Session) resolveBackup(ctx context.Context, b []byte) ([]byte, error) {
 		if best < 0 {
 			return nil, fmt.Errorf("%w: no snapshot at or before journal record %d for the backup of round %d", ErrCorrupt, want, ref.BackupRef.Round)
 		}
-		if base, err = s.cfg.Store.Get(ctx, snapshotKey(best)); err != nil {
+		if base, err = store.Get(ctx, snapshotKey(best)); err != nil {
 			return nil, fmt.Errorf("read %s: %w", snapshotKey(best), err)
 		}
 	}
-	doc, _, _, err := replay(ctx, s.cfg.Store, base, want)
+	doc, _, _, err := replay(ctx, store, base, want)
 	if err != nil {
 		return nil, fmt.Errorf("rebuild the backup of round %d: %w", ref.BackupRef.Round, err)
 	}
 	return append(doc, '\n'), nil
+}
+
+// Compact rewrites the session in st so that it stands on its own: the
+// journal is folded into one whole state.json, every state backup that
+// refers to the journal becomes a whole state, and the journal and the
+// older snapshots are deleted, in one commit. `refine export` does this to
+// the folder it writes; a host may do it before archiving a session. No
+// session may be running on st meanwhile. The session opens and resumes as
+// before; later durable points journal again.
+func Compact(ctx context.Context, st Store) error {
+	ls, err := loadState(ctx, st)
+	if err != nil {
+		return fmt.Errorf("compact: %w", err)
+	}
+	keys, err := st.List(ctx, "")
+	if err != nil {
+		return fmt.Errorf("compact: %w", err)
+	}
+	var ops []Op
+	for _, k := range keys {
+		switch {
+		case strings.HasPrefix(k, journalPrefix), strings.HasPrefix(k, snapshotPrefix):
+			ops = append(ops, Delete(k))
+		case strings.HasPrefix(k, "state_backup_round_"):
+			b, err := st.Get(ctx, k)
+			if err != nil {
+				return fmt.Errorf("compact: read %s: %w", k, err)
+			}
+			if _, isRef := parseBackupRef(b); isRef {
+				whole, err := resolveBackup(ctx, st, b)
+				if err != nil {
+					return fmt.Errorf("compact: %s: %w", k, err)
+				}
+				ops = append(ops, Put(k, whole))
+			}
+		}
+	}
+	ls.st.JournalSeq = ls.j.seq
+	doc, err := json.Marshal(ls.st)
+	if err != nil {
+		return fmt.Errorf("compact: encode state: %w", err)
+	}
+	ops = append(ops, Put(keyState, append(doc, '\n')))
+	if err := st.Commit(ctx, ops...); err != nil {
+		return fmt.Errorf("compact: %w", err)
+	}
+	return nil
 }

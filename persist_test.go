@@ -2,9 +2,11 @@ package refine_test
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/refinetest"
@@ -71,5 +73,63 @@ func TestInspectDuringSnapshot(t *testing.T) {
 	after, err := refine.Inspect(ctx, cfg.Store)
 	if err != nil || after.Round != 1 {
 		t.Errorf("Inspect after the rollback = round %d, %v; want round 1", after.Round, err)
+	}
+}
+
+// Compact folds the journal into state.json and makes every state backup a
+// whole state: the session reads the same, rolls back and runs on.
+func TestCompact(t *testing.T) {
+	ctx := context.Background()
+	gaps := []gap.Gap{{ID: "GAP-CMP-001", Severity: gap.High}, {ID: "GAP-CMP-002", Severity: gap.High}, {ID: "GAP-CMP-003", Severity: gap.High}, {ID: "GAP-CMP-004", Severity: gap.High}}
+	eng := refinetest.Func(func(ctx context.Context, req refine.Request) (refine.Response, error) {
+		return refine.Response{Content: refinetest.EngineerOutput(req.Gaps...)}, nil
+	})
+	rev := refinetest.Func(func(ctx context.Context, req refine.Request) (refine.Response, error) {
+		return refine.Response{Content: refinetest.ReviewerOutput(req.Round, req.Gaps)}, nil
+	})
+	cfg := refinetest.Config(eng, rev, auto(), gaps...)
+	cfg.GapsPerRound = 1
+	s, err := refine.New(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if _, err := s.Step(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before, _ := refine.Inspect(ctx, cfg.Store)
+	if keys, _ := cfg.Store.List(ctx, "journal/"); len(keys) == 0 {
+		t.Fatal("no journal before Compact: the test tests nothing")
+	}
+	if err := refine.Compact(ctx, cfg.Store); err != nil {
+		t.Fatal(err)
+	}
+	if keys, _ := cfg.Store.List(ctx, "journal/"); len(keys) != 0 {
+		t.Errorf("journal keys after Compact: %v", keys)
+	}
+	for _, k := range []string{"state_backup_round_1.json", "state_backup_round_2.json"} {
+		b := get(t, cfg, k)
+		if strings.Contains(b, "backup_ref") || !strings.Contains(b, `"ledger"`) {
+			t.Errorf("%s after Compact is not a whole state: %.80s", k, b)
+		}
+	}
+	after, err := refine.Inspect(ctx, cfg.Store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(before, after); diff != "" {
+		t.Errorf("status changed by Compact (-before +after):\n%s", diff)
+	}
+	s2, err := refine.Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s2.Rollback(ctx, refine.RollbackRequest{To: 2, Reason: "after compaction", Adjustments: []string{"be concrete"}}); err != nil {
+		t.Fatalf("rollback after Compact: %v", err)
+	}
+	out, err := s2.Run(ctx)
+	if err != nil || out.Status != refine.StatusComplete {
+		t.Fatalf("run after Compact = %+v, %v", out, err)
 	}
 }

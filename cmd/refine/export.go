@@ -43,6 +43,11 @@ func cmdExport(ctx context.Context, c *cli, args []string) int {
 		return exitUsage
 	}
 	n, err := copyKeys(ctx, src, dst)
+	if err == nil {
+		// The folder stands on its own: one whole state.json, whole state
+		// backups, no journal.
+		err = refine.Compact(ctx, dst)
+	}
 	if cerr := dst.Close(); err == nil {
 		err = cerr
 	}
