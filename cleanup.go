@@ -33,6 +33,12 @@ func (s *Session) sessionEnd(ctx context.Context) (bool, error) {
 			return false, fmt.Errorf("archive cleanup: read %s: %w", k, err)
 		}
 		info := rollback.ArchiveInfo{Name: k, Size: int64(len(b)), Round: r, Attempt: n}
+		// An archive that does not read back safely (a link, a path out of
+		// its folder, too large unpacked) is never removed or moved to
+		// cold storage: it stays for a person to look at.
+		if _, _, err := rollback.ReadArchive(b, rollback.Limits{}); err != nil { // zero Limits: the defaults
+			info.Unsafe = err.Error()
+		}
 		for _, rec := range s.st.Rollbacks.Records {
 			if rec.Archive == k {
 				info.At = rec.At

@@ -1,0 +1,56 @@
+package refine_test
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"testing"
+
+	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/refinetest"
+)
+
+// hostileArchive is a gzipped tar whose one entry climbs out of its folder.
+func hostileArchive(t *testing.T) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gz)
+	body := []byte("planted")
+	if err := tw.WriteHeader(&tar.Header{Name: "../escape.md", Mode: 0o600, Size: int64(len(body)), Typeflag: tar.TypeReg}); err != nil {
+		t.Fatal(err)
+	}
+	tw.Write(body)
+	tw.Close()
+	gz.Close()
+	return buf.Bytes()
+}
+
+// The end-of-session cleanup ("Delete all archives") never deletes an
+// archive that does not read back safely: it stays for a person to look at.
+func TestSessionEndCleanupKeepsUnsafeArchives(t *testing.T) {
+	ctx := context.Background()
+	eng := refinetest.Script(engineerDoc("GAP-TEST-001"))
+	rev := refinetest.Script(reviewerDoc(1, "GAP-TEST-001"))
+	asker := refinetest.Keys("2") // the cleanup question: Delete all archives
+	cfg := refinetest.Config(eng, rev, asker)
+	s, err := refine.New(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.Store.Commit(ctx, refine.Put("round_001_rolled_back_1.tar.gz", hostileArchive(t))); err != nil {
+		t.Fatal(err)
+	}
+	out, err := s.Run(ctx)
+	if err != nil || out.Status != refine.StatusComplete {
+		t.Fatalf("Run = %+v, %v", out, err)
+	}
+	asked := asker.Asked()
+	if len(asked) == 0 || asked[len(asked)-1].Kind != refine.KindRollback {
+		t.Fatalf("the cleanup question was not asked: %+v", asked)
+	}
+	if _, err := cfg.Store.Get(ctx, "round_001_rolled_back_1.tar.gz"); err != nil {
+		t.Errorf("the unsafe archive was deleted by the cleanup: %v", err)
+	}
+}
