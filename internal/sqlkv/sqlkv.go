@@ -1,7 +1,17 @@
-// Package sqlkv holds what the SQL Backends (store/sqlite, store/postgres)
-// share: turning a commit's ops into the final value of each key, the
-// key-versus-folder check against what the database holds, writer lease
-// tokens and holder names, and the summary columns of a session row.
+// Package sqlkv is what the SQL Backends (store/sqlite, store/postgres)
+// share: the whole session model, written once against a small Driver
+// (begin a transaction, query, exec) and a Dialect (the SQL text).
+//
+// DB holds many sessions in one database; a session's writer holds a
+// lease row (holder, random token, expiry) that a heartbeat renews and
+// every commit checks and renews inside its own transaction, so a writer
+// whose lease was taken over cannot commit. Store is a session: a writer
+// with an in-memory Cache of its own session, or a read-only view. Each
+// commit's ops become the final value of each key (Plan), checked against
+// what the database holds so no key ends up with keys below it
+// (CheckFolders), and the session.json summary record is copied into
+// columns of the session row so listing reads no state. Migrate keeps the
+// schema version.
 package sqlkv
 
 import (
@@ -11,6 +21,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -52,7 +63,7 @@ func Plan(ops []refine.Op) (Final, []string, error) {
 // to limit stored keys that start with any of prefixes (each a key and a
 // '/'). Each is one query, whatever the commit's size.
 type Lookup interface {
-	Existing(ctx context.Context, keys []string) (map[string]bool, error)
+	Existing(ctx context.Context, keys []string) ([]string, error)
 	Below(ctx context.Context, prefixes []string, limit int) ([]string, error)
 }
 
@@ -92,10 +103,8 @@ func CheckFolders(ctx context.Context, final Final, db Lookup) error {
 		if err != nil {
 			return err
 		}
-		for _, a := range check {
-			if stored[a] {
-				return conflict(a)
-			}
+		if len(stored) > 0 {
+			return conflict(slices.Min(stored))
 		}
 	}
 	deletes := 0

@@ -5,14 +5,21 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/refine-spec/refine/internal/sqlkv"
 )
 
 // SetCommitHook makes s call hook inside each commit's transaction, just
 // before COMMIT, for tests that break a commit there.
-func SetCommitHook(s *Store, hook func(ctx context.Context, tx pgx.Tx) error) { s.testHook = hook }
+func SetCommitHook(s *Store, hook func(ctx context.Context, tx pgx.Tx) error) {
+	if hook == nil {
+		sqlkv.SetCommitHook(s.kv, nil)
+		return
+	}
+	sqlkv.SetCommitHook(s.kv, func(ctx context.Context, tx sqlkv.Tx) error { return hook(ctx, tx.(txConn).tx) })
+}
 
 // SetHeartbeat makes writers opened from d renew their lease when tick
 // fires, and report each renewal to beat, instead of on a timer.
 func SetHeartbeat(d *DB, tick <-chan time.Time, beat func(error)) {
-	d.testTick, d.testBeat = tick, beat
+	sqlkv.SetHeartbeat(d.kv, tick, beat)
 }

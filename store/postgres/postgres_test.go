@@ -1,12 +1,12 @@
 package postgres_test
 
 import (
-	"io"
 	"os"
 	"testing"
 
 	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/internal/pgtest"
+	"github.com/refine-spec/refine/internal/sqlkv/sqlkvtest"
 	"github.com/refine-spec/refine/store/postgres"
 	"github.com/refine-spec/refine/storetest"
 )
@@ -23,6 +23,13 @@ func open(t testing.TB, dsn string, cfg postgres.Config) *postgres.DB {
 	return db
 }
 
+// opener opens connection pools on the database at dsn for sqlkvtest.
+func opener(dsn string) sqlkvtest.Opener {
+	return func(t testing.TB, o sqlkvtest.Options) refine.Backend {
+		return open(t, dsn, postgres.Config{Holder: o.Holder, LeaseTTL: o.LeaseTTL, Heartbeat: o.Heartbeat, Now: o.Now})
+	}
+}
+
 func TestBackendConformance(t *testing.T) {
 	storetest.TestBackend(t, func(t *testing.T) refine.Backend {
 		return open(t, pgtest.Database(t), postgres.Config{})
@@ -30,13 +37,5 @@ func TestBackendConformance(t *testing.T) {
 }
 
 func TestStoreConformance(t *testing.T) {
-	db := open(t, pgtest.Database(t), postgres.Config{})
-	storetest.TestStore(t, func(t *testing.T) refine.Store {
-		_, st, err := db.Create(t.Context())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.(io.Closer).Close() })
-		return st
-	})
+	sqlkvtest.Stores(t, open(t, pgtest.Database(t), postgres.Config{}))
 }

@@ -12,92 +12,18 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/internal/sqlkv/sqlkvtest"
 	"github.com/refine-spec/refine/store/sqlite"
 )
-
-// clock is a settable test clock.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newClock() *clock { return &clock{t: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)} }
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-
-func (c *clock) Add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
-
-func mustCommit(t *testing.T, st refine.Store, ops ...refine.Op) {
-	t.Helper()
-	if err := st.Commit(t.Context(), ops...); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func mustGet(t *testing.T, st refine.Store, key string) string {
-	t.Helper()
-	b, err := st.Get(t.Context(), key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
 
 // A writer whose lease expired is taken over, and then cannot commit:
 // fencing, checked inside the commit's transaction.
 func TestLeaseTakeoverFencesTheOldWriter(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "refine.db")
-	clk := newClock()
-	a := open(t, path, sqlite.Config{Holder: "host-a pid 1", LeaseTTL: time.Minute, Heartbeat: -1, Now: clk.Now})
-	b := open(t, path, sqlite.Config{Holder: "host-b pid 2", LeaseTTL: time.Minute, Heartbeat: -1, Now: clk.Now})
-	ctx := t.Context()
-	id, wa, err := a.Create(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mustCommit(t, wa, refine.Put("state.json", []byte("a1")))
-
-	_, err = b.Session(ctx, id)
-	if !errors.Is(err, refine.ErrLocked) || !strings.Contains(err.Error(), "held by host-a pid 1") {
-		t.Fatalf("Session while a's lease is live: error = %v, want ErrLocked naming host-a pid 1", err)
-	}
-	clk.Add(59 * time.Second)
-	mustCommit(t, wa, refine.Put("state.json", []byte("a2"))) // renews the lease
-	clk.Add(59 * time.Second)
-	if _, err := b.Session(ctx, id); !errors.Is(err, refine.ErrLocked) {
-		t.Fatalf("Session 59 s after a's last commit: error = %v, want ErrLocked (a commit renews the lease)", err)
-	}
-
-	clk.Add(2 * time.Second) // a's lease has run out: a crashed, or stalled
-	wb, err := b.Session(ctx, id)
-	if err != nil {
-		t.Fatalf("Session after a's lease expired: %v", err)
-	}
-	err = wa.Commit(ctx, refine.Put("state.json", []byte("a3")), refine.Put("a-only.md", []byte("x")))
-	if !errors.Is(err, refine.ErrLocked) || !strings.Contains(err.Error(), "host-b pid 2") {
-		t.Fatalf("commit by the fenced writer: error = %v, want ErrLocked naming host-b pid 2", err)
-	}
-	// a's Close must not release b's lease.
-	if err := wa.(io.Closer).Close(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := a.Session(ctx, id); !errors.Is(err, refine.ErrLocked) {
-		t.Errorf("Session after the fenced writer closed: error = %v, want ErrLocked (b holds it)", err)
-	}
-	mustCommit(t, wb, refine.Put("state.json", []byte("b1")))
-	keys, err := wb.List(ctx, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff([]string{"state.json"}, keys); diff != "" || mustGet(t, wb, "state.json") != "b1" {
-		t.Errorf("after the fenced commit: keys (-want +got):\n%s state.json = %q", diff, mustGet(t, wb, "state.json"))
-	}
+	sqlkvtest.LeaseTakeover(t, opener(filepath.Join(t.TempDir(), "refine.db")))
 }
 
 // A commit that fails inside its transaction (the process dying there is
@@ -109,14 +35,14 @@ func TestFailedCommitAppliesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustCommit(t, st, refine.Put("a", []byte("1")), refine.Put("b", []byte("1")))
+	sqlkvtest.MustCommit(t, st, refine.Put("a", []byte("1")), refine.Put("b", []byte("1")))
 	boom := errors.New("boom")
 	sqlite.SetCommitHook(st.(*sqlite.Store), func() error { return boom })
 	if err := st.Commit(ctx, refine.Put("a", []byte("2")), refine.Delete("b"), refine.Put(refine.SummaryKey, []byte(`{"round":9}`))); !errors.Is(err, boom) {
 		t.Fatalf("Commit error = %v, want the hook's", err)
 	}
 	sqlite.SetCommitHook(st.(*sqlite.Store), nil)
-	if got := mustGet(t, st, "a") + mustGet(t, st, "b"); got != "11" {
+	if got := sqlkvtest.MustGet(t, st, "a") + sqlkvtest.MustGet(t, st, "b"); got != "11" {
 		t.Errorf("after the failed commit a+b = %q, want 11", got)
 	}
 	infos, err := db.Sessions(ctx)
@@ -138,7 +64,7 @@ func TestClosedDatabaseThenResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustCommit(t, st, refine.Put("state.json", []byte("1")))
+	sqlkvtest.MustCommit(t, st, refine.Put("state.json", []byte("1")))
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +77,7 @@ func TestClosedDatabaseThenResume(t *testing.T) {
 	if err != nil {
 		t.Fatalf("resume on a new DB: %v", err)
 	}
-	if got := mustGet(t, st2, "state.json"); got != "1" {
+	if got := sqlkvtest.MustGet(t, st2, "state.json"); got != "1" {
 		t.Errorf("state.json = %q, want 1", got)
 	}
 }
@@ -164,11 +90,11 @@ func TestSchemaMigrationIsIdempotent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustCommit(t, st, refine.Put("state.json", []byte("1")))
+	sqlkvtest.MustCommit(t, st, refine.Put("state.json", []byte("1")))
 	st.(io.Closer).Close()
 	db.Close()
 	again := open(t, path, sqlite.Config{})
-	if st, err := again.View(ctx, id); err != nil || mustGet(t, st, "state.json") != "1" {
+	if st, err := again.View(ctx, id); err != nil || sqlkvtest.MustGet(t, st, "state.json") != "1" {
 		t.Fatalf("reopening: View: %v", err)
 	}
 	again.Close()
@@ -333,7 +259,7 @@ func TestWriterKilledMidCommit(t *testing.T) {
 		t.Fatalf("Session after the dead writer's lease expired: %v", err)
 	}
 	defer st.(io.Closer).Close()
-	a, b := mustGet(t, st, "pair/a"), mustGet(t, st, "pair/b")
+	a, b := sqlkvtest.MustGet(t, st, "pair/a"), sqlkvtest.MustGet(t, st, "pair/b")
 	if a != b {
 		t.Fatalf("pair/a and pair/b differ (%.10q vs %.10q): a commit was half applied", a, b)
 	}
@@ -350,36 +276,7 @@ func TestWriterKilledMidCommit(t *testing.T) {
 // The heartbeat keeps an idle writer's lease alive (an LLM call takes
 // minutes without a commit) and Close ends it.
 func TestHeartbeatRenewsTheLease(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "refine.db")
-	clk := newClock()
-	a := open(t, path, sqlite.Config{Holder: "a", LeaseTTL: time.Minute, Now: clk.Now})
-	tick := make(chan time.Time)
-	beats := make(chan error)
-	sqlite.SetHeartbeat(a, tick, func(err error) { beats <- err })
-	b := open(t, path, sqlite.Config{Holder: "b", LeaseTTL: time.Minute, Heartbeat: -1, Now: clk.Now})
-	ctx := t.Context()
-	id, wa, err := a.Create(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for range 3 { // three minutes without a commit, renewed every 40 s
-		clk.Add(40 * time.Second)
-		tick <- clk.Now()
-		if err := <-beats; err != nil {
-			t.Fatalf("renewal: %v", err)
-		}
-	}
-	clk.Add(59 * time.Second)
-	if _, err := b.Session(ctx, id); !errors.Is(err, refine.ErrLocked) {
-		t.Fatalf("Session 59 s after the last renewal: error = %v, want ErrLocked", err)
-	}
-	mustCommit(t, wa, refine.Put("state.json", []byte("still mine")))
-	if err := wa.(io.Closer).Close(); err != nil {
-		t.Fatal(err)
-	}
-	wb, err := b.Session(ctx, id)
-	if err != nil {
-		t.Fatalf("Session after the writer closed: %v", err)
-	}
-	wb.(io.Closer).Close()
+	sqlkvtest.Heartbeat(t, opener(filepath.Join(t.TempDir(), "refine.db")), func(b refine.Backend, tick <-chan time.Time, beat func(error)) {
+		sqlite.SetHeartbeat(b.(*sqlite.DB), tick, beat)
+	})
 }

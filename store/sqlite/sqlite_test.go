@@ -1,11 +1,11 @@
 package sqlite_test
 
 import (
-	"io"
 	"path/filepath"
 	"testing"
 
 	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/internal/sqlkv/sqlkvtest"
 	"github.com/refine-spec/refine/store/sqlite"
 	"github.com/refine-spec/refine/storetest"
 )
@@ -20,6 +20,13 @@ func open(t testing.TB, path string, cfg sqlite.Config) *sqlite.DB {
 	return db
 }
 
+// opener opens handles on the database file at path for sqlkvtest.
+func opener(path string) sqlkvtest.Opener {
+	return func(t testing.TB, o sqlkvtest.Options) refine.Backend {
+		return open(t, path, sqlite.Config{Holder: o.Holder, LeaseTTL: o.LeaseTTL, Heartbeat: o.Heartbeat, Now: o.Now})
+	}
+}
+
 func TestBackendConformance(t *testing.T) {
 	storetest.TestBackend(t, func(t *testing.T) refine.Backend {
 		return open(t, filepath.Join(t.TempDir(), "refine.db"), sqlite.Config{})
@@ -27,13 +34,5 @@ func TestBackendConformance(t *testing.T) {
 }
 
 func TestStoreConformance(t *testing.T) {
-	db := open(t, filepath.Join(t.TempDir(), "refine.db"), sqlite.Config{})
-	storetest.TestStore(t, func(t *testing.T) refine.Store {
-		_, st, err := db.Create(t.Context())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.(io.Closer).Close() })
-		return st
-	})
+	sqlkvtest.Stores(t, open(t, filepath.Join(t.TempDir(), "refine.db"), sqlite.Config{}))
 }

@@ -1,0 +1,321 @@
+package sqlkv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/internal/sessionid"
+)
+
+// Settings tune a DB; zero fields get the defaults the backend packages
+// document.
+type Settings struct {
+	// Holder names this process in lease rows. Default: host and process
+	// ID.
+	Holder string
+	// LeaseTTL is how long a lease lasts without renewal. Default 30 s.
+	LeaseTTL time.Duration
+	// Heartbeat is how often a writer renews its lease. Default
+	// LeaseTTL/3; negative turns renewal off.
+	Heartbeat time.Duration
+	// ReleaseTimeout bounds giving up a lease at Close. Default 10 s.
+	ReleaseTimeout time.Duration
+	// Now is the clock for leases and session times. Default time.Now.
+	Now func() time.Time
+	// NewID makes the ID of a session Create starts. Default: the time
+	// and random digits.
+	NewID func() string
+}
+
+func (s Settings) withDefaults() Settings {
+	if s.Holder == "" {
+		s.Holder = DefaultHolder()
+	}
+	if s.LeaseTTL == 0 {
+		s.LeaseTTL = 30 * time.Second
+	}
+	if s.Heartbeat == 0 {
+		s.Heartbeat = s.LeaseTTL / 3
+	}
+	if s.ReleaseTimeout == 0 {
+		s.ReleaseTimeout = 10 * time.Second
+	}
+	if s.Now == nil {
+		s.Now = time.Now
+	}
+	if s.NewID == nil {
+		s.NewID = sessionid.Generator{Now: s.Now}.New
+	}
+	return s
+}
+
+// DB is the session logic of a SQL backend: many sessions in one
+// database, each with at most one writer holding a lease row, on any
+// Driver that speaks the Dialect. It is safe for concurrent use.
+type DB struct {
+	drv  Driver
+	q    *Dialect
+	cfg  Settings
+	wrap func(*Store) refine.Store
+
+	mu      sync.Mutex
+	writers map[*Store]struct{} // open writers, released by Close
+	closed  bool
+
+	// testTick and testBeat, set by tests before a writer opens, replace
+	// the heartbeat's ticker and report each renewal.
+	testTick <-chan time.Time
+	testBeat func(error)
+}
+
+// New returns a DB on drv, whose schema the caller has migrated. wrap
+// turns each Store it opens into the backend package's own type; nil
+// returns the *Store itself.
+func New(drv Driver, q *Dialect, s Settings, wrap func(*Store) refine.Store) *DB {
+	if wrap == nil {
+		wrap = func(s *Store) refine.Store { return s }
+	}
+	return &DB{drv: drv, q: q, cfg: s.withDefaults(), wrap: wrap, writers: map[*Store]struct{}{}}
+}
+
+// SetHeartbeat makes writers opened from d renew their lease when tick
+// fires, and report each renewal to beat, instead of on a timer. For
+// tests.
+func SetHeartbeat(d *DB, tick <-chan time.Time, beat func(error)) {
+	d.testTick, d.testBeat = tick, beat
+}
+
+func nanos(t time.Time) int64 { return t.UnixNano() }
+
+func fromNanos(n int64) time.Time { return time.Unix(0, n).UTC() }
+
+func (d *DB) check(ctx context.Context, op, id string) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%s: %s %s: %w", d.q.Name, op, id, err)
+	}
+	if err := refine.ValidSessionID(id); err != nil {
+		return fmt.Errorf("%s: %s: %w", d.q.Name, op, err)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return fmt.Errorf("%s: %s %s: %s", d.q.Name, op, id, d.q.closedMsg())
+	}
+	return nil
+}
+
+func (d *DB) notFound(op, id string) error {
+	return fmt.Errorf("%s: %s %s: %w: no such session; refine sessions lists them", d.q.Name, op, id, refine.ErrNotFound)
+}
+
+// Create starts a new, empty session under a fresh ID and returns its
+// writer.
+func (d *DB) Create(ctx context.Context) (string, refine.Store, error) {
+	for range 10 {
+		id := d.cfg.NewID()
+		st, err := d.CreateNamed(ctx, id)
+		if errors.Is(err, refine.ErrSessionExists) {
+			continue
+		}
+		return id, st, err
+	}
+	return "", nil, fmt.Errorf("%s: create: the ID function returned taken IDs 10 times in a row: %w", d.q.Name, refine.ErrSessionExists)
+}
+
+// CreateNamed starts a new, empty session under id and returns its
+// writer; an existing id fails with refine.ErrSessionExists.
+func (d *DB) CreateNamed(ctx context.Context, id string) (refine.Store, error) {
+	return d.acquire(ctx, "create", id, true)
+}
+
+// Session opens session id for writing, taking its lease.
+func (d *DB) Session(ctx context.Context, id string) (refine.Store, error) {
+	return d.acquire(ctx, "session", id, false)
+}
+
+func (d *DB) acquire(ctx context.Context, op, id string, create bool) (refine.Store, error) {
+	if err := d.check(ctx, op, id); err != nil {
+		return nil, err
+	}
+	token := NewToken()
+	tx, err := d.drv.Begin(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s %s: %w", d.q.Name, op, id, err)
+	}
+	defer tx.Rollback(ctx)
+	if err := d.takeLease(ctx, tx, op, id, token, create); err != nil {
+		return nil, err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return nil, fmt.Errorf("%s: %s %s: %w", d.q.Name, op, id, err)
+	}
+	s := &Store{db: d, id: id, token: token, cache: NewCache()}
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		s.release()
+		return nil, fmt.Errorf("%s: %s %s: %s", d.q.Name, op, id, d.q.closedMsg())
+	}
+	d.writers[s] = struct{}{}
+	d.mu.Unlock()
+	s.startHeartbeat()
+	return d.wrap(s), nil
+}
+
+// takeLease creates the session row or checks it is there, then takes
+// the lease if there is none or it expired (a crashed writer's); the
+// transaction makes this atomic across processes.
+func (d *DB) takeLease(ctx context.Context, tx Tx, op, id, token string, create bool) error {
+	now := d.cfg.Now()
+	if create {
+		n, err := tx.Exec(ctx, d.q.InsertSession, id, nanos(now), nanos(now))
+		if err != nil {
+			return fmt.Errorf("%s: create %s: %w", d.q.Name, id, err)
+		}
+		if n == 0 {
+			return fmt.Errorf("%s: create %s: %w; pick another ID or open it with --session", d.q.Name, id, refine.ErrSessionExists)
+		}
+	} else {
+		var one int
+		err := queryRow(ctx, tx, d.q.SessionForWrite, []any{id}, &one)
+		if errors.Is(err, errNoRows) {
+			return d.notFound(op, id)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %s %s: %w", d.q.Name, op, id, err)
+		}
+	}
+	var got string
+	err := queryRow(ctx, tx, d.q.TakeLease, []any{id, d.cfg.Holder, token, nanos(now.Add(d.cfg.LeaseTTL)), nanos(now)}, &got)
+	if errors.Is(err, errNoRows) {
+		var holder string
+		var expires int64
+		if err := queryRow(ctx, tx, d.q.ReadLease, []any{id}, &holder, &expires); err != nil {
+			return fmt.Errorf("%s: %s %s: read the lease: %w", d.q.Name, op, id, err)
+		}
+		return LockedError(d.q.Name, id, holder, fromNanos(expires))
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %s %s: take the lease: %w", d.q.Name, op, id, err)
+	}
+	return nil
+}
+
+// View opens session id for reading: it takes no lease, and Commit fails
+// with refine.ErrReadOnly.
+func (d *DB) View(ctx context.Context, id string) (refine.Store, error) {
+	if err := d.check(ctx, "view", id); err != nil {
+		return nil, err
+	}
+	var one int
+	err := queryRow(ctx, d.drv, d.q.SessionExists, []any{id}, &one)
+	if errors.Is(err, errNoRows) {
+		return nil, d.notFound("view", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: view %s: %w", d.q.Name, id, err)
+	}
+	return d.wrap(&Store{db: d, id: id, readOnly: true}), nil
+}
+
+// Sessions lists every session, newest activity first, from the summary
+// columns of the session rows.
+func (d *DB) Sessions(ctx context.Context) ([]refine.SessionInfo, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("%s: sessions: %w", d.q.Name, err)
+	}
+	rows, err := d.drv.Query(ctx, d.q.ListSessions)
+	if err != nil {
+		return nil, fmt.Errorf("%s: sessions%s: %w", d.q.Name, d.q.in(), err)
+	}
+	defer rows.Close()
+	var infos []refine.SessionInfo
+	for rows.Next() {
+		var (
+			id               string
+			created, updated int64
+			c                Columns
+		)
+		if err := rows.Scan(&id, &created, &updated, &c.Round, &c.Outcome, &c.Pending, &c.OpenGaps, &c.Activity); err != nil {
+			return nil, fmt.Errorf("%s: sessions%s: %w", d.q.Name, d.q.in(), err)
+		}
+		c.Created, c.Updated = fromNanos(created), fromNanos(updated)
+		infos = append(infos, c.Info(id))
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("%s: sessions%s: %w", d.q.Name, d.q.in(), err)
+	}
+	return infos, nil
+}
+
+// Delete removes session id and everything in it. A session with a live
+// lease is refused with refine.ErrLocked.
+func (d *DB) Delete(ctx context.Context, id string) error {
+	if err := d.check(ctx, "delete", id); err != nil {
+		return err
+	}
+	tx, err := d.drv.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("%s: delete %s: %w", d.q.Name, id, err)
+	}
+	defer tx.Rollback(ctx)
+	var one int
+	err = queryRow(ctx, tx, d.q.SessionForDelete, []any{id}, &one)
+	if errors.Is(err, errNoRows) {
+		return d.notFound("delete", id)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: delete %s: %w", d.q.Name, id, err)
+	}
+	var holder string
+	var expires int64
+	err = queryRow(ctx, tx, d.q.ReadLeaseForDelete, []any{id}, &holder, &expires)
+	switch {
+	case err == nil && expires > nanos(d.cfg.Now()):
+		return LockedError(d.q.Name, id, holder, fromNanos(expires))
+	case err != nil && !errors.Is(err, errNoRows):
+		return fmt.Errorf("%s: delete %s: read the lease: %w", d.q.Name, id, err)
+	}
+	for _, q := range d.q.DeleteSession {
+		if _, err := tx.Exec(ctx, q, id); err != nil {
+			return fmt.Errorf("%s: delete %s: %w", d.q.Name, id, err)
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("%s: delete %s: %w", d.q.Name, id, err)
+	}
+	return nil
+}
+
+// Close releases every writer still open (their leases too) and closes
+// the Driver.
+func (d *DB) Close() error {
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return nil
+	}
+	d.closed = true
+	open := make([]*Store, 0, len(d.writers))
+	for s := range d.writers {
+		open = append(open, s)
+	}
+	d.mu.Unlock()
+	var errs []error
+	for _, s := range open {
+		errs = append(errs, s.Close())
+	}
+	errs = append(errs, d.drv.Close())
+	if err := errors.Join(errs...); err != nil {
+		target := ""
+		if d.q.Target != "" {
+			target = " " + d.q.Target
+		}
+		return fmt.Errorf("%s: close%s: %w", d.q.Name, target, err)
+	}
+	return nil
+}

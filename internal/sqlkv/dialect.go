@@ -1,0 +1,89 @@
+package sqlkv
+
+// Dialect is what a backend package says in its own SQL. Each statement
+// takes the arguments listed, in that order; times are Unix nanoseconds.
+// The tables are refine_sessions (one row a session, with the summary
+// columns), refine_entries (session_id, key, value) and refine_leases
+// (session_id, holder, token, expires_at).
+type Dialect struct {
+	// Name starts every error message ("sqlite", "postgres").
+	Name string
+	// Target names the database in some error messages (a file path);
+	// "" names none.
+	Target string
+
+	// SessionExists selects 1 for a session (id).
+	SessionExists string
+	// SessionForWrite is SessionExists that also keeps the row from
+	// being deleted until the transaction ends (id).
+	SessionForWrite string
+	// SessionForDelete is SessionExists that locks the row for a delete
+	// (id).
+	SessionForDelete string
+	// InsertSession adds a session row, changing nothing when the id is
+	// taken (id, created_at, updated_at).
+	InsertSession string
+	// DeleteSession removes a session with its entries and lease, one
+	// statement after another (id).
+	DeleteSession []string
+	// ListSessions selects id, created_at, updated_at, round, outcome,
+	// pending, open_gaps, activity of every session, newest activity
+	// first.
+	ListSessions string
+	// TouchSession sets updated_at of a session without a summary
+	// (updated_at, id).
+	TouchSession string
+	// ClearSummary clears the summary columns (updated_at, id).
+	ClearSummary string
+	// SetSummary sets the summary columns; a NULL created_at keeps the
+	// row's (created_at, updated_at, round, outcome, pending, open_gaps,
+	// activity, id).
+	SetSummary string
+
+	// TakeLease inserts or takes over an expired lease and returns its
+	// token; no row when a live lease stands (id, holder, token,
+	// expires_at, now).
+	TakeLease string
+	// ReadLease selects holder, expires_at of a session's lease (id).
+	ReadLease string
+	// ReadLeaseForDelete is ReadLease that locks the row for a delete
+	// (id).
+	ReadLeaseForDelete string
+	// RenewLease sets expires_at if the lease is still the token's
+	// (expires_at, id, token).
+	RenewLease string
+	// ReleaseLease deletes the lease if it is still the token's (id,
+	// token).
+	ReleaseLease string
+
+	// GetEntry selects the value at a key (id, key).
+	GetEntry string
+	// ListEntries selects every key of a session, sorted (id).
+	ListEntries string
+	// ListRange selects the keys in [lo, hi) of a session, sorted (id,
+	// lo, hi).
+	ListRange string
+	// PutEntry inserts or replaces a value (id, key, value).
+	PutEntry string
+	// DeleteEntry deletes a key (id, key).
+	DeleteEntry string
+
+	// Lookup answers CheckFolders for session id from inside the commit's
+	// transaction tx.
+	Lookup func(tx Querier, id string) Lookup
+}
+
+func (d *Dialect) closedMsg() string {
+	if d.Target == "" {
+		return "the database connection is closed"
+	}
+	return "the database " + d.Target + " is closed"
+}
+
+// in is " in TARGET", or "" when there is no target.
+func (d *Dialect) in() string {
+	if d.Target == "" {
+		return ""
+	}
+	return " in " + d.Target
+}

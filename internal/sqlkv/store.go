@@ -1,0 +1,293 @@
+package sqlkv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/refine-spec/refine"
+)
+
+// Store is one session of a DB: its writer, which holds the session's
+// lease until Close, or a read-only view. It is safe for concurrent use.
+type Store struct {
+	db       *DB
+	id       string
+	token    string // the lease token; "" for a view
+	readOnly bool
+
+	mu     sync.RWMutex
+	closed bool
+
+	// cache holds the writer's own session in memory (nil for a view);
+	// commitMu keeps commits, and so the cache's updates, in the order
+	// the database applies them.
+	cache    *Cache
+	commitMu sync.Mutex
+
+	stop chan struct{} // closed by Close to end the heartbeat
+	done chan struct{} // closed when the heartbeat has ended
+
+	// testHook, when set by tests, runs inside a commit's transaction just
+	// before it commits; an error it returns aborts the commit.
+	testHook func(ctx context.Context, tx Tx) error
+}
+
+// SetCommitHook makes s call hook inside each commit's transaction, just
+// before COMMIT; an error it returns aborts the commit. For tests.
+func SetCommitHook(s *Store, hook func(ctx context.Context, tx Tx) error) { s.testHook = hook }
+
+// ID returns the session's ID.
+func (s *Store) ID() string { return s.id }
+
+func (s *Store) usable(ctx context.Context, op string) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%s: %s in session %s: %w", s.db.q.Name, op, s.id, err)
+	}
+	if s.closed {
+		return fmt.Errorf("%s: %s in session %s: the store is closed; open the session again", s.db.q.Name, op, s.id)
+	}
+	return nil
+}
+
+// Get returns the value at key, or an error wrapping refine.ErrNotFound.
+func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
+	name := s.db.q.Name
+	if err := refine.ValidKey(key); err != nil {
+		return nil, fmt.Errorf("%s: get: %w", name, err)
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if err := s.usable(ctx, "get "+key); err != nil {
+		return nil, err
+	}
+	var gen uint64
+	if s.cache != nil {
+		if v, found, known := s.cache.Get(key); known {
+			if !found {
+				return nil, fmt.Errorf("%s: get %s in session %s: %w", name, key, s.id, refine.ErrNotFound)
+			}
+			return v, nil
+		}
+		gen = s.cache.Gen()
+	}
+	var v []byte
+	err := queryRow(ctx, s.db.drv, s.db.q.GetEntry, []any{s.id, key}, &v)
+	if errors.Is(err, errNoRows) {
+		if s.cache != nil {
+			s.cache.Fill(gen, key, nil)
+		}
+		return nil, fmt.Errorf("%s: get %s in session %s: %w", name, key, s.id, refine.ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: get %s in session %s: %w", name, key, s.id, err)
+	}
+	if v == nil {
+		v = []byte{}
+	}
+	if s.cache != nil {
+		s.cache.Fill(gen, key, v)
+	}
+	return v, nil
+}
+
+// List returns the keys starting with prefix, sorted by byte order.
+func (s *Store) List(ctx context.Context, prefix string) ([]string, error) {
+	name := s.db.q.Name
+	if err := refine.ValidPrefix(prefix); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if err := s.usable(ctx, "list "+prefix); err != nil {
+		return nil, err
+	}
+	if s.cache != nil {
+		if keys, ok := s.cache.List(prefix); ok {
+			return keys, nil
+		}
+		// The writer lists its whole session once; commits keep the list.
+		gen := s.cache.Gen()
+		all, err := QueryKeys(ctx, s.db.drv, s.db.q.ListEntries, s.id)
+		if err != nil {
+			return nil, fmt.Errorf("%s: list %s in session %s: %w", name, prefix, s.id, err)
+		}
+		s.cache.FillKeys(gen, all)
+		var keys []string
+		for _, k := range all {
+			if strings.HasPrefix(k, prefix) {
+				keys = append(keys, k)
+			}
+		}
+		return keys, nil
+	}
+	q, args := s.db.q.ListEntries, []any{s.id}
+	if prefix != "" {
+		q, args = s.db.q.ListRange, append(args, prefix, PrefixEnd(prefix))
+	}
+	keys, err := QueryKeys(ctx, s.db.drv, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("%s: list %s in session %s: %w", name, prefix, s.id, err)
+	}
+	return keys, nil
+}
+
+// Commit applies ops in one transaction, all or nothing. It fails with
+// refine.ErrReadOnly on a view, and with refine.ErrLocked, applying
+// nothing, if this writer's lease was taken over.
+func (s *Store) Commit(ctx context.Context, ops ...refine.Op) error {
+	name := s.db.q.Name
+	if s.readOnly {
+		return fmt.Errorf("%s: commit to session %s: %w: opened for reading; open the session for writing to change it", name, s.id, refine.ErrReadOnly)
+	}
+	final, keys, err := Plan(ops)
+	if err != nil {
+		return fmt.Errorf("%s: commit to session %s: %w", name, s.id, err)
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if err := s.usable(ctx, "commit"); err != nil {
+		return err
+	}
+	s.commitMu.Lock()
+	defer s.commitMu.Unlock()
+	if err := s.commit(ctx, final, keys); err != nil {
+		s.cache.Reset() // it may have been applied after all (a failed or dropped COMMIT)
+		return fmt.Errorf("%s: commit to session %s%s: %w", name, s.id, s.db.q.in(), err)
+	}
+	s.cache.Apply(final)
+	return nil
+}
+
+func (s *Store) commit(ctx context.Context, final Final, keys []string) error {
+	q, now := s.db.q, s.db.cfg.Now()
+	tx, err := s.db.drv.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(ctx)
+	// Fencing: the UPDATE takes the lease row's write lock, so no takeover
+	// can slip in before COMMIT, and matches only while the lease is still
+	// this writer's. A commit is proof of life: it renews the lease too.
+	n, err := tx.Exec(ctx, q.RenewLease, nanos(now.Add(s.db.cfg.LeaseTTL)), s.id, s.token)
+	if err != nil {
+		return fmt.Errorf("check the lease: %w", err)
+	}
+	if n != 1 {
+		var holder string
+		var expires int64
+		_ = queryRow(ctx, tx, q.ReadLease, []any{s.id}, &holder, &expires)
+		return LostError(q.Name, s.id, holder)
+	}
+	if err := CheckFolders(ctx, final, q.Lookup(tx, s.id)); err != nil {
+		return err
+	}
+	stmts := make([]Stmt, 0, len(keys)+1)
+	for _, k := range keys {
+		if v := final[k]; v == nil {
+			stmts = append(stmts, Stmt{SQL: q.DeleteEntry, Args: []any{s.id, k}, What: "write " + k})
+		} else {
+			stmts = append(stmts, Stmt{SQL: q.PutEntry, Args: []any{s.id, k, v}, What: "write " + k})
+		}
+	}
+	stmts = append(stmts, s.rowUpdate(final, now))
+	if err := tx.Batch(ctx, stmts); err != nil {
+		return err
+	}
+	if s.testHook != nil {
+		if err := s.testHook(ctx, tx); err != nil {
+			return err
+		}
+	}
+	return tx.Commit(ctx)
+}
+
+// rowUpdate keeps the session row's summary columns in step with its
+// session.json; a session without one shows its last commit's time.
+func (s *Store) rowUpdate(final Final, now time.Time) Stmt {
+	const what = "update the session row"
+	raw, touched := final[refine.SummaryKey]
+	switch {
+	case !touched:
+		return Stmt{SQL: s.db.q.TouchSession, Args: []any{nanos(now), s.id}, What: what}
+	case raw == nil:
+		return Stmt{SQL: s.db.q.ClearSummary, Args: []any{nanos(now), s.id}, What: what}
+	}
+	c := SummaryColumns(s.id, raw, now)
+	var created any // NULL keeps the row's creation time
+	if !c.Created.IsZero() {
+		created = nanos(c.Created)
+	}
+	return Stmt{SQL: s.db.q.SetSummary, What: what,
+		Args: []any{created, nanos(c.Updated), c.Round, c.Outcome, c.Pending, c.OpenGaps, c.Activity, s.id}}
+}
+
+// startHeartbeat renews the lease every Settings.Heartbeat until Close.
+func (s *Store) startHeartbeat() {
+	s.stop = make(chan struct{})
+	s.done = make(chan struct{})
+	tick, beat := s.db.testTick, s.db.testBeat
+	stopTicker := func() {}
+	if tick == nil {
+		if s.db.cfg.Heartbeat < 0 {
+			close(s.done)
+			return
+		}
+		t := time.NewTicker(s.db.cfg.Heartbeat)
+		tick, stopTicker = t.C, t.Stop
+	}
+	go func() {
+		defer close(s.done)
+		defer stopTicker()
+		for {
+			select {
+			case <-s.stop:
+				return
+			case <-tick:
+				// A failed renewal (a busy database, a dropped connection)
+				// is retried at the next tick; a lease taken over meanwhile
+				// shows at the next commit.
+				ctx, cancel := context.WithTimeout(context.Background(), s.db.cfg.LeaseTTL/3)
+				_, err := s.db.drv.Exec(ctx, s.db.q.RenewLease, nanos(s.db.cfg.Now().Add(s.db.cfg.LeaseTTL)), s.id, s.token)
+				cancel()
+				if beat != nil {
+					beat(err)
+				}
+			}
+		}
+	}()
+}
+
+// Close ends a writer's heartbeat and gives up its lease; on a view it
+// only marks the Store closed. It is idempotent.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	s.mu.Unlock()
+	if s.readOnly {
+		return nil
+	}
+	close(s.stop)
+	<-s.done
+	s.db.mu.Lock()
+	delete(s.db.writers, s)
+	s.db.mu.Unlock()
+	if err := s.release(); err != nil {
+		return fmt.Errorf("%s: close session %s: release the lease: %w; it expires by itself", s.db.q.Name, s.id, err)
+	}
+	return nil
+}
+
+func (s *Store) release() error {
+	ctx, cancel := context.WithTimeout(context.Background(), s.db.cfg.ReleaseTimeout)
+	defer cancel()
+	_, err := s.db.drv.Exec(ctx, s.db.q.ReleaseLease, s.id, s.token)
+	return err
+}
