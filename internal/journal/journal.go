@@ -45,8 +45,67 @@ type Record struct {
 // Empty reports whether the record changes nothing.
 func (r Record) Empty() bool { return len(r.Ops) == 0 }
 
-// Marshal encodes the record.
-func (r Record) Marshal() ([]byte, error) { return json.Marshal(r) }
+// Marshal encodes the record. The values are written as they are: they
+// must be valid JSON, as Diff's are (it takes them from json.Marshal
+// output), and encoding/json's re-validation of every raw value, a tenth
+// of a durable point's work, is skipped. ParseRecord validates on reading.
+func (r Record) Marshal() ([]byte, error) {
+	b := make([]byte, 0, 64+r.size())
+	b = append(b, `{"seq":`...)
+	b = strconv.AppendInt(b, r.Seq, 10)
+	b = append(b, `,"ops":[`...)
+	for i, op := range r.Ops {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"op":`...)
+		b = appendString(b, op.Op)
+		b = append(b, `,"path":[`...)
+		for j, p := range op.Path {
+			if j > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, p)
+		}
+		b = append(b, ']')
+		if len(op.Value) > 0 {
+			b = append(b, `,"value":`...)
+			b = append(b, op.Value...)
+		}
+		b = append(b, '}')
+	}
+	return append(b, "]}"...), nil
+}
+
+// size estimates the encoded size.
+func (r Record) size() int {
+	n := 0
+	for _, op := range r.Ops {
+		n += 32 + len(op.Value)
+		for _, p := range op.Path {
+			n += len(p) + 3
+		}
+	}
+	return n
+}
+
+// appendString appends s as a JSON string.
+func appendString(b []byte, s string) []byte {
+	plain := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		b = append(b, '"')
+		b = append(b, s...)
+		return append(b, '"')
+	}
+	q, _ := json.Marshal(s) // a string always encodes
+	return append(b, q...)
+}
 
 // ParseRecord decodes a record written by Marshal.
 func ParseRecord(b []byte) (Record, error) {
@@ -131,7 +190,11 @@ func diff(ops *[]Op, path []string, old, cur []byte, depth int) {
 			diff(ops, append(path, strconv.Itoa(i)), o[i], c[i], depth+1)
 		}
 		if len(c) > len(o) {
-			tail := make([]byte, 0, len(cur)-len(old)+2)
+			n := 2
+			for _, v := range c[len(o):] {
+				n += len(v) + 1
+			}
+			tail := make([]byte, 0, n) // len(cur)-len(old) is no bound: kept elements may have shrunk
 			tail = append(tail, '[')
 			for i, v := range c[len(o):] {
 				if i > 0 {
