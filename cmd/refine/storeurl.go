@@ -41,7 +41,13 @@ func parseStoreURL(s string) (storeURL, error) {
 	case strings.HasPrefix(s, "postgres://"), strings.HasPrefix(s, "postgresql://"):
 		u, err := url.Parse(s)
 		if err != nil {
-			return bad(err.Error())
+			// Neither s nor the parser's message (which quotes s) may be
+			// shown: they may hold the password.
+			scheme, rest, _ := strings.Cut(s, "://")
+			if i := strings.LastIndex(rest, "@"); i >= 0 {
+				rest = "…@" + rest[i+1:]
+			}
+			return storeURL{}, fmt.Errorf("--store %q: not a valid URL (percent-encode a password holding '#', '?', '/' or ':'); want postgres://USER@HOST/DB with the password in PGPASSWORD", scheme+"://"+rest)
 		}
 		shown := s
 		if u.User != nil {
@@ -49,6 +55,17 @@ func parseStoreURL(s string) (storeURL, error) {
 				u.User = url.User(u.User.Username())
 				shown = u.String() // the password stays out of messages; pass it in PGPASSWORD
 			}
+		}
+		// A password holding '#', '?' or '/' defeats URL parsing (it is
+		// read as a fragment, a query or a path): never show what precedes
+		// the last '@'.
+		scheme, rest, _ := strings.Cut(s, "://")
+		if i := strings.LastIndex(rest, "@"); i >= 0 && (u.User == nil || strings.Contains(shown, rest[:i])) {
+			user := "…"
+			if u.User != nil && u.User.Username() != "" && !strings.ContainsAny(u.User.Username(), "#?/") {
+				user = u.User.Username()
+			}
+			shown = scheme + "://" + user + "@" + rest[i+1:]
 		}
 		return storeURL{kind: "postgres", target: s, raw: shown}, nil
 	case strings.HasPrefix(s, "sqlite:"):

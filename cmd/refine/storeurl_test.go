@@ -28,6 +28,10 @@ func TestParseStoreURL(t *testing.T) {
 		{in: "sqlite:///var/lib/refine.db", kind: "sqlite", target: "/var/lib/refine.db", shown: "sqlite:///var/lib/refine.db"},
 		{in: "postgres://u@db:5432/refine?sslmode=disable", kind: "postgres", target: "postgres://u@db:5432/refine?sslmode=disable", shown: "postgres://u@db:5432/refine?sslmode=disable"},
 		{in: "postgresql://u:secret@db/refine", kind: "postgres", target: "postgresql://u:secret@db/refine", shown: "postgresql://u@db/refine"},
+		// A '#' in the password makes the rest a fragment (hidden), or the
+		// URL invalid (an error that does not quote the password).
+		{in: "postgres://u@db/x#:p@", kind: "postgres", target: "postgres://u@db/x#:p@", shown: "postgres://u@"},
+		{in: "postgres://u:se#cret@db/refine", err: "postgres://…@db/refine"},
 		{in: "", err: "empty"},
 		{in: "sqlite:", err: "no database file"},
 		{in: "sqlite:a.db?mode=ro", err: "'?'"},
@@ -40,6 +44,9 @@ func TestParseStoreURL(t *testing.T) {
 		if tc.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
 				t.Errorf("parseStoreURL(%q) error = %v, want one containing %q", tc.in, err, tc.err)
+			}
+			if err != nil && strings.Contains(err.Error(), "cret") {
+				t.Errorf("parseStoreURL(%q) error shows the password: %v", tc.in, err)
 			}
 			continue
 		}
