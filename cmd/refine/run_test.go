@@ -90,17 +90,7 @@ func TestRunReplayScenarioThenStatusJSON(t *testing.T) {
 func TestRunPausesWithoutTerminalThenResumes(t *testing.T) {
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "s")
-	replayDir := t.TempDir()
-	// Three bad Engineer answers force the escalation question.
-	for i, name := range []string{"engineer-001.md", "engineer-002.md", "engineer-003.md"} {
-		os.WriteFile(filepath.Join(replayDir, name), []byte("not a proposal "+string(rune('a'+i))), 0o600)
-	}
-	good, _ := os.ReadFile("testdata/basic/replay/engineer-002.md")
-	os.WriteFile(filepath.Join(replayDir, "engineer-004.md"), good, 0o600)
-	rev, _ := os.ReadFile("testdata/basic/replay/reviewer-001.md")
-	os.WriteFile(filepath.Join(replayDir, "reviewer-001.md"), rev, 0o600)
-	gaps := filepath.Join(t.TempDir(), "gaps.md")
-	os.WriteFile(gaps, []byte("- GAP-HOOK-001 (HIGH): Retry schedule\n"), 0o600)
+	replayDir, gaps := pausingReplay(t) // three bad Engineer answers force the escalation question
 
 	c, out, errb := newTestCLI()
 	code := c.main(ctx, []string{"run", "--spec", "testdata/basic/spec.md", "--gaps", gaps, "--dir", dir, "--llm", "replay", "--replay", replayDir})
