@@ -50,20 +50,16 @@ func parseStoreURL(s string) (storeURL, error) {
 			return storeURL{}, fmt.Errorf("--store %q: not a valid URL (percent-encode a password holding '#', '?', '/' or ':'); want postgres://USER@HOST/DB with the password in PGPASSWORD", scheme+"://"+rest)
 		}
 		shown := s
-		if u.User != nil {
-			if _, has := u.User.Password(); has {
-				u.User = url.User(u.User.Username())
-				shown = u.String() // the password stays out of messages; pass it in PGPASSWORD
-			}
-		}
+		_, hasPassword := u.User.Password()
 		// A password holding '#', '?' or '/' defeats URL parsing (it is
-		// read as a fragment, a query or a path): never show what precedes
-		// the last '@'.
+		// read as a fragment, a query or a path), and a path may repeat
+		// "user:password@": when a password is given, or an '@' sits
+		// where no user was parsed, show only what follows the last '@'.
 		scheme, rest, _ := strings.Cut(s, "://")
-		if i := strings.LastIndex(rest, "@"); i >= 0 && (u.User == nil || strings.Contains(shown, rest[:i])) {
+		if i := strings.LastIndex(rest, "@"); i >= 0 && (u.User == nil || hasPassword || strings.Contains(shown, rest[:i])) {
 			user := "…"
 			if u.User != nil && u.User.Username() != "" && !strings.ContainsAny(u.User.Username(), "#?/") {
-				user = u.User.Username()
+				user = url.User(u.User.Username()).String() // escaped: a ':' in it cannot pass for a password
 			}
 			shown = scheme + "://" + user + "@" + rest[i+1:]
 		}

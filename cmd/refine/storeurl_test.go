@@ -32,6 +32,8 @@ func TestParseStoreURL(t *testing.T) {
 		// URL invalid (an error that does not quote the password).
 		{in: "postgres://u@db/x#:p@", kind: "postgres", target: "postgres://u@db/x#:p@", shown: "postgres://u@"},
 		{in: "postgres://u:se#cret@db/refine", err: "postgres://…@db/refine"},
+		// A path repeating "user:password@" is not shown either (a fuzz finding).
+		{in: "postgres://u:p@h/u:p@h/d/d", kind: "postgres", target: "postgres://u:p@h/u:p@h/d/d", shown: "postgres://u@h/d/d"},
 		{in: "", err: "empty"},
 		{in: "sqlite:", err: "no database file"},
 		{in: "sqlite:a.db?mode=ro", err: "'?'"},
