@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/refine-spec/refine/gap"
 )
 
@@ -101,8 +99,7 @@ type partCall struct {
 func (s *Session) draftParts(ctx context.Context, rp *rolePhase) error {
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	msgs := make(chan partCall)
-	var workers errgroup.Group
+	msgs := s.workers.NewChannel()
 	inFlight := 0
 	var firstErr error
 	fail := func(err error) {
@@ -132,10 +129,11 @@ func (s *Session) draftParts(ctx context.Context, rp *rolePhase) error {
 		}
 		jitter := s.jitter()
 		inFlight++
-		workers.Go(func() error {
-			note := func(n transportNote) { msgs <- partCall{part: p, plan: plan, note: &n} }
-			msgs <- partCall{part: p, plan: plan, res: s.callRole(plan, jitter, note)}
-			return nil
+		s.workers.Go(plan.ctx, func(ctx context.Context) {
+			plan := plan
+			plan.ctx = ctx
+			note := func(n transportNote) { msgs.Send(ctx, partCall{part: p, plan: plan, note: &n}) }
+			msgs.Send(ctx, partCall{part: p, plan: plan, res: s.callRole(plan, jitter, note)})
 		})
 		return nil
 	}
@@ -157,7 +155,7 @@ func (s *Session) draftParts(ctx context.Context, rp *rolePhase) error {
 		if inFlight == 0 {
 			break
 		}
-		m := <-msgs
+		m := msgs.Receive(ctx).(partCall)
 		if m.note != nil {
 			s.noteTransport(*m.note)
 			continue
@@ -186,7 +184,7 @@ func (s *Session) draftParts(ctx context.Context, rp *rolePhase) error {
 			queue = append(queue, m.part)
 		}
 	}
-	_ = workers.Wait() // every worker has sent its result: none is left running
+	// Every worker has sent its result, its last act: none is left running.
 	return firstErr
 }
 

@@ -38,6 +38,8 @@ type Session struct {
 	turn chan struct{}
 	st   *state
 	rnd  *rand.Rand
+	// workers runs parallel drafting's role calls (Config.Workers).
+	workers Workers
 	// stale is set when a commit failed: the in-memory state may be ahead
 	// of the Store, so the next call reloads it.
 	stale bool
@@ -89,7 +91,10 @@ func prepare(cfg Config) (*Session, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Session{cfg: cfg, clock: cfg.Clock, tok: cfg.Tokenizer, log: cfg.Logger, turn: make(chan struct{}, 1)}
+	s := &Session{cfg: cfg, clock: cfg.Clock, tok: cfg.Tokenizer, log: cfg.Logger, turn: make(chan struct{}, 1), workers: cfg.Workers}
+	if s.workers == nil {
+		s.workers = goWorkers{}
+	}
 	if s.clock == nil {
 		s.clock = SystemClock{}
 	}

@@ -161,8 +161,8 @@ func (c *cli) serveBackend(ctx context.Context, raw string) (refine.Backend, err
 	if err != nil {
 		return nil, err
 	}
-	if u.kind == "file" {
-		if err := os.MkdirAll(u.target, 0o700); err != nil {
+	if u.Kind == "file" {
+		if err := os.MkdirAll(u.Target, 0o700); err != nil {
 			return nil, fmt.Errorf("--store %s: %w", raw, err)
 		}
 	}

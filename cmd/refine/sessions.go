@@ -56,7 +56,7 @@ func cmdSessions(ctx context.Context, c *cli, args []string) int {
 		return exitOK
 	}
 	if len(infos) == 0 {
-		fmt.Fprintf(c.stdout, "No sessions in %s; start one with: refine run --store %s …\n", u.raw, u.raw)
+		fmt.Fprintf(c.stdout, "No sessions in %s; start one with: refine run --store %s …\n", u.Shown, u.Shown)
 		return exitOK
 	}
 	tw := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)

@@ -5,98 +5,22 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"path/filepath"
-	"strings"
 
 	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/internal/storeurl"
 	"github.com/refine-spec/refine/store/fs"
-	"github.com/refine-spec/refine/store/postgres"
-	"github.com/refine-spec/refine/store/sqlite"
 )
 
-// storeURL is a parsed --store value: where many sessions live.
-type storeURL struct {
-	kind string // "file", "sqlite" or "postgres"
-	// target is the root folder (file), the database file (sqlite) or the
-	// connection URL (postgres).
-	target string
-	raw    string // as given, for messages (password removed)
-}
+// storeURL is a parsed --store value.
+type storeURL = storeurl.URL
 
-// parseStoreURL reads a --store value: file:ROOT or a plain path (a
-// folder of session folders), sqlite:PATH, or postgres://… (also
-// postgresql://…).
-func parseStoreURL(s string) (storeURL, error) {
-	bad := func(why string) (storeURL, error) {
-		return storeURL{}, fmt.Errorf("--store %q: %s; want file:ROOT, a folder path, sqlite:PATH or postgres://…", s, why)
-	}
-	if strings.TrimSpace(s) == "" {
-		return bad("empty")
-	}
-	if strings.ContainsAny(s, "\x00\n\r") {
-		return bad("control characters")
-	}
-	switch {
-	case strings.HasPrefix(s, "postgres://"), strings.HasPrefix(s, "postgresql://"):
-		u, err := url.Parse(s)
-		if err != nil {
-			// Neither s nor the parser's message (which quotes s) may be
-			// shown: they may hold the password.
-			scheme, rest, _ := strings.Cut(s, "://")
-			if i := strings.LastIndex(rest, "@"); i >= 0 {
-				rest = "…@" + rest[i+1:]
-			}
-			return storeURL{}, fmt.Errorf("--store %q: not a valid URL (percent-encode a password holding '#', '?', '/' or ':'); want postgres://USER@HOST/DB with the password in PGPASSWORD", scheme+"://"+rest)
-		}
-		shown := s
-		_, hasPassword := u.User.Password()
-		// A password holding '#', '?' or '/' defeats URL parsing (it is
-		// read as a fragment, a query or a path), and a path may repeat
-		// "user:password@": when a password is given, or an '@' sits
-		// where no user was parsed, show only what follows the last '@'.
-		scheme, rest, _ := strings.Cut(s, "://")
-		if i := strings.LastIndex(rest, "@"); i >= 0 && (u.User == nil || hasPassword || strings.Contains(shown, rest[:i])) {
-			user := "…"
-			if u.User != nil && u.User.Username() != "" && !strings.ContainsAny(u.User.Username(), "#?/") {
-				user = url.User(u.User.Username()).String() // escaped: a ':' in it cannot pass for a password
-			}
-			shown = scheme + "://" + user + "@" + rest[i+1:]
-		}
-		return storeURL{kind: "postgres", target: s, raw: shown}, nil
-	case strings.HasPrefix(s, "sqlite:"):
-		p := strings.TrimPrefix(strings.TrimPrefix(s, "sqlite:"), "//")
-		if p == "" {
-			return bad("no database file after sqlite:")
-		}
-		if strings.ContainsAny(p, "?#") {
-			return bad("the database path has '?' or '#'")
-		}
-		return storeURL{kind: "sqlite", target: p, raw: s}, nil
-	case strings.HasPrefix(s, "file:"):
-		p := strings.TrimPrefix(strings.TrimPrefix(s, "file:"), "//")
-		if p == "" {
-			return bad("no folder after file:")
-		}
-		return storeURL{kind: "file", target: p, raw: s}, nil
-	}
-	if i := strings.Index(s, "://"); i > 0 && !strings.ContainsAny(s[:i], `/\.`) {
-		return bad(fmt.Sprintf("unknown scheme %q", s[:i]))
-	}
-	return storeURL{kind: "file", target: s, raw: s}, nil
-}
+// parseStoreURL reads a --store value (see storeurl.Parse).
+func parseStoreURL(s string) (storeURL, error) { return storeurl.Parse(s) }
 
 // openBackend opens the store u names.
 func (c *cli) openBackend(ctx context.Context, u storeURL) (refine.Backend, error) {
-	switch u.kind {
-	case "file":
-		return fs.OpenBackend(u.target, fs.WithStoreOptions(fs.WithLogger(c.storeLogger())))
-	case "sqlite":
-		return sqlite.Open(ctx, u.target, sqlite.Config{})
-	case "postgres":
-		return postgres.Open(ctx, u.target, postgres.Config{})
-	}
-	return nil, fmt.Errorf("--store %s: unknown kind %q", u.raw, u.kind)
+	return storeurl.Open(ctx, u, fs.WithLogger(c.storeLogger()))
 }
 
 // sessionLoc says where a command's session lives, for the commands it
@@ -174,7 +98,7 @@ func (c *cli) openLoc(ctx context.Context, dir, store, id string, mode openMode)
 		return nil, sessionLoc{}, err
 	}
 	if id == "" && mode != openCreate {
-		return nil, sessionLoc{}, fmt.Errorf("--store %s needs --session ID; refine sessions --store %s lists them", u.raw, u.raw)
+		return nil, sessionLoc{}, fmt.Errorf("--store %s needs --session ID; refine sessions --store %s lists them", u.Shown, u.Shown)
 	}
 	if id != "" {
 		if err := refine.ValidSessionID(id); err != nil {
@@ -190,9 +114,9 @@ func (c *cli) openLoc(ctx context.Context, dir, store, id string, mode openMode)
 		b.Close()
 		return nil, sessionLoc{}, err
 	}
-	loc := sessionLoc{store: u.raw, id: id}
-	if u.kind == "file" {
-		loc.dir = filepath.Join(u.target, id)
+	loc := sessionLoc{store: u.Shown, id: id}
+	if u.Kind == "file" {
+		loc.dir = filepath.Join(u.Target, id)
 	}
 	return backendSession{Store: st, b: b}, loc, nil
 }
