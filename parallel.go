@@ -99,7 +99,7 @@ type partCall struct {
 func (s *Session) draftParts(ctx context.Context, rp *rolePhase) error {
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	msgs := s.workers.NewChannel()
+	msgs := s.workers.NewChannel(ctx)
 	inFlight := 0
 	var firstErr error
 	fail := func(err error) {

@@ -14,7 +14,7 @@ type Workers interface {
 	Go(ctx context.Context, work func(ctx context.Context))
 	// NewChannel returns an unbuffered channel between the workers and the
 	// session's goroutine.
-	NewChannel() Channel
+	NewChannel(ctx context.Context) Channel
 }
 
 // Channel is an unbuffered channel made by Workers.NewChannel.
@@ -29,7 +29,7 @@ type Channel interface {
 type goWorkers struct{}
 
 func (goWorkers) Go(ctx context.Context, work func(ctx context.Context)) { go work(ctx) }
-func (goWorkers) NewChannel() Channel                                    { return goChannel(make(chan any)) }
+func (goWorkers) NewChannel(context.Context) Channel                     { return goChannel(make(chan any)) }
 
 type goChannel chan any
 

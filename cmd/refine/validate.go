@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/gapsfile"
 	"github.com/refine-spec/refine/validate"
 )
 
@@ -270,3 +271,6 @@ func joinGapIDs(ids []gap.ID) string {
 	}
 	return strings.Join(s, ", ")
 }
+
+// parseGapsFile reads a gap list (see gapsfile.Parse).
+func parseGapsFile(name string, data []byte) ([]gap.Gap, error) { return gapsfile.Parse(name, data) }

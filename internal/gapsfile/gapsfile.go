@@ -1,4 +1,6 @@
-package main
+// Package gapsfile reads gap lists, the files `refine run --gaps` and
+// `refine-temporal start --gaps` take: markdown lines or a JSON array.
+package gapsfile
 
 import (
 	"encoding/json"
@@ -13,7 +15,7 @@ import (
 	"github.com/refine-spec/refine/internal/termtext"
 )
 
-// parseGapsFile reads a gap list (the file `refine run --gaps` and
+// Parse reads a gap list (the file `refine run --gaps` and
 // `refine validate --gaps` take): either markdown lines
 // "- GAP-AREA-NNN (SEVERITY): title" (severity optional, MEDIUM when
 // absent; blank lines and headings ignored) or a JSON array of
@@ -22,7 +24,7 @@ import (
 // elements, unknown JSON fields and an empty list are errors. States are
 // left unset: the ledger makes a new gap OPEN. A title is at most
 // maxTitleBytes and plain text on one line (no control characters).
-func parseGapsFile(name string, data []byte) ([]gap.Gap, error) {
+func Parse(name string, data []byte) ([]gap.Gap, error) {
 	text := markdown.Normalize(string(data))
 	var gaps []gap.Gap
 	var lines []int

@@ -1,4 +1,4 @@
-package main
+package gapsfile
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 	"github.com/refine-spec/refine/internal/termtext"
 )
 
-func TestParseGapsFile(t *testing.T) {
+func TestParse(t *testing.T) {
 	three := []gap.Gap{
 		{ID: "GAP-FLOW-001", Title: "Error recovery", Severity: gap.High},
 		{ID: "GAP-FLOW-002", Title: "Stall detection: when to stop", Severity: gap.Medium},
@@ -34,7 +34,7 @@ func TestParseGapsFile(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := parseGapsFile(tt.file, []byte(tt.data))
+			got, err := Parse(tt.file, []byte(tt.data))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -45,7 +45,7 @@ func TestParseGapsFile(t *testing.T) {
 	}
 }
 
-func TestParseGapsFileErrors(t *testing.T) {
+func TestParseErrors(t *testing.T) {
 	const want = `want "- GAP-AREA-NNN (SEVERITY): title"`
 	tests := []struct {
 		name, file, data, wantErr string
@@ -109,7 +109,7 @@ func TestParseGapsFileErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			gaps, err := parseGapsFile(tt.file, []byte(tt.data))
+			gaps, err := Parse(tt.file, []byte(tt.data))
 			if err == nil {
 				t.Fatalf("no error; gaps %v", gaps)
 			}
@@ -164,11 +164,11 @@ func BenchmarkParseGapsJSON(b *testing.B) {
 	var tSmall, tLarge time.Duration
 	for b.Loop() {
 		t0 := time.Now()
-		if _, err := parseGapsFile("small.json", small); err != nil {
+		if _, err := Parse("small.json", small); err != nil {
 			b.Fatal(err)
 		}
 		t1 := time.Now()
-		if _, err := parseGapsFile("large.json", large); err != nil {
+		if _, err := Parse("large.json", large); err != nil {
 			b.Fatal(err)
 		}
 		tSmall, tLarge = tSmall+t1.Sub(t0), tLarge+time.Since(t1)
@@ -182,12 +182,12 @@ func BenchmarkParseGapsJSON(b *testing.B) {
 
 // FuzzParseGapsFile: no input panics, and every gap parsed has a valid ID
 // and a title a terminal shows as it is.
-func FuzzParseGapsFile(f *testing.F) {
+func FuzzParse(f *testing.F) {
 	for _, s := range []string{"- GAP-FLOW-001 (HIGH): a\n", "[{\"id\":\"GAP-FLOW-001\",\"title\":\"a\"}]", "[\n{\"id\":", "- GAP-FLOW-001: a\x1b[2J\n", bigGapsJSON(3)} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		gaps, err := parseGapsFile("gaps", data)
+		gaps, err := Parse("gaps", data)
 		if err != nil {
 			return
 		}
