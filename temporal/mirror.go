@@ -1,0 +1,96 @@
+package refinetemporal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store/memory"
+)
+
+// mirrorBatchBytes bounds one Mirror activity's input, well under
+// Temporal's payload limit (2 MiB by default).
+const mirrorBatchBytes = 512 << 10
+
+// mirroredStore is the session's Store inside the workflow: an in-memory
+// store (the workflow's history rebuilds it on replay) that, whenever a
+// commit writes status.md (once per round, and when a question is asked),
+// hands every key changed since the last time to the Mirror activity.
+type mirroredStore struct {
+	*memory.Store
+	session string
+	opts    workflow.ActivityOptions
+	changed []string
+	seen    map[string]bool
+}
+
+func newMirroredStore(session string, opts workflow.ActivityOptions) *mirroredStore {
+	return &mirroredStore{Store: memory.New(), session: session, opts: opts, seen: map[string]bool{}}
+}
+
+// Commit applies ops in memory and mirrors the changes at renderings.
+func (m *mirroredStore) Commit(ctx context.Context, ops ...refine.Op) error {
+	if err := m.Store.Commit(ctx, ops...); err != nil {
+		return err
+	}
+	rendered := false
+	for _, op := range ops {
+		if !m.seen[op.Key] {
+			m.seen[op.Key] = true
+			m.changed = append(m.changed, op.Key)
+		}
+		rendered = rendered || op.Key == "status.md"
+	}
+	if rendered {
+		return m.flush(ctx)
+	}
+	return nil
+}
+
+// flush sends the changed keys' current values to the mirror, in batches.
+func (m *mirroredStore) flush(ctx context.Context) error {
+	if len(m.changed) == 0 {
+		return nil
+	}
+	w := workflow.WithActivityOptions(workflowOf(ctx), m.opts)
+	keys := slices.Clone(m.changed)
+	slices.Sort(keys)
+	req := MirrorRequest{Session: m.session}
+	size := 0
+	send := func() error {
+		if len(req.Puts)+len(req.Deletes) == 0 {
+			return nil
+		}
+		if err := workflow.ExecuteActivity(w, activityMirror, req).Get(w, nil); err != nil {
+			return fmt.Errorf("mirror %d keys: %w", len(req.Puts)+len(req.Deletes), err)
+		}
+		req, size = MirrorRequest{Session: m.session}, 0
+		return nil
+	}
+	for _, k := range keys {
+		v, err := m.Store.Get(ctx, k)
+		switch {
+		case errors.Is(err, refine.ErrNotFound):
+			req.Deletes = append(req.Deletes, k)
+		case err != nil:
+			return err
+		default:
+			if size > 0 && size+len(v) > mirrorBatchBytes {
+				if err := send(); err != nil {
+					return err
+				}
+			}
+			req.Puts = append(req.Puts, MirrorEntry{Key: k, Value: v})
+			size += len(v)
+		}
+	}
+	if err := send(); err != nil {
+		return err
+	}
+	m.changed, m.seen = m.changed[:0], map[string]bool{}
+	return nil
+}

@@ -1,0 +1,95 @@
+package refinetemporal
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"time"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/refine-spec/refine"
+)
+
+// workflowKey carries the workflow.Context of the coroutine an engine call
+// runs on inside the context.Context the engine passes around: blocking
+// workflow calls (activities, sleeps, channels) must use their own
+// coroutine's context.
+type workflowKey struct{}
+
+func withWorkflow(ctx context.Context, wctx workflow.Context) context.Context {
+	return context.WithValue(ctx, workflowKey{}, wctx)
+}
+
+// workflowOf returns the workflow.Context ctx carries. The engine only
+// calls the seams below with contexts derived from the workflow's, so a
+// missing one is a bug.
+func workflowOf(ctx context.Context) workflow.Context {
+	w, ok := ctx.Value(workflowKey{}).(workflow.Context)
+	if !ok {
+		panic("refinetemporal: a context without its workflow.Context reached a workflow seam")
+	}
+	return w
+}
+
+// workflowClock is the session's Clock inside a workflow: workflow time,
+// recorded in the history and the same on replay.
+type workflowClock struct{ root workflow.Context }
+
+func (c workflowClock) Now() time.Time { return workflow.Now(c.root) }
+
+func (c workflowClock) Sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	return workflow.Sleep(workflowOf(ctx), d)
+}
+
+// workflowIDs names the session after its workflow.
+type workflowIDs struct{ id string }
+
+func (w workflowIDs) NewID() string { return w.id }
+
+// jitterSeed derives the backoff jitter seed from the run: fixed for the
+// run's lifetime, so a replay draws the same delays.
+func jitterSeed(info *workflow.Info) uint64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s/%s", info.WorkflowExecution.ID, info.WorkflowExecution.RunID)
+	return h.Sum64() | 1 // 0 would mean "seed from the clock"
+}
+
+// coroutines is refine.Workers inside a workflow: workflow.Go and
+// workflow channels, which the SDK schedules deterministically.
+type coroutines struct{}
+
+func (coroutines) Go(ctx context.Context, work func(ctx context.Context)) {
+	workflow.Go(workflowOf(ctx), func(w workflow.Context) { work(withWorkflow(ctx, w)) })
+}
+
+func (coroutines) NewChannel(ctx context.Context) refine.Channel {
+	return workflowChannel{workflow.NewChannel(workflowOf(ctx))}
+}
+
+type workflowChannel struct{ ch workflow.Channel }
+
+func (c workflowChannel) Send(ctx context.Context, v any) { c.ch.Send(workflowOf(ctx), v) }
+
+func (c workflowChannel) Receive(ctx context.Context) any {
+	var v any
+	c.ch.Receive(workflowOf(ctx), &v)
+	return v
+}
+
+// activityRole is a refine.Role whose every call is the CallRole activity.
+type activityRole struct{ opts workflow.ActivityOptions }
+
+func (r activityRole) Respond(ctx context.Context, req refine.Request) (refine.Response, error) {
+	w := workflow.WithActivityOptions(workflowOf(ctx), r.opts)
+	var resp refine.Response
+	if err := workflow.ExecuteActivity(w, activityCallRole, req).Get(w, &resp); err != nil {
+		// The activity's retry policy has had its turn: to the engine the
+		// error is final (not transient), so it does not retry it again.
+		return refine.Response{}, fmt.Errorf("activity %s (%s call %d): %w", activityCallRole, req.Role, req.Call, err)
+	}
+	return resp, nil
+}

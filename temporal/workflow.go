@@ -1,0 +1,307 @@
+package refinetemporal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/statusjson"
+)
+
+// SessionInput starts a session workflow.
+type SessionInput struct {
+	// Spec is the document to refine.
+	Spec string `json:"spec"`
+	// Gaps are its open gaps. Not empty.
+	Gaps []gap.Gap `json:"gaps"`
+	// Settings are the session's tunables (nil: refine.DefaultConfig's).
+	Settings *refine.Settings `json:"settings,omitempty"`
+	// Activities tune the activities' timeouts and retries.
+	Activities ActivitySettings `json:"activities,omitzero"`
+}
+
+// ActivitySettings tune the role-call activities; zero fields take the
+// defaults noted.
+type ActivitySettings struct {
+	// RoleTimeout bounds one role call (start to close; default 10 min).
+	RoleTimeout time.Duration `json:"role_timeout,omitempty"`
+	// HeartbeatTimeout is how long a role call may go without a heartbeat
+	// before it counts as lost and is retried (default 1 min).
+	HeartbeatTimeout time.Duration `json:"heartbeat_timeout,omitempty"`
+	// MaxAttempts bounds the tries of one role call on transient errors
+	// (default 5).
+	MaxAttempts int32 `json:"max_attempts,omitempty"`
+	// RetryInterval is the first delay between tries (default 1 s); it
+	// doubles up to MaxRetryInterval (default 1 min).
+	RetryInterval    time.Duration `json:"retry_interval,omitempty"`
+	MaxRetryInterval time.Duration `json:"max_retry_interval,omitempty"`
+}
+
+func (a ActivitySettings) role() workflow.ActivityOptions {
+	attempts := a.MaxAttempts
+	if attempts <= 0 {
+		attempts = 5
+	}
+	return workflow.ActivityOptions{
+		StartToCloseTimeout: cmpDuration(a.RoleTimeout, 10*time.Minute),
+		HeartbeatTimeout:    cmpDuration(a.HeartbeatTimeout, time.Minute),
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval:        cmpDuration(a.RetryInterval, time.Second),
+			BackoffCoefficient:     2,
+			MaximumInterval:        cmpDuration(a.MaxRetryInterval, time.Minute),
+			MaximumAttempts:        attempts,
+			NonRetryableErrorTypes: []string{ErrTypePermanent},
+		},
+	}
+}
+
+// mirrorOptions retry the mirror until it succeeds: a store that is down
+// holds the session back rather than losing its renderings.
+var mirrorOptions = workflow.ActivityOptions{
+	StartToCloseTimeout: time.Minute,
+	RetryPolicy: &temporal.RetryPolicy{
+		InitialInterval:        time.Second,
+		BackoffCoefficient:     2,
+		MaximumInterval:        time.Minute,
+		NonRetryableErrorTypes: []string{ErrTypePermanent},
+	},
+}
+
+// SessionResult is how a session workflow ended.
+type SessionResult struct {
+	Outcome refine.Outcome `json:"outcome"`
+}
+
+// Config builds the refine.Config a session workflow runs with, less the
+// workflow's own seams: the command-line tool checks a SessionInput with
+// it before starting a workflow.
+func (in SessionInput) Config() refine.Config {
+	cfg := refine.DefaultConfig()
+	if in.Settings != nil {
+		cfg.Settings = *in.Settings
+	}
+	cfg.Spec, cfg.Gaps = in.Spec, in.Gaps
+	return cfg
+}
+
+// RefineSession is the session workflow: it runs the refine engine with
+// the workflow's clock, IDs, jitter seed and coroutines, each role call
+// as the CallRole activity, the session's state in workflow memory
+// mirrored at every rendering, and every question as a durable wait for
+// an Update. It returns when the session reaches a terminal outcome with
+// no question left.
+func RefineSession(ctx workflow.Context, in SessionInput) (SessionResult, error) {
+	info := workflow.GetInfo(ctx)
+	id := info.WorkflowExecution.ID
+	store := newMirroredStore(id, mirrorOptions)
+	cfg := in.Config()
+	cfg.Store = store
+	roles := activityRole{opts: in.Activities.role()}
+	cfg.Engineer, cfg.Reviewer = roles, roles
+	cfg.Asker = refine.DeferAsker{}
+	cfg.Clock = workflowClock{root: ctx}
+	cfg.IDs = workflowIDs{id: id}
+	cfg.Workers = coroutines{}
+	cfg.JitterSeed = jitterSeed(info)
+
+	root := withWorkflow(context.Background(), ctx)
+	sess, err := refine.New(root, cfg)
+	if err != nil {
+		return SessionResult{}, temporal.NewNonRetryableApplicationError("start session: "+err.Error(), ErrTypePermanent, err)
+	}
+	h := &handlers{sess: sess}
+	if err := h.register(ctx); err != nil {
+		return SessionResult{}, err
+	}
+	for {
+		h.running = true
+		out, runErr := sess.Run(root)
+		h.running = false
+		if err := store.flush(root); err != nil {
+			return SessionResult{Outcome: out}, err
+		}
+		if runErr != nil && !errors.Is(runErr, refine.ErrDeferred) {
+			return SessionResult{Outcome: out}, fmt.Errorf("session %s round %d: %w", id, out.Round, runErr)
+		}
+		if len(out.Pending) == 0 && out.Status.Terminal() {
+			// Let an update that is still replying finish first.
+			if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
+				return SessionResult{Outcome: out}, err
+			}
+			return SessionResult{Outcome: out}, nil
+		}
+		if len(out.Pending) == 0 {
+			return SessionResult{Outcome: out}, fmt.Errorf("session %s stopped at round %d (%s) with no question to wait for: %s", id, out.Round, out.Status, out.Reason)
+		}
+		workflow.GetLogger(ctx).Info("session waits for an answer", "round", out.Round, "status", string(out.Status), "question", out.Pending[0].ID, "title", out.Pending[0].Title)
+		h.resume = false
+		if err := workflow.Await(ctx, func() bool { return h.resume }); err != nil {
+			return SessionResult{Outcome: out}, err
+		}
+	}
+}
+
+// AnswerRequest is the argument of the "answer" Update.
+type AnswerRequest struct {
+	// Question is the pending question's ID ("": the first pending).
+	Question string `json:"question,omitempty"`
+	// Key is the chosen option; Text the free text it takes, if any.
+	Key  string `json:"key"`
+	Text string `json:"text,omitempty"`
+}
+
+// ApproveRequest is the argument of the "approve" Update.
+type ApproveRequest struct {
+	Note            string `json:"note,omitempty"`
+	AcknowledgeHigh bool   `json:"acknowledge_high,omitempty"`
+}
+
+// AbandonRequest is the argument of the "abandon" Update.
+type AbandonRequest struct {
+	Reason string `json:"reason,omitempty"`
+}
+
+// RollbackRequest is the argument of the "rollback" Update.
+type RollbackRequest struct {
+	To          int      `json:"to"`
+	Reason      string   `json:"reason,omitempty"`
+	Adjustments []string `json:"adjustments,omitempty"`
+}
+
+// ErrRunning rejects an Update that arrives while a round is being played:
+// the session takes answers and commands when it waits for a person.
+var ErrRunning = errors.New("the session is playing a round; send this when it waits for an answer (the status query shows its pending questions)")
+
+// handlers are the workflow's Query and Update handlers. Updates only run
+// while the main loop waits (running is false), so they never race the
+// engine; each one wakes the loop through resume.
+type handlers struct {
+	sess    *refine.Session
+	running bool
+	resume  bool
+}
+
+func (h *handlers) register(ctx workflow.Context) error {
+	if err := workflow.SetQueryHandler(ctx, QueryStatus, h.status); err != nil {
+		return err
+	}
+	updates := []struct {
+		name      string
+		handler   any
+		validator any
+	}{
+		{UpdateAnswer, h.answer, h.validAnswer},
+		{UpdateApprove, h.approve, func(workflow.Context, ApproveRequest) error { return h.idle() }},
+		{UpdateAbandon, h.abandon, func(workflow.Context, AbandonRequest) error { return h.idle() }},
+		{UpdateRollback, h.rollback, h.validRollback},
+	}
+	for _, u := range updates {
+		if err := workflow.SetUpdateHandlerWithOptions(ctx, u.name, u.handler, workflow.UpdateHandlerOptions{Validator: u.validator}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (h *handlers) status() (statusjson.Status, error) {
+	st, err := h.sess.Status(context.Background())
+	if err != nil {
+		return statusjson.Status{}, err
+	}
+	return statusjson.From(st), nil
+}
+
+// pending returns the question an answer is for, checked against it.
+func (h *handlers) pending(req AnswerRequest) (refine.Question, error) {
+	if h.running {
+		return refine.Question{}, ErrRunning
+	}
+	st, err := h.sess.Status(context.Background())
+	if err != nil {
+		return refine.Question{}, err
+	}
+	if len(st.Pending) == 0 {
+		return refine.Question{}, fmt.Errorf("%w: no question is pending", refine.ErrUnknownQuestion)
+	}
+	q := st.Pending[0]
+	if req.Question != "" {
+		found := false
+		for _, p := range st.Pending {
+			if p.ID == req.Question {
+				q, found = p, true
+			}
+		}
+		if !found {
+			return refine.Question{}, fmt.Errorf("%w: %q is not pending (pending: %s)", refine.ErrUnknownQuestion, req.Question, st.Pending[0].ID)
+		}
+	}
+	if err := q.Check(refine.Answer{Key: req.Key, Text: req.Text}); err != nil {
+		return refine.Question{}, fmt.Errorf("question %s: %w", q.ID, err)
+	}
+	return q, nil
+}
+
+func (h *handlers) validAnswer(_ workflow.Context, req AnswerRequest) error {
+	_, err := h.pending(req)
+	return err
+}
+
+func (h *handlers) answer(ctx workflow.Context, req AnswerRequest) error {
+	q, err := h.pending(req)
+	if err != nil {
+		return err
+	}
+	if err := h.sess.Answer(withWorkflow(context.Background(), ctx), q.ID, refine.Answer{Key: req.Key, Text: req.Text}); err != nil {
+		return err
+	}
+	h.resume = true
+	return nil
+}
+
+// idle rejects a command while a round is being played.
+func (h *handlers) idle() error {
+	if h.running {
+		return ErrRunning
+	}
+	return nil
+}
+
+func (h *handlers) approve(ctx workflow.Context, req ApproveRequest) error {
+	if err := h.sess.Approve(withWorkflow(context.Background(), ctx), refine.ApproveRequest{Note: req.Note, AcknowledgeHigh: req.AcknowledgeHigh}); err != nil {
+		return err
+	}
+	h.resume = true
+	return nil
+}
+
+func (h *handlers) abandon(ctx workflow.Context, req AbandonRequest) error {
+	if err := h.sess.Abandon(withWorkflow(context.Background(), ctx), req.Reason); err != nil {
+		return err
+	}
+	h.resume = true
+	return nil
+}
+
+func (h *handlers) validRollback(_ workflow.Context, req RollbackRequest) error {
+	if err := h.idle(); err != nil {
+		return err
+	}
+	if req.To < 1 {
+		return fmt.Errorf("rollback: round %d: want a round ≥ 1 (the status query lists the rounds)", req.To)
+	}
+	return nil
+}
+
+func (h *handlers) rollback(ctx workflow.Context, req RollbackRequest) error {
+	if _, err := h.sess.Rollback(withWorkflow(context.Background(), ctx), refine.RollbackRequest{To: req.To, Reason: req.Reason, Adjustments: req.Adjustments}); err != nil {
+		return err
+	}
+	h.resume = true
+	return nil
+}

@@ -1,0 +1,272 @@
+package refinetemporal
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/statusjson"
+	"github.com/refine-spec/refine/store/memory"
+)
+
+// env returns a test environment running RefineSession with the
+// script's roles and a mirror.
+func env(t *testing.T, sc *script) (*testsuite.TestWorkflowEnvironment, *memory.Backend) {
+	t.Helper()
+	var suite testsuite.WorkflowTestSuite
+	suite.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	e := suite.NewTestWorkflowEnvironment()
+	mirror := memory.NewBackend()
+	acts := &Activities{Engineer: sc, Reviewer: sc, Mirror: mirror}
+	acts.Register(e)
+	e.RegisterWorkflowWithOptions(RefineSession, workflow.RegisterOptions{Name: WorkflowName})
+	return e, mirror
+}
+
+func result(t *testing.T, e *testsuite.TestWorkflowEnvironment) SessionResult {
+	t.Helper()
+	if !e.IsWorkflowCompleted() {
+		t.Fatal("the workflow did not complete")
+	}
+	if err := e.GetWorkflowError(); err != nil {
+		t.Fatalf("workflow error: %v", err)
+	}
+	var res SessionResult
+	if err := e.GetWorkflowResult(&res); err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func TestTwoRoundSession(t *testing.T) {
+	sc := newScript()
+	e, mirror := env(t, sc)
+	e.ExecuteWorkflow(WorkflowName, testInput())
+	res := result(t, e)
+	if res.Outcome.Status != refine.StatusComplete || res.Outcome.Round != 2 {
+		t.Fatalf("outcome = %s after round %d, want COMPLETE after round 2", res.Outcome.Status, res.Outcome.Round)
+	}
+	if got := sc.total(); got != 4 {
+		t.Errorf("%d role calls, want 4 (two rounds of Engineer and Reviewer)", got)
+	}
+	if r := sc.repeated(); len(r) > 0 {
+		t.Errorf("calls completed twice: %v", r)
+	}
+	// The mirror holds the session as humans read it.
+	st, err := mirror.View(t.Context(), "default-test-workflow-id")
+	if err != nil {
+		t.Fatalf("mirror: %v", err)
+	}
+	for _, key := range []string{"status.md", "decisions.md", "final_spec.md", "state.json"} {
+		if _, err := st.Get(t.Context(), key); err != nil {
+			t.Errorf("mirror has no %s: %v", key, err)
+		}
+	}
+	// The mirror opens as a session in its own right.
+	status, err := refine.Inspect(t.Context(), st)
+	if err != nil || status.Outcome != refine.StatusComplete {
+		t.Errorf("mirror inspected: %v, outcome %s", err, status.Outcome)
+	}
+}
+
+// pausedEnv starts a session whose Engineer gives three invalid answers,
+// so the session pauses at the escalation question.
+func pausedEnv(t *testing.T) (*testsuite.TestWorkflowEnvironment, *script) {
+	sc := newScript()
+	sc.badEngineer = 3
+	e, _ := env(t, sc)
+	return e, sc
+}
+
+type updateResult struct {
+	rejected, failed error
+	done             bool
+}
+
+func callbacks(r *updateResult) *testsuite.TestUpdateCallback {
+	return &testsuite.TestUpdateCallback{
+		OnAccept: func() {},
+		OnReject: func(err error) { r.rejected = err },
+		OnComplete: func(_ any, err error) {
+			r.done = true
+			r.failed = err
+		},
+	}
+}
+
+func TestQuestionAnsweredByUpdate(t *testing.T) {
+	e, sc := pausedEnv(t)
+	var before statusjson.Status
+	var ans updateResult
+	e.RegisterDelayedCallback(func() {
+		v, err := e.QueryWorkflow(QueryStatus)
+		if err != nil {
+			t.Errorf("status query: %v", err)
+			return
+		}
+		if err := v.Get(&before); err != nil {
+			t.Errorf("status query result: %v", err)
+		}
+		e.UpdateWorkflow(UpdateAnswer, "answer-1", callbacks(&ans), AnswerRequest{Key: "3", Text: "Use ## Gap Resolution headers"})
+	}, time.Hour)
+	e.ExecuteWorkflow(WorkflowName, testInput())
+	res := result(t, e)
+	if len(before.Pending) != 1 || !strings.Contains(before.Pending[0].Title+before.Pending[0].Body, "ngineer") {
+		t.Fatalf("status before the answer: pending %+v, want the Engineer escalation", before.Pending)
+	}
+	if before.Outcome != string(refine.StatusPaused) && before.Outcome != "" {
+		t.Logf("outcome while waiting: %s", before.Outcome)
+	}
+	if ans.rejected != nil || ans.failed != nil || !ans.done {
+		t.Fatalf("answer update: rejected %v, failed %v, done %v", ans.rejected, ans.failed, ans.done)
+	}
+	if res.Outcome.Status != refine.StatusComplete {
+		t.Fatalf("outcome %s (%s), want COMPLETE", res.Outcome.Status, res.Outcome.Reason)
+	}
+	if r := sc.repeated(); len(r) > 0 {
+		t.Errorf("calls completed twice: %v", r)
+	}
+}
+
+func TestRejectedAnswerChangesNothing(t *testing.T) {
+	e, _ := pausedEnv(t)
+	var bad, unknown, good updateResult
+	var before, after statusjson.Status
+	query := func(into *statusjson.Status) {
+		v, err := e.QueryWorkflow(QueryStatus)
+		if err == nil {
+			err = v.Get(into)
+		}
+		if err != nil {
+			t.Errorf("status query: %v", err)
+		}
+	}
+	e.RegisterDelayedCallback(func() {
+		query(&before)
+		e.UpdateWorkflow(UpdateAnswer, "bad-key", callbacks(&bad), AnswerRequest{Key: "Z"})
+		e.UpdateWorkflow(UpdateAnswer, "unknown-question", callbacks(&unknown), AnswerRequest{Question: "Q-NOPE", Key: "1"})
+		query(&after)
+		e.UpdateWorkflow(UpdateAnswer, "good", callbacks(&good), AnswerRequest{Key: "3", Text: "Use ## Gap Resolution headers"})
+	}, time.Hour)
+	e.ExecuteWorkflow(WorkflowName, testInput())
+	res := result(t, e)
+	if bad.rejected == nil || !errors.Is(bad.rejected, bad.rejected) || !strings.Contains(bad.rejected.Error(), "Z") {
+		t.Errorf("an unoffered key was not rejected: %+v", bad)
+	}
+	if unknown.rejected == nil || !strings.Contains(unknown.rejected.Error(), "Q-NOPE") {
+		t.Errorf("an unknown question was not rejected: %+v", unknown)
+	}
+	if bad.done || unknown.done {
+		t.Error("a rejected update ran its handler")
+	}
+	if diff := cmp.Diff(before, after); diff != "" {
+		t.Errorf("rejected answers changed the session (-before +after):\n%s", diff)
+	}
+	if !good.done || good.failed != nil || res.Outcome.Status != refine.StatusComplete {
+		t.Errorf("the valid answer after them: %+v, outcome %s", good, res.Outcome.Status)
+	}
+}
+
+func TestTransientActivityErrorRetried(t *testing.T) {
+	sc := newScript()
+	sc.transient["engineer/1"] = true
+	sc.transient["reviewer/2"] = true
+	e, _ := env(t, sc)
+	e.ExecuteWorkflow(WorkflowName, testInput())
+	res := result(t, e)
+	if res.Outcome.Status != refine.StatusComplete {
+		t.Fatalf("outcome %s (%s), want COMPLETE", res.Outcome.Status, res.Outcome.Reason)
+	}
+	if len(sc.transient) != 0 {
+		t.Errorf("transient failures not reached: %v", sc.transient)
+	}
+	if got := sc.total(); got != 4 {
+		t.Errorf("%d calls completed, want 4: a transient error is retried by the activity, not replayed by the engine", got)
+	}
+}
+
+func TestPermanentActivityErrorFailsTheWorkflow(t *testing.T) {
+	sc := newScript()
+	sc.block = func(_ context.Context, key string) error {
+		if key == "reviewer/1" {
+			return errors.New("401 unauthorized: check the API key")
+		}
+		return nil
+	}
+	e, _ := env(t, sc)
+	e.ExecuteWorkflow(WorkflowName, testInput())
+	err := e.GetWorkflowError()
+	if err == nil || !strings.Contains(err.Error(), "401 unauthorized") {
+		t.Fatalf("workflow error = %v, want the role's 401", err)
+	}
+}
+
+func quiet() log.Logger {
+	return log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
+}
+
+// TestReplayRecordedHistory replays a history recorded from a real server
+// (TestDevServerSessionSurvivesAWorkerKill with REFINE_UPDATE_HISTORY=1):
+// a change to the workflow or the engine that would break running
+// sessions fails here.
+func TestReplayRecordedHistory(t *testing.T) {
+	replayer := worker.NewWorkflowReplayer()
+	replayer.RegisterWorkflowWithOptions(RefineSession, workflow.RegisterOptions{Name: WorkflowName})
+	if err := replayer.ReplayWorkflowHistoryFromJSONFile(quiet(), historyFile); err != nil {
+		t.Fatalf("replaying %s: %v", historyFile, err)
+	}
+}
+
+// Parallel drafting runs its role calls as workflow coroutines: one
+// Engineer call per gap, in flight together, merged in gap order.
+func TestParallelDraftingInAWorkflow(t *testing.T) {
+	sc := newScript()
+	e, _ := env(t, sc)
+	in := testInput()
+	in.Gaps = append(in.Gaps, gap.Gap{ID: "GAP-HOOK-002", Title: "Signature scheme is unspecified", Severity: gap.Medium})
+	set := refine.DefaultConfig().Settings
+	set.ParallelGaps = 2
+	in.Settings = &set
+	// Both round-1 Engineer calls must be in flight at once to pass.
+	var both sync.WaitGroup
+	both.Add(2)
+	sc.block = func(ctx context.Context, key string) error {
+		if key == "engineer/1" || key == "engineer/2" {
+			both.Done()
+			both.Wait()
+		}
+		return nil
+	}
+	e.ExecuteWorkflow(WorkflowName, in)
+	res := result(t, e)
+	if res.Outcome.Status != refine.StatusComplete {
+		t.Fatalf("outcome %s (%s), want COMPLETE", res.Outcome.Status, res.Outcome.Reason)
+	}
+	var round1 [][]gap.ID
+	for k, n := range sc.completed {
+		if strings.HasPrefix(k, "engineer/") && n != 1 {
+			t.Errorf("%s completed %d times", k, n)
+		}
+	}
+	for _, req := range sc.requests() {
+		if req.Role == refine.Engineer && req.Round == 1 {
+			round1 = append(round1, req.Gaps)
+		}
+	}
+	if len(round1) != 2 || len(round1[0]) != 1 || len(round1[1]) != 1 || round1[0][0] == round1[1][0] {
+		t.Errorf("round 1 Engineer calls were for %v, want one call per gap", round1)
+	}
+}
