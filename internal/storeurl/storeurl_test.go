@@ -70,4 +70,3 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
-
