@@ -19,10 +19,12 @@ import (
 // and call number, and fails the calls listed in transient once each.
 type script struct {
 	badEngineer int
-	mu          sync.Mutex
-	completed   map[string]int
-	reqs        []refine.Request
-	transient   map[string]bool // "engineer/2": fail that call once
+	// badCalls are further Engineer call numbers answered invalidly.
+	badCalls  map[int]bool
+	mu        sync.Mutex
+	completed map[string]int
+	reqs      []refine.Request
+	transient map[string]bool // "engineer/2": fail that call once
 	// block, when set, is called before each call returns; a test uses it
 	// to hold a call in flight.
 	block func(ctx context.Context, key string) error
@@ -50,7 +52,7 @@ func (s *script) Respond(ctx context.Context, req refine.Request) (refine.Respon
 	s.completed[key]++
 	s.reqs = append(s.reqs, req)
 	if req.Role == refine.Engineer {
-		if req.Call <= s.badEngineer {
+		if req.Call <= s.badEngineer || s.badCalls[req.Call] {
 			return refine.Response{Content: "not a proposal"}, nil
 		}
 		if req.Round > 1 {

@@ -137,9 +137,11 @@ func RefineSession(ctx workflow.Context, in SessionInput) (SessionResult, error)
 			return SessionResult{Outcome: out}, nil
 		}
 		if len(out.Pending) == 0 {
+			// Only a cancelled context pauses without a question, and the
+			// workflow's never is.
 			return SessionResult{Outcome: out}, fmt.Errorf("session %s stopped at round %d (%s) with no question to wait for: %s", id, out.Round, out.Status, out.Reason)
 		}
-		workflow.GetLogger(ctx).Info("session waits for an answer", "round", out.Round, "status", string(out.Status), "question", out.Pending[0].ID, "title", out.Pending[0].Title)
+		workflow.GetLogger(ctx).Info("session waits for an answer", "round", out.Round, "question", out.Pending[0].ID)
 		h.resume = false
 		if err := workflow.Await(ctx, func() bool { return h.resume }); err != nil {
 			return SessionResult{Outcome: out}, err
@@ -299,9 +301,12 @@ func (h *handlers) validRollback(_ workflow.Context, req RollbackRequest) error 
 }
 
 func (h *handlers) rollback(ctx workflow.Context, req RollbackRequest) error {
-	if _, err := h.sess.Rollback(withWorkflow(context.Background(), ctx), refine.RollbackRequest{To: req.To, Reason: req.Reason, Adjustments: req.Adjustments}); err != nil {
+	_, err := h.sess.Rollback(withWorkflow(context.Background(), ctx), refine.RollbackRequest{To: req.To, Reason: req.Reason, Adjustments: req.Adjustments})
+	if err != nil && !errors.Is(err, refine.ErrDeferred) {
 		return err
 	}
+	// Done, or waiting for an answer to its dialogs: either way the
+	// session plays on (and asks them).
 	h.resume = true
 	return nil
 }

@@ -270,3 +270,103 @@ func TestParallelDraftingInAWorkflow(t *testing.T) {
 		t.Errorf("round 1 Engineer calls were for %v, want one call per gap", round1)
 	}
 }
+
+// "Pause session" offers the same question again, and commands (here
+// "abandon") are Updates too.
+func TestPauseThenAbandon(t *testing.T) {
+	e, _ := pausedEnv(t)
+	var pause, abandon updateResult
+	var first, paused statusjson.Status
+	query := func(into *statusjson.Status) {
+		v, err := e.QueryWorkflow(QueryStatus)
+		if err == nil {
+			err = v.Get(into)
+		}
+		if err != nil {
+			t.Errorf("status query: %v", err)
+		}
+	}
+	e.RegisterDelayedCallback(func() {
+		query(&first)
+		e.UpdateWorkflow(UpdateAnswer, "pause", callbacks(&pause), AnswerRequest{Key: "5"})
+	}, time.Hour)
+	e.RegisterDelayedCallback(func() {
+		query(&paused)
+		e.UpdateWorkflow(UpdateAbandon, "abandon", callbacks(&abandon), AbandonRequest{Reason: "no longer needed"})
+	}, 2*time.Hour)
+	e.ExecuteWorkflow(WorkflowName, testInput())
+	res := result(t, e)
+	if pause.failed != nil || !pause.done {
+		t.Fatalf("answer 5: %+v", pause)
+	}
+	if len(paused.Pending) != 1 || len(first.Pending) != 1 || paused.Pending[0].ID != first.Pending[0].ID {
+		t.Errorf("after \"Pause session\": pending %+v, want the same question again", paused.Pending)
+	}
+	if !abandon.done || abandon.failed != nil {
+		t.Errorf("abandon: %+v", abandon)
+	}
+	if res.Outcome.Status != refine.StatusAbandoned {
+		t.Errorf("outcome %s, want ABANDONED", res.Outcome.Status)
+	}
+}
+
+// A rollback Update from a question in round 2 archives the round and
+// replays from round 1.
+func TestRollbackUpdate(t *testing.T) {
+	sc := newScript()
+	sc.badCalls = map[int]bool{2: true, 3: true, 4: true} // round 2's Engineer fails three times
+	e, _ := env(t, sc)
+	var rb, bad updateResult
+	var st statusjson.Status
+	e.RegisterDelayedCallback(func() {
+		e.UpdateWorkflow(UpdateRollback, "bad", callbacks(&bad), RollbackRequest{To: 0})
+		e.UpdateWorkflow(UpdateRollback, "rollback", callbacks(&rb), RollbackRequest{To: 1, Reason: "round 2 went nowhere", Adjustments: []string{"state the retry bound"}})
+	}, time.Hour)
+	// At the end the session asks what to do with the archive: keep it.
+	var archives updateResult
+	e.RegisterDelayedCallback(func() {
+		v, err := e.QueryWorkflow(QueryStatus)
+		if err == nil {
+			err = v.Get(&st)
+		}
+		if err != nil || len(st.Pending) != 1 || st.Pending[0].ID != "rollback-archives" {
+			t.Errorf("at the end: %v, pending %+v; want the archives question", err, st.Pending)
+			return
+		}
+		e.UpdateWorkflow(UpdateAnswer, "archives", callbacks(&archives), AnswerRequest{Key: st.Pending[0].Default})
+	}, 2*time.Hour)
+	e.ExecuteWorkflow(WorkflowName, testInput())
+	res := result(t, e)
+	if bad.rejected == nil || bad.done {
+		t.Errorf("rollback to round 0 was not rejected: %+v", bad)
+	}
+	if !rb.done || rb.failed != nil {
+		t.Fatalf("rollback: %+v", rb)
+	}
+	if res.Outcome.Status != refine.StatusComplete || !archives.done {
+		t.Fatalf("outcome %s (%s), archives answered %v; want COMPLETE", res.Outcome.Status, res.Outcome.Reason, archives.done)
+	}
+	v, err := e.QueryWorkflow(QueryStatus)
+	if err == nil {
+		err = v.Get(&st)
+	}
+	if err != nil || len(st.Rollbacks) != 1 || st.Rollbacks[0].Target != 1 {
+		t.Errorf("status after the rollback: %v, rollbacks %+v; want one to round 1", err, st.Rollbacks)
+	}
+}
+
+func TestApproveUpdate(t *testing.T) {
+	e, _ := pausedEnv(t)
+	var ok updateResult
+	e.RegisterDelayedCallback(func() {
+		e.UpdateWorkflow(UpdateApprove, "approve", callbacks(&ok), ApproveRequest{Note: "good enough for v1"})
+	}, time.Hour)
+	e.ExecuteWorkflow(WorkflowName, testInput())
+	res := result(t, e)
+	if !ok.done || ok.failed != nil {
+		t.Fatalf("approve: %+v", ok)
+	}
+	if res.Outcome.Status != refine.StatusUserApproved || !strings.Contains(res.Outcome.Reason, "good enough for v1") {
+		t.Errorf("outcome %s (%s), want USER_APPROVED with the note", res.Outcome.Status, res.Outcome.Reason)
+	}
+}

@@ -14,6 +14,7 @@ import (
 
 	"go.temporal.io/sdk/client"
 	tlog "go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
@@ -67,8 +68,15 @@ func parse(fl *flag.FlagSet, args []string, e env) (int, bool) {
 	return 0, true
 }
 
+// fail reports a failed operation. A workflow's error reaches the client
+// wrapped with its failure type; only its message is shown.
 func fail(e env, what string, err error) int {
-	fmt.Fprintf(e.stderr, "refine-temporal %s: %s\n", what, termtext.Escape(err.Error()))
+	msg := err.Error()
+	var appErr *temporal.ApplicationError
+	if errors.As(err, &appErr) {
+		msg = appErr.Message()
+	}
+	fmt.Fprintf(e.stderr, "refine-temporal %s: %s\n", what, termtext.Escape(msg))
 	return exitFail
 }
 
@@ -291,18 +299,25 @@ func writeStatus(w io.Writer, id string, st statusjson.Status) {
 	for _, q := range st.Pending {
 		fmt.Fprintf(w, "\nquestion %s: %s\n", q.ID, termtext.Line(q.Title))
 		if q.Body != "" {
-			fmt.Fprintln(w, termtext.Escape(q.Body))
+			fmt.Fprintln(w, termtext.Escape(q.Body)) // the body lists the options
+		} else {
+			for _, o := range q.Options {
+				fmt.Fprintf(w, "  %s) %s\n", o.Key, termtext.Line(o.Label))
+			}
 		}
+		var text []string
 		for _, o := range q.Options {
-			line := fmt.Sprintf("  %s) %s", o.Key, termtext.Line(o.Label))
 			if o.Text {
-				line += " [takes --text]"
+				text = append(text, o.Key)
 			}
-			if o.Key == q.Default {
-				line += " (default)"
-			}
-			fmt.Fprintln(w, line)
 		}
-		fmt.Fprintf(w, "answer: refine-temporal answer --id %s --key KEY [--text TEXT]\n", id)
+		fmt.Fprintf(w, "answer: refine-temporal answer --id %s --key KEY [--text TEXT]", id)
+		if q.Default != "" {
+			fmt.Fprintf(w, " (default %s)", q.Default)
+		}
+		if len(text) > 0 {
+			fmt.Fprintf(w, "; %s take --text", strings.Join(text, ", "))
+		}
+		fmt.Fprintln(w)
 	}
 }
