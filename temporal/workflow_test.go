@@ -145,15 +145,7 @@ func TestRejectedAnswerChangesNothing(t *testing.T) {
 	e, _ := pausedEnv(t)
 	var bad, unknown, good updateResult
 	var before, after statusjson.Status
-	query := func(into *statusjson.Status) {
-		v, err := e.QueryWorkflow(QueryStatus)
-		if err == nil {
-			err = v.Get(into)
-		}
-		if err != nil {
-			t.Errorf("status query: %v", err)
-		}
-	}
+	query := func(into *statusjson.Status) { *into = queryStatus(t, e) }
 	e.RegisterDelayedCallback(func() {
 		query(&before)
 		e.UpdateWorkflow(UpdateAnswer, "bad-key", callbacks(&bad), AnswerRequest{Key: "Z"})
@@ -277,15 +269,7 @@ func TestPauseThenAbandon(t *testing.T) {
 	e, _ := pausedEnv(t)
 	var pause, abandon updateResult
 	var first, paused statusjson.Status
-	query := func(into *statusjson.Status) {
-		v, err := e.QueryWorkflow(QueryStatus)
-		if err == nil {
-			err = v.Get(into)
-		}
-		if err != nil {
-			t.Errorf("status query: %v", err)
-		}
-	}
+	query := func(into *statusjson.Status) { *into = queryStatus(t, e) }
 	e.RegisterDelayedCallback(func() {
 		query(&first)
 		e.UpdateWorkflow(UpdateAnswer, "pause", callbacks(&pause), AnswerRequest{Key: "5"})
@@ -369,4 +353,18 @@ func TestApproveUpdate(t *testing.T) {
 	if res.Outcome.Status != refine.StatusUserApproved || !strings.Contains(res.Outcome.Reason, "good enough for v1") {
 		t.Errorf("outcome %s (%s), want USER_APPROVED with the note", res.Outcome.Status, res.Outcome.Reason)
 	}
+}
+
+// queryStatus runs the status Query.
+func queryStatus(t *testing.T, e *testsuite.TestWorkflowEnvironment) statusjson.Status {
+	t.Helper()
+	var st statusjson.Status
+	v, err := e.QueryWorkflow(QueryStatus)
+	if err == nil {
+		err = v.Get(&st)
+	}
+	if err != nil {
+		t.Errorf("status query: %v", err)
+	}
+	return st
 }

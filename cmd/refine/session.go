@@ -8,16 +8,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/refine-spec/refine"
-	"github.com/refine-spec/refine/llm/langchain"
+	"github.com/refine-spec/refine/internal/llmbackend"
 	"github.com/refine-spec/refine/llm/record"
-	"github.com/refine-spec/refine/llm/replay"
 	"github.com/refine-spec/refine/rollback"
 )
 
@@ -353,46 +351,8 @@ func (c *cli) sessionConfig(ctx context.Context, f *sessionFlags, st refine.Stor
 }
 
 func (c *cli) roles(f *sessionFlags) (refine.Role, refine.Role, error) {
-	model := func(specific string) string {
-		if specific != "" {
-			return specific
-		}
-		return f.model
-	}
-	switch f.llm {
-	case "replay":
-		if f.replayDir == "" {
-			return nil, nil, errors.New("--llm replay needs --replay DIR")
-		}
-		if fi, err := os.Stat(f.replayDir); err != nil || !fi.IsDir() {
-			return nil, nil, fmt.Errorf("--replay %s: not a folder", f.replayDir)
-		}
-		r := replay.Dir(f.replayDir)
-		return r, r, nil
-	case "openai":
-		mk := func(m string) (refine.Role, error) {
-			cfg := langchain.OpenAIConfigFromEnv(langchain.OpenAIConfig{BaseURL: f.baseURL, Model: m}, c.getenv)
-			return langchain.NewOpenAI(cfg, langchain.WithTimeout(f.timeout))
-		}
-		e, err := mk(model(f.engineerModel))
-		if err != nil {
-			return nil, nil, err
-		}
-		r, err := mk(model(f.reviewerModel))
-		return e, r, err
-	case "ollama":
-		mk := func(m string) (refine.Role, error) {
-			cfg := langchain.OllamaConfigFromEnv(langchain.OllamaConfig{URL: f.baseURL, Model: m}, c.getenv)
-			return langchain.NewOllama(cfg, langchain.WithTimeout(f.timeout))
-		}
-		e, err := mk(model(f.engineerModel))
-		if err != nil {
-			return nil, nil, err
-		}
-		r, err := mk(model(f.reviewerModel))
-		return e, r, err
-	}
-	return nil, nil, fmt.Errorf("--llm %q: want openai, ollama or replay", f.llm)
+	return llmbackend.Choice{Kind: f.llm, ReplayDir: f.replayDir, Model: f.model, EngineerModel: f.engineerModel,
+		ReviewerModel: f.reviewerModel, BaseURL: f.baseURL, Timeout: f.timeout}.Roles(c.getenv)
 }
 
 func (c *cli) asker(f *sessionFlags) (refine.Asker, error) {
