@@ -43,6 +43,10 @@ type attemptPlan struct {
 	// journaled holds a response journaled before a crash or pause: the
 	// role is not called again.
 	journaled *string
+	// delivered holds the response Deliver handed over in Next's mode;
+	// needed marks a call Next returns for the caller to make.
+	delivered *Response
+	needed    bool
 	started   time.Time
 	// ctx is the attempt's scope (a SpanObserver's span), the context the
 	// role is called with.
@@ -73,6 +77,9 @@ func (s *Session) attempt(ctx context.Context, role RoleName, k int, rp *rolePha
 	plan, err := s.planAttempt(ctx, role, "", k, rp)
 	if err != nil {
 		return attemptOutcome{}, err
+	}
+	if plan.needed {
+		return attemptOutcome{}, errNeedCalls // run makes the prompt durable
 	}
 	if plan.journaled == nil {
 		if err := s.flush(ctx); err != nil {
@@ -126,6 +133,16 @@ func (s *Session) planAttempt(ctx context.Context, role RoleName, part string, k
 		plan.journaled = &c
 	} else if !errors.Is(err, ErrNotFound) {
 		return attemptPlan{}, fmt.Errorf("%s: read response journal: %w", where, err)
+	} else if s.external() {
+		// Next's mode: the caller makes the call. Its prompt is durable
+		// before Next returns it; the response comes back by Deliver.
+		if resp, ok := s.takeDelivered(plan.req); ok {
+			plan.delivered = &resp
+		} else {
+			s.stage(Put(promptKey, []byte(renderPrompt(where, msgs))))
+			plan.needed = true
+			return plan, nil
+		}
 	} else {
 		// The prompt, and everything staged before it, is durable before
 		// the call: a crash during the call loses nothing already paid for.
@@ -142,6 +159,9 @@ func (s *Session) planAttempt(ctx context.Context, role RoleName, part string, k
 func (s *Session) callRole(plan attemptPlan, jitter func() float64, note func(transportNote)) roleResult {
 	if plan.journaled != nil {
 		return roleResult{resp: Response{Content: *plan.journaled}}
+	}
+	if plan.delivered != nil {
+		return roleResult{resp: *plan.delivered, calls: 1}
 	}
 	r := s.cfg.Engineer
 	if plan.role == Reviewer {

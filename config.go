@@ -61,9 +61,6 @@ type Config struct {
 	Clock     Clock
 	IDs       IDSource
 	Tokenizer Tokenizer
-	// Workers runs parallel drafting's role calls concurrently (nil:
-	// goroutines). Durable-execution hosts supply their own.
-	Workers Workers
 	// JitterSeed seeds backoff jitter (0: seeded from the clock).
 	JitterSeed uint64
 	// Logger receives structured logs (nil: discarded).

@@ -39,6 +39,8 @@ var (
 	// ErrCorrupt: stored data (state.json, a Store's commit record, an
 	// archive) cannot be read; nothing is overwritten.
 	ErrCorrupt = errors.New("corrupt session state")
+	// ErrUnknownCall: Deliver names a role call the last Next did not ask for.
+	ErrUnknownCall = errors.New("no such role call waits for a response")
 	// ErrUnknownQuestion: Answer names a question that is not pending.
 	ErrUnknownQuestion = errors.New("no such pending question")
 	// ErrInvalidAnswer: an Answer picks an option that was not offered, or

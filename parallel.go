@@ -101,6 +101,7 @@ func (s *Session) draftParts(ctx context.Context, rp *rolePhase) error {
 	defer cancel()
 	msgs := s.workers.NewChannel(ctx)
 	inFlight := 0
+	needed := 0 // calls left to Next's caller
 	var firstErr error
 	fail := func(err error) {
 		if firstErr == nil {
@@ -119,6 +120,10 @@ func (s *Session) draftParts(ctx context.Context, rp *rolePhase) error {
 		plan, err := s.planAttempt(wctx, Engineer, string(p.Gap), len(p.Attempts)+1, rp)
 		if err != nil {
 			return err
+		}
+		if plan.needed {
+			needed++ // Next returns it; the part goes on when it is delivered
+			return nil
 		}
 		if plan.journaled == nil {
 			if err := s.flush(ctx); err != nil {
@@ -145,7 +150,7 @@ func (s *Session) draftParts(ctx context.Context, rp *rolePhase) error {
 		}
 	}
 	for {
-		for firstErr == nil && len(queue) > 0 && inFlight < s.cfg.ParallelGaps {
+		for firstErr == nil && len(queue) > 0 && inFlight+needed < s.cfg.ParallelGaps {
 			p := queue[0]
 			queue = queue[1:]
 			if err := dispatch(p); err != nil {
@@ -185,6 +190,9 @@ func (s *Session) draftParts(ctx context.Context, rp *rolePhase) error {
 		}
 	}
 	// Every worker has sent its result, its last act: none is left running.
+	if firstErr == nil && needed > 0 {
+		return errNeedCalls
+	}
 	return firstErr
 }
 

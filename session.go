@@ -38,8 +38,10 @@ type Session struct {
 	turn chan struct{}
 	st   *state
 	rnd  *rand.Rand
-	// workers runs parallel drafting's role calls (Config.Workers).
-	workers Workers
+	// workers runs parallel drafting's role calls.
+	workers workers
+	// ext is Next's mode: role calls and questions are the caller's.
+	ext *externalCalls
 	// stale is set when a commit failed: the in-memory state may be ahead
 	// of the Store, so the next call reloads it.
 	stale bool
@@ -91,10 +93,7 @@ func prepare(cfg Config) (*Session, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Session{cfg: cfg, clock: cfg.Clock, tok: cfg.Tokenizer, log: cfg.Logger, turn: make(chan struct{}, 1), workers: cfg.Workers}
-	if s.workers == nil {
-		s.workers = goWorkers{}
-	}
+	s := &Session{cfg: cfg, clock: cfg.Clock, tok: cfg.Tokenizer, log: cfg.Logger, turn: make(chan struct{}, 1), workers: goWorkers{}}
 	if s.clock == nil {
 		s.clock = SystemClock{}
 	}
@@ -356,6 +355,13 @@ func (s *Session) run(ctx context.Context) (Outcome, error) {
 			return s.outcome(), nil
 		}
 		rep, err := s.playRound(ctx)
+		if errors.Is(err, errNeedCalls) {
+			// Next's caller makes the calls; their prompts become durable now.
+			if err := s.flush(ctx); err != nil {
+				return s.failed(ctx, err)
+			}
+			return Outcome{Status: StatusRunning, Round: s.currentRound()}, err
+		}
 		if err != nil {
 			return s.failed(ctx, err)
 		}
@@ -543,7 +549,7 @@ func (s *Session) ask(ctx context.Context, q Question) (a Answer, paused bool, e
 		return ans, false, nil
 	}
 	// A person may take a while: nothing staged may be lost meanwhile.
-	if im, ok := s.cfg.Asker.(Immediate); !ok || !im.Immediate() {
+	if im, ok := s.cfg.Asker.(Immediate); !ok || !im.Immediate() || s.external() {
 		if err := s.flush(ctx); err != nil {
 			return Answer{}, false, err
 		}
@@ -555,7 +561,13 @@ func (s *Session) ask(ctx context.Context, q Question) (a Answer, paused bool, e
 		if lastErr != nil {
 			ask.Body = fmt.Sprintf("%s\n\n(Previous answer rejected: %v)", q.Body, lastErr)
 		}
-		ans, err := s.cfg.Asker.Ask(ctx, ask)
+		var ans Answer
+		var err error
+		if s.external() {
+			err = ErrDeferred // Next's caller answers
+		} else {
+			ans, err = s.cfg.Asker.Ask(ctx, ask)
+		}
 		if errors.Is(err, ErrDeferred) {
 			if !slices.ContainsFunc(s.st.Pending, func(p Question) bool { return p.ID == q.ID }) {
 				s.st.Pending = append(s.st.Pending, q)

@@ -3,18 +3,21 @@
 // takes, and its LLM calls get Temporal's timeouts, heartbeats and retry
 // policies across a fleet of workers.
 //
-// The workflow RefineSession drives the same engine as refine.Session.Run,
-// with everything non-deterministic supplied by the workflow: time
-// (workflow.Now, workflow.Sleep), identifiers, the backoff jitter seed and
-// the concurrency of parallel drafting (workflow coroutines, through
-// refine.Workers). Each role call is an activity (Activities.CallRole); a
+// The workflow RefineSession drives the refine engine through
+// refine.Session.Next, the engine's decisions without its I/O: Next plays
+// the session until it needs role calls made or questions answered and
+// returns them; the workflow runs each call as the CallRole activity (all
+// of a parallel-drafting round's calls side by side), hands the responses
+// back with Deliver, and waits for Updates to answer questions. Everything
+// else non-deterministic comes from the workflow: time (workflow.Now),
+// the session ID (the workflow ID) and the backoff jitter seed. A
 // response that fails validation is retried by the engine with its
-// failure-specific prompt, as in process, while a transient transport
-// error is retried by the activity's retry policy. The session's state
-// lives in the workflow (rebuilt by replay), and an activity
-// (Activities.Mirror) copies it to a refine.Backend at every rendering,
-// so status.md, decisions.md and final_spec.md exist for humans and
-// `refine status` and `refine serve` read the mirror.
+// failure-specific prompt, as in process; a transient transport error is
+// retried by the activity's retry policy. The session's state lives in the
+// workflow (rebuilt by replay), and an activity (Activities.MirrorSession)
+// copies it to a refine.Backend at every rendering, so status.md,
+// decisions.md and final_spec.md exist for humans and `refine status` and
+// `refine serve` read the mirror.
 //
 // A question pauses the workflow durably. The Update "answer" resumes it
 // (validated first: a rejected update changes nothing); "approve",

@@ -2,6 +2,7 @@ package refinetemporal
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"time"
@@ -58,38 +59,11 @@ func jitterSeed(info *workflow.Info) uint64 {
 	return h.Sum64() | 1 // 0 would mean "seed from the clock"
 }
 
-// coroutines is refine.Workers inside a workflow: workflow.Go and
-// workflow channels, which the SDK schedules deterministically.
-type coroutines struct{}
+// callerMakesCalls is the session's Role inside the workflow: Next never
+// calls it (the workflow runs each call as an activity), and Config needs
+// one.
+type callerMakesCalls struct{}
 
-func (coroutines) Go(ctx context.Context, work func(ctx context.Context)) {
-	workflow.Go(workflowOf(ctx), func(w workflow.Context) { work(withWorkflow(ctx, w)) })
-}
-
-func (coroutines) NewChannel(ctx context.Context) refine.Channel {
-	return workflowChannel{workflow.NewChannel(workflowOf(ctx))}
-}
-
-type workflowChannel struct{ ch workflow.Channel }
-
-func (c workflowChannel) Send(ctx context.Context, v any) { c.ch.Send(workflowOf(ctx), v) }
-
-func (c workflowChannel) Receive(ctx context.Context) any {
-	var v any
-	c.ch.Receive(workflowOf(ctx), &v)
-	return v
-}
-
-// activityRole is a refine.Role whose every call is the CallRole activity.
-type activityRole struct{ opts workflow.ActivityOptions }
-
-func (r activityRole) Respond(ctx context.Context, req refine.Request) (refine.Response, error) {
-	w := workflow.WithActivityOptions(workflowOf(ctx), r.opts)
-	var resp refine.Response
-	if err := workflow.ExecuteActivity(w, activityCallRole, req).Get(w, &resp); err != nil {
-		// The activity's retry policy has had its turn: to the engine the
-		// error is final (not transient), so it does not retry it again.
-		return refine.Response{}, fmt.Errorf("activity %s (%s call %d): %w", activityCallRole, req.Role, req.Call, err)
-	}
-	return resp, nil
+func (callerMakesCalls) Respond(context.Context, refine.Request) (refine.Response, error) {
+	return refine.Response{}, errors.New("refinetemporal: a role was called inside the workflow; role calls are activities")
 }

@@ -102,13 +102,12 @@ func RefineSession(ctx workflow.Context, in SessionInput) (SessionResult, error)
 	store := newMirroredStore(id, mirrorOptions)
 	cfg := in.Config()
 	cfg.Store = store
-	roles := activityRole{opts: in.Activities.role()}
-	cfg.Engineer, cfg.Reviewer = roles, roles
+	cfg.Engineer, cfg.Reviewer = callerMakesCalls{}, callerMakesCalls{}
 	cfg.Asker = refine.DeferAsker{}
 	cfg.Clock = workflowClock{root: ctx}
 	cfg.IDs = workflowIDs{id: id}
-	cfg.Workers = coroutines{}
 	cfg.JitterSeed = jitterSeed(info)
+	roleCtx := workflow.WithActivityOptions(ctx, in.Activities.role())
 
 	root := withWorkflow(context.Background(), ctx)
 	sess, err := refine.New(root, cfg)
@@ -121,12 +120,20 @@ func RefineSession(ctx workflow.Context, in SessionInput) (SessionResult, error)
 	}
 	for {
 		h.running = true
-		out, runErr := sess.Run(root)
+		ready, runErr := sess.Next(root)
+		if runErr == nil && len(ready.Calls) > 0 {
+			runErr = callRoles(roleCtx, sess, root, ready.Calls)
+			h.running = false
+			if runErr == nil {
+				continue
+			}
+		}
 		h.running = false
+		out := ready.Outcome
 		if err := store.flush(root); err != nil {
 			return SessionResult{Outcome: out}, err
 		}
-		if runErr != nil && !errors.Is(runErr, refine.ErrDeferred) {
+		if runErr != nil {
 			return SessionResult{Outcome: out}, fmt.Errorf("session %s round %d: %w", id, out.Round, runErr)
 		}
 		if len(out.Pending) == 0 && out.Status.Terminal() {
@@ -137,7 +144,7 @@ func RefineSession(ctx workflow.Context, in SessionInput) (SessionResult, error)
 			return SessionResult{Outcome: out}, nil
 		}
 		if len(out.Pending) == 0 {
-			// Only a cancelled context pauses without a question, and the
+			// Only a cancelled context stops without a question, and the
 			// workflow's never is.
 			return SessionResult{Outcome: out}, fmt.Errorf("session %s stopped at round %d (%s) with no question to wait for: %s", id, out.Round, out.Status, out.Reason)
 		}
@@ -147,6 +154,27 @@ func RefineSession(ctx workflow.Context, in SessionInput) (SessionResult, error)
 			return SessionResult{Outcome: out}, err
 		}
 	}
+}
+
+// callRoles runs the calls Next asked for as CallRole activities, all at
+// once (parallel drafting's calls run side by side), and delivers their
+// responses in the order Next gave them, so a replay delivers the same.
+func callRoles(ctx workflow.Context, sess *refine.Session, root context.Context, calls []refine.Request) error {
+	futures := make([]workflow.Future, len(calls))
+	for i, req := range calls {
+		futures[i] = workflow.ExecuteActivity(ctx, activityCallRole, req)
+	}
+	for i, req := range calls {
+		var resp refine.Response
+		if err := futures[i].Get(ctx, &resp); err != nil {
+			// The activity's retry policy has had its turn: the call failed.
+			return fmt.Errorf("activity %s (%s call %d): %w", activityCallRole, req.Role, req.Call, err)
+		}
+		if err := sess.Deliver(root, req, resp); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // AnswerRequest is the argument of the "answer" Update.

@@ -1,0 +1,236 @@
+package refine_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/refinetest"
+	"github.com/refine-spec/refine/store/memory"
+)
+
+// drive plays s with Next as a durable-execution host would: it makes the
+// calls Next returns itself (with eng and rev), delivers them, and answers
+// questions with asker. It returns the final outcome and every Ready.
+func drive(t *testing.T, s *refine.Session, eng, rev refine.Role, asker refine.Asker) (refine.Outcome, []refine.Ready) {
+	t.Helper()
+	ctx := context.Background()
+	var readies []refine.Ready
+	for range 200 {
+		r, err := s.Next(ctx)
+		if err != nil {
+			t.Fatalf("Next: %v", err)
+		}
+		readies = append(readies, r)
+		switch {
+		case len(r.Calls) > 0:
+			for _, req := range r.Calls {
+				role := eng
+				if req.Role == refine.Reviewer {
+					role = rev
+				}
+				resp, err := role.Respond(ctx, req)
+				if err != nil {
+					t.Fatalf("%s call %d: %v", req.Role, req.Call, err)
+				}
+				if err := s.Deliver(ctx, req, resp); err != nil {
+					t.Fatalf("Deliver: %v", err)
+				}
+			}
+		case len(r.Outcome.Pending) > 0:
+			q := r.Outcome.Pending[0]
+			a, err := asker.Ask(ctx, q)
+			if err != nil {
+				t.Fatalf("ask %s: %v", q.ID, err)
+			}
+			if err := s.Answer(ctx, q.ID, a); err != nil {
+				t.Fatalf("Answer: %v", err)
+			}
+		default:
+			return r.Outcome, readies
+		}
+	}
+	t.Fatal("no outcome after 200 Next calls")
+	return refine.Outcome{}, nil
+}
+
+// storeContents reads every key of st.
+func storeContents(t *testing.T, st refine.Store) map[string]string {
+	t.Helper()
+	ctx := context.Background()
+	keys, err := st.List(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, k := range keys {
+		b, err := st.Get(ctx, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[k] = string(b)
+	}
+	return out
+}
+
+// nextScenario is a session with a retry, an escalation question answered
+// with context, a Reviewer issue and a second round.
+func nextScenario() (eng, rev func() refine.Role, cfg func(eng, rev refine.Role, asker refine.Asker) refine.Config) {
+	eng = func() refine.Role {
+		return refinetest.Script("not a proposal", "still not", "nope", engineerDoc("GAP-TEST-001"),
+			refinetest.Revision("GAP-TEST-001", "ISSUE-R1-001", ""))
+	}
+	rev = func() refine.Role {
+		return refinetest.Script(
+			refinetest.ReviewerOutput(1, []gap.ID{"GAP-TEST-001"}, refinetest.Issue{Severity: gap.High, Summary: "the retry bound is missing"}),
+			refinetest.ReviewerOutput(2, []gap.ID{"GAP-TEST-001"}))
+	}
+	cfg = func(eng, rev refine.Role, asker refine.Asker) refine.Config {
+		c := refinetest.Config(eng, rev, asker)
+		clock := refinetest.NewClock()
+		clock.Step = 0 // one instant: both runs read the same times
+		c.Clock = clock
+		return c
+	}
+	return eng, rev, cfg
+}
+
+// Next and Deliver play a session exactly as Run does: the same outcome
+// and, key for key, the same session in the Store.
+func TestNextPlaysAsRun(t *testing.T) {
+	ctx := context.Background()
+	mkEng, mkRev, mkCfg := nextScenario()
+	answers := func() *refinetest.Asker {
+		return refinetest.Answers(refine.Answer{Key: "3", Text: "Use ## Gap Resolution headers"})
+	}
+
+	runCfg := mkCfg(mkEng(), mkRev(), answers())
+	runCfg.Store = memory.New()
+	byRun, err := refine.New(ctx, runCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := byRun.Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	eng, rev := mkEng(), mkRev()
+	nextCfg := mkCfg(refinetest.Script(), refinetest.Script(), refine.DeferAsker{}) // Next calls neither
+	nextCfg.Store = memory.New()
+	byNext, err := refine.New(ctx, nextCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, readies := drive(t, byNext, eng, rev, answers())
+	if want.Status != refine.StatusComplete || got.Status != want.Status || got.Round != want.Round {
+		t.Fatalf("Next ended %s after round %d; Run ended %s after round %d", got.Status, got.Round, want.Status, want.Round)
+	}
+	// The same session, but for how it got there: Next pauses at the
+	// question (Run's Asker answered at once), so its journal has more
+	// records, which state.json and the backups point into.
+	facts := func(st refine.Store) map[string]string {
+		m := storeContents(t, st)
+		for k := range m {
+			if strings.HasPrefix(k, "journal/") || strings.HasPrefix(k, "state") || k == refine.SummaryKey {
+				delete(m, k)
+			}
+		}
+		return m
+	}
+	if diff := cmp.Diff(facts(runCfg.Store), facts(nextCfg.Store)); diff != "" {
+		t.Errorf("the sessions differ (-Run +Next):\n%s", diff)
+	}
+	runStatus, _ := byRun.Status(ctx)
+	nextStatus, _ := byNext.Status(ctx)
+	if diff := cmp.Diff(runStatus, nextStatus); diff != "" {
+		t.Errorf("the statuses differ (-Run +Next):\n%s", diff)
+	}
+	var calls int
+	for _, r := range readies {
+		calls += len(r.Calls)
+		if len(r.Calls) > 0 && r.Outcome.Status != refine.StatusRunning {
+			t.Errorf("a Ready with calls says %s, want RUNNING", r.Outcome.Status)
+		}
+	}
+	if calls != 7 {
+		t.Errorf("Next asked for %d calls, want 7 (5 Engineer, 2 Reviewer)", calls)
+	}
+}
+
+// Parallel drafting hands every part's call to the caller at once.
+func TestNextReturnsParallelCallsTogether(t *testing.T) {
+	ctx := context.Background()
+	gaps := []gap.Gap{{ID: "GAP-TEST-001", Title: "One", Severity: gap.High}, {ID: "GAP-TEST-002", Title: "Two", Severity: gap.High}}
+	cfg := refinetest.Config(refinetest.Script(), refinetest.Script(), refine.DeferAsker{}, gaps...)
+	cfg.ParallelGaps = 2
+	s, err := refine.New(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Next(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Calls) != 2 || r.Calls[0].Call == r.Calls[1].Call || len(r.Calls[0].Gaps) != 1 {
+		t.Fatalf("first Ready: %d calls %+v, want one Engineer call per gap", len(r.Calls), r.Calls)
+	}
+	eng := refinetest.Func(func(_ context.Context, req refine.Request) (refine.Response, error) {
+		return refine.Response{Content: engineerDoc(req.Gaps...)}, nil
+	})
+	rev := refinetest.Func(func(_ context.Context, req refine.Request) (refine.Response, error) {
+		return refine.Response{Content: reviewerDoc(req.Round, joinIDs(req.Gaps))}, nil
+	})
+	for _, req := range r.Calls {
+		resp, _ := eng.Respond(ctx, req)
+		if err := s.Deliver(ctx, req, resp); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, _ := drive(t, s, eng, rev, refine.DefaultAsker{})
+	if out.Status != refine.StatusComplete {
+		t.Errorf("outcome %s (%s), want COMPLETE", out.Status, out.Reason)
+	}
+}
+
+// A response for a call Next did not ask for is refused; a call asked for
+// before a crash is asked for again, with the same call number, after Open.
+func TestNextDeliverAndReopen(t *testing.T) {
+	ctx := context.Background()
+	store := memory.New()
+	cfg := refinetest.Config(refinetest.Script(), refinetest.Script(), refine.DeferAsker{})
+	cfg.Store = store
+	s, err := refine.New(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Next(ctx)
+	if err != nil || len(r.Calls) != 1 {
+		t.Fatalf("Next: %v, %d calls", err, len(r.Calls))
+	}
+	stray := r.Calls[0]
+	stray.Call++
+	if err := s.Deliver(ctx, stray, refine.Response{Content: "x"}); !errors.Is(err, refine.ErrUnknownCall) {
+		t.Errorf("Deliver of an unasked call: %v, want ErrUnknownCall", err)
+	}
+
+	// The process dies here; another opens the session.
+	ocfg := refinetest.Config(refinetest.Script(), refinetest.Script(), refine.DeferAsker{})
+	ocfg.Store = store
+	again, err := refine.Open(ctx, ocfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, err := again.Next(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(r.Calls, r2.Calls); diff != "" {
+		t.Errorf("after reopening, Next asks for other calls (-before +after):\n%s", diff)
+	}
+}
