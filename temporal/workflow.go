@@ -156,21 +156,30 @@ func RefineSession(ctx workflow.Context, in SessionInput) (SessionResult, error)
 	}
 }
 
-// callRoles runs the calls Next asked for as CallRole activities, all at
-// once (parallel drafting's calls run side by side), and delivers their
-// responses in the order Next gave them, so a replay delivers the same.
+// callRoles runs the calls Next asked for as CallRole activities, each on
+// a workflow coroutine so that parallel drafting's calls run side by side,
+// and delivers the responses in the order Next gave them, so a replay
+// delivers the same.
 func callRoles(ctx workflow.Context, sess *refine.Session, root context.Context, calls []refine.Request) error {
-	futures := make([]workflow.Future, len(calls))
+	resps := make([]refine.Response, len(calls))
+	errs := make([]error, len(calls))
+	wg := workflow.NewWaitGroup(ctx)
 	for i, req := range calls {
-		futures[i] = workflow.ExecuteActivity(ctx, activityCallRole, req)
+		wg.Add(1)
+		workflow.Go(ctx, func(c workflow.Context) {
+			defer wg.Done()
+			if err := workflow.ExecuteActivity(c, activityCallRole, req).Get(c, &resps[i]); err != nil {
+				// The activity's retry policy has had its turn: the call failed.
+				errs[i] = fmt.Errorf("activity %s (%s call %d): %w", activityCallRole, req.Role, req.Call, err)
+			}
+		})
 	}
+	wg.Wait(ctx)
 	for i, req := range calls {
-		var resp refine.Response
-		if err := futures[i].Get(ctx, &resp); err != nil {
-			// The activity's retry policy has had its turn: the call failed.
-			return fmt.Errorf("activity %s (%s call %d): %w", activityCallRole, req.Role, req.Call, err)
+		if errs[i] != nil {
+			return errs[i]
 		}
-		if err := sess.Deliver(root, req, resp); err != nil {
+		if err := sess.Deliver(root, req, resps[i]); err != nil {
 			return err
 		}
 	}

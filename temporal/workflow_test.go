@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -20,6 +21,7 @@ import (
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/internal/statusjson"
 	"github.com/refine-spec/refine/store/memory"
+	"github.com/refine-spec/refine/store/sqlite"
 )
 
 // env returns a test environment running RefineSession with the
@@ -367,4 +369,35 @@ func queryStatus(t *testing.T, e *testsuite.TestWorkflowEnvironment) statusjson.
 		t.Errorf("status query: %v", err)
 	}
 	return st
+}
+
+// The mirror may be any refine store: here SQLite, which `refine status
+// --store sqlite:…` reads.
+func TestMirrorToSQLite(t *testing.T) {
+	db, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "sessions.db"), sqlite.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	sc := newScript()
+	var suite testsuite.WorkflowTestSuite
+	suite.SetLogger(quiet())
+	e := suite.NewTestWorkflowEnvironment()
+	(&Activities{Engineer: sc, Reviewer: sc, Mirror: db}).Register(e)
+	e.RegisterWorkflowWithOptions(RefineSession, workflow.RegisterOptions{Name: WorkflowName})
+	e.ExecuteWorkflow(WorkflowName, testInput())
+	if res := result(t, e); res.Outcome.Status != refine.StatusComplete {
+		t.Fatalf("outcome %s", res.Outcome.Status)
+	}
+	view, err := db.View(t.Context(), "default-test-workflow-id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := refine.Inspect(t.Context(), view)
+	if err != nil || st.Outcome != refine.StatusComplete || st.Round != 2 {
+		t.Errorf("the SQLite mirror inspected: %v, %s after round %d", err, st.Outcome, st.Round)
+	}
+	if b, err := view.Get(t.Context(), "final_spec.md"); err != nil || len(b) == 0 {
+		t.Errorf("final_spec.md in the mirror: %v", err)
+	}
 }
