@@ -37,7 +37,7 @@ func (s *Session) convergenceSettings() convergence.Settings {
 
 // converge records the round's convergence row (once) and, on
 // DIVERGENCE_WARNING, asks the divergence question (FLOW-002).
-func (s *Session) converge(ctx context.Context) (bool, error) {
+func (s *Session) converge(ctx context.Context) (stop, error) {
 	cur := s.st.Current
 	t := s.tracker()
 	if !cur.Converged {
@@ -58,13 +58,13 @@ func (s *Session) converge(ctx context.Context) (bool, error) {
 		s.logWarnings(cur)
 	}
 	if t.Current() != convergence.DivergenceWarning || cur.DivergenceDone {
-		return false, nil
+		return goOn, nil
 	}
 	q := convergence.DivergencePrompt(convergence.DivergenceInput{Rows: t.Rows(), Settings: t.Settings(), Ledger: &s.st.Ledger, RollbackAvailable: s.rollbackAvailable(ctx)})
 	q.ID, q.Round = fmt.Sprintf("r%d-divergence", cur.N), cur.N
 	a, paused, err := s.ask(ctx, q)
 	if err != nil || paused {
-		return paused, err
+		return waitIf(paused), err
 	}
 	opt, _ := q.Option(a.Key)
 	decision := opt.Label
@@ -77,7 +77,7 @@ func (s *Session) converge(ctx context.Context) (bool, error) {
 		}
 		for _, id := range ids {
 			if err := s.st.Ledger.Transition(id, gap.Deferred, cur.N, s.now(), "deferred by the user to narrow scope (divergence)"); err != nil {
-				return false, fmt.Errorf("round %d narrow scope: %w", cur.N, err)
+				return goOn, fmt.Errorf("round %d narrow scope: %w", cur.N, err)
 			}
 		}
 		decision += ": deferred " + dash(joinIDs(ids))
@@ -101,7 +101,7 @@ func (s *Session) converge(ctx context.Context) (bool, error) {
 	}
 	cur.DivergenceDone = true
 	s.recordDecision(cur.N, "", q, a, decision)
-	return false, nil
+	return goOn, nil
 }
 
 // checkTermination walks the termination tree between rounds (FLOW-005),

@@ -52,23 +52,23 @@ func (s *Session) issuesOf(n int) []conflict.Issue {
 // disagreement detects explicit and implicit disagreement with the previous
 // review, checks the DISAGREE rate, and asks the user to resolve each
 // conflict; unresolved HIGH/CRITICAL conflicts keep their gaps BLOCKED.
-func (s *Session) disagreement(ctx context.Context) (bool, error) {
+func (s *Session) disagreement(ctx context.Context) (stop, error) {
 	cur := s.st.Current
 	ds := &cur.Disagree
 	if ds.Done || cur.Engineer.Status != roleAccepted {
-		return false, nil
+		return goOn, nil
 	}
 	prev := s.st.Round // the review being answered is the last completed round's
 	if !ds.Detected {
 		out, err := s.get(ctx, outputKey(cur.N, Engineer))
 		if err != nil {
-			return false, fmt.Errorf("round %d disagreement: read engineer.md: %w", cur.N, err)
+			return goOn, fmt.Errorf("round %d disagreement: read engineer.md: %w", cur.N, err)
 		}
 		var previous string
 		if b, err := s.get(ctx, outputKey(prev, Engineer)); err == nil {
 			previous = string(b)
 		} else if !errors.Is(err, ErrNotFound) {
-			return false, fmt.Errorf("round %d disagreement: read %s: %w", cur.N, outputKey(prev, Engineer), err)
+			return goOn, fmt.Errorf("round %d disagreement: read %s: %w", cur.N, outputKey(prev, Engineer), err)
 		}
 		issues := s.issuesOf(prev)
 		ex := conflict.DetectExplicit(conflict.ExplicitInput{Round: cur.N, EngineerOutput: string(out), Issues: issues, At: s.now()})
@@ -122,11 +122,11 @@ func (s *Session) disagreement(ctx context.Context) (bool, error) {
 		q.Round = cur.N
 		a, paused, err := s.ask(ctx, q)
 		if err != nil || paused {
-			return paused, err
+			return waitIf(paused), err
 		}
 		o, err := conflict.ResolveImplicit(f, a.Key, a.Text, s.nextDecisionID(cur.N), s.now(), s.st.Ignore)
 		if err != nil {
-			return false, fmt.Errorf("round %d: %s: %w", cur.N, q.ID, err)
+			return goOn, fmt.Errorf("round %d: %s: %w", cur.N, q.ID, err)
 		}
 		s.st.Ignore = o.Ignore
 		if o.Instruction != "" {
@@ -135,7 +135,7 @@ func (s *Session) disagreement(ctx context.Context) (bool, error) {
 		if o.GapState == gap.NeedsRevision {
 			if g, ok := s.st.Ledger.Get(f.Issue.Gap); ok && g.State == gap.Proposed {
 				if err := s.st.Ledger.Transition(g.ID, gap.NeedsRevision, cur.N, s.now(), f.IssueID+" not addressed: the Engineer must address it explicitly"); err != nil {
-					return false, err
+					return goOn, err
 				}
 			}
 		}
@@ -169,14 +169,14 @@ func (s *Session) disagreement(ctx context.Context) (bool, error) {
 		q.Round = cur.N
 		a, paused, err := s.ask(ctx, q)
 		if err != nil || paused {
-			return paused, err
+			return waitIf(paused), err
 		}
 		opt, _ := q.Option(a.Key)
 		ds.NextAlert++
 		s.recordDecision(cur.N, "", q, a, opt.Label)
 		switch opt.Effect {
 		case conflict.EffectRequestRevision:
-			return false, s.redoEngineer(ctx, conflict.BlockInstruction(alert))
+			return backToEngineer, s.redoEngineer(conflict.BlockInstruction(alert))
 		case conflict.EffectAdjustEngineer, conflict.EffectMediateScope:
 			if t := strings.TrimSpace(a.Text); t != "" {
 				s.st.Adjustments = append(s.st.Adjustments, t)
@@ -186,7 +186,7 @@ func (s *Session) disagreement(ctx context.Context) (bool, error) {
 			// LOW"); one downgraded below HIGH no longer blocks, and one
 			// downgraded to LOW is no longer a conflict.
 			if err := s.applyOverrides(cur.N, a.Text); err != nil {
-				return false, err
+				return goOn, err
 			}
 		case conflict.EffectAdjustReviewer:
 			if t := strings.TrimSpace(a.Text); t != "" {
@@ -198,10 +198,10 @@ func (s *Session) disagreement(ctx context.Context) (bool, error) {
 
 	paused, err := s.resolveConflicts(ctx, cur.N)
 	if err != nil || paused {
-		return paused, err
+		return waitIf(paused), err
 	}
 	ds.Done = true
-	return false, nil
+	return goOn, nil
 }
 
 // resolveConflicts asks the user to decide every unresolved conflict, most
@@ -318,10 +318,10 @@ func (s *Session) blockConflictGaps() error {
 	return nil
 }
 
-// redoEngineer sends the round back to the Engineer with an instruction
+// redoEngineer readies the round to go back to the Engineer with an instruction
 // (the DISAGREE limit's "request revision"): its proposals return to
 // IN_PROGRESS and this round's conflicts are dropped, to be detected again.
-func (s *Session) redoEngineer(ctx context.Context, instruction string) error {
+func (s *Session) redoEngineer(instruction string) error {
 	cur := s.st.Current
 	for _, id := range cur.Engineer.Gaps {
 		g, ok := s.st.Ledger.Get(id)
@@ -351,8 +351,12 @@ func (s *Session) redoEngineer(ctx context.Context, instruction string) error {
 	cur.Engineer.Budget = len(cur.Engineer.Attempts) + 1 + s.cfg.MaxRetries
 	cur.Engineer.ParallelDone = true
 	cur.Disagree = disagreeState{}
-	cur.Phase = PhaseEngineer
-	return s.commit(ctx)
+	// The round goes back to the Engineer: disagreement returns
+	// backToEngineer and playRound sets the phase; both ride on the next
+	// commit (the Engineer's prompt), or on neither after a crash, when the
+	// answer that asked for this is applied again.
+	s.stage()
+	return nil
 }
 
 // presentBlockingDecisions asks the conflicts every open gap is blocked on.

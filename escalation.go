@@ -14,12 +14,12 @@ import (
 
 // escalate asks the user what to do after role spent its attempts (FLOW-001
 // §5) and applies the answer.
-func (s *Session) escalate(ctx context.Context, role RoleName) (bool, error) {
+func (s *Session) escalate(ctx context.Context, role RoleName) (stop, error) {
 	cur := s.st.Current
 	rp := cur.role(role)
 	last, attempts, err := rp.lastFailure()
 	if err != nil {
-		return false, fmt.Errorf("round %d %s: %w", cur.N, role, err)
+		return goOn, fmt.Errorf("round %d %s: %w", cur.N, role, err)
 	}
 	// FLOW-001 §10: validation failures can trigger a rollback (FLOW-007).
 	q := retry.EscalationQuestion(string(role), cur.N, last.FailureType, attempts, s.rollbackAvailable(ctx))
@@ -27,7 +27,7 @@ func (s *Session) escalate(ctx context.Context, role RoleName) (bool, error) {
 	s.emit(Event{Kind: EventEscalation, Role: role, FailureType: last.FailureType, Message: q.Title})
 	a, paused, err := s.ask(ctx, q)
 	if err != nil || paused {
-		return paused, err
+		return waitIf(paused), err
 	}
 	opt, _ := q.Option(a.Key)
 	decision := opt.Label
@@ -36,20 +36,20 @@ func (s *Session) escalate(ctx context.Context, role RoleName) (bool, error) {
 		rp.Status, rp.SkipNote = roleSkipped, "skipped by user after "+last.FailureType
 		if role == Engineer {
 			if err := s.releaseGaps(rp.Gaps, "Engineer skipped this round"); err != nil {
-				return false, err
+				return goOn, err
 			}
 		}
 	case retry.OptionReassign:
 		picked, err := s.reassign(role, a.Text)
 		if err != nil {
-			return false, err
+			return goOn, err
 		}
 		if len(picked) == 0 {
 			rp.Status, rp.SkipNote = roleSkipped, "no other gap to reassign to"
 			decision += " (no other gap available: skipped)"
 			if role == Engineer {
 				if err := s.releaseGaps(rp.Gaps, "Engineer skipped this round"); err != nil {
-					return false, err
+					return goOn, err
 				}
 			}
 		} else {
@@ -74,7 +74,7 @@ func (s *Session) escalate(ctx context.Context, role RoleName) (bool, error) {
 				}
 			}
 			if err := s.releaseGaps(rest, "scope narrowed to "+string(g)); err != nil {
-				return false, err
+				return goOn, err
 			}
 			cur.Assigned = []gap.ID{g}
 		}
@@ -88,12 +88,12 @@ func (s *Session) escalate(ctx context.Context, role RoleName) (bool, error) {
 		// Offer the same decision again when the session resumes.
 		s.st.Pending = append(s.st.Pending, q)
 		s.recordDecision(cur.N, "", q, a, decision)
-		return true, s.commit(ctx)
+		return waitForAnswer, s.commit(ctx)
 	}
 	rp.Escalated++
 	s.recordDecision(cur.N, "", q, a, decision)
 	s.stage()
-	return false, nil
+	return goOn, nil
 }
 
 // escalations counts the escalation questions already answered (other
@@ -197,7 +197,7 @@ func (s *Session) simplest(rp *rolePhase) gap.ID {
 }
 
 // askRoundFailed handles a round in which both roles were skipped.
-func (s *Session) askRoundFailed(ctx context.Context) (bool, error) {
+func (s *Session) askRoundFailed(ctx context.Context) (stop, error) {
 	cur := s.st.Current
 	opts := []Option{
 		{Key: "1", Label: "Continue - Start the next round", Effect: "Gaps stay as they are; the next round reassigns them", Recommended: true},
@@ -214,16 +214,16 @@ func (s *Session) askRoundFailed(ctx context.Context) (bool, error) {
 	}
 	a, paused, err := s.ask(ctx, q)
 	if err != nil || paused {
-		return paused, err
+		return waitIf(paused), err
 	}
 	opt, _ := q.Option(a.Key)
 	s.recordDecision(cur.N, "", q, a, opt.Label)
 	switch opt.Key {
 	case "2":
 		s.st.Pending = append(s.st.Pending, q)
-		return true, s.commit(ctx)
+		return waitForAnswer, s.commit(ctx)
 	case "3":
 		s.st.Outcome, s.st.OutcomeReason = StatusAbandoned, "abandoned by the user after round "+fmt.Sprint(cur.N)+" failed"
 	}
-	return false, s.commit(ctx)
+	return goOn, s.commit(ctx)
 }

@@ -479,7 +479,7 @@ func (s *Session) rollbackAvailable(ctx context.Context) bool {
 // target is the round before the current one unless the user picks
 // several rounds in the rollback options question. It reports whether the
 // session paused at a rollback question.
-func (s *Session) startRollbackFromQuestion(ctx context.Context, a Answer, trigger rollback.Trigger, reason, origin string, first ...flowDecision) (bool, error) {
+func (s *Session) startRollbackFromQuestion(ctx context.Context, a Answer, trigger rollback.Trigger, reason, origin string, first ...flowDecision) (stop, error) {
 	text := strings.TrimSpace(a.Text)
 	if text != "" {
 		reason = text

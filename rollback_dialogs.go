@@ -577,21 +577,25 @@ func (s *Session) confirmDialog(ctx context.Context, f *rollbackFlow, attempt in
 	return rep, true, err
 }
 
-// continueRollback resumes a rollback flow left waiting at a question.
-// It reports whether the session is still paused there.
-func (s *Session) continueRollback(ctx context.Context) (bool, error) {
+// continueRollback resumes a rollback flow left waiting at a question: it
+// waits for an answer again, or the rollback replaced the round, or none
+// happened (cancelled, or refused at the limit) and the round goes on.
+func (s *Session) continueRollback(ctx context.Context) (stop, error) {
 	if s.st.RollbackFlow == nil {
-		return false, nil
+		return goOn, nil
 	}
 	rep, err := s.driveRollback(ctx)
-	if errors.Is(err, ErrRollbackLimit) && len(rep.Pending) > 0 {
-		return true, nil
+	switch {
+	case errors.Is(err, ErrRollbackLimit) && len(rep.Pending) > 0:
+		return waitForAnswer, nil
+	case errors.Is(err, ErrRollbackLimit):
+		return goOn, nil // answered: the session goes on (or has ended)
+	case err != nil:
+		return goOn, err
+	case len(rep.Pending) > 0:
+		return waitForAnswer, nil
+	case len(rep.Undone) > 0:
+		return roundReplaced, nil
 	}
-	if errors.Is(err, ErrRollbackLimit) {
-		return false, nil // answered: the session goes on (or has ended)
-	}
-	if err != nil {
-		return false, err
-	}
-	return len(rep.Pending) > 0, nil
+	return goOn, nil
 }

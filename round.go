@@ -12,8 +12,9 @@ import (
 // playRound plays the round in progress, or starts the next one, until it
 // is done or pauses at a question.
 func (s *Session) playRound(ctx context.Context) (RoundReport, error) {
-	// A rollback waiting in its dialogs comes first (rollback_dialogs.go).
-	if paused, err := s.continueRollback(ctx); err != nil || paused || s.st.Outcome.Terminal() {
+	// A rollback waiting in its dialogs comes first (rollback_dialogs.go);
+	// once it is done the session plays on from where it put it.
+	if st, err := s.continueRollback(ctx); err != nil || st == waitForAnswer || s.st.Outcome.Terminal() {
 		return s.report(), err
 	}
 	if s.st.Current == nil {
@@ -30,40 +31,42 @@ func (s *Session) playRound(ctx context.Context) (RoundReport, error) {
 			return s.report(), err
 		}
 	}
+	// Each phase's handler decides how it ended (a stop); only this loop
+	// changes the phase.
 	for {
 		cur := s.st.Current
 		s.openRoundScope(ctx, nil)
 		if err := ctx.Err(); err != nil {
 			return s.report(), err
 		}
-		var paused bool
-		var err error
+		st, err := goOn, error(nil)
 		next := cur.Phase
 		switch cur.Phase {
 		case PhaseBegin:
 			next = PhaseEngineer
 		case PhaseEngineer:
-			paused, err = s.runEngineer(ctx)
+			st, err = s.runEngineer(ctx)
 			next = PhaseDisagree
 		case PhaseDisagree:
-			paused, err = s.disagreement(ctx)
+			st, err = s.disagreement(ctx)
 			next = PhaseReviewer
-			if cur.Phase != PhaseDisagree {
-				next = cur.Phase // sent back to the Engineer
-			}
 		case PhaseReviewer:
-			paused, err = s.runReviewer(ctx)
+			st, err = s.runReviewer(ctx)
 			next = PhaseSynthesize
 		case PhaseSynthesize:
 			err = s.synthesize(ctx)
 			next = PhaseConverge
 		case PhaseConverge:
-			if paused, err = s.converge(ctx); err == nil && !paused && s.st.Current == cur {
+			if st, err = s.converge(ctx); err == nil && st == goOn {
 				return s.finishRound(ctx)
 			}
 		}
-		if err != nil || paused || s.st.Current != cur {
-			// A rollback chosen in a question replaced the round.
+		if st == backToEngineer {
+			st, next = goOn, PhaseEngineer
+		}
+		if err != nil || st != goOn {
+			// Waiting for an answer, or a rollback chosen in a question
+			// replaced the round.
 			return s.report(), err
 		}
 		// The phase change rides on the next commit: every phase is
@@ -153,31 +156,31 @@ func backupKeyStatus(n int) string    { return fmt.Sprintf("status_backup_round_
 func backupKeyDecisions(n int) string { return fmt.Sprintf("decisions_backup_round_%d.md", n) }
 
 // runEngineer plays the Engineer phase.
-func (s *Session) runEngineer(ctx context.Context) (bool, error) {
+func (s *Session) runEngineer(ctx context.Context) (stop, error) {
 	cur := s.st.Current
 	rp := &cur.Engineer
 	if rp.Status != roleRunning {
-		return false, nil
+		return goOn, nil
 	}
 	if len(rp.Gaps) == 0 {
 		rp.Status, rp.SkipNote = roleNotNeeded, "no gap to assign"
-		return false, nil
+		return goOn, nil
 	}
 	if s.cfg.ParallelGaps > 1 && len(rp.Gaps) > 1 && !rp.ParallelDone && len(rp.Attempts) == 0 {
 		done, err := s.runParallel(ctx)
 		if err != nil || done {
-			return false, err
+			return goOn, err
 		}
 	}
 	return s.runRole(ctx, Engineer)
 }
 
 // runReviewer plays the Reviewer phase over every PROPOSED gap.
-func (s *Session) runReviewer(ctx context.Context) (bool, error) {
+func (s *Session) runReviewer(ctx context.Context) (stop, error) {
 	cur := s.st.Current
 	rp := &cur.Reviewer
 	if rp.Status != roleRunning {
-		return false, nil
+		return goOn, nil
 	}
 	if cur.Reviewed == nil {
 		for _, g := range s.st.Ledger.InState(gap.Proposed) {
@@ -191,46 +194,46 @@ func (s *Session) runReviewer(ctx context.Context) (bool, error) {
 		if cur.Engineer.Status == roleSkipped {
 			rp.SkipNote = "Engineer skipped"
 		}
-		return false, nil
+		return goOn, nil
 	}
-	paused, err := s.runRole(ctx, Reviewer)
-	if err != nil || paused {
-		return paused, err
+	st, err := s.runRole(ctx, Reviewer)
+	if err != nil || st != goOn {
+		return st, err
 	}
 	if rp.Status == roleSkipped && cur.Engineer.Status == roleSkipped {
 		return s.askRoundFailed(ctx)
 	}
-	return false, nil
+	return goOn, nil
 }
 
 // runRole runs attempts until one validates, escalating when the budget is
 // spent.
-func (s *Session) runRole(ctx context.Context, role RoleName) (bool, error) {
+func (s *Session) runRole(ctx context.Context, role RoleName) (stop, error) {
 	cur := s.st.Current
 	rp := cur.role(role)
 	for rp.Status == roleRunning {
 		if len(rp.Attempts) >= rp.Budget {
-			paused, err := s.escalate(ctx, role)
-			if err != nil || paused || s.st.Current != cur {
-				return paused, err
+			st, err := s.escalate(ctx, role)
+			if err != nil || st != goOn {
+				return st, err
 			}
 			continue
 		}
 		k := len(rp.Attempts) + 1
 		out, err := s.attempt(ctx, role, k, rp)
 		if err != nil {
-			return false, err
+			return goOn, err
 		}
 		ops := out.ops
 		if out.rec.Success {
 			ops = append(ops, Put(outputKey(cur.N, role), []byte(out.content)))
 			if err := s.accept(role, rp, out.result); err != nil {
-				return false, err
+				return goOn, err
 			}
 		}
 		s.stage(ops...)
 	}
-	return false, nil
+	return goOn, nil
 }
 
 func (c *roundState) role(r RoleName) *rolePhase {
@@ -450,4 +453,25 @@ func joinIDs[T ~string](ids []T) string {
 		out += string(id)
 	}
 	return out
+}
+
+// A stop says how a phase's handler (or a question inside it) ended: the
+// round goes on, waits for an answer, goes back to its Engineer, or was
+// replaced by a rollback chosen in a question. Handlers return it and
+// playRound alone changes the phase: none sets it behind the loop's back.
+type stop int
+
+const (
+	goOn stop = iota
+	waitForAnswer
+	backToEngineer
+	roundReplaced
+)
+
+// waitIf is waitForAnswer when a question paused the session.
+func waitIf(paused bool) stop {
+	if paused {
+		return waitForAnswer
+	}
+	return goOn
 }
