@@ -3,13 +3,12 @@ package conflict
 import (
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/scaling"
 )
 
 // specSeeds adds the shared spec documents as corpus seeds, if present.
@@ -99,9 +98,6 @@ func FuzzImplicit(f *testing.F) {
 // to machine load) by at most 12x, and the best-of-three time by at most
 // 24x; quadratic code would take 64x.
 func TestLinearTime(t *testing.T) {
-	if testing.Short() || raceEnabled {
-		t.Skip("scaling test: skipped with -short and under the race detector, whose overhead dwarfs the work")
-	}
 	units := map[string]string{
 		"headings":   "## DISAGREE: ISSUE-R1-001\n**Rationale:** x\n",
 		"informal":   "## Disagree\n**Engineer Position:** DISAGREE ISSUE-R1-001\n",
@@ -118,31 +114,9 @@ func TestLinearTime(t *testing.T) {
 		DetectImplicit(ImplicitInput{Round: 2, EngineerOutput: s, PreviousOutput: s, Issues: fuzzIssues()})
 		CheckCompliance(s, []Decision{{ID: "DECISION-R2-001", IssueID: "ISSUE-R1-001", ChosenOption: "A", EngineerPosition: "Unbounded retries keep the loop simple."}})
 	}
-	measure := func(s string) (time.Duration, uint64) {
-		best := time.Duration(1<<63 - 1)
-		var alloc uint64
-		for range 3 {
-			var before, after runtime.MemStats
-			runtime.GC()
-			runtime.ReadMemStats(&before)
-			start := time.Now()
-			work(s)
-			best = min(best, time.Since(start))
-			runtime.ReadMemStats(&after)
-			alloc = after.TotalAlloc - before.TotalAlloc
-		}
-		return best, alloc
-	}
 	for name, u := range units {
 		t.Run(name, func(t *testing.T) {
-			ts, as := measure(strings.Repeat(u, 500))
-			tl, al := measure(strings.Repeat(u, 4000))
-			if al > 12*as {
-				t.Errorf("8x input allocated %d bytes vs %d: super-linear", al, as)
-			}
-			if tl > 24*ts+100*time.Millisecond {
-				t.Errorf("8x input took %v vs %v: super-linear", tl, ts)
-			}
+			scaling.Linear(t, name, 500, 8, func(n int) string { return strings.Repeat(u, n) }, work)
 		})
 	}
 }

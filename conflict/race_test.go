@@ -1,6 +1,0 @@
-//go:build race
-
-package conflict
-
-// raceEnabled: the scaling test is skipped under the race detector.
-const raceEnabled = true
