@@ -49,20 +49,21 @@ func (s *Store) discard(temps []string) {
 	}
 }
 
-// apply makes the session's files hold changes, the net effect of a logged
-// commit (or of every record recovery replays), from the files stage
+// apply makes the session's files hold changes, the net effect of logged
+// commit seq (or of every record recovery replays), from the files stage
 // wrote: with readers held off, deleted keys are removed and the puts
-// moved over their keys (see replace), so in-process readers see all of
-// the commit or none of it. A put moved into place leaves its entry in
-// temps empty; the old value it displaced becomes a spare. s.commitMu
-// must be held.
+// moved over their keys (see replace), and then the commit's entries are
+// dropped from the overlay, so in-process readers see the files once
+// they hold the whole commit. A put moved into place leaves its entry in
+// temps empty; the old value it displaced becomes a spare. Only the
+// applier (or recovery, before it starts) calls apply.
 //
 // Nothing is fsynced: the commit's record is durable already, and a
 // checkpoint fsyncs everything apply touched before the record is
 // deleted. apply is idempotent, since it writes final values rather than
 // edits, so recovery can run it on whatever a crash left, as often as it
 // takes.
-func (s *Store) apply(changes []change, temps []string) error {
+func (s *Store) apply(seq uint64, changes []change, temps []string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	// Deletes first, so a put can take the place of a deleted key's folder.
@@ -90,6 +91,7 @@ func (s *Store) apply(changes []change, temps []string) error {
 		}
 		temps[i] = ""
 	}
+	s.overlay.applied(seq, changes)
 	return nil
 }
 

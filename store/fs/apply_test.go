@@ -28,7 +28,7 @@ func TestReplace(t *testing.T) {
 			defer s.Close()
 			s.noExchange.Store(!swap)
 			ctx := context.Background()
-			if err := s.Commit(ctx, refine.Put("a.md", []byte("1")), refine.Put("d/b.md", []byte("1"))); err != nil {
+			if err := commitApplied(s, refine.Put("a.md", []byte("1")), refine.Put("d/b.md", []byte("1"))); err != nil {
 				t.Fatal(err)
 			}
 			if runtime.GOOS != "windows" {
@@ -37,7 +37,7 @@ func TestReplace(t *testing.T) {
 				}
 			}
 			ops := []refine.Op{refine.Put("a.md", []byte("2")), refine.Put("d/b.md", []byte("2")), refine.Put("link.md", []byte("2"))}
-			if err := s.Commit(ctx, ops...); err != nil {
+			if err := commitApplied(s, ops...); err != nil {
 				t.Fatal(err)
 			}
 			want := map[string]string{"a.md": "2", "d/b.md": "2", "link.md": "2"}
@@ -105,9 +105,8 @@ func TestSpareHardLink(t *testing.T) {
 	if err := os.Link(outside, filepath.Join(dir, "a.md")); err != nil {
 		t.Skip(err)
 	}
-	ctx := context.Background()
 	for i := range 4 {
-		if err := s.Commit(ctx, refine.Put("a.md", []byte{'0' + byte(i)}), refine.Put("b.md", []byte("b"))); err != nil {
+		if err := commitApplied(s, refine.Put("a.md", []byte{'0' + byte(i)}), refine.Put("b.md", []byte("b"))); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -27,8 +27,8 @@ type Backend struct {
 	ids   func() string
 
 	mu      sync.Mutex
-	holders map[string]string // session ID -> this process's writer
-	writers int
+	writers map[string]*backendStore // session ID -> this process's writer
+	opened  int                      // writers opened so far, to name them
 	closed  bool
 }
 
@@ -68,7 +68,7 @@ func OpenBackend(root string, opts ...BackendOption) (*Backend, error) {
 	if err := os.MkdirAll(abs, 0o700); err != nil {
 		return nil, fmt.Errorf("fs: open backend %s: %w", abs, err)
 	}
-	b := &Backend{root: abs, holders: make(map[string]string)}
+	b := &Backend{root: abs, writers: make(map[string]*backendStore)}
 	for _, o := range opts {
 		o(b)
 	}
@@ -133,21 +133,36 @@ func (b *Backend) open(id string) (refine.Store, error) {
 	if b.closed {
 		return nil, b.errClosed("session " + id)
 	}
-	if h, ok := b.holders[id]; ok {
-		return nil, fmt.Errorf("fs: session %s: %w: held by %s; close that writer first, or use View to read", b.Dir(id), refine.ErrLocked, h)
+	if w, ok := b.writers[id]; ok {
+		return nil, fmt.Errorf("fs: session %s: %w: held by %s; close that writer first, or use View to read", b.Dir(id), refine.ErrLocked, w.holder)
 	}
 	st, err := Open(b.Dir(id), b.store...)
 	if err != nil {
 		return nil, err // names the holding process when it is another
 	}
-	b.writers++
-	h := fmt.Sprintf("writer %d of process %d (opened %s)", b.writers, os.Getpid(), time.Now().UTC().Format(time.RFC3339))
-	b.holders[id] = h
-	return &backendStore{Store: st, b: b, id: id, holder: h}, nil
+	b.opened++
+	h := fmt.Sprintf("writer %d of process %d (opened %s)", b.opened, os.Getpid(), time.Now().UTC().Format(time.RFC3339))
+	w := &backendStore{Store: st, b: b, id: id, holder: h}
+	b.writers[id] = w
+	return w, nil
+}
+
+// writer returns this process's writer of session id, or nil. Its
+// commits reach the files in the background (see applier.go), so the
+// Backend's own readers consult it for the ones not there yet.
+func (b *Backend) writer(id string) *Store {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if w := b.writers[id]; w != nil {
+		return w.Store
+	}
+	return nil
 }
 
 // View opens session id for reading with OpenReadOnly: it takes no lock,
-// and Commit fails with refine.ErrReadOnly.
+// and Commit fails with refine.ErrReadOnly. While this process also has
+// the session's writer, the view sees every commit the writer has
+// returned, including those still on their way to the files.
 func (b *Backend) View(ctx context.Context, id string) (refine.Store, error) {
 	if err := b.check(ctx, "view", id); err != nil {
 		return nil, err
@@ -159,6 +174,7 @@ func (b *Backend) View(ctx context.Context, id string) (refine.Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	st.live = func() *Store { return b.writer(id) }
 	return &viewStore{st}, nil
 }
 
@@ -189,7 +205,7 @@ func (b *Backend) Sessions(ctx context.Context) ([]refine.SessionInfo, error) {
 		if err != nil {
 			return nil, fmt.Errorf("fs: sessions in %s: %w", b.root, err)
 		}
-		raw, err := readSummary(filepath.Join(b.root, e.Name()))
+		raw, err := b.summary(e.Name())
 		if err != nil {
 			return nil, fmt.Errorf("fs: sessions in %s: %w", b.root, err)
 		}
@@ -197,6 +213,22 @@ func (b *Backend) Sessions(ctx context.Context) ([]refine.SessionInfo, error) {
 	}
 	summary.Sort(infos)
 	return infos, nil
+}
+
+// summary returns session id's summary record: from its writer in this
+// process if a commit not yet in the files changed it, else from the
+// file. It asks the writer first: a value that leaves the overlay is in
+// the file by then.
+func (b *Backend) summary(id string) ([]byte, error) {
+	if w := b.writer(id); w != nil {
+		if p, ok := w.pendingValue(refine.SummaryKey); ok {
+			if p.del {
+				return nil, nil
+			}
+			return p.value, nil
+		}
+	}
+	return readSummary(filepath.Join(b.root, id))
 }
 
 // readSummary reads dir's summary record without following a link; nil
@@ -305,8 +337,8 @@ func (s *backendStore) Close() error {
 	err := s.Store.Close()
 	s.once.Do(func() {
 		s.b.mu.Lock()
-		if s.b.holders[s.id] == s.holder {
-			delete(s.b.holders, s.id)
+		if s.b.writers[s.id] == s {
+			delete(s.b.writers, s.id)
 		}
 		s.b.mu.Unlock()
 	})

@@ -7,16 +7,18 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
-	"strings"
 	"sync"
 )
 
 // walState is what the Store knows about its log: the records applied but
 // not yet checkpointed, and the files and folders they touched, which a
-// checkpoint must fsync before it may delete them.
+// checkpoint must fsync before it may delete them. Records logged but not
+// yet applied are not in it: a checkpoint must not cover them. It belongs
+// to recovery during Open, then to the applier's goroutine, then to Close
+// once the applier has stopped.
 type walState struct {
-	next       uint64   // sequence number of the next commit
-	pending    []uint64 // records in the log after the marker, oldest first
+	last       uint64   // the last record applied (or covered by the marker)
+	pending    []uint64 // records applied since the marker, oldest first
 	bytes      int64    // their total size
 	files      map[string]bool
 	dirs       map[string]bool
@@ -25,27 +27,23 @@ type walState struct {
 }
 
 func (w *walState) init(maxRecords int, maxBytes int64) {
-	*w = walState{next: 1, files: map[string]bool{}, dirs: map[string]bool{}, maxRecords: maxRecords, maxBytes: maxBytes}
+	*w = walState{files: map[string]bool{}, dirs: map[string]bool{}, maxRecords: maxRecords, maxBytes: maxBytes}
 }
 
-// logged notes record seq, of size bytes, as in the log, and what applying
-// changes touches: each put's file, and every folder above a put or a
-// delete (a new folder's entry is in its parent, a pruned folder's too).
-// It keeps keys only, never values.
-func (w *walState) logged(seq uint64, size int, changes []change) {
+// applied notes record seq, of size bytes, as applied to the files, and
+// what applying changes touched: each put's file, and every folder above
+// a put or a delete (a new folder's entry is in its parent, a pruned
+// folder's too). It keeps keys only, never values.
+func (w *walState) applied(seq uint64, size int, changes []change) {
 	w.pending = append(w.pending, seq)
 	w.bytes += int64(size)
-	if seq >= w.next {
-		w.next = seq + 1
-	}
+	w.last = max(w.last, seq)
 	for _, c := range changes {
 		if !c.del {
 			w.files[c.key] = true
 		}
 		w.dirs["."] = true
-		for i := strings.IndexByte(c.key, '/'); i >= 0; i = nextSlash(c.key, i) {
-			w.dirs[c.key[:i]] = true
-		}
+		forFolders(c.key, func(dir string) { w.dirs[dir] = true })
 	}
 }
 
@@ -65,8 +63,9 @@ func (w *walState) due() bool {
 //
 // A key the records put and later deleted is not fsynced (the folder that
 // lost it is); a key put twice is fsynced once, in its last state.
-// checkpoint must only run when the files hold every logged commit, which
-// is why a broken Store never checkpoints. s.commitMu must be held.
+// checkpoint must only run when the files hold every commit it covers,
+// which is why a broken Store never checkpoints. Only the owner of s.wal
+// calls it.
 func (s *Store) checkpoint() error {
 	w := &s.wal
 	if len(w.pending) == 0 {
@@ -78,7 +77,7 @@ func (s *Store) checkpoint() error {
 	if err := s.hook("synced"); err != nil {
 		return err
 	}
-	if err := s.writeMarker(w.next - 1); err != nil {
+	if err := s.writeMarker(w.last); err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
 	if err := s.hook("marked"); err != nil {

@@ -20,18 +20,24 @@ type change struct {
 	del   bool
 }
 
-// Commit applies ops atomically: after it returns nil every op is durable;
-// after any error, or a crash, the folder holds either all of them or none
-// (see the package documentation for how). Invalid keys, reserved names
-// and a key that would also be a folder of other keys fail with
-// refine.ErrInvalidKey before anything is written. A context cancelled
-// before the commit point stops the commit and applies nothing; after the
-// commit point the commit completes.
+// Commit applies ops atomically: after it returns nil every op is durable
+// and every read through this Store sees it; after any error, or a crash,
+// the folder holds either all of them or none (see the package
+// documentation for how). Invalid keys, reserved names and a key that
+// would also be a folder of other keys fail with refine.ErrInvalidKey
+// before anything is written. A context cancelled before the commit point
+// stops the commit and applies nothing; after the commit point the commit
+// completes.
 //
-// If a commit fails after its commit point (an I/O error while applying
-// it, or while checkpointing the log), the error says so and the Store
-// refuses further use: Close it and Open the folder again, which replays
-// the commit from the log.
+// Commit returns at the commit point, when the commit's log record is
+// durable; its values reach the session's files in the background, in
+// commit order, and Close waits for them (see applier.go). It waits first
+// if many earlier commits are still on their way to the files.
+//
+// If a commit fails after its commit point (an I/O error while writing
+// its record, applying it or checkpointing the log), the error says so,
+// here or at the next call, and the Store refuses further use: Close it
+// and Open the folder again, which replays the commit from the log.
 func (s *Store) Commit(ctx context.Context, ops ...refine.Op) error {
 	if s.readOnly {
 		return fmt.Errorf("fs: commit in %s: %w; open the folder with Open to write", s.dir, ErrReadOnly)
@@ -44,72 +50,73 @@ func (s *Store) Commit(ctx context.Context, ops ...refine.Op) error {
 	}
 	s.commitMu.Lock()
 	defer s.commitMu.Unlock()
+	changes := netChanges(ops) // the keys, for messages; appends are resolved below
+	if len(changes) == 0 {
+		return nil
+	}
+	if err := s.usableNow("commit " + describe(changes)); err != nil {
+		return err
+	}
+	if err := s.waitForRoom(); err != nil {
+		return s.failed("commit "+describe(changes), err)
+	}
 	ops, err := s.resolveAppends(ops)
 	if err != nil {
 		return fmt.Errorf("fs: commit: %w", err)
 	}
-	changes := netChanges(ops)
-	if len(changes) == 0 {
-		return nil
-	}
-
-	s.mu.RLock()
-	err = s.usable("commit " + describe(changes))
-	s.mu.RUnlock()
-	if err != nil {
-		return err
-	}
+	changes = netChanges(ops)
 	if err := s.checkLayout(changes); err != nil {
 		return err
 	}
-	seq := s.wal.next
+	seq := s.nextSeq
 	record := encodeRecord(seq, changes)
-	// The puts' temporary files do not depend on the commit point, so they
-	// are written while the record's fsync waits on the disk.
-	type staged struct {
-		temps []string
-		err   error
-	}
-	stagedc := make(chan staged, 1)
-	go func() {
-		temps, err := s.stage(seq, changes)
-		stagedc <- staged{temps, err}
-	}()
 	committed, err := s.appendRecord(ctx, seq, record)
-	st := <-stagedc
 	if !committed {
-		s.discard(st.temps)
 		return fmt.Errorf("fs: commit %s: %w", describe(changes), err)
 	}
 	// Past the commit point: the record is the commit, whatever happens
 	// to the files from here on.
-	s.wal.logged(seq, len(record), changes)
+	s.nextSeq = seq + 1
+	// The caller may change its values once Commit returns: the overlay
+	// and the applier take them from the record, which nothing changes.
+	var owned []change
 	if err == nil {
-		err = st.err
+		_, owned, err = decodeRecord(record)
 	}
 	if err == nil {
 		err = s.hook("recorded")
 	}
-	if err == nil {
-		err = s.apply(changes, st.temps)
+	if err != nil {
+		// The files may not match the log now, so a checkpoint (Close's
+		// among them) must not run: recovery at the next Open puts things
+		// right.
+		s.mu.Lock()
+		s.broken = err
+		s.mu.Unlock()
+		return fmt.Errorf("fs: commit %s: %w; the commit is in the log and completes when the folder is opened again: Close this store and Open %s",
+			describe(changes), err, s.dir)
 	}
-	s.discard(st.temps) // any a failure left behind
-	if err == nil {
-		err = s.hook("applied")
-	}
-	if err == nil && s.wal.due() {
-		err = s.checkpoint()
-	}
-	if err == nil {
-		return nil
-	}
-	// The files may not match the log now, so a checkpoint (Close's among
-	// them) must not run: recovery at the next Open puts things right.
 	s.mu.Lock()
-	s.broken = err
+	s.overlay.add(seq, owned)
 	s.mu.Unlock()
-	return fmt.Errorf("fs: commit %s: %w; the commit is in the log and completes when the folder is opened again: Close this store and Open %s",
-		describe(changes), err, s.dir)
+	s.apl.enqueue(queued{seq: seq, size: len(record), changes: owned})
+	return nil
+}
+
+// usableNow is usable with s.mu taken.
+func (s *Store) usableNow(op string) error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.usable(op)
+}
+
+// failed reports an error from the applier, which breaks the Store: as
+// usable words it when it can.
+func (s *Store) failed(op string, err error) error {
+	if uerr := s.usableNow(op); uerr != nil {
+		return uerr
+	}
+	return fmt.Errorf("fs: %s: %w", op, err)
 }
 
 // resolveAppends turns each append into a put of the key's whole new
@@ -117,7 +124,8 @@ func (s *Store) Commit(ctx context.Context, ops ...refine.Op) error {
 // left it) with the appended bytes after it. The log then records whole
 // values as ever, so recovery needs nothing new; what an append saves is
 // the caller's work and the bytes it hands over, and, for a key that
-// grows by small records, a new file per record. s.commitMu must be held.
+// grows by small records, a new file per record. A key's value before the
+// commit may still be in the overlay. s.commitMu must be held.
 func (s *Store) resolveAppends(ops []refine.Op) ([]refine.Op, error) {
 	has := false
 	for _, op := range ops {
@@ -126,6 +134,8 @@ func (s *Store) resolveAppends(ops []refine.Op) ([]refine.Op, error) {
 	if !has {
 		return ops, nil
 	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
 	out := make([]refine.Op, len(ops))
 	staged := map[string][]byte{} // key → value as the commit so far leaves it; nil: deleted
 	for i, op := range ops {
@@ -139,7 +149,7 @@ func (s *Store) resolveAppends(ops []refine.Op) ([]refine.Op, error) {
 		case refine.OpAppend:
 			base, ok := staged[op.Key]
 			if !ok {
-				b, err := s.read(op.Key)
+				b, err := s.readLogical(op.Key)
 				if err != nil && !errors.Is(err, refine.ErrNotFound) {
 					return nil, fmt.Errorf("append %s: %w", op.Key, err)
 				}
@@ -177,8 +187,28 @@ func describe(changes []change) string {
 
 // checkLayout rejects, before anything is written, a commit the folder
 // cannot hold: a key below a key, a key over a folder that still holds
-// keys, a put below a link. It judges the state the commit would leave.
+// keys, a put below a link. It judges the state the commit would leave,
+// after the commits still on their way to the files: a key pending in the
+// overlay is what the overlay says; other keys are what the files say,
+// unless a pending key is above or below one of the commit's puts, in
+// which case it waits for the files to catch up (rare: a key turned into
+// a folder, or the reverse). s.commitMu must be held.
 func (s *Store) checkLayout(changes []change) error {
+	s.mu.RLock()
+	entangled := s.overlay.entangles(changes)
+	s.mu.RUnlock()
+	if entangled {
+		if err := s.hook("wait for the files"); err != nil {
+			return err
+		}
+		if err := s.flush(); err != nil {
+			return s.failed("commit "+describe(changes), err)
+		}
+	}
+	// Held throughout, so no commit is half applied while the files are
+	// looked at.
+	s.mu.RLock()
+	defer s.mu.RUnlock()
 	final := make(map[string]bool, len(changes)) // key → put (true) or delete
 	for _, c := range changes {
 		final[c.key] = !c.del
@@ -196,6 +226,7 @@ func (s *Store) checkLayout(changes []change) error {
 			}
 		}
 		fi, blocker, err := s.lstatKey(c.key)
+		p, isPending := s.overlay.lookup(c.key)
 		switch {
 		case err != nil:
 			return fmt.Errorf("fs: commit %s: %w", c.key, err)
@@ -206,12 +237,17 @@ func (s *Store) checkLayout(changes []change) error {
 				}
 			}
 			return invalid("%q is a key, so nothing can be stored below it; delete it in the same commit to turn it into a folder", blocker)
+		case isPending && !p.del:
+			// A value on its way to key: a file, whatever is there now.
 		case fi == nil, fi.Mode().IsRegular(), fi.Mode()&iofs.ModeSymlink != 0:
 			// Absent, or replaced: rename replaces a link, it does not follow it.
+			// A pending delete leaves it absent.
 		case fi.IsDir():
 			if err := s.checkEmptied(c.key, final); err != nil {
 				return invalid("%v", err)
 			}
+		case isPending:
+			// Not a regular file, but a pending delete removes it.
 		default:
 			return fmt.Errorf("fs: commit %s: it is not a regular file (%v); remove it", c.key, fi.Mode().Type())
 		}

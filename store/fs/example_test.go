@@ -23,7 +23,6 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer s.Close()
 	ctx := context.Background()
 
 	// One atomic commit: after a crash, both files are there or neither.
@@ -35,22 +34,28 @@ func Example() {
 		log.Fatal(err)
 	}
 
-	// A key is the file's path in the session folder.
-	b, err := os.ReadFile(filepath.Join(dir, "round_003", "engineer.md"))
-	if err != nil {
-		log.Fatal(err)
-	}
-	fmt.Print(string(b))
-
-	// The store's own files (.refine.lock, ...) are never listed.
+	// The store reads its own writes at once; the files catch up in the
+	// background. The store's own files (.refine.lock, ...) are never
+	// listed.
 	keys, err := s.List(ctx, "")
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println(keys)
+
+	// Once Close returns, the files hold every commit: a key is the
+	// file's path in the session folder.
+	if err := s.Close(); err != nil {
+		log.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "round_003", "engineer.md"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Print(string(b))
 	// Output:
-	// ## Gap Resolution: GAP-FLOW-001
 	// [round_003/engineer.md state.json]
+	// ## Gap Resolution: GAP-FLOW-001
 }
 
 func ExampleOpenReadOnly() {
@@ -61,15 +66,25 @@ func ExampleOpenReadOnly() {
 	defer os.RemoveAll(dir)
 	ctx := context.Background()
 
+	// An earlier run left its status. (A live run's commits show in the
+	// files a few milliseconds after Commit returns, all of them by Close.)
+	earlier, err := fs.Open(dir)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := earlier.Commit(ctx, refine.Put("status.md", []byte("round 3 of 10\n"))); err != nil {
+		log.Fatal(err)
+	}
+	if err := earlier.Close(); err != nil {
+		log.Fatal(err)
+	}
+
 	// A run holds the folder's lock...
 	run, err := fs.Open(dir)
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer run.Close()
-	if err := run.Commit(ctx, refine.Put("status.md", []byte("round 3 of 10\n"))); err != nil {
-		log.Fatal(err)
-	}
 	_, err = fs.Open(dir)
 	fmt.Println("second Open locked:", errors.Is(err, refine.ErrLocked))
 

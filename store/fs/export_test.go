@@ -15,3 +15,8 @@ func withCheckpointThresholds(records int, bytes int64) Option {
 func withHook(h func(point string) error) Option {
 	return func(o *options) { o.hook = h }
 }
+
+// Flush waits until every commit s returned is in the session's files, so
+// black-box tests can look at the files (a test-only door: users see the
+// files complete after Close).
+func Flush(s *Store) error { return s.flush() }

@@ -13,21 +13,28 @@
 //     for the format). The record is written to a temporary file, fsynced,
 //     renamed to .refine-wal/<seq>.rec, and the log folder is fsynced. That
 //     rename is the commit point; once the folder's fsync returns, the
-//     commit is durable.
-//  2. Apply. Each put is written to a temporary file (while the record's
-//     fsync is under way) and moved over its key, and deleted keys are
-//     removed (their emptied folders pruned), without any fsync. Where
-//     the move swaps files (Linux), the old value's file is kept as a
-//     spare that a later put rewrites instead of creating a file, which
-//     costs far more (see spares.go). Readers
-//     in this process wait while the moves and removals happen, so they
-//     never see half a commit; a reader in another process finds each key
-//     holding a whole value, old or new.
-//  3. Checkpoint, lazily: once the log holds 64 records or 32 MiB, and on
-//     Close, every file and folder the logged commits touched is fsynced,
-//     then a checkpoint marker naming the last record is written (temporary
-//     file, fsync, rename, fsync of the log folder), then the records are
-//     deleted.
+//     commit is durable, and Commit returns.
+//  2. Apply, in the background. One goroutine per Store applies the
+//     logged commits in order (see applier.go) while the caller goes on:
+//     each put is written to a temporary file and moved over its key, and
+//     deleted keys are removed (their emptied folders pruned), without any
+//     fsync. Where the move swaps files (Linux), the old value's file is
+//     kept as a spare that a later put rewrites instead of creating a
+//     file, which costs far more (see spares.go). Until a commit is
+//     applied its changes are held in memory (see overlay.go) and every
+//     read of this Store (Get, List, appends, the layout checks of later
+//     commits) sees them first, so it reads its own writes; readers in
+//     this process wait while a commit's moves and removals happen, so
+//     they never see half a commit. A reader in another process finds each
+//     key holding a whole value, old or new, and sees a commit once it is
+//     applied, normally a few milliseconds after Commit returned; Close
+//     waits until every commit is applied. A Commit waits while 16
+//     commits, or 16 MiB of records, are still to be applied.
+//  3. Checkpoint, lazily: once the log holds 64 applied records or 32 MiB,
+//     and on Close, every file and folder the applied commits touched is
+//     fsynced, then a checkpoint marker naming the last applied record is
+//     written (temporary file, fsync, rename, fsync of the log folder),
+//     then the applied records are deleted. Records not yet applied stay.
 //
 // Open recovers: it replays every record after the marker, in sequence
 // order, by writing each key's final value again (so replay is idempotent
@@ -43,24 +50,28 @@
 //
 // Why this is safe. A commit is durable once its record's rename and the
 // log folder's fsync complete, and it never depends on anything else: the
-// applied files may be lost or torn by a power loss, but their record is
-// still in the log and recovery rewrites them from it. Records are deleted
-// only after every file and folder they produced has been fsynced and the
-// marker saying so is durable; records the marker covers are never
-// replayed, so a deletion that a power loss undoes cannot bring back an
-// old value. A crash before the commit point leaves at most a temporary
-// file, which Open discards: the commit did not happen.
+// applied files may be lost or torn by a power loss, or not written yet
+// when the process dies, but their record is still in the log and
+// recovery rewrites them from it. Records are deleted only after every
+// file and folder they produced has been fsynced and the marker saying so
+// is durable; records the marker covers are never replayed, so a deletion
+// that a power loss undoes cannot bring back an old value. A crash before
+// the commit point leaves at most a temporary file, which Open discards:
+// the commit did not happen. An error while applying or checkpointing,
+// past the commit point, leaves the files behind the log: the Store then
+// refuses further use, Close reports the error without checkpointing, and
+// the next Open replays the log.
 //
 // The thresholds bound what a crash leaves to replay (64 commits, 32 MiB)
 // and the log's size, while spreading a checkpoint's cost over many
 // commits: a session rewrites state.json, status.md and decisions.md in
 // nearly every commit, so one checkpoint fsyncs each of them once for many
 // commits, and it issues its fsyncs together so that they share the file
-// system's journal commits. A checkpoint runs inside the Commit that
-// reaches a threshold; on the project machine 64 engine-sized commits
-// (about 140 new files) took 20-40 ms to checkpoint, while files the kernel
-// has already written back, as in a session whose LLM calls take seconds,
-// cost little.
+// system's journal commits. A checkpoint runs on the applier's goroutine,
+// after the commit that reaches a threshold; on the project machine 64
+// engine-sized commits (about 140 new files) took 20-40 ms to checkpoint,
+// while files the kernel has already written back, as in a session whose
+// LLM calls take seconds, cost little.
 //
 // # Locking
 //
@@ -122,7 +133,8 @@ const (
 )
 
 // Store is a refine.Store in a session folder. It is safe for concurrent
-// use by multiple goroutines; Close it when done to checkpoint the log and
+// use by multiple goroutines; Close it when done to let its commits reach
+// the files, checkpoint the log, stop its background goroutine and
 // release the lock.
 type Store struct {
 	dir      string // absolute path of the session folder
@@ -132,17 +144,29 @@ type Store struct {
 	sync     bool
 	log      *slog.Logger
 
-	// commitMu serializes commits, checkpoints and Close; mu keeps readers
-	// out while a commit is renamed into place, so in-process readers never
-	// see half a commit.
+	// commitMu serializes commits and Close; mu keeps readers out while a
+	// commit is renamed into place and guards the overlay, so in-process
+	// readers never see half a commit.
 	commitMu sync.Mutex
 	mu       sync.RWMutex
-	closed   bool  // guarded by mu
-	broken   error // a commit failed after its commit point; guarded by mu
+	closed   bool    // guarded by mu
+	broken   error   // a commit failed after its commit point; guarded by mu
+	overlay  overlay // commits logged but not yet applied; guarded by mu
+	nextSeq  uint64  // the next commit's sequence number; guarded by commitMu
 
-	wal        walState    // guarded by commitMu
-	spares     []string    // files to rewrite for puts (see spares.go); guarded by commitMu
+	// The applier (see applier.go) applies logged commits to the files;
+	// nil for a read-only Store. While it runs, its goroutine owns the
+	// log's bookkeeping and the spares; before (recovery) and after
+	// (Close) they belong to Open and Close.
+	apl        *applier
+	wal        walState
+	spares     []string    // files to rewrite for puts (see spares.go)
 	noExchange atomic.Bool // the file system cannot swap files (see replace)
+
+	// live, for a Backend's read-only view, returns the writer of the same
+	// session in this process, if there is one, whose overlay the view
+	// reads too: so a view sees every commit the writer has returned.
+	live func() *Store
 
 	// testHook, when set by tests, is called at named points of a commit,
 	// a checkpoint and recovery; an error it returns stops the work there,
@@ -219,6 +243,8 @@ func Open(dir string, opts ...Option) (*Store, error) {
 		s.release()
 		return nil, err
 	}
+	s.apl = newApplier()
+	go s.runApplier()
 	return s, nil
 }
 
@@ -228,7 +254,10 @@ func Open(dir string, opts ...Option) (*Store, error) {
 // a writer crashed it shows the folder as that writer left it (a commit
 // may be missing, or half applied) until Open recovers it. It does not
 // wait for a live writer either: each Get returns a whole value, but reads
-// of several keys may straddle a commit made meanwhile.
+// of several keys may straddle a commit made meanwhile, and a commit
+// shows once the writer has applied it to the files, normally a few
+// milliseconds after its Commit returned (Backend.View, in the writer's
+// process, sees it at once).
 func OpenReadOnly(dir string) (*Store, error) {
 	abs, err := absDir(dir)
 	if err != nil {
@@ -262,23 +291,34 @@ func absDir(dir string) (string, error) {
 // Dir returns the absolute path of the session folder.
 func (s *Store) Dir() string { return s.dir }
 
-// Close checkpoints the log (so the next Open has nothing to replay) and
-// releases the lock and the folder. If the checkpoint fails the commits
-// stay in the log, the next Open replays them, and Close still releases
-// the lock and reports the error. A Store that a failed commit left broken
-// is not checkpointed. Close is idempotent; every other method fails after
-// it.
+// Close waits until every commit is in the session's files, checkpoints
+// the log (so the next Open has nothing to replay), and releases the lock
+// and the folder. If the checkpoint fails the commits stay in the log, the
+// next Open replays them, and Close still releases the lock and reports
+// the error. A Store that a failure past a commit point left broken is
+// not checkpointed, and Close reports that failure. Close is idempotent;
+// every other method fails after it.
 func (s *Store) Close() error {
 	s.commitMu.Lock()
 	defer s.commitMu.Unlock()
 	s.mu.RLock()
-	closed, broken := s.closed, s.broken
+	closed := s.closed
 	s.mu.RUnlock()
 	if closed {
 		return nil
 	}
 	var errs []error
-	if !s.readOnly && broken == nil {
+	if s.apl != nil {
+		s.apl.halt(true) // its failure, if any, is s.broken
+	}
+	s.mu.RLock()
+	broken := s.broken
+	s.mu.RUnlock()
+	switch {
+	case s.readOnly:
+	case broken != nil:
+		errs = append(errs, fmt.Errorf("a commit failed after its commit point (%w); it is in the log and completes when the folder is opened again", broken))
+	default:
 		// Readers keep going meanwhile: a checkpoint changes no key.
 		if err := s.checkpoint(); err != nil {
 			errs = append(errs, fmt.Errorf("%w; the log keeps the commits and the next Open replays them", err))
@@ -336,11 +376,59 @@ func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
 	if err := s.usable("get " + key); err != nil {
 		return nil, err
 	}
-	b, err := s.read(key)
+	b, err := s.readLogical(key)
 	if err != nil {
 		return nil, fmt.Errorf("fs: get %s: %w", key, err)
 	}
 	return b, nil
+}
+
+// readLogical returns key's value as of the last commit returned: from
+// the overlay if a commit not yet in the files changed it, else from the
+// file. s.mu must be held.
+func (s *Store) readLogical(key string) ([]byte, error) {
+	var b []byte
+	err := s.withOverlay(func(o *overlay) error {
+		if p, ok := o.lookup(key); ok {
+			if p.del {
+				return refine.ErrNotFound
+			}
+			b = append(make([]byte, 0, len(p.value)), p.value...)
+			return nil
+		}
+		var err error
+		b, err = s.read(key)
+		return err
+	})
+	return b, err
+}
+
+// withOverlay calls fn with the overlay of the commits not yet in the
+// files, locked so none of them is applied meanwhile: the Store's own,
+// or for a Backend's view the one of its writer in this process. Without
+// one, fn gets nil, an empty overlay. s.mu must be held.
+func (s *Store) withOverlay(fn func(o *overlay) error) error {
+	if !s.readOnly {
+		return fn(&s.overlay)
+	}
+	var w *Store
+	if s.live != nil {
+		w = s.live()
+	}
+	if w == nil {
+		return fn(nil)
+	}
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	return fn(&w.overlay)
+}
+
+// pendingValue returns key's change in a commit not yet in the files, if
+// there is one (for the Backend's listing, which reads files directly).
+func (s *Store) pendingValue(key string) (pending, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.overlay.lookup(key)
 }
 
 func (s *Store) read(key string) ([]byte, error) {
@@ -425,7 +513,12 @@ func (s *Store) List(ctx context.Context, prefix string) ([]string, error) {
 	if err := s.usable("list " + prefix); err != nil {
 		return nil, err
 	}
-	keys, err := s.list(prefix)
+	var keys []string
+	err := s.withOverlay(func(o *overlay) error {
+		disk, err := s.list(prefix)
+		keys = o.merge(prefix, disk)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("fs: list %s: %w", prefix, err)
 	}

@@ -52,6 +52,15 @@ func commit(t *testing.T, s refine.Store, ops ...refine.Op) {
 	}
 }
 
+// flush waits until the files hold every commit s returned: Commit
+// returns before they do (see applier.go).
+func flush(t *testing.T, s *fs.Store) {
+	t.Helper()
+	if err := fs.Flush(s); err != nil {
+		t.Fatalf("Flush: %v", err)
+	}
+}
+
 // tree lists everything under dir, including the store's own files, as
 // slash paths with a trailing '/' for folders, and the file contents.
 func tree(t *testing.T, dir string) map[string]string {
@@ -94,6 +103,7 @@ func TestLayout(t *testing.T) {
 		refine.Put("round_003/attempts/engineer-1.md", []byte("raw")),
 	)
 	commit(t, s, refine.Delete("round_003/attempts/engineer-1.md"))
+	flush(t, s)
 	keys := map[string]string{
 		"state.json":            `{"schema": 1}`,
 		"round_003/":            "",
@@ -159,6 +169,7 @@ func TestPermissions(t *testing.T) {
 		refine.Put("state.json", []byte("{}")),
 		refine.Put("round_003/attempts/engineer-1.md", []byte("raw")),
 	)
+	flush(t, s)
 	want := map[string]iofs.FileMode{
 		"":                                     0o700,
 		".refine.lock":                         0o600,
@@ -302,6 +313,9 @@ func TestReadOnly(t *testing.T) {
 	dir := t.TempDir()
 	w := open(t, dir)
 	commit(t, w, refine.Put("state.json", []byte("v1")))
+	// A reader without the writer's overlay sees a commit once it is
+	// applied to the files.
+	flush(t, w)
 
 	ro, err := fs.OpenReadOnly(dir)
 	if err != nil {
@@ -313,6 +327,7 @@ func TestReadOnly(t *testing.T) {
 		t.Errorf("read-only Get = %q, %v; want v1", got, err)
 	}
 	commit(t, w, refine.Put("state.json", []byte("v2")), refine.Put("round_001/summary.md", []byte("s")))
+	flush(t, w)
 	if got, err := ro.Get(ctx, "state.json"); err != nil || string(got) != "v2" {
 		t.Errorf("read-only Get after a commit = %q, %v; want v2", got, err)
 	}
@@ -394,6 +409,7 @@ func TestSymlinksNotFollowed(t *testing.T) {
 	dir := t.TempDir()
 	s := open(t, dir)
 	commit(t, s, refine.Put("real/file.md", []byte("ok")))
+	flush(t, s)
 	// Links planted in the folder, as an agent with file tools might.
 	for link, target := range map[string]string{
 		"leak.md":          secret,
@@ -433,6 +449,7 @@ func TestSymlinksNotFollowed(t *testing.T) {
 	commit(t, s, refine.Delete("linkdir/secret.txt"))
 	// A put at a link replaces the link; a delete removes the link only.
 	commit(t, s, refine.Put("leak.md", []byte("replaced")), refine.Delete("real/relative.md"))
+	flush(t, s)
 	if diff := cmp.Diff(map[string]string{"secret.txt": "SECRET", "sub/": ""}, tree(t, outside)); diff != "" {
 		t.Errorf("folder outside the store changed (-want +got):\n%s", diff)
 	}
@@ -445,6 +462,7 @@ func TestIgnoresFilesThatAreNotKeys(t *testing.T) {
 	dir := t.TempDir()
 	s := open(t, dir)
 	commit(t, s, refine.Put("notes/a.md", []byte("a")))
+	flush(t, s)
 	for _, name := range []string{"notes/draft copy.md", "notes/caf\u00e9.md"} {
 		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(name)), []byte("x"), 0o600); err != nil {
 			t.Fatal(err)
@@ -466,16 +484,19 @@ func TestPutReplacesEmptiedFolder(t *testing.T) {
 	dir := t.TempDir()
 	s := open(t, dir)
 	commit(t, s, refine.Put("doc/a/b.md", []byte("1")))
+	flush(t, s)
 	// Folders with no keys in them do not stop a key taking the folder's place.
 	if err := os.MkdirAll(filepath.Join(dir, "doc", "empty", "deeper"), 0o700); err != nil {
 		t.Fatal(err)
 	}
 	commit(t, s, refine.Delete("doc/a/b.md"), refine.Put("doc", []byte("now a key")))
+	flush(t, s)
 	if diff := cmp.Diff(map[string]string{"doc": "now a key"}, userTree(t, dir)); diff != "" {
 		t.Errorf("folder (-want +got):\n%s", diff)
 	}
 	// A file that is not a key still blocks it.
 	commit(t, s, refine.Delete("doc"), refine.Put("dir/k.md", []byte("k")))
+	flush(t, s)
 	if err := os.WriteFile(filepath.Join(dir, "dir", "not a key.txt"), []byte("x"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -532,6 +553,7 @@ func TestEmptyValueIsAFile(t *testing.T) {
 	dir := t.TempDir()
 	s := open(t, dir)
 	commit(t, s, refine.Put("empty.md", nil))
+	flush(t, s)
 	fi, err := os.Stat(filepath.Join(dir, "empty.md"))
 	if err != nil || fi.Size() != 0 {
 		t.Fatalf("empty value on disk: %v, %v", fi, err)

@@ -55,15 +55,16 @@ func (s *Store) recover() error {
 		}
 	}
 	w := &s.wal
-	w.next = scan.marker + 1
+	w.last = scan.marker
 	for _, r := range scan.records {
-		w.logged(r.seq, r.size, r.changes)
+		w.applied(r.seq, r.size, r.changes) // by the replay below
 	}
+	s.nextSeq = w.last + 1
 	if len(scan.records) > 0 {
 		changes := fold(scan.records)
-		temps, err := s.stage(w.next-1, changes)
+		temps, err := s.stage(w.last, changes)
 		if err == nil {
-			err = s.apply(changes, temps)
+			err = s.apply(w.last, changes, temps) // nothing is in the overlay yet
 			s.discard(temps)
 		}
 		if err != nil {

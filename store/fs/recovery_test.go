@@ -19,11 +19,23 @@ import (
 
 var errCrash = errors.New("simulated crash")
 
-// abandon drops the Store the way a killed process would: the lock is
-// released (the kernel does that for flock) and nothing else happens, no
-// checkpoint in particular.
+// abandon drops the Store the way a killed process would: the applier
+// stops after the commit it is applying, if any, leaving the rest
+// unapplied, the lock is released (the kernel does that for flock) and
+// nothing else happens, no checkpoint in particular.
 func (s *Store) abandon() {
+	s.apl.halt(false)
 	s.release()
+}
+
+// commitApplied commits ops and waits until the files hold them, or
+// returns the error that stopped either: a failure past the commit point
+// may only surface once the applier reaches the commit.
+func commitApplied(s *Store, ops ...refine.Op) error {
+	if err := s.Commit(context.Background(), ops...); err != nil {
+		return err
+	}
+	return s.flush()
 }
 
 func mustOpen(t *testing.T, dir string, opts ...Option) *Store {
@@ -233,7 +245,7 @@ func TestCrashPoints(t *testing.T) {
 				opts = append(opts, withCheckpointThresholds(1, 1<<30))
 			}
 			s := mustOpen(t, dir, opts...)
-			err := s.Commit(context.Background(), secondCommit...)
+			err := commitApplied(s, secondCommit...)
 			if !errors.Is(err, errCrash) {
 				t.Fatalf("Commit error = %v, want the simulated crash", err)
 			}
@@ -269,14 +281,14 @@ func TestBrokenStoreIsNotCheckpointed(t *testing.T) {
 			dir := t.TempDir()
 			seed(t, dir)
 			s := mustOpen(t, dir, crashAt(point), withCheckpointThresholds(1, 1<<30))
-			if err := s.Commit(context.Background(), secondCommit...); !errors.Is(err, errCrash) {
+			if err := commitApplied(s, secondCommit...); !errors.Is(err, errCrash) {
 				t.Fatalf("Commit error = %v, want the simulated crash", err)
 			}
 			if err := s.Commit(context.Background(), refine.Put("later.md", []byte("x"))); err == nil || !strings.Contains(err.Error(), "open the folder again") {
 				t.Errorf("Commit on a broken store: error = %v, want one asking to reopen", err)
 			}
-			if err := s.Close(); err != nil {
-				t.Fatalf("Close: %v", err)
+			if err := s.Close(); !errors.Is(err, errCrash) || !strings.Contains(err.Error(), "opened again") {
+				t.Fatalf("Close error = %v, want the failure, saying the next Open completes the commit", err)
 			}
 			if recs := records(t, dir); !slices.Equal(recs, []string{recordName(2)}) {
 				t.Errorf("log after closing a broken store = %q, want record 2 kept", logFiles(t, dir))
@@ -338,10 +350,10 @@ func TestDamagedLastRecordRefused(t *testing.T) {
 		if err := s.Commit(context.Background(), secondCommit...); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Commit(context.Background(), refine.Put("state.json", []byte("newest"))); err != nil {
+		if err := commitApplied(s, refine.Put("state.json", []byte("newest"))); err != nil {
 			t.Fatal(err)
 		}
-		s.release() // a crash: no checkpoint, records 2 and 3 stay in the log
+		s.abandon() // a crash: no checkpoint, records 2 and 3 stay in the log
 		rec3 := filepath.Join(dir, walName, recordName(3))
 		b, err := os.ReadFile(rec3)
 		if err != nil {
@@ -482,7 +494,7 @@ func TestRecoveryIsIdempotent(t *testing.T) {
 		t.Fatal(err)
 	}
 	commit3 := []refine.Op{refine.Delete("doomed"), refine.Put("doomed/again.md", []byte("newer"))}
-	if err := s.Commit(context.Background(), commit3...); !errors.Is(err, errCrash) {
+	if err := commitApplied(s, commit3...); !errors.Is(err, errCrash) {
 		t.Fatalf("Commit error = %v, want the simulated crash", err)
 	}
 	s.abandon()
@@ -517,7 +529,7 @@ func TestRecoveryRestoresUnsyncedFiles(t *testing.T) {
 	dir := t.TempDir()
 	seed(t, dir)
 	s := mustOpen(t, dir)
-	if err := s.Commit(context.Background(), secondCommit...); err != nil {
+	if err := commitApplied(s, secondCommit...); err != nil {
 		t.Fatal(err)
 	}
 	s.abandon() // a power loss does not checkpoint either
@@ -585,7 +597,7 @@ func TestCheckpointThresholds(t *testing.T) {
 		defer s.Close()
 		for i := 1; i <= 5; i++ {
 			ops := []refine.Op{refine.Put("state.json", []byte(fmt.Sprint(i))), refine.Put(fmt.Sprintf("attempts/%d.md", i), []byte("a"))}
-			if err := s.Commit(ctx, ops...); err != nil {
+			if err := commitApplied(s, ops...); err != nil {
 				t.Fatal(err)
 			}
 			var want []string
@@ -617,7 +629,7 @@ func TestCheckpointThresholds(t *testing.T) {
 		defer s.Close()
 		v := make([]byte, 4000)
 		for i := 1; i <= 3; i++ {
-			if err := s.Commit(ctx, refine.Put("big.bin", v)); err != nil {
+			if err := commitApplied(s, refine.Put("big.bin", v)); err != nil {
 				t.Fatal(err)
 			}
 			want := i // records so far, until 3 × 4 KB passes 10 000 bytes
@@ -679,7 +691,7 @@ func TestGetDuringApply(t *testing.T) {
 	ctx := context.Background()
 	s := mustOpen(t, dir)
 	defer s.Close()
-	if err := s.Commit(ctx, refine.Put("a", []byte("1")), refine.Put("b", []byte("1"))); err != nil {
+	if err := commitApplied(s, refine.Put("a", []byte("1")), refine.Put("b", []byte("1"))); err != nil {
 		t.Fatal(err)
 	}
 	type result struct {
@@ -707,7 +719,7 @@ func TestGetDuringApply(t *testing.T) {
 		}()
 		return nil
 	}
-	if err := s.Commit(ctx, refine.Put("a", []byte("2")), refine.Put("b", []byte("2"))); err != nil {
+	if err := commitApplied(s, refine.Put("a", []byte("2")), refine.Put("b", []byte("2"))); err != nil {
 		t.Fatal(err)
 	}
 	s.testHook = nil
@@ -768,7 +780,7 @@ func TestNoSyncKeepsTheLog(t *testing.T) {
 	dir := t.TempDir()
 	seed(t, dir)
 	s := mustOpen(t, dir, NoSync(), crashAt("put round_002/summary.md"))
-	if err := s.Commit(context.Background(), secondCommit...); !errors.Is(err, errCrash) {
+	if err := commitApplied(s, secondCommit...); !errors.Is(err, errCrash) {
 		t.Fatalf("Commit error = %v, want the simulated crash", err)
 	}
 	s.abandon()

@@ -49,8 +49,8 @@ const maxSpares = 64
 var errNotSpare = errors.New("not reusable as a spare")
 
 // tempName returns the temporary file for put i of commit seq: a spare if
-// there is one. s.commitMu must be held, and nothing else may use the
-// spares meanwhile.
+// there is one. Only the owner of the spares (the applier, or Open and
+// Close around it) may call it.
 func (s *Store) tempName(seq uint64, i int) (name string, spare bool) {
 	if n := len(s.spares); n > 0 {
 		name = s.spares[n-1]
@@ -61,7 +61,8 @@ func (s *Store) tempName(seq uint64, i int) (name string, spare bool) {
 }
 
 // keepSpare keeps temp, which holds a value swapped out of a key, as a
-// spare, or removes it if there are enough. s.commitMu must be held.
+// spare, or removes it if there are enough. Only the owner of the spares
+// may call it.
 func (s *Store) keepSpare(temp string) {
 	if recycles && len(s.spares) < maxSpares {
 		s.spares = append(s.spares, temp)
