@@ -89,3 +89,45 @@ func Example_customStore() {
 	fmt.Println(out.Status, cs.commits > 0)
 	// Output: COMPLETE true
 }
+
+// A host that makes the role calls itself (a queue, a batch API, a
+// durable-execution engine) drives the session with Next: it gets the
+// calls the session needs, makes them, delivers the responses and asks
+// again; the session never calls a Role or the Asker.
+func ExampleSession_Next() {
+	ctx := context.Background()
+	cfg := refinetest.Config(nil, nil, refine.DeferAsker{})
+	cfg.Engineer, cfg.Reviewer = refine.RoleFunc(nil), refine.RoleFunc(nil) // never called by Next
+	s, err := refine.New(ctx, cfg)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for {
+		ready, err := s.Next(ctx)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		if len(ready.Calls) == 0 {
+			fmt.Println(ready.Outcome.Status, "after round", ready.Outcome.Round)
+			return
+		}
+		for _, req := range ready.Calls {
+			// Elsewhere, the model answers; here, a fixed response.
+			content := engineerDoc(req.Gaps...)
+			if req.Role == refine.Reviewer {
+				content = reviewerDoc(req.Round, req.Gaps[0])
+			}
+			fmt.Println("call", req.Role, req.Call)
+			if err := s.Deliver(ctx, req, refine.Response{Content: content}); err != nil {
+				fmt.Println(err)
+				return
+			}
+		}
+	}
+	// Output:
+	// call engineer 1
+	// call reviewer 1
+	// COMPLETE after round 1
+}
