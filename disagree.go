@@ -49,6 +49,18 @@ func (s *Session) issuesOf(n int) []conflict.Issue {
 	return conflict.ApplyOverrides(out, s.st.Overrides)
 }
 
+// issuesBefore returns the session's issues of the rounds before n, with
+// severity overrides applied.
+func (s *Session) issuesBefore(n int) []conflict.Issue {
+	var out []conflict.Issue
+	for _, is := range s.st.Issues {
+		if is.Round < n {
+			out = append(out, is)
+		}
+	}
+	return conflict.ApplyOverrides(out, s.st.Overrides)
+}
+
 // disagreement detects explicit and implicit disagreement with the previous
 // review, checks the DISAGREE rate, and asks the user to resolve each
 // conflict; unresolved HIGH/CRITICAL conflicts keep their gaps BLOCKED.
@@ -71,7 +83,7 @@ func (s *Session) disagreement(ctx context.Context) (stop, error) {
 			return goOn, fmt.Errorf("round %d disagreement: read %s: %w", cur.N, outputKey(prev, Engineer), err)
 		}
 		issues := s.issuesOf(prev)
-		ex := conflict.DetectExplicit(conflict.ExplicitInput{Round: cur.N, EngineerOutput: string(out), Issues: issues, At: s.now()})
+		ex := conflict.DetectExplicit(conflict.ExplicitInput{Round: cur.N, EngineerOutput: string(out), Issues: issues, Earlier: s.issuesBefore(prev), At: s.now()})
 		for _, f := range conflict.DetectImplicit(conflict.ImplicitInput{Round: cur.N, EngineerOutput: string(out), PreviousOutput: previous,
 			Issues: issues, Assigned: cur.Assigned, Ignore: s.st.Ignore}) {
 			if f.Escalate {
@@ -96,8 +108,8 @@ func (s *Session) disagreement(ctx context.Context) (stop, error) {
 		// gets here: validation rejects it (INVALID_DISAGREE_REF, round-10
 		// §2) and the Engineer retries. What is left unmatched is an
 		// informal disagreement ("## Disagree: …", "**Engineer Position:**
-		// DISAGREE") or a block naming an older round's issue, that soft-
-		// matches none of the issues answered: logged, not a conflict.
+		// DISAGREE") that names no issue of the session and soft-matches
+		// none of the issues answered: logged, not a conflict.
 		for _, d := range ex.Unmatched {
 			what := "names no issue"
 			if d.IssueID != "" {

@@ -1,6 +1,7 @@
 package conflict
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -21,6 +22,11 @@ type ExplicitInput struct {
 	// Issues are the Reviewer issues the output answers, with severity
 	// overrides applied (ApplyOverrides).
 	Issues []Issue
+	// Earlier are the session's other issues (earlier rounds), overrides
+	// applied: a disagreement that names one by its ID is a conflict with
+	// it, as validation accepts any issue of the session; soft matching
+	// considers Issues only.
+	Earlier []Issue
 	// At stamps the conflicts' DetectedAt.
 	At time.Time
 }
@@ -44,7 +50,8 @@ type ExplicitResult struct {
 }
 
 // DetectExplicit turns the Engineer's disagreements into conflicts
-// (GAP-FLOW-006 §2). A DISAGREE block naming a known issue is a conflict
+// (GAP-FLOW-006 §2). A DISAGREE block naming a known issue (of Issues or
+// Earlier) is a conflict
 // with source DISAGREE_BLOCK and HIGH match confidence. The soft-matching
 // fallback then handles what the exact format missed, with MEDIUM
 // confidence and source SOFT_MATCH:
@@ -60,8 +67,8 @@ type ExplicitResult struct {
 // examples.
 func DetectExplicit(in ExplicitInput) ExplicitResult {
 	var res ExplicitResult
-	byID := make(map[string]Issue, len(in.Issues))
-	for _, is := range in.Issues {
+	byID := make(map[string]Issue, len(in.Issues)+len(in.Earlier))
+	for _, is := range append(slices.Clip(in.Issues), in.Earlier...) {
 		if _, dup := byID[is.ID]; !dup {
 			byID[is.ID] = is
 		}

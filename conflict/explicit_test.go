@@ -122,3 +122,20 @@ func TestDetectExplicitUsesGivenDisagreements(t *testing.T) {
 		t.Errorf("conflict = %+v", c)
 	}
 }
+
+// A DISAGREE block naming an earlier round's issue by ID is a conflict
+// with it (validation accepts any issue of the session); soft matching
+// stays with the issues answered.
+func TestDetectExplicitEarlierIssue(t *testing.T) {
+	earlier := Issue{ID: "ISSUE-R1-001", Round: 1, Severity: gap.High, Gap: "GAP-TEST-001", Summary: "retry bound unspecified"}
+	current := Issue{ID: "ISSUE-R2-001", Round: 2, Severity: gap.Medium, Gap: "GAP-TEST-002", Summary: "glossary wording"}
+	out := "## DISAGREE: ISSUE-R1-001\n\n**Reviewer Concern:**\n> retry bound unspecified\n\n**Engineer Position:**\nThe bound belongs to the host.\n\n**Rationale:**\nHosts differ.\n\n**Request:** Escalate to user for resolution\n"
+	res := DetectExplicit(ExplicitInput{Round: 3, EngineerOutput: out, Issues: []Issue{current}, Earlier: []Issue{earlier}})
+	if len(res.Conflicts) != 1 || res.Conflicts[0].IssueID != "ISSUE-R1-001" || len(res.Unmatched) != 0 {
+		t.Fatalf("conflicts %+v, unmatched %+v; want one conflict with ISSUE-R1-001", res.Conflicts, res.Unmatched)
+	}
+	without := DetectExplicit(ExplicitInput{Round: 3, EngineerOutput: out, Issues: []Issue{current}})
+	if len(without.Conflicts) == 1 && without.Conflicts[0].IssueID == "ISSUE-R1-001" {
+		t.Errorf("without Earlier the old issue was matched: %+v", without.Conflicts)
+	}
+}
