@@ -309,7 +309,7 @@ func complianceCheck(res validate.Result, content string, decided []conflict.Dec
 	return res
 }
 
-// recordAttempt appends the attempt and its validation-log, retry and
+// recordAttempt appends the attempt, its fact in the attempt log and its
 // error rows, on the session's goroutine.
 func (s *Session) recordAttempt(ctx context.Context, role RoleName, part string, attempts *[]attemptRec, out attemptOutcome) {
 	cur := s.st.Current
@@ -319,18 +319,19 @@ func (s *Session) recordAttempt(ctx context.Context, role RoleName, part string,
 	_, respKey := attemptKeys(cur.N, role, part, rec.N)
 	delete(s.st.Usage.InFlight, respKey)
 	at := rec.At
+	fact := attemptFact{Round: cur.N, Role: role, Part: part, N: rec.N, At: at, Success: rec.Success}
 	if rec.Success {
-		s.st.Validation = append(s.st.Validation,
-			validationEntry{Round: cur.N, At: at, Role: role, Part: part, Attempt: rec.N, Tier: "Structure", Result: "PASS", Message: "-"},
-			validationEntry{Round: cur.N, At: at, Role: role, Part: part, Attempt: rec.N, Tier: "Content", Result: "PASS", Message: contentSummary(role, out.result)})
+		fact.Summary = contentSummary(role, out.result)
 	} else {
 		msg := rec.Message
 		if rec.Line > 0 && !strings.Contains(msg, "line ") {
 			msg = fmt.Sprintf("line %d: %s", rec.Line, msg)
 		}
-		s.st.Validation = append(s.st.Validation, validationEntry{Round: cur.N, At: at, Role: role, Part: part, Attempt: rec.N, Tier: rec.Tier, Result: "FAIL", Message: oneLine(msg)})
+		fact.Tier, fact.FailureType, fact.Message = rec.Tier, rec.FailureType, oneLine(msg)
 		s.emit(Event{Kind: EventValidationFailed, Role: role, Attempt: rec.N, Gap: part, FailureType: rec.FailureType, Message: rec.Message})
 	}
+	s.st.AttemptLog = append(s.st.AttemptLog, fact)
+	factAt := len(s.st.AttemptLog) - 1
 	// The outcome of the retry this attempt answered.
 	for i := len(s.st.ExampleLog) - 1; i >= 0 && rec.N > 1; i-- {
 		e := &s.st.ExampleLog[i]
@@ -342,15 +343,14 @@ func (s *Session) recordAttempt(ctx context.Context, role RoleName, part string,
 			break
 		}
 	}
-	for i := len(s.st.Retries) - 1; i >= 0; i-- {
-		d := &s.st.Retries[i]
-		if d.Round == cur.N && d.Role == role && d.Part == part && d.Retry == rec.N-1 {
+	// A session started before the attempt log keeps its round's retry
+	// rows; the one this attempt answered gets its outcome.
+	for i := range s.st.LegacyRetries {
+		if d := &s.st.LegacyRetries[i]; d.Round == cur.N && d.Role == role && d.Part == part && d.Retry == rec.N-1 && d.Outcome == "pending" {
+			d.Outcome = "Failed again (" + rec.FailureType + ")"
 			if rec.Success {
 				d.Outcome = "Success on retry"
-			} else {
-				d.Outcome = "Failed again (" + rec.FailureType + ")"
 			}
-			break
 		}
 	}
 	if rec.Success {
@@ -376,8 +376,7 @@ func (s *Session) recordAttempt(ctx context.Context, role RoleName, part string,
 			entry.Outcome = examples.OutcomePending
 			s.st.ExampleLog = append(s.st.ExampleLog, entry)
 		}
-		s.st.Retries = append(s.st.Retries, retryDetail{Round: cur.N, Role: role, Part: part, Retry: rec.N, At: at, FailureType: rec.FailureType,
-			Modification: retry.Label(rec.FailureType), Example: label, Outcome: "pending"})
+		s.st.AttemptLog[factAt].Retry = &retryFact{Modification: retry.Label(rec.FailureType), Example: label}
 		s.emit(Event{Kind: EventRetry, Role: role, Attempt: rec.N + 1, Gap: part, FailureType: rec.FailureType})
 	}
 	s.st.Errors = append(s.st.Errors, errorEntry{Round: cur.N, At: at, Role: role.Title(), Event: rec.FailureType, Details: details})

@@ -350,8 +350,7 @@ func (s *Session) logWarnings(cur *roundState) {
 		}
 		attempt := len(rp.Attempts)
 		for _, w := range rp.Result.Warnings {
-			s.st.Validation = append(s.st.Validation, validationEntry{Round: cur.N, At: s.now(), Role: role, Attempt: attempt,
-				Tier: "Warning", Result: resultWarn, Message: oneLine(w)})
+			s.st.Warnings = append(s.st.Warnings, warningFact{Round: cur.N, At: s.now(), Role: role, Attempt: attempt, Message: oneLine(w)})
 			s.log.Warn("validation warning", "round", cur.N, "role", role, "warning", w)
 		}
 	}

@@ -171,11 +171,12 @@ func renderRollbackNotices(b *strings.Builder, recs []rollback.Record) {
 func (s *Session) renderValidationLog(b *strings.Builder, n int) {
 	st := s.st
 	fmt.Fprintf(b, "\n## Round %d Validation Log\n\n### Validation Summary\n| Role | Outcome | Attempts | Final Failure Type |\n|------|---------|----------|-------------------|\n", n)
+	rows := st.validationRows()
 	for _, role := range []RoleName{Engineer, Reviewer} {
 		attempts, outcome, final := 0, "", "N/A"
 		lastFail := ""
 		passed := false
-		for _, v := range st.Validation {
+		for _, v := range rows {
 			if v.Round != n || v.Role != role {
 				continue
 			}
@@ -183,10 +184,13 @@ func (s *Session) renderValidationLog(b *strings.Builder, n int) {
 				attempts++
 			}
 			if v.Result == "FAIL" {
-				lastFail = v.Tier
-				for _, a := range s.attemptsOf(n, role) {
-					if a.N == v.Attempt && !a.Success {
-						lastFail = a.FailureType
+				lastFail = v.FailureType
+				if lastFail == "" { // a legacy row
+					lastFail = v.Tier
+					for _, a := range s.attemptsOf(n, role) {
+						if a.N == v.Attempt && !a.Success {
+							lastFail = a.FailureType
+						}
 					}
 				}
 			}
@@ -208,7 +212,7 @@ func (s *Session) renderValidationLog(b *strings.Builder, n int) {
 		fmt.Fprintf(b, "| %s | %s | %d | %s |\n", role.Title(), outcome, attempts, final)
 	}
 	b.WriteString("\n### Detailed Log\n\n| Timestamp | Role | Attempt | Validation | Result | Message |\n|-----------|------|---------|------------|--------|---------|\n")
-	for _, v := range st.Validation {
+	for _, v := range rows {
 		if v.Round != n {
 			continue
 		}
@@ -219,7 +223,7 @@ func (s *Session) renderValidationLog(b *strings.Builder, n int) {
 		fmt.Fprintf(b, "| %s | %s | %d | %s | %s | %s |\n", ts(v.At), who, v.Attempt, v.Tier, v.Result, cell(v.Message))
 	}
 	first := true
-	for _, r := range st.Retries {
+	for _, r := range st.retryRows() {
 		if r.Round != n {
 			continue
 		}
@@ -247,7 +251,7 @@ func (s *Session) attemptsOf(n int, role RoleName) []attemptRec {
 
 func (s *Session) roundsWith() []int {
 	var out []int
-	for _, v := range s.st.Validation {
+	for _, v := range s.st.validationRows() {
 		if !containsInt(out, v.Round) {
 			out = append(out, v.Round)
 		}
@@ -343,7 +347,7 @@ func (s *Session) renderSummary(r roundRecord) string {
 		}
 	}
 	var warnings []string
-	for _, v := range s.st.Validation {
+	for _, v := range s.st.validationRows() {
 		if v.Round == r.N && v.Result == resultWarn {
 			warnings = append(warnings, fmt.Sprintf("%s: %s", v.Role.Title(), v.Message))
 		}

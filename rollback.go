@@ -311,8 +311,10 @@ func (s *Session) execRollback(ctx context.Context, x rollbackExec) (RollbackRep
 		s.log.Info(rollbacktext.AutoRetryLog(current, autoAdj))
 	}
 	keepRound := func(n int) bool { return n <= x.To }
-	restored.Validation = slices.DeleteFunc(slices.Clone(old.Validation), func(v validationEntry) bool { return !keepRound(v.Round) })
-	restored.Retries = slices.DeleteFunc(slices.Clone(old.Retries), func(v retryDetail) bool { return !keepRound(v.Round) })
+	restored.AttemptLog = slices.DeleteFunc(slices.Clone(old.AttemptLog), func(f attemptFact) bool { return !keepRound(f.Round) })
+	restored.Warnings = slices.DeleteFunc(slices.Clone(old.Warnings), func(w warningFact) bool { return !keepRound(w.Round) })
+	restored.LegacyValidation = slices.DeleteFunc(slices.Clone(old.LegacyValidation), func(v validationEntry) bool { return !keepRound(v.Round) })
+	restored.LegacyRetries = slices.DeleteFunc(slices.Clone(old.LegacyRetries), func(v retryDetail) bool { return !keepRound(v.Round) })
 	restored.Errors = slices.DeleteFunc(slices.Clone(old.Errors), func(v errorEntry) bool { return !keepRound(v.Round) })
 	restored.ExampleLog = slices.DeleteFunc(slices.Clone(old.ExampleLog), func(e examples.LogEntry) bool { return !keepRound(e.Round) })
 	restored.Recover, restored.RecoverConflicts = nil, nil

@@ -95,9 +95,16 @@ type state struct {
 	// Adjustments are user texts carried into later prompts.
 	Adjustments []string `json:"adjustments,omitempty"`
 
-	Validation []validationEntry `json:"validation,omitempty"`
-	Retries    []retryDetail     `json:"retries,omitempty"`
-	Errors     []errorEntry      `json:"errors,omitempty"`
+	// AttemptLog and Warnings are the facts status.md's validation logs
+	// and retry details are rendered from (attempt_log.go).
+	AttemptLog []attemptFact `json:"attempt_log,omitempty"`
+	Warnings   []warningFact `json:"validation_warnings,omitempty"`
+	// LegacyValidation and LegacyRetries are the rendered rows that
+	// sessions written before the attempt log kept; they are shown as
+	// they are and never added to.
+	LegacyValidation []validationEntry `json:"validation,omitempty"`
+	LegacyRetries    []retryDetail     `json:"retries,omitempty"`
+	Errors           []errorEntry      `json:"errors,omitempty"`
 
 	Usage usageTotals `json:"usage"`
 
@@ -288,7 +295,8 @@ type decisionRecord struct {
 	At       time.Time `json:"at"`
 }
 
-// validationEntry is a row of the status.md validation log (GAP-FLOW-001 §9).
+// validationEntry is a row of the status.md validation log (GAP-FLOW-001 §9),
+// derived from the attempt log (or kept by a legacy session).
 type validationEntry struct {
 	Round   int       `json:"round"`
 	At      time.Time `json:"at"`
@@ -298,9 +306,13 @@ type validationEntry struct {
 	Tier    string    `json:"tier"`
 	Result  string    `json:"result"` // PASS | FAIL
 	Message string    `json:"message"`
+	// FailureType is a failed attempt's type, for the summary (derived
+	// rows only).
+	FailureType string `json:"-"`
 }
 
-// retryDetail is a "#### Engineer Retry 1" entry of status.md.
+// retryDetail is a "#### Engineer Retry 1" entry of status.md, derived from
+// the attempt log (or kept by a legacy session).
 type retryDetail struct {
 	Round        int       `json:"round"`
 	Role         RoleName  `json:"role"`

@@ -1,0 +1,107 @@
+package refine
+
+import (
+	"slices"
+	"time"
+)
+
+// attemptFact is what one attempt came to, recorded once when it is
+// settled and never edited: status.md's validation log and retry details,
+// its validation summary and Status.Validation are all derived from these
+// facts when rendered.
+type attemptFact struct {
+	Round int       `json:"round"`
+	Role  RoleName  `json:"role"`
+	Part  string    `json:"part,omitempty"`
+	N     int       `json:"n"`
+	At    time.Time `json:"at"`
+	// Success, with the content check's summary ("2 gaps addressed").
+	Success bool   `json:"success,omitempty"`
+	Summary string `json:"summary,omitempty"`
+	// A failure: its tier, its type and its one-line message.
+	Tier        string `json:"tier,omitempty"`
+	FailureType string `json:"failure_type,omitempty"`
+	Message     string `json:"message,omitempty"`
+	// Retry is the retry a failure led to; nil when the budget was spent.
+	Retry *retryFact `json:"retry,omitempty"`
+}
+
+// retryFact is how the retry after a failure was built.
+type retryFact struct {
+	Modification string `json:"modification"`
+	Example      string `json:"example"`
+}
+
+// warningFact is a validation warning on a role's accepted output, logged
+// when the round converges.
+type warningFact struct {
+	Round   int       `json:"round"`
+	Role    RoleName  `json:"role"`
+	Attempt int       `json:"attempt"`
+	At      time.Time `json:"at"`
+	Message string    `json:"message"`
+}
+
+// validationRows returns the validation log's rows: a session's legacy
+// rows (written before attempt facts), then, round by round, the rows of
+// each attempt followed by the round's warnings.
+func (st *state) validationRows() []validationEntry {
+	rows := slices.Clone(st.LegacyValidation)
+	warnings := func(round int) {
+		for _, w := range st.Warnings {
+			if w.Round == round {
+				rows = append(rows, validationEntry{Round: w.Round, At: w.At, Role: w.Role, Attempt: w.Attempt, Tier: "Warning", Result: resultWarn, Message: w.Message})
+			}
+		}
+	}
+	round := 0
+	for _, f := range st.AttemptLog {
+		if f.Round != round {
+			warnings(round)
+			round = f.Round
+		}
+		base := validationEntry{Round: f.Round, At: f.At, Role: f.Role, Part: f.Part, Attempt: f.N}
+		if f.Success {
+			structure, content := base, base
+			structure.Tier, structure.Result, structure.Message = "Structure", "PASS", "-"
+			content.Tier, content.Result, content.Message = "Content", "PASS", f.Summary
+			rows = append(rows, structure, content)
+			continue
+		}
+		fail := base
+		fail.Tier, fail.Result, fail.Message, fail.FailureType = f.Tier, "FAIL", f.Message, f.FailureType
+		rows = append(rows, fail)
+	}
+	warnings(round)
+	// Warnings of a round with no attempt facts (a legacy round).
+	for _, w := range st.Warnings {
+		if !slices.ContainsFunc(st.AttemptLog, func(f attemptFact) bool { return f.Round == w.Round }) {
+			rows = append(rows, validationEntry{Round: w.Round, At: w.At, Role: w.Role, Attempt: w.Attempt, Tier: "Warning", Result: resultWarn, Message: w.Message})
+		}
+	}
+	return rows
+}
+
+// retryRows returns the retry details: legacy ones, then one per failure
+// that led to a retry, its outcome read from the attempt that followed.
+func (st *state) retryRows() []retryDetail {
+	rows := slices.Clone(st.LegacyRetries)
+	for i, f := range st.AttemptLog {
+		if f.Retry == nil {
+			continue
+		}
+		outcome := "pending"
+		for _, next := range st.AttemptLog[i+1:] {
+			if next.Round == f.Round && next.Role == f.Role && next.Part == f.Part && next.N == f.N+1 {
+				outcome = "Failed again (" + next.FailureType + ")"
+				if next.Success {
+					outcome = "Success on retry"
+				}
+				break
+			}
+		}
+		rows = append(rows, retryDetail{Round: f.Round, Role: f.Role, Part: f.Part, Retry: f.N, At: f.At, FailureType: f.FailureType,
+			Modification: f.Retry.Modification, Example: f.Retry.Example, Outcome: outcome})
+	}
+	return rows
+}
