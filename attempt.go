@@ -309,8 +309,9 @@ func complianceCheck(res validate.Result, content string, decided []conflict.Dec
 	return res
 }
 
-// recordAttempt appends the attempt, its fact in the attempt log and its
-// error rows, on the session's goroutine.
+// recordAttempt appends the attempt and its fact in the attempt log (from
+// which the validation and error tables are rendered), on the session's
+// goroutine.
 func (s *Session) recordAttempt(ctx context.Context, role RoleName, part string, attempts *[]attemptRec, out attemptOutcome) {
 	cur := s.st.Current
 	rec := out.rec
@@ -354,14 +355,9 @@ func (s *Session) recordAttempt(ctx context.Context, role RoleName, part string,
 		}
 	}
 	if rec.Success {
-		if rec.N > 1 {
-			s.st.Errors = append(s.st.Errors, errorEntry{Round: cur.N, At: at, Role: role.Title(), Event: "Retry success", Details: fmt.Sprintf("Valid output on attempt %d", rec.N)})
-		}
 		return
 	}
-	details := "Retries exhausted: escalating"
 	if rec.N < s.budgetFor(role, part) {
-		details = fmt.Sprintf("Retry %d initiated", rec.N)
 		sel, err := s.example(ctx, role, rec.FailureType, s.cfg.RetryExampleBudget)
 		label := exampleLabel(sel)
 		if err != nil {
@@ -379,7 +375,6 @@ func (s *Session) recordAttempt(ctx context.Context, role RoleName, part string,
 		s.st.AttemptLog[factAt].Retry = &retryFact{Modification: retry.Label(rec.FailureType), Example: label}
 		s.emit(Event{Kind: EventRetry, Role: role, Attempt: rec.N + 1, Gap: part, FailureType: rec.FailureType})
 	}
-	s.st.Errors = append(s.st.Errors, errorEntry{Round: cur.N, At: at, Role: role.Title(), Event: rec.FailureType, Details: details})
 }
 
 func (s *Session) budgetFor(role RoleName, part string) int {

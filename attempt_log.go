@@ -1,6 +1,7 @@
 package refine
 
 import (
+	"fmt"
 	"slices"
 	"time"
 )
@@ -103,5 +104,28 @@ func (st *state) retryRows() []retryDetail {
 		rows = append(rows, retryDetail{Round: f.Round, Role: f.Role, Part: f.Part, Retry: f.N, At: f.At, FailureType: f.FailureType,
 			Modification: f.Retry.Modification, Example: f.Retry.Example, Outcome: outcome})
 	}
+	return rows
+}
+
+// errorRows returns the rows of status.md's error tables: those the
+// attempt facts give (a failure and what followed it, a success on retry)
+// and the logged events (transport retries, disagreement logs, execution
+// errors), in time order.
+func (st *state) errorRows() []errorEntry {
+	var rows []errorEntry
+	for _, f := range st.AttemptLog {
+		switch {
+		case f.Success && f.N > 1:
+			rows = append(rows, errorEntry{Round: f.Round, At: f.At, Role: f.Role.Title(), Event: "Retry success", Details: fmt.Sprintf("Valid output on attempt %d", f.N)})
+		case !f.Success:
+			details := "Retries exhausted: escalating"
+			if f.Retry != nil {
+				details = fmt.Sprintf("Retry %d initiated", f.N)
+			}
+			rows = append(rows, errorEntry{Round: f.Round, At: f.At, Role: f.Role.Title(), Event: f.FailureType, Details: details})
+		}
+	}
+	rows = append(rows, st.Errors...)
+	slices.SortStableFunc(rows, func(a, b errorEntry) int { return a.At.Compare(b.At) })
 	return rows
 }

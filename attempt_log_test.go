@@ -45,4 +45,10 @@ func TestValidationSummaryStaysTheSameAfterTheRound(t *testing.T) {
 	if !strings.Contains(after, "#### Engineer Retry 2") || !strings.Contains(after, "- **Outcome:** Failed again (WRONG_FORMAT)") {
 		t.Errorf("retry details are not derived from the attempts:\n%s", after)
 	}
+	errs := section(get(t, cfg, "status.md"), "## Round 1 Errors")
+	for _, want := range []string{"| Engineer | WRONG_FORMAT | Retry 1 initiated |", "| Engineer | WRONG_FORMAT | Retries exhausted: escalating |"} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("the error table lacks %q:\n%s", want, errs)
+		}
+	}
 }

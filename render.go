@@ -94,12 +94,13 @@ func (s *Session) renderStatus() string {
 			s.renderValidationLog(&b, n)
 		}
 	}
-	for _, n := range s.roundsWithErrors() {
+	errs := st.errorRows()
+	for _, n := range roundsOf(errs) {
 		if n < recent {
 			continue
 		}
 		fmt.Fprintf(&b, "\n## Round %d Errors\n\n| Timestamp | Role | Event | Details |\n|-----------|------|-------|---------|\n", n)
-		for _, e := range st.Errors {
+		for _, e := range errs {
 			if e.Round == n {
 				fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", ts(e.At), e.Role, e.Event, cell(e.Details))
 			}
@@ -259,9 +260,10 @@ func (s *Session) roundsWith() []int {
 	return out
 }
 
-func (s *Session) roundsWithErrors() []int {
+// roundsOf returns the rounds the error rows belong to, in order.
+func roundsOf(rows []errorEntry) []int {
 	var out []int
-	for _, e := range s.st.Errors {
+	for _, e := range rows {
 		if !containsInt(out, e.Round) {
 			out = append(out, e.Round)
 		}

@@ -104,7 +104,10 @@ type state struct {
 	// they are and never added to.
 	LegacyValidation []validationEntry `json:"validation,omitempty"`
 	LegacyRetries    []retryDetail     `json:"retries,omitempty"`
-	Errors           []errorEntry      `json:"errors,omitempty"`
+	// Errors are the logged events of status.md's error tables that no
+	// attempt fact gives: transport retries, disagreement logs, execution
+	// errors (and, in older sessions, every row).
+	Errors []errorEntry `json:"errors,omitempty"`
 
 	Usage usageTotals `json:"usage"`
 
