@@ -36,23 +36,7 @@ func (r *racingReader) Get(ctx context.Context, key string) ([]byte, error) {
 func TestInspectDuringSnapshot(t *testing.T) {
 	ctx := context.Background()
 	gaps := []gap.Gap{{ID: "GAP-RACE-001", Severity: gap.High}, {ID: "GAP-RACE-002", Severity: gap.High}, {ID: "GAP-RACE-003", Severity: gap.High}}
-	eng := refinetest.Func(func(ctx context.Context, req refine.Request) (refine.Response, error) {
-		return refine.Response{Content: refinetest.EngineerOutput(req.Gaps...)}, nil
-	})
-	rev := refinetest.Func(func(ctx context.Context, req refine.Request) (refine.Response, error) {
-		return refine.Response{Content: refinetest.ReviewerOutput(req.Round, req.Gaps)}, nil
-	})
-	cfg := refinetest.Config(eng, rev, auto(), gaps...)
-	cfg.GapsPerRound = 1
-	s, err := refine.New(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for range 3 {
-		if _, err := s.Step(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
+	s, cfg := threeRounds(t, gaps)
 	rolledBack := false
 	reader := &racingReader{Store: cfg.Store, writer: func() {
 		_, err := s.Rollback(ctx, refine.RollbackRequest{To: 1, Reason: "race a reader", Adjustments: []string{"be concrete"}})
@@ -81,23 +65,7 @@ func TestInspectDuringSnapshot(t *testing.T) {
 func TestCompact(t *testing.T) {
 	ctx := context.Background()
 	gaps := []gap.Gap{{ID: "GAP-CMP-001", Severity: gap.High}, {ID: "GAP-CMP-002", Severity: gap.High}, {ID: "GAP-CMP-003", Severity: gap.High}, {ID: "GAP-CMP-004", Severity: gap.High}}
-	eng := refinetest.Func(func(ctx context.Context, req refine.Request) (refine.Response, error) {
-		return refine.Response{Content: refinetest.EngineerOutput(req.Gaps...)}, nil
-	})
-	rev := refinetest.Func(func(ctx context.Context, req refine.Request) (refine.Response, error) {
-		return refine.Response{Content: refinetest.ReviewerOutput(req.Round, req.Gaps)}, nil
-	})
-	cfg := refinetest.Config(eng, rev, auto(), gaps...)
-	cfg.GapsPerRound = 1
-	s, err := refine.New(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for range 3 {
-		if _, err := s.Step(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
+	_, cfg := threeRounds(t, gaps)
 	before, _ := refine.Inspect(ctx, cfg.Store)
 	if keys, _ := cfg.Store.List(ctx, "journal/"); len(keys) == 0 {
 		t.Fatal("no journal before Compact: the test tests nothing")
@@ -132,4 +100,29 @@ func TestCompact(t *testing.T) {
 	if err != nil || out.Status != refine.StatusComplete {
 		t.Fatalf("run after Compact = %+v, %v", out, err)
 	}
+}
+
+// threeRounds plays three rounds of one gap each with roles that resolve
+// every gap and approve every proposal.
+func threeRounds(t *testing.T, gaps []gap.Gap) (*refine.Session, refine.Config) {
+	t.Helper()
+	ctx := context.Background()
+	eng := refinetest.Func(func(ctx context.Context, req refine.Request) (refine.Response, error) {
+		return refine.Response{Content: refinetest.EngineerOutput(req.Gaps...)}, nil
+	})
+	rev := refinetest.Func(func(ctx context.Context, req refine.Request) (refine.Response, error) {
+		return refine.Response{Content: refinetest.ReviewerOutput(req.Round, req.Gaps)}, nil
+	})
+	cfg := refinetest.Config(eng, rev, auto(), gaps...)
+	cfg.GapsPerRound = 1
+	s, err := refine.New(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if _, err := s.Step(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return s, cfg
 }
