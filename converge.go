@@ -218,6 +218,7 @@ func (s *Session) finish(ctx context.Context, o OutcomeStatus, reason string) er
 	if err != nil {
 		return err
 	}
+	s.j.snapshotNext = true // a finished session's state.json is whole and current
 	if err := s.commit(ctx, ops...); err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package refine
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -23,12 +24,21 @@ import (
 // round's records (a new one starts at each round and after each
 // snapshot). A Store that is a refine.Appender is handed only each new
 // line; another gets the segment rewritten. Opening a session reads the
-// snapshot and applies the records after it. A new snapshot is written
-// when the records since the last one outweigh it (so the bytes a session
-// hands its Store grow with what happens, not with the state's size times
-// the number of durable points), when the state is replaced wholesale (a
-// rollback), and when a session written by an older refine is first
-// committed.
+// snapshot and applies the records after it. A new snapshot is due when
+// the records since the last one outweigh it (so the bytes a session hands
+// its Store grow with what happens, not with the state's size times the
+// number of durable points). With an Appender it is written in the
+// background: the state as of one record is frozen and appended to
+// snapshots/state_NNNNNNNNNN.json a chunk per commit, no chunk larger
+// than that commit's record or snapshotChunk, so no durable point pays
+// for the whole state; the commit that appends the last chunk drops what
+// the new snapshot makes unnecessary. Until then the file is an
+// incomplete JSON document, which readers pass over. state.json is then
+// older than the newest snapshot: readers start from the newest complete
+// one. state.json is written whole, at once, when the state is replaced
+// wholesale (a rollback), when a session written by an older refine is
+// first committed, when the session ends, and when the Store cannot
+// append.
 //
 // A round's state backup (state_backup_round_N.json) is a reference to the
 // journal record that ended round N, resolved from the newest snapshot at
@@ -42,6 +52,9 @@ const (
 	// snapshotMinBytes is the journal size below which no new snapshot is
 	// written, however small the state.
 	snapshotMinBytes = 256 << 10
+	// snapshotChunk is the least a commit appends of a background
+	// snapshot; a commit whose record is larger appends as much.
+	snapshotChunk = 2 << 10
 )
 
 func journalKey(seq int64) string  { return fmt.Sprintf("%s%010d.jsonl", journalPrefix, seq) }
@@ -57,8 +70,10 @@ func seqOf(key, prefix string) (int64, bool) {
 
 // journalState is the session's position in its journal.
 type journalState struct {
-	// doc is the state as of the last record (compact JSON, no newline).
+	// doc is the state as of the last record (compact JSON, no newline);
+	// ver is doc split for the next diff (see journal.Version).
 	doc []byte
+	ver journal.Version
 	// seq is the last record's number.
 	seq int64
 	// since counts the record bytes written after the last snapshot.
@@ -66,16 +81,31 @@ type journalState struct {
 	// snapSeq, snapSize: the last snapshot's position and size.
 	snapSeq  int64
 	snapSize int
-	// snapshotNext forces a snapshot at the next commit.
+	// snapshotNext forces a whole snapshot (state.json) at the next commit.
 	snapshotNext bool
-	// snapOnDisk says state.json in the Store is a journal snapshot (schema
-	// 2) taken at snapSeq; false for a session from an older refine.
-	snapOnDisk bool
+	// snapKey is where the last snapshot is: state.json or a key under
+	// snapshots/.
+	snapKey string
+	// legacyState says state.json was written by an older refine (schema
+	// 1): no journal snapshot, not to be kept for backups.
+	legacyState bool
+	// bg is the snapshot being written in the background, if any.
+	bg *bgSnapshot
 	// segStart is the first record of the segment being written (0: the
 	// next record starts one); seg is its content, kept for Stores that
 	// cannot append.
 	segStart int64
 	seg      []byte
+}
+
+// bgSnapshot is a snapshot written a chunk per commit: the state as of
+// record seq.
+type bgSnapshot struct {
+	seq int64
+	doc []byte // the whole document, newline-terminated
+	off int    // the bytes handed to the Store so far
+	// since counts the record bytes written after seq.
+	since int
 }
 
 // backupRef is the content of a state backup in schema 2: the journal
@@ -104,7 +134,11 @@ func (s *Session) journalOp() (op Op, ok bool, err error) {
 	if err != nil {
 		return Op{}, false, err
 	}
-	ops := journal.Diff(s.j.doc, doc)
+	if v := s.j.ver.Bytes(); len(v) != len(s.j.doc) || len(v) > 0 && &v[0] != &s.j.doc[0] {
+		s.j.ver = journal.NewVersion(s.j.doc) // doc was set without its split
+	}
+	ver := journal.NewVersion(doc)
+	ops := journal.DiffVersions(s.j.ver, ver)
 	if len(ops) == 0 {
 		return Op{}, false, nil
 	}
@@ -114,8 +148,11 @@ func (s *Session) journalOp() (op Op, ok bool, err error) {
 		return Op{}, false, fmt.Errorf("encode journal record: %w", err)
 	}
 	enc = append(enc, '\n')
-	s.j.doc = doc
+	s.j.doc, s.j.ver = doc, ver
 	s.j.since += len(enc)
+	if s.j.bg != nil {
+		s.j.bg.since += len(enc)
+	}
 	if s.j.segStart == 0 {
 		s.j.segStart, s.j.seg = s.j.seq, nil
 	}
@@ -130,60 +167,120 @@ func (s *Session) journalOp() (op Op, ok bool, err error) {
 // newSegment makes the next record start a new journal segment.
 func (s *Session) newSegment() { s.j.segStart, s.j.seg = 0, nil }
 
-// snapshotDue reports whether this commit should write state.json.
+// snapshotDue reports whether this commit should write state.json whole.
 func (s *Session) snapshotDue() bool {
-	return s.j.snapshotNext || s.j.doc == nil || s.j.since > max(snapshotMinBytes, 2*s.j.snapSize)
+	return s.j.snapshotNext || s.j.doc == nil || !appends(s.cfg.Store) && s.rotationDue()
 }
 
-// snapshotOps writes state.json as of a new journal position and deletes
-// the records and older snapshots no backup needs any more.
-func (s *Session) snapshotOps(ctx context.Context) ([]Op, error) {
+// rotationDue reports whether the records since the last snapshot
+// outweigh it.
+func (s *Session) rotationDue() bool {
+	return s.j.since > max(snapshotMinBytes, 2*s.j.snapSize)
+}
+
+// journalOps returns this commit's journal record, and the next chunk of
+// a background snapshot: one starts, frozen at this record, when a
+// rotation is due and none is being written. staged is the rest of the
+// commit: the records in it count towards the chunk's size.
+func (s *Session) journalOps(ctx context.Context, staged []Op) ([]Op, error) {
+	start := s.j.bg == nil && s.rotationDue()
+	if start {
+		// The record is the snapshot's position, and says so.
+		s.st.JournalSeq = s.j.seq + 1
+	}
+	var ops []Op
+	op, ok, err := s.journalOp()
+	if err != nil {
+		return nil, err
+	}
+	rec := 0
+	if ok {
+		ops = append(ops, op)
+	}
+	for _, op := range append(staged, ops...) {
+		if strings.HasPrefix(op.Key, journalPrefix) {
+			rec += len(op.Value)
+		}
+	}
+	if start {
+		s.j.bg = &bgSnapshot{seq: s.j.seq, doc: append(slices.Clone(s.j.doc), '\n')}
+		s.newSegment() // the records after the snapshot start a segment
+	}
+	if s.j.bg == nil {
+		return ops, nil
+	}
+	more, err := s.snapshotChunkOps(ctx, rec)
+	return append(ops, more...), err
+}
+
+// snapshotChunkOps appends the next chunk of the background snapshot, and
+// when it is the last, drops what the snapshot makes unnecessary.
+func (s *Session) snapshotChunkOps(ctx context.Context, rec int) ([]Op, error) {
+	bg := s.j.bg
+	n := min(len(bg.doc)-bg.off, max(snapshotChunk, rec))
+	key := snapshotKey(bg.seq)
+	var ops []Op
+	if bg.off == 0 {
+		ops = append(ops, Put(key, bg.doc[:n])) // over any leftover of a crash
+	} else {
+		ops = append(ops, Append(key, bg.doc[bg.off:bg.off+n]))
+	}
+	bg.off += n
+	if bg.off < len(bg.doc) {
+		return ops, nil
+	}
+	drop, err := s.dropBefore(ctx, bg.seq, key)
+	if err != nil {
+		return nil, err
+	}
+	s.j.since, s.j.snapSeq, s.j.snapSize, s.j.snapKey, s.j.bg = bg.since, bg.seq, len(bg.doc), key, nil
+	return append(ops, drop...), nil
+}
+
+// dropBefore returns the deletions a new snapshot at seq, kept at key,
+// allows: the records at or before it and the older snapshots, except
+// what a state backup still needs (the newest snapshot at or before the
+// oldest backup, and the records after that snapshot).
+func (s *Session) dropBefore(ctx context.Context, seq int64, key string) ([]Op, error) {
 	keep, err := s.oldestBackupSeq(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var ops []Op
-	prevSeq, hadSnapshot := s.j.snapSeq, s.j.snapOnDisk
-	s.j.seq++ // the snapshot is a journal position of its own
-	s.st.JournalSeq = s.j.seq
-	doc, err := s.marshalDoc()
+	bases, err := snapshotBases(ctx, s.cfg.Store)
 	if err != nil {
 		return nil, err
 	}
-	snapshots, err := s.cfg.Store.List(ctx, snapshotPrefix)
-	if err != nil {
-		return nil, fmt.Errorf("list snapshots: %w", err)
+	base := int64(-1)
+	if keep >= 0 && keep < seq {
+		b, err := newestComplete(ctx, s.cfg.Store, bases, keep)
+		if err != nil {
+			return nil, err
+		}
+		if b != nil {
+			base = b.seq
+		}
 	}
+	var ops []Op
+	for _, b := range bases {
+		if b.key != keyState && b.key != key && b.seq != base {
+			ops = append(ops, Delete(b.key))
+		}
+	}
+	upTo := seq
+	if base >= 0 {
+		upTo = base
+	}
+	dead, err := s.segmentsUpTo(ctx, upTo)
+	return append(ops, dead...), err
+}
+
+// segmentsUpTo returns the deletions of the journal segments whose
+// records are all at or before seq.
+func (s *Session) segmentsUpTo(ctx context.Context, seq int64) ([]Op, error) {
 	records, err := s.cfg.Store.List(ctx, journalPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("list journal: %w", err)
 	}
-	// base is the newest snapshot at or before the oldest backup: backups
-	// are rebuilt from it. -1: no backup needs an older snapshot.
-	base := int64(-1)
-	if keep >= 0 {
-		for _, k := range snapshots {
-			if n, ok := seqOf(k, snapshotPrefix); ok && n <= keep {
-				base = max(base, n)
-			}
-		}
-		if hadSnapshot && prevSeq <= keep && prevSeq > base {
-			// The snapshot being replaced is the base: keep it.
-			prev, err := s.cfg.Store.Get(ctx, keyState)
-			if err != nil {
-				return nil, fmt.Errorf("keep snapshot %d: %w", prevSeq, err)
-			}
-			ops = append(ops, Put(snapshotKey(prevSeq), prev))
-			base = prevSeq
-		}
-	}
-	for _, k := range snapshots {
-		if n, ok := seqOf(k, snapshotPrefix); ok && n != base {
-			ops = append(ops, Delete(k))
-		}
-	}
-	// A segment's records run up to the next segment's first, or to the
-	// last record written.
 	var starts []int64
 	for _, k := range records {
 		if n, ok := seqOf(k, journalPrefix); ok {
@@ -191,17 +288,154 @@ func (s *Session) snapshotOps(ctx context.Context) ([]Op, error) {
 		}
 	}
 	slices.Sort(starts)
+	var ops []Op
 	for i, n := range starts {
+		// A segment's records run up to the next segment's first, or to
+		// the last record written.
 		last := s.j.seq
 		if i+1 < len(starts) {
 			last = starts[i+1] - 1
 		}
-		if base < 0 || last <= base {
+		if last <= seq {
 			ops = append(ops, Delete(journalKey(n)))
 		}
 	}
+	return ops, nil
+}
+
+// snapshotBase is a snapshot a reader may start from.
+type snapshotBase struct {
+	key string
+	seq int64
+	// doc, when read, is its content.
+	doc []byte
+}
+
+// complete reads the snapshot and reports whether it is whole: a
+// background snapshot is an incomplete JSON document until its last chunk.
+func (b *snapshotBase) complete(ctx context.Context, store Store) (bool, error) {
+	if b.doc == nil {
+		d, err := store.Get(ctx, b.key)
+		if errors.Is(err, ErrNotFound) {
+			return false, nil // dropped meanwhile by a writer
+		}
+		if err != nil {
+			return false, fmt.Errorf("read %s: %w", b.key, err)
+		}
+		b.doc = d
+	}
+	return b.key == keyState || json.Valid(b.doc), nil
+}
+
+// newestComplete returns the newest complete snapshot among bases at or
+// before journal record upTo (-1: any), or nil.
+func newestComplete(ctx context.Context, store Store, bases []*snapshotBase, upTo int64) (*snapshotBase, error) {
+	for _, b := range bases {
+		if upTo >= 0 && b.seq > upTo {
+			continue
+		}
+		ok, err := b.complete(ctx, store)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return b, nil
+		}
+	}
+	return nil, nil
+}
+
+// snapshotBases lists the snapshots in store, newest first: state.json
+// (read, if there is one yet) and those under snapshots/, complete or not.
+func snapshotBases(ctx context.Context, store Store) ([]*snapshotBase, error) {
+	keys, err := store.List(ctx, snapshotPrefix)
+	if err != nil {
+		return nil, fmt.Errorf("list snapshots: %w", err)
+	}
+	var out []*snapshotBase
+	for _, k := range keys {
+		if n, ok := seqOf(k, snapshotPrefix); ok {
+			out = append(out, &snapshotBase{key: k, seq: n})
+		}
+	}
+	b, err := store.Get(ctx, keyState)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		// A session's first commit writes it.
+	case err != nil:
+		return nil, fmt.Errorf("read state.json: %w", err)
+	default:
+		var head struct {
+			JournalSeq int64 `json:"journal_seq"`
+		}
+		_ = json.Unmarshal(b, &head) // a damaged state.json is reported by the replay
+		out = append(out, &snapshotBase{key: keyState, seq: head.JournalSeq, doc: b})
+	}
+	slices.SortStableFunc(out, func(a, b *snapshotBase) int {
+		if a.seq != b.seq {
+			return cmp.Compare(b.seq, a.seq)
+		}
+		return strings.Compare(b.key, a.key) // state.json first among equals
+	})
+	return out, nil
+}
+
+// snapshotOps writes state.json whole as of a new journal position and
+// deletes the records and older snapshots no backup needs any more.
+func (s *Session) snapshotOps(ctx context.Context) ([]Op, error) {
+	keep, err := s.oldestBackupSeq(ctx)
+	if err != nil {
+		return nil, err
+	}
+	bases, err := snapshotBases(ctx, s.cfg.Store)
+	if err != nil {
+		return nil, err
+	}
+	stateIsSnapshot := !s.j.legacyState
+	s.j.seq++ // the snapshot is a journal position of its own
+	s.st.JournalSeq = s.j.seq
+	doc, err := s.marshalDoc()
+	if err != nil {
+		return nil, err
+	}
+	var ops []Op
+	// base is the newest snapshot at or before the oldest backup: backups
+	// are rebuilt from it. -1: no backup needs an older snapshot.
+	base := int64(-1)
+	if keep >= 0 {
+		if !stateIsSnapshot {
+			bases = slices.DeleteFunc(bases, func(b *snapshotBase) bool { return b.key == keyState })
+		}
+		b, err := newestComplete(ctx, s.cfg.Store, bases, keep)
+		if err != nil {
+			return nil, err
+		}
+		if b != nil {
+			base = b.seq
+			if b.key == keyState {
+				// The snapshot being replaced is the base: keep it.
+				ops = append(ops, Put(snapshotKey(b.seq), b.doc))
+			}
+		}
+	}
+	for _, b := range bases {
+		if b.key != keyState && b.seq != base {
+			ops = append(ops, Delete(b.key))
+		}
+	}
+	upTo := s.j.seq
+	if base >= 0 {
+		upTo = base
+	}
+	dead, err := s.segmentsUpTo(ctx, upTo)
+	if err != nil {
+		return nil, err
+	}
+	ops = append(ops, dead...)
 	ops = append(ops, Put(keyState, append(slices.Clone(doc), '\n')))
-	s.j.doc, s.j.since, s.j.snapSeq, s.j.snapSize, s.j.snapshotNext, s.j.snapOnDisk = doc, 0, s.j.seq, len(doc)+1, false, true
+	s.j.doc, s.j.ver, s.j.since, s.j.snapSeq, s.j.snapSize, s.j.snapshotNext, s.j.snapKey, s.j.bg =
+		doc, journal.Version{}, 0, s.j.seq, len(doc)+1, false, keyState, nil
+	s.j.legacyState = false
 	s.newSegment()
 	return ops, nil
 }
@@ -283,27 +517,24 @@ type loadedState struct {
 // loadState reads the snapshot and applies the journal records after it.
 // A state.json written by an older refine (schema 1) has no journal.
 func loadState(ctx context.Context, store Store) (loadedState, error) {
-	var b, doc []byte
+	var base *snapshotBase
+	var doc []byte
 	var since int
 	var last int64
 	var err error
-	// A reader beside a live writer (a console, `refine status`) can read
-	// state.json just before the writer replaces it and drops the records
-	// the new snapshot holds: it then finds a record missing. When
-	// state.json changed meanwhile, that is the reason: read again.
+	// A reader beside a live writer (a console, `refine status`) can pick
+	// a snapshot just before the writer completes a newer one and drops
+	// the records it holds: it then finds a record missing. When the
+	// newest snapshot changed meanwhile, that is the reason: read again.
 	for try := 1; ; try++ {
-		b, err = store.Get(ctx, keyState)
-		if errors.Is(err, ErrNotFound) {
-			return loadedState{}, fmt.Errorf("%w: the store has no state.json; start a session with `refine run` (or refine.New)", ErrNoSession)
+		if base, err = newestSnapshot(ctx, store); err != nil {
+			return loadedState{}, err
 		}
-		if err != nil {
-			return loadedState{}, fmt.Errorf("read state.json: %w", err)
-		}
-		doc, since, last, err = replay(ctx, store, b, -1)
+		doc, since, last, err = replay(ctx, store, base.doc, -1)
 		if err == nil || !errors.Is(err, ErrCorrupt) || try == 3 {
 			break
 		}
-		if now, gerr := store.Get(ctx, keyState); gerr != nil || bytes.Equal(now, b) {
+		if now, gerr := newestSnapshot(ctx, store); gerr != nil || now.key == base.key && bytes.Equal(now.doc, base.doc) {
 			break // not a concurrent snapshot: the journal is damaged
 		}
 	}
@@ -314,7 +545,7 @@ func loadState(ctx context.Context, store Store) (loadedState, error) {
 	if err != nil {
 		return loadedState{}, err
 	}
-	j := journalState{seq: last, since: since, snapSeq: st.JournalSeq, snapSize: len(b), snapOnDisk: st.Schema >= 2}
+	j := journalState{seq: last, since: since, snapSeq: base.seq, snapSize: len(base.doc), snapKey: base.key, legacyState: st.Schema < 2}
 	if st.Schema < schemaVersion {
 		st.Schema = schemaVersion
 		j.snapshotNext = true // rewrite it in this refine's format at the next commit
@@ -325,6 +556,18 @@ func loadState(ctx context.Context, store Store) (loadedState, error) {
 	}
 	j.doc = canonical
 	return loadedState{st: st, j: j, raw: canonical}, nil
+}
+
+// newestSnapshot returns the newest complete snapshot in store, read.
+func newestSnapshot(ctx context.Context, store Store) (*snapshotBase, error) {
+	bases, err := snapshotBases(ctx, store)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.ContainsFunc(bases, func(b *snapshotBase) bool { return b.key == keyState }) {
+		return nil, fmt.Errorf("%w: the store has no state.json; start a session with `refine run` (or refine.New)", ErrNoSession)
+	}
+	return newestComplete(ctx, store, bases, -1) // state.json at least
 }
 
 // replay applies to the snapshot b the journal records after it, up to and
@@ -342,6 +585,7 @@ func replay(ctx context.Context, store Store, b []byte, upTo int64) (doc []byte,
 	if head.Schema < 2 {
 		return doc, 0, 0, nil // no journal before schema 2
 	}
+	rebuilt := journal.NewDoc(doc)
 	keys, err := store.List(ctx, journalPrefix)
 	if err != nil {
 		return nil, 0, 0, fmt.Errorf("list journal: %w", err)
@@ -376,7 +620,7 @@ func replay(ctx context.Context, store Store, b []byte, upTo int64) (doc []byte,
 			if n != last+1 {
 				return nil, 0, 0, fmt.Errorf("%w: journal record %d is missing (the next is %d, in %s)", ErrCorrupt, last+1, n, k)
 			}
-			if doc, err = rec.Apply(doc); err != nil {
+			if err := rebuilt.Apply(rec); err != nil {
 				return nil, 0, 0, fmt.Errorf("%w: %s: %v", ErrCorrupt, k, err)
 			}
 			since += len(line) + 1
@@ -386,7 +630,7 @@ func replay(ctx context.Context, store Store, b []byte, upTo int64) (doc []byte,
 	if upTo >= 0 && last != upTo {
 		return nil, 0, 0, fmt.Errorf("%w: journal record %d is missing", ErrCorrupt, upTo)
 	}
-	return doc, since, last, nil
+	return rebuilt.Bytes(), since, last, nil
 }
 
 // readStateBackup returns the state as it was after round n, as state.json
@@ -414,36 +658,18 @@ func resolveBackup(ctx context.Context, store Store, b []byte) ([]byte, error) {
 		return b, nil
 	}
 	want := ref.BackupRef.JournalSeq
-	var base []byte
-	cur, err := store.Get(ctx, keyState)
+	bases, err := snapshotBases(ctx, store)
 	if err != nil {
-		return nil, fmt.Errorf("read state.json: %w", err)
+		return nil, err
 	}
-	var head struct {
-		JournalSeq int64 `json:"journal_seq"`
-	}
-	if json.Unmarshal(cur, &head) == nil && head.JournalSeq <= want {
-		base = cur
+	base, err := newestComplete(ctx, store, bases, want)
+	if err != nil {
+		return nil, err
 	}
 	if base == nil {
-		keys, err := store.List(ctx, snapshotPrefix)
-		if err != nil {
-			return nil, fmt.Errorf("list snapshots: %w", err)
-		}
-		best := int64(-1)
-		for _, k := range keys {
-			if n, ok := seqOf(k, snapshotPrefix); ok && n <= want && n > best {
-				best = n
-			}
-		}
-		if best < 0 {
-			return nil, fmt.Errorf("%w: no snapshot at or before journal record %d for the backup of round %d", ErrCorrupt, want, ref.BackupRef.Round)
-		}
-		if base, err = store.Get(ctx, snapshotKey(best)); err != nil {
-			return nil, fmt.Errorf("read %s: %w", snapshotKey(best), err)
-		}
+		return nil, fmt.Errorf("%w: no snapshot at or before journal record %d for the backup of round %d", ErrCorrupt, want, ref.BackupRef.Round)
 	}
-	doc, _, _, err := replay(ctx, store, base, want)
+	doc, _, _, err := replay(ctx, store, base.doc, want)
 	if err != nil {
 		return nil, fmt.Errorf("rebuild the backup of round %d: %w", ref.BackupRef.Round, err)
 	}

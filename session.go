@@ -234,10 +234,11 @@ func (s *Session) commit(ctx context.Context, ops ...Op) error {
 			return fmt.Errorf("commit: %w", err)
 		}
 		all = append(all, snap...)
-	} else if op, ok, err := s.journalOp(); err != nil {
-		return err
-	} else if ok {
-		all = append(all, op)
+	} else if jops, err := s.journalOps(ctx, all); err != nil {
+		s.stale = true
+		return fmt.Errorf("commit: %w", err)
+	} else {
+		all = append(all, jops...)
 	}
 	var rendered map[string]string
 	if s.renderDue() {

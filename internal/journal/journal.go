@@ -119,6 +119,9 @@ func ParseRecord(b []byte) (Record, error) {
 		default:
 			return Record{}, fmt.Errorf("journal: record %d: unknown op %q", r.Seq, op.Op)
 		}
+		if op.Op != "delete" && len(op.Value) == 0 {
+			return Record{}, fmt.Errorf("journal: record %d: %s without a value", r.Seq, op.Op)
+		}
 		if len(op.Path) == 0 && op.Op == "delete" {
 			return Record{}, fmt.Errorf("journal: record %d: %s at the document root", r.Seq, op.Op)
 		}
@@ -131,6 +134,41 @@ func ParseRecord(b []byte) (Record, error) {
 func Diff(old, cur []byte) []Op {
 	var ops []Op
 	diff(&ops, nil, old, cur, 0)
+	return ops
+}
+
+// Version is a document with its top-level members split out. A writer
+// that diffs each version against the one before keeps the last Version,
+// so that every version is scanned once at the top level, not twice.
+type Version struct {
+	doc  []byte
+	keys []string
+	vals [][]byte
+	ok   bool // doc is an object split into keys and vals
+}
+
+// NewVersion splits doc, compact encoding/json output, at the top level.
+func NewVersion(doc []byte) Version {
+	v := Version{doc: doc}
+	if len(doc) > 0 && doc[0] == '{' {
+		keys, vals, err := members(doc)
+		v.keys, v.vals, v.ok = keys, vals, err == nil
+	}
+	return v
+}
+
+// Bytes returns the document.
+func (v Version) Bytes() []byte { return v.doc }
+
+// DiffVersions is Diff(old.Bytes(), cur.Bytes()), without scanning old's
+// top level again.
+func DiffVersions(old, cur Version) []Op {
+	var ops []Op
+	if !old.ok || !cur.ok {
+		diff(&ops, nil, old.doc, cur.doc, 0)
+		return ops
+	}
+	diffMembers(&ops, nil, old.keys, old.vals, cur.keys, cur.vals, 1)
 	return ops
 }
 
@@ -151,25 +189,18 @@ func diff(ops *[]Op, path []string, old, cur []byte, depth int) {
 			set()
 			return
 		}
-		o := make(map[string][]byte, len(ok))
-		for i, k := range ok {
-			o[k] = ov[i]
-		}
-		seen := make(map[string]bool, len(ck))
-		for i, k := range ck {
-			seen[k] = true
-			if v, had := o[k]; had {
-				diff(ops, append(path, k), v, cv[i], depth+1)
-			} else {
-				*ops = append(*ops, Op{Op: "set", Path: append(slices.Clone(path), k), Value: slices.Clone(cv[i])})
-			}
-		}
-		for _, k := range ok {
-			if !seen[k] {
-				*ops = append(*ops, Op{Op: "delete", Path: append(slices.Clone(path), k)})
-			}
-		}
+		diffMembers(ops, path, ok, ov, ck, cv, depth+1)
 	case '[':
+		if len(old) > 2 && len(cur) > len(old) && cur[len(old)-1] == ',' && bytes.Equal(old[:len(old)-1], cur[:len(old)-1]) {
+			// Only appended to, as logs are: the kept elements need no
+			// scan, the new ones are the tail.
+			tail := make([]byte, 0, len(cur)-len(old)+2)
+			tail = append(append(tail, '['), cur[len(old):]...)
+			if _, _, err := members(tail); err == nil {
+				*ops = append(*ops, Op{Op: "append", Path: slices.Clone(path), Value: tail})
+				return
+			}
+		}
 		_, o, err1 := members(old)
 		_, c, err2 := members(cur)
 		if err1 != nil || err2 != nil || len(c) < len(o) || len(o) == 0 {
@@ -210,19 +241,56 @@ func diff(ops *[]Op, path []string, old, cur []byte, depth int) {
 	}
 }
 
-// Apply returns doc with the record's operations applied, in order.
-func (r Record) Apply(doc []byte) ([]byte, error) {
-	for i, op := range r.Ops {
-		var err error
-		if doc, err = apply(doc, op.Path, op); err != nil {
-			return nil, fmt.Errorf("journal: record %d op %d (%s %v): %w", r.Seq, i, op.Op, op.Path, err)
+// diffMembers diffs two objects split into keys and values. Members keep
+// their order from one version to the next (encoding/json writes struct
+// fields in declaration order and map keys sorted), so matching keys are
+// found by walking both lists together; a map is only built when they
+// part.
+func diffMembers(ops *[]Op, path, ok []string, ov [][]byte, ck []string, cv [][]byte, depth int) {
+	i := 0
+	for i < len(ok) && i < len(ck) && ok[i] == ck[i] {
+		diff(ops, append(path, ck[i]), ov[i], cv[i], depth)
+		i++
+	}
+	if i == len(ok) && i == len(ck) {
+		return
+	}
+	o := make(map[string][]byte, len(ok)-i)
+	for j := i; j < len(ok); j++ {
+		o[ok[j]] = ov[j]
+	}
+	seen := make(map[string]bool, len(ck)-i)
+	for j := i; j < len(ck); j++ {
+		k := ck[j]
+		seen[k] = true
+		if v, had := o[k]; had {
+			diff(ops, append(path, k), v, cv[j], depth)
+		} else {
+			*ops = append(*ops, Op{Op: "set", Path: append(slices.Clone(path), k), Value: slices.Clone(cv[j])})
 		}
 	}
-	return doc, nil
+	for j := i; j < len(ok); j++ {
+		if !seen[ok[j]] {
+			*ops = append(*ops, Op{Op: "delete", Path: append(slices.Clone(path), ok[j])})
+		}
+	}
+}
+
+// Apply returns doc with the record's operations applied, in order (see
+// Doc, which applies a run of records without rebuilding the document
+// after each).
+func (r Record) Apply(doc []byte) ([]byte, error) {
+	d := NewDoc(doc)
+	if err := d.Apply(r); err != nil {
+		return nil, err
+	}
+	return d.Bytes(), nil
 }
 
 var errPath = errors.New("path does not fit the document")
 
+// apply applies one operation to doc by decoding and re-encoding every
+// level on its path: Doc's way for what it does not split itself.
 func apply(doc []byte, path []string, op Op) ([]byte, error) {
 	if len(path) == 0 {
 		switch op.Op {

@@ -1,11 +1,14 @@
 package journal
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 type item struct {
@@ -116,6 +119,9 @@ func FuzzDiffApply(f *testing.F) {
 		ca, _ := json.Marshal(va)
 		cb, _ := json.Marshal(vb)
 		r := Record{Seq: 1, Ops: Diff(ca, cb)}
+		if v := DiffVersions(NewVersion(ca), NewVersion(cb)); !cmp.Equal(v, r.Ops, cmpopts.EquateEmpty()) {
+			t.Fatalf("DiffVersions != Diff\na=%s\nb=%s\n%v\n%v", ca, cb, v, r.Ops)
+		}
 		enc, err := r.Marshal()
 		if err != nil {
 			t.Fatal(err)
@@ -148,6 +154,25 @@ func FuzzParseRecord(f *testing.F) {
 		if err != nil {
 			return
 		}
-		_, _ = r.Apply(doc)
+		// The reference: every op applied by decoding the whole document.
+		want, err := slices.Clone(doc), error(nil)
+		for _, op := range r.Ops {
+			if want, err = apply(want, op.Path, op); err != nil {
+				break
+			}
+		}
+		d := NewDoc(doc)
+		derr := d.Apply(r)
+		var v any
+		if err != nil || json.Unmarshal(doc, &v) != nil {
+			return // Doc need only not panic
+		}
+		if canon, _ := json.Marshal(v); !bytes.Equal(canon, doc) {
+			return // not encoding/json output: duplicate keys, spaces, …
+		}
+		var w, g any
+		if derr != nil || json.Unmarshal(want, &w) != nil || json.Unmarshal(d.Bytes(), &g) != nil || !cmp.Equal(w, g) {
+			t.Fatalf("Doc.Apply = %s, %v; applied whole = %s", d.Bytes(), derr, want)
+		}
 	})
 }

@@ -21,7 +21,11 @@ func members(b []byte) (keys []string, vals [][]byte, err error) {
 		return nil, nil, errNotSplittable
 	}
 	object := b[0] == '{'
-	if !object && b[0] != '[' || b[len(b)-1] != map[bool]byte{true: '}', false: ']'}[object] {
+	closer := byte(']')
+	if object {
+		closer = '}'
+	}
+	if !object && b[0] != '[' || b[len(b)-1] != closer {
 		return nil, nil, errNotSplittable
 	}
 	i := 1
@@ -61,19 +65,29 @@ func members(b []byte) (keys []string, vals [][]byte, err error) {
 }
 
 // scanString returns the index just past the JSON string starting at b[i].
+// It jumps from quote to quote (bytes.IndexByte is vectorised: strings
+// are most of a state's bytes); a quote preceded by an odd run of
+// backslashes is escaped.
 func scanString(b []byte, i int) (int, error) {
 	if i >= len(b) || b[i] != '"' {
 		return 0, errNotSplittable
 	}
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			j++
-		case '"':
+	j := i + 1
+	for {
+		q := bytes.IndexByte(b[j:], '"')
+		if q < 0 {
+			return 0, errNotSplittable
+		}
+		j += q
+		bs := 0
+		for k := j - 1; k > i && b[k] == '\\'; k-- {
+			bs++
+		}
+		if bs%2 == 0 {
 			return j + 1, nil
 		}
+		j++
 	}
-	return 0, errNotSplittable
 }
 
 // scanValue returns the index just past the JSON value starting at b[i].
