@@ -3,7 +3,9 @@ package refine_test
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -16,25 +18,67 @@ import (
 	"github.com/refine-spec/refine/store/memory"
 )
 
-// byteCounter is a Store that counts the bytes handed to Commit, by the
-// round running when they were handed over.
+// byteCounter is a Store that counts the bytes handed to Commit in two
+// ways. byRound: by the round running when they were handed over (a
+// commit span: the commit that ends round N also starts round N+1, so
+// round N+1's span holds round N's end and round 1's span holds no end of
+// a round). ownBytes: by the round they belong to — a key naming a round
+// (round_NNN/…, *_round_N.*) counts for that round, a journal segment for
+// the round that started it, and every other key (status.md,
+// decisions.md, convergence.svg, session.json, snapshots) for the round
+// whose end the commit carries (it writes that round's summary.md), else
+// for the round running.
 type byteCounter struct {
 	refine.Store
-	mu      sync.Mutex
-	round   int
-	byRound map[int]int
-	journal int // prompts and raw responses: the journal's content
-	total   int
+	mu       sync.Mutex
+	round    int
+	byRound  map[int]int
+	ownBytes map[int]int
+	segments map[string]int // journal segment → the round it started in
+	journal  int            // prompts and raw responses: the journal's content
+	total    int
+}
+
+var roundKey = regexp.MustCompile(`^round_(\d{3})/|_round_(\d+)\.`)
+
+// roundOf returns the round key names, if any.
+func roundOf(key string) (int, bool) {
+	m := roundKey.FindStringSubmatch(key)
+	if m == nil {
+		return 0, false
+	}
+	n, err := strconv.Atoi(m[1] + m[2])
+	return n, err == nil
 }
 
 func (c *byteCounter) Commit(ctx context.Context, ops ...refine.Op) error {
 	c.mu.Lock()
+	if c.segments == nil {
+		c.segments, c.ownBytes = map[string]int{}, map[int]int{}
+	}
+	ended := c.round
+	for _, op := range ops {
+		if n, ok := roundOf(op.Key); ok && strings.HasSuffix(op.Key, "/summary.md") && n < ended {
+			ended = n
+		}
+	}
 	for _, op := range ops {
 		c.byRound[c.round] += len(op.Value)
 		c.total += len(op.Value)
 		if strings.Contains(op.Key, "/prompts/") || strings.Contains(op.Key, "/attempts/") {
 			c.journal += len(op.Value)
 		}
+		n, ok := roundOf(op.Key)
+		if strings.HasPrefix(op.Key, "journal/") {
+			if _, seen := c.segments[op.Key]; !seen {
+				c.segments[op.Key] = c.round
+			}
+			n, ok = c.segments[op.Key], true
+		}
+		if !ok {
+			n = ended
+		}
+		c.ownBytes[n] += len(op.Value)
 	}
 	c.mu.Unlock()
 	return c.Store.Commit(ctx, ops...)
@@ -45,6 +89,12 @@ func (c *byteCounter) Commit(ctx context.Context, ops ...refine.Op) error {
 func (c *byteCounter) Appends() bool {
 	a, ok := c.Store.(refine.Appender)
 	return ok && a.Appends()
+}
+
+// Copies forwards the wrapped Store's refine.Copier capability.
+func (c *byteCounter) Copies() bool {
+	a, ok := c.Store.(refine.Copier)
+	return ok && a.Copies()
 }
 
 func (c *byteCounter) Observe(e refine.Event) {
@@ -120,6 +170,13 @@ func BenchmarkStoreBytes(b *testing.B) {
 	slices.Sort(late)
 	b.ReportMetric(float64(late[len(late)/2])/float64(last.byRound[1]), "median(r40-49)/round1")
 	b.ReportMetric(float64(late[len(late)-1])/float64(last.byRound[1]), "max(r40-49)/round1")
+	b.ReportMetric(float64(last.ownBytes[49])/float64(last.ownBytes[1]), "own(r49)/own(r1)")
+	var own []int
+	for r := 40; r <= 49; r++ {
+		own = append(own, last.ownBytes[r])
+	}
+	slices.Sort(own)
+	b.ReportMetric(float64(own[len(own)-1])/float64(last.ownBytes[1]), "max(own-r40-49)/own(r1)")
 	b.ReportMetric(float64(last.total)/float64(last.journal), "total/journal")
 	b.ReportMetric(float64(last.total)/50/1024, "KiB/round")
 }

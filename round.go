@@ -141,9 +141,13 @@ func (s *Session) backupOps(ctx context.Context, n int) ([]Op, error) {
 	if err != nil {
 		return nil, err
 	}
+	// status.md and decisions.md as the round ended are written between
+	// rounds, and the backups are copies of them.
+	status, decisions := s.renderStatus(), s.renderDecisions()
+	ops = append(ops, s.renderingOps(status, decisions)...)
 	ops = append(ops,
-		Put(backupKeyStatus(prev), []byte(s.renderStatus())),
-		Put(backupKeyDecisions(prev), []byte(s.renderDecisions())),
+		s.copyOp(backupKeyStatus(prev), keyStatus, []byte(status)),
+		s.copyOp(backupKeyDecisions(prev), keyDecisions, []byte(decisions)),
 	)
 	if old := prev - s.cfg.BackupRetention; old >= 0 {
 		ops = append(ops, Delete(backupKeyState(old)), Delete(backupKeyStatus(old)), Delete(backupKeyDecisions(old)))
@@ -226,7 +230,9 @@ func (s *Session) runRole(ctx context.Context, role RoleName) (stop, error) {
 		}
 		ops := out.ops
 		if out.rec.Success {
-			ops = append(ops, Put(outputKey(cur.N, role), []byte(out.content)))
+			// The accepted output is the response its attempt journaled.
+			_, respKey := attemptKeys(cur.N, role, "", k)
+			ops = append(ops, s.copyOp(outputKey(cur.N, role), respKey, []byte(out.content)))
 			if err := s.accept(role, rp, out.result); err != nil {
 				return goOn, err
 			}

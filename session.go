@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -202,13 +203,26 @@ func (s *Session) stage(ops ...Op) {
 func (s *Session) get(ctx context.Context, key string) ([]byte, error) {
 	for i := len(s.pending) - 1; i >= 0; i-- {
 		if op := s.pending[i]; op.Key == key {
-			if op.Kind == OpDelete {
+			switch op.Kind {
+			case OpDelete:
 				return nil, fmt.Errorf("get %s: %w", key, ErrNotFound)
+			case OpCopy:
+				return s.get(ctx, op.From)
 			}
 			return op.Value, nil
 		}
 	}
 	return s.cfg.Store.Get(ctx, key)
+}
+
+// copyOp writes value at key as a copy of from, which holds the same
+// value once the ops before it apply, when the Store copies (see Copier);
+// otherwise as a put.
+func (s *Session) copyOp(key, from string, value []byte) Op {
+	if copies(s.cfg.Store) {
+		return Copy(key, from)
+	}
+	return Put(key, value)
 }
 
 // flush makes everything staged durable; nothing staged, nothing written.
@@ -244,7 +258,7 @@ func (s *Session) commit(ctx context.Context, ops ...Op) error {
 	if s.renderDue() {
 		rendered = map[string]string{keyStatus: s.renderStatus(), keyDecisions: s.renderDecisions()}
 		for _, k := range []string{keyStatus, keyDecisions} {
-			if s.lastRendered[k] != rendered[k] || s.lastRendered == nil {
+			if old, ok := s.lastRendered[k]; !ok || old != rendered[k] {
 				all = append(all, Put(k, []byte(rendered[k])))
 			}
 		}
@@ -263,6 +277,26 @@ func (s *Session) commit(ctx context.Context, ops ...Op) error {
 	s.publish(s.j.doc)
 	s.emit(Event{Kind: EventCommitted})
 	return nil
+}
+
+// renderingOps stages status.md and decisions.md as rendered, each only
+// if it changed since last committed. The next commit makes them durable;
+// a failed one forgets what was rendered.
+func (s *Session) renderingOps(status, decisions string) []Op {
+	var ops []Op
+	if s.lastRendered == nil {
+		s.lastRendered = map[string]string{}
+	} else {
+		s.lastRendered = maps.Clone(s.lastRendered)
+	}
+	for k, v := range map[string]string{keyStatus: status, keyDecisions: decisions} {
+		if old, ok := s.lastRendered[k]; !ok || old != v {
+			ops = append(ops, Put(k, []byte(v)))
+			s.lastRendered[k] = v
+		}
+	}
+	slices.SortFunc(ops, func(a, b Op) int { return strings.Compare(a.Key, b.Key) })
+	return ops
 }
 
 // renderDue reports whether this commit rewrites status.md and

@@ -31,18 +31,21 @@ type Store interface {
 // OpKind says what an Op does.
 type OpKind int
 
-// The kinds of Op. OpAppend is only for Stores that implement Appender.
+// The kinds of Op. OpAppend is only for Stores that implement Appender,
+// OpCopy only for those that implement Copier.
 const (
 	OpPut OpKind = iota + 1
 	OpDelete
 	OpAppend
+	OpCopy
 )
 
 // Op is one write in a Commit.
 type Op struct {
 	Kind  OpKind
 	Key   string
-	Value []byte // for OpPut
+	Value []byte // for OpPut and OpAppend
+	From  string // for OpCopy: the key whose value is copied
 }
 
 // Put returns an Op that stores value at key.
@@ -71,6 +74,32 @@ type Appender interface {
 func appends(st Store) bool {
 	a, ok := st.(Appender)
 	return ok && a.Appends()
+}
+
+// Copy returns an Op that sets key to the value from holds at that point
+// of the commit (a put of from earlier in the same commit is what it
+// copies). A commit copying an absent key fails with an error wrapping
+// ErrNotFound and applies nothing. Only a Copier accepts it.
+func Copy(key, from string) Op { return Op{Kind: OpCopy, Key: key, From: from} }
+
+// Copier is an optional Store capability, found by type assertion: a
+// Store whose Commit accepts OpCopy ops, applied in order with the
+// commit's other ops and as atomically. A session writes a copy where a
+// key holds what another already does (a round's accepted output is the
+// raw response it journaled; a round's status backup is the status.md
+// written with it), so that a Store that copies by reference is handed
+// each value once; without a Copier it puts the value again. Copies
+// reports whether this value accepts OpCopy, so that a wrapper can
+// forward the capability of the Store it wraps.
+type Copier interface {
+	Store
+	Copies() bool
+}
+
+// copies reports whether st accepts OpCopy.
+func copies(st Store) bool {
+	c, ok := st.(Copier)
+	return ok && c.Copies()
 }
 
 // MaxKeyLen is the longest key a Store accepts, in bytes.
@@ -132,12 +161,15 @@ func ValidPrefix(prefix string) error {
 }
 
 // ValidOps checks every key of ops and that each op is a put or a delete.
-func ValidOps(ops []Op) error { return validOps(ops, false) }
+func ValidOps(ops []Op) error { return ValidStoreOps(ops, false, false) }
 
 // ValidAppendOps is ValidOps for an Appender: appends are valid too.
-func ValidAppendOps(ops []Op) error { return validOps(ops, true) }
+func ValidAppendOps(ops []Op) error { return ValidStoreOps(ops, true, false) }
 
-func validOps(ops []Op, appendOK bool) error {
+// ValidStoreOps is ValidOps for a Store that accepts appends (appendOK,
+// an Appender) or copies (copyOK, a Copier), or both; a copy's source key
+// is checked too.
+func ValidStoreOps(ops []Op, appendOK, copyOK bool) error {
 	for _, op := range ops {
 		if err := ValidKey(op.Key); err != nil {
 			return err
@@ -147,6 +179,12 @@ func validOps(ops []Op, appendOK bool) error {
 		case op.Kind == OpAppend && appendOK:
 		case op.Kind == OpAppend:
 			return fmt.Errorf("%w %q: this Store does not accept appends (it is no Appender)", ErrInvalidKey, op.Key)
+		case op.Kind == OpCopy && copyOK:
+			if err := ValidKey(op.From); err != nil {
+				return fmt.Errorf("copy to %q: %w", op.Key, err)
+			}
+		case op.Kind == OpCopy:
+			return fmt.Errorf("%w %q: this Store does not accept copies (it is no Copier)", ErrInvalidKey, op.Key)
 		default:
 			return fmt.Errorf("%w %q: unknown op kind %d", ErrInvalidKey, op.Key, op.Kind)
 		}

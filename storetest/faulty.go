@@ -71,6 +71,12 @@ func (f *Faulty) Appends() bool {
 	return ok && a.Appends()
 }
 
+// Copies forwards the wrapped Store's refine.Copier capability.
+func (f *Faulty) Copies() bool {
+	c, ok := f.Store.(refine.Copier)
+	return ok && c.Copies()
+}
+
 // Close closes the wrapped Store if it is an io.Closer; otherwise it
 // does nothing. It is never failed.
 func (f *Faulty) Close() error {

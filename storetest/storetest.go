@@ -53,6 +53,10 @@ import (
 //   - A Store that is a refine.Appender (Appends() true) applies OpAppend in
 //     order with the commit's other ops, all or nothing; any other Store
 //     refuses OpAppend with ErrInvalidKey, applying nothing.
+//   - A Store that is a refine.Copier (Copies() true) applies OpCopy in
+//     order with the commit's other ops, all or nothing, copying what the
+//     source holds at that point and failing with ErrNotFound on an absent
+//     source; any other Store refuses OpCopy with ErrInvalidKey.
 func TestStore(t *testing.T, open func(t *testing.T) refine.Store) {
 	t.Helper()
 	tests := []struct {
@@ -77,6 +81,7 @@ func TestStore(t *testing.T, open func(t *testing.T) refine.Store) {
 		{"ContextCancelled", testContextCancelled},
 		{"ConcurrentReaders", testConcurrentReaders},
 		{"Append", testAppend},
+		{"Copy", testCopy},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

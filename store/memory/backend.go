@@ -296,6 +296,9 @@ func (h *handle) Commit(ctx context.Context, ops ...refine.Op) error {
 // Appends reports whether Commit accepts OpAppend: a writer does.
 func (h *handle) Appends() bool { return !h.readOnly }
 
+// Copies reports whether Commit accepts OpCopy: a writer does.
+func (h *handle) Copies() bool { return !h.readOnly }
+
 // Close releases the writer's hold on the session (a view holds nothing).
 // It is idempotent.
 func (h *handle) Close() error {

@@ -34,6 +34,9 @@ func New() *Store {
 	return &Store{m: make(map[string][]byte)}
 }
 
+// Copies reports true: Commit accepts OpCopy (refine.Copier).
+func (s *Store) Copies() bool { return true }
+
 // Appends reports true: Commit accepts OpAppend (refine.Appender).
 func (s *Store) Appends() bool { return true }
 
@@ -85,7 +88,7 @@ func (s *Store) Commit(ctx context.Context, ops ...refine.Op) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("memory: commit: %w", err)
 	}
-	if err := refine.ValidAppendOps(ops); err != nil {
+	if err := refine.ValidStoreOps(ops, true, true); err != nil {
 		return fmt.Errorf("memory: commit: %w", err)
 	}
 	s.mu.Lock()
@@ -104,6 +107,16 @@ func (s *Store) Commit(ctx context.Context, ops ...refine.Op) error {
 			}
 			v := make([]byte, 0, len(base)+len(op.Value))
 			final[op.Key] = append(append(v, base...), op.Value...)
+			continue
+		case refine.OpCopy:
+			v, staged := final[op.From]
+			if !staged {
+				v = s.m[op.From]
+			}
+			if v == nil {
+				return fmt.Errorf("memory: commit: copy %s to %s: %w", op.From, op.Key, refine.ErrNotFound)
+			}
+			final[op.Key] = v // values are never changed in place: share it
 			continue
 		}
 		v := clone(op.Value)
