@@ -443,15 +443,12 @@ func (s *Session) snapshotOps(ctx context.Context) ([]Op, error) {
 // oldestBackupSeq returns the journal position of the oldest state backup
 // that refers to the journal, or -1 when none does.
 func (s *Session) oldestBackupSeq(ctx context.Context) (int64, error) {
-	keys, err := s.cfg.Store.List(ctx, "")
+	keys, err := s.cfg.Store.List(ctx, "state_backup_round_")
 	if err != nil {
 		return -1, fmt.Errorf("list backups: %w", err)
 	}
 	oldest := int64(-1)
 	for _, k := range keys {
-		if !strings.HasPrefix(k, "state_backup_round_") {
-			continue
-		}
 		b, err := s.get(ctx, k)
 		if errors.Is(err, ErrNotFound) {
 			continue

@@ -3,6 +3,7 @@ package fs
 import (
 	"fmt"
 	"sync"
+	"time"
 )
 
 // The applier. A commit is durable, and Commit returns, once its log
@@ -34,20 +35,24 @@ const (
 // applier is the queue of commits logged but not yet applied, and the
 // state of the goroutine applying them (Store.runApplier).
 type applier struct {
-	mu      sync.Mutex
-	changed *sync.Cond // broadcast when the queue shrinks and when the goroutine stops
-	queue   []queued   // oldest first; the head stays until it is applied
-	bytes   int64      // the queued records' size
-	err     error      // the failure that stopped the goroutine
-	stop    bool       // apply what is queued, then exit
-	drop    bool       // exit at once, applying nothing more
-	done    chan struct{}
+	mu       sync.Mutex
+	changed  *sync.Cond // broadcast when the queue shrinks and when the goroutine stops
+	queue    []queued   // oldest first; the head stays until it is applied
+	bytes    int64      // the queued records' size
+	enqueued uint64     // commits enqueued so far
+	idleAt   uint64     // enqueued when the idle timer was set; 0: none set
+	idleDue  bool       // the idle timer fired with nothing enqueued since
+	err      error      // the failure that stopped the goroutine
+	stop     bool       // apply what is queued, then exit
+	drop     bool       // exit at once, applying nothing more
+	done     chan struct{}
 }
 
 // queued is a logged commit waiting to be applied.
 type queued struct {
 	seq     uint64
-	size    int // of its log record
+	size    int  // of its log record
+	file    bool // the record is a record file, not a frame in the log file
 	changes []change
 }
 
@@ -68,6 +73,7 @@ func (a *applier) enqueue(c queued) {
 	defer a.mu.Unlock()
 	a.queue = append(a.queue, c)
 	a.bytes += int64(c.size)
+	a.enqueued++
 	a.changed.Broadcast()
 }
 
@@ -88,32 +94,46 @@ func (a *applier) halt(applyQueued bool) error {
 }
 
 // runApplier is the applier's goroutine: it applies queued commits in
-// order until halted or until one fails.
+// order until halted or until one fails. Once the queue has been empty
+// for s.idleDelay it checkpoints what it applied, so the disk's work is
+// done while the caller is busy elsewhere (in a session, waiting for a
+// role), and Close finds little left to do.
 func (s *Store) runApplier() {
 	a := s.apl
 	defer close(a.done)
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for {
-		for len(a.queue) == 0 && !a.stop {
+		for len(a.queue) == 0 && !a.stop && !a.idleDue {
+			s.armIdle()
 			a.changed.Wait()
 		}
-		if a.drop || len(a.queue) == 0 {
+		if a.drop || len(a.queue) == 0 && a.stop {
 			return
 		}
-		c := a.queue[0]
-		a.mu.Unlock()
-		err := s.applyQueued(c)
+		var err error
+		if len(a.queue) == 0 {
+			// Idle: checkpoint.
+			a.idleDue, a.idleAt = false, 0
+			a.mu.Unlock()
+			err = s.checkpoint()
+			if err == nil {
+				err = s.hook("idle checkpoint")
+			}
+			a.mu.Lock()
+		} else {
+			c := a.queue[0]
+			a.mu.Unlock()
+			err = s.applyQueued(c)
+			a.mu.Lock()
+			a.queue[0] = queued{} // let the values go
+			a.queue = a.queue[1:]
+			a.bytes -= int64(c.size)
+		}
 		if err != nil {
 			s.mu.Lock()
 			s.broken = err
 			s.mu.Unlock()
-		}
-		a.mu.Lock()
-		a.queue[0] = queued{} // let the values go
-		a.queue = a.queue[1:]
-		a.bytes -= int64(c.size)
-		if err != nil {
 			// The rest stay in the log for the next Open to replay.
 			a.err = err
 			a.queue, a.bytes = nil, 0
@@ -122,6 +142,31 @@ func (s *Store) runApplier() {
 		}
 		a.changed.Broadcast()
 	}
+}
+
+// armIdle sets the idle timer, if the applier has applied commits it has
+// not checkpointed and no timer is set for the commits enqueued so far.
+// When it fires with nothing enqueued since, the applier checkpoints.
+// a.mu must be held, by the applier's goroutine (it reads s.wal).
+func (s *Store) armIdle() {
+	a := s.apl
+	if s.idleDelay < 0 || len(s.wal.pending) == 0 || a.idleAt == a.enqueued+1 {
+		return
+	}
+	at := a.enqueued + 1 // +1: 0 means no timer
+	a.idleAt = at
+	if s.idleDelay == 0 {
+		a.idleDue = true
+		return
+	}
+	time.AfterFunc(s.idleDelay, func() {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		if a.idleAt == at && a.enqueued+1 == at {
+			a.idleDue = true
+			a.changed.Broadcast()
+		}
+	})
 }
 
 // applyQueued writes commit c into the files, then checkpoints the log if
@@ -141,7 +186,7 @@ func (s *Store) applyQueued(c queued) error {
 		err = s.hook("applied")
 	}
 	if err == nil {
-		s.wal.applied(c.seq, c.size, c.changes)
+		s.wal.applied(c.seq, c.size, c.file, c.changes)
 		if s.wal.due() {
 			err = s.checkpoint()
 		}

@@ -283,8 +283,11 @@ func TestCloseAppliesTheBacklog(t *testing.T) {
 	default:
 		t.Error("the applier is still running after Close")
 	}
-	if got := logFiles(t, dir); !slices.Equal(got, []string{markerName}) {
-		t.Errorf("log after Close = %q, want only the marker", got)
+	if got := logFiles(t, dir); !slices.Equal(got, []string{logName}) {
+		t.Errorf("log after Close = %q, want only the log file", got)
+	}
+	if recs := records(t, dir); len(recs) != 0 {
+		t.Errorf("log after Close = %q, want nothing to replay", recs)
 	}
 	if m := markerOf(t, dir); m != 3 {
 		t.Errorf("marker = %d, want 3", m)

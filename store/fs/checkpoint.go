@@ -19,6 +19,7 @@ import (
 type walState struct {
 	last       uint64   // the last record applied (or covered by the marker)
 	pending    []uint64 // records applied since the marker, oldest first
+	recFiles   []uint64 // those of them that are record files
 	bytes      int64    // their total size
 	files      map[string]bool
 	dirs       map[string]bool
@@ -30,12 +31,16 @@ func (w *walState) init(maxRecords int, maxBytes int64) {
 	*w = walState{files: map[string]bool{}, dirs: map[string]bool{}, maxRecords: maxRecords, maxBytes: maxBytes}
 }
 
-// applied notes record seq, of size bytes, as applied to the files, and
-// what applying changes touched: each put's file, and every folder above
-// a put or a delete (a new folder's entry is in its parent, a pruned
-// folder's too). It keeps keys only, never values.
-func (w *walState) applied(seq uint64, size int, changes []change) {
+// applied notes record seq, of size bytes (a record file if inFile), as
+// applied to the files, and what applying changes touched: each put's
+// file, and every folder above a put or a delete (a new folder's entry is
+// in its parent, a pruned folder's too). It keeps keys only, never
+// values.
+func (w *walState) applied(seq uint64, size int, inFile bool, changes []change) {
 	w.pending = append(w.pending, seq)
+	if inFile {
+		w.recFiles = append(w.recFiles, seq)
+	}
 	w.bytes += int64(size)
 	w.last = max(w.last, seq)
 	for _, c := range changes {
@@ -53,13 +58,16 @@ func (w *walState) due() bool {
 }
 
 // checkpoint makes everything the pending records produced durable, then
-// deletes the records. The order is what makes it safe:
+// lets the log forget them. The order is what makes it safe:
 //
 //  1. fsync every file and folder the records touched, as they are now;
-//  2. write the marker naming the last record, durably;
-//  3. delete the records, with no fsync: should a power loss undo a
-//     deletion, the marker says the record is already reflected in the
-//     files, and recovery ignores it rather than replay an old value.
+//  2. write the marker naming the last record into the log file's header,
+//     durably (see walLog.mark); if no later record is in the log file,
+//     that header also starts a new generation, emptying it;
+//  3. delete the records that are record files, with no fsync: should a
+//     power loss undo a deletion, the marker says the record is already
+//     reflected in the files, and recovery ignores it rather than replay
+//     an old value.
 //
 // A key the records put and later deleted is not fsynced (the folder that
 // lost it is); a key put twice is fsynced once, in its last state.
@@ -77,38 +85,24 @@ func (s *Store) checkpoint() error {
 	if err := s.hook("synced"); err != nil {
 		return err
 	}
-	if err := s.writeMarker(w.last); err != nil {
+	if err := s.wlog.mark(w.last); err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
 	if err := s.hook("marked"); err != nil {
 		return err
 	}
-	for _, seq := range w.pending {
+	for _, seq := range w.recFiles {
 		if err := s.root.Remove(walPath(recordName(seq))); err != nil && !isNotExist(err) {
 			// Harmless: the marker covers it, and Open removes it.
 			s.log.Warn("fs: could not delete a checkpointed log record; the next Open removes it", "dir", s.dir, "record", recordName(seq), "err", err)
 		}
 	}
 	w.pending = w.pending[:0]
+	w.recFiles = w.recFiles[:0]
 	w.bytes = 0
 	clear(w.files)
 	clear(w.dirs)
 	return nil
-}
-
-// writeMarker durably records that every record up to seq is reflected in
-// the session's files: temporary file, fsync, rename, fsync of the log
-// folder, so the marker is always whole, old or new.
-func (s *Store) writeMarker(seq uint64) error {
-	temp := walPath(markerName + tempSuffix)
-	if err := s.replaceFile(temp, encodeMarker(seq), s.sync); err != nil {
-		return fmt.Errorf("write checkpoint marker: %w", err)
-	}
-	if err := os.Rename(filepath.Join(s.dir, temp), filepath.Join(s.dir, walPath(markerName))); err != nil {
-		s.root.Remove(temp)
-		return fmt.Errorf("write checkpoint marker: %w", err)
-	}
-	return s.syncDir(walName)
 }
 
 // syncWorkers bounds the fsyncs a checkpoint has in flight. Issued

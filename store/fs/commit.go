@@ -70,7 +70,7 @@ func (s *Store) Commit(ctx context.Context, ops ...refine.Op) error {
 	}
 	seq := s.nextSeq
 	record := encodeRecord(seq, changes)
-	committed, err := s.appendRecord(ctx, seq, record)
+	committed, inFile, err := s.appendRecord(ctx, seq, record)
 	if !committed {
 		return fmt.Errorf("fs: commit %s: %w", describe(changes), err)
 	}
@@ -99,7 +99,7 @@ func (s *Store) Commit(ctx context.Context, ops ...refine.Op) error {
 	s.mu.Lock()
 	s.overlay.add(seq, owned)
 	s.mu.Unlock()
-	s.apl.enqueue(queued{seq: seq, size: len(record), changes: owned})
+	s.apl.enqueue(queued{seq: seq, size: len(record), file: inFile, changes: owned})
 	return nil
 }
 

@@ -152,14 +152,15 @@ func TestCrash(t *testing.T) {
 
 		// What the kill left, before recovery touches it.
 		wal, _ := os.ReadDir(filepath.Join(dir, ".refine-wal"))
-		var recs, tmps int
+		tmps := 0
 		for _, e := range wal {
-			switch {
-			case strings.HasSuffix(e.Name(), ".rec"):
-				recs++
-			case strings.HasSuffix(e.Name(), ".tmp"):
+			if strings.HasSuffix(e.Name(), ".tmp") {
 				tmps++
 			}
+		}
+		recs, err := fs.LoggedRecords(dir)
+		if err != nil {
+			t.Fatalf("iteration %d: the log after the kill: %v", it, err)
 		}
 		if recs > 0 {
 			replayed++

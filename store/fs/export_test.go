@@ -1,5 +1,10 @@
 package fs
 
+import (
+	"os"
+	"time"
+)
+
 // WithCheckpointThresholds lets the black-box tests (the crash test's
 // child) checkpoint far more often than the defaults would.
 var WithCheckpointThresholds = withCheckpointThresholds
@@ -14,6 +19,37 @@ func withCheckpointThresholds(records int, bytes int64) Option {
 // crash recovery itself.
 func withHook(h func(point string) error) Option {
 	return func(o *options) { o.hook = h }
+}
+
+// WithoutIdleCheckpoints lets black-box tests look at the log as the
+// thresholds and Close leave it: the applier does not checkpoint when it
+// goes idle.
+var WithoutIdleCheckpoints = func() Option { return withIdleDelay(-1) }
+
+// withIdleDelay makes the applier checkpoint once idle for d; d < 0: never.
+func withIdleDelay(d time.Duration) Option {
+	return func(o *options) { o.idleDelay = d }
+}
+
+// withLogLimit lets the log file grow to n bytes only.
+func withLogLimit(n int64) Option {
+	return func(o *options) { o.logLimit = n }
+}
+
+// LoggedRecords returns how many commits Open would replay from the log
+// in dir, reading it without a lock and changing nothing.
+func LoggedRecords(dir string) (int, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return 0, err
+	}
+	defer root.Close()
+	s := &Store{dir: dir, root: root}
+	scan, err := s.scanLog()
+	if err != nil {
+		return 0, err
+	}
+	return len(scan.records), nil
 }
 
 // Flush waits until every commit s returned is in the session's files, so

@@ -111,6 +111,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/refine-spec/refine"
 )
@@ -130,6 +131,7 @@ const (
 const (
 	defaultMaxRecords = 64
 	defaultMaxBytes   = 32 << 20
+	defaultIdleDelay  = 5 * time.Millisecond
 )
 
 // Store is a refine.Store in a session folder. It is safe for concurrent
@@ -160,6 +162,10 @@ type Store struct {
 	// (Close) they belong to Open and Close.
 	apl        *applier
 	wal        walState
+	wlog       *walLog       // the log file (see logfile.go); nil for a read-only Store
+	logSize    int64         // of a log file Open creates
+	logLimit   int64         // the size the log file may grow to
+	idleDelay  time.Duration // how long the applier waits idle before it checkpoints; <0: never
 	spares     []string    // files to rewrite for puts (see spares.go)
 	noExchange atomic.Bool // the file system cannot swap files (see replace)
 
@@ -187,6 +193,9 @@ type options struct {
 	log        *slog.Logger
 	maxRecords int   // 0: defaultMaxRecords
 	maxBytes   int64 // 0: defaultMaxBytes
+	logSize    int64
+	logLimit   int64
+	idleDelay  time.Duration
 	hook       func(point string) error
 }
 
@@ -212,7 +221,7 @@ func NoSync() Option {
 // completely written; if the log is damaged otherwise the error wraps
 // refine.ErrCorrupt and nothing is changed.
 func Open(dir string, opts ...Option) (*Store, error) {
-	o := options{maxRecords: defaultMaxRecords, maxBytes: defaultMaxBytes}
+	o := options{maxRecords: defaultMaxRecords, maxBytes: defaultMaxBytes, logSize: defaultLogSize, logLimit: logMaxSize, idleDelay: defaultIdleDelay}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -235,7 +244,8 @@ func Open(dir string, opts ...Option) (*Store, error) {
 		root.Close()
 		return nil, err
 	}
-	s := &Store{dir: abs, root: root, lock: lock, sync: !o.noSync, log: o.log, testHook: o.hook}
+	s := &Store{dir: abs, root: root, lock: lock, sync: !o.noSync, log: o.log, testHook: o.hook,
+		logSize: o.logSize, logLimit: o.logLimit, idleDelay: o.idleDelay}
 	s.wal.init(o.maxRecords, o.maxBytes)
 	if err := s.recover(); err != nil {
 		// Not Close: a checkpoint now would declare a half-done recovery
@@ -340,6 +350,7 @@ func (s *Store) release() error {
 	defer s.mu.Unlock()
 	s.closed = true
 	var errs []error
+	errs = append(errs, s.wlog.close())
 	if s.lock != nil {
 		errs = append(errs, unlockFile(s.root, s.lock))
 	}

@@ -113,19 +113,21 @@ func TestLayout(t *testing.T) {
 	if diff := cmp.Diff(keys, userTree(t, dir)); diff != "" {
 		t.Errorf("session folder after two commits (-want +got):\n%s", diff)
 	}
-	// Both commits wait in the log for a checkpoint.
-	own := []string{".refine-wal/", ".refine-wal/00000000000000000001.rec", ".refine-wal/00000000000000000002.rec", ".refine.lock"}
+	// Both commits are in the log file.
+	own := []string{".refine-wal/", ".refine-wal/log", ".refine.lock"}
 	if diff := cmp.Diff(own, ownFiles(t, dir)); diff != "" {
 		t.Errorf("store's own files after two commits (-want +got):\n%s", diff)
 	}
 	if got := s.Dir(); got != dir {
 		t.Errorf("Dir() = %q, want %q", got, dir)
 	}
-	// Close checkpoints: the records go, the marker stays.
+	// Close checkpoints: the log file says so, and stays.
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	own = []string{".refine-wal/", ".refine-wal/checkpoint", ".refine.lock"}
+	if n, err := fs.LoggedRecords(dir); n != 0 || err != nil {
+		t.Errorf("after Close the log holds %d commits to replay (%v), want none", n, err)
+	}
 	if diff := cmp.Diff(own, ownFiles(t, dir)); diff != "" {
 		t.Errorf("store's own files after Close (-want +got):\n%s", diff)
 	}
@@ -173,12 +175,12 @@ func TestPermissions(t *testing.T) {
 	want := map[string]iofs.FileMode{
 		"":                                     0o700,
 		".refine.lock":                         0o600,
-		".refine-wal":                          0o700,
-		".refine-wal/00000000000000000001.rec": 0o600,
-		"state.json":                           0o600,
-		"round_003":                            0o700,
-		"round_003/attempts":                   0o700,
-		"round_003/attempts/engineer-1.md":     0o600,
+		".refine-wal":                      0o700,
+		".refine-wal/log":                  0o600,
+		"state.json":                       0o600,
+		"round_003":                        0o700,
+		"round_003/attempts":               0o700,
+		"round_003/attempts/engineer-1.md": 0o600,
 	}
 	got := map[string]iofs.FileMode{}
 	for rel := range want {
@@ -191,12 +193,13 @@ func TestPermissions(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("permissions (-want +got):\n%s", diff)
 	}
-	// The checkpoint marker, written by Close.
+	// A record too big for the log file goes to a record file.
+	commit(t, s, refine.Put("big.md", make([]byte, 17<<20)))
+	if fi, err := os.Stat(filepath.Join(dir, ".refine-wal", "00000000000000000002.rec")); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("record file: %v, %v; want mode 0600", fi, err)
+	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
-	}
-	if fi, err := os.Stat(filepath.Join(dir, ".refine-wal", "checkpoint")); err != nil || fi.Mode().Perm() != 0o600 {
-		t.Errorf("checkpoint marker: %v, %v; want mode 0600", fi, err)
 	}
 }
 

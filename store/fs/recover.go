@@ -15,24 +15,37 @@ import (
 // before recovery changes anything, so a damaged log leaves the folder as
 // it was.
 type logScan struct {
-	marker  uint64         // every record up to here is reflected in the files
-	records []loggedRecord // complete records after the marker, in order
-	stale   []string       // records the marker covers, left by a crash
-	temps   []string       // temporary files, left by a crash
+	marker    uint64         // every record up to here is reflected in the files
+	records   []loggedRecord // complete records after the marker, in order
+	stale     []string       // record files the marker covers, left by a crash
+	temps     []string       // temporary files, left by a crash
+	oldMarker bool           // the marker file of the record-file-only log is there
+	log       *scannedLog    // the log file; nil if there is none
+}
+
+// scannedLog is the log file as the scan found it.
+type scannedLog struct {
+	hdr  logHeader // the header in force
+	size int64
+	end   int64  // where the frames of the header's generation end
+	last  uint64 // the last of those frames' records; 0 if none
+	empty bool   // the generation has no frames, and its first is zeros
 }
 
 // loggedRecord is a complete record read back from the log.
 type loggedRecord struct {
 	seq     uint64
 	size    int
+	file    bool // a record file, not a frame of the log file
 	changes []change
 }
 
 // recover brings the files up to the log after a crash: it replays every
-// record after the marker, discards temporary files (a record a crash cut
-// short among them: its commit never happened), and checkpoints. It
-// refuses, changing nothing, a log it cannot trust, a damaged record
-// included.
+// record after the marker, discards temporary files (a record file a
+// crash cut short among them: its commit never happened) and whatever
+// follows the log file's last whole frame, and checkpoints. It refuses,
+// changing nothing, a log it cannot trust, a damaged record file or a
+// damaged frame with a record Open needs after it included.
 func (s *Store) recover() error {
 	fail := func(err error) error { return fmt.Errorf("fs: open %s: %w", s.dir, err) }
 	if err := s.checkLegacy(); err != nil {
@@ -54,10 +67,18 @@ func (s *Store) recover() error {
 			return fail(fmt.Errorf("discard temporary file: %w", err))
 		}
 	}
+	if scan.log == nil {
+		s.wlog, err = s.createLog(s.logSize, scan.marker)
+	} else {
+		s.wlog, err = s.openLog(scan.log.hdr, scan.log.end, scan.log.last)
+	}
+	if err != nil {
+		return fail(err)
+	}
 	w := &s.wal
 	w.last = scan.marker
 	for _, r := range scan.records {
-		w.applied(r.seq, r.size, r.changes) // by the replay below
+		w.applied(r.seq, r.size, r.file, r.changes) // by the replay below
 	}
 	s.nextSeq = w.last + 1
 	if len(scan.records) > 0 {
@@ -71,9 +92,23 @@ func (s *Store) recover() error {
 			return fail(fmt.Errorf("replay the log: %w", err))
 		}
 		s.dropSpares() // the old values replay displaced: leave a tidy log
+		if err := s.checkpoint(); err != nil {
+			return fail(err)
+		}
+	} else if scan.log != nil && !scan.log.empty || scan.oldMarker {
+		// Start the log file afresh (a new generation, so nothing a crash
+		// left after its last frame can be taken for a frame later), with
+		// the marker where an earlier refine's marker file may have been.
+		if err := s.wlog.mark(w.last); err != nil {
+			return fail(err)
+		}
 	}
-	if err := s.checkpoint(); err != nil {
-		return fail(err)
+	// The log file's header now holds the marker: the marker file and the
+	// record files it covers are not needed any more.
+	if scan.oldMarker {
+		if err := s.root.Remove(walPath(markerName)); err != nil && !isNotExist(err) {
+			s.log.Warn("fs: could not delete an earlier refine's checkpoint marker; it is ignored", "dir", s.dir, "err", err)
+		}
 	}
 	for _, name := range scan.stale {
 		if err := s.root.Remove(name); err != nil && !isNotExist(err) {
@@ -118,16 +153,20 @@ func (s *Store) ensureLog() error {
 	return s.syncDir(".")
 }
 
-// scanLog reads and checks the whole log without changing anything.
+// scanLog reads and checks the whole log without changing anything: the
+// log file, and the record files and marker file that an earlier refine
+// wrote, or that a record too big for the log file went to.
 func (s *Store) scanLog() (*logScan, error) {
 	scan := &logScan{}
+	walDir := filepath.Join(s.dir, walName)
 	corrupt := func(format string, args ...any) error {
 		return fmt.Errorf("%w: log %s: %s; Open changed nothing: keep a copy of the session folder before repairing it by hand",
-			refine.ErrCorrupt, filepath.Join(s.dir, walName), fmt.Sprintf(format, args...))
+			refine.ErrCorrupt, walDir, fmt.Sprintf(format, args...))
 	}
 	switch data, err := s.readLogFile(walPath(markerName)); {
 	case isNotExist(err):
-		// No checkpoint yet: the log starts at record 1.
+		// No marker file: none was ever written, or the log file's header
+		// holds the marker.
 	case err != nil:
 		return nil, corrupt("checkpoint marker: %v", err)
 	default:
@@ -135,39 +174,53 @@ func (s *Store) scanLog() (*logScan, error) {
 		if err != nil {
 			return nil, corrupt("checkpoint marker: %v", err)
 		}
-		scan.marker = seq
+		scan.marker, scan.oldMarker = seq, true
 	}
 
 	entries, err := iofs.ReadDir(s.root.FS(), walName)
 	if err != nil {
 		return nil, err
 	}
-	var seqs []uint64
+	var files []uint64
+	hasLog := false
 	for _, e := range entries {
 		name := e.Name()
 		seq, isRecord := parseRecordName(name)
 		switch {
 		case name == markerName:
+		case name == logName:
+			hasLog = true
 		case strings.HasSuffix(name, tempSuffix) && !e.IsDir():
 			scan.temps = append(scan.temps, walPath(name))
 		case !isRecord:
 			// Not a name the store writes: not ours to judge or remove.
-		case seq <= scan.marker:
-			scan.stale = append(scan.stale, walPath(name))
 		default:
-			seqs = append(seqs, seq)
+			files = append(files, seq)
 		}
 	}
-	sort.Slice(seqs, func(i, j int) bool { return seqs[i] < seqs[j] })
 
-	for i, seq := range seqs {
-		// A commit's record is durable before the next commit starts, and
-		// only a checkpoint deletes records, all of them up to the marker:
-		// so after the marker the log has no gaps.
-		if want := scan.marker + 1 + uint64(i); seq != want {
-			return nil, corrupt("record %s is missing before %s", recordName(want), recordName(seq))
+	var frames []loggedRecord
+	if hasLog {
+		l, fr, err := s.scanLogFile(corrupt)
+		if err != nil {
+			return nil, err
 		}
+		scan.log, frames = l, fr
+		scan.marker = max(scan.marker, l.hdr.marker)
+	}
+
+	var all []loggedRecord
+	for _, r := range frames {
+		if r.seq > scan.marker {
+			all = append(all, r)
+		}
+	}
+	for _, seq := range files {
 		name := recordName(seq)
+		if seq <= scan.marker {
+			scan.stale = append(scan.stale, walPath(name))
+			continue
+		}
 		data, err := s.readLogFile(walPath(name))
 		if err != nil {
 			return nil, corrupt("%s: %v", name, err)
@@ -175,22 +228,118 @@ func (s *Store) scanLog() (*logScan, error) {
 		got, changes, err := decodeRecord(data)
 		switch {
 		case errors.Is(err, errTorn):
-			// A record is renamed to its name only once written in full and
-			// fsynced, so no crash leaves one damaged; one that is, was
-			// changed since. Taking it for a commit that never happened
-			// would replay the older records over files that may already
-			// hold its newer values.
+			// A record file is renamed to its name only once written in
+			// full and fsynced, so no crash leaves one damaged; one that
+			// is, was changed since. Taking it for a commit that never
+			// happened would replay the older records over files that may
+			// already hold its newer values.
 			return nil, fmt.Errorf("%w: log %s: record %s is %v, yet records are only put in place once written in full: the disk or another program damaged it, and the files may hold that commit in whole or in part; Open changed nothing. Keep a copy of the session folder, then restore it from a backup, or delete the folder %s to accept the files as they are (the commits since the last checkpoint may then be partly lost)",
-				refine.ErrCorrupt, filepath.Join(s.dir, walName), name, err, filepath.Join(s.dir, walName))
+				refine.ErrCorrupt, walDir, name, err, walDir)
 		case err != nil:
 			return nil, corrupt("%s: %v", name, err)
 		case got != seq:
 			return nil, corrupt("%s holds record %d", name, got)
-		default:
-			scan.records = append(scan.records, loggedRecord{seq: seq, size: len(data), changes: changes})
+		}
+		all = append(all, loggedRecord{seq: seq, size: len(data), file: true, changes: changes})
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].seq < all[j].seq })
+	for i, r := range all {
+		// A commit's record is durable before the next commit starts, and
+		// only a checkpoint lets records go, all of them up to the marker:
+		// so after the marker the log has no gaps.
+		where := recordName(r.seq)
+		if !r.file {
+			where = fmt.Sprintf("record %d in the log file", r.seq)
+		}
+		switch want := scan.marker + 1 + uint64(i); {
+		case r.seq < want:
+			return nil, corrupt("record %d is both a record file and in the log file", r.seq)
+		case r.seq > want:
+			return nil, corrupt("record %s is missing before %s", recordName(want), where)
 		}
 	}
+	scan.records = all
 	return scan, nil
+}
+
+// scanLogFile reads and checks the log file (see parseLog).
+func (s *Store) scanLogFile(corrupt func(string, ...any) error) (*scannedLog, []loggedRecord, error) {
+	path := filepath.Join(s.dir, walName, logName)
+	data, err := s.readLogFile(walPath(logName))
+	if err != nil {
+		return nil, nil, corrupt("log file: %v", err)
+	}
+	l, frames, err := parseLog(data)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: log file %s: %v; Open changed nothing. Keep a copy of the session folder, then restore it from a backup, or delete the folder %s to accept the files as they are (the commits since the last checkpoint may then be partly lost)",
+			refine.ErrCorrupt, path, err, filepath.Join(s.dir, walName))
+	}
+	return l, frames, nil
+}
+
+// parseLog reads a log file: its header, then its frames from the first
+// on, until one is not whole. What follows the last whole frame is a
+// frame a crash cut short (its commit never returned), zeros, or an
+// earlier generation's frames, unless a whole frame of this generation
+// holding a record after the marker comes later: then a frame before it
+// was damaged, and its commit may be in the files already, so parseLog
+// refuses the log. The records share data's memory.
+func parseLog(data []byte) (*scannedLog, []loggedRecord, error) {
+	if len(data) < logFrames {
+		return nil, nil, fmt.Errorf("%d bytes, too short for its header", len(data))
+	}
+	var hdr logHeader
+	found := false
+	for slot := range 2 {
+		h, err := decodeSlot(data[slot*logBlock:])
+		switch {
+		case errors.Is(err, errTorn):
+			// A header write a crash cut short; the other slot holds the
+			// previous header.
+		case err != nil:
+			return nil, nil, fmt.Errorf("header: %v", err)
+		case !found || h.gen > hdr.gen:
+			hdr, found = h, true
+		}
+	}
+	if !found {
+		return nil, nil, errors.New("both copies of its header are damaged, so which commits the files hold is unknown")
+	}
+	l := &scannedLog{hdr: hdr, size: int64(len(data))}
+	var frames []loggedRecord
+	off := int64(logFrames)
+	for {
+		record, ok, _ := frameAt(data, off, hdr.salt)
+		if !ok {
+			break
+		}
+		seq, changes, err := decodeRecord(record)
+		switch {
+		case err != nil:
+			// The frame's checksum matched: this refine did not write it.
+			return nil, nil, fmt.Errorf("offset %d: %v", off, err)
+		case seq <= l.last:
+			return nil, nil, fmt.Errorf("offset %d: record %d after record %d", off, seq, l.last)
+		}
+		frames = append(frames, loggedRecord{seq: seq, size: len(record), changes: changes})
+		l.last = seq
+		off = nextFrame(off, len(record))
+	}
+	l.end = off
+	if off == logFrames {
+		_, _, l.empty = frameAt(data, off, hdr.salt)
+	}
+	for next := off + logBlock; next < l.size; next += logBlock {
+		record, ok, _ := frameAt(data, next, hdr.salt)
+		if !ok {
+			continue
+		}
+		if seq, _, err := decodeRecord(record); err == nil && seq <= hdr.marker {
+			continue // checkpointed: damage before it lost nothing
+		}
+		return nil, nil, fmt.Errorf("the frame at offset %d is not whole (cut short, damaged or zeroed), yet a whole one follows at offset %d: that is damage, not a commit a crash cut short, and the files may hold its commit in whole or in part", off, next)
+	}
+	return l, frames, nil
 }
 
 // fold merges records, oldest first, into one set of changes: each key

@@ -38,9 +38,11 @@ func commitApplied(s *Store, ops ...refine.Op) error {
 	return s.flush()
 }
 
+// mustOpen opens dir with opts and, unless they say otherwise, no idle
+// checkpoints, so that what the log holds does not depend on timing.
 func mustOpen(t *testing.T, dir string, opts ...Option) *Store {
 	t.Helper()
-	s, err := Open(dir, opts...)
+	s, err := Open(dir, append([]Option{withIdleDelay(-1)}, opts...)...)
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -71,29 +73,36 @@ func logFiles(t *testing.T, dir string) []string {
 	return names
 }
 
-// records lists the log's record files.
+// scanned reads the log in dir as Open would, changing nothing.
+func scanned(t *testing.T, dir string) *logScan {
+	t.Helper()
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	scan, err := (&Store{dir: dir, root: root}).scanLog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return scan
+}
+
+// records names the records Open would replay, as recordName does,
+// whether they are frames of the log file or record files.
 func records(t *testing.T, dir string) []string {
 	t.Helper()
 	var recs []string
-	for _, name := range logFiles(t, dir) {
-		if strings.HasSuffix(name, recordSuffix) {
-			recs = append(recs, name)
-		}
+	for _, r := range scanned(t, dir).records {
+		recs = append(recs, recordName(r.seq))
 	}
 	return recs
 }
 
+// markerOf returns the last record the log says the files reflect.
 func markerOf(t *testing.T, dir string) uint64 {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, walName, markerName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	seq, err := decodeMarker(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return seq
+	return scanned(t, dir).marker
 }
 
 // snapshot reads every key through a fresh Store, after checking that its
@@ -102,8 +111,11 @@ func snapshot(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	s := mustOpen(t, dir)
 	defer s.Close()
-	if names := logFiles(t, dir); len(names) > 1 || len(names) == 1 && names[0] != markerName {
-		t.Errorf("log after Open = %q, want at most the checkpoint marker", names)
+	if names := logFiles(t, dir); !slices.Equal(names, []string{logName}) {
+		t.Errorf("log after Open = %q, want only the log file", names)
+	}
+	if recs := records(t, dir); len(recs) != 0 {
+		t.Errorf("log after Open = %q, want nothing left to replay", recs)
 	}
 	return readKeys(t, s)
 }
@@ -210,7 +222,7 @@ func withSum(b []byte) []byte {
 
 func TestInternalNamesAreReserved(t *testing.T) {
 	for _, name := range []string{lockName, walName, legacyRecord, legacyStaging,
-		walName + "/" + recordName(1), walName + "/" + markerName} {
+		walName + "/" + recordName(1), walName + "/" + markerName, walName + "/" + logName} {
 		if err := refine.ValidKey(name); !errors.Is(err, refine.ErrInvalidKey) {
 			t.Errorf("ValidKey(%q) = %v: a key could overwrite the store's own file", name, err)
 		}
@@ -346,7 +358,8 @@ func TestDamagedLastRecordRefused(t *testing.T) {
 	t.Run("applied_then_damaged", func(t *testing.T) {
 		dir := t.TempDir()
 		seed(t, dir)
-		s := mustOpen(t, dir, withCheckpointThresholds(100, 1<<30))
+		// No room in the log file: every record is a record file.
+		s := mustOpen(t, dir, withCheckpointThresholds(100, 1<<30), withLogLimit(logFrames))
 		if err := s.Commit(context.Background(), secondCommit...); err != nil {
 			t.Fatal(err)
 		}
@@ -566,7 +579,7 @@ func TestRecoveryRestoresUnsyncedFiles(t *testing.T) {
 func TestStaleRecordsAreNotReplayed(t *testing.T) {
 	dir := t.TempDir()
 	seed(t, dir)
-	s := mustOpen(t, dir)
+	s := mustOpen(t, dir, withLogLimit(logFrames)) // record files only
 	if err := s.Commit(context.Background(), refine.Put("state.json", []byte("v2"))); err != nil {
 		t.Fatal(err)
 	}
@@ -655,8 +668,11 @@ func TestCheckpointThresholds(t *testing.T) {
 		if err := s.Close(); err != nil {
 			t.Fatal(err)
 		}
-		if got := logFiles(t, dir); !slices.Equal(got, []string{markerName}) {
-			t.Errorf("after Close the log holds %q, want only the marker", got)
+		if got := logFiles(t, dir); !slices.Equal(got, []string{logName}) {
+			t.Errorf("after Close the log folder holds %q, want only the log file", got)
+		}
+		if recs := records(t, dir); len(recs) != 0 {
+			t.Errorf("after Close the log holds %q, want nothing to replay", recs)
 		}
 		if m := markerOf(t, dir); m != 3 {
 			t.Errorf("marker = %d, want 3", m)
@@ -752,8 +768,11 @@ func TestCancelBeforeCommitPoint(t *testing.T) {
 	if err := s.Commit(ctx, secondCommit...); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Commit error = %v, want context.Canceled", err)
 	}
-	if got := logFiles(t, dir); !slices.Equal(got, []string{markerName}) {
-		t.Errorf("a cancelled commit left %q in the log", got)
+	if got := logFiles(t, dir); !slices.Equal(got, []string{logName}) {
+		t.Errorf("a cancelled commit left %q in the log folder", got)
+	}
+	if recs := records(t, dir); len(recs) != 0 {
+		t.Errorf("a cancelled commit left %q in the log", recs)
 	}
 	s.testHook = nil
 	if err := s.Commit(context.Background(), refine.Put("after.md", []byte("ok"))); err != nil {

@@ -210,26 +210,42 @@ func decodeMarker(data []byte) (uint64, error) {
 	return binary.LittleEndian.Uint64(data[8:]), nil
 }
 
-// appendRecord writes record data as log record seq: the commit point.
-// committed reports whether the record got into place; an error with
-// committed set means it is in place but may not be durable.
-func (s *Store) appendRecord(ctx context.Context, seq uint64, data []byte) (committed bool, err error) {
+// appendRecord logs record data as commit seq: the commit point. It
+// appends a frame to the log file (see logfile.go), or, if the record
+// does not fit there now, writes it as a record file. committed reports
+// whether the record may be in the log; an error with committed set means
+// it may be there, whole or not, but is not known to be durable. inFile
+// reports that it went to a record file, which a checkpoint deletes.
+func (s *Store) appendRecord(ctx context.Context, seq uint64, data []byte) (committed, inFile bool, err error) {
+	// The last moment to back out: from here on the commit completes.
+	if err := s.hook("logged"); err != nil {
+		return false, false, err
+	}
+	if err := ctx.Err(); err != nil {
+		return false, false, err
+	}
+	switch err := s.wlog.append(seq, data); {
+	case err == nil:
+		return true, false, nil
+	case !errors.Is(err, errNoRoom):
+		return true, false, err
+	}
+	committed, err = s.appendRecordFile(seq, data)
+	return committed, true, err
+}
+
+// appendRecordFile writes record data as the record file of commit seq:
+// a temporary file, fsynced, renamed to its name, and the log folder
+// fsynced.
+func (s *Store) appendRecordFile(seq uint64, data []byte) (committed bool, err error) {
 	name := recordName(seq)
 	temp := walPath(name + tempSuffix)
 	if err := s.replaceFile(temp, data, s.sync); err != nil {
 		return false, fmt.Errorf("write log record %s: %w", name, err)
 	}
-	// The last moment to back out: from here on the commit completes.
-	err = s.hook("logged")
-	if err == nil {
-		err = ctx.Err()
-	}
-	if err == nil {
-		err = os.Rename(filepath.Join(s.dir, temp), filepath.Join(s.dir, walPath(name)))
-	}
-	if err != nil {
+	if err := os.Rename(filepath.Join(s.dir, temp), filepath.Join(s.dir, walPath(name))); err != nil {
 		s.root.Remove(temp)
-		return false, err
+		return false, fmt.Errorf("write log record %s: %w", name, err)
 	}
 	if err := s.syncDir(walName); err != nil {
 		return true, fmt.Errorf("log record %s: %w", name, err)
