@@ -196,8 +196,8 @@ func (s *Session) callRole(plan attemptPlan, jitter func() float64, note func(tr
 
 // noteTransport records a transport retry; on the session's goroutine only.
 func (s *Session) noteTransport(n transportNote) {
-	s.st.Errors = append(s.st.Errors, errorEntry{Round: n.round, At: s.now(), Role: n.role.Title(), Event: "Transport retry",
-		Details: fmt.Sprintf("%s; retry %d in %s", oneLine(n.err.Error()), n.try, n.delay.Round(time.Millisecond))})
+	s.st.Logged = append(s.st.Logged, loggedEvent{Kind: loggedTransportRetry, Round: n.round, At: s.now(), Role: n.role,
+		Err: oneLine(n.err.Error()), Try: n.try, Delay: n.delay})
 	s.log.Warn("transient role error, backing off", "round", n.round, "role", n.role, "attempt", n.attempt, "retry", n.try, "delay", n.delay, "err", n.err)
 	s.emit(Event{Kind: EventTransportRetry, Role: n.role, Attempt: n.attempt, Message: n.err.Error(), Elapsed: n.delay})
 }

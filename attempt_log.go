@@ -125,7 +125,10 @@ func (st *state) errorRows() []errorEntry {
 			rows = append(rows, errorEntry{Round: f.Round, At: f.At, Role: f.Role.Title(), Event: f.FailureType, Details: details})
 		}
 	}
-	rows = append(rows, st.Errors...)
+	for _, e := range st.Logged {
+		rows = append(rows, e.row())
+	}
+	rows = append(rows, st.LegacyErrors...)
 	slices.SortStableFunc(rows, func(a, b errorEntry) int { return a.At.Compare(b.At) })
 	return rows
 }

@@ -90,8 +90,8 @@ func (s *Session) disagreement(ctx context.Context) (stop, error) {
 				ds.Findings = append(ds.Findings, f)
 				continue
 			}
-			s.st.Errors = append(s.st.Errors, errorEntry{Round: cur.N, At: s.now(), Role: "Mediator", Event: "Implicit disagreement (logged)",
-				Details: fmt.Sprintf("%s (%s issue; %s confidence; %s): %s", f.IssueID, f.Issue.Severity, f.Confidence, heuristicList(f.Heuristics), strings.Join(f.Evidence, "; "))})
+			s.st.Logged = append(s.st.Logged, loggedEvent{Kind: loggedImplicitDisagreement, Round: cur.N, At: s.now(), Issue: f.IssueID,
+				Severity: f.Issue.Severity, Confidence: f.Confidence, Heuristics: f.Heuristics, Evidence: f.Evidence})
 			if f.Issue.Severity.AtLeastHigh() {
 				// A flag does not discard a fix: the fix is reviewed as usual,
 				// and the Reviewer checks the issue explicitly.
@@ -101,8 +101,7 @@ func (s *Session) disagreement(ctx context.Context) (stop, error) {
 			}
 		}
 		for _, d := range ex.Logged {
-			s.st.Errors = append(s.st.Errors, errorEntry{Round: cur.N, At: s.now(), Role: "Engineer", Event: "DISAGREE logged (not a conflict)",
-				Details: fmt.Sprintf("%s: %s", dash(d.IssueID), dash(oneLine(d.EngineerPosition)))})
+			s.st.Logged = append(s.st.Logged, loggedEvent{Kind: loggedDisagree, Round: cur.N, At: s.now(), Issue: d.IssueID, Position: oneLine(d.EngineerPosition)})
 		}
 		// A "## DISAGREE:" block naming an issue that does not exist never
 		// gets here: validation rejects it (INVALID_DISAGREE_REF, round-10
@@ -111,15 +110,8 @@ func (s *Session) disagreement(ctx context.Context) (stop, error) {
 		// DISAGREE") that names no issue of the session and soft-matches
 		// none of the issues answered: logged, not a conflict.
 		for _, d := range ex.Unmatched {
-			what := "names no issue"
-			if d.IssueID != "" {
-				what = "names " + d.IssueID
-			}
-			if d.Line > 0 {
-				what = fmt.Sprintf("line %d %s", d.Line, what)
-			}
-			s.st.Errors = append(s.st.Errors, errorEntry{Round: cur.N, At: s.now(), Role: "Engineer", Event: "Unmatched DISAGREE block (logged)",
-				Details: fmt.Sprintf("%s and matches no issue of round %d: %s", what, prev, dash(oneLine(d.EngineerPosition)))})
+			s.st.Logged = append(s.st.Logged, loggedEvent{Kind: loggedUnmatchedDisagree, Round: cur.N, At: s.now(), Issue: d.IssueID,
+				Line: d.Line, Against: prev, Position: oneLine(d.EngineerPosition)})
 		}
 		s.st.Conflicts = append(s.st.Conflicts, ex.Conflicts...)
 		ds.Submitted = ex.Submitted

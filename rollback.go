@@ -315,7 +315,8 @@ func (s *Session) execRollback(ctx context.Context, x rollbackExec) (RollbackRep
 	restored.Warnings = slices.DeleteFunc(slices.Clone(old.Warnings), func(w warningFact) bool { return !keepRound(w.Round) })
 	restored.LegacyValidation = slices.DeleteFunc(slices.Clone(old.LegacyValidation), func(v validationEntry) bool { return !keepRound(v.Round) })
 	restored.LegacyRetries = slices.DeleteFunc(slices.Clone(old.LegacyRetries), func(v retryDetail) bool { return !keepRound(v.Round) })
-	restored.Errors = slices.DeleteFunc(slices.Clone(old.Errors), func(v errorEntry) bool { return !keepRound(v.Round) })
+	restored.Logged = slices.DeleteFunc(slices.Clone(old.Logged), func(v loggedEvent) bool { return !keepRound(v.Round) })
+	restored.LegacyErrors = slices.DeleteFunc(slices.Clone(old.LegacyErrors), func(v errorEntry) bool { return !keepRound(v.Round) })
 	restored.ExampleLog = slices.DeleteFunc(slices.Clone(old.ExampleLog), func(e examples.LogEntry) bool { return !keepRound(e.Round) })
 	restored.Recover, restored.RecoverConflicts = nil, nil
 	for _, rp := range plan.Rounds {

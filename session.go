@@ -447,7 +447,7 @@ func (s *Session) failed(ctx context.Context, err error) (Outcome, error) {
 	s.log.Error("session failed", "round", s.st.Round, "err", err)
 	if !s.stale && s.st.Current != nil {
 		s.renderNext = true
-		s.st.Errors = append(s.st.Errors, errorEntry{Round: s.st.Current.N, At: s.now(), Role: "Mediator", Event: "EXECUTION_ERROR", Details: oneLine(err.Error())})
+		s.st.Logged = append(s.st.Logged, loggedEvent{Kind: loggedExecutionError, Round: s.st.Current.N, At: s.now(), Err: oneLine(err.Error())})
 		// Best effort: the error row is useful, but the failure is what we return.
 		_ = s.commit(context.WithoutCancel(ctx))
 	}

@@ -3,6 +3,7 @@ package refine
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/refine-spec/refine/conflict"
@@ -104,10 +105,14 @@ type state struct {
 	// they are and never added to.
 	LegacyValidation []validationEntry `json:"validation,omitempty"`
 	LegacyRetries    []retryDetail     `json:"retries,omitempty"`
-	// Errors are the logged events of status.md's error tables that no
-	// attempt fact gives: transport retries, disagreement logs, execution
-	// errors (and, in older sessions, every row).
-	Errors []errorEntry `json:"errors,omitempty"`
+	// Logged are the events logged for status.md's error tables that no
+	// attempt fact gives: transport retries, disagreements logged rather
+	// than raised, execution errors. Their rows are derived when rendering.
+	Logged []loggedEvent `json:"logged_events,omitempty"`
+	// LegacyErrors are the rendered error rows that sessions written
+	// before logged events were facts kept; shown as they are, never added
+	// to.
+	LegacyErrors []errorEntry `json:"errors,omitempty"`
 
 	Usage usageTotals `json:"usage"`
 
@@ -326,6 +331,76 @@ type retryDetail struct {
 	Modification string    `json:"modification"`
 	Example      string    `json:"example"`
 	Outcome      string    `json:"outcome"`
+}
+
+// loggedKind says what a loggedEvent records.
+type loggedKind string
+
+// The kinds of logged event.
+const (
+	loggedTransportRetry       loggedKind = "transport_retry"
+	loggedImplicitDisagreement loggedKind = "implicit_disagreement"
+	loggedDisagree             loggedKind = "disagree_logged"
+	loggedUnmatchedDisagree    loggedKind = "disagree_unmatched"
+	loggedExecutionError       loggedKind = "execution_error"
+)
+
+// loggedEvent is an event the session logged: what happened, not how a
+// table shows it (loggedEvent.row renders it).
+type loggedEvent struct {
+	Kind  loggedKind `json:"kind"`
+	Round int        `json:"round"`
+	At    time.Time  `json:"at"`
+	// Role is the role whose call was retried.
+	Role RoleName `json:"role,omitempty"`
+	// Err is the transport or execution error, one line.
+	Err string `json:"error,omitempty"`
+	// Try and Delay: the transport retry's number and backoff.
+	Try   int           `json:"try,omitempty"`
+	Delay time.Duration `json:"delay,omitempty"`
+	// Issue, Severity, Confidence, Heuristics and Evidence describe an
+	// implicit disagreement; Issue and Position a DISAGREE block, Line
+	// where it stands and Against the round whose issues it matched none
+	// of.
+	Issue      string               `json:"issue,omitempty"`
+	Severity   gap.Severity         `json:"severity,omitempty"`
+	Confidence conflict.Confidence  `json:"confidence,omitempty"`
+	Heuristics []conflict.Heuristic `json:"heuristics,omitempty"`
+	Evidence   []string             `json:"evidence,omitempty"`
+	Position   string               `json:"position,omitempty"`
+	Line       int                  `json:"line,omitempty"`
+	Against    int                  `json:"against_round,omitempty"`
+}
+
+// row renders the event as a row of the "## Round N Errors" table.
+func (e loggedEvent) row() errorEntry {
+	r := errorEntry{Round: e.Round, At: e.At}
+	switch e.Kind {
+	case loggedTransportRetry:
+		r.Role, r.Event = e.Role.Title(), "Transport retry"
+		r.Details = fmt.Sprintf("%s; retry %d in %s", e.Err, e.Try, e.Delay.Round(time.Millisecond))
+	case loggedImplicitDisagreement:
+		r.Role, r.Event = "Mediator", "Implicit disagreement (logged)"
+		r.Details = fmt.Sprintf("%s (%s issue; %s confidence; %s): %s", e.Issue, e.Severity, e.Confidence, heuristicList(e.Heuristics), strings.Join(e.Evidence, "; "))
+	case loggedDisagree:
+		r.Role, r.Event = "Engineer", "DISAGREE logged (not a conflict)"
+		r.Details = fmt.Sprintf("%s: %s", dash(e.Issue), dash(e.Position))
+	case loggedUnmatchedDisagree:
+		what := "names no issue"
+		if e.Issue != "" {
+			what = "names " + e.Issue
+		}
+		if e.Line > 0 {
+			what = fmt.Sprintf("line %d %s", e.Line, what)
+		}
+		r.Role, r.Event = "Engineer", "Unmatched DISAGREE block (logged)"
+		r.Details = fmt.Sprintf("%s and matches no issue of round %d: %s", what, e.Against, dash(e.Position))
+	case loggedExecutionError:
+		r.Role, r.Event, r.Details = "Mediator", "EXECUTION_ERROR", e.Err
+	default:
+		r.Role, r.Event, r.Details = "Mediator", string(e.Kind), e.Err
+	}
+	return r
 }
 
 // errorEntry is a row of the "## Round N Errors" table (GAP-FLOW-001 §6).
