@@ -45,10 +45,19 @@ type warningFact struct {
 
 // validationRows returns the validation log's rows: a session's legacy
 // rows (written before attempt facts), then, round by round, the rows of
-// each attempt followed by the round's warnings.
-func (st *state) validationRows() []validationEntry {
-	rows := slices.Clone(st.LegacyValidation)
+// each attempt followed by the round's warnings; only round only's when
+// only is not 0.
+func (st *state) validationRows(only int) []validationEntry {
+	var rows []validationEntry
+	for _, v := range st.LegacyValidation {
+		if only == 0 || v.Round == only {
+			rows = append(rows, v)
+		}
+	}
 	warnings := func(round int) {
+		if only != 0 && round != only {
+			return
+		}
 		for _, w := range st.Warnings {
 			if w.Round == round {
 				rows = append(rows, validationEntry{Round: w.Round, At: w.At, Role: w.Role, Attempt: w.Attempt, Tier: "Warning", Result: resultWarn, Message: w.Message})
@@ -57,6 +66,9 @@ func (st *state) validationRows() []validationEntry {
 	}
 	round := 0
 	for _, f := range st.AttemptLog {
+		if only != 0 && f.Round != only {
+			continue
+		}
 		if f.Round != round {
 			warnings(round)
 			round = f.Round
@@ -76,6 +88,9 @@ func (st *state) validationRows() []validationEntry {
 	warnings(round)
 	// Warnings of a round with no attempt facts (a legacy round).
 	for _, w := range st.Warnings {
+		if only != 0 && w.Round != only {
+			continue
+		}
 		if !slices.ContainsFunc(st.AttemptLog, func(f attemptFact) bool { return f.Round == w.Round }) {
 			rows = append(rows, validationEntry{Round: w.Round, At: w.At, Role: w.Role, Attempt: w.Attempt, Tier: "Warning", Result: resultWarn, Message: w.Message})
 		}

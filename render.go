@@ -89,9 +89,10 @@ func (s *Session) renderStatus() string {
 		fmt.Fprintf(&b, "%s\n![Open gaps and weighted open load per round](convergence.svg)\n", convergence.Table(rows))
 	}
 
-	for _, n := range s.roundsWith() {
+	vrows, rrows := st.validationRows(0), st.retryRows()
+	for _, n := range roundsWith(vrows) {
 		if n >= recent {
-			s.renderValidationLog(&b, n)
+			s.renderValidationLog(&b, n, vrows, rrows)
 		}
 	}
 	errs := st.errorRows()
@@ -168,11 +169,10 @@ func renderRollbackNotices(b *strings.Builder, recs []rollback.Record) {
 	}
 }
 
-// renderValidationLog writes the "## Round N Validation Log" of spec round-09 §9.
-func (s *Session) renderValidationLog(b *strings.Builder, n int) {
-	st := s.st
+// renderValidationLog writes the "## Round N Validation Log" of spec
+// round-09 §9 from the session's validation and retry rows.
+func (s *Session) renderValidationLog(b *strings.Builder, n int, rows []validationEntry, retries []retryDetail) {
 	fmt.Fprintf(b, "\n## Round %d Validation Log\n\n### Validation Summary\n| Role | Outcome | Attempts | Final Failure Type |\n|------|---------|----------|-------------------|\n", n)
-	rows := st.validationRows()
 	for _, role := range []RoleName{Engineer, Reviewer} {
 		attempts, outcome, final := 0, "", "N/A"
 		lastFail := ""
@@ -224,7 +224,7 @@ func (s *Session) renderValidationLog(b *strings.Builder, n int) {
 		fmt.Fprintf(b, "| %s | %s | %d | %s | %s | %s |\n", ts(v.At), who, v.Attempt, v.Tier, v.Result, cell(v.Message))
 	}
 	first := true
-	for _, r := range st.retryRows() {
+	for _, r := range retries {
 		if r.Round != n {
 			continue
 		}
@@ -250,9 +250,10 @@ func (s *Session) attemptsOf(n int, role RoleName) []attemptRec {
 	return nil
 }
 
-func (s *Session) roundsWith() []int {
+// roundsWith returns the rounds the validation rows belong to, in order.
+func roundsWith(rows []validationEntry) []int {
 	var out []int
-	for _, v := range s.st.validationRows() {
+	for _, v := range rows {
 		if !containsInt(out, v.Round) {
 			out = append(out, v.Round)
 		}
@@ -349,8 +350,8 @@ func (s *Session) renderSummary(r roundRecord) string {
 		}
 	}
 	var warnings []string
-	for _, v := range s.st.validationRows() {
-		if v.Round == r.N && v.Result == resultWarn {
+	for _, v := range s.st.validationRows(r.N) {
+		if v.Result == resultWarn {
 			warnings = append(warnings, fmt.Sprintf("%s: %s", v.Role.Title(), v.Message))
 		}
 	}

@@ -564,7 +564,7 @@ func statusOf(s *state) Status {
 		st.Decisions = append(st.Decisions, DecisionStatus{ID: d.ID, Issue: d.IssueID, Option: d.ChosenOption, Decision: d.Decision})
 	}
 	slices.SortStableFunc(st.Decisions, func(a, b DecisionStatus) int { return compareDecisionIDs(a.ID, b.ID) })
-	st.Validation = validationRecords(s.validationRows())
+	st.Validation = validationRecords(s.validationRows(0))
 	st.Conflicts = slices.Clone(s.Conflicts)
 	st.Rollbacks = slices.Clone(s.Rollbacks.Records)
 	if s.Tracker != nil {

@@ -30,7 +30,11 @@ func NewDoc(doc []byte) *Doc {
 }
 
 func (d *Doc) reset(doc []byte) {
-	keys, vals, err := members(doc)
+	raw, vals, err := members(doc)
+	var keys []string
+	if err == nil {
+		keys, err = keyStrings(raw)
+	}
 	if err != nil || len(doc) == 0 || doc[0] != '{' {
 		*d = Doc{whole: slices.Clone(doc), isWhole: true}
 		return

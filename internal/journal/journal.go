@@ -142,7 +142,7 @@ func Diff(old, cur []byte) []Op {
 // so that every version is scanned once at the top level, not twice.
 type Version struct {
 	doc  []byte
-	keys []string
+	keys [][]byte // raw, as members returns them
 	vals [][]byte
 	ok   bool // doc is an object split into keys and vals
 }
@@ -168,7 +168,10 @@ func DiffVersions(old, cur Version) []Op {
 		diff(&ops, nil, old.doc, cur.doc, 0)
 		return ops
 	}
-	diffMembers(&ops, nil, old.keys, old.vals, cur.keys, cur.vals, 1)
+	if diffMembers(&ops, nil, old.keys, old.vals, cur.keys, cur.vals, 1) != nil {
+		ops = nil
+		diff(&ops, nil, old.doc, cur.doc, 0)
+	}
 	return ops
 }
 
@@ -189,7 +192,11 @@ func diff(ops *[]Op, path []string, old, cur []byte, depth int) {
 			set()
 			return
 		}
-		diffMembers(ops, path, ok, ov, ck, cv, depth+1)
+		mark := len(*ops)
+		if diffMembers(ops, path, ok, ov, ck, cv, depth+1) != nil {
+			*ops = (*ops)[:mark]
+			set()
+		}
 	case '[':
 		if len(old) > 2 && len(cur) > len(old) && cur[len(old)-1] == ',' && bytes.Equal(old[:len(old)-1], cur[:len(old)-1]) {
 			// Only appended to, as logs are: the kept elements need no
@@ -241,39 +248,54 @@ func diff(ops *[]Op, path []string, old, cur []byte, depth int) {
 	}
 }
 
-// diffMembers diffs two objects split into keys and values. Members keep
-// their order from one version to the next (encoding/json writes struct
-// fields in declaration order and map keys sorted), so matching keys are
-// found by walking both lists together; a map is only built when they
-// part.
-func diffMembers(ops *[]Op, path, ok []string, ov [][]byte, ck []string, cv [][]byte, depth int) {
+// diffMembers diffs two objects split into raw keys and values. Members
+// keep their order from one version to the next (encoding/json writes
+// struct fields in declaration order and map keys sorted), so matching
+// keys are found by walking both lists together, and a key becomes a
+// string only on a path that changed; a map is only built when the lists
+// part. A key that does not unescape makes the whole object one set.
+func diffMembers(ops *[]Op, path []string, ok, ov, ck, cv [][]byte, depth int) error {
 	i := 0
-	for i < len(ok) && i < len(ck) && ok[i] == ck[i] {
-		diff(ops, append(path, ck[i]), ov[i], cv[i], depth)
-		i++
+	for ; i < len(ok) && i < len(ck) && bytes.Equal(ok[i], ck[i]); i++ {
+		if bytes.Equal(ov[i], cv[i]) {
+			continue
+		}
+		k, err := keyString(ck[i])
+		if err != nil {
+			return err
+		}
+		diff(ops, append(path, k), ov[i], cv[i], depth)
 	}
 	if i == len(ok) && i == len(ck) {
-		return
+		return nil
 	}
-	o := make(map[string][]byte, len(ok)-i)
-	for j := i; j < len(ok); j++ {
-		o[ok[j]] = ov[j]
+	oks, err := keyStrings(ok[i:])
+	if err != nil {
+		return err
 	}
-	seen := make(map[string]bool, len(ck)-i)
-	for j := i; j < len(ck); j++ {
-		k := ck[j]
+	cks, err := keyStrings(ck[i:])
+	if err != nil {
+		return err
+	}
+	o := make(map[string][]byte, len(oks))
+	for j, k := range oks {
+		o[k] = ov[i+j]
+	}
+	seen := make(map[string]bool, len(cks))
+	for j, k := range cks {
 		seen[k] = true
 		if v, had := o[k]; had {
-			diff(ops, append(path, k), v, cv[j], depth)
+			diff(ops, append(path, k), v, cv[i+j], depth)
 		} else {
-			*ops = append(*ops, Op{Op: "set", Path: append(slices.Clone(path), k), Value: slices.Clone(cv[j])})
+			*ops = append(*ops, Op{Op: "set", Path: append(slices.Clone(path), k), Value: slices.Clone(cv[i+j])})
 		}
 	}
-	for j := i; j < len(ok); j++ {
-		if !seen[ok[j]] {
-			*ops = append(*ops, Op{Op: "delete", Path: append(slices.Clone(path), ok[j])})
+	for _, k := range oks {
+		if !seen[k] {
+			*ops = append(*ops, Op{Op: "delete", Path: append(slices.Clone(path), k)})
 		}
 	}
+	return nil
 }
 
 // Apply returns doc with the record's operations applied, in order (see

@@ -14,9 +14,10 @@ import (
 var errNotSplittable = errors.New("not a compact JSON object or array")
 
 // members splits the object or array b into its members: for an object,
-// keys and values; for an array, values only (keys nil). b must be compact
-// (no whitespace between tokens), as json.Marshal writes.
-func members(b []byte) (keys []string, vals [][]byte, err error) {
+// keys and values; for an array, values only (keys nil). A key is its
+// JSON string's raw content, still escaped (see keyString). b must be
+// compact (no whitespace between tokens), as json.Marshal writes.
+func members(b []byte) (keys, vals [][]byte, err error) {
 	if len(b) < 2 {
 		return nil, nil, errNotSplittable
 	}
@@ -38,14 +39,7 @@ func members(b []byte) (keys []string, vals [][]byte, err error) {
 			if err != nil || end >= len(b) || b[end] != ':' {
 				return nil, nil, errNotSplittable
 			}
-			key := b[i+1 : end-1]
-			k := string(key)
-			if bytes.IndexByte(key, '\\') >= 0 {
-				if err := json.Unmarshal(b[i:end], &k); err != nil {
-					return nil, nil, errNotSplittable
-				}
-			}
-			keys = append(keys, k)
+			keys = append(keys, b[i+1:end-1])
 			i = end + 1
 		}
 		end, err := scanValue(b, i)
@@ -62,6 +56,34 @@ func members(b []byte) (keys []string, vals [][]byte, err error) {
 		}
 	}
 	return keys, vals, nil
+}
+
+// keyString returns an object key split out by members as a string,
+// unescaped.
+func keyString(raw []byte) (string, error) {
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw), nil
+	}
+	var k string
+	q := make([]byte, 0, len(raw)+2)
+	q = append(append(append(q, '"'), raw...), '"')
+	if err := json.Unmarshal(q, &k); err != nil {
+		return "", errNotSplittable
+	}
+	return k, nil
+}
+
+// keyStrings converts the keys members split out.
+func keyStrings(raw [][]byte) ([]string, error) {
+	out := make([]string, len(raw))
+	for i, r := range raw {
+		k, err := keyString(r)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = k
+	}
+	return out, nil
 }
 
 // scanString returns the index just past the JSON string starting at b[i].
