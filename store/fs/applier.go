@@ -105,8 +105,9 @@ func (s *Store) runApplier() {
 	defer a.mu.Unlock()
 	for {
 		for len(a.queue) == 0 && !a.stop && !a.idleDue {
-			s.armIdle()
-			a.changed.Wait()
+			if s.armIdle(); !a.idleDue {
+				a.changed.Wait()
+			}
 		}
 		if a.drop || len(a.queue) == 0 && a.stop {
 			return

@@ -12,7 +12,7 @@ import (
 
 // walState is what the Store knows about its log: the records applied but
 // not yet checkpointed, and the files and folders they touched, which a
-// checkpoint must fsync before it may delete them. Records logged but not
+// checkpoint must fsync before the marker may cover them. Records logged but not
 // yet applied are not in it: a checkpoint must not cover them. It belongs
 // to recovery during Open, then to the applier's goroutine, then to Close
 // once the applier has stopped.

@@ -5,15 +5,22 @@
 // # Commits
 //
 // A Commit is atomic across keys, across process crashes and across power
-// loss, and costs two fsyncs, one of them a folder's, plus its share of a
+// loss, and costs one write and one fdatasync, plus its share of a
 // checkpoint. The store keeps a write-ahead log in DIR/.refine-wal/:
 //
 //  1. Log. The commit becomes one record, holding every key it changes and
 //     every put's value, with a CRC-32C over the whole record (see wal.go
-//     for the format). The record is written to a temporary file, fsynced,
-//     renamed to .refine-wal/<seq>.rec, and the log folder is fsynced. That
-//     rename is the commit point; once the folder's fsync returns, the
-//     commit is durable, and Commit returns.
+//     for the format). The record is appended to the log file,
+//     .refine-wal/log, as a frame starting on a 4 KiB boundary, with its
+//     length and a second CRC-32C (see logfile.go), in one write, and the
+//     file is fdatasynced. The log file is created once, written in full
+//     and fsynced, and its blocks are reused, so an append normally
+//     changes no metadata and the fdatasync flushes the frame alone. The
+//     fdatasync's return is the commit point: the commit is durable, and
+//     Commit returns. A record that would take the log file past 16 MiB
+//     is written as a record file instead, as earlier refines wrote every
+//     record: a temporary file, fsynced, renamed to .refine-wal/<seq>.rec,
+//     and the log folder fsynced; that rename is then the commit point.
 //  2. Apply, in the background. One goroutine per Store applies the
 //     logged commits in order (see applier.go) while the caller goes on:
 //     each put is written to a temporary file and moved over its key, and
@@ -30,48 +37,70 @@
 //     applied, normally a few milliseconds after Commit returned; Close
 //     waits until every commit is applied. A Commit waits while 16
 //     commits, or 16 MiB of records, are still to be applied.
-//  3. Checkpoint, lazily: once the log holds 64 applied records or 32 MiB,
-//     and on Close, every file and folder the applied commits touched is
-//     fsynced, then a checkpoint marker naming the last applied record is
-//     written (temporary file, fsync, rename, fsync of the log folder),
-//     then the applied records are deleted. Records not yet applied stay.
+//  3. Checkpoint: when the applier has been idle for 5 ms (in a session,
+//     while a role is called), once the log holds 64 applied records or
+//     32 MiB, and on Close, every file and folder the applied commits
+//     touched is fsynced, then the log file's header is rewritten to name
+//     the last applied record (the marker) and fdatasynced, and record
+//     files it covers are deleted. If no record after the marker is in
+//     the log file, that header also starts a new generation: the next
+//     frames are written from the log file's start again. Records not yet
+//     applied stay in the log.
 //
 // Open recovers: it replays every record after the marker, in sequence
 // order, by writing each key's final value again (so replay is idempotent
 // and a crash during recovery is recovered the same way), then
-// checkpoints. A record write a crash cut short is still a temporary file
-// (the commit never happened), and temporary files are discarded. A record
-// is only renamed into place whole, so one that is cut short or fails its
-// checksum was damaged afterwards (by the disk, say), and its commit may
-// be in the files already: taking it for a commit that never happened and
-// replaying older records would take the session back. Open refuses it,
-// as it refuses a missing record in the sequence or a damaged marker, with
-// an error wrapping refine.ErrCorrupt that names it, and changes nothing.
+// checkpoints. It reads the log file's frames from the start until one is
+// not whole (cut short, failing its checksum, zeros, or a frame of an
+// earlier generation, whose records the marker covers): that end is where
+// the last append stopped, and an append a crash cut short is a commit
+// that never happened, since its fdatasync never returned. A whole frame
+// with a record after the marker beyond that end means the end is damage
+// (by the disk, say), not a crash, and the damaged record's commit may be
+// in the files already: taking it for a commit that never happened and
+// replaying older records would take the session back. Open refuses that,
+// naming the log file and the offset, as it refuses a damaged record
+// file, a missing record in the sequence or a damaged header, with an
+// error wrapping refine.ErrCorrupt, and changes nothing. Damage to the
+// last frame itself cannot be told from a crash: should the disk damage
+// it in the moments between its commit's apply and the next checkpoint
+// (normally 5 ms) or the next commit, and the process then crash, Open
+// would take the session back by that one commit. A record file write a
+// crash cut short is still a temporary file, and temporary files are
+// discarded. Open also reads the layout of earlier refines, record files
+// and a marker file (.refine-wal/checkpoint), and moves the marker into
+// the log file's header.
 //
-// Why this is safe. A commit is durable once its record's rename and the
-// log folder's fsync complete, and it never depends on anything else: the
-// applied files may be lost or torn by a power loss, or not written yet
-// when the process dies, but their record is still in the log and
-// recovery rewrites them from it. Records are deleted only after every
-// file and folder they produced has been fsynced and the marker saying so
-// is durable; records the marker covers are never replayed, so a deletion
-// that a power loss undoes cannot bring back an old value. A crash before
-// the commit point leaves at most a temporary file, which Open discards:
-// the commit did not happen. An error while applying or checkpointing,
-// past the commit point, leaves the files behind the log: the Store then
-// refuses further use, Close reports the error without checkpointing, and
-// the next Open replays the log.
+// Why this is safe. A commit is durable once its frame's fdatasync (or its
+// record file's rename and the folder's fsync) completes, and it never
+// depends on anything else: the applied files may be lost or torn by a
+// power loss, or not written yet when the process dies, but their record
+// is still in the log and recovery rewrites them from it. The log file's
+// name is durable before the first commit (it is created as a temporary
+// file, fsynced, renamed, and the folder fsynced), and an append can only
+// damage its own frame: frames start on block boundaries, so no block
+// holding an earlier frame is written again until a checkpoint has
+// covered it. The header has two copies, written in turn, each with a
+// checksum, so a header write a power loss tears leaves the previous one;
+// a checkpoint's header is durable before any frame of the generation it
+// starts is written, so the previous header never faces frames it did
+// not expect. The marker moves forward only after every file and folder
+// its records produced has been fsynced, and records it covers are never
+// replayed, so a frame overwritten or a record file deleted after it (or
+// a deletion that a power loss undoes) cannot bring back an old value. An
+// error while appending, applying or checkpointing, past the commit
+// point, leaves the files behind the log: the Store then refuses further
+// use, Close reports the error without checkpointing, and the next Open
+// replays the log.
 //
-// The thresholds bound what a crash leaves to replay (64 commits, 32 MiB)
-// and the log's size, while spreading a checkpoint's cost over many
-// commits: a session rewrites state.json, status.md and decisions.md in
-// nearly every commit, so one checkpoint fsyncs each of them once for many
-// commits, and it issues its fsyncs together so that they share the file
-// system's journal commits. A checkpoint runs on the applier's goroutine,
-// after the commit that reaches a threshold; on the project machine 64
-// engine-sized commits (about 140 new files) took 20-40 ms to checkpoint,
-// while files the kernel has already written back, as in a session whose
-// LLM calls take seconds, cost little.
+// The idle checkpoint does the fsyncs while the caller waits for
+// something else, so Close has only the last commits to fsync, and keeps
+// the log file small: it starts a new generation each time. The
+// thresholds bound what a crash leaves to replay (64 commits, 32 MiB)
+// when commits come too fast for the applier to go idle, and one
+// checkpoint then fsyncs state.json, status.md and decisions.md once for
+// many commits; it issues its fsyncs together so that they share the file
+// system's journal commits.
 //
 // # Locking
 //
@@ -166,8 +195,8 @@ type Store struct {
 	logSize    int64         // of a log file Open creates
 	logLimit   int64         // the size the log file may grow to
 	idleDelay  time.Duration // how long the applier waits idle before it checkpoints; <0: never
-	spares     []string    // files to rewrite for puts (see spares.go)
-	noExchange atomic.Bool // the file system cannot swap files (see replace)
+	spares     []string      // files to rewrite for puts (see spares.go)
+	noExchange atomic.Bool   // the file system cannot swap files (see replace)
 
 	// live, for a Backend's read-only view, returns the writer of the same
 	// session in this process, if there is one, whose overlay the view

@@ -173,8 +173,8 @@ func TestPermissions(t *testing.T) {
 	)
 	flush(t, s)
 	want := map[string]iofs.FileMode{
-		"":                                     0o700,
-		".refine.lock":                         0o600,
+		"":                                 0o700,
+		".refine.lock":                     0o600,
 		".refine-wal":                      0o700,
 		".refine-wal/log":                  0o600,
 		"state.json":                       0o600,

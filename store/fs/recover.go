@@ -1,6 +1,7 @@
 package fs
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	iofs "io/fs"
@@ -25,8 +26,8 @@ type logScan struct {
 
 // scannedLog is the log file as the scan found it.
 type scannedLog struct {
-	hdr  logHeader // the header in force
-	size int64
+	hdr   logHeader // the header in force
+	size  int64
 	end   int64  // where the frames of the header's generation end
 	last  uint64 // the last of those frames' records; 0 if none
 	empty bool   // the generation has no frames, and its first is zeros
@@ -309,33 +310,38 @@ func parseLog(data []byte) (*scannedLog, []loggedRecord, error) {
 	var frames []loggedRecord
 	off := int64(logFrames)
 	for {
-		record, ok, _ := frameAt(data, off, hdr.salt)
+		record, ok, zero := frameAt(data, off, hdr.salt)
 		if !ok {
+			l.empty = off == logFrames && zero
 			break
 		}
 		seq, changes, err := decodeRecord(record)
-		switch {
-		case err != nil:
+		if err != nil {
 			// The frame's checksum matched: this refine did not write it.
 			return nil, nil, fmt.Errorf("offset %d: %v", off, err)
-		case seq <= l.last:
-			return nil, nil, fmt.Errorf("offset %d: record %d after record %d", off, seq, l.last)
+		}
+		if seq < hdr.start || seq <= l.last {
+			// An earlier generation's frame: the end of this one.
+			break
 		}
 		frames = append(frames, loggedRecord{seq: seq, size: len(record), changes: changes})
 		l.last = seq
 		off = nextFrame(off, len(record))
 	}
 	l.end = off
-	if off == logFrames {
-		_, _, l.empty = frameAt(data, off, hdr.salt)
-	}
-	for next := off + logBlock; next < l.size; next += logBlock {
+	// Past the end are zeros, the rest of a frame a crash cut short, or
+	// an earlier generation's frames, whose records the marker covers. A
+	// whole frame with a record after the marker means the end is damage.
+	for next := off; next < l.size; next += logBlock {
 		record, ok, _ := frameAt(data, next, hdr.salt)
 		if !ok {
 			continue
 		}
 		if seq, _, err := decodeRecord(record); err == nil && seq <= hdr.marker {
 			continue // checkpointed: damage before it lost nothing
+		}
+		if next == off {
+			return nil, nil, fmt.Errorf("offset %d: a frame of record %d, after the marker (%d) but not after the log's records: the log's header or frames were damaged", next, binary.LittleEndian.Uint64(record[8:]), hdr.marker)
 		}
 		return nil, nil, fmt.Errorf("the frame at offset %d is not whole (cut short, damaged or zeroed), yet a whole one follows at offset %d: that is damage, not a commit a crash cut short, and the files may hold its commit in whole or in part", off, next)
 	}

@@ -214,6 +214,15 @@ func writeLog(t *testing.T, dir, name string, data []byte) {
 
 func changesOf(ops ...refine.Op) []change { return netChanges(ops) }
 
+// encodeMarker lays out a checkpoint marker file as earlier refines wrote
+// it: "REFCKP1\n", seq uint64, and a CRC-32C of those 16 bytes.
+func encodeMarker(seq uint64) []byte {
+	b := make([]byte, 0, markerSize)
+	b = append(b, markerMagic...)
+	b = binary.LittleEndian.AppendUint64(b, seq)
+	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
+}
+
 // withSum recomputes a hand-edited record's checksum, making it complete.
 func withSum(b []byte) []byte {
 	body := slices.Clone(b[:len(b)-crcSize])

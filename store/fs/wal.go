@@ -19,13 +19,17 @@ import (
 
 // The log folder, .refine-wal, holds:
 //
-//	<seq>.rec      one record per commit not yet checkpointed; seq is the
-//	               commit's sequence number in 20 decimal digits, so names
-//	               sort in sequence order
-//	checkpoint     the marker: every record up to its sequence number is
-//	               reflected, fsynced, in the session's files
-//	*.tmp          a record or marker being written, or a put's value on its
-//	               way to its key; Open discards them
+//	log            the log file: a header holding the marker (every record
+//	               up to it is reflected, fsynced, in the session's files)
+//	               and the records as frames (see logfile.go)
+//	<seq>.rec      a record too big for the log file, until a checkpoint
+//	               covers it; seq is the commit's sequence number in 20
+//	               decimal digits, so names sort in sequence order. Earlier
+//	               refines wrote every record so
+//	checkpoint     the marker as earlier refines wrote it; Open moves it
+//	               into the log file's header
+//	*.tmp          a record file or the log file being written, or a put's
+//	               value on its way to its key; Open discards them
 //
 // A record is, with integers little-endian:
 //
@@ -39,14 +43,15 @@ import (
 //	crc     uint32   CRC-32C (Castagnoli) of every byte before it
 //
 // A record holds a commit's net effect: each key once, in key order, its
-// last op in the commit. A record takes its name only once written in full
-// and fsynced, so a crash never leaves a named record cut short (a
+// last op in the commit. A record file takes its name only once written in
+// full and fsynced, so a crash never leaves a named record cut short (a
 // temporary file at most); the checksum detects one the disk or another
 // program damaged since, which Open refuses. It is not a defence against a
 // forger, which is why a record that passes it is still checked key by key
 // before anything is replayed.
 //
-// The marker is "REFCKP1\n", seq uint64, and a CRC-32C of those 16 bytes.
+// The marker file of earlier refines is "REFCKP1\n", seq uint64, and a
+// CRC-32C of those 16 bytes.
 const (
 	recordMagic  = "REFWAL1\n"
 	markerMagic  = "REFCKP1\n"
@@ -191,15 +196,9 @@ func decodeRecord(data []byte) (seq uint64, changes []change, err error) {
 	return seq, changes, nil
 }
 
-func encodeMarker(seq uint64) []byte {
-	b := make([]byte, 0, markerSize)
-	b = append(b, markerMagic...)
-	b = binary.LittleEndian.AppendUint64(b, seq)
-	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
-}
-
-// decodeMarker parses the checkpoint marker. It is replaced by rename, so
-// like a record it is never legitimately torn.
+// decodeMarker parses an earlier refine's checkpoint marker file. It was
+// replaced by rename, so like a record file it is never legitimately
+// torn.
 func decodeMarker(data []byte) (uint64, error) {
 	if len(data) != markerSize || !bytes.HasPrefix(data, []byte(markerMagic)) {
 		return 0, fmt.Errorf("not a checkpoint marker of this refine (%d bytes)", len(data))
