@@ -45,12 +45,12 @@ func (s *Store) Commit(ctx context.Context, ops ...refine.Op) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("fs: commit: %w", err)
 	}
-	if err := refine.ValidAppendOps(ops); err != nil {
+	if err := refine.ValidStoreOps(ops, true, true); err != nil {
 		return fmt.Errorf("fs: commit: %w", err)
 	}
 	s.commitMu.Lock()
 	defer s.commitMu.Unlock()
-	changes := netChanges(ops) // the keys, for messages; appends are resolved below
+	changes := netChanges(ops) // the keys, for messages; appends and copies are resolved below
 	if len(changes) == 0 {
 		return nil
 	}
@@ -60,7 +60,7 @@ func (s *Store) Commit(ctx context.Context, ops ...refine.Op) error {
 	if err := s.waitForRoom(); err != nil {
 		return s.failed("commit "+describe(changes), err)
 	}
-	ops, err := s.resolveAppends(ops)
+	ops, err := s.resolveOps(ops)
 	if err != nil {
 		return fmt.Errorf("fs: commit: %w", err)
 	}
@@ -119,17 +119,20 @@ func (s *Store) failed(op string, err error) error {
 	return fmt.Errorf("fs: %s: %w", op, err)
 }
 
-// resolveAppends turns each append into a put of the key's whole new
-// value: its value before the commit (or as an earlier op of the commit
-// left it) with the appended bytes after it. The log then records whole
-// values as ever, so recovery needs nothing new; what an append saves is
+// resolveOps turns each append into a put of the key's whole new value
+// (its value before the commit, or as an earlier op of the commit left
+// it, with the appended bytes after it) and each copy into a put of its
+// source's value at that point. The log then records whole values as
+// ever, so recovery needs nothing new; what an append or a copy saves is
 // the caller's work and the bytes it hands over, and, for a key that
 // grows by small records, a new file per record. A key's value before the
-// commit may still be in the overlay. s.commitMu must be held.
-func (s *Store) resolveAppends(ops []refine.Op) ([]refine.Op, error) {
+// commit may still be in the overlay. A copy of an absent key fails the
+// commit with an error wrapping refine.ErrNotFound. s.commitMu must be
+// held.
+func (s *Store) resolveOps(ops []refine.Op) ([]refine.Op, error) {
 	has := false
 	for _, op := range ops {
-		has = has || op.Kind == refine.OpAppend
+		has = has || op.Kind == refine.OpAppend || op.Kind == refine.OpCopy
 	}
 	if !has {
 		return ops, nil
@@ -138,25 +141,45 @@ func (s *Store) resolveAppends(ops []refine.Op) ([]refine.Op, error) {
 	defer s.mu.RUnlock()
 	out := make([]refine.Op, len(ops))
 	staged := map[string][]byte{} // key → value as the commit so far leaves it; nil: deleted
+	current := func(key string) ([]byte, bool, error) {
+		if v, ok := staged[key]; ok {
+			return v, v != nil, nil
+		}
+		b, err := s.readLogical(key)
+		if errors.Is(err, refine.ErrNotFound) {
+			return nil, false, nil
+		}
+		return b, err == nil, err
+	}
 	for i, op := range ops {
 		switch op.Kind {
 		case refine.OpPut:
-			staged[op.Key] = op.Value
+			v := op.Value
+			if v == nil {
+				v = []byte{} // an empty value, not a deletion
+			}
+			staged[op.Key] = v
 			out[i] = op
 		case refine.OpDelete:
 			staged[op.Key] = nil
 			out[i] = op
 		case refine.OpAppend:
-			base, ok := staged[op.Key]
-			if !ok {
-				b, err := s.readLogical(op.Key)
-				if err != nil && !errors.Is(err, refine.ErrNotFound) {
-					return nil, fmt.Errorf("append %s: %w", op.Key, err)
-				}
-				base = b
+			base, _, err := current(op.Key)
+			if err != nil {
+				return nil, fmt.Errorf("append %s: %w", op.Key, err)
 			}
 			v := make([]byte, 0, len(base)+len(op.Value))
 			v = append(append(v, base...), op.Value...)
+			staged[op.Key] = v
+			out[i] = refine.Put(op.Key, v)
+		case refine.OpCopy:
+			v, ok, err := current(op.From)
+			if err != nil {
+				return nil, fmt.Errorf("copy %s to %s: %w", op.From, op.Key, err)
+			}
+			if !ok {
+				return nil, fmt.Errorf("copy %s to %s: %w", op.From, op.Key, refine.ErrNotFound)
+			}
 			staged[op.Key] = v
 			out[i] = refine.Put(op.Key, v)
 		}

@@ -402,6 +402,10 @@ func (s *Store) usable(op string) error {
 // (refine.Appender).
 func (s *Store) Appends() bool { return !s.readOnly }
 
+// Copies reports true for a writable Store: Commit accepts OpCopy
+// (refine.Copier), written to the log as a put of the source's value.
+func (s *Store) Copies() bool { return !s.readOnly }
+
 // Get returns the value at key, or an error wrapping refine.ErrNotFound.
 // A symbolic link at key or on the way to it is an error, not followed.
 func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
