@@ -41,6 +41,9 @@ var (
 	ErrCorrupt = errors.New("corrupt session state")
 	// ErrUnknownCall: Deliver names a role call the last Next did not ask for.
 	ErrUnknownCall = errors.New("no such role call waits for a response")
+	// ErrNotPersisted: the writes of the last Next (Ready.Persist) are
+	// not yet committed and acknowledged with Advance.
+	ErrNotPersisted = errors.New("the last Ready is not persisted")
 	// ErrUnknownQuestion: Answer names a question that is not pending.
 	ErrUnknownQuestion = errors.New("no such pending question")
 	// ErrInvalidAnswer: an Answer picks an option that was not offered, or

@@ -109,6 +109,15 @@ func ExampleSession_Next() {
 			fmt.Println(err)
 			return
 		}
+		// Persist what Next decided, then tell the session.
+		if err := cfg.Store.Commit(ctx, ready.Persist...); err != nil {
+			fmt.Println(err)
+			return
+		}
+		if err := s.Advance(ctx); err != nil {
+			fmt.Println(err)
+			return
+		}
 		if len(ready.Calls) == 0 {
 			fmt.Println(ready.Outcome.Status, "after round", ready.Outcome.Round)
 			return

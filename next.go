@@ -7,10 +7,16 @@ import (
 	"slices"
 )
 
-// Ready is what a session needs from outside before it can go on, as Next
-// returns it: role calls to make, or answers to its questions, or nothing
-// more (a terminal outcome).
+// Ready is what a session hands its caller from Next, as etcd's raft
+// package does: what to persist, then role calls to make, or answers to
+// its questions, or nothing more (a terminal outcome).
 type Ready struct {
+	// Persist are the writes of everything Next decided, in order: the
+	// journal records, prompts, outputs and renderings. Commit them to
+	// the session's Store in one Commit, then call Advance, before making
+	// the calls; the session refuses every other call (ErrNotPersisted)
+	// until then. Empty when Next decided nothing that needs writing.
+	Persist []Op
 	// Calls are the role calls the session waits for; when there are
 	// several (parallel drafting) they may run concurrently. Make each and
 	// hand its Response to Deliver, then call Next again.
@@ -21,18 +27,22 @@ type Ready struct {
 	Outcome Outcome
 }
 
-// Next plays the session as Run does, except that it makes no role call and
-// asks no question itself: it stops at the first role calls it needs, or
-// at its questions, and returns them. The caller makes the calls (a
+// Next plays the session as Run does, except that it does no I/O of its
+// own but reads: it writes nothing to the Store, makes no role call and
+// asks no question. It stops at the first role calls it needs, or at its
+// questions, and returns them with the writes its decisions made. The
+// caller commits Ready.Persist and calls Advance, then makes the calls (a
 // durable-execution engine runs each as an activity, with its own
 // timeouts and retries), delivers each response with Deliver and calls
-// Next again; it answers questions with Answer. Everything Next decided
-// before a call (the prompt included) is durable when it returns; a
-// delivered response is kept in memory until the next Next takes it, so
-// after a crash in between, the call is made again.
+// Next again; it answers questions with Answer. A delivered response is
+// kept in memory until the next Next takes it, so after a crash in
+// between, the call is made again.
 //
-// Transport retries are the caller's: a call that fails is not delivered.
-// Next returns the errors Run returns, and ErrUnknownCall never.
+// If the Commit of Ready.Persist fails, drop the session and Open it
+// again: it resumes from what was persisted. Next returns the errors Run
+// returns, with the writes made up to the failure in Ready.Persist
+// (persist them too), and ErrUnknownCall never. Transport retries are the
+// caller's: a call that fails is not delivered.
 func (s *Session) Next(ctx context.Context) (Ready, error) {
 	if err := s.lock(ctx); err != nil {
 		return Ready{Outcome: Outcome{Status: StatusPaused, Reason: err.Error()}}, err
@@ -45,17 +55,48 @@ func (s *Session) Next(ctx context.Context) (Ready, error) {
 		s.ext = &externalCalls{delivered: map[callID]Response{}}
 	}
 	s.ext.active, s.ext.needed = true, nil
-	inProcess := s.workers
+	inProcess, store := s.workers, s.cfg.Store
 	s.workers = &inlineWorkers{} // calls are not made here, and results come back in a fixed order
-	defer func() { s.ext.active, s.workers = false, inProcess }()
+	staging := newStagingStore(store)
+	s.cfg.Store = staging
+	defer func() {
+		s.ext.active, s.workers, s.cfg.Store = false, inProcess, store
+		if len(staging.ops) > 0 {
+			s.unpersisted = staging.commits
+		}
+	}()
 
 	s.startRunScope(ctx)
 	o, err := s.run(ctx)
 	s.endRunScope(o, err)
+	r := Ready{Persist: staging.ops, Outcome: o}
 	if errors.Is(err, errNeedCalls) {
-		return Ready{Calls: slices.Clone(s.ext.needed), Outcome: o}, nil
+		r.Calls = slices.Clone(s.ext.needed)
+		return r, nil
 	}
-	return Ready{Outcome: o}, err
+	return r, err
+}
+
+// Advance tells the session that the last Ready.Persist is committed to
+// its Store: what Next decided is durable now, Status reports it, and the
+// session takes calls again. Without a Ready to persist it does nothing.
+func (s *Session) Advance(ctx context.Context) error {
+	select {
+	case s.turn <- struct{}{}:
+	case <-ctx.Done():
+		return fmt.Errorf("waiting for the session: %w", ctx.Err())
+	}
+	defer s.unlock()
+	commits := s.unpersisted
+	if commits == 0 {
+		return nil
+	}
+	s.unpersisted = 0
+	s.publish(s.j.doc)
+	for range commits {
+		s.emit(Event{Kind: EventCommitted})
+	}
+	return nil
 }
 
 // Deliver hands the session the response to a call the last Next asked

@@ -17,7 +17,7 @@ import (
 // drive plays s with Next as a durable-execution host would: it makes the
 // calls Next returns itself (with eng and rev), delivers them, and answers
 // questions with asker. It returns the final outcome and every Ready.
-func drive(t *testing.T, s *refine.Session, eng, rev refine.Role, asker refine.Asker) (refine.Outcome, []refine.Ready) {
+func drive(t *testing.T, s *refine.Session, st refine.Store, eng, rev refine.Role, asker refine.Asker) (refine.Outcome, []refine.Ready) {
 	t.Helper()
 	ctx := context.Background()
 	var readies []refine.Ready
@@ -26,6 +26,7 @@ func drive(t *testing.T, s *refine.Session, eng, rev refine.Role, asker refine.A
 		if err != nil {
 			t.Fatalf("Next: %v", err)
 		}
+		persist(t, s, st, r)
 		readies = append(readies, r)
 		switch {
 		case len(r.Calls) > 0:
@@ -57,6 +58,18 @@ func drive(t *testing.T, s *refine.Session, eng, rev refine.Role, asker refine.A
 	}
 	t.Fatal("no outcome after 200 Next calls")
 	return refine.Outcome{}, nil
+}
+
+// persist commits what Next decided and tells the session.
+func persist(t *testing.T, s *refine.Session, st refine.Store, r refine.Ready) {
+	t.Helper()
+	ctx := context.Background()
+	if err := st.Commit(ctx, r.Persist...); err != nil {
+		t.Fatalf("persist: %v", err)
+	}
+	if err := s.Advance(ctx); err != nil {
+		t.Fatalf("Advance: %v", err)
+	}
 }
 
 // storeContents reads every key of st.
@@ -127,7 +140,7 @@ func TestNextPlaysAsRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, readies := drive(t, byNext, eng, rev, answers())
+	got, readies := drive(t, byNext, nextCfg.Store, eng, rev, answers())
 	if want.Status != refine.StatusComplete || got.Status != want.Status || got.Round != want.Round {
 		t.Fatalf("Next ended %s after round %d; Run ended %s after round %d", got.Status, got.Round, want.Status, want.Round)
 	}
@@ -177,6 +190,7 @@ func TestNextReturnsParallelCallsTogether(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	persist(t, s, cfg.Store, r)
 	if len(r.Calls) != 2 || r.Calls[0].Call == r.Calls[1].Call || len(r.Calls[0].Gaps) != 1 {
 		t.Fatalf("first Ready: %d calls %+v, want one Engineer call per gap", len(r.Calls), r.Calls)
 	}
@@ -192,7 +206,7 @@ func TestNextReturnsParallelCallsTogether(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	out, _ := drive(t, s, eng, rev, refine.DefaultAsker{})
+	out, _ := drive(t, s, cfg.Store, eng, rev, refine.DefaultAsker{})
 	if out.Status != refine.StatusComplete {
 		t.Errorf("outcome %s (%s), want COMPLETE", out.Status, out.Reason)
 	}
@@ -213,6 +227,7 @@ func TestNextDeliverAndReopen(t *testing.T) {
 	if err != nil || len(r.Calls) != 1 {
 		t.Fatalf("Next: %v, %d calls", err, len(r.Calls))
 	}
+	persist(t, s, store, r)
 	stray := r.Calls[0]
 	stray.Call++
 	if err := s.Deliver(ctx, stray, refine.Response{Content: "x"}); !errors.Is(err, refine.ErrUnknownCall) {
@@ -232,5 +247,69 @@ func TestNextDeliverAndReopen(t *testing.T) {
 	}
 	if diff := cmp.Diff(r.Calls, r2.Calls); diff != "" {
 		t.Errorf("after reopening, Next asks for other calls (-before +after):\n%s", diff)
+	}
+}
+
+// Next writes nothing itself: its decisions reach the Store only when the
+// caller commits Ready.Persist, Status reports them only after Advance,
+// and until then the session takes no other call. A process that dies
+// before persisting resumes from what was persisted and asks for the same
+// call again.
+func TestNextHandsOverItsWrites(t *testing.T) {
+	ctx := context.Background()
+	store := memory.New()
+	cfg := refinetest.Config(refinetest.Script(), refinetest.Script(), refine.DeferAsker{})
+	cfg.Store = store
+	s, err := refine.New(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := storeContents(t, store)
+	statusBefore, _ := s.Status(ctx)
+	r, err := s.Next(ctx)
+	if err != nil || len(r.Calls) != 1 || len(r.Persist) == 0 {
+		t.Fatalf("Next: %v, %d calls, %d writes", err, len(r.Calls), len(r.Persist))
+	}
+	if diff := cmp.Diff(before, storeContents(t, store)); diff != "" {
+		t.Errorf("Next wrote to the Store itself (-before +after):\n%s", diff)
+	}
+	if st, _ := s.Status(ctx); st.Round != statusBefore.Round || st.Phase != statusBefore.Phase {
+		t.Errorf("Status reports round %d %s before Advance; it was round %d %s", st.Round, st.Phase, statusBefore.Round, statusBefore.Phase)
+	}
+	if err := s.Deliver(ctx, r.Calls[0], refine.Response{Content: engineerDoc(r.Calls[0].Gaps...)}); !errors.Is(err, refine.ErrNotPersisted) {
+		t.Errorf("Deliver before Advance = %v, want ErrNotPersisted", err)
+	}
+	if _, err := s.Next(ctx); !errors.Is(err, refine.ErrNotPersisted) {
+		t.Errorf("Next before Advance = %v, want ErrNotPersisted", err)
+	}
+
+	// The process dies before persisting; another opens the session.
+	ocfg := refinetest.Config(refinetest.Script(), refinetest.Script(), refine.DeferAsker{})
+	ocfg.Store = store
+	again, err := refine.Open(ctx, ocfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, err := again.Next(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(r.Calls, r2.Calls); diff != "" {
+		t.Errorf("after an unpersisted Ready, Next asks for other calls (-before +after):\n%s", diff)
+	}
+	promptOf := func(r refine.Ready) string {
+		for _, op := range r.Persist {
+			if op.Key == "round_001/prompts/engineer-1.md" {
+				return string(op.Value)
+			}
+		}
+		return ""
+	}
+	if p1, p2 := promptOf(r), promptOf(r2); p1 == "" || p1 != p2 {
+		t.Errorf("the second Next built another prompt:\n%.200s\nvs\n%.200s", p1, p2)
+	}
+	persist(t, again, store, r2)
+	if st, _ := again.Status(ctx); st.Phase == statusBefore.Phase && st.Round == statusBefore.Round {
+		t.Errorf("Status after Advance still reports round %d %s", st.Round, st.Phase)
 	}
 }

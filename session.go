@@ -51,6 +51,9 @@ type Session struct {
 	// and before Run or Step returns.
 	pending []Op
 	dirty   bool
+	// unpersisted counts the commits of the last Ready.Persist until
+	// Advance says they are in the Store.
+	unpersisted int
 	// lastRendered holds the renderings last committed, so an unchanged
 	// one is not written again.
 	lastRendered map[string]string
@@ -73,14 +76,19 @@ type Session struct {
 	renderNext bool
 }
 
-// lock takes the session's turn, or returns ctx's error if ctx ends first.
+// lock takes the session's turn, or returns ctx's error if ctx ends
+// first, or ErrNotPersisted while what Next decided waits to be persisted.
 func (s *Session) lock(ctx context.Context) error {
 	select {
 	case s.turn <- struct{}{}:
-		return nil
 	case <-ctx.Done():
 		return fmt.Errorf("waiting for the session: %w", ctx.Err())
 	}
+	if s.unpersisted > 0 {
+		s.unlock()
+		return fmt.Errorf("%w: commit the last Ready.Persist to the Store, then call Advance", ErrNotPersisted)
+	}
+	return nil
 }
 
 func (s *Session) unlock() { <-s.turn }
@@ -274,8 +282,12 @@ func (s *Session) commit(ctx context.Context, ops ...Op) error {
 	if rendered != nil {
 		s.lastRendered = rendered
 	}
-	s.publish(s.j.doc)
-	s.emit(Event{Kind: EventCommitted})
+	if _, staged := s.cfg.Store.(*stagingStore); !staged {
+		// Under Next the writes are the caller's: Advance says when they
+		// are durable.
+		s.publish(s.j.doc)
+		s.emit(Event{Kind: EventCommitted})
+	}
 	return nil
 }
 

@@ -6,7 +6,9 @@
 // The workflow RefineSession drives the refine engine through
 // refine.Session.Next, the engine's decisions without its I/O: Next plays
 // the session until it needs role calls made or questions answered and
-// returns them; the workflow runs each call as the CallRole activity (all
+// returns them with the writes its decisions made; the workflow commits
+// the writes to its store and calls Advance, runs each call as the
+// CallRole activity (all
 // of a parallel-drafting round's calls side by side), hands the responses
 // back with Deliver, and waits for Updates to answer questions. Everything
 // else non-deterministic comes from the workflow: time (workflow.Now),

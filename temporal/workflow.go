@@ -121,6 +121,14 @@ func RefineSession(ctx workflow.Context, in SessionInput) (SessionResult, error)
 	for {
 		h.running = true
 		ready, runErr := sess.Next(root)
+		// What Next decided goes into the workflow's store (and, at a
+		// rendering, to the mirror) before any call is made.
+		if err := store.Commit(root, ready.Persist...); err != nil {
+			return SessionResult{Outcome: ready.Outcome}, fmt.Errorf("session %s: persist: %w", id, err)
+		}
+		if err := sess.Advance(root); err != nil {
+			return SessionResult{Outcome: ready.Outcome}, err
+		}
 		if runErr == nil && len(ready.Calls) > 0 {
 			runErr = callRoles(roleCtx, sess, root, ready.Calls)
 			h.running = false

@@ -1,0 +1,117 @@
+package refine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// stagingStore is the Store a session writes to while Next plays: commits
+// are not made but kept, in order, for Next to hand its caller in
+// Ready.Persist; reads see them over the session's Store. It accepts what
+// the session's Store accepts (appends, copies), so the ops it keeps are
+// ones that Store takes as they are.
+type stagingStore struct {
+	base Store
+	ops  []Op
+	// values holds the keys the kept ops changed: a value, or nil for a
+	// deleted key.
+	values  map[string][]byte
+	commits int
+}
+
+func newStagingStore(base Store) *stagingStore {
+	return &stagingStore{base: base, values: map[string][]byte{}}
+}
+
+// Appends forwards the session Store's Appender capability.
+func (st *stagingStore) Appends() bool { return appends(st.base) }
+
+// Copies forwards the session Store's Copier capability.
+func (st *stagingStore) Copies() bool { return copies(st.base) }
+
+// Get returns key's value as the kept commits leave it.
+func (st *stagingStore) Get(ctx context.Context, key string) ([]byte, error) {
+	if v, ok := st.values[key]; ok {
+		if v == nil {
+			return nil, fmt.Errorf("get %s: %w", key, ErrNotFound)
+		}
+		return slices.Clone(v), nil
+	}
+	return st.base.Get(ctx, key)
+}
+
+// List lists the keys as the kept commits leave them.
+func (st *stagingStore) List(ctx context.Context, prefix string) ([]string, error) {
+	keys, err := st.base.List(ctx, prefix)
+	if err != nil {
+		return nil, err
+	}
+	keys = slices.DeleteFunc(keys, func(k string) bool {
+		v, changed := st.values[k]
+		return changed && v == nil
+	})
+	for k, v := range st.values {
+		if v != nil && strings.HasPrefix(k, prefix) && !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	return keys, nil
+}
+
+// Commit keeps ops, all or nothing, as the session's Store would apply
+// them.
+func (st *stagingStore) Commit(ctx context.Context, ops ...Op) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	if err := ValidStoreOps(ops, st.Appends(), st.Copies()); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	next := map[string][]byte{}
+	current := func(key string) ([]byte, error) {
+		if v, ok := next[key]; ok {
+			return v, nil
+		}
+		b, err := st.Get(ctx, key)
+		if errors.Is(err, ErrNotFound) {
+			return nil, nil
+		}
+		return b, err
+	}
+	for _, op := range ops {
+		switch op.Kind {
+		case OpPut:
+			next[op.Key] = append([]byte{}, op.Value...)
+		case OpDelete:
+			next[op.Key] = nil
+		case OpAppend:
+			base, err := current(op.Key)
+			if err != nil {
+				return fmt.Errorf("commit: append %s: %w", op.Key, err)
+			}
+			next[op.Key] = append(slices.Clip(base), op.Value...)
+		case OpCopy:
+			v, err := current(op.From)
+			if err != nil {
+				return fmt.Errorf("commit: copy %s to %s: %w", op.From, op.Key, err)
+			}
+			if v == nil {
+				return fmt.Errorf("commit: copy %s to %s: %w", op.From, op.Key, ErrNotFound)
+			}
+			next[op.Key] = v
+		}
+	}
+	for k, v := range next {
+		st.values[k] = v
+	}
+	for _, op := range ops {
+		op.Value = slices.Clone(op.Value) // the caller may reuse its slices
+		st.ops = append(st.ops, op)
+	}
+	st.commits++
+	return nil
+}
