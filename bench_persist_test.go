@@ -228,3 +228,102 @@ func BenchmarkOverheadWithClose(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSessionCPU: the engine's own work in a 5-round session (the
+// session of BenchmarkOverheadWithClose) with instant roles, back to back:
+// ms per session, and what it would add to 200 ms of role calls if it ran
+// as fast between real calls ("cpu-overhead"; BenchmarkSessionAfterIdle
+// shows why it does not).
+func BenchmarkSessionCPU(b *testing.B) {
+	ctx := context.Background()
+	eng, rev, _ := instantRoles(0, 0)
+	for b.Loop() {
+		cfg := refinetest.Config(eng, rev, refine.DefaultAsker{}, benchGaps(5)...)
+		cfg.GapsPerRound = 1
+		cfg.Clock = refine.SystemClock{}
+		s, err := refine.New(ctx, cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if out, err := s.Run(ctx); err != nil || out.Round != 5 {
+			b.Fatalf("%+v %v", out, err)
+		}
+	}
+	perSession := float64(b.Elapsed()) / float64(b.N)
+	b.ReportMetric(perSession/1e6, "ms/session")
+	b.ReportMetric(1+perSession/float64(200*time.Millisecond), "cpu-overhead")
+}
+
+// BenchmarkSessionAfterIdle: the same session run right after a 20 ms
+// sleep (as the engine runs after each role call) against back to back,
+// median of 60 each: how much slower the same work runs on a CPU that
+// has just been idle.
+func BenchmarkSessionAfterIdle(b *testing.B) {
+	ctx := context.Background()
+	eng, rev, _ := instantRoles(0, 0)
+	session := func() time.Duration {
+		cfg := refinetest.Config(eng, rev, refine.DefaultAsker{}, benchGaps(5)...)
+		cfg.GapsPerRound = 1
+		cfg.Clock = refine.SystemClock{}
+		start := time.Now()
+		s, err := refine.New(ctx, cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if out, err := s.Run(ctx); err != nil || out.Round != 5 {
+			b.Fatalf("%+v %v", out, err)
+		}
+		return time.Since(start)
+	}
+	median := func(ds []time.Duration) float64 {
+		slices.Sort(ds)
+		return float64(ds[len(ds)/2])
+	}
+	var ratio float64
+	for b.Loop() {
+		var hot, idle []time.Duration
+		for range 60 {
+			hot = append(hot, session())
+		}
+		for range 60 {
+			time.Sleep(20 * time.Millisecond) // a role call's latency, not synchronisation
+			idle = append(idle, session())
+		}
+		ratio = median(idle) / median(hot)
+	}
+	b.ReportMetric(ratio, "after-idle/back-to-back")
+}
+
+// BenchmarkOpenLongSession: reading a session stopped after 50 rounds
+// (a crash, say) whose background snapshot is not complete yet: the
+// records since its first snapshot are replayed, in time linear in their
+// bytes.
+func BenchmarkOpenLongSession(b *testing.B) {
+	ctx := context.Background()
+	eng, rev := realisticRoles(0)
+	st := memory.New()
+	cfg := refinetest.Config(eng, rev, refine.DefaultAsker{}, benchGaps(60)...)
+	cfg.Spec = realisticSpec()
+	cfg.GapsPerRound, cfg.MaxRounds, cfg.Store = 1, 60, st
+	s, err := refine.New(ctx, cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for range 50 {
+		if _, err := s.Step(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	journal := 0
+	keys, _ := st.List(ctx, "journal/")
+	for _, k := range keys {
+		v, _ := st.Get(ctx, k)
+		journal += len(v)
+	}
+	for b.Loop() {
+		if _, err := refine.Inspect(ctx, st); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(journal)/1024, "journal-KiB")
+}

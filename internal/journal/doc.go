@@ -94,9 +94,12 @@ func (d *Doc) apply(op Op) error {
 	case len(op.Path) == 1 && op.Op == "append":
 		return d.appendTo(i, op.Value)
 	}
-	v, err := apply(d.vals[i], op.Path[1:], op)
-	if err != nil {
-		return err
+	v, ok := splice(d.vals[i], op.Path[1:], op)
+	if !ok {
+		var err error
+		if v, err = apply(d.vals[i], op.Path[1:], op); err != nil {
+			return err
+		}
 	}
 	d.vals[i], d.owned[i] = v, true
 	return nil
