@@ -10,34 +10,53 @@ import (
 
 // findGapIDs is gap.FindIDMatches, made fast: the package's regexp needs
 // the slow NFA for its word boundaries (about 20 MB/s), so instead of
-// running it over the whole text we find each literal "GAP-" whose next
-// bytes have an ID's shape, and run the regexp, which stays the authority,
-// on a window just long enough to hold the longest ID plus one byte for
-// the trailing boundary. The leading boundary is checked here, since the
-// window starts at the G. FuzzEngineer checks the two agree on every input.
+// running it over the whole text we find each literal "GAP-" and read the
+// ID that follows by hand (gapIDLen), exactly as the regexp
+// \bGAP-[A-Z]{2,10}-\d{3}[a-z]?\b reads it; the regexp stays the
+// authority: FuzzEngineer checks the two agree on every input.
 func findGapIDs(text string) []gap.Match {
-	const longest = len("GAP-ABCDEFGHIJ-001a")
-	return findWindowed(text, "GAP-", longest+1, gapShape, gap.FindIDMatches)
+	ms := findLiteral(text, "GAP-", gapIDLen)
+	// As gap.FindIDMatches: what the pattern reads but ValidID refuses
+	// (number 000) is passed over.
+	return slices.DeleteFunc(ms, func(m gap.Match) bool { return !gap.ValidID(m.ID) })
 }
 
-// findIssueIDs is gap.FindIssueMatches with the same prefilter.
+// findIssueIDs is gap.FindIssueMatches with the same approach.
 func findIssueIDs(text string) []gap.Match {
-	const longest = len("ISSUE-R12-001")
-	return findWindowed(text, "ISSUE-R", longest+1, issueShape, gap.FindIssueMatches)
+	return findLiteral(text, "ISSUE-R", issueIDLen)
 }
 
-// gapShape reports whether s (after "GAP-") starts like an ID: 2-10
-// upper-case letters, a dash, 3 digits. It is a necessary condition only.
-func gapShape(s string) bool {
+// gapIDLen returns the length of the gap ID s starts with, after its
+// "GAP-", or 0: 2-10 upper-case letters, a dash, 3 digits, an optional
+// lower-case letter, then a word boundary (the letter is dropped if only
+// that leaves one, as the regexp backtracks).
+func gapIDLen(s string) int {
 	n := run(s, 'A', 'Z')
-	return n >= 2 && n <= 10 && len(s) > n && s[n] == '-' && run(s[n+1:], '0', '9') >= 3
+	if n < 2 || n > 10 || len(s) <= n || s[n] != '-' || run(s[n+1:], '0', '9') < 3 {
+		return 0
+	}
+	end := n + 4
+	if end < len(s) && s[end] >= 'a' && s[end] <= 'z' && (end+1 == len(s) || !isWordByte(s[end+1])) {
+		return end + 1
+	}
+	if end < len(s) && isWordByte(s[end]) {
+		return 0
+	}
+	return end
 }
 
-// issueShape reports whether s (after "ISSUE-R") starts like an issue ID's
-// round and number: 1-2 digits, a dash, 3 digits.
-func issueShape(s string) bool {
+// issueIDLen returns the length of the issue ID s starts with, after its
+// "ISSUE-R", or 0: 1-2 digits, a dash, 3 digits, a word boundary.
+func issueIDLen(s string) int {
 	n := run(s, '0', '9')
-	return n >= 1 && n <= 2 && len(s) > n && s[n] == '-' && run(s[n+1:], '0', '9') >= 3
+	if n < 1 || n > 2 || len(s) <= n || s[n] != '-' || run(s[n+1:], '0', '9') < 3 {
+		return 0
+	}
+	end := n + 4
+	if end < len(s) && isWordByte(s[end]) {
+		return 0
+	}
+	return end
 }
 
 // run counts the leading bytes of s within lo..hi, stopping at 11.
@@ -49,7 +68,9 @@ func run(s string, lo, hi byte) int {
 	return n
 }
 
-func findWindowed(text, lit string, window int, shape func(string) bool, find func(string) []gap.Match) []gap.Match {
+// findLiteral finds each lit at a word boundary whose following bytes
+// idLen reads as an ID, leftmost first and not overlapping.
+func findLiteral(text, lit string, idLen func(string) int) []gap.Match {
 	var out []gap.Match
 	for off := 0; ; {
 		i := strings.Index(text[off:], lit)
@@ -61,16 +82,13 @@ func findWindowed(text, lit string, window int, shape func(string) bool, find fu
 		if i > 0 && isWordByte(text[i-1]) {
 			continue // "xGAP-…" has no word boundary before the G
 		}
-		if !shape(text[off:]) {
+		n := idLen(text[off:])
+		if n == 0 {
 			continue
 		}
-		ms := find(text[i:min(len(text), i+window)])
-		if len(ms) == 0 || ms[0].Start != 0 {
-			continue
-		}
-		m := ms[0]
-		out = append(out, gap.Match{ID: m.ID, Start: i + m.Start, End: i + m.End})
-		off = i + m.End
+		end := off + n
+		out = append(out, gap.Match{ID: text[i:end], Start: i, End: end})
+		off = end
 	}
 }
 
