@@ -18,7 +18,10 @@ func findGapIDs(text string) []gap.Match {
 	ms := findLiteral(text, "GAP-", gapIDLen)
 	// As gap.FindIDMatches: what the pattern reads but ValidID refuses
 	// (number 000) is passed over.
-	return slices.DeleteFunc(ms, func(m gap.Match) bool { return !gap.ValidID(m.ID) })
+	return slices.DeleteFunc(ms, func(m gap.Match) bool {
+		id := strings.TrimRight(m.ID, "abcdefghijklmnopqrstuvwxyz")
+		return strings.HasSuffix(id, "-000")
+	})
 }
 
 // findIssueIDs is gap.FindIssueMatches with the same approach.
