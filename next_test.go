@@ -235,19 +235,28 @@ func TestNextDeliverAndReopen(t *testing.T) {
 	}
 
 	// The process dies here; another opens the session.
-	ocfg := refinetest.Config(refinetest.Script(), refinetest.Script(), refine.DeferAsker{})
-	ocfg.Store = store
-	again, err := refine.Open(ctx, ocfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r2, err := again.Next(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, r2 := reopenAndNext(t, store)
 	if diff := cmp.Diff(r.Calls, r2.Calls); diff != "" {
 		t.Errorf("after reopening, Next asks for other calls (-before +after):\n%s", diff)
 	}
+}
+
+// reopenAndNext opens the session in store, as another process would,
+// and plays it to its next Ready.
+func reopenAndNext(t *testing.T, store refine.Store) (*refine.Session, refine.Ready) {
+	t.Helper()
+	ctx := context.Background()
+	cfg := refinetest.Config(refinetest.Script(), refinetest.Script(), refine.DeferAsker{})
+	cfg.Store = store
+	s, err := refine.Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Next(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, r
 }
 
 // Next writes nothing itself: its decisions reach the Store only when the
@@ -284,16 +293,7 @@ func TestNextHandsOverItsWrites(t *testing.T) {
 	}
 
 	// The process dies before persisting; another opens the session.
-	ocfg := refinetest.Config(refinetest.Script(), refinetest.Script(), refine.DeferAsker{})
-	ocfg.Store = store
-	again, err := refine.Open(ctx, ocfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r2, err := again.Next(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	again, r2 := reopenAndNext(t, store)
 	if diff := cmp.Diff(r.Calls, r2.Calls); diff != "" {
 		t.Errorf("after an unpersisted Ready, Next asks for other calls (-before +after):\n%s", diff)
 	}
