@@ -16,8 +16,9 @@ import (
 
 // How a session's state is stored.
 //
-// state.json is a snapshot: the whole state as of journal record
-// JournalSeq. Every durable point after it commits one small record of
+// A snapshot is the whole state as of journal record JournalSeq:
+// state.json, or a newer one under snapshots/. Every durable point after
+// it commits one small record of
 // what changed (internal/journal), in the same Store commit as the outputs
 // it concerns. Records are lines of a journal segment,
 // journal/NNNNNNNNNN.jsonl, named by its first record; a segment holds one
@@ -29,8 +30,8 @@ import (
 // its Store grow with what happens, not with the state's size times the
 // number of durable points). With an Appender it is written in the
 // background: the state as of one record is frozen and appended to
-// snapshots/state_NNNNNNNNNN.json a chunk per commit, no chunk larger
-// than that commit's record or snapshotChunk, so no durable point pays
+// snapshots/state_NNNNNNNNNN.json a chunk per commit, each at most the
+// larger of that commit's records and snapshotChunk, so no durable point pays
 // for the whole state; the commit that appends the last chunk drops what
 // the new snapshot makes unnecessary. Until then the file is an
 // incomplete JSON document, which readers pass over. state.json is then
@@ -42,9 +43,9 @@ import (
 //
 // A round's state backup (state_backup_round_N.json) is a reference to the
 // journal record that ended round N, resolved from the newest snapshot at
-// or before it plus the records up to it. Snapshots older than state.json
-// are kept under snapshots/ while a backup needs one, and records are kept
-// from the oldest snapshot still needed.
+// or before it plus the records up to it. Older snapshots are kept under
+// snapshots/ while a backup needs one, and records are kept from the
+// oldest snapshot still needed.
 
 const (
 	journalPrefix  = "journal/"

@@ -9,7 +9,10 @@
 // append elements to an array, delete an object member. Diff descends into
 // objects and arrays that changed, a few levels deep, so that one changed
 // gap in a list of five hundred costs one gap's bytes, and a log that grew
-// costs only its new entries. The package does no I/O.
+// costs only its new entries. Rebuilding (Doc) keeps the document's
+// top-level members apart and splices a nested change into the bytes it
+// replaces, so replaying records costs about their size, not the
+// document's size per record. The package does no I/O.
 package journal
 
 import (
