@@ -18,39 +18,10 @@ func (s *Session) sessionEnd(ctx context.Context) (bool, error) {
 	if s.st.CleanupDone {
 		return false, nil
 	}
-	keys, err := s.cfg.Store.List(ctx, "")
+	q, infos, ok, err := s.cleanupQuestion(ctx)
 	if err != nil {
-		return false, fmt.Errorf("archive cleanup: %w", err)
+		return false, err
 	}
-	var infos []rollback.ArchiveInfo
-	for _, k := range keys {
-		r, n, ok := rollback.ParseArchiveName(k)
-		if !ok {
-			continue
-		}
-		b, err := s.cfg.Store.Get(ctx, k)
-		if err != nil {
-			return false, fmt.Errorf("archive cleanup: read %s: %w", k, err)
-		}
-		info := rollback.ArchiveInfo{Name: k, Size: int64(len(b)), Round: r, Attempt: n}
-		// An archive that does not read back safely (a link, a path out of
-		// its folder, too large unpacked) is never removed or moved to
-		// cold storage: it stays for a person to look at.
-		if _, _, err := rollback.ReadArchive(b, rollback.Limits{}); err != nil { // zero Limits: the defaults
-			info.Unsafe = err.Error()
-		}
-		for _, rec := range s.st.Rollbacks.Records {
-			if rec.Archive == k {
-				info.At = rec.At
-			}
-		}
-		infos = append(infos, info)
-	}
-	coldName := ""
-	if s.cfg.ColdStore != nil {
-		coldName = "the configured cold store"
-	}
-	q, ok := rollbacktext.SessionEndPrompt(infos, coldName)
 	if !ok {
 		s.st.CleanupDone = true
 		s.stage()
@@ -81,6 +52,45 @@ func (s *Session) sessionEnd(ctx context.Context) (bool, error) {
 	s.st.CleanupDone = true
 	s.recordDecision(s.st.Round, "", q, a, fmt.Sprintf("%s (%d archive(s) removed from the session)", opt.Label, len(ops)))
 	return false, s.commit(ctx, ops...)
+}
+
+// cleanupQuestion lists the session's rollback archives and returns the
+// session-end question about them; ok is false when there is nothing to
+// ask (no archive).
+func (s *Session) cleanupQuestion(ctx context.Context) (q Question, infos []rollback.ArchiveInfo, ok bool, err error) {
+	keys, err := s.cfg.Store.List(ctx, "")
+	if err != nil {
+		return Question{}, nil, false, fmt.Errorf("archive cleanup: %w", err)
+	}
+	for _, k := range keys {
+		r, n, ok := rollback.ParseArchiveName(k)
+		if !ok {
+			continue
+		}
+		b, err := s.cfg.Store.Get(ctx, k)
+		if err != nil {
+			return Question{}, nil, false, fmt.Errorf("archive cleanup: read %s: %w", k, err)
+		}
+		info := rollback.ArchiveInfo{Name: k, Size: int64(len(b)), Round: r, Attempt: n}
+		// An archive that does not read back safely (a link, a path out of
+		// its folder, too large unpacked) is never removed or moved to
+		// cold storage: it stays for a person to look at.
+		if _, _, err := rollback.ReadArchive(b, rollback.Limits{}); err != nil { // zero Limits: the defaults
+			info.Unsafe = err.Error()
+		}
+		for _, rec := range s.st.Rollbacks.Records {
+			if rec.Archive == k {
+				info.At = rec.At
+			}
+		}
+		infos = append(infos, info)
+	}
+	coldName := ""
+	if s.cfg.ColdStore != nil {
+		coldName = "the configured cold store"
+	}
+	q, ok = rollbacktext.SessionEndPrompt(infos, coldName)
+	return q, infos, ok, nil
 }
 
 // moveToCold copies the archives into Config.ColdStore under

@@ -54,3 +54,52 @@ func TestSessionEndCleanupKeepsUnsafeArchives(t *testing.T) {
 		t.Errorf("the unsafe archive was deleted by the cleanup: %v", err)
 	}
 }
+
+// finishCounter counts the commits a session makes after it reports its
+// end.
+type finishCounter struct {
+	refine.Store
+	finished bool
+	after    int
+}
+
+func (f *finishCounter) Commit(ctx context.Context, ops ...refine.Op) error {
+	if f.finished {
+		f.after++
+	}
+	return f.Store.Commit(ctx, ops...)
+}
+
+func (f *finishCounter) Observe(e refine.Event) {
+	if e.Kind == refine.EventSessionFinished {
+		f.finished = true
+	}
+}
+
+// A session with no rollback archive settles the session-end cleanup in
+// the commit that finishes it: nothing to ask, no commit of its own.
+func TestSessionEndWithoutArchivesCommitsNothingMore(t *testing.T) {
+	ctx := context.Background()
+	eng := refinetest.Script(engineerDoc("GAP-TEST-001"))
+	rev := refinetest.Script(reviewerDoc(1, "GAP-TEST-001"))
+	asker := refinetest.Keys()
+	cfg := refinetest.Config(eng, rev, asker)
+	fc := &finishCounter{Store: cfg.Store}
+	cfg.Store, cfg.Observer = fc, fc
+	s, err := refine.New(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := s.Run(ctx)
+	if err != nil || out.Status != refine.StatusComplete {
+		t.Fatalf("Run = %+v, %v", out, err)
+	}
+	if fc.after != 0 {
+		t.Errorf("%d commits after the session finished, want 0", fc.after)
+	}
+	for _, q := range asker.Asked() {
+		if q.Kind == refine.KindRollback {
+			t.Errorf("asked %q with no archive", q.Title)
+		}
+	}
+}

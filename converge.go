@@ -219,6 +219,15 @@ func (s *Session) finish(ctx context.Context, o OutcomeStatus, reason string) er
 		return err
 	}
 	s.j.snapshotNext = true // a finished session's state.json is whole and current
+	if !s.st.CleanupDone {
+		// With no archive the session-end cleanup has nothing to ask: it
+		// is settled in this commit rather than in one of its own.
+		if _, _, ask, err := s.cleanupQuestion(ctx); err != nil {
+			return err
+		} else if !ask {
+			s.st.CleanupDone = true
+		}
+	}
 	if err := s.commit(ctx, ops...); err != nil {
 		return err
 	}
