@@ -327,3 +327,37 @@ func BenchmarkOpenLongSession(b *testing.B) {
 	}
 	b.ReportMetric(float64(journal)/1024, "journal-KiB")
 }
+
+// BenchmarkRoundGrowth: the engine's time per round late in a long
+// session against early in it (95 rounds of one gap each, realistic
+// output sizes, instant roles): work that grows with the session's
+// history shows here.
+func BenchmarkRoundGrowth(b *testing.B) {
+	ctx := context.Background()
+	eng, rev := realisticRoles(0)
+	var ratio float64
+	for b.Loop() {
+		cfg := refinetest.Config(eng, rev, refine.DefaultAsker{}, benchGaps(99)...)
+		cfg.Spec = realisticSpec()
+		cfg.GapsPerRound, cfg.MaxRounds, cfg.Store = 1, 99, memory.New()
+		s, err := refine.New(ctx, cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var per []time.Duration
+		for range 95 {
+			start := time.Now()
+			if _, err := s.Step(ctx); err != nil {
+				b.Fatal(err)
+			}
+			per = append(per, time.Since(start))
+		}
+		median := func(ds []time.Duration) float64 {
+			ds = slices.Clone(ds)
+			slices.Sort(ds)
+			return float64(ds[len(ds)/2])
+		}
+		ratio = median(per[85:95]) / median(per[1:11])
+	}
+	b.ReportMetric(ratio, "round86-95/round2-11")
+}
