@@ -216,13 +216,7 @@ func TestNextReturnsParallelCallsTogether(t *testing.T) {
 // before a crash is asked for again, with the same call number, after Open.
 func TestNextDeliverAndReopen(t *testing.T) {
 	ctx := context.Background()
-	store := memory.New()
-	cfg := refinetest.Config(refinetest.Script(), refinetest.Script(), refine.DeferAsker{})
-	cfg.Store = store
-	s, err := refine.New(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, store := deferredSession(t)
 	r, err := s.Next(ctx)
 	if err != nil || len(r.Calls) != 1 {
 		t.Fatalf("Next: %v, %d calls", err, len(r.Calls))
@@ -239,6 +233,20 @@ func TestNextDeliverAndReopen(t *testing.T) {
 	if diff := cmp.Diff(r.Calls, r2.Calls); diff != "" {
 		t.Errorf("after reopening, Next asks for other calls (-before +after):\n%s", diff)
 	}
+}
+
+// deferredSession starts a one-gap session on a memory store whose
+// questions defer, for driving with Next.
+func deferredSession(t *testing.T) (*refine.Session, refine.Store) {
+	t.Helper()
+	store := memory.New()
+	cfg := refinetest.Config(refinetest.Script(), refinetest.Script(), refine.DeferAsker{})
+	cfg.Store = store
+	s, err := refine.New(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, store
 }
 
 // reopenAndNext opens the session in store, as another process would,
@@ -266,13 +274,7 @@ func reopenAndNext(t *testing.T, store refine.Store) (*refine.Session, refine.Re
 // call again.
 func TestNextHandsOverItsWrites(t *testing.T) {
 	ctx := context.Background()
-	store := memory.New()
-	cfg := refinetest.Config(refinetest.Script(), refinetest.Script(), refine.DeferAsker{})
-	cfg.Store = store
-	s, err := refine.New(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, store := deferredSession(t)
 	before := storeContents(t, store)
 	statusBefore, _ := s.Status(ctx)
 	r, err := s.Next(ctx)
