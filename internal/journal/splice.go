@@ -100,7 +100,7 @@ func appendElems(doc, tail []byte) ([]byte, bool) {
 	if _, _, err := members(tail); err != nil {
 		return nil, false
 	}
-	elems := tail[1 : len(tail)-1]
+	elems := bytes.TrimSpace(tail[1 : len(tail)-1]) // "[ ]" adds nothing
 	if len(elems) == 0 {
 		return append([]byte(nil), doc...), true
 	}

@@ -24,6 +24,7 @@ func TestSplice(t *testing.T) {
 		{"delete the only member", []string{"b", "c", "1", "d"}, Op{Op: "delete"}, `{"a":1,"b":{"c":[1,{}],"e":"y"},"f":[]}`},
 		{"append to an array", []string{"b", "c"}, Op{Op: "append", Value: json.RawMessage(`[3,4]`)}, `{"a":1,"b":{"c":[1,{"d":"x"},3,4],"e":"y"},"f":[]}`},
 		{"append to an empty array", []string{"f"}, Op{Op: "append", Value: json.RawMessage(`["q"]`)}, `{"a":1,"b":{"c":[1,{"d":"x"}],"e":"y"},"f":["q"]}`},
+		{"append an empty array written with a space", []string{"b", "c"}, Op{Op: "append", Value: json.RawMessage(`[ ]`)}, `{"a":1,"b":{"c":[1,{"d":"x"}],"e":"y"},"f":[]}`},
 		{"index out of range", []string{"b", "c", "2"}, Op{Op: "set", Value: json.RawMessage(`1`)}, ""},
 		{"a path through a missing member", []string{"x", "y"}, Op{Op: "set", Value: json.RawMessage(`1`)}, ""},
 		{"delete an array element", []string{"b", "c", "0"}, Op{Op: "delete"}, ""},
