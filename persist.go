@@ -75,6 +75,8 @@ type journalState struct {
 	// ver is doc split for the next diff (see journal.Version).
 	doc []byte
 	ver journal.Version
+	// hist reuses the encoding of the state's history (statedoc.go).
+	hist historyCache
 	// seq is the last record's number.
 	seq int64
 	// since counts the record bytes written after the last snapshot.
@@ -121,24 +123,21 @@ type backupRef struct {
 
 // marshalDoc encodes the state compactly, as the journal compares it.
 func (s *Session) marshalDoc() ([]byte, error) {
-	b, err := json.Marshal(s.st)
-	if err != nil {
-		return nil, fmt.Errorf("encode state: %w", err)
-	}
-	return b, nil
+	v, err := encodeState(s.st, &s.j.hist)
+	return v.Bytes(), err
 }
 
 // journalOp returns the record of what changed since the last record, and
 // advances the journal to the current state; ok is false when nothing did.
 func (s *Session) journalOp() (op Op, ok bool, err error) {
-	doc, err := s.marshalDoc()
+	ver, err := encodeState(s.st, &s.j.hist)
 	if err != nil {
 		return Op{}, false, err
 	}
+	doc := ver.Bytes()
 	if v := s.j.ver.Bytes(); len(v) != len(s.j.doc) || len(v) > 0 && &v[0] != &s.j.doc[0] {
 		s.j.ver = journal.NewVersion(s.j.doc) // doc was set without its split
 	}
-	ver := journal.NewVersion(doc)
 	ops := journal.DiffVersions(s.j.ver, ver)
 	if len(ops) == 0 {
 		return Op{}, false, nil
@@ -395,10 +394,11 @@ func (s *Session) snapshotOps(ctx context.Context) ([]Op, error) {
 	stateIsSnapshot := !s.j.legacyState
 	s.j.seq++ // the snapshot is a journal position of its own
 	s.st.JournalSeq = s.j.seq
-	doc, err := s.marshalDoc()
+	ver, err := encodeState(s.st, &s.j.hist)
 	if err != nil {
 		return nil, err
 	}
+	doc := ver.Bytes()
 	var ops []Op
 	// base is the newest snapshot at or before the oldest backup: backups
 	// are rebuilt from it. -1: no backup needs an older snapshot.
@@ -435,7 +435,7 @@ func (s *Session) snapshotOps(ctx context.Context) ([]Op, error) {
 	ops = append(ops, dead...)
 	ops = append(ops, Put(keyState, append(slices.Clone(doc), '\n')))
 	s.j.doc, s.j.ver, s.j.since, s.j.snapSeq, s.j.snapSize, s.j.snapshotNext, s.j.snapKey, s.j.bg =
-		doc, journal.Version{}, 0, s.j.seq, len(doc)+1, false, keyState, nil
+		doc, ver, 0, s.j.seq, len(doc)+1, false, keyState, nil
 	s.j.legacyState = false
 	s.newSegment()
 	return ops, nil
@@ -486,6 +486,7 @@ func (s *Session) backupStateOps(n int) ([]Op, error) {
 	} else if ok {
 		ops = append(ops, op)
 	}
+	s.j.hist.freeze(s.st) // round n has ended: its history entries are settled
 	if s.j.seq == 0 {
 		// Nothing journaled yet (a session just opened from an older
 		// refine): make this position a snapshot at the next commit, and
@@ -548,11 +549,12 @@ func loadState(ctx context.Context, store Store) (loadedState, error) {
 		st.Schema = schemaVersion
 		j.snapshotNext = true // rewrite it in this refine's format at the next commit
 	}
-	canonical, err := json.Marshal(st)
+	ver, err := encodeState(st, &j.hist)
 	if err != nil {
-		return loadedState{}, fmt.Errorf("encode state: %w", err)
+		return loadedState{}, err
 	}
-	j.doc = canonical
+	canonical := ver.Bytes()
+	j.doc, j.ver = canonical, ver
 	return loadedState{st: st, j: j, raw: canonical}, nil
 }
 

@@ -396,3 +396,48 @@ func marshalObject(m map[string]json.RawMessage) []byte {
 	b.WriteByte('}')
 	return b.Bytes()
 }
+
+// AppendMembers returns the version of v's object with the members
+// keys[i]: vals[i] added after its own, split without scanning them: a
+// writer that encodes some members apart (reusing bytes it encoded
+// before) joins them here. keys must need no JSON escaping and vals must
+// be compact JSON values; v must be an object. The split of v's own
+// members keeps pointing into v's document (it is never modified).
+func (v Version) AppendMembers(keys []string, vals [][]byte) Version {
+	if len(keys) == 0 {
+		return v
+	}
+	n := len(v.doc)
+	for i, k := range keys {
+		n += len(k) + len(vals[i]) + 4 // ,"k":
+	}
+	doc := make([]byte, 0, n)
+	doc = append(doc, v.doc[:len(v.doc)-1]...)
+	out := Version{ok: v.ok}
+	if v.ok {
+		out.keys = append(make([][]byte, 0, len(v.keys)+len(keys)), v.keys...)
+		out.vals = append(make([][]byte, 0, len(v.vals)+len(keys)), v.vals...)
+	}
+	for i, k := range keys {
+		if len(doc) > 1 {
+			doc = append(doc, ',')
+		}
+		doc = append(doc, '"')
+		ks := len(doc)
+		doc = append(doc, k...)
+		ke := len(doc)
+		doc = append(doc, '"', ':')
+		vs := len(doc)
+		doc = append(doc, vals[i]...)
+		if v.ok {
+			out.keys = append(out.keys, doc[ks:ke:ke])
+			out.vals = append(out.vals, doc[vs:len(doc):len(doc)])
+		}
+	}
+	doc = append(doc, '}')
+	out.doc = doc
+	if !v.ok {
+		return NewVersion(doc)
+	}
+	return out
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -175,4 +176,26 @@ func FuzzParseRecord(f *testing.F) {
 			t.Fatalf("Doc.Apply = %s, %v; applied whole = %s", d.Bytes(), derr, want)
 		}
 	})
+}
+
+// TestAppendMembers: a version joined from its parts splits as the joined
+// document scanned would, and diffs the same against another version.
+func TestAppendMembers(t *testing.T) {
+	for _, core := range []string{`{}`, `{"a":1,"b":{"c":[1,2]}}`} {
+		joined := NewVersion([]byte(core)).AppendMembers([]string{"log", "asked"}, [][]byte{[]byte(`[{"x":"y"},2]`), []byte(`[]`)})
+		scanned := NewVersion(joined.Bytes())
+		if !scanned.ok {
+			t.Fatalf("%s: joined document %s does not split", core, joined.Bytes())
+		}
+		if d := cmp.Diff(scanned.keys, joined.keys); d != "" {
+			t.Errorf("%s: keys (-scanned +joined):\n%s", core, d)
+		}
+		if d := cmp.Diff(scanned.vals, joined.vals); d != "" {
+			t.Errorf("%s: values (-scanned +joined):\n%s", core, d)
+		}
+		next := NewVersion([]byte(strings.Replace(string(joined.Bytes()), `2]`, `2,3]`, 1)))
+		if d := cmp.Diff(DiffVersions(scanned, next), DiffVersions(joined, next)); d != "" {
+			t.Errorf("%s: diff (-scanned +joined):\n%s", core, d)
+		}
+	}
 }

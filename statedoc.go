@@ -1,0 +1,142 @@
+package refine
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"testing"
+
+	"github.com/refine-spec/refine/internal/journal"
+)
+
+// The state document, as the journal compares it and snapshots store it.
+//
+// Most of a long session's state is its history: the Reviewer's issues,
+// the round records, the attempt log and the questions asked. The engine
+// changes an entry of these only while its round is in flight (reviewGaps
+// links this round's issues to review gaps; an attempt's fact gets its
+// retry), so once a round has ended its entries are frozen: each durable
+// point encodes only the entries added since the last round ended and
+// reuses the bytes of the rest, and the journal's split of the document
+// is built from its parts rather than scanned. Without this, every
+// durable point re-encoded the whole history, and a round late in a long
+// session cost a few times one early in it. Test binaries (not
+// benchmarks) check the reused bytes against a whole encoding at every
+// durable point.
+
+// historyLog is one of the state's history members.
+type historyLog struct {
+	key string
+	len func(*state) int
+	// from returns the entries from i on, for json.Marshal.
+	from func(st *state, i int) any
+}
+
+// historyLogs are the members encoded apart, appended after the others
+// (their omitempty tags keep them out of the rest's encoding when nil).
+var historyLogs = [...]historyLog{
+	{"issues", func(st *state) int { return len(st.Issues) }, func(st *state, i int) any { return st.Issues[i:] }},
+	{"rounds", func(st *state) int { return len(st.Rounds) }, func(st *state, i int) any { return st.Rounds[i:] }},
+	{"attempt_log", func(st *state) int { return len(st.AttemptLog) }, func(st *state, i int) any { return st.AttemptLog[i:] }},
+	{"asked", func(st *state) int { return len(st.Asked) }, func(st *state, i int) any { return st.Asked[i:] }},
+}
+
+// withoutHistory returns a shallow copy of st without its history logs.
+func withoutHistory(st *state) *state {
+	core := *st
+	core.Issues, core.Rounds, core.AttemptLog, core.Asked = nil, nil, nil, nil
+	return &core
+}
+
+// encodedEntries are the first n entries of a history log, encoded and
+// joined by commas (no brackets).
+type encodedEntries struct {
+	n   int
+	enc []byte
+}
+
+// historyCache holds the encoded history of one state.
+type historyCache struct {
+	st *state
+	// frozen are the entries as of the last round end; last as of the
+	// last encoding.
+	frozen, last [len(historyLogs)]encodedEntries
+}
+
+// freeze marks every history entry of st as of its last encoding as no
+// longer changing: a round has just ended.
+func (c *historyCache) freeze(st *state) {
+	if c.st == st {
+		c.frozen = c.last
+	}
+}
+
+// encodeState encodes st compactly and splits it for the journal's diff,
+// reusing c's frozen history entries.
+func encodeState(st *state, c *historyCache) (journal.Version, error) {
+	if c.st != st { // a new or replaced state (opened, rolled back)
+		*c = historyCache{st: st}
+	}
+	b, err := json.Marshal(withoutHistory(st))
+	if err != nil {
+		return journal.Version{}, fmt.Errorf("encode state: %w", err)
+	}
+	var keys []string
+	var vals [][]byte
+	for i, h := range historyLogs {
+		n, f := h.len(st), &c.frozen[i]
+		if n < f.n {
+			*f = encodedEntries{} // cut short: nothing to reuse
+		}
+		if n == 0 {
+			c.last[i] = encodedEntries{}
+			continue
+		}
+		val := make([]byte, 0, len(f.enc)+2)
+		val = append(append(val, '['), f.enc...)
+		if n > f.n {
+			tail, err := json.Marshal(h.from(st, f.n))
+			if err != nil {
+				return journal.Version{}, fmt.Errorf("encode state: %s: %w", h.key, err)
+			}
+			if f.n > 0 {
+				val = append(val, ',')
+			}
+			val = append(val, tail[1:len(tail)-1]...)
+		}
+		val = append(val, ']')
+		keys, vals = append(keys, h.key), append(vals, val)
+		c.last[i] = encodedEntries{n: n, enc: val[1 : len(val)-1]}
+		if checkingHistory() {
+			if err := checkHistory(st, h, val); err != nil {
+				return journal.Version{}, err
+			}
+		}
+	}
+	return journal.NewVersion(b).AppendMembers(keys, vals), nil
+}
+
+// checkingHistory says whether to check reused history bytes: in test
+// binaries, unless they run benchmarks (the check is a whole encoding).
+func checkingHistory() bool {
+	if !testing.Testing() {
+		return false
+	}
+	bench := flag.Lookup("test.bench")
+	return bench == nil || bench.Value.String() == ""
+}
+
+// checkHistory reports a history member whose reused bytes differ from
+// its whole encoding: an entry of a round that had ended was changed,
+// which the journal would not record.
+func checkHistory(st *state, h historyLog, got []byte) error {
+	want, err := json.Marshal(h.from(st, 0))
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(got, want) {
+		return fmt.Errorf("state %s: an entry of an ended round was changed in place (the journal reuses their encoding):\nreused %s\nwhole  %s", h.key, got, want)
+	}
+	return nil
+}
