@@ -121,12 +121,13 @@ func TestLayout(t *testing.T) {
 	if got := s.Dir(); got != dir {
 		t.Errorf("Dir() = %q, want %q", got, dir)
 	}
-	// Close checkpoints: the log file says so, and stays.
+	// Close leaves the checkpoint to the next Open: the log keeps both
+	// commits, the files hold them.
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := fs.LoggedRecords(dir); n != 0 || err != nil {
-		t.Errorf("after Close the log holds %d commits to replay (%v), want none", n, err)
+	if n, err := fs.LoggedRecords(dir); n != 2 || err != nil {
+		t.Errorf("after Close the log holds %d commits to replay (%v), want 2", n, err)
 	}
 	if diff := cmp.Diff(own, ownFiles(t, dir)); diff != "" {
 		t.Errorf("store's own files after Close (-want +got):\n%s", diff)

@@ -121,7 +121,8 @@ func (s *Store) recover() error {
 	}
 
 	if n := len(scan.records); n > 0 {
-		s.log.Info("fs: replayed commits from the log", "dir", s.dir, "records", n,
+		// A clean Close leaves its last commits to this checkpoint too.
+		s.log.Info("fs: replayed commits from the log (those a crash or the last Close left)", "dir", s.dir, "records", n,
 			"first", scan.records[0].seq, "last", scan.records[n-1].seq)
 	}
 	if len(scan.temps) > 0 {

@@ -187,7 +187,8 @@ var (
 	}
 )
 
-// seed commits before as record 1 and closes, which checkpoints it.
+// seed commits before as record 1 and closes; opening and closing again
+// checkpoints it (Close leaves that to the next Open).
 func seed(t *testing.T, dir string) {
 	t.Helper()
 	s := mustOpen(t, dir)
@@ -199,6 +200,9 @@ func seed(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := mustOpen(t, dir).Close(); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -664,8 +668,10 @@ func TestCheckpointThresholds(t *testing.T) {
 		}
 	})
 	t.Run("on_close", func(t *testing.T) {
+		// Close applies every commit but leaves the checkpoint to the
+		// next Open, which replays the commits since the last one.
 		dir := t.TempDir()
-		s := mustOpen(t, dir)
+		s := mustOpen(t, dir, withIdleDelay(-1))
 		for i := 1; i <= 3; i++ {
 			if err := s.Commit(ctx, refine.Put("state.json", []byte(fmt.Sprint(i)))); err != nil {
 				t.Fatal(err)
@@ -677,24 +683,30 @@ func TestCheckpointThresholds(t *testing.T) {
 		if err := s.Close(); err != nil {
 			t.Fatal(err)
 		}
-		if got := logFiles(t, dir); !slices.Equal(got, []string{logName}) {
-			t.Errorf("after Close the log folder holds %q, want only the log file", got)
+		if diff := cmp.Diff(map[string]string{"state.json": "3"}, rawFiles(t, dir)); diff != "" {
+			t.Errorf("files after Close (-want +got):\n%s", diff)
 		}
-		if recs := records(t, dir); len(recs) != 0 {
-			t.Errorf("after Close the log holds %q, want nothing to replay", recs)
+		if recs := records(t, dir); len(recs) != 3 {
+			t.Errorf("after Close the log holds %q, want the 3 commits for the next Open", recs)
 		}
-		if m := markerOf(t, dir); m != 3 {
-			t.Errorf("marker = %d, want 3", m)
+		if m := markerOf(t, dir); m != 0 {
+			t.Errorf("marker after Close = %d, want 0 (no checkpoint)", m)
 		}
-		// Nothing to replay at the next Open.
+		var replayed []string
 		s = mustOpen(t, dir, withHook(func(p string) error {
 			if strings.HasPrefix(p, "put ") {
-				t.Errorf("Open after a clean Close replayed: %s", p)
+				replayed = append(replayed, p)
 			}
 			return nil
 		}))
 		defer s.Close()
 		s.testHook = nil
+		if !slices.Equal(replayed, []string{"put state.json"}) {
+			t.Errorf("Open after Close replayed %q, want the last value of state.json once", replayed)
+		}
+		if m := markerOf(t, dir); m != 3 {
+			t.Errorf("marker after the next Open = %d, want 3", m)
+		}
 		if got := readKeys(t, s); !cmp.Equal(got, map[string]string{"state.json": "3"}) {
 			t.Errorf("after reopening: %v", got)
 		}
