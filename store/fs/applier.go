@@ -121,6 +121,9 @@ func (s *Store) runApplier() {
 			if err == nil {
 				err = s.hook("idle checkpoint")
 			}
+			if err == nil {
+				s.makeSpares()
+			}
 			a.mu.Lock()
 		} else {
 			c := a.queue[0]
@@ -142,6 +145,26 @@ func (s *Store) runApplier() {
 			return
 		}
 		a.changed.Broadcast()
+	}
+}
+
+// makeSpares creates spares until spareTarget are ready, stopping as soon
+// as a commit is queued or the Store is closing: applying comes first. A
+// spare it cannot create is no failure (puts create their files then).
+// It runs on the applier's goroutine, without a.mu.
+func (s *Store) makeSpares() {
+	a := s.apl
+	for recycles && len(s.spares) < spareTarget {
+		a.mu.Lock()
+		busy := len(a.queue) > 0 || a.stop
+		a.mu.Unlock()
+		if busy {
+			return
+		}
+		if err := s.makeSpare(); err != nil {
+			s.log.Debug("fs: spare not created; puts create their files", "dir", s.dir, "err", err)
+			return
+		}
 	}
 }
 

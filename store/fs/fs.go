@@ -199,6 +199,7 @@ type Store struct {
 	logLimit   int64         // the size the log file may grow to
 	idleDelay  time.Duration // how long the applier waits idle before it checkpoints; <0: never
 	spares     []string      // files to rewrite for puts (see spares.go)
+	spareSeq   int           // names the spares makeSpare creates
 	noExchange atomic.Bool   // the file system cannot swap files (see replace)
 
 	// live, for a Backend's read-only view, returns the writer of the same

@@ -41,9 +41,19 @@ import (
 //     must not let a put write outside the folder); otherwise it is
 //     removed and a file created.
 //
+// A commit's new keys (a round's prompts, attempts and outputs) find no
+// spare from their own puts, so when the applier is idle (in a session,
+// while a role is called) it creates empty spares until spareTarget are
+// ready: the files a later commit puts are created off its path, and
+// Close, which waits for the last commit's files, waits for rewrites
+// rather than creates.
+//
 // Spares exist only where exchange works (Linux); elsewhere puts create
 // their files as before.
-const maxSpares = 64
+const (
+	maxSpares   = 64
+	spareTarget = 16
+)
 
 // errNotSpare: a spare failed the checks above, or a reader holds it.
 var errNotSpare = errors.New("not reusable as a spare")
@@ -72,6 +82,18 @@ func (s *Store) keepSpare(temp string) {
 		// Open discards it with the other temporary files.
 		s.log.Warn("fs: could not remove a replaced value; the next Open discards it", "dir", s.dir, "file", temp, "err", err)
 	}
+}
+
+// makeSpare creates an empty spare. Only the owner of the spares may call
+// it.
+func (s *Store) makeSpare() error {
+	s.spareSeq++
+	name := walPath(fmt.Sprintf("spare-%d%s", s.spareSeq, tempSuffix))
+	if err := s.writeFile(name, nil, false); err != nil {
+		return fmt.Errorf("create spare %s: %w", name, err)
+	}
+	s.spares = append(s.spares, name)
+	return nil
 }
 
 // dropSpares removes the spares, at Close: they hold old values.
