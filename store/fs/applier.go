@@ -166,6 +166,7 @@ func (s *Store) makeSpares() {
 			return
 		}
 	}
+	s.hook("spares ready") // lets tests wait for them
 }
 
 // armIdle sets the idle timer, if the applier has applied commits it has
