@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"maps"
 	"math/rand/v2"
@@ -110,7 +109,7 @@ func prepare(cfg Config) (*Session, error) {
 		s.tok = CharTokenizer{}
 	}
 	if s.log == nil {
-		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+		s.log = slog.New(slog.DiscardHandler)
 	}
 	if s.cfg.IDs == nil {
 		s.cfg.IDs = &timeIDs{clock: s.clock}
