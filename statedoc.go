@@ -93,13 +93,15 @@ func encodeState(st *state, c *historyCache) (journal.Version, error) {
 			c.last[i] = encodedEntries{}
 			continue
 		}
-		val := make([]byte, 0, len(f.enc)+2)
-		val = append(append(val, '['), f.enc...)
+		var tail []byte // the entries since the freeze, bracketed
 		if n > f.n {
-			tail, err := json.Marshal(h.from(st, f.n))
-			if err != nil {
+			if tail, err = json.Marshal(h.from(st, f.n)); err != nil {
 				return journal.Version{}, fmt.Errorf("encode state: %s: %w", h.key, err)
 			}
+		}
+		val := make([]byte, 0, len(f.enc)+len(tail)+2)
+		val = append(append(val, '['), f.enc...)
+		if len(tail) > 0 {
 			if f.n > 0 {
 				val = append(val, ',')
 			}
