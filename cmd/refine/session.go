@@ -40,6 +40,7 @@ type sessionFlags struct {
 	retries       int
 	backoff       time.Duration
 	rollbackMode  string
+	noIntegrate   bool
 	// otlpEndpoint and otlpContent configure telemetry (telemetry.go);
 	// telemetry is what sessionConfig set up, closed when the command ends.
 	otlpEndpoint string
@@ -67,6 +68,7 @@ func (f *sessionFlags) register(fl *flag.FlagSet, run bool) {
 	fl.StringVar(&f.otlpEndpoint, "otlp-endpoint", "", "send traces and metrics over OTLP/HTTP to this collector URL (http://127.0.0.1:4318); none when unset")
 	fl.BoolVar(&f.otlpContent, "otlp-include-content", false, "with --otlp-endpoint, also record prompts, responses and answers in spans (they may be confidential)")
 	fl.StringVar(&f.rollbackMode, "rollback-mode", "", "interactive, auto-retry or strict: what a rollback asks (stored with the session; default interactive)")
+	fl.BoolVar(&f.noIntegrate, "no-integrate", false, "keep the appendix form of final_spec.md: no integration step writing the refined spec when the session ends (stored with the session; resume --no-integrate=false turns it back on)")
 	if run {
 		fl.IntVar(&f.maxRounds, "max-rounds", 10, "stop with MAX_ROUNDS after this many rounds (1-99)")
 		fl.IntVar(&f.parallel, "parallel", 1, "draft up to N assigned gaps concurrently")
@@ -127,6 +129,8 @@ func (f *sessionFlags) settingsFromFlags(fl *flag.FlagSet, set refine.Settings) 
 				err = fmt.Errorf("--rollback-mode: %w", perr)
 			}
 			set.RollbackMode = m
+		case "no-integrate":
+			set.Integrate = !f.noIntegrate
 		case "llm", "model", "engineer-model", "reviewer-model", "base-url", "replay":
 			set.Backend = f.backendInfo()
 		}
@@ -285,6 +289,7 @@ func (c *cli) sessionConfig(ctx context.Context, f *sessionFlags, st refine.Stor
 		cfg.ParallelGaps = f.parallel
 	}
 	cfg.Backend = f.backendInfo()
+	cfg.Integrate = !f.noIntegrate
 	if f.rollbackMode != "" {
 		m, err := rollback.ParseMode(f.rollbackMode)
 		if err != nil {

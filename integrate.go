@@ -1,0 +1,776 @@
+package refine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/refine-spec/refine/convergence"
+	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/markdown"
+	"github.com/refine-spec/refine/question"
+	"github.com/refine-spec/refine/validate"
+)
+
+// The integration step (DESIGN §16).
+//
+// After a terminal outcome that keeps the session's work (COMPLETE,
+// USER_APPROVED, GOOD_ENOUGH, MAX_ROUNDS, STALL_EXIT), the Engineer's next
+// call writes the whole refined spec from the source spec, each accepted
+// gap's final resolution, the decisions in force and the open gaps. Its
+// output is validated (validate.Integration) and retried with the
+// failure's notice like any output; a valid one gets one consistency
+// review by the Reviewer, whose CRITICAL/HIGH issues give one more
+// integration attempt with the issues attached; what remains is asked as
+// an escalation. final_spec.md is then the integrated spec, or the
+// appendix form written when the session ended, headed by a line saying
+// why integration failed. The outcome never changes.
+//
+// Every call is journaled under final/ (prompts/, attempts/) and numbered
+// as the role's next call, so a crash repeats at most the call in flight
+// and a replay picks the recording's next file; a Role with no response
+// for the call (ErrNoResponse: a recording or script that ends with the
+// rounds) gives the appendix form with a note.
+
+// PhaseIntegration is the Phase of the events of the integration step.
+const PhaseIntegration Phase = "integration"
+
+// EventIntegrated reports how final_spec.md was written; Message says
+// which form and why.
+const EventIntegrated EventKind = "integrated"
+
+// The forms of final_spec.md, as Status.FinalSpec and
+// final_spec_trace.json name them.
+const (
+	// FinalSpecIntegrated: the refined spec written by the integration step.
+	FinalSpecIntegrated = "integrated"
+	// FinalSpecAppendix: the source spec with the accepted resolutions,
+	// decisions and known limitations appended.
+	FinalSpecAppendix = "appendix"
+)
+
+const keyFinalTrace = "final_spec_trace.json"
+
+// finalAttemptKeys are the journal keys of an integration-step attempt.
+func finalAttemptKeys(role RoleName, k int) (prompt, response string) {
+	return fmt.Sprintf("final/prompts/%s-%d.md", role, k), fmt.Sprintf("final/attempts/%s-%d.md", role, k)
+}
+
+// finalOutputKey holds the role's accepted output of the integration step.
+func finalOutputKey(role RoleName) string { return "final/" + string(role) + ".md" }
+
+// The integration step's steps.
+const (
+	integEngineer = "engineer"
+	integReview   = "review"
+	integAsk      = "ask"
+	integDone     = "done"
+)
+
+// integrationState is the integration step's progress, in state.json.
+type integrationState struct {
+	Step string `json:"step"`
+	// Round is the last round played; the consistency review's issue IDs
+	// are those of the round after it.
+	Round int `json:"round"`
+	// Decisions are the IDs of the decisions in force when the session
+	// ended: each needs a Resolution Log row.
+	Decisions []string `json:"decisions,omitempty"`
+
+	Engineer       []attemptRec `json:"engineer,omitempty"`
+	EngineerBudget int          `json:"engineer_budget"`
+	// EngineerFrom is where the current run of attempts started (a retry
+	// notice answers an attempt of the same run).
+	EngineerFrom   int          `json:"engineer_from,omitempty"`
+	Reviewer       []attemptRec `json:"reviewer,omitempty"`
+	ReviewerBudget int          `json:"reviewer_budget,omitempty"`
+	ReviewerFrom   int          `json:"reviewer_from,omitempty"`
+
+	// Accepted is the Engineer attempt whose output is the integrated spec
+	// (0: none yet).
+	Accepted int `json:"accepted,omitempty"`
+	// Reviews counts valid consistency reviews; Retried says the one
+	// integration retry they give was made.
+	Reviews int  `json:"reviews,omitempty"`
+	Retried bool `json:"retried,omitempty"`
+	// Issues are the last consistency review's issues.
+	Issues []issueRecord `json:"issues,omitempty"`
+	// Asked counts the escalation questions answered (question IDs).
+	Asked int `json:"asked,omitempty"`
+	// KnownIssues are review issues the user accepted: listed under the
+	// spec's Known Limitations.
+	KnownIssues []issueRecord `json:"known_issues,omitempty"`
+	// Notes are what the trace reports beside the log: the accepted
+	// output's warnings, a review that could not be had.
+	Notes []string `json:"notes,omitempty"`
+
+	// Form and Reason say how final_spec.md was written, once Step is done.
+	Form   string `json:"form,omitempty"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// keepsWork reports whether an outcome's session is integrated.
+func keepsWork(o OutcomeStatus) bool {
+	switch o {
+	case StatusComplete, StatusUserApproved, StatusGoodEnough, StatusMaxRounds, StatusStallExit:
+		return true
+	}
+	return false
+}
+
+// integrationStartOps sets up the integration step as the session ends
+// (finish): with Settings.Integrate off the appendix form written by
+// finalOps stands; otherwise a previous integration's files (a session
+// rolled back after it finished) are deleted in the same commit.
+func (s *Session) integrationStartOps(ctx context.Context) ([]Op, error) {
+	if !keepsWork(s.st.Outcome) {
+		s.st.Integration = nil
+		return nil, nil
+	}
+	if !s.cfg.Integrate {
+		s.st.Integration = &integrationState{Step: integDone, Round: s.st.Round, Form: FinalSpecAppendix,
+			Reason: "integration is off (Settings.Integrate false, --no-integrate)"}
+		return []Op{Delete(keyFinalTrace)}, nil
+	}
+	in := &integrationState{Step: integEngineer, Round: s.st.Round, EngineerBudget: 1 + s.cfg.MaxRetries}
+	for _, d := range s.st.Decisions {
+		in.Decisions = append(in.Decisions, d.ID)
+	}
+	for _, d := range s.st.ConflictDecisions {
+		in.Decisions = append(in.Decisions, d.ID)
+	}
+	slices.SortFunc(in.Decisions, compareDecisionIDs)
+	s.st.Integration = in
+	old, err := s.cfg.Store.List(ctx, "final/")
+	if err != nil {
+		return nil, fmt.Errorf("integration: list final/: %w", err)
+	}
+	ops := []Op{Delete(keyFinalTrace)}
+	for _, k := range old {
+		ops = append(ops, Delete(k))
+	}
+	return ops, nil
+}
+
+// integrate plays the integration step until final_spec.md is written or
+// a question waits; paused is true in the latter case.
+func (s *Session) integrate(ctx context.Context) (paused bool, err error) {
+	in := s.st.Integration
+	if in != nil && in.Step != integDone && !s.cfg.Integrate {
+		return false, s.integrationDone(ctx, FinalSpecAppendix, "integration was turned off before it finished (Settings.Integrate false, --no-integrate)")
+	}
+	for in != nil && in.Step != integDone {
+		var st stop
+		switch in.Step {
+		case integEngineer:
+			err = s.integrationEngineer(ctx)
+		case integReview:
+			err = s.integrationReview(ctx)
+		case integAsk:
+			st, err = s.integrationAsk(ctx)
+		default:
+			return false, fmt.Errorf("integration: %w: unknown step %q in state.json", ErrCorrupt, in.Step)
+		}
+		if err != nil || st == waitForAnswer {
+			return st == waitForAnswer, err
+		}
+	}
+	return false, nil
+}
+
+// integrationMaterial is what the integration merges.
+type integrationMaterial struct {
+	source      string
+	accepted    []gap.Gap
+	resolutions []validate.Resolution
+	decisions   []string // "ID (what was asked): what was decided"
+	limits      []convergence.Limitation
+}
+
+func (m integrationMaterial) ids() []gap.ID {
+	out := make([]gap.ID, len(m.accepted))
+	for i, g := range m.accepted {
+		out[i] = g.ID
+	}
+	return out
+}
+
+func (m integrationMaterial) input(s *Session, decisions []string) validate.IntegrationInput {
+	in := validate.IntegrationInput{Source: m.source, Resolutions: m.resolutions, Decisions: decisions, MaxOutputBytes: s.cfg.MaxOutputBytes}
+	for _, l := range m.limits {
+		in.Limitations = append(in.Limitations, gap.ID(l.ID))
+	}
+	return in
+}
+
+func (s *Session) integrationMaterial(ctx context.Context) (integrationMaterial, error) {
+	var m integrationMaterial
+	src, err := s.source(ctx)
+	if err != nil {
+		return m, fmt.Errorf("integration: %w", err)
+	}
+	m.source = src
+	m.accepted = s.st.Ledger.InState(gap.Accepted)
+	texts, err := s.finalResolutions(ctx, m.ids())
+	if err != nil {
+		return m, fmt.Errorf("integration: %w", err)
+	}
+	for _, g := range m.accepted {
+		m.resolutions = append(m.resolutions, validate.Resolution{ID: g.ID, Text: texts[g.ID]})
+	}
+	m.decisions = s.decisionLines(s.st.Integration.Decisions)
+	m.limits = convergence.Limitations(&s.st.Ledger)
+	return m, nil
+}
+
+// decisionLines describes the decisions with the given IDs (all when ids
+// is nil), in ID order: user decisions and conflict decisions alike.
+func (s *Session) decisionLines(ids []string) []string {
+	want := func(id string) bool { return ids == nil || slices.Contains(ids, id) }
+	type line struct{ id, text string }
+	var lines []line
+	for _, d := range s.st.Decisions {
+		if want(d.ID) {
+			what := d.Question
+			if d.Issue != "" {
+				what = d.Issue + ", " + what
+			}
+			lines = append(lines, line{d.ID, fmt.Sprintf("%s (round %d, %s): %s", d.ID, d.Round, oneLine(what), oneLine(d.Decision))})
+		}
+	}
+	for _, d := range s.st.ConflictDecisions {
+		if want(d.ID) {
+			lines = append(lines, line{d.ID, fmt.Sprintf("%s (round %d, conflict over %s on %s): option %s: %s", d.ID, d.Round, d.IssueID, dash(string(d.Gap)), d.ChosenOption, oneLine(d.Decision))})
+		}
+	}
+	slices.SortStableFunc(lines, func(a, b line) int { return compareDecisionIDs(a.id, b.id) })
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = l.text
+	}
+	return out
+}
+
+// integrationCap is the integration prompt's cap in tokens: twice the
+// round prompts' budget, since it is the one prompt that carries the whole
+// spec and every resolution.
+func (s *Session) integrationCap() int { return 2 * s.cfg.PromptBudget }
+
+// integrationData fills the integration prompt.
+func (s *Session) integrationData(m integrationMaterial) *integrationData {
+	in := s.st.Integration
+	d := &integrationData{Outcome: s.st.Outcome, Round: in.Round, Source: strings.TrimSpace(m.source), Decisions: m.decisions}
+	d.SourceFence = fenceFor(d.Source)
+	material := utf8.RuneCountInString(m.source)
+	for i, g := range m.accepted {
+		text := strings.TrimSpace(m.resolutions[i].Text)
+		material += utf8.RuneCountInString(m.resolutions[i].Text)
+		d.Resolutions = append(d.Resolutions, integrationResolution{ID: g.ID, Title: g.Title, Text: text, Fence: fenceFor(text)})
+	}
+	d.MinChars = int(validate.IntegrationMinSize*float64(material)) + 1
+	d.MaxChars = int(validate.IntegrationMaxSize * float64(material))
+	for _, l := range m.limits {
+		d.Limitations = append(d.Limitations, PromptGap{ID: gap.ID(l.ID), Title: l.Title, Severity: l.Severity, State: gap.State(strings.ToUpper(l.Note))})
+	}
+	for _, is := range in.Issues {
+		if is.Severity.AtLeastHigh() {
+			d.Issues = append(d.Issues, PromptIssue{ID: is.ID, Summary: is.Summary, Location: is.Location, Impact: is.Impact, Suggestion: is.Suggestion, Severity: is.Severity, Gap: is.Gap})
+		}
+	}
+	return d
+}
+
+// integrationEngineer plays the Engineer's integration attempts until one
+// is valid or the attempts allowed are spent.
+func (s *Session) integrationEngineer(ctx context.Context) error {
+	in := s.st.Integration
+	m, err := s.integrationMaterial(ctx)
+	if err != nil {
+		return err
+	}
+	d := s.integrationData(m)
+	check := m.input(s, in.Decisions)
+	for len(in.Engineer) < in.EngineerBudget {
+		k := len(in.Engineer) + 1
+		var prev *attemptRec
+		if k-1 > in.EngineerFrom {
+			prev = &in.Engineer[k-2]
+		}
+		msgs, err := s.integrationMessages(d, k-in.EngineerFrom, in.EngineerBudget-in.EngineerFrom, prev)
+		if err != nil {
+			return fmt.Errorf("integration: %w", err)
+		}
+		if n := s.tok.Count(msgs[0].Content) + s.tok.Count(msgs[1].Content); n > s.integrationCap() {
+			return s.integrationDone(ctx, FinalSpecAppendix, fmt.Sprintf("the source spec and its %d accepted resolutions make a %d-token prompt, above the integration cap of %d tokens (twice PromptBudget); raise PromptBudget to integrate",
+				len(m.accepted), n, s.integrationCap()))
+		}
+		content, call, err := s.integrationCall(ctx, Engineer, k, msgs, m.ids())
+		if errors.Is(err, ErrNoResponse) {
+			return s.integrationDone(ctx, FinalSpecAppendix, "the Engineer has no response for the integration call ("+oneLine(err.Error())+")")
+		}
+		if err != nil {
+			return err
+		}
+		var vr validate.IntegrationResult
+		if content == "" {
+			vr.Result = validate.FileMissing(keyFinalSpec)
+		} else {
+			vr = validate.Integration(content, check)
+		}
+		rec := s.settleIntegrationCall(call, vr.Result)
+		in.Engineer = append(in.Engineer, rec)
+		ops := call.ops
+		if vr.Success {
+			_, respKey := finalAttemptKeys(Engineer, k)
+			ops = append(ops, s.copyOp(finalOutputKey(Engineer), respKey, []byte(content)))
+			in.Accepted, in.Step = k, integReview
+			in.ReviewerFrom, in.ReviewerBudget = len(in.Reviewer), len(in.Reviewer)+1+s.cfg.MaxRetries
+			s.stage(ops...)
+			return nil
+		}
+		s.stage(ops...)
+	}
+	last := in.Engineer[len(in.Engineer)-1]
+	if in.Accepted > 0 {
+		in.Notes = append(in.Notes, fmt.Sprintf("the integration retry after the consistency review failed validation (%s: %s); the integration it was to fix stands", last.FailureType, oneLine(last.Message)))
+	}
+	in.Step = integAsk
+	s.stage()
+	return nil
+}
+
+// integrationReview plays the consistency review of the accepted
+// integration.
+func (s *Session) integrationReview(ctx context.Context) error {
+	in := s.st.Integration
+	_, specKey := finalAttemptKeys(Engineer, in.Accepted)
+	spec, err := s.get(ctx, specKey)
+	if err != nil {
+		return fmt.Errorf("integration: read %s: %w", specKey, err)
+	}
+	accepted := s.st.Ledger.InState(gap.Accepted)
+	d := &consistencyData{Decisions: s.decisionLines(in.Decisions), IssuePrefix: fmt.Sprintf("ISSUE-R%d-", in.Round+1),
+		EngineerOutput: string(spec), Fence: fenceFor(string(spec))}
+	var ids []gap.ID
+	for _, g := range accepted {
+		d.Gaps = append(d.Gaps, PromptGap{ID: g.ID, Title: g.Title, Severity: g.Severity, State: g.State})
+		ids = append(ids, g.ID)
+	}
+	for len(in.Reviewer) < in.ReviewerBudget {
+		k := len(in.Reviewer) + 1
+		var prev *attemptRec
+		if k-1 > in.ReviewerFrom {
+			prev = &in.Reviewer[k-2]
+		}
+		msgs, err := s.consistencyMessages(d, k-in.ReviewerFrom, in.ReviewerBudget-in.ReviewerFrom, prev)
+		if err != nil {
+			return fmt.Errorf("integration: %w", err)
+		}
+		content, call, err := s.integrationCall(ctx, Reviewer, k, msgs, ids)
+		if errors.Is(err, ErrNoResponse) {
+			in.Notes = append(in.Notes, "no consistency review: the Reviewer has no response for it ("+oneLine(err.Error())+")")
+			return s.integrationDone(ctx, FinalSpecIntegrated, "")
+		}
+		if err != nil {
+			return err
+		}
+		var vr validate.Result
+		if content == "" {
+			vr = validate.FileMissing(finalOutputKey(Reviewer))
+		} else {
+			vr = validate.Reviewer(content, validate.Options{KnownGaps: s.st.Ledger.IDs(), Round: in.Round + 1, MaxOutputBytes: s.cfg.MaxOutputBytes})
+		}
+		rec := s.settleIntegrationCall(call, vr)
+		in.Reviewer = append(in.Reviewer, rec)
+		ops := call.ops
+		if !vr.Success {
+			s.stage(ops...)
+			continue
+		}
+		_, respKey := finalAttemptKeys(Reviewer, k)
+		ops = append(ops, s.copyOp(finalOutputKey(Reviewer), respKey, []byte(content)))
+		in.Reviews++
+		in.Issues = nil
+		for _, is := range vr.Issues {
+			in.Issues = append(in.Issues, issueRecord{ID: is.ID, Round: in.Round + 1, Severity: is.Severity, Gap: is.Gap,
+				Summary: is.Summary, Location: is.Location, Impact: is.Impact, Suggestion: is.Suggestion})
+		}
+		s.stage(ops...)
+		switch {
+		case len(highIssues(in.Issues)) == 0:
+			return s.integrationDone(ctx, FinalSpecIntegrated, "")
+		case !in.Retried:
+			// One more integration attempt, with the issues attached.
+			in.Retried = true
+			in.EngineerFrom, in.EngineerBudget = len(in.Engineer), len(in.Engineer)+1
+			in.Step = integEngineer
+		default:
+			in.Step = integAsk
+		}
+		return nil
+	}
+	last := in.Reviewer[len(in.Reviewer)-1]
+	in.Notes = append(in.Notes, fmt.Sprintf("the consistency review failed validation %d times (last: %s); the integrated spec is unreviewed", len(in.Reviewer)-in.ReviewerFrom, last.FailureType))
+	return s.integrationDone(ctx, FinalSpecIntegrated, "")
+}
+
+func highIssues(issues []issueRecord) []issueRecord {
+	var out []issueRecord
+	for _, is := range issues {
+		if is.Severity.AtLeastHigh() {
+			out = append(out, is)
+		}
+	}
+	return out
+}
+
+// Integration escalation options.
+const (
+	integKeyAccept   = "accept"
+	integKeyRetry    = "retry"
+	integKeyAppendix = "appendix"
+	integKeyPause    = "pause"
+)
+
+// integrationAsk escalates to the user: after a consistency review whose
+// CRITICAL/HIGH issues the retry did not fix, or after every integration
+// attempt failed validation.
+func (s *Session) integrationAsk(ctx context.Context) (stop, error) {
+	in := s.st.Integration
+	q := s.integrationQuestion()
+	a, paused, err := s.ask(ctx, q)
+	if err != nil || paused {
+		return waitIf(paused), err
+	}
+	opt, _ := q.Option(a.Key)
+	switch opt.Key {
+	case integKeyPause:
+		// Offer the same decision again when the session resumes.
+		s.st.Pending = append(s.st.Pending, q)
+		s.recordDecision(s.st.Round, "", q, a, opt.Label)
+		return waitForAnswer, s.commit(ctx)
+	case integKeyAccept:
+		in.KnownIssues = highIssues(in.Issues)
+		in.Asked++
+		s.recordDecision(s.st.Round, "", q, a, opt.Label)
+		return goOn, s.integrationDone(ctx, FinalSpecIntegrated, "")
+	case integKeyRetry:
+		in.Asked++
+		s.recordDecision(s.st.Round, "", q, a, opt.Label)
+		in.EngineerFrom = len(in.Engineer)
+		in.EngineerBudget = len(in.Engineer) + 1
+		if in.Accepted == 0 {
+			in.EngineerBudget += s.cfg.MaxRetries
+		}
+		in.Step = integEngineer
+		s.stage()
+		return goOn, nil
+	default: // appendix
+		in.Asked++
+		s.recordDecision(s.st.Round, "", q, a, opt.Label)
+		why := "the user kept the appendix form"
+		if in.Accepted == 0 {
+			last := in.Engineer[len(in.Engineer)-1]
+			why = fmt.Sprintf("the integration failed validation %d times (last: %s: %s) and %s", len(in.Engineer), last.FailureType, oneLine(last.Message), why)
+		} else {
+			why = fmt.Sprintf("the consistency review found %s and %s", issueList(highIssues(in.Issues)), why)
+		}
+		return goOn, s.integrationDone(ctx, FinalSpecAppendix, why)
+	}
+}
+
+// integrationQuestion words the integration's escalation.
+func (s *Session) integrationQuestion() Question {
+	in := s.st.Integration
+	id := fmt.Sprintf("final-integration-%d", in.Asked+1)
+	var b strings.Builder
+	var opts []Option
+	if in.Accepted == 0 {
+		last := in.Engineer[len(in.Engineer)-1]
+		fmt.Fprintf(&b, "The session ended %s. Writing the refined spec (integration) failed validation %d time(s); the last attempt failed with %s:\n\n> %s\n\n",
+			s.st.Outcome, len(in.Engineer), last.FailureType, oneLine(last.Message))
+		b.WriteString("final_spec.md holds the appendix form (the source spec with the accepted resolutions appended) until you decide.\n\n=== Options ===\n")
+		opts = []Option{
+			{Key: integKeyAppendix, Label: "Keep the appendix form", Effect: "final_spec.md stays the source spec with the resolutions appended, headed by a note on why", Recommended: true},
+			{Key: integKeyRetry, Label: fmt.Sprintf("Retry the integration (%d more attempts)", 1+s.cfg.MaxRetries), Effect: "The Engineer writes the spec again; a valid one is reviewed"},
+			{Key: integKeyPause, Label: "Pause - decide later", Effect: "The session waits; the outcome stays " + string(s.st.Outcome)},
+		}
+		q := Question{ID: id, Kind: KindEscalation, Round: s.st.Round, Title: "Integration of the final spec failed validation", Options: opts, Default: integKeyAppendix}
+		q.Body = b.String() + question.Menu(opts)
+		return q
+	}
+	high := highIssues(in.Issues)
+	fmt.Fprintf(&b, "The session ended %s. The refined spec was written (final/engineer.md), but its consistency review found %d CRITICAL/HIGH issue(s)", s.st.Outcome, len(high))
+	if in.Retried {
+		b.WriteString(" that one more integration attempt did not fix")
+	}
+	b.WriteString(":\n\n")
+	for _, is := range high {
+		fmt.Fprintf(&b, "- **%s** (%s): %s\n", is.ID, is.Severity, oneLine(is.Summary))
+	}
+	b.WriteString("\n=== Options ===\n")
+	opts = []Option{
+		{Key: integKeyAccept, Label: "Accept the integrated spec, listing these issues as known limitations", Effect: "final_spec.md is the integrated spec; the issues are listed under its Known Limitations", Recommended: true},
+		{Key: integKeyRetry, Label: "Retry the integration once more with the issues attached", Effect: "The Engineer writes the spec again; the Reviewer checks it again"},
+		{Key: integKeyAppendix, Label: "Keep the appendix form", Effect: "final_spec.md stays the source spec with the resolutions appended, headed by a note on why"},
+		{Key: integKeyPause, Label: "Pause - decide later", Effect: "The session waits; the outcome stays " + string(s.st.Outcome)},
+	}
+	q := Question{ID: id, Kind: KindEscalation, Round: s.st.Round, Title: "Integrated spec: the consistency review found issues", Options: opts, Default: integKeyAccept}
+	q.Body = b.String() + question.Menu(opts)
+	return q
+}
+
+func issueList(issues []issueRecord) string {
+	ids := make([]string, len(issues))
+	for i, is := range issues {
+		ids[i] = is.ID + " (" + is.Severity.String() + ")"
+	}
+	return strings.Join(ids, ", ")
+}
+
+// integrationCallResult is an integration-step role call, not yet validated.
+type integrationCallResult struct {
+	plan      attemptPlan
+	res       roleResult
+	usage     Usage
+	estimated bool
+	ops       []Op
+}
+
+// integrationCall makes attempt k of role in the integration step: the
+// prompt journaled and durable before the call, a journaled response
+// reused, Next's caller asked to make the call in its mode. It returns the
+// response, capped at MaxOutputBytes+1, with the ops journaling it.
+func (s *Session) integrationCall(ctx context.Context, role RoleName, k int, msgs []Message, gaps []gap.ID) (string, integrationCallResult, error) {
+	in := s.st.Integration
+	promptKey, respKey := finalAttemptKeys(role, k)
+	where := fmt.Sprintf("integration %s attempt %d", role, k)
+	plan := attemptPlan{role: role, k: k, where: where, msgs: msgs, started: s.now()}
+	plan.req = Request{Role: role, Round: in.Round, Attempt: k, Call: s.st.Usage.callIndex(role, respKey),
+		Gaps: slices.Clone(gaps), Messages: msgs, MaxTokens: s.cfg.MaxTokens}
+	if b, err := s.get(ctx, respKey); err == nil {
+		c := string(b)
+		plan.journaled = &c
+	} else if !errors.Is(err, ErrNotFound) {
+		return "", integrationCallResult{}, fmt.Errorf("%s: read response journal: %w", where, err)
+	} else if s.external() {
+		resp, ok := s.takeDelivered(plan.req)
+		if !ok {
+			s.stage(Put(promptKey, []byte(renderPrompt(where, msgs))))
+			return "", integrationCallResult{}, errNeedCalls
+		}
+		plan.delivered = &resp
+	} else {
+		// The prompt, and everything staged before it, is durable before
+		// the call: a crash during the call repeats this call only.
+		s.stage(Put(promptKey, []byte(renderPrompt(where, msgs))))
+		if err := s.flush(ctx); err != nil {
+			return "", integrationCallResult{}, fmt.Errorf("%s: journal prompt: %w", where, err)
+		}
+	}
+	plan.ctx = s.beginScope(ctx, Event{Kind: EventAttemptStarted, Role: role, Attempt: k, Phase: PhaseIntegration})
+	res := s.callRole(plan, s.jitter(), s.noteTransport)
+	call := integrationCallResult{plan: plan, res: res}
+	if res.err != nil && errors.Is(res.err, ErrNoResponse) && s.st.Usage.NextCall[string(role)] == plan.req.Call {
+		// No response is no call: the number goes to the role's next call
+		// (a session rolled back and replayed again numbers its calls as
+		// its recording does).
+		s.st.Usage.NextCall[string(role)]--
+		delete(s.st.Usage.InFlight, respKey)
+	}
+	if res.err != nil {
+		s.endScope(plan.ctx, Event{Kind: EventAttemptFinished, Role: role, Attempt: k, Phase: PhaseIntegration, Elapsed: s.now().Sub(plan.started),
+			FailureType: "EXECUTION_ERROR", Message: res.err.Error(), Err: res.err})
+		return "", call, res.err
+	}
+	content := res.resp.Content
+	if plan.journaled == nil {
+		call.usage = res.resp.Usage
+		if call.usage == (Usage{}) {
+			for _, m := range msgs {
+				call.usage.PromptTokens += s.tok.Count(m.Content)
+			}
+			call.usage.CompletionTokens = s.tok.Count(content)
+			call.estimated = true
+		}
+		content = s.capOutput(content)
+		journaled := content
+		if len(journaled) > s.cfg.MaxOutputBytes {
+			journaled = journaled[:s.cfg.MaxOutputBytes]
+		}
+		call.ops = append(call.ops, Put(respKey, []byte(journaled)))
+	}
+	return content, call, nil
+}
+
+// settleIntegrationCall records a validated integration-step call: its
+// usage, and the attempt's end for observers.
+func (s *Session) settleIntegrationCall(call integrationCallResult, vr validate.Result) attemptRec {
+	plan := call.plan
+	rec := attemptRec{N: plan.k, At: s.now(), Success: vr.Success, FailureType: string(vr.FailureType), Tier: string(vr.Tier),
+		Line: vr.Line, Message: vr.Message, Warnings: vr.Warnings, Usage: call.usage, Calls: call.res.calls,
+		UsageEstimated: call.estimated, Model: call.res.resp.Model}
+	s.st.Usage.add(plan.role, rec.Usage, rec.Calls)
+	_, respKey := finalAttemptKeys(plan.role, plan.k)
+	delete(s.st.Usage.InFlight, respKey)
+	if !vr.Success {
+		s.emit(Event{Kind: EventValidationFailed, Role: plan.role, Attempt: plan.k, Phase: PhaseIntegration, FailureType: rec.FailureType, Message: rec.Message})
+	}
+	s.endScope(plan.ctx, Event{Kind: EventAttemptFinished, Role: plan.role, Attempt: plan.k, Phase: PhaseIntegration,
+		Elapsed: s.now().Sub(plan.started), FailureType: rec.FailureType, Message: rec.Message, Model: rec.Model,
+		FinishReason: call.res.resp.FinishReason, AttemptUsage: rec.Usage, Success: rec.Success})
+	return rec
+}
+
+// integrationDone writes final_spec.md in its final form, the trace, and a
+// line of final_summary.md saying which form it is.
+func (s *Session) integrationDone(ctx context.Context, form, reason string) error {
+	in := s.st.Integration
+	in.Step, in.Form, in.Reason = integDone, form, reason
+	var spec string
+	var log []validate.LogEntry
+	if form == FinalSpecIntegrated {
+		_, key := finalAttemptKeys(Engineer, in.Accepted)
+		b, err := s.get(ctx, key)
+		if err != nil {
+			return fmt.Errorf("integration: read %s: %w", key, err)
+		}
+		m, err := s.integrationMaterial(ctx)
+		if err != nil {
+			return err
+		}
+		vr := validate.Integration(string(b), m.input(s, in.Decisions))
+		log = vr.Log
+		in.Notes = append(slices.Clone(in.Engineer[in.Accepted-1].Warnings), in.Notes...)
+		spec = withKnownIssues(string(b), in.KnownIssues)
+	} else {
+		ops, err := s.finalOps(ctx)
+		if err != nil {
+			return err
+		}
+		for _, op := range ops {
+			if op.Key == keyFinalSpec {
+				spec = string(op.Value)
+			}
+		}
+		spec = fmt.Sprintf("> **Integration failed:** %s. This is the appendix form: the source spec, then each accepted resolution, the decisions and the known limitations.\n\n%s", strings.TrimSuffix(reason, "."), spec)
+	}
+	trace, err := json.MarshalIndent(s.integrationTrace(log), "", "  ")
+	if err != nil {
+		return fmt.Errorf("integration: encode trace: %w", err)
+	}
+	ops := []Op{Put(keyFinalSpec, []byte(spec)), Put(keyFinalTrace, append(trace, '\n'))}
+	if sum, err := s.get(ctx, keyFinalSum); err == nil {
+		ops = append(ops, Put(keyFinalSum, []byte(strings.TrimRight(string(sum), "\n")+"\n"+s.finalSpecLine(len(log))+"\n")))
+	} else if !errors.Is(err, ErrNotFound) {
+		return fmt.Errorf("integration: read %s: %w", keyFinalSum, err)
+	}
+	s.renderNext = true
+	s.stage(ops...)
+	msg := "final_spec.md is the integrated spec (v1.0)"
+	if form == FinalSpecAppendix {
+		msg = "final_spec.md is the appendix form: " + reason
+	}
+	s.log.Info("final spec written", "form", form, "reason", reason)
+	s.emit(Event{Kind: EventIntegrated, Phase: PhaseIntegration, Message: msg})
+	return nil
+}
+
+// finalSpecLine is final_summary.md's line on the final spec's form.
+func (s *Session) finalSpecLine(logRows int) string {
+	in := s.st.Integration
+	if in.Form == FinalSpecIntegrated {
+		line := fmt.Sprintf("Form: integrated (v1.0): every accepted resolution merged into its section; %d Resolution Log rows, also in `%s`", logRows, keyFinalTrace)
+		if n := len(in.KnownIssues); n > 0 {
+			line += fmt.Sprintf("; %d consistency issue(s) accepted as known limitations", n)
+		}
+		return line
+	}
+	return "Form: appendix (" + in.Reason + ")"
+}
+
+// integrationTrace is final_spec_trace.json.
+type integrationTrace struct {
+	Form   string `json:"form"`
+	Reason string `json:"reason,omitempty"`
+	// Log is the Resolution Log as parsed; empty for the appendix form.
+	Log         []validate.LogEntry `json:"log"`
+	KnownIssues []traceIssue        `json:"known_issues"`
+	Notes       []string            `json:"notes"`
+	// Attempts and Reviews count the Engineer's integration attempts and
+	// the Reviewer's valid consistency reviews.
+	Attempts int `json:"attempts"`
+	Reviews  int `json:"reviews"`
+}
+
+type traceIssue struct {
+	ID       string `json:"id"`
+	Severity string `json:"severity"`
+	Summary  string `json:"summary"`
+}
+
+func (s *Session) integrationTrace(log []validate.LogEntry) integrationTrace {
+	in := s.st.Integration
+	t := integrationTrace{Form: in.Form, Reason: in.Reason, Log: log, Notes: slices.Clone(in.Notes), Attempts: len(in.Engineer), Reviews: in.Reviews}
+	if t.Log == nil {
+		t.Log = []validate.LogEntry{}
+	}
+	if t.Notes == nil {
+		t.Notes = []string{}
+	}
+	t.KnownIssues = []traceIssue{}
+	for _, is := range in.KnownIssues {
+		t.KnownIssues = append(t.KnownIssues, traceIssue{ID: is.ID, Severity: is.Severity.String(), Summary: is.Summary})
+	}
+	return t
+}
+
+// withKnownIssues lists accepted consistency issues under the spec's
+// "## Known Limitations" (made, before the Resolution Log, if absent).
+func withKnownIssues(spec string, issues []issueRecord) string {
+	if len(issues) == 0 {
+		return spec
+	}
+	var b strings.Builder
+	for _, is := range issues {
+		fmt.Fprintf(&b, "- %s (%s, consistency review): %s\n", is.ID, is.Severity, oneLine(is.Summary))
+	}
+	lines := b.String()
+	d := markdown.Parse(spec)
+	text := d.Text
+	for _, sec := range d.SectionsAt(2) {
+		if strings.EqualFold(strings.TrimSpace(sec.Title), "Known Limitations") {
+			body := strings.TrimRight(text[sec.BodyStart:sec.End], "\n")
+			if t := strings.TrimSpace(body); strings.EqualFold(strings.TrimSuffix(t, "."), "none") {
+				body = ""
+			}
+			return text[:sec.BodyStart] + body + "\n" + lines + "\n" + text[sec.End:]
+		}
+	}
+	for _, sec := range d.SectionsAt(2) {
+		if strings.EqualFold(strings.TrimSpace(sec.Title), "Resolution Log") {
+			return text[:sec.Start] + "## Known Limitations\n\n" + lines + "\n" + text[sec.Start:]
+		}
+	}
+	return strings.TrimRight(text, "\n") + "\n\n## Known Limitations\n\n" + lines
+}
+
+// FinalSpecPending is Status.FinalSpec while the integration step runs.
+const FinalSpecPending = "pending"
+
+// finalSpecStatus is the form of final_spec.md for Status.
+func finalSpecStatus(st *state) (form, reason string) {
+	switch in := st.Integration; {
+	case in != nil && in.Step == integDone:
+		return in.Form, in.Reason
+	case in != nil:
+		return FinalSpecPending, ""
+	case st.Outcome.Terminal():
+		return FinalSpecAppendix, ""
+	}
+	return "", ""
+}
