@@ -481,6 +481,12 @@ func splitSections(cell string) []string {
 // staleWords are the phrases that call something open. Matched in lower case.
 var staleWords = regexp.MustCompile(`\b(?:not (?:yet )?(?:specified|defined|decided|determined|documented|designed)|unspecified|undefined|undecided|tbd|tba|todo|to be (?:determined|decided|defined|specified|designed)|(?:is|are|remains?|left|still|stays?) (?:an? )?open|open (?:question|issue|gap)s?|leaves? (?:\w+ ){0,3}open)\b`)
 
+// isStale reports whether a sentence calls something open, however its
+// words are wrapped.
+func isStale(sentence string) bool {
+	return staleWords.MatchString(strings.ToLower(strings.Join(strings.Fields(sentence), " ")))
+}
+
 // staleCheck finds a sentence of body that still describes a resolved gap
 // as open, or a source sentence that did and is still there.
 func staleCheck(d *markdown.Doc, body string, in IntegrationInput) *Result {
@@ -493,8 +499,7 @@ func staleCheck(d *markdown.Doc, body string, in IntegrationInput) *Result {
 		limited[id] = true
 	}
 	for _, s := range sentences(body) {
-		lower := strings.ToLower(s.text)
-		if !staleWords.MatchString(lower) {
+		if !isStale(s.text) {
 			continue
 		}
 		var named []gap.ID
@@ -519,7 +524,7 @@ func staleCheck(d *markdown.Doc, body string, in IntegrationInput) *Result {
 	norm := normSentence(body)
 	for _, s := range sentences(srcDoc.Prose) {
 		ids := gap.FindIDs(s.text)
-		if !slices.ContainsFunc(ids, func(id gap.ID) bool { return resolved[id] }) || !staleWords.MatchString(strings.ToLower(s.text)) {
+		if !slices.ContainsFunc(ids, func(id gap.ID) bool { return resolved[id] }) || !isStale(s.text) {
 			continue
 		}
 		n := normSentence(stripIDs(s.text))
