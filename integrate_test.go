@@ -108,13 +108,13 @@ func getKey(t *testing.T, st refine.Store, key string) string {
 
 // trace reads final_spec_trace.json.
 func trace(t *testing.T, st refine.Store) (tr struct {
-	Form        string              `json:"form"`
-	Reason      string              `json:"reason"`
-	Log         []validate.LogEntry `json:"log"`
+	Form        string                `json:"form"`
+	Reason      string                `json:"reason"`
+	Log         []validate.LogEntry   `json:"log"`
 	KnownIssues []struct{ ID string } `json:"known_issues"`
-	Notes       []string            `json:"notes"`
-	Attempts    int                 `json:"attempts"`
-	Reviews     int                 `json:"reviews"`
+	Notes       []string              `json:"notes"`
+	Attempts    int                   `json:"attempts"`
+	Reviews     int                   `json:"reviews"`
 }) {
 	t.Helper()
 	if err := json.Unmarshal([]byte(getKey(t, st, "final_spec_trace.json")), &tr); err != nil {
