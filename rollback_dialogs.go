@@ -90,7 +90,7 @@ func (s *Session) flowPending() []Question { return slices.Clone(s.st.Pending) }
 // fileFlowDecisions records a flow's decisions under the round they were made in.
 func (s *Session) fileFlowDecisions(f *rollbackFlow) {
 	for _, d := range f.Decisions {
-		s.recordDecision(f.Current, d.Issue, d.Question, d.Answer, d.Decision)
+		s.recordProcedural(f.Current, d.Issue, d.Question, d.Answer, d.Decision)
 	}
 	f.Decisions = nil
 }
@@ -245,7 +245,7 @@ func (s *Session) limitDialog(ctx context.Context, f *rollbackFlow) (RollbackRep
 	rep := RollbackReport{Decision: opt.Label, Remaining: 0}
 	switch opt.Effect {
 	case rollbacktext.EffectPause:
-		s.recordDecision(f.Current, "", q, a, opt.Label)
+		s.recordProcedural(f.Current, "", q, a, opt.Label)
 		r, err := s.pauseAt(ctx, q)
 		if err != nil {
 			return r, err
@@ -393,7 +393,7 @@ func (s *Session) analysisDialog(ctx context.Context, f *rollbackFlow, attempt i
 		}
 		return RollbackReport{RootCause: q.Body, Decision: opt.Label}, true, s.flowCancel(f, opt.Label, false)
 	case rollback.ActionPause:
-		s.recordDecision(f.Current, "", q, a, opt.Label)
+		s.recordProcedural(f.Current, "", q, a, opt.Label)
 		rep, err := s.pauseAt(ctx, q)
 		rep.RootCause = q.Body
 		return rep, true, err

@@ -662,6 +662,13 @@ func (s *Session) recordDecision(round int, issue string, q Question, a Answer, 
 	return d
 }
 
+// recordProcedural adds a decision about the session's course (see
+// decisionRecord.Procedural) to decisions.md.
+func (s *Session) recordProcedural(round int, issue string, q Question, a Answer, decision string) {
+	s.recordDecision(round, issue, q, a, decision)
+	s.st.Decisions[len(s.st.Decisions)-1].Procedural = true
+}
+
 // compareDecisionIDs orders decision IDs by round, then number.
 func compareDecisionIDs(a, b string) int {
 	da, errA := gap.ParseDecisionID(a)
