@@ -107,7 +107,6 @@ func approvingRoles() (eng, rev refine.Role) {
 	return eng, rev
 }
 
-
 // A rollback started on a finished session whose archive-cleanup question
 // waits: the rollback's own question must be the one an answer reaches
 // (the cleanup is asked again when the session ends again).
