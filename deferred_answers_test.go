@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/refinetest"
@@ -214,4 +216,98 @@ func TestDecisionRecoveryAnsweredLater(t *testing.T) {
 		t.Fatalf("after the rollback: %s pending %v, %v; want the decision-recovery question", out.Status, titles(out.Pending), err)
 	}
 	answerLater(t, cfg, "", "") // the default: leave archived
+}
+
+// A key that differs from an offered one only in case is refused by
+// Answer, in a Run-driven and a Next-driven session alike, and the refusal
+// changes nothing (issue #23: it passed the check, then failed the run).
+func TestAnswerKeyMatchedExactly(t *testing.T) {
+	ctx := context.Background()
+	g1 := gap.ID("GAP-TEST-001")
+	issue := refinetest.IssueID(1, 1)
+	eng := refinetest.Func(func(_ context.Context, req refine.Request) (refine.Response, error) {
+		out := refinetest.EngineerOutput(req.Gaps...)
+		if req.Round == 2 {
+			out += "\n" + refinetest.Disagree(issue, "retries are unbounded ("+string(g1)+")", "")
+		}
+		return refine.Response{Content: out}, nil
+	})
+	rev := refinetest.Func(func(_ context.Context, req refine.Request) (refine.Response, error) {
+		if req.Round == 1 {
+			return refine.Response{Content: refinetest.ReviewerOutput(1, req.Gaps, refinetest.Issue{Severity: gap.High, Gap: g1, Summary: "retries are unbounded"})}, nil
+		}
+		return refine.Response{Content: refinetest.ReviewerOutput(req.Round, req.Gaps)}, nil
+	})
+	for _, driver := range []string{"Run", "Next"} {
+		t.Run(driver, func(t *testing.T) {
+			cfg := refinetest.Config(eng, rev, refine.DeferAsker{})
+			s, err := refine.New(ctx, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out refine.Outcome
+			if driver == "Run" {
+				if out, err = s.Run(ctx); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				out = driveToStop(t, s, cfg.Store, eng, rev)
+			}
+			if len(out.Pending) == 0 || !strings.HasPrefix(out.Pending[0].ID, "conflict-") {
+				t.Fatalf("pending %v, want the conflict question", titles(out.Pending))
+			}
+			q := out.Pending[0]
+			before := storeContents(t, cfg.Store)
+			err = s.Answer(ctx, q.ID, refine.Answer{Key: "b", Text: "the host decides"})
+			if !errors.Is(err, refine.ErrInvalidAnswer) {
+				t.Fatalf("Answer with key \"b\" for option \"B\": %v, want ErrInvalidAnswer", err)
+			}
+			if diff := cmp.Diff(before, storeContents(t, cfg.Store)); diff != "" {
+				t.Errorf("the refused answer changed the store (-before +after):\n%s", diff)
+			}
+			if err := s.Answer(ctx, q.ID, refine.Answer{Key: "B", Text: "the host decides"}); err != nil {
+				t.Fatalf("Answer with the offered key: %v", err)
+			}
+			if driver == "Run" {
+				out, err = s.Run(ctx)
+			} else {
+				out, err = driveToStop(t, s, cfg.Store, eng, rev), nil
+			}
+			if err != nil || out.Status != refine.StatusComplete {
+				t.Errorf("after the offered key: %s %v, %v", out.Status, titles(out.Pending), err)
+			}
+		})
+	}
+}
+
+// driveToStop plays s with Next, making its calls with eng and rev, until
+// it pauses at a question or ends.
+func driveToStop(t *testing.T, s *refine.Session, st refine.Store, eng, rev refine.Role) refine.Outcome {
+	t.Helper()
+	ctx := context.Background()
+	for range 200 {
+		r, err := s.Next(ctx)
+		if err != nil {
+			t.Fatalf("Next: %v", err)
+		}
+		persist(t, s, st, r)
+		if len(r.Calls) == 0 {
+			return r.Outcome
+		}
+		for _, req := range r.Calls {
+			role := eng
+			if req.Role == refine.Reviewer {
+				role = rev
+			}
+			resp, err := role.Respond(ctx, req)
+			if err != nil {
+				t.Fatalf("%s call %d: %v", req.Role, req.Call, err)
+			}
+			if err := s.Deliver(ctx, req, resp); err != nil {
+				t.Fatalf("Deliver: %v", err)
+			}
+		}
+	}
+	t.Fatal("no stop after 200 Next calls")
+	return refine.Outcome{}
 }

@@ -544,7 +544,7 @@ func (a *terminalAsker) Ask(ctx context.Context, q refine.Question) (refine.Answ
 			return refine.Answer{}, refine.ErrDeferred
 		}
 		key, text, _ := strings.Cut(line, ":")
-		ans := refine.Answer{Key: strings.TrimSpace(key), Text: strings.TrimSpace(text)}
+		ans := refine.Answer{Key: q.CanonicalKey(strings.TrimSpace(key)), Text: strings.TrimSpace(text)}
 		if n, err := strconv.Atoi(ans.Key); err == nil && n >= 1 && n <= len(q.Options) && !hasKey(q, ans.Key) {
 			ans.Key = q.Options[n-1].Key // numbered choice for lettered options
 		}
@@ -558,7 +558,7 @@ func (a *terminalAsker) Ask(ctx context.Context, q refine.Question) (refine.Answ
 
 func hasKey(q refine.Question, key string) bool {
 	for _, o := range q.Options {
-		if strings.EqualFold(o.Key, key) {
+		if o.Key == key {
 			return true
 		}
 	}
