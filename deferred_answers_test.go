@@ -311,3 +311,44 @@ func driveToStop(t *testing.T, s *refine.Session, st refine.Store, eng, rev refi
 	t.Fatal("no stop after 200 Next calls")
 	return refine.Outcome{}
 }
+
+// The Reviewer spent its retries and was skipped: its round's summary
+// marks the proposals "unreviewed" and the validation log records
+// MAX_RETRIES_EXHAUSTED (FLOW-001 §5; issue #23).
+func TestReviewerFailedMarksProposalsUnreviewed(t *testing.T) {
+	ctx := context.Background()
+	id := gap.ID("GAP-TEST-001")
+	bad := "no sections at all"
+	eng := refinetest.Script(refinetest.EngineerOutput(id))
+	rev := refinetest.Script(bad, bad, bad)
+	cfg := refinetest.Config(eng, rev, refinetest.Keys("1")) // skip the Reviewer
+	cfg.MaxRounds = 1
+	s, err := refine.New(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := cfg.Store.Get(ctx, "round_001/summary.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(sum), "**Unreviewed:** GAP-TEST-001") {
+		t.Errorf("round 1 summary does not mark the proposal unreviewed:\n%s", sum)
+	}
+	md, err := cfg.Store.Get(ctx, "status.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(md), "| Reviewer | 3 | Escalation | FAIL | MAX_RETRIES_EXHAUSTED: WRONG_FORMAT after 3 attempts; escalated |") {
+		t.Errorf("status.md's validation log lacks the MAX_RETRIES_EXHAUSTED row:\n%s", md)
+	}
+	if !strings.Contains(string(md), "| Reviewer | FAILED | 3 | WRONG_FORMAT |") {
+		t.Errorf("the validation summary counts the escalation row as an attempt:\n%s", md)
+	}
+	st, _ := s.Status(ctx)
+	if g := st.Gaps[0]; g.State != gap.Proposed {
+		t.Errorf("%s is %s, want PROPOSED (unreviewed, for the next Reviewer)", g.ID, g.State)
+	}
+}

@@ -408,6 +408,13 @@ func (s *Session) finishRound(ctx context.Context) (RoundReport, error) {
 	if r := cur.Reviewer.Result; r != nil {
 		rec.Verdict = r.Verdict
 	}
+	if cur.Reviewer.Status == roleSkipped {
+		for _, id := range cur.Reviewed {
+			if g, ok := s.st.Ledger.Get(id); ok && g.State == gap.Proposed {
+				rec.Unreviewed = append(rec.Unreviewed, id)
+			}
+		}
+	}
 	for _, g := range s.st.Ledger.Gaps {
 		for _, t := range g.History {
 			if t.Round != cur.N {

@@ -284,6 +284,9 @@ type roundRecord struct {
 	Revise        []gap.ID  `json:"revise,omitempty"`
 	Reopened      []gap.ID  `json:"reopened,omitempty"`
 	NewGaps       []gap.ID  `json:"new_gaps,omitempty"`
+	// Unreviewed are the proposals a skipped Reviewer left unreviewed
+	// (FLOW-001 §5): still PROPOSED, they go to the next Reviewer.
+	Unreviewed []gap.ID `json:"unreviewed,omitempty"`
 }
 
 type answeredQuestion struct {
