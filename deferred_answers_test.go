@@ -352,3 +352,49 @@ func TestReviewerFailedMarksProposalsUnreviewed(t *testing.T) {
 		t.Errorf("%s is %s, want PROPOSED (unreviewed, for the next Reviewer)", g.ID, g.State)
 	}
 }
+
+// The repeated-rollback question's default is the option it recommends,
+// and that default can be taken as it stands (automated mode, a client
+// that sends the default): a recommended split names its sub-gaps.
+func TestRepeatedRollbackDefaultIsRecommended(t *testing.T) {
+	ctx := context.Background()
+	eng, rev := approvingRoles()
+	cfg := refinetest.Config(eng, rev, refine.DeferAsker{}, highGaps(2)...)
+	cfg.GapsPerRound = 1
+	s, err := refine.New(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for i, reason := range []string{"proposals too abstract", "still no concrete examples"} {
+		_, err := s.Rollback(ctx, refine.RollbackRequest{To: 1, Reason: reason, Adjustments: []string{"be concrete"}})
+		if i == 0 && err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			if _, err := s.Run(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	st, _ := s.Status(ctx)
+	if len(st.Pending) != 1 || st.Pending[0].Title != "REPEATED ROLLBACK DETECTED" {
+		t.Fatalf("pending %v, want the repeated-rollback question", titles(st.Pending))
+	}
+	q := st.Pending[0]
+	var recommended string
+	for _, o := range q.Options {
+		if o.Recommended {
+			recommended = o.Key
+		}
+	}
+	if recommended != "2" && q.Default != recommended { // context needs the user's text
+		t.Errorf("default %q, recommended %q", q.Default, recommended)
+	}
+	if o, _ := q.Option("1"); o.Recommended && !strings.Contains(q.Body, "Suggested split:\n  - GAP-TEST-002a: ") {
+		t.Errorf("a recommended split names no sub-gaps:\n%s", q.Body)
+	}
+	answerLater(t, cfg, "", "")
+}
