@@ -310,7 +310,7 @@ func (s *Session) integrationEngineer(ctx context.Context) error {
 		}
 		content, call, err := s.integrationCall(ctx, Engineer, k, msgs, m.ids())
 		if errors.Is(err, ErrNoResponse) {
-			return s.integrationDone(ctx, FinalSpecAppendix, "the Engineer has no response for the integration call ("+oneLine(err.Error())+")")
+			return s.integrationDone(ctx, FinalSpecAppendix, fmt.Sprintf("the Engineer has no response for the integration call (Engineer call %d: %s)", s.st.Usage.NextCall[string(Engineer)]+1, roleError(err)))
 		}
 		if err != nil {
 			return err
@@ -372,7 +372,7 @@ func (s *Session) integrationReview(ctx context.Context) error {
 		}
 		content, call, err := s.integrationCall(ctx, Reviewer, k, msgs, ids)
 		if errors.Is(err, ErrNoResponse) {
-			in.Notes = append(in.Notes, "no consistency review: the Reviewer has no response for it ("+oneLine(err.Error())+")")
+			in.Notes = append(in.Notes, fmt.Sprintf("no consistency review: the Reviewer has no response for it (Reviewer call %d: %s)", s.st.Usage.NextCall[string(Reviewer)]+1, roleError(err)))
 			return s.integrationDone(ctx, FinalSpecIntegrated, "")
 		}
 		if err != nil {
@@ -416,6 +416,22 @@ func (s *Session) integrationReview(ctx context.Context) error {
 	last := in.Reviewer[len(in.Reviewer)-1]
 	in.Notes = append(in.Notes, fmt.Sprintf("the consistency review failed validation %d times (last: %s); the integrated spec is unreviewed", len(in.Reviewer)-in.ReviewerFrom, last.FailureType))
 	return s.integrationDone(ctx, FinalSpecIntegrated, "")
+}
+
+// roleError is a role's error without the attempt's prefixes, one line.
+func roleError(err error) string {
+	msg := err.Error()
+	for _, p := range []string{"integration engineer attempt ", "integration reviewer attempt "} {
+		if rest, ok := strings.CutPrefix(msg, p); ok {
+			if _, after, ok := strings.Cut(rest, ": "); ok {
+				msg = after
+				if _, after, ok := strings.Cut(msg, ": "); ok && (strings.HasPrefix(msg, "engineer:") || strings.HasPrefix(msg, "reviewer:")) {
+					msg = after
+				}
+			}
+		}
+	}
+	return oneLine(strings.TrimSuffix(msg, " ("+ErrNoResponse.Error()+")"))
 }
 
 func highIssues(issues []issueRecord) []issueRecord {
@@ -646,6 +662,11 @@ func (s *Session) integrationDone(ctx context.Context, form, reason string) erro
 		vr := validate.Integration(string(b), m.input(s, in.Decisions))
 		log = vr.Log
 		in.Notes = append(slices.Clone(in.Engineer[in.Accepted-1].Warnings), in.Notes...)
+		for _, is := range in.Issues {
+			if !is.Severity.AtLeastHigh() {
+				in.Notes = append(in.Notes, fmt.Sprintf("consistency review: %s (%s): %s", is.ID, is.Severity, oneLine(is.Summary)))
+			}
+		}
 		spec = withKnownIssues(string(b), in.KnownIssues)
 	} else {
 		ops, err := s.finalOps(ctx)

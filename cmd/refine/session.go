@@ -423,6 +423,14 @@ func printSummary(w io.Writer, st refine.Status, dir string) {
 	for _, g := range st.Gaps {
 		fmt.Fprintf(w, "  %-16s %-8s %-15s %s\n", g.ID, g.Severity, g.State, safeLine(g.Title))
 	}
+	switch st.FinalSpec {
+	case refine.FinalSpecIntegrated:
+		fmt.Fprintln(w, "  final spec: integrated (v1.0), final_spec.md")
+	case refine.FinalSpecAppendix:
+		if st.FinalSpecReason != "" {
+			fmt.Fprintf(w, "  final spec: appendix form, final_spec.md (%s)\n", safeText(st.FinalSpecReason))
+		}
+	}
 	if dir != "" { // a SQL store has no folder: refine export writes one
 		fmt.Fprintf(w, "  folder: %s (open status.md first)\n", dir)
 	}

@@ -23,6 +23,19 @@ type Status struct {
 	Rollbacks   []Rollback        `json:"rollbacks"`
 	Pending     []Pending         `json:"pending"`
 	Usage       Usage             `json:"usage"`
+	// Integrated says final_spec.md is the refined spec the integration
+	// step wrote; FinalSpec says which form it has and why.
+	Integrated bool      `json:"integrated"`
+	FinalSpec  FinalSpec `json:"final_spec"`
+}
+
+// FinalSpec is the form of final_spec.md: "integrated", "appendix",
+// "pending" while the integration step runs, "" before the session ends;
+// Reason says why an appendix form was kept ("" when integration was not
+// tried).
+type FinalSpec struct {
+	Form   string `json:"form"`
+	Reason string `json:"reason"`
 }
 
 // Gap is one gap of the ledger with its state changes.
@@ -115,7 +128,9 @@ func From(st refine.Status) Status {
 	out := Status{
 		Round: st.Round, Outcome: string(st.Outcome),
 		Gaps: []Gap{}, Convergence: []convergence.Row{}, Decisions: []Decision{}, Conflicts: []Conflict{}, Rollbacks: []Rollback{}, Pending: []Pending{},
-		Usage: Usage{PromptTokens: st.Usage.PromptTokens, CompletionTokens: st.Usage.CompletionTokens, Calls: st.Calls},
+		Usage:      Usage{PromptTokens: st.Usage.PromptTokens, CompletionTokens: st.Usage.CompletionTokens, Calls: st.Calls},
+		Integrated: st.FinalSpec == refine.FinalSpecIntegrated,
+		FinalSpec:  FinalSpec{Form: st.FinalSpec, Reason: st.FinalSpecReason},
 	}
 	for _, g := range st.Gaps {
 		j := Gap{ID: string(g.ID), Title: g.Title, Severity: g.Severity.String(), State: string(g.State), History: []Transition{}}

@@ -24,6 +24,7 @@ func TestEmptyStatusHasEveryField(t *testing.T) {
 	want := map[string]any{
 		"round": 0.0, "outcome": "RUNNING", "gaps": []any{}, "convergence": []any{}, "decisions": []any{}, "conflicts": []any{},
 		"rollbacks": []any{}, "pending": []any{}, "usage": map[string]any{"prompt_tokens": 0.0, "completion_tokens": 0.0, "calls": 0.0},
+		"integrated": false, "final_spec": map[string]any{"form": "", "reason": ""},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
