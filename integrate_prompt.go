@@ -47,9 +47,7 @@ The refinement session ended {{.Outcome}} after round {{.Round}}. Write the whol
 2. Merge each accepted resolution in full: its rules, field and header names, numbers, status codes and examples. Write it as specification text, not as a proposal: leave out confidence levels, trade-off lists and "New Gaps Introduced".
 3. Honour every decision listed below.
 4. Replace every sentence of the source that calls a resolved gap unspecified, open, undecided or TBD with what its resolution specifies, and drop the gap's "(GAP-…)" marker from the body.
-{{- if .Limitations}}
-5. List each open gap under "## Known Limitations" as "- GAP-ID (SEVERITY): what is not yet specified".
-{{- end}}
+5. {{if .Limitations}}List each open gap under "## Known Limitations" as "- GAP-ID (SEVERITY): what is not yet specified".{{else}}No gap is open: a "## Known Limitations" section is optional.{{end}}
 6. End with "## Resolution Log": a table with the header row "| Item | Section(s) | Note |", the delimiter row "|---|---|---|", and one row per accepted gap ID and per decision ID. Section(s) names the headings of your document that now hold the item, exactly as they read (several separated by ";"), or "—" for a decision that changed no section.
 7. Write the spec only, between {{.MinChars}} and {{.MaxChars}} characters without the Resolution Log: no preamble, no commentary.
 

@@ -125,6 +125,7 @@ func (s *Session) renderStatus() string {
 		b.WriteString("\n" + rollbacktext.RenderHistory(st.Rollbacks, s.rollbackLimit()))
 	}
 
+	renderIntegration(&b, st.Integration) // integrate.go
 	fmt.Fprintf(&b, "\n## Usage\n\n| Role | Prompt tokens | Completion tokens |\n|------|---------------|-------------------|\n")
 	for _, r := range []RoleName{Engineer, Reviewer} {
 		u := st.Usage.ByRole[string(r)]

@@ -141,8 +141,13 @@ func Integration(content string, in IntegrationInput) IntegrationResult {
 	if fail != nil {
 		return IntegrationResult{Result: *fail}
 	}
+	kept := 0
 	for _, h := range src.headings {
-		if h.Level > 2 || out.has(h.Title) || logNames(log, h.Title) {
+		if h.Level > 2 {
+			continue
+		}
+		kept++
+		if out.has(h.Title) || logNames(log, h.Title) {
 			continue
 		}
 		return failIntegration(IntegrationStructure, 0, "the source heading %q (line %d of the source) is missing: keep it, or add a Resolution Log row | %s | <new heading or —> | renamed/removed: why |",
@@ -234,7 +239,7 @@ func Integration(content string, in IntegrationInput) IntegrationResult {
 		}
 	}
 	res := Result{Success: true, Tier: Content, Warnings: w.list(),
-		Message: fmt.Sprintf("integrated spec: %d log rows, %d source headings kept or logged", len(log), len(src.headings))}
+		Message: fmt.Sprintf("integrated spec: %d log rows, %d source headings kept or logged", len(log), kept)}
 	return IntegrationResult{Result: res, Log: log}
 }
 
@@ -295,16 +300,20 @@ func (s specDoc) has(title string) bool {
 // heading: by its title, its title without its number ("Endpoints" for
 // "2. Endpoints"), or its number ("§2", "2.1").
 func (s specDoc) resolves(ref string) bool {
-	for _, k := range headingKeys(ref) {
-		if s.keys[k] {
-			return true
+	match := func(ref string) bool {
+		for _, k := range headingKeys(ref) {
+			if s.keys[k] {
+				return true
+			}
 		}
+		return false
 	}
-	// "2. Endpoints (POST /v1/orders)": a note in parentheses.
-	if i := strings.LastIndexByte(ref, '('); i > 0 && strings.HasSuffix(strings.TrimSpace(ref), ")") {
-		return s.resolves(ref[:i])
+	if match(ref) {
+		return true
 	}
-	return false
+	// "2. Endpoints (POST /v1/orders)": one note in parentheses.
+	i := strings.LastIndexByte(ref, '(')
+	return i > 0 && strings.HasSuffix(strings.TrimSpace(ref), ")") && match(ref[:i])
 }
 
 var (
