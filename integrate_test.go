@@ -419,6 +419,7 @@ func TestIntegrationCrashRepeatsAtMostOneCall(t *testing.T) {
 		t.Fatalf("clean run made %d calls, want 5", wantCalls)
 	}
 	want := getKey(t, clean, "final_spec.md")
+	during := 0 // crashes with an integration call made
 	for failAt := 2; failAt <= clean.commits; failAt++ {
 		mem := memory.New()
 		cfg, eng, rev := config(&crashingStore{Store: mem, failAt: failAt})
@@ -428,6 +429,9 @@ func TestIntegrationCrashRepeatsAtMostOneCall(t *testing.T) {
 		}
 		if _, err := s.Run(ctx); !errors.Is(err, errCrash) {
 			t.Fatalf("failAt %d: Run = %v, want the crash", failAt, err)
+		}
+		if eng.CallCount() > 1 {
+			during++
 		}
 		cfg.Store = mem
 		s2, err := refine.Open(ctx, cfg)
@@ -444,6 +448,9 @@ func TestIntegrationCrashRepeatsAtMostOneCall(t *testing.T) {
 		if got := getKey(t, mem, "final_spec.md"); got != want {
 			t.Errorf("failAt %d: final_spec.md differs from the clean run's:\n%s", failAt, got)
 		}
+	}
+	if during < 3 {
+		t.Errorf("only %d of %d crashes hit the integration step", during, clean.commits-1)
 	}
 }
 

@@ -141,13 +141,13 @@ func Integration(content string, in IntegrationInput) IntegrationResult {
 	if fail != nil {
 		return IntegrationResult{Result: *fail}
 	}
-	kept := 0
+	kept, items := 0, logItems(log)
 	for _, h := range src.headings {
 		if h.Level > 2 {
 			continue
 		}
 		kept++
-		if out.has(h.Title) || logNames(log, h.Title) {
+		if out.titles[normTitle(h.Title)] || logNames(items, h.Title) {
 			continue
 		}
 		return failIntegration(IntegrationStructure, 0, "the source heading %q (line %d of the source) is missing: keep it, or add a Resolution Log row | %s | <new heading or —> | renamed/removed: why |",
@@ -218,7 +218,7 @@ func Integration(content string, in IntegrationInput) IntegrationResult {
 	}
 
 	var w warnings
-	bodyText := d.Text[:logSec.Start] + d.Text[logSec.End:]
+	bodyTokens := tokenSet(d.Text[:logSec.Start] + d.Text[logSec.End:])
 	threshold := in.KeyTermsThreshold
 	if threshold <= 0 {
 		threshold = DefaultKeyTermsThreshold
@@ -230,7 +230,7 @@ func Integration(content string, in IntegrationInput) IntegrationResult {
 		}
 		var missing []string
 		for _, t := range terms {
-			if !containsTerm(bodyText, t) {
+			if !hasTerm(bodyTokens, t) {
 				missing = append(missing, t)
 			}
 		}
@@ -260,12 +260,15 @@ func materialSize(in IntegrationInput) int {
 type specDoc struct {
 	d        *markdown.Doc
 	headings []markdown.Heading
-	keys     map[string]bool
+	// titles are the headings' normalized titles; keys every key they
+	// match by (headingKeys).
+	titles, keys map[string]bool
 }
 
 func parseDoc(d *markdown.Doc) specDoc {
-	s := specDoc{d: d, headings: d.Headings, keys: map[string]bool{}}
+	s := specDoc{d: d, headings: d.Headings, titles: map[string]bool{}, keys: map[string]bool{}}
 	for _, h := range d.Headings {
+		s.titles[normTitle(h.Title)] = true
 		for _, k := range headingKeys(h.Title) {
 			s.keys[k] = true
 		}
@@ -283,17 +286,6 @@ func (s specDoc) section(level int, title string) (markdown.Section, bool) {
 		}
 	}
 	return markdown.Section{}, false
-}
-
-// has reports whether the document has a heading with title.
-func (s specDoc) has(title string) bool {
-	want := normTitle(title)
-	for _, h := range s.headings {
-		if normTitle(h.Title) == want {
-			return true
-		}
-	}
-	return false
 }
 
 // resolves reports whether a section reference of a log row names a
@@ -347,20 +339,26 @@ func headingKeys(t string) []string {
 	return keys
 }
 
-// logNames reports whether a log row's item is the heading title (with
-// or without its number).
-func logNames(log []LogEntry, title string) bool {
-	want := map[string]bool{}
-	for _, k := range headingKeys(title) {
-		if !strings.HasPrefix(k, "§") {
-			want[k] = true
-		}
-	}
+// logItems are the keys the log rows' items match headings by: their
+// titles with and without their numbers.
+func logItems(log []LogEntry) map[string]bool {
+	items := map[string]bool{}
 	for _, e := range log {
 		for _, k := range headingKeys(e.Item) {
-			if want[k] {
-				return true
+			if !strings.HasPrefix(k, "§") {
+				items[k] = true
 			}
+		}
+	}
+	return items
+}
+
+// logNames reports whether a log row's item is the heading title (with
+// or without its number).
+func logNames(items map[string]bool, title string) bool {
+	for _, k := range headingKeys(title) {
+		if !strings.HasPrefix(k, "§") && items[k] {
+			return true
 		}
 	}
 	return false
@@ -507,8 +505,9 @@ func staleCheck(d *markdown.Doc, body string, in IntegrationInput) *Result {
 	for _, id := range in.Limitations {
 		limited[id] = true
 	}
-	for _, s := range sentences(body) {
-		if !isStale(s.text) {
+	bodySentences := sentences(body)
+	for _, s := range bodySentences {
+		if !strings.Contains(s.text, "GAP-") || !isStale(s.text) {
 			continue
 		}
 		var named []gap.ID
@@ -528,10 +527,21 @@ func staleCheck(d *markdown.Doc, body string, in IntegrationInput) *Result {
 		}
 	}
 	// The source's own sentences about a resolved gap, kept with the
-	// marker removed.
+	// marker removed: the same sentence, wrapping, case and punctuation
+	// aside (whole sentences, so the check stays linear).
+	kept := map[string]int{}
+	for _, s := range bodySentences {
+		if n := normSentence(s.text); len(n) >= 20 {
+			if _, ok := kept[n]; !ok {
+				kept[n] = s.start
+			}
+		}
+	}
 	srcDoc := markdown.Parse(in.Source)
-	norm := normSentence(body)
 	for _, s := range sentences(srcDoc.Prose) {
+		if !strings.Contains(s.text, "GAP-") {
+			continue
+		}
 		ids := gap.FindIDs(s.text)
 		if !slices.ContainsFunc(ids, func(id gap.ID) bool { return resolved[id] }) || !isStale(s.text) {
 			continue
@@ -540,8 +550,8 @@ func staleCheck(d *markdown.Doc, body string, in IntegrationInput) *Result {
 		if len(n) < 20 {
 			continue
 		}
-		if i := strings.Index(norm, n); i >= 0 {
-			r := failAt(IntegrationStale, 0, "the source's sentence %s about the resolved %s is still in the spec: replace it with what the resolution specifies",
+		if at, ok := kept[n]; ok {
+			r := failAt(IntegrationStale, d.LineOf(at), "the source's sentence %s about the resolved %s is still in the spec: replace it with what the resolution specifies",
 				quote(clip(strings.Join(strings.Fields(s.text), " "), 160)), joinGapIDs(ids))
 			return &r
 		}
@@ -621,10 +631,49 @@ func normSentence(s string) string {
 
 var (
 	inlineCode = regexp.MustCompile("`([^`\n]{1,60})`")
-	identifier = regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)+\b|\b[a-z]+[A-Z][A-Za-z0-9]*\b`)
-	number     = regexp.MustCompile(`\b\d{2,}(?:\.\d+)?\b`)
 	anyID      = regexp.MustCompile(`\b(?:GAP-[A-Z]{2,10}-\d{3}[a-z]?|ISSUE-R\d{1,3}-\d{3}|DECISION-R\d{1,3}-\d{3})\b`)
 )
+
+// isNumberTerm: two or more digits, with an optional decimal part (50,
+// 3600, 24.5).
+func isNumberTerm(t string) bool {
+	whole, frac, dot := strings.Cut(t, ".")
+	return len(whole) >= 2 && allDigits(whole) && (!dot || frac != "" && allDigits(frac))
+}
+
+// isIdentifierTerm: a letter first, then letters and digits with an inner
+// '_', '.' or '-' (next_cursor, RateLimit-Limit, v1.2) or a lower-case
+// letter followed by a capital (pageSize).
+func isIdentifierTerm(t string) bool {
+	if t == "" || !isASCIILetter(t[0]) {
+		return false
+	}
+	inner, camel := false, false
+	for i := 1; i < len(t); i++ {
+		c := t[i]
+		switch {
+		case c == '_' || c == '.' || c == '-':
+			inner = true
+		case c >= 'A' && c <= 'Z' && t[i-1] >= 'a' && t[i-1] <= 'z':
+			camel = true
+		case isASCIILetter(c) || c >= '0' && c <= '9':
+		default:
+			return false
+		}
+	}
+	return inner || camel
+}
+
+func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
 
 // maxKeyTerms bounds the terms taken from one resolution.
 const maxKeyTerms = 40
@@ -639,7 +688,7 @@ func KeyTerms(resolution string) []string {
 	var out []string
 	add := func(t string) {
 		t = strings.TrimSpace(t)
-		if t == "" || seen[t] || anyID.MatchString(t) || len(out) >= maxKeyTerms {
+		if t == "" || seen[t] || anyID.MatchString(t) || len(termTokens(t)) == 0 || len(out) >= maxKeyTerms {
 			return
 		}
 		seen[t] = true
@@ -664,41 +713,60 @@ func KeyTerms(resolution string) []string {
 			}
 			continue
 		}
-		for _, m := range inlineCode.FindAllStringSubmatch(line, -1) {
-			add(m[1])
+		prose := line
+		if strings.IndexByte(line, '`') >= 0 {
+			for _, m := range inlineCode.FindAllStringSubmatch(line, -1) {
+				add(m[1])
+			}
+			prose = inlineCode.ReplaceAllString(line, " ")
 		}
-		prose := anyID.ReplaceAllString(inlineCode.ReplaceAllString(line, " "), " ")
-		for _, m := range identifier.FindAllString(prose, -1) {
-			add(m)
-		}
-		for _, m := range number.FindAllString(prose, -1) {
-			add(m)
+		for _, t := range termTokens(prose) {
+			if isNumberTerm(t) || isIdentifierTerm(t) {
+				add(t)
+			}
 		}
 	}
 	return out
 }
 
-// containsTerm reports whether text holds term: numbers as whole numbers,
-// anything else as written.
-func containsTerm(text, term string) bool {
-	if number.MatchString(term) && strings.Trim(term, "0123456789.") == "" {
-		for i := 0; ; {
-			j := strings.Index(text[i:], term)
-			if j < 0 {
-				return false
-			}
-			at := i + j
-			end := at + len(term)
-			if (at == 0 || !isDigit(text[at-1])) && (end == len(text) || !isDigit(text[end])) {
-				return true
-			}
-			i = at + 1
+// termTokens splits text into the runs of letters, digits, '_', '.' and
+// '-' that key terms are made of, without leading or trailing '.' and '-'
+// (a sentence's full stop, a list's dash).
+func termTokens(text string) []string {
+	fields := strings.FieldsFunc(text, func(r rune) bool {
+		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '.' || r == '-')
+	})
+	out := fields[:0]
+	for _, f := range fields {
+		if f = strings.Trim(f, ".-"); f != "" {
+			out = append(out, f)
 		}
 	}
-	return strings.Contains(text, term)
+	return out
 }
 
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+// tokenSet is the set of a text's term tokens.
+func tokenSet(text string) map[string]bool {
+	set := map[string]bool{}
+	for _, t := range termTokens(text) {
+		set[t] = true
+	}
+	return set
+}
+
+// hasTerm reports whether every token of term is among the text's: a
+// number as a whole number, an identifier as a whole identifier, a code
+// span ("GET /v1/orders") by its words. One lookup per token, so checking
+// every resolution costs time linear in the spec and the resolutions.
+func hasTerm(set map[string]bool, term string) bool {
+	toks := termTokens(term)
+	for _, t := range toks {
+		if !set[t] {
+			return false
+		}
+	}
+	return len(toks) > 0
+}
 
 func joinGapIDs(ids []gap.ID) string {
 	s := make([]string, len(ids))
