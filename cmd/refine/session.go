@@ -564,12 +564,14 @@ func hasKey(q refine.Question, key string) bool {
 func printQuestion(w io.Writer, q refine.Question) {
 	fmt.Fprintf(w, "\n── Question %s ──\n%s\n\n%s\n", safeLine(q.ID), safeLine(q.Title), safeText(strings.TrimSpace(q.Body)))
 	if len(q.Options) > 0 && !strings.Contains(q.Body, q.Options[0].Label) {
-		for i, o := range q.Options {
+		// One label per option: its key, the spec's number or letter, which
+		// is what an answer gives.
+		for _, o := range q.Options {
 			rec := ""
 			if o.Recommended {
 				rec = " (recommended)"
 			}
-			fmt.Fprintf(w, "  %d) [%s] %s%s\n", i+1, safeLine(o.Key), safeLine(o.Label), rec)
+			fmt.Fprintf(w, "  %s) %s%s\n", safeLine(o.Key), safeLine(o.Label), rec)
 		}
 	}
 	if q.Default != "" {
