@@ -364,6 +364,12 @@ func (c *cli) expireCold(coldDir string, retention time.Duration) int {
 		fmt.Fprintln(c.stderr, "refine archives: --expire needs --cold-dir DIR")
 		return exitUsage
 	}
+	if retention <= 0 {
+		// The library reads 0 as its default (30 days): a 0s given here
+		// would silently expire nothing.
+		fmt.Fprintf(c.stderr, "refine archives: --retention %v: want a positive duration (default 720h, 30 days; 1s expires every archive moved more than a second ago)\n", retention)
+		return exitUsage
+	}
 	fail := func(err error) int {
 		fmt.Fprintf(c.stderr, "refine archives: %v\n", safeErr(err))
 		return exitFailed
