@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -59,6 +60,35 @@ func TestSuggestedCommandsAreQuoted(t *testing.T) {
 	for _, tc := range tests {
 		if got := tc.loc.flags(); got != tc.want {
 			t.Errorf("flags() = %s, want %s", got, tc.want)
+		}
+	}
+}
+
+// The Temporal example (README) plays offline too: three Engineer answers
+// in the wrong format, the escalation question answered with context, then
+// a concrete resolution the Reviewer accepts (#27 item 10).
+func TestTemporalExamplePlays(t *testing.T) {
+	const ex = "../../temporal/examples/hooks/"
+	answers := filepath.Join(t.TempDir(), "answers.txt")
+	if err := os.WriteFile(answers, []byte("3: Use ## Gap Resolution headers\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "session")
+	c, out, errb := newTestCLI()
+	if code := c.main(context.Background(), []string{"run", "--spec", ex + "spec.md", "--gaps", ex + "gaps.md", "--dir", dir,
+		"--llm", "replay", "--replay", ex + "replay", "--answers", answers, "--quiet"}); code != exitOK {
+		t.Fatalf("run exit %d\n%s\n%s", code, out, errb)
+	}
+	if !strings.Contains(out.String(), "COMPLETE after round 1") || !strings.Contains(errb.String(), "r1-engineer-escalation-1") {
+		t.Errorf("the example did not escalate and then complete:\n%s\n%s", out, errb)
+	}
+	spec, err := os.ReadFile(filepath.Join(dir, "final_spec.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"full jitter", "410 Gone", "X-Hook-Attempt"} {
+		if !strings.Contains(string(spec), want) {
+			t.Errorf("final spec lacks %q", want)
 		}
 	}
 }
