@@ -27,6 +27,16 @@ func demoAnswersFile(t *testing.T, dropLast bool) (demoDir, answers string) {
 	if len(lines) < 5 {
 		t.Fatalf("the demo gave %d answers: %q", len(lines), lines)
 	}
+	// The answers file the docs use is the same list.
+	if got := parseAnswers(readTestFile(t, "demo/answers.txt")); len(got) != len(lines) {
+		t.Errorf("demo/answers.txt has %d answers, the demo gave %d: %q", len(got), len(lines), lines)
+	} else {
+		for i, a := range got {
+			if formatAnswer(a) != lines[i] {
+				t.Errorf("demo/answers.txt answer %d = %q, the demo gave %q", i+1, formatAnswer(a), lines[i])
+			}
+		}
+	}
 	if dropLast {
 		lines = lines[:len(lines)-1]
 	}
@@ -99,4 +109,13 @@ func TestRunReplaysTheDemoWithItsSettings(t *testing.T) {
 		entries, _ := filepath.Glob(filepath.Join(cold, "*", "*"))
 		t.Errorf("the archive is not in the cold folder: %v\n%s", entries, errb)
 	}
+}
+
+func readTestFile(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
