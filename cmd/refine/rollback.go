@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -99,7 +100,20 @@ func cmdRollback(ctx context.Context, c *cli, args []string) int {
 		fmt.Fprintf(c.stderr, "refine rollback: %v\n", err)
 		return exitUsage
 	}
+	before, _ := s.Status(ctx)
 	rep, err := s.Rollback(ctx, refine.RollbackRequest{To: *to, Reason: *reason, Adjustments: adjust})
+	if waiting := len(rep.Pending) > 0 && errors.Is(err, refine.ErrDeferred) && slices.ContainsFunc(before.Pending, func(q refine.Question) bool {
+		return q.ID == rep.Pending[0].ID
+	}); waiting && (*option != "" || *auto) {
+		// An earlier rollback waits at this question: answer it, carry
+		// the rollback out and stop before the first role call.
+		ans := *option
+		if ans == "" {
+			ans = rep.Pending[0].Default
+		}
+		fmt.Fprintf(c.stdout, "An earlier rollback of round %d waits for its answer; answering it with %s.\n", rep.Pending[0].Round, safeLine(ans))
+		return c.resumeWithoutBackend(ctx, st, loc, ans)
+	}
 	if len(rep.Pending) > 0 {
 		// The rollback mode asks first (the options, the repeated-rollback
 		// or the limit question) and nobody answered: nothing is rolled
@@ -107,11 +121,7 @@ func cmdRollback(ctx context.Context, c *cli, args []string) int {
 		for _, q := range rep.Pending {
 			printQuestion(c.stdout, q)
 		}
-		if errors.Is(err, refine.ErrDeferred) && *option != "" {
-			fmt.Fprintf(c.stdout, "\nAn earlier rollback already waits for this answer (--option applies to a new rollback's question): refine resume %s --answer KEY[:text] --llm …\n", loc.flags())
-		} else {
-			fmt.Fprintf(c.stdout, "\nThe rollback waits for this answer: refine resume %s --answer KEY[:text] --llm … (which then continues the session); or give it to the rollback itself next time: --option KEY[:text], --answers FILE or --auto\n", loc.flags())
-		}
+		fmt.Fprintf(c.stdout, "\nThe rollback waits for this answer: refine rollback %s --to %d --reason … --option KEY[:text] (or --auto) answers it and stops; refine resume %s --answer KEY[:text] answers it and goes on\n", loc.flags(), *to, loc.flags())
 		return exitPaused
 	}
 	if err != nil {

@@ -73,3 +73,31 @@ func TestRollbackOptionNotOffered(t *testing.T) {
 		t.Error("a refused option rolled back anyway")
 	}
 }
+
+// A rollback left waiting at its question (no terminal, no answer flags)
+// is answered by the next `refine rollback --option N`, which carries it
+// out and stops before any role call; a refused option leaves it waiting.
+func TestRollbackOptionAnswersAWaitingRollback(t *testing.T) {
+	ctx := context.Background()
+	dir := runBasic(t)
+	args := []string{"rollback", "--dir", dir, "--to", "1", "--reason", "round 2 missed key rotation"}
+	c, out, errb := newTestCLI()
+	if code := c.main(ctx, args); code != exitPaused || !strings.Contains(out.String(), "--option KEY[:text] (or --auto) answers it") {
+		t.Fatalf("rollback without an answer: exit %d, want 3 with how to answer\n%s\n%s", code, out, errb)
+	}
+	c, out, errb = newTestCLI()
+	if code := c.main(ctx, append(args, "--option", "9")); code == exitOK {
+		t.Fatalf("--option 9 on the waiting rollback succeeded\n%s", out)
+	}
+	c, out, errb = newTestCLI()
+	if code := c.main(ctx, append(args, "--option", "2")); code != exitOK && code != exitPaused {
+		t.Fatalf("--option 2 on the waiting rollback: exit %d\n%s\n%s", code, out, errb)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "round_002_rolled_back_1.tar.gz")); err != nil {
+		t.Errorf("the waiting rollback was not carried out: %v\n%s\n%s", err, out, errb)
+	}
+	c, out, errb = newTestCLI()
+	if code := c.main(ctx, []string{"status", "--dir", dir, "--json"}); code != exitOK || !strings.Contains(out.String(), `"round": 1`) {
+		t.Errorf("status after the rollback: exit %d, want round 1\n%s\n%s", code, out, errb)
+	}
+}
