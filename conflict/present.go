@@ -92,6 +92,8 @@ func recommendedCell(c Conflict, o ConflictOption, rec string) string {
 		return "Yes (CRITICAL)"
 	case o.Recommended && o.Key == OptionSynthesis:
 		return "Yes (addresses both concerns)"
+	case o.Recommended && o.Key == OptionEngineer:
+		return "Yes (LOW: resolves to the Engineer)"
 	case o.Recommended:
 		return "Yes"
 	case rec == "" && o.Key == OptionReviewer:
@@ -103,6 +105,7 @@ func recommendedCell(c Conflict, o ConflictOption, rec string) string {
 // noRecommendation says why no option is recommended, by §4/§7's rules.
 func noRecommendation(c Conflict) string {
 	why := "no option addresses both concerns, so none is recommended"
+	// (LOW always has one: B.)
 	switch c.Issue.Severity {
 	case gap.High:
 		why = "HIGH severity has no default recommendation (GAP-FLOW-006 §7): the choice is yours"
