@@ -353,7 +353,7 @@ func (s *Session) integrationReview(ctx context.Context) error {
 		return fmt.Errorf("integration: read %s: %w", specKey, err)
 	}
 	accepted := s.st.Ledger.InState(gap.Accepted)
-	d := &consistencyData{Decisions: s.decisionLines(in.Decisions), IssuePrefix: fmt.Sprintf("ISSUE-R%d-", in.Round+1),
+	d := &consistencyData{Decisions: s.decisionLines(in.Decisions), IssuePrefix: fmt.Sprintf("ISSUE-R%d-", in.reviewRound()),
 		EngineerOutput: string(spec), Fence: fenceFor(string(spec))}
 	var ids []gap.ID
 	for _, g := range accepted {
@@ -382,7 +382,7 @@ func (s *Session) integrationReview(ctx context.Context) error {
 		if content == "" {
 			vr = validate.FileMissing(finalOutputKey(Reviewer))
 		} else {
-			vr = validate.Reviewer(content, validate.Options{KnownGaps: s.st.Ledger.IDs(), Round: in.Round + 1, MaxOutputBytes: s.cfg.MaxOutputBytes})
+			vr = validate.Reviewer(content, validate.Options{KnownGaps: s.st.Ledger.IDs(), Round: in.reviewRound(), MaxOutputBytes: s.cfg.MaxOutputBytes})
 		}
 		rec := s.settleIntegrationCall(call, vr)
 		in.Reviewer = append(in.Reviewer, rec)
@@ -396,7 +396,7 @@ func (s *Session) integrationReview(ctx context.Context) error {
 		in.Reviews++
 		in.Issues = nil
 		for _, is := range vr.Issues {
-			in.Issues = append(in.Issues, issueRecord{ID: is.ID, Round: in.Round + 1, Severity: is.Severity, Gap: is.Gap,
+			in.Issues = append(in.Issues, issueRecord{ID: is.ID, Round: in.reviewRound(), Severity: is.Severity, Gap: is.Gap,
 				Summary: is.Summary, Location: is.Location, Impact: is.Impact, Suggestion: is.Suggestion})
 		}
 		s.stage(ops...)
@@ -833,3 +833,7 @@ func renderIntegration(b *strings.Builder, in *integrationState) {
 		}
 	}
 }
+
+// reviewRound is the round number the consistency review's issue IDs
+// carry: the round after the last, within the three digits IDs have.
+func (in *integrationState) reviewRound() int { return min(in.Round+1, 999) }
