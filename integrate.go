@@ -305,12 +305,12 @@ func (s *Session) integrationEngineer(ctx context.Context) error {
 			return fmt.Errorf("integration: %w", err)
 		}
 		if n := s.tok.Count(msgs[0].Content) + s.tok.Count(msgs[1].Content); n > s.integrationCap() {
-			return s.integrationDone(ctx, FinalSpecAppendix, fmt.Sprintf("the source spec and its %d accepted resolutions make a %d-token prompt, above the integration cap of %d tokens (twice PromptBudget); raise PromptBudget to integrate",
+			return s.integrationStops(ctx, fmt.Sprintf("the source spec and its %d accepted resolutions make a %d-token prompt, above the integration cap of %d tokens (twice PromptBudget); raise PromptBudget to integrate",
 				len(m.accepted), n, s.integrationCap()))
 		}
 		content, call, err := s.integrationCall(ctx, Engineer, k, msgs, m.ids())
 		if errors.Is(err, ErrNoResponse) {
-			return s.integrationDone(ctx, FinalSpecAppendix, fmt.Sprintf("the Engineer has no response for the integration call (Engineer call %d: %s)", s.st.Usage.NextCall[string(Engineer)]+1, roleError(err)))
+			return s.integrationStops(ctx, fmt.Sprintf("the Engineer has no response for the integration call (Engineer call %d: %s)", s.st.Usage.NextCall[string(Engineer)]+1, roleError(err)))
 		}
 		if err != nil {
 			return err
@@ -338,6 +338,20 @@ func (s *Session) integrationEngineer(ctx context.Context) error {
 	if in.Accepted > 0 {
 		in.Notes = append(in.Notes, fmt.Sprintf("the integration retry after the consistency review failed validation (%s: %s); the integration it was to fix stands", last.FailureType, oneLine(last.Message)))
 	}
+	in.Step = integAsk
+	s.stage()
+	return nil
+}
+
+// integrationStops ends the Engineer's attempts for why: the appendix
+// form, unless an integration already validated (the retry after a
+// consistency review), which then goes to the user with its issues.
+func (s *Session) integrationStops(ctx context.Context, why string) error {
+	in := s.st.Integration
+	if in.Accepted == 0 {
+		return s.integrationDone(ctx, FinalSpecAppendix, why)
+	}
+	in.Notes = append(in.Notes, "the integration retry after the consistency review was not made: "+why)
 	in.Step = integAsk
 	s.stage()
 	return nil

@@ -503,3 +503,22 @@ func TestIntegrationThroughNext(t *testing.T) {
 		t.Errorf("final_spec.md:\n%s", got)
 	}
 }
+
+// A recording that ends after a consistency review with a CRITICAL issue
+// (no response for the retry) keeps the integration, asks, and lists the
+// issue when accepted.
+func TestIntegrationRetryWithoutResponseAsks(t *testing.T) {
+	critical := refinetest.Issue{Severity: gap.Critical, Gap: "GAP-HOOK-001", Summary: "retry header stated two ways"}
+	cfg, eng, _ := hooksSession(t, auto(), []string{integrated(integratedOpts{})}, []string{consistencyReview(critical)})
+	_, out := run(t, cfg)
+	if eng.CallCount() != 3 || !out.Status.Terminal() {
+		t.Fatalf("engineer calls %d, outcome %+v", eng.CallCount(), out)
+	}
+	spec := getKey(t, cfg.Store, "final_spec.md")
+	if !strings.HasPrefix(spec, "# Hooks API — v1.0") || !strings.Contains(spec, "- ISSUE-R2-001 (CRITICAL, consistency review): retry header stated two ways") {
+		t.Errorf("final_spec.md:\n%s", spec)
+	}
+	if tr := trace(t, cfg.Store); len(tr.Notes) == 0 || !strings.Contains(strings.Join(tr.Notes, "\n"), "the integration retry after the consistency review was not made") {
+		t.Errorf("trace notes %q", tr.Notes)
+	}
+}
