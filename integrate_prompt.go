@@ -153,7 +153,13 @@ func (s *Session) integrationMessages(d *integrationData, k, budget int, prev *a
 	user := b.String()
 	if prev != nil && !prev.Success {
 		rc := retry.Context{Role: string(Engineer), ExpectedPath: keyFinalSpec, Message: prev.Message}
-		mod := retry.Modification(prev.FailureType, rc)
+		failure := prev.FailureType
+		if failure == string(validate.WrongFormat) {
+			// Too large or not text: the round's WRONG_FORMAT notice is
+			// about Gap Resolution headers, which an integrated spec has none of.
+			failure = string(validate.IntegrationStructure)
+		}
+		mod := retry.Modification(failure, rc)
 		src, ex := integrationExampleSource, integrationExample
 		if prev.FailureType != string(validate.IntegrationStructure) && prev.FailureType != string(validate.WrongFormat) {
 			// The content failures name what to fix; the shape is right.
