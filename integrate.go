@@ -159,6 +159,13 @@ func (s *Session) integrationStartOps(ctx context.Context) ([]Op, error) {
 func (s *Session) integrate(ctx context.Context) (paused bool, err error) {
 	in := s.st.Integration
 	if in != nil && in.Step != integDone && !s.cfg.Integrate {
+		// Its question, if one waits, is moot.
+		s.st.Pending = slices.DeleteFunc(s.st.Pending, isIntegrationQuestion)
+		for id := range s.st.Answers {
+			if strings.HasPrefix(id, integQuestionPrefix) {
+				delete(s.st.Answers, id)
+			}
+		}
 		return false, s.integrationDone(ctx, FinalSpecAppendix, "integration was turned off before it finished (Settings.Integrate false, --no-integrate)")
 	}
 	for in != nil && in.Step != integDone {
@@ -456,6 +463,11 @@ func highIssues(issues []issueRecord) []issueRecord {
 	return out
 }
 
+// integQuestionPrefix starts the IDs of the integration's questions.
+const integQuestionPrefix = "final-integration-"
+
+func isIntegrationQuestion(q Question) bool { return strings.HasPrefix(q.ID, integQuestionPrefix) }
+
 // Integration escalation options.
 const (
 	integKeyAccept   = "accept"
@@ -514,7 +526,7 @@ func (s *Session) integrationAsk(ctx context.Context) (stop, error) {
 // integrationQuestion words the integration's escalation.
 func (s *Session) integrationQuestion() Question {
 	in := s.st.Integration
-	id := fmt.Sprintf("final-integration-%d", in.Asked+1)
+	id := fmt.Sprintf("%s%d", integQuestionPrefix, in.Asked+1)
 	var b strings.Builder
 	var opts []Option
 	if in.Accepted == 0 {

@@ -522,3 +522,56 @@ func TestIntegrationRetryWithoutResponseAsks(t *testing.T) {
 		t.Errorf("trace notes %q", tr.Notes)
 	}
 }
+
+// Above the integration prompt's cap (twice PromptBudget) the appendix
+// form is kept, with the reason, and no call is made.
+func TestIntegrationAboveTheCapKeepsTheAppendix(t *testing.T) {
+	cfg, eng, _ := hooksSession(t, auto(), []string{integrated(integratedOpts{})}, []string{consistencyReview()})
+	cfg.PromptBudget = 400 // rounds trim their prompts; the integration prompt cannot be trimmed
+	s, _ := run(t, cfg)
+	if eng.CallCount() != 1 {
+		t.Errorf("engineer calls %d, want 1: no integration call above the cap", eng.CallCount())
+	}
+	st, _ := s.Status(context.Background())
+	if st.FinalSpec != refine.FinalSpecAppendix || !strings.Contains(st.FinalSpecReason, "above the integration cap of 800 tokens") {
+		t.Errorf("final spec %q: %s", st.FinalSpec, st.FinalSpecReason)
+	}
+	if spec := getKey(t, cfg.Store, "final_spec.md"); !strings.HasPrefix(spec, "> **Integration failed:** the source spec and its 2 accepted resolutions make a ") {
+		t.Errorf("final_spec.md:\n%.300s", spec)
+	}
+}
+
+// Turning integration off while its question waits (resume
+// --no-integrate) keeps the appendix form and drops the question.
+func TestIntegrationTurnedOffWhileAsked(t *testing.T) {
+	ctx := context.Background()
+	critical := refinetest.Issue{Severity: gap.Critical, Gap: "GAP-HOOK-001", Summary: "retry header stated two ways"}
+	cfg, _, _ := hooksSession(t, refine.DeferAsker{},
+		[]string{integrated(integratedOpts{}), integrated(integratedOpts{})},
+		[]string{consistencyReview(critical), consistencyReview(critical)})
+	cfg.Gaps, cfg.MaxRounds = hooksGaps[:2], 2
+	s, err := refine.New(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := s.Run(ctx); err != nil || out.Status != refine.StatusPaused {
+		t.Fatalf("run = %+v, %v", out, err)
+	}
+	s2, err := refine.Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := s2.Settings()
+	set.Integrate = false
+	if err := s2.SetSettings(ctx, set); err != nil {
+		t.Fatal(err)
+	}
+	out, err := s2.Run(ctx)
+	if err != nil || out.Status != refine.StatusComplete {
+		t.Fatalf("run = %+v, %v", out, err)
+	}
+	st, _ := s2.Status(ctx)
+	if st.FinalSpec != refine.FinalSpecAppendix || !strings.Contains(st.FinalSpecReason, "turned off") || len(st.Pending) != 0 {
+		t.Errorf("final spec %q (%s), pending %v", st.FinalSpec, st.FinalSpecReason, st.Pending)
+	}
+}
