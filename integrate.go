@@ -106,9 +106,26 @@ type integrationState struct {
 	// output's warnings, a review that could not be had.
 	Notes []string `json:"notes,omitempty"`
 
+	// PartsMode says the spec is integrated part by part (its prompt is
+	// above the cap); Parts holds each part's accepted attempt (0: kept as
+	// written) and Merged says the joined spec is in final/engineer.md.
+	PartsMode bool  `json:"parts_mode,omitempty"`
+	Parts     []int `json:"parts,omitempty"`
+	Merged    bool  `json:"merged,omitempty"`
+
 	// Form and Reason say how final_spec.md was written, once Step is done.
 	Form   string `json:"form,omitempty"`
 	Reason string `json:"reason,omitempty"`
+}
+
+// specKey holds the accepted integrated spec: the accepted attempt, or
+// the parts joined.
+func (in *integrationState) specKey() string {
+	if in.Merged {
+		return finalOutputKey(Engineer)
+	}
+	_, key := finalAttemptKeys(Engineer, in.Accepted)
+	return key
 }
 
 // keepsWork reports whether an outcome's session is integrated.
@@ -297,6 +314,9 @@ func (s *Session) integrationEngineer(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if in.PartsMode {
+		return s.integrationParts(ctx, m)
+	}
 	d := s.integrationData(m)
 	check := m.input(s, in.Decisions)
 	for len(in.Engineer) < in.EngineerBudget {
@@ -310,6 +330,10 @@ func (s *Session) integrationEngineer(ctx context.Context) error {
 			return fmt.Errorf("integration: %w", err)
 		}
 		if n := s.tok.Count(msgs[0].Content) + s.tok.Count(msgs[1].Content); n > s.integrationCap() {
+			if in.Accepted == 0 && len(in.Engineer) == 0 {
+				in.PartsMode = true
+				return s.integrationParts(ctx, m)
+			}
 			return s.integrationStops(ctx, fmt.Sprintf("the source spec and its %d accepted resolutions make a %d-token prompt, above the integration cap of %d tokens (twice PromptBudget); raise PromptBudget to integrate",
 				len(m.accepted), n, s.integrationCap()))
 		}
@@ -366,7 +390,7 @@ func (s *Session) integrationStops(ctx context.Context, why string) error {
 // integration.
 func (s *Session) integrationReview(ctx context.Context) error {
 	in := s.st.Integration
-	_, specKey := finalAttemptKeys(Engineer, in.Accepted)
+	specKey := in.specKey()
 	spec, err := s.get(ctx, specKey)
 	if err != nil {
 		return fmt.Errorf("integration: read %s: %w", specKey, err)
@@ -388,6 +412,10 @@ func (s *Session) integrationReview(ctx context.Context) error {
 		msgs, err := s.consistencyMessages(d, k-in.ReviewerFrom, in.ReviewerBudget-in.ReviewerFrom, prev)
 		if err != nil {
 			return fmt.Errorf("integration: %w", err)
+		}
+		if n := s.tok.Count(msgs[0].Content) + s.tok.Count(msgs[1].Content); n > s.integrationCap() {
+			in.Notes = append(in.Notes, fmt.Sprintf("no consistency review: the spec makes a %d-token review prompt, above the cap of %d", n, s.integrationCap()))
+			return s.integrationDone(ctx, FinalSpecIntegrated, "")
 		}
 		content, call, err := s.integrationCall(ctx, Reviewer, k, msgs, ids)
 		if errors.Is(err, ErrNoResponse) {
@@ -558,6 +586,11 @@ func (s *Session) integrationQuestion() Question {
 		{Key: integKeyRetry, Label: "Retry the integration once more with the issues attached", Effect: "The Engineer writes the spec again; the Reviewer checks it again"},
 		{Key: integKeyAppendix, Label: "Keep the appendix form", Effect: "final_spec.md stays the source spec with the resolutions appended, headed by a note on why"},
 		{Key: integKeyPause, Label: "Pause - decide later", Effect: "The session waits; the outcome stays " + string(s.st.Outcome)},
+	}
+	if in.Merged {
+		// A spec integrated part by part is not integrated again with
+		// the issues attached.
+		opts = slices.DeleteFunc(opts, func(o Option) bool { return o.Key == integKeyRetry })
 	}
 	q := Question{ID: id, Kind: KindEscalation, Round: s.st.Round, Title: "Integrated spec: the consistency review found issues", Options: opts, Default: integKeyAccept}
 	q.Body = b.String() + question.Menu(opts)

@@ -24,7 +24,7 @@ func (s *Session) integrationDone(ctx context.Context, form, reason string) erro
 	var spec string
 	var log []validate.LogEntry
 	if form == FinalSpecIntegrated {
-		_, key := finalAttemptKeys(Engineer, in.Accepted)
+		key := in.specKey()
 		b, err := s.get(ctx, key)
 		if err != nil {
 			return fmt.Errorf("integration: read %s: %w", key, err)

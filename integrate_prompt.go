@@ -24,6 +24,10 @@ type integrationData struct {
 	// integration must fix (a retry after the review).
 	Issues             []PromptIssue
 	MinChars, MaxChars int
+	// Part and Parts number the part of a spec integrated part by part
+	// (Parts 0 or 1: the whole spec at once); Last marks the last part.
+	Part, Parts int
+	Last        bool
 }
 
 type integrationResolution struct {
@@ -41,7 +45,10 @@ const integratorSystem = `You are the Engineer of a spec-refinement session that
 const integrationTemplate = `# Integration: write the refined spec (v1.0)
 
 The refinement session ended {{.Outcome}} after round {{.Round}}. Write the whole specification again as ONE document: the source spec below with every accepted resolution merged into the section it belongs to (or a new section), every decision honoured, and the open gaps listed as known limitations.
-
+{{if gt .Parts 1}}
+## This is part {{.Part}} of {{.Parts}}
+The spec is too long to integrate at once. Write only the part of it quoted below, with the resolutions given here merged in; the parts are joined in order. {{if eq .Part 1}}Start with the spec's title.{{else}}Do not repeat the title or write other parts.{{end}} End the part with its own "## Resolution Log" for the gaps below{{if .Last}}, with a row for every decision, after the "## Known Limitations" section{{else}}: no Known Limitations section and no decision rows (the last part has them){{end}}.
+{{end}}
 ## Rules
 1. Keep every "#" and "##" heading of the source spec. To remove or rename one, add a Resolution Log row | <old heading> | <new heading, or —> | renamed/removed: why |.
 2. Merge each accepted resolution in full: its rules, field and header names, numbers, status codes and examples. Write it as specification text, not as a proposal: leave out confidence levels, trade-off lists and "New Gaps Introduced".

@@ -523,20 +523,100 @@ func TestIntegrationRetryWithoutResponseAsks(t *testing.T) {
 	}
 }
 
-// Above the integration prompt's cap (twice PromptBudget) the appendix
-// form is kept, with the reason, and no call is made.
-func TestIntegrationAboveTheCapKeepsTheAppendix(t *testing.T) {
-	cfg, eng, _ := hooksSession(t, auto(), []string{integrated(integratedOpts{})}, []string{consistencyReview()})
-	cfg.PromptBudget = 400 // rounds trim their prompts; the integration prompt cannot be trimmed
-	s, _ := run(t, cfg)
-	if eng.CallCount() != 1 {
-		t.Errorf("engineer calls %d, want 1: no integration call above the cap", eng.CallCount())
+// partIntegrator is an Engineer that plays round 1 and integrates
+// whatever part of hooksSpec its prompt quotes: the stale sentences
+// replaced, the part's resolutions appended, Known Limitations in the
+// last part, and the part's own Resolution Log.
+func partIntegrator() *refinetest.Role {
+	return refinetest.Func(func(_ context.Context, req refine.Request) (refine.Response, error) {
+		prompt := req.Messages[1].Content
+		if !strings.Contains(prompt, "# Integration:") {
+			return refine.Response{Content: refinetest.EngineerOutput("GAP-HOOK-001", "GAP-HOOK-002")}, nil
+		}
+		_, src, _ := strings.Cut(prompt, "## Source spec (quoted material)\n~~~~\n")
+		src, _, _ = strings.Cut(src, "\n~~~~\n")
+		src = strings.Replace(src, " The retry schedule is not\nspecified (GAP-HOOK-001).", "", 1)
+		src = strings.Replace(src, "How deliveries are signed is TBD (GAP-HOOK-002).", "Deliveries are signed as below.", 1)
+		heading := ""
+		for _, line := range strings.Split(src, "\n") {
+			if strings.HasPrefix(line, "#") {
+				heading = strings.TrimLeft(line, "# ")
+				break
+			}
+		}
+		var b strings.Builder
+		b.WriteString(src + "\n\n")
+		var rows []string
+		for _, id := range []gap.ID{"GAP-HOOK-001", "GAP-HOOK-002"} {
+			if strings.Contains(prompt, "### "+string(id)+":") {
+				b.WriteString(hooksResolution(id) + "\n\n")
+				rows = append(rows, fmt.Sprintf("| %s | %s | merged |", id, heading))
+			}
+		}
+		if strings.Contains(prompt, "- GAP-HOOK-003 (LOW)") {
+			b.WriteString("## Known Limitations\n\n- GAP-HOOK-003 (LOW): ordering guarantees are not yet specified.\n\n")
+		}
+		b.WriteString("## Resolution Log\n\n| Item | Section(s) | Note |\n|---|---|---|\n" + strings.Join(rows, "\n") + "\n")
+		return refine.Response{Content: b.String()}, nil
+	})
+}
+
+// Above the integration prompt's cap (twice PromptBudget) the spec is
+// integrated part by part, and the parts joined into one spec with one
+// Resolution Log.
+func TestIntegrationPartByPart(t *testing.T) {
+	eng := partIntegrator()
+	rev := refinetest.Script(refinetest.ReviewerOutput(1, []gap.ID{"GAP-HOOK-001", "GAP-HOOK-002"}), consistencyReview())
+	cfg := refinetest.Config(eng, rev, auto(), hooksGaps...)
+	cfg.Spec, cfg.Integrate, cfg.MaxRounds, cfg.GapsPerRound = hooksSpec, true, 1, 2
+	cfg.PromptBudget = 400 // the whole integration prompt is about 1,100 tokens
+	s, out := run(t, cfg)
+	if !out.Status.Terminal() {
+		t.Fatalf("outcome %+v", out)
 	}
 	st, _ := s.Status(context.Background())
-	if st.FinalSpec != refine.FinalSpecAppendix || !strings.Contains(st.FinalSpecReason, "above the integration cap of 800 tokens") {
+	if st.FinalSpec != refine.FinalSpecIntegrated {
+		t.Fatalf("final spec %q: %s", st.FinalSpec, st.FinalSpecReason)
+	}
+	calls := eng.CallCount() - 1
+	if calls < 2 {
+		t.Errorf("%d integration calls, want one per part with something to merge (at least 2)", calls)
+	}
+	for i := 1; i <= calls; i++ {
+		if p := eng.Prompt(i); !strings.Contains(p, fmt.Sprintf("## This is part %d of ", i)) {
+			t.Errorf("integration call %d is not a part's:\n%.600s", i, p)
+		}
+	}
+	spec := getKey(t, cfg.Store, "final_spec.md")
+	for _, want := range []string{"# Hooks API — Draft", "## 1. Delivery", hooksResolution("GAP-HOOK-001"), "## 2. Signatures", hooksResolution("GAP-HOOK-002"),
+		"## 9. Appendix", "## Known Limitations", "| GAP-HOOK-001 |", "| GAP-HOOK-002 |"} {
+		if !strings.Contains(spec, want) {
+			t.Errorf("joined spec lacks %q:\n%s", want, spec)
+		}
+	}
+	if n := strings.Count(spec, "## Resolution Log"); n != 1 || strings.Count(spec, "| Item | Section(s) | Note |") != 1 {
+		t.Errorf("joined spec has %d Resolution Logs:\n%s", n, spec)
+	}
+	tr := trace(t, cfg.Store)
+	if len(tr.Log) != 2 || tr.Reviews != 1 || !strings.Contains(strings.Join(tr.Notes, "\n"), "integrated part by part") {
+		t.Errorf("trace %+v", tr)
+	}
+}
+
+// A source section that alone does not fit a part keeps the appendix
+// form, with the reason, and no integration call is made.
+func TestIntegrationPartTooLargeKeepsTheAppendix(t *testing.T) {
+	cfg, eng, _ := hooksSession(t, auto(), []string{integrated(integratedOpts{})}, []string{consistencyReview()})
+	cfg.PromptBudget = 330
+	s, _ := run(t, cfg)
+	if eng.CallCount() != 1 {
+		t.Errorf("engineer calls %d, want 1: no integration call", eng.CallCount())
+	}
+	st, _ := s.Status(context.Background())
+	if st.FinalSpec != refine.FinalSpecAppendix || !strings.Contains(st.FinalSpecReason, "raise PromptBudget to integrate") {
 		t.Errorf("final spec %q: %s", st.FinalSpec, st.FinalSpecReason)
 	}
-	if spec := getKey(t, cfg.Store, "final_spec.md"); !strings.HasPrefix(spec, "> **Integration failed:** the source spec and its 2 accepted resolutions make a ") {
+	if spec := getKey(t, cfg.Store, "final_spec.md"); !strings.HasPrefix(spec, "> **Integration failed:** ") {
 		t.Errorf("final_spec.md:\n%.300s", spec)
 	}
 }

@@ -74,6 +74,13 @@ type IntegrationInput struct {
 	MaxOutputBytes int
 	// KeyTermsThreshold overrides DefaultKeyTermsThreshold when positive.
 	KeyTermsThreshold float64
+	// OtherHeadings are headings of the rest of the spec when it is
+	// integrated part by part: a log row may name them too.
+	OtherHeadings []string
+	// SkipSize leaves out the size bounds: a part of a spec integrated
+	// part by part is small beside its Known Limitations and log; the
+	// joined spec is measured.
+	SkipSize bool
 }
 
 // Resolution is an accepted gap's final resolution.
@@ -130,6 +137,11 @@ func Integration(content string, in IntegrationInput) IntegrationResult {
 	d := markdown.Parse(content)
 	out := parseDoc(d)
 	src := parseDoc(markdown.Parse(in.Source))
+	for _, h := range in.OtherHeadings {
+		for _, k := range headingKeys(h) {
+			out.keys[k] = true
+		}
+	}
 
 	// Tier 1.
 	logSec, ok := out.section(2, resolutionLogTitle)
@@ -137,7 +149,7 @@ func Integration(content string, in IntegrationInput) IntegrationResult {
 		hint, line := missingHeader(d, "## "+resolutionLogTitle)
 		return failIntegration(IntegrationStructure, line, "no \"## %s\" section%s: end the spec with it, a table | Item | Section(s) | Note | with one row per accepted gap and per decision", resolutionLogTitle, hint)
 	}
-	log, fail := parseLog(d, logSec)
+	log, fail := parseLog(d, logSec, len(in.Resolutions)+len(in.Decisions) > 0)
 	if fail != nil {
 		return IntegrationResult{Result: *fail}
 	}
@@ -163,7 +175,7 @@ func Integration(content string, in IntegrationInput) IntegrationResult {
 	}
 	// The log is bookkeeping, not spec: the size is the rest's.
 	size, material := utf8.RuneCountInString(d.Text)-utf8.RuneCountInString(d.Text[logSec.Start:logSec.End]), materialSize(in)
-	if material > 0 && float64(size) > IntegrationMaxSize*float64(material) {
+	if material > 0 && !in.SkipSize && float64(size) > IntegrationMaxSize*float64(material) {
 		return failIntegration(IntegrationStructure, 0, "the spec is %d characters, more than %.1f× its material (%d: the source spec plus the accepted resolutions): write the spec once, without commentary, repeated sections or the resolutions' review notes",
 			size, IntegrationMaxSize, material)
 	}
@@ -206,7 +218,7 @@ func Integration(content string, in IntegrationInput) IntegrationResult {
 			}
 		}
 	}
-	if material > 0 && float64(size) < IntegrationMinSize*float64(material) {
+	if material > 0 && !in.SkipSize && float64(size) < IntegrationMinSize*float64(material) {
 		return failIntegration(IntegrationMissing, 0, "the spec is %d characters, less than %.1f× its material (%d: the source spec plus the accepted resolutions): merge each resolution in full (its rules, fields, numbers and examples), do not summarise it",
 			size, IntegrationMinSize, material)
 	}
@@ -365,8 +377,9 @@ func logNames(items map[string]bool, title string) bool {
 }
 
 // parseLog reads the Resolution Log's table: a header row naming Item,
-// Section(s) and Note, a delimiter row, then rows of three cells.
-func parseLog(d *markdown.Doc, sec markdown.Section) ([]LogEntry, *Result) {
+// Section(s) and Note, a delimiter row, then rows of three cells, at least
+// one when needRows (there are gaps or decisions to log).
+func parseLog(d *markdown.Doc, sec markdown.Section, needRows bool) ([]LogEntry, *Result) {
 	first, last := d.LineOf(sec.BodyStart), d.LineOf(max(sec.End-1, sec.BodyStart))
 	if sec.End <= sec.BodyStart {
 		last = first - 1
@@ -415,7 +428,7 @@ func parseLog(d *markdown.Doc, sec markdown.Section) ([]LogEntry, *Result) {
 		}
 		log = append(log, LogEntry{Item: cells[0], Sections: splitSections(cells[1]), Note: cells[2], Line: n})
 	}
-	if len(log) == 0 {
+	if len(log) == 0 && needRows {
 		r := failAt(IntegrationStructure, header, "the Resolution Log's table has no rows: one row per accepted gap and per decision")
 		return nil, &r
 	}
