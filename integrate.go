@@ -112,6 +112,9 @@ type integrationState struct {
 	PartsMode bool  `json:"parts_mode,omitempty"`
 	Parts     []int `json:"parts,omitempty"`
 	Merged    bool  `json:"merged,omitempty"`
+	// PartsBudget is the tokens a part may hold, fixed when the parts
+	// were first planned, so settings changed later do not replan them.
+	PartsBudget int `json:"parts_budget,omitempty"`
 
 	// Form and Reason say how final_spec.md was written, once Step is done.
 	Form   string `json:"form,omitempty"`

@@ -116,9 +116,13 @@ func (s *Session) partsBudget(m integrationMaterial) (int, error) {
 // attempts for each part in turn, then the join.
 func (s *Session) integrationParts(ctx context.Context, m integrationMaterial) error {
 	in := s.st.Integration
-	budget, err := s.partsBudget(m)
-	if err != nil {
-		return fmt.Errorf("integration: %w", err)
+	budget := in.PartsBudget
+	if budget == 0 {
+		b, err := s.partsBudget(m)
+		if err != nil {
+			return fmt.Errorf("integration: %w", err)
+		}
+		budget, in.PartsBudget = b, b
 	}
 	if budget <= 0 {
 		return s.integrationStops(ctx, fmt.Sprintf("the decisions and open gaps alone fill the integration cap of %d tokens (twice PromptBudget); raise PromptBudget to integrate", s.integrationCap()))
