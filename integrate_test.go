@@ -384,7 +384,6 @@ func TestIntegrationEscalationResumedElsewhere(t *testing.T) {
 // role call, and the integration finishes after the session is opened
 // again.
 func TestIntegrationCrashRepeatsAtMostOneCall(t *testing.T) {
-	ctx := context.Background()
 	script := func() (*refinetest.Role, *refinetest.Role) {
 		eng := refinetest.Func(func(_ context.Context, req refine.Request) (refine.Response, error) {
 			if strings.Contains(req.Messages[1].Content, "# Integration:") {
@@ -409,14 +408,44 @@ func TestIntegrationCrashRepeatsAtMostOneCall(t *testing.T) {
 		cfg.Spec, cfg.Integrate, cfg.GapsPerRound, cfg.Store = hooksSpec, true, 2, st
 		return cfg, eng, rev
 	}
+	crashEverywhere(t, config, 5) // round 1: 1 + 1; integration: 2 + 1
+}
+
+// TestIntegrationPartsCrashRepeatsAtMostOneCall: the same, integrating
+// part by part.
+func TestIntegrationPartsCrashRepeatsAtMostOneCall(t *testing.T) {
+	config := func(st refine.Store) (refine.Config, *refinetest.Role, *refinetest.Role) {
+		eng := partIntegrator()
+		rev := refinetest.Func(func(_ context.Context, req refine.Request) (refine.Response, error) {
+			if strings.Contains(req.Messages[1].Content, "# Consistency review") {
+				return refine.Response{Content: consistencyReview()}, nil
+			}
+			return refine.Response{Content: refinetest.ReviewerOutput(1, []gap.ID{"GAP-HOOK-001", "GAP-HOOK-002"})}, nil
+		})
+		cfg := refinetest.Config(eng, rev, auto(), hooksGaps...)
+		cfg.Spec, cfg.Integrate, cfg.GapsPerRound, cfg.MaxRounds, cfg.PromptBudget, cfg.Store = hooksSpec, true, 2, 1, 400, st
+		return cfg, eng, rev
+	}
+	crashEverywhere(t, config, 6) // round 1: 1 + 1; three parts; the review
+}
+
+// crashEverywhere runs a session cleanly, then crashes it at each commit
+// in turn and runs it again on what the store kept: at most one role call
+// more than the clean run's wantCalls, the same final spec, and crashes
+// during the integration step among them.
+func crashEverywhere(t *testing.T, config func(refine.Store) (refine.Config, *refinetest.Role, *refinetest.Role), wantCalls int) {
+	t.Helper()
+	ctx := context.Background()
 	clean := &crashingStore{Store: memory.New()}
 	cfg, eng, rev := config(clean)
-	if _, out := run(t, cfg); out.Status != refine.StatusComplete {
+	if _, out := run(t, cfg); !out.Status.Terminal() {
 		t.Fatalf("clean run: %+v", out)
 	}
-	wantCalls := eng.CallCount() + rev.CallCount()
-	if wantCalls != 5 { // round 1: 1 + 1; integration: 2 + 1
-		t.Fatalf("clean run made %d calls, want 5", wantCalls)
+	if got := eng.CallCount() + rev.CallCount(); got != wantCalls {
+		t.Fatalf("clean run made %d calls, want %d", got, wantCalls)
+	}
+	if st, _ := refine.Inspect(ctx, clean); st.FinalSpec != refine.FinalSpecIntegrated {
+		t.Fatalf("clean run: final spec %q (%s)", st.FinalSpec, st.FinalSpecReason)
 	}
 	want := getKey(t, clean, "final_spec.md")
 	during := 0 // crashes with an integration call made
@@ -439,7 +468,7 @@ func TestIntegrationCrashRepeatsAtMostOneCall(t *testing.T) {
 			t.Fatalf("failAt %d: Open: %v", failAt, err)
 		}
 		out, err := s2.Run(ctx)
-		if err != nil || out.Status != refine.StatusComplete {
+		if err != nil || !out.Status.Terminal() {
 			t.Fatalf("failAt %d: resumed Run = %+v, %v", failAt, out, err)
 		}
 		if got := eng.CallCount() + rev.CallCount(); got > wantCalls+1 {
