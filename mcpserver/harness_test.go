@@ -243,3 +243,5 @@ func signal(c chan struct{}) {
 	default:
 	}
 }
+
+func newFuzzBackend() refine.Backend { return memory.NewBackend() }

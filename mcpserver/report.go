@@ -216,5 +216,3 @@ func (s *Server) readPath(field, path string) ([]byte, error) {
 	}
 	return b, nil
 }
-
-
