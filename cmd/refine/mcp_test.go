@@ -231,15 +231,16 @@ func TestMCPHTTPLoopback(t *testing.T) {
 	defer cancel()
 	root := filepath.Join(t.TempDir(), "sessions")
 	c, _, _ := newTestCLI()
-	errw := &syncWriter{ready: make(chan string, 1)}
+	ready := make(chan string, 1)
+	errw := &syncWriter{ready: ready}
 	c.stderr = errw
 	done := make(chan int, 1)
 	go func() { done <- c.main(ctx, []string{"mcp", "--http", "127.0.0.1:0", "--store", "file:" + root}) }()
 	var addr string
 	select {
-	case addr = <-errw.ready:
+	case addr = <-ready:
 	case code := <-done:
-		t.Fatalf("refine mcp exited %d: %s", code, errw.buf.String())
+		t.Fatalf("refine mcp exited %d", code)
 	}
 	endpoint := "http://" + addr + "/"
 	cl, m := newMCPClient(t, "")
