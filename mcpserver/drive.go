@@ -46,6 +46,10 @@ func peerOf(ss *mcp.ServerSession) peer {
 type preset struct {
 	id  string
 	ans refine.Answer
+	// used: the question came and took the answer; refused: it came and
+	// the answer did not fit it (the question is then deferred).
+	used    bool
+	refused error
 }
 
 // stateFormat is the requestState of a multi round-trip result: the
@@ -144,8 +148,8 @@ func (s *Server) fulfil(ctx context.Context, p peer, id string, n *need, pre *pr
 		}
 		n.reply <- reply{resp: responseOf(res.Content, res.Model, res.StopReason)}
 	case needAsk:
-		if a, ok := pre.match(n.q); ok {
-			n.reply <- reply{ans: a}
+		if rep, ok := pre.match(n.q); ok {
+			n.reply <- rep
 			return
 		}
 		if !p.elicit {
@@ -188,8 +192,8 @@ func (s *Server) parkNeeds(r *runner, p peer, n *need, pre *preset, trips int) *
 			}
 			reqs[key] = s.samplingParams(r.id, m.req)
 		case needAsk:
-			if a, ok := pre.match(m.q); ok {
-				m.reply <- reply{ans: a}
+			if rep, ok := pre.match(m.q); ok {
+				m.reply <- rep
 				continue
 			}
 			if !p.elicit {
@@ -244,11 +248,18 @@ func (s *Server) deliver(r *runner, batch int, responses mcp.InputResponseMap) e
 	return nil
 }
 
-func (pre *preset) match(q refine.Question) (refine.Answer, bool) {
-	if pre == nil || pre.id != q.ID {
-		return refine.Answer{}, false
+// match answers q with the preset answer when it names q: the reply to
+// send, and whether it applied.
+func (pre *preset) match(q refine.Question) (reply, bool) {
+	if pre == nil || pre.used || pre.id != q.ID {
+		return reply{}, false
 	}
-	return pre.ans, true
+	pre.used = true
+	if err := q.Check(pre.ans); err != nil {
+		pre.refused = err
+		return reply{err: fmt.Errorf("%w: %v", refine.ErrDeferred, err)}, true
+	}
+	return reply{ans: pre.ans}, true
 }
 
 // samplingParams builds the createMessage request of a role call: the

@@ -275,3 +275,41 @@ func TestNoSamplingNoBackendIsAToolError(t *testing.T) {
 		t.Fatalf("want a tool error naming --llm, got %s", textOf(res))
 	}
 }
+
+// A session no tool call drives stops after the idle timeout, committed
+// and resumable; refine_continue takes it to the end.
+func TestIdleSessionStopsAndResumes(t *testing.T) {
+	ctx := context.Background()
+	s := newServer(t, Config{CallBudget: time.Nanosecond, IdleTimeout: 20 * time.Millisecond})
+	c := connect(t, s, clientOpts{protocol: "2025-11-25", sampling: true, elicit: scripted})
+	rep, _ := c.call(ctx, "refine_start", startArgs(t))
+	if r := s.running(rep.SessionID); r != nil {
+		select {
+		case <-r.done:
+		case <-time.After(30 * time.Second):
+			t.Fatal("an idle session kept running")
+		}
+	}
+	if s.running(rep.SessionID) != nil {
+		t.Fatal("the idle session is still registered as running")
+	}
+	s.cfg.CallBudget = time.Minute
+	rep, _ = c.call(ctx, "refine_continue", map[string]any{"session_id": rep.SessionID})
+	rep = c.untilStops(ctx, rep)
+	if rep.Outcome != string(refine.StatusComplete) {
+		t.Fatalf("after the idle stop: %+v", rep)
+	}
+}
+
+// An answer to a question the running session does not ask is a tool
+// error naming question_id, not silently dropped.
+func TestAnswerToAQuestionNotAsked(t *testing.T) {
+	ctx := context.Background()
+	s := newServer(t, Config{CallBudget: time.Nanosecond})
+	c := connect(t, s, clientOpts{protocol: "2025-11-25", sampling: true})
+	rep, _ := c.call(ctx, "refine_start", startArgs(t))
+	_, res := c.call(ctx, "refine_answer", map[string]any{"session_id": rep.SessionID, "question_id": "nosuch", "key": "A"})
+	if !res.IsError || !strings.Contains(textOf(res), "question_id") {
+		t.Fatalf("want a tool error naming question_id, got %s", textOf(res))
+	}
+}

@@ -312,7 +312,16 @@ func (s *Server) toolAnswer(ctx context.Context, req *mcp.CallToolRequest, in an
 	if r := s.running(in.SessionID); r != nil {
 		// The session is running: the question is the one it is about to
 		// ask (or asking); answer it as it comes.
-		return s.driveAndReport(ctx, req, in.SessionID, &preset{id: in.QuestionID, ans: ans}, 0, "")
+		pre := &preset{id: in.QuestionID, ans: ans}
+		res, rep, err := s.driveAndReport(ctx, req, in.SessionID, pre, 0, "")
+		switch {
+		case err != nil || res.InputRequests != nil:
+		case pre.refused != nil:
+			return nil, report{}, fieldErr("key", "%v (the question is pending now: answer it again)", pre.refused)
+		case !pre.used:
+			return nil, report{}, fieldErr("question_id", "%q was not asked while the session ran (it is %s now): refine_status lists the pending questions", in.QuestionID, rep.Outcome)
+		}
+		return res, rep, err
 	}
 	err := s.withSession(ctx, in.SessionID, nil, func(sess *refine.Session) error {
 		return sess.Answer(ctx, in.QuestionID, ans)
