@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/llm/replay"
 	"github.com/refine-spec/refine/store/memory"
 )
 
@@ -311,5 +313,40 @@ func TestAnswerToAQuestionNotAsked(t *testing.T) {
 	_, res := c.call(ctx, "refine_answer", map[string]any{"session_id": rep.SessionID, "question_id": "nosuch", "key": "A"})
 	if !res.IsError || !strings.Contains(textOf(res), "question_id") {
 		t.Fatalf("want a tool error naming question_id, got %s", textOf(res))
+	}
+}
+
+// With a server-side backend the roles run in the server: a client
+// without sampling drives the session to the end, and the backend it
+// records is the server's.
+func TestServerSideRoles(t *testing.T) {
+	for name, mode := range map[string]RoleMode{"server": RolesServer, "auto without sampling": RolesAuto} {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			configure := func(ctx context.Context, id string, st refine.Store) (refine.Config, error) {
+				cfg := refine.DefaultConfig()
+				r := replay.Dir(filepath.Join(demoDir, "replay"))
+				cfg.Engineer, cfg.Reviewer = r, r
+				cfg.Backend = refine.BackendInfo{Kind: "replay"}
+				return cfg, nil
+			}
+			s := newServer(t, Config{Roles: mode, Configure: configure})
+			c := connect(t, s, clientOpts{protocol: "2025-11-25", elicit: scripted})
+			rep, res := c.call(ctx, "refine_start", startArgs(t))
+			if res.IsError {
+				t.Fatal(textOf(res))
+			}
+			rep = c.untilStops(ctx, rep)
+			if rep.Outcome != string(refine.StatusComplete) {
+				t.Fatalf("%+v", rep)
+			}
+			st, err := s.statusOf(ctx, rep.SessionID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Settings.Backend.Kind != "replay" || c.samples != 0 {
+				t.Errorf("backend %q, %d sampling requests; want the server's replay and none", st.Settings.Backend.Kind, c.samples)
+			}
+		})
 	}
 }
