@@ -34,7 +34,7 @@ var demoAnswers = map[string]refine.Answer{
 // client is a Go MCP client that plays the roles from a replay folder
 // through sampling and answers elicitations from a script.
 type client struct {
-	t  *testing.T
+	t  testing.TB
 	cs *mcp.ClientSession
 
 	mu       sync.Mutex
@@ -84,7 +84,7 @@ func schemaDefault(schema map[string]any) string {
 	return ""
 }
 
-func newServer(t *testing.T, cfg Config) *Server {
+func newServer(t testing.TB, cfg Config) *Server {
 	t.Helper()
 	if cfg.Backend == nil {
 		cfg.Backend = memory.NewBackend()
@@ -97,7 +97,7 @@ func newServer(t *testing.T, cfg Config) *Server {
 	return s
 }
 
-func connect(t *testing.T, s *Server, o clientOpts) *client {
+func connect(t testing.TB, s *Server, o clientOpts) *client {
 	t.Helper()
 	ctx := context.Background()
 	c := &client{t: t, roles: map[string]int{}, listed: make(chan struct{}, 1), updated: make(chan struct{}, 1)}
@@ -224,7 +224,7 @@ func textOf(res *mcp.CallToolResult) string {
 }
 
 // startArgs are refine_start's arguments for the demo.
-func startArgs(t *testing.T) map[string]any {
+func startArgs(t testing.TB) map[string]any {
 	t.Helper()
 	spec, err := os.ReadFile(filepath.Join(demoDir, "spec.md"))
 	if err != nil {

@@ -313,15 +313,16 @@ func (s *Server) toolAnswer(ctx context.Context, req *mcp.CallToolRequest, in an
 		// The session is running: the question is the one it is about to
 		// ask (or asking); answer it as it comes.
 		pre := &preset{id: in.QuestionID, ans: ans}
-		res, rep, err := s.driveAndReport(ctx, req, in.SessionID, pre, 0, "")
+		res, rep, err := s.driveRunner(ctx, req, r, pre, 0, "")
 		switch {
-		case err != nil || res.InputRequests != nil:
+		case err != nil || res.InputRequests != nil || pre.used && pre.refused == nil:
+			return res, rep, err
 		case pre.refused != nil:
 			return nil, report{}, fieldErr("key", "%v (the question is pending now: answer it again)", pre.refused)
-		case !pre.used:
-			return nil, report{}, fieldErr("question_id", "%q was not asked while the session ran (it is %s now): refine_status lists the pending questions", in.QuestionID, rep.Outcome)
+		case rep.Running:
+			return nil, report{}, fieldErr("question_id", "%q was not asked while the session ran: refine_status lists the pending questions", in.QuestionID)
 		}
-		return res, rep, err
+		// The run ended before the question came: answer it as pending.
 	}
 	err := s.withSession(ctx, in.SessionID, nil, func(sess *refine.Session) error {
 		return sess.Answer(ctx, in.QuestionID, ans)
