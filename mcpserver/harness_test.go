@@ -40,6 +40,8 @@ type client struct {
 	mu       sync.Mutex
 	samples  int
 	roles    map[string]int
+	hints    map[string]string // role → the model hint its requests carried
+	maxTok   map[int64]bool    // the maxTokens values requested
 	asked    []QuestionMetadata
 	progress int
 	listed   chan struct{} // a resource list-changed notification came
@@ -100,7 +102,7 @@ func newServer(t testing.TB, cfg Config) *Server {
 func connect(t testing.TB, s *Server, o clientOpts) *client {
 	t.Helper()
 	ctx := context.Background()
-	c := &client{t: t, roles: map[string]int{}, listed: make(chan struct{}, 1), updated: make(chan struct{}, 1)}
+	c := &client{t: t, roles: map[string]int{}, hints: map[string]string{}, maxTok: map[int64]bool{}, listed: make(chan struct{}, 1), updated: make(chan struct{}, 1)}
 	if o.replay == "" {
 		o.replay = filepath.Join(demoDir, "replay")
 	}
@@ -131,6 +133,10 @@ func connect(t testing.TB, s *Server, o clientOpts) *client {
 			c.samples++
 			n := c.samples
 			c.roles[md.Role]++
+			c.maxTok[req.Params.MaxTokens] = true
+			if mp := req.Params.ModelPreferences; mp != nil && len(mp.Hints) > 0 {
+				c.hints[md.Role] = mp.Hints[0].Name
+			}
 			c.mu.Unlock()
 			if o.onSample != nil {
 				o.onSample(n)

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -57,12 +58,23 @@ func TestSessionRunsToCompleteThroughSamplingAndElicitation(t *testing.T) {
 			if got := c.cs.InitializeResult().ProtocolVersion; got != proto {
 				t.Fatalf("negotiated %s, want %s", got, proto)
 			}
-			rep, res := c.call(ctx, "refine_start", startArgs(t))
+			args := startArgs(t)
+			args["settings"] = map[string]any{"gaps_per_round": 2, "max_tokens": 3000}
+			rep, res := c.call(ctx, "refine_start", args)
 			if res.IsError {
 				t.Fatalf("refine_start: %s", textOf(res))
 			}
 			rep = c.untilStops(ctx, rep)
 			st := checkDemoComplete(t, s, c, rep)
+			if !maps.Equal(c.maxTok, map[int64]bool{3000: true}) {
+				t.Errorf("maxTokens requested %v, want the setting's 3000 only", c.maxTok)
+			}
+			if want := map[string]string{"engineer": "eng-model", "reviewer": "rev-model"}; !maps.Equal(c.hints, want) {
+				t.Errorf("model hints %v, want %v", c.hints, want)
+			}
+			if st.Settings.Backend.EngineerModel != "eng-model" {
+				t.Errorf("recorded engineer model %q", st.Settings.Backend.EngineerModel)
+			}
 			kinds := map[string]bool{}
 			for _, q := range c.asked {
 				kinds[q.Kind] = true
