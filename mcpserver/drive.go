@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -98,6 +100,25 @@ func (s *Server) drive(ctx context.Context, req *mcp.CallToolRequest, r *runner,
 	prog := progress{ss: req.Session, token: req.Params.GetProgressToken()}
 	budget := time.NewTimer(s.cfg.CallBudget)
 	defer budget.Stop()
+	if len(r.inflight) > 0 {
+		// An earlier call's input requests were never answered (the client
+		// dropped the retry): ask them again.
+		keys := slices.Sorted(maps.Keys(r.inflight))
+		batch := make([]*need, 0, len(keys))
+		for _, k := range keys {
+			batch = append(batch, r.inflight[k])
+		}
+		r.inflight = nil
+		if p.mrtr {
+			if res := s.parkNeeds(r, p, batch, pre, trips); res != nil {
+				return driveResult{input: res}
+			}
+		} else {
+			for _, n := range batch {
+				s.fulfil(ctx, p, r.id, n, pre)
+			}
+		}
+	}
 	for {
 		n := r.held
 		r.held = nil
@@ -126,7 +147,16 @@ func (s *Server) drive(ctx context.Context, req *mcp.CallToolRequest, r *runner,
 			n.park()
 			return driveResult{running: true, note: fmt.Sprintf("this call made %d input round trips; the session goes on when you call refine_continue", trips)}
 		}
-		if res := s.parkNeeds(r, p, n, pre, trips); res != nil {
+		batch := []*need{n}
+		for more := true; more; {
+			select {
+			case m := <-r.needs:
+				batch = append(batch, m)
+			default:
+				more = false
+			}
+		}
+		if res := s.parkNeeds(r, p, batch, pre, trips); res != nil {
 			return driveResult{input: res}
 		}
 	}
@@ -166,19 +196,10 @@ func (s *Server) fulfil(ctx context.Context, p peer, id string, n *need, pre *pr
 	}
 }
 
-// parkNeeds answers what it can of n (and of the needs posted with it) at
-// once and returns the rest as input requests of a multi round-trip
-// result, nil when nothing had to go to the client.
-func (s *Server) parkNeeds(r *runner, p peer, n *need, pre *preset, trips int) *mcp.CallToolResult {
-	batch := []*need{n}
-	for more := true; more; {
-		select {
-		case m := <-r.needs:
-			batch = append(batch, m)
-		default:
-			more = false
-		}
-	}
+// parkNeeds answers what it can of batch at once and returns the rest as
+// input requests of a multi round-trip result, nil when nothing had to go
+// to the client.
+func (s *Server) parkNeeds(r *runner, p peer, batch []*need, pre *preset, trips int) *mcp.CallToolResult {
 	r.batch++
 	r.inflight = map[string]*need{}
 	reqs := mcp.InputRequestMap{}

@@ -45,6 +45,19 @@ func TestMultiRoundTripCarriesRoleCallsAsInputRequests(t *testing.T) {
 	if !res.NeedsInput() || res.RequestState == "" || len(res.InputRequests) != 1 {
 		t.Fatalf("want one input request with a request state, got %+v", res)
 	}
+	// A client that drops the retry and calls refine_continue gets the
+	// same requests again.
+	id, _, _, err := decodeState(res.RequestState)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dropped := res.RequestState
+	if res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "refine_continue", Arguments: map[string]any{"session_id": id}}); err != nil {
+		t.Fatal(err)
+	}
+	if !res.NeedsInput() || res.RequestState == dropped {
+		t.Fatalf("refine_continue after a dropped retry: %+v", res)
+	}
 	var firstState string
 	for trips := 0; res.NeedsInput(); trips++ {
 		if trips == 0 {
@@ -74,7 +87,7 @@ func TestMultiRoundTripCarriesRoleCallsAsInputRequests(t *testing.T) {
 			}
 			responses[key] = &mcp.CreateMessageResult{Content: &mcp.TextContent{Text: out.Content}, Model: "replay", Role: "assistant"}
 		}
-		params = &mcp.CallToolParams{Name: "refine_start", Arguments: startArgs(t), InputResponses: responses, RequestState: res.RequestState}
+		params = &mcp.CallToolParams{Name: "refine_continue", Arguments: map[string]any{"session_id": id}, InputResponses: responses, RequestState: res.RequestState}
 		if res, err = cs.CallTool(ctx, params); err != nil {
 			t.Fatal(err)
 		}
