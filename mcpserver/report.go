@@ -20,8 +20,8 @@ const maxInputBytes = 4 << 20
 // statusOf reads session id's status: from its run when it is running,
 // else from the store without taking the writer's lock.
 func (s *Server) statusOf(ctx context.Context, id string) (refine.Status, error) {
-	if r := s.running(id); r != nil && r.sess != nil {
-		return r.sess.Status(ctx)
+	if sess := s.runningSession(id); sess != nil {
+		return sess.Status(ctx)
 	}
 	st, err := s.cfg.Backend.View(ctx, id)
 	if err != nil {

@@ -181,6 +181,16 @@ func (s *Server) running(id string) *runner {
 	return s.runners[id]
 }
 
+// runningSession returns session id's Session while it runs here.
+func (s *Server) runningSession(id string) *refine.Session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r := s.runners[id]; r != nil {
+		return r.sess
+	}
+	return nil
+}
+
 // stopRunning stops session id's run when it is going on, so that another
 // operation can open the session.
 func (s *Server) stopRunning(id string) {
@@ -272,7 +282,9 @@ func (s *Server) dropRunner(id string, r *runner) {
 
 // launch starts r's session: sess is New's or Open's, over st.
 func (s *Server) launch(ctx context.Context, r *runner, sess *refine.Session, st refine.Store) {
-	r.sess = sess
+	s.mu.Lock()
+	r.sess = sess // statusOf reads it under s.mu
+	s.mu.Unlock()
 	r.start(ctx, st, func() {
 		s.dropRunner(r.id, r)
 		s.touch(context.WithoutCancel(ctx), r.id, true)
