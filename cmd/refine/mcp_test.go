@@ -142,6 +142,9 @@ func TestMCPStdioBinary(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.cs = cs
+	if v := cs.InitializeResult().ProtocolVersion; v != "2026-07-28" {
+		t.Errorf("stdio negotiated %s, want the SDK's latest, 2026-07-28 (input requests in tool results)", v)
+	}
 	rep := m.run(ctx)
 	if err := cs.Close(); err != nil {
 		t.Logf("close: %v", err)
