@@ -56,6 +56,8 @@ type clientOpts struct {
 	// onSample runs before each sampling answer (n counts them from 1).
 	onSample func(n int)
 	replay   string
+	// transport, when set, reaches the server (else an in-memory pair).
+	transport mcp.Transport
 }
 
 // scripted answers by demoAnswers, else with the question's default.
@@ -165,16 +167,21 @@ func connect(t testing.TB, s *Server, o clientOpts) *client {
 		}
 	}
 	cl := mcp.NewClient(&mcp.Implementation{Name: "refine-test-client", Version: "v0"}, opts)
-	t1, t2 := mcp.NewInMemoryTransports()
-	ss, err := s.MCP().Connect(ctx, t1, nil)
-	if err != nil {
-		t.Fatal(err)
+	t2 := o.transport
+	if t2 == nil {
+		var t1 mcp.Transport
+		t1, t2 = mcp.NewInMemoryTransports()
+		ss, err := s.MCP().Connect(ctx, t1, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ss.Close() })
 	}
 	cs, err := cl.Connect(ctx, t2, &mcp.ClientSessionOptions{ProtocolVersion: o.protocol})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cs.Close(); ss.Close() })
+	t.Cleanup(func() { cs.Close() })
 	c.cs = cs
 	return c
 }

@@ -93,3 +93,22 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	r.Header.Set("Authorization", "Bearer "+b.token)
 	return b.next.RoundTrip(r)
 }
+
+// Over streamable HTTP a session runs to the end on both protocol paths.
+func TestHTTPSessionRunsToComplete(t *testing.T) {
+	for _, proto := range protocols {
+		t.Run(proto, func(t *testing.T) {
+			ctx := context.Background()
+			s := newServer(t, Config{MaxRoundTrips: 4})
+			hs := httptest.NewServer(s.HTTPHandler(Guard{Loopback: true}))
+			t.Cleanup(hs.Close) // after the client's Close, registered later
+			c := connect(t, s, clientOpts{protocol: proto, sampling: true, elicit: scripted,
+				transport: &mcp.StreamableClientTransport{Endpoint: hs.URL}})
+			rep, res := c.call(ctx, "refine_start", startArgs(t))
+			if res.IsError {
+				t.Fatal(textOf(res))
+			}
+			checkDemoComplete(t, s, c, c.untilStops(ctx, rep))
+		})
+	}
+}
