@@ -410,7 +410,7 @@ func (s *Server) toolApprove(ctx context.Context, req *mcp.CallToolRequest, in a
 	if err != nil {
 		return nil, report{}, err
 	}
-	return s.driveAndReport(ctx, req, in.SessionID, nil, 0, "approved: the final spec is written now")
+	return s.driveAndReport(ctx, req, in.SessionID, nil, 0, "approved: the final spec is in final_spec.md")
 }
 
 func (s *Server) toolAbandon(ctx context.Context, _ *mcp.CallToolRequest, in abandonInput) (*mcp.CallToolResult, report, error) {
