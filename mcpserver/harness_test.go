@@ -38,7 +38,8 @@ type client struct {
 	cs *mcp.ClientSession
 
 	mu       sync.Mutex
-	samples  int
+	samples  int // sampling requests answered
+	requests int // sampling requests received
 	roles    map[string]int
 	hints    map[string]string // role → the model hint its requests carried
 	maxTok   map[int64]bool    // the maxTokens values requested
@@ -55,6 +56,8 @@ type clientOpts struct {
 	elicit func(q QuestionMetadata, schema map[string]any) *mcp.ElicitResult
 	// onSample runs before each sampling answer (n counts them from 1).
 	onSample func(n int)
+	// refuse makes the n-th sampling request fail, as a user refusing it.
+	refuse int
 	replay   string
 	// transport, when set, reaches the server (else an in-memory pair).
 	transport mcp.Transport
@@ -133,7 +136,8 @@ func connect(t testing.TB, s *Server, o clientOpts) *client {
 			}
 			c.mu.Lock()
 			c.samples++
-			n := c.samples
+			c.requests++
+			n := c.requests
 			c.roles[md.Role]++
 			c.maxTok[req.Params.MaxTokens] = true
 			if mp := req.Params.ModelPreferences; mp != nil && len(mp.Hints) > 0 {
@@ -142,6 +146,13 @@ func connect(t testing.TB, s *Server, o clientOpts) *client {
 			c.mu.Unlock()
 			if o.onSample != nil {
 				o.onSample(n)
+			}
+			if n == o.refuse {
+				c.mu.Lock()
+				c.samples-- // refused: no role call was answered
+				c.roles[md.Role]--
+				c.mu.Unlock()
+				return nil, fmt.Errorf("the user refused the sampling request")
 			}
 			resp, err := rep.Respond(ctx, refine.Request{Role: refine.RoleName(md.Role), Call: md.Call})
 			if err != nil {
@@ -258,3 +269,12 @@ func signal(c chan struct{}) {
 }
 
 func newFuzzBackend() refine.Backend { return memory.NewBackend() }
+
+func (c *client) mustContinue(ctx context.Context, id string) report {
+	c.t.Helper()
+	rep, res := c.call(ctx, "refine_continue", map[string]any{"session_id": id})
+	if res.IsError {
+		c.t.Fatalf("refine_continue: %s", textOf(res))
+	}
+	return rep
+}

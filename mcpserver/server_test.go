@@ -362,3 +362,17 @@ func TestServerSideRoles(t *testing.T) {
 		})
 	}
 }
+
+// A refused sampling request stops the run FAILED with its state saved;
+// refine_continue makes the call again and goes on.
+func TestRefusedSamplingFailsResumably(t *testing.T) {
+	ctx := context.Background()
+	s := newServer(t, Config{})
+	c := connect(t, s, clientOpts{protocol: "2025-11-25", sampling: true, elicit: scripted, refuse: 3})
+	rep, res := c.call(ctx, "refine_start", startArgs(t))
+	if rep.Outcome != string(refine.StatusFailed) || !strings.Contains(textOf(res), "refused") {
+		t.Fatalf("after a refused sampling request: %s", textOf(res))
+	}
+	rep = c.untilStops(ctx, c.mustContinue(ctx, rep.SessionID))
+	checkDemoComplete(t, s, c, rep)
+}
