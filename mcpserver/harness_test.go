@@ -58,7 +58,7 @@ type clientOpts struct {
 	onSample func(n int)
 	// refuse makes the n-th sampling request fail, as a user refusing it.
 	refuse int
-	replay   string
+	replay string
 	// transport, when set, reaches the server (else an in-memory pair).
 	transport mcp.Transport
 }
