@@ -278,3 +278,14 @@ func (c *client) mustContinue(ctx context.Context, id string) report {
 	}
 	return rep
 }
+
+// runningIDs lists the sessions running in s.
+func (s *Server) runningIDs() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var ids []string
+	for id := range s.runners {
+		ids = append(ids, id)
+	}
+	return ids
+}
