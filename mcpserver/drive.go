@@ -54,7 +54,7 @@ type preset struct {
 	refused error
 }
 
-// stateFormat is the requestState of a multi round-trip result: the
+// statePrefix starts the requestState of a multi round-trip result: the
 // session, the batch of input requests and how many round trips this call
 // has made. It is checked, never trusted: a stale batch is refused.
 const statePrefix = "refine1"
