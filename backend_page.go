@@ -25,11 +25,23 @@ const MaxPageSize = 1000
 // then by ID.
 type SessionPage struct {
 	Sessions []SessionInfo
-	// Next is the cursor of the following page ("" on the last): pass it
-	// back as after. It names the last session listed, so sessions that
-	// change meanwhile move between pages but none is listed twice in a
-	// walk unless its activity changed.
-	Next string
+	// Next is the cursor of the following (older) page and Prev that of
+	// the preceding (newer) one, "" at either end: pass Next back as
+	// PageRequest.After, Prev as PageRequest.Before. A cursor names the
+	// session at the page's edge, so sessions that change meanwhile move
+	// between pages, and none is listed twice in a walk unless its
+	// activity changed.
+	Next, Prev string
+}
+
+// PageRequest asks for one page of a listing.
+type PageRequest struct {
+	// After lists the sessions after this cursor (older); Before, the
+	// sessions before it (newer). Neither: the first page. Both: an error.
+	After, Before string
+	// Limit is the page size: ≤ 0 means DefaultPageSize, more than
+	// MaxPageSize is MaxPageSize.
+	Limit int
 }
 
 // SessionPager is an optional Backend capability, found by type assertion:
@@ -37,62 +49,84 @@ type SessionPage struct {
 // page costs the same whatever the number of sessions (an SQL index). A
 // Backend without it is paged by ListSessions over Sessions.
 type SessionPager interface {
-	SessionsPage(ctx context.Context, after string, limit int) (SessionPage, error)
+	SessionsPage(ctx context.Context, req PageRequest) (SessionPage, error)
 }
 
-// ListSessions returns one page of at most limit of b's sessions after the
-// cursor after ("" for the first page), newest activity first, then by ID.
-// limit ≤ 0 means DefaultPageSize; more than MaxPageSize is MaxPageSize.
-func ListSessions(ctx context.Context, b Backend, after string, limit int) (SessionPage, error) {
-	limit = PageSize(limit)
-	if after != "" {
-		if _, _, err := ParseSessionCursor(after); err != nil {
-			return SessionPage{}, err
-		}
+// ListSessions returns one page of b's sessions, newest activity first,
+// then by ID: through SessionPager when b has it, else cut out of
+// Sessions.
+func ListSessions(ctx context.Context, b Backend, req PageRequest) (SessionPage, error) {
+	req, err := req.Check()
+	if err != nil {
+		return SessionPage{}, err
 	}
 	if p, ok := b.(SessionPager); ok {
-		return p.SessionsPage(ctx, after, limit)
+		return p.SessionsPage(ctx, req)
 	}
 	all, err := b.Sessions(ctx)
 	if err != nil {
 		return SessionPage{}, err
 	}
-	return PageOf(all, after, limit)
+	return PageOf(all, req)
 }
 
-// PageSize turns a requested page size into the one served.
-func PageSize(limit int) int {
+// Check validates the request's cursors and returns it with its Limit
+// settled.
+func (r PageRequest) Check() (PageRequest, error) {
 	switch {
-	case limit <= 0:
-		return DefaultPageSize
-	case limit > MaxPageSize:
-		return MaxPageSize
+	case r.Limit <= 0:
+		r.Limit = DefaultPageSize
+	case r.Limit > MaxPageSize:
+		r.Limit = MaxPageSize
 	}
-	return limit
+	if r.After != "" && r.Before != "" {
+		return r, fmt.Errorf("%w: give after or before, not both", ErrInvalidCursor)
+	}
+	for _, c := range []string{r.After, r.Before} {
+		if c != "" {
+			if _, _, err := ParseSessionCursor(c); err != nil {
+				return r, err
+			}
+		}
+	}
+	return r, nil
 }
 
-// PageOf cuts the page after the cursor after out of a whole listing,
-// for Backends that read every summary anyway (a folder of folders, a
-// map). It sorts a copy in listing order first.
-func PageOf(all []SessionInfo, after string, limit int) (SessionPage, error) {
-	limit = PageSize(limit)
+// PageOf cuts a page out of a whole listing, for Backends that read every
+// summary anyway (a folder of folders, a map). It sorts a copy in listing
+// order first.
+func PageOf(all []SessionInfo, req PageRequest) (SessionPage, error) {
+	req, err := req.Check()
+	if err != nil {
+		return SessionPage{}, err
+	}
 	infos := slices.Clone(all)
 	slices.SortStableFunc(infos, CompareSessions)
-	start := 0
-	if after != "" {
-		u, id, err := ParseSessionCursor(after)
-		if err != nil {
-			return SessionPage{}, err
-		}
-		start, _ = slices.BinarySearchFunc(infos, SessionInfo{ID: id, SessionSummary: SessionSummary{Updated: u}}, CompareSessions)
-		if start < len(infos) && infos[start].ID == id && infos[start].Updated.Equal(u) {
-			start++
-		}
+	// at returns the index of the first session at or after cursor c in
+	// listing order, and whether it is c's own.
+	at := func(c string) (int, bool) {
+		u, id, _ := ParseSessionCursor(c)
+		i, _ := slices.BinarySearchFunc(infos, SessionInfo{ID: id, SessionSummary: SessionSummary{Updated: u}}, CompareSessions)
+		return i, i < len(infos) && infos[i].ID == id && infos[i].Updated.Equal(u)
 	}
-	end := min(start+limit, len(infos))
+	start, end := 0, min(req.Limit, len(infos))
+	switch {
+	case req.After != "":
+		i, own := at(req.After)
+		if own {
+			i++
+		}
+		start, end = i, min(i+req.Limit, len(infos))
+	case req.Before != "":
+		i, _ := at(req.Before)
+		start, end = max(0, i-req.Limit), i
+	}
 	page := SessionPage{Sessions: infos[start:end]}
 	if end < len(infos) && end > start {
 		page.Next = SessionCursor(infos[end-1])
+	}
+	if start > 0 && end > start {
+		page.Prev = SessionCursor(infos[start])
 	}
 	return page, nil
 }
