@@ -231,3 +231,13 @@ func LostError(pkg, id, holder string) error {
 	}
 	return fmt.Errorf("%s: commit to session %s: %w: this writer's lease was taken over, now held by %s; nothing was applied; open the session again with refine resume", pkg, id, refine.ErrLocked, holder)
 }
+
+// MaybeLostError is LostError for a writer whose previous attempt at the
+// commit failed at COMMIT on a broken connection, so it cannot tell
+// whether that attempt was applied before the lease was taken over.
+func MaybeLostError(pkg, id, holder string) error {
+	if holder == "" {
+		holder = "nobody (the session was released or deleted)"
+	}
+	return fmt.Errorf("%s: commit to session %s: %w: this writer's lease was taken over while its connection was down, now held by %s; the commit may or may not have been applied; open the session again with refine resume to see", pkg, id, refine.ErrLocked, holder)
+}

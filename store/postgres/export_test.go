@@ -18,6 +18,11 @@ func SetCommitHook(s *Store, hook func(ctx context.Context, tx pgx.Tx) error) {
 	sqlkv.SetCommitHook(s.kv, func(ctx context.Context, tx sqlkv.Tx) error { return hook(ctx, tx.(txConn).tx) })
 }
 
+// SetAfterCommitHook makes every COMMIT of d that the server confirmed
+// return hook's error instead, as when the confirmation is lost with the
+// connection.
+func SetAfterCommitHook(d *DB, hook func() error) { d.drv.afterCommit = hook }
+
 // SetHeartbeat makes writers opened from d renew their lease when tick
 // fires, and report each renewal to beat, instead of on a timer.
 func SetHeartbeat(d *DB, tick <-chan time.Time, beat func(error)) {

@@ -20,6 +20,28 @@
 // applying nothing. Lease times come from the writers' clocks, so hosts
 // sharing a database need clocks within a small part of the lease (NTP).
 //
+// # Locks, timeouts and reconnecting
+//
+// Every transaction takes its row locks in one order: the session row,
+// then the lease row, then the entries (see dialect.go), so a running
+// session and refine status or resume next to it cannot deadlock. Each
+// connection sets idle_in_transaction_session_timeout to half the lease
+// and lock_timeout to a quarter of it (unless the DSN sets them): a
+// writer stopped inside a commit loses that transaction, and its row
+// locks, before its lease runs out, so another writer takes the session
+// over once the lease has expired and the stopped writer's late commit is
+// refused with refine.ErrLocked; a statement waiting on such a lock fails
+// instead of hanging, and opening the session then reports it locked.
+//
+// The pool replaces broken connections and checks idle ones. Reads retry
+// on a broken connection; a commit is retried when it failed before its
+// COMMIT or the server aborted it, and when its COMMIT failed on a broken
+// connection it is retried only once the lease row's commit counter,
+// read under the row's lock in the retry's own transaction, shows it was
+// not applied (if it was, the commit is done). Retries go on for up to
+// Config.Reconnect, so a server restart or a terminated connection does
+// not end a run.
+//
 // # Listing
 //
 // A session's summary record (refine.SummaryKey, session.json) is copied
@@ -55,6 +77,10 @@ type Config struct {
 	// Heartbeat is how often an open writer renews its lease. Default
 	// LeaseTTL/3; negative turns renewal off (tests drive expiry with Now).
 	Heartbeat time.Duration
+	// Reconnect is how long a read or a commit keeps retrying after a
+	// broken connection (the server restarting, a dropped network) or a
+	// transaction the server aborted, before it fails. Default LeaseTTL.
+	Reconnect time.Duration
 	// Now is the clock for lease expiry and session times. Default
 	// time.Now.
 	Now func() time.Time
@@ -66,6 +92,8 @@ type Config struct {
 // Validate reports a Config that cannot work.
 func (c Config) Validate() error {
 	switch {
+	case c.Reconnect < 0:
+		return fmt.Errorf("postgres: config: Reconnect %v is negative", c.Reconnect)
 	case c.LeaseTTL < 0:
 		return fmt.Errorf("postgres: config: LeaseTTL %v is negative", c.LeaseTTL)
 	case c.Heartbeat > 0 && c.LeaseTTL > 0 && c.Heartbeat >= c.LeaseTTL:
@@ -76,7 +104,10 @@ func (c Config) Validate() error {
 
 // DB is a refine.Backend in one PostgreSQL database. It is safe for
 // concurrent use; Close it when done.
-type DB struct{ kv *sqlkv.DB }
+type DB struct {
+	kv  *sqlkv.DB
+	drv *pool
+}
 
 var (
 	_ refine.Backend      = (*DB)(nil)
@@ -89,18 +120,53 @@ func Open(ctx context.Context, dsn string, cfg Config) (*DB, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	p, err := pgxpool.New(ctx, dsn)
+	pc, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: open: %w; check the postgres:// URL", err)
 	}
-	if err := sqlkv.Migrate(ctx, pool{p}, "postgres: open", migrations, lockMigration); err != nil {
+	tuneConnections(pc, cfg.LeaseTTL)
+	p, err := pgxpool.NewWithConfig(ctx, pc)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: open: %w; check the postgres:// URL", err)
+	}
+	drv := &pool{p: p}
+	if err := sqlkv.Migrate(ctx, drv, "postgres: open", migrations, lockMigration); err != nil {
 		p.Close()
 		return nil, err
 	}
-	kv := sqlkv.New(pool{p}, dialect(), sqlkv.Settings{
-		Holder: cfg.Holder, LeaseTTL: cfg.LeaseTTL, Heartbeat: cfg.Heartbeat, Now: cfg.Now, NewID: cfg.NewID,
+	kv := sqlkv.New(drv, dialect(), sqlkv.Settings{
+		Holder: cfg.Holder, LeaseTTL: cfg.LeaseTTL, Heartbeat: cfg.Heartbeat, Reconnect: cfg.Reconnect,
+		Now: cfg.Now, NewID: cfg.NewID,
 	}, func(s *sqlkv.Store) refine.Store { return &Store{s} })
-	return &DB{kv}, nil
+	return &DB{kv: kv, drv: drv}, nil
+}
+
+// defaultLeaseTTL is sqlkv's default lease.
+const defaultLeaseTTL = 30 * time.Second
+
+// tuneConnections ties the server's timeouts on every connection to the
+// lease ttl (0: the default), unless the DSN sets them itself:
+// idle_in_transaction_session_timeout ends, and rolls back, a transaction
+// whose writer stopped inside it (SIGSTOP, a frozen VM) after half a
+// lease, releasing its row locks, so a new writer can take the session
+// over once the lease expires and the stopped writer's late COMMIT is
+// refused; lock_timeout makes a statement waiting on such a lock fail
+// after a quarter lease instead of hanging (opening the session then
+// reports it locked). Idle connections are checked every third of a
+// lease, at most every minute.
+func tuneConnections(pc *pgxpool.Config, ttl time.Duration) {
+	if ttl == 0 {
+		ttl = defaultLeaseTTL
+	}
+	ms := func(d time.Duration) string { return fmt.Sprintf("%dms", max(d.Milliseconds(), 1)) }
+	rp := pc.ConnConfig.RuntimeParams
+	if _, ok := rp["idle_in_transaction_session_timeout"]; !ok {
+		rp["idle_in_transaction_session_timeout"] = ms(ttl / 2)
+	}
+	if _, ok := rp["lock_timeout"]; !ok {
+		rp["lock_timeout"] = ms(ttl / 4)
+	}
+	pc.HealthCheckPeriod = min(max(ttl/3, time.Second), time.Minute)
 }
 
 // Create starts a new, empty session under a fresh ID and returns its
@@ -166,6 +232,9 @@ var migrations = []string{
 		token      TEXT NOT NULL,
 		expires_at BIGINT NOT NULL
 	);`,
+	// Version 2 counts each lease's commits, so a writer whose COMMIT
+	// failed on a broken connection can tell whether it was applied.
+	`ALTER TABLE refine_leases ADD COLUMN seq BIGINT NOT NULL DEFAULT 0;`,
 }
 
 // SchemaVersion is the schema version this package writes.

@@ -1,0 +1,72 @@
+package sqlkv
+
+import (
+	"context"
+	"time"
+)
+
+// Backoff bounds between attempts after a broken connection or an
+// aborted transaction.
+const (
+	firstBackoff = 10 * time.Millisecond
+	maxBackoff   = time.Second
+)
+
+// fault classifies err with the Driver's Classifier; FaultNone when the
+// Driver has none or ctx has ended (the caller gave up, the database did
+// not fail).
+func (d *DB) fault(ctx context.Context, err error) Fault {
+	c, ok := d.drv.(Classifier)
+	if !ok || err == nil || ctx.Err() != nil {
+		return FaultNone
+	}
+	return c.Classify(err)
+}
+
+// retrier spaces out the attempts of one operation and says when to stop:
+// after Settings.Reconnect of wall time (the database clock of Settings.Now
+// does not bound waiting for a server to come back).
+type retrier struct {
+	deadline time.Time
+	wait     time.Duration
+}
+
+func (d *DB) newRetrier() *retrier {
+	return &retrier{deadline: time.Now().Add(d.cfg.Reconnect), wait: firstBackoff}
+}
+
+// pause waits before the next attempt; false when the time is up or ctx
+// ended.
+func (r *retrier) pause(ctx context.Context) bool {
+	if time.Now().Add(r.wait).After(r.deadline) {
+		return false
+	}
+	t := time.NewTimer(r.wait)
+	defer t.Stop()
+	r.wait = min(2*r.wait, maxBackoff)
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// read runs a statement that changes nothing until it succeeds, fails for
+// a reason other than a broken connection or an aborted transaction, or
+// Settings.Reconnect has passed.
+func (d *DB) read(ctx context.Context, op func() error) error {
+	var r *retrier
+	for {
+		err := op()
+		if err == nil || d.fault(ctx, err) == FaultNone {
+			return err
+		}
+		if r == nil {
+			r = d.newRetrier()
+		}
+		if !r.pause(ctx) {
+			return err
+		}
+	}
+}
