@@ -75,8 +75,9 @@ type DB struct {
 
 	// testTick and testBeat, set by tests before a writer opens, replace
 	// the heartbeat's ticker and report each renewal.
-	testTick <-chan time.Time
-	testBeat func(error)
+	testTick  <-chan time.Time
+	testBeat  func(error)
+	testFault func(Fault, error)
 }
 
 // New returns a DB on drv, whose schema the caller has migrated. wrap

@@ -20,8 +20,16 @@ func (d *DB) fault(ctx context.Context, err error) Fault {
 	if !ok || err == nil || ctx.Err() != nil {
 		return FaultNone
 	}
-	return c.Classify(err)
+	f := c.Classify(err)
+	if f != FaultNone && d.testFault != nil {
+		d.testFault(f, err)
+	}
+	return f
 }
+
+// SetFaultHook makes d report to hook every broken connection and aborted
+// transaction it retries or reports. For tests: set it before d is used.
+func SetFaultHook(d *DB, hook func(f Fault, err error)) { d.testFault = hook }
 
 // retrier spaces out the attempts of one operation and says when to stop:
 // after Settings.Reconnect of wall time (the database clock of Settings.Now

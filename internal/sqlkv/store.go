@@ -165,6 +165,9 @@ func (s *Store) Commit(ctx context.Context, ops ...refine.Op) error {
 	defer s.commitMu.Unlock()
 	if err := s.commitRetrying(ctx, final, keys); err != nil {
 		s.cache.Reset() // it may have been applied after all (a failed or dropped COMMIT)
+		if errors.Is(err, refine.ErrLocked) {
+			return err // LostError names the session already
+		}
 		return fmt.Errorf("%s: commit to session %s%s: %w", name, s.id, s.db.q.in(), err)
 	}
 	s.cache.Apply(final)

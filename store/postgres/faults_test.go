@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5"
@@ -66,6 +68,17 @@ func dump(t *testing.T, st refine.Store) map[string]string {
 		all[k] = sqlkvtest.MustGet(t, st, k)
 	}
 	return all
+}
+
+// equalStores reports whether two sessions' contents are the same, and
+// logs how they differ.
+func equalStores(t *testing.T, want, got map[string]string) bool {
+	t.Helper()
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Logf("session contents (-want +got):\n%s", diff)
+		return false
+	}
+	return true
 }
 
 // terminateOthers ends every connection to admin's database but admin's
@@ -199,5 +212,147 @@ func TestAllConnectionsDroppedBetweenCommits(t *testing.T) {
 	}
 	if other != nil {
 		other.(io.Closer).Close()
+	}
+}
+
+// A writer stopped inside its commit (SIGSTOP, a frozen VM: here its
+// commit hook blocks, and it renews nothing) holds the session and lease
+// rows' locks in an idle transaction. The server ends that transaction
+// after half a lease (idle_in_transaction_session_timeout), so a second
+// writer takes the session over once the lease has expired, within two
+// lease periods, instead of waiting on the locks; meanwhile opening the
+// session answers ErrLocked promptly (lock_timeout) and reading works. The
+// stopped writer's commit, once it goes on, is refused with ErrLocked, and
+// nothing committed by either writer is lost.
+func TestStoppedWriterLosesTheSession(t *testing.T) {
+	const lease = 3 * time.Second
+	dsn := pgtest.Database(t)
+	ctx := t.Context()
+	a := open(t, dsn, postgres.Config{Holder: "host-a", LeaseTTL: lease, Heartbeat: -1})
+	b := open(t, dsn, postgres.Config{Holder: "host-b", LeaseTTL: lease, Heartbeat: -1})
+	wa, err := a.CreateNamed(ctx, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sqlkvtest.MustCommit(t, wa, refine.Put("state.json", []byte("a1")), refine.Put("a/1", []byte("x")))
+
+	stopped, cont := make(chan struct{}), make(chan struct{})
+	postgres.SetCommitHook(wa.(*postgres.Store), func(ctx context.Context, tx pgx.Tx) error {
+		select {
+		case <-stopped: // a retry after the stop: go on
+		default:
+			close(stopped)
+			<-cont
+		}
+		return nil
+	})
+	errA := make(chan error, 1)
+	go func() { errA <- wa.Commit(ctx, refine.Put("state.json", []byte("a2")), refine.Put("a/2", []byte("y"))) }()
+	<-stopped
+	start := time.Now()
+
+	view, err := b.View(ctx, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sqlkvtest.MustGet(t, view, "state.json"); got != "a1" {
+		t.Errorf("reading while the writer is stopped: state.json = %q, want a1", got)
+	}
+	var wb refine.Store
+	for tries := 0; ; tries++ {
+		// Bounded, so a call stuck on the stopped writer's locks fails the
+		// test rather than hanging it.
+		tctx, cancel := context.WithDeadline(ctx, start.Add(2*lease))
+		wb, err = b.Session(tctx, "s")
+		cancel()
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, refine.ErrLocked) || !strings.Contains(err.Error(), "host-a") {
+			t.Fatalf("Session while host-a is stopped: %v; want ErrLocked naming host-a", err)
+		}
+		if time.Since(start) > 2*lease {
+			t.Fatalf("after %v and %d tries the second writer has not taken the session over, want within 2 lease periods (%v): %v", time.Since(start), tries, 2*lease, err)
+		}
+		select { // the lease expires with time: poll
+		case <-ctx.Done():
+			t.Fatal(ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	t.Logf("taken over %v after the writer stopped (lease %v)", time.Since(start).Round(time.Millisecond), lease)
+	defer wb.(io.Closer).Close()
+	sqlkvtest.MustCommit(t, wb, refine.Put("state.json", []byte("b1")), refine.Put("b/1", []byte("z")))
+
+	close(cont) // SIGCONT
+	t0 := time.Now()
+	err = <-errA
+	t.Logf("refused after %v: %v", time.Since(t0), err)
+	if !errors.Is(err, refine.ErrLocked) || !strings.Contains(err.Error(), "host-b") {
+		t.Errorf("the stopped writer's commit once it went on: %v; want ErrLocked naming host-b", err)
+	}
+	if err := wa.(io.Closer).Close(); err != nil {
+		t.Errorf("closing the stopped writer: %v", err)
+	}
+	sqlkvtest.MustCommit(t, wb, refine.Put("b/2", []byte("w"))) // still b's
+	want := map[string]string{"state.json": "b1", "a/1": "x", "b/1": "z", "b/2": "w"}
+	if !equalStores(t, want, dump(t, view)) {
+		t.Error("after the takeover the session lost a commit or kept the refused one")
+	}
+}
+
+// A run whose connections the server terminates again and again
+// (pg_terminate_backend of every connection at each role call, one
+// commit's connection before its COMMIT, another's right after it with
+// the reply lost) finishes with the same outcome and the same session
+// contents as an undisturbed run.
+func TestRunSurvivesTerminatedConnections(t *testing.T) {
+	ctx := t.Context()
+	ref := open(t, pgtest.Database(t), postgres.Config{})
+	wref, err := ref.CreateNamed(ctx, "run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wref.(io.Closer).Close()
+	wantOut, want := runSession(t, wref, nil)
+
+	db, admin, _, _ := withAdmin(t)
+	st, err := db.CreateNamed(ctx, "run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.(io.Closer).Close()
+	var terminated, commits, lostReplies atomic.Int64
+	terminate := func() {
+		n, err := terminateOthers(ctx, admin)
+		if err != nil {
+			t.Error(err)
+		}
+		terminated.Add(int64(n))
+	}
+	postgres.SetCommitHook(st.(*postgres.Store), func(ctx context.Context, tx pgx.Tx) error {
+		if commits.Add(1)%4 == 0 {
+			terminate() // this commit's own connection among them
+		}
+		return nil
+	})
+	postgres.SetAfterCommitHook(db, func() error {
+		if commits.Load()%5 != 0 || lostReplies.Load() >= commits.Load()/5 {
+			return nil
+		}
+		lostReplies.Add(1)
+		terminate()
+		return &pgconn.PgError{Severity: "FATAL", Code: "57P01", Message: "terminating connection due to administrator command"}
+	})
+	gotOut, got := runSession(t, st, terminate)
+	t.Logf("%d commits, %d connections terminated, %d replies lost", commits.Load(), terminated.Load(), lostReplies.Load())
+	if terminated.Load() < 10 || lostReplies.Load() == 0 {
+		t.Fatalf("the test terminated %d connections and lost %d replies; it needs more to mean something", terminated.Load(), lostReplies.Load())
+	}
+	if gotOut.Status != wantOut.Status || gotOut.Round != wantOut.Round || gotOut.Reason != wantOut.Reason {
+		t.Errorf("outcome with terminated connections = %+v, undisturbed %+v", gotOut, wantOut)
+	}
+	if !equalStores(t, want, got) {
+		t.Error("the run with terminated connections left another session than an undisturbed run")
 	}
 }
