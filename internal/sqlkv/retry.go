@@ -60,7 +60,8 @@ func (r *retrier) pause(ctx context.Context) bool {
 	}
 }
 
-// read runs a statement that changes nothing until it succeeds, fails for
+// read runs a statement that changes nothing, or one whose running twice
+// leaves what running it once does, until it succeeds, fails for
 // a reason other than a broken connection or an aborted transaction, or
 // Settings.Reconnect has passed.
 func (d *DB) read(ctx context.Context, op func() error) error {

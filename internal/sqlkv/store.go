@@ -349,8 +349,13 @@ func (s *Store) startHeartbeat() {
 				// A failed renewal (a busy database, a dropped connection)
 				// is retried at the next tick; a lease taken over meanwhile
 				// shows at the next commit.
+				// A renewal only moves the expiry on, so it is retried on a
+				// broken connection within the tick's time.
 				ctx, cancel := context.WithTimeout(context.Background(), s.db.cfg.LeaseTTL/3)
-				_, err := s.db.drv.Exec(ctx, s.db.q.RenewLease, nanos(s.db.cfg.Now().Add(s.db.cfg.LeaseTTL)), s.id, s.token)
+				err := s.db.read(ctx, func() error {
+					_, err := s.db.drv.Exec(ctx, s.db.q.RenewLease, nanos(s.db.cfg.Now().Add(s.db.cfg.LeaseTTL)), s.id, s.token)
+					return err
+				})
 				cancel()
 				if beat != nil {
 					beat(err)
@@ -387,6 +392,8 @@ func (s *Store) Close() error {
 func (s *Store) release() error {
 	ctx, cancel := context.WithTimeout(context.Background(), s.db.cfg.ReleaseTimeout)
 	defer cancel()
-	_, err := s.db.drv.Exec(ctx, s.db.q.ReleaseLease, s.id, s.token)
-	return err
+	return s.db.read(ctx, func() error { // deleting it twice is harmless
+		_, err := s.db.drv.Exec(ctx, s.db.q.ReleaseLease, s.id, s.token)
+		return err
+	})
 }

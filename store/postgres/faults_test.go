@@ -356,3 +356,140 @@ func TestRunSurvivesTerminatedConnections(t *testing.T) {
 		t.Error("the run with terminated connections left another session than an undisturbed run")
 	}
 }
+
+// A server restart in the middle of a run (pg_ctl restart -m fast: every
+// connection ended, new ones refused until it is back) does not end the
+// run: it finishes as an undisturbed one does.
+func TestRunSurvivesServerRestart(t *testing.T) {
+	ctx := t.Context()
+	ref := open(t, pgtest.Database(t), postgres.Config{})
+	wref, err := ref.CreateNamed(ctx, "run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wref.(io.Closer).Close()
+	wantOut, want := runSession(t, wref, nil)
+
+	db := open(t, pgtest.Database(t), postgres.Config{})
+	st, err := db.CreateNamed(ctx, "run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.(io.Closer).Close()
+	calls := 0
+	gotOut, got := runSession(t, st, func() {
+		if calls++; calls == 4 {
+			pgtest.Restart(t)
+		}
+	})
+	if gotOut.Status != wantOut.Status || gotOut.Round != wantOut.Round || gotOut.Reason != wantOut.Reason {
+		t.Errorf("outcome across a server restart = %+v, undisturbed %+v", gotOut, wantOut)
+	}
+	if !equalStores(t, want, got) {
+		t.Error("the run across a server restart left another session than an undisturbed run")
+	}
+}
+
+// Another process stopped inside a transaction that holds the lease row
+// (a refine status or resume stopped while taking the lease; here a
+// connection of the test's own, with the server's idle timeout a refine
+// process sets) holds up a live writer's commit only until the server
+// ends that transaction: the commit waits in lock_timeout steps and goes
+// through.
+func TestCommitOutlastsAStoppedLockHolder(t *testing.T) {
+	const lease = 2 * time.Second
+	dsn := pgtest.Database(t)
+	ctx := t.Context()
+	db := open(t, dsn, postgres.Config{Holder: "run", LeaseTTL: lease})
+	st, err := db.CreateNamed(ctx, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.(io.Closer).Close()
+	sqlkvtest.MustCommit(t, st, refine.Put("a", []byte("1")))
+	var aborted atomic.Int32
+	postgres.SetFaultHook(db, func(code string, err error) {
+		if code == "55P03" {
+			aborted.Add(1)
+		}
+	})
+
+	other, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close(context.Background())
+	if _, err := other.Exec(ctx, fmt.Sprintf(`SET idle_in_transaction_session_timeout = %d`, (lease / 2).Milliseconds())); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := other.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, `SELECT 1 FROM refine_sessions WHERE id = 's' FOR KEY SHARE`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, `SELECT 1 FROM refine_leases WHERE session_id = 's' FOR UPDATE`); err != nil {
+		t.Fatal(err)
+	}
+	// The holder stops here: it sends nothing more.
+	sqlkvtest.MustCommit(t, st, refine.Put("a", []byte("2")))
+	if aborted.Load() == 0 {
+		t.Error("the commit never waited on the stopped holder's lock; the test did not test anything")
+	}
+	if got := sqlkvtest.MustGet(t, st, "a"); got != "2" {
+		t.Errorf("a = %q, want 2", got)
+	}
+	if err := tx.Commit(ctx); err == nil {
+		t.Error("the stopped holder's transaction was still open; want it ended by the server")
+	}
+}
+
+// Creating or opening a session whose COMMIT was applied but whose reply
+// was lost succeeds on the retry: the session exists and the lease is
+// already this writer's, which the retry recognises by its token, instead
+// of refusing its own session as taken or locked.
+func TestOpenWithLostReply(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		open func(ctx context.Context, db *postgres.DB) (refine.Store, error)
+	}{
+		{"CreateNamed", func(ctx context.Context, db *postgres.DB) (refine.Store, error) { return db.CreateNamed(ctx, "s") }},
+		{"Session", func(ctx context.Context, db *postgres.DB) (refine.Store, error) { return db.Session(ctx, "s") }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := t.Context()
+			dsn := pgtest.Database(t)
+			db := open(t, dsn, postgres.Config{Holder: "me"})
+			if tc.name == "Session" {
+				w, err := db.CreateNamed(ctx, "s")
+				if err != nil {
+					t.Fatal(err)
+				}
+				sqlkvtest.MustCommit(t, w, refine.Put("a", []byte("1")))
+				w.(io.Closer).Close()
+			}
+			var lost atomic.Int32
+			postgres.SetAfterCommitHook(db, func() error {
+				if lost.Add(1) > 1 {
+					return nil
+				}
+				return &pgconn.PgError{Severity: "FATAL", Code: "57P01", Message: "terminating connection due to administrator command"}
+			})
+			st, err := tc.open(ctx, db)
+			if err != nil {
+				t.Fatalf("%s with the first reply lost: %v", tc.name, err)
+			}
+			defer st.(io.Closer).Close()
+			postgres.SetAfterCommitHook(db, nil)
+			if lost.Load() == 0 {
+				t.Fatal("no COMMIT lost its reply; the test did not test anything")
+			}
+			sqlkvtest.MustCommit(t, st, refine.Put("b", []byte("2")))
+			other := open(t, dsn, postgres.Config{Holder: "other"})
+			if _, err := other.Session(ctx, "s"); !errors.Is(err, refine.ErrLocked) || !strings.Contains(err.Error(), "held by me") {
+				t.Errorf("Session by another writer: %v; want ErrLocked naming me", err)
+			}
+		})
+	}
+}

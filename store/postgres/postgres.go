@@ -243,6 +243,11 @@ var SchemaVersion = len(migrations)
 // lockMigration serializes migrations across processes; the lock is
 // released at COMMIT.
 func lockMigration(ctx context.Context, tx sqlkv.Tx) error {
+	// Opening waits for another process's migration however long it
+	// takes, rather than lock_timeout.
+	if _, err := tx.Exec(ctx, `SET LOCAL lock_timeout = 0`); err != nil {
+		return fmt.Errorf("postgres: open: %w", err)
+	}
 	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(migrateLock)); err != nil {
 		return fmt.Errorf("postgres: open: lock for migration: %w", err)
 	}
