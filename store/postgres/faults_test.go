@@ -419,7 +419,7 @@ func TestCommitOutlastsAStoppedLockHolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer other.Close(context.Background())
-	if _, err := other.Exec(ctx, fmt.Sprintf(`SET idle_in_transaction_session_timeout = %d`, (lease / 2).Milliseconds())); err != nil {
+	if _, err := other.Exec(ctx, fmt.Sprintf(`SET idle_in_transaction_session_timeout = %d`, (lease/2).Milliseconds())); err != nil {
 		t.Fatal(err)
 	}
 	tx, err := other.Begin(ctx)
