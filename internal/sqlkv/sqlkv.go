@@ -11,7 +11,9 @@
 // what the database holds so no key ends up with keys below it
 // (CheckFolders), and the session.json summary record is copied into
 // columns of the session row so listing reads no state. Migrate keeps the
-// schema version.
+// schema version. Every transaction takes its row locks in the order
+// documented at Driver; on a Driver that is a Classifier, reads and
+// commits outlive broken connections (see Classifier).
 package sqlkv
 
 import (
