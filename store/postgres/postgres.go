@@ -59,8 +59,10 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/internal/sqlkv"
@@ -152,19 +154,34 @@ const defaultLeaseTTL = 30 * time.Second
 // over once the lease expires and the stopped writer's late COMMIT is
 // refused; lock_timeout makes a statement waiting on such a lock fail
 // after a quarter lease instead of hanging (opening the session then
-// reports it locked). Idle connections are checked every third of a
-// lease, at most every minute.
+// reports it locked). They are set with SET once a connection is made
+// rather than as startup parameters, which connection poolers such as
+// PgBouncer refuse. Idle connections are checked every third of a lease,
+// at most every minute.
 func tuneConnections(pc *pgxpool.Config, ttl time.Duration) {
 	if ttl == 0 {
 		ttl = defaultLeaseTTL
 	}
-	ms := func(d time.Duration) string { return fmt.Sprintf("%dms", max(d.Milliseconds(), 1)) }
-	rp := pc.ConnConfig.RuntimeParams
-	if _, ok := rp["idle_in_transaction_session_timeout"]; !ok {
-		rp["idle_in_transaction_session_timeout"] = ms(ttl / 2)
+	var set []string
+	for _, p := range []struct {
+		name string
+		d    time.Duration
+	}{
+		{"idle_in_transaction_session_timeout", ttl / 2},
+		{"lock_timeout", ttl / 4},
+	} {
+		if _, ok := pc.ConnConfig.RuntimeParams[p.name]; !ok {
+			set = append(set, fmt.Sprintf("SET %s = %d", p.name, max(p.d.Milliseconds(), 1)))
+		}
 	}
-	if _, ok := rp["lock_timeout"]; !ok {
-		rp["lock_timeout"] = ms(ttl / 4)
+	if len(set) > 0 {
+		stmt := strings.Join(set, "; ")
+		pc.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
+			if _, err := c.Exec(ctx, stmt); err != nil {
+				return fmt.Errorf("set the lease's timeouts: %w", err)
+			}
+			return nil
+		}
 	}
 	pc.HealthCheckPeriod = min(max(ttl/3, time.Second), time.Minute)
 }
