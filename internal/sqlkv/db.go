@@ -28,6 +28,10 @@ type Settings struct {
 	// that is a Classifier, after a broken connection or an aborted
 	// transaction, before they fail. Default LeaseTTL.
 	Reconnect time.Duration
+	// AttemptTimeout bounds one attempt of a read or a transaction on a
+	// Driver that is a Classifier; an attempt past it counts as a broken
+	// connection and is retried. Default LeaseTTL; negative: no bound.
+	AttemptTimeout time.Duration
 	// Now is the clock for leases and session times. Default time.Now.
 	Now func() time.Time
 	// NewID makes the ID of a session Create starts. Default: the time
@@ -47,6 +51,9 @@ func (s Settings) withDefaults() Settings {
 	}
 	if s.Reconnect == 0 {
 		s.Reconnect = s.LeaseTTL
+	}
+	if s.AttemptTimeout == 0 {
+		s.AttemptTimeout = s.LeaseTTL
 	}
 	if s.ReleaseTimeout == 0 {
 		s.ReleaseTimeout = 10 * time.Second
@@ -157,11 +164,13 @@ func (d *DB) acquire(ctx context.Context, op, id string, create bool) (refine.St
 		maybe bool // an earlier attempt's COMMIT failed: it may have landed
 	)
 	for {
-		atCommit, err := d.acquireOnce(ctx, op, id, token, create, maybe)
+		actx, cancel := d.attempt(ctx)
+		atCommit, err := d.acquireOnce(actx, op, id, token, create, maybe)
+		f := d.fault(ctx, actx, err)
+		cancel()
 		if err == nil {
 			break
 		}
-		f := d.fault(ctx, err)
 		if f == FaultNone {
 			return nil, err
 		}
@@ -240,7 +249,7 @@ func (d *DB) takeLease(ctx context.Context, tx Tx, op, id, token string, create,
 	}
 	var got string
 	err = queryRow(ctx, tx, d.q.TakeLease, []any{id, d.cfg.Holder, token, nanos(now.Add(d.cfg.LeaseTTL)), nanos(now)}, &got)
-	if d.fault(ctx, err) == FaultAborted {
+	if d.fault(ctx, ctx, err) == FaultAborted {
 		// The lease row stayed locked past the lock timeout: its writer is
 		// inside a commit (or stopped there, until the server ends that
 		// transaction). Report the lease as it was last committed.
@@ -272,7 +281,7 @@ func (d *DB) View(ctx context.Context, id string) (refine.Store, error) {
 		return nil, err
 	}
 	var one int
-	err := d.read(ctx, func() error { return queryRow(ctx, d.drv, d.q.SessionExists, []any{id}, &one) })
+	err := d.read(ctx, func(ctx context.Context) error { return queryRow(ctx, d.drv, d.q.SessionExists, []any{id}, &one) })
 	if errors.Is(err, errNoRows) {
 		return nil, d.notFound("view", id)
 	}
@@ -289,7 +298,7 @@ func (d *DB) Sessions(ctx context.Context) ([]refine.SessionInfo, error) {
 		return nil, fmt.Errorf("%s: sessions: %w", d.q.Name, err)
 	}
 	var infos []refine.SessionInfo
-	err := d.read(ctx, func() error {
+	err := d.read(ctx, func(ctx context.Context) error {
 		var err error
 		infos, err = d.listSessions(ctx)
 		return err
@@ -338,7 +347,7 @@ func (d *DB) Delete(ctx context.Context, id string) error {
 	if errors.Is(err, errNoRows) {
 		return d.notFound("delete", id)
 	}
-	if d.fault(ctx, err) == FaultAborted {
+	if d.fault(ctx, ctx, err) == FaultAborted {
 		// A writer is inside a commit (or stopped there until the server
 		// ends its transaction): its lease is live.
 		var holder string

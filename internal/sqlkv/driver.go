@@ -93,6 +93,10 @@ const (
 // sequence (Dialect.CommitLease) shows it was not applied.
 type Classifier interface {
 	Classify(err error) Fault
+	// Reset drops every connection the Driver holds; DB calls it when one
+	// broke, since the others most likely did too (a server restart, a
+	// network outage) and each would cost an attempt to find out.
+	Reset()
 }
 
 // errNoRows is what queryRow returns when the query found nothing.

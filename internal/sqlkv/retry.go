@@ -12,19 +12,36 @@ const (
 	maxBackoff   = time.Second
 )
 
-// fault classifies err with the Driver's Classifier; FaultNone when the
+// fault classifies err, the error of an attempt run under actx (derived
+// from ctx by attempt), with the Driver's Classifier; FaultNone when the
 // Driver has none or ctx has ended (the caller gave up, the database did
-// not fail).
-func (d *DB) fault(ctx context.Context, err error) Fault {
+// not fail). An attempt that ran out of its own time is a broken
+// connection: a network that drops packets silently never says so.
+func (d *DB) fault(ctx, actx context.Context, err error) Fault {
 	c, ok := d.drv.(Classifier)
 	if !ok || err == nil || ctx.Err() != nil {
 		return FaultNone
 	}
-	f := c.Classify(err)
+	f := FaultBroken
+	if actx.Err() == nil {
+		f = c.Classify(err)
+	}
+	if f == FaultBroken {
+		c.Reset()
+	}
 	if f != FaultNone && d.testFault != nil {
 		d.testFault(f, err)
 	}
 	return f
+}
+
+// attempt returns the context for one attempt of a read or a transaction:
+// on a Driver that is a Classifier, ctx bounded by Settings.AttemptTimeout.
+func (d *DB) attempt(ctx context.Context) (context.Context, context.CancelFunc) {
+	if _, ok := d.drv.(Classifier); !ok || d.cfg.AttemptTimeout <= 0 {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, d.cfg.AttemptTimeout)
 }
 
 // SetFaultHook makes d report to hook every broken connection and aborted
@@ -61,14 +78,17 @@ func (r *retrier) pause(ctx context.Context) bool {
 }
 
 // read runs a statement that changes nothing, or one whose running twice
-// leaves what running it once does, until it succeeds, fails for
-// a reason other than a broken connection or an aborted transaction, or
-// Settings.Reconnect has passed.
-func (d *DB) read(ctx context.Context, op func() error) error {
+// leaves what running it once does, until it succeeds, fails for a reason
+// other than a broken connection or an aborted transaction, or
+// Settings.Reconnect has passed. op runs with the attempt's context.
+func (d *DB) read(ctx context.Context, op func(ctx context.Context) error) error {
 	var r *retrier
 	for {
-		err := op()
-		if err == nil || d.fault(ctx, err) == FaultNone {
+		actx, cancel := d.attempt(ctx)
+		err := op(actx)
+		f := d.fault(ctx, actx, err)
+		cancel()
+		if err == nil || f == FaultNone {
 			return err
 		}
 		if r == nil {

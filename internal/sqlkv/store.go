@@ -76,7 +76,7 @@ func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
 		gen = s.cache.Gen()
 	}
 	var v []byte
-	err := s.db.read(ctx, func() error { return queryRow(ctx, s.db.drv, s.db.q.GetEntry, []any{s.id, key}, &v) })
+	err := s.db.read(ctx, func(ctx context.Context) error { return queryRow(ctx, s.db.drv, s.db.q.GetEntry, []any{s.id, key}, &v) })
 	if errors.Is(err, errNoRows) {
 		if s.cache != nil {
 			s.cache.Fill(gen, key, nil)
@@ -113,7 +113,7 @@ func (s *Store) List(ctx context.Context, prefix string) ([]string, error) {
 		// The writer lists its whole session once; commits keep the list.
 		gen := s.cache.Gen()
 		var all []string
-		err := s.db.read(ctx, func() (err error) {
+		err := s.db.read(ctx, func(ctx context.Context) (err error) {
 			all, err = QueryKeys(ctx, s.db.drv, s.db.q.ListEntries, s.id)
 			return err
 		})
@@ -134,7 +134,7 @@ func (s *Store) List(ctx context.Context, prefix string) ([]string, error) {
 		q, args = s.db.q.ListRange, append(args, prefix, PrefixEnd(prefix))
 	}
 	var keys []string
-	err := s.db.read(ctx, func() (err error) {
+	err := s.db.read(ctx, func(ctx context.Context) (err error) {
 		keys, err = QueryKeys(ctx, s.db.drv, q, args...)
 		return err
 	})
@@ -189,11 +189,14 @@ func (s *Store) commitRetrying(ctx context.Context, final Final, keys []string) 
 		maybe bool // an earlier attempt's COMMIT failed: it may have landed
 	)
 	for {
-		atCommit, err := s.commit(ctx, final, keys, maybe)
+		actx, cancel := s.db.attempt(ctx)
+		atCommit, err := s.commit(actx, final, keys, maybe)
+		f := s.db.fault(ctx, actx, err)
+		cancel()
 		if err == nil {
 			return nil
 		}
-		switch s.db.fault(ctx, err) {
+		switch f {
 		case FaultNone:
 			return err
 		case FaultBroken:
@@ -352,7 +355,7 @@ func (s *Store) startHeartbeat() {
 				// A renewal only moves the expiry on, so it is retried on a
 				// broken connection within the tick's time.
 				ctx, cancel := context.WithTimeout(context.Background(), s.db.cfg.LeaseTTL/3)
-				err := s.db.read(ctx, func() error {
+				err := s.db.read(ctx, func(ctx context.Context) error {
 					_, err := s.db.drv.Exec(ctx, s.db.q.RenewLease, nanos(s.db.cfg.Now().Add(s.db.cfg.LeaseTTL)), s.id, s.token)
 					return err
 				})
@@ -392,7 +395,7 @@ func (s *Store) Close() error {
 func (s *Store) release() error {
 	ctx, cancel := context.WithTimeout(context.Background(), s.db.cfg.ReleaseTimeout)
 	defer cancel()
-	return s.db.read(ctx, func() error { // deleting it twice is harmless
+	return s.db.read(ctx, func(ctx context.Context) error { // deleting it twice is harmless
 		_, err := s.db.drv.Exec(ctx, s.db.q.ReleaseLease, s.id, s.token)
 		return err
 	})

@@ -92,6 +92,10 @@ func (p *pool) Classify(err error) sqlkv.Fault {
 	return sqlkv.FaultNone
 }
 
+// Reset closes every connection of the pool; those in use close when they
+// are returned.
+func (p *pool) Reset() { p.p.Reset() }
+
 func (t txConn) Exec(ctx context.Context, q string, args ...any) (int64, error) {
 	tag, err := t.tx.Exec(ctx, q, args...)
 	return tag.RowsAffected(), err

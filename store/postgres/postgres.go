@@ -83,6 +83,11 @@ type Config struct {
 	// broken connection (the server restarting, a dropped network) or a
 	// transaction the server aborted, before it fails. Default LeaseTTL.
 	Reconnect time.Duration
+	// AttemptTimeout bounds one read, or one commit's transaction: an
+	// attempt still waiting past it counts as a broken connection (a
+	// network that drops packets silently, a half-open TCP connection) and
+	// is retried on a new one. Default LeaseTTL; negative: no bound.
+	AttemptTimeout time.Duration
 	// Now is the clock for lease expiry and session times. Default
 	// time.Now.
 	Now func() time.Time
@@ -138,7 +143,7 @@ func Open(ctx context.Context, dsn string, cfg Config) (*DB, error) {
 	}
 	kv := sqlkv.New(drv, dialect(), sqlkv.Settings{
 		Holder: cfg.Holder, LeaseTTL: cfg.LeaseTTL, Heartbeat: cfg.Heartbeat, Reconnect: cfg.Reconnect,
-		Now: cfg.Now, NewID: cfg.NewID,
+		AttemptTimeout: cfg.AttemptTimeout, Now: cfg.Now, NewID: cfg.NewID,
 	}, func(s *sqlkv.Store) refine.Store { return &Store{s} })
 	return &DB{kv: kv, drv: drv}, nil
 }
@@ -157,7 +162,8 @@ const defaultLeaseTTL = 30 * time.Second
 // reports it locked). They are set with SET once a connection is made
 // rather than as startup parameters, which connection poolers such as
 // PgBouncer refuse. Idle connections are checked every third of a lease,
-// at most every minute.
+// at most every minute, and connecting gives up after a third of a lease
+// (at least a second) unless the DSN sets connect_timeout.
 func tuneConnections(pc *pgxpool.Config, ttl time.Duration) {
 	if ttl == 0 {
 		ttl = defaultLeaseTTL
@@ -184,6 +190,11 @@ func tuneConnections(pc *pgxpool.Config, ttl time.Duration) {
 		}
 	}
 	pc.HealthCheckPeriod = min(max(ttl/3, time.Second), time.Minute)
+	if pc.ConnConfig.ConnectTimeout == 0 {
+		// A connection attempt into a network that drops packets would
+		// otherwise hold a slot of the pool for good.
+		pc.ConnConfig.ConnectTimeout = max(ttl/3, time.Second)
+	}
 }
 
 // Create starts a new, empty session under a fresh ID and returns its
