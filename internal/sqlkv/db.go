@@ -249,7 +249,7 @@ func (d *DB) takeLease(ctx context.Context, tx Tx, op, id, token string, create,
 	}
 	var got string
 	err = queryRow(ctx, tx, d.q.TakeLease, []any{id, d.cfg.Holder, token, nanos(now.Add(d.cfg.LeaseTTL)), nanos(now)}, &got)
-	if d.fault(ctx, ctx, err) == FaultAborted {
+	if d.aborted(ctx, err) {
 		// The lease row stayed locked past the lock timeout: its writer is
 		// inside a commit (or stopped there, until the server ends that
 		// transaction). Report the lease as it was last committed.
@@ -347,7 +347,7 @@ func (d *DB) Delete(ctx context.Context, id string) error {
 	if errors.Is(err, errNoRows) {
 		return d.notFound("delete", id)
 	}
-	if d.fault(ctx, ctx, err) == FaultAborted {
+	if d.aborted(ctx, err) {
 		// A writer is inside a commit (or stopped there until the server
 		// ends its transaction): its lease is live.
 		var holder string

@@ -35,6 +35,13 @@ func (d *DB) fault(ctx, actx context.Context, err error) Fault {
 	return f
 }
 
+// aborted reports, without side effects, whether err is a transaction the
+// server aborted (a lock wait timed out).
+func (d *DB) aborted(ctx context.Context, err error) bool {
+	c, ok := d.drv.(Classifier)
+	return ok && err != nil && ctx.Err() == nil && c.Classify(err) == FaultAborted
+}
+
 // attempt returns the context for one attempt of a read or a transaction:
 // on a Driver that is a Classifier, ctx bounded by Settings.AttemptTimeout.
 func (d *DB) attempt(ctx context.Context) (context.Context, context.CancelFunc) {

@@ -349,11 +349,11 @@ func (s *Store) startHeartbeat() {
 			case <-s.stop:
 				return
 			case <-tick:
-				// A failed renewal (a busy database, a dropped connection)
-				// is retried at the next tick; a lease taken over meanwhile
-				// shows at the next commit.
 				// A renewal only moves the expiry on, so it is retried on a
-				// broken connection within the tick's time.
+				// broken connection within a third of the lease; one that
+				// still fails (a busy database) is tried again at the next
+				// tick, and a lease taken over meanwhile shows at the next
+				// commit.
 				ctx, cancel := context.WithTimeout(context.Background(), s.db.cfg.LeaseTTL/3)
 				err := s.db.read(ctx, func(ctx context.Context) error {
 					_, err := s.db.drv.Exec(ctx, s.db.q.RenewLease, nanos(s.db.cfg.Now().Add(s.db.cfg.LeaseTTL)), s.id, s.token)

@@ -397,7 +397,7 @@ func TestRunSurvivesServerRestart(t *testing.T) {
 // ends that transaction: the commit waits in lock_timeout steps and goes
 // through.
 func TestCommitOutlastsAStoppedLockHolder(t *testing.T) {
-	const lease = 2 * time.Second
+	const lease = 4 * time.Second
 	dsn := pgtest.Database(t)
 	ctx := t.Context()
 	db := open(t, dsn, postgres.Config{Holder: "run", LeaseTTL: lease})
