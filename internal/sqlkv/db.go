@@ -235,7 +235,7 @@ func (d *DB) takeLease(ctx context.Context, tx Tx, op, id, token string, create,
 					return true, nil
 				}
 			}
-			return false, fmt.Errorf("%s: create %s: %w; pick another ID or open it with --session", d.q.Name, id, refine.ErrSessionExists)
+			return false, fmt.Errorf("%s: create %s: %w; pick another ID, or open the existing session (Backend.Open)", d.q.Name, id, refine.ErrSessionExists)
 		}
 	} else {
 		var one int
