@@ -45,7 +45,7 @@ func (s *Server) apiFail(w http.ResponseWriter, r *http.Request, err error) {
 	if errors.As(err, &ae) {
 		offered = ae.offered
 	}
-	writeJSONError(w, code, err.Error(), offered)
+	writeJSONError(w, code, publicMessage(code, r.PathValue("id"), err), offered)
 }
 
 // decodeJSON reads a JSON request body into v: one object, no unknown
