@@ -1,7 +1,6 @@
 package refine
 
 import (
-	"errors"
 	"fmt"
 	"log/slog"
 	"text/template"
@@ -276,13 +275,8 @@ func (c *Config) validateNew() error {
 			ErrInvalidConfig, len(c.Gaps), limit)
 	}
 	var l gap.Ledger
-	for _, g := range c.Gaps {
-		if err := l.Add(g); err != nil {
-			if errors.Is(err, gap.ErrDuplicateGap) {
-				return fmt.Errorf("%w: Gaps: %w", ErrInvalidConfig, err)
-			}
-			return fmt.Errorf("%w: Gaps: %w", ErrInvalidConfig, err)
-		}
+	if err := l.AddAll(c.Gaps); err != nil {
+		return fmt.Errorf("%w: Gaps: %w", ErrInvalidConfig, err)
 	}
 	return nil
 }

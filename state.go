@@ -496,10 +496,6 @@ func parseState(b []byte) (*state, error) {
 	if err := json.Unmarshal(b, &s); err != nil {
 		return nil, fmt.Errorf("%w: state.json: %v", ErrCorrupt, err)
 	}
-	s.Ledger.Reindex() // lookups by ID in constant time
-	if s.PrevLedger != nil {
-		s.PrevLedger.Reindex()
-	}
 	return &s, nil
 }
 

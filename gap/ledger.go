@@ -42,59 +42,53 @@ type Gap struct {
 // Ledger holds a session's gaps in the order they were added and enforces
 // the lifecycle on every change. The zero value is an empty ledger ready to
 // use. A Ledger is not safe for concurrent mutation.
-//
-// Looking a gap up by ID takes constant time once the ledger is indexed:
-// Add keeps the index, and Reindex builds it for a ledger whose Gaps were
-// set another way (decoded from JSON, assigned) or a gap's ID was changed
-// in place. Without a current index (Gaps appended to, replaced or cut
-// behind the ledger's back) a lookup scans Gaps.
 type Ledger struct {
 	Gaps []Gap `json:"gaps"`
-	// pos indexes Gaps by ID while it covers them (see current).
-	pos *ledgerIndex
-}
-
-// ledgerIndex is the position of each gap in a Ledger's Gaps, as of the
-// n gaps starting at base. Reads never write it, so concurrent readers
-// need no lock.
-type ledgerIndex struct {
-	at   map[ID]int
-	n    int
-	base *Gap
-}
-
-// current reports whether the index covers l.Gaps as they are.
-func (l *Ledger) current() bool {
-	x := l.pos
-	return x != nil && x.n == len(l.Gaps) && (x.n == 0 || x.base == &l.Gaps[0])
-}
-
-// Reindex builds the ID index of l.Gaps, so that lookups take constant
-// time: call it after setting Gaps other than by Add (a decoded ledger).
-func (l *Ledger) Reindex() {
-	x := &ledgerIndex{at: make(map[ID]int, len(l.Gaps)), n: len(l.Gaps)}
-	for i := len(l.Gaps) - 1; i >= 0; i-- { // the first of a duplicated ID wins, as in a scan
-		x.at[l.Gaps[i].ID] = i
-	}
-	if len(l.Gaps) > 0 {
-		x.base = &l.Gaps[0]
-	}
-	l.pos = x
 }
 
 // Add appends a gap. An unset state becomes OPEN and an unset severity
 // MEDIUM: a gap listed without a severity is treated as a suboptimal design
-// rather than guessed higher or lower.
+// rather than guessed higher or lower. Add looks through the ledger for
+// a duplicate: to add many gaps, use AddAll.
 func (l *Ledger) Add(g Gap) error {
 	if _, err := ParseID(string(g.ID)); err != nil {
 		return err
 	}
-	if !l.current() {
-		l.Reindex()
-	}
 	if l.index(g.ID) >= 0 {
 		return fmt.Errorf("%w: %s is already in the ledger", ErrDuplicateGap, g.ID)
 	}
+	return l.add(g)
+}
+
+// AddAll appends gaps as Add does, in time linear in the ledger and the
+// gaps (a session's initial list of many thousand gaps). On error (the
+// first gap Add would refuse) the ledger is left unchanged.
+func (l *Ledger) AddAll(gaps []Gap) error {
+	seen := make(map[ID]bool, len(l.Gaps)+len(gaps))
+	for _, g := range l.Gaps {
+		seen[g.ID] = true
+	}
+	n := len(l.Gaps)
+	for _, g := range gaps {
+		if _, err := ParseID(string(g.ID)); err != nil {
+			l.Gaps = l.Gaps[:n]
+			return err
+		}
+		if seen[g.ID] {
+			l.Gaps = l.Gaps[:n]
+			return fmt.Errorf("%w: %s is already in the ledger", ErrDuplicateGap, g.ID)
+		}
+		seen[g.ID] = true
+		if err := l.add(g); err != nil {
+			l.Gaps = l.Gaps[:n]
+			return err
+		}
+	}
+	return nil
+}
+
+// add appends g, known to be new, with its defaults.
+func (l *Ledger) add(g Gap) error {
 	if g.State == "" {
 		g.State = Open
 	}
@@ -108,12 +102,6 @@ func (l *Ledger) Add(g Gap) error {
 		return fmt.Errorf("gap %s: invalid severity %d", g.ID, int(g.Severity))
 	}
 	l.Gaps = append(l.Gaps, g)
-	// The index is extended in place: a copy of the ledger sharing it
-	// sees that it no longer covers the copy's Gaps, and scans (its own
-	// next Add builds it an index of its own).
-	x := l.pos
-	x.at[g.ID] = len(l.Gaps) - 1
-	x.n, x.base = len(l.Gaps), &l.Gaps[0]
 	return nil
 }
 
@@ -188,7 +176,6 @@ func (l *Ledger) Clone() *Ledger {
 		g.History = slices.Clone(g.History)
 		c.Gaps[i] = g
 	}
-	c.Reindex()
 	return c
 }
 
@@ -203,16 +190,6 @@ func (l *Ledger) filter(keep func(Gap) bool) []Gap {
 }
 
 func (l *Ledger) index(id ID) int {
-	if l.current() {
-		i, ok := l.pos.at[id]
-		switch {
-		case !ok:
-			return -1
-		case l.Gaps[i].ID == id:
-			return i
-		}
-		// A gap's ID was changed in place: scan.
-	}
 	for i := range l.Gaps {
 		if l.Gaps[i].ID == id {
 			return i
