@@ -1,6 +1,7 @@
 package web
 
 import (
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -139,4 +140,27 @@ func TestAllowedHost(t *testing.T) {
 			t.Errorf("Host %s, auth %q: %d, want %d", tc.host, tc.auth, rec.Code, tc.want)
 		}
 	}
+}
+
+// FuzzHostPolicy: any Host header is decided without a panic, and a DNS
+// name other than localhost and the allowed one is never answered.
+func FuzzHostPolicy(f *testing.F) {
+	for _, h := range []string{"localhost:8080", "evil.example:8080", "[::1]:8080", "[::1", "refine.example.com", ":", "", "127.0.0.1.nip.io:8080"} {
+		f.Add(h, false)
+	}
+	p, err := newHostPolicy("127.0.0.1:8080", []string{"refine.example.com"})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, host string, tls bool) {
+		ok := p.allows(host, tls)
+		name := host
+		if h, _, err := net.SplitHostPort(host); err == nil {
+			name = h
+		}
+		name = canonicalHost(name)
+		if ok && host != "" && name != "localhost" && name != "refine.example.com" && net.ParseIP(name) == nil {
+			t.Fatalf("Host %q answered", host)
+		}
+	})
 }
