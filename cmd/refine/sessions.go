@@ -47,6 +47,11 @@ func cmdSessions(ctx context.Context, c *cli, args []string) int {
 		if infos == nil {
 			infos = []refine.SessionInfo{} // [] rather than null
 		}
+		for i := range infos {
+			if infos[i].OpenGaps == nil {
+				infos[i].OpenGaps = map[string]int{} // {} as the web API gives
+			}
+		}
 		if err := termtext.WriteJSON(c.stdout, infos); err != nil {
 			fmt.Fprintf(c.stderr, "refine sessions: %v\n", err)
 			return exitUsage
@@ -54,7 +59,7 @@ func cmdSessions(ctx context.Context, c *cli, args []string) int {
 		return exitOK
 	}
 	if len(infos) == 0 {
-		fmt.Fprintf(c.stdout, "No sessions in %s; start one with: refine run --store %s …\n", u.Shown, u.Shown)
+		fmt.Fprintf(c.stdout, "No sessions in %s; start one with: refine run --store %s …\n", u.Shown, shellQuote(u.Shown))
 		return exitOK
 	}
 	tw := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)
