@@ -47,11 +47,10 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	if code == http.StatusInternalServerError {
 		s.log.Error("request failed", "path", r.URL.Path, "err", err)
 	}
-	msg := err.Error()
-	if code == http.StatusNotFound {
-		msg = "No such session or page. " + msg
+	if code != http.StatusInternalServerError && code != http.StatusBadRequest {
+		s.log.Info("request refused", "path", r.URL.Path, "status", code, "err", err)
 	}
-	s.errorPage(w, r, code, msg)
+	s.errorPage(w, r, code, publicMessage(code, r.PathValue("id"), err))
 }
 
 func (s *Server) formError(w http.ResponseWriter, r *http.Request, err error) {
@@ -60,23 +59,31 @@ func (s *Server) formError(w http.ResponseWriter, r *http.Request, err error) {
 		s.errorPage(w, r, http.StatusRequestEntityTooLarge, fmt.Sprintf("The form is larger than %d bytes.", mb.Limit))
 		return
 	}
-	s.errorPage(w, r, http.StatusBadRequest, "Unreadable form: "+err.Error())
+	s.errorPage(w, r, http.StatusBadRequest, "Unreadable form: "+scrubPaths(err.Error()))
 }
 
 type listView struct {
 	Title    string
 	Sessions []sessionRow
-	Error    string
+	// Next and Prev are the query strings of the older and newer pages
+	// ("" at either end); Paged is set when this is not the first page.
+	Next, Prev string
+	Paged      bool
+	Error      string
 }
 
 func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
-	infos, err := s.sessions(r.Context())
+	page, err := s.sessions(r)
+	if errors.Is(err, refine.ErrInvalidCursor) {
+		s.errorPage(w, r, http.StatusBadRequest, err.Error())
+		return
+	}
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	v := listView{Title: "Sessions"}
-	for _, in := range infos {
+	v := listView{Title: "Sessions", Next: pageQuery(r, "after", page.Next), Prev: pageQuery(r, "before", page.Prev), Paged: page.Prev != ""}
+	for _, in := range page.Sessions {
 		row := sessionRow{ID: in.ID, Outcome: string(in.Outcome), Round: in.Round, Open: sevCounts(in.OpenGaps),
 			Pending: in.Pending, Activity: in.Activity, Updated: in.Updated}
 		if live, ok := s.peek(in.ID); ok && live.Running {
@@ -209,4 +216,17 @@ func (s *Server) handleResumeForm(w http.ResponseWriter, r *http.Request, id str
 		return
 	}
 	http.Redirect(w, r, sessionURL(id), http.StatusSeeOther)
+}
+
+// pageQuery is the query string of the page at cursor, keeping the
+// request's limit, or "" without a cursor.
+func pageQuery(r *http.Request, dir, cursor string) string {
+	if cursor == "" {
+		return ""
+	}
+	v := url.Values{dir: {cursor}}
+	if l := r.URL.Query().Get("limit"); l != "" {
+		v.Set("limit", l)
+	}
+	return "?" + v.Encode()
 }
