@@ -51,6 +51,14 @@ type Config struct {
 	// (nil: defaults). They execute with a PromptData.
 	EngineerTemplate *template.Template
 	ReviewerTemplate *template.Template
+	// ExcerptPrompts selects the compact prompt layout of refine before
+	// #28: one system message, and in the user message only the spec
+	// sections that mention the call's gaps and the last 10 decisions.
+	// It suits backends without prompt caching and with small context
+	// windows. The default carries the whole spec (up to half of
+	// PromptBudget) and every decision in a stable prefix that providers
+	// cache (see Request.Stable and PromptData).
+	ExcerptPrompts bool
 	// CanonicalEngineer and CanonicalReviewer override the Tier 1 canonical
 	// examples otherwise extracted from Spec.
 	CanonicalEngineer string
