@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -27,7 +26,8 @@ func cmdServe(ctx context.Context, c *cli, args []string) int {
 	storeURL := fl.String("store", "", "the sessions: file:ROOT (or a folder path), sqlite:PATH or postgres://… (required)")
 	token := fl.String("token", "", "require this token: Bearer for the API, a login form for pages (or set "+serveTokenEnv+")")
 	var f sessionFlags
-	fl.StringVar(&f.llm, "llm", "", "backend that drives sessions: openai, ollama or replay (without it the console only shows sessions)")
+	fl.StringVar(&f.llm, "llm", "", "backend that drives sessions: openai, anthropic, ollama or replay (without it, or --engineer and --reviewer, the console only shows sessions)")
+	f.registerProviders(fl)
 	fl.StringVar(&f.model, "model", "", "model name for both roles")
 	fl.StringVar(&f.engineerModel, "engineer-model", "", "model for the Engineer (overrides --model)")
 	fl.StringVar(&f.reviewerModel, "reviewer-model", "", "model for the Reviewer (overrides --model)")
@@ -64,7 +64,7 @@ func cmdServe(ctx context.Context, c *cli, args []string) int {
 		fmt.Fprintf(c.stderr, "refine serve: --addr %s is reachable from other machines: give --token (or %s), or listen on 127.0.0.1\n", *addr, serveTokenEnv)
 		return exitUsage
 	}
-	if f.llm != "" {
+	if f.hasBackend() {
 		// Check the backend flags once, before serving.
 		if _, _, err := c.roles(&f); err != nil {
 			fmt.Fprintf(c.stderr, "refine serve: %v\n", err)
@@ -86,7 +86,7 @@ func cmdServe(ctx context.Context, c *cli, args []string) int {
 	defer c.closeTelemetry(ctx, &sessionFlags{telemetry: shared})
 
 	cfg := web.Config{Backend: backend, Token: *token, Logger: c.storeLogger()}
-	if f.llm != "" {
+	if f.hasBackend() {
 		f.quiet = true // progress shows in the console
 		cfg.Configure = func(ctx context.Context, id string, st refine.Store) (refine.Config, error) {
 			// Sessions start concurrently: each gets its own copy of the
@@ -99,7 +99,9 @@ func cmdServe(ctx context.Context, c *cli, args []string) int {
 			}
 			if shared != nil {
 				t := *shared
-				if err := t.instrument(&sc, f.llm, cmp.Or(f.engineerModel, f.model), cmp.Or(f.reviewerModel, f.model)); err != nil {
+				ep, em := f.roleTelemetry(refine.Engineer)
+				rp, rm := f.roleTelemetry(refine.Reviewer)
+				if err := t.instrument(&sc, ep, em, rp, rm); err != nil {
 					return sc, fmt.Errorf("session %s: telemetry: %w", id, err)
 				}
 			}
@@ -119,8 +121,8 @@ func cmdServe(ctx context.Context, c *cli, args []string) int {
 	srv := &http.Server{Handler: console, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
 		WriteTimeout: 2 * time.Minute, IdleTimeout: 2 * time.Minute}
 	mode := "showing sessions only (give --llm to answer and resume them)"
-	if f.llm != "" {
-		mode = "driving sessions with --llm " + f.llm
+	if f.hasBackend() {
+		mode = "driving sessions with " + f.describeBackend()
 	}
 	fmt.Fprintf(c.stdout, "refine serve: console at http://%s/ over %s, %s. Ctrl-C stops it.\n", ln.Addr(), *storeURL, mode)
 	errc := make(chan error, 1)
