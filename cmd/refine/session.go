@@ -31,18 +31,18 @@ type sessionFlags struct {
 	// their own endpoints (providers.go).
 	engineer, reviewer               string
 	engineerBaseURL, reviewerBaseURL string
-	baseURL       string
-	replayDir     string
-	recordDir     string
-	answers       string
-	auto          bool
-	maxRounds     int
-	parallel      int
-	timeout       time.Duration
-	quiet         bool
-	retries       int
-	backoff       time.Duration
-	rollbackMode  string
+	baseURL                          string
+	replayDir                        string
+	recordDir                        string
+	answers                          string
+	auto                             bool
+	maxRounds                        int
+	parallel                         int
+	timeout                          time.Duration
+	quiet                            bool
+	retries                          int
+	backoff                          time.Duration
+	rollbackMode                     string
 	// otlpEndpoint and otlpContent configure telemetry (telemetry.go);
 	// telemetry is what sessionConfig set up, closed when the command ends.
 	otlpEndpoint string
