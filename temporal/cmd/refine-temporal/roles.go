@@ -40,7 +40,7 @@ func (f *roleFlags) roles(e env) (refine.Role, refine.Role, error) {
 		ReviewerModel: f.reviewerModel, BaseURL: f.baseURL, Timeout: f.timeout}
 	for _, r := range []struct {
 		flag, val, url string
-		dst           *refine.RoleBackend
+		dst            *refine.RoleBackend
 	}{{"--engineer", f.engineer, f.engineerBaseURL, &c.Engineer}, {"--reviewer", f.reviewer, f.reviewerBaseURL, &c.Reviewer}} {
 		if r.val != "" {
 			rb, err := llmbackend.ParseRole(r.val)
