@@ -268,3 +268,34 @@ func BenchmarkPromptCaching(b *testing.B) {
 	b.ReportMetric(n.costStableCached/n.costExcerpt, "cached/excerpt")
 	b.ReportMetric(n.costStableCached/n.costStableNoCache, "cached/uncached")
 }
+
+// The stable prefix is the same from call to call: the system text and
+// the whole spec never change, and a decision appends to the decisions
+// (the example after it moves down) rather than reordering them.
+func TestStablePrefixAppendsDecisions(t *testing.T) {
+	seen, _ := cachingSession(t, readCachingSpec(t), false, nil)
+	for role, reqs := range seen {
+		var lastDecisions []string
+		for _, req := range reqs {
+			if req.Stable != 2 || len(req.Messages) != 3 || req.Messages[2].Role != "user" {
+				t.Fatalf("%s round %d: Stable %d over %d messages, want 2 system messages then the user's", role, req.Round, req.Stable, len(req.Messages))
+			}
+			if req.Messages[0].Content != reqs[0].Messages[0].Content {
+				t.Fatalf("%s round %d: the system text and spec changed", role, req.Round)
+			}
+			var decisions []string
+			for _, line := range strings.Split(req.Messages[1].Content, "\n") {
+				if strings.HasPrefix(line, "- DECISION-") {
+					decisions = append(decisions, line)
+				}
+			}
+			if len(decisions) < len(lastDecisions) || !slices.Equal(decisions[:len(lastDecisions)], lastDecisions) {
+				t.Fatalf("%s round %d: decisions %q do not extend %q", role, req.Round, decisions, lastDecisions)
+			}
+			lastDecisions = decisions
+		}
+		if len(lastDecisions) != 2 {
+			t.Errorf("%s's last prompt carries %d decisions, want both", role, len(lastDecisions))
+		}
+	}
+}

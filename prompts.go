@@ -3,6 +3,7 @@ package refine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"text/template"
 
@@ -279,10 +280,10 @@ func (s *Session) stablePrefix(ctx context.Context, system string, example examp
 	}
 	out := []Message{{Role: "system", Content: first}}
 	var b strings.Builder
-	if len(s.st.Decisions) > 0 {
+	if decisions := s.bindingDecisions(); len(decisions) > 0 {
 		b.WriteString(stableDecisionsHeading + "\n\n")
-		for _, dec := range s.st.Decisions {
-			b.WriteString("- " + compactDecision(dec) + "\n")
+		for _, line := range decisions {
+			b.WriteString("- " + line + "\n")
 		}
 	}
 	if example.Text != "" {
@@ -295,6 +296,35 @@ func (s *Session) stablePrefix(ctx context.Context, system string, example examp
 		out = append(out, Message{Role: "system", Content: b.String()})
 	}
 	return out, whole, nil
+}
+
+// bindingDecisions returns every decision in force, one compact line
+// each, in the order they were made (by ID: round, then number), so a new
+// one appends: the user's decisions ("ID (question): decision") and the
+// conflict resolutions ("ID (issue, gap): decision; constraints: …").
+func (s *Session) bindingDecisions() []string {
+	type line struct{ id, text string }
+	var all []line
+	for _, dec := range s.st.Decisions {
+		all = append(all, line{dec.ID, compactDecision(dec)})
+	}
+	for _, d := range s.st.ConflictDecisions {
+		about := d.IssueID
+		if d.Gap != "" {
+			about += ", " + string(d.Gap)
+		}
+		text := fmt.Sprintf("%s (%s): %s", d.ID, about, d.Decision)
+		if c := strings.TrimSpace(d.Constraints); c != "" {
+			text += "; constraints: " + c
+		}
+		all = append(all, line{d.ID, strings.Join(strings.Fields(text), " ")})
+	}
+	slices.SortStableFunc(all, func(a, b line) int { return compareDecisionIDs(a.id, b.id) })
+	out := make([]string, len(all))
+	for i, l := range all {
+		out[i] = l.text
+	}
+	return out
 }
 
 // compactDecision is a decision as prompts show it: "ID (question): decision".
