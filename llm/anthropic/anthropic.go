@@ -100,7 +100,9 @@ func WithTemperature(t float64) Option {
 // WithMaxResponseBytes sets the size limit of an answer, n bytes (set it
 // to the session's Config.MaxOutputBytes; n < 1 keeps the default, 1 MiB):
 // a longer answer comes back cut at n+1 bytes, which the engine fails as
-// WRONG_FORMAT naming its limit.
+// WRONG_FORMAT naming its limit. The response body is read no further
+// than 4n bytes plus 64 KiB; a larger one stops there and its first n+1
+// bytes come back as the answer, failing the same way.
 func WithMaxResponseBytes(n int) Option {
 	return func(r *Role) {
 		if n > 0 {
@@ -113,6 +115,7 @@ func WithMaxResponseBytes(n int) Option {
 // concurrent use.
 type Role struct {
 	client      sdk.Client
+	hc          *http.Client
 	model       string
 	baseURL     string
 	maxTokens   int
@@ -141,7 +144,7 @@ func New(cfg Config, opts ...Option) (*Role, error) {
 	if hc == nil {
 		hc = &http.Client{}
 	}
-	r := &Role{model: cfg.Model, baseURL: base, maxTokens: cfg.MaxTokens, maxBytes: validate.DefaultMaxOutputBytes}
+	r := &Role{hc: hc, model: cfg.Model, baseURL: base, maxTokens: cfg.MaxTokens, maxBytes: validate.DefaultMaxOutputBytes}
 	if r.maxTokens <= 0 {
 		r.maxTokens = DefaultMaxTokens
 	}
@@ -181,7 +184,8 @@ func (r *Role) Respond(ctx context.Context, req refine.Request) (refine.Response
 		return refine.Response{}, fmt.Errorf("anthropic: call abandoned: %w", err)
 	}
 	call := ctx
-	var callOpts []option.RequestOption
+	limit := newBodyLimit(r.maxBytes)
+	callOpts := []option.RequestOption{option.WithHTTPClient(limit.client(r.hc))}
 	if r.timeout > 0 {
 		var cancel context.CancelFunc
 		call, cancel = context.WithTimeout(ctx, r.timeout)
@@ -191,6 +195,11 @@ func (r *Role) Respond(ctx context.Context, req refine.Request) (refine.Response
 		callOpts = append(callOpts, option.WithRequestTimeout(r.timeout))
 	}
 	msg, err := r.client.Messages.New(call, params, callOpts...)
+	if tooLarge, head := limit.exceeded(); tooLarge && ctx.Err() == nil {
+		// Not parsed, so not an answer: its first bytes stand for it, above
+		// the limit, so the engine fails the attempt as WRONG_FORMAT.
+		return refine.Response{Content: string(head), Model: r.model, FinishReason: "length"}, nil
+	}
 	if err != nil {
 		return refine.Response{}, r.classify(ctx, call, err)
 	}

@@ -215,3 +215,22 @@ func TestRespondRejectsBadMessages(t *testing.T) {
 		t.Errorf("%d calls sent", n)
 	}
 }
+
+func TestRespondBoundsTheAnswer(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		size int
+	}{{"answer just above the limit", 1500}, {"body far above the bound", 200_000}} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := fakeServer(t)
+			srv.Answer = func(anthropictest.Call) string { return strings.Repeat("x", tt.size) }
+			resp, err := newRole(t, srv, anthropic.WithMaxResponseBytes(1000)).Respond(context.Background(), stableRequest("u"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(resp.Content) != 1001 {
+				t.Errorf("content of %d bytes, want the limit plus one (1001)", len(resp.Content))
+			}
+		})
+	}
+}
