@@ -16,6 +16,8 @@ type roleFlags struct {
 	// engineer and reviewer are PROVIDER:MODEL for one role each.
 	engineer, reviewer, engineerBaseURL, reviewerBaseURL string
 	timeout                                              time.Duration
+	// choice is what roles built, for describe.
+	choice llmbackend.Choice
 }
 
 func (f *roleFlags) flags(fl *flag.FlagSet) {
@@ -51,5 +53,18 @@ func (f *roleFlags) roles(e env) (refine.Role, refine.Role, error) {
 		}
 		r.dst.BaseURL = r.url
 	}
+	f.choice = c
 	return c.Roles(e.getenv)
+}
+
+// describe names each role's provider and model, once roles has run.
+func (f *roleFlags) describe() string {
+	label := func(role refine.RoleName) string {
+		rb := f.choice.Resolve(role)
+		if rb.Model == "" {
+			return rb.Kind
+		}
+		return rb.Kind + ":" + rb.Model
+	}
+	return "Engineer " + label(refine.Engineer) + ", Reviewer " + label(refine.Reviewer)
 }
