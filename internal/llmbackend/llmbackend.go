@@ -17,9 +17,7 @@ import (
 	"github.com/refine-spec/refine/llm/replay"
 )
 
-// Providers are the backends a role can name.
-var Providers = []string{"openai", "anthropic", "ollama", "replay"}
-
+// providerList names the backends a role can name, for messages.
 const providerList = "openai, anthropic, ollama or replay"
 
 // Choice is what the flags chose.
@@ -56,10 +54,9 @@ func ParseRole(s string) (refine.RoleBackend, error) {
 }
 
 func isProvider(kind string) bool {
-	for _, p := range Providers {
-		if kind == p {
-			return true
-		}
+	switch kind {
+	case "openai", "anthropic", "ollama", "replay":
+		return true
 	}
 	return false
 }

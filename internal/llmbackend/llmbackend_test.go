@@ -96,3 +96,18 @@ func TestRolesMixProviders(t *testing.T) {
 		t.Errorf("reviewer is %T", rev)
 	}
 }
+
+func FuzzParseRole(f *testing.F) {
+	for _, s := range []string{"anthropic:claude", "ollama:qwen3:8b", "openai", "", ":", "replay:"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		rb, err := ParseRole(s)
+		if err != nil {
+			return
+		}
+		if !isProvider(rb.Kind) || !strings.HasSuffix(strings.TrimSpace(s), rb.Model) {
+			t.Fatalf("ParseRole(%q) = %+v", s, rb)
+		}
+	})
+}
