@@ -164,7 +164,7 @@ func retryAfter(h http.Header, now time.Time) time.Duration {
 		return 0
 	}
 	if secs, err := strconv.ParseFloat(v, 64); err == nil {
-		if secs <= 0 || secs > 1e9 {
+		if !(secs > 0 && secs <= 1e9) { // NaN too
 			return 0
 		}
 		return time.Duration(secs * float64(time.Second))
