@@ -55,9 +55,9 @@ func (s *Session) Approve(ctx context.Context, req ApproveRequest) error {
 	}
 	switch {
 	case len(crit) > 0:
-		return fmt.Errorf("approve: %w: unresolved CRITICAL conflict(s) %s block every ending but abandoning; answer their questions (refine resume) first", ErrBlocked, strings.Join(crit, ", "))
+		return fmt.Errorf("approve: %w: unresolved CRITICAL conflict(s) %s block every ending but abandoning; answer their questions (Session.Answer) first", ErrBlocked, strings.Join(crit, ", "))
 	case len(high) > 0 && !req.AcknowledgeHigh && !s.st.HighAck:
-		return fmt.Errorf("approve: %w: unresolved HIGH conflict(s) %s need an explicit acknowledgment (refine approve --acknowledge-high)", ErrBlocked, strings.Join(high, ", "))
+		return fmt.Errorf("approve: %w: unresolved HIGH conflict(s) %s need an explicit acknowledgment (ApproveRequest.AcknowledgeHigh)", ErrBlocked, strings.Join(high, ", "))
 	}
 	if len(high) > 0 {
 		s.st.HighAck = true
@@ -96,7 +96,7 @@ func (s *Session) Abandon(ctx context.Context, reason string) error {
 func (s *Session) fileEndDecision(title, key, outcome, note string) {
 	round := s.currentRound()
 	q := Question{ID: fmt.Sprintf("r%d-%s", round, key), Kind: KindEarlyTermination, Round: round, Title: title}
-	s.recordDecision(round, "", q, Answer{Key: key, Text: strings.TrimSpace(note)}, "Session ended as "+outcome)
+	s.recordProcedural(round, "", q, Answer{Key: key, Text: strings.TrimSpace(note)}, "Session ended as "+outcome)
 	s.st.Pending, s.st.Answers, s.st.RollbackFlow = nil, nil, nil
 }
 

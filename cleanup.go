@@ -50,7 +50,7 @@ func (s *Session) sessionEnd(ctx context.Context) (bool, error) {
 		}
 	}
 	s.st.CleanupDone = true
-	s.recordDecision(s.st.Round, "", q, a, fmt.Sprintf("%s (%d archive(s) removed from the session)", opt.Label, len(ops)))
+	s.recordProcedural(s.st.Round, "", q, a, fmt.Sprintf("%s (%d archive(s) removed from the session)", opt.Label, len(ops)))
 	return false, s.commit(ctx, ops...)
 }
 
@@ -88,6 +88,9 @@ func (s *Session) cleanupQuestion(ctx context.Context) (q Question, infos []roll
 	coldName := ""
 	if s.cfg.ColdStore != nil {
 		coldName = "the configured cold store"
+		if s.cfg.ColdStorage != "" {
+			coldName = s.cfg.ColdStorage // where the host says it is
+		}
 	}
 	q, ok = rollbacktext.SessionEndPrompt(infos, coldName)
 	return q, infos, ok, nil

@@ -136,15 +136,34 @@ func (c Choice) role(rb refine.RoleBackend, getenv func(string) string) (refine.
 		return c.replay()
 	case "openai":
 		cfg := langchain.OpenAIConfigFromEnv(langchain.OpenAIConfig{BaseURL: rb.BaseURL, Model: rb.Model}, getenv)
-		return langchain.NewOpenAI(cfg, langchain.WithTimeout(c.Timeout))
+		r, err := langchain.NewOpenAI(cfg, langchain.WithTimeout(c.Timeout))
+		return r, flagError("openai", err, "OPENAI_MODEL", "OPENAI_API_KEY")
 	case "anthropic":
 		cfg := anthropic.ConfigFromEnv(anthropic.Config{BaseURL: rb.BaseURL, Model: rb.Model}, getenv)
 		return anthropic.New(cfg, anthropic.WithTimeout(c.Timeout))
 	case "ollama":
 		cfg := langchain.OllamaConfigFromEnv(langchain.OllamaConfig{URL: rb.BaseURL, Model: rb.Model}, getenv)
-		return langchain.NewOllama(cfg, langchain.WithTimeout(c.Timeout))
+		r, err := langchain.NewOllama(cfg, langchain.WithTimeout(c.Timeout))
+		return r, flagError("ollama", err, "", "")
 	case "":
 		return nil, errors.New("no backend: set --llm, or --engineer and --reviewer PROVIDER:MODEL")
 	}
 	return nil, fmt.Errorf("--llm %q: want %s", rb.Kind, providerList)
+}
+
+// flagError restates the library's missing-setting errors in terms of the
+// tools' flags (the library names its configuration fields); it keeps the
+// sentinel. modelEnv and keyEnv are the variables that also set them.
+func flagError(provider string, err error, modelEnv, keyEnv string) error {
+	switch {
+	case errors.Is(err, langchain.ErrNoModel):
+		also := ""
+		if modelEnv != "" {
+			also = " or " + modelEnv
+		}
+		return fmt.Errorf("%s: %w: set --model (or --engineer-model and --reviewer-model, or --engineer/--reviewer PROVIDER:MODEL)%s", provider, langchain.ErrNoModel, also)
+	case errors.Is(err, langchain.ErrNoAPIKey):
+		return fmt.Errorf("%s: %w: set %s, or --base-url for a local OpenAI-compatible server that needs none", provider, langchain.ErrNoAPIKey, keyEnv)
+	}
+	return err
 }

@@ -30,7 +30,9 @@ func TestRoles(t *testing.T) {
 		{Choice{Kind: "gpt"}, `--llm "gpt": want openai, anthropic, ollama or replay`},
 		{Choice{Kind: "anthropic", Model: "m"}, "ANTHROPIC_API_KEY"},
 		{Choice{Engineer: refine.RoleBackend{Kind: "anthropic", Model: "m"}}, "reviewer: no backend"},
-		{Choice{Kind: "openai"}, "set --model or OPENAI_MODEL"},
+		{Choice{Kind: "openai"}, "set --model (or --engineer-model and --reviewer-model, or --engineer/--reviewer PROVIDER:MODEL) or OPENAI_MODEL"},
+		{Choice{Kind: "openai", Model: "m"}, "set OPENAI_API_KEY, or --base-url"},
+		{Choice{Kind: "ollama"}, "set --model (or --engineer-model and --reviewer-model"},
 	} {
 		_, _, err := tc.c.Roles(func(string) string { return "" })
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
