@@ -270,7 +270,7 @@ func cmdResume(ctx context.Context, c *cli, args []string) int {
 			f.coldDir = status.Settings.ColdStorage
 		}
 	}
-	if f.llm == "" && answer != "" {
+	if !f.hasBackend() && answer != "" {
 		return c.resumeWithoutBackend(ctx, st, loc, answer)
 	}
 	if !f.hasBackend() {
