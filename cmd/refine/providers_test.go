@@ -44,47 +44,27 @@ func fakeAnthropic(t *testing.T) *anthropictest.Server {
 	return srv
 }
 
-// The Engineer on Anthropic, the Reviewer on OpenAI: the run survives a
-// 529 and a 429, a resume in a new process rebuilds both roles from the
-// session, and status shows which model plays which role and what the
-// prompt cache saved.
-func TestRunEngineerAnthropicReviewerOpenAI(t *testing.T) {
-	ctx := context.Background()
-	ant := fakeAnthropic(t)
-	oai, _ := fakeOpenAI(t)
-	dir := filepath.Join(t.TempDir(), "s")
-	env := map[string]string{"ANTHROPIC_API_KEY": "wrong", "OPENAI_API_KEY": "test-key"}
-	getenv := func(k string) string { return env[k] }
-
-	// A bad Anthropic key fails the run, with the state kept.
+// mixedRun runs the basic scenario with the Engineer on a fake Anthropic
+// API and the Reviewer on a fake OpenAI API; extra are more flags.
+func mixedRun(t *testing.T, ant *anthropictest.Server, oaiURL, dir string, extra ...string) (int, string, string) {
+	t.Helper()
 	c, out, errb := newTestCLI()
-	c.getenv = getenv
-	code := c.main(ctx, []string{"run", "--spec", "testdata/basic/spec.md", "--gaps", "testdata/basic/gaps.md", "--dir", dir,
+	c.getenv = mixedEnv
+	args := append([]string{"run", "--spec", "testdata/basic/spec.md", "--gaps", "testdata/basic/gaps.md", "--dir", dir,
 		"--engineer", "anthropic:claude-eng", "--reviewer", "openai:rev",
-		"--engineer-base-url", ant.URL, "--reviewer-base-url", oai.URL + "/v1", "--auto", "--backoff-base", "5ms"})
-	if code != exitFailed || !strings.Contains(errb.String(), "ANTHROPIC_API_KEY") || !strings.Contains(errb.String(), "refine resume --dir") {
-		t.Fatalf("run with a bad key: exit %d, want 1 naming ANTHROPIC_API_KEY and resume\n%s\n%s", code, out, errb)
-	}
+		"--engineer-base-url", ant.URL, "--reviewer-base-url", oaiURL + "/v1", "--backoff-base", "5ms"}, extra...)
+	code := c.main(context.Background(), args)
+	return code, out.String(), errb.String()
+}
 
-	// A new process with the right key: no backend flags, the session says.
-	env["ANTHROPIC_API_KEY"] = "anthropic-key"
-	c, out, errb = newTestCLI()
-	c.getenv = getenv
-	if code := c.main(ctx, []string{"resume", "--dir", dir, "--auto", "--backoff-base", "5ms"}); code != exitOK {
-		t.Fatalf("resume exit %d\n%s\n%s", code, out, errb)
-	}
-	for _, want := range []string{"COMPLETE", "engineer: anthropic:claude-eng; reviewer: openai:rev", "prompt cache:"} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("resume summary lacks %q:\n%s", want, out)
-		}
-	}
-	for _, want := range []string{"overloaded", "rate limited"} {
-		if !strings.Contains(errb.String(), want) {
-			t.Errorf("progress lacks the %s retry:\n%s", want, errb)
-		}
-	}
+func mixedEnv(k string) string {
+	return map[string]string{"ANTHROPIC_API_KEY": "anthropic-key", "OPENAI_API_KEY": "test-key"}[k]
+}
 
-	// The Engineer's calls carried the whole spec in a cached system block.
+// checkMixedSession checks what status, status.md and the servers show of
+// a finished mixed session.
+func checkMixedSession(t *testing.T, ant *anthropictest.Server, dir string) {
+	t.Helper()
 	spec, _ := os.ReadFile("testdata/basic/spec.md")
 	var answered int
 	for _, call := range ant.Calls() {
@@ -100,9 +80,8 @@ func TestRunEngineerAnthropicReviewerOpenAI(t *testing.T) {
 	if answered != 3 {
 		t.Errorf("the Anthropic server answered %d calls, want 3", answered)
 	}
-
-	c, out, errb = newTestCLI()
-	if code := c.main(ctx, []string{"status", "--dir", dir, "--json"}); code != exitOK {
+	c, out, errb := newTestCLI()
+	if code := c.main(context.Background(), []string{"status", "--dir", dir, "--json"}); code != exitOK {
 		t.Fatalf("status exit %d: %s", code, errb)
 	}
 	var st struct {
@@ -135,6 +114,52 @@ func TestRunEngineerAnthropicReviewerOpenAI(t *testing.T) {
 			t.Errorf("status.md lacks %q", want)
 		}
 	}
+}
+
+// The Engineer on Anthropic, the Reviewer on OpenAI: the run completes
+// through a 529 and a 429, and status shows which model plays which role
+// and what the prompt cache saved.
+func TestRunEngineerAnthropicReviewerOpenAI(t *testing.T) {
+	ant := fakeAnthropic(t)
+	oai, _ := fakeOpenAI(t)
+	dir := filepath.Join(t.TempDir(), "s")
+	code, out, errb := mixedRun(t, ant, oai.URL, dir, "--auto")
+	if code != exitOK {
+		t.Fatalf("run exit %d\n%s\n%s", code, out, errb)
+	}
+	for _, want := range []string{"COMPLETE", "engineer: anthropic:claude-eng; reviewer: openai:rev", "prompt cache:"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	for _, want := range []string{"overloaded", "rate limited"} {
+		if !strings.Contains(errb, want) {
+			t.Errorf("progress lacks the %s retry:\n%s", want, errb)
+		}
+	}
+	checkMixedSession(t, ant, dir)
+}
+
+// A mixed session paused at a question is resumed by a new process
+// without any backend flag: the session says which provider and model
+// play each role, and where they are.
+func TestResumeKeepsPerRoleProviders(t *testing.T) {
+	ant := fakeAnthropic(t)
+	oai, _ := fakeOpenAI(t)
+	dir := filepath.Join(t.TempDir(), "s")
+	code, out, errb := mixedRun(t, ant, oai.URL, dir) // no --auto: the first question pauses it
+	if code != exitPaused {
+		t.Fatalf("run exit %d, want 3 (paused)\n%s\n%s", code, out, errb)
+	}
+	c, outb, errbb := newTestCLI()
+	c.getenv = mixedEnv
+	if code := c.main(context.Background(), []string{"resume", "--dir", dir, "--auto", "--backoff-base", "5ms"}); code != exitOK {
+		t.Fatalf("resume exit %d\n%s\n%s", code, outb, errbb)
+	}
+	if !strings.Contains(outb.String(), "engineer: anthropic:claude-eng; reviewer: openai:rev") {
+		t.Errorf("resume summary lacks the roles:\n%s", outb)
+	}
+	checkMixedSession(t, ant, dir)
 }
 
 func TestProviderFlagErrors(t *testing.T) {
