@@ -280,6 +280,15 @@ func (s *Session) decisionLines(ids []string) []string {
 	return out
 }
 
+// countMessages is a prompt's size in tokens.
+func (s *Session) countMessages(msgs []Message) int {
+	n := 0
+	for _, m := range msgs {
+		n += s.tok.Count(m.Content)
+	}
+	return n
+}
+
 // integrationCap is the integration prompt's cap in tokens: twice the
 // round prompts' budget, since it is the one prompt that carries the whole
 // spec and every resolution.
@@ -328,11 +337,11 @@ func (s *Session) integrationEngineer(ctx context.Context) error {
 		if k-1 > in.EngineerFrom {
 			prev = &in.Engineer[k-2]
 		}
-		msgs, err := s.integrationMessages(d, k-in.EngineerFrom, in.EngineerBudget-in.EngineerFrom, prev)
+		msgs, stable, err := s.integrationMessages(d, k-in.EngineerFrom, in.EngineerBudget-in.EngineerFrom, prev)
 		if err != nil {
 			return fmt.Errorf("integration: %w", err)
 		}
-		if n := s.tok.Count(msgs[0].Content) + s.tok.Count(msgs[1].Content); n > s.integrationCap() {
+		if n := s.countMessages(msgs); n > s.integrationCap() {
 			if in.Accepted == 0 && len(in.Engineer) == 0 {
 				in.PartsMode = true
 				return s.integrationParts(ctx, m)
@@ -340,7 +349,7 @@ func (s *Session) integrationEngineer(ctx context.Context) error {
 			return s.integrationStops(ctx, fmt.Sprintf("the source spec and its %d accepted resolutions make a %d-token prompt, above the integration cap of %d tokens (twice PromptBudget); raise PromptBudget to integrate",
 				len(m.accepted), n, s.integrationCap()))
 		}
-		content, call, err := s.integrationCall(ctx, Engineer, k, msgs, m.ids())
+		content, call, err := s.integrationCall(ctx, Engineer, k, msgs, stable, m.ids())
 		if errors.Is(err, ErrNoResponse) {
 			return s.integrationStops(ctx, fmt.Sprintf("the Engineer has no response for the integration call (Engineer call %d: %s)", s.st.Usage.NextCall[string(Engineer)]+1, roleError(err)))
 		}
@@ -412,15 +421,15 @@ func (s *Session) integrationReview(ctx context.Context) error {
 		if k-1 > in.ReviewerFrom {
 			prev = &in.Reviewer[k-2]
 		}
-		msgs, err := s.consistencyMessages(d, k-in.ReviewerFrom, in.ReviewerBudget-in.ReviewerFrom, prev)
+		msgs, stable, err := s.consistencyMessages(d, k-in.ReviewerFrom, in.ReviewerBudget-in.ReviewerFrom, prev)
 		if err != nil {
 			return fmt.Errorf("integration: %w", err)
 		}
-		if n := s.tok.Count(msgs[0].Content) + s.tok.Count(msgs[1].Content); n > s.integrationCap() {
+		if n := s.countMessages(msgs); n > s.integrationCap() {
 			in.Notes = append(in.Notes, fmt.Sprintf("no consistency review: the spec makes a %d-token review prompt, above the cap of %d", n, s.integrationCap()))
 			return s.integrationDone(ctx, FinalSpecIntegrated, "")
 		}
-		content, call, err := s.integrationCall(ctx, Reviewer, k, msgs, ids)
+		content, call, err := s.integrationCall(ctx, Reviewer, k, msgs, stable, ids)
 		if errors.Is(err, ErrNoResponse) {
 			in.Notes = append(in.Notes, fmt.Sprintf("no consistency review: the Reviewer has no response for it (Reviewer call %d: %s)", s.st.Usage.NextCall[string(Reviewer)]+1, roleError(err)))
 			return s.integrationDone(ctx, FinalSpecIntegrated, "")

@@ -27,13 +27,13 @@ type integrationCallResult struct {
 // prompt journaled and durable before the call, a journaled response
 // reused, Next's caller asked to make the call in its mode. It returns the
 // response, capped at MaxOutputBytes+1, with the ops journaling it.
-func (s *Session) integrationCall(ctx context.Context, role RoleName, k int, msgs []Message, gaps []gap.ID) (string, integrationCallResult, error) {
+func (s *Session) integrationCall(ctx context.Context, role RoleName, k int, msgs []Message, stable int, gaps []gap.ID) (string, integrationCallResult, error) {
 	in := s.st.Integration
 	promptKey, respKey := finalAttemptKeys(role, k)
 	where := fmt.Sprintf("integration %s attempt %d", role, k)
 	plan := attemptPlan{role: role, k: k, where: where, msgs: msgs, started: s.now()}
 	plan.req = Request{Role: role, Round: in.Round, Attempt: k, Call: s.st.Usage.callIndex(role, respKey),
-		Gaps: slices.Clone(gaps), Messages: msgs, MaxTokens: s.cfg.MaxTokens}
+		Gaps: slices.Clone(gaps), Messages: msgs, MaxTokens: s.cfg.MaxTokens, Stable: stable}
 	if b, err := s.get(ctx, respKey); err == nil {
 		c := string(b)
 		plan.journaled = &c

@@ -103,12 +103,12 @@ func clipLine(text string) string {
 // rules, the decisions, the open gaps), less a tenth for the retry notice.
 func (s *Session) partsBudget(m integrationMaterial) (int, error) {
 	d := s.integrationData(m)
-	d.Source, d.Resolutions, d.Parts, d.Part, d.Last = "", nil, 2, 2, true
-	msgs, err := s.integrationMessages(d, 1, 1, nil)
+	d.Source, d.Resolutions, d.Parts, d.Part, d.Last, d.SourceInUser = "", nil, 2, 2, true, true
+	msgs, _, err := s.integrationMessages(d, 1, 1, nil)
 	if err != nil {
 		return 0, err
 	}
-	overhead := s.tok.Count(msgs[0].Content) + s.tok.Count(msgs[1].Content)
+	overhead := s.countMessages(msgs)
 	return (s.integrationCap() - overhead) * 9 / 10, nil
 }
 
@@ -149,7 +149,7 @@ func (s *Session) integrationParts(ctx context.Context, m integrationMaterial) e
 			prev = &in.Engineer[k-2]
 		}
 		d := s.integrationData(m)
-		d.Part, d.Parts, d.Last = i+1, len(parts), p.last
+		d.Part, d.Parts, d.Last, d.SourceInUser = i+1, len(parts), p.last, true
 		d.Source = strings.TrimSpace(p.source)
 		d.SourceFence = fenceFor(d.Source)
 		check := validate.IntegrationInput{Source: p.source, MaxOutputBytes: s.cfg.MaxOutputBytes, SkipSize: true}
@@ -174,11 +174,11 @@ func (s *Session) integrationParts(ctx context.Context, m integrationMaterial) e
 		} else {
 			d.Decisions, d.Limitations = nil, nil
 		}
-		msgs, err := s.integrationMessages(d, k-in.EngineerFrom, in.EngineerBudget-in.EngineerFrom, prev)
+		msgs, stable, err := s.integrationMessages(d, k-in.EngineerFrom, in.EngineerBudget-in.EngineerFrom, prev)
 		if err != nil {
 			return fmt.Errorf("integration: %w", err)
 		}
-		content, call, err := s.integrationCall(ctx, Engineer, k, msgs, ids)
+		content, call, err := s.integrationCall(ctx, Engineer, k, msgs, stable, ids)
 		if errors.Is(err, ErrNoResponse) {
 			return s.integrationStops(ctx, fmt.Sprintf("the Engineer has no response for the integration call of part %d of %d (Engineer call %d: %s)", i+1, len(parts), s.st.Usage.NextCall[string(Engineer)]+1, roleError(err)))
 		}

@@ -24,6 +24,9 @@ type integrationData struct {
 	// integration must fix (a retry after the review).
 	Issues             []PromptIssue
 	MinChars, MaxChars int
+	// SourceInUser puts the source and the material in the user message
+	// (a part); otherwise they lead the prompt as its stable prefix.
+	SourceInUser bool
 	// Part and Parts number the part of a spec integrated part by part
 	// (Parts 0 or 1: the whole spec at once); Last marks the last part.
 	Part, Parts int
@@ -44,10 +47,10 @@ const integratorSystem = `You are the Engineer of a spec-refinement session that
 // decisions, then what changes between attempts.
 const integrationTemplate = `# Integration: write the refined spec (v1.0)
 
-The refinement session ended {{.Outcome}} after round {{.Round}}. Write the whole specification again as ONE document: the source spec below with every accepted resolution merged into the section it belongs to (or a new section), every decision honoured, and the open gaps listed as known limitations.
+The refinement session ended {{.Outcome}} after round {{.Round}}. Write the whole specification again as ONE document: the source spec with every accepted resolution merged into the section it belongs to (or a new section), every decision honoured, and the open gaps listed as known limitations.
 {{if gt .Parts 1}}
 ## This is part {{.Part}} of {{.Parts}}
-The spec is too long to integrate at once. Write only the part of it quoted below, with the resolutions given here merged in; the parts are joined in order. {{if eq .Part 1}}Start with the spec's title.{{else}}Do not repeat the title or write other parts.{{end}} End the part with its own "## Resolution Log" for the gaps below{{if .Last}}, with a row for every decision, after the "## Known Limitations" section{{else}}: no Known Limitations section and no decision rows (the last part has them){{end}}.
+The spec is too long to integrate at once. Write only the part of it quoted below, with the resolutions given below merged in; the parts are joined in order. {{if eq .Part 1}}Start with the spec's title.{{else}}Do not repeat the title or write other parts.{{end}} End the part with its own "## Resolution Log" for the gaps below{{if .Last}}, with a row for every decision, after the "## Known Limitations" section{{else}}: no Known Limitations section and no decision rows (the last part has them){{end}}.
 {{end}}
 ## Rules
 1. Keep every "#" and "##" heading of the source spec. To remove or rename one, add a Resolution Log row | <old heading> | <new heading, or —> | renamed/removed: why |.
@@ -58,25 +61,13 @@ The spec is too long to integrate at once. Write only the part of it quoted belo
 6. End with "## Resolution Log": a table with the header row "| Item | Section(s) | Note |", the delimiter row "|---|---|---|", and one row per accepted gap ID and per decision ID. Section(s) names the headings of your document that now hold the item, exactly as they read (several separated by ";"), or "—" for a decision that changed no section.
 7. Write the spec only, between {{.MinChars}} and {{.MaxChars}} characters without the Resolution Log: no preamble, no commentary.
 
-## Source spec (quoted material)
+{{if .SourceInUser}}## Source spec (quoted material)
 {{.SourceFence}}
 {{.Source}}
 {{.SourceFence}}
 
-## Accepted resolutions (quoted material)
-{{range .Resolutions}}
-### {{.ID}}{{if .Title}}: {{.Title}}{{end}}
-{{.Fence}}
-{{.Text}}
-{{.Fence}}
-{{else}}
-None.
-{{end}}
-## Decisions in force (each needs a Resolution Log row)
-{{range .Decisions}}- {{.}}
-{{else}}None.
-{{end}}
-## Open gaps (Known Limitations)
+{{template "material" .}}
+{{end}}## Open gaps (Known Limitations)
 {{range .Limitations}}- {{.ID}} ({{.Severity}}){{if .Title}}: {{.Title}}{{end}} [{{.State}}]
 {{else}}None.
 {{end}}{{if .Issues}}
@@ -110,8 +101,25 @@ Start with "## Review: Integrated spec". Put every issue under one of "### Criti
 {{.Fence}}
 `
 
+// integrationMaterialTemplate is the resolutions and decisions an
+// integration merges: in the stable prefix when the whole spec is
+// integrated at once, in the user message of a part.
+const integrationMaterialTemplate = `{{define "material"}}## Accepted resolutions (quoted material)
+{{range .Resolutions}}
+### {{.ID}}{{if .Title}}: {{.Title}}{{end}}
+{{.Fence}}
+{{.Text}}
+{{.Fence}}
+{{else}}
+None.
+{{end}}
+## Decisions in force (each needs a Resolution Log row)
+{{range .Decisions}}- {{.}}
+{{else}}None.
+{{end}}{{end}}`
+
 var (
-	integrationTmpl = template.Must(template.New("integration").Parse(integrationTemplate))
+	integrationTmpl = template.Must(template.Must(template.New("integration").Parse(integrationTemplate)).Parse(integrationMaterialTemplate))
 	consistencyTmpl = template.Must(template.New("consistency").Parse(consistencyTemplate))
 )
 
@@ -150,12 +158,18 @@ Every error is a Problem Details document (` + "`application/problem+json`" + `)
 // integrationExampleSource names the example in the retry notice.
 const integrationExampleSource = "Structural template - follow this shape (headings, Known Limitations, Resolution Log)"
 
-// integrationMessages renders the integration prompt for attempt k; prev
-// is the failed attempt a retry answers (nil for a first attempt).
-func (s *Session) integrationMessages(d *integrationData, k, budget int, prev *attemptRec) ([]Message, error) {
+// integrationMessages renders the integration prompt for attempt k, and
+// how many of its messages form the stable prefix (Request.Stable): the
+// system text with the whole source spec, then the resolutions and
+// decisions, all identical from one attempt to the next; the rules, the
+// open gaps, the review's issues and the retry notice follow in the user
+// message. A part of a spec integrated part by part carries its source and
+// material in the user message, after the system text alone. prev is the
+// failed attempt a retry answers (nil for a first attempt).
+func (s *Session) integrationMessages(d *integrationData, k, budget int, prev *attemptRec) ([]Message, int, error) {
 	var b strings.Builder
 	if err := integrationTmpl.Execute(&b, d); err != nil {
-		return nil, fmt.Errorf("execute integration template: %w", err)
+		return nil, 0, fmt.Errorf("execute integration template: %w", err)
 	}
 	user := b.String()
 	if prev != nil && !prev.Success {
@@ -168,13 +182,24 @@ func (s *Session) integrationMessages(d *integrationData, k, budget int, prev *a
 		}
 		mod := retry.Modification(failure, rc)
 		src, ex := integrationExampleSource, integrationExample
-		if prev.FailureType != string(validate.IntegrationStructure) && prev.FailureType != string(validate.WrongFormat) {
+		if failure != string(validate.IntegrationStructure) {
 			// The content failures name what to fix; the shape is right.
 			src, ex = "", ""
 		}
 		user = examples.RetryPrompt(user, mod, src, ex, k-1, budget-1)
 	}
-	return []Message{{Role: "system", Content: integratorSystem}, {Role: "user", Content: user}}, nil
+	if d.SourceInUser {
+		return []Message{{Role: "system", Content: integratorSystem}, {Role: "user", Content: user}}, 1, nil
+	}
+	var material strings.Builder
+	if err := integrationTmpl.ExecuteTemplate(&material, "material", d); err != nil {
+		return nil, 0, fmt.Errorf("execute integration template: %w", err)
+	}
+	return []Message{
+		{Role: "system", Content: integratorSystem + "\n\n" + stableSpecHeading + " (quoted material)\n\n" + d.SourceFence + "\n" + d.Source + "\n" + d.SourceFence},
+		{Role: "system", Content: material.String()},
+		{Role: "user", Content: user},
+	}, 2, nil
 }
 
 // consistencyData is what the consistency review's prompt executes with.
@@ -188,10 +213,10 @@ type consistencyData struct {
 
 // consistencyMessages renders the consistency review's prompt; a retry
 // carries the Reviewer's failure-specific notice and format example.
-func (s *Session) consistencyMessages(d *consistencyData, k, budget int, prev *attemptRec) ([]Message, error) {
+func (s *Session) consistencyMessages(d *consistencyData, k, budget int, prev *attemptRec) ([]Message, int, error) {
 	var b strings.Builder
 	if err := consistencyTmpl.Execute(&b, d); err != nil {
-		return nil, fmt.Errorf("execute consistency template: %w", err)
+		return nil, 0, fmt.Errorf("execute consistency template: %w", err)
 	}
 	user := b.String()
 	if prev != nil && !prev.Success {
@@ -199,5 +224,5 @@ func (s *Session) consistencyMessages(d *consistencyData, k, budget int, prev *a
 		tmpl, _ := examples.Template(gap.Reviewer)
 		user = examples.RetryPrompt(user, retry.Modification(prev.FailureType, rc), "Structural template", tmpl, k-1, budget-1)
 	}
-	return []Message{{Role: "system", Content: consistencySystem}, {Role: "user", Content: user}}, nil
+	return []Message{{Role: "system", Content: consistencySystem}, {Role: "user", Content: user}}, 1, nil
 }

@@ -138,7 +138,14 @@ func TestIntegrationAcceptedFirstTime(t *testing.T) {
 	if len(calls) != 2 || calls[1].Call != 2 {
 		t.Fatalf("engineer calls %d (last call number %d), want 2", len(calls), calls[len(calls)-1].Call)
 	}
-	prompt := eng.Prompt(1)
+	var whole []string
+	for _, m := range eng.Calls()[1].Messages {
+		whole = append(whole, m.Content)
+	}
+	prompt := strings.Join(whole, "\n")
+	if stable := eng.Calls()[1].Stable; stable != 2 || !strings.Contains(eng.Calls()[1].Messages[0].Content, "How deliveries are signed is TBD (GAP-HOOK-002).") {
+		t.Errorf("stable prefix of %d messages, want 2 with the whole source spec first", stable)
+	}
 	for _, want := range []string{"# Integration: write the refined spec (v1.0)", "How deliveries are signed is TBD (GAP-HOOK-002).",
 		"### GAP-HOOK-001: Retry schedule is unspecified", hooksResolution("GAP-HOOK-002"), "- GAP-HOOK-003 (LOW): Ordering guarantees are unspecified [OPEN]",
 		"## Resolution Log"} {
@@ -386,7 +393,7 @@ func TestIntegrationEscalationResumedElsewhere(t *testing.T) {
 func TestIntegrationCrashRepeatsAtMostOneCall(t *testing.T) {
 	script := func() (*refinetest.Role, *refinetest.Role) {
 		eng := refinetest.Func(func(_ context.Context, req refine.Request) (refine.Response, error) {
-			if strings.Contains(req.Messages[1].Content, "# Integration:") {
+			if strings.Contains(req.Messages[len(req.Messages)-1].Content, "# Integration:") {
 				if req.Attempt == 1 {
 					return refine.Response{Content: integrated(integratedOpts{staleDelivery: true})}, nil
 				}
@@ -558,7 +565,7 @@ func TestIntegrationRetryWithoutResponseAsks(t *testing.T) {
 // last part, and the part's own Resolution Log.
 func partIntegrator() *refinetest.Role {
 	return refinetest.Func(func(_ context.Context, req refine.Request) (refine.Response, error) {
-		prompt := req.Messages[1].Content
+		prompt := req.Messages[len(req.Messages)-1].Content
 		if !strings.Contains(prompt, "# Integration:") {
 			return refine.Response{Content: refinetest.EngineerOutput("GAP-HOOK-001", "GAP-HOOK-002")}, nil
 		}
