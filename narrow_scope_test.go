@@ -55,3 +55,45 @@ func TestNarrowScopeAfterReviseIsNotComplete(t *testing.T) {
 		t.Errorf("round 2's state %s, want it kept as DIVERGENCE_WARNING", row.State)
 	}
 }
+
+// A round that makes no role call (every gap deferred) starts, stages its
+// backup and ends in the commit that finishes the session with a whole
+// snapshot: the backup must keep what it is rebuilt from (found by the
+// simulator, seed 1932: export failed with "no snapshot at or before
+// journal record 12").
+func TestBackupStagedWithTheFinishingSnapshot(t *testing.T) {
+	ctx := context.Background()
+	id := gap.ID("GAP-TEST-001")
+	eng := refinetest.Func(func(_ context.Context, req refine.Request) (refine.Response, error) {
+		if req.Round == 1 {
+			return refine.Response{Content: refinetest.EngineerOutput(id)}, nil
+		}
+		return refine.Response{Content: refinetest.Revision(id, refinetest.IssueID(req.Round-1, 1), "bound the retries")}, nil
+	})
+	rev := refinetest.Func(func(_ context.Context, req refine.Request) (refine.Response, error) {
+		return refine.Response{Content: refinetest.ReviewerOutput(req.Round, req.Gaps,
+			refinetest.Issue{Severity: gap.High, Gap: id, Summary: "retries are unbounded", Suggestion: "bound the retries"})}, nil
+	})
+	asker := refinetest.Answers(refine.Answer{Key: convergence.KeyNarrowScope, Text: string(id)}, refine.Answer{Key: convergence.KeyContinue})
+	cfg := refinetest.Config(eng, rev, asker)
+	cfg.MaxRounds, cfg.BackupRetention = 3, 1
+	s, err := refine.New(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := s.Run(ctx)
+	if err != nil || out.Status != refine.StatusMaxRounds {
+		t.Fatalf("Run: %+v, %v; want MAX_ROUNDS after a round with nothing to do", out, err)
+	}
+	if err := refine.Compact(ctx, cfg.Store); err != nil {
+		t.Fatalf("Compact (refine export): %v", err)
+	}
+	s, err = refine.Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Asker = refinetest.Keys("1")
+	if _, err := s.Rollback(ctx, refine.RollbackRequest{To: 2, Reason: "redo round 3", Adjustments: []string{"x"}}); err != nil {
+		t.Fatalf("rollback to 2: %v", err)
+	}
+}

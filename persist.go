@@ -468,11 +468,19 @@ func (s *Session) snapshotOps(ctx context.Context) ([]Op, error) {
 }
 
 // backupSeqs returns the journal positions the state backups refer to
-// (backups holding a whole state are not among them).
+// (backups holding a whole state are not among them), as they will be
+// once the commit being built applies: a round's start stages its backup
+// in the same commit that may write a whole snapshot, so the staged
+// backups count (s.get reads staged writes and deletes first).
 func (s *Session) backupSeqs(ctx context.Context) ([]int64, error) {
 	keys, err := s.cfg.Store.List(ctx, "state_backup_round_")
 	if err != nil {
 		return nil, fmt.Errorf("list backups: %w", err)
+	}
+	for _, op := range s.pending {
+		if strings.HasPrefix(op.Key, "state_backup_round_") && op.Kind != OpDelete && !slices.Contains(keys, op.Key) {
+			keys = append(keys, op.Key)
+		}
 	}
 	var seqs []int64
 	for _, k := range keys {
