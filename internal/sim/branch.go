@@ -1,0 +1,169 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/gap"
+)
+
+// branch is one line of play of a seed's session: the main, perturbed
+// one, a clean twin, or a probe's fork. It owns where the session lives,
+// the open Session, and the log of role calls.
+type branch struct {
+	sim    *simulation
+	name   string
+	driver Driver
+	place  *place
+	store  *crashStore
+	sess   *refine.Session
+	calls  *callLog
+	// dec draws the decisions that change the session; per the
+	// perturbations that must not (nil: none).
+	dec, per *rand.Rand
+	hist     []string
+	opens    int
+	// final and finalStatus are the store and status --json at the end.
+	final       map[string]string
+	finalStatus string
+	// perturbed lists the perturbations the branch went through.
+	perturbed []Move
+}
+
+// logf adds a line to the branch's history.
+func (b *branch) logf(format string, args ...any) {
+	b.hist = append(b.hist, fmt.Sprintf(format, args...))
+}
+
+// config is the session's Config on store, with fresh roles: what a new
+// process builds.
+func (b *branch) config(st refine.Store) refine.Config {
+	sc := b.sim.sc
+	cfg := refine.DefaultConfig()
+	cfg.Settings = sc.Settings
+	cfg.Store = st
+	known := make([]gap.ID, len(sc.Gaps))
+	for i, g := range sc.Gaps {
+		known[i] = g.ID
+	}
+	cfg.Engineer = &scriptedRole{seed: sc.Seed, name: refine.Engineer, known: known, mix: b.sim.mix, log: b.calls, transient: map[string]bool{}}
+	cfg.Reviewer = &scriptedRole{seed: sc.Seed, name: refine.Reviewer, known: known, mix: b.sim.mix, log: b.calls, transient: map[string]bool{}}
+	cfg.Asker = refine.DeferAsker{}
+	cfg.Clock = fixedClock{}
+	cfg.IDs = fixedIDs{id: fmt.Sprintf("sim-%d", sc.Seed)}
+	cfg.JitterSeed = sc.Seed | 1
+	cfg.Spec = specText
+	cfg.Gaps = sc.Gaps
+	return cfg
+}
+
+// open opens the session as a new process would: a new Store handle, new
+// roles, refine.Open.
+func (b *branch) open(ctx context.Context) error {
+	st, err := b.place.open(ctx)
+	if err != nil {
+		return fmt.Errorf("open the %s store: %w", b.place.kind, err)
+	}
+	b.store = &crashStore{Store: st}
+	b.calls.commits = b.store.count
+	b.sess, err = refine.Open(ctx, b.config(b.store))
+	b.opens++
+	return err
+}
+
+// create starts the session.
+func (b *branch) create(ctx context.Context) error {
+	st, err := b.place.open(ctx)
+	if err != nil {
+		return err
+	}
+	b.store = &crashStore{Store: st}
+	b.calls.commits = b.store.count
+	b.sess, err = refine.New(ctx, b.config(b.store))
+	return err
+}
+
+// stop is where the operator acts: what the driver returned.
+type stop struct {
+	Outcome refine.Outcome
+	Err     error
+	// Stepped is a Step's stop in the middle of the session (RUNNING).
+	Stepped bool
+}
+
+// advance plays the session to its next stop with the branch's driver.
+func (b *branch) advance(ctx context.Context) stop {
+	terminal := false
+	if st, err := b.sess.Status(ctx); err == nil {
+		terminal = st.Outcome.Terminal() || (len(st.Pending) > 0 && allCleanup(st.Pending) && st.Round > 0)
+	}
+	switch {
+	case b.driver == DriverNext:
+		return b.next(ctx)
+	case b.driver == DriverStep && !terminal:
+		rep, err := b.sess.Step(ctx)
+		o := refine.Outcome{Status: rep.Outcome, Round: rep.Round, Pending: rep.Pending}
+		return stop{Outcome: o, Err: err, Stepped: err == nil && rep.Outcome == refine.StatusRunning}
+	}
+	o, err := b.sess.Run(ctx)
+	return stop{Outcome: o, Err: err}
+}
+
+// next plays with Next, Advance and Deliver: it commits each Ready's
+// writes to the Store, makes the calls with the branch's roles and
+// delivers them, until a Ready asks for no call.
+func (b *branch) next(ctx context.Context) stop {
+	cfg := b.config(nil)
+	for range 1000 {
+		r, err := b.sess.Next(ctx)
+		if len(r.Persist) > 0 {
+			if cerr := b.store.Commit(ctx, r.Persist...); cerr != nil {
+				return stop{Outcome: r.Outcome, Err: fmt.Errorf("persist a Ready: %w", cerr)}
+			}
+			if aerr := b.sess.Advance(ctx); aerr != nil {
+				return stop{Outcome: r.Outcome, Err: fmt.Errorf("advance: %w", aerr)}
+			}
+		}
+		if err != nil || len(r.Calls) == 0 {
+			return stop{Outcome: r.Outcome, Err: err}
+		}
+		for _, req := range r.Calls {
+			role := cfg.Engineer
+			if req.Role == refine.Reviewer {
+				role = cfg.Reviewer
+			}
+			resp, err := role.Respond(ctx, req)
+			if err != nil {
+				// Transport retries are the caller's: a transient failure is
+				// retried at once (the role succeeds the second time); a
+				// permanent one is delivered as an empty output, the
+				// closest a host can come to EXECUTION_ERROR.
+				var te interface{ Transient() bool }
+				if errors.As(err, &te) && te.Transient() {
+					resp, err = role.Respond(ctx, req)
+				}
+				if err != nil {
+					resp = refine.Response{}
+				}
+			}
+			if err := b.sess.Deliver(ctx, req, resp); err != nil {
+				return stop{Outcome: r.Outcome, Err: fmt.Errorf("deliver: %w", err)}
+			}
+		}
+	}
+	return stop{Err: errors.New("sim: no stop after 1000 Next calls")}
+}
+
+// allCleanup reports whether every pending question is the archive
+// cleanup question of a finished session.
+func allCleanup(qs []refine.Question) bool {
+	for _, q := range qs {
+		if q.Kind != refine.KindRollback || q.Title != "ARCHIVE CLEANUP" {
+			return false
+		}
+	}
+	return len(qs) > 0
+}

@@ -1,0 +1,519 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+
+	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/rollback"
+	"github.com/refine-spec/refine/store/memory"
+	"github.com/refine-spec/refine/storetest"
+)
+
+// answered is the pending set before an accepted answer, for the
+// never-stuck check after the next advance.
+type answered struct {
+	ids   []string
+	q     string
+	round int
+	phase refine.Phase
+}
+
+// operate plays b from stop to stop until the session ends (or MaxStops).
+func (s *simulation) operate(ctx context.Context, b *branch) {
+	var last *answered
+	failures := 0
+	for n := 1; n <= s.opt.MaxStops; n++ {
+		var st stop
+		if b.per != nil && s.opt.on(string(MoveCrash)) && chance(b.per, 0.08) {
+			st = s.crashAdvance(ctx, b)
+		} else {
+			st = b.advance(ctx)
+		}
+		if b.name == "main" {
+			s.res.Stops++
+		}
+		status, err := refine.Inspect(ctx, b.store)
+		if err != nil {
+			s.violate(b, Errors, "status after stop %d: %v", n, err)
+			return
+		}
+		b.logf("stop %d: %s (run said %s) round %d phase %q pending %v%s", n, status.Outcome, st.Outcome.Status, status.Round, status.Phase, pendingIDs(status.Pending), errSuffix(st.Err))
+		s.checkOutcome(ctx, b, st, status)
+		if last != nil && st.Err == nil && !st.Stepped {
+			now := pendingIDs(st.Outcome.Pending)
+			if len(now) > 0 && slices.Equal(now, last.ids) {
+				s.violate(b, NeverStuck, "after answering %s the run paused again with the same pending set %v", last.q, now)
+			} else if slices.Contains(now, last.q) && status.Round == last.round && status.Phase == last.phase {
+				s.violate(b, NeverStuck, "after answering %s the run paused with it still pending and the session where it was (round %d phase %q)", last.q, status.Round, status.Phase)
+			}
+		}
+		last = nil
+		if st.Err != nil {
+			failures++
+			if failures >= 3 {
+				b.logf("giving up after %d failed runs in a row", failures)
+				return
+			}
+			continue // FAILED is resumable: run again
+		}
+		failures = 0
+		if b.per != nil {
+			s.probe(ctx, b, status)
+			s.perturb(ctx, b, status)
+		}
+		if st.Stepped {
+			continue
+		}
+		var end bool
+		last, end = s.decide(ctx, b, status)
+		if end {
+			return
+		}
+	}
+	b.logf("stop limit %d reached", s.opt.MaxStops)
+}
+
+func errSuffix(err error) string {
+	if err == nil {
+		return ""
+	}
+	return "; error: " + oneLine(err.Error())
+}
+
+func oneLine(s string) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	if len(s) > 300 {
+		s = s[:297] + "..."
+	}
+	return s
+}
+
+// current is the round a rollback would undo.
+func current(st refine.Status) int {
+	if st.Phase != "" {
+		return st.Round + 1
+	}
+	return st.Round
+}
+
+// targets lists the rounds the session offers as rollback targets.
+func targets(ctx context.Context, st refine.Store, status refine.Status) []int {
+	keys, err := st.List(ctx, "")
+	if err != nil {
+		return nil
+	}
+	return rollback.AvailableTargets(current(status), keys)
+}
+
+// finished reports whether the session ended and asks nothing more.
+func finished(status refine.Status) bool {
+	return status.Outcome.Terminal() && len(status.Pending) == 0
+}
+
+// decide makes the stop's decision with b.dec: answer a pending question,
+// roll back, approve or abandon; at the end, sometimes a rollback that
+// reopens the session. end says the session is over.
+func (s *simulation) decide(ctx context.Context, b *branch, status refine.Status) (*answered, bool) {
+	r := b.dec.Float64()
+	tg := targets(ctx, b.store, status)
+	switch {
+	case finished(status):
+		if r < 0.2 && len(tg) > 0 && s.opt.on(string(MoveRollback)) {
+			s.rollbackTo(ctx, b, tg)
+			return nil, false
+		}
+		return nil, true
+	case len(status.Pending) == 0:
+		return nil, false // stopped with nothing to answer: run on
+	case r < 0.05 && s.opt.on(string(MoveApprove)) && !status.Outcome.Terminal():
+		s.approve(ctx, b)
+		return nil, false
+	case r < 0.08 && s.opt.on(string(MoveAbandon)) && !status.Outcome.Terminal():
+		b.logf("abandon")
+		if err := b.sess.Abandon(ctx, "sim: the operator gives up"); err != nil {
+			s.violate(b, Errors, "Abandon: %v", err)
+		}
+		return nil, false
+	case r < 0.16 && len(tg) > 0 && s.opt.on(string(MoveRollback)):
+		s.rollbackTo(ctx, b, tg)
+		return nil, false
+	}
+	q := status.Pending[b.dec.IntN(len(status.Pending))]
+	a := pickAnswer(b.dec, q)
+	if b.per != nil && s.opt.on(string(MoveReopen)) && chance(b.per, 0.15) {
+		b.perturbed = append(b.perturbed, MoveReopen)
+		b.logf("defer, close, reopen as another process")
+		if err := b.open(ctx); err != nil {
+			s.violate(b, Errors, "reopen to answer %s: %v", q.ID, err)
+			return nil, true
+		}
+	}
+	b.logf("answer %s with %q%s", q.ID, a.Key, textNote(a))
+	if err := b.sess.Answer(ctx, q.ID, a); err != nil {
+		s.violate(b, NeverStuck, "the offered answer %q to %s (%s) was refused: %v", a.Key, q.ID, q.Title, err)
+		return nil, true
+	}
+	return &answered{ids: pendingIDs(status.Pending), q: q.ID, round: status.Round, phase: status.Phase}, false
+}
+
+func textNote(a refine.Answer) string {
+	if a.Text == "" {
+		return ""
+	}
+	return " + text"
+}
+
+// pickAnswer picks an offered option (the default more often than not),
+// with text where the option needs it and sometimes where it is allowed.
+func pickAnswer(r *rand.Rand, q refine.Question) refine.Answer {
+	if len(q.Options) == 0 {
+		if q.AllowText {
+			return refine.Answer{Text: "sim: a free-text answer"}
+		}
+		return refine.Answer{}
+	}
+	i := r.IntN(len(q.Options))
+	if r.IntN(5) < 2 {
+		if d := slices.IndexFunc(q.Options, func(o refine.Option) bool { return o.Key == q.Default }); d >= 0 {
+			i = d
+		}
+	}
+	return answerFor(r, q, q.Options[i].Key)
+}
+
+// answerFor answers q with key: text where the option needs it, and
+// sometimes where text is allowed.
+func answerFor(r *rand.Rand, q refine.Question, key string) refine.Answer {
+	a := refine.Answer{Key: key}
+	switch {
+	case needsText(q, key):
+		a.Text = "sim: the operator's reason for " + key
+	case q.AllowText && r != nil && r.IntN(4) == 0:
+		a.Text = "sim: a note with the answer"
+	}
+	return a
+}
+
+func needsText(q refine.Question, key string) bool {
+	return slices.ContainsFunc(q.TextRequired, func(k string) bool { return strings.EqualFold(k, key) })
+}
+
+// rollbackTo rolls back to a random offered target.
+func (s *simulation) rollbackTo(ctx context.Context, b *branch, tg []int) {
+	req := refine.RollbackRequest{To: tg[b.dec.IntN(len(tg))], Reason: "sim: the operator rolls back"}
+	if b.dec.IntN(2) == 0 {
+		req.Adjustments = []string{"sim: narrow each proposal to one mechanism"}
+	}
+	b.logf("rollback to %d (adjustments %d)", req.To, len(req.Adjustments))
+	rep, err := b.sess.Rollback(ctx, req)
+	switch {
+	case err == nil:
+		b.logf("  rolled back %v, pending %v, decision %q", rep.Undone, pendingIDs(rep.Pending), rep.Decision)
+	case errors.Is(err, refine.ErrRollbackLimit), errors.Is(err, refine.ErrDeferred):
+		b.logf("  refused as documented: %v", oneLine(err.Error()))
+	default:
+		s.violate(b, RollbackTargets, "Rollback to offered target %d: %v", req.To, err)
+	}
+}
+
+// approve approves; a refusal the design documents must change nothing.
+func (s *simulation) approve(ctx context.Context, b *branch) {
+	ack := b.dec.IntN(2) == 0
+	before, _ := statusDoc(ctx, b.store)
+	b.logf("approve (acknowledge HIGH: %v)", ack)
+	err := b.sess.Approve(ctx, refine.ApproveRequest{Note: "sim: good enough", AcknowledgeHigh: ack})
+	switch {
+	case err == nil:
+	case errors.Is(err, refine.ErrBlocked):
+		b.logf("  refused as documented: %v", oneLine(err.Error()))
+		if after, _ := statusDoc(ctx, b.store); after != before {
+			s.violate(b, NeverStuck, "a refused Approve changed the status:\n%s", lineDiff(before, after))
+		}
+	default:
+		s.violate(b, Errors, "Approve: %v", err)
+	}
+}
+
+// perturb makes at most one perturbation at a stop: export/import, a
+// move to another store, or refused answers that must change nothing.
+func (s *simulation) perturb(ctx context.Context, b *branch, status refine.Status) {
+	r := b.per.Float64()
+	switch {
+	case r < 0.06 && s.opt.on(string(MoveExport)):
+		s.exportMove(ctx, b, b.place.kind, MoveExport)
+	case r < 0.10 && s.opt.on(string(MoveMove)):
+		kinds := []StoreKind{Memory, FS, SQLite}
+		kinds = slices.DeleteFunc(kinds, func(k StoreKind) bool { return k == b.place.kind })
+		s.exportMove(ctx, b, kinds[b.per.IntN(len(kinds))], MoveMove)
+	}
+	if len(status.Pending) == 0 {
+		return
+	}
+	q := status.Pending[b.per.IntN(len(status.Pending))]
+	if s.opt.on(string(MoveBadKey)) && chance(b.per, 0.15) {
+		s.refused(ctx, b, q, refine.Answer{Key: "zz-not-offered"}, "a key not offered")
+	}
+	if s.opt.on(string(MoveNoText)) && len(q.TextRequired) > 0 && chance(b.per, 0.3) {
+		s.refused(ctx, b, q, refine.Answer{Key: q.TextRequired[0]}, "an option that needs text, without it")
+	}
+	if s.opt.on(string(MoveCaseKey)) && chance(b.per, 0.15) {
+		s.caseProbe(ctx, b, q)
+	}
+}
+
+// refused answers q with a, which must be refused with ErrInvalidAnswer
+// and change nothing in the store.
+func (s *simulation) refused(ctx context.Context, b *branch, q refine.Question, a refine.Answer, what string) {
+	before, err := dump(ctx, b.store)
+	if err != nil {
+		s.violate(b, Errors, "read the store: %v", err)
+		return
+	}
+	b.logf("probe: answer %s with %s (%q): must be refused", q.ID, what, a.Key)
+	err = b.sess.Answer(ctx, q.ID, a)
+	if !errors.Is(err, refine.ErrInvalidAnswer) {
+		s.violate(b, NeverStuck, "answering %s with %s (%q) gave %v, want ErrInvalidAnswer", q.ID, what, a.Key, err)
+	}
+	after, _ := dump(ctx, b.store)
+	if d := diffDumps(before, after, 8); len(d) > 0 {
+		s.violate(b, NeverStuck, "a refused answer to %s changed the store: %v", q.ID, d)
+	}
+}
+
+// caseProbe answers q, on two copies, with an offered key and with the
+// same key in another letter case: the variant is refused changing
+// nothing, or it does exactly what the offered key does.
+func (s *simulation) caseProbe(ctx context.Context, b *branch, q refine.Question) {
+	var key string
+	for _, o := range q.Options {
+		if strings.ToUpper(o.Key) != strings.ToLower(o.Key) {
+			key = o.Key
+			break
+		}
+	}
+	if key == "" {
+		return
+	}
+	variant := swapCase(key)
+	exact, err1 := s.fork(ctx, b, "case-exact")
+	other, err2 := s.fork(ctx, b, "case-variant")
+	if err := errors.Join(err1, err2); err != nil {
+		s.violate(b, Errors, "fork for the case probe: %v", err)
+		return
+	}
+	b.logf("probe: answer %s with %q instead of %q", q.ID, variant, key)
+	before, _ := statusDoc(ctx, other.store)
+	if err := other.sess.Answer(ctx, q.ID, answerFor(nil, q, variant)); err != nil {
+		if !errors.Is(err, refine.ErrInvalidAnswer) {
+			s.violate(b, NeverStuck, "answering %s with %q gave %v, want ErrInvalidAnswer or acceptance", q.ID, variant, err)
+		}
+		if after, _ := statusDoc(ctx, other.store); after != before {
+			s.violate(b, NeverStuck, "a refused answer %q to %s changed the status:\n%s", variant, q.ID, lineDiff(before, after))
+		}
+		return
+	}
+	if err := exact.sess.Answer(ctx, q.ID, answerFor(nil, q, key)); err != nil {
+		s.violate(b, NeverStuck, "the offered answer %q to %s was refused: %v", key, q.ID, err)
+		return
+	}
+	se, so := exact.advance(ctx), other.advance(ctx)
+	de, _ := statusDoc(ctx, exact.store)
+	do, _ := statusDoc(ctx, other.store)
+	if (se.Err == nil) != (so.Err == nil) || de != do {
+		s.violate(b, NeverStuck, "answering %s with %q (accepted) did not do what %q does: run errors %v / %v\n%s", q.ID, variant, key, so.Err, se.Err, lineDiff(de, do))
+	}
+}
+
+func swapCase(k string) string {
+	var b strings.Builder
+	for _, r := range k {
+		switch {
+		case r >= 'a' && r <= 'z':
+			b.WriteRune(r - 'a' + 'A')
+		case r >= 'A' && r <= 'Z':
+			b.WriteRune(r - 'A' + 'a')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// fork copies b's session into a memory store and opens it there, played
+// by Run with no perturbation.
+func (s *simulation) fork(ctx context.Context, b *branch, name string) (*branch, error) {
+	m, err := snapshotStore(ctx, b.store)
+	if err != nil {
+		return nil, err
+	}
+	f := &branch{sim: s, name: b.name + "/" + name, driver: DriverRun, place: &place{kind: Memory, mem: m}, calls: &callLog{}}
+	if err := f.open(ctx); err != nil {
+		return nil, fmt.Errorf("open the fork: %w", err)
+	}
+	return f, nil
+}
+
+// exportMove exports b's session, imports it into a new store of kind,
+// checks the status is the same, and continues there.
+func (s *simulation) exportMove(ctx context.Context, b *branch, kind StoreKind, m Move) {
+	b.perturbed = append(b.perturbed, m)
+	b.logf("%s: export, import into %s, continue there", m, kind)
+	before, err := statusDoc(ctx, b.store)
+	if err != nil {
+		s.violate(b, Errors, "status before export: %v", err)
+		return
+	}
+	folder := memory.New()
+	if err := exportTo(ctx, b.store, folder); err != nil {
+		s.violate(b, RoundTrip, "%v", err)
+		return
+	}
+	pl, err := s.newPlace(ctx, kind)
+	if err != nil {
+		s.violate(b, Errors, "make a %s store: %v", kind, err)
+		return
+	}
+	st, err := pl.open(ctx)
+	if err == nil {
+		err = copyKeys(ctx, folder, st)
+	}
+	if err != nil {
+		pl.close()
+		s.violate(b, RoundTrip, "import into %s: %v", kind, err)
+		return
+	}
+	after, err := statusDoc(ctx, st)
+	if err != nil {
+		pl.close()
+		s.violate(b, RoundTrip, "status of the imported copy: %v", err)
+		return
+	}
+	if after != before {
+		s.violate(b, RoundTrip, "status --json differs after export/import into %s:\n%s", kind, lineDiff(before, after))
+	}
+	old := b.place
+	b.place = pl
+	old.close()
+	if err := b.open(ctx); err != nil {
+		s.violate(b, RoundTrip, "open the imported copy: %v", err)
+	}
+}
+
+// crashAdvance plays to the next stop with a crash at a random commit:
+// an uncrashed twin on a copy plays first and says how many commits
+// there are; the branch then crashes at one of them, reopens as a new
+// process, plays on, and must end where the twin did, having repeated
+// at most the role calls in flight and none whose response was
+// journaled.
+func (s *simulation) crashAdvance(ctx context.Context, b *branch) stop {
+	twin, err := s.fork(ctx, b, "crash-twin")
+	if err != nil {
+		s.violate(b, Errors, "fork for the crash: %v", err)
+		return b.advance(ctx)
+	}
+	twin.driver = b.driver
+	tw := twin.advance(ctx)
+	n := twin.store.count()
+	if n == 0 {
+		return b.advance(ctx)
+	}
+	b.perturbed = append(b.perturbed, MoveCrash)
+	k := 1 + b.per.IntN(n)
+	startCalls := len(b.calls.snapshot())
+	base := b.store.count()
+	b.store.failAt = base + k
+	b.logf("crash at commit %d of the %d this run makes", k, n)
+	st := b.advance(ctx)
+	durable := b.store.count() - base
+	if !b.store.crashed {
+		s.violate(b, CrashSafe, "the run made fewer commits (%d) than its uncrashed twin (%d)", durable, n)
+		return st
+	}
+	if st.Err == nil || !errors.Is(st.Err, storetest.ErrInjected) && !strings.Contains(st.Err.Error(), "injected") {
+		s.violate(b, CrashSafe, "the crash at commit %d was not reported: run returned %v", k, st.Err)
+	}
+	crashedCalls, crashCount := len(b.calls.snapshot()), b.store.count()
+	if err := b.open(ctx); err != nil {
+		s.violate(b, CrashSafe, "reopen after the crash at commit %d: %v", k, err)
+		return stop{Err: err}
+	}
+	st = b.advance(ctx)
+	if (st.Err == nil) != (tw.Err == nil) || st.Outcome.Status != tw.Outcome.Status || !slices.Equal(pendingIDs(st.Outcome.Pending), pendingIDs(tw.Outcome.Pending)) {
+		s.violate(b, CrashSafe, "after the crash at commit %d and reopen the run stopped at %s %v (err %v); the uncrashed twin at %s %v (err %v)",
+			k, st.Outcome.Status, pendingIDs(st.Outcome.Pending), st.Err, tw.Outcome.Status, pendingIDs(tw.Outcome.Pending), tw.Err)
+	}
+	got, _ := statusDoc(ctx, b.store)
+	want, _ := statusDoc(ctx, twin.store)
+	if got != want {
+		s.violate(b, CrashSafe, "after the crash at commit %d and reopen, status --json differs from the uncrashed twin's (-twin +crashed):\n%s", k, lineDiff(want, got))
+	}
+	s.checkRepeats(b, twin, b.calls.snapshot()[startCalls:], crashedCalls-startCalls, crashCount, k)
+	return st
+}
+
+type callKey struct {
+	role          refine.RoleName
+	call, attempt int
+	err           bool
+}
+
+// checkRepeats compares the calls of a crashed-and-resumed run with its
+// twin's: at most one extra per parallel worker, and none whose response
+// returned before a commit that succeeded (it was journaled).
+func (s *simulation) checkRepeats(b, twin *branch, calls []callRec, beforeCrash, crashCount, k int) {
+	want := map[callKey]int{}
+	for _, c := range twin.calls.snapshot() {
+		want[callKey{c.Role, c.Call, c.Attempt, c.Err}]++
+	}
+	got := map[callKey]int{}
+	var extra []string
+	for _, c := range calls {
+		key := callKey{c.Role, c.Call, c.Attempt, c.Err}
+		got[key]++
+		if got[key] <= want[key] {
+			continue
+		}
+		extra = append(extra, fmt.Sprintf("%s call %d attempt %d", c.Role, c.Call, c.Attempt))
+	}
+	// A call repeated after the crash whose first response returned
+	// before a commit that succeeded was journaled: it must not repeat.
+	if s.sc.Settings.ParallelGaps == 1 {
+		seen := map[callKey]callRec{}
+		for _, c := range calls[:beforeCrash] {
+			seen[callKey{c.Role, c.Call, c.Attempt, c.Err}] = c
+		}
+		for _, c := range calls[beforeCrash:] {
+			key := callKey{c.Role, c.Call, c.Attempt, c.Err}
+			if first, ok := seen[key]; ok && !c.Err && first.Commits < crashCount {
+				s.violate(b, CrashSafe, "%s call %d (round %d attempt %d) was made again after the crash at commit %d though its response was followed by a successful commit", c.Role, c.Call, c.Round, c.Attempt, k)
+			}
+		}
+	}
+	if bound := max(1, s.sc.Settings.ParallelGaps); len(extra) > bound {
+		s.violate(b, CrashSafe, "the crash at commit %d repeated %d role calls (%s), more than the %d in flight", k, len(extra), strings.Join(extra, ", "), bound)
+	}
+}
+
+// lineDiff shows the lines of two texts that differ, briefly.
+func lineDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	var out []string
+	for i := 0; i < max(len(al), len(bl)) && len(out) < 12; i++ {
+		var x, y string
+		if i < len(al) {
+			x = al[i]
+		}
+		if i < len(bl) {
+			y = bl[i]
+		}
+		if x != y {
+			out = append(out, fmt.Sprintf("  line %d: -%s\n           +%s", i+1, strings.TrimSpace(x), strings.TrimSpace(y)))
+		}
+	}
+	return strings.Join(out, "\n")
+}

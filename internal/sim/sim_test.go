@@ -1,0 +1,119 @@
+package sim
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+var (
+	seedFlag  = flag.Int64("seed", -1, "replay this one seed and print its history")
+	seedsFlag = flag.Int("seeds", 0, "how many seeds TestSimulate plays (default 2000; 50 under -race or -short)")
+	firstFlag = flag.Uint64("first", 1, "the first seed TestSimulate plays")
+	offFlag   = flag.String("off", "", "comma-separated moves and invariants to turn off (e.g. crash,casekey,drivers)")
+	showFlag  = flag.Int("show", 5, "how many violations TestSimulate prints in full")
+)
+
+// raceEnabled is set by race_test.go under the race detector.
+var raceEnabled bool
+
+func simOptions(t *testing.T) Options {
+	opt := Options{Dir: t.TempDir(), Off: map[string]bool{}}
+	for _, name := range strings.Split(*offFlag, ",") {
+		if name = strings.TrimSpace(name); name != "" {
+			opt.Off[name] = true
+		}
+	}
+	return opt
+}
+
+// TestSimulate plays many seeds' sessions with every operator move and
+// checks issue #23's invariants after every step. -seed=N replays one
+// seed and prints its history; -seeds=K plays K seeds from -first.
+func TestSimulate(t *testing.T) {
+	ctx := context.Background()
+	opt := simOptions(t)
+	if *seedFlag >= 0 {
+		res, err := Simulate(ctx, uint64(*seedFlag), opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range res.History {
+			t.Log(line)
+		}
+		t.Logf("seed %d: %s after %d stops", res.Seed, res.Outcome, res.Stops)
+		for _, v := range res.Violations {
+			t.Error(v.String())
+		}
+		return
+	}
+	n := *seedsFlag
+	if n == 0 {
+		n = 2000
+		if raceEnabled || testing.Short() {
+			n = 50
+		}
+	}
+	start := time.Now()
+	results := make([]Result, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				results[i], errs[i] = Simulate(ctx, *firstFlag+uint64(i), opt)
+			}
+		}()
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	elapsed := time.Since(start)
+
+	outcomes := map[string]int{}
+	byInv := map[Invariant][]uint64{}
+	shown := 0
+	for i, res := range results {
+		if errs[i] != nil {
+			t.Errorf("seed %d: the simulator failed: %v", *firstFlag+uint64(i), errs[i])
+			continue
+		}
+		outcomes[string(res.Outcome)]++
+		seen := map[Invariant]bool{}
+		for _, v := range res.Violations {
+			if !seen[v.Invariant] {
+				byInv[v.Invariant] = append(byInv[v.Invariant], res.Seed)
+				seen[v.Invariant] = true
+			}
+			if shown < *showFlag {
+				t.Error(v.String())
+				shown++
+			}
+		}
+	}
+	t.Logf("%d seeds from %d in %s (%.1f seeds/s on %d procs); outcomes %v", n, *firstFlag, elapsed.Round(time.Millisecond), float64(n)/elapsed.Seconds(), runtime.GOMAXPROCS(0), outcomes)
+	invs := make([]string, 0, len(byInv))
+	for inv := range byInv {
+		invs = append(invs, string(inv))
+	}
+	sort.Strings(invs)
+	for _, inv := range invs {
+		seeds := byInv[Invariant(inv)]
+		list := fmt.Sprint(seeds)
+		if len(seeds) > 20 {
+			list = fmt.Sprint(seeds[:20]) + " …"
+		}
+		t.Errorf("invariant %s broken in %d seeds: %s", inv, len(seeds), list)
+	}
+}
