@@ -21,6 +21,8 @@ type branch struct {
 	store  *crashStore
 	sess   *refine.Session
 	calls  *callLog
+	// mix is the roles' odds on this branch.
+	mix Mix
 	// dec draws the decisions that change the session; per the
 	// perturbations that must not (nil: none).
 	dec, per *rand.Rand
@@ -31,6 +33,8 @@ type branch struct {
 	finalStatus string
 	// perturbed lists the perturbations the branch went through.
 	perturbed []Move
+	// violations counts the violations recorded per invariant.
+	violations map[Invariant]int
 }
 
 // logf adds a line to the branch's history.
@@ -49,8 +53,8 @@ func (b *branch) config(st refine.Store) refine.Config {
 	for i, g := range sc.Gaps {
 		known[i] = g.ID
 	}
-	cfg.Engineer = &scriptedRole{seed: sc.Seed, name: refine.Engineer, known: known, mix: b.sim.mix, log: b.calls, transient: map[string]bool{}}
-	cfg.Reviewer = &scriptedRole{seed: sc.Seed, name: refine.Reviewer, known: known, mix: b.sim.mix, log: b.calls, transient: map[string]bool{}}
+	cfg.Engineer = &scriptedRole{seed: sc.Seed, name: refine.Engineer, known: known, mix: b.mix, log: b.calls, transient: map[string]bool{}}
+	cfg.Reviewer = &scriptedRole{seed: sc.Seed, name: refine.Reviewer, known: known, mix: b.mix, log: b.calls, transient: map[string]bool{}}
 	cfg.Asker = refine.DeferAsker{}
 	cfg.Clock = fixedClock{}
 	cfg.IDs = fixedIDs{id: fmt.Sprintf("sim-%d", sc.Seed)}
@@ -105,6 +109,14 @@ func (b *branch) advance(ctx context.Context) stop {
 		return b.next(ctx)
 	case b.driver == DriverStep && !terminal:
 		rep, err := b.sess.Step(ctx)
+		if errors.Is(err, refine.ErrFinished) {
+			// The session ended while questions wait: Step cannot
+			// apply their answers; Run must.
+			if st, serr := b.sess.Status(ctx); serr == nil {
+				b.sim.violate(b, NeverStuck, "the session is finished (%s) but keeps questions %v that Step refuses to apply (%v)", rep.Outcome, pendingIDs(st.Pending), err)
+			}
+			break
+		}
 		o := refine.Outcome{Status: rep.Outcome, Round: rep.Round, Pending: rep.Pending}
 		return stop{Outcome: o, Err: err, Stepped: err == nil && rep.Outcome == refine.StatusRunning}
 	}
@@ -166,4 +178,14 @@ func allCleanup(qs []refine.Question) bool {
 		}
 	}
 	return len(qs) > 0
+}
+
+// doc is status --json of the branch's session as of its last durable
+// point, times aside.
+func (b *branch) doc(ctx context.Context) (string, error) {
+	st, err := b.sess.Status(ctx)
+	if err != nil {
+		return "", err
+	}
+	return statusDocOf(st), nil
 }

@@ -56,14 +56,14 @@ func lastVerdict(ctx context.Context, st refine.Store, round int) (int, validate
 // pending question (invariant 1) and a rollback to every offered target
 // (invariant 3).
 func (s *simulation) probe(ctx context.Context, b *branch, status refine.Status) {
-	if s.opt.on(string(MoveKeyProbe)) && len(status.Pending) > 0 && chance(b.per, 0.3) {
+	if s.opt.on(string(MoveKeyProbe)) && len(status.Pending) > 0 && chance(b.per, 0.15) {
 		for _, q := range status.Pending {
 			for _, o := range q.Options {
 				s.keyProbe(ctx, b, status, q, o.Key)
 			}
 		}
 	}
-	if s.opt.on(string(MoveRBProbe)) && chance(b.per, 0.25) {
+	if s.opt.on(string(MoveRBProbe)) && chance(b.per, 0.12) && !rollbackWaits(status) {
 		for _, t := range targets(ctx, b.store, status) {
 			s.rollbackProbe(ctx, b, t)
 		}
@@ -84,14 +84,17 @@ func (s *simulation) keyProbe(ctx context.Context, b *branch, status refine.Stat
 	}
 	st := f.advance(ctx)
 	if st.Err != nil {
-		if after, err := refine.Inspect(ctx, f.store); err == nil && after.Outcome != refine.StatusFailed {
+		if after, err := f.sess.Status(ctx); err == nil && after.Outcome != refine.StatusFailed {
 			s.violate(b, Outcomes, "probe: after answering %s with %q the run failed (%v) and the session says %s", q.ID, key, oneLine(st.Err.Error()), after.Outcome)
 		}
 		return // a fatal error is invariant 5's to judge
 	}
-	after, err := refine.Inspect(ctx, f.store)
+	after, err := f.sess.Status(ctx)
 	if err != nil {
 		s.violate(b, Errors, "probe: status after answering %s with %q: %v", q.ID, key, err)
+		return
+	}
+	if isPause(q, key) {
 		return
 	}
 	if slices.Equal(pendingIDs(after.Pending), pendingIDs(status.Pending)) ||
@@ -112,7 +115,7 @@ func (s *simulation) rollbackProbe(ctx context.Context, b *branch, target int) {
 	}
 	_, err = f.sess.Rollback(ctx, refine.RollbackRequest{To: target, Reason: "sim: probe"})
 	for i := 0; err == nil && i < 6; i++ {
-		status, ierr := refine.Inspect(ctx, f.store)
+		status, ierr := f.sess.Status(ctx)
 		if ierr != nil {
 			err = ierr
 			break
@@ -137,11 +140,22 @@ func (s *simulation) rollbackProbe(ctx context.Context, b *branch, target int) {
 		}
 		_, err = f.sess.Run(ctx)
 	}
-	if err != nil && !errors.Is(err, refine.ErrRollbackLimit) {
+	if err != nil && !errors.Is(err, refine.ErrRollbackLimit) && !errors.Is(err, refine.ErrDeferred) {
 		s.violate(b, RollbackTargets, "probe: rollback to offered target %d: %v", target, err)
 		return
 	}
 	if err := exportTo(ctx, f.store, refine.Store(newMem())); err != nil {
 		s.violate(b, RoundTrip, "probe: after a rollback to %d: %v", target, err)
 	}
+}
+
+// rollbackWaits reports whether a rollback dialog waits for an answer
+// (a new rollback is then refused with ErrDeferred, as documented).
+func rollbackWaits(status refine.Status) bool {
+	for _, q := range status.Pending {
+		if q.Kind == refine.KindRollback && !allCleanup([]refine.Question{q}) {
+			return true
+		}
+	}
+	return false
 }

@@ -37,7 +37,7 @@ func (s *simulation) operate(ctx context.Context, b *branch) {
 		if b.name == "main" {
 			s.res.Stops++
 		}
-		status, err := refine.Inspect(ctx, b.store)
+		status, err := b.sess.Status(ctx)
 		if err != nil {
 			s.violate(b, Errors, "status after stop %d: %v", n, err)
 			return
@@ -158,6 +158,9 @@ func (s *simulation) decide(ctx context.Context, b *branch, status refine.Status
 		s.violate(b, NeverStuck, "the offered answer %q to %s (%s) was refused: %v", a.Key, q.ID, q.Title, err)
 		return nil, true
 	}
+	if isPause(q, a.Key) {
+		return nil, false // the same question is offered again, as documented
+	}
 	return &answered{ids: pendingIDs(status.Pending), q: q.ID, round: status.Round, phase: status.Phase}, false
 }
 
@@ -199,6 +202,14 @@ func answerFor(r *rand.Rand, q refine.Question, key string) refine.Answer {
 	return a
 }
 
+// isPause reports whether key is q's "pause" option, which offers the
+// same question again when the session resumes (documented: escalation,
+// early termination).
+func isPause(q refine.Question, key string) bool {
+	o, ok := q.Option(key)
+	return ok && (strings.HasPrefix(o.Label, "Pause") || strings.EqualFold(o.Key, "pause"))
+}
+
 func needsText(q refine.Question, key string) bool {
 	return slices.ContainsFunc(q.TextRequired, func(k string) bool { return strings.EqualFold(k, key) })
 }
@@ -224,14 +235,14 @@ func (s *simulation) rollbackTo(ctx context.Context, b *branch, tg []int) {
 // approve approves; a refusal the design documents must change nothing.
 func (s *simulation) approve(ctx context.Context, b *branch) {
 	ack := b.dec.IntN(2) == 0
-	before, _ := statusDoc(ctx, b.store)
+	before, _ := b.doc(ctx)
 	b.logf("approve (acknowledge HIGH: %v)", ack)
 	err := b.sess.Approve(ctx, refine.ApproveRequest{Note: "sim: good enough", AcknowledgeHigh: ack})
 	switch {
 	case err == nil:
 	case errors.Is(err, refine.ErrBlocked):
 		b.logf("  refused as documented: %v", oneLine(err.Error()))
-		if after, _ := statusDoc(ctx, b.store); after != before {
+		if after, _ := b.doc(ctx); after != before {
 			s.violate(b, NeverStuck, "a refused Approve changed the status:\n%s", lineDiff(before, after))
 		}
 	default:
@@ -255,13 +266,13 @@ func (s *simulation) perturb(ctx context.Context, b *branch, status refine.Statu
 		return
 	}
 	q := status.Pending[b.per.IntN(len(status.Pending))]
-	if s.opt.on(string(MoveBadKey)) && chance(b.per, 0.15) {
+	if s.opt.on(string(MoveBadKey)) && chance(b.per, 0.1) {
 		s.refused(ctx, b, q, refine.Answer{Key: "zz-not-offered"}, "a key not offered")
 	}
 	if s.opt.on(string(MoveNoText)) && len(q.TextRequired) > 0 && chance(b.per, 0.3) {
 		s.refused(ctx, b, q, refine.Answer{Key: q.TextRequired[0]}, "an option that needs text, without it")
 	}
-	if s.opt.on(string(MoveCaseKey)) && chance(b.per, 0.15) {
+	if s.opt.on(string(MoveCaseKey)) && chance(b.per, 0.1) {
 		s.caseProbe(ctx, b, q)
 	}
 }
@@ -269,9 +280,9 @@ func (s *simulation) perturb(ctx context.Context, b *branch, status refine.Statu
 // refused answers q with a, which must be refused with ErrInvalidAnswer
 // and change nothing in the store.
 func (s *simulation) refused(ctx context.Context, b *branch, q refine.Question, a refine.Answer, what string) {
-	before, err := dump(ctx, b.store)
+	before, err := b.doc(ctx)
 	if err != nil {
-		s.violate(b, Errors, "read the store: %v", err)
+		s.violate(b, Errors, "status: %v", err)
 		return
 	}
 	b.logf("probe: answer %s with %s (%q): must be refused", q.ID, what, a.Key)
@@ -279,9 +290,8 @@ func (s *simulation) refused(ctx context.Context, b *branch, q refine.Question, 
 	if !errors.Is(err, refine.ErrInvalidAnswer) {
 		s.violate(b, NeverStuck, "answering %s with %s (%q) gave %v, want ErrInvalidAnswer", q.ID, what, a.Key, err)
 	}
-	after, _ := dump(ctx, b.store)
-	if d := diffDumps(before, after, 8); len(d) > 0 {
-		s.violate(b, NeverStuck, "a refused answer to %s changed the store: %v", q.ID, d)
+	if after, _ := b.doc(ctx); after != before {
+		s.violate(b, NeverStuck, "a refused answer to %s changed the status:\n%s", q.ID, lineDiff(before, after))
 	}
 }
 
@@ -307,12 +317,12 @@ func (s *simulation) caseProbe(ctx context.Context, b *branch, q refine.Question
 		return
 	}
 	b.logf("probe: answer %s with %q instead of %q", q.ID, variant, key)
-	before, _ := statusDoc(ctx, other.store)
+	before, _ := other.doc(ctx)
 	if err := other.sess.Answer(ctx, q.ID, answerFor(nil, q, variant)); err != nil {
 		if !errors.Is(err, refine.ErrInvalidAnswer) {
 			s.violate(b, NeverStuck, "answering %s with %q gave %v, want ErrInvalidAnswer or acceptance", q.ID, variant, err)
 		}
-		if after, _ := statusDoc(ctx, other.store); after != before {
+		if after, _ := other.doc(ctx); after != before {
 			s.violate(b, NeverStuck, "a refused answer %q to %s changed the status:\n%s", variant, q.ID, lineDiff(before, after))
 		}
 		return
@@ -322,8 +332,8 @@ func (s *simulation) caseProbe(ctx context.Context, b *branch, q refine.Question
 		return
 	}
 	se, so := exact.advance(ctx), other.advance(ctx)
-	de, _ := statusDoc(ctx, exact.store)
-	do, _ := statusDoc(ctx, other.store)
+	de, _ := exact.doc(ctx)
+	do, _ := other.doc(ctx)
 	if (se.Err == nil) != (so.Err == nil) || de != do {
 		s.violate(b, NeverStuck, "answering %s with %q (accepted) did not do what %q does: run errors %v / %v\n%s", q.ID, variant, key, so.Err, se.Err, lineDiff(de, do))
 	}
@@ -351,7 +361,7 @@ func (s *simulation) fork(ctx context.Context, b *branch, name string) (*branch,
 	if err != nil {
 		return nil, err
 	}
-	f := &branch{sim: s, name: b.name + "/" + name, driver: DriverRun, place: &place{kind: Memory, mem: m}, calls: &callLog{}}
+	f := &branch{sim: s, name: b.name + "/" + name, driver: DriverRun, place: &place{kind: Memory, mem: m}, calls: &callLog{}, mix: s.quiet()}
 	if err := f.open(ctx); err != nil {
 		return nil, fmt.Errorf("open the fork: %w", err)
 	}
@@ -363,7 +373,7 @@ func (s *simulation) fork(ctx context.Context, b *branch, name string) (*branch,
 func (s *simulation) exportMove(ctx context.Context, b *branch, kind StoreKind, m Move) {
 	b.perturbed = append(b.perturbed, m)
 	b.logf("%s: export, import into %s, continue there", m, kind)
-	before, err := statusDoc(ctx, b.store)
+	before, err := b.doc(ctx)
 	if err != nil {
 		s.violate(b, Errors, "status before export: %v", err)
 		return
@@ -416,7 +426,11 @@ func (s *simulation) crashAdvance(ctx context.Context, b *branch) stop {
 		s.violate(b, Errors, "fork for the crash: %v", err)
 		return b.advance(ctx)
 	}
-	twin.driver = b.driver
+	twin.driver, twin.mix = b.driver, b.mix
+	if err := twin.open(ctx); err != nil { // again, with the branch's roles
+		s.violate(b, Errors, "open the crash twin: %v", err)
+		return b.advance(ctx)
+	}
 	tw := twin.advance(ctx)
 	n := twin.store.count()
 	if n == 0 {
@@ -447,8 +461,8 @@ func (s *simulation) crashAdvance(ctx context.Context, b *branch) stop {
 		s.violate(b, CrashSafe, "after the crash at commit %d and reopen the run stopped at %s %v (err %v); the uncrashed twin at %s %v (err %v)",
 			k, st.Outcome.Status, pendingIDs(st.Outcome.Pending), st.Err, tw.Outcome.Status, pendingIDs(tw.Outcome.Pending), tw.Err)
 	}
-	got, _ := statusDoc(ctx, b.store)
-	want, _ := statusDoc(ctx, twin.store)
+	got, _ := b.doc(ctx)
+	want, _ := twin.doc(ctx)
 	if got != want {
 		s.violate(b, CrashSafe, "after the crash at commit %d and reopen, status --json differs from the uncrashed twin's (-twin +crashed):\n%s", k, lineDiff(want, got))
 	}

@@ -149,13 +149,27 @@ func (s *simulation) newPlace(ctx context.Context, kind StoreKind) (*place, erro
 	return newPlace(ctx, kind, s.dir, s.nDirs)
 }
 
-// violate records a violation on branch b.
+// quiet is the mix without role errors.
+func (s *simulation) quiet() Mix {
+	m := s.mix
+	m.Transient, m.Permanent = 0, 0
+	return m
+}
+
+// violate records a violation on branch b (at most three of each
+// invariant per branch: a stuck session repeats itself).
 func (s *simulation) violate(b *branch, inv Invariant, format string, args ...any) {
 	if !s.opt.on(string(inv)) {
 		return
 	}
 	msg := fmt.Sprintf(format, args...)
 	b.logf("VIOLATION %s: %s", inv, msg)
+	if b.violations == nil {
+		b.violations = map[Invariant]int{}
+	}
+	if b.violations[inv]++; b.violations[inv] > 3 {
+		return
+	}
 	s.res.Violations = append(s.res.Violations, Violation{Invariant: inv, Seed: s.sc.Seed, Branch: b.name, Message: msg, History: shorten(b.hist)})
 }
 
@@ -177,10 +191,7 @@ func (s *simulation) play(ctx context.Context, name string, d Driver, kind Store
 	if err != nil {
 		return nil, err
 	}
-	b := &branch{sim: s, name: name, driver: d, place: pl, calls: &callLog{}, dec: rngOf(s.sc.Seed, "decide")}
-	saved := s.mix
-	s.mix = mix
-	defer func() { s.mix = saved }()
+	b := &branch{sim: s, name: name, driver: d, place: pl, calls: &callLog{}, dec: rngOf(s.sc.Seed, "decide"), mix: mix}
 	if perturb {
 		b.per = rngOf(s.sc.Seed, "perturb")
 	}
@@ -200,10 +211,13 @@ func (s *simulation) play(ctx context.Context, name string, d Driver, kind Store
 		}
 		b.logf("end: %s after round %d", st.Outcome, st.Round)
 	}
-	final, err := dump(ctx, b.store)
-	if err == nil {
+	b.finalStatus, _ = b.doc(ctx)
+	if !perturb && strings.HasPrefix(name, "clean-") {
+		final, err := dumpCompacted(ctx, b.store)
+		if err != nil {
+			s.violate(b, RoundTrip, "export at the end: %v", err)
+		}
 		b.final = final
-		b.finalStatus, _ = statusDoc(ctx, b.store)
 	}
 	return b, nil
 }

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -60,6 +61,9 @@ func TestSimulate(t *testing.T) {
 			n = 50
 		}
 	}
+	// Sessions are small and short-lived: trade memory for fewer
+	// collections.
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	start := time.Now()
 	results := make([]Result, n)
 	errs := make([]error, n)

@@ -221,3 +221,13 @@ func tempDir(parent string, seed uint64) (string, error) {
 }
 
 func newMem() *memory.Store { return memory.New() }
+
+// dumpCompacted reads st as `refine export` would write it: compacted
+// (one whole state.json, whole backups, no journal).
+func dumpCompacted(ctx context.Context, st refine.Store) (map[string]string, error) {
+	m := memory.New()
+	if err := exportTo(ctx, st, m); err != nil {
+		return nil, err
+	}
+	return dump(ctx, m)
+}

@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -14,12 +15,40 @@ import (
 // errors, which Next's caller handles itself, so the engine never sees
 // them).
 func (s *simulation) twins(ctx context.Context, main *branch) {
+	if len(main.perturbed) > 0 {
+		s.cleanTwin(ctx, main)
+	}
+	if !s.opt.on(string(Drivers)) {
+		return
+	}
+	quiet := s.quiet()
+	byRun, err1 := s.play(ctx, "clean-run", DriverRun, Memory, false, quiet)
+	byNext, err2 := s.play(ctx, "clean-next", DriverNext, Memory, false, quiet)
+	if err1 != nil || err2 != nil {
+		s.violate(main, Errors, "play the driver twins: %v %v", err1, err2)
+		return
+	}
+	if d := diffDumps(folder(byRun.final), folder(byNext.final), 10); len(d) > 0 {
+		detail := ""
+		for _, k := range d {
+			if strings.HasPrefix(k, "~") && !strings.HasPrefix(k, "~state") {
+				detail = fmt.Sprintf("\nfirst differing key %s (-Run +Next):\n%s", k[1:], lineDiff(folder(byRun.final)[k[1:]], folder(byNext.final)[k[1:]]))
+				break
+			}
+		}
+		s.violate(byNext, Drivers, "Run and Next/Deliver left different session folders: %v%s\nRun history:\n  %s", d, detail, strings.Join(shorten(byRun.hist), "\n  "))
+	}
+}
+
+// cleanTwin plays main's clean twin (same driver, no perturbation) and
+// compares how they ended.
+func (s *simulation) cleanTwin(ctx context.Context, main *branch) {
 	twin, err := s.play(ctx, "twin-"+string(main.driver), main.driver, Memory, false, s.mix)
 	if err != nil {
 		s.violate(main, Errors, "play the clean twin: %v", err)
 		return
 	}
-	if len(main.perturbed) > 0 && main.finalStatus != twin.finalStatus {
+	if main.finalStatus != twin.finalStatus {
 		inv := CrashSafe
 		if slices.Contains(main.perturbed, MoveExport) || slices.Contains(main.perturbed, MoveMove) {
 			inv = RoundTrip
@@ -27,25 +56,23 @@ func (s *simulation) twins(ctx context.Context, main *branch) {
 		s.violate(main, inv, "the session (perturbed by %v) ended differently from its clean twin (-twin +main):\n%s\ntwin history:\n  %s",
 			main.perturbed, lineDiff(twin.finalStatus, main.finalStatus), strings.Join(shorten(twin.hist), "\n  "))
 	}
-	if !s.opt.on(string(Drivers)) {
-		return
-	}
-	quiet := s.mix
-	quiet.Transient, quiet.Permanent = 0, 0
-	byRun, err1 := s.play(ctx, "clean-run", DriverRun, Memory, false, quiet)
-	byNext, err2 := s.play(ctx, "clean-next", DriverNext, Memory, false, quiet)
-	if err1 != nil || err2 != nil {
-		s.violate(main, Errors, "play the driver twins: %v %v", err1, err2)
-		return
-	}
-	if d := diffDumps(byRun.final, byNext.final, 10); len(d) > 0 {
-		detail := ""
-		for _, k := range d {
-			if strings.HasPrefix(k, "~") {
-				detail = fmt.Sprintf("\nfirst differing key %s (-Run +Next):\n%s", k[1:], lineDiff(byRun.final[k[1:]], byNext.final[k[1:]]))
-				break
-			}
-		}
-		s.violate(byNext, Drivers, "Run and Next/Deliver left different stores: %v%s\nRun history:\n  %s", d, detail, strings.Join(shorten(byRun.hist), "\n  "))
-	}
 }
+
+// folder is a session's store without its journal (journal/ and
+// snapshots/, which record how the state was reached, not what it is),
+// with state.json's journal position left out.
+func folder(m map[string]string) map[string]string {
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		if strings.HasPrefix(k, "journal/") || strings.HasPrefix(k, "snapshots/") {
+			continue
+		}
+		if k == "state.json" {
+			v = journalSeq.ReplaceAllString(v, "")
+		}
+		out[k] = v
+	}
+	return out
+}
+
+var journalSeq = regexp.MustCompile(`"journal_seq":\d+,?`)
