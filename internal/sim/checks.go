@@ -73,6 +73,9 @@ func (s *simulation) probe(ctx context.Context, b *branch, status refine.Status)
 // keyProbe answers q with key on a copy and runs: the answer is
 // accepted, and the question is gone or the session moved on.
 func (s *simulation) keyProbe(ctx context.Context, b *branch, status refine.Status, q refine.Question, key string) {
+	if !s.opt.stuckChecked(q.ID, status.Pending) {
+		return
+	}
 	f, err := s.fork(ctx, b, "key-"+key)
 	if err != nil {
 		s.violate(b, Errors, "fork for the key probe: %v", err)

@@ -55,7 +55,7 @@ func NewScenario(seed uint64) Scenario {
 	set.MaxRetries = r.IntN(3)
 	set.StallRounds = 1 + r.IntN(3)
 	set.BackupRetention = 1 + r.IntN(3)
-	set.RollbackLimit = r.IntN(5)
+	set.RollbackLimit = 1 + r.IntN(4)
 	set.RollbackMode = []rollback.Mode{rollback.ModeInteractive, rollback.ModeAutoRetry, rollback.ModeStrict}[r.IntN(3)]
 	set.TransportRetries = r.IntN(3)
 	set.BackoffBase, set.BackoffMax = time.Millisecond, 10*time.Millisecond

@@ -73,6 +73,26 @@ type Options struct {
 
 func (o Options) on(name string) bool { return !o.Off[name] }
 
+// stuckChecked reports whether the never-stuck check applies to an answer
+// to question id given the pending set: Off entries "q:TEXT" leave out
+// questions whose ID contains TEXT, and "flowpending" leaves out answers
+// given while another pending question is a rollback dialog.
+func (o Options) stuckChecked(id string, pending []refine.Question) bool {
+	for k, off := range o.Off {
+		if t, ok := strings.CutPrefix(k, "q:"); ok && off && strings.Contains(id, t) {
+			return false
+		}
+	}
+	if o.Off["flowpending"] {
+		for _, q := range pending {
+			if q.ID != id && rollbackWaits(refine.Status{Pending: []refine.Question{q}}) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // Violation is one broken invariant.
 type Violation struct {
 	Invariant Invariant
