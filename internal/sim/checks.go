@@ -100,9 +100,8 @@ func (s *simulation) keyProbe(ctx context.Context, b *branch, status refine.Stat
 	if isPause(q, key) {
 		return
 	}
-	if slices.Equal(pendingIDs(after.Pending), pendingIDs(status.Pending)) ||
-		slices.Contains(pendingIDs(after.Pending), q.ID) && after.Round == status.Round && after.Phase == status.Phase {
-		s.violate(b, NeverStuck, "probe: after answering %s (%s) with %q and a Run, the session is stuck: still pending %v at round %d phase %q",
+	if slices.Contains(pendingIDs(after.Pending), q.ID) && progress(after) == progress(status) {
+		s.violate(b, NeverStuck, "probe: after answering %s (%s) with %q and a Run, the session is stuck: it is still pending, nothing done (pending %v at round %d phase %q)",
 			q.ID, q.Title, key, pendingIDs(after.Pending), after.Round, after.Phase)
 	}
 }

@@ -16,11 +16,15 @@ import (
 // answered is the pending set before an accepted answer, for the
 // never-stuck check after the next advance.
 type answered struct {
-	ids     []string
-	pending []refine.Question
-	q       string
-	round   int
-	phase   refine.Phase
+	pending  []refine.Question
+	q        string
+	progress string
+}
+
+// progress sums up what a session has done: a run that changes none of
+// it did nothing.
+func progress(st refine.Status) string {
+	return fmt.Sprint(st.Round, st.Phase, st.Calls, len(st.Rollbacks), len(st.Decisions), len(st.Convergence), st.Outcome)
 }
 
 // operate plays b from stop to stop until the session ends (or MaxStops).
@@ -45,11 +49,8 @@ func (s *simulation) operate(ctx context.Context, b *branch) {
 		b.logf("stop %d: %s (run said %s) round %d phase %q pending %v%s", n, status.Outcome, st.Outcome.Status, status.Round, status.Phase, pendingIDs(status.Pending), errSuffix(st.Err))
 		s.checkOutcome(ctx, b, st, status)
 		if last != nil && st.Err == nil && !st.Stepped && s.opt.stuckChecked(last.q, last.pending) {
-			now := pendingIDs(st.Outcome.Pending)
-			if len(now) > 0 && slices.Equal(now, last.ids) {
-				s.violate(b, NeverStuck, "after answering %s the run paused again with the same pending set %v", last.q, now)
-			} else if slices.Contains(now, last.q) && status.Round == last.round && status.Phase == last.phase {
-				s.violate(b, NeverStuck, "after answering %s the run paused with it still pending and the session where it was (round %d phase %q)", last.q, status.Round, status.Phase)
+			if now := pendingIDs(status.Pending); slices.Contains(now, last.q) && progress(status) == last.progress {
+				s.violate(b, NeverStuck, "after answering %s and a run, the session paused with it still pending and nothing done (pending %v, round %d phase %q)", last.q, now, status.Round, status.Phase)
 			}
 		}
 		last = nil
@@ -135,7 +136,9 @@ func (s *simulation) decide(ctx context.Context, b *branch, status refine.Status
 		return nil, false
 	case r < 0.08 && s.opt.on(string(MoveAbandon)) && !status.Outcome.Terminal():
 		b.logf("abandon")
-		if err := b.sess.Abandon(ctx, "sim: the operator gives up"); err != nil {
+		if err := b.sess.Abandon(ctx, "sim: the operator gives up"); errors.Is(err, refine.ErrFinished) {
+			s.finishedButPaused(ctx, b, err)
+		} else if err != nil {
 			s.violate(b, Errors, "Abandon: %v", err)
 		}
 		return nil, false
@@ -161,7 +164,7 @@ func (s *simulation) decide(ctx context.Context, b *branch, status refine.Status
 	if isPause(q, a.Key) {
 		return nil, false // the same question is offered again, as documented
 	}
-	return &answered{ids: pendingIDs(status.Pending), pending: status.Pending, q: q.ID, round: status.Round, phase: status.Phase}, false
+	return &answered{pending: status.Pending, q: q.ID, progress: progress(status)}, false
 }
 
 func textNote(a refine.Answer) string {
@@ -240,6 +243,8 @@ func (s *simulation) approve(ctx context.Context, b *branch) {
 	err := b.sess.Approve(ctx, refine.ApproveRequest{Note: "sim: good enough", AcknowledgeHigh: ack})
 	switch {
 	case err == nil:
+	case errors.Is(err, refine.ErrFinished):
+		s.finishedButPaused(ctx, b, err)
 	case errors.Is(err, refine.ErrBlocked):
 		b.logf("  refused as documented: %v", oneLine(err.Error()))
 		if after, _ := b.doc(ctx); after != before {
@@ -489,8 +494,8 @@ func (s *simulation) checkRepeats(b, twin *branch, calls []callRec, beforeCrash,
 	for _, c := range calls {
 		key := callKey{c.Role, c.Call, c.Attempt, c.Err}
 		got[key]++
-		if got[key] <= want[key] {
-			continue
+		if got[key] <= want[key] || c.Err {
+			continue // a transient failure before the repeat is part of it
 		}
 		extra = append(extra, fmt.Sprintf("%s call %d attempt %d", c.Role, c.Call, c.Attempt))
 	}
@@ -530,4 +535,12 @@ func lineDiff(a, b string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// finishedButPaused reports a session that refuses Approve or Abandon as
+// finished while its status says PAUSED with questions pending: those
+// questions can never apply.
+func (s *simulation) finishedButPaused(ctx context.Context, b *branch, err error) {
+	st, _ := b.sess.Status(ctx)
+	s.violate(b, NeverStuck, "the session says %s with pending %v, but it is finished (%v): its questions can never apply", st.Outcome, pendingIDs(st.Pending), err)
 }
