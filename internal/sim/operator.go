@@ -542,5 +542,8 @@ func lineDiff(a, b string) string {
 // questions can never apply.
 func (s *simulation) finishedButPaused(ctx context.Context, b *branch, err error) {
 	st, _ := b.sess.Status(ctx)
+	if !slices.ContainsFunc(st.Pending, func(q refine.Question) bool { return q.Kind != refine.KindRollback }) {
+		return // a rollback dialog (or the cleanup) of a finished session waits: documented
+	}
 	s.violate(b, NeverStuck, "the session says %s with pending %v, but it is finished (%v): its questions can never apply", st.Outcome, pendingIDs(st.Pending), err)
 }

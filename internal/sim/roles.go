@@ -73,17 +73,21 @@ func (r *scriptedRole) Respond(ctx context.Context, req refine.Request) (refine.
 
 func (r *scriptedRole) answer(rnd *rand.Rand, key string, req refine.Request) (refine.Response, error) {
 	usage := refine.Usage{PromptTokens: 100, CompletionTokens: 50}
-	if chance(rnd, r.mix.Transient) {
+	transient, permanent := chance(rnd, r.mix.Transient), chance(rnd, r.mix.Permanent)
+	if transient || permanent {
+		// Once per process: the retry (transport retry, or the run
+		// resumed after the failure) succeeds.
 		r.mu.Lock()
 		seen := r.transient[key]
 		r.transient[key] = true
 		r.mu.Unlock()
-		if !seen {
+		switch {
+		case seen:
+		case transient:
 			return refine.Response{}, &refine.TransientError{Err: fmt.Errorf("sim: %s call %d: 503 service unavailable", req.Role, req.Call)}
+		default:
+			return refine.Response{}, fmt.Errorf("%s call %d: %w", req.Role, req.Call, errPermanent)
 		}
-	}
-	if chance(rnd, r.mix.Permanent) {
-		return refine.Response{}, fmt.Errorf("%s call %d: %w", req.Role, req.Call, errPermanent)
 	}
 	prompt := userPrompt(req)
 	if chance(rnd, r.mix.Invalid) {
