@@ -96,7 +96,7 @@ func (s *Session) Abandon(ctx context.Context, reason string) error {
 func (s *Session) fileEndDecision(title, key, outcome, note string) {
 	round := s.currentRound()
 	q := Question{ID: fmt.Sprintf("r%d-%s", round, key), Kind: KindEarlyTermination, Round: round, Title: title}
-	s.recordDecision(round, "", q, Answer{Key: key, Text: strings.TrimSpace(note)}, "Session ended as "+outcome)
+	s.recordProcedural(round, "", q, Answer{Key: key, Text: strings.TrimSpace(note)}, "Session ended as "+outcome)
 	s.st.Pending, s.st.Answers, s.st.RollbackFlow = nil, nil, nil
 }
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/refine-spec/refine/validate"
 )
 
 // attemptFact is what one attempt came to, recorded once when it is
@@ -32,6 +34,10 @@ type retryFact struct {
 	Modification string `json:"modification"`
 	Example      string `json:"example"`
 }
+
+// tierEscalation is the Tier of the validation log row that records a
+// role's spent retry budget (MAX_RETRIES_EXHAUSTED); it is no attempt.
+const tierEscalation = "Escalation"
 
 // warningFact is a validation warning on a role's accepted output, logged
 // when the round converges.
@@ -84,6 +90,14 @@ func (st *state) validationRows(only int) []validationEntry {
 		fail := base
 		fail.Tier, fail.Result, fail.Message, fail.FailureType = f.Tier, "FAIL", f.Message, f.FailureType
 		rows = append(rows, fail)
+		if f.Retry == nil {
+			// The budget is spent: FLOW-001 §5 logs MAX_RETRIES_EXHAUSTED
+			// and escalates (FLOW-004).
+			spent := base
+			spent.Tier, spent.Result, spent.FailureType = tierEscalation, "FAIL", string(validate.MaxRetriesExhausted)
+			spent.Message = fmt.Sprintf("%s: %s after %d attempt%s; escalated", validate.MaxRetriesExhausted, f.FailureType, f.N, plural(f.N))
+			rows = append(rows, spent)
+		}
 	}
 	warnings(round)
 	// Warnings of a round with no attempt facts (a legacy round).

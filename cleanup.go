@@ -50,7 +50,7 @@ func (s *Session) sessionEnd(ctx context.Context) (bool, error) {
 		}
 	}
 	s.st.CleanupDone = true
-	s.recordDecision(s.st.Round, "", q, a, fmt.Sprintf("%s (%d archive(s) removed from the session)", opt.Label, len(ops)))
+	s.recordProcedural(s.st.Round, "", q, a, fmt.Sprintf("%s (%d archive(s) removed from the session)", opt.Label, len(ops)))
 	return false, s.commit(ctx, ops...)
 }
 

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/convergence"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/rollback"
@@ -81,6 +82,12 @@ func (s *Session) converge(ctx context.Context) (stop, error) {
 			}
 		}
 		decision += ": deferred " + dash(joinIDs(ids))
+		// The round's row counts them in its Deferred column.
+		before := s.st.PrevLedger
+		if before == nil {
+			before = &gap.Ledger{}
+		}
+		t.Amend(convergence.Measure(cur.N, before, &s.st.Ledger, t.Settings().Weights))
 		t.ResetStall()
 	case convergence.KeyAcceptComplexity:
 		t.AcceptComplexity()
@@ -187,9 +194,8 @@ func (s *Session) checkTermination(ctx context.Context) (bool, error) {
 	}
 }
 
-// lastReviewApproved: the last review's verdict was APPROVE, or every
-// HIGH/CRITICAL issue it raised named a gap (the lifecycle then reopened or
-// revised that gap, so no concern is left unattached).
+// lastReviewApproved: the last review's verdict was APPROVE, or the user
+// settled every HIGH/CRITICAL issue it raised (true before any review).
 func (s *Session) lastReviewApproved() bool {
 	for i := len(s.st.Rounds) - 1; i >= 0; i-- {
 		r := s.st.Rounds[i]
@@ -199,14 +205,24 @@ func (s *Session) lastReviewApproved() bool {
 		if r.Verdict == string(validate.Approve) {
 			return true
 		}
+		// A REVISE review completes a session only once the user has
+		// settled each of its HIGH/CRITICAL issues (a conflict decision,
+		// a waiver); deferring the gaps it objected to does not (DESIGN §7).
 		for _, is := range s.st.Issues {
-			if is.Round == r.N && is.Severity.AtLeastHigh() && is.Gap == "" {
+			if is.Round == r.N && is.Severity.AtLeastHigh() && !s.issueSettled(is.ID) {
 				return false
 			}
 		}
 		return true
 	}
 	return true
+}
+
+// issueSettled reports whether a user decision settled the issue: a
+// conflict decision on it, or a decision recorded against it.
+func (s *Session) issueSettled(id string) bool {
+	return slices.ContainsFunc(s.st.ConflictDecisions, func(d conflict.Decision) bool { return d.IssueID == id }) ||
+		slices.ContainsFunc(s.st.Decisions, func(d decisionRecord) bool { return d.Issue == id })
 }
 
 // finish ends the session with a terminal outcome and writes the final

@@ -256,6 +256,12 @@ func (s *Session) applyDecision(round int, d conflict.Decision) error {
 		return nil
 	}
 	to := d.NextState
+	if to == gap.Accepted && !d.Severity.AtLeastHigh() {
+		// Keeping the Engineer's position on a MEDIUM/LOW issue settles
+		// that issue, not the gap: the proposal is reviewed as usual (the
+		// round may have revised it for other issues).
+		return nil
+	}
 	why := fmt.Sprintf("%s: option %s chosen for %s", d.ID, d.ChosenOption, d.IssueID)
 	switch {
 	case g.State == to:

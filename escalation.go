@@ -222,8 +222,11 @@ func (s *Session) askRoundFailed(ctx context.Context) (stop, error) {
 	case "2":
 		s.st.Pending = append(s.st.Pending, q)
 		return waitForAnswer, s.commit(ctx)
+	}
+	cur.RoundFailedDone = true
+	switch opt.Key {
 	case "3":
-		s.st.Outcome, s.st.OutcomeReason = StatusAbandoned, "abandoned by the user after round "+fmt.Sprint(cur.N)+" failed"
+		return sessionEnded, s.finish(ctx, StatusAbandoned, "abandoned by the user after round "+fmt.Sprint(cur.N)+" failed")
 	}
 	return goOn, s.commit(ctx)
 }

@@ -14,10 +14,10 @@ import (
 // user rejects (option A) in the tests below.
 const rejectedPosition = "The retry bound should stay implementation-defined; fixing it in the spec over-constrains hosts."
 
-// A DISAGREE with a LOW issue is not a conflict: nothing is asked, the
-// gap is not blocked, and status.md logs the disagreement in the round's
-// errors table.
-func TestLowDisagreementIsLoggedNotAConflict(t *testing.T) {
+// A DISAGREE with a LOW issue is a low-priority conflict (FLOW-006 §7):
+// its question recommends the Engineer's position, so automated mode
+// resolves it that way; it blocks no gap and nothing else waits on it.
+func TestLowDisagreementIsALowPriorityConflict(t *testing.T) {
 	ctx := context.Background()
 	eng := refinetest.Script(
 		engineerDoc("GAP-TEST-001"),
@@ -27,28 +27,51 @@ func TestLowDisagreementIsLoggedNotAConflict(t *testing.T) {
 		reviewerDoc(1, "GAP-TEST-001", "HIGH: retry bound unspecified", "LOW: field names could be shorter"),
 		reviewerDoc(2, "GAP-TEST-001"),
 	)
-	ask := refinetest.Keys() // any question fails the run
-	cfg := refinetest.Config(eng, rev, ask)
+	cfg := refinetest.Config(eng, rev, refine.DefaultAsker{})
 	s, out := run(t, cfg)
 	if out.Status != refine.StatusComplete || out.Round != 2 {
 		t.Fatalf("outcome %+v, want COMPLETE after round 2", out)
 	}
-	if len(ask.Asked()) != 0 {
-		t.Errorf("questions asked: %v", kindsOf(ask.Asked()))
-	}
 	st, _ := s.Status(ctx)
-	if len(st.Conflicts) != 0 {
-		t.Errorf("conflicts = %+v, want none (a LOW issue is not a conflict)", st.Conflicts)
+	if len(st.Conflicts) != 1 || st.Conflicts[0].IssueID != "ISSUE-R1-002" || st.Conflicts[0].Open() {
+		t.Errorf("conflicts = %+v, want ISSUE-R1-002 resolved", st.Conflicts)
+	}
+	if !slices.ContainsFunc(st.Decisions, func(d refine.DecisionStatus) bool { return d.Issue == "ISSUE-R1-002" && d.Option == "B" }) {
+		t.Errorf("decisions = %+v, want ISSUE-R1-002 resolved toward the Engineer (B)", st.Decisions)
 	}
 	status := get(t, cfg, "status.md")
-	errs := section(status, "## Round 2 Errors")
-	for _, want := range []string{"DISAGREE logged (not a conflict)", "ISSUE-R1-002: Timeouts belong to the host's deployment, not to the spec."} {
-		if !strings.Contains(errs, want) {
-			t.Errorf("status.md round 2 errors lack %q:\n%s", want, status)
-		}
-	}
 	if strings.Contains(status, "BLOCKED") {
 		t.Errorf("status.md shows a BLOCKED gap for a LOW disagreement")
+	}
+}
+
+// Left unresolved when the session ends, a LOW conflict is a known
+// limitation in final_summary.md.
+func TestUnresolvedLowConflictIsAKnownLimitation(t *testing.T) {
+	ctx := context.Background()
+	eng := refinetest.Script(
+		engineerDoc("GAP-TEST-001"),
+		revisedDoc("GAP-TEST-001", "ISSUE-R1-001")+"\n"+disagreeBlock("ISSUE-R1-002", "field names could be shorter (GAP-TEST-001)"),
+	)
+	rev := refinetest.Script(
+		reviewerDoc(1, "GAP-TEST-001", "HIGH: retry bound unspecified", "LOW: field names could be shorter"),
+		reviewerDoc(2, "GAP-TEST-001"),
+	)
+	cfg := refinetest.Config(eng, rev, refine.DeferAsker{})
+	s, err := refine.New(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := s.Run(ctx)
+	if err != nil || len(out.Pending) == 0 || !strings.Contains(out.Pending[0].Title, "ISSUE-R1-002 (LOW)") {
+		t.Fatalf("Run: %+v, %v; want the LOW conflict question pending", out, err)
+	}
+	if err := s.Approve(ctx, refine.ApproveRequest{Note: "ship it"}); err != nil {
+		t.Fatalf("Approve with a LOW conflict open: %v (a LOW conflict blocks nothing)", err)
+	}
+	sum := get(t, cfg, "final_summary.md")
+	if !strings.Contains(sum, "ISSUE-R1-002") || !strings.Contains(sum, "unresolved conflict") {
+		t.Errorf("final_summary.md does not list the unresolved LOW conflict as a known limitation:\n%s", sum)
 	}
 }
 

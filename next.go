@@ -51,6 +51,7 @@ func (s *Session) Next(ctx context.Context) (Ready, error) {
 	if err := s.begin(ctx); err != nil {
 		return Ready{Outcome: Outcome{Status: StatusFailed, Reason: err.Error()}}, err
 	}
+	s.resumeFailed()
 	if s.ext == nil {
 		s.ext = &externalCalls{delivered: map[callID]Response{}}
 	}

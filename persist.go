@@ -239,39 +239,60 @@ func (s *Session) snapshotChunkOps(ctx context.Context, rec int) ([]Op, error) {
 
 // dropBefore returns the deletions a new snapshot at seq, kept at key,
 // allows: the records at or before it and the older snapshots, except
-// what a state backup still needs (the newest snapshot at or before the
-// oldest backup, and the records after that snapshot).
+// what the state backups still need (see keptBases).
 func (s *Session) dropBefore(ctx context.Context, seq int64, key string) ([]Op, error) {
-	keep, err := s.oldestBackupSeq(ctx)
-	if err != nil {
-		return nil, err
-	}
 	bases, err := snapshotBases(ctx, s.cfg.Store)
 	if err != nil {
 		return nil, err
 	}
-	base := int64(-1)
-	if keep >= 0 && keep < seq {
-		b, err := newestComplete(ctx, s.cfg.Store, bases, keep)
-		if err != nil {
-			return nil, err
-		}
-		if b != nil {
-			base = b.seq
-		}
+	keep, oldest, err := s.keptBases(ctx, bases, seq)
+	if err != nil {
+		return nil, err
 	}
 	var ops []Op
 	for _, b := range bases {
-		if b.key != keyState && b.key != key && b.seq != base {
+		if b.key != keyState && b.key != key && !keep[b] {
 			ops = append(ops, Delete(b.key))
 		}
 	}
 	upTo := seq
-	if base >= 0 {
-		upTo = base
+	if oldest >= 0 {
+		upTo = oldest
 	}
 	dead, err := s.segmentsUpTo(ctx, upTo)
 	return append(ops, dead...), err
+}
+
+// keptBases returns the snapshots among bases that the state backups
+// rebuild from: for each backup older than the new snapshot at seq, the
+// newest complete snapshot at or before it. Each backup needs its own: a
+// whole snapshot (a rollback's state.json) takes a journal position that
+// has no record, so the records cannot carry a backup across it from an
+// older snapshot. oldest is the oldest kept snapshot's position (-1:
+// none), from which on the records are kept.
+func (s *Session) keptBases(ctx context.Context, bases []*snapshotBase, seq int64) (keep map[*snapshotBase]bool, oldest int64, err error) {
+	refs, err := s.backupSeqs(ctx)
+	if err != nil {
+		return nil, -1, err
+	}
+	keep, oldest = map[*snapshotBase]bool{}, -1
+	for _, want := range refs {
+		if want >= seq {
+			continue // the new snapshot, or the records after it, hold it
+		}
+		b, err := newestComplete(ctx, s.cfg.Store, bases, want)
+		if err != nil {
+			return nil, -1, err
+		}
+		if b == nil {
+			continue
+		}
+		keep[b] = true
+		if oldest < 0 || b.seq < oldest {
+			oldest = b.seq
+		}
+	}
+	return keep, oldest, nil
 }
 
 // segmentsUpTo returns the deletions of the journal segments whose
@@ -383,50 +404,38 @@ func snapshotBases(ctx context.Context, store Store) ([]*snapshotBase, error) {
 // snapshotOps writes state.json whole as of a new journal position and
 // deletes the records and older snapshots no backup needs any more.
 func (s *Session) snapshotOps(ctx context.Context) ([]Op, error) {
-	keep, err := s.oldestBackupSeq(ctx)
-	if err != nil {
-		return nil, err
-	}
 	bases, err := snapshotBases(ctx, s.cfg.Store)
 	if err != nil {
 		return nil, err
 	}
-	stateIsSnapshot := !s.j.legacyState
+	if s.j.legacyState {
+		// An older refine's state.json is no journal snapshot.
+		bases = slices.DeleteFunc(bases, func(b *snapshotBase) bool { return b.key == keyState })
+	}
 	s.j.seq++ // the snapshot is a journal position of its own
 	s.st.JournalSeq = s.j.seq
+	keep, oldest, err := s.keptBases(ctx, bases, s.j.seq)
+	if err != nil {
+		return nil, err
+	}
 	ver, err := encodeState(s.st, &s.j.hist)
 	if err != nil {
 		return nil, err
 	}
 	doc := ver.Bytes()
 	var ops []Op
-	// base is the newest snapshot at or before the oldest backup: backups
-	// are rebuilt from it. -1: no backup needs an older snapshot.
-	base := int64(-1)
-	if keep >= 0 {
-		if !stateIsSnapshot {
-			bases = slices.DeleteFunc(bases, func(b *snapshotBase) bool { return b.key == keyState })
-		}
-		b, err := newestComplete(ctx, s.cfg.Store, bases, keep)
-		if err != nil {
-			return nil, err
-		}
-		if b != nil {
-			base = b.seq
-			if b.key == keyState {
-				// The snapshot being replaced is the base: keep it.
-				ops = append(ops, Put(snapshotKey(b.seq), b.doc))
-			}
-		}
-	}
 	for _, b := range bases {
-		if b.key != keyState && b.seq != base {
+		switch {
+		case b.key == keyState && keep[b]:
+			// The snapshot being replaced is a backup's base: keep it.
+			ops = append(ops, Put(snapshotKey(b.seq), b.doc))
+		case b.key != keyState && !keep[b]:
 			ops = append(ops, Delete(b.key))
 		}
 	}
 	upTo := s.j.seq
-	if base >= 0 {
-		upTo = base
+	if oldest >= 0 {
+		upTo = oldest
 	}
 	dead, err := s.segmentsUpTo(ctx, upTo)
 	if err != nil {
@@ -441,27 +450,27 @@ func (s *Session) snapshotOps(ctx context.Context) ([]Op, error) {
 	return ops, nil
 }
 
-// oldestBackupSeq returns the journal position of the oldest state backup
-// that refers to the journal, or -1 when none does.
-func (s *Session) oldestBackupSeq(ctx context.Context) (int64, error) {
+// backupSeqs returns the journal positions the state backups refer to
+// (backups holding a whole state are not among them).
+func (s *Session) backupSeqs(ctx context.Context) ([]int64, error) {
 	keys, err := s.cfg.Store.List(ctx, "state_backup_round_")
 	if err != nil {
-		return -1, fmt.Errorf("list backups: %w", err)
+		return nil, fmt.Errorf("list backups: %w", err)
 	}
-	oldest := int64(-1)
+	var seqs []int64
 	for _, k := range keys {
 		b, err := s.get(ctx, k)
 		if errors.Is(err, ErrNotFound) {
 			continue
 		}
 		if err != nil {
-			return -1, fmt.Errorf("read %s: %w", k, err)
+			return nil, fmt.Errorf("read %s: %w", k, err)
 		}
-		if ref, ok := parseBackupRef(b); ok && (oldest < 0 || ref.BackupRef.JournalSeq < oldest) {
-			oldest = ref.BackupRef.JournalSeq
+		if ref, ok := parseBackupRef(b); ok {
+			seqs = append(seqs, ref.BackupRef.JournalSeq)
 		}
 	}
-	return oldest, nil
+	return seqs, nil
 }
 
 // parseBackupRef recognises a schema-2 state backup.

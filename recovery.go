@@ -63,7 +63,7 @@ func (s *Session) recoverDecisions(ctx context.Context) (bool, error) {
 		})
 	}
 	s.st.Recover, s.st.RecoverConflicts = nil, nil
-	s.recordDecision(s.st.Round, "", q, a, opt.Label)
+	s.recordProcedural(s.st.Round, "", q, a, opt.Label)
 	s.stage()
 	return false, nil
 }

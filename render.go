@@ -181,6 +181,9 @@ func (s *Session) renderValidationLog(b *strings.Builder, n int, rows []validati
 			if v.Round != n || v.Role != role {
 				continue
 			}
+			if v.Tier == tierEscalation {
+				continue // the spent budget, not an attempt
+			}
 			if v.Tier == "Structure" || v.Result == "FAIL" {
 				attempts++
 			}
@@ -316,6 +319,9 @@ func (s *Session) renderSummary(r roundRecord) string {
 		r.N, ts(r.StartedAt), ts(r.FinishedAt), dash(joinIDs(r.Assigned)), r.Engineer, r.Reviewer)
 	if r.Verdict != "" {
 		fmt.Fprintf(&b, "- **Verdict:** %s\n", r.Verdict)
+	}
+	if len(r.Unreviewed) > 0 {
+		fmt.Fprintf(&b, "- **Unreviewed:** %s (the Reviewer was skipped; these proposals stay PROPOSED, marked \"unreviewed\", and go to the next Reviewer)\n", joinIDs(r.Unreviewed))
 	}
 	fmt.Fprintf(&b, "\n## Gap Changes\n\n| Gap | From | To | Reason |\n|-----|------|----|--------|\n")
 	for _, g := range s.st.Ledger.Gaps {

@@ -317,7 +317,7 @@ func TestAllBlockedWithoutPendingConflictFails(t *testing.T) {
 	cfg := blockedBetweenRounds(t, func(doc map[string]any) {
 		doc["conflicts"] = nil
 	})
-	before, err := cfg.Store.Get(ctx, "state.json")
+	before, err := refine.Inspect(ctx, cfg.Store)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -333,8 +333,15 @@ func TestAllBlockedWithoutPendingConflictFails(t *testing.T) {
 	if out.Status != refine.StatusFailed {
 		t.Errorf("outcome %s, want FAILED", out.Status)
 	}
-	after, err := cfg.Store.Get(ctx, "state.json")
-	if err != nil || string(after) != string(before) {
-		t.Errorf("state.json changed by the failed run (%v)", err)
+	// The failure is recorded (FAILED, resumable); nothing else changed.
+	after, err := refine.Inspect(ctx, cfg.Store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Outcome != refine.StatusFailed || !strings.Contains(after.Reason, "every open gap is BLOCKED") {
+		t.Errorf("stored outcome %s (%q), want FAILED with the error", after.Outcome, after.Reason)
+	}
+	if diff := cmp.Diff(before.Gaps, after.Gaps); diff != "" || after.Round != before.Round {
+		t.Errorf("the failed run changed the session (round %d → %d):\n%s", before.Round, after.Round, diff)
 	}
 }

@@ -104,6 +104,15 @@ func (s *Session) Rollback(ctx context.Context, req RollbackRequest) (RollbackRe
 	}
 	s.st.RollbackFlow = &rollbackFlow{Trigger: req.Trigger, Reason: req.Reason, Current: current, To: req.To, Explicit: true,
 		Adjustments: slices.Clone(req.Adjustments), Origin: originAPI}
+	// A finished session's archive-cleanup question gives way: the
+	// rollback's questions come first, and the cleanup is asked again
+	// when the session ends again.
+	for _, q := range s.st.Pending {
+		if isCleanupQuestion(q) {
+			delete(s.st.Answers, q.ID)
+		}
+	}
+	s.st.Pending = slices.DeleteFunc(s.st.Pending, isCleanupQuestion)
 	rep, err := s.driveRollback(ctx)
 	if err == nil {
 		err = s.flush(ctx)
@@ -247,7 +256,9 @@ func (s *Session) execRollback(ctx context.Context, x rollbackExec) (RollbackRep
 			report.Analysis = a
 		}
 		for _, d := range s.st.Decisions {
-			if d.Round == rp.Round {
+			// The round's own decisions: not an earlier rollback's dialog
+			// answers filed under it, nor the session's end.
+			if d.Round == rp.Round && !d.Procedural {
 				exec.Decisions[rp.Round] = append(exec.Decisions[rp.Round], rollback.Decision{ID: d.ID, Issue: d.Issue, Summary: d.Question, Option: d.Option, Choice: d.Decision, Rationale: d.Text})
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/internal/rollbacktext"
 	"github.com/refine-spec/refine/rollback"
+	"github.com/refine-spec/refine/validate"
 )
 
 // A rollback goes through the dialogs of round-06 in one order, whatever
@@ -90,7 +91,7 @@ func (s *Session) flowPending() []Question { return slices.Clone(s.st.Pending) }
 // fileFlowDecisions records a flow's decisions under the round they were made in.
 func (s *Session) fileFlowDecisions(f *rollbackFlow) {
 	for _, d := range f.Decisions {
-		s.recordDecision(f.Current, d.Issue, d.Question, d.Answer, d.Decision)
+		s.recordProcedural(f.Current, d.Issue, d.Question, d.Answer, d.Decision)
 	}
 	f.Decisions = nil
 }
@@ -245,7 +246,7 @@ func (s *Session) limitDialog(ctx context.Context, f *rollbackFlow) (RollbackRep
 	rep := RollbackReport{Decision: opt.Label, Remaining: 0}
 	switch opt.Effect {
 	case rollbacktext.EffectPause:
-		s.recordDecision(f.Current, "", q, a, opt.Label)
+		s.recordProcedural(f.Current, "", q, a, opt.Label)
 		r, err := s.pauseAt(ctx, q)
 		if err != nil {
 			return r, err
@@ -341,7 +342,35 @@ func (s *Session) rcaInput(ctx context.Context, f *rollbackFlow, attempt int) (r
 	in.Attempts = append(in.Attempts, now)
 	in.Diagnosis = rollback.Diagnose(in.Attempts)
 	in.Gap, in.GapTitle = s.splitGap(f.Current)
+	if in.Gap != "" {
+		for _, t := range rollback.SuggestSplit(in.GapTitle, s.concernsAbout(in.Gap, f.Current, in.Attempts)) {
+			in.Split = append(in.Split, rollbacktext.SplitChild{Title: t})
+		}
+	}
 	return in, nil
+}
+
+// concernsAbout returns the Reviewer's findings against id across a
+// round's rolled-back attempts (their archived reviews) and the attempt
+// being rolled back now, oldest first.
+func (s *Session) concernsAbout(id gap.ID, round int, attempts []rollback.AttemptInfo) []string {
+	var out []string
+	for _, a := range attempts {
+		if a.Reviewer == "" {
+			continue
+		}
+		for _, is := range validate.Reviewer(a.Reviewer, validate.Options{Round: round}).Issues {
+			if is.Gap == id {
+				out = append(out, is.Summary)
+			}
+		}
+	}
+	for _, is := range s.st.Issues {
+		if is.Round == round && is.Gap == id {
+			out = append(out, is.Summary)
+		}
+	}
+	return out
 }
 
 // analysisDialog asks the REPEATED ROLLBACK DETECTED question.
@@ -353,7 +382,7 @@ func (s *Session) analysisDialog(ctx context.Context, f *rollbackFlow, attempt i
 	q := rollbacktext.AnalysisPrompt(in)
 	q.Round = f.Current
 	q.ID = fmt.Sprintf("r%d-rollback-analysis-%d", f.Current, attempt)
-	if _, ok := q.Option("1"); ok {
+	if _, ok := q.Option("1"); ok && len(in.Split) < 2 {
 		q.TextRequired = append(q.TextRequired, "1") // sub-gap titles
 	}
 	q.TextRequired = append(q.TextRequired, "2") // the context
@@ -373,6 +402,11 @@ func (s *Session) analysisDialog(ctx context.Context, f *rollbackFlow, attempt i
 	switch rollback.Action(opt.Effect) {
 	case rollback.ActionSplit:
 		titles := rollback.ParseSplitTitles(text)
+		if text == "" {
+			for _, c := range in.Split { // "as suggested"
+				titles = append(titles, c.Title)
+			}
+		}
 		if len(titles) < 2 {
 			// One title is no split: keep the user's words as context.
 			decision = "Split needs at least two sub-gap titles; the text was used as context for the retry instead"
@@ -393,7 +427,7 @@ func (s *Session) analysisDialog(ctx context.Context, f *rollbackFlow, attempt i
 		}
 		return RollbackReport{RootCause: q.Body, Decision: opt.Label}, true, s.flowCancel(f, opt.Label, false)
 	case rollback.ActionPause:
-		s.recordDecision(f.Current, "", q, a, opt.Label)
+		s.recordProcedural(f.Current, "", q, a, opt.Label)
 		rep, err := s.pauseAt(ctx, q)
 		rep.RootCause = q.Body
 		return rep, true, err

@@ -21,7 +21,7 @@ func (s *Session) playRound(ctx context.Context) (RoundReport, error) {
 		if done, err := s.checkTermination(ctx); err != nil || done {
 			return s.report(), err
 		}
-		if len(s.st.Pending) > 0 {
+		if s.unansweredPending() {
 			return s.report(), nil
 		}
 		if paused, err := s.recoverDecisions(ctx); err != nil || paused {
@@ -75,6 +75,19 @@ func (s *Session) playRound(ctx context.Context) (RoundReport, error) {
 		cur.Phase = next
 		s.emit(Event{Kind: EventPhaseStarted, Phase: next})
 	}
+}
+
+// unansweredPending reports whether a pending question has no answer yet.
+// An answer given through Answer waits in state until the question's own
+// step takes it, so a question answered from another process does not
+// hold the session up.
+func (s *Session) unansweredPending() bool {
+	for _, q := range s.st.Pending {
+		if _, ok := s.st.Answers[q.ID]; !ok {
+			return true
+		}
+	}
+	return false
 }
 
 // report describes the current round (or the last one) for Step.
@@ -184,7 +197,9 @@ func (s *Session) runReviewer(ctx context.Context) (stop, error) {
 	cur := s.st.Current
 	rp := &cur.Reviewer
 	if rp.Status != roleRunning {
-		return goOn, nil
+		// Resumed after the Reviewer's phase ended: a both-roles-failed
+		// question may still wait (answered from another process).
+		return s.roundFailed(ctx)
 	}
 	if cur.Reviewed == nil {
 		for _, g := range s.st.Ledger.InState(gap.Proposed) {
@@ -204,10 +219,17 @@ func (s *Session) runReviewer(ctx context.Context) (stop, error) {
 	if err != nil || st != goOn {
 		return st, err
 	}
-	if rp.Status == roleSkipped && cur.Engineer.Status == roleSkipped {
-		return s.askRoundFailed(ctx)
+	return s.roundFailed(ctx)
+}
+
+// roundFailed asks the both-roles-failed question when both roles were
+// skipped and it has not been answered yet.
+func (s *Session) roundFailed(ctx context.Context) (stop, error) {
+	cur := s.st.Current
+	if cur.Reviewer.Status != roleSkipped || cur.Engineer.Status != roleSkipped || cur.RoundFailedDone {
+		return goOn, nil
 	}
-	return goOn, nil
+	return s.askRoundFailed(ctx)
 }
 
 // runRole runs attempts until one validates, escalating when the budget is
@@ -386,6 +408,13 @@ func (s *Session) finishRound(ctx context.Context) (RoundReport, error) {
 	if r := cur.Reviewer.Result; r != nil {
 		rec.Verdict = r.Verdict
 	}
+	if cur.Reviewer.Status == roleSkipped {
+		for _, id := range cur.Reviewed {
+			if g, ok := s.st.Ledger.Get(id); ok && g.State == gap.Proposed {
+				rec.Unreviewed = append(rec.Unreviewed, id)
+			}
+		}
+	}
 	for _, g := range s.st.Ledger.Gaps {
 		for _, t := range g.History {
 			if t.Round != cur.N {
@@ -472,6 +501,8 @@ const (
 	waitForAnswer
 	backToEngineer
 	roundReplaced
+	// sessionEnded: an answer ended the session (abandon) mid-round.
+	sessionEnded
 )
 
 // waitIf is waitForAnswer when a question paused the session.

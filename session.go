@@ -382,6 +382,7 @@ func (s *Session) Run(ctx context.Context) (o Outcome, err error) {
 	if err := s.begin(ctx); err != nil {
 		return Outcome{Status: StatusFailed, Reason: err.Error()}, err
 	}
+	s.resumeFailed()
 	s.startRunScope(ctx)
 	defer func() { s.endRunScope(o, err) }()
 	return s.run(ctx)
@@ -432,6 +433,7 @@ func (s *Session) Step(ctx context.Context) (rep RoundReport, err error) {
 	if err := s.begin(ctx); err != nil {
 		return RoundReport{Outcome: StatusFailed}, err
 	}
+	s.resumeFailed()
 	if s.st.Outcome.Terminal() && s.st.RollbackFlow == nil {
 		return RoundReport{Round: s.st.Round, Outcome: s.st.Outcome}, fmt.Errorf("step: %w (%s); roll back to reopen it", ErrFinished, s.st.Outcome)
 	}
@@ -456,13 +458,27 @@ func (s *Session) failed(ctx context.Context, err error) (Outcome, error) {
 		return Outcome{Status: StatusPaused, Round: s.st.Round, Reason: "interrupted: " + ctx.Err().Error() + "; run again to resume", Pending: slices.Clone(s.st.Pending)}, err
 	}
 	s.log.Error("session failed", "round", s.st.Round, "err", err)
-	if !s.stale && s.st.Current != nil {
+	if !s.stale && !s.st.Outcome.Terminal() {
+		// The state says so (status, status.md, the console), until the
+		// next run takes the session up again (resumeFailed).
 		s.renderNext = true
-		s.st.Logged = append(s.st.Logged, loggedEvent{Kind: loggedExecutionError, Round: s.st.Current.N, At: s.now(), Err: oneLine(err.Error())})
-		// Best effort: the error row is useful, but the failure is what we return.
+		s.st.Outcome, s.st.OutcomeReason = StatusFailed, oneLine(err.Error())
+		if s.st.Current != nil {
+			s.st.Logged = append(s.st.Logged, loggedEvent{Kind: loggedExecutionError, Round: s.st.Current.N, At: s.now(), Err: oneLine(err.Error())})
+		}
+		// Best effort: the record is useful, but the failure is what we return.
 		_ = s.commit(context.WithoutCancel(ctx))
 	}
 	return Outcome{Status: StatusFailed, Round: s.st.Round, Reason: err.Error()}, err
+}
+
+// resumeFailed takes a session that failed up again: FAILED is where it
+// stood, not where it ends (the next durable point records RUNNING).
+func (s *Session) resumeFailed() {
+	if s.st.Outcome == StatusFailed {
+		s.st.Outcome, s.st.OutcomeReason = "", ""
+		s.renderNext = true
+	}
 }
 
 func (s *Session) outcome() Outcome {
@@ -660,6 +676,13 @@ func (s *Session) recordDecision(round int, issue string, q Question, a Answer, 
 	}
 	s.st.Decisions = append(s.st.Decisions, d)
 	return d
+}
+
+// recordProcedural adds a decision about the session's course (see
+// decisionRecord.Procedural) to decisions.md.
+func (s *Session) recordProcedural(round int, issue string, q Question, a Answer, decision string) {
+	s.recordDecision(round, issue, q, a, decision)
+	s.st.Decisions[len(s.st.Decisions)-1].Procedural = true
 }
 
 // compareDecisionIDs orders decision IDs by round, then number.

@@ -383,13 +383,17 @@ func TestSpecRollbackExample3RootCauseSplit(t *testing.T) {
 			t.Errorf("analysis question lacks %q:\n%s", want, q.Body)
 		}
 	}
-	wantOpts := []string{"1 Split gap (give sub-gap titles, one per line)", "2 Provide additional context for retry",
+	wantOpts := []string{"1 Split gap as suggested", "2 Provide additional context for retry",
 		"3 Reassign to different gaps this round", "4 Force proceed with best available output", "5 Pause session for external consultation"}
 	if diff := cmp.Diff(wantOpts, optionLabels(q)); diff != "" {
 		t.Errorf("analysis options (-want +got):\n%s", diff)
 	}
-	if !q.Options[0].Recommended {
-		t.Errorf("split is not marked recommended")
+	if !q.Options[0].Recommended || q.Default != "1" {
+		t.Errorf("split is not marked recommended and the default (default %q)", q.Default)
+	}
+	// The suggestion names its sub-gaps; the user's titles above replace them.
+	if !strings.Contains(q.Body, "Suggested split:\n  - GAP-FLOW-007a: \"Rollback mechanism: ") || !strings.Contains(q.Body, "  - GAP-FLOW-007b: ") {
+		t.Errorf("analysis question names no suggested sub-gaps:\n%s", q.Body)
 	}
 	if len(rep.Undone) != 1 || rep.Undone[0] != 7 || rep.Archives[0] != "round_007_rolled_back_2.tar.gz" {
 		t.Errorf("report = %+v", rep)

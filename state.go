@@ -180,6 +180,9 @@ type roundState struct {
 	// DivergenceDone once a divergence warning was answered.
 	Converged      bool `json:"converged,omitempty"`
 	DivergenceDone bool `json:"divergence_done,omitempty"`
+	// RoundFailedDone once the both-roles-failed question was answered
+	// (other than "pause").
+	RoundFailedDone bool `json:"round_failed_done,omitempty"`
 	// Disagree is the disagreement phase's progress.
 	Disagree disagreeState `json:"disagree"`
 	// Instructions are this round's one-time Engineer instructions.
@@ -281,6 +284,9 @@ type roundRecord struct {
 	Revise        []gap.ID  `json:"revise,omitempty"`
 	Reopened      []gap.ID  `json:"reopened,omitempty"`
 	NewGaps       []gap.ID  `json:"new_gaps,omitempty"`
+	// Unreviewed are the proposals a skipped Reviewer left unreviewed
+	// (FLOW-001 §5): still PROPOSED, they go to the next Reviewer.
+	Unreviewed []gap.ID `json:"unreviewed,omitempty"`
 }
 
 type answeredQuestion struct {
@@ -301,6 +307,11 @@ type decisionRecord struct {
 	Decision string    `json:"decision"`
 	Text     string    `json:"text,omitempty"`
 	At       time.Time `json:"at"`
+	// Procedural marks a decision about the session's course rather than
+	// the spec (a rollback dialog, decision recovery, the archive cleanup,
+	// approving or abandoning): a later rollback neither archives it for
+	// recovery nor offers it back.
+	Procedural bool `json:"procedural,omitempty"`
 }
 
 // validationEntry is a row of the status.md validation log (GAP-FLOW-001 §9),

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/internal/markdown"
 )
 
@@ -33,13 +32,14 @@ type ExplicitInput struct {
 
 // ExplicitResult is what DetectExplicit found.
 type ExplicitResult struct {
-	// Conflicts, one per disagreed issue of severity MEDIUM or higher, in
-	// Prioritize order, all Unresolved with options generated.
+	// Conflicts, one per disagreed issue, in Prioritize order, all
+	// Unresolved with options generated. A LOW issue's conflict is low
+	// priority: it blocks nothing and recommends the Engineer's position
+	// (§7: "may auto-resolve to Engineer"), so automated mode resolves it
+	// that way; left unresolved, it is a known limitation.
 	Conflicts []Conflict `json:"conflicts"`
-	// Logged are disagreements with LOW issues: not conflicts (§7: LOW may
-	// resolve to the Engineer; Example 3: a LOW issue is not a conflict),
-	// and repeated blocks for an issue already in conflict. They are for
-	// the round's log.
+	// Logged are repeated blocks for an issue already in conflict, for the
+	// round's log.
 	Logged []Disagreement `json:"logged,omitempty"`
 	// Unmatched are disagreements that name no known issue and soft-match
 	// none.
@@ -85,10 +85,6 @@ func DetectExplicit(in ExplicitInput) ExplicitResult {
 			return
 		}
 		taken[is.ID] = true
-		if is.Severity < gap.Medium && is.Severity.Valid() {
-			res.Logged = append(res.Logged, d)
-			return
-		}
 		res.Conflicts = append(res.Conflicts, newExplicit(in.Round, d, is, src, ref, in.At))
 	}
 

@@ -41,9 +41,9 @@ func TestDetectExplicit(t *testing.T) {
 			want: got{Conflicts: []string{"ISSUE-R2-002:DISAGREE_BLOCK:HIGH", "ISSUE-R2-001:DISAGREE_BLOCK:HIGH"}, Submitted: 2},
 		},
 		{
-			name: "LOW issue: logged, not a conflict; MEDIUM: a conflict",
+			name: "LOW issue: a low-priority conflict, after the MEDIUM one",
 			out:  block("ISSUE-R2-003", "The heading is fine.") + block("ISSUE-R2-004", "Timestamps clutter the table."),
-			want: got{Conflicts: []string{"ISSUE-R2-004:DISAGREE_BLOCK:HIGH"}, Logged: []string{"ISSUE-R2-003"}, Submitted: 2},
+			want: got{Conflicts: []string{"ISSUE-R2-004:DISAGREE_BLOCK:HIGH", "ISSUE-R2-003:DISAGREE_BLOCK:HIGH"}, Submitted: 2},
 		},
 		{
 			name: "duplicate block: logged",

@@ -176,6 +176,9 @@ func GenerateOptions(c Conflict) []ConflictOption {
 		}
 	case gap.High:
 		// §7: HIGH has no default recommendation.
+	case gap.Low:
+		// §7: LOW "may auto-resolve to Engineer".
+		rec = OptionEngineer
 	default:
 		if ok && s.AddressesBoth {
 			rec = OptionSynthesis

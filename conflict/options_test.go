@@ -72,7 +72,7 @@ func TestGenerateOptions(t *testing.T) {
 		{"CRITICAL, safety argument, synthesis for both: C", gap.Critical, Explicit, "The Reviewer's approach risks data loss; adds complexity.", nil, []string{"A", "B", "C", "D"}, []string{"C"}},
 		{"CRITICAL, correctness argument, no synthesis: none", gap.Critical, Explicit, "Correctness suffers.", nil, []string{"A", "B", "D"}, nil},
 		{"MEDIUM, synthesis for both: C", gap.Medium, Explicit, "complexity", nil, []string{"A", "B", "C"}, []string{"C"}},
-		{"LOW, scope synthesis addresses one side: none", gap.Low, Explicit, "out of scope", nil, []string{"A", "B", "C"}, nil},
+		{"LOW: the Engineer's position (§7: may auto-resolve to Engineer)", gap.Low, Explicit, "out of scope", nil, []string{"A", "B", "C"}, []string{"B"}},
 		{"host synthesis replaces patterns", gap.Medium, Explicit, "It is fine.", &Synthesis{Proposal: "Both.", TradeOff: "t", AddressesBoth: true}, []string{"A", "B", "C"}, []string{"C"}},
 		{"implicit CRITICAL: A recommended", gap.Critical, ImplicitConverted, "", nil, []string{"A", "B", "D"}, []string{"A"}},
 	}

@@ -139,6 +139,21 @@ func (t *Tracker) next(row Row) Row {
 	return row
 }
 
+// Amend replaces the counts of the last recorded row, which must be row's
+// round, keeping its state: for scope changes made after the round was
+// measured (a narrow-scope answer to its own divergence warning defers
+// gaps). A deferral moves no Net, so the state stands. It reports whether
+// a row was amended.
+func (t *Tracker) Amend(row Row) bool {
+	n := len(t.rows)
+	if n == 0 || t.rows[n-1].Round != row.Round {
+		return false
+	}
+	row.State, row.Net, row.WeightedNet = t.rows[n-1].State, t.rows[n-1].Net, t.rows[n-1].WeightedNet
+	t.rows[n-1] = row
+	return true
+}
+
 // AcceptComplexity records the user's "accept complexity" answer to the
 // last recorded round's warning: the stall count restarts and the next
 // StallRounds rounds raise no DIVERGENCE_WARNING, neither from stalling nor

@@ -31,9 +31,9 @@ func TestCheck(t *testing.T) {
 		want string // "" for valid
 	}{
 		{"offered", sample(), Answer{Key: "B"}, ""},
-		{"key case-insensitive", sample(), Answer{Key: "b"}, ""},
+		{"key differing only in case", sample(), Answer{Key: "b"}, `question r3-conflict offers A, B, D, not "b"`},
 		{"not offered", sample(), Answer{Key: "C"}, `question r3-conflict offers A, B, D, not "C"`},
-		{"needs text", sample(), Answer{Key: "d", Text: " \n"}, `option D of question r3-conflict needs text (answer "D: your text")`},
+		{"needs text", sample(), Answer{Key: "D", Text: " \n"}, `option D of question r3-conflict needs text (answer "D: your text")`},
 		{"with text", sample(), Answer{Key: "D", Text: "Check the header."}, ""},
 		{"no free text", noText, Answer{Key: "yes", Text: "because"}, "question q1 takes no free text"},
 		{"free-form question", Question{ID: "q2", AllowText: true}, Answer{Text: "anything"}, ""},
@@ -56,8 +56,16 @@ func TestCheck(t *testing.T) {
 
 func TestOption(t *testing.T) {
 	q := sample()
-	if o, ok := q.Option("a"); !ok || o.Key != "A" || o.Effect != "reviewer" {
-		t.Errorf("Option(a) = %+v, %v", o, ok)
+	if o, ok := q.Option("A"); !ok || o.Key != "A" || o.Effect != "reviewer" {
+		t.Errorf("Option(A) = %+v, %v", o, ok)
+	}
+	if _, ok := q.Option("a"); ok {
+		t.Error("Option(a) found option A: keys match exactly")
+	}
+	for key, want := range map[string]string{"a": "A", "A": "A", "d": "D", "z": "z"} {
+		if got := q.CanonicalKey(key); got != want {
+			t.Errorf("CanonicalKey(%q) = %q, want %q", key, got, want)
+		}
 	}
 	if _, ok := q.Option("Z"); ok {
 		t.Error("Option(Z) found")

@@ -219,7 +219,7 @@ func (s *Server) answer(ctx context.Context, id, qid string, a refine.Answer) er
 			return false, fmt.Errorf("question %q is not pending (already answered, or never asked): %w", qid, refine.ErrUnknownQuestion)
 		}
 		q := st.Pending[i]
-		if n := len(q.Options); n > 0 && !slices.ContainsFunc(q.Options, func(o refine.Option) bool { return strings.EqualFold(o.Key, a.Key) }) {
+		if n := len(q.Options); n > 0 && !slices.ContainsFunc(q.Options, func(o refine.Option) bool { return o.Key == a.Key }) {
 			// A numbered pick of lettered options, as the terminal accepts.
 			if k := optionByNumber(q, a.Key); k != "" {
 				a.Key = k

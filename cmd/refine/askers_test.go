@@ -220,7 +220,7 @@ func TestTerminalAsker(t *testing.T) {
 	}{
 		{"key", escalationQ, "1\n", refine.Answer{Key: "1"}, false, 1, []string{"[1]: "}},
 		{"key with text", escalationQ, "2: Use ## Gap Resolution headers\n", refine.Answer{Key: "2", Text: "Use ## Gap Resolution headers"}, false, 1, nil},
-		{"lower-case key", conflictQ, "b\n", refine.Answer{Key: "b"}, false, 1, nil},
+		{"lower-case key: canonicalized where a person types it", conflictQ, "b\n", refine.Answer{Key: "B"}, false, 1, nil},
 		{"number for a lettered option", conflictQ, "2\n", refine.Answer{Key: "B"}, false, 1, nil},
 		{"invalid key re-asks", escalationQ, "9\n3\n", refine.Answer{Key: "3"}, false, 2, []string{`offers 1, 2, 3, not "9"`}},
 		{"missing text re-asks", escalationQ, "2\n2: more context\n", refine.Answer{Key: "2", Text: "more context"}, false, 2, []string{"needs text"}},

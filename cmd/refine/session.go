@@ -223,6 +223,9 @@ func cmdResume(ctx context.Context, c *cli, args []string) int {
 	if status, err := refine.Inspect(ctx, st); err == nil {
 		f.fillFromSession(status.Settings.Backend)
 	}
+	if f.llm == "" && answer != "" {
+		return c.resumeWithoutBackend(ctx, st, loc, answer)
+	}
 	if f.llm == "" {
 		fmt.Fprintln(c.stderr, "refine resume: --llm is required (or --replay DIR): the session does not say which backend it was started with")
 		return exitUsage
@@ -253,19 +256,8 @@ func cmdResume(ctx context.Context, c *cli, args []string) int {
 		return exitUsage
 	}
 	if answer != "" {
-		status, err := s.Status(ctx)
-		if err != nil {
-			fmt.Fprintf(c.stderr, "refine resume: %v\n", safeErr(err))
-			return exitFailed
-		}
-		if len(status.Pending) == 0 {
-			fmt.Fprintln(c.stderr, "refine resume: --answer given but no question is pending")
-			return exitUsage
-		}
-		key, text, _ := strings.Cut(answer, ":")
-		if err := s.Answer(ctx, status.Pending[0].ID, refine.Answer{Key: strings.TrimSpace(key), Text: strings.TrimSpace(text)}); err != nil {
-			fmt.Fprintf(c.stderr, "refine resume: %v\n", safeErr(err))
-			return exitUsage
+		if code := c.applyAnswer(ctx, s, answer); code != exitOK {
+			return code
 		}
 	}
 	return c.drive(ctx, s, st, loc)
@@ -374,6 +366,12 @@ func (c *cli) asker(f *sessionFlags) (refine.Asker, error) {
 // drive runs the session and reports its outcome.
 func (c *cli) drive(ctx context.Context, s *refine.Session, st refine.Store, loc sessionLoc) int {
 	out, err := s.Run(ctx)
+	return c.report(ctx, s, loc, out, err)
+}
+
+// report prints where a session stands after a run and returns the exit
+// code for it.
+func (c *cli) report(ctx context.Context, s *refine.Session, loc sessionLoc, out refine.Outcome, err error) int {
 	status, serr := s.Status(context.WithoutCancel(ctx))
 	if serr == nil {
 		printSummary(c.stdout, status, loc.dir)
@@ -469,6 +467,12 @@ func cmdStatus(ctx context.Context, c *cli, args []string) int {
 	return exitOK
 }
 
+// parseAnswerFlag splits --answer's "KEY" or "KEY:text".
+func parseAnswerFlag(answer string) (key, text string) {
+	key, text, _ = strings.Cut(answer, ":")
+	return strings.TrimSpace(key), strings.TrimSpace(text)
+}
+
 // parseAnswers reads an answers file: "KEY" or "KEY: text" per line, "#"
 // comments and blank lines ignored.
 func parseAnswers(text string) []refine.Answer {
@@ -540,7 +544,7 @@ func (a *terminalAsker) Ask(ctx context.Context, q refine.Question) (refine.Answ
 			return refine.Answer{}, refine.ErrDeferred
 		}
 		key, text, _ := strings.Cut(line, ":")
-		ans := refine.Answer{Key: strings.TrimSpace(key), Text: strings.TrimSpace(text)}
+		ans := refine.Answer{Key: q.CanonicalKey(strings.TrimSpace(key)), Text: strings.TrimSpace(text)}
 		if n, err := strconv.Atoi(ans.Key); err == nil && n >= 1 && n <= len(q.Options) && !hasKey(q, ans.Key) {
 			ans.Key = q.Options[n-1].Key // numbered choice for lettered options
 		}
@@ -554,7 +558,7 @@ func (a *terminalAsker) Ask(ctx context.Context, q refine.Question) (refine.Answ
 
 func hasKey(q refine.Question, key string) bool {
 	for _, o := range q.Options {
-		if strings.EqualFold(o.Key, key) {
+		if o.Key == key {
 			return true
 		}
 	}

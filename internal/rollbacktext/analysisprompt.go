@@ -115,7 +115,14 @@ func AnalysisPrompt(in RCAInput) question.Question {
 		question.Option{Key: "5", Label: "Pause session for external consultation", Effect: string(rollback.ActionPause)},
 	)
 	for i := range p.Options {
-		p.Options[i].Recommended = p.Options[i].Effect == string(in.Diagnosis.Action)
+		o := &p.Options[i]
+		o.Recommended = o.Effect == string(in.Diagnosis.Action)
+		// The default is the recommended option, unless it needs text an
+		// automated answer cannot give (context; a split with no titles).
+		needsText := o.Effect == string(rollback.ActionContext) || o.Effect == string(rollback.ActionSplit) && !suggested
+		if o.Recommended && !needsText {
+			p.Default = o.Key
+		}
 	}
 	return p
 }

@@ -6,7 +6,6 @@ package statusjson
 import (
 	"encoding/json"
 	"io"
-	"strings"
 
 	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/convergence"
@@ -155,7 +154,7 @@ func PendingOf(q refine.Question) Pending {
 // TakesText reports whether option key of q needs free text with it.
 func TakesText(q refine.Question, key string) bool {
 	for _, k := range q.TextRequired {
-		if strings.EqualFold(k, key) {
+		if k == key {
 			return true
 		}
 	}

@@ -37,7 +37,7 @@ func TestPendingAndHistory(t *testing.T) {
 		Gaps: []refine.GapStatus{{ID: "GAP-A-001", Title: "t", Severity: gap.High, State: gap.Open,
 			History: []gap.Transition{{From: gap.Open, To: gap.Open, Round: 1, At: at, Reason: "r"}}}},
 		Pending: []refine.Question{{ID: "q1", Kind: refine.KindConflict, Round: 2, Title: "T", Body: "**b**", Default: "A", AllowText: true,
-			Options: []refine.Option{{Key: "A", Label: "a", Recommended: true}, {Key: "C", Label: "c", Effect: "e"}}, TextRequired: []string{"c"}}},
+			Options: []refine.Option{{Key: "A", Label: "a", Recommended: true}, {Key: "C", Label: "c", Effect: "e"}}, TextRequired: []string{"C"}}},
 	}
 	got := From(st)
 	want := []Pending{{ID: "q1", Kind: "conflict", Round: 2, Title: "T", Body: "**b**", Default: "A", AllowText: true,

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/refine-spec/refine"
+)
+
+// errNoBackend is what a session resumed without a backend gets if it
+// ever makes a role call; resumeWithoutBackend stops before any.
+var errNoBackend = errors.New("no backend: resume with --llm (or --replay DIR)")
+
+// noBackend is the Role of a session resumed only to take an answer.
+type noBackend struct{}
+
+func (noBackend) Respond(context.Context, refine.Request) (refine.Response, error) {
+	return refine.Response{}, errNoBackend
+}
+
+// resumeWithoutBackend applies an answer to a session that names no
+// backend (the demo's, or one started by a host program), and everything
+// the answer sets off that needs no role call: a rollback is executed, a
+// decision recorded, the next question asked. It stops before the first
+// role call, with the session saved, and says how to go on.
+func (c *cli) resumeWithoutBackend(ctx context.Context, st sessionStore, loc sessionLoc, answer string) int {
+	cfg := refine.DefaultConfig()
+	cfg.Store = st
+	cfg.Engineer, cfg.Reviewer = noBackend{}, noBackend{}
+	cfg.Asker = refine.DeferAsker{}
+	s, err := refine.Open(ctx, cfg)
+	if errors.Is(err, refine.ErrNoSession) {
+		err = loc.noSession()
+	}
+	if err != nil {
+		fmt.Fprintf(c.stderr, "refine resume: %v\n", safeErr(err))
+		return exitUsage
+	}
+	if code := c.applyAnswer(ctx, s, answer); code != exitOK {
+		return code
+	}
+	for {
+		r, err := s.Next(ctx)
+		if len(r.Persist) > 0 {
+			if cerr := st.Commit(ctx, r.Persist...); cerr != nil {
+				fmt.Fprintf(c.stderr, "refine resume: %v\n", safeErr(cerr))
+				return exitFailed
+			}
+			if aerr := s.Advance(ctx); aerr != nil {
+				fmt.Fprintf(c.stderr, "refine resume: %v\n", safeErr(aerr))
+				return exitFailed
+			}
+		}
+		if err != nil {
+			fmt.Fprintf(c.stderr, "refine resume: %v\nstate is saved; fix the cause and run: refine resume %s\n", safeErr(err), loc.flags())
+			return exitFailed
+		}
+		out := r.Outcome
+		switch {
+		case len(r.Calls) > 0:
+			if status, err := s.Status(context.WithoutCancel(ctx)); err == nil {
+				printSummary(c.stdout, status, loc.dir)
+			}
+			fmt.Fprintf(c.stdout, "\nThe answer is applied. Next the %s is called, and the session names no backend: refine resume %s --llm openai|ollama|replay [--replay DIR]\n",
+				r.Calls[0].Role.Title(), loc.flags())
+			return exitPaused
+		case out.Status == refine.StatusPaused || out.Status.Terminal():
+			return c.report(ctx, s, loc, out, nil)
+		}
+	}
+}
+
+// applyAnswer answers the first pending question with "KEY" or
+// "KEY:text", as given to --answer.
+func (c *cli) applyAnswer(ctx context.Context, s *refine.Session, answer string) int {
+	status, err := s.Status(ctx)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "refine resume: %v\n", safeErr(err))
+		return exitFailed
+	}
+	if len(status.Pending) == 0 {
+		fmt.Fprintln(c.stderr, "refine resume: --answer given but no question is pending")
+		return exitUsage
+	}
+	key, text := parseAnswerFlag(answer)
+	if err := s.Answer(ctx, status.Pending[0].ID, refine.Answer{Key: key, Text: text}); err != nil {
+		fmt.Fprintf(c.stderr, "refine resume: %v\n", safeErr(err))
+		return exitUsage
+	}
+	return exitOK
+}

@@ -1,0 +1,57 @@
+package refine_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/convergence"
+	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/refinetest"
+)
+
+// Two REVISE rounds raise the divergence warning; narrowing scope defers
+// the only gap. The session must not end COMPLETE (the last review was
+// REVISE), and the round's convergence row counts the deferral (issue #23).
+func TestNarrowScopeAfterReviseIsNotComplete(t *testing.T) {
+	ctx := context.Background()
+	id := gap.ID("GAP-TEST-001")
+	eng := refinetest.Func(func(_ context.Context, req refine.Request) (refine.Response, error) {
+		if req.Round == 1 {
+			return refine.Response{Content: refinetest.EngineerOutput(id)}, nil
+		}
+		return refine.Response{Content: refinetest.Revision(id, refinetest.IssueID(req.Round-1, 1), "bound the retries")}, nil
+	})
+	rev := refinetest.Func(func(_ context.Context, req refine.Request) (refine.Response, error) {
+		return refine.Response{Content: refinetest.ReviewerOutput(req.Round, req.Gaps,
+			refinetest.Issue{Severity: gap.High, Gap: id, Summary: "retries are unbounded", Suggestion: "bound the retries"})}, nil
+	})
+	asker := refinetest.Answers(refine.Answer{Key: convergence.KeyNarrowScope, Text: string(id)}, refine.Answer{Key: convergence.KeyAccept})
+	cfg := refinetest.Config(eng, rev, asker)
+	s, err := refine.New(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := s.Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Not COMPLETE: the good-enough offer, accepted by a person.
+	if out.Status != refine.StatusUserApproved {
+		t.Fatalf("outcome %s after a REVISE review whose gap was deferred by narrowing scope, want USER_APPROVED from the good-enough offer", out.Status)
+	}
+	st, err := s.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Convergence) < 2 {
+		t.Fatalf("convergence rows %+v", st.Convergence)
+	}
+	row := st.Convergence[1]
+	if row.Round != 2 || row.Deferred != 1 || row.GapsEnd != 0 {
+		t.Errorf("round 2's row = %+v, want Deferred 1 and Gaps End 0", row)
+	}
+	if row.State != convergence.DivergenceWarning {
+		t.Errorf("round 2's state %s, want it kept as DIVERGENCE_WARNING", row.State)
+	}
+}
