@@ -438,7 +438,10 @@ func (s *simulation) crashAdvance(ctx context.Context, b *branch) stop {
 	}
 	tw := twin.advance(ctx)
 	n := twin.store.count()
-	if n == 0 {
+	if n == 0 || tw.Err != nil {
+		// Nothing to crash at; or the run fails (a role error): the
+		// reopened process would meet the error its twin met, the
+		// resumed one not.
 		return b.advance(ctx)
 	}
 	b.perturbed = append(b.perturbed, MoveCrash)
