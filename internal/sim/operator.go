@@ -300,47 +300,15 @@ func (s *simulation) refused(ctx context.Context, b *branch, q refine.Question, 
 	}
 }
 
-// caseProbe answers q, on two copies, with an offered key and with the
-// same key in another letter case: the variant is refused changing
-// nothing, or it does exactly what the offered key does.
+// caseProbe answers q with an offered key in another letter case: keys
+// match exactly as offered, so it must be refused, changing nothing (a
+// terminal canonicalizes what a person types before it gets here).
 func (s *simulation) caseProbe(ctx context.Context, b *branch, q refine.Question) {
-	var key string
 	for _, o := range q.Options {
-		if strings.ToUpper(o.Key) != strings.ToLower(o.Key) {
-			key = o.Key
-			break
+		if v := swapCase(o.Key); v != o.Key {
+			s.refused(ctx, b, q, answerFor(nil, q, v), "an offered key in another letter case")
+			return
 		}
-	}
-	if key == "" {
-		return
-	}
-	variant := swapCase(key)
-	exact, err1 := s.fork(ctx, b, "case-exact")
-	other, err2 := s.fork(ctx, b, "case-variant")
-	if err := errors.Join(err1, err2); err != nil {
-		s.violate(b, Errors, "fork for the case probe: %v", err)
-		return
-	}
-	b.logf("probe: answer %s with %q instead of %q", q.ID, variant, key)
-	before, _ := other.doc(ctx)
-	if err := other.sess.Answer(ctx, q.ID, answerFor(nil, q, variant)); err != nil {
-		if !errors.Is(err, refine.ErrInvalidAnswer) {
-			s.violate(b, NeverStuck, "answering %s with %q gave %v, want ErrInvalidAnswer or acceptance", q.ID, variant, err)
-		}
-		if after, _ := other.doc(ctx); after != before {
-			s.violate(b, NeverStuck, "a refused answer %q to %s changed the status:\n%s", variant, q.ID, lineDiff(before, after))
-		}
-		return
-	}
-	if err := exact.sess.Answer(ctx, q.ID, answerFor(nil, q, key)); err != nil {
-		s.violate(b, NeverStuck, "the offered answer %q to %s was refused: %v", key, q.ID, err)
-		return
-	}
-	se, so := exact.advance(ctx), other.advance(ctx)
-	de, _ := exact.doc(ctx)
-	do, _ := other.doc(ctx)
-	if (se.Err == nil) != (so.Err == nil) || de != do {
-		s.violate(b, NeverStuck, "answering %s with %q (accepted) did not do what %q does: run errors %v / %v\n%s", q.ID, variant, key, so.Err, se.Err, lineDiff(de, do))
 	}
 }
 

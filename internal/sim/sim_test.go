@@ -15,7 +15,7 @@ import (
 
 var (
 	seedFlag  = flag.Int64("seed", -1, "replay this one seed and print its history")
-	seedsFlag = flag.Int("seeds", 0, "how many seeds TestSimulate plays (default 2000; 50 under -race or -short)")
+	seedsFlag = flag.Int("seeds", 0, "how many seeds TestSimulate plays (default 2000; 50 with -short, 12 under -race)")
 	firstFlag = flag.Uint64("first", 1, "the first seed TestSimulate plays")
 	offFlag   = flag.String("off", "", "comma-separated moves and invariants to turn off (e.g. crash,casekey,drivers)")
 	showFlag  = flag.Int("show", 5, "how many violations TestSimulate prints in full")
@@ -56,9 +56,13 @@ func TestSimulate(t *testing.T) {
 	}
 	n := *seedsFlag
 	if n == 0 {
-		n = 2000
-		if raceEnabled || testing.Short() {
+		switch {
+		case raceEnabled:
+			n = 12 // the race detector makes a seed ~15 times slower
+		case testing.Short():
 			n = 50
+		default:
+			n = 2000
 		}
 	}
 	// Sessions are small and short-lived: trade memory for fewer
