@@ -2,11 +2,10 @@ package refine
 
 import (
 	"context"
-	"fmt"
-	"sync/atomic"
 	"time"
 
 	"github.com/refine-spec/refine/examples"
+	"github.com/refine-spec/refine/internal/sessionid"
 )
 
 // Clock is the Mediator's source of time. Tests inject a fixed clock so
@@ -43,16 +42,12 @@ type IDSource interface {
 	NewID() string
 }
 
-// timeIDs derives IDs from the clock and a counter: unique per process,
-// readable, and without a dependency on a UUID package.
-type timeIDs struct {
-	clock Clock
-	n     atomic.Int64
-}
+// randomIDs are the IDs Backends hand out (internal/sessionid): the
+// clock's time to the second and six random hex digits, so sessions
+// started in the same second by two processes still differ.
+type randomIDs struct{ clock Clock }
 
-func (t *timeIDs) NewID() string {
-	return fmt.Sprintf("%s-%d", t.clock.Now().UTC().Format("20060102T150405Z"), t.n.Add(1))
-}
+func (r randomIDs) NewID() string { return sessionid.Generator{Now: r.clock.Now}.New() }
 
 // Tokenizer counts tokens for prompt budgets and example truncation. It is
 // examples.Tokenizer: one interface for the whole library.

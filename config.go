@@ -69,12 +69,18 @@ type Config struct {
 	Observer Observer
 }
 
+// MaxRoundsLimit is the highest MaxRounds: issue and decision IDs carry
+// one to three round digits (ISSUE-R999-001), and round folders sort with
+// three (round_999).
+const MaxRoundsLimit = 999
+
 // Settings are the tunables of a session that live with it, so that a
 // resumed session (another process, the CLI's resume, a web console)
 // continues as it was started. DefaultConfig holds the spec's defaults.
 type Settings struct {
 	// MaxRounds ends the session with MAX_ROUNDS (spec default 10; at most
-	// 99 because issue IDs carry two round digits).
+	// MaxRoundsLimit, as issue and decision IDs carry up to three round
+	// digits).
 	MaxRounds int `json:"max_rounds"`
 	// GapsPerRound is how many open gaps one round takes on (default 3).
 	GapsPerRound int `json:"gaps_per_round"`
@@ -200,8 +206,8 @@ func (c *Config) Validate() error {
 		return bad("Reviewer", "is nil: set a Role")
 	case c.Asker == nil:
 		return bad("Asker", "is nil: use refine.DefaultAsker{} for automated mode")
-	case c.MaxRounds < 1 || c.MaxRounds > 99:
-		return bad("MaxRounds", "is %d: want 1 to 99 (issue IDs carry two round digits)", c.MaxRounds)
+	case c.MaxRounds < 1 || c.MaxRounds > MaxRoundsLimit:
+		return bad("MaxRounds", "is %d: want 1 to %d (issue and decision IDs carry up to three round digits)", c.MaxRounds, MaxRoundsLimit)
 	case c.GapsPerRound < 1:
 		return bad("GapsPerRound", "is %d: want at least 1", c.GapsPerRound)
 	case c.ParallelGaps < 1:

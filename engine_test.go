@@ -389,7 +389,7 @@ func TestNewRejectsBadInput(t *testing.T) {
 		{"no gaps", func(c *refine.Config) { c.Gaps = nil }, refine.ErrInvalidConfig, "Gaps"},
 		{"duplicate gaps", func(c *refine.Config) { c.Gaps = append(twoGaps, twoGaps[0]) }, gap.ErrDuplicateGap, "GAP-FLOW-001"},
 		{"no store", func(c *refine.Config) { c.Store = nil }, refine.ErrInvalidConfig, "Store"},
-		{"max rounds 100", func(c *refine.Config) { c.MaxRounds = 100 }, refine.ErrInvalidConfig, "MaxRounds"},
+		{"max rounds 1000", func(c *refine.Config) { c.MaxRounds = 1000 }, refine.ErrInvalidConfig, "MaxRounds"},
 		{"zero example budget", func(c *refine.Config) { c.RetryExampleBudget = 0 }, refine.ErrInvalidConfig, "RetryExampleBudget"},
 		{"weights unordered", func(c *refine.Config) { c.Weights = gap.Weights{Critical: 1, High: 4, Medium: 2, Low: 1} }, refine.ErrInvalidConfig, "Weights"},
 	}

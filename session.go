@@ -112,7 +112,7 @@ func prepare(cfg Config) (*Session, error) {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	if s.cfg.IDs == nil {
-		s.cfg.IDs = &timeIDs{clock: s.clock}
+		s.cfg.IDs = randomIDs{clock: s.clock}
 	}
 	seed := cfg.JitterSeed
 	if seed == 0 {
@@ -138,7 +138,11 @@ func New(ctx context.Context, cfg Config) (*Session, error) {
 		return nil, fmt.Errorf("new session: read state.json: %w", err)
 	}
 	now := s.clock.Now().UTC()
-	st := &state{Schema: schemaVersion, SessionID: s.cfg.IDs.NewID(), CreatedAt: now, UpdatedAt: now}
+	id, ok := storeSessionID(s.cfg.Store)
+	if !ok {
+		id = s.cfg.IDs.NewID()
+	}
+	st := &state{Schema: schemaVersion, SessionID: id, CreatedAt: now, UpdatedAt: now}
 	for _, g := range cfg.Gaps {
 		g.State, g.History, g.Round = gap.Open, nil, 0
 		if err := st.Ledger.Add(g); err != nil {
@@ -514,14 +518,39 @@ func (s *Session) Answer(ctx context.Context, questionID string, a Answer) error
 		}
 		return fmt.Errorf("answer %q: %w (pending: %v)", questionID, ErrUnknownQuestion, ids)
 	}
-	if err := s.st.Pending[i].Check(a); err != nil {
+	if err := s.acceptAnswer(s.st.Pending[i], a); err != nil {
 		return fmt.Errorf("answer %q: %w", questionID, err)
+	}
+	return s.commit(ctx)
+}
+
+// acceptAnswer is where every answer enters, whoever gives it: a person
+// at the Asker, or Answer (another process, the console, a Temporal
+// Update). A refused answer changes nothing; an accepted one waits in
+// state until the question's own step takes it (takeAnswer).
+func (s *Session) acceptAnswer(q Question, a Answer) error {
+	if err := q.Check(a); err != nil {
+		return err
 	}
 	if s.st.Answers == nil {
 		s.st.Answers = map[string]Answer{}
 	}
-	s.st.Answers[questionID] = a
-	return s.commit(ctx)
+	s.st.Answers[q.ID] = a
+	return nil
+}
+
+// takeAnswer hands q's accepted answer to its step, once, and logs it.
+func (s *Session) takeAnswer(q Question, auto bool) (Answer, bool) {
+	a, ok := s.st.Answers[q.ID]
+	if !ok {
+		return Answer{}, false
+	}
+	delete(s.st.Answers, q.ID)
+	if len(s.st.Answers) == 0 {
+		s.st.Answers = nil
+	}
+	s.recordAnswer(q, a, auto)
+	return a, true
 }
 
 // Status reports where the session stood at its last durable point. It
@@ -605,9 +634,7 @@ func statusOf(s *state) Status {
 // Asker. paused is true when the question was deferred and is now pending.
 // Invalid answers from the Asker are asked again, up to three times.
 func (s *Session) ask(ctx context.Context, q Question) (a Answer, paused bool, err error) {
-	if ans, ok := s.st.Answers[q.ID]; ok {
-		delete(s.st.Answers, q.ID)
-		s.recordAnswer(q, ans, false)
+	if ans, ok := s.takeAnswer(q, false); ok {
 		return ans, false, nil
 	}
 	// A person may take a while: nothing staged may be lost meanwhile.
@@ -642,7 +669,7 @@ func (s *Session) ask(ctx context.Context, q Question) (a Answer, paused bool, e
 		if err != nil {
 			return Answer{}, false, fmt.Errorf("round %d: ask %s: %w", q.Round, q.ID, err)
 		}
-		if err := q.Check(ans); err != nil {
+		if err := s.acceptAnswer(q, ans); err != nil {
 			lastErr = err
 			s.log.Warn("asker gave an invalid answer", "question", q.ID, "err", err)
 			continue
@@ -650,7 +677,7 @@ func (s *Session) ask(ctx context.Context, q Question) (a Answer, paused bool, e
 		// An Immediate asker is a policy, not a person: its answers are
 		// recorded as automatic.
 		im, automatic := s.cfg.Asker.(Immediate)
-		s.recordAnswer(q, ans, automatic && im.Immediate())
+		ans, _ = s.takeAnswer(q, automatic && im.Immediate())
 		return ans, false, nil
 	}
 	return Answer{}, false, fmt.Errorf("round %d: ask %s: %w", q.Round, q.ID, lastErr)

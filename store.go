@@ -102,6 +102,26 @@ func copies(st Store) bool {
 	return ok && c.Copies()
 }
 
+// Identified is an optional Store capability, found by type assertion: a
+// Store that knows which session it holds (a Backend's session, a session
+// folder). New takes its SessionID as the session's ID, so a session has
+// one ID in its state, its Store and every listing; without one, New asks
+// Config.IDs. SessionID returns "" when the Store does not know.
+type Identified interface {
+	Store
+	SessionID() string
+}
+
+// storeSessionID returns the session ID st knows, if any and valid.
+func storeSessionID(st Store) (string, bool) {
+	i, ok := st.(Identified)
+	if !ok {
+		return "", false
+	}
+	id := i.SessionID()
+	return id, id != "" && ValidSessionID(id) == nil
+}
+
 // MaxKeyLen is the longest key a Store accepts, in bytes.
 const MaxKeyLen = 255
 

@@ -35,7 +35,7 @@ type Violation struct {
 
 // disagreeRef is §5's check, f"DISAGREE: {issue_id}" in the output,
 // tolerant of spacing; it is searched outside code.
-var disagreeRef = regexp.MustCompile(`DISAGREE:[ \t]*(ISSUE-R\d{1,2}-\d{3})\b`)
+var disagreeRef = regexp.MustCompile(`DISAGREE:[ \t]*(ISSUE-R\d{1,3}-\d{3})\b`)
 
 // CheckCompliance is §5's validate_decision_compliance over every decision
 // passed (the engine passes all the session's decisions):

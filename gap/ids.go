@@ -13,12 +13,12 @@ import (
 // read as a shorter valid ID.
 var (
 	gapIDPattern      = regexp.MustCompile(`\bGAP-([A-Z]{2,10})-(\d{3})([a-z]?)\b`)
-	issueIDPattern    = regexp.MustCompile(`\bISSUE-R(\d{1,2})-(\d{3})\b`)
-	decisionIDPattern = regexp.MustCompile(`\bDECISION-R(\d{1,2})-(\d{3})\b`)
+	issueIDPattern    = regexp.MustCompile(`\bISSUE-R(\d{1,3})-(\d{3})\b`)
+	decisionIDPattern = regexp.MustCompile(`\bDECISION-R(\d{1,3})-(\d{3})\b`)
 
 	exactGapID      = regexp.MustCompile(`^GAP-([A-Z]{2,10})-(\d{3})([a-z]?)$`)
-	exactIssueID    = regexp.MustCompile(`^ISSUE-R(\d{1,2})-(\d{3})$`)
-	exactDecisionID = regexp.MustCompile(`^DECISION-R(\d{1,2})-(\d{3})$`)
+	exactIssueID    = regexp.MustCompile(`^ISSUE-R(\d{1,3})-(\d{3})$`)
+	exactDecisionID = regexp.MustCompile(`^DECISION-R(\d{1,3})-(\d{3})$`)
 )
 
 // ID is a gap identifier such as "GAP-FLOW-001" or, for a split sub-gap,
@@ -202,7 +202,8 @@ func FirstID(text string) ID {
 }
 
 // IssueID identifies a Reviewer issue: ISSUE-R{round}-{number}, with a round
-// of 1-99 and a number of 1-999.
+// of 1-999 (one to three digits; sessions may run past 99 rounds) and a
+// number of 1-999.
 type IssueID struct {
 	Round  int
 	Number int
@@ -212,7 +213,7 @@ type IssueID struct {
 func ParseIssueID(s string) (IssueID, error) {
 	r, n, ok := parseRoundNumber(exactIssueID, s)
 	if !ok {
-		return IssueID{}, fmt.Errorf("gap: %q is not an issue ID: want ISSUE-R{round 1-99}-{3 digits}, e.g. ISSUE-R3-001", s)
+		return IssueID{}, fmt.Errorf("gap: %q is not an issue ID: want ISSUE-R{round 1-999}-{3 digits}, e.g. ISSUE-R3-001", s)
 	}
 	return IssueID{Round: r, Number: n}, nil
 }
@@ -233,7 +234,7 @@ type DecisionID struct {
 func ParseDecisionID(s string) (DecisionID, error) {
 	r, n, ok := parseRoundNumber(exactDecisionID, s)
 	if !ok {
-		return DecisionID{}, fmt.Errorf("gap: %q is not a decision ID: want DECISION-R{round 1-99}-{3 digits}, e.g. DECISION-R5-001", s)
+		return DecisionID{}, fmt.Errorf("gap: %q is not a decision ID: want DECISION-R{round 1-999}-{3 digits}, e.g. DECISION-R5-001", s)
 	}
 	return DecisionID{Round: r, Number: n}, nil
 }

@@ -79,7 +79,8 @@ func TestIssueAndDecisionIDs(t *testing.T) {
 	}{
 		{"ISSUE-R1-001", IssueID{1, 1}, true},
 		{"ISSUE-R12-042", IssueID{12, 42}, true},
-		{"ISSUE-R123-001", IssueID{}, false},
+		{"ISSUE-R123-001", IssueID{Round: 123, Number: 1}, true},
+		{"ISSUE-R1234-001", IssueID{}, false},
 		{"ISSUE-RN-001", IssueID{}, false},
 		{"ISSUE-R1-01", IssueID{}, false},
 		{"ISSUE-R0-001", IssueID{}, false},

@@ -165,7 +165,7 @@ func checkDisagreements(blocks []disagreeBlock, opt Options) (Result, bool) {
 		}
 		id := b.IssueID
 		if _, err := gap.ParseIssueID(id); err != nil {
-			return failAt(MalformedDisagree, b.Line, "DISAGREE heading names %s, which is not a valid issue ID (rounds 1-99, numbers 001-999)", id), false
+			return failAt(MalformedDisagree, b.Line, "DISAGREE heading names %s, which is not a valid issue ID (rounds 1-999, numbers 001-999)", id), false
 		}
 		if first, dup := seen[id]; dup {
 			return failAt(MalformedDisagree, b.Line, "second DISAGREE for %s (first at line %d); write one block per issue", id, first), false

@@ -92,7 +92,7 @@ func TestDisagree(t *testing.T) {
 		{"two issues in one block", edit("ISSUE-R5-003", "ISSUE-R5-003, ISSUE-R5-004"), Options{},
 			failed(MalformedDisagree, 21, "line 21: DISAGREE heading names 2 issues (ISSUE-R5-003, ISSUE-R5-004); write one DISAGREE block per issue")},
 		{"round 0 is no issue ID", edit("ISSUE-R5-003", "ISSUE-R0-003"), Options{},
-			failed(MalformedDisagree, 21, "line 21: DISAGREE heading names ISSUE-R0-003, which is not a valid issue ID (rounds 1-99, numbers 001-999)")},
+			failed(MalformedDisagree, 21, "line 21: DISAGREE heading names ISSUE-R0-003, which is not a valid issue ID (rounds 1-999, numbers 001-999)")},
 		{"headings about disagreement are not blocks", with("### DISAGREE Format\n\n## Disagreement summary\n\nNone.\n"), Options{KnownIssues: []string{}}, ok},
 		{"a block inside a fence is an example", with("```markdown\n" + example1 + "```\n"), Options{KnownIssues: []string{}}, ok},
 		{"references are checked before DISAGREE blocks", with("GAP-FLOW-404\n\n" + example1), Options{KnownGaps: ids("GAP-FLOW-001"), KnownIssues: []string{}},

@@ -49,10 +49,10 @@ func gapIDLen(s string) int {
 }
 
 // issueIDLen returns the length of the issue ID s starts with, after its
-// "ISSUE-R", or 0: 1-2 digits, a dash, 3 digits, a word boundary.
+// "ISSUE-R", or 0: 1-3 digits, a dash, 3 digits, a word boundary.
 func issueIDLen(s string) int {
 	n := run(s, '0', '9')
-	if n < 1 || n > 2 || len(s) <= n || s[n] != '-' || run(s[n+1:], '0', '9') < 3 {
+	if n < 1 || n > 3 || len(s) <= n || s[n] != '-' || run(s[n+1:], '0', '9') < 3 {
 		return 0
 	}
 	end := n + 4

@@ -170,7 +170,7 @@ func parseIssues(d *markdown.Doc, sevs []severitySection, reviews []titled, opt 
 			m := ms[0]
 			id, err := gap.ParseIssueID(m.ID)
 			if err != nil {
-				r := failAt(WrongFormat, e.first.n, "%s is not a valid issue ID (rounds 1-99, numbers 001-999; want %s)", m.ID, want)
+				r := failAt(WrongFormat, e.first.n, "%s is not a valid issue ID (rounds 1-999, numbers 001-999; want %s)", m.ID, want)
 				return nil, &r
 			}
 			if opt.Round > 0 && id.Round != opt.Round {

@@ -115,12 +115,12 @@ func TestReviewerFailures(t *testing.T) {
 			failed(WrongFormat, 4, "line 4: issue entry under \"High Priority\" has no issue ID: \"`ISSUE-R3-001`: x\" (want ISSUE-R3-NNN, e.g. \"- **ISSUE-R3-001**: summary\")")},
 		{"placeholder ID", head + "- **ISSUE-RN-001**: [Description]\n", Options{Round: 3},
 			failed(WrongFormat, 4, `line 4: issue entry under "High Priority" has no issue ID: "**ISSUE-RN-001**: [Description]" (want ISSUE-R3-NNN, e.g. "- **ISSUE-R3-001**: summary")`)},
-		{"3-digit round is no ID", head + "- ISSUE-R100-001: x\n", Options{},
-			failed(WrongFormat, 4, `line 4: issue entry under "High Priority" has no issue ID: "ISSUE-R100-001: x" (want ISSUE-R{N}-NNN, e.g. "- **ISSUE-R{N}-001**: summary")`)},
+		{"4-digit round is no ID", head + "- ISSUE-R1000-001: x\n", Options{},
+			failed(WrongFormat, 4, `line 4: issue entry under "High Priority" has no issue ID: "ISSUE-R1000-001: x" (want ISSUE-R{N}-NNN, e.g. "- **ISSUE-R{N}-001**: summary")`)},
 		{"round 0", head + "- ISSUE-R0-001: x\n", Options{},
-			failed(WrongFormat, 4, "line 4: ISSUE-R0-001 is not a valid issue ID (rounds 1-99, numbers 001-999; want ISSUE-R{N}-NNN)")},
+			failed(WrongFormat, 4, "line 4: ISSUE-R0-001 is not a valid issue ID (rounds 1-999, numbers 001-999; want ISSUE-R{N}-NNN)")},
 		{"number 000", head + "- ISSUE-R3-000: x\n", Options{Round: 3},
-			failed(WrongFormat, 4, "line 4: ISSUE-R3-000 is not a valid issue ID (rounds 1-99, numbers 001-999; want ISSUE-R3-NNN)")},
+			failed(WrongFormat, 4, "line 4: ISSUE-R3-000 is not a valid issue ID (rounds 1-999, numbers 001-999; want ISSUE-R3-NNN)")},
 		{"ID of another round", head + "- ISSUE-R2-001: x\n", Options{Round: 3},
 			failed(WrongFormat, 4, "line 4: issue ID ISSUE-R2-001 is not of round 3 (want ISSUE-R3-NNN)")},
 		{"duplicate ID across sections", head + "- ISSUE-R3-001: x\n\n### Low Priority\n- ISSUE-R3-001: y\n", Options{Round: 3},
@@ -223,5 +223,14 @@ func TestReviewerVerdicts(t *testing.T) {
 				t.Errorf("Reviewer (-want +got):\n%s\nmessage: %s", diff, r.Message)
 			}
 		})
+	}
+}
+
+// Sessions run past round 99: a three-digit round is an issue ID.
+func TestReviewerThreeDigitRound(t *testing.T) {
+	src := "## Review: GAP-FLOW-001\n\n### High Priority\n- **ISSUE-R100-001**: retries are unbounded (GAP-FLOW-001)\n"
+	r := Reviewer(src, Options{Round: 100})
+	if !r.Success || len(r.Issues) != 1 || r.Issues[0].ID != "ISSUE-R100-001" {
+		t.Fatalf("Reviewer = %+v, want one issue ISSUE-R100-001", r)
 	}
 }

@@ -68,10 +68,10 @@ func (f *sessionFlags) register(fl *flag.FlagSet, run bool) {
 	fl.BoolVar(&f.otlpContent, "otlp-include-content", false, "with --otlp-endpoint, also record prompts, responses and answers in spans (they may be confidential)")
 	fl.StringVar(&f.rollbackMode, "rollback-mode", "", "interactive, auto-retry or strict: what a rollback asks (stored with the session; default interactive)")
 	if run {
-		fl.IntVar(&f.maxRounds, "max-rounds", 10, "stop with MAX_ROUNDS after this many rounds (1-99)")
+		fl.IntVar(&f.maxRounds, "max-rounds", 10, "stop with MAX_ROUNDS after this many rounds (1-999)")
 		fl.IntVar(&f.parallel, "parallel", 1, "draft up to N assigned gaps concurrently")
 	} else {
-		fl.IntVar(&f.maxRounds, "max-rounds", 0, "change the session's round limit (1-99; stored with the session)")
+		fl.IntVar(&f.maxRounds, "max-rounds", 0, "change the session's round limit (1-999; stored with the session)")
 		fl.IntVar(&f.parallel, "parallel", 0, "change how many assigned gaps are drafted concurrently (stored with the session)")
 	}
 }

@@ -62,8 +62,8 @@ func cmdValidate(_ context.Context, c *cli, args []string) int {
 		return usageErr("--role is required (engineer or reviewer)")
 	case gap.Role(*role) != gap.Engineer && gap.Role(*role) != gap.Reviewer:
 		return usageErr("unknown role %q: want engineer or reviewer", *role)
-	case *round < 0 || *round > 99:
-		return usageErr("--round %d out of range: want 1-99, or 0 for any round", *round)
+	case *round < 0 || *round > 999:
+		return usageErr("--round %d out of range: want 1-999, or 0 for any round", *round)
 	case len(files) != 1:
 		return usageErr("want exactly one FILE, got %d", len(files))
 	}

@@ -1,15 +1,16 @@
-package sessionid
+package sessionid_test
 
 import (
 	"testing"
 	"time"
 
 	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/internal/sessionid"
 )
 
 func TestGenerator(t *testing.T) {
 	now := time.Date(2025, 3, 1, 14, 15, 2, 0, time.FixedZone("CET", 3600))
-	g := Generator{Now: func() time.Time { return now }, Rand: Sequence()}
+	g := sessionid.Generator{Now: func() time.Time { return now }, Rand: sessionid.Sequence()}
 	for _, want := range []string{"20250301-131502-000001", "20250301-131502-000002"} {
 		got := g.New()
 		if got != want {
@@ -19,7 +20,7 @@ func TestGenerator(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	a, b := Generator{}.New(), Generator{}.New()
+	a, b := sessionid.Generator{}.New(), sessionid.Generator{}.New()
 	if a == b || refine.ValidSessionID(a) != nil {
 		t.Errorf("default IDs %q and %q: want two distinct valid IDs", a, b)
 	}
