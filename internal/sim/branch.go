@@ -101,8 +101,10 @@ type stop struct {
 // advance plays the session to its next stop with the branch's driver.
 func (b *branch) advance(ctx context.Context) stop {
 	terminal := false
-	if st, err := b.sess.Status(ctx); err == nil {
-		terminal = st.Outcome.Terminal() || (len(st.Pending) > 0 && allCleanup(st.Pending) && st.Round > 0)
+	if b.driver == DriverStep {
+		if st, err := b.sess.Status(ctx); err == nil {
+			terminal = st.Outcome.Terminal() || (len(st.Pending) > 0 && allCleanup(st.Pending) && st.Round > 0)
+		}
 	}
 	switch {
 	case b.driver == DriverNext:

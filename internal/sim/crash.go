@@ -39,14 +39,6 @@ func (c *crashStore) Commit(ctx context.Context, ops ...refine.Op) error {
 	return nil
 }
 
-func (c *crashStore) Get(ctx context.Context, key string) ([]byte, error) {
-	return c.Store.Get(ctx, key)
-}
-
-func (c *crashStore) List(ctx context.Context, prefix string) ([]string, error) {
-	return c.Store.List(ctx, prefix)
-}
-
 // Appends forwards the wrapped Store's refine.Appender capability.
 func (c *crashStore) Appends() bool {
 	a, ok := c.Store.(refine.Appender)

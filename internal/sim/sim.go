@@ -156,7 +156,8 @@ func Simulate(ctx context.Context, seed uint64, opt Options) (Result, error) {
 	return *sim.res, nil
 }
 
-// tempDir returns the seed's folder for fs and sqlite stores.
+// newPlace makes an empty store of kind; fs and sqlite stores live in
+// the seed's folder, made on first use and removed when the seed ends.
 func (s *simulation) newPlace(ctx context.Context, kind StoreKind) (*place, error) {
 	if kind != Memory && s.dir == "" {
 		d, err := tempDir(s.opt.Dir, s.sc.Seed)

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 var (
@@ -123,5 +125,50 @@ func TestSimulate(t *testing.T) {
 			list = fmt.Sprint(seeds[:20]) + " …"
 		}
 		t.Errorf("invariant %s broken in %d seeds: %s", inv, len(seeds), list)
+	}
+}
+
+// A seed replays exactly: the same history and the same violations, so a
+// failure's seed is all it takes to see it again.
+func TestSimulateIsDeterministic(t *testing.T) {
+	ctx := context.Background()
+	for _, seed := range []uint64{3, 96, 270} {
+		a, err := Simulate(ctx, seed, Options{Dir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := Simulate(ctx, seed, Options{Dir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(a.History, b.History); diff != "" {
+			t.Errorf("seed %d: two plays differ (-first +second):\n%s", seed, diff)
+		}
+		if a.Stops == 0 || len(a.History) < 3 {
+			t.Errorf("seed %d: played %d stops, history %q: the simulator did nothing", seed, a.Stops, a.History)
+		}
+	}
+}
+
+// Turning a move off keeps it out of the play: with every perturbation
+// off, the main session is never reopened, exported, moved or crashed.
+func TestSimulateMovesOff(t *testing.T) {
+	ctx := context.Background()
+	off := map[string]bool{}
+	for _, m := range []Move{MoveReopen, MoveExport, MoveMove, MoveCrash, MoveBadKey, MoveCaseKey, MoveNoText, MoveKeyProbe, MoveRBProbe} {
+		off[string(m)] = true
+	}
+	for seed := uint64(1); seed <= 10; seed++ {
+		res, err := Simulate(ctx, seed, Options{Dir: t.TempDir(), Off: off})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range res.History {
+			for _, word := range []string{"reopen", "export", "crash at", "probe:"} {
+				if strings.Contains(line, word) {
+					t.Errorf("seed %d: %q with its move turned off", seed, line)
+				}
+			}
+		}
 	}
 }
