@@ -55,9 +55,9 @@ func (s *Session) Approve(ctx context.Context, req ApproveRequest) error {
 	}
 	switch {
 	case len(crit) > 0:
-		return fmt.Errorf("approve: %w: unresolved CRITICAL conflict(s) %s block every ending but abandoning; answer their questions (refine resume) first", ErrBlocked, strings.Join(crit, ", "))
+		return fmt.Errorf("approve: %w: unresolved CRITICAL conflict(s) %s block every ending but abandoning; answer their questions (Session.Answer) first", ErrBlocked, strings.Join(crit, ", "))
 	case len(high) > 0 && !req.AcknowledgeHigh && !s.st.HighAck:
-		return fmt.Errorf("approve: %w: unresolved HIGH conflict(s) %s need an explicit acknowledgment (refine approve --acknowledge-high)", ErrBlocked, strings.Join(high, ", "))
+		return fmt.Errorf("approve: %w: unresolved HIGH conflict(s) %s need an explicit acknowledgment (ApproveRequest.AcknowledgeHigh)", ErrBlocked, strings.Join(high, ", "))
 	}
 	if len(high) > 0 {
 		s.st.HighAck = true

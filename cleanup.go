@@ -88,6 +88,9 @@ func (s *Session) cleanupQuestion(ctx context.Context) (q Question, infos []roll
 	coldName := ""
 	if s.cfg.ColdStore != nil {
 		coldName = "the configured cold store"
+		if s.cfg.ColdStorage != "" {
+			coldName = s.cfg.ColdStorage // where the host says it is
+		}
 	}
 	q, ok = rollbacktext.SessionEndPrompt(infos, coldName)
 	return q, infos, ok, nil

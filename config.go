@@ -144,6 +144,10 @@ type Settings struct {
 	// Backend describes the LLM backend the session was started with, for
 	// hosts that rebuild it on resume (the CLI does). Never a secret.
 	Backend BackendInfo `json:"backend,omitzero"`
+	// ColdStorage says where the host's ColdStore is (a folder for the
+	// CLI), for hosts that rebuild ColdStore when they resume the session.
+	// The library only stores it.
+	ColdStorage string `json:"cold_storage,omitempty"`
 }
 
 // BackendInfo names the LLM backend of a session: what a host needs to

@@ -133,7 +133,7 @@ func GenerateOptions(c Conflict) []ConflictOption {
 	a := ConflictOption{
 		Key: OptionReviewer, Name: "Reviewer Position", Position: "Reviewer",
 		Description: reviewerText(issue),
-		TradeOff:    "May add complexity or constraints per Engineer concern",
+		TradeOff:    reviewerTradeOff(c),
 	}
 	b := ConflictOption{
 		Key: OptionEngineer, Name: "Engineer Position", Position: "Engineer",
@@ -188,6 +188,50 @@ func GenerateOptions(c Conflict) []ConflictOption {
 		opts[i].Recommended = opts[i].Key == rec
 	}
 	return opts
+}
+
+// reviewerTradeOff is what taking the Reviewer's position gives up: the
+// Engineer's concern, from the rationale (else the position), in brief.
+// An implicit conflict has no stated concern.
+func reviewerTradeOff(c Conflict) string {
+	arg := strings.TrimSpace(c.EngineerRationale)
+	if arg == "" {
+		arg = engineerArgument(c)
+	}
+	if strings.TrimSpace(arg) == "" {
+		return "Nothing the Engineer stated; the Engineer must change the section"
+	}
+	return "Gives up the Engineer's point: " + brief(arg)
+}
+
+// briefLen bounds a trade-off drawn from a position, in bytes.
+const briefLen = 140
+
+// brief is the first sentence of s without a leading label ("Trade-off
+// analysis: …") and cut to briefLen at a word boundary.
+func brief(s string) string {
+	s = firstSentence(s)
+	if i := strings.Index(s, ": "); i > 0 && i <= 30 && !strings.ContainsAny(s[:i], ".,;") {
+		s = s[i+2:]
+	}
+	if len(s) > briefLen {
+		cut := strings.LastIndexByte(s[:briefLen], ' ')
+		if cut < briefLen/2 {
+			cut = briefLen
+			for cut > 0 && !utf8.RuneStart(s[cut]) {
+				cut--
+			}
+		}
+		s = strings.TrimRight(s[:cut], " ,;:") + " …"
+	}
+	r, n := utf8.DecodeRuneInString(s)
+	if n > 0 && unicode.IsUpper(r) {
+		r2, _ := utf8.DecodeRuneInString(s[n:])
+		if !unicode.IsUpper(r2) && !unicode.IsDigit(r2) { // "The" → "the"; "TTL" stays
+			s = string(unicode.ToLower(r)) + s[n:]
+		}
+	}
+	return s
 }
 
 // engineerArgument is the Engineer's stated position, empty for an

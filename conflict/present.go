@@ -67,21 +67,52 @@ func Present(c Conflict) string {
 	b.WriteString("### Options Summary\n\n")
 	b.WriteString("| Option | Position | Trade-off | Recommended? |\n")
 	b.WriteString("|--------|----------|-----------|--------------|\n")
+	rec := c.recommended()
 	for _, o := range c.Options {
 		trade := o.TradeOff
 		if o.Key == OptionUserSpecified {
 			trade = "Maximum flexibility" // §4's summary wording for D
 		}
-		rec := "-"
-		if o.Recommended {
-			rec = "Yes"
-		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", o.Key, o.Position, cell(trade), rec)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", o.Key, o.Position, cell(trade), recommendedCell(c, o, rec))
 	}
 	if is.Severity == gap.Critical {
 		b.WriteString("\n**Note:** For CRITICAL severity, Option A (Reviewer) is recommended unless Engineer's rationale addresses safety/correctness concerns.\n")
 	}
+	if rec == "" {
+		fmt.Fprintf(&b, "\n**Note:** %s\n", noRecommendation(c))
+	}
 	return b.String()
+}
+
+// recommendedCell is the Options Summary's "Recommended?" for o, with the
+// rule of §4/§7 that makes it so; rec is the recommended key, if any.
+func recommendedCell(c Conflict, o ConflictOption, rec string) string {
+	switch {
+	case o.Recommended && o.Key == OptionReviewer:
+		return "Yes (CRITICAL)"
+	case o.Recommended && o.Key == OptionSynthesis:
+		return "Yes (addresses both concerns)"
+	case o.Recommended && o.Key == OptionEngineer:
+		return "Yes (LOW: resolves to the Engineer)"
+	case o.Recommended:
+		return "Yes"
+	case rec == "" && o.Key == OptionReviewer:
+		return "- (unattended default)"
+	}
+	return "-"
+}
+
+// noRecommendation says why no option is recommended, by §4/§7's rules.
+func noRecommendation(c Conflict) string {
+	why := "no option addresses both concerns, so none is recommended"
+	// (LOW always has one: B.)
+	switch c.Issue.Severity {
+	case gap.High:
+		why = "HIGH severity has no default recommendation (GAP-FLOW-006 §7): the choice is yours"
+	case gap.Critical:
+		why = "the Engineer's rationale raises safety or correctness, so Option A is not recommended by default, and no synthesis addresses both concerns"
+	}
+	return why + "; an unattended run takes Option A, so the Reviewer's concern is not dropped on the Engineer's word."
 }
 
 func quotedOrNotStated(s string) string {

@@ -9,6 +9,7 @@ import (
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/renderer/html"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 )
@@ -17,23 +18,52 @@ import (
 // HTML is dropped (goldmark's default without html.WithUnsafe), and links
 // and images keep their destination only when it is relative or http,
 // https or mailto.
-type markdown struct{ md goldmark.Markdown }
+// Lines renders with every line break kept, for question bodies: they are
+// written line by line ("**Subject:** …" over "**Severity:** …").
+type markdown struct{ md, lines goldmark.Markdown }
 
 func newMarkdown() *markdown {
-	return &markdown{md: goldmark.New(
-		goldmark.WithExtensions(extension.Table, extension.Strikethrough),
-		goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(linkGuard{}, 0))),
-	)}
+	opts := func(extra ...goldmark.Option) goldmark.Markdown {
+		return goldmark.New(append([]goldmark.Option{
+			goldmark.WithExtensions(extension.Table, extension.Strikethrough),
+			goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(linkGuard{}, 0))),
+		}, extra...)...)
+	}
+	return &markdown{md: opts(), lines: opts(goldmark.WithRendererOptions(html.WithHardWraps()))}
 }
 
 // HTML renders src. Rendering never fails on any input; should goldmark
 // report an error, the source is shown as escaped text instead.
-func (m *markdown) HTML(src string) template.HTML {
+func (m *markdown) HTML(src string) template.HTML { return convert(m.md, src) }
+
+// Lines renders src as HTML keeping each line break (a question's body).
+func (m *markdown) Lines(src string) template.HTML { return convert(m.lines, src) }
+
+func convert(md goldmark.Markdown, src string) template.HTML {
 	var buf bytes.Buffer
-	if err := m.md.Convert([]byte(src), &buf); err != nil {
+	if err := md.Convert([]byte(src), &buf); err != nil {
 		return template.HTML("<pre>" + template.HTMLEscapeString(src) + "</pre>")
 	}
 	return template.HTML(buf.String()) // goldmark escaped every text and attribute; raw HTML is omitted
+}
+
+// inlineCode renders one line of text whose only markup is `code` spans
+// (option labels, decisions): each pair of backticks becomes <code>, the
+// rest is escaped; an unpaired backtick stays as it is.
+func inlineCode(s string) template.HTML {
+	parts := strings.Split(s, "`")
+	var b strings.Builder
+	for i, p := range parts {
+		switch {
+		case i%2 == 0:
+			b.WriteString(template.HTMLEscapeString(p))
+		case i == len(parts)-1: // opened, never closed
+			b.WriteString("`" + template.HTMLEscapeString(p))
+		default:
+			b.WriteString("<code>" + template.HTMLEscapeString(p) + "</code>")
+		}
+	}
+	return template.HTML(b.String())
 }
 
 // linkGuard neutralises link and image destinations with a scheme other

@@ -31,9 +31,10 @@ var funcs = template.FuncMap{
 		}
 		return t.UTC().Format("2006-01-02 15:04:05Z")
 	},
-	"lower": strings.ToLower,
-	"round": func(n int) string { return fmt.Sprintf("%03d", n) },
-	"pct":   func(f float64) string { return fmt.Sprintf("%.0f%%", f*100) },
+	"lower":  strings.ToLower,
+	"inline": inlineCode,
+	"round":  func(n int) string { return fmt.Sprintf("%03d", n) },
+	"pct":    func(f float64) string { return fmt.Sprintf("%.0f%%", f*100) },
 }
 
 func parsePages() (*pages, error) {

@@ -219,7 +219,7 @@ func (s *Server) sessionView(ctx context.Context, id string) (sessionView, error
 	}
 	md := s.pages.md
 	for _, q := range st.Pending {
-		qv := questionView{Question: q, BodyHTML: md.HTML(q.Body), Text: q.AllowText || len(q.TextRequired) > 0}
+		qv := questionView{Question: q, BodyHTML: md.Lines(q.Body), Text: q.AllowText || len(q.TextRequired) > 0}
 		for _, o := range q.Options {
 			qv.Options = append(qv.Options, optionView{Option: o, NeedsText: statusjson.TakesText(q, o.Key)})
 		}

@@ -61,6 +61,10 @@ func (c *cli) endSession(ctx context.Context, verb string, args []string) int {
 	}
 	if err != nil {
 		fmt.Fprintf(c.stderr, "refine %s: %v\n", verb, safeErr(err))
+		if errors.Is(err, refine.ErrBlocked) {
+			// The library names its fields; say which flag or command does it.
+			fmt.Fprintf(c.stderr, "refine %s: answer the conflicts with refine resume --dir %s --answer KEY; a HIGH one may instead be acknowledged with refine approve --acknowledge-high\n", verb, *dir)
+		}
 		return exitFailed // ErrBlocked names the conflicts; ErrFinished the outcome
 	}
 	// The archive cleanup question (if any archives exist) comes with the next run.

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"embed"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -35,7 +36,7 @@ var demoAnswers = map[string]refine.Answer{
 func cmdDemo(ctx context.Context, c *cli, args []string) int {
 	fl := flag.NewFlagSet("refine demo", flag.ContinueOnError)
 	fl.SetOutput(c.stderr)
-	dir := fl.String("dir", "", "keep the session in this folder (default: a temporary folder, removed at the end)")
+	dir := fl.String("dir", "", "the session folder, kept (default: ./"+demoDir+", or a new temporary folder when that exists)")
 	store := fl.String("store", "", "run the demo as a new session in this store (sqlite:demo.db, file:ROOT, postgres://…) instead of a folder")
 	quiet := fl.Bool("quiet", false, "no progress lines on stderr")
 	if err := fl.Parse(args); err != nil {
@@ -45,16 +46,13 @@ func cmdDemo(ctx context.Context, c *cli, args []string) int {
 		fmt.Fprintln(c.stderr, "refine demo: use --dir or --store, not both")
 		return exitUsage
 	}
-	temporary := *dir == "" && *store == ""
-	if temporary {
-		d, err := os.MkdirTemp("", "refine-demo-")
+	if *dir == "" && *store == "" {
+		d, err := defaultDemoDir()
 		if err != nil {
-			fmt.Fprintf(c.stderr, "refine demo: %v\n", err)
+			fmt.Fprintf(c.stderr, "refine demo: %v; pick a folder with --dir\n", err)
 			return exitUsage
 		}
-		// The demo cleans up after itself; --dir keeps the folder.
-		defer os.RemoveAll(d)
-		*dir = filepath.Join(d, "session")
+		*dir = d
 	} else if _, err := os.Stat(filepath.Join(*dir, "state.json")); err == nil {
 		fmt.Fprintf(c.stderr, "refine demo: %s already holds a session; pick a new --dir\n", *dir)
 		return exitUsage
@@ -104,29 +102,73 @@ func cmdDemo(ctx context.Context, c *cli, args []string) int {
 		return exitFailed
 	}
 	code := c.drive(ctx, s, st, loc)
-	if code == exitOK && loc.dir == "" {
+	if code != exitOK {
+		return code
+	}
+	where := "final_spec.md of " + *dir // a store's session: "STORE session ID"
+	if loc.dir != "" {
+		where = filepath.Join(*dir, "final_spec.md")
+		if abs, err := filepath.Abs(where); err == nil {
+			where = abs
+		}
+	}
+	c.printSpecHead(ctx, st, where)
+	if loc.dir == "" {
 		fmt.Fprintf(c.stdout, "\nThe session is in %s; write it out as a folder with: refine export %s --dir DIR\n", loc.store, loc.flags())
+		return code
 	}
-	if code == exitOK && temporary {
-		if sum, err := st.Get(ctx, "final_summary.md"); err == nil {
-			fmt.Fprintf(c.stdout, "\n%s\n", safeText(strings.TrimSpace(string(sum))))
-		}
-		fmt.Fprintln(c.stdout, "\nThe temporary session folder is removed now; run `refine demo --dir DIR` to keep it and open its files.")
-	}
-	if code == exitOK && loc.dir != "" && !temporary {
-		fmt.Fprintf(c.stdout, "\nWhat to open first, in %s:\n", *dir)
-		for _, f := range [][2]string{
-			{"final_spec.md", "the final specification, with every accepted resolution"},
-			{"final_summary.md", "outcome, gap summary and known limitations"},
-			{"status.md", "gaps, convergence, validation log, example log, conflicts, rollback history"},
-			{"decisions.md", "every decision, including the conflict resolution"},
-			{"round_003_rolled_back_1.tar.gz", "the rolled-back round, kept for analysis"},
-			{"round_001/prompts/engineer-2.md", "the retry prompt with its attached example"},
-		} {
-			fmt.Fprintf(c.stdout, "  %-32s %s\n", f[0], f[1])
-		}
+	fmt.Fprintf(c.stdout, "\nWhat to open next, in %s (kept):\n", *dir)
+	for _, f := range [][2]string{
+		{"final_spec.md", "the final specification, with every accepted resolution"},
+		{"final_summary.md", "outcome, gap summary and known limitations"},
+		{"status.md", "gaps, convergence, validation log, example log, conflicts, rollback history"},
+		{"decisions.md", "every decision, including the conflict resolution"},
+		{"round_003_rolled_back_1.tar.gz", "the rolled-back round, kept for analysis"},
+		{"round_001/prompts/engineer-2.md", "the retry prompt with its attached example"},
+	} {
+		fmt.Fprintf(c.stdout, "  %-32s %s\n", f[0], f[1])
 	}
 	return code
+}
+
+// demoDir is the demo's session folder when neither --dir nor --store is
+// given, relative to the working folder.
+const demoDir = "refine-demo"
+
+// defaultDemoDir is ./refine-demo, or a new temporary folder when that
+// exists (a folder the demo made before, or anything else): the demo
+// never writes into a folder it did not make.
+func defaultDemoDir() (string, error) {
+	switch err := os.Mkdir(demoDir, 0o700); {
+	case err == nil:
+		return demoDir, nil
+	case !errors.Is(err, fs.ErrExist):
+		return "", err
+	}
+	return os.MkdirTemp("", demoDir+"-")
+}
+
+// demoSpecLines is how many lines of the final spec the demo prints.
+const demoSpecLines = 12
+
+// printSpecHead prints where the final spec is (where) and its first
+// lines.
+func (c *cli) printSpecHead(ctx context.Context, st sessionStore, where string) {
+	spec, err := st.Get(ctx, "final_spec.md")
+	if err != nil {
+		return
+	}
+	lines := strings.SplitAfter(strings.TrimSpace(string(spec)), "\n")
+	more := ""
+	if len(lines) > demoSpecLines {
+		more = fmt.Sprintf("  … (%d more lines)\n", len(lines)-demoSpecLines)
+		lines = lines[:demoSpecLines]
+	}
+	fmt.Fprintf(c.stdout, "\nThe final spec, %s, begins:\n\n", safeLine(where))
+	for _, l := range lines {
+		fmt.Fprintln(c.stdout, strings.TrimRight("  "+safeLine(strings.TrimRight(l, "\n")), " "))
+	}
+	fmt.Fprint(c.stdout, more)
 }
 
 // demoAsker answers from demoAnswers and prints each exchange so a reader

@@ -63,7 +63,7 @@ func TestDemoExportsAndRollsBackAfterItsRollback(t *testing.T) {
 			if strings.Contains(out.String(), "DECISION RECOVERY") {
 				t.Errorf("a decision-recovery question offers the earlier rollback's dialog answers:\n%s", out)
 			}
-			if !strings.Contains(out.String(), "names no backend") {
+			if !strings.Contains(out.String(), "stops before its next role call") {
 				t.Errorf("resume without a backend does not say how to go on:\n%s", out)
 			}
 			// The rolled-back copy exports too.

@@ -25,7 +25,7 @@ func TestDemoEndToEnd(t *testing.T) {
 	for _, want := range []string{
 		"### Conflict: ISSUE-R1-001", "→ scripted answer: A",
 		"POTENTIAL IMPLICIT DISAGREEMENT DETECTED", "Divergence warning after round 3", "→ scripted answer: rollback",
-		"COMPLETE after round 4", "What to open first",
+		"COMPLETE after round 4", "What to open next", "final_spec.md, begins:", "# Orders API",
 	} {
 		if !strings.Contains(transcript, want) {
 			t.Errorf("demo transcript lacks %q", want)
@@ -91,5 +91,48 @@ func TestDemoEndToEnd(t *testing.T) {
 	spec, _ := os.ReadFile(filepath.Join(dir, "final_spec.md"))
 	if !strings.Contains(string(spec), "HMAC-SHA256") || !strings.Contains(string(spec), "Idempotency-Key") {
 		t.Errorf("final_spec.md lacks accepted resolutions")
+	}
+}
+
+// Without --dir the demo keeps its session in ./refine-demo and says so,
+// with the final spec's path and first lines; when that folder exists, a
+// new temporary folder, kept too (DESIGN §11, #27).
+func TestDemoKeepsItsFolder(t *testing.T) {
+	ctx := context.Background()
+	wd := t.TempDir()
+	t.Chdir(wd)
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+
+	runDemo := func() string {
+		t.Helper()
+		c, out, errb := newTestCLI()
+		if code := c.main(ctx, []string{"demo", "--quiet"}); code != exitOK {
+			t.Fatalf("demo exit %d\n%s\n%s", code, out, errb)
+		}
+		if errb.Len() != 0 {
+			t.Errorf("demo --quiet wrote to stderr:\n%s", errb)
+		}
+		return out.String()
+	}
+
+	first := runDemo()
+	spec := filepath.Join(wd, "refine-demo", "final_spec.md")
+	if _, err := os.Stat(spec); err != nil {
+		t.Fatalf("the demo did not keep ./refine-demo: %v", err)
+	}
+	for _, want := range []string{"The final spec, " + spec + ", begins:", "  # Orders API", "What to open next, in refine-demo (kept)"} {
+		if !strings.Contains(first, want) {
+			t.Errorf("the demo's output lacks %q:\n%s", want, first)
+		}
+	}
+
+	second := runDemo()
+	matches, _ := filepath.Glob(filepath.Join(tmp, "refine-demo-*", "final_spec.md"))
+	if len(matches) != 1 {
+		t.Fatalf("with ./refine-demo taken, the demo left %v in the temporary folder, want one session", matches)
+	}
+	if !strings.Contains(second, matches[0]) {
+		t.Errorf("the second demo does not print where its session is (%s):\n%s", matches[0], second)
 	}
 }

@@ -120,7 +120,7 @@ func cmdImport(ctx context.Context, c *cli, args []string) int {
 		fmt.Fprintf(c.stderr, "refine import: %v\n", safeErr(err))
 		return exitFailed
 	}
-	fmt.Fprintf(c.stdout, "Imported %s (%d files) as session %s\nContinue with: refine resume --store %s --session %s --llm …\n", *dir, n, newID, u.Shown, newID)
+	fmt.Fprintf(c.stdout, "Imported %s (%d files) as session %s\nContinue with: refine resume --store %s --session %s --llm …\n", *dir, n, newID, shellQuote(u.Shown), newID)
 	return exitOK
 }
 

@@ -62,8 +62,12 @@ func (c *cli) resumeWithoutBackend(ctx context.Context, st sessionStore, loc ses
 			if status, err := s.Status(context.WithoutCancel(ctx)); err == nil {
 				printSummary(c.stdout, status, loc.dir)
 			}
-			fmt.Fprintf(c.stdout, "\nThe answer is applied. Next the %s is called, and the session names no backend: refine resume %s --llm openai|ollama|replay [--replay DIR]\n",
-				r.Calls[0].Role.Title(), loc.flags())
+			how := "--llm openai|ollama|replay [--replay DIR]"
+			if b := s.Settings().Backend; b.Kind != "" {
+				how = "(with the session's " + safeLine(b.Kind) + " backend, or --llm …)"
+			}
+			fmt.Fprintf(c.stdout, "\nThe answer is applied; the session stops before its next role call (the %s). Go on with: refine resume %s %s\n",
+				r.Calls[0].Role.Title(), loc.flags(), how)
 			return exitPaused
 		case out.Status == refine.StatusPaused || out.Status.Terminal():
 			return c.report(ctx, s, loc, out, nil)

@@ -129,13 +129,33 @@ func TestStoreRecoveryIsReported(t *testing.T) {
 		t.Errorf("stderr does not show the recovery's warning:\n%s", errb)
 	}
 
-	// A logged commit recovery redoes is reported too.
+	// A logged commit recovery redoes after a crash is reported too: the
+	// lock file still names the writer that never closed.
 	paused := logOnly(t, dir)
+	if err := os.WriteFile(filepath.Join(paused, ".refine.lock"), []byte("999999\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	c, out, errb = newTestCLI()
 	if code := c.main(ctx, []string{"status", "--dir", paused}); code != exitOK {
 		t.Fatalf("status exit %d\n%s\n%s", code, out, errb)
 	}
-	if !strings.Contains(errb.String(), "replayed commits from the log") {
+	if !strings.Contains(errb.String(), "recovered after a crash") {
 		t.Errorf("stderr does not report the replayed commit:\n%s", errb)
+	}
+}
+
+// The normal path says nothing on stderr: a clean Close leaves its last
+// commits in the log for the next Open by design (#27).
+func TestCleanReopenIsQuiet(t *testing.T) {
+	ctx := context.Background()
+	dir := runBasic(t)
+	for _, args := range [][]string{{"status", "--dir", dir}, {"status", "--dir", dir, "--json"}, {"archives", "--dir", dir}} {
+		c, out, errb := newTestCLI()
+		if code := c.main(ctx, args); code != exitOK {
+			t.Fatalf("%v: exit %d\n%s\n%s", args, code, out, errb)
+		}
+		if errb.Len() != 0 {
+			t.Errorf("%v writes to stderr on the normal path:\n%s", args, errb)
+		}
 	}
 }

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -22,6 +24,28 @@ var offlineRole = refine.RoleFunc(func(context.Context, refine.Request) (refine.
 	return refine.Response{}, errors.New("refine: this command does not call an LLM role")
 })
 
+// firstAnswer answers the first question with ans (checked against the
+// options it offers) and hands the later ones to next.
+type firstAnswer struct {
+	ans  refine.Answer
+	w    io.Writer
+	used bool
+	next refine.Asker
+}
+
+func (a *firstAnswer) Ask(ctx context.Context, q refine.Question) (refine.Answer, error) {
+	if a.used {
+		return a.next.Ask(ctx, q)
+	}
+	a.used = true
+	printQuestion(a.w, q)
+	if err := q.Check(a.ans); err != nil {
+		return refine.Answer{}, fmt.Errorf("--option: %w", err)
+	}
+	fmt.Fprintf(a.w, "  answer (--option): %s\n", safeLine(formatAnswer(a.ans)))
+	return a.ans, nil
+}
+
 func cmdRollback(ctx context.Context, c *cli, args []string) int {
 	fl := flag.NewFlagSet("refine rollback", flag.ContinueOnError)
 	fl.SetOutput(c.stderr)
@@ -32,7 +56,14 @@ func cmdRollback(ctx context.Context, c *cli, args []string) int {
 	reason := fl.String("reason", "", "why the rounds are rolled back (required; recorded in the archive)")
 	var adjust multiFlag
 	fl.Var(&adjust, "adjust", "an instruction for the retried rounds (repeatable)")
+	option := fl.String("option", "", "answer the rollback's question with this option: N or N:text (e.g. 2, or 3:context for the retried round)")
+	answers := fl.String("answers", "", "file of answers for the rollback's questions, one per line: KEY or KEY: text")
+	auto := fl.Bool("auto", false, "answer the rollback's questions with their documented defaults")
 	if err := fl.Parse(args); err != nil {
+		return exitUsage
+	}
+	if *answers != "" && *auto {
+		fmt.Fprintln(c.stderr, "refine rollback: use --answers or --auto, not both")
 		return exitUsage
 	}
 	if (*dir == "" && *store == "") || *to < 0 || strings.TrimSpace(*reason) == "" {
@@ -50,20 +81,47 @@ func cmdRollback(ctx context.Context, c *cli, args []string) int {
 	}
 	defer st.Close()
 	cfg := refine.DefaultConfig()
-	cfg.Store, cfg.Engineer, cfg.Reviewer, cfg.Asker = st, offlineRole, offlineRole, refine.DeferAsker{}
+	cfg.Store, cfg.Engineer, cfg.Reviewer = st, offlineRole, offlineRole
+	// The rollback's own questions (options, repeated rollback, limit) are
+	// answered here: --option for the first, then --answers or --auto, or
+	// a terminal; otherwise deferred.
+	asker, err := c.asker(&sessionFlags{auto: *auto, answers: *answers})
+	if err != nil {
+		fmt.Fprintf(c.stderr, "refine rollback: %v\n", safeErr(err))
+		return exitUsage
+	}
+	if *option != "" {
+		key, text, _ := strings.Cut(*option, ":")
+		asker = &firstAnswer{ans: refine.Answer{Key: strings.TrimSpace(key), Text: strings.TrimSpace(text)}, w: c.stdout, next: asker}
+	}
+	cfg.Asker = asker
 	s, err := refine.Open(ctx, cfg)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "refine rollback: %v\n", err)
 		return exitUsage
 	}
+	before, _ := s.Status(ctx)
 	rep, err := s.Rollback(ctx, refine.RollbackRequest{To: *to, Reason: *reason, Adjustments: adjust})
+	if waiting := len(rep.Pending) > 0 && errors.Is(err, refine.ErrDeferred) && slices.ContainsFunc(before.Pending, func(q refine.Question) bool {
+		return q.ID == rep.Pending[0].ID
+	}); waiting && (*option != "" || *auto) {
+		// An earlier rollback waits at this question: answer it, carry
+		// the rollback out and stop before the first role call.
+		ans := *option
+		if ans == "" {
+			ans = rep.Pending[0].Default
+		}
+		fmt.Fprintf(c.stdout, "An earlier rollback of round %d waits for its answer; answering it with %s.\n", rep.Pending[0].Round, safeLine(ans))
+		return c.resumeWithoutBackend(ctx, st, loc, ans)
+	}
 	if len(rep.Pending) > 0 {
 		// The rollback mode asks first (the options, the repeated-rollback
-		// or the limit question): nothing is rolled back until it is answered.
+		// or the limit question) and nobody answered: nothing is rolled
+		// back until it is answered.
 		for _, q := range rep.Pending {
 			printQuestion(c.stdout, q)
 		}
-		fmt.Fprintf(c.stdout, "\nThe rollback waits for this answer: refine resume %s --answer KEY[:text] --llm …\n", loc.flags())
+		fmt.Fprintf(c.stdout, "\nThe rollback waits for this answer: refine rollback %s --to %d --reason … --option KEY[:text] (or --auto) answers it and stops; refine resume %s --answer KEY[:text] answers it and goes on\n", loc.flags(), *to, loc.flags())
 		return exitPaused
 	}
 	if err != nil {
@@ -314,6 +372,12 @@ func (c *cli) moveCold(ctx context.Context, st refine.Store, infos []rollback.Ar
 func (c *cli) expireCold(coldDir string, retention time.Duration) int {
 	if coldDir == "" {
 		fmt.Fprintln(c.stderr, "refine archives: --expire needs --cold-dir DIR")
+		return exitUsage
+	}
+	if retention <= 0 {
+		// The library reads 0 as its default (30 days): a 0s given here
+		// would silently expire nothing.
+		fmt.Fprintf(c.stderr, "refine archives: --retention %v: want a positive duration (default 720h, 30 days; 1s expires every archive moved more than a second ago)\n", retention)
 		return exitUsage
 	}
 	fail := func(err error) int {

@@ -45,6 +45,14 @@ type sessionFlags struct {
 	otlpEndpoint string
 	otlpContent  bool
 	telemetry    *telemetry
+	// The spec's other configurable settings (#27), stored with the
+	// session; 0 or "" on resume: unchanged.
+	gapsPerRound      int
+	rollbackLimit     int
+	analysisThreshold int
+	backupRetention   int
+	coldDir           string
+	cold              *lazyStore // the cold store sessionConfig set up; closed when the command ends
 }
 
 func (f *sessionFlags) register(fl *flag.FlagSet, run bool) {
@@ -67,6 +75,16 @@ func (f *sessionFlags) register(fl *flag.FlagSet, run bool) {
 	fl.StringVar(&f.otlpEndpoint, "otlp-endpoint", "", "send traces and metrics over OTLP/HTTP to this collector URL (http://127.0.0.1:4318); none when unset")
 	fl.BoolVar(&f.otlpContent, "otlp-include-content", false, "with --otlp-endpoint, also record prompts, responses and answers in spans (they may be confidential)")
 	fl.StringVar(&f.rollbackMode, "rollback-mode", "", "interactive, auto-retry or strict: what a rollback asks (stored with the session; default interactive)")
+	def := refine.DefaultConfig()
+	change := "change the session's "
+	if run {
+		change = ""
+	}
+	fl.IntVar(&f.gapsPerRound, "gaps-per-round", 0, fmt.Sprintf("%show many open gaps a round takes on (default %d; stored with the session)", change, def.GapsPerRound))
+	fl.IntVar(&f.rollbackLimit, "rollback-limit", 0, fmt.Sprintf("%show many rollbacks the session allows before it asks what to do (default %d; stored with the session)", change, def.RollbackLimit))
+	fl.IntVar(&f.analysisThreshold, "analysis-threshold", 0, fmt.Sprintf("%srollbacks of one round before a root-cause analysis (default %d; stored with the session)", change, def.RollbackAnalysisThreshold))
+	fl.IntVar(&f.backupRetention, "backup-retention", 0, fmt.Sprintf("%show many round backups are kept (default %d; stored with the session)", change, def.BackupRetention))
+	fl.StringVar(&f.coldDir, "cold-dir", "", "cold-storage folder offered for rollback archives when the session ends (the default answer with --auto; stored with the session)")
 	if run {
 		fl.IntVar(&f.maxRounds, "max-rounds", 10, "stop with MAX_ROUNDS after this many rounds (1-999)")
 		fl.IntVar(&f.parallel, "parallel", 1, "draft up to N assigned gaps concurrently")
@@ -129,6 +147,16 @@ func (f *sessionFlags) settingsFromFlags(fl *flag.FlagSet, set refine.Settings) 
 			set.RollbackMode = m
 		case "llm", "model", "engineer-model", "reviewer-model", "base-url", "replay":
 			set.Backend = f.backendInfo()
+		case "gaps-per-round":
+			set.GapsPerRound = f.gapsPerRound
+		case "rollback-limit":
+			set.RollbackLimit = f.rollbackLimit
+		case "analysis-threshold":
+			set.RollbackAnalysisThreshold = f.analysisThreshold
+		case "backup-retention":
+			set.BackupRetention = f.backupRetention
+		case "cold-dir":
+			set.ColdStorage = absPath(f.coldDir)
 		}
 	})
 	return set, err
@@ -183,8 +211,13 @@ func cmdRun(ctx context.Context, c *cli, args []string) int {
 		return code
 	}
 	defer c.closeTelemetry(ctx, &f)
+	defer f.closeCold()
 	cfg.Spec, cfg.Gaps = string(spec), gaps
 	cfg.MaxRounds, cfg.ParallelGaps = f.maxRounds, f.parallel
+	if cfg.Settings, err = f.settingsFromFlags(fl, cfg.Settings); err != nil {
+		fmt.Fprintf(c.stderr, "refine run: %v\n", safeErr(err))
+		return exitUsage
+	}
 	s, err := refine.New(ctx, cfg)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "refine run: %v\n", safeErr(err))
@@ -222,6 +255,9 @@ func cmdResume(ctx context.Context, c *cli, args []string) int {
 	// unless flags name another.
 	if status, err := refine.Inspect(ctx, st); err == nil {
 		f.fillFromSession(status.Settings.Backend)
+		if f.coldDir == "" {
+			f.coldDir = status.Settings.ColdStorage
+		}
 	}
 	if f.llm == "" && answer != "" {
 		return c.resumeWithoutBackend(ctx, st, loc, answer)
@@ -235,6 +271,7 @@ func cmdResume(ctx context.Context, c *cli, args []string) int {
 		return code
 	}
 	defer c.closeTelemetry(ctx, &f)
+	defer f.closeCold()
 	s, err := refine.Open(ctx, cfg)
 	if errors.Is(err, refine.ErrNoSession) {
 		err = loc.noSession()
@@ -277,6 +314,10 @@ func (c *cli) sessionConfig(ctx context.Context, f *sessionFlags, st refine.Stor
 		cfg.ParallelGaps = f.parallel
 	}
 	cfg.Backend = f.backendInfo()
+	if f.coldDir != "" {
+		f.cold = &lazyStore{dir: absPath(f.coldDir), open: c.openStore}
+		cfg.ColdStore, cfg.ColdStorage = f.cold, f.cold.dir
+	}
 	if f.rollbackMode != "" {
 		m, err := rollback.ParseMode(f.rollbackMode)
 		if err != nil {
@@ -568,12 +609,14 @@ func hasKey(q refine.Question, key string) bool {
 func printQuestion(w io.Writer, q refine.Question) {
 	fmt.Fprintf(w, "\n── Question %s ──\n%s\n\n%s\n", safeLine(q.ID), safeLine(q.Title), safeText(strings.TrimSpace(q.Body)))
 	if len(q.Options) > 0 && !strings.Contains(q.Body, q.Options[0].Label) {
-		for i, o := range q.Options {
+		// One label per option: its key, the spec's number or letter, which
+		// is what an answer gives.
+		for _, o := range q.Options {
 			rec := ""
 			if o.Recommended {
 				rec = " (recommended)"
 			}
-			fmt.Fprintf(w, "  %d) [%s] %s%s\n", i+1, safeLine(o.Key), safeLine(o.Label), rec)
+			fmt.Fprintf(w, "  %s) %s%s\n", safeLine(o.Key), safeLine(o.Label), rec)
 		}
 	}
 	if q.Default != "" {

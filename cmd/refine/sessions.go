@@ -47,6 +47,11 @@ func cmdSessions(ctx context.Context, c *cli, args []string) int {
 		if infos == nil {
 			infos = []refine.SessionInfo{} // [] rather than null
 		}
+		for i := range infos {
+			if infos[i].OpenGaps == nil {
+				infos[i].OpenGaps = map[string]int{} // {} as the web API gives
+			}
+		}
 		enc := json.NewEncoder(c.stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(infos); err != nil {
@@ -56,7 +61,7 @@ func cmdSessions(ctx context.Context, c *cli, args []string) int {
 		return exitOK
 	}
 	if len(infos) == 0 {
-		fmt.Fprintf(c.stdout, "No sessions in %s; start one with: refine run --store %s …\n", u.Shown, u.Shown)
+		fmt.Fprintf(c.stdout, "No sessions in %s; start one with: refine run --store %s …\n", u.Shown, shellQuote(u.Shown))
 		return exitOK
 	}
 	tw := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)

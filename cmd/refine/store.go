@@ -69,7 +69,7 @@ func (c *cli) openSession(dir string, readOnly bool) (*fs.Store, error) {
 }
 
 func noSession(dir string) error {
-	return fmt.Errorf("%s %w: start one with refine run --dir %s", dir, errNoSessionDir, dir)
+	return fmt.Errorf("%s %w: start one with refine run --dir %s", dir, errNoSessionDir, shellQuote(dir))
 }
 
 // inspect reads the status of the session in st, saying which command

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 
 	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/internal/storeurl"
@@ -34,9 +35,20 @@ type sessionLoc struct {
 // flags are the flags that name the session on another command line.
 func (l sessionLoc) flags() string {
 	if l.store == "" {
-		return "--dir " + l.dir
+		return "--dir " + shellQuote(l.dir)
 	}
-	return "--store " + l.store + " --session " + l.id
+	return "--store " + shellQuote(l.store) + " --session " + shellQuote(l.id)
+}
+
+// shellQuote makes s one word for a POSIX shell, for the command lines
+// refine suggests: a store URL's "?" and "&" (postgres://…?sslmode=disable)
+// or a folder's spaces would otherwise be read by the shell. Plain words
+// stay as they are.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // openMode says what a command does with the session it opens.
@@ -98,7 +110,7 @@ func (c *cli) openLoc(ctx context.Context, dir, store, id string, mode openMode)
 		return nil, sessionLoc{}, err
 	}
 	if id == "" && mode != openCreate {
-		return nil, sessionLoc{}, fmt.Errorf("--store %s needs --session ID; refine sessions --store %s lists them", u.Shown, u.Shown)
+		return nil, sessionLoc{}, fmt.Errorf("--store %s needs --session ID; refine sessions --store %s lists them", u.Shown, shellQuote(u.Shown))
 	}
 	if id != "" {
 		if err := refine.ValidSessionID(id); err != nil {
@@ -153,7 +165,7 @@ func (l sessionLoc) noSession() error {
 	if l.store == "" {
 		return noSession(l.dir)
 	}
-	return fmt.Errorf("session %s in %s %w: start one with refine run --store %s --session %s", l.id, l.store, errNoSessionDir, l.store, l.id)
+	return fmt.Errorf("session %s in %s %w: start one with refine run --store %s --session %s", l.id, l.store, errNoSessionDir, shellQuote(l.store), shellQuote(l.id))
 }
 
 // inspect reads the status of the session at l, saying which command

@@ -39,7 +39,7 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	defer st.Close() // a Session has no Close: closing its Store releases the folder
 
 	cfg := refine.DefaultConfig() // the spec's defaults: 10 rounds, 2 retries, 3 gaps a round, …
 	cfg.Store, cfg.Engineer, cfg.Reviewer = st, role, role

@@ -50,15 +50,34 @@ func (c Choice) Roles(getenv func(string) string) (engineer, reviewer refine.Rol
 	case "openai":
 		return both(model(c.EngineerModel), model(c.ReviewerModel), func(m string) (refine.Role, error) {
 			cfg := langchain.OpenAIConfigFromEnv(langchain.OpenAIConfig{BaseURL: c.BaseURL, Model: m}, getenv)
-			return langchain.NewOpenAI(cfg, langchain.WithTimeout(c.Timeout))
+			r, err := langchain.NewOpenAI(cfg, langchain.WithTimeout(c.Timeout))
+			return r, flagError("openai", err, "OPENAI_MODEL", "OPENAI_API_KEY")
 		})
 	case "ollama":
 		return both(model(c.EngineerModel), model(c.ReviewerModel), func(m string) (refine.Role, error) {
 			cfg := langchain.OllamaConfigFromEnv(langchain.OllamaConfig{URL: c.BaseURL, Model: m}, getenv)
-			return langchain.NewOllama(cfg, langchain.WithTimeout(c.Timeout))
+			r, err := langchain.NewOllama(cfg, langchain.WithTimeout(c.Timeout))
+			return r, flagError("ollama", err, "", "")
 		})
 	}
 	return nil, nil, fmt.Errorf("--llm %q: want openai, ollama or replay", c.Kind)
+}
+
+// flagError restates the library's missing-setting errors in terms of the
+// tools' flags (the library names its configuration fields); it keeps the
+// sentinel. modelEnv and keyEnv are the variables that also set them.
+func flagError(provider string, err error, modelEnv, keyEnv string) error {
+	switch {
+	case errors.Is(err, langchain.ErrNoModel):
+		also := ""
+		if modelEnv != "" {
+			also = " or " + modelEnv
+		}
+		return fmt.Errorf("%s: %w: set --model (or --engineer-model and --reviewer-model)%s", provider, langchain.ErrNoModel, also)
+	case errors.Is(err, langchain.ErrNoAPIKey):
+		return fmt.Errorf("%s: %w: set %s, or --base-url for a local OpenAI-compatible server that needs none", provider, langchain.ErrNoAPIKey, keyEnv)
+	}
+	return err
 }
 
 func both(engModel, revModel string, mk func(model string) (refine.Role, error)) (refine.Role, refine.Role, error) {

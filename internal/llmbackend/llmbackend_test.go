@@ -23,7 +23,9 @@ func TestRoles(t *testing.T) {
 		{Choice{Kind: "replay"}, "--llm replay needs --replay DIR"},
 		{Choice{Kind: "replay", ReplayDir: dir + "/missing"}, "not a folder"},
 		{Choice{Kind: "gpt"}, `--llm "gpt": want openai, ollama or replay`},
-		{Choice{Kind: "openai"}, "set --model or OPENAI_MODEL"},
+		{Choice{Kind: "openai"}, "set --model (or --engineer-model and --reviewer-model) or OPENAI_MODEL"},
+		{Choice{Kind: "openai", Model: "m"}, "set OPENAI_API_KEY, or --base-url"},
+		{Choice{Kind: "ollama"}, "set --model (or --engineer-model and --reviewer-model)"},
 	} {
 		_, _, err := tc.c.Roles(func(string) string { return "" })
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

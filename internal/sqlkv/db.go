@@ -177,7 +177,7 @@ func (d *DB) takeLease(ctx context.Context, tx Tx, op, id, token string, create 
 			return fmt.Errorf("%s: create %s: %w", d.q.Name, id, err)
 		}
 		if n == 0 {
-			return fmt.Errorf("%s: create %s: %w; pick another ID or open it with --session", d.q.Name, id, refine.ErrSessionExists)
+			return fmt.Errorf("%s: create %s: %w; pick another ID, or open the existing session (Backend.Open)", d.q.Name, id, refine.ErrSessionExists)
 		}
 	} else {
 		var one int

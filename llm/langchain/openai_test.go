@@ -411,8 +411,8 @@ func TestNewOpenAIConfig(t *testing.T) {
 	}{
 		{name: "default URL with key", cfg: langchain.OpenAIConfig{Model: "gpt-4o-mini", APIKey: "sk"}},
 		{name: "local without key", cfg: langchain.OpenAIConfig{BaseURL: "http://localhost:8080/v1/", Model: "m"}},
-		{name: "no key", cfg: langchain.OpenAIConfig{Model: "m"}, wantErr: "OPENAI_API_KEY"},
-		{name: "no model", cfg: langchain.OpenAIConfig{APIKey: "sk"}, wantErr: "no model name"},
+		{name: "no key", cfg: langchain.OpenAIConfig{Model: "m"}, wantErr: "set OpenAIConfig.APIKey (OpenAIConfigFromEnv takes it from OPENAI_API_KEY)"},
+		{name: "no model", cfg: langchain.OpenAIConfig{APIKey: "sk"}, wantErr: "no model name: set OpenAIConfig.Model (OpenAIConfigFromEnv takes it from OPENAI_MODEL)"},
 		{name: "ftp", cfg: langchain.OpenAIConfig{BaseURL: "ftp://host/v1", Model: "m"}, wantErr: "scheme must be http or https"},
 		{name: "no scheme", cfg: langchain.OpenAIConfig{BaseURL: "localhost:8080", Model: "m"}, wantErr: "scheme must be http or https"},
 		{name: "no host", cfg: langchain.OpenAIConfig{BaseURL: "http:///v1", Model: "m"}, wantErr: "has no host"},
@@ -428,6 +428,8 @@ func TestNewOpenAIConfig(t *testing.T) {
 				t.Fatalf("NewOpenAI: %v", err)
 			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
 				t.Fatalf("NewOpenAI error = %v; want one containing %q", err, tc.wantErr)
+			case err != nil && strings.Contains(err.Error(), "--"):
+				t.Errorf("the library's error %q names a command-line flag", err)
 			case err != nil && strings.Contains(err.Error(), "secret"):
 				t.Errorf("error %q leaks the credentials", err)
 			}

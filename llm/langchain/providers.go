@@ -26,6 +26,15 @@ const (
 	PlaceholderAPIKey = "not-needed"
 )
 
+// Errors of the provider constructors, wrapped with the provider and the
+// configuration field to set.
+var (
+	// ErrNoModel: the configuration names no model.
+	ErrNoModel = errors.New("no model name")
+	// ErrNoAPIKey: the default OpenAI endpoint needs a key and none is set.
+	ErrNoAPIKey = errors.New("no API key")
+)
+
 func defaultTransport() http.RoundTripper { return httputil.DefaultTransport }
 
 // OpenAIConfig configures [NewOpenAI].
@@ -82,7 +91,7 @@ func OpenAIConfigFromEnv(cfg OpenAIConfig, getenv func(string) string) OpenAICon
 // WithTemperature, …).
 func NewOpenAI(cfg OpenAIConfig, opts ...Option) (*Role, error) {
 	if cfg.Model == "" {
-		return nil, errors.New("openai: no model name: set --model or OPENAI_MODEL")
+		return nil, fmt.Errorf("openai: %w: set OpenAIConfig.Model (OpenAIConfigFromEnv takes it from OPENAI_MODEL)", ErrNoModel)
 	}
 	base := cfg.BaseURL
 	if base == "" {
@@ -95,7 +104,7 @@ func NewOpenAI(cfg OpenAIConfig, opts ...Option) (*Role, error) {
 	key := cfg.APIKey
 	if key == "" {
 		if cfg.BaseURL == "" {
-			return nil, errors.New("openai: no API key: set OPENAI_API_KEY, or set a base URL for a local OpenAI-compatible server that needs none")
+			return nil, fmt.Errorf("openai: %w: set OpenAIConfig.APIKey (OpenAIConfigFromEnv takes it from OPENAI_API_KEY), or OpenAIConfig.BaseURL for a local OpenAI-compatible server that needs none", ErrNoAPIKey)
 		}
 		key = PlaceholderAPIKey
 	}
@@ -154,7 +163,7 @@ func OllamaConfigFromEnv(cfg OllamaConfig, getenv func(string) string) OllamaCon
 // on a URL it cannot parse.
 func NewOllama(cfg OllamaConfig, opts ...Option) (*Role, error) {
 	if cfg.Model == "" {
-		return nil, errors.New("ollama: no model name: set --model (see `ollama list`)")
+		return nil, fmt.Errorf("ollama: %w: set OllamaConfig.Model (`ollama list` shows the installed ones)", ErrNoModel)
 	}
 	u := cfg.URL
 	if u == "" {

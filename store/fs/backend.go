@@ -107,7 +107,7 @@ func (b *Backend) CreateNamed(ctx context.Context, id string) (refine.Store, err
 	dir := b.Dir(id)
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		if errors.Is(err, iofs.ErrExist) {
-			return nil, fmt.Errorf("fs: create %s: %w; pick another ID or open it with --session", dir, refine.ErrSessionExists)
+			return nil, fmt.Errorf("fs: create %s: %w; pick another ID, or open the existing session (Backend.Open)", dir, refine.ErrSessionExists)
 		}
 		return nil, fmt.Errorf("fs: create %s: %w", dir, err)
 	}

@@ -174,6 +174,7 @@ type Store struct {
 	dir      string // absolute path of the session folder
 	root     *os.Root
 	lock     *os.File // nil for a read-only Store
+	crashed  bool     // the lock's last holder stopped without Close
 	readOnly bool
 	sync     bool
 	log      *slog.Logger
@@ -232,9 +233,12 @@ type options struct {
 	hook       func(point string) error
 }
 
-// WithLogger makes the Store log what Open's recovery did (logged commits
-// replayed, an incomplete record or temporary files discarded) and
-// cleanup problems that do not fail a commit. The default logs nothing.
+// WithLogger makes the Store log what Open's recovery did and cleanup
+// problems that do not fail a commit. Recovery after a crash (commits the
+// last writer left unapplied when it stopped without Close, temporary
+// files discarded) is logged at Info; the commits a clean Close leaves in
+// the log for the next Open, the normal path, only at Debug. Problems are
+// Warn. The default logs nothing.
 func WithLogger(l *slog.Logger) Option {
 	return func(o *options) { o.log = l }
 }
@@ -272,17 +276,21 @@ func Open(dir string, opts ...Option) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fs: open %s: %w", abs, err)
 	}
-	lock, err := lockFile(root, abs)
+	lock, crashed, err := lockFile(root, abs)
 	if err != nil {
 		root.Close()
 		return nil, err
 	}
-	s := &Store{dir: abs, root: root, lock: lock, sync: !o.noSync, log: o.log, testHook: o.hook,
+	s := &Store{dir: abs, root: root, lock: lock, crashed: crashed, sync: !o.noSync, log: o.log, testHook: o.hook,
 		logSize: o.logSize, logLimit: o.logLimit, idleDelay: o.idleDelay}
 	s.wal.init(o.maxRecords, o.maxBytes)
 	if err := s.recover(); err != nil {
 		// Not Close: a checkpoint now would declare a half-done recovery
-		// durable and drop the records it still needs.
+		// durable and drop the records it still needs. The lock file is
+		// left saying what it said: whether its last holder crashed.
+		if !crashed {
+			_ = lock.Truncate(0)
+		}
 		s.release()
 		return nil, err
 	}
@@ -371,6 +379,12 @@ func (s *Store) Close() error {
 	}
 	if !s.readOnly {
 		s.dropSpares()
+	}
+	if s.lock != nil && broken == nil {
+		// Empty the lock file: the next Open then knows this holder
+		// stopped cleanly (see lockFile). Only a hint for its report, so
+		// a failure is not Close's.
+		_ = s.lock.Truncate(0)
 	}
 	errs = append(errs, s.release())
 	if err := errors.Join(errs...); err != nil {

@@ -31,6 +31,15 @@ func writeHolder(f *os.File) error {
 	return err
 }
 
+// holderLeft reports whether the lock file still names a holder: one
+// that stopped without Close, which empties it.
+func holderLeft(f *os.File) bool {
+	b := make([]byte, 32)
+	n, _ := f.ReadAt(b, 0)
+	_, err := strconv.Atoi(strings.TrimSpace(string(b[:n])))
+	return err == nil
+}
+
 // lockedError names the folder, who holds it when known, and what to do.
 func lockedError(dir string, f io.Reader, hint string) error {
 	lockPath := filepath.Join(dir, lockName)

@@ -1,10 +1,12 @@
 package fs
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	iofs "io/fs"
+	"log/slog"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -121,8 +123,13 @@ func (s *Store) recover() error {
 	}
 
 	if n := len(scan.records); n > 0 {
-		// A clean Close leaves its last commits to this checkpoint too.
-		s.log.Info("fs: replayed commits from the log (those a crash or the last Close left)", "dir", s.dir, "records", n,
+		// A clean Close leaves its last commits to this checkpoint by
+		// design: only after a crash is replaying them news.
+		level, msg := slog.LevelDebug, "fs: applied the commits the last Close left in the log"
+		if s.crashed {
+			level, msg = slog.LevelInfo, "fs: recovered after a crash: replayed the commits the last writer had not applied"
+		}
+		s.log.Log(context.Background(), level, msg, "dir", s.dir, "records", n,
 			"first", scan.records[0].seq, "last", scan.records[n-1].seq)
 	}
 	if len(scan.temps) > 0 {
