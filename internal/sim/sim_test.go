@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"os"
 	"runtime"
 	"runtime/debug"
 	"sort"
@@ -19,7 +20,7 @@ var (
 	seedFlag  = flag.Int64("seed", -1, "replay this one seed and print its history")
 	seedsFlag = flag.Int("seeds", 0, "how many seeds TestSimulate plays (default 2000; 50 with -short, 12 under -race)")
 	firstFlag = flag.Uint64("first", 1, "the first seed TestSimulate plays")
-	offFlag   = flag.String("off", "", "comma-separated moves and invariants to turn off (e.g. crash,casekey,drivers)")
+	offFlag   = flag.String("off", "", "comma-separated moves and invariants to turn off (e.g. crash,casekey,drivers,q:rollback-recovery,flowpending); adds to $REFINE_SIM_OFF")
 	showFlag  = flag.Int("show", 5, "how many violations TestSimulate prints in full")
 )
 
@@ -28,7 +29,9 @@ var raceEnabled bool
 
 func simOptions(t *testing.T) Options {
 	opt := Options{Dir: t.TempDir(), Off: map[string]bool{}}
-	for _, name := range strings.Split(*offFlag, ",") {
+	// The environment variable reaches the test binary through a
+	// multi-package `go test`, where a flag would not.
+	for _, name := range strings.Split(*offFlag+","+os.Getenv("REFINE_SIM_OFF"), ",") {
 		if name = strings.TrimSpace(name); name != "" {
 			opt.Off[name] = true
 		}
