@@ -14,4 +14,16 @@
 // perturbations that must not (reopening, export/import, crashes, store
 // moves, refused answers) — so a twin without perturbations must end the
 // same way.
+//
+// Run it with
+//
+//	go test ./internal/sim -run '^TestSimulate$' -seeds=2000      # CI's kind of run
+//	go test ./internal/sim -run '^TestSimulate$' -seed=311 -v     # replay one seed
+//	go test ./internal/sim -run '^TestSimulate$' -seeds=100000 -timeout=3h -show=20
+//
+// and leave a known bug's area out while it is being fixed with
+// -off=NAME,… (or REFINE_SIM_OFF): a move ("crash", "export", "casekey",
+// …), an invariant ("stuck", "drivers", …), "q:TEXT" for the questions
+// whose ID contains TEXT, or "flowpending" for answers given while a
+// rollback dialog waits next to them.
 package sim

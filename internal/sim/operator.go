@@ -48,6 +48,11 @@ func (s *simulation) operate(ctx context.Context, b *branch) {
 		}
 		b.logf("stop %d: %s (run said %s) round %d phase %q pending %v%s", n, status.Outcome, st.Outcome.Status, status.Round, status.Phase, pendingIDs(status.Pending), errSuffix(st.Err))
 		s.checkOutcome(ctx, b, st, status)
+		if b.name == "main" {
+			for _, q := range status.Pending {
+				s.res.Coverage["question:"+string(q.Kind)]++
+			}
+		}
 		if last != nil && st.Err == nil && !st.Stepped && s.opt.stuckChecked(last.q, last.pending) {
 			if now := pendingIDs(status.Pending); slices.Contains(now, last.q) && progress(status) == last.progress {
 				s.violate(b, NeverStuck, "after answering %s and a run, the session paused with it still pending and nothing done (pending %v, round %d phase %q)", last.q, now, status.Round, status.Phase)

@@ -31,6 +31,9 @@ type Scenario struct {
 	Driver Driver
 	// Store is where the session starts.
 	Store StoreKind
+	// Mix is the roles' odds: DefaultMix, or for one seed in six a flaky
+	// one (half the outputs invalid), so that both roles fail in a round.
+	Mix Mix
 }
 
 // NewScenario generates seed's scenario: 1–12 gaps of every severity and
@@ -66,6 +69,10 @@ func NewScenario(seed uint64) Scenario {
 		// complete, which the goroutine scheduler picks: only Next plays
 		// it the same way twice, as the crash and twin comparisons need.
 		sc.Driver = DriverNext
+	}
+	sc.Mix = DefaultMix
+	if r.IntN(6) == 0 {
+		sc.Mix.Invalid = 0.5
 	}
 	sc.Store = Memory
 	if chance(r, 0.04) {

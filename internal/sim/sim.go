@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/validate"
 )
 
 // Invariant names one of issue #23's invariants.
@@ -67,7 +68,7 @@ type Options struct {
 	Off map[string]bool
 	// MaxStops bounds the stops of one session (default 60).
 	MaxStops int
-	// Mix overrides the roles' odds (nil: DefaultMix).
+	// Mix overrides the roles' odds (nil: the scenario's).
 	Mix *Mix
 }
 
@@ -116,6 +117,10 @@ type Result struct {
 	Stops      int
 	History    []string
 	Violations []Violation
+	// Coverage counts what the main session went through: question kinds
+	// ("question:conflict"), validation failure types seen in its log
+	// ("failure:WRONG_FORMAT") and perturbations ("move:crash").
+	Coverage map[string]int
 }
 
 // simulation is one seed's run.
@@ -135,11 +140,12 @@ func Simulate(ctx context.Context, seed uint64, opt Options) (Result, error) {
 	if opt.MaxStops == 0 {
 		opt.MaxStops = 60
 	}
-	sim := &simulation{sc: NewScenario(seed), opt: opt, mix: DefaultMix}
+	sc := NewScenario(seed)
+	sim := &simulation{sc: sc, opt: opt, mix: sc.Mix}
 	if opt.Mix != nil {
 		sim.mix = *opt.Mix
 	}
-	sim.res = &Result{Seed: seed, Scenario: sim.sc}
+	sim.res = &Result{Seed: seed, Scenario: sim.sc, Coverage: map[string]int{}}
 	defer func() {
 		if sim.dir != "" {
 			os.RemoveAll(sim.dir)
@@ -150,6 +156,9 @@ func Simulate(ctx context.Context, seed uint64, opt Options) (Result, error) {
 		return *sim.res, err
 	}
 	sim.res.History = main.hist
+	for _, m := range main.perturbed {
+		sim.res.Coverage["move:"+string(m)]++
+	}
 	if opt.on(string(MoveTwins)) {
 		sim.twins(ctx, main)
 	}
@@ -229,6 +238,13 @@ func (s *simulation) play(ctx context.Context, name string, d Driver, kind Store
 	if st, err := refine.Inspect(ctx, b.store); err == nil {
 		if b.name == "main" {
 			s.res.Outcome = st.Outcome
+			for _, v := range st.Validation {
+				for _, ft := range failureTypes {
+					if strings.Contains(v.Message, string(ft)) {
+						s.res.Coverage["failure:"+string(ft)]++
+					}
+				}
+			}
 		}
 		b.logf("end: %s after round %d", st.Outcome, st.Round)
 	}
@@ -250,6 +266,11 @@ func gapList(sc Scenario) string {
 	}
 	return "[" + strings.Join(parts, " ") + "]"
 }
+
+// failureTypes are the validation failure types the roles aim at.
+var failureTypes = []validate.FailureType{validate.MissingFile, validate.EmptyOutput, validate.WrongFormat, validate.NoGapsAddressed,
+	validate.InconsistentRefs, validate.ExecutionError, validate.MaxRetriesExhausted, validate.InvalidDisagreeRef,
+	validate.MalformedDisagree, validate.ReArguedConflict}
 
 // pendingIDs lists the IDs of qs, sorted.
 func pendingIDs(qs []refine.Question) []string {

@@ -94,7 +94,7 @@ func TestSimulate(t *testing.T) {
 	wg.Wait()
 	elapsed := time.Since(start)
 
-	outcomes := map[string]int{}
+	outcomes, coverage := map[string]int{}, map[string]int{}
 	byInv := map[Invariant][]uint64{}
 	shown := 0
 	for i, res := range results {
@@ -103,6 +103,9 @@ func TestSimulate(t *testing.T) {
 			continue
 		}
 		outcomes[string(res.Outcome)]++
+		for k := range res.Coverage {
+			coverage[k]++ // seeds that went through it
+		}
 		seen := map[Invariant]bool{}
 		for _, v := range res.Violations {
 			if !seen[v.Invariant] {
@@ -116,6 +119,7 @@ func TestSimulate(t *testing.T) {
 		}
 	}
 	t.Logf("%d seeds from %d in %s (%.1f seeds/s on %d procs); outcomes %v", n, *firstFlag, elapsed.Round(time.Millisecond), float64(n)/elapsed.Seconds(), runtime.GOMAXPROCS(0), outcomes)
+	t.Logf("seeds reaching each question kind, failure type and perturbation: %v", coverage)
 	invs := make([]string, 0, len(byInv))
 	for inv := range byInv {
 		invs = append(invs, string(inv))
