@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
+	"strings"
 
 	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/gap"
@@ -23,11 +25,15 @@ type branch struct {
 	calls  *callLog
 	// mix is the roles' odds on this branch.
 	mix Mix
-	// dec draws the decisions that change the session; per the
-	// perturbations that must not (nil: none).
-	dec, per *rand.Rand
-	hist     []string
-	opens    int
+	// decides says the branch's operator makes decisions (forks for
+	// probes do not); visits counts the decisions taken at each stop
+	// context (see stopRand); per draws the perturbations, which must not
+	// change the session (nil: none).
+	decides bool
+	visits  map[string]int
+	per     *rand.Rand
+	hist    []string
+	opens   int
 	// final and finalStatus are the store and status --json at the end.
 	final       map[string]string
 	finalStatus string
@@ -55,7 +61,7 @@ func (b *branch) config(st refine.Store) refine.Config {
 	}
 	cfg.Engineer = &scriptedRole{seed: sc.Seed, name: refine.Engineer, known: known, mix: b.mix, log: b.calls, transient: map[string]bool{}}
 	cfg.Reviewer = &scriptedRole{seed: sc.Seed, name: refine.Reviewer, known: known, mix: b.mix, log: b.calls, transient: map[string]bool{}}
-	cfg.Asker = refine.DeferAsker{}
+	cfg.Asker = operatorAsker{b}
 	cfg.Clock = fixedClock{}
 	cfg.IDs = fixedIDs{id: fmt.Sprintf("sim-%d", sc.Seed)}
 	cfg.JitterSeed = sc.Seed | 1
@@ -190,4 +196,45 @@ func (b *branch) doc(ctx context.Context) (string, error) {
 		return "", err
 	}
 	return statusDocOf(st), nil
+}
+
+// stopRand returns the draws of the decision at a stop whose session is
+// status: a function of the pending questions, what the session has done
+// so far and how many decisions were already taken there. A crashed and
+// reopened session, its twin, and the same session played by Run (whose
+// Asker answers inside the run) or by Next (which stops at every
+// question) meet the same contexts and so decide the same.
+func (b *branch) stopRand(status refine.Status) (*rand.Rand, string) {
+	key := strings.Join(pendingIDs(status.Pending), ",") + "|" + progress(status)
+	return rngOf(b.sim.sc.Seed, fmt.Sprintf("decide|%s|%d", key, b.visits[key])), key
+}
+
+// operatorAsker is the operator at a terminal: inside a Run it answers a
+// question at once, for half the questions (by ID), when the stop would
+// have answered it with the same draws; otherwise it defers and the stop
+// decides.
+type operatorAsker struct{ b *branch }
+
+func (a operatorAsker) Ask(ctx context.Context, q refine.Question) (refine.Answer, error) {
+	b := a.b
+	s := b.sim
+	if !b.decides || b.sess == nil || !s.opt.on(string(MoveAnswerNow)) || hashOf(s.sc.Seed, "now", q.ID)%2 == 0 {
+		return refine.Answer{}, refine.ErrDeferred
+	}
+	status, err := b.sess.Status(ctx)
+	if err != nil {
+		return refine.Answer{}, refine.ErrDeferred
+	}
+	status.Pending = append(slices.DeleteFunc(slices.Clone(status.Pending), func(p refine.Question) bool { return p.ID == q.ID }), q)
+	if status.Outcome == refine.StatusRunning || status.Outcome == "" {
+		status.Outcome = refine.StatusPaused // as the stop will read it
+	}
+	rnd, key := b.stopRand(status)
+	choice := s.choose(ctx, b, rnd, status)
+	if choice.move != MoveAnswer || choice.q.ID != q.ID {
+		return refine.Answer{}, refine.ErrDeferred // the stop decides, drawing the same
+	}
+	b.visits[key]++
+	b.logf("answer now %s with %q%s", q.ID, choice.a.Key, textNote(choice.a))
+	return choice.a, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -121,25 +122,63 @@ func finished(status refine.Status) bool {
 	return status.Outcome.Terminal() && len(status.Pending) == 0
 }
 
-// decide makes the stop's decision with b.dec: answer a pending question,
-// roll back, approve or abandon; at the end, sometimes a rollback that
-// reopens the session. end says the session is over.
-func (s *simulation) decide(ctx context.Context, b *branch, status refine.Status) (*answered, bool) {
-	r := b.dec.Float64()
+// choice is a stop's decision.
+type choice struct {
+	move Move // MoveAnswer, MoveRollback, MoveApprove, MoveAbandon, or "" (end, or run on)
+	end  bool
+	q    refine.Question
+	a    refine.Answer
+	// rollback and approve requests.
+	rollback refine.RollbackRequest
+	ack      bool
+}
+
+// choose draws the decision at a stop whose session is status from rnd:
+// answer a pending question, roll back, approve or abandon; at the end,
+// sometimes a rollback that reopens the session.
+func (s *simulation) choose(ctx context.Context, b *branch, rnd *rand.Rand, status refine.Status) choice {
+	r := rnd.Float64()
 	tg := targets(ctx, b.store, status)
+	rollbackTo := func() choice {
+		req := refine.RollbackRequest{To: tg[rnd.IntN(len(tg))], Reason: "sim: the operator rolls back"}
+		if rnd.IntN(2) == 0 {
+			req.Adjustments = []string{"sim: narrow each proposal to one mechanism"}
+		}
+		return choice{move: MoveRollback, rollback: req}
+	}
 	switch {
 	case finished(status):
 		if r < 0.2 && len(tg) > 0 && s.opt.on(string(MoveRollback)) {
-			s.rollbackTo(ctx, b, tg)
-			return nil, false
+			return rollbackTo()
 		}
-		return nil, true
+		return choice{end: true}
 	case len(status.Pending) == 0:
-		return nil, false // stopped with nothing to answer: run on
+		return choice{} // stopped with nothing to answer: run on
 	case r < 0.05 && s.opt.on(string(MoveApprove)) && !status.Outcome.Terminal():
-		s.approve(ctx, b)
-		return nil, false
+		return choice{move: MoveApprove, ack: rnd.IntN(2) == 0}
 	case r < 0.08 && s.opt.on(string(MoveAbandon)) && !status.Outcome.Terminal():
+		return choice{move: MoveAbandon}
+	case r < 0.16 && len(tg) > 0 && s.opt.on(string(MoveRollback)):
+		return rollbackTo()
+	}
+	q := status.Pending[rnd.IntN(len(status.Pending))]
+	return choice{move: MoveAnswer, q: q, a: pickAnswer(rnd, q)}
+}
+
+// decide makes the stop's decision and carries it out. end says the
+// session is over.
+func (s *simulation) decide(ctx context.Context, b *branch, status refine.Status) (*answered, bool) {
+	rnd, key := b.stopRand(status)
+	c := s.choose(ctx, b, rnd, status)
+	b.visits[key]++
+	switch c.move {
+	case MoveRollback:
+		s.rollbackTo(ctx, b, c.rollback)
+		return nil, false
+	case MoveApprove:
+		s.approve(ctx, b, c.ack)
+		return nil, false
+	case MoveAbandon:
 		b.logf("abandon")
 		if err := b.sess.Abandon(ctx, "sim: the operator gives up"); errors.Is(err, refine.ErrFinished) {
 			s.finishedButPaused(ctx, b, err)
@@ -147,12 +186,11 @@ func (s *simulation) decide(ctx context.Context, b *branch, status refine.Status
 			s.violate(b, Errors, "Abandon: %v", err)
 		}
 		return nil, false
-	case r < 0.16 && len(tg) > 0 && s.opt.on(string(MoveRollback)):
-		s.rollbackTo(ctx, b, tg)
-		return nil, false
+	case MoveAnswer:
+	default:
+		return nil, c.end
 	}
-	q := status.Pending[b.dec.IntN(len(status.Pending))]
-	a := pickAnswer(b.dec, q)
+	q, a := c.q, c.a
 	if b.per != nil && s.opt.on(string(MoveReopen)) && chance(b.per, 0.15) {
 		b.perturbed = append(b.perturbed, MoveReopen)
 		b.logf("defer, close, reopen as another process")
@@ -181,7 +219,7 @@ func textNote(a refine.Answer) string {
 
 // pickAnswer picks an offered option (the default more often than not),
 // with text where the option needs it and sometimes where it is allowed.
-func pickAnswer(r *rand.Rand, q refine.Question) refine.Answer {
+func pickAnswer(r draws, q refine.Question) refine.Answer {
 	if len(q.Options) == 0 {
 		if q.AllowText {
 			return refine.Answer{Text: "sim: a free-text answer"}
@@ -199,7 +237,7 @@ func pickAnswer(r *rand.Rand, q refine.Question) refine.Answer {
 
 // answerFor answers q with key: text where the option needs it, and
 // sometimes where text is allowed.
-func answerFor(r *rand.Rand, q refine.Question, key string) refine.Answer {
+func answerFor(r draws, q refine.Question, key string) refine.Answer {
 	a := refine.Answer{Key: key}
 	switch {
 	case needsText(q, key):
@@ -222,12 +260,8 @@ func needsText(q refine.Question, key string) bool {
 	return slices.ContainsFunc(q.TextRequired, func(k string) bool { return strings.EqualFold(k, key) })
 }
 
-// rollbackTo rolls back to a random offered target.
-func (s *simulation) rollbackTo(ctx context.Context, b *branch, tg []int) {
-	req := refine.RollbackRequest{To: tg[b.dec.IntN(len(tg))], Reason: "sim: the operator rolls back"}
-	if b.dec.IntN(2) == 0 {
-		req.Adjustments = []string{"sim: narrow each proposal to one mechanism"}
-	}
+// rollbackTo rolls back as req says (a target the session offered).
+func (s *simulation) rollbackTo(ctx context.Context, b *branch, req refine.RollbackRequest) {
 	b.logf("rollback to %d (adjustments %d)", req.To, len(req.Adjustments))
 	rep, err := b.sess.Rollback(ctx, req)
 	switch {
@@ -241,8 +275,7 @@ func (s *simulation) rollbackTo(ctx context.Context, b *branch, tg []int) {
 }
 
 // approve approves; a refusal the design documents must change nothing.
-func (s *simulation) approve(ctx context.Context, b *branch) {
-	ack := b.dec.IntN(2) == 0
+func (s *simulation) approve(ctx context.Context, b *branch, ack bool) {
 	before, _ := b.doc(ctx)
 	b.logf("approve (acknowledge HIGH: %v)", ack)
 	err := b.sess.Approve(ctx, refine.ApproveRequest{Note: "sim: good enough", AcknowledgeHigh: ack})
@@ -404,7 +437,7 @@ func (s *simulation) crashAdvance(ctx context.Context, b *branch) stop {
 		s.violate(b, Errors, "fork for the crash: %v", err)
 		return b.advance(ctx)
 	}
-	twin.driver, twin.mix = b.driver, b.mix
+	twin.driver, twin.mix, twin.decides, twin.visits = b.driver, b.mix, true, maps.Clone(b.visits)
 	if err := twin.open(ctx); err != nil { // again, with the branch's roles
 		s.violate(b, Errors, "open the crash twin: %v", err)
 		return b.advance(ctx)
@@ -423,6 +456,7 @@ func (s *simulation) crashAdvance(ctx context.Context, b *branch) stop {
 	base := b.store.count()
 	b.store.failAt = base + k
 	b.logf("crash at commit %d of the %d this run makes", k, n)
+	visits := maps.Clone(b.visits) // the new process's operator answers again as it did
 	st := b.advance(ctx)
 	durable := b.store.count() - base
 	if !b.store.crashed {
@@ -433,6 +467,7 @@ func (s *simulation) crashAdvance(ctx context.Context, b *branch) stop {
 		s.violate(b, CrashSafe, "the crash at commit %d was not reported: run returned %v", k, st.Err)
 	}
 	crashedCalls, crashCount := len(b.calls.snapshot()), b.store.count()
+	b.visits = visits
 	if err := b.open(ctx); err != nil {
 		s.violate(b, CrashSafe, "reopen after the crash at commit %d: %v", k, err)
 		return stop{Err: err}

@@ -27,3 +27,9 @@ func rngOf(seed uint64, stream string) *rand.Rand {
 
 // chance reports whether an event of probability p happens for h's draw.
 func chance(r *rand.Rand, p float64) bool { return r.Float64() < p }
+
+// draws is what a choice is drawn from.
+type draws interface {
+	Float64() float64
+	IntN(n int) int
+}

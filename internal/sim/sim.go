@@ -42,20 +42,21 @@ type Move string
 // The operator's moves. Answer, rollback, approve and abandon change the
 // session (decisions); the others must not (perturbations and probes).
 const (
-	MoveAnswer   Move = "answer"
-	MoveRollback Move = "rollback"
-	MoveApprove  Move = "approve"
-	MoveAbandon  Move = "abandon"
-	MoveReopen   Move = "reopen"   // defer, close, reopen and answer there
-	MoveBadKey   Move = "badkey"   // a key not offered: refused, nothing changes
-	MoveCaseKey  Move = "casekey"  // a key differing only in case
-	MoveNoText   Move = "notext"   // an option that needs text, without it
-	MoveExport   Move = "export"   // export, import, continue from the copy
-	MoveMove     Move = "move"     // the same into another kind of store
-	MoveCrash    Move = "crash"    // crash at a random commit and reopen
-	MoveKeyProbe Move = "keyprobe" // invariant 1 on a copy for every key
-	MoveRBProbe  Move = "rbprobe"  // invariant 3 on a copy for every target
-	MoveTwins    Move = "twins"    // the clean twins (invariants 2, 4, 6 at the end)
+	MoveAnswer    Move = "answer"
+	MoveAnswerNow Move = "answernow" // answered inside Run, as at a terminal
+	MoveRollback  Move = "rollback"
+	MoveApprove   Move = "approve"
+	MoveAbandon   Move = "abandon"
+	MoveReopen    Move = "reopen"   // defer, close, reopen and answer there
+	MoveBadKey    Move = "badkey"   // a key not offered: refused, nothing changes
+	MoveCaseKey   Move = "casekey"  // a key differing only in case
+	MoveNoText    Move = "notext"   // an option that needs text, without it
+	MoveExport    Move = "export"   // export, import, continue from the copy
+	MoveMove      Move = "move"     // the same into another kind of store
+	MoveCrash     Move = "crash"    // crash at a random commit and reopen
+	MoveKeyProbe  Move = "keyprobe" // invariant 1 on a copy for every key
+	MoveRBProbe   Move = "rbprobe"  // invariant 3 on a copy for every target
+	MoveTwins     Move = "twins"    // the clean twins (invariants 2, 4, 6 at the end)
 )
 
 // Options tune a simulation. The zero value checks everything.
@@ -221,7 +222,7 @@ func (s *simulation) play(ctx context.Context, name string, d Driver, kind Store
 	if err != nil {
 		return nil, err
 	}
-	b := &branch{sim: s, name: name, driver: d, place: pl, calls: &callLog{}, dec: rngOf(s.sc.Seed, "decide"), mix: mix}
+	b := &branch{sim: s, name: name, driver: d, place: pl, calls: &callLog{}, decides: true, visits: map[string]int{}, mix: mix}
 	if perturb {
 		b.per = rngOf(s.sc.Seed, "perturb")
 	}

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
@@ -37,8 +38,13 @@ func (s *simulation) twins(ctx context.Context, main *branch) {
 	if d := diffDumps(folder(byRun.final), folder(byNext.final), 10); len(d) > 0 {
 		detail := ""
 		for _, k := range d {
-			if strings.HasPrefix(k, "~") && !strings.HasPrefix(k, "~state") {
-				detail = fmt.Sprintf("\nfirst differing key %s (-Run +Next):\n%s", k[1:], lineDiff(folder(byRun.final)[k[1:]], folder(byNext.final)[k[1:]]))
+			if strings.HasPrefix(k, "~") {
+				a, b := folder(byRun.final)[k[1:]], folder(byNext.final)[k[1:]]
+				diff := lineDiff(a, b)
+				if strings.HasSuffix(k, ".json") {
+					diff = jsonDiff(a, b)
+				}
+				detail = fmt.Sprintf("\nfirst differing key %s (-Run +Next):\n%s", k[1:], diff)
 				break
 			}
 		}
@@ -73,7 +79,7 @@ func folder(m map[string]string) map[string]string {
 		if strings.HasPrefix(k, "journal/") || strings.HasPrefix(k, "snapshots/") {
 			continue
 		}
-		if k == "state.json" {
+		if strings.HasPrefix(k, "state") && strings.HasSuffix(k, ".json") {
 			v = journalSeq.ReplaceAllString(v, "")
 		}
 		out[k] = v
@@ -82,3 +88,32 @@ func folder(m map[string]string) map[string]string {
 }
 
 var journalSeq = regexp.MustCompile(`"journal_seq":\d+,?`)
+
+// jsonDiff names the top-level fields of two JSON objects that differ,
+// with both values shortened.
+func jsonDiff(a, b string) string {
+	var x, y map[string]json.RawMessage
+	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
+		return lineDiff(a, b)
+	}
+	var out []string
+	for k, v := range x {
+		if w := y[k]; string(w) != string(v) {
+			out = append(out, fmt.Sprintf("  %s: -%s\n     +%s", k, short(string(v)), short(string(w))))
+		}
+	}
+	for k, w := range y {
+		if _, ok := x[k]; !ok {
+			out = append(out, fmt.Sprintf("  %s: -\n     +%s", k, short(string(w))))
+		}
+	}
+	slices.Sort(out)
+	return strings.Join(out, "\n")
+}
+
+func short(s string) string {
+	if len(s) > 600 {
+		return s[:600] + "…"
+	}
+	return s
+}
