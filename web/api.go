@@ -93,13 +93,30 @@ func jsonTime(t time.Time) string {
 }
 
 func (s *Server) apiList(w http.ResponseWriter, r *http.Request) {
-	infos, err := s.sessions(r.Context())
+	page, err := s.sessions(r)
+	if errors.Is(err, refine.ErrInvalidCursor) {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
+		return
+	}
 	if err != nil {
 		s.apiFail(w, r, err)
 		return
 	}
-	out := make([]sessionJSON, 0, len(infos))
-	for _, in := range infos {
+	// The body stays the array it always was; the cursors travel in a Link
+	// header (RFC 8288, as GitHub's API pages) and in X-Next-Cursor.
+	var links []string
+	if q := pageQuery(r, "after", page.Next); q != "" {
+		links = append(links, "</api/sessions"+q+`>; rel="next"`)
+		w.Header().Set("X-Next-Cursor", page.Next)
+	}
+	if q := pageQuery(r, "before", page.Prev); q != "" {
+		links = append(links, "</api/sessions"+q+`>; rel="prev"`)
+	}
+	if len(links) > 0 {
+		w.Header().Set("Link", strings.Join(links, ", "))
+	}
+	out := make([]sessionJSON, 0, len(page.Sessions))
+	for _, in := range page.Sessions {
 		j := sessionJSON{ID: in.ID, Created: jsonTime(in.Created), Updated: jsonTime(in.Updated), Round: in.Round,
 			Outcome: string(in.Outcome), OpenGaps: in.OpenGaps, Pending: in.Pending, Activity: in.Activity}
 		if j.OpenGaps == nil {

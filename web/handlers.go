@@ -66,17 +66,25 @@ func (s *Server) formError(w http.ResponseWriter, r *http.Request, err error) {
 type listView struct {
 	Title    string
 	Sessions []sessionRow
-	Error    string
+	// Next and Prev are the query strings of the older and newer pages
+	// ("" at either end); Paged is set when this is not the first page.
+	Next, Prev string
+	Paged      bool
+	Error      string
 }
 
 func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
-	infos, err := s.sessions(r.Context())
+	page, err := s.sessions(r)
+	if errors.Is(err, refine.ErrInvalidCursor) {
+		s.errorPage(w, r, http.StatusBadRequest, err.Error())
+		return
+	}
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	v := listView{Title: "Sessions"}
-	for _, in := range infos {
+	v := listView{Title: "Sessions", Next: pageQuery(r, "after", page.Next), Prev: pageQuery(r, "before", page.Prev), Paged: page.Prev != ""}
+	for _, in := range page.Sessions {
 		row := sessionRow{ID: in.ID, Outcome: string(in.Outcome), Round: in.Round, Open: sevCounts(in.OpenGaps),
 			Pending: in.Pending, Activity: in.Activity, Updated: in.Updated}
 		if live, ok := s.peek(in.ID); ok && live.Running {
@@ -209,4 +217,17 @@ func (s *Server) handleResumeForm(w http.ResponseWriter, r *http.Request, id str
 		return
 	}
 	http.Redirect(w, r, sessionURL(id), http.StatusSeeOther)
+}
+
+// pageQuery is the query string of the page at cursor, keeping the
+// request's limit, or "" without a cursor.
+func pageQuery(r *http.Request, dir, cursor string) string {
+	if cursor == "" {
+		return ""
+	}
+	v := url.Values{dir: {cursor}}
+	if l := r.URL.Query().Get("limit"); l != "" {
+		v.Set("limit", l)
+	}
+	return "?" + v.Encode()
 }

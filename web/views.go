@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"net/http"
 	"slices"
 	"sort"
 	"strconv"
@@ -57,42 +58,30 @@ func sevCounts(m map[string]int) []sevCount {
 	return out
 }
 
-// sessions lists the backend's sessions. A session whose summary record is
-// missing (written by a refine that kept none) is summarised from its state.
-func (s *Server) sessions(ctx context.Context) ([]refine.SessionInfo, error) {
-	infos, err := s.cfg.Backend.Sessions(ctx)
+// sessions lists one page of the backend's sessions (query parameters
+// after, before and limit). A session whose summary record is missing
+// (written by a refine that kept none) is listed as it is, never loaded
+// whole for a list: its next writer writes the summary.
+func (s *Server) sessions(r *http.Request) (refine.SessionPage, error) {
+	q := r.URL.Query()
+	limit := 0
+	if l := q.Get("limit"); l != "" {
+		n, err := strconv.Atoi(l)
+		if err != nil || n < 1 {
+			return refine.SessionPage{}, fmt.Errorf("%w: limit %q: want a positive number", refine.ErrInvalidCursor, l)
+		}
+		limit = n
+	}
+	page, err := refine.ListSessions(r.Context(), s.cfg.Backend, refine.PageRequest{After: q.Get("after"), Before: q.Get("before"), Limit: limit})
 	if err != nil {
-		return nil, err
+		return page, err
 	}
-	for i, in := range infos {
-		if in.Outcome != "" {
-			continue
-		}
-		st, err := s.inspect(ctx, in.ID)
-		if err != nil {
-			continue // listed as it is; the session page says what is wrong
-		}
-		infos[i].SessionSummary = summaryOf(st, in.SessionSummary)
-	}
-	return infos, nil
-}
-
-func summaryOf(st refine.Status, base refine.SessionSummary) refine.SessionSummary {
-	sum := base
-	sum.Round, sum.Outcome, sum.Pending = st.Round, st.Outcome, len(st.Pending)
-	sum.OpenGaps = map[string]int{}
-	for _, g := range st.Gaps {
-		if g.State.IsOpen() {
-			sum.OpenGaps[g.Severity.String()]++
+	for i, in := range page.Sessions {
+		if in.Outcome == "" && in.Activity == "" {
+			page.Sessions[i].Activity = "no summary yet (its next run writes one)"
 		}
 	}
-	if sum.Updated.IsZero() {
-		sum.Updated = st.UpdatedAt
-	}
-	if len(st.Pending) > 0 && sum.Activity == "" {
-		sum.Activity = "waiting: " + st.Pending[0].ID
-	}
-	return sum
+	return page, nil
 }
 
 // inspect reads session id's status without taking its writer's lock, so

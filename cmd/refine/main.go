@@ -57,6 +57,7 @@ func commandTable() map[string]command {
 		"approve":  {"end a session now as USER_APPROVED: refine approve --dir D [--note TEXT] [--acknowledge-high]", cmdApprove},
 		"abandon":  {"end a session now as ABANDONED: refine abandon --dir D [--note TEXT]", cmdAbandon},
 		"serve":    {"web console: watch sessions, read rounds, answer questions: refine serve --store DIR [--llm …]", cmdServe},
+		"mcp":      {"serve sessions to an MCP client (stdio, or --http ADDR): its model plays the roles, its user answers", cmdMCP},
 	}
 }
 

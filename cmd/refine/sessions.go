@@ -20,6 +20,8 @@ func cmdSessions(ctx context.Context, c *cli, args []string) int {
 	fl.SetOutput(c.stderr)
 	store := fl.String("store", "", "file:ROOT (or a folder of session folders), sqlite:PATH or postgres://… (required)")
 	asJSON := fl.Bool("json", false, `print [{"id","created_at","updated_at","round","outcome",…}]`)
+	limit := fl.Int("limit", 0, "list one page of at most this many sessions (default: all); the command for the next page is printed on stderr")
+	after := fl.String("after", "", "list the page after this cursor (printed with the previous page)")
 	if err := fl.Parse(args); err != nil {
 		return exitUsage
 	}
@@ -38,10 +40,27 @@ func cmdSessions(ctx context.Context, c *cli, args []string) int {
 		return exitUsage
 	}
 	defer b.Close()
-	infos, err := b.Sessions(ctx)
-	if err != nil {
-		fmt.Fprintf(c.stderr, "refine sessions: %v\n", safeErr(err))
+	if *limit < 0 {
+		fmt.Fprintln(c.stderr, "refine sessions: --limit must be positive")
 		return exitUsage
+	}
+	var infos []refine.SessionInfo
+	next := *after
+	for {
+		page, err := refine.ListSessions(ctx, b, refine.PageRequest{After: next, Limit: *limit})
+		if err != nil {
+			fmt.Fprintf(c.stderr, "refine sessions: %v\n", safeErr(err))
+			return exitUsage
+		}
+		infos = append(infos, page.Sessions...)
+		next = page.Next
+		if next == "" {
+			break
+		}
+		if *limit > 0 {
+			defer fmt.Fprintf(c.stderr, "More sessions: refine sessions --store %s --limit %d --after %s\n", shellQuote(u.Shown), *limit, shellQuote(next))
+			break
+		}
 	}
 	if *asJSON {
 		if infos == nil {
