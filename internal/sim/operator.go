@@ -162,7 +162,7 @@ func (s *simulation) choose(ctx context.Context, b *branch, rnd *rand.Rand, stat
 		return rollbackTo()
 	}
 	q := status.Pending[rnd.IntN(len(status.Pending))]
-	return choice{move: MoveAnswer, q: q, a: pickAnswer(rnd, q)}
+	return choice{move: MoveAnswer, q: q, a: pickAnswer(rnd, q, s.sc.DefaultBias)}
 }
 
 // decide makes the stop's decision and carries it out. end says the
@@ -217,9 +217,10 @@ func textNote(a refine.Answer) string {
 	return " + text"
 }
 
-// pickAnswer picks an offered option (the default more often than not),
+// pickAnswer picks an offered option (the default with odds bias in 5,
+// else any),
 // with text where the option needs it and sometimes where it is allowed.
-func pickAnswer(r draws, q refine.Question) refine.Answer {
+func pickAnswer(r draws, q refine.Question, bias int) refine.Answer {
 	if len(q.Options) == 0 {
 		if q.AllowText {
 			return refine.Answer{Text: "sim: a free-text answer"}
@@ -227,7 +228,7 @@ func pickAnswer(r draws, q refine.Question) refine.Answer {
 		return refine.Answer{}
 	}
 	i := r.IntN(len(q.Options))
-	if r.IntN(5) < 2 {
+	if r.IntN(5) < bias {
 		if d := slices.IndexFunc(q.Options, func(o refine.Option) bool { return o.Key == q.Default }); d >= 0 {
 			i = d
 		}
