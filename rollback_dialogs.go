@@ -622,8 +622,12 @@ func (s *Session) continueRollback(ctx context.Context) (stop, error) {
 	switch {
 	case errors.Is(err, ErrRollbackLimit) && len(rep.Pending) > 0:
 		return waitForAnswer, nil
+	case (err == nil || errors.Is(err, ErrRollbackLimit)) && s.st.Outcome.Terminal():
+		// Ended in the dialog (accepted or abandoned at the limit): what
+		// asked for the rollback is not asked again.
+		return sessionEnded, nil
 	case errors.Is(err, ErrRollbackLimit):
-		return goOn, nil // answered: the session goes on (or has ended)
+		return goOn, nil // answered: the session goes on
 	case err != nil:
 		return goOn, err
 	case len(rep.Pending) > 0:
