@@ -1,7 +1,6 @@
 package refine
 
 import (
-	"errors"
 	"fmt"
 	"log/slog"
 	"text/template"
@@ -31,8 +30,13 @@ type Config struct {
 	// Spec is the source document being refined (New only; Open reads it
 	// from the Store).
 	Spec string
-	// Gaps is the initial gap list (New only). It must not be empty.
+	// Gaps is the initial gap list (New only). It must not be empty, nor
+	// longer than MaxGaps.
 	Gaps []gap.Gap
+	// MaxGaps bounds the initial gap list (New only); 0 means
+	// DefaultMaxGaps. Setting a session up takes time and memory linear in
+	// its gaps; a longer list is refused rather than slowly accepted.
+	MaxGaps int
 
 	// Settings are the session's tunables: thresholds, limits, budgets,
 	// the rollback mode. They live with the session: New stores them, Open
@@ -259,19 +263,30 @@ func (c *Config) Validate() error {
 	return nil
 }
 
+// DefaultMaxGaps is the longest initial gap list New accepts when
+// Config.MaxGaps is 0: far more than a spec's review finds, and set up
+// in about a second.
+const DefaultMaxGaps = 100_000
+
 // validateNew checks what only a new session needs.
 func (c *Config) validateNew() error {
 	if len(c.Gaps) == 0 {
 		return fmt.Errorf("%w: Gaps is empty: a session needs at least one gap to refine", ErrInvalidConfig)
 	}
+	limit := c.MaxGaps
+	switch {
+	case limit < 0:
+		return fmt.Errorf("%w: MaxGaps is %d: want 0 (DefaultMaxGaps) or more", ErrInvalidConfig, limit)
+	case limit == 0:
+		limit = DefaultMaxGaps
+	}
+	if len(c.Gaps) > limit {
+		return fmt.Errorf("%w: Gaps lists %d gaps, above the limit of %d (Config.MaxGaps): split the spec into parts refined apart, or raise MaxGaps",
+			ErrInvalidConfig, len(c.Gaps), limit)
+	}
 	var l gap.Ledger
-	for _, g := range c.Gaps {
-		if err := l.Add(g); err != nil {
-			if errors.Is(err, gap.ErrDuplicateGap) {
-				return fmt.Errorf("%w: Gaps: %w", ErrInvalidConfig, err)
-			}
-			return fmt.Errorf("%w: Gaps: %w", ErrInvalidConfig, err)
-		}
+	if err := l.AddAll(c.Gaps); err != nil {
+		return fmt.Errorf("%w: Gaps: %w", ErrInvalidConfig, err)
 	}
 	return nil
 }

@@ -411,7 +411,8 @@ func TestOpenRefusesNewerOrCorruptState(t *testing.T) {
 		state string
 		want  error
 	}{
-		{`{"schema": 3}`, refine.ErrSchema},
+		{`{"schema": 4}`, refine.ErrSchema},
+		{`{"schema": 3}`, refine.ErrCorrupt}, // schema 3 carries a checksum
 		{`{"schema": 1, "round": "x"`, refine.ErrCorrupt},
 		{`not json`, refine.ErrCorrupt},
 	} {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/refine-spec/refine"
@@ -95,10 +96,69 @@ func TestLegacySessionsOpenAndResume(t *testing.T) {
 			t.Fatal(err)
 		}
 		var head struct{ Schema int }
-		if err := json.Unmarshal(b, &head); err != nil || head.Schema != 2 {
-			t.Errorf("state.json schema after resuming = %d (%v), want 2", head.Schema, err)
+		if err := json.Unmarshal(b, &head); err != nil || head.Schema != 3 {
+			t.Errorf("state.json schema after resuming = %d (%v), want 3", head.Schema, err)
 		}
 		// And the rewritten session opens again, in another process.
+		cfg.Store.(*fs.Store).Close()
+		cfg2, _ := legacyConfig(t, dir)
+		s2, err := refine.Open(ctx, cfg2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st2, _ := s2.Status(ctx)
+		if st2.Outcome != out.Status || st2.Round != out.Round {
+			t.Errorf("reopened: %s round %d, want %s round %d", st2.Outcome, st2.Round, out.Status, out.Round)
+		}
+	})
+}
+
+// Session folders written by b1a9ae5 (schema 2: a journal, snapshots and
+// backups without a checksum) open, roll back through their backups and
+// resume; the first commit writes state.json sealed (schema 3).
+func TestSchema2SessionsOpenAndResume(t *testing.T) {
+	ctx := context.Background()
+	t.Run("finished demo rolls back", func(t *testing.T) {
+		dir := copyDir(t, "testdata/legacy-b1a9ae5/demo")
+		cfg, _ := legacyConfig(t, dir)
+		s, err := refine.Open(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := s.Status(ctx)
+		if err != nil || st.Outcome != refine.StatusComplete || st.Round != 4 || len(st.Rollbacks) != 1 {
+			t.Fatalf("status = %s round %d, %d rollbacks, %v; want COMPLETE after round 4, 1 rollback", st.Outcome, st.Round, len(st.Rollbacks), err)
+		}
+		if _, err := s.Rollback(ctx, refine.RollbackRequest{To: 1, Reason: "again", Adjustments: []string{"be concrete"}}); err != nil {
+			t.Fatalf("rollback to round 1 through schema-2 backups: %v", err)
+		}
+		if st, _ := s.Status(ctx); st.Round != 1 {
+			t.Errorf("after the rollback: round %d, want 1", st.Round)
+		}
+		b, err := cfg.Store.Get(ctx, "state.json")
+		if err != nil || !strings.HasPrefix(string(b), `{"checksum":"crc32c:`) {
+			t.Errorf("state.json after the rollback is not sealed: %.60s (%v)", b, err)
+		}
+	})
+	t.Run("paused replay", func(t *testing.T) {
+		dir := copyDir(t, "testdata/legacy-b1a9ae5/paused")
+		cfg, _ := legacyConfig(t, dir)
+		s, err := refine.Open(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, _ := s.Status(ctx)
+		const q = "conflict-r2-ISSUE-R1-001"
+		if st.Outcome != refine.StatusPaused || len(st.Pending) != 1 || st.Pending[0].ID != q {
+			t.Fatalf("status = %s, pending %v; want PAUSED on %s", st.Outcome, st.Pending, q)
+		}
+		if err := s.Answer(ctx, q, refine.Answer{Key: "A"}); err != nil {
+			t.Fatal(err)
+		}
+		out, err := s.Run(ctx)
+		if err != nil || !out.Status.Terminal() {
+			t.Fatalf("Run = %s (%s), %v; want a terminal outcome", out.Status, out.Reason, err)
+		}
 		cfg.Store.(*fs.Store).Close()
 		cfg2, _ := legacyConfig(t, dir)
 		s2, err := refine.Open(ctx, cfg2)

@@ -203,7 +203,7 @@ func (s *Session) journalOps(ctx context.Context, staged []Op) ([]Op, error) {
 		}
 	}
 	if start {
-		s.j.bg = &bgSnapshot{seq: s.j.seq, doc: append(slices.Clone(s.j.doc), '\n')}
+		s.j.bg = &bgSnapshot{seq: s.j.seq, doc: sealDoc(s.j.doc)}
 		s.newSegment() // the records after the snapshot start a segment
 	}
 	if s.j.bg == nil {
@@ -328,8 +328,9 @@ func (s *Session) segmentsUpTo(ctx context.Context, seq int64) ([]Op, error) {
 type snapshotBase struct {
 	key string
 	seq int64
-	// doc, when read, is its content.
-	doc []byte
+	// doc, when read, is its content; plain, once verified, is the state
+	// document it holds (checksum.go).
+	doc, plain []byte
 }
 
 // complete reads the snapshot and reports whether it is whole: a
@@ -345,7 +346,14 @@ func (b *snapshotBase) complete(ctx context.Context, store Store) (bool, error) 
 		}
 		b.doc = d
 	}
-	return b.key == keyState || json.Valid(b.doc), nil
+	if b.plain == nil {
+		plain, ok, err := openDoc(b.key, b.doc)
+		if err != nil || !ok {
+			return false, err
+		}
+		b.plain = plain
+	}
+	return true, nil
 }
 
 // newestComplete returns the newest complete snapshot among bases at or
@@ -386,11 +394,19 @@ func snapshotBases(ctx context.Context, store Store) ([]*snapshotBase, error) {
 	case err != nil:
 		return nil, fmt.Errorf("read state.json: %w", err)
 	default:
+		// A damaged state.json is refused here: passing over it would
+		// start from an older snapshot and silently roll the session back.
+		plain, _, err := openDoc(keyState, b)
+		if err != nil {
+			return nil, err
+		}
 		var head struct {
 			JournalSeq int64 `json:"journal_seq"`
 		}
-		_ = json.Unmarshal(b, &head) // a damaged state.json is reported by the replay
-		out = append(out, &snapshotBase{key: keyState, seq: head.JournalSeq, doc: b})
+		if err := json.Unmarshal(plain, &head); err != nil {
+			return nil, fmt.Errorf("%w: state.json: %v (the file is left untouched)", ErrCorrupt, err)
+		}
+		out = append(out, &snapshotBase{key: keyState, seq: head.JournalSeq, doc: b, plain: plain})
 	}
 	slices.SortStableFunc(out, func(a, b *snapshotBase) int {
 		if a.seq != b.seq {
@@ -442,9 +458,10 @@ func (s *Session) snapshotOps(ctx context.Context) ([]Op, error) {
 		return nil, err
 	}
 	ops = append(ops, dead...)
-	ops = append(ops, Put(keyState, append(slices.Clone(doc), '\n')))
+	sealed := sealDoc(doc)
+	ops = append(ops, Put(keyState, sealed))
 	s.j.doc, s.j.ver, s.j.since, s.j.snapSeq, s.j.snapSize, s.j.snapshotNext, s.j.snapKey, s.j.bg =
-		doc, ver, 0, s.j.seq, len(doc)+1, false, keyState, nil
+		doc, ver, 0, s.j.seq, len(sealed), false, keyState, nil
 	s.j.legacyState = false
 	s.newSegment()
 	return ops, nil
@@ -504,14 +521,14 @@ func (s *Session) backupStateOps(n int) ([]Op, error) {
 		if err != nil {
 			return nil, err
 		}
-		return append(ops, Put(backupKeyState(n), append(doc, '\n'))), nil
+		return append(ops, Put(backupKeyState(n), sealDoc(doc))), nil
 	}
 	var ref backupRef
 	ref.Schema = schemaVersion
 	ref.BackupRef.Round, ref.BackupRef.JournalSeq = n, s.j.seq
 	b, _ := json.Marshal(ref)
 	s.newSegment() // the round about to start gets a segment of its own
-	return append(ops, Put(backupKeyState(n), append(b, '\n'))), nil
+	return append(ops, Put(backupKeyState(n), sealDoc(b))), nil
 }
 
 // loadedState is a session's state as read from its Store.
@@ -538,7 +555,7 @@ func loadState(ctx context.Context, store Store) (loadedState, error) {
 		if base, err = newestSnapshot(ctx, store); err != nil {
 			return loadedState{}, err
 		}
-		doc, since, last, err = replay(ctx, store, base.doc, -1)
+		doc, since, last, err = replay(ctx, store, base.plain, -1)
 		if err == nil || !errors.Is(err, ErrCorrupt) || try == 3 {
 			break
 		}
@@ -547,7 +564,7 @@ func loadState(ctx context.Context, store Store) (loadedState, error) {
 		}
 	}
 	if err != nil {
-		return loadedState{}, err
+		return loadedState{}, passedOver(ctx, store, base, err)
 	}
 	st, err := parseState(doc)
 	if err != nil {
@@ -567,6 +584,30 @@ func loadState(ctx context.Context, store Store) (loadedState, error) {
 	return loadedState{st: st, j: j, raw: canonical}, nil
 }
 
+// passedOver adds to a failed replay from base the snapshots newer than
+// base that were passed over as incomplete: a damaged one looks so when
+// the damage is to its size (checksum.go), and the records it held are
+// then missing.
+func passedOver(ctx context.Context, store Store, base *snapshotBase, err error) error {
+	if base == nil || !errors.Is(err, ErrCorrupt) {
+		return err
+	}
+	bases, lerr := snapshotBases(ctx, store)
+	if lerr != nil {
+		return err
+	}
+	var newer []string
+	for _, b := range bases {
+		if b.seq > base.seq && b.key != keyState {
+			newer = append(newer, b.key)
+		}
+	}
+	if len(newer) == 0 {
+		return err
+	}
+	return fmt.Errorf("%w (starting from %s: the newer %s is incomplete or damaged)", err, base.key, strings.Join(newer, ", "))
+}
+
 // newestSnapshot returns the newest complete snapshot in store, read.
 func newestSnapshot(ctx context.Context, store Store) (*snapshotBase, error) {
 	bases, err := snapshotBases(ctx, store)
@@ -579,7 +620,8 @@ func newestSnapshot(ctx context.Context, store Store) (*snapshotBase, error) {
 	return newestComplete(ctx, store, bases, -1) // state.json at least
 }
 
-// replay applies to the snapshot b the journal records after it, up to and
+// replay applies to the snapshot b (verified, compact: snapshotBase.plain)
+// the journal records after it, up to and
 // including record upTo (-1: all). It returns the rebuilt document, the
 // bytes of the records applied and the last record's number.
 func replay(ctx context.Context, store Store, b []byte, upTo int64) (doc []byte, since int, last int64, err error) {
@@ -650,21 +692,28 @@ func (s *Session) readStateBackup(ctx context.Context, n int) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.resolveBackup(ctx, b)
+	return s.resolveBackup(ctx, backupKeyState(n), b)
 }
 
-// resolveBackup turns a state backup's content into a whole state.
-func (s *Session) resolveBackup(ctx context.Context, b []byte) ([]byte, error) {
-	return resolveBackup(ctx, s.cfg.Store, b)
+// resolveBackup turns a state backup's content, read from key, into a
+// whole state.
+func (s *Session) resolveBackup(ctx context.Context, key string, b []byte) ([]byte, error) {
+	return resolveBackup(ctx, s.cfg.Store, key, b)
 }
 
-// resolveBackup turns a state backup's content, read from store, into a
-// whole state: a schema-1 backup is one already; a schema-2 backup is
-// rebuilt from the newest snapshot at or before its journal position.
-func resolveBackup(ctx context.Context, store Store, b []byte) ([]byte, error) {
+// resolveBackup turns a state backup's content, read from key in store,
+// into a whole state, compact and newline-terminated: a schema-1 backup is
+// one already; a later backup is verified (checksum.go) and, when it
+// refers to the journal, rebuilt from the newest snapshot at or before its
+// journal position.
+func resolveBackup(ctx context.Context, store Store, key string, b []byte) ([]byte, error) {
+	b, _, err := openDoc(key, b)
+	if err != nil {
+		return nil, err
+	}
 	ref, ok := parseBackupRef(b)
 	if !ok {
-		return b, nil
+		return append(b, '\n'), nil
 	}
 	want := ref.BackupRef.JournalSeq
 	bases, err := snapshotBases(ctx, store)
@@ -678,7 +727,7 @@ func resolveBackup(ctx context.Context, store Store, b []byte) ([]byte, error) {
 	if base == nil {
 		return nil, fmt.Errorf("%w: no snapshot at or before journal record %d for the backup of round %d", ErrCorrupt, want, ref.BackupRef.Round)
 	}
-	doc, _, _, err := replay(ctx, store, base.doc, want)
+	doc, _, _, err := replay(ctx, store, base.plain, want)
 	if err != nil {
 		return nil, fmt.Errorf("rebuild the backup of round %d: %w", ref.BackupRef.Round, err)
 	}
@@ -712,11 +761,11 @@ func Compact(ctx context.Context, st Store) error {
 				return fmt.Errorf("compact: read %s: %w", k, err)
 			}
 			if _, isRef := parseBackupRef(b); isRef {
-				whole, err := resolveBackup(ctx, st, b)
+				whole, err := resolveBackup(ctx, st, k, b)
 				if err != nil {
 					return fmt.Errorf("compact: %s: %w", k, err)
 				}
-				ops = append(ops, Put(k, whole))
+				ops = append(ops, Put(k, sealDoc(bytes.TrimSuffix(whole, []byte("\n")))))
 			}
 		}
 	}
@@ -725,7 +774,7 @@ func Compact(ctx context.Context, st Store) error {
 	if err != nil {
 		return fmt.Errorf("compact: encode state: %w", err)
 	}
-	ops = append(ops, Put(keyState, append(doc, '\n')))
+	ops = append(ops, Put(keyState, sealDoc(doc)))
 	if err := st.Commit(ctx, ops...); err != nil {
 		return fmt.Errorf("compact: %w", err)
 	}

@@ -143,11 +143,13 @@ func New(ctx context.Context, cfg Config) (*Session, error) {
 		id = s.cfg.IDs.NewID()
 	}
 	st := &state{Schema: schemaVersion, SessionID: id, CreatedAt: now, UpdatedAt: now}
-	for _, g := range cfg.Gaps {
+	initial := make([]gap.Gap, len(cfg.Gaps))
+	for i, g := range cfg.Gaps {
 		g.State, g.History, g.Round = gap.Open, nil, 0
-		if err := st.Ledger.Add(g); err != nil {
-			return nil, fmt.Errorf("new session: %w", err)
-		}
+		initial[i] = g
+	}
+	if err := st.Ledger.AddAll(initial); err != nil {
+		return nil, fmt.Errorf("new session: %w", err)
 	}
 	st.PrevLedger = snapshotLedger(&st.Ledger)
 	s.st = st

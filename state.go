@@ -17,7 +17,7 @@ import (
 // schemaVersion is the version of state.json this refine writes. Open
 // refuses newer versions rather than guess at them, and reads schema 1
 // (no journal; backups hold whole states) as written by refine 0.1.
-const schemaVersion = 2
+const schemaVersion = 3
 
 // Store keys of the session artifacts (docs/workflow.md#session-folder).
 const (

@@ -48,7 +48,8 @@ type Ledger struct {
 
 // Add appends a gap. An unset state becomes OPEN and an unset severity
 // MEDIUM: a gap listed without a severity is treated as a suboptimal design
-// rather than guessed higher or lower.
+// rather than guessed higher or lower. Add looks through the ledger for
+// a duplicate: to add many gaps, use AddAll.
 func (l *Ledger) Add(g Gap) error {
 	if _, err := ParseID(string(g.ID)); err != nil {
 		return err
@@ -56,6 +57,38 @@ func (l *Ledger) Add(g Gap) error {
 	if l.index(g.ID) >= 0 {
 		return fmt.Errorf("%w: %s is already in the ledger", ErrDuplicateGap, g.ID)
 	}
+	return l.add(g)
+}
+
+// AddAll appends gaps as Add does, in time linear in the ledger and the
+// gaps (a session's initial list of many thousand gaps). On error (the
+// first gap Add would refuse) the ledger is left unchanged.
+func (l *Ledger) AddAll(gaps []Gap) error {
+	seen := make(map[ID]bool, len(l.Gaps)+len(gaps))
+	for _, g := range l.Gaps {
+		seen[g.ID] = true
+	}
+	n := len(l.Gaps)
+	for _, g := range gaps {
+		if _, err := ParseID(string(g.ID)); err != nil {
+			l.Gaps = l.Gaps[:n]
+			return err
+		}
+		if seen[g.ID] {
+			l.Gaps = l.Gaps[:n]
+			return fmt.Errorf("%w: %s is already in the ledger", ErrDuplicateGap, g.ID)
+		}
+		seen[g.ID] = true
+		if err := l.add(g); err != nil {
+			l.Gaps = l.Gaps[:n]
+			return err
+		}
+	}
+	return nil
+}
+
+// add appends g, known to be new, with its defaults.
+func (l *Ledger) add(g Gap) error {
 	if g.State == "" {
 		g.State = Open
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/internal/statusjson"
+	"github.com/refine-spec/refine/internal/termtext"
 )
 
 // apiError is the body of every API error: what went wrong and, for an
@@ -21,6 +22,7 @@ type apiError struct {
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	b, err := json.MarshalIndent(v, "", "  ")
+	b = termtext.JSON(b) // what a terminal obeys as \u escapes, as the CLI writes it
 	if err != nil {
 		http.Error(w, "internal error encoding JSON", http.StatusInternalServerError)
 		return
@@ -45,7 +47,7 @@ func (s *Server) apiFail(w http.ResponseWriter, r *http.Request, err error) {
 	if errors.As(err, &ae) {
 		offered = ae.offered
 	}
-	writeJSONError(w, code, err.Error(), offered)
+	writeJSONError(w, code, publicMessage(code, r.PathValue("id"), err), offered)
 }
 
 // decodeJSON reads a JSON request body into v: one object, no unknown

@@ -181,8 +181,8 @@ func (s *Server) act(ctx context.Context, id string, fn func(ctx context.Context
 		r.events++
 		switch {
 		case err != nil:
-			r.lastErr = err.Error()
-			r.activity = "stopped: " + err.Error()
+			r.lastErr = publicMessage(errStatus(err), id, err)
+			r.activity = "stopped: " + r.lastErr
 		case out.Status == refine.StatusPaused && len(out.Pending) > 0:
 			r.activity = "waiting for an answer to " + out.Pending[0].ID
 		default:

@@ -47,11 +47,10 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	if code == http.StatusInternalServerError {
 		s.log.Error("request failed", "path", r.URL.Path, "err", err)
 	}
-	msg := err.Error()
-	if code == http.StatusNotFound {
-		msg = "No such session or page. " + msg
+	if code != http.StatusInternalServerError && code != http.StatusBadRequest {
+		s.log.Info("request refused", "path", r.URL.Path, "status", code, "err", err)
 	}
-	s.errorPage(w, r, code, msg)
+	s.errorPage(w, r, code, publicMessage(code, r.PathValue("id"), err))
 }
 
 func (s *Server) formError(w http.ResponseWriter, r *http.Request, err error) {
@@ -60,7 +59,7 @@ func (s *Server) formError(w http.ResponseWriter, r *http.Request, err error) {
 		s.errorPage(w, r, http.StatusRequestEntityTooLarge, fmt.Sprintf("The form is larger than %d bytes.", mb.Limit))
 		return
 	}
-	s.errorPage(w, r, http.StatusBadRequest, "Unreadable form: "+err.Error())
+	s.errorPage(w, r, http.StatusBadRequest, "Unreadable form: "+scrubPaths(err.Error()))
 }
 
 type listView struct {

@@ -86,14 +86,17 @@ func newFixture(t *testing.T, token string) *fixture {
 		memory.WithIDs(func() string { n++; return fmt.Sprintf("demo-%d", n) }))
 	t.Cleanup(func() { b.Close() })
 	id := pausedDemo(t, ctx, b, clock)
-	srv, err := New(Config{Backend: b, Token: token, Configure: func(ctx context.Context, id string, st refine.Store) (refine.Config, error) {
+	hs := httptest.NewUnstartedServer(nil)
+	// The console knows the address it listens on, as `refine serve`'s does.
+	srv, err := New(Config{Backend: b, Token: token, Addr: hs.Listener.Addr().String(), Configure: func(ctx context.Context, id string, st refine.Store) (refine.Config, error) {
 		return demoConfig(st, clock), nil
 	}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
-	hs := httptest.NewServer(srv)
+	hs.Config.Handler = srv
+	hs.Start()
 	t.Cleanup(hs.Close)
 	return &fixture{t: t, backend: b, server: srv, http: hs, id: id}
 }
@@ -137,6 +140,10 @@ func (f *fixture) do(method, path, contentType, body string, hdr ...string) (*ht
 		req.Header.Set("Content-Type", contentType)
 	}
 	for i := 0; i+1 < len(hdr); i += 2 {
+		if hdr[i] == "Host" {
+			req.Host = hdr[i+1]
+			continue
+		}
 		req.Header.Set(hdr[i], hdr[i+1])
 	}
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}

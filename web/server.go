@@ -37,6 +37,14 @@ type Config struct {
 	// Logger receives request errors and background run results; nil
 	// discards them.
 	Logger *slog.Logger
+	// Addr is the address the console listens on (host:port, the
+	// listener's): requests must name it, or localhost, 127.0.0.1 or [::1]
+	// with its port, in their Host header (hosts.go). Empty: the loopback
+	// names with any port.
+	Addr string
+	// AllowedHosts are further names requests may carry in Host, each
+	// NAME (any port) or NAME:PORT: a reverse proxy's public name.
+	AllowedHosts []string
 }
 
 // Validate reports a Config that cannot work.
@@ -47,7 +55,8 @@ func (c *Config) Validate() error {
 	if c.MaxBodyBytes < 0 {
 		return fmt.Errorf("web: Config.MaxBodyBytes %d is negative", c.MaxBodyBytes)
 	}
-	return nil
+	_, err := newHostPolicy(c.Addr, c.AllowedHosts)
+	return err
 }
 
 // Server is the console. It is an http.Handler; Close stops the sessions it
@@ -57,6 +66,7 @@ type Server struct {
 	log     *slog.Logger
 	handler http.Handler
 	pages   *pages
+	hosts   *hostPolicy
 
 	ctx    context.Context // parent of background runs; cancelled by Close
 	cancel context.CancelFunc
@@ -84,6 +94,9 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.pages = p
+	if s.hosts, err = newHostPolicy(cfg.Addr, cfg.AllowedHosts); err != nil {
+		return nil, err
+	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.handler = s.routes()
 	return s, nil
@@ -143,5 +156,5 @@ func (s *Server) routes() http.Handler {
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "cross-origin request refused: post from the console's own pages", http.StatusForbidden)
 	}))
-	return s.secure(cop.Handler(mux))
+	return s.secure(s.checkHost(cop.Handler(mux)))
 }

@@ -6,8 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	iofs "io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/refine-spec/refine"
 )
@@ -68,11 +70,16 @@ func cmdImport(ctx context.Context, c *cli, args []string) int {
 	dir := fl.String("dir", "", "the session folder to read (required)")
 	store := fl.String("store", "", "the store to copy it into (required)")
 	id := fl.String("session", "", "the new session's ID (default: a fresh one)")
+	limit := fl.Int64("max-file-bytes", maxInputBytes, "refuse the import if a file of the folder is larger than this")
 	if err := fl.Parse(args); err != nil {
 		return exitUsage
 	}
 	if *store == "" || *dir == "" {
 		fmt.Fprintln(c.stderr, "refine import: --dir and --store are required")
+		return exitUsage
+	}
+	if *limit <= 0 {
+		fmt.Fprintf(c.stderr, "refine import: --max-file-bytes %d: give a positive size\n", *limit)
 		return exitUsage
 	}
 	// Opened for writing: a folder a crash left is recovered first, and a
@@ -83,6 +90,12 @@ func cmdImport(ctx context.Context, c *cli, args []string) int {
 		return exitUsage
 	}
 	defer src.Close()
+	// Every file is checked against the limit before any is read.
+	scan, err := scanFolder(*dir, *limit)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "refine import: %v\n", safeErr(err))
+		return exitUsage
+	}
 	u, err := parseStoreURL(*store)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "refine import: %v\n", err)
@@ -107,7 +120,7 @@ func cmdImport(ctx context.Context, c *cli, args []string) int {
 		fmt.Fprintf(c.stderr, "refine import: %v\n", safeErr(err))
 		return exitUsage
 	}
-	n, err := copyKeys(ctx, src, dst)
+	n, err := copyKeysLimited(ctx, src, dst, scan.sizes, *limit)
 	if cl, ok := dst.(io.Closer); ok {
 		if cerr := cl.Close(); err == nil {
 			err = cerr
@@ -121,6 +134,9 @@ func cmdImport(ctx context.Context, c *cli, args []string) int {
 		return exitFailed
 	}
 	fmt.Fprintf(c.stdout, "Imported %s (%d files) as session %s\nContinue with: refine resume --store %s --session %s --llm …\n", *dir, n, newID, shellQuote(u.Shown), newID)
+	for _, sk := range scan.skipped {
+		fmt.Fprintf(c.stderr, "refine import: skipped %s: %s\n", safeLine(sk.path), sk.why)
+	}
 	return exitOK
 }
 
@@ -143,15 +159,28 @@ func refuseExisting(dir string) error {
 // copyKeys copies every key of src into dst in one commit, so the copy is
 // whole or absent.
 func copyKeys(ctx context.Context, src, dst refine.Store) (int, error) {
+	return copyKeysLimited(ctx, src, dst, nil, -1)
+}
+
+// copyKeysLimited is copyKeys refusing a value above limit bytes (-1: no
+// limit): a file whose size (sizes, from scanFolder) is above it is
+// refused before it is read.
+func copyKeysLimited(ctx context.Context, src, dst refine.Store, sizes map[string]int64, limit int64) (int, error) {
 	keys, err := src.List(ctx, "")
 	if err != nil {
 		return 0, err
 	}
 	ops := make([]refine.Op, 0, len(keys))
 	for _, k := range keys {
+		if size, ok := sizes[k]; ok && limit >= 0 && size > limit {
+			return 0, tooLarge(k, size, limit)
+		}
 		v, err := src.Get(ctx, k)
 		if err != nil {
 			return 0, err
+		}
+		if limit >= 0 && int64(len(v)) > limit {
+			return 0, tooLarge(k, int64(len(v)), limit)
 		}
 		ops = append(ops, refine.Put(k, v))
 	}
@@ -159,4 +188,79 @@ func copyKeys(ctx context.Context, src, dst refine.Store) (int, error) {
 		return 0, err
 	}
 	return len(ops), nil
+}
+
+// tooLarge is the error of a file above the import's limit.
+func tooLarge(key string, size, limit int64) error {
+	return fmt.Errorf("%s is %w: %d bytes, above the limit of %d bytes; nothing was imported (--max-file-bytes raises the limit)",
+		key, errTooLarge, size, limit)
+}
+
+// folderScan is what a session folder holds besides the store's own
+// files: the size of each regular file, by key, and the entries an
+// import does not copy, with why.
+type folderScan struct {
+	sizes   map[string]int64
+	skipped []skippedEntry
+}
+
+// skippedEntry is an entry of a session folder an import does not copy.
+type skippedEntry struct{ path, why string }
+
+// scanFolder walks the session folder dir without following links. A
+// regular file above limit fails the scan (its content is never read);
+// links, named pipes, devices, sockets and names that cannot be store keys
+// are listed as skipped, with why.
+func scanFolder(dir string, limit int64) (folderScan, error) {
+	scan := folderScan{sizes: map[string]int64{}}
+	err := filepath.WalkDir(dir, func(p string, d iofs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, rerr := filepath.Rel(dir, p)
+		if rerr != nil || rel == "." {
+			return rerr
+		}
+		key := filepath.ToSlash(rel)
+		if strings.HasPrefix(strings.ToLower(key), ".refine") {
+			if d.IsDir() {
+				return iofs.SkipDir
+			}
+			return nil // the store's own files (lock, log)
+		}
+		skip := func(why string) error {
+			scan.skipped = append(scan.skipped, skippedEntry{key, why})
+			if d.IsDir() {
+				return iofs.SkipDir
+			}
+			return nil
+		}
+		if err := refine.ValidKey(key); err != nil {
+			return skip(fmt.Sprintf("the name cannot be a session key (%v)", err))
+		}
+		switch t := d.Type(); {
+		case d.IsDir():
+			return nil
+		case t&iofs.ModeSymlink != 0:
+			return skip("a symbolic link (links are not followed; copy the file it points to instead)")
+		case t&iofs.ModeNamedPipe != 0:
+			return skip("a named pipe (FIFO), not a file")
+		case t&iofs.ModeSocket != 0:
+			return skip("a socket, not a file")
+		case t&iofs.ModeDevice != 0, t&iofs.ModeCharDevice != 0:
+			return skip("a device, not a file")
+		case !t.IsRegular():
+			return skip("not a regular file")
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if fi.Size() > limit {
+			return tooLarge(key, fi.Size(), limit)
+		}
+		scan.sizes[key] = fi.Size()
+		return nil
+	})
+	return scan, err
 }

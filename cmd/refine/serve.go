@@ -26,6 +26,8 @@ func cmdServe(ctx context.Context, c *cli, args []string) int {
 	addr := fl.String("addr", "127.0.0.1:8080", "address to listen on; anything but loopback needs --token")
 	storeURL := fl.String("store", "", "the sessions: file:ROOT (or a folder path), sqlite:PATH or postgres://… (required)")
 	token := fl.String("token", "", "require this token: Bearer for the API, a login form for pages (or set "+serveTokenEnv+")")
+	var allowedHosts multiFlag
+	fl.Var(&allowedHosts, "allowed-host", "also answer requests for this Host, NAME or NAME:PORT: a reverse proxy's name (repeatable); others get 403")
 	var f sessionFlags
 	fl.StringVar(&f.llm, "llm", "", "backend that drives sessions: openai, ollama or replay (without it the console only shows sessions)")
 	fl.StringVar(&f.model, "model", "", "model name for both roles")
@@ -85,7 +87,14 @@ func cmdServe(ctx context.Context, c *cli, args []string) int {
 	}
 	defer c.closeTelemetry(ctx, &sessionFlags{telemetry: shared})
 
-	cfg := web.Config{Backend: backend, Token: *token, Logger: c.storeLogger()}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "refine serve: %v\n", err)
+		return exitUsage
+	}
+	defer ln.Close()
+	// The console answers only requests naming it (DNS rebinding).
+	cfg := web.Config{Backend: backend, Token: *token, Logger: c.storeLogger(), Addr: ln.Addr().String(), AllowedHosts: allowedHosts}
 	if f.llm != "" {
 		f.quiet = true // progress shows in the console
 		cfg.Configure = func(ctx context.Context, id string, st refine.Store) (refine.Config, error) {
@@ -107,11 +116,6 @@ func cmdServe(ctx context.Context, c *cli, args []string) int {
 		}
 	}
 	console, err := web.New(cfg)
-	if err != nil {
-		fmt.Fprintf(c.stderr, "refine serve: %v\n", err)
-		return exitUsage
-	}
-	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "refine serve: %v\n", err)
 		return exitUsage

@@ -153,3 +153,49 @@ func TestServeSQLiteStore(t *testing.T) {
 		t.Fatalf("Sessions = %+v, %v", list, err)
 	}
 }
+
+// The console refuses a foreign Host (DNS rebinding) and answers to its
+// own address and to --allowed-host names.
+func TestServeRefusesForeignHost(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, pw := io.Pipe()
+	var serveErr bytes.Buffer
+	c := &cli{stdin: strings.NewReader(""), stdout: pw, stderr: &serveErr, getenv: func(string) string { return "" }}
+	done := make(chan int, 1)
+	go func() {
+		done <- c.main(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--store", t.TempDir(), "--allowed-host", "refine.example.com"})
+		pw.Close()
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatalf("serve printed no address: %v (stderr %s)", err, serveErr.String())
+	}
+	go io.Copy(io.Discard, pr)
+	base := strings.TrimSuffix(strings.Fields(strings.SplitN(line, "console at ", 2)[1])[0], "/")
+	port := base[strings.LastIndex(base, ":")+1:]
+	client := &http.Client{Timeout: 30 * time.Second}
+	for host, want := range map[string]int{
+		"evil.example:" + port:    http.StatusForbidden,
+		"localhost:" + port:       http.StatusOK,
+		"127.0.0.1:" + port:       http.StatusOK,
+		"refine.example.com":      http.StatusOK,
+		"evil.refine.example.com": http.StatusForbidden,
+		"localhost:" + port + "0": http.StatusForbidden,
+	} {
+		req, _ := http.NewRequest(http.MethodGet, base+"/api/sessions", nil)
+		req.Host = host
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("Host %s: %d, want %d", host, resp.StatusCode, want)
+		}
+	}
+	cancel()
+	if code := <-done; code != exitOK {
+		t.Errorf("serve exit %d, want 0; stderr:\n%s", code, serveErr.String())
+	}
+}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"sort"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/internal/termtext"
 )
 
 // cmdSessions lists the sessions of a store: refine sessions --store URL
@@ -71,9 +71,7 @@ func cmdSessions(ctx context.Context, c *cli, args []string) int {
 				infos[i].OpenGaps = map[string]int{} // {} as the web API gives
 			}
 		}
-		enc := json.NewEncoder(c.stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(infos); err != nil {
+		if err := termtext.WriteJSON(c.stdout, infos); err != nil {
 			fmt.Fprintf(c.stderr, "refine sessions: %v\n", err)
 			return exitUsage
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -99,4 +100,33 @@ func TestBackendErrorIsEscaped(t *testing.T) {
 		t.Fatalf("drive exit %d, want %d", code, exitFailed)
 	}
 	checkTerminalSafe(t, "backend error", out.String()+errb.String())
+}
+
+// `refine status --json` (and the other --json outputs) write what a
+// terminal would obey as \u escapes, as the text output escapes it, and
+// the document still decodes to the text (issue #24: U+009B, U+202E and
+// DEL passed through raw).
+func TestStatusJSONIsTerminalSafe(t *testing.T) {
+	text := "Title " + evil + "\x7f"
+	st := refine.Status{SessionID: "s", Outcome: refine.StatusPaused, Reason: text,
+		Gaps:    []refine.GapStatus{{ID: "GAP-HOOK-001", Title: text, Severity: gap.High, State: gap.Open}},
+		Pending: []refine.Question{{ID: "q1", Title: text, Body: text, Options: []refine.Option{{Key: "A", Label: text}}}}}
+	var b bytes.Buffer
+	if err := writeStatusJSON(&b, st); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for i, r := range out {
+		if r == utf8.RuneError || (r < 0x20 && r != '\n') || r == 0x7f || (r >= 0x80 && r <= 0x9f) || (r >= 0x202a && r <= 0x202e) {
+			t.Fatalf("status --json: raw control character %U at byte %d:\n%q", r, i, out)
+		}
+	}
+	var doc struct {
+		Gaps []struct {
+			Title string `json:"title"`
+		} `json:"gaps"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil || len(doc.Gaps) != 1 || doc.Gaps[0].Title != text {
+		t.Errorf("decoded %+v, %v; want the title %q", doc, err, text)
+	}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/internal/gapsfile"
+	"github.com/refine-spec/refine/internal/termtext"
 	"github.com/refine-spec/refine/validate"
 )
 
@@ -92,9 +92,7 @@ func cmdValidate(_ context.Context, c *cli, args []string) int {
 		return exitUsage
 	}
 	if *asJSON {
-		enc := json.NewEncoder(c.stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(res); err != nil {
+		if err := termtext.WriteJSON(c.stdout, res); err != nil {
 			fmt.Fprintf(c.stderr, "refine validate: %v\n", err)
 			return exitUsage
 		}

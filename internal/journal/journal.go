@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"maps"
 	"slices"
 	"strconv"
@@ -48,11 +49,32 @@ type Record struct {
 // Empty reports whether the record changes nothing.
 func (r Record) Empty() bool { return len(r.Ops) == 0 }
 
-// Marshal encodes the record. The values are written as they are: they
-// must be valid JSON, as Diff's are (it takes them from json.Marshal
-// output), and encoding/json's re-validation of every raw value, a tenth
-// of a durable point's work, is skipped. ParseRecord validates on reading.
+// Marshal encodes the record, with its CRC-32C as the last member
+// ("crc32c", over the encoding without it), so that ParseRecord refuses a
+// damaged record instead of applying it. The values are written as they
+// are: they must be valid JSON, as Diff's are (it takes them from
+// json.Marshal output), and encoding/json's re-validation of every raw
+// value, a tenth of a durable point's work, is skipped. ParseRecord
+// validates on reading.
 func (r Record) Marshal() ([]byte, error) {
+	b := r.marshalBody()
+	sum := crc32.Checksum(b, castagnoli)
+	b = append(b[:len(b)-1], crcKey...)
+	b = fmt.Appendf(b, `%08x"}`, sum)
+	return b, nil
+}
+
+// crcKey starts a record's checksum member.
+const crcKey = `,"crc32c":"`
+
+// castagnoli is the CRC-32C table.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// ErrChecksum marks a record whose checksum does not match its content.
+var ErrChecksum = errors.New("journal: record checksum mismatch")
+
+// marshalBody encodes the record without its checksum.
+func (r Record) marshalBody() []byte {
 	b := make([]byte, 0, 64+r.size())
 	b = append(b, `{"seq":`...)
 	b = strconv.AppendInt(b, r.Seq, 10)
@@ -77,7 +99,7 @@ func (r Record) Marshal() ([]byte, error) {
 		}
 		b = append(b, '}')
 	}
-	return append(b, "]}"...), nil
+	return append(b, "]}"...)
 }
 
 // size estimates the encoded size.
@@ -110,8 +132,20 @@ func appendString(b []byte, s string) []byte {
 	return append(b, q...)
 }
 
-// ParseRecord decodes a record written by Marshal.
+// ParseRecord decodes a record written by Marshal, refusing one whose
+// checksum does not match (an error wrapping ErrChecksum). A record
+// without a checksum, as refine wrote before schema 3, is read as it is.
 func ParseRecord(b []byte) (Record, error) {
+	if n := len(b) - len(crcKey) - 10; n > 0 && string(b[n:n+len(crcKey)]) == crcKey && string(b[len(b)-2:]) == `"}` {
+		want, err := strconv.ParseUint(string(b[n+len(crcKey):len(b)-2]), 16, 32)
+		if err == nil {
+			body := append(b[:n:n], '}')
+			if got := crc32.Checksum(body, castagnoli); got != uint32(want) {
+				return Record{}, fmt.Errorf("%w (crc32c %08x, the record says %08x)", ErrChecksum, got, want)
+			}
+			b = body
+		}
+	}
 	var r Record
 	if err := json.Unmarshal(b, &r); err != nil {
 		return Record{}, fmt.Errorf("journal: record: %w", err)

@@ -12,7 +12,8 @@
 // Database then creates a fresh database for one test and drops it after.
 // Without binaries or REFINE_POSTGRES_DSN the test is skipped with a
 // message naming the postgresql package, unless REFINE_REQUIRE_POSTGRES=1,
-// when it fails.
+// when it fails. Restart restarts the server Main started, for tests of
+// what a server restart does to a client.
 package pgtest
 
 import (
@@ -40,10 +41,11 @@ import (
 // server is what Main started or found; tests of one package share it.
 // A package variable because TestMain cannot hand values to tests.
 var server struct {
-	mu     sync.Mutex
-	dsn    string // admin DSN of the server; "" when none
-	why    string // why there is none
-	broken bool   // the binaries are there but the server did not start
+	mu      sync.Mutex
+	dsn     string       // admin DSN of the server; "" when none
+	why     string       // why there is none
+	broken  bool         // the binaries are there but the server did not start
+	restart func() error // restarts the server Main started; nil for REFINE_POSTGRES_DSN
 }
 
 // errNotInstalled: the PostgreSQL server binaries are not on this machine.
@@ -56,12 +58,12 @@ func Main(m *testing.M) int {
 		server.dsn = dsn
 		return m.Run()
 	}
-	stop, dsn, err := start()
+	stop, restart, dsn, err := start()
 	if err != nil {
 		server.why = err.Error()
 		server.broken = !errors.Is(err, errNotInstalled)
 	} else {
-		server.dsn = dsn
+		server.dsn, server.restart = dsn, restart
 		defer stop()
 	}
 	return m.Run()
@@ -112,6 +114,25 @@ func Database(t testing.TB) string {
 	return dsn
 }
 
+// Restart restarts the server (pg_ctl restart -m fast: every connection
+// is ended, and the server refuses new ones until it is back), as an
+// operator or a failover does, and returns once it accepts connections
+// again. It skips t on a server named by REFINE_POSTGRES_DSN, which this
+// process did not start. The server is shared by the package's tests: a
+// test calling Restart must not run in parallel with others.
+func Restart(t testing.TB) {
+	t.Helper()
+	server.mu.Lock()
+	restart := server.restart
+	server.mu.Unlock()
+	if restart == nil {
+		t.Skip("pgtest: the server was not started by this test binary (REFINE_POSTGRES_DSN, or none), so it is not restarted")
+	}
+	if err := restart(); err != nil {
+		t.Fatalf("pgtest: restart: %v", err)
+	}
+}
+
 // withDatabase points dsn (URL or key=value form) at database name.
 func withDatabase(dsn, name string) (string, error) {
 	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
@@ -151,24 +172,25 @@ func version(p string) int {
 	return n
 }
 
-// start runs initdb and pg_ctl start in a temporary folder and returns a
-// function that stops the server and removes the folder.
-func start() (stop func(), dsn string, err error) {
+// start runs initdb and pg_ctl start in a temporary folder and returns
+// functions that stop the server and remove the folder, and that restart
+// the server.
+func start() (stop func(), restart func() error, dsn string, err error) {
 	initdb, err := find("initdb")
 	if err != nil {
-		return nil, "", err
+		return nil, nil, "", err
 	}
 	pgctl, err := find("pg_ctl")
 	if err != nil {
-		return nil, "", err
+		return nil, nil, "", err
 	}
 	dir, err := os.MkdirTemp("", "refine-pgtest-")
 	if err != nil {
-		return nil, "", err
+		return nil, nil, "", err
 	}
-	fail := func(err error) (func(), string, error) {
+	fail := func(err error) (func(), func() error, string, error) {
 		os.RemoveAll(dir)
-		return nil, "", err
+		return nil, nil, "", err
 	}
 	var prefix []string // runs a command as the server's user
 	if os.Geteuid() == 0 {
@@ -198,15 +220,19 @@ func start() (stop func(), dsn string, err error) {
 		return fail(err)
 	}
 	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200", port, dir)
-	if err := run(pgctl, "-D", data, "-l", filepath.Join(dir, "server.log"), "-o", opts, "-w", "-t", "60", "start"); err != nil {
-		log, _ := os.ReadFile(filepath.Join(dir, "server.log"))
+	logFile := filepath.Join(dir, "server.log")
+	if err := run(pgctl, "-D", data, "-l", logFile, "-o", opts, "-w", "-t", "60", "start"); err != nil {
+		log, _ := os.ReadFile(logFile)
 		return fail(fmt.Errorf("pgtest: pg_ctl start: %w\nserver log:\n%s", err, log))
 	}
 	stop = func() {
 		run(pgctl, "-D", data, "-m", "immediate", "-w", "stop")
 		os.RemoveAll(dir)
 	}
-	return stop, fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port), nil
+	restart = func() error {
+		return run(pgctl, "-D", data, "-l", logFile, "-o", opts, "-m", "fast", "-w", "-t", "60", "restart")
+	}
+	return stop, restart, fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port), nil
 }
 
 // postgresUser returns the "postgres" user's IDs, creating the user if

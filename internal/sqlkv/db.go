@@ -24,6 +24,14 @@ type Settings struct {
 	Heartbeat time.Duration
 	// ReleaseTimeout bounds giving up a lease at Close. Default 10 s.
 	ReleaseTimeout time.Duration
+	// Reconnect is how long reads and commits keep retrying on a Driver
+	// that is a Classifier, after a broken connection or an aborted
+	// transaction, before they fail. Default LeaseTTL.
+	Reconnect time.Duration
+	// AttemptTimeout bounds one attempt of a read or a transaction on a
+	// Driver that is a Classifier; an attempt past it counts as a broken
+	// connection and is retried. Default LeaseTTL; negative: no bound.
+	AttemptTimeout time.Duration
 	// Now is the clock for leases and session times. Default time.Now.
 	Now func() time.Time
 	// NewID makes the ID of a session Create starts. Default: the time
@@ -40,6 +48,12 @@ func (s Settings) withDefaults() Settings {
 	}
 	if s.Heartbeat == 0 {
 		s.Heartbeat = s.LeaseTTL / 3
+	}
+	if s.Reconnect == 0 {
+		s.Reconnect = s.LeaseTTL
+	}
+	if s.AttemptTimeout == 0 {
+		s.AttemptTimeout = s.LeaseTTL
 	}
 	if s.ReleaseTimeout == 0 {
 		s.ReleaseTimeout = 10 * time.Second
@@ -68,8 +82,9 @@ type DB struct {
 
 	// testTick and testBeat, set by tests before a writer opens, replace
 	// the heartbeat's ticker and report each renewal.
-	testTick <-chan time.Time
-	testBeat func(error)
+	testTick  <-chan time.Time
+	testBeat  func(error)
+	testFault func(Fault, error)
 }
 
 // New returns a DB on drv, whose schema the caller has migrated. wrap
@@ -141,17 +156,33 @@ func (d *DB) acquire(ctx context.Context, op, id string, create bool) (refine.St
 	if err := d.check(ctx, op, id); err != nil {
 		return nil, err
 	}
+	// One token for every attempt, so an attempt whose COMMIT failed but
+	// landed is recognised as this writer's own by the next one.
 	token := NewToken()
-	tx, err := d.drv.Begin(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %s %s: %w", d.q.Name, op, id, err)
-	}
-	defer tx.Rollback(ctx)
-	if err := d.takeLease(ctx, tx, op, id, token, create); err != nil {
-		return nil, err
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return nil, fmt.Errorf("%s: %s %s: %w", d.q.Name, op, id, err)
+	var (
+		r     *retrier
+		maybe bool // an earlier attempt's COMMIT failed: it may have landed
+	)
+	for {
+		actx, cancel := d.attempt(ctx)
+		atCommit, err := d.acquireOnce(actx, op, id, token, create, maybe)
+		f := d.fault(ctx, actx, err)
+		cancel()
+		if err == nil {
+			break
+		}
+		if f == FaultNone {
+			return nil, err
+		}
+		if f == FaultBroken && atCommit {
+			maybe = true
+		}
+		if r == nil {
+			r = d.newRetrier()
+		}
+		if !r.pause(ctx) {
+			return nil, err
+		}
 	}
 	s := &Store{db: d, id: id, token: token, cache: NewCache()}
 	d.mu.Lock()
@@ -166,43 +197,81 @@ func (d *DB) acquire(ctx context.Context, op, id string, create bool) (refine.St
 	return d.wrap(s), nil
 }
 
+// acquireOnce is one attempt of acquire in one transaction; atCommit
+// tells that the error came from its COMMIT.
+func (d *DB) acquireOnce(ctx context.Context, op, id, token string, create, maybe bool) (atCommit bool, err error) {
+	tx, err := d.drv.Begin(ctx)
+	if err != nil {
+		return false, fmt.Errorf("%s: %s %s: %w", d.q.Name, op, id, err)
+	}
+	defer tx.Rollback(ctx)
+	landed, err := d.takeLease(ctx, tx, op, id, token, create, maybe)
+	if err != nil || landed {
+		return false, err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return true, fmt.Errorf("%s: %s %s: %w", d.q.Name, op, id, err)
+	}
+	return false, nil
+}
+
 // takeLease creates the session row or checks it is there, then takes
 // the lease if there is none or it expired (a crashed writer's); the
-// transaction makes this atomic across processes.
-func (d *DB) takeLease(ctx context.Context, tx Tx, op, id, token string, create bool) error {
+// transaction makes this atomic across processes. Locks follow the order
+// documented at Driver: the session row, then the lease row. landed
+// reports that an earlier attempt with token (maybe set) already created
+// the session.
+func (d *DB) takeLease(ctx context.Context, tx Tx, op, id, token string, create, maybe bool) (landed bool, err error) {
 	now := d.cfg.Now()
 	if create {
 		n, err := tx.Exec(ctx, d.q.InsertSession, id, nanos(now), nanos(now))
 		if err != nil {
-			return fmt.Errorf("%s: create %s: %w", d.q.Name, id, err)
+			return false, fmt.Errorf("%s: create %s: %w", d.q.Name, id, err)
 		}
 		if n == 0 {
-			return fmt.Errorf("%s: create %s: %w; pick another ID, or open the existing session (Backend.Open)", d.q.Name, id, refine.ErrSessionExists)
+			if maybe {
+				var got string
+				if err := queryRow(ctx, tx, d.q.ReadToken, []any{id}, &got); err == nil && got == token {
+					return true, nil
+				}
+			}
+			return false, fmt.Errorf("%s: create %s: %w; pick another ID, or open the existing session (Backend.Open)", d.q.Name, id, refine.ErrSessionExists)
 		}
 	} else {
 		var one int
 		err := queryRow(ctx, tx, d.q.SessionForWrite, []any{id}, &one)
 		if errors.Is(err, errNoRows) {
-			return d.notFound(op, id)
+			return false, d.notFound(op, id)
 		}
 		if err != nil {
-			return fmt.Errorf("%s: %s %s: %w", d.q.Name, op, id, err)
+			return false, fmt.Errorf("%s: %s %s: %w", d.q.Name, op, id, err)
 		}
 	}
 	var got string
-	err := queryRow(ctx, tx, d.q.TakeLease, []any{id, d.cfg.Holder, token, nanos(now.Add(d.cfg.LeaseTTL)), nanos(now)}, &got)
+	err = queryRow(ctx, tx, d.q.TakeLease, []any{id, d.cfg.Holder, token, nanos(now.Add(d.cfg.LeaseTTL)), nanos(now)}, &got)
+	if d.aborted(ctx, err) {
+		// The lease row stayed locked past the lock timeout: its writer is
+		// inside a commit (or stopped there, until the server ends that
+		// transaction). Report the lease as it was last committed.
+		var holder string
+		var expires int64
+		if rerr := queryRow(ctx, d.drv, d.q.ReadLease, []any{id}, &holder, &expires); rerr == nil {
+			return false, LockedError(d.q.Name, id, holder, fromNanos(expires))
+		}
+		return false, fmt.Errorf("%s: %s %s: take the lease: %w", d.q.Name, op, id, err)
+	}
 	if errors.Is(err, errNoRows) {
 		var holder string
 		var expires int64
 		if err := queryRow(ctx, tx, d.q.ReadLease, []any{id}, &holder, &expires); err != nil {
-			return fmt.Errorf("%s: %s %s: read the lease: %w", d.q.Name, op, id, err)
+			return false, fmt.Errorf("%s: %s %s: read the lease: %w", d.q.Name, op, id, err)
 		}
-		return LockedError(d.q.Name, id, holder, fromNanos(expires))
+		return false, LockedError(d.q.Name, id, holder, fromNanos(expires))
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %s %s: take the lease: %w", d.q.Name, op, id, err)
+		return false, fmt.Errorf("%s: %s %s: take the lease: %w", d.q.Name, op, id, err)
 	}
-	return nil
+	return false, nil
 }
 
 // View opens session id for reading: it takes no lease, and Commit fails
@@ -212,7 +281,7 @@ func (d *DB) View(ctx context.Context, id string) (refine.Store, error) {
 		return nil, err
 	}
 	var one int
-	err := queryRow(ctx, d.drv, d.q.SessionExists, []any{id}, &one)
+	err := d.read(ctx, func(ctx context.Context) error { return queryRow(ctx, d.drv, d.q.SessionExists, []any{id}, &one) })
 	if errors.Is(err, errNoRows) {
 		return nil, d.notFound("view", id)
 	}
@@ -228,9 +297,22 @@ func (d *DB) Sessions(ctx context.Context) ([]refine.SessionInfo, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("%s: sessions: %w", d.q.Name, err)
 	}
-	rows, err := d.drv.Query(ctx, d.q.ListSessions)
+	var infos []refine.SessionInfo
+	err := d.read(ctx, func(ctx context.Context) error {
+		var err error
+		infos, err = d.listSessions(ctx)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: sessions%s: %w", d.q.Name, d.q.in(), err)
+	}
+	return infos, nil
+}
+
+func (d *DB) listSessions(ctx context.Context) ([]refine.SessionInfo, error) {
+	rows, err := d.drv.Query(ctx, d.q.ListSessions)
+	if err != nil {
+		return nil, err
 	}
 	defer rows.Close()
 	var infos []refine.SessionInfo
@@ -241,15 +323,12 @@ func (d *DB) Sessions(ctx context.Context) ([]refine.SessionInfo, error) {
 			c                Columns
 		)
 		if err := rows.Scan(&id, &created, &updated, &c.Round, &c.Outcome, &c.Pending, &c.OpenGaps, &c.Activity); err != nil {
-			return nil, fmt.Errorf("%s: sessions%s: %w", d.q.Name, d.q.in(), err)
+			return nil, err
 		}
 		c.Created, c.Updated = fromNanos(created), fromNanos(updated)
 		infos = append(infos, c.Info(id))
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("%s: sessions%s: %w", d.q.Name, d.q.in(), err)
-	}
-	return infos, nil
+	return infos, rows.Err()
 }
 
 // Delete removes session id and everything in it. A session with a live
@@ -267,6 +346,15 @@ func (d *DB) Delete(ctx context.Context, id string) error {
 	err = queryRow(ctx, tx, d.q.SessionForDelete, []any{id}, &one)
 	if errors.Is(err, errNoRows) {
 		return d.notFound("delete", id)
+	}
+	if d.aborted(ctx, err) {
+		// A writer is inside a commit (or stopped there until the server
+		// ends its transaction): its lease is live.
+		var holder string
+		var expires int64
+		if rerr := queryRow(ctx, d.drv, d.q.ReadLease, []any{id}, &holder, &expires); rerr == nil {
+			return LockedError(d.q.Name, id, holder, fromNanos(expires))
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("%s: delete %s: %w", d.q.Name, id, err)

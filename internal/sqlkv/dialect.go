@@ -17,6 +17,10 @@ type Dialect struct {
 	// SessionForWrite is SessionExists that also keeps the row from
 	// being deleted until the transaction ends (id).
 	SessionForWrite string
+	// LockSession locks the session row for a commit, before the lease
+	// row (see the lock order at Driver); "" when the database locks as a
+	// whole (id).
+	LockSession string
 	// SessionForDelete is SessionExists that locks the row for a delete
 	// (id).
 	SessionForDelete string
@@ -40,9 +44,10 @@ type Dialect struct {
 	// activity, id).
 	SetSummary string
 
-	// TakeLease inserts or takes over an expired lease and returns its
-	// token; no row when a live lease stands (id, holder, token,
-	// expires_at, now).
+	// TakeLease inserts or takes over an expired lease, or one that
+	// already has the token (a retried attempt that landed), resets its
+	// commit sequence and returns its token; no row when a live lease
+	// stands (id, holder, token, expires_at, now).
 	TakeLease string
 	// ReadLease selects holder, expires_at of a session's lease (id).
 	ReadLease string
@@ -52,6 +57,13 @@ type Dialect struct {
 	// RenewLease sets expires_at if the lease is still the token's
 	// (expires_at, id, token).
 	RenewLease string
+	// CommitLease is RenewLease that also counts the commit: it adds one
+	// to the lease row's commit sequence and returns it; no row when the
+	// lease is no longer the token's (expires_at, id, token). "" uses
+	// RenewLease, and a commit whose COMMIT failed is not retried.
+	CommitLease string
+	// ReadToken selects the token of a session's lease (id).
+	ReadToken string
 	// ReleaseLease deletes the lease if it is still the token's (id,
 	// token).
 	ReleaseLease string

@@ -11,7 +11,9 @@
 // what the database holds so no key ends up with keys below it
 // (CheckFolders), and the session.json summary record is copied into
 // columns of the session row so listing reads no state. Migrate keeps the
-// schema version.
+// schema version. Every transaction takes its row locks in the order
+// documented at Driver; on a Driver that is a Classifier, reads and
+// commits outlive broken connections (see Classifier).
 package sqlkv
 
 import (
@@ -230,4 +232,14 @@ func LostError(pkg, id, holder string) error {
 		holder = "nobody (the session was released or deleted)"
 	}
 	return fmt.Errorf("%s: commit to session %s: %w: this writer's lease was taken over, now held by %s; nothing was applied; open the session again with refine resume", pkg, id, refine.ErrLocked, holder)
+}
+
+// MaybeLostError is LostError for a writer whose previous attempt at the
+// commit failed at COMMIT on a broken connection, so it cannot tell
+// whether that attempt was applied before the lease was taken over.
+func MaybeLostError(pkg, id, holder string) error {
+	if holder == "" {
+		holder = "nobody (the session was released or deleted)"
+	}
+	return fmt.Errorf("%s: commit to session %s: %w: this writer's lease was taken over while its connection was down, now held by %s; the commit may or may not have been applied; open the session again with refine resume to see", pkg, id, refine.ErrLocked, holder)
 }

@@ -27,6 +27,7 @@ type Store struct {
 	// the database applies them.
 	cache    *Cache
 	commitMu sync.Mutex
+	seq      int64 // the lease row's commit sequence after this writer's last commit; under commitMu
 
 	stop chan struct{} // closed by Close to end the heartbeat
 	done chan struct{} // closed when the heartbeat has ended
@@ -75,7 +76,7 @@ func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
 		gen = s.cache.Gen()
 	}
 	var v []byte
-	err := queryRow(ctx, s.db.drv, s.db.q.GetEntry, []any{s.id, key}, &v)
+	err := s.db.read(ctx, func(ctx context.Context) error { return queryRow(ctx, s.db.drv, s.db.q.GetEntry, []any{s.id, key}, &v) })
 	if errors.Is(err, errNoRows) {
 		if s.cache != nil {
 			s.cache.Fill(gen, key, nil)
@@ -111,7 +112,11 @@ func (s *Store) List(ctx context.Context, prefix string) ([]string, error) {
 		}
 		// The writer lists its whole session once; commits keep the list.
 		gen := s.cache.Gen()
-		all, err := QueryKeys(ctx, s.db.drv, s.db.q.ListEntries, s.id)
+		var all []string
+		err := s.db.read(ctx, func(ctx context.Context) (err error) {
+			all, err = QueryKeys(ctx, s.db.drv, s.db.q.ListEntries, s.id)
+			return err
+		})
 		if err != nil {
 			return nil, fmt.Errorf("%s: list %s in session %s: %w", name, prefix, s.id, err)
 		}
@@ -128,7 +133,11 @@ func (s *Store) List(ctx context.Context, prefix string) ([]string, error) {
 	if prefix != "" {
 		q, args = s.db.q.ListRange, append(args, prefix, PrefixEnd(prefix))
 	}
-	keys, err := QueryKeys(ctx, s.db.drv, q, args...)
+	var keys []string
+	err := s.db.read(ctx, func(ctx context.Context) (err error) {
+		keys, err = QueryKeys(ctx, s.db.drv, q, args...)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: list %s in session %s: %w", name, prefix, s.id, err)
 	}
@@ -154,36 +163,123 @@ func (s *Store) Commit(ctx context.Context, ops ...refine.Op) error {
 	}
 	s.commitMu.Lock()
 	defer s.commitMu.Unlock()
-	if err := s.commit(ctx, final, keys); err != nil {
+	if err := s.commitRetrying(ctx, final, keys); err != nil {
 		s.cache.Reset() // it may have been applied after all (a failed or dropped COMMIT)
+		if errors.Is(err, refine.ErrLocked) {
+			return err // LostError names the session already
+		}
 		return fmt.Errorf("%s: commit to session %s%s: %w", name, s.id, s.db.q.in(), err)
 	}
 	s.cache.Apply(final)
 	return nil
 }
 
-func (s *Store) commit(ctx context.Context, final Final, keys []string) error {
+// commitRetrying runs the commit's transaction until it is applied once.
+// A transaction that failed before its COMMIT, or that the server aborted,
+// applied nothing and is run again. One whose COMMIT failed on a broken
+// connection may have been applied: the next attempt's lease update, which
+// waits for any transaction still holding the lease row, returns the
+// commit sequence, and a sequence one past the expected one says the
+// earlier attempt landed, so this one is rolled back and the commit
+// reported done. Without a commit sequence (Dialect.CommitLease) such a
+// commit is not retried.
+func (s *Store) commitRetrying(ctx context.Context, final Final, keys []string) error {
+	var (
+		r     *retrier
+		maybe bool // an earlier attempt's COMMIT failed: it may have landed
+	)
+	for {
+		actx, cancel := s.db.attempt(ctx)
+		atCommit, err := s.commit(actx, final, keys, maybe)
+		f := s.db.fault(ctx, actx, err)
+		cancel()
+		if err == nil {
+			return nil
+		}
+		switch f {
+		case FaultNone:
+			return err
+		case FaultBroken:
+			if atCommit {
+				if s.db.q.CommitLease == "" {
+					return err
+				}
+				maybe = true
+			}
+		}
+		if r == nil {
+			r = s.db.newRetrier()
+		}
+		if !r.pause(ctx) {
+			if maybe {
+				return fmt.Errorf("%w; the database could not be reached again to tell whether it was applied: open the session again (refine resume) to see", err)
+			}
+			return err
+		}
+	}
+}
+
+// commit is one attempt of a commit in one transaction; atCommit tells
+// that the error came from its COMMIT, which may have applied it. maybe
+// says an earlier attempt's COMMIT failed that way.
+func (s *Store) commit(ctx context.Context, final Final, keys []string, maybe bool) (atCommit bool, err error) {
 	q, now := s.db.q, s.db.cfg.Now()
 	tx, err := s.db.drv.Begin(ctx)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer tx.Rollback(ctx)
+	// The lock order of Driver: the session row first, then the lease row.
+	if q.LockSession != "" {
+		var one int
+		if err := queryRow(ctx, tx, q.LockSession, []any{s.id}, &one); err != nil {
+			if errors.Is(err, errNoRows) {
+				return false, LostError(q.Name, s.id, "")
+			}
+			return false, fmt.Errorf("lock the session row: %w", err)
+		}
+	}
 	// Fencing: the UPDATE takes the lease row's write lock, so no takeover
 	// can slip in before COMMIT, and matches only while the lease is still
 	// this writer's. A commit is proof of life: it renews the lease too.
-	n, err := tx.Exec(ctx, q.RenewLease, nanos(now.Add(s.db.cfg.LeaseTTL)), s.id, s.token)
+	expires := nanos(now.Add(s.db.cfg.LeaseTTL))
+	var n int64
+	var seq int64
+	if q.CommitLease != "" {
+		err = queryRow(ctx, tx, q.CommitLease, []any{expires, s.id, s.token}, &seq)
+		if errors.Is(err, errNoRows) {
+			n, err = 0, nil
+		} else if err == nil {
+			n = 1
+		}
+	} else {
+		n, err = tx.Exec(ctx, q.RenewLease, expires, s.id, s.token)
+	}
 	if err != nil {
-		return fmt.Errorf("check the lease: %w", err)
+		return false, fmt.Errorf("check the lease: %w", err)
 	}
 	if n != 1 {
 		var holder string
 		var expires int64
 		_ = queryRow(ctx, tx, q.ReadLease, []any{s.id}, &holder, &expires)
-		return LostError(q.Name, s.id, holder)
+		if maybe {
+			return false, MaybeLostError(q.Name, s.id, holder)
+		}
+		return false, LostError(q.Name, s.id, holder)
+	}
+	if q.CommitLease != "" {
+		switch {
+		case seq == s.seq+1:
+		case maybe && seq == s.seq+2:
+			// The earlier attempt landed; this one changes nothing.
+			s.seq++
+			return false, nil
+		default:
+			return false, fmt.Errorf("check the lease: commit sequence %d, want %d: another process commits with this writer's lease token; open the session again", seq, s.seq+1)
+		}
 	}
 	if err := CheckFolders(ctx, final, q.Lookup(tx, s.id)); err != nil {
-		return err
+		return false, err
 	}
 	stmts := make([]Stmt, 0, len(keys)+1)
 	for _, k := range keys {
@@ -195,14 +291,20 @@ func (s *Store) commit(ctx context.Context, final Final, keys []string) error {
 	}
 	stmts = append(stmts, s.rowUpdate(final, now))
 	if err := tx.Batch(ctx, stmts); err != nil {
-		return err
+		return false, err
 	}
 	if s.testHook != nil {
 		if err := s.testHook(ctx, tx); err != nil {
-			return err
+			return false, err
 		}
 	}
-	return tx.Commit(ctx)
+	if err := tx.Commit(ctx); err != nil {
+		return true, err
+	}
+	if q.CommitLease != "" {
+		s.seq = seq
+	}
+	return false, nil
 }
 
 // rowUpdate keeps the session row's summary columns in step with its
@@ -247,11 +349,16 @@ func (s *Store) startHeartbeat() {
 			case <-s.stop:
 				return
 			case <-tick:
-				// A failed renewal (a busy database, a dropped connection)
-				// is retried at the next tick; a lease taken over meanwhile
-				// shows at the next commit.
+				// A renewal only moves the expiry on, so it is retried on a
+				// broken connection within a third of the lease; one that
+				// still fails (a busy database) is tried again at the next
+				// tick, and a lease taken over meanwhile shows at the next
+				// commit.
 				ctx, cancel := context.WithTimeout(context.Background(), s.db.cfg.LeaseTTL/3)
-				_, err := s.db.drv.Exec(ctx, s.db.q.RenewLease, nanos(s.db.cfg.Now().Add(s.db.cfg.LeaseTTL)), s.id, s.token)
+				err := s.db.read(ctx, func(ctx context.Context) error {
+					_, err := s.db.drv.Exec(ctx, s.db.q.RenewLease, nanos(s.db.cfg.Now().Add(s.db.cfg.LeaseTTL)), s.id, s.token)
+					return err
+				})
 				cancel()
 				if beat != nil {
 					beat(err)
@@ -288,6 +395,8 @@ func (s *Store) Close() error {
 func (s *Store) release() error {
 	ctx, cancel := context.WithTimeout(context.Background(), s.db.cfg.ReleaseTimeout)
 	defer cancel()
-	_, err := s.db.drv.Exec(ctx, s.db.q.ReleaseLease, s.id, s.token)
-	return err
+	return s.db.read(ctx, func(ctx context.Context) error { // deleting it twice is harmless
+		_, err := s.db.drv.Exec(ctx, s.db.q.ReleaseLease, s.id, s.token)
+		return err
+	})
 }

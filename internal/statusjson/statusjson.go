@@ -4,11 +4,11 @@
 package statusjson
 
 import (
-	"encoding/json"
 	"io"
 
 	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/convergence"
+	"github.com/refine-spec/refine/internal/termtext"
 )
 
 // Status is the document. Round is the last round played; Outcome is
@@ -161,9 +161,9 @@ func TakesText(q refine.Question, key string) bool {
 	return false
 }
 
-// Write writes st's document to w, indented, with a final newline.
+// Write writes st's document to w, indented, with a final newline, and
+// every character a terminal would obey written as a \u escape (the
+// escape policy of text output, termtext).
 func Write(w io.Writer, st refine.Status) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(From(st))
+	return termtext.WriteJSON(w, From(st))
 }

@@ -49,3 +49,30 @@ func TestPendingAndHistory(t *testing.T) {
 		t.Errorf("history %+v", h)
 	}
 }
+
+// Text from a model or a gaps file reaches the document with the
+// characters a terminal obeys written as \u escapes, as text output
+// escapes them (issue #24: U+009B, U+202E and DEL passed through raw),
+// and decodes to the same text.
+func TestWriteEscapesWhatTerminalsObey(t *testing.T) {
+	const evil = "a\u009b2Jb\u202ec\x7fd"
+	st := refine.Status{Outcome: refine.StatusPaused,
+		Gaps:    []refine.GapStatus{{ID: "GAP-A-001", Title: evil, Severity: gap.High, State: gap.Open}},
+		Pending: []refine.Question{{ID: "q1", Kind: refine.KindConflict, Title: evil, Body: evil}}}
+	var buf bytes.Buffer
+	if err := Write(&buf, st); err != nil {
+		t.Fatal(err)
+	}
+	for _, raw := range []string{"\u009b", "\u202e", "\x7f"} {
+		if bytes.Contains(buf.Bytes(), []byte(raw)) {
+			t.Errorf("status JSON has %q raw", raw)
+		}
+	}
+	var got Status
+	if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Gaps[0].Title != evil || got.Pending[0].Body != evil {
+		t.Errorf("decoded %q, %q; want %q", got.Gaps[0].Title, got.Pending[0].Body, evil)
+	}
+}

@@ -149,7 +149,9 @@ import (
 )
 
 // ErrReadOnly is returned by Commit on a Store opened with OpenReadOnly.
-var ErrReadOnly = errors.New("store is read-only")
+// It is refine.ErrReadOnly, so that a caller holding any refine.Store
+// matches it as it does every other Store's read-only views.
+var ErrReadOnly = refine.ErrReadOnly
 
 // The store's own names in the session folder. refine.ValidKey refuses
 // every name starting with ".refine", so no key can reach them;

@@ -355,8 +355,8 @@ func TestReadOnly(t *testing.T) {
 		t.Errorf("read-only List = %q, %v", keys, err)
 	}
 	err = ro.Commit(ctx, refine.Put("state.json", []byte("v3")))
-	if !errors.Is(err, fs.ErrReadOnly) {
-		t.Errorf("read-only Commit error = %v, want ErrReadOnly", err)
+	if !errors.Is(err, fs.ErrReadOnly) || !errors.Is(err, refine.ErrReadOnly) {
+		t.Errorf("read-only Commit error = %v, want fs.ErrReadOnly and refine.ErrReadOnly (#24)", err)
 	}
 	if got, _ := w.Get(ctx, "state.json"); string(got) != "v2" {
 		t.Errorf("a rejected read-only commit changed state.json to %q", got)

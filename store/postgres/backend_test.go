@@ -24,9 +24,9 @@ func TestTwoWritersLeaseAndFencing(t *testing.T) {
 
 // withAdmin opens a writer on a new session of a fresh database and a
 // connection of its own to that database, to break the writer's.
-func withAdmin(t *testing.T) (dsn string, admin *pgx.Conn, id string, st refine.Store) {
-	dsn = pgtest.Database(t)
-	db := open(t, dsn, postgres.Config{})
+func withAdmin(t *testing.T) (db *postgres.DB, admin *pgx.Conn, id string, st refine.Store) {
+	dsn := pgtest.Database(t)
+	db = open(t, dsn, postgres.Config{})
 	admin, err := pgx.Connect(t.Context(), dsn)
 	if err != nil {
 		t.Fatal(err)
@@ -36,63 +36,7 @@ func withAdmin(t *testing.T) (dsn string, admin *pgx.Conn, id string, st refine.
 	if err != nil {
 		t.Fatal(err)
 	}
-	return dsn, admin, id, st
-}
-
-// A connection terminated by the server in the middle of a commit
-// (pg_terminate_backend, as when a network drops or a DBA kills it) fails
-// that commit clearly and applies none of it; the next commit runs on a
-// new connection and the session goes on.
-func TestConnectionDroppedMidCommit(t *testing.T) {
-	_, admin, id, st := withAdmin(t)
-	ctx := t.Context()
-	sqlkvtest.MustCommit(t, st, refine.Put("a", []byte("1")), refine.Put("b", []byte("1")))
-	postgres.SetCommitHook(st.(*postgres.Store), func(ctx context.Context, tx pgx.Tx) error {
-		var pid int
-		if err := tx.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&pid); err != nil {
-			return err
-		}
-		_, err := admin.Exec(ctx, `SELECT pg_terminate_backend($1)`, pid)
-		return err
-	})
-	err := st.Commit(ctx, refine.Put("a", []byte("2")), refine.Put("b", []byte("2")))
-	if err == nil || !strings.Contains(err.Error(), "commit to session "+id) {
-		t.Fatalf("commit on a terminated connection: error = %v, want one naming the session", err)
-	}
-	postgres.SetCommitHook(st.(*postgres.Store), nil)
-	if got := sqlkvtest.MustGet(t, st, "a") + sqlkvtest.MustGet(t, st, "b"); got != "11" {
-		t.Errorf("after the dropped commit a+b = %q, want 11 (nothing applied)", got)
-	}
-	sqlkvtest.MustCommit(t, st, refine.Put("a", []byte("3")), refine.Put("b", []byte("3")))
-	if got := sqlkvtest.MustGet(t, st, "a") + sqlkvtest.MustGet(t, st, "b"); got != "33" {
-		t.Errorf("after resuming a+b = %q, want 33", got)
-	}
-}
-
-// Every connection of the pool dropped between commits: the lease row
-// outlives connections, so the writer keeps the session.
-func TestAllConnectionsDroppedBetweenCommits(t *testing.T) {
-	dsn, admin, id, st := withAdmin(t)
-	ctx := t.Context()
-	sqlkvtest.MustCommit(t, st, refine.Put("a", []byte("1")))
-	if _, err := admin.Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`); err != nil {
-		t.Fatal(err)
-	}
-	// The first call may land on a dead connection and fail; pgxpool then
-	// drops it, so a retry must work.
-	if err := st.Commit(ctx, refine.Put("a", []byte("2"))); err != nil {
-		if !strings.Contains(err.Error(), "commit to session "+id) {
-			t.Errorf("first commit after the drop: error = %v, want one naming the session", err)
-		}
-		sqlkvtest.MustCommit(t, st, refine.Put("a", []byte("2")))
-	}
-	if got := sqlkvtest.MustGet(t, st, "a"); got != "2" {
-		t.Errorf("a = %q, want 2", got)
-	}
-	other := open(t, dsn, postgres.Config{Holder: "other"})
-	if _, err := other.Session(ctx, id); !errors.Is(err, refine.ErrLocked) {
-		t.Errorf("Session by another writer after the drop: error = %v, want ErrLocked", err)
-	}
+	return db, admin, id, st
 }
 
 // Processes opening a new database at once all succeed: the advisory lock

@@ -6,13 +6,19 @@ import (
 	"github.com/refine-spec/refine/internal/sqlkv"
 )
 
-// dialect is this package's SQL. Row locks (FOR SHARE, FOR UPDATE, the
-// lease UPDATE) keep concurrent writers on other machines apart.
+// dialect is this package's SQL. Row locks keep concurrent writers on
+// other machines apart, always taken in the order sqlkv.Driver documents:
+// the session row (FOR KEY SHARE to open, FOR NO KEY UPDATE to commit,
+// FOR UPDATE to delete), then the lease row, then the entries, so no two
+// transactions wait for each other in a circle. FOR KEY SHARE, which
+// opening takes, does not conflict with a commit's FOR NO KEY UPDATE, so
+// refine status and resume do not hold up a running session's commits.
 func dialect() *sqlkv.Dialect {
 	return &sqlkv.Dialect{
 		Name:             "postgres",
 		SessionExists:    `SELECT 1 FROM refine_sessions WHERE id = $1`,
-		SessionForWrite:  `SELECT 1 FROM refine_sessions WHERE id = $1 FOR SHARE`,
+		SessionForWrite:  `SELECT 1 FROM refine_sessions WHERE id = $1 FOR KEY SHARE`,
+		LockSession:      `SELECT 1 FROM refine_sessions WHERE id = $1 FOR NO KEY UPDATE`,
 		SessionForDelete: `SELECT 1 FROM refine_sessions WHERE id = $1 FOR UPDATE`,
 		InsertSession:    `INSERT INTO refine_sessions (id, created_at, updated_at) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING`,
 		// Entries and lease go with the session row (ON DELETE CASCADE).
@@ -25,9 +31,11 @@ func dialect() *sqlkv.Dialect {
 		// The row lock of the upsert makes taking the lease atomic across
 		// processes.
 		TakeLease: `INSERT INTO refine_leases (session_id, holder, token, expires_at) VALUES ($1, $2, $3, $4)
-			ON CONFLICT (session_id) DO UPDATE SET holder = EXCLUDED.holder, token = EXCLUDED.token, expires_at = EXCLUDED.expires_at
-			WHERE refine_leases.expires_at <= $5
+			ON CONFLICT (session_id) DO UPDATE SET holder = EXCLUDED.holder, token = EXCLUDED.token, expires_at = EXCLUDED.expires_at, seq = 0
+			WHERE refine_leases.expires_at <= $5 OR refine_leases.token = $3
 			RETURNING token`,
+		CommitLease:        `UPDATE refine_leases SET expires_at = $1, seq = seq + 1 WHERE session_id = $2 AND token = $3 RETURNING seq`,
+		ReadToken:          `SELECT token FROM refine_leases WHERE session_id = $1`,
 		ReadLease:          `SELECT holder, expires_at FROM refine_leases WHERE session_id = $1`,
 		ReadLeaseForDelete: `SELECT holder, expires_at FROM refine_leases WHERE session_id = $1 FOR UPDATE`,
 		RenewLease:         `UPDATE refine_leases SET expires_at = $1 WHERE session_id = $2 AND token = $3`,

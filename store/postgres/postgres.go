@@ -20,6 +20,28 @@
 // applying nothing. Lease times come from the writers' clocks, so hosts
 // sharing a database need clocks within a small part of the lease (NTP).
 //
+// # Locks, timeouts and reconnecting
+//
+// Every transaction takes its row locks in one order: the session row,
+// then the lease row, then the entries (see dialect.go), so a running
+// session and refine status or resume next to it cannot deadlock. Each
+// connection sets idle_in_transaction_session_timeout to half the lease
+// and lock_timeout to a quarter of it (unless the DSN sets them): a
+// writer stopped inside a commit loses that transaction, and its row
+// locks, before its lease runs out, so another writer takes the session
+// over once the lease has expired and the stopped writer's late commit is
+// refused with refine.ErrLocked; a statement waiting on such a lock fails
+// instead of hanging, and opening the session then reports it locked.
+//
+// The pool replaces broken connections and checks idle ones. Reads retry
+// on a broken connection; a commit is retried when it failed before its
+// COMMIT or the server aborted it, and when its COMMIT failed on a broken
+// connection it is retried only once the lease row's commit counter,
+// read under the row's lock in the retry's own transaction, shows it was
+// not applied (if it was, the commit is done). Retries go on for up to
+// Config.Reconnect, so a server restart or a terminated connection does
+// not end a run.
+//
 // # Listing
 //
 // A session's summary record (refine.SummaryKey, session.json) is copied
@@ -37,8 +59,10 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/internal/sqlkv"
@@ -55,6 +79,15 @@ type Config struct {
 	// Heartbeat is how often an open writer renews its lease. Default
 	// LeaseTTL/3; negative turns renewal off (tests drive expiry with Now).
 	Heartbeat time.Duration
+	// Reconnect is how long a read or a commit keeps retrying after a
+	// broken connection (the server restarting, a dropped network) or a
+	// transaction the server aborted, before it fails. Default LeaseTTL.
+	Reconnect time.Duration
+	// AttemptTimeout bounds one read, or one commit's transaction: an
+	// attempt still waiting past it counts as a broken connection (a
+	// network that drops packets silently, a half-open TCP connection) and
+	// is retried on a new one. Default LeaseTTL; negative: no bound.
+	AttemptTimeout time.Duration
 	// Now is the clock for lease expiry and session times. Default
 	// time.Now.
 	Now func() time.Time
@@ -66,6 +99,8 @@ type Config struct {
 // Validate reports a Config that cannot work.
 func (c Config) Validate() error {
 	switch {
+	case c.Reconnect < 0:
+		return fmt.Errorf("postgres: config: Reconnect %v is negative", c.Reconnect)
 	case c.LeaseTTL < 0:
 		return fmt.Errorf("postgres: config: LeaseTTL %v is negative", c.LeaseTTL)
 	case c.Heartbeat > 0 && c.LeaseTTL > 0 && c.Heartbeat >= c.LeaseTTL:
@@ -76,7 +111,10 @@ func (c Config) Validate() error {
 
 // DB is a refine.Backend in one PostgreSQL database. It is safe for
 // concurrent use; Close it when done.
-type DB struct{ kv *sqlkv.DB }
+type DB struct {
+	kv  *sqlkv.DB
+	drv *pool
+}
 
 var (
 	_ refine.Backend      = (*DB)(nil)
@@ -89,18 +127,74 @@ func Open(ctx context.Context, dsn string, cfg Config) (*DB, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	p, err := pgxpool.New(ctx, dsn)
+	pc, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: open: %w; check the postgres:// URL", err)
 	}
-	if err := sqlkv.Migrate(ctx, pool{p}, "postgres: open", migrations, lockMigration); err != nil {
+	tuneConnections(pc, cfg.LeaseTTL)
+	p, err := pgxpool.NewWithConfig(ctx, pc)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: open: %w; check the postgres:// URL", err)
+	}
+	drv := &pool{p: p}
+	if err := sqlkv.Migrate(ctx, drv, "postgres: open", migrations, lockMigration); err != nil {
 		p.Close()
 		return nil, err
 	}
-	kv := sqlkv.New(pool{p}, dialect(), sqlkv.Settings{
-		Holder: cfg.Holder, LeaseTTL: cfg.LeaseTTL, Heartbeat: cfg.Heartbeat, Now: cfg.Now, NewID: cfg.NewID,
+	kv := sqlkv.New(drv, dialect(), sqlkv.Settings{
+		Holder: cfg.Holder, LeaseTTL: cfg.LeaseTTL, Heartbeat: cfg.Heartbeat, Reconnect: cfg.Reconnect,
+		AttemptTimeout: cfg.AttemptTimeout, Now: cfg.Now, NewID: cfg.NewID,
 	}, func(s *sqlkv.Store) refine.Store { return &Store{s} })
-	return &DB{kv}, nil
+	return &DB{kv: kv, drv: drv}, nil
+}
+
+// defaultLeaseTTL is sqlkv's default lease.
+const defaultLeaseTTL = 30 * time.Second
+
+// tuneConnections ties the server's timeouts on every connection to the
+// lease ttl (0: the default), unless the DSN sets them itself:
+// idle_in_transaction_session_timeout ends, and rolls back, a transaction
+// whose writer stopped inside it (SIGSTOP, a frozen VM) after half a
+// lease, releasing its row locks, so a new writer can take the session
+// over once the lease expires and the stopped writer's late COMMIT is
+// refused; lock_timeout makes a statement waiting on such a lock fail
+// after a quarter lease instead of hanging (opening the session then
+// reports it locked). They are set with SET once a connection is made
+// rather than as startup parameters, which connection poolers such as
+// PgBouncer refuse. Idle connections are checked every third of a lease,
+// at most every minute, and connecting gives up after a third of a lease
+// (at least a second) unless the DSN sets connect_timeout.
+func tuneConnections(pc *pgxpool.Config, ttl time.Duration) {
+	if ttl == 0 {
+		ttl = defaultLeaseTTL
+	}
+	var set []string
+	for _, p := range []struct {
+		name string
+		d    time.Duration
+	}{
+		{"idle_in_transaction_session_timeout", ttl / 2},
+		{"lock_timeout", ttl / 4},
+	} {
+		if _, ok := pc.ConnConfig.RuntimeParams[p.name]; !ok {
+			set = append(set, fmt.Sprintf("SET %s = %d", p.name, max(p.d.Milliseconds(), 1)))
+		}
+	}
+	if len(set) > 0 {
+		stmt := strings.Join(set, "; ")
+		pc.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
+			if _, err := c.Exec(ctx, stmt); err != nil {
+				return fmt.Errorf("set the lease's timeouts: %w", err)
+			}
+			return nil
+		}
+	}
+	pc.HealthCheckPeriod = min(max(ttl/3, time.Second), time.Minute)
+	if pc.ConnConfig.ConnectTimeout == 0 {
+		// A connection attempt into a network that drops packets would
+		// otherwise hold a slot of the pool for good.
+		pc.ConnConfig.ConnectTimeout = max(ttl/3, time.Second)
+	}
 }
 
 // Create starts a new, empty session under a fresh ID and returns its
@@ -166,6 +260,9 @@ var migrations = []string{
 		token      TEXT NOT NULL,
 		expires_at BIGINT NOT NULL
 	);`,
+	// Version 2 counts each lease's commits, so a writer whose COMMIT
+	// failed on a broken connection can tell whether it was applied.
+	`ALTER TABLE refine_leases ADD COLUMN seq BIGINT NOT NULL DEFAULT 0;`,
 }
 
 // SchemaVersion is the schema version this package writes.
@@ -174,6 +271,11 @@ var SchemaVersion = len(migrations)
 // lockMigration serializes migrations across processes; the lock is
 // released at COMMIT.
 func lockMigration(ctx context.Context, tx sqlkv.Tx) error {
+	// Opening waits for another process's migration however long it
+	// takes, rather than lock_timeout.
+	if _, err := tx.Exec(ctx, `SET LOCAL lock_timeout = 0`); err != nil {
+		return fmt.Errorf("postgres: open: %w", err)
+	}
 	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(migrateLock)); err != nil {
 		return fmt.Errorf("postgres: open: lock for migration: %w", err)
 	}

@@ -31,9 +31,10 @@ func (s *Store) List(ctx context.Context, prefix string) ([]string, error) {
 
 // Commit applies ops in one transaction, all or nothing. It fails with
 // refine.ErrReadOnly on a view, and with refine.ErrLocked, applying
-// nothing, if this writer's lease was taken over. After a dropped
-// connection the commit fails and applies nothing; the next one runs on
-// a new connection.
+// nothing, if this writer's lease was taken over. A broken connection
+// (terminated, the server restarting) does not fail it: it runs again on
+// a new connection for up to Config.Reconnect, and is applied once, also
+// when the first COMMIT landed but its reply was lost.
 func (s *Store) Commit(ctx context.Context, ops ...refine.Op) error { return s.kv.Commit(ctx, ops...) }
 
 // Close ends a writer's heartbeat and gives up its lease; on a view it
