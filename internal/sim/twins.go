@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -72,7 +71,7 @@ func (s *simulation) cleanTwin(ctx context.Context, main *branch) {
 
 // folder is a session's store without its journal (journal/ and
 // snapshots/, which record how the state was reached, not what it is),
-// with state.json's journal position left out.
+// with the state files' journal position left out.
 func folder(m map[string]string) map[string]string {
 	out := make(map[string]string, len(m))
 	for k, v := range m {
@@ -80,14 +79,27 @@ func folder(m map[string]string) map[string]string {
 			continue
 		}
 		if strings.HasPrefix(k, "state") && strings.HasSuffix(k, ".json") {
-			v = journalSeq.ReplaceAllString(v, "")
+			v = withoutPosition(v)
 		}
 		out[k] = v
 	}
 	return out
 }
 
-var journalSeq = regexp.MustCompile(`"journal_seq":\d+,?`)
+// withoutPosition drops from a state file what depends on how many
+// commits made it (its journal position, and the size and checksum that
+// cover it).
+func withoutPosition(v string) string {
+	var m map[string]json.RawMessage
+	if json.Unmarshal([]byte(v), &m) != nil {
+		return v
+	}
+	delete(m, "journal_seq")
+	delete(m, "size")
+	delete(m, "checksum")
+	b, _ := json.Marshal(m)
+	return string(b)
+}
 
 // jsonDiff names the top-level fields of two JSON objects that differ,
 // with both values shortened.
