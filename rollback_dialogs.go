@@ -162,18 +162,15 @@ func (s *Session) flowExecute(ctx context.Context, f *rollbackFlow, x rollbackEx
 	}
 	x.RootCause = f.RootCause
 	decisions := f.Decisions
-	rep, err := s.execRollback(ctx, x)
-	if err != nil {
-		return rep, err
-	}
 	if len(decisions) > 0 {
-		f.Decisions = decisions
-		s.fileFlowDecisions(f)
-		if err := s.commit(ctx); err != nil {
-			return rep, fmt.Errorf("rollback: %w", err)
+		// Filed in the rollback's commit: a crash cannot keep the
+		// rollback and lose what the dialogs decided.
+		x.File = func() {
+			f.Decisions = decisions
+			s.fileFlowDecisions(f)
 		}
 	}
-	return rep, nil
+	return s.execRollback(ctx, x)
 }
 
 // flowCancel ends the flow without a rollback and lets what triggered it
