@@ -119,14 +119,14 @@ func (s *Session) planAttempt(ctx context.Context, role RoleName, part string, k
 	if part != "" {
 		where = fmt.Sprintf("round %d %s (%s) attempt %d", cur.N, role, part, k)
 	}
-	msgs, ex, err := s.buildPrompt(ctx, role, k, gaps, prev, rp.Context)
+	msgs, stable, ex, err := s.buildPrompt(ctx, role, k, gaps, prev, rp.Context)
 	if err != nil {
 		return attemptPlan{}, fmt.Errorf("%s: build prompt: %w", where, err)
 	}
 	promptKey, respKey := attemptKeys(cur.N, role, part, k)
 	plan := attemptPlan{role: role, part: part, k: k, where: where, msgs: msgs, example: ex, started: s.now()}
 	plan.req = Request{Role: role, Round: cur.N, Attempt: k, Call: s.st.Usage.callIndex(role, respKey),
-		Gaps: slices.Clone(gaps), Messages: msgs, MaxTokens: s.cfg.MaxTokens}
+		Gaps: slices.Clone(gaps), Messages: msgs, MaxTokens: s.cfg.MaxTokens, Stable: stable}
 	if b, err := s.get(ctx, respKey); err == nil {
 		// A journaled response from before a crash or pause: never pay twice.
 		c := string(b)

@@ -55,6 +55,14 @@ type Config struct {
 	// (nil: defaults). They execute with a PromptData.
 	EngineerTemplate *template.Template
 	ReviewerTemplate *template.Template
+	// ExcerptPrompts selects the compact prompt layout of refine before
+	// #28: one system message, and in the user message only the spec
+	// sections that mention the call's gaps and the last 10 decisions.
+	// It suits backends without prompt caching and with small context
+	// windows. The default carries the whole spec (up to half of
+	// PromptBudget) and every decision in a stable prefix that providers
+	// cache (see Request.Stable and PromptData).
+	ExcerptPrompts bool
 	// CanonicalEngineer and CanonicalReviewer override the Tier 1 canonical
 	// examples otherwise extracted from Spec.
 	CanonicalEngineer string
@@ -168,6 +176,37 @@ type BackendInfo struct {
 	// Source is where replayed or recorded outputs live (a folder), when
 	// the backend has one.
 	Source string `json:"source,omitempty"`
+	// EngineerKind and ReviewerKind name a role's provider when it is not
+	// Kind (--engineer anthropic:MODEL --reviewer openai:MODEL); empty:
+	// Kind. EngineerBaseURL and ReviewerBaseURL are a role's endpoint when
+	// it is not BaseURL.
+	EngineerKind    string `json:"engineer_kind,omitempty"`
+	ReviewerKind    string `json:"reviewer_kind,omitempty"`
+	EngineerBaseURL string `json:"engineer_base_url,omitempty"`
+	ReviewerBaseURL string `json:"reviewer_base_url,omitempty"`
+}
+
+// RoleBackend is the provider, model and endpoint of one role.
+type RoleBackend struct {
+	Kind, Model, BaseURL string
+}
+
+// Role returns the provider, model and endpoint of role: its own fields
+// where set, else the shared ones.
+func (b BackendInfo) Role(role RoleName) RoleBackend {
+	rb := RoleBackend{Kind: b.Kind, Model: b.EngineerModel, BaseURL: b.BaseURL}
+	kind, url := b.EngineerKind, b.EngineerBaseURL
+	if role == Reviewer {
+		rb.Model = b.ReviewerModel
+		kind, url = b.ReviewerKind, b.ReviewerBaseURL
+	}
+	if kind != "" {
+		rb.Kind = kind
+	}
+	if url != "" {
+		rb.BaseURL = url
+	}
+	return rb
 }
 
 // DefaultConfig returns a Config with every threshold at the spec's default

@@ -398,3 +398,39 @@ func TestRepeatedRollbackDefaultIsRecommended(t *testing.T) {
 	}
 	answerLater(t, cfg, "", "")
 }
+
+// A rollback requested while another question waits (found by the
+// simulator, seed 14): the rollback's question is the only one pending, so
+// the answer given reaches it; the other question comes back if it still
+// applies.
+func TestRollbackWhileAQuestionWaits(t *testing.T) {
+	ctx := context.Background()
+	eng, rev := approvingRoles()
+	gaps := []gap.Gap{{ID: "GAP-TEST-001", Title: "first", Severity: gap.High}, {ID: "GAP-TEST-002", Title: "second", Severity: gap.Low},
+		{ID: "GAP-TEST-003", Title: "third", Severity: gap.Low}}
+	cfg := refinetest.Config(eng, rev, refine.DeferAsker{}, gaps...)
+	cfg.GapsPerRound = 1
+	s, err := refine.New(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := s.Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Round 1 closed the HIGH gap: the good-enough offer waits.
+	if !strings.Contains(strings.ToLower(pendingTitle(out)), "good enough") {
+		t.Fatalf("pending %v, want the good-enough offer", titles(out.Pending))
+	}
+	if _, err := s.Rollback(ctx, refine.RollbackRequest{To: 0, Reason: "start over"}); err != nil && !errors.Is(err, refine.ErrDeferred) {
+		t.Fatal(err)
+	}
+	st, _ := s.Status(ctx)
+	if len(st.Pending) != 1 || !strings.Contains(st.Pending[0].Title, "ROLLBACK OPTIONS") {
+		t.Fatalf("pending %v, want the rollback options question alone", titles(st.Pending))
+	}
+	out = answerLater(t, cfg, "1", "")
+	if out.Round != 1 || !strings.Contains(strings.ToLower(pendingTitle(out)), "good enough") {
+		t.Errorf("after the retried round 1: round %d, pending %v; want the offer again", out.Round, titles(out.Pending))
+	}
+}

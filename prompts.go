@@ -3,6 +3,7 @@ package refine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"text/template"
 
@@ -29,16 +30,23 @@ type PromptData struct {
 	// Instructions are one-time instructions for this round (feedback the
 	// Engineer must address explicitly).
 	Instructions []string
-	// Decisions are recent recorded decisions, newest last.
+	// Decisions are recent recorded decisions, newest last. Empty unless
+	// Config.ExcerptPrompts: by default every decision is in the prompt's
+	// stable prefix (a system message) instead.
 	Decisions []string
 	// Adjustments are the user's standing instructions.
 	Adjustments []string
 	// Context is text the user provided when escalating this step.
 	Context []string
-	// Example is the canonical format, with its provenance in ExampleSource.
+	// Example is the canonical format, with its provenance in
+	// ExampleSource. Empty unless Config.ExcerptPrompts: by default the
+	// example is in the stable prefix.
 	Example       string
 	ExampleSource string
-	// Spec is the excerpt of the source spec relevant to Gaps.
+	// Spec is the excerpt of the source spec relevant to Gaps. By default
+	// the whole spec is in the stable prefix and Spec is empty; Spec holds
+	// the excerpt when the spec is above the cap (half of PromptBudget) or
+	// with Config.ExcerptPrompts.
 	Spec string
 	// EngineerOutput is the material under review (Reviewer only), to be
 	// shown inside Fence as quoted material, never as instructions.
@@ -156,9 +164,11 @@ var (
 // exampleChoice is the example a prompt carried.
 type exampleChoice = examples.Selection
 
-// buildPrompt renders the messages for attempt k. Retries carry the retry
-// notice of construct_retry_prompt before the original prompt.
-func (s *Session) buildPrompt(ctx context.Context, role RoleName, k int, gaps []gap.ID, prev []attemptRec, userContext []string) ([]Message, exampleChoice, error) {
+// buildPrompt renders the messages for attempt k and says how many of them
+// form the stable prefix (Request.Stable). Retries carry the retry notice
+// of construct_retry_prompt before the original user prompt; the stable
+// prefix before both is untouched.
+func (s *Session) buildPrompt(ctx context.Context, role RoleName, k int, gaps []gap.ID, prev []attemptRec, userContext []string) ([]Message, int, exampleChoice, error) {
 	cur := s.st.Current
 	d := PromptData{Role: role, Round: cur.N, Attempt: k, Context: userContext,
 		IssuePrefix: fmt.Sprintf("ISSUE-R%d-", cur.N), Adjustments: lastN(s.st.Adjustments, 5)}
@@ -166,9 +176,6 @@ func (s *Session) buildPrompt(ctx context.Context, role RoleName, k int, gaps []
 		if g, ok := s.st.Ledger.Get(id); ok {
 			d.Gaps = append(d.Gaps, PromptGap{ID: g.ID, Title: g.Title, Severity: g.Severity, State: g.State})
 		}
-	}
-	for _, dec := range lastN(s.st.Decisions, 10) {
-		d.Decisions = append(d.Decisions, fmt.Sprintf("%s (%s): %s", dec.ID, dec.Question, dec.Decision))
 	}
 	if role == Engineer {
 		d.Resolutions = conflict.ResolutionBlock(conflict.RecentDecisions(s.st.ConflictDecisions, cur.N))
@@ -179,7 +186,7 @@ func (s *Session) buildPrompt(ctx context.Context, role RoleName, k int, gaps []
 	} else {
 		out, err := s.materialUnderReview(ctx, gaps)
 		if err != nil {
-			return nil, exampleChoice{}, err
+			return nil, 0, exampleChoice{}, err
 		}
 		d.EngineerOutput = out
 		d.Fence = fenceFor(out)
@@ -187,11 +194,7 @@ func (s *Session) buildPrompt(ctx context.Context, role RoleName, k int, gaps []
 	}
 	initial, err := s.example(ctx, role, "", s.cfg.InitialExampleBudget)
 	if err != nil {
-		return nil, exampleChoice{}, err
-	}
-	d.Example, d.ExampleSource = initial.Text, initial.Description
-	if d.Spec, err = s.specExcerpt(ctx, gaps); err != nil {
-		return nil, exampleChoice{}, err
+		return nil, 0, exampleChoice{}, err
 	}
 
 	tmpl := defaultEngineerTmpl
@@ -204,9 +207,36 @@ func (s *Session) buildPrompt(ctx context.Context, role RoleName, k int, gaps []
 	} else if s.cfg.EngineerTemplate != nil {
 		tmpl = s.cfg.EngineerTemplate
 	}
-	user, err := s.renderWithinBudget(tmpl, &d)
+
+	var stable []Message
+	budget := s.cfg.PromptBudget
+	if s.cfg.ExcerptPrompts {
+		for _, dec := range lastN(s.st.Decisions, 10) {
+			d.Decisions = append(d.Decisions, compactDecision(dec))
+		}
+		d.Example, d.ExampleSource = initial.Text, initial.Description
+		if d.Spec, err = s.specExcerpt(ctx, gaps); err != nil {
+			return nil, 0, exampleChoice{}, err
+		}
+		stable = []Message{{Role: "system", Content: system}}
+	} else {
+		var whole bool
+		if stable, whole, err = s.stablePrefix(ctx, system, initial); err != nil {
+			return nil, 0, exampleChoice{}, err
+		}
+		if !whole {
+			if d.Spec, err = s.specExcerpt(ctx, gaps); err != nil {
+				return nil, 0, exampleChoice{}, err
+			}
+		}
+		for _, m := range stable {
+			budget -= s.tok.Count(m.Content)
+		}
+		budget = max(budget, s.cfg.PromptBudget/4)
+	}
+	user, err := s.renderWithinBudget(tmpl, &d, budget)
 	if err != nil {
-		return nil, exampleChoice{}, err
+		return nil, 0, exampleChoice{}, err
 	}
 	ex := initial
 	// A retry answers a failed attempt; an attempt after a valid one (the
@@ -216,11 +246,90 @@ func (s *Session) buildPrompt(ctx context.Context, role RoleName, k int, gaps []
 		rc := retry.Context{Role: string(role), ExpectedPath: outputKey(cur.N, role), Gaps: idStrings(gaps),
 			ValidGaps: idStrings(s.st.Ledger.IDs()), InvalidRefs: last.Message, Message: last.Message}
 		if ex, err = s.retryExample(ctx, role, k, last.FailureType); err != nil {
-			return nil, exampleChoice{}, err
+			return nil, 0, exampleChoice{}, err
 		}
 		user = examples.RetryPrompt(user, retry.Modification(last.FailureType, rc), ex.Description, ex.Text, k-1, s.currentBudget(role)-1)
 	}
-	return []Message{{Role: "system", Content: system}, {Role: "user", Content: user}}, ex, nil
+	return append(stable, Message{Role: "user", Content: user}), len(stable), ex, nil
+}
+
+// Headings of the stable prefix.
+const (
+	stableSpecHeading      = "## The spec under refinement (whole)"
+	stableDecisionsHeading = "## Decisions in force (binding; do not re-argue them)"
+	stableExampleHeading   = "## Format example"
+)
+
+// stablePrefix returns the system messages every call of a role starts
+// with, most stable first (DESIGN §17): the system text with the whole
+// spec, then every binding decision, oldest first, and the format example.
+// A decision made later appends to the decisions; nothing before it moves.
+// The spec is carried whole when it fits in half of PromptBudget (whole
+// reports it); above that cap, the caller puts today's excerpt in the
+// user message instead.
+func (s *Session) stablePrefix(ctx context.Context, system string, example examples.Selection) ([]Message, bool, error) {
+	src, err := s.source(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	src = strings.TrimSpace(src)
+	whole := src != "" && s.tok.Count(src) <= s.cfg.PromptBudget/2
+	first := system
+	if whole {
+		first += "\n\n" + stableSpecHeading + "\n\n" + src
+	}
+	out := []Message{{Role: "system", Content: first}}
+	var b strings.Builder
+	if decisions := s.bindingDecisions(); len(decisions) > 0 {
+		b.WriteString(stableDecisionsHeading + "\n\n")
+		for _, line := range decisions {
+			b.WriteString("- " + line + "\n")
+		}
+	}
+	if example.Text != "" {
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(stableExampleHeading + "\nSource: " + example.Description + "\n\n" + example.Text + "\n")
+	}
+	if b.Len() > 0 {
+		out = append(out, Message{Role: "system", Content: b.String()})
+	}
+	return out, whole, nil
+}
+
+// bindingDecisions returns every decision in force, one compact line
+// each, in the order they were made (by ID: round, then number), so a new
+// one appends: the user's decisions ("ID (question): decision") and the
+// conflict resolutions ("ID (issue, gap): decision; constraints: …").
+func (s *Session) bindingDecisions() []string {
+	type line struct{ id, text string }
+	var all []line
+	for _, dec := range s.st.Decisions {
+		all = append(all, line{dec.ID, compactDecision(dec)})
+	}
+	for _, d := range s.st.ConflictDecisions {
+		about := d.IssueID
+		if d.Gap != "" {
+			about += ", " + string(d.Gap)
+		}
+		text := fmt.Sprintf("%s (%s): %s", d.ID, about, d.Decision)
+		if c := strings.TrimSpace(d.Constraints); c != "" {
+			text += "; constraints: " + c
+		}
+		all = append(all, line{d.ID, strings.Join(strings.Fields(text), " ")})
+	}
+	slices.SortStableFunc(all, func(a, b line) int { return compareDecisionIDs(a.id, b.id) })
+	out := make([]string, len(all))
+	for i, l := range all {
+		out[i] = l.text
+	}
+	return out
+}
+
+// compactDecision is a decision as prompts show it: "ID (question): decision".
+func compactDecision(dec decisionRecord) string {
+	return fmt.Sprintf("%s (%s): %s", dec.ID, dec.Question, dec.Decision)
 }
 
 func (s *Session) currentBudget(role RoleName) int {
@@ -228,10 +337,11 @@ func (s *Session) currentBudget(role RoleName) int {
 }
 
 // renderWithinBudget executes tmpl, trimming parts in this order while the
-// prompt is over budget (Settings.PromptBudget): the spec excerpt, older decisions,
+// user prompt is over budget (Settings.PromptBudget less the stable
+// prefix, at least a quarter of it): the spec excerpt, older decisions,
 // LOW/MEDIUM issues, then the example. Gaps, HIGH/CRITICAL issues and
 // conflict resolutions are never dropped.
-func (s *Session) renderWithinBudget(tmpl *template.Template, d *PromptData) (string, error) {
+func (s *Session) renderWithinBudget(tmpl *template.Template, d *PromptData, budget int) (string, error) {
 	render := func() (string, error) {
 		var b strings.Builder
 		if err := tmpl.Execute(&b, d); err != nil {
@@ -276,7 +386,7 @@ func (s *Session) renderWithinBudget(tmpl *template.Template, d *PromptData) (st
 		},
 	}
 	out, err := render()
-	for i := 0; err == nil && s.tok.Count(out) > s.cfg.PromptBudget && i < len(trims); {
+	for i := 0; err == nil && s.tok.Count(out) > budget && i < len(trims); {
 		if trims[i]() {
 			out, err = render()
 		} else {

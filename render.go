@@ -125,13 +125,45 @@ func (s *Session) renderStatus() string {
 		b.WriteString("\n" + rollbacktext.RenderHistory(st.Rollbacks, s.rollbackLimit()))
 	}
 
-	fmt.Fprintf(&b, "\n## Usage\n\n| Role | Prompt tokens | Completion tokens |\n|------|---------------|-------------------|\n")
-	for _, r := range []RoleName{Engineer, Reviewer} {
-		u := st.Usage.ByRole[string(r)]
-		fmt.Fprintf(&b, "| %s | %d | %d |\n", r.Title(), u.PromptTokens, u.CompletionTokens)
-	}
-	fmt.Fprintf(&b, "| **Total** (%d calls) | %d | %d |\n", st.Usage.Calls, st.Usage.Total.PromptTokens, st.Usage.Total.CompletionTokens)
+	renderUsage(&b, st.Usage, s.cfg.Backend)
 	return b.String()
+}
+
+// renderUsage writes the "## Usage" table: tokens by role and in total,
+// with the prompt-cache columns once the backend reported cached tokens,
+// and which provider and model play each role when the session knows.
+func renderUsage(b *strings.Builder, u usageTotals, backend BackendInfo) {
+	cached := u.Total.CachedPromptTokens > 0 || u.Total.CacheWriteTokens > 0
+	if cached {
+		b.WriteString("\n## Usage\n\n| Role | Prompt tokens | Cached (read) | Cache writes | Completion tokens |\n|------|---------------|---------------|--------------|-------------------|\n")
+	} else {
+		b.WriteString("\n## Usage\n\n| Role | Prompt tokens | Completion tokens |\n|------|---------------|-------------------|\n")
+	}
+	row := func(name string, v Usage) {
+		if cached {
+			fmt.Fprintf(b, "| %s | %d | %d | %d | %d |\n", name, v.PromptTokens, v.CachedPromptTokens, v.CacheWriteTokens, v.CompletionTokens)
+		} else {
+			fmt.Fprintf(b, "| %s | %d | %d |\n", name, v.PromptTokens, v.CompletionTokens)
+		}
+	}
+	for _, r := range []RoleName{Engineer, Reviewer} {
+		row(r.Title(), u.ByRole[string(r)])
+	}
+	row(fmt.Sprintf("**Total** (%d calls)", u.Calls), u.Total)
+	var models []string
+	for _, r := range []RoleName{Engineer, Reviewer} {
+		rb := backend.Role(r)
+		label := rb.Kind
+		if rb.Model != "" {
+			label = strings.TrimPrefix(label+":"+rb.Model, ":")
+		}
+		if label != "" {
+			models = append(models, r.Title()+": "+label)
+		}
+	}
+	if len(models) > 0 {
+		b.WriteString("\nModels: " + strings.Join(models, "; ") + "\n")
+	}
 }
 
 // statusRecentRounds is how many rounds status.md shows in its per-round

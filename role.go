@@ -54,6 +54,16 @@ type Request struct {
 	Messages []Message
 	// MaxTokens caps the completion, 0 for the backend's default.
 	MaxTokens int
+	// Stable is how many leading Messages form the prompt's stable prefix:
+	// text that is byte-identical from one call of the role to the next
+	// (system text, the whole spec, every binding decision, the format
+	// example), ordered from most to least stable. A new decision appends
+	// to it; nothing before it changes. An adapter for a provider with
+	// explicit prompt caching marks the end of Messages[Stable-1] as a
+	// cache breakpoint (the Anthropic Role does); others ignore it, and
+	// providers that cache automatically (OpenAI) profit from the order
+	// alone. 0 means no stable prefix.
+	Stable int
 }
 
 // Response is a Role's answer. Empty Content is a missing output
@@ -72,11 +82,21 @@ type Response struct {
 
 // Usage counts tokens as reported by the backend.
 type Usage struct {
+	// PromptTokens counts every input token, cached ones included.
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
+	// CachedPromptTokens are the prompt tokens the provider read from its
+	// prompt cache (OpenAI prompt_tokens_details.cached_tokens, Anthropic
+	// cache_read_input_tokens), billed at a fraction; part of PromptTokens.
+	CachedPromptTokens int `json:"cached_prompt_tokens,omitempty"`
+	// CacheWriteTokens are the prompt tokens the provider wrote to its
+	// cache on this call (Anthropic cache_creation_input_tokens), billed
+	// above the base rate; part of PromptTokens.
+	CacheWriteTokens int `json:"cache_write_tokens,omitempty"`
 }
 
 // Add returns u + v.
 func (u Usage) Add(v Usage) Usage {
-	return Usage{PromptTokens: u.PromptTokens + v.PromptTokens, CompletionTokens: u.CompletionTokens + v.CompletionTokens}
+	return Usage{PromptTokens: u.PromptTokens + v.PromptTokens, CompletionTokens: u.CompletionTokens + v.CompletionTokens,
+		CachedPromptTokens: u.CachedPromptTokens + v.CachedPromptTokens, CacheWriteTokens: u.CacheWriteTokens + v.CacheWriteTokens}
 }

@@ -104,15 +104,13 @@ func (s *Session) Rollback(ctx context.Context, req RollbackRequest) (RollbackRe
 	}
 	s.st.RollbackFlow = &rollbackFlow{Trigger: req.Trigger, Reason: req.Reason, Current: current, To: req.To, Explicit: true,
 		Adjustments: slices.Clone(req.Adjustments), Origin: originAPI}
-	// A finished session's archive-cleanup question gives way: the
-	// rollback's questions come first, and the cleanup is asked again
-	// when the session ends again.
-	for _, q := range s.st.Pending {
-		if isCleanupQuestion(q) {
-			delete(s.st.Answers, q.ID)
-		}
-	}
-	s.st.Pending = slices.DeleteFunc(s.st.Pending, isCleanupQuestion)
+	// The questions waiting give way: the rollback's dialog is the one an
+	// answer must reach (it runs first, and a pending question behind it
+	// could be answered but never taken). Each is asked again by its own
+	// step if it still applies once the rollback is done or cancelled (an
+	// escalation whose budget is still spent, the good-enough offer, the
+	// archive cleanup when the session ends again).
+	s.st.Pending, s.st.Answers = nil, nil
 	rep, err := s.driveRollback(ctx)
 	if err == nil {
 		err = s.flush(ctx)

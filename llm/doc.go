@@ -5,6 +5,9 @@
 //   - [github.com/refine-spec/refine/llm/langchain] adapts any langchaingo
 //     model (OpenAI-compatible servers, Ollama, …) and classifies its errors
 //     into transient and permanent ones;
+//   - [github.com/refine-spec/refine/llm/anthropic] talks to Anthropic's
+//     Messages API through the official SDK, with prompt-cache breakpoints
+//     where refine's prompts are stable (refine.Request.Stable);
 //   - [github.com/refine-spec/refine/llm/replay] answers from recorded files;
 //   - [github.com/refine-spec/refine/llm/record] records a live Role's
 //     answers in the layout replay reads.

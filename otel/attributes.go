@@ -41,10 +41,15 @@ const (
 	KeyGenAIFinishReasons  = attribute.Key("gen_ai.response.finish_reasons")
 	KeyGenAIInputTokens    = attribute.Key("gen_ai.usage.input_tokens")
 	KeyGenAIOutputTokens   = attribute.Key("gen_ai.usage.output_tokens")
-	KeyGenAITokenType      = attribute.Key("gen_ai.token.type")
-	KeyGenAIInputMessages  = attribute.Key("gen_ai.input.messages")
-	KeyGenAIOutputMessages = attribute.Key("gen_ai.output.messages")
-	KeyErrorType           = attribute.Key("error.type")
-	operationChat          = "chat"
-	unknownModel           = "unknown"
+	// KeyGenAICacheReadTokens and KeyGenAICacheWriteTokens are the input
+	// tokens read from and written to the provider's prompt cache (part of
+	// gen_ai.usage.input_tokens), set when the backend reports them.
+	KeyGenAICacheReadTokens  = attribute.Key("gen_ai.usage.cache_read.input_tokens")
+	KeyGenAICacheWriteTokens = attribute.Key("gen_ai.usage.cache_creation.input_tokens")
+	KeyGenAITokenType        = attribute.Key("gen_ai.token.type")
+	KeyGenAIInputMessages    = attribute.Key("gen_ai.input.messages")
+	KeyGenAIOutputMessages   = attribute.Key("gen_ai.output.messages")
+	KeyErrorType             = attribute.Key("error.type")
+	operationChat            = "chat"
+	unknownModel             = "unknown"
 )

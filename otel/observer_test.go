@@ -278,3 +278,31 @@ func TestRecordStatusFeedsGauges(t *testing.T) {
 		t.Errorf("metrics after Close: %v", got)
 	}
 }
+
+func TestCacheUsageOnTheCallSpan(t *testing.T) {
+	tm := newTelemetry(t)
+	opts := tm.options(false)
+	opts.Model, opts.Provider = "claude-test", "anthropic"
+	usage := refine.Usage{PromptTokens: 3000, CompletionTokens: 40, CachedPromptTokens: 2500, CacheWriteTokens: 300}
+	r := refineotel.WrapRole(refine.RoleFunc(func(context.Context, refine.Request) (refine.Response, error) {
+		return refine.Response{Content: "x", Usage: usage}, nil
+	}), opts)
+	plain := refineotel.WrapRole(refine.RoleFunc(func(context.Context, refine.Request) (refine.Response, error) {
+		return refine.Response{Content: "x", Usage: refine.Usage{PromptTokens: 10}}, nil
+	}), opts)
+	for _, role := range []refine.Role{r, plain} {
+		if _, err := role.Respond(context.Background(), refine.Request{Role: refine.Engineer, Stable: 2}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	spans := tm.spans.GetSpans()
+	want := map[string]string{"gen_ai.usage.input_tokens": "3000", "gen_ai.usage.cache_read.input_tokens": "2500", "gen_ai.usage.cache_creation.input_tokens": "300"}
+	for k, w := range want {
+		if got := attr(spans[0].Attributes, attribute.Key(k)); got != w {
+			t.Errorf("%s = %q, want %q", k, got, w)
+		}
+	}
+	if got := attr(spans[1].Attributes, "gen_ai.usage.cache_read.input_tokens"); got != "" {
+		t.Errorf("a call without cache usage has cache_read %q", got)
+	}
+}

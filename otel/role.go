@@ -25,7 +25,8 @@ type role struct {
 
 // WrapRole returns a Role that calls r inside a client span following the
 // OpenTelemetry GenAI conventions ("chat MODEL", gen_ai.operation.name
-// "chat", request and response model, token usage, finish reasons), a
+// "chat", request and response model, token usage with the prompt-cache
+// reads and writes when the backend reports them, finish reasons), a
 // child of the span in the call's context (the attempt span the Observer
 // started). It records the call's tokens (refine.tokens) and duration
 // (gen_ai.client.operation.duration) by role and model. A failed call sets
@@ -128,6 +129,9 @@ func (r *role) Respond(ctx context.Context, req refine.Request) (refine.Response
 		KeyGenAIInputTokens.Int(resp.Usage.PromptTokens),
 		KeyGenAIOutputTokens.Int(resp.Usage.CompletionTokens),
 	)
+	if u := resp.Usage; u.CachedPromptTokens > 0 || u.CacheWriteTokens > 0 {
+		span.SetAttributes(KeyGenAICacheReadTokens.Int(u.CachedPromptTokens), KeyGenAICacheWriteTokens.Int(u.CacheWriteTokens))
+	}
 	if resp.FinishReason != "" {
 		span.SetAttributes(KeyGenAIFinishReasons.StringSlice([]string{resp.FinishReason}))
 	}

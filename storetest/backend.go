@@ -34,6 +34,9 @@ import (
 //     (times compared with time.Time.Equal), newest Updated first.
 //   - Backends that implement refine.NamedCreator refuse an existing ID
 //     with refine.ErrSessionExists.
+//   - refine.ListSessions pages (through refine.SessionPager where the
+//     Backend has it) walk every session once, forward with Next and back
+//     with Prev, in Sessions's order.
 func TestBackend(t *testing.T, open func(t *testing.T) refine.Backend) {
 	t.Helper()
 	tests := []struct {
@@ -52,6 +55,7 @@ func TestBackend(t *testing.T, open func(t *testing.T) refine.Backend) {
 		{"CreateNamed", testBackendCreateNamed},
 		{"SessionInfo", testBackendSessionInfo},
 		{"SessionsOrder", testBackendSessionsOrder},
+		{"SessionsPages", testBackendSessionsPages},
 		{"ContextCancelled", testBackendContextCancelled},
 	}
 	for _, tc := range tests {
@@ -510,5 +514,55 @@ func testBackendContextCancelled(t *testing.T, b refine.Backend) {
 	}
 	if got := ids(sessions(t, b)); !cmp.Equal(got, []string{id}) {
 		t.Errorf("Sessions after cancelled calls = %q, want [%s]", got, id)
+	}
+}
+
+func testBackendSessionsPages(t *testing.T, b refine.Backend) {
+	ctx := t.Context()
+	base := time.Date(2030, 6, 1, 0, 0, 0, 0, time.UTC)
+	// Seven sessions, pairs sharing a time: the ID breaks ties.
+	for i := range 7 {
+		_, st := create(t, b)
+		putSummary(t, st, refine.SessionSummary{Round: i, Outcome: "RUNNING", Created: base, Updated: base.Add(time.Duration(i/2) * time.Minute)})
+		closeStore(t, st)
+	}
+	want := ids(sessions(t, b))
+	var forward []string
+	var pages []refine.SessionPage
+	req := refine.PageRequest{Limit: 3}
+	for range 10 {
+		p, err := refine.ListSessions(ctx, b, req)
+		if err != nil {
+			t.Fatalf("ListSessions(%+v): %v", req, err)
+		}
+		pages = append(pages, p)
+		forward = append(forward, ids(p.Sessions)...)
+		if p.Next == "" {
+			break
+		}
+		req = refine.PageRequest{After: p.Next, Limit: 3}
+	}
+	if diff := cmp.Diff(want, forward); diff != "" {
+		t.Errorf("pages forward against Sessions (-want +got):\n%s", diff)
+	}
+	if len(pages) != 3 || pages[0].Prev != "" {
+		t.Errorf("%d pages, first page Prev %q: want 3 pages of at most 3, none before the first", len(pages), pages[0].Prev)
+	}
+	var back []string
+	p := pages[len(pages)-1]
+	back = ids(p.Sessions)
+	for p.Prev != "" {
+		var err error
+		p, err = refine.ListSessions(ctx, b, refine.PageRequest{Before: p.Prev, Limit: 3})
+		if err != nil {
+			t.Fatalf("ListSessions(before): %v", err)
+		}
+		back = append(ids(p.Sessions), back...)
+	}
+	if diff := cmp.Diff(want, back); diff != "" {
+		t.Errorf("pages back with Prev (-want +got):\n%s", diff)
+	}
+	if _, err := refine.ListSessions(ctx, b, refine.PageRequest{After: "not a cursor"}); !errors.Is(err, refine.ErrInvalidCursor) {
+		t.Errorf("a bad cursor: %v, want refine.ErrInvalidCursor", err)
 	}
 }

@@ -62,7 +62,7 @@ func (c *cli) resumeWithoutBackend(ctx context.Context, st sessionStore, loc ses
 			if status, err := s.Status(context.WithoutCancel(ctx)); err == nil {
 				printSummary(c.stdout, status, loc.dir)
 			}
-			how := "--llm openai|ollama|replay [--replay DIR]"
+			how := "--llm openai|anthropic|ollama|replay [--replay DIR] (or --engineer and --reviewer PROVIDER:MODEL)"
 			if b := s.Settings().Backend; b.Kind != "" {
 				how = "(with the session's " + safeLine(b.Kind) + " backend, or --llm …)"
 			}

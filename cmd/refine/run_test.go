@@ -119,7 +119,7 @@ func TestRunUsageErrors(t *testing.T) {
 	}{
 		{"missing flags", []string{"run", "--spec", "x"}, "required"},
 		{"missing spec file", []string{"run", "--spec", "nope.md", "--gaps", "testdata/basic/gaps.md", "--dir", "d", "--llm", "replay"}, "nope.md"},
-		{"bad llm", []string{"run", "--spec", "testdata/basic/spec.md", "--gaps", "testdata/basic/gaps.md", "--dir", "DIR", "--llm", "gpt"}, "want openai, ollama or replay"},
+		{"bad llm", []string{"run", "--spec", "testdata/basic/spec.md", "--gaps", "testdata/basic/gaps.md", "--dir", "DIR", "--llm", "gpt"}, "want openai, anthropic, ollama or replay"},
 		{"status without session", []string{"status", "--dir", "DIR"}, "holds no session: start one with refine run"},
 		{"resume without session", []string{"resume", "--dir", "DIR", "--replay", "x"}, "holds no session"},
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -29,7 +28,8 @@ func cmdServe(ctx context.Context, c *cli, args []string) int {
 	var allowedHosts multiFlag
 	fl.Var(&allowedHosts, "allowed-host", "also answer requests for this Host, NAME or NAME:PORT: a reverse proxy's name (repeatable); others get 403")
 	var f sessionFlags
-	fl.StringVar(&f.llm, "llm", "", "backend that drives sessions: openai, ollama or replay (without it the console only shows sessions)")
+	fl.StringVar(&f.llm, "llm", "", "backend that drives sessions: openai, anthropic, ollama or replay (without it, or --engineer and --reviewer, the console only shows sessions)")
+	f.registerProviders(fl)
 	fl.StringVar(&f.model, "model", "", "model name for both roles")
 	fl.StringVar(&f.engineerModel, "engineer-model", "", "model for the Engineer (overrides --model)")
 	fl.StringVar(&f.reviewerModel, "reviewer-model", "", "model for the Reviewer (overrides --model)")
@@ -66,7 +66,7 @@ func cmdServe(ctx context.Context, c *cli, args []string) int {
 		fmt.Fprintf(c.stderr, "refine serve: --addr %s is reachable from other machines: give --token (or %s), or listen on 127.0.0.1\n", *addr, serveTokenEnv)
 		return exitUsage
 	}
-	if f.llm != "" {
+	if f.hasBackend() {
 		// Check the backend flags once, before serving.
 		if _, _, err := c.roles(&f); err != nil {
 			fmt.Fprintf(c.stderr, "refine serve: %v\n", err)
@@ -95,7 +95,7 @@ func cmdServe(ctx context.Context, c *cli, args []string) int {
 	defer ln.Close()
 	// The console answers only requests naming it (DNS rebinding).
 	cfg := web.Config{Backend: backend, Token: *token, Logger: c.storeLogger(), Addr: ln.Addr().String(), AllowedHosts: allowedHosts}
-	if f.llm != "" {
+	if f.hasBackend() {
 		f.quiet = true // progress shows in the console
 		cfg.Configure = func(ctx context.Context, id string, st refine.Store) (refine.Config, error) {
 			// Sessions start concurrently: each gets its own copy of the
@@ -108,7 +108,9 @@ func cmdServe(ctx context.Context, c *cli, args []string) int {
 			}
 			if shared != nil {
 				t := *shared
-				if err := t.instrument(&sc, f.llm, cmp.Or(f.engineerModel, f.model), cmp.Or(f.reviewerModel, f.model)); err != nil {
+				ep, em := f.roleTelemetry(refine.Engineer)
+				rp, rm := f.roleTelemetry(refine.Reviewer)
+				if err := t.instrument(&sc, ep, em, rp, rm); err != nil {
 					return sc, fmt.Errorf("session %s: telemetry: %w", id, err)
 				}
 			}
@@ -123,8 +125,8 @@ func cmdServe(ctx context.Context, c *cli, args []string) int {
 	srv := &http.Server{Handler: console, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
 		WriteTimeout: 2 * time.Minute, IdleTimeout: 2 * time.Minute}
 	mode := "showing sessions only (give --llm to answer and resume them)"
-	if f.llm != "" {
-		mode = "driving sessions with --llm " + f.llm
+	if f.hasBackend() {
+		mode = "driving sessions with " + f.describeBackend()
 	}
 	fmt.Fprintf(c.stdout, "refine serve: console at http://%s/ over %s, %s. Ctrl-C stops it.\n", ln.Addr(), *storeURL, mode)
 	errc := make(chan error, 1)

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/refine-spec/refine"
-	"github.com/refine-spec/refine/internal/llmbackend"
 	"github.com/refine-spec/refine/llm/record"
 	"github.com/refine-spec/refine/rollback"
 )
@@ -28,18 +27,22 @@ type sessionFlags struct {
 	model         string
 	engineerModel string
 	reviewerModel string
-	baseURL       string
-	replayDir     string
-	recordDir     string
-	answers       string
-	auto          bool
-	maxRounds     int
-	parallel      int
-	timeout       time.Duration
-	quiet         bool
-	retries       int
-	backoff       time.Duration
-	rollbackMode  string
+	// engineer and reviewer are --engineer/--reviewer PROVIDER:MODEL, with
+	// their own endpoints (providers.go).
+	engineer, reviewer               string
+	engineerBaseURL, reviewerBaseURL string
+	baseURL                          string
+	replayDir                        string
+	recordDir                        string
+	answers                          string
+	auto                             bool
+	maxRounds                        int
+	parallel                         int
+	timeout                          time.Duration
+	quiet                            bool
+	retries                          int
+	backoff                          time.Duration
+	rollbackMode                     string
 	// otlpEndpoint and otlpContent configure telemetry (telemetry.go);
 	// telemetry is what sessionConfig set up, closed when the command ends.
 	otlpEndpoint string
@@ -59,11 +62,12 @@ func (f *sessionFlags) register(fl *flag.FlagSet, run bool) {
 	fl.StringVar(&f.dir, "dir", "", "session folder (required unless --store)")
 	fl.StringVar(&f.store, "store", "", "store of many sessions: file:ROOT, sqlite:PATH or postgres://… (with --session)")
 	fl.StringVar(&f.session, "session", "", "session ID in --store (run: default a new session, whose ID it prints)")
-	fl.StringVar(&f.llm, "llm", "", "backend: openai, ollama or replay (run: required; resume: default replay when --replay is given)")
+	fl.StringVar(&f.llm, "llm", "", "backend of both roles: openai, anthropic, ollama or replay (run: required unless --engineer and --reviewer; resume: default replay when --replay is given)")
 	fl.StringVar(&f.model, "model", "", "model name for both roles")
 	fl.StringVar(&f.engineerModel, "engineer-model", "", "model for the Engineer (overrides --model)")
 	fl.StringVar(&f.reviewerModel, "reviewer-model", "", "model for the Reviewer (overrides --model)")
 	fl.StringVar(&f.baseURL, "base-url", "", "backend URL (OpenAI-compatible /v1 endpoint or Ollama server)")
+	f.registerProviders(fl)
 	fl.StringVar(&f.replayDir, "replay", "", "folder of engineer-NNN.md / reviewer-NNN.md responses (--llm replay)")
 	fl.StringVar(&f.recordDir, "record", "", "also write every response to this folder in the replay layout")
 	fl.StringVar(&f.answers, "answers", "", "file of answers, one per line: KEY or KEY: text")
@@ -103,14 +107,19 @@ func (f *sessionFlags) backendInfo() refine.BackendInfo {
 			src = abs
 		}
 	}
-	return refine.BackendInfo{Kind: f.llm, EngineerModel: cmp.Or(f.engineerModel, f.model), ReviewerModel: cmp.Or(f.reviewerModel, f.model),
+	b := refine.BackendInfo{Kind: f.llm, EngineerModel: cmp.Or(f.engineerModel, f.model), ReviewerModel: cmp.Or(f.reviewerModel, f.model),
 		BaseURL: f.baseURL, Source: src}
+	f.rolesInfo(&b)
+	return b
 }
 
 // fillFromSession completes the backend flags a resume did not give from
 // what the session stored when it started.
 func (f *sessionFlags) fillFromSession(b refine.BackendInfo) {
-	if f.llm == "" && f.replayDir != "" {
+	if f.engineer != "" || f.reviewer != "" {
+		return // roles named anew: only the flags given count
+	}
+	if f.llm == "" && f.replayDir != "" && b.EngineerKind == "" && b.ReviewerKind == "" {
 		f.llm = "replay"
 	}
 	if f.llm != "" && f.llm != b.Kind {
@@ -123,6 +132,7 @@ func (f *sessionFlags) fillFromSession(b refine.BackendInfo) {
 	}
 	f.baseURL = cmp.Or(f.baseURL, b.BaseURL)
 	f.replayDir = cmp.Or(f.replayDir, b.Source)
+	f.fillRolesFromSession(b)
 }
 
 // settingsFromFlags returns set with the flags given on the command line
@@ -145,7 +155,8 @@ func (f *sessionFlags) settingsFromFlags(fl *flag.FlagSet, set refine.Settings) 
 				err = fmt.Errorf("--rollback-mode: %w", perr)
 			}
 			set.RollbackMode = m
-		case "llm", "model", "engineer-model", "reviewer-model", "base-url", "replay":
+		case "llm", "model", "engineer-model", "reviewer-model", "base-url", "replay",
+			"engineer", "reviewer", "engineer-base-url", "reviewer-base-url":
 			set.Backend = f.backendInfo()
 		case "gaps-per-round":
 			set.GapsPerRound = f.gapsPerRound
@@ -173,8 +184,8 @@ func cmdRun(ctx context.Context, c *cli, args []string) int {
 	if err := fl.Parse(args); err != nil {
 		return exitUsage
 	}
-	if specFile == "" || gapsFile == "" || (f.dir == "" && f.store == "") || f.llm == "" {
-		fmt.Fprintln(c.stderr, "refine run: --spec, --gaps, --dir (or --store) and --llm are required")
+	if specFile == "" || gapsFile == "" || (f.dir == "" && f.store == "") || !f.hasBackend() {
+		fmt.Fprintln(c.stderr, "refine run: --spec, --gaps, --dir (or --store) and --llm (or --engineer and --reviewer) are required")
 		fl.Usage()
 		return exitUsage
 	}
@@ -259,11 +270,11 @@ func cmdResume(ctx context.Context, c *cli, args []string) int {
 			f.coldDir = status.Settings.ColdStorage
 		}
 	}
-	if f.llm == "" && answer != "" {
+	if !f.hasBackend() && answer != "" {
 		return c.resumeWithoutBackend(ctx, st, loc, answer)
 	}
-	if f.llm == "" {
-		fmt.Fprintln(c.stderr, "refine resume: --llm is required (or --replay DIR): the session does not say which backend it was started with")
+	if !f.hasBackend() {
+		fmt.Fprintln(c.stderr, "refine resume: --llm (or --engineer and --reviewer, or --replay DIR) is required: the session does not say which backend it was started with")
 		return exitUsage
 	}
 	cfg, code := c.sessionConfig(ctx, &f, st)
@@ -384,8 +395,11 @@ func (c *cli) sessionConfig(ctx context.Context, f *sessionFlags, st refine.Stor
 }
 
 func (c *cli) roles(f *sessionFlags) (refine.Role, refine.Role, error) {
-	return llmbackend.Choice{Kind: f.llm, ReplayDir: f.replayDir, Model: f.model, EngineerModel: f.engineerModel,
-		ReviewerModel: f.reviewerModel, BaseURL: f.baseURL, Timeout: f.timeout}.Roles(c.getenv)
+	choice, err := f.choice()
+	if err != nil {
+		return nil, nil, err
+	}
+	return choice.Roles(c.getenv)
 }
 
 func (c *cli) asker(f *sessionFlags) (refine.Asker, error) {
@@ -456,6 +470,7 @@ func printSummary(w io.Writer, st refine.Status, dir string) {
 	}
 	fmt.Fprintf(w, "  gaps: %d open, %d closed; tokens: %d prompt + %d completion in %d calls\n",
 		open, len(st.Gaps)-open, st.Usage.PromptTokens, st.Usage.CompletionTokens, st.Calls)
+	printRoles(w, st)
 	for _, g := range st.Gaps {
 		fmt.Fprintf(w, "  %-16s %-8s %-15s %s\n", g.ID, g.Severity, g.State, safeLine(g.Title))
 	}

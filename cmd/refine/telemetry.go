@@ -80,10 +80,10 @@ func newTelemetry(ctx context.Context, endpoint string, content bool, st refine.
 }
 
 // instrument wraps cfg's roles in LLM-call spans and puts the telemetry
-// Observer in front of cfg's Observer. provider names the backend
-// (gen_ai.provider.name); the models are the requested ones, "" when the
-// backend picks.
-func (t *telemetry) instrument(cfg *refine.Config, provider, engineerModel, reviewerModel string) error {
+// Observer in front of cfg's Observer. The providers name each role's
+// backend (gen_ai.provider.name); the models are the requested ones, ""
+// when the backend picks.
+func (t *telemetry) instrument(cfg *refine.Config, engineerProvider, engineerModel, reviewerProvider, reviewerModel string) error {
 	if t == nil {
 		return nil
 	}
@@ -95,10 +95,9 @@ func (t *telemetry) instrument(cfg *refine.Config, provider, engineerModel, revi
 	}
 	t.obs = obs
 	cfg.Observer = obs
-	o.Provider = provider
-	o.Model = engineerModel
+	o.Provider, o.Model = engineerProvider, engineerModel
 	cfg.Engineer = refineotel.WrapRole(cfg.Engineer, o)
-	o.Model = reviewerModel
+	o.Provider, o.Model = reviewerProvider, reviewerModel
 	cfg.Reviewer = refineotel.WrapRole(cfg.Reviewer, o)
 	return nil
 }
@@ -133,20 +132,9 @@ func (c *cli) setupTelemetry(ctx context.Context, f *sessionFlags, cfg *refine.C
 		fmt.Fprintf(c.stderr, "refine: %v\n", err)
 		return exitUsage
 	}
-	provider := f.llm
-	if provider == "replay" {
-		provider = ""
-	}
-	model := func(specific string) string {
-		if f.llm == "replay" {
-			return ""
-		}
-		if specific != "" {
-			return specific
-		}
-		return f.model
-	}
-	if err := t.instrument(cfg, provider, model(f.engineerModel), model(f.reviewerModel)); err != nil {
+	ep, em := f.roleTelemetry(refine.Engineer)
+	rp, rm := f.roleTelemetry(refine.Reviewer)
+	if err := t.instrument(cfg, ep, em, rp, rm); err != nil {
 		fmt.Fprintf(c.stderr, "refine: %v\n", err)
 		return exitUsage
 	}

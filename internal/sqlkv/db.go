@@ -1,9 +1,11 @@
 package sqlkv
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -310,7 +312,69 @@ func (d *DB) Sessions(ctx context.Context) ([]refine.SessionInfo, error) {
 }
 
 func (d *DB) listSessions(ctx context.Context) ([]refine.SessionInfo, error) {
-	rows, err := d.drv.Query(ctx, d.q.ListSessions)
+	return d.querySessions(ctx, d.q.ListSessions)
+}
+
+// SessionsPage lists one page of sessions by the index on (updated_at
+// DESC, id): a page costs the same however many sessions there are.
+func (d *DB) SessionsPage(ctx context.Context, req refine.PageRequest) (refine.SessionPage, error) {
+	req, err := req.Check()
+	if err != nil {
+		return refine.SessionPage{}, fmt.Errorf("%s: sessions: %w", d.q.Name, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return refine.SessionPage{}, fmt.Errorf("%s: sessions: %w", d.q.Name, err)
+	}
+	query, args := d.q.PageFirst, []any{req.Limit + 1}
+	cursor := cmp.Or(req.After, req.Before)
+	if cursor != "" {
+		u, id, _ := refine.ParseSessionCursor(cursor)
+		query, args = d.q.PageAfter, []any{nanos(u), nanos(u), id, req.Limit + 1}
+		if req.Before != "" {
+			query = d.q.PageBefore
+		}
+	}
+	var infos []refine.SessionInfo
+	err = d.read(ctx, func(ctx context.Context) error {
+		var err error
+		infos, err = d.querySessions(ctx, query, args...)
+		return err
+	})
+	if err != nil {
+		return refine.SessionPage{}, fmt.Errorf("%s: sessions%s: %w", d.q.Name, d.q.in(), err)
+	}
+	// One more row than the page says whether there is more that way.
+	more := len(infos) > req.Limit
+	infos = infos[:min(len(infos), req.Limit)]
+	if req.Before != "" {
+		slices.Reverse(infos)
+	}
+	page := refine.SessionPage{Sessions: infos}
+	if len(infos) == 0 {
+		return page, nil
+	}
+	first, last := refine.SessionCursor(infos[0]), refine.SessionCursor(infos[len(infos)-1])
+	switch {
+	case req.Before != "":
+		page.Next = last // what led here
+		if more {
+			page.Prev = first
+		}
+	case req.After != "":
+		page.Prev = first
+		if more {
+			page.Next = last
+		}
+	default:
+		if more {
+			page.Next = last
+		}
+	}
+	return page, nil
+}
+
+func (d *DB) querySessions(ctx context.Context, query string, args ...any) ([]refine.SessionInfo, error) {
+	rows, err := d.drv.Query(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -34,6 +34,12 @@ type Dialect struct {
 	// pending, open_gaps, activity of every session, newest activity
 	// first.
 	ListSessions string
+	// PageFirst, PageAfter and PageBefore select ListSessions's columns
+	// for one page by the index on (updated_at DESC, id): the first
+	// (limit), the one after a session (updated_at, updated_at, id,
+	// limit) and the one before it, in reverse order (updated_at,
+	// updated_at, id, limit).
+	PageFirst, PageAfter, PageBefore string
 	// TouchSession sets updated_at of a session without a summary
 	// (updated_at, id).
 	TouchSession string

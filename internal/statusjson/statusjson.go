@@ -23,6 +23,21 @@ type Status struct {
 	Rollbacks   []Rollback        `json:"rollbacks"`
 	Pending     []Pending         `json:"pending"`
 	Usage       Usage             `json:"usage"`
+	// Roles say which provider and model play each role.
+	Roles Roles `json:"roles"`
+}
+
+// Roles are the backends of the two roles.
+type Roles struct {
+	Engineer RoleBackend `json:"engineer"`
+	Reviewer RoleBackend `json:"reviewer"`
+}
+
+// RoleBackend is one role's provider ("anthropic", "openai", "ollama",
+// "replay", "" when the session does not say) and model.
+type RoleBackend struct {
+	Provider string `json:"provider"`
+	Model    string `json:"model"`
 }
 
 // Gap is one gap of the ledger with its state changes.
@@ -102,10 +117,14 @@ type Option struct {
 }
 
 // Usage is the tokens and calls spent, failed attempts included.
+// CachedPromptTokens (read from the provider's prompt cache) and
+// CacheWriteTokens (written to it) are part of PromptTokens.
 type Usage struct {
-	PromptTokens     int `json:"prompt_tokens"`
-	CompletionTokens int `json:"completion_tokens"`
-	Calls            int `json:"calls"`
+	PromptTokens       int `json:"prompt_tokens"`
+	CompletionTokens   int `json:"completion_tokens"`
+	CachedPromptTokens int `json:"cached_prompt_tokens"`
+	CacheWriteTokens   int `json:"cache_write_tokens"`
+	Calls              int `json:"calls"`
 }
 
 const timeFormat = "2006-01-02T15:04:05Z"
@@ -115,7 +134,15 @@ func From(st refine.Status) Status {
 	out := Status{
 		Round: st.Round, Outcome: string(st.Outcome),
 		Gaps: []Gap{}, Convergence: []convergence.Row{}, Decisions: []Decision{}, Conflicts: []Conflict{}, Rollbacks: []Rollback{}, Pending: []Pending{},
-		Usage: Usage{PromptTokens: st.Usage.PromptTokens, CompletionTokens: st.Usage.CompletionTokens, Calls: st.Calls},
+		Usage: Usage{PromptTokens: st.Usage.PromptTokens, CompletionTokens: st.Usage.CompletionTokens,
+			CachedPromptTokens: st.Usage.CachedPromptTokens, CacheWriteTokens: st.Usage.CacheWriteTokens, Calls: st.Calls},
+	}
+	for _, r := range []struct {
+		role refine.RoleName
+		dst  *RoleBackend
+	}{{refine.Engineer, &out.Roles.Engineer}, {refine.Reviewer, &out.Roles.Reviewer}} {
+		b := st.Settings.Backend.Role(r.role)
+		*r.dst = RoleBackend{Provider: b.Kind, Model: b.Model}
 	}
 	for _, g := range st.Gaps {
 		j := Gap{ID: string(g.ID), Title: g.Title, Severity: g.Severity.String(), State: string(g.State), History: []Transition{}}

@@ -23,7 +23,8 @@ func TestEmptyStatusHasEveryField(t *testing.T) {
 	}
 	want := map[string]any{
 		"round": 0.0, "outcome": "RUNNING", "gaps": []any{}, "convergence": []any{}, "decisions": []any{}, "conflicts": []any{},
-		"rollbacks": []any{}, "pending": []any{}, "usage": map[string]any{"prompt_tokens": 0.0, "completion_tokens": 0.0, "calls": 0.0},
+		"rollbacks": []any{}, "pending": []any{}, "usage": map[string]any{"prompt_tokens": 0.0, "completion_tokens": 0.0, "cached_prompt_tokens": 0.0, "cache_write_tokens": 0.0, "calls": 0.0},
+		"roles": map[string]any{"engineer": map[string]any{"provider": "", "model": ""}, "reviewer": map[string]any{"provider": "", "model": ""}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
@@ -74,5 +75,19 @@ func TestWriteEscapesWhatTerminalsObey(t *testing.T) {
 	}
 	if got.Gaps[0].Title != evil || got.Pending[0].Body != evil {
 		t.Errorf("decoded %q, %q; want %q", got.Gaps[0].Title, got.Pending[0].Body, evil)
+	}
+}
+
+func TestRolesAndCacheUsage(t *testing.T) {
+	st := refine.Status{Outcome: refine.StatusComplete, Calls: 4,
+		Usage: refine.Usage{PromptTokens: 9000, CompletionTokens: 800, CachedPromptTokens: 6000, CacheWriteTokens: 2000}}
+	st.Settings.Backend = refine.BackendInfo{Kind: "openai", EngineerKind: "anthropic", EngineerModel: "claude-x", ReviewerModel: "gpt-y"}
+	got := From(st)
+	want := Roles{Engineer: RoleBackend{Provider: "anthropic", Model: "claude-x"}, Reviewer: RoleBackend{Provider: "openai", Model: "gpt-y"}}
+	if diff := cmp.Diff(want, got.Roles); diff != "" {
+		t.Errorf("roles (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(Usage{PromptTokens: 9000, CompletionTokens: 800, CachedPromptTokens: 6000, CacheWriteTokens: 2000, Calls: 4}, got.Usage); diff != "" {
+		t.Errorf("usage (-want +got):\n%s", diff)
 	}
 }

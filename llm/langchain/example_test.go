@@ -28,7 +28,7 @@ func ExampleNew() {
 		Messages: []refine.Message{{Role: "system", Content: "…"}, {Role: "user", Content: "…"}},
 	})
 	fmt.Println(resp.Content, resp.Usage, err)
-	// Output: 2 messages received {12 3} <nil>
+	// Output: 2 messages received {12 3 0 0} <nil>
 }
 
 // An OpenAI-compatible server (a local one here: no API key needed) and

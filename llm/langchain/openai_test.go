@@ -505,3 +505,20 @@ func TestHostBuiltModelWithTransport(t *testing.T) {
 		t.Fatalf("without Transport: IsTransient = %v, %v; want true, 0 (err: %v)", transient, after, err)
 	}
 }
+
+func TestOpenAICachedPromptTokens(t *testing.T) {
+	base := openAIServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"id":"c","object":"chat.completion","created":1,"model":"test-model",`+
+			`"choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"ok"}}],`+
+			`"usage":{"prompt_tokens":2048,"completion_tokens":5,"total_tokens":2053,"prompt_tokens_details":{"cached_tokens":1920}}}`)
+	})
+	resp, err := newOpenAI(t, base).Respond(context.Background(), request())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := refine.Usage{PromptTokens: 2048, CompletionTokens: 5, CachedPromptTokens: 1920}
+	if diff := cmp.Diff(want, resp.Usage); diff != "" {
+		t.Errorf("usage (-want +got):\n%s", diff)
+	}
+}

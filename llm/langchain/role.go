@@ -232,13 +232,18 @@ func messages(in []refine.Message) ([]llms.MessageContent, error) {
 var (
 	promptKeys     = [...]string{"PromptTokens", "InputTokens"}
 	completionKeys = [...]string{"CompletionTokens", "OutputTokens"}
+	// cachedKeys: OpenAI's prompt_tokens_details.cached_tokens, as
+	// langchaingo's OpenAI client reports it.
+	cachedKeys = [...]string{"PromptCachedTokens"}
 )
 
-// usage extracts token counts from a choice's GenerationInfo. Counts come
+// usage extracts token counts from a choice's GenerationInfo, cached
+// prompt tokens included (OpenAI's automatic prompt caching). Counts come
 // untyped (int for OpenAI and Ollama, int32 for Google, float64 after a
 // JSON round trip); a missing or unusable count is 0.
 func usage(info map[string]any) refine.Usage {
-	return refine.Usage{PromptTokens: count(info, promptKeys[:]), CompletionTokens: count(info, completionKeys[:])}
+	return refine.Usage{PromptTokens: count(info, promptKeys[:]), CompletionTokens: count(info, completionKeys[:]),
+		CachedPromptTokens: count(info, cachedKeys[:])}
 }
 
 func count(info map[string]any, keys []string) int {

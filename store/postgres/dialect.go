@@ -25,6 +25,12 @@ func dialect() *sqlkv.Dialect {
 		DeleteSession: []string{`DELETE FROM refine_sessions WHERE id = $1`},
 		ListSessions: `SELECT id, created_at, updated_at, round, outcome, pending, open_gaps, activity
 			FROM refine_sessions ORDER BY updated_at DESC, id`,
+		PageFirst: `SELECT id, created_at, updated_at, round, outcome, pending, open_gaps, activity
+			FROM refine_sessions ORDER BY updated_at DESC, id LIMIT $1`,
+		PageAfter: `SELECT id, created_at, updated_at, round, outcome, pending, open_gaps, activity
+			FROM refine_sessions WHERE updated_at <= $1 AND (updated_at < $2 OR id > $3) ORDER BY updated_at DESC, id LIMIT $4`,
+		PageBefore: `SELECT id, created_at, updated_at, round, outcome, pending, open_gaps, activity
+			FROM refine_sessions WHERE updated_at >= $1 AND (updated_at > $2 OR id < $3) ORDER BY updated_at ASC, id DESC LIMIT $4`,
 		TouchSession: `UPDATE refine_sessions SET updated_at = $1 WHERE id = $2 AND NOT has_summary`,
 		ClearSummary: `UPDATE refine_sessions SET has_summary = FALSE, updated_at = $1, round = 0, outcome = '', pending = 0, open_gaps = '{}', activity = '' WHERE id = $2`,
 		SetSummary:   `UPDATE refine_sessions SET has_summary = TRUE, created_at = COALESCE($1, created_at), updated_at = $2, round = $3, outcome = $4, pending = $5, open_gaps = $6, activity = $7 WHERE id = $8`,

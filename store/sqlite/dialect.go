@@ -25,6 +25,12 @@ func dialect(path string) *sqlkv.Dialect {
 		},
 		ListSessions: `SELECT id, created_at, updated_at, round, outcome, pending, open_gaps, activity
 			FROM refine_sessions ORDER BY updated_at DESC, id`,
+		PageFirst: `SELECT id, created_at, updated_at, round, outcome, pending, open_gaps, activity
+			FROM refine_sessions ORDER BY updated_at DESC, id LIMIT ?`,
+		PageAfter: `SELECT id, created_at, updated_at, round, outcome, pending, open_gaps, activity
+			FROM refine_sessions WHERE updated_at <= ? AND (updated_at < ? OR id > ?) ORDER BY updated_at DESC, id LIMIT ?`,
+		PageBefore: `SELECT id, created_at, updated_at, round, outcome, pending, open_gaps, activity
+			FROM refine_sessions WHERE updated_at >= ? AND (updated_at > ? OR id < ?) ORDER BY updated_at ASC, id DESC LIMIT ?`,
 		TouchSession: `UPDATE refine_sessions SET updated_at = ? WHERE id = ? AND has_summary = 0`,
 		ClearSummary: `UPDATE refine_sessions SET has_summary = 0, updated_at = ?, round = 0, outcome = '', pending = 0, open_gaps = '{}', activity = '' WHERE id = ?`,
 		SetSummary:   `UPDATE refine_sessions SET has_summary = 1, created_at = COALESCE(?, created_at), updated_at = ?, round = ?, outcome = ?, pending = ?, open_gaps = ?, activity = ? WHERE id = ?`,

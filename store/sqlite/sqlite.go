@@ -159,6 +159,13 @@ func (d *DB) View(ctx context.Context, id string) (refine.Store, error) { return
 // columns of the session rows.
 func (d *DB) Sessions(ctx context.Context) ([]refine.SessionInfo, error) { return d.kv.Sessions(ctx) }
 
+// SessionsPage lists one page of sessions by the index on their last
+// activity (refine.SessionPager): a page costs the same at any number of
+// sessions.
+func (d *DB) SessionsPage(ctx context.Context, req refine.PageRequest) (refine.SessionPage, error) {
+	return d.kv.SessionsPage(ctx, req)
+}
+
 // Delete removes session id and everything in it. A session with a live
 // lease is refused with refine.ErrLocked.
 func (d *DB) Delete(ctx context.Context, id string) error { return d.kv.Delete(ctx, id) }

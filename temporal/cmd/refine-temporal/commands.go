@@ -120,7 +120,7 @@ func cmdWorker(ctx context.Context, args []string, e env) int {
 	if err := w.Start(); err != nil {
 		return fail(e, "worker", err)
 	}
-	fmt.Fprintf(e.stderr, "refine-temporal worker: polling task queue %q on %s (Ctrl-C stops)\n", c.taskQueue, c.address)
+	fmt.Fprintf(e.stderr, "refine-temporal worker: %s; polling task queue %q on %s (Ctrl-C stops)\n", rf.describe(), c.taskQueue, c.address)
 	if e.ready != nil {
 		e.ready()
 	}
