@@ -53,14 +53,15 @@ func TestFinishFromLimitDialogDropsOtherQuestions(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			// The second rollback hits the limit: its question waits next to the other.
+			// The second rollback hits the limit: its question waits (next to
+			// the other, before a rollback dropped the questions waiting).
 			if _, err := s.Rollback(ctx, refine.RollbackRequest{To: 0, Reason: "again"}); !errors.Is(err, refine.ErrRollbackLimit) {
 				t.Fatalf("second rollback = %v, want ErrRollbackLimit", err)
 			}
 			st, _ := s.Status(ctx)
 			i := slices.IndexFunc(st.Pending, func(q refine.Question) bool { return strings.Contains(q.ID, "rollback-limit") })
-			if i < 0 || len(st.Pending) < 2 {
-				t.Fatalf("pending %v, want the limit question and another", st.Pending)
+			if i < 0 {
+				t.Fatalf("pending %v, want the limit question", st.Pending)
 			}
 			limit := st.Pending[i]
 			k := slices.IndexFunc(limit.Options, func(o refine.Option) bool { return strings.HasPrefix(o.Label, effect) })
