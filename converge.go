@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/convergence"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/rollback"
@@ -194,35 +193,18 @@ func (s *Session) checkTermination(ctx context.Context) (bool, error) {
 	}
 }
 
-// lastReviewApproved: the last review's verdict was APPROVE, or the user
-// settled every HIGH/CRITICAL issue it raised (true before any review).
+// lastReviewApproved: the last review's verdict was APPROVE. A REVISE
+// review never completes a session, whatever was decided or deferred
+// after it (DESIGN §7): the session goes on, or ends GOOD_ENOUGH or
+// USER_APPROVED. A session that never had a review completes only when it
+// never had a gap either.
 func (s *Session) lastReviewApproved() bool {
 	for i := len(s.st.Rounds) - 1; i >= 0; i-- {
-		r := s.st.Rounds[i]
-		if r.Verdict == "" {
-			continue
+		if v := s.st.Rounds[i].Verdict; v != "" {
+			return v == string(validate.Approve)
 		}
-		if r.Verdict == string(validate.Approve) {
-			return true
-		}
-		// A REVISE review completes a session only once the user has
-		// settled each of its HIGH/CRITICAL issues (a conflict decision,
-		// a waiver); deferring the gaps it objected to does not (DESIGN §7).
-		for _, is := range s.st.Issues {
-			if is.Round == r.N && is.Severity.AtLeastHigh() && !s.issueSettled(is.ID) {
-				return false
-			}
-		}
-		return true
 	}
-	return true
-}
-
-// issueSettled reports whether a user decision settled the issue: a
-// conflict decision on it, or a decision recorded against it.
-func (s *Session) issueSettled(id string) bool {
-	return slices.ContainsFunc(s.st.ConflictDecisions, func(d conflict.Decision) bool { return d.IssueID == id }) ||
-		slices.ContainsFunc(s.st.Decisions, func(d decisionRecord) bool { return d.Issue == id })
+	return len(s.st.Ledger.Gaps) == 0
 }
 
 // finish ends the session with a terminal outcome and writes the final
