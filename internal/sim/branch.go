@@ -205,7 +205,11 @@ func (b *branch) doc(ctx context.Context) (string, error) {
 // Asker answers inside the run) or by Next (which stops at every
 // question) meet the same contexts and so decide the same.
 func (b *branch) stopRand(status refine.Status) (*rand.Rand, string) {
-	key := strings.Join(pendingIDs(status.Pending), ",") + "|" + progress(status)
+	// Not the phase nor the convergence rows: while a question is asked
+	// inside a Run, Status can still show the phase before it and miss
+	// the round's row (they are committed with the next durable point).
+	key := fmt.Sprint(strings.Join(pendingIDs(status.Pending), ","), "|", status.Round, " ", status.Calls, " ",
+		len(status.Rollbacks), " ", len(status.Decisions), " ", status.Outcome)
 	return rngOf(b.sim.sc.Seed, fmt.Sprintf("decide|%s|%d", key, b.visits[key])), key
 }
 
