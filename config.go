@@ -153,6 +153,12 @@ type Settings struct {
 	BackoffBase time.Duration `json:"backoff_base"`
 	BackoffMax  time.Duration `json:"backoff_max"`
 
+	// Integrate makes the Engineer write the refined spec (final_spec.md)
+	// when the session ends with its work kept, with a Reviewer
+	// consistency review (DESIGN §16); false keeps the appendix form: the
+	// source spec with the accepted resolutions appended (default true).
+	Integrate bool `json:"integrate"`
+
 	// Backend describes the LLM backend the session was started with, for
 	// hosts that rebuild it on resume (the CLI does). Never a secret.
 	Backend BackendInfo `json:"backend,omitzero"`
@@ -235,6 +241,7 @@ func DefaultConfig() Config {
 		TransportRetries:          5,
 		BackoffBase:               time.Second,
 		BackoffMax:                60 * time.Second,
+		Integrate:                 true,
 	}}
 }
 

@@ -226,6 +226,11 @@ func (s *Session) finish(ctx context.Context, o OutcomeStatus, reason string) er
 	if err != nil {
 		return err
 	}
+	iops, err := s.integrationStartOps(ctx) // integrate.go
+	if err != nil {
+		return err
+	}
+	ops = append(ops, iops...)
 	s.j.snapshotNext = true // a finished session's state.json is whole and current
 	if !s.st.CleanupDone {
 		// With no archive the session-end cleanup has nothing to ask: it
@@ -262,14 +267,7 @@ func (s *Session) finalOps(ctx context.Context) ([]Op, error) {
 	for _, g := range acceptedGaps {
 		accepted = append(accepted, convergence.Resolution{ID: g.ID, Title: g.Title, Text: texts[g.ID]})
 	}
-	var decisions []string
-	for _, d := range s.st.Decisions {
-		line := fmt.Sprintf("%s (round %d) %s: %s", d.ID, d.Round, d.Question, d.Decision)
-		if d.Issue != "" {
-			line = fmt.Sprintf("%s (round %d, %s) %s: %s", d.ID, d.Round, d.Issue, d.Question, d.Decision)
-		}
-		decisions = append(decisions, line)
-	}
+	decisions := s.decisionLines(nil) // user and conflict decisions (integrate.go)
 	limits := append(convergence.Limitations(&s.st.Ledger), s.extraLimitations()...)
 	src, err := s.source(ctx)
 	if err != nil {

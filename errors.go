@@ -51,6 +51,10 @@ var (
 	ErrInvalidAnswer = question.ErrInvalidAnswer
 	// ErrFinished: the session reached a terminal outcome; roll back to reopen it.
 	ErrFinished = errors.New("session already finished")
+	// ErrNoResponse: a Role has no response for a call (a replay recording
+	// or a test script ran out). A round fails on it like on any permanent
+	// Role error; the integration step falls back to the appendix form.
+	ErrNoResponse = errors.New("the role has no response for this call")
 	// ErrInvalidConfig: Config.Validate rejected a field.
 	ErrInvalidConfig = errors.New("invalid config")
 )

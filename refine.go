@@ -117,4 +117,10 @@ type Status struct {
 	// mode, the backend it was started with), as stored with it.
 	Settings  Settings
 	UpdatedAt time.Time
+	// FinalSpec is the form of final_spec.md: FinalSpecIntegrated,
+	// FinalSpecAppendix, "pending" while the integration step runs, or ""
+	// before the session ends. FinalSpecReason says why an appendix form
+	// was kept.
+	FinalSpec       string
+	FinalSpecReason string
 }

@@ -125,6 +125,7 @@ func (s *Session) renderStatus() string {
 		b.WriteString("\n" + rollbacktext.RenderHistory(st.Rollbacks, s.rollbackLimit()))
 	}
 
+	renderIntegration(&b, st.Integration) // integrate.go
 	renderUsage(&b, st.Usage, s.cfg.Backend)
 	return b.String()
 }

@@ -399,7 +399,16 @@ func (s *Session) Run(ctx context.Context) (o Outcome, err error) {
 func (s *Session) run(ctx context.Context) (Outcome, error) {
 	for {
 		if s.st.Outcome.Terminal() && s.st.RollbackFlow == nil {
-			paused, err := s.sessionEnd(ctx)
+			paused, err := s.integrate(ctx) // integrate.go, before the archive cleanup
+			if errors.Is(err, errNeedCalls) {
+				if err := s.flush(ctx); err != nil {
+					return s.failed(ctx, err)
+				}
+				return Outcome{Status: StatusRunning, Round: s.st.Round}, err
+			}
+			if err == nil && !paused {
+				paused, err = s.sessionEnd(ctx)
+			}
 			if err == nil {
 				err = s.flush(ctx)
 			}
@@ -604,6 +613,7 @@ func statusOf(s *state) Status {
 	if len(s.Settings) > 0 {
 		_ = json.Unmarshal(s.Settings, &st.Settings) // validated when stored
 	}
+	st.FinalSpec, st.FinalSpecReason = finalSpecStatus(s) // integrate.go
 	st.Outcome = s.Outcome
 	switch {
 	case len(s.Pending) > 0 && !onlyCleanupPending(s):

@@ -129,6 +129,10 @@ type state struct {
 	// HighAck records the user's acknowledgment of unresolved HIGH conflicts.
 	HighAck bool `json:"high_ack,omitempty"`
 
+	// Integration is the integration step's progress (integrate.go): set
+	// when the session ends, done once final_spec.md has its final form.
+	Integration *integrationState `json:"integration,omitempty"`
+
 	// CleanupDone records that the session-end archive question was settled.
 	CleanupDone bool `json:"cleanup_done,omitempty"`
 	// Rollbacks is the rollback history (FLOW-007); it survives rollbacks.

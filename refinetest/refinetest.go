@@ -70,7 +70,7 @@ func (r *Role) Respond(ctx context.Context, req refine.Request) (refine.Response
 		return fn(ctx, req)
 	}
 	if !ok {
-		return refine.Response{}, fmt.Errorf("refinetest: %s call %d (round %d attempt %d) has no scripted response: the script has %d", req.Role, n+1, req.Round, req.Attempt, len(r.responses))
+		return refine.Response{}, fmt.Errorf("refinetest: %s call %d (round %d attempt %d) has no scripted response: the script has %d: %w", req.Role, n+1, req.Round, req.Attempt, len(r.responses), refine.ErrNoResponse)
 	}
 	return refine.Response{Content: reply.Content, Usage: reply.Usage}, reply.Err
 }
@@ -222,8 +222,11 @@ func (s *IDs) NewID() string {
 // Config returns refine.DefaultConfig with a fresh in-memory Store, the
 // given roles and asker, a fixed Clock, sequential IDs, a fixed jitter
 // seed, a small spec and the gaps (GAP-TEST-001 at HIGH when none, so a session runs until it completes).
+// Integration is off (Settings.Integrate false): a script plays rounds, and
+// a test of the integration step turns it on and scripts its calls.
 func Config(engineer, reviewer refine.Role, asker refine.Asker, gaps ...gap.Gap) refine.Config {
 	cfg := refine.DefaultConfig()
+	cfg.Integrate = false
 	cfg.Store = memory.New()
 	cfg.Engineer, cfg.Reviewer, cfg.Asker = engineer, reviewer, asker
 	cfg.Clock = NewClock()

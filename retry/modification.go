@@ -148,6 +148,46 @@ DECIDED CONFLICT RE-ARGUED:
 The user has already decided this conflict. Implement the decision as
 recorded. Do not re-argue it and do not write a DISAGREE block for it.
 `, c.Message)
+	case "INTEGRATION_STRUCTURE":
+		return fmt.Sprintf(`
+INTEGRATED SPEC STRUCTURE CORRECTION REQUIRED:
+
+%s
+
+Write the whole specification as one markdown document:
+- Keep every "#" and "##" heading of the source spec. To remove or rename
+  one, add a Resolution Log row: | ## Old Heading | ## New Heading or — | renamed/removed: why |
+- List the open gaps under "## Known Limitations".
+- End with "## Resolution Log": the header row | Item | Section(s) | Note |,
+  the delimiter row |---|---|---|, then one row of three cells per
+  accepted gap ID and per decision ID.
+- Write the spec once: no commentary before or after it.
+
+The example below shows the required shape.
+`, c.Message)
+	case "INTEGRATION_MISSING":
+		return fmt.Sprintf(`
+INTEGRATED SPEC INCOMPLETE:
+
+%s
+
+Every accepted gap and every decision needs its own Resolution Log row,
+naming the section(s) of your spec that now hold it, exactly as their
+headings read (or — for a decision that changed no section). Every open
+gap is listed under "## Known Limitations". Merge each accepted
+resolution in full: its rules, field names, numbers and examples.
+`, c.Message)
+	case "INTEGRATION_STALE":
+		return fmt.Sprintf(`
+RESOLVED GAP STILL DESCRIBED AS OPEN:
+
+%s
+
+A resolved gap is no longer open, unspecified or TBD. Replace every
+sentence of the source that said so with what the accepted resolution
+specifies, and drop the gap's marker (GAP-…) from the body; the
+Resolution Log records where each gap went.
+`, c.Message)
 	}
 	return "Please review your output and try again."
 }
@@ -170,6 +210,12 @@ func Label(failureType string) string {
 		return "DISAGREE FORMAT CORRECTION REQUIRED"
 	case "RE_ARGUED_CONFLICT":
 		return "DECIDED CONFLICT RE-ARGUED (decision quoted)"
+	case "INTEGRATION_STRUCTURE":
+		return "INTEGRATED SPEC STRUCTURE CORRECTION REQUIRED (headings and log format)"
+	case "INTEGRATION_MISSING":
+		return "INTEGRATED SPEC INCOMPLETE (log rows and resolutions)"
+	case "INTEGRATION_STALE":
+		return "RESOLVED GAP STILL DESCRIBED AS OPEN (sentence quoted)"
 	}
 	return "generic retry notice"
 }

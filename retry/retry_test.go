@@ -21,6 +21,9 @@ func TestModificationTexts(t *testing.T) {
 		{"INCONSISTENT_REFS", []string{"INVALID REFERENCES DETECTED:", "do not exist:\nGAP-FLOW-099", "Valid gaps for this session are:\n- GAP-FLOW-001"}},
 		{"MALFORMED_DISAGREE", []string{"DISAGREE FORMAT CORRECTION REQUIRED:", "missing '**Rationale:**'", "## DISAGREE: ISSUE-R{N}-{XXX}"}},
 		{"RE_ARGUED_CONFLICT", []string{"DECIDED CONFLICT RE-ARGUED:", "Do not re-argue it"}},
+		{"INTEGRATION_STRUCTURE", []string{"INTEGRATED SPEC STRUCTURE CORRECTION REQUIRED:", "missing '**Rationale:**'", "| Item | Section(s) | Note |"}},
+		{"INTEGRATION_MISSING", []string{"INTEGRATED SPEC INCOMPLETE:", "missing '**Rationale:**'", "its own Resolution Log row"}},
+		{"INTEGRATION_STALE", []string{"RESOLVED GAP STILL DESCRIBED AS OPEN:", "missing '**Rationale:**'", "drop the gap's marker"}},
 		{"SOMETHING_ELSE", []string{"Please review your output and try again."}},
 	}
 	for _, tt := range tests {

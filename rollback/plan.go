@@ -93,7 +93,8 @@ type Plan struct {
 	// Delete lists the keys removed: the undone rounds' folders, backups of
 	// undone rounds (they describe the discarded timeline and would
 	// otherwise be offered as targets or restored later), and
-	// final_spec.md / final_summary.md of a finished session being reopened.
+	// final_spec.md / final_summary.md (with the integration step's trace
+	// and final/ folder) of a finished session being reopened.
 	Delete []string
 }
 
@@ -109,7 +110,12 @@ type RoundPlan struct {
 }
 
 // Keys written when a session terminates; a rollback reopens the session.
-var finalKeys = [...]string{"final_spec.md", "final_summary.md"}
+// The integration step's trace and its calls' journal (under final/) go
+// with them.
+var finalKeys = [...]string{"final_spec.md", "final_summary.md", "final_spec_trace.json"}
+
+// finalPrefix holds the integration step's prompts and responses.
+const finalPrefix = "final/"
 
 // PlanRollback checks a rollback request and plans it. Checks, in order:
 // the target must be in [0, Current) (ErrOutOfRange); the session must have
@@ -167,7 +173,7 @@ func PlanRollback(req Request) (Plan, error) {
 		if _, n, ok := ParseBackupKey(k); ok && n > req.To {
 			p.Delete = append(p.Delete, k)
 		}
-		if slices.Contains(finalKeys[:], k) {
+		if slices.Contains(finalKeys[:], k) || strings.HasPrefix(k, finalPrefix) {
 			p.Delete = append(p.Delete, k)
 		}
 	}

@@ -181,11 +181,14 @@ func TestPlanAttemptNumbers(t *testing.T) {
 func TestPlanDeletesUndoneTimeline(t *testing.T) {
 	s := session(t, 8)
 	s["final_summary.md"] = []byte("done")
+	s["final_spec_trace.json"] = []byte("{}")
+	s["final/attempts/engineer-1.md"] = []byte("# Spec v1.0")
 	p, err := PlanRollback(Request{Current: 8, To: 6, Keys: s.keys()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{"round_007/engineer.md", "round_008/reviewer.md", "status_backup_round_7.md", "state_backup_round_7.json", "final_summary.md"} {
+	for _, k := range []string{"round_007/engineer.md", "round_008/reviewer.md", "status_backup_round_7.md", "state_backup_round_7.json", "final_summary.md",
+		"final_spec_trace.json", "final/attempts/engineer-1.md"} {
 		if !strings.Contains(strings.Join(p.Delete, " "), k) {
 			t.Errorf("plan does not delete %s: %v", k, p.Delete)
 		}

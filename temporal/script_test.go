@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/refinetest"
+	"github.com/refine-spec/refine/validate"
 )
 
 // script is a scripted pair of roles for the workflow tests: the Engineer
@@ -51,6 +53,11 @@ func (s *script) Respond(ctx context.Context, req refine.Request) (refine.Respon
 	}
 	s.completed[key]++
 	s.reqs = append(s.reqs, req)
+	if prompt := req.Messages[len(req.Messages)-1].Content; strings.HasPrefix(prompt, "# Integration:") {
+		return refine.Response{Content: integratedWebhooks()}, nil
+	} else if strings.HasPrefix(prompt, "# Consistency review") {
+		return refine.Response{Content: refinetest.ReviewerOutput(req.Round+1, req.Gaps)}, nil
+	}
 	if req.Role == refine.Engineer {
 		if req.Call <= s.badEngineer || s.badCalls[req.Call] {
 			return refine.Response{Content: "not a proposal"}, nil
@@ -91,10 +98,21 @@ func (s *script) total() int {
 }
 
 func testInput() SessionInput {
+	set := refine.DefaultConfig().Settings
+	set.Integrate = false // the rounds only; TestIntegrationInAWorkflow plays the integration step
 	return SessionInput{
-		Spec: "# Webhooks\n\nRetries are unbounded (GAP-HOOK-001).\n",
-		Gaps: []gap.Gap{{ID: "GAP-HOOK-001", Title: "Retry schedule is unspecified", Severity: gap.High}},
+		Spec:     "# Webhooks\n\nRetries are unbounded (GAP-HOOK-001).\n",
+		Gaps:     []gap.Gap{{ID: "GAP-HOOK-001", Title: "Retry schedule is unspecified", Severity: gap.High}},
+		Settings: &set,
 	}
+}
+
+// integratedWebhooks is the integration of testInput's spec with the
+// script's round-2 resolution.
+func integratedWebhooks() string {
+	rev := validate.Engineer(refinetest.Revision("GAP-HOOK-001", refinetest.IssueID(1, 1), "specify the retry bound explicitly"), validate.Options{})
+	return "# Webhooks\n\n" + strings.TrimSpace(rev.Sections[0].Body) +
+		"\n\n## Resolution Log\n\n| Item | Section(s) | Note |\n|---|---|---|\n| GAP-HOOK-001 | Webhooks | retry schedule merged |\n"
 }
 
 // requests returns the completed calls' requests, in completion order.

@@ -73,6 +73,10 @@ var mirrorOptions = workflow.ActivityOptions{
 	},
 }
 
+// changeIntegration is the workflow.GetVersion change ID of the
+// integration step.
+const changeIntegration = "integration-step"
+
 // SessionResult is how a session workflow ended.
 type SessionResult struct {
 	Outcome refine.Outcome `json:"outcome"`
@@ -107,6 +111,11 @@ func RefineSession(ctx workflow.Context, in SessionInput) (SessionResult, error)
 	cfg.Clock = workflowClock{root: ctx}
 	cfg.IDs = workflowIDs{id: id}
 	cfg.JitterSeed = jitterSeed(info)
+	// The integration step (DESIGN §16) makes role calls after the session
+	// ends; a history recorded before it replays without the step.
+	if workflow.GetVersion(ctx, changeIntegration, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		cfg.Integrate = false
+	}
 	roleCtx := workflow.WithActivityOptions(ctx, in.Activities.role())
 
 	root := withWorkflow(context.Background(), ctx)

@@ -231,7 +231,7 @@ func TestParallelDraftingInAWorkflow(t *testing.T) {
 	e, _ := env(t, sc)
 	in := testInput()
 	in.Gaps = append(in.Gaps, gap.Gap{ID: "GAP-HOOK-002", Title: "Signature scheme is unspecified", Severity: gap.Medium})
-	set := refine.DefaultConfig().Settings
+	set := *in.Settings
 	set.ParallelGaps = 2
 	in.Settings = &set
 	// Both round-1 Engineer calls must be in flight at once to pass.
@@ -399,5 +399,37 @@ func TestMirrorToSQLite(t *testing.T) {
 	}
 	if b, err := view.Get(t.Context(), "final_spec.md"); err != nil || len(b) == 0 {
 		t.Errorf("final_spec.md in the mirror: %v", err)
+	}
+}
+
+// TestIntegrationInAWorkflow: a new workflow takes the integration step
+// (behind its version marker): the Engineer's next call writes the final
+// spec, the Reviewer's checks it, both as activities, and the mirror gets
+// the integrated final_spec.md.
+func TestIntegrationInAWorkflow(t *testing.T) {
+	sc := newScript()
+	e, mirror := env(t, sc)
+	in := testInput()
+	in.Settings.Integrate = true
+	e.ExecuteWorkflow(WorkflowName, in)
+	res := result(t, e)
+	if res.Outcome.Status != refine.StatusComplete {
+		t.Fatalf("outcome %s", res.Outcome.Status)
+	}
+	if got := sc.total(); got != 6 {
+		t.Errorf("%d role calls, want 6 (two rounds, the integration and its review)", got)
+	}
+	if r := sc.repeated(); len(r) > 0 {
+		t.Errorf("calls completed twice: %v", r)
+	}
+	st, err := mirror.View(t.Context(), "default-test-workflow-id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := st.Get(t.Context(), "final_spec.md"); err != nil || string(b) != integratedWebhooks() {
+		t.Errorf("mirrored final_spec.md (%v):\n%s", err, b)
+	}
+	if status, err := refine.Inspect(t.Context(), st); err != nil || status.FinalSpec != refine.FinalSpecIntegrated {
+		t.Errorf("mirror inspected: %v, final spec %q", err, status.FinalSpec)
 	}
 }

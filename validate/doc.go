@@ -26,6 +26,16 @@
 // without a known gap list the cross-reference check is skipped; CRLF, a
 // UTF-8 byte-order mark and trailing spaces are tolerated.
 //
+// Integration checks the spec the integration step writes when a session
+// ends (DESIGN §16) against its material — the source spec, the accepted
+// resolutions, the decisions and the open gaps — in the same two tiers:
+// INTEGRATION_STRUCTURE (headings kept or logged, the "## Resolution Log"
+// table, "## Known Limitations", an upper size bound), then
+// INTEGRATION_MISSING (every gap and decision logged, logged sections
+// present, open gaps listed, a lower size bound) and INTEGRATION_STALE (a
+// resolved gap still described as open); a resolution whose key terms are
+// mostly absent is a warning.
+//
 // All structure comes from internal/markdown, so headers and identifiers
 // inside fenced code blocks or inline code are examples, never structure or
 // references. The package is pure: no I/O, no goroutines, no package-level

@@ -47,7 +47,8 @@ const (
 func (t FailureType) Retriable() bool {
 	switch t {
 	case MissingFile, EmptyOutput, WrongFormat, NoGapsAddressed, InconsistentRefs,
-		InvalidDisagreeRef, MalformedDisagree, ReArguedConflict:
+		InvalidDisagreeRef, MalformedDisagree, ReArguedConflict,
+		IntegrationStructure, IntegrationMissing, IntegrationStale:
 		return true
 	}
 	return false

@@ -150,12 +150,12 @@ func FileMissing(path string) Result {
 
 // Fail builds a failed Result of type t with the given message; Retriable
 // follows t and the tier is Structure for FILE_MISSING, EMPTY_OUTPUT and
-// WRONG_FORMAT, Content otherwise. Callers use it for the failures they
+// WRONG_FORMAT and INTEGRATION_STRUCTURE, Content otherwise. Callers use it for the failures they
 // detect themselves (EXECUTION_ERROR, MAX_RETRIES_EXHAUSTED).
 func Fail(t FailureType, message string) Result {
 	tier := Content
 	switch t {
-	case MissingFile, EmptyOutput, WrongFormat:
+	case MissingFile, EmptyOutput, WrongFormat, IntegrationStructure:
 		tier = Structure
 	}
 	return Result{FailureType: t, Retriable: t.Retriable(), Message: message, Tier: tier}

@@ -137,6 +137,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /sessions/{id}/convergence.svg", s.authPage(s.withID(s.handleChart)))
 	mux.HandleFunc("GET /sessions/{id}/rounds/{n}", s.authPage(s.withID(s.handleRound)))
 	mux.HandleFunc("GET /sessions/{id}/files/{name}", s.authPage(s.withID(s.handleFile)))
+	mux.HandleFunc("GET /sessions/{id}/final", s.authPage(s.withID(s.handleFinalDiff)))
 	mux.HandleFunc("POST /sessions/{id}/answers", s.authPage(s.withID(s.handleAnswerForm)))
 	mux.HandleFunc("POST /sessions/{id}/rollback", s.authPage(s.withID(s.handleRollbackForm)))
 	mux.HandleFunc("POST /sessions/{id}/resume", s.authPage(s.withID(s.handleResumeForm)))

@@ -97,17 +97,19 @@ func (s *Server) inspect(ctx context.Context, id string) (refine.Status, error) 
 
 // sessionView is everything the session page shows.
 type sessionView struct {
-	Title    string
-	ID       string
-	Status   refine.Status
-	Live     runnerView
-	Token    string
-	Open     []sevCount
-	Gaps     []gapRow
-	Rounds   []roundRow
-	Pending  []questionView
-	Chart    bool
-	Files    []string
+	Title   string
+	ID      string
+	Status  refine.Status
+	Live    runnerView
+	Token   string
+	Open    []sevCount
+	Gaps    []gapRow
+	Rounds  []roundRow
+	Pending []questionView
+	Chart   bool
+	Files   []string
+	// Final: the session has a final spec (the source → final page).
+	Final    bool
 	CanDrive bool
 	// CanResume: the console can run the session and it is neither
 	// running nor finished nor waiting for an answer.
@@ -169,6 +171,7 @@ func (s *Server) sessionView(ctx context.Context, id string) (sessionView, error
 		return v, fmt.Errorf("list session %s: %w", id, err)
 	}
 	v.Chart = slices.Contains(keys, "convergence.svg")
+	v.Final = slices.Contains(keys, "final_spec.md")
 	for _, f := range viewFiles {
 		if slices.Contains(keys, f) {
 			v.Files = append(v.Files, f)

@@ -67,6 +67,12 @@ func (c *cli) endSession(ctx context.Context, verb string, args []string) int {
 		}
 		return exitFailed // ErrBlocked names the conflicts; ErrFinished the outcome
 	}
+	if st, err := s.Status(ctx); err == nil && st.FinalSpec == refine.FinalSpecPending {
+		// The integration step calls the roles, which this command has not.
+		fmt.Fprintf(c.stdout, "Session ended as %s after round %d: %s\n", st.Outcome, st.Round, safeLine(st.Reason))
+		fmt.Fprintf(c.stdout, "final_spec.md holds the appendix form for now; write the refined spec (v1.0) with: refine resume --dir %s (or keep the appendix form: refine resume --dir %s --no-integrate)\n", *dir, *dir)
+		return exitOK
+	}
 	// The archive cleanup question (if any archives exist) comes with the next run.
 	out, err := s.Run(ctx)
 	if err != nil {

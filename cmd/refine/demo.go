@@ -119,7 +119,8 @@ func cmdDemo(ctx context.Context, c *cli, args []string) int {
 	}
 	fmt.Fprintf(c.stdout, "\nWhat to open next, in %s (kept):\n", *dir)
 	for _, f := range [][2]string{
-		{"final_spec.md", "the final specification, with every accepted resolution"},
+		{"final_spec.md", "the refined spec (v1.0): every resolution merged, with its Resolution Log"},
+		{"final/prompts/engineer-1.md", "the integration prompt: source spec, resolutions, decisions"},
 		{"final_summary.md", "outcome, gap summary and known limitations"},
 		{"status.md", "gaps, convergence, validation log, example log, conflicts, rollback history"},
 		{"decisions.md", "every decision, including the conflict resolution"},

@@ -39,7 +39,7 @@ func TestDemoEndToEnd(t *testing.T) {
 	var st struct {
 		Outcome   string `json:"outcome"`
 		Decisions []struct {
-			ID, Issue, Option string
+			ID, Issue, Option, Decision string
 		} `json:"decisions"`
 		Conflicts []struct {
 			Issue, Status string
@@ -56,6 +56,7 @@ func TestDemoEndToEnd(t *testing.T) {
 		Usage struct {
 			Calls int `json:"calls"`
 		} `json:"usage"`
+		Integrated bool `json:"integrated"`
 	}
 	if err := json.Unmarshal(out.Bytes(), &st); err != nil {
 		t.Fatal(err)
@@ -76,7 +77,10 @@ func TestDemoEndToEnd(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "round_003_rolled_back_1.tar.gz")); err != nil {
 		t.Errorf("archive missing: %v", err)
 	}
-	if len(st.Convergence) != 4 || st.Usage.Calls != 11 {
+	if !st.Integrated {
+		t.Errorf("status --json: integrated is false")
+	}
+	if len(st.Convergence) != 4 || st.Usage.Calls != 13 { // 11 in rounds, the integration and its review
 		t.Errorf("convergence rows %d, calls %d", len(st.Convergence), st.Usage.Calls)
 	}
 	retry, err := os.ReadFile(filepath.Join(dir, "round_001/prompts/engineer-2.md"))
@@ -91,6 +95,47 @@ func TestDemoEndToEnd(t *testing.T) {
 	spec, _ := os.ReadFile(filepath.Join(dir, "final_spec.md"))
 	if !strings.Contains(string(spec), "HMAC-SHA256") || !strings.Contains(string(spec), "Idempotency-Key") {
 		t.Errorf("final_spec.md lacks accepted resolutions")
+	}
+	checkDemoFinalSpec(t, string(spec), st.Decisions)
+}
+
+// checkDemoFinalSpec holds the demo's final spec to the integration
+// step's promise: a v1.0 in which no resolved gap is described as open and
+// every gap and decision has its Resolution Log row.
+func checkDemoFinalSpec(t *testing.T, spec string, decisions []struct{ ID, Issue, Option, Decision string }) {
+	t.Helper()
+	if !strings.HasPrefix(spec, "# Orders API — Specification v1.0\n") {
+		t.Fatalf("final_spec.md is not the integrated v1.0:\n%.300s", spec)
+	}
+	body, log, ok := strings.Cut(spec, "\n## Resolution Log\n")
+	if !ok {
+		t.Fatal("final_spec.md has no Resolution Log")
+	}
+	for _, stale := range []string{"not specified", "not yet", "is open", "are open", "Resolved Gaps", "(GAP-API-"} {
+		if strings.Contains(body, stale) {
+			t.Errorf("final_spec.md's body still says %q", stale)
+		}
+	}
+	rows := map[string]bool{}
+	for _, line := range strings.Split(log, "\n") {
+		if cells := strings.Split(line, "|"); len(cells) > 2 {
+			rows[strings.TrimSpace(cells[1])] = true
+		}
+	}
+	items := []string{"GAP-API-001", "GAP-API-002", "GAP-API-003", "GAP-API-004", "GAP-API-005"}
+	for _, d := range decisions {
+		// The archive cleanup is decided after the spec is written.
+		if !strings.Contains(d.Decision, "archive(s) removed from the session") {
+			items = append(items, d.ID)
+		}
+	}
+	if len(decisions) == 0 {
+		t.Error("status lists no decisions")
+	}
+	for _, id := range items {
+		if !rows[id] {
+			t.Errorf("the Resolution Log has no row for %s", id)
+		}
 	}
 }
 

@@ -88,7 +88,7 @@ func TestRunAgainstLoopbackOpenAIWith429(t *testing.T) {
 		return ""
 	}
 	code := c.main(ctx, []string{"run", "--spec", "testdata/basic/spec.md", "--gaps", "testdata/basic/gaps.md", "--dir", dir,
-		"--llm", "openai", "--base-url", srv.URL + "/v1", "--engineer-model", "eng", "--reviewer-model", "rev", "--auto", "--backoff-base", "10ms"})
+		"--llm", "openai", "--base-url", srv.URL + "/v1", "--engineer-model", "eng", "--reviewer-model", "rev", "--auto", "--backoff-base", "10ms", "--no-integrate"})
 	if code != exitOK {
 		t.Fatalf("run exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errb)
 	}

@@ -41,7 +41,12 @@ func (p *progress) Observe(e refine.Event) {
 	// Messages carry LLM and server text: shown, never obeyed by the terminal.
 	msg := safeText(e.Message)
 	prefix := fmt.Sprintf("[%6s] round %d", elapsed, e.Round)
+	if e.Phase == refine.PhaseIntegration {
+		prefix = fmt.Sprintf("[%6s] final spec", elapsed)
+	}
 	switch e.Kind {
+	case refine.EventIntegrated:
+		fmt.Fprintf(p.w, "%s: %s\n", prefix, msg)
 	case refine.EventRoundStarted:
 		fmt.Fprintf(p.w, "%s: started (%s)\n", prefix, msg)
 	case refine.EventAttemptStarted:
@@ -50,7 +55,7 @@ func (p *progress) Observe(e refine.Event) {
 			who += " " + safeLine(e.Gap)
 		}
 		fmt.Fprintf(p.w, "%s: %s attempt %d… (tokens so far %d)\n", prefix, who, e.Attempt, tokens)
-		p.startSpinner(fmt.Sprintf("round %d %s attempt %d", e.Round, who, e.Attempt))
+		p.startSpinner(fmt.Sprintf("%s %s attempt %d", prefix[9:], who, e.Attempt))
 	case refine.EventAttemptFinished:
 		p.stopSpinner()
 		verdict := "valid"

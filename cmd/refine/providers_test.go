@@ -52,7 +52,7 @@ func mixedRun(t *testing.T, ant *anthropictest.Server, oaiURL, dir string, extra
 	c.getenv = mixedEnv
 	args := append([]string{"run", "--spec", "testdata/basic/spec.md", "--gaps", "testdata/basic/gaps.md", "--dir", dir,
 		"--engineer", "anthropic:claude-eng", "--reviewer", "openai:rev",
-		"--engineer-base-url", ant.URL, "--reviewer-base-url", oaiURL + "/v1", "--backoff-base", "5ms"}, extra...)
+		"--engineer-base-url", ant.URL, "--reviewer-base-url", oaiURL + "/v1", "--backoff-base", "5ms", "--no-integrate"}, extra...)
 	code := c.main(context.Background(), args)
 	return code, out.String(), errb.String()
 }

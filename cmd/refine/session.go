@@ -43,6 +43,7 @@ type sessionFlags struct {
 	retries                          int
 	backoff                          time.Duration
 	rollbackMode                     string
+	noIntegrate                      bool
 	// otlpEndpoint and otlpContent configure telemetry (telemetry.go);
 	// telemetry is what sessionConfig set up, closed when the command ends.
 	otlpEndpoint string
@@ -79,6 +80,7 @@ func (f *sessionFlags) register(fl *flag.FlagSet, run bool) {
 	fl.StringVar(&f.otlpEndpoint, "otlp-endpoint", "", "send traces and metrics over OTLP/HTTP to this collector URL (http://127.0.0.1:4318); none when unset")
 	fl.BoolVar(&f.otlpContent, "otlp-include-content", false, "with --otlp-endpoint, also record prompts, responses and answers in spans (they may be confidential)")
 	fl.StringVar(&f.rollbackMode, "rollback-mode", "", "interactive, auto-retry or strict: what a rollback asks (stored with the session; default interactive)")
+	fl.BoolVar(&f.noIntegrate, "no-integrate", false, "keep the appendix form of final_spec.md: no integration step writing the refined spec when the session ends (stored with the session; resume --no-integrate=false turns it back on)")
 	def := refine.DefaultConfig()
 	change := "change the session's "
 	if run {
@@ -155,6 +157,8 @@ func (f *sessionFlags) settingsFromFlags(fl *flag.FlagSet, set refine.Settings) 
 				err = fmt.Errorf("--rollback-mode: %w", perr)
 			}
 			set.RollbackMode = m
+		case "no-integrate":
+			set.Integrate = !f.noIntegrate
 		case "llm", "model", "engineer-model", "reviewer-model", "base-url", "replay",
 			"engineer", "reviewer", "engineer-base-url", "reviewer-base-url":
 			set.Backend = f.backendInfo()
@@ -325,6 +329,7 @@ func (c *cli) sessionConfig(ctx context.Context, f *sessionFlags, st refine.Stor
 		cfg.ParallelGaps = f.parallel
 	}
 	cfg.Backend = f.backendInfo()
+	cfg.Integrate = !f.noIntegrate
 	if f.coldDir != "" {
 		f.cold = &lazyStore{dir: absPath(f.coldDir), open: c.openStore}
 		cfg.ColdStore, cfg.ColdStorage = f.cold, f.cold.dir
@@ -473,6 +478,14 @@ func printSummary(w io.Writer, st refine.Status, dir string) {
 	printRoles(w, st)
 	for _, g := range st.Gaps {
 		fmt.Fprintf(w, "  %-16s %-8s %-15s %s\n", g.ID, g.Severity, g.State, safeLine(g.Title))
+	}
+	switch st.FinalSpec {
+	case refine.FinalSpecIntegrated:
+		fmt.Fprintln(w, "  final spec: integrated (v1.0), final_spec.md")
+	case refine.FinalSpecAppendix:
+		if st.FinalSpecReason != "" {
+			fmt.Fprintf(w, "  final spec: appendix form, final_spec.md (%s)\n", safeText(st.FinalSpecReason))
+		}
 	}
 	if dir != "" { // a SQL store has no folder: refine export writes one
 		fmt.Fprintf(w, "  folder: %s (open status.md first)\n", dir)

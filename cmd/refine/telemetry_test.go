@@ -100,7 +100,7 @@ func TestRunExportsOneSpanPerRoleCall(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "session")
 	c, out, errb := newTestCLI()
 	code := c.main(context.Background(), []string{"run", "--spec", "testdata/basic/spec.md", "--gaps", "testdata/basic/gaps.md", "--dir", dir,
-		"--llm", "replay", "--replay", "testdata/basic/replay", "--auto", "--quiet", "--otlp-endpoint", endpoint})
+		"--llm", "replay", "--replay", "testdata/basic/replay", "--auto", "--quiet", "--otlp-endpoint", endpoint, "--no-integrate"})
 	if code != exitOK {
 		t.Fatalf("run exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errb)
 	}

@@ -23,6 +23,10 @@ type Status struct {
 	Rollbacks   []Rollback        `json:"rollbacks"`
 	Pending     []Pending         `json:"pending"`
 	Usage       Usage             `json:"usage"`
+	// Integrated says final_spec.md is the refined spec the integration
+	// step wrote; FinalSpec says which form it has and why.
+	Integrated bool      `json:"integrated"`
+	FinalSpec  FinalSpec `json:"final_spec"`
 	// Roles say which provider and model play each role.
 	Roles Roles `json:"roles"`
 }
@@ -38,6 +42,15 @@ type Roles struct {
 type RoleBackend struct {
 	Provider string `json:"provider"`
 	Model    string `json:"model"`
+}
+
+// FinalSpec is the form of final_spec.md: "integrated", "appendix",
+// "pending" while the integration step runs, "" before the session ends;
+// Reason says why an appendix form was kept ("" when integration was not
+// tried).
+type FinalSpec struct {
+	Form   string `json:"form"`
+	Reason string `json:"reason"`
 }
 
 // Gap is one gap of the ledger with its state changes.
@@ -136,6 +149,8 @@ func From(st refine.Status) Status {
 		Gaps: []Gap{}, Convergence: []convergence.Row{}, Decisions: []Decision{}, Conflicts: []Conflict{}, Rollbacks: []Rollback{}, Pending: []Pending{},
 		Usage: Usage{PromptTokens: st.Usage.PromptTokens, CompletionTokens: st.Usage.CompletionTokens,
 			CachedPromptTokens: st.Usage.CachedPromptTokens, CacheWriteTokens: st.Usage.CacheWriteTokens, Calls: st.Calls},
+		Integrated: st.FinalSpec == refine.FinalSpecIntegrated,
+		FinalSpec:  FinalSpec{Form: st.FinalSpec, Reason: st.FinalSpecReason},
 	}
 	for _, r := range []struct {
 		role refine.RoleName

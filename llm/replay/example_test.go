@@ -22,7 +22,7 @@ func ExampleNew() {
 	// Output:
 	// "first proposal" <nil>
 	// "second proposal" <nil>
-	// "" replay: no file engineer-003.md in testdata/session for round 1 attempt 3: the recording has 2 engineer responses; record more or start a live run: open engineer-003.md: file does not exist
+	// "" replay: no file engineer-003.md in testdata/session for round 1 attempt 3: the recording has 2 engineer responses; record more or start a live run: open engineer-003.md: file does not exist (the role has no response for this call)
 }
 
 // A resumed session continues where the previous process stopped.

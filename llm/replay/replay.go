@@ -6,7 +6,9 @@
 // reviewer-001.md, … for the Reviewer. The n-th call of a role gets the
 // content of its n-th file; numbering is per role and follows call order.
 // Files not named ROLE-NNN.md (other extensions, notes, READMEs) are ignored.
-// Running out of files is an error naming the missing file.
+// Running out of files is an error naming the missing file; it matches
+// refine.ErrNoResponse (the integration step then keeps the appendix form,
+// so recordings made before it keep working).
 //
 // The layout is the one [github.com/refine-spec/refine/llm/record] writes,
 // so a live session recorded with record can be replayed exactly.
@@ -133,8 +135,8 @@ func (r *Role) Respond(ctx context.Context, req refine.Request) (refine.Response
 	data, err := readAtMost(r.fsys, name, r.maxBytes+1)
 	if errors.Is(err, fs.ErrNotExist) {
 		have := r.count(req.Role)
-		return refine.Response{}, fmt.Errorf("replay: no file %s in %s for round %d attempt %d: the recording has %d %s responses; record more or start a live run: %w",
-			name, r.label, req.Round, req.Attempt, have, req.Role, err)
+		return refine.Response{}, fmt.Errorf("replay: no file %s in %s for round %d attempt %d: the recording has %d %s responses; record more or start a live run: %w (%w)",
+			name, r.label, req.Round, req.Attempt, have, req.Role, err, refine.ErrNoResponse)
 	}
 	if err != nil {
 		return refine.Response{}, fmt.Errorf("replay: reading %s in %s for round %d attempt %d: %w", name, r.label, req.Round, req.Attempt, err)

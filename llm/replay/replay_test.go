@@ -68,6 +68,9 @@ func TestRunningOutNamesTheFile(t *testing.T) {
 	if !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("err %v does not match fs.ErrNotExist", err)
 	}
+	if !errors.Is(err, refine.ErrNoResponse) {
+		t.Errorf("err %v does not match refine.ErrNoResponse (the integration step falls back on it)", err)
+	}
 	if transient, _ := refine.IsTransient(err); transient {
 		t.Errorf("err %v is transient", err)
 	}

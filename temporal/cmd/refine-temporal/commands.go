@@ -137,6 +137,7 @@ func cmdStart(ctx context.Context, args []string, e env) int {
 	gapsFile := fl.String("gaps", "", "its open gaps: lines \"- GAP-AREA-NNN (SEVERITY): title\" or a JSON array")
 	id := fl.String("id", "", "the session's workflow ID (default: refine-TIMESTAMP); also its name in the mirror")
 	maxRounds := fl.Int("max-rounds", 0, "stop after this many rounds (0: the default)")
+	noIntegrate := fl.Bool("no-integrate", false, "keep the appendix form of final_spec.md: no integration step writing the refined spec at the session's end")
 	if code, ok := parse(fl, args, e); !ok {
 		return code
 	}
@@ -158,9 +159,12 @@ func cmdStart(ctx context.Context, args []string, e env) int {
 		return exitUsage
 	}
 	in := refinetemporal.SessionInput{Spec: string(spec), Gaps: gaps}
-	if *maxRounds > 0 {
+	if *maxRounds > 0 || *noIntegrate {
 		set := refine.DefaultConfig().Settings
-		set.MaxRounds = *maxRounds
+		if *maxRounds > 0 {
+			set.MaxRounds = *maxRounds
+		}
+		set.Integrate = !*noIntegrate
 		in.Settings = &set
 	}
 	if err := checkInput(in); err != nil {

@@ -1,0 +1,618 @@
+package refine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/refine-spec/refine/convergence"
+	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/question"
+	"github.com/refine-spec/refine/validate"
+)
+
+// The integration step (DESIGN §16).
+//
+// After a terminal outcome that keeps the session's work (COMPLETE,
+// USER_APPROVED, GOOD_ENOUGH, MAX_ROUNDS, STALL_EXIT), the Engineer's next
+// call writes the whole refined spec from the source spec, each accepted
+// gap's final resolution, the decisions in force and the open gaps. Its
+// output is validated (validate.Integration) and retried with the
+// failure's notice like any output; a valid one gets one consistency
+// review by the Reviewer, whose CRITICAL/HIGH issues give one more
+// integration attempt with the issues attached; what remains is asked as
+// an escalation. final_spec.md is then the integrated spec, or the
+// appendix form written when the session ended, headed by a line saying
+// why integration failed. The outcome never changes.
+//
+// Every call is journaled under final/ (prompts/, attempts/) and numbered
+// as the role's next call, so a crash repeats at most the call in flight
+// and a replay picks the recording's next file; a Role with no response
+// for the call (ErrNoResponse: a recording or script that ends with the
+// rounds) gives the appendix form with a note.
+
+// PhaseIntegration is the Phase of the events of the integration step.
+const PhaseIntegration Phase = "integration"
+
+// EventIntegrated reports how final_spec.md was written; Message says
+// which form and why.
+const EventIntegrated EventKind = "integrated"
+
+// The forms of final_spec.md, as Status.FinalSpec and
+// final_spec_trace.json name them.
+const (
+	// FinalSpecIntegrated: the refined spec written by the integration step.
+	FinalSpecIntegrated = "integrated"
+	// FinalSpecAppendix: the source spec with the accepted resolutions,
+	// decisions and known limitations appended.
+	FinalSpecAppendix = "appendix"
+)
+
+const keyFinalTrace = "final_spec_trace.json"
+
+// finalAttemptKeys are the journal keys of an integration-step attempt.
+func finalAttemptKeys(role RoleName, k int) (prompt, response string) {
+	return fmt.Sprintf("final/prompts/%s-%d.md", role, k), fmt.Sprintf("final/attempts/%s-%d.md", role, k)
+}
+
+// finalOutputKey holds the role's accepted output of the integration step.
+func finalOutputKey(role RoleName) string { return "final/" + string(role) + ".md" }
+
+// The integration step's steps.
+const (
+	integEngineer = "engineer"
+	integReview   = "review"
+	integAsk      = "ask"
+	integDone     = "done"
+)
+
+// integrationState is the integration step's progress, in state.json.
+type integrationState struct {
+	Step string `json:"step"`
+	// Round is the last round played; the consistency review's issue IDs
+	// are those of the round after it.
+	Round int `json:"round"`
+	// Decisions are the IDs of the decisions in force when the session
+	// ended: each needs a Resolution Log row.
+	Decisions []string `json:"decisions,omitempty"`
+
+	Engineer       []attemptRec `json:"engineer,omitempty"`
+	EngineerBudget int          `json:"engineer_budget"`
+	// EngineerFrom is where the current run of attempts started (a retry
+	// notice answers an attempt of the same run).
+	EngineerFrom   int          `json:"engineer_from,omitempty"`
+	Reviewer       []attemptRec `json:"reviewer,omitempty"`
+	ReviewerBudget int          `json:"reviewer_budget,omitempty"`
+	ReviewerFrom   int          `json:"reviewer_from,omitempty"`
+
+	// Accepted is the Engineer attempt whose output is the integrated spec
+	// (0: none yet).
+	Accepted int `json:"accepted,omitempty"`
+	// Reviews counts valid consistency reviews; Retried says the one
+	// integration retry they give was made.
+	Reviews int  `json:"reviews,omitempty"`
+	Retried bool `json:"retried,omitempty"`
+	// Issues are the last consistency review's issues.
+	Issues []issueRecord `json:"issues,omitempty"`
+	// Asked counts the escalation questions answered (question IDs).
+	Asked int `json:"asked,omitempty"`
+	// KnownIssues are review issues the user accepted: listed under the
+	// spec's Known Limitations.
+	KnownIssues []issueRecord `json:"known_issues,omitempty"`
+	// Notes are what the trace reports beside the log: the accepted
+	// output's warnings, a review that could not be had.
+	Notes []string `json:"notes,omitempty"`
+
+	// PartsMode says the spec is integrated part by part (its prompt is
+	// above the cap); Parts holds each part's accepted attempt (0: kept as
+	// written) and Merged says the joined spec is in final/engineer.md.
+	PartsMode bool  `json:"parts_mode,omitempty"`
+	Parts     []int `json:"parts,omitempty"`
+	Merged    bool  `json:"merged,omitempty"`
+	// PartsBudget is the tokens a part may hold, fixed when the parts
+	// were first planned, so settings changed later do not replan them.
+	PartsBudget int `json:"parts_budget,omitempty"`
+
+	// Form and Reason say how final_spec.md was written, once Step is done.
+	Form   string `json:"form,omitempty"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// specKey holds the accepted integrated spec: the accepted attempt, or
+// the parts joined.
+func (in *integrationState) specKey() string {
+	if in.Merged {
+		return finalOutputKey(Engineer)
+	}
+	_, key := finalAttemptKeys(Engineer, in.Accepted)
+	return key
+}
+
+// keepsWork reports whether an outcome's session is integrated.
+func keepsWork(o OutcomeStatus) bool {
+	switch o {
+	case StatusComplete, StatusUserApproved, StatusGoodEnough, StatusMaxRounds, StatusStallExit:
+		return true
+	}
+	return false
+}
+
+// integrationStartOps sets up the integration step as the session ends
+// (finish): with Settings.Integrate off the appendix form written by
+// finalOps stands; otherwise a previous integration's files (a session
+// rolled back after it finished) are deleted in the same commit.
+func (s *Session) integrationStartOps(ctx context.Context) ([]Op, error) {
+	if !keepsWork(s.st.Outcome) {
+		s.st.Integration = nil
+		return nil, nil
+	}
+	if !s.cfg.Integrate {
+		s.st.Integration = &integrationState{Step: integDone, Round: s.st.Round, Form: FinalSpecAppendix,
+			Reason: "integration is off (Settings.Integrate false, --no-integrate)"}
+		return []Op{Delete(keyFinalTrace)}, nil
+	}
+	in := &integrationState{Step: integEngineer, Round: s.st.Round, EngineerBudget: 1 + s.cfg.MaxRetries}
+	for _, d := range s.st.Decisions {
+		in.Decisions = append(in.Decisions, d.ID)
+	}
+	for _, d := range s.st.ConflictDecisions {
+		in.Decisions = append(in.Decisions, d.ID)
+	}
+	slices.SortFunc(in.Decisions, compareDecisionIDs)
+	s.st.Integration = in
+	old, err := s.cfg.Store.List(ctx, "final/")
+	if err != nil {
+		return nil, fmt.Errorf("integration: list final/: %w", err)
+	}
+	ops := []Op{Delete(keyFinalTrace)}
+	for _, k := range old {
+		ops = append(ops, Delete(k))
+	}
+	return ops, nil
+}
+
+// integrate plays the integration step until final_spec.md is written or
+// a question waits; paused is true in the latter case.
+func (s *Session) integrate(ctx context.Context) (paused bool, err error) {
+	in := s.st.Integration
+	if in != nil && in.Step != integDone && !s.cfg.Integrate {
+		// Its question, if one waits, is moot.
+		s.st.Pending = slices.DeleteFunc(s.st.Pending, isIntegrationQuestion)
+		for id := range s.st.Answers {
+			if strings.HasPrefix(id, integQuestionPrefix) {
+				delete(s.st.Answers, id)
+			}
+		}
+		return false, s.integrationDone(ctx, FinalSpecAppendix, "integration was turned off before it finished (Settings.Integrate false, --no-integrate)")
+	}
+	for in != nil && in.Step != integDone {
+		var st stop
+		switch in.Step {
+		case integEngineer:
+			err = s.integrationEngineer(ctx)
+		case integReview:
+			err = s.integrationReview(ctx)
+		case integAsk:
+			st, err = s.integrationAsk(ctx)
+		default:
+			return false, fmt.Errorf("integration: %w: unknown step %q in state.json", ErrCorrupt, in.Step)
+		}
+		if err != nil || st == waitForAnswer {
+			return st == waitForAnswer, err
+		}
+	}
+	return false, nil
+}
+
+// integrationMaterial is what the integration merges.
+type integrationMaterial struct {
+	source      string
+	accepted    []gap.Gap
+	resolutions []validate.Resolution
+	decisions   []string // "ID (what was asked): what was decided"
+	limits      []convergence.Limitation
+}
+
+func (m integrationMaterial) ids() []gap.ID {
+	out := make([]gap.ID, len(m.accepted))
+	for i, g := range m.accepted {
+		out[i] = g.ID
+	}
+	return out
+}
+
+func (m integrationMaterial) input(s *Session, decisions []string) validate.IntegrationInput {
+	in := validate.IntegrationInput{Source: m.source, Resolutions: m.resolutions, Decisions: decisions, MaxOutputBytes: s.cfg.MaxOutputBytes}
+	for _, l := range m.limits {
+		in.Limitations = append(in.Limitations, gap.ID(l.ID))
+	}
+	return in
+}
+
+func (s *Session) integrationMaterial(ctx context.Context) (integrationMaterial, error) {
+	var m integrationMaterial
+	src, err := s.source(ctx)
+	if err != nil {
+		return m, fmt.Errorf("integration: %w", err)
+	}
+	m.source = src
+	m.accepted = s.st.Ledger.InState(gap.Accepted)
+	texts, err := s.finalResolutions(ctx, m.ids())
+	if err != nil {
+		return m, fmt.Errorf("integration: %w", err)
+	}
+	for _, g := range m.accepted {
+		m.resolutions = append(m.resolutions, validate.Resolution{ID: g.ID, Text: texts[g.ID]})
+	}
+	m.decisions = s.decisionLines(s.st.Integration.Decisions)
+	m.limits = convergence.Limitations(&s.st.Ledger)
+	return m, nil
+}
+
+// decisionLines describes the decisions with the given IDs (all when ids
+// is nil), in ID order: user decisions and conflict decisions alike.
+func (s *Session) decisionLines(ids []string) []string {
+	want := func(id string) bool { return ids == nil || slices.Contains(ids, id) }
+	type line struct{ id, text string }
+	var lines []line
+	for _, d := range s.st.Decisions {
+		if want(d.ID) {
+			what := d.Question
+			if d.Issue != "" {
+				what = d.Issue + ", " + what
+			}
+			lines = append(lines, line{d.ID, fmt.Sprintf("%s (round %d, %s): %s", d.ID, d.Round, oneLine(what), oneLine(d.Decision))})
+		}
+	}
+	for _, d := range s.st.ConflictDecisions {
+		if want(d.ID) {
+			lines = append(lines, line{d.ID, fmt.Sprintf("%s (round %d, conflict over %s on %s): option %s: %s", d.ID, d.Round, d.IssueID, dash(string(d.Gap)), d.ChosenOption, oneLine(d.Decision))})
+		}
+	}
+	slices.SortStableFunc(lines, func(a, b line) int { return compareDecisionIDs(a.id, b.id) })
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = l.text
+	}
+	return out
+}
+
+// countMessages is a prompt's size in tokens.
+func (s *Session) countMessages(msgs []Message) int {
+	n := 0
+	for _, m := range msgs {
+		n += s.tok.Count(m.Content)
+	}
+	return n
+}
+
+// integrationCap is the integration prompt's cap in tokens: twice the
+// round prompts' budget, since it is the one prompt that carries the whole
+// spec and every resolution.
+func (s *Session) integrationCap() int { return 2 * s.cfg.PromptBudget }
+
+// integrationData fills the integration prompt.
+func (s *Session) integrationData(m integrationMaterial) *integrationData {
+	in := s.st.Integration
+	d := &integrationData{Outcome: s.st.Outcome, Round: in.Round, Source: strings.TrimSpace(m.source), Decisions: m.decisions}
+	d.SourceFence = fenceFor(d.Source)
+	material := utf8.RuneCountInString(m.source)
+	for i, g := range m.accepted {
+		text := strings.TrimSpace(m.resolutions[i].Text)
+		material += utf8.RuneCountInString(m.resolutions[i].Text)
+		d.Resolutions = append(d.Resolutions, integrationResolution{ID: g.ID, Title: g.Title, Text: text, Fence: fenceFor(text)})
+	}
+	d.MinChars = int(validate.IntegrationMinSize*float64(material)) + 1
+	d.MaxChars = int(validate.IntegrationMaxSize * float64(material))
+	for _, l := range m.limits {
+		d.Limitations = append(d.Limitations, PromptGap{ID: gap.ID(l.ID), Title: l.Title, Severity: l.Severity, State: gap.State(strings.ToUpper(l.Note))})
+	}
+	for _, is := range in.Issues {
+		if is.Severity.AtLeastHigh() {
+			d.Issues = append(d.Issues, PromptIssue{ID: is.ID, Summary: is.Summary, Location: is.Location, Impact: is.Impact, Suggestion: is.Suggestion, Severity: is.Severity, Gap: is.Gap})
+		}
+	}
+	return d
+}
+
+// integrationEngineer plays the Engineer's integration attempts until one
+// is valid or the attempts allowed are spent.
+func (s *Session) integrationEngineer(ctx context.Context) error {
+	in := s.st.Integration
+	m, err := s.integrationMaterial(ctx)
+	if err != nil {
+		return err
+	}
+	if in.PartsMode {
+		return s.integrationParts(ctx, m)
+	}
+	d := s.integrationData(m)
+	check := m.input(s, in.Decisions)
+	for len(in.Engineer) < in.EngineerBudget {
+		k := len(in.Engineer) + 1
+		var prev *attemptRec
+		if k-1 > in.EngineerFrom {
+			prev = &in.Engineer[k-2]
+		}
+		msgs, stable, err := s.integrationMessages(d, k-in.EngineerFrom, in.EngineerBudget-in.EngineerFrom, prev)
+		if err != nil {
+			return fmt.Errorf("integration: %w", err)
+		}
+		if n := s.countMessages(msgs); n > s.integrationCap() {
+			if in.Accepted == 0 && len(in.Engineer) == 0 {
+				in.PartsMode = true
+				return s.integrationParts(ctx, m)
+			}
+			return s.integrationStops(ctx, fmt.Sprintf("the source spec and its %d accepted resolutions make a %d-token prompt, above the integration cap of %d tokens (twice PromptBudget); raise PromptBudget to integrate",
+				len(m.accepted), n, s.integrationCap()))
+		}
+		content, call, err := s.integrationCall(ctx, Engineer, k, msgs, stable, m.ids())
+		if errors.Is(err, ErrNoResponse) {
+			return s.integrationStops(ctx, fmt.Sprintf("the Engineer has no response for the integration call (Engineer call %d: %s)", s.st.Usage.NextCall[string(Engineer)]+1, roleError(err)))
+		}
+		if err != nil {
+			return err
+		}
+		var vr validate.IntegrationResult
+		if content == "" {
+			vr.Result = validate.FileMissing(keyFinalSpec)
+		} else {
+			vr = validate.Integration(content, check)
+		}
+		rec := s.settleIntegrationCall(call, vr.Result)
+		in.Engineer = append(in.Engineer, rec)
+		ops := call.ops
+		if vr.Success {
+			_, respKey := finalAttemptKeys(Engineer, k)
+			ops = append(ops, s.copyOp(finalOutputKey(Engineer), respKey, []byte(content)))
+			in.Accepted, in.Step = k, integReview
+			in.ReviewerFrom, in.ReviewerBudget = len(in.Reviewer), len(in.Reviewer)+1+s.cfg.MaxRetries
+			s.stage(ops...)
+			return nil
+		}
+		s.stage(ops...)
+	}
+	last := in.Engineer[len(in.Engineer)-1]
+	if in.Accepted > 0 {
+		in.Notes = append(in.Notes, fmt.Sprintf("the integration retry after the consistency review failed validation (%s: %s); the integration it was to fix stands", last.FailureType, oneLine(last.Message)))
+	}
+	in.Step = integAsk
+	s.stage()
+	return nil
+}
+
+// integrationStops ends the Engineer's attempts for why: the appendix
+// form, unless an integration already validated (the retry after a
+// consistency review), which then goes to the user with its issues.
+func (s *Session) integrationStops(ctx context.Context, why string) error {
+	in := s.st.Integration
+	if in.Accepted == 0 {
+		return s.integrationDone(ctx, FinalSpecAppendix, why)
+	}
+	in.Notes = append(in.Notes, "the integration retry after the consistency review was not made: "+why)
+	in.Step = integAsk
+	s.stage()
+	return nil
+}
+
+// integrationReview plays the consistency review of the accepted
+// integration.
+func (s *Session) integrationReview(ctx context.Context) error {
+	in := s.st.Integration
+	specKey := in.specKey()
+	spec, err := s.get(ctx, specKey)
+	if err != nil {
+		return fmt.Errorf("integration: read %s: %w", specKey, err)
+	}
+	accepted := s.st.Ledger.InState(gap.Accepted)
+	d := &consistencyData{Decisions: s.decisionLines(in.Decisions), IssuePrefix: fmt.Sprintf("ISSUE-R%d-", in.reviewRound()),
+		EngineerOutput: string(spec), Fence: fenceFor(string(spec))}
+	var ids []gap.ID
+	for _, g := range accepted {
+		d.Gaps = append(d.Gaps, PromptGap{ID: g.ID, Title: g.Title, Severity: g.Severity, State: g.State})
+		ids = append(ids, g.ID)
+	}
+	for len(in.Reviewer) < in.ReviewerBudget {
+		k := len(in.Reviewer) + 1
+		var prev *attemptRec
+		if k-1 > in.ReviewerFrom {
+			prev = &in.Reviewer[k-2]
+		}
+		msgs, stable, err := s.consistencyMessages(d, k-in.ReviewerFrom, in.ReviewerBudget-in.ReviewerFrom, prev)
+		if err != nil {
+			return fmt.Errorf("integration: %w", err)
+		}
+		if n := s.countMessages(msgs); n > s.integrationCap() {
+			in.Notes = append(in.Notes, fmt.Sprintf("no consistency review: the spec makes a %d-token review prompt, above the cap of %d", n, s.integrationCap()))
+			return s.integrationDone(ctx, FinalSpecIntegrated, "")
+		}
+		content, call, err := s.integrationCall(ctx, Reviewer, k, msgs, stable, ids)
+		if errors.Is(err, ErrNoResponse) {
+			in.Notes = append(in.Notes, fmt.Sprintf("no consistency review: the Reviewer has no response for it (Reviewer call %d: %s)", s.st.Usage.NextCall[string(Reviewer)]+1, roleError(err)))
+			return s.integrationDone(ctx, FinalSpecIntegrated, "")
+		}
+		if err != nil {
+			return err
+		}
+		var vr validate.Result
+		if content == "" {
+			vr = validate.FileMissing(finalOutputKey(Reviewer))
+		} else {
+			vr = validate.Reviewer(content, validate.Options{KnownGaps: s.st.Ledger.IDs(), Round: in.reviewRound(), MaxOutputBytes: s.cfg.MaxOutputBytes})
+		}
+		rec := s.settleIntegrationCall(call, vr)
+		in.Reviewer = append(in.Reviewer, rec)
+		ops := call.ops
+		if !vr.Success {
+			s.stage(ops...)
+			continue
+		}
+		_, respKey := finalAttemptKeys(Reviewer, k)
+		ops = append(ops, s.copyOp(finalOutputKey(Reviewer), respKey, []byte(content)))
+		in.Reviews++
+		in.Issues = nil
+		for _, is := range vr.Issues {
+			in.Issues = append(in.Issues, issueRecord{ID: is.ID, Round: in.reviewRound(), Severity: is.Severity, Gap: is.Gap,
+				Summary: is.Summary, Location: is.Location, Impact: is.Impact, Suggestion: is.Suggestion})
+		}
+		s.stage(ops...)
+		switch {
+		case len(highIssues(in.Issues)) == 0:
+			return s.integrationDone(ctx, FinalSpecIntegrated, "")
+		case !in.Retried:
+			// One more integration attempt, with the issues attached.
+			in.Retried = true
+			in.EngineerFrom, in.EngineerBudget = len(in.Engineer), len(in.Engineer)+1
+			in.Step = integEngineer
+		default:
+			in.Step = integAsk
+		}
+		return nil
+	}
+	last := in.Reviewer[len(in.Reviewer)-1]
+	in.Notes = append(in.Notes, fmt.Sprintf("the consistency review failed validation %d times (last: %s); the integrated spec is unreviewed", len(in.Reviewer)-in.ReviewerFrom, last.FailureType))
+	return s.integrationDone(ctx, FinalSpecIntegrated, "")
+}
+
+// roleError is a role's error without the attempt's prefixes, one line.
+func roleError(err error) string {
+	msg := err.Error()
+	for _, p := range []string{"integration engineer attempt ", "integration reviewer attempt "} {
+		if rest, ok := strings.CutPrefix(msg, p); ok {
+			if _, after, ok := strings.Cut(rest, ": "); ok {
+				msg = after
+				if _, after, ok := strings.Cut(msg, ": "); ok && (strings.HasPrefix(msg, "engineer:") || strings.HasPrefix(msg, "reviewer:")) {
+					msg = after
+				}
+			}
+		}
+	}
+	return oneLine(strings.TrimSuffix(msg, " ("+ErrNoResponse.Error()+")"))
+}
+
+func highIssues(issues []issueRecord) []issueRecord {
+	var out []issueRecord
+	for _, is := range issues {
+		if is.Severity.AtLeastHigh() {
+			out = append(out, is)
+		}
+	}
+	return out
+}
+
+// integQuestionPrefix starts the IDs of the integration's questions.
+const integQuestionPrefix = "final-integration-"
+
+func isIntegrationQuestion(q Question) bool { return strings.HasPrefix(q.ID, integQuestionPrefix) }
+
+// Integration escalation options.
+const (
+	integKeyAccept   = "accept"
+	integKeyRetry    = "retry"
+	integKeyAppendix = "appendix"
+	integKeyPause    = "pause"
+)
+
+// integrationAsk escalates to the user: after a consistency review whose
+// CRITICAL/HIGH issues the retry did not fix, or after every integration
+// attempt failed validation.
+func (s *Session) integrationAsk(ctx context.Context) (stop, error) {
+	in := s.st.Integration
+	q := s.integrationQuestion()
+	a, paused, err := s.ask(ctx, q)
+	if err != nil || paused {
+		return waitIf(paused), err
+	}
+	opt, _ := q.Option(a.Key)
+	switch opt.Key {
+	case integKeyPause:
+		// Offer the same decision again when the session resumes.
+		s.st.Pending = append(s.st.Pending, q)
+		s.recordDecision(s.st.Round, "", q, a, opt.Label)
+		return waitForAnswer, s.commit(ctx)
+	case integKeyAccept:
+		in.KnownIssues = highIssues(in.Issues)
+		in.Asked++
+		s.recordDecision(s.st.Round, "", q, a, opt.Label)
+		return goOn, s.integrationDone(ctx, FinalSpecIntegrated, "")
+	case integKeyRetry:
+		in.Asked++
+		s.recordDecision(s.st.Round, "", q, a, opt.Label)
+		in.EngineerFrom = len(in.Engineer)
+		in.EngineerBudget = len(in.Engineer) + 1
+		if in.Accepted == 0 {
+			in.EngineerBudget += s.cfg.MaxRetries
+		}
+		in.Step = integEngineer
+		s.stage()
+		return goOn, nil
+	default: // appendix
+		in.Asked++
+		s.recordDecision(s.st.Round, "", q, a, opt.Label)
+		why := "the user kept the appendix form"
+		if in.Accepted == 0 {
+			last := in.Engineer[len(in.Engineer)-1]
+			why = fmt.Sprintf("the integration failed validation %d times (last: %s: %s) and %s", len(in.Engineer), last.FailureType, oneLine(last.Message), why)
+		} else {
+			why = fmt.Sprintf("the consistency review found %s and %s", issueList(highIssues(in.Issues)), why)
+		}
+		return goOn, s.integrationDone(ctx, FinalSpecAppendix, why)
+	}
+}
+
+// integrationQuestion words the integration's escalation.
+func (s *Session) integrationQuestion() Question {
+	in := s.st.Integration
+	id := fmt.Sprintf("%s%d", integQuestionPrefix, in.Asked+1)
+	var b strings.Builder
+	var opts []Option
+	if in.Accepted == 0 {
+		last := in.Engineer[len(in.Engineer)-1]
+		fmt.Fprintf(&b, "The session ended %s. Writing the refined spec (integration) failed validation %d time(s); the last attempt failed with %s:\n\n> %s\n\n",
+			s.st.Outcome, len(in.Engineer), last.FailureType, oneLine(last.Message))
+		b.WriteString("final_spec.md holds the appendix form (the source spec with the accepted resolutions appended) until you decide.\n\n=== Options ===\n")
+		opts = []Option{
+			{Key: integKeyAppendix, Label: "Keep the appendix form", Effect: "final_spec.md stays the source spec with the resolutions appended, headed by a note on why", Recommended: true},
+			{Key: integKeyRetry, Label: fmt.Sprintf("Retry the integration (%d more attempts)", 1+s.cfg.MaxRetries), Effect: "The Engineer writes the spec again; a valid one is reviewed"},
+			{Key: integKeyPause, Label: "Pause - decide later", Effect: "The session waits; the outcome stays " + string(s.st.Outcome)},
+		}
+		q := Question{ID: id, Kind: KindEscalation, Round: s.st.Round, Title: "Integration of the final spec failed validation", Options: opts, Default: integKeyAppendix}
+		q.Body = b.String() + question.Menu(opts)
+		return q
+	}
+	high := highIssues(in.Issues)
+	fmt.Fprintf(&b, "The session ended %s. The refined spec was written (final/engineer.md), but its consistency review found %d CRITICAL/HIGH issue(s)", s.st.Outcome, len(high))
+	if in.Retried {
+		b.WriteString(" that one more integration attempt did not fix")
+	}
+	b.WriteString(":\n\n")
+	for _, is := range high {
+		fmt.Fprintf(&b, "- **%s** (%s): %s\n", is.ID, is.Severity, oneLine(is.Summary))
+	}
+	b.WriteString("\n=== Options ===\n")
+	opts = []Option{
+		{Key: integKeyAccept, Label: "Accept the integrated spec, listing these issues as known limitations", Effect: "final_spec.md is the integrated spec; the issues are listed under its Known Limitations", Recommended: true},
+		{Key: integKeyRetry, Label: "Retry the integration once more with the issues attached", Effect: "The Engineer writes the spec again; the Reviewer checks it again"},
+		{Key: integKeyAppendix, Label: "Keep the appendix form", Effect: "final_spec.md stays the source spec with the resolutions appended, headed by a note on why"},
+		{Key: integKeyPause, Label: "Pause - decide later", Effect: "The session waits; the outcome stays " + string(s.st.Outcome)},
+	}
+	if in.Merged {
+		// A spec integrated part by part is not integrated again with
+		// the issues attached.
+		opts = slices.DeleteFunc(opts, func(o Option) bool { return o.Key == integKeyRetry })
+	}
+	q := Question{ID: id, Kind: KindEscalation, Round: s.st.Round, Title: "Integrated spec: the consistency review found issues", Options: opts, Default: integKeyAccept}
+	q.Body = b.String() + question.Menu(opts)
+	return q
+}
+
+func issueList(issues []issueRecord) string {
+	ids := make([]string, len(issues))
+	for i, is := range issues {
+		ids[i] = is.ID + " (" + is.Severity.String() + ")"
+	}
+	return strings.Join(ids, ", ")
+}
