@@ -120,7 +120,7 @@ func (b *branch) advance(ctx context.Context) stop {
 		if errors.Is(err, refine.ErrFinished) {
 			// The session ended while questions wait: Step cannot
 			// apply their answers; Run must.
-			if st, serr := b.sess.Status(ctx); serr == nil {
+			if st, serr := b.sess.Status(ctx); serr == nil && slices.ContainsFunc(st.Pending, func(q refine.Question) bool { return !askedWhenFinished(q) }) {
 				b.sim.violate(b, NeverStuck, "the session is finished (%s) but keeps questions %v that Step refuses to apply (%v)", rep.Outcome, pendingIDs(st.Pending), err)
 			}
 			break
@@ -230,8 +230,8 @@ func (a operatorAsker) Ask(ctx context.Context, q refine.Question) (refine.Answe
 		return refine.Answer{}, refine.ErrDeferred
 	}
 	status.Pending = append(slices.DeleteFunc(slices.Clone(status.Pending), func(p refine.Question) bool { return p.ID == q.ID }), q)
-	if status.Outcome == refine.StatusRunning || status.Outcome == "" {
-		status.Outcome = refine.StatusPaused // as the stop will read it
+	if !allCleanup(status.Pending) || status.Outcome == refine.StatusRunning || status.Outcome == "" {
+		status.Outcome = refine.StatusPaused // as the stop will read it (a question waits)
 	}
 	rnd, key := b.stopRand(status)
 	choice := s.choose(ctx, b, rnd, status)

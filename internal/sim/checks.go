@@ -32,7 +32,9 @@ func (s *simulation) checkOutcome(ctx context.Context, b *branch, st stop, statu
 			s.violate(b, Outcomes, "COMPLETE after round %d whose last review (round %d) is %q, not APPROVE", status.Round, n, verdict)
 		}
 	}
-	if st.Err != nil && !errors.Is(st.Err, storetest.ErrInjected) && ctx.Err() == nil && status.Outcome != refine.StatusFailed {
+	// A finished session keeps its outcome when its integration step
+	// fails (DESIGN §16: the outcome never changes).
+	if st.Err != nil && !errors.Is(st.Err, storetest.ErrInjected) && ctx.Err() == nil && status.Outcome != refine.StatusFailed && !status.Outcome.Terminal() {
 		s.violate(b, Outcomes, "the run failed (%v) but the session says %s, not FAILED", oneLine(st.Err.Error()), status.Outcome)
 	}
 	if st.Err == nil && !st.Stepped && status.Outcome == refine.StatusRunning {

@@ -554,8 +554,15 @@ func lineDiff(a, b string) string {
 // questions can never apply.
 func (s *simulation) finishedButPaused(ctx context.Context, b *branch, err error) {
 	st, _ := b.sess.Status(ctx)
-	if !slices.ContainsFunc(st.Pending, func(q refine.Question) bool { return q.Kind != refine.KindRollback }) {
-		return // a rollback dialog (or the cleanup) of a finished session waits: documented
+	if !slices.ContainsFunc(st.Pending, func(q refine.Question) bool { return !askedWhenFinished(q) }) {
+		return // a rollback dialog, the cleanup or the integration step's question waits: documented
 	}
 	s.violate(b, NeverStuck, "the session says %s with pending %v, but it is finished (%v): its questions can never apply", st.Outcome, pendingIDs(st.Pending), err)
+}
+
+// askedWhenFinished reports whether q is a question a finished session
+// may ask: a rollback dialog (a rollback reopens it), the archive cleanup,
+// or the integration step's escalation (DESIGN §16).
+func askedWhenFinished(q refine.Question) bool {
+	return q.Kind == refine.KindRollback || strings.HasPrefix(q.ID, "final-integration-")
 }
