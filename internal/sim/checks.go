@@ -58,14 +58,14 @@ func lastVerdict(ctx context.Context, st refine.Store, round int) (int, validate
 // pending question (invariant 1) and a rollback to every offered target
 // (invariant 3).
 func (s *simulation) probe(ctx context.Context, b *branch, status refine.Status) {
-	if s.opt.on(string(MoveKeyProbe)) && len(status.Pending) > 0 && chance(b.per, 0.15) {
+	if s.opt.on(string(MoveKeyProbe)) && len(status.Pending) > 0 && chance(b.per, 0.10*s.opt.probeScale()) {
 		for _, q := range status.Pending {
 			for _, o := range q.Options {
 				s.keyProbe(ctx, b, status, q, o.Key)
 			}
 		}
 	}
-	if s.opt.on(string(MoveRBProbe)) && chance(b.per, 0.12) && !rollbackWaits(status) {
+	if s.opt.on(string(MoveRBProbe)) && chance(b.per, 0.08*s.opt.probeScale()) && !rollbackWaits(status) {
 		for _, t := range targets(ctx, b.store, status) {
 			s.rollbackProbe(ctx, b, t)
 		}

@@ -299,9 +299,9 @@ func (s *simulation) approve(ctx context.Context, b *branch, ack bool) {
 func (s *simulation) perturb(ctx context.Context, b *branch, status refine.Status) {
 	r := b.per.Float64()
 	switch {
-	case r < 0.06 && s.opt.on(string(MoveExport)):
+	case r < 0.05 && s.opt.on(string(MoveExport)):
 		s.exportMove(ctx, b, b.place.kind, MoveExport)
-	case r < 0.10 && s.opt.on(string(MoveMove)):
+	case r < 0.08 && s.opt.on(string(MoveMove)):
 		kinds := []StoreKind{Memory, FS, SQLite}
 		kinds = slices.DeleteFunc(kinds, func(k StoreKind) bool { return k == b.place.kind })
 		s.exportMove(ctx, b, kinds[b.per.IntN(len(kinds))], MoveMove)

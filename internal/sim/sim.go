@@ -71,6 +71,17 @@ type Options struct {
 	MaxStops int
 	// Mix overrides the roles' odds (nil: the scenario's).
 	Mix *Mix
+	// ProbeScale scales the odds of the probes on copies (every offered
+	// key, every rollback target) at a stop: 0 means 1; below 1 trades
+	// probes for seeds per second (the 100,000-seed command uses 0.25).
+	ProbeScale float64
+}
+
+func (o Options) probeScale() float64 {
+	if o.ProbeScale == 0 {
+		return 1
+	}
+	return o.ProbeScale
 }
 
 func (o Options) on(name string) bool { return !o.Off[name] }

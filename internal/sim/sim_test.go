@@ -22,13 +22,14 @@ var (
 	firstFlag = flag.Uint64("first", 1, "the first seed TestSimulate plays")
 	offFlag   = flag.String("off", "", "comma-separated moves and invariants to turn off (e.g. crash,casekey,drivers,q:rollback-recovery,flowpending); adds to $REFINE_SIM_OFF")
 	showFlag  = flag.Int("show", 5, "how many violations TestSimulate prints in full")
+	probeFlag = flag.Float64("probes", 1, "scale the odds of the probes on copies (every offered key and rollback target at a stop)")
 )
 
 // raceEnabled is set by race_test.go under the race detector.
 var raceEnabled bool
 
 func simOptions(t *testing.T) Options {
-	opt := Options{Dir: t.TempDir(), Off: map[string]bool{}}
+	opt := Options{Dir: t.TempDir(), Off: map[string]bool{}, ProbeScale: *probeFlag}
 	// The environment variable reaches the test binary through a
 	// multi-package `go test`, where a flag would not.
 	for _, name := range strings.Split(*offFlag+","+os.Getenv("REFINE_SIM_OFF"), ",") {
