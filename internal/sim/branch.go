@@ -39,6 +39,9 @@ type branch struct {
 	finalStatus string
 	// perturbed lists the perturbations the branch went through.
 	perturbed []Move
+	// cutShort says the play reached MaxStops: it did not end, so it is
+	// not compared with a twin (the twin stops elsewhere).
+	cutShort bool
 	// violations counts the violations recorded per invariant.
 	violations map[Invariant]int
 }

@@ -19,7 +19,7 @@
 //
 //	go test ./internal/sim -run '^TestSimulate$' -seeds=2000      # CI's kind of run
 //	go test ./internal/sim -run '^TestSimulate$' -seed=311 -v     # replay one seed
-//	go test ./internal/sim -run '^TestSimulate$' -seeds=100000 -timeout=3h -show=20
+//	go test ./internal/sim -run '^TestSimulate$' -seeds=100000 -probes=0.25 -timeout=3h -show=20
 //
 // and leave a known bug's area out while it is being fixed with
 // -off=NAME,… (or REFINE_SIM_OFF): a move ("crash", "export", "casekey",

@@ -83,6 +83,7 @@ func (s *simulation) operate(ctx context.Context, b *branch) {
 		}
 	}
 	b.logf("stop limit %d reached", s.opt.MaxStops)
+	b.cutShort = true
 }
 
 func errSuffix(err error) string {

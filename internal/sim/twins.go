@@ -28,6 +28,9 @@ func (s *simulation) twins(ctx context.Context, main *branch) {
 		s.violate(main, Errors, "play the driver twins: %v %v", err1, err2)
 		return
 	}
+	if byRun.cutShort || byNext.cutShort {
+		return // one did not end within MaxStops: Run answers inside a run, so it gets further
+	}
 	if s.sc.Settings.ParallelGaps > 1 {
 		// Run settles parallel calls in completion order (two Runs of
 		// the seed differ): both drivers are played and checked, not
@@ -59,7 +62,7 @@ func (s *simulation) cleanTwin(ctx context.Context, main *branch) {
 		s.violate(main, Errors, "play the clean twin: %v", err)
 		return
 	}
-	if main.finalStatus != twin.finalStatus {
+	if main.finalStatus != twin.finalStatus && !main.cutShort && !twin.cutShort {
 		inv := CrashSafe
 		if slices.Contains(main.perturbed, MoveExport) || slices.Contains(main.perturbed, MoveMove) {
 			inv = RoundTrip
