@@ -141,6 +141,9 @@ type rollbackExec struct {
 	// Attempt is the rollback number of the newest undone round (for the
 	// RCA text shown, if any).
 	RootCause string
+	// File records the dialogs' decisions in the restored state, so that
+	// they are durable with the rollback, in its one commit.
+	File func()
 }
 
 // splitPlan is the gap split chosen at a repeated rollback.
@@ -361,6 +364,9 @@ func (s *Session) execRollback(ctx context.Context, x rollbackExec) (RollbackRep
 		if err := s.applySplit(x.Split); err != nil {
 			return RollbackReport{}, err
 		}
+	}
+	if x.File != nil {
+		x.File()
 	}
 	if err := s.commit(ctx, append(ops, s.convergenceOps()...)...); err != nil {
 		return RollbackReport{}, fmt.Errorf("rollback: %w", err)

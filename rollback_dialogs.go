@@ -162,18 +162,15 @@ func (s *Session) flowExecute(ctx context.Context, f *rollbackFlow, x rollbackEx
 	}
 	x.RootCause = f.RootCause
 	decisions := f.Decisions
-	rep, err := s.execRollback(ctx, x)
-	if err != nil {
-		return rep, err
-	}
 	if len(decisions) > 0 {
-		f.Decisions = decisions
-		s.fileFlowDecisions(f)
-		if err := s.commit(ctx); err != nil {
-			return rep, fmt.Errorf("rollback: %w", err)
+		// Filed in the rollback's commit: a crash cannot keep the
+		// rollback and lose what the dialogs decided.
+		x.File = func() {
+			f.Decisions = decisions
+			s.fileFlowDecisions(f)
 		}
 	}
-	return rep, nil
+	return s.execRollback(ctx, x)
 }
 
 // flowCancel ends the flow without a rollback and lets what triggered it
@@ -622,8 +619,12 @@ func (s *Session) continueRollback(ctx context.Context) (stop, error) {
 	switch {
 	case errors.Is(err, ErrRollbackLimit) && len(rep.Pending) > 0:
 		return waitForAnswer, nil
+	case (err == nil || errors.Is(err, ErrRollbackLimit)) && s.st.Outcome.Terminal():
+		// Ended in the dialog (accepted or abandoned at the limit): what
+		// asked for the rollback is not asked again.
+		return sessionEnded, nil
 	case errors.Is(err, ErrRollbackLimit):
-		return goOn, nil // answered: the session goes on (or has ended)
+		return goOn, nil // answered: the session goes on
 	case err != nil:
 		return goOn, err
 	case len(rep.Pending) > 0:

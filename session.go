@@ -318,14 +318,16 @@ func (s *Session) renderingOps(status, decisions string) []Op {
 
 // renderDue reports whether this commit rewrites status.md and
 // decisions.md: between rounds (a round's end, a rollback, the session's
-// end), while a question waits, and at the first commit of a process.
+// end, also in the middle of a round), while a question waits, and at the
+// first commit of a process.
 // Durable points inside a round only journal.
 func (s *Session) renderDue() bool {
 	if s.renderNext {
 		s.renderNext = false
 		return true
 	}
-	return s.lastRendered == nil || s.st.Current == nil || len(s.st.Pending) > 0 || s.st.Current.Phase == PhaseBegin
+	return s.lastRendered == nil || s.st.Current == nil || len(s.st.Pending) > 0 || s.st.Current.Phase == PhaseBegin ||
+		s.st.Outcome.Terminal() // a session ended mid-round (abandoned, approved) shows its end
 }
 
 // emit sends e to the Observer, on the session's goroutine.

@@ -1,0 +1,182 @@
+package sim
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var (
+	seedFlag  = flag.Int64("seed", -1, "replay this one seed and print its history")
+	seedsFlag = flag.Int("seeds", 0, "how many seeds TestSimulate plays (default 6000, about 3 minutes on 2 cores; 50 with -short, 12 under -race)")
+	firstFlag = flag.Uint64("first", 1, "the first seed TestSimulate plays")
+	offFlag   = flag.String("off", "", "comma-separated moves and invariants to turn off (e.g. crash,casekey,drivers,q:rollback-recovery,flowpending); adds to $REFINE_SIM_OFF")
+	showFlag  = flag.Int("show", 5, "how many violations TestSimulate prints in full")
+	probeFlag = flag.Float64("probes", 1, "scale the odds of the probes on copies (every offered key and rollback target at a stop)")
+)
+
+// raceEnabled is set by race_test.go under the race detector.
+var raceEnabled bool
+
+func simOptions(t *testing.T) Options {
+	opt := Options{Dir: t.TempDir(), Off: map[string]bool{}, ProbeScale: *probeFlag}
+	// The environment variable reaches the test binary through a
+	// multi-package `go test`, where a flag would not.
+	for _, name := range strings.Split(*offFlag+","+os.Getenv("REFINE_SIM_OFF"), ",") {
+		if name = strings.TrimSpace(name); name != "" {
+			opt.Off[name] = true
+		}
+	}
+	return opt
+}
+
+// TestSimulate plays many seeds' sessions with every operator move and
+// checks issue #23's invariants after every step. -seed=N replays one
+// seed and prints its history; -seeds=K plays K seeds from -first.
+func TestSimulate(t *testing.T) {
+	ctx := context.Background()
+	opt := simOptions(t)
+	if *seedFlag >= 0 {
+		res, err := Simulate(ctx, uint64(*seedFlag), opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range res.History {
+			t.Log(line)
+		}
+		t.Logf("seed %d: %s after %d stops", res.Seed, res.Outcome, res.Stops)
+		for _, v := range res.Violations {
+			t.Error(v.String())
+		}
+		return
+	}
+	n := *seedsFlag
+	if n == 0 {
+		switch {
+		case raceEnabled:
+			n = 12 // the race detector makes a seed ~15 times slower
+		case testing.Short():
+			n = 50
+		default:
+			n = 6000 // CI's count (.ci/run); docs/benchmarks.md has the figures
+		}
+	}
+	// Sessions are small and short-lived: trade memory for fewer
+	// collections.
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	start := time.Now()
+	results := make([]Result, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				results[i], errs[i] = Simulate(ctx, *firstFlag+uint64(i), opt)
+			}
+		}()
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	elapsed := time.Since(start)
+
+	outcomes, coverage := map[string]int{}, map[string]int{}
+	byInv := map[Invariant][]uint64{}
+	shown := 0
+	for i, res := range results {
+		if errs[i] != nil {
+			t.Errorf("seed %d: the simulator failed: %v", *firstFlag+uint64(i), errs[i])
+			continue
+		}
+		outcomes[string(res.Outcome)]++
+		for k := range res.Coverage {
+			coverage[k]++ // seeds that went through it
+		}
+		seen := map[Invariant]bool{}
+		for _, v := range res.Violations {
+			if !seen[v.Invariant] {
+				byInv[v.Invariant] = append(byInv[v.Invariant], res.Seed)
+				seen[v.Invariant] = true
+			}
+			if shown < *showFlag {
+				t.Error(v.String())
+				shown++
+			}
+		}
+	}
+	t.Logf("%d seeds from %d in %s (%.1f seeds/s on %d procs); outcomes %v", n, *firstFlag, elapsed.Round(time.Millisecond), float64(n)/elapsed.Seconds(), runtime.GOMAXPROCS(0), outcomes)
+	t.Logf("seeds reaching each question kind, failure type and perturbation: %v", coverage)
+	invs := make([]string, 0, len(byInv))
+	for inv := range byInv {
+		invs = append(invs, string(inv))
+	}
+	sort.Strings(invs)
+	for _, inv := range invs {
+		seeds := byInv[Invariant(inv)]
+		list := fmt.Sprint(seeds)
+		if len(seeds) > 20 {
+			list = fmt.Sprint(seeds[:20]) + " …"
+		}
+		t.Errorf("invariant %s broken in %d seeds: %s", inv, len(seeds), list)
+	}
+}
+
+// A seed replays exactly: the same history and the same violations, so a
+// failure's seed is all it takes to see it again.
+func TestSimulateIsDeterministic(t *testing.T) {
+	ctx := context.Background()
+	for _, seed := range []uint64{3, 96, 270} {
+		a, err := Simulate(ctx, seed, Options{Dir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := Simulate(ctx, seed, Options{Dir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(a.History, b.History); diff != "" {
+			t.Errorf("seed %d: two plays differ (-first +second):\n%s", seed, diff)
+		}
+		if a.Stops == 0 || len(a.History) < 3 {
+			t.Errorf("seed %d: played %d stops, history %q: the simulator did nothing", seed, a.Stops, a.History)
+		}
+	}
+}
+
+// Turning a move off keeps it out of the play: with every perturbation
+// off, the main session is never reopened, exported, moved or crashed.
+func TestSimulateMovesOff(t *testing.T) {
+	ctx := context.Background()
+	off := map[string]bool{}
+	for _, m := range []Move{MoveReopen, MoveExport, MoveMove, MoveCrash, MoveBadKey, MoveCaseKey, MoveNoText, MoveKeyProbe, MoveRBProbe} {
+		off[string(m)] = true
+	}
+	for seed := uint64(1); seed <= 10; seed++ {
+		res, err := Simulate(ctx, seed, Options{Dir: t.TempDir(), Off: off})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range res.History {
+			for _, word := range []string{"reopen", "export", "crash at", "probe:"} {
+				if strings.Contains(line, word) {
+					t.Errorf("seed %d: %q with its move turned off", seed, line)
+				}
+			}
+		}
+	}
+}
