@@ -24,6 +24,7 @@ func (s *Session) playRound(ctx context.Context) (RoundReport, error) {
 		if s.unansweredPending() {
 			return s.report(), nil
 		}
+		s.st.EndChecked = s.st.Round
 		if paused, err := s.recoverDecisions(ctx); err != nil || paused {
 			return s.report(), err
 		}
@@ -440,10 +441,21 @@ func (s *Session) finishRound(ctx context.Context) (RoundReport, error) {
 	s.st.PrevLedger = snapshotLedger(&s.st.Ledger)
 	s.endRoundScope(Event{Kind: EventRoundFinished, Round: rec.N, Message: fmt.Sprintf("engineer %s, reviewer %s", rec.Engineer, rec.Reviewer)})
 	s.stage(append(s.convergenceOps(), Put(summaryKey(rec.N), []byte(summary)))...)
-	if _, err := s.checkTermination(ctx); err != nil {
+	if done, err := s.checkTermination(ctx); err != nil || done {
 		return s.report(), err
 	}
+	if !s.unansweredPending() {
+		s.st.EndChecked = s.st.Round
+	}
 	return s.report(), nil
+}
+
+// endOfRoundDue reports whether the last round ended but its
+// end-of-round termination check did not (a crash between the two, or a
+// question answered later): for Step, that check is the rest of the
+// round in progress.
+func (s *Session) endOfRoundDue() bool {
+	return s.st.Current == nil && s.st.RollbackFlow == nil && s.st.Round > 0 && s.st.EndChecked < s.st.Round && !s.st.Outcome.Terminal()
 }
 
 // snapshotLedger copies the gaps without their transition history: the

@@ -456,7 +456,17 @@ func (s *Session) Step(ctx context.Context) (rep RoundReport, err error) {
 	}
 	s.startRunScope(ctx)
 	defer func() { s.endRunScope(Outcome{Status: rep.Outcome, Round: rep.Round}, err) }()
-	rep, err = s.playRound(ctx)
+	if s.endOfRoundDue() {
+		// The rest of the round in progress is its end-of-round check.
+		_, err = s.checkTermination(ctx)
+		if err == nil && !s.unansweredPending() && !s.st.Outcome.Terminal() {
+			s.st.EndChecked = s.st.Round
+			s.stage()
+		}
+		rep = s.report()
+	} else {
+		rep, err = s.playRound(ctx)
+	}
 	if err == nil {
 		err = s.flush(ctx)
 	}

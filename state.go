@@ -124,6 +124,11 @@ type state struct {
 	// OfferedOpenSet fingerprints the open set the early-termination offer
 	// was last made for.
 	OfferedOpenSet string `json:"offered_open_set,omitempty"`
+	// EndChecked is the last round whose end-of-round termination check
+	// (FLOW-005: the offers and acknowledgments asked between rounds) is
+	// done, so Step knows whether the round in progress still has its end
+	// to play (after a crash between the round's end and its check).
+	EndChecked int `json:"end_checked,omitempty"`
 	// Choice is a standing termination choice (accept, force_complete, …).
 	Choice string `json:"choice,omitempty"`
 	// HighAck records the user's acknowledgment of unresolved HIGH conflicts.
