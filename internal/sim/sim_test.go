@@ -18,7 +18,7 @@ import (
 
 var (
 	seedFlag  = flag.Int64("seed", -1, "replay this one seed and print its history")
-	seedsFlag = flag.Int("seeds", 0, "how many seeds TestSimulate plays (default 6000, about 3 minutes on 2 cores; 50 with -short, 12 under -race)")
+	seedsFlag = flag.Int("seeds", 0, "how many seeds TestSimulate plays (default 2000, CI's count, about 1.5 minutes on 2 cores; 50 with -short, 12 under -race)")
 	firstFlag = flag.Uint64("first", 1, "the first seed TestSimulate plays")
 	offFlag   = flag.String("off", "", "comma-separated moves and invariants to turn off (e.g. crash,casekey,drivers,q:rollback-recovery,flowpending); adds to $REFINE_SIM_OFF")
 	showFlag  = flag.Int("show", 5, "how many violations TestSimulate prints in full")
@@ -68,7 +68,7 @@ func TestSimulate(t *testing.T) {
 		case testing.Short():
 			n = 50
 		default:
-			n = 6000 // CI's count (.ci/run); docs/benchmarks.md has the figures
+			n = 2000 // CI's count (.ci/run); docs/benchmarks.md has the figures
 		}
 	}
 	// Sessions are small and short-lived: trade memory for fewer
