@@ -18,16 +18,7 @@ func TestSessionPastRound99(t *testing.T) {
 	}
 	ctx := context.Background()
 	id := gap.ID("GAP-TEST-001")
-	eng := refinetest.Func(func(_ context.Context, req refine.Request) (refine.Response, error) {
-		if req.Round == 1 {
-			return refine.Response{Content: refinetest.EngineerOutput(id)}, nil
-		}
-		return refine.Response{Content: refinetest.Revision(id, refinetest.IssueID(req.Round-1, 1), "bound the retries")}, nil
-	})
-	rev := refinetest.Func(func(_ context.Context, req refine.Request) (refine.Response, error) {
-		return refine.Response{Content: refinetest.ReviewerOutput(req.Round, req.Gaps,
-			refinetest.Issue{Severity: gap.High, Gap: id, Summary: "retries are unbounded", Suggestion: "bound the retries"})}, nil
-	})
+	eng, rev := revisingRoles(id)
 	cfg := refinetest.Config(eng, rev, refine.DefaultAsker{})
 	cfg.MaxRounds = 105
 	s, err := refine.New(ctx, cfg)

@@ -16,16 +16,7 @@ import (
 func TestNarrowScopeAfterReviseIsNotComplete(t *testing.T) {
 	ctx := context.Background()
 	id := gap.ID("GAP-TEST-001")
-	eng := refinetest.Func(func(_ context.Context, req refine.Request) (refine.Response, error) {
-		if req.Round == 1 {
-			return refine.Response{Content: refinetest.EngineerOutput(id)}, nil
-		}
-		return refine.Response{Content: refinetest.Revision(id, refinetest.IssueID(req.Round-1, 1), "bound the retries")}, nil
-	})
-	rev := refinetest.Func(func(_ context.Context, req refine.Request) (refine.Response, error) {
-		return refine.Response{Content: refinetest.ReviewerOutput(req.Round, req.Gaps,
-			refinetest.Issue{Severity: gap.High, Gap: id, Summary: "retries are unbounded", Suggestion: "bound the retries"})}, nil
-	})
+	eng, rev := revisingRoles(id)
 	asker := refinetest.Answers(refine.Answer{Key: convergence.KeyNarrowScope, Text: string(id)}, refine.Answer{Key: convergence.KeyAccept})
 	cfg := refinetest.Config(eng, rev, asker)
 	s, err := refine.New(ctx, cfg)
@@ -64,16 +55,7 @@ func TestNarrowScopeAfterReviseIsNotComplete(t *testing.T) {
 func TestBackupStagedWithTheFinishingSnapshot(t *testing.T) {
 	ctx := context.Background()
 	id := gap.ID("GAP-TEST-001")
-	eng := refinetest.Func(func(_ context.Context, req refine.Request) (refine.Response, error) {
-		if req.Round == 1 {
-			return refine.Response{Content: refinetest.EngineerOutput(id)}, nil
-		}
-		return refine.Response{Content: refinetest.Revision(id, refinetest.IssueID(req.Round-1, 1), "bound the retries")}, nil
-	})
-	rev := refinetest.Func(func(_ context.Context, req refine.Request) (refine.Response, error) {
-		return refine.Response{Content: refinetest.ReviewerOutput(req.Round, req.Gaps,
-			refinetest.Issue{Severity: gap.High, Gap: id, Summary: "retries are unbounded", Suggestion: "bound the retries"})}, nil
-	})
+	eng, rev := revisingRoles(id)
 	asker := refinetest.Answers(refine.Answer{Key: convergence.KeyNarrowScope, Text: string(id)}, refine.Answer{Key: convergence.KeyContinue})
 	cfg := refinetest.Config(eng, rev, asker)
 	cfg.MaxRounds, cfg.BackupRetention = 3, 1
@@ -96,4 +78,21 @@ func TestBackupStagedWithTheFinishingSnapshot(t *testing.T) {
 	if _, err := s.Rollback(ctx, refine.RollbackRequest{To: 2, Reason: "redo round 3", Adjustments: []string{"x"}}); err != nil {
 		t.Fatalf("rollback to 2: %v", err)
 	}
+}
+
+// revisingRoles play a gap the Reviewer never accepts: the Engineer
+// proposes, then revises for the last round's issue; the Reviewer raises a
+// HIGH issue against it every round.
+func revisingRoles(id gap.ID) (eng, rev refine.Role) {
+	eng = refinetest.Func(func(_ context.Context, req refine.Request) (refine.Response, error) {
+		if req.Round == 1 {
+			return refine.Response{Content: refinetest.EngineerOutput(id)}, nil
+		}
+		return refine.Response{Content: refinetest.Revision(id, refinetest.IssueID(req.Round-1, 1), "bound the retries")}, nil
+	})
+	rev = refinetest.Func(func(_ context.Context, req refine.Request) (refine.Response, error) {
+		return refine.Response{Content: refinetest.ReviewerOutput(req.Round, req.Gaps,
+			refinetest.Issue{Severity: gap.High, Gap: id, Summary: "retries are unbounded", Suggestion: "bound the retries"})}, nil
+	})
+	return eng, rev
 }
