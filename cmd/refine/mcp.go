@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -107,7 +108,10 @@ func cmdMCP(ctx context.Context, c *cli, args []string) int {
 	defer srv.Close() // running sessions commit and stay resumable
 	if *httpAddr == "" {
 		t := &mcp.IOTransport{Reader: io.NopCloser(c.stdin), Writer: nopWriteCloser{c.stdout}}
-		if err := srv.MCP().Run(ctx, t); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) && !errors.Is(err, mcp.ErrConnectionClosed) {
+		// The client closing its end (EOF, a closed pipe, even while a
+		// notification was being sent) is the normal end of a stdio server.
+		if err := srv.MCP().Run(ctx, t); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) &&
+			!clientClosed(err) && !errors.Is(err, mcp.ErrConnectionClosed) {
 			fmt.Fprintf(c.stderr, "refine mcp: %v\n", err)
 			return exitFailed
 		}
@@ -164,4 +168,10 @@ func defaultMCPStore(getenv func(string) string) string {
 		return ""
 	}
 	return "file:" + filepath.Join(base, "refine", "sessions")
+}
+
+// clientClosed reports whether err says the client closed its end of the
+// pipe; the SDK may report it as text rather than wrap io.ErrClosedPipe.
+func clientClosed(err error) bool {
+	return errors.Is(err, io.ErrClosedPipe) || strings.Contains(err.Error(), io.ErrClosedPipe.Error())
 }
