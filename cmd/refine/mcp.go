@@ -8,11 +8,11 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"strings"
 	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
