@@ -93,7 +93,7 @@ func (s *Session) Advance(ctx context.Context) error {
 		return nil
 	}
 	s.unpersisted = 0
-	s.publish(s.j.doc)
+	s.publish()
 	for range commits {
 		s.emit(Event{Kind: EventCommitted})
 	}

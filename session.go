@@ -62,7 +62,7 @@ type Session struct {
 	canonErr  error
 	// published is the state as of the last durable point, as stored;
 	// Status reads it without taking a turn.
-	published atomic.Pointer[[]byte]
+	published atomic.Pointer[Status]
 	// runScope and roundScope are the open SpanObserver scopes.
 	runScope, roundScope *scope
 	// j is the session's position in its journal (persist.go).
@@ -92,8 +92,14 @@ func (s *Session) lock(ctx context.Context) error {
 
 func (s *Session) unlock() { <-s.turn }
 
-// publish makes b (the state as just committed or loaded) what Status reports.
-func (s *Session) publish(b []byte) { s.published.Store(&b) }
+// publish makes the state as just committed or loaded what Status
+// reports. It is called at a durable point, where s.st is that state; the
+// Status is built now, as a copy, so Status neither waits for the turn
+// nor parses the stored state.
+func (s *Session) publish() {
+	st := statusOf(s.st).clone()
+	s.published.Store(&st)
+}
 
 var _ Mediator = (*Session)(nil)
 
@@ -187,7 +193,7 @@ func (s *Session) reload(ctx context.Context) error {
 	if err := s.restoreSettings(); err != nil {
 		return err
 	}
-	s.publish(ls.raw)
+	s.publish()
 	return nil
 }
 
@@ -290,7 +296,7 @@ func (s *Session) commit(ctx context.Context, ops ...Op) error {
 	if _, staged := s.cfg.Store.(*stagingStore); !staged {
 		// Under Next the writes are the caller's: Advance says when they
 		// are durable.
-		s.publish(s.j.doc)
+		s.publish()
 		s.emit(Event{Kind: EventCommitted})
 	}
 	return nil
@@ -399,24 +405,7 @@ func (s *Session) Run(ctx context.Context) (o Outcome, err error) {
 func (s *Session) run(ctx context.Context) (Outcome, error) {
 	for {
 		if s.st.Outcome.Terminal() && s.st.RollbackFlow == nil {
-			paused, err := s.integrate(ctx) // integrate.go, before the archive cleanup
-			if errors.Is(err, errNeedCalls) {
-				if err := s.flush(ctx); err != nil {
-					return s.failed(ctx, err)
-				}
-				return Outcome{Status: StatusRunning, Round: s.st.Round}, err
-			}
-			if err == nil && !paused {
-				paused, err = s.sessionEnd(ctx)
-			}
-			if err == nil {
-				err = s.flush(ctx)
-			}
-			if err != nil {
-				return s.failed(ctx, err)
-			}
-			_ = paused // a deferred cleanup question shows as Pending in the outcome
-			return s.outcome(), nil
+			return s.finishSession(ctx)
 		}
 		rep, err := s.playRound(ctx)
 		if errors.Is(err, errNeedCalls) {
@@ -441,7 +430,40 @@ func (s *Session) run(ctx context.Context) (Outcome, error) {
 	}
 }
 
-// Step plays exactly one round, or the rest of the round in progress.
+// finishSession plays what follows a terminal outcome: the integration
+// step (integrate.go), then the archive cleanup; both may stop at a
+// question, which shows as Pending in the outcome.
+func (s *Session) finishSession(ctx context.Context) (Outcome, error) {
+	paused, err := s.integrate(ctx)
+	if errors.Is(err, errNeedCalls) {
+		if err := s.flush(ctx); err != nil {
+			return s.failed(ctx, err)
+		}
+		return Outcome{Status: StatusRunning, Round: s.st.Round}, err
+	}
+	if err == nil && !paused {
+		_, err = s.sessionEnd(ctx)
+	}
+	if err == nil {
+		err = s.flush(ctx)
+	}
+	if err != nil {
+		return s.failed(ctx, err)
+	}
+	return s.outcome(), nil
+}
+
+// finishPending reports whether a finished session still has its
+// integration step or its archive cleanup to play.
+func (s *Session) finishPending() bool {
+	in := s.st.Integration
+	return (in != nil && in.Step != integDone) || !s.st.CleanupDone
+}
+
+// Step plays exactly one round, or the rest of the round in progress. The
+// step that ends the session also plays what follows the end (the
+// integration step and the archive cleanup), as Run does; a Step on a
+// finished session whose follow-up a crash interrupted plays the rest of it.
 func (s *Session) Step(ctx context.Context) (rep RoundReport, err error) {
 	if err := s.lock(ctx); err != nil {
 		return RoundReport{Outcome: StatusPaused}, err
@@ -451,11 +473,17 @@ func (s *Session) Step(ctx context.Context) (rep RoundReport, err error) {
 		return RoundReport{Outcome: StatusFailed}, err
 	}
 	s.resumeFailed()
-	if s.st.Outcome.Terminal() && s.st.RollbackFlow == nil {
+	if s.st.Outcome.Terminal() && s.st.RollbackFlow == nil && !s.finishPending() {
 		return RoundReport{Round: s.st.Round, Outcome: s.st.Outcome}, fmt.Errorf("step: %w (%s); roll back to reopen it", ErrFinished, s.st.Outcome)
 	}
 	s.startRunScope(ctx)
 	defer func() { s.endRunScope(Outcome{Status: rep.Outcome, Round: rep.Round}, err) }()
+	if s.st.Outcome.Terminal() && s.st.RollbackFlow == nil {
+		o, err := s.finishSession(ctx)
+		rep = s.report()
+		rep.Outcome, rep.Pending = o.Status, o.Pending
+		return rep, err
+	}
 	if s.endOfRoundDue() {
 		// The rest of the round in progress is its end-of-round check.
 		_, err = s.checkTermination(ctx)
@@ -466,6 +494,11 @@ func (s *Session) Step(ctx context.Context) (rep RoundReport, err error) {
 		rep = s.report()
 	} else {
 		rep, err = s.playRound(ctx)
+	}
+	if err == nil && s.st.Outcome.Terminal() && s.st.RollbackFlow == nil {
+		o, ferr := s.finishSession(ctx)
+		rep.Outcome, rep.Pending = o.Status, o.Pending
+		return rep, ferr
 	}
 	if err == nil {
 		err = s.flush(ctx)
@@ -583,15 +616,11 @@ func (s *Session) Status(ctx context.Context) (Status, error) {
 	if err := ctx.Err(); err != nil {
 		return Status{}, err
 	}
-	b := s.published.Load()
-	if b == nil {
+	p := s.published.Load()
+	if p == nil {
 		return Status{}, fmt.Errorf("status: %w", ErrNoSession)
 	}
-	st, err := parseState(*b)
-	if err != nil {
-		return Status{}, fmt.Errorf("status: %w", err)
-	}
-	return statusOf(st), nil
+	return p.clone(), nil
 }
 
 // Inspect reads the status of the session in st without opening it: no
@@ -605,17 +634,27 @@ func Inspect(ctx context.Context, st Store) (Status, error) {
 	return statusOf(ls.st), nil
 }
 
+// cloneOrNil copies xs, or returns nil if it is empty: an empty list in
+// the session's memory and a missing one in its stored state are the same
+// Status.
+func cloneOrNil[T any](xs []T) []T {
+	if len(xs) == 0 {
+		return nil
+	}
+	return slices.Clone(xs)
+}
+
 func statusOf(s *state) Status {
 	st := Status{
 		SessionID: s.SessionID,
 		Round:     s.Round,
 		Reason:    s.OutcomeReason,
-		Pending:   slices.Clone(s.Pending),
 		Usage:     s.Usage.Total,
 		Calls:     s.Usage.Calls,
 		Responses: map[RoleName]int{},
 		UpdatedAt: s.UpdatedAt,
 	}
+	st.Pending = cloneOrNil(s.Pending)
 	for r, n := range s.Usage.Responses {
 		st.Responses[RoleName(r)] = n
 	}
@@ -645,8 +684,8 @@ func statusOf(s *state) Status {
 	}
 	slices.SortStableFunc(st.Decisions, func(a, b DecisionStatus) int { return compareDecisionIDs(a.ID, b.ID) })
 	st.Validation = validationRecords(s.validationRows(0))
-	st.Conflicts = slices.Clone(s.Conflicts)
-	st.Rollbacks = slices.Clone(s.Rollbacks.Records)
+	st.Conflicts = cloneOrNil(s.Conflicts)
+	st.Rollbacks = cloneOrNil(s.Rollbacks.Records)
 	if s.Tracker != nil {
 		st.Convergence = s.Tracker.Rows()
 		st.ConvergenceState = string(s.Tracker.Current())

@@ -109,16 +109,10 @@ type stop struct {
 
 // advance plays the session to its next stop with the branch's driver.
 func (b *branch) advance(ctx context.Context) stop {
-	terminal := false
-	if b.driver == DriverStep {
-		if st, err := b.sess.Status(ctx); err == nil {
-			terminal = st.Outcome.Terminal() || (len(st.Pending) > 0 && allCleanup(st.Pending) && st.Round > 0)
-		}
-	}
-	switch {
-	case b.driver == DriverNext:
+	switch b.driver {
+	case DriverNext:
 		return b.next(ctx)
-	case b.driver == DriverStep && !terminal:
+	case DriverStep:
 		rep, err := b.sess.Step(ctx)
 		if errors.Is(err, refine.ErrFinished) {
 			// The session ended while questions wait: Step cannot
