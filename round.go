@@ -14,8 +14,15 @@ import (
 func (s *Session) playRound(ctx context.Context) (RoundReport, error) {
 	// A rollback waiting in its dialogs comes first (rollback_dialogs.go);
 	// once it is done the session plays on from where it put it.
+	flow := s.st.RollbackFlow != nil
 	if st, err := s.continueRollback(ctx); err != nil || st == waitForAnswer || s.st.Outcome.Terminal() {
 		return s.report(), err
+	}
+	if flow && s.st.RollbackFlow == nil {
+		// The rollback replaced the round in progress: a Step ends here,
+		// as it does when the rollback is chosen inside the round (Run
+		// plays on). A crash in the dialog then resumes to the same stop.
+		return s.report(), nil
 	}
 	if s.st.Current == nil {
 		if done, err := s.checkTermination(ctx); err != nil || done {

@@ -105,3 +105,68 @@ func TestStepAfterACrashFinishesTheSession(t *testing.T) {
 		}
 	}
 }
+
+// A Step that finishes a rollback ends there, whether the rollback was
+// chosen inside the round or resumed from its dialog by a new process
+// after a crash; before, the resumed one played on into the next round
+// (found by the simulator, seed 9282).
+func TestStepAfterACrashInARollbackDialog(t *testing.T) {
+	ctx := context.Background()
+	type stopAt struct {
+		Round, Calls int
+		Phase        refine.Phase
+		Outcome      refine.OutcomeStatus
+		Pending      int
+	}
+	play := func(failAt int) stopAt {
+		eng := refinetest.Func(func(_ context.Context, req refine.Request) (refine.Response, error) {
+			return refine.Response{Content: refinetest.EngineerOutput(req.Gaps...)}, nil
+		})
+		rev := refinetest.Func(func(context.Context, refine.Request) (refine.Response, error) {
+			return refine.Response{Content: "no review here"}, nil // fails validation
+		})
+		// Answers by question, the same in every process.
+		ask := refine.AskerFunc(func(_ context.Context, q refine.Question) (refine.Answer, error) {
+			switch {
+			case strings.HasPrefix(q.Title, "Round 1: Reviewer could not produce valid output"):
+				return refine.Answer{Key: "6"}, nil // roll back this round
+			case strings.HasPrefix(q.Title, "ROUND 1 ROLLBACK OPTIONS"):
+				return refine.Answer{Key: "1"}, nil
+			}
+			return refine.Answer{}, refine.ErrDeferred
+		})
+		cfg := refinetest.Config(eng, rev, ask, highGaps(1)...)
+		cfg.MaxRetries = 0
+		faulty := &storetest.Faulty{Store: cfg.Store}
+		if failAt > 0 {
+			faulty.FailAt = 1 + failAt // New commits once
+		}
+		cfg.Store = faulty
+		s, err := refine.New(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = s.Step(ctx)
+		if failAt > 0 && err != nil {
+			faulty.FailAt = 0
+			if s, err = refine.Open(ctx, cfg); err != nil {
+				t.Fatal(err)
+			}
+			_, err = s.Step(ctx)
+		}
+		if err != nil {
+			t.Fatalf("crash at commit %d: %v", failAt, err)
+		}
+		st, _ := s.Status(ctx)
+		return stopAt{Round: st.Round, Calls: st.Calls, Phase: st.Phase, Outcome: st.Outcome, Pending: len(st.Pending)}
+	}
+	want := play(0)
+	if want.Round != 0 || want.Outcome != refine.StatusRunning {
+		t.Fatalf("uncrashed Step stopped at %+v, want round 0 RUNNING (rolled back)", want)
+	}
+	for k := 1; k <= 8; k++ {
+		if got := play(k); got != want {
+			t.Errorf("crash at commit %d: after reopening, Step stopped at %+v; uncrashed at %+v", k, got, want)
+		}
+	}
+}
