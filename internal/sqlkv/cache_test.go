@@ -8,9 +8,9 @@ import (
 
 func TestCacheIgnoresReadsOlderThanACommit(t *testing.T) {
 	c := NewCache()
-	gen := c.Gen()                     // a reader starts a database read...
+	gen := c.Gen()                              // a reader starts a database read...
 	c.Apply(Final{"a": {Value: []byte("new")}}) // ...a commit lands meanwhile...
-	c.Fill(gen, "a", []byte("old"))    // ...and the reader's old value comes back
+	c.Fill(gen, "a", []byte("old"))             // ...and the reader's old value comes back
 	if v, found, known := c.Get("a"); !known || !found || string(v) != "new" {
 		t.Errorf("Get(a) = %q, %v, %v; want new (the stale read must not win)", v, found, known)
 	}
