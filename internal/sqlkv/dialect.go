@@ -94,8 +94,8 @@ type Dialect struct {
 	// (id, key, from). "" makes the Store no refine.Copier.
 	CopyEntry string
 
-	// Lookup answers CheckFolders for session id from inside the commit's
-	// transaction tx.
+	// Lookup answers CheckFolders, and whether the keys a commit copies
+	// are stored, for session id from inside the commit's transaction tx.
 	Lookup func(tx Querier, id string) Lookup
 }
 
