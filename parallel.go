@@ -1,9 +1,11 @@
 package refine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/refine-spec/refine/gap"
@@ -149,6 +151,15 @@ func (s *Session) draftParts(ctx context.Context, rp *rolePhase) error {
 			queue = append(queue, p)
 		}
 	}
+	if s.external() {
+		// Parts whose response Deliver has handed over go first: their
+		// results are settled, and journaled with the next Ready, before
+		// new calls are asked for. Otherwise a crash after that Ready lost
+		// responses already paid for (simulator seed 20700).
+		slices.SortStableFunc(queue, func(a, b *partState) int {
+			return cmp.Compare(s.deliveredFor(b, len(b.Attempts)+1), s.deliveredFor(a, len(a.Attempts)+1))
+		})
+	}
 	for {
 		for firstErr == nil && len(queue) > 0 && inFlight+needed < s.cfg.ParallelGaps {
 			p := queue[0]
@@ -194,6 +205,20 @@ func (s *Session) draftParts(ctx context.Context, rp *rolePhase) error {
 		return errNeedCalls
 	}
 	return firstErr
+}
+
+// deliveredFor reports, as 1 or 0, whether Deliver has handed over the
+// response to attempt k of part p.
+func (s *Session) deliveredFor(p *partState, k int) int {
+	_, respKey := attemptKeys(s.st.Current.N, Engineer, string(p.Gap), k)
+	n, ok := s.st.Usage.InFlight[respKey]
+	if !ok || s.ext == nil {
+		return 0
+	}
+	if _, ok := s.ext.delivered[callID{Engineer, n}]; ok {
+		return 1
+	}
+	return 0
 }
 
 // lastFailure returns the last failed attempt of the role phase, looking

@@ -296,15 +296,35 @@ func (s *Session) acceptAsApproved(ctx context.Context, reason string) error {
 }
 
 // splitGap is the gap a repeated-rollback split applies to: the round's
-// first assigned gap that is not already a sub-gap.
-func (s *Session) splitGap(round int) (gap.ID, string) {
+// first assigned gap that is not already a sub-gap and that the restored
+// ledger holds in a state it can leave for SUPERSEDED; none ("") when no
+// gap qualifies, and the analysis then offers no split.
+func (s *Session) splitGap(ctx context.Context, round, to int) (gap.ID, string, error) {
+	// The split applies to the ledger the rollback restores (round to's
+	// backup): a gap the undone rounds added, or one that ledger holds
+	// as accepted, cannot be split there.
+	key := rollback.StateBackupKey(to)
+	b, err := s.cfg.Store.Get(ctx, key)
+	if errors.Is(err, ErrNotFound) {
+		return "", "", nil // no backup: the rollback itself will say so
+	}
+	if err != nil {
+		return "", "", fmt.Errorf("rollback analysis: read %s: %w", key, err)
+	}
+	if b, err = s.resolveBackup(ctx, key, b); err != nil {
+		return "", "", fmt.Errorf("rollback analysis: %s: %w", key, err)
+	}
+	restored, err := parseState(b)
+	if err != nil {
+		return "", "", fmt.Errorf("rollback analysis: %s: %w", key, err)
+	}
 	for _, id := range s.assignedIn(round) {
-		if id.Suffix() == "" {
-			g, _ := s.st.Ledger.Get(id)
-			return id, g.Title
+		g, ok := restored.Ledger.Get(id)
+		if id.Suffix() == "" && ok && gap.CheckTransition(g.State, gap.Superseded) == nil {
+			return id, g.Title, nil
 		}
 	}
-	return "", ""
+	return "", "", nil
 }
 
 // rcaInput gathers the round's rollbacks (archived outputs included) and
@@ -338,7 +358,9 @@ func (s *Session) rcaInput(ctx context.Context, f *rollbackFlow, attempt int) (r
 		Assigned: s.assignedIn(f.Current), Known: s.st.Ledger.IDs(), Context: spec}).Patterns()
 	in.Attempts = append(in.Attempts, now)
 	in.Diagnosis = rollback.Diagnose(in.Attempts)
-	in.Gap, in.GapTitle = s.splitGap(f.Current)
+	if in.Gap, in.GapTitle, err = s.splitGap(ctx, f.Current, f.To); err != nil {
+		return in, err
+	}
 	if in.Gap != "" {
 		for _, t := range rollback.SuggestSplit(in.GapTitle, s.concernsAbout(in.Gap, f.Current, in.Attempts)) {
 			in.Split = append(in.Split, rollbacktext.SplitChild{Title: t})

@@ -81,7 +81,7 @@ type state struct {
 	Settings    json.RawMessage  `json:"settings,omitempty"`
 	SettingsLog []settingsChange `json:"settings_log,omitempty"`
 
-	Ledger gap.Ledger    `json:"ledger"`
+	Ledger gap.Ledger    `json:"ledger,omitzero"` // encoded apart (statedoc.go)
 	Issues []issueRecord `json:"issues,omitempty"`
 	Rounds []roundRecord `json:"rounds,omitempty"`
 

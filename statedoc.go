@@ -6,7 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"testing"
+	"time"
 
+	"github.com/refine-spec/refine/convergence"
+	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/internal/journal"
 )
 
@@ -42,11 +45,91 @@ var historyLogs = [...]historyLog{
 	{"asked", func(st *state) int { return len(st.Asked) }, func(st *state, i int) any { return st.Asked[i:] }},
 }
 
-// withoutHistory returns a shallow copy of st without its history logs.
+// withoutHistory returns a shallow copy of st without its history logs
+// and its ledger (encoded apart, a gap at a time).
 func withoutHistory(st *state) *state {
 	core := *st
 	core.Issues, core.Rounds, core.AttemptLog, core.Asked = nil, nil, nil, nil
+	core.Ledger, core.Tracker = gap.Ledger{}, nil
 	return &core
+}
+
+// trackerVersion identifies what a convergence tracker's encoding depends
+// on, given how it changes: rows are appended, the last one amended, the
+// tail rewound and recorded again; answers append events.
+type trackerVersion struct {
+	t                   *convergence.Tracker
+	rows, events        int
+	stall, quietThrough int
+	last                convergence.Row
+	settings            convergence.Settings
+}
+
+func trackerVersionOf(t *convergence.Tracker) trackerVersion {
+	rows := t.Rows()
+	v := trackerVersion{t: t, rows: len(rows), events: len(t.Events()), stall: t.StallCount(), quietThrough: t.QuietThrough(), settings: t.Settings()}
+	if len(rows) > 0 {
+		v.last = rows[len(rows)-1]
+	}
+	return v
+}
+
+// gapVersion identifies what a gap's encoding depends on, given that its
+// history only grows (the ledger appends transitions, never edits one):
+// its fields, the length of its history and its last transition.
+type gapVersion struct {
+	id                 gap.ID
+	title              string
+	severity           gap.Severity
+	state              gap.State
+	blocking           bool
+	parent             gap.ID
+	round, transitions int
+	lastFrom, lastTo   gap.State
+	lastRound          int
+	lastAt             time.Time
+	lastReason         string
+}
+
+func versionOf(g *gap.Gap) gapVersion {
+	v := gapVersion{id: g.ID, title: g.Title, severity: g.Severity, state: g.State, blocking: g.Blocking, parent: g.Parent, round: g.Round, transitions: len(g.History)}
+	if n := len(g.History); n > 0 {
+		t := g.History[n-1]
+		v.lastFrom, v.lastTo, v.lastRound, v.lastAt, v.lastReason = t.From, t.To, t.Round, t.At, t.Reason
+	}
+	return v
+}
+
+// encodedGap is one gap's encoding and the version it encodes.
+type encodedGap struct {
+	v   gapVersion
+	enc []byte
+}
+
+// encodeLedger encodes l as json.Marshal would, reusing the encoding of
+// every gap unchanged since the last call: a long session's ledger
+// (every gap's transitions) was the largest part of the state encoded
+// whole at every durable point.
+func encodeLedger(l gap.Ledger, cache map[gap.ID]encodedGap) ([]byte, error) {
+	out := append(make([]byte, 0, 64*len(l.Gaps)), `{"gaps":[`...)
+	for i := range l.Gaps {
+		g := &l.Gaps[i]
+		v := versionOf(g)
+		e, ok := cache[g.ID]
+		if !ok || e.v != v {
+			enc, err := json.Marshal(g)
+			if err != nil {
+				return nil, fmt.Errorf("encode state: ledger: %s: %w", g.ID, err)
+			}
+			e = encodedGap{v: v, enc: enc}
+			cache[g.ID] = e
+		}
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, e.enc...)
+	}
+	return append(out, "]}"...), nil
 }
 
 // encodedEntries are the first n entries of a history log, encoded and
@@ -62,6 +145,11 @@ type historyCache struct {
 	// frozen are the entries as of the last round end; last as of the
 	// last encoding.
 	frozen, last [len(historyLogs)]encodedEntries
+	// gaps holds each gap's last encoding (encodeLedger).
+	gaps map[gap.ID]encodedGap
+	// tracker holds the convergence tracker's last encoding.
+	tracker    []byte
+	trackerVer trackerVersion
 }
 
 // freeze marks every history entry of st as of its last encoding as no
@@ -115,6 +203,36 @@ func encodeState(st *state, c *historyCache) (journal.Version, error) {
 				return journal.Version{}, err
 			}
 		}
+	}
+	if st.Ledger.Gaps != nil { // the zero ledger is omitted, as omitzero does
+		if c.gaps == nil {
+			c.gaps = map[gap.ID]encodedGap{}
+		}
+		val, err := encodeLedger(st.Ledger, c.gaps)
+		if err != nil {
+			return journal.Version{}, err
+		}
+		if checkingHistory() {
+			if want, err := json.Marshal(st.Ledger); err != nil || !bytes.Equal(val, want) {
+				return journal.Version{}, fmt.Errorf("state ledger: a gap was changed without changing its version (encodeLedger reuses its encoding):\nreused %s\nwhole  %s (%v)", val, want, err)
+			}
+		}
+		keys, vals = append(keys, "ledger"), append(vals, val)
+	}
+	if st.Tracker != nil {
+		if v := trackerVersionOf(st.Tracker); c.tracker == nil || v != c.trackerVer {
+			enc, err := json.Marshal(st.Tracker)
+			if err != nil {
+				return journal.Version{}, fmt.Errorf("encode state: convergence: %w", err)
+			}
+			c.tracker, c.trackerVer = enc, v
+		}
+		if checkingHistory() {
+			if want, err := json.Marshal(st.Tracker); err != nil || !bytes.Equal(c.tracker, want) {
+				return journal.Version{}, fmt.Errorf("state convergence: the tracker changed without changing its version:\nreused %s\nwhole  %s (%v)", c.tracker, want, err)
+			}
+		}
+		keys, vals = append(keys, "convergence"), append(vals, c.tracker)
 	}
 	return journal.NewVersion(b).AppendMembers(keys, vals), nil
 }

@@ -18,7 +18,7 @@ import (
 
 var (
 	seedFlag  = flag.Int64("seed", -1, "replay this one seed and print its history")
-	seedsFlag = flag.Int("seeds", 0, "how many seeds TestSimulate plays (default 2000, CI's count, about 1.5 minutes on 2 cores; 50 with -short, 12 under -race)")
+	seedsFlag = flag.Int("seeds", 0, "how many seeds TestSimulate plays (default 2000, about a minute on 2 cores; 50 with -short, 12 under -race; CI plays 6000)")
 	firstFlag = flag.Uint64("first", 1, "the first seed TestSimulate plays")
 	offFlag   = flag.String("off", "", "comma-separated moves and invariants to turn off (e.g. crash,casekey,drivers,q:rollback-recovery,flowpending); adds to $REFINE_SIM_OFF")
 	showFlag  = flag.Int("show", 5, "how many violations TestSimulate prints in full")
@@ -68,7 +68,7 @@ func TestSimulate(t *testing.T) {
 		case testing.Short():
 			n = 50
 		default:
-			n = 2000 // CI's count (.ci/run); docs/benchmarks.md has the figures
+			n = 2000 // .ci/run plays 6000; docs/benchmarks.md has the figures
 		}
 	}
 	// Sessions are small and short-lived: trade memory for fewer
@@ -178,5 +178,43 @@ func TestSimulateMovesOff(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// The seeds that broke an invariant before a fix, replayed on every run
+// (CI's range covers only the first few thousand), with the probe scale
+// they broke at: each failed on the code before its fix
+// (docs/benchmarks.md, "Session simulator").
+func TestSimulateRegressionSeeds(t *testing.T) {
+	if raceEnabled {
+		t.Skip("sim: the regression seeds run without the race detector (.ci/run's simulator step)")
+	}
+	ctx := context.Background()
+	full := []uint64{
+		16, 825, // Step after a crash before the round's termination check
+		986, 1086, 1932, 2181, // a backup staged with the finishing snapshot
+		1425, 2114, 5200, // Step and what follows a session's end
+		9282, // Step after a crash in a rollback dialog
+	}
+	quarter := []uint64{ // the 100,000-seed run, -probes=0.25
+		2397, 10156, 23591, 33748, 37738, 44715, 46140, 47673, 54520, 60446, 82448, // split of a gap the restored ledger cannot split
+		20700, // Next, parallel drafting: delivered responses settled before new calls
+	}
+	play := func(seed uint64, probes float64) {
+		opt := simOptions(t)
+		opt.ProbeScale = probes
+		res, err := Simulate(ctx, seed, opt)
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		for _, v := range res.Violations {
+			t.Error(v.String())
+		}
+	}
+	for _, seed := range full {
+		play(seed, 1)
+	}
+	for _, seed := range quarter {
+		play(seed, 0.25)
 	}
 }
