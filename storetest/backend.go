@@ -37,6 +37,10 @@ import (
 //   - refine.ListSessions pages (through refine.SessionPager where the
 //     Backend has it) walk every session once, forward with Next and back
 //     with Prev, in Sessions's order.
+//   - On a Backend whose writers are refine.Appenders or refine.Copiers,
+//     what appends and copies leave is stored: a View and a new writer
+//     read it as the writer that committed it does, and a summary record
+//     they build is what Sessions lists.
 func TestBackend(t *testing.T, open func(t *testing.T) refine.Backend) {
 	t.Helper()
 	tests := []struct {
@@ -57,6 +61,7 @@ func TestBackend(t *testing.T, open func(t *testing.T) refine.Backend) {
 		{"SessionsOrder", testBackendSessionsOrder},
 		{"SessionsPages", testBackendSessionsPages},
 		{"ContextCancelled", testBackendContextCancelled},
+		{"AppendCopy", testBackendAppendCopy},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"slices"
@@ -37,6 +38,32 @@ func (b *flawedBackend) Session(ctx context.Context, id string) (refine.Store, e
 	}
 	return st, err
 }
+
+func (b *flawedBackend) Create(ctx context.Context) (string, refine.Store, error) {
+	id, st, err := b.Backend.Create(ctx)
+	if err == nil && b.flaw == "append overwrites" {
+		st = overwriter{st}
+	}
+	return id, st, err
+}
+
+// overwriter is a writer whose appends replace the value: the flaw
+// "append overwrites".
+type overwriter struct{ refine.Store }
+
+func (o overwriter) Commit(ctx context.Context, ops ...refine.Op) error {
+	ops = slices.Clone(ops)
+	for i := range ops {
+		if ops[i].Kind == refine.OpAppend {
+			ops[i].Kind = refine.OpPut
+		}
+	}
+	return o.Store.Commit(ctx, ops...)
+}
+
+func (o overwriter) Appends() bool { return true }
+func (o overwriter) Copies() bool  { return true }
+func (o overwriter) Close() error  { return o.Store.(io.Closer).Close() }
 
 func (b *flawedBackend) Delete(ctx context.Context, id string) error {
 	err := b.Backend.Delete(ctx, id)
@@ -93,6 +120,7 @@ func TestBackendSuiteCatchesFlaws(t *testing.T) {
 		{"delete held is fine", "Delete"},
 		{"oldest first", "SessionsOrder"},
 		{"ignores summary", "SessionInfo"},
+		{"append overwrites", "AppendCopy"},
 	}
 	for _, tc := range tests {
 		t.Run(strings.ReplaceAll(tc.flaw+" "+tc.subtest, " ", "_"), func(t *testing.T) {

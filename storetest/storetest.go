@@ -57,6 +57,10 @@ import (
 //     order with the commit's other ops, all or nothing, copying what the
 //     source holds at that point and failing with ErrNotFound on an absent
 //     source; any other Store refuses OpCopy with ErrInvalidKey.
+//   - A Store that is both applies commits that mix them in order: a copy
+//     reads what appends and copies before it left, bytes that are not
+//     text survive both, and keys they create obey the key and folder
+//     rule.
 func TestStore(t *testing.T, open func(t *testing.T) refine.Store) {
 	t.Helper()
 	tests := []struct {
@@ -82,6 +86,7 @@ func TestStore(t *testing.T, open func(t *testing.T) refine.Store) {
 		{"ConcurrentReaders", testConcurrentReaders},
 		{"Append", testAppend},
 		{"Copy", testCopy},
+		{"AppendCopyOrder", testAppendCopyOrder},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -649,6 +654,10 @@ func describe(ops []refine.Op) string {
 			parts[i] = fmt.Sprintf("put %q (%d bytes)", op.Key, len(op.Value))
 		case refine.OpDelete:
 			parts[i] = fmt.Sprintf("delete %q", op.Key)
+		case refine.OpAppend:
+			parts[i] = fmt.Sprintf("append %q (%d bytes)", op.Key, len(op.Value))
+		case refine.OpCopy:
+			parts[i] = fmt.Sprintf("copy %q to %q", op.From, op.Key)
 		default:
 			parts[i] = fmt.Sprintf("op kind %d %q", op.Kind, op.Key)
 		}

@@ -45,18 +45,11 @@ func (c *Cache) Gen() uint64 {
 func (c *Cache) Get(key string) (v []byte, found, known bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if cv, ok := c.vals[key]; ok {
-		if cv == nil {
-			return nil, false, true
-		}
-		return append([]byte{}, cv...), true, true
+	cv, found, known := c.lookup(key)
+	if !found {
+		return nil, false, known
 	}
-	if c.haveKs {
-		if _, ok := slices.BinarySearch(c.keys, key); !ok {
-			return nil, false, true
-		}
-	}
-	return nil, false, false
+	return append([]byte{}, cv...), true, true
 }
 
 // Fill records what a database read at generation gen found (v nil:
@@ -112,24 +105,88 @@ func (c *Cache) FillKeys(gen uint64, keys []string) {
 	c.keys, c.haveKs = slices.Clone(keys), true
 }
 
-// Apply records a commit the database confirmed.
+// Apply records a commit the database confirmed. An entry that starts
+// from a value before the commit (an append, a copy) is worked out from
+// the cached value; when that is not cached, the entry's value is
+// forgotten and read again when needed.
 func (c *Cache) Apply(final Final) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.gen++
-	for k, v := range final {
-		c.set(k, v) // Final's values are already private copies
+	type result struct {
+		key   string
+		v     []byte // nil: deleted
+		known bool
+	}
+	// Entries read the values from before the commit: work them all out
+	// before changing any.
+	results := make([]result, 0, len(final))
+	for k, e := range final {
+		r := result{key: k, known: true}
+		switch {
+		case e.Deleted:
+		case e.Base == "":
+			r.v = e.Value // Final's values are already private copies
+		default:
+			base, found, known := c.lookup(e.Base)
+			switch {
+			case !known:
+				r.known = false
+			case !found:
+				r.v = concat(nil, e.Value)
+			default:
+				r.v = concat(base, e.Value)
+			}
+		}
+		results = append(results, r)
+	}
+	for _, r := range results {
+		if r.known {
+			c.set(r.key, r.v)
+		} else {
+			c.bytes -= len(c.vals[r.key])
+			delete(c.vals, r.key)
+		}
 		if !c.haveKs {
 			continue
 		}
-		i, found := slices.BinarySearch(c.keys, k)
+		i, found := slices.BinarySearch(c.keys, r.key)
+		exists := !r.known || r.v != nil
 		switch {
-		case v == nil && found:
+		case !exists && found:
 			c.keys = slices.Delete(c.keys, i, i+1)
-		case v != nil && !found:
-			c.keys = slices.Insert(c.keys, i, k)
+		case exists && !found:
+			c.keys = slices.Insert(c.keys, i, r.key)
 		}
 	}
+}
+
+// Has reports whether key is stored; known is false when the cache
+// cannot tell.
+func (c *Cache) Has(key string) (found, known bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cv, ok := c.vals[key]; ok {
+		return cv != nil, true
+	}
+	if c.haveKs {
+		_, found = slices.BinarySearch(c.keys, key)
+		return found, true
+	}
+	return false, false
+}
+
+// lookup is Get without the copy; c.mu must be held.
+func (c *Cache) lookup(key string) (v []byte, found, known bool) {
+	if cv, ok := c.vals[key]; ok {
+		return cv, cv != nil, true
+	}
+	if c.haveKs {
+		if _, ok := slices.BinarySearch(c.keys, key); !ok {
+			return nil, false, true
+		}
+	}
+	return nil, false, false
 }
 
 // Reset forgets everything, after a commit whose outcome is unknown.

@@ -8,9 +8,9 @@ import (
 
 func TestCacheIgnoresReadsOlderThanACommit(t *testing.T) {
 	c := NewCache()
-	gen := c.Gen()                     // a reader starts a database read...
-	c.Apply(Final{"a": []byte("new")}) // ...a commit lands meanwhile...
-	c.Fill(gen, "a", []byte("old"))    // ...and the reader's old value comes back
+	gen := c.Gen()                              // a reader starts a database read...
+	c.Apply(Final{"a": {Value: []byte("new")}}) // ...a commit lands meanwhile...
+	c.Fill(gen, "a", []byte("old"))             // ...and the reader's old value comes back
 	if v, found, known := c.Get("a"); !known || !found || string(v) != "new" {
 		t.Errorf("Get(a) = %q, %v, %v; want new (the stale read must not win)", v, found, known)
 	}
@@ -23,7 +23,7 @@ func TestCacheIgnoresReadsOlderThanACommit(t *testing.T) {
 func TestCacheKeysFollowCommits(t *testing.T) {
 	c := NewCache()
 	c.FillKeys(c.Gen(), []string{"a/1", "b", "c"})
-	c.Apply(Final{"a/0": []byte("x"), "b": nil, "d": []byte{}})
+	c.Apply(Final{"a/0": {Value: []byte("x")}, "b": {Deleted: true}, "d": {Value: []byte{}}})
 	got, ok := c.List("")
 	if diff := cmp.Diff([]string{"a/0", "a/1", "c", "d"}, got); !ok || diff != "" {
 		t.Errorf("List after a commit (-want +got):\n%s", diff)

@@ -85,9 +85,17 @@ type Dialect struct {
 	PutEntry string
 	// DeleteEntry deletes a key (id, key).
 	DeleteEntry string
+	// AppendEntry adds bytes at the end of a key's value, in the database
+	// (the value is not sent again), inserting the key when absent (id,
+	// key, value). "" makes the Store no refine.Appender.
+	AppendEntry string
+	// CopyEntry sets a key to another key's value, in the database (the
+	// value is not sent again), changing nothing when that key is absent
+	// (id, key, from). "" makes the Store no refine.Copier.
+	CopyEntry string
 
-	// Lookup answers CheckFolders for session id from inside the commit's
-	// transaction tx.
+	// Lookup answers CheckFolders, and whether the keys a commit copies
+	// are stored, for session id from inside the commit's transaction tx.
 	Lookup func(tx Querier, id string) Lookup
 }
 

@@ -7,9 +7,10 @@
 // every commit checks and renews inside its own transaction, so a writer
 // whose lease was taken over cannot commit. Store is a session: a writer
 // with an in-memory Cache of its own session, or a read-only view. Each
-// commit's ops become the final value of each key (Plan), checked against
-// what the database holds so no key ends up with keys below it
-// (CheckFolders), and the session.json summary record is copied into
+// commit's ops become the state it leaves at each key and the writes that
+// get there, the database computing appends and copies so their values
+// are not sent again (Plan); the state is checked against what the
+// database holds so no key ends up with keys below it (CheckFolders), and the session.json summary record is copied into
 // columns of the session row so listing reads no state. Migrate keeps the
 // schema version. Every transaction takes its row locks in the order
 // documented at Driver; on a Driver that is a Classifier, reads and
@@ -32,34 +33,6 @@ import (
 	"github.com/refine-spec/refine/internal/summary"
 )
 
-// Final is what a commit leaves at each key it touches: a value, or nil
-// for deleted. A put of an empty value is an empty, non-nil slice.
-type Final map[string][]byte
-
-// Plan validates ops and returns the final value of each key (the last op
-// on a key decides) with the keys sorted, so SQL statements run in a
-// stable order. The error wraps refine.ErrInvalidKey.
-func Plan(ops []refine.Op) (Final, []string, error) {
-	if err := refine.ValidOps(ops); err != nil {
-		return nil, nil, err
-	}
-	final := make(Final, len(ops))
-	for _, op := range ops {
-		if op.Kind == refine.OpDelete {
-			final[op.Key] = nil
-			continue
-		}
-		v := append(make([]byte, 0, len(op.Value)), op.Value...)
-		final[op.Key] = v
-	}
-	keys := make([]string, 0, len(final))
-	for k := range final {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return final, keys, nil
-}
-
 // Lookup reads what the database holds for a session, inside the commit's
 // transaction: Existing returns which of keys are stored; Below returns up
 // to limit stored keys that start with any of prefixes (each a key and a
@@ -76,8 +49,8 @@ type Lookup interface {
 func CheckFolders(ctx context.Context, final Final, db Lookup) error {
 	var puts []string
 	ancestors := map[string]bool{}
-	for k, v := range final {
-		if v == nil {
+	for k, e := range final {
+		if e.Deleted {
 			continue
 		}
 		puts = append(puts, k)
@@ -91,8 +64,8 @@ func CheckFolders(ctx context.Context, final Final, db Lookup) error {
 	sort.Strings(puts)
 	var check []string
 	for a := range ancestors {
-		if v, ok := final[a]; ok {
-			if v != nil {
+		if e, ok := final[a]; ok {
+			if !e.Deleted {
 				return conflict(a)
 			}
 			continue // deleted by this commit
@@ -110,8 +83,8 @@ func CheckFolders(ctx context.Context, final Final, db Lookup) error {
 		}
 	}
 	deletes := 0
-	for _, v := range final {
-		if v == nil {
+	for _, e := range final {
+		if e.Deleted {
 			deletes++
 		}
 	}
@@ -127,7 +100,7 @@ func CheckFolders(ctx context.Context, final Final, db Lookup) error {
 		return err
 	}
 	for _, b := range below {
-		if v, ok := final[b]; !ok || v != nil {
+		if e, ok := final[b]; !ok || !e.Deleted {
 			k := b
 			for _, p := range prefixes {
 				if strings.HasPrefix(b, p) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -152,7 +153,7 @@ func (s *Store) Commit(ctx context.Context, ops ...refine.Op) error {
 	if s.readOnly {
 		return fmt.Errorf("%s: commit to session %s: %w: opened for reading; open the session for writing to change it", name, s.id, refine.ErrReadOnly)
 	}
-	final, keys, err := Plan(ops)
+	w, err := Plan(ops, s.Appends(), s.Copies())
 	if err != nil {
 		return fmt.Errorf("%s: commit to session %s: %w", name, s.id, err)
 	}
@@ -163,16 +164,26 @@ func (s *Store) Commit(ctx context.Context, ops ...refine.Op) error {
 	}
 	s.commitMu.Lock()
 	defer s.commitMu.Unlock()
-	if err := s.commitRetrying(ctx, final, keys); err != nil {
+	if err := s.commitRetrying(ctx, w); err != nil {
 		s.cache.Reset() // it may have been applied after all (a failed or dropped COMMIT)
 		if errors.Is(err, refine.ErrLocked) {
 			return err // LostError names the session already
 		}
 		return fmt.Errorf("%s: commit to session %s%s: %w", name, s.id, s.db.q.in(), err)
 	}
-	s.cache.Apply(final)
+	s.cache.Apply(w.Final)
 	return nil
 }
+
+// Appends reports whether Commit accepts refine.OpAppend: a writer does
+// when its Dialect has AppendEntry (refine.Appender). An append is one
+// statement that adds the bytes to the stored value in the database.
+func (s *Store) Appends() bool { return !s.readOnly && s.db.q.AppendEntry != "" }
+
+// Copies reports whether Commit accepts refine.OpCopy: a writer does when
+// its Dialect has CopyEntry (refine.Copier). A copy is one statement that
+// copies the value inside the database.
+func (s *Store) Copies() bool { return !s.readOnly && s.db.q.CopyEntry != "" }
 
 // commitRetrying runs the commit's transaction until it is applied once.
 // A transaction that failed before its COMMIT, or that the server aborted,
@@ -183,14 +194,14 @@ func (s *Store) Commit(ctx context.Context, ops ...refine.Op) error {
 // earlier attempt landed, so this one is rolled back and the commit
 // reported done. Without a commit sequence (Dialect.CommitLease) such a
 // commit is not retried.
-func (s *Store) commitRetrying(ctx context.Context, final Final, keys []string) error {
+func (s *Store) commitRetrying(ctx context.Context, w *Writes) error {
 	var (
 		r     *retrier
 		maybe bool // an earlier attempt's COMMIT failed: it may have landed
 	)
 	for {
 		actx, cancel := s.db.attempt(ctx)
-		atCommit, err := s.commit(actx, final, keys, maybe)
+		atCommit, err := s.commit(actx, w, maybe)
 		f := s.db.fault(ctx, actx, err)
 		cancel()
 		if err == nil {
@@ -222,7 +233,7 @@ func (s *Store) commitRetrying(ctx context.Context, final Final, keys []string) 
 // commit is one attempt of a commit in one transaction; atCommit tells
 // that the error came from its COMMIT, which may have applied it. maybe
 // says an earlier attempt's COMMIT failed that way.
-func (s *Store) commit(ctx context.Context, final Final, keys []string, maybe bool) (atCommit bool, err error) {
+func (s *Store) commit(ctx context.Context, w *Writes, maybe bool) (atCommit bool, err error) {
 	q, now := s.db.q, s.db.cfg.Now()
 	tx, err := s.db.drv.Begin(ctx)
 	if err != nil {
@@ -278,18 +289,40 @@ func (s *Store) commit(ctx context.Context, final Final, keys []string, maybe bo
 			return false, fmt.Errorf("check the lease: commit sequence %d, want %d: another process commits with this writer's lease token; open the session again", seq, s.seq+1)
 		}
 	}
-	if err := CheckFolders(ctx, final, q.Lookup(tx, s.id)); err != nil {
+	lookup := q.Lookup(tx, s.id)
+	if err := s.checkNeed(ctx, w.Need, lookup); err != nil {
 		return false, err
 	}
-	stmts := make([]Stmt, 0, len(keys)+1)
-	for _, k := range keys {
-		if v := final[k]; v == nil {
-			stmts = append(stmts, Stmt{SQL: q.DeleteEntry, Args: []any{s.id, k}, What: "write " + k})
-		} else {
-			stmts = append(stmts, Stmt{SQL: q.PutEntry, Args: []any{s.id, k, v}, What: "write " + k})
+	if err := CheckFolders(ctx, w.Final, lookup); err != nil {
+		return false, err
+	}
+	stmts := make([]Stmt, 0, len(w.Steps)+1)
+	for _, op := range w.Steps {
+		what := "write " + op.Key
+		switch op.Kind {
+		case refine.OpPut:
+			stmts = append(stmts, Stmt{SQL: q.PutEntry, Args: []any{s.id, op.Key, op.Value}, What: what})
+		case refine.OpDelete:
+			stmts = append(stmts, Stmt{SQL: q.DeleteEntry, Args: []any{s.id, op.Key}, What: what})
+		case refine.OpAppend:
+			stmts = append(stmts, Stmt{SQL: q.AppendEntry, Args: []any{s.id, op.Key, op.Value}, What: "append to " + op.Key})
+		case refine.OpCopy:
+			stmts = append(stmts, Stmt{SQL: q.CopyEntry, Args: []any{s.id, op.Key, op.From}, What: "copy " + op.From + " to " + op.Key})
 		}
 	}
-	stmts = append(stmts, s.rowUpdate(final, now))
+	sum, touched := w.Final[refine.SummaryKey]
+	if touched && !sum.Deleted && sum.Base != "" {
+		// The database worked session.json out (an append, a copy): run
+		// the writes, then read it back for the row's columns.
+		if err := tx.Batch(ctx, stmts); err != nil {
+			return false, err
+		}
+		if err := queryRow(ctx, tx, q.GetEntry, []any{s.id, refine.SummaryKey}, &sum.Value); err != nil {
+			return false, fmt.Errorf("read back %s: %w", refine.SummaryKey, err)
+		}
+		stmts = stmts[:0]
+	}
+	stmts = append(stmts, s.rowUpdate(sum, touched, now))
 	if err := tx.Batch(ctx, stmts); err != nil {
 		return false, err
 	}
@@ -307,18 +340,51 @@ func (s *Store) commit(ctx context.Context, final Final, keys []string, maybe bo
 	return false, nil
 }
 
+// checkNeed fails a commit that copies a key not stored before it, with
+// an error wrapping refine.ErrNotFound. The writer's cache answers when it
+// knows; otherwise the database does, in one query.
+func (s *Store) checkNeed(ctx context.Context, need []string, db Lookup) error {
+	var ask []string
+	for _, k := range need {
+		found, known := s.cache.Has(k)
+		switch {
+		case !known:
+			ask = append(ask, k)
+		case !found:
+			return copyMissing(k)
+		}
+	}
+	if len(ask) == 0 {
+		return nil
+	}
+	stored, err := db.Existing(ctx, ask)
+	if err != nil {
+		return err
+	}
+	for _, k := range ask {
+		if !slices.Contains(stored, k) {
+			return copyMissing(k)
+		}
+	}
+	return nil
+}
+
+func copyMissing(key string) error {
+	return fmt.Errorf("copy from %s: %w: it is not stored; nothing of the commit was applied; put it first, in this commit or an earlier one", key, refine.ErrNotFound)
+}
+
 // rowUpdate keeps the session row's summary columns in step with its
-// session.json; a session without one shows its last commit's time.
-func (s *Store) rowUpdate(final Final, now time.Time) Stmt {
+// session.json (sum, as the commit leaves it, if touched); a session
+// without one shows its last commit's time.
+func (s *Store) rowUpdate(sum Entry, touched bool, now time.Time) Stmt {
 	const what = "update the session row"
-	raw, touched := final[refine.SummaryKey]
 	switch {
 	case !touched:
 		return Stmt{SQL: s.db.q.TouchSession, Args: []any{nanos(now), s.id}, What: what}
-	case raw == nil:
+	case sum.Deleted:
 		return Stmt{SQL: s.db.q.ClearSummary, Args: []any{nanos(now), s.id}, What: what}
 	}
-	c := SummaryColumns(s.id, raw, now)
+	c := SummaryColumns(s.id, sum.Value, now)
 	var created any // NULL keeps the row's creation time
 	if !c.Created.IsZero() {
 		created = nanos(c.Created)

@@ -32,6 +32,12 @@ func BenchmarkOverhead(b *testing.B) {
 	sqlkvtest.Overhead(b, open(b, pgtest.Database(b), postgres.Config{}))
 }
 
+// BenchmarkJournalGrowth: a journal key growing by 1 KB records, appended
+// (what the engine does now) or put whole (before #30).
+func BenchmarkJournalGrowth(b *testing.B) {
+	sqlkvtest.JournalGrowth(b, open(b, pgtest.Database(b), postgres.Config{}))
+}
+
 // BenchmarkSessionsPageScaling lists pages of 50 (the first and one in the
 // middle) on databases of 1,000 and 100,000 sessions and reports the
 // ratio: keyset pages on the activity index keep it near 1 (issue #30:

@@ -52,7 +52,12 @@ func dialect() *sqlkv.Dialect {
 		PutEntry: `INSERT INTO refine_entries (session_id, key, value) VALUES ($1, $2, $3)
 			ON CONFLICT (session_id, key) DO UPDATE SET value = EXCLUDED.value`,
 		DeleteEntry: `DELETE FROM refine_entries WHERE session_id = $1 AND key = $2`,
-		Lookup:      func(tx sqlkv.Querier, id string) sqlkv.Lookup { return lookup{tx, id} },
+		AppendEntry: `INSERT INTO refine_entries (session_id, key, value) VALUES ($1, $2, $3)
+			ON CONFLICT (session_id, key) DO UPDATE SET value = refine_entries.value || EXCLUDED.value`,
+		CopyEntry: `INSERT INTO refine_entries (session_id, key, value)
+			SELECT session_id, $2::text, value FROM refine_entries WHERE session_id = $1 AND key = $3
+			ON CONFLICT (session_id, key) DO UPDATE SET value = EXCLUDED.value`,
+		Lookup: func(tx sqlkv.Querier, id string) sqlkv.Lookup { return lookup{tx, id} },
 	}
 }
 

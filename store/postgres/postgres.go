@@ -4,7 +4,10 @@
 // Each Store commit is one transaction, so every op of it is applied or
 // none is, also when the process dies or the connection drops mid-way.
 // Values are bytea; keys and IDs compare byte-wise (collation "C"), so
-// List sorts as every refine Store does.
+// List sorts as every refine Store does. A writer is a refine.Appender
+// and a refine.Copier: an append adds its bytes to the stored value, and
+// a copy copies a value, inside the database, so neither sends a stored
+// value over the network again.
 //
 // # One writer per session
 //

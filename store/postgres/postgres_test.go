@@ -39,3 +39,9 @@ func TestBackendConformance(t *testing.T) {
 func TestStoreConformance(t *testing.T) {
 	sqlkvtest.Stores(t, open(t, pgtest.Database(t), postgres.Config{}))
 }
+
+// A session on Postgres hands the Store appends and copies, the same ops
+// as on store/memory, and the database holds the same session.
+func TestSessionAppendsAndCopies(t *testing.T) {
+	sqlkvtest.SessionAppendsAndCopies(t, open(t, pgtest.Database(t), postgres.Config{}))
+}

@@ -25,3 +25,9 @@ func BenchmarkCommit4KB(b *testing.B) {
 func BenchmarkOverhead(b *testing.B) {
 	sqlkvtest.Overhead(b, open(b, filepath.Join(b.TempDir(), "refine.db"), sqlite.Config{}))
 }
+
+// BenchmarkJournalGrowth: a journal key growing by 1 KB records, appended
+// (what the engine does now) or put whole (before #30).
+func BenchmarkJournalGrowth(b *testing.B) {
+	sqlkvtest.JournalGrowth(b, open(b, filepath.Join(b.TempDir(), "refine.db"), sqlite.Config{}))
+}

@@ -48,7 +48,16 @@ func dialect(path string) *sqlkv.Dialect {
 		PutEntry: `INSERT INTO refine_entries (session_id, key, value) VALUES (?, ?, ?)
 			ON CONFLICT (session_id, key) DO UPDATE SET value = excluded.value`,
 		DeleteEntry: `DELETE FROM refine_entries WHERE session_id = ? AND key = ?`,
-		Lookup:      func(tx sqlkv.Querier, id string) sqlkv.Lookup { return lookup{tx, id} },
+		// || makes TEXT of its operands, byte for byte; the CAST keeps the
+		// value a BLOB.
+		AppendEntry: `INSERT INTO refine_entries (session_id, key, value) VALUES (?, ?, ?)
+			ON CONFLICT (session_id, key) DO UPDATE SET value = CAST(refine_entries.value || excluded.value AS BLOB)`,
+		// The WHERE clause keeps the parser from reading ON CONFLICT as a
+		// join's ON.
+		CopyEntry: `INSERT INTO refine_entries (session_id, key, value)
+			SELECT session_id, ?2, value FROM refine_entries WHERE session_id = ?1 AND key = ?3
+			ON CONFLICT (session_id, key) DO UPDATE SET value = excluded.value`,
+		Lookup: func(tx sqlkv.Querier, id string) sqlkv.Lookup { return lookup{tx, id} },
 	}
 }
 

@@ -6,6 +6,9 @@
 // with a busy timeout, so processes sharing the file queue for the write
 // lock instead of failing. Each Store commit is one transaction: every op
 // of it is applied or none is, also when the process is killed mid-way.
+// A writer is a refine.Appender and a refine.Copier: an append adds its
+// bytes to the stored value, and a copy copies a value, inside the
+// database, so neither sends a stored value again.
 //
 // # One writer per session
 //

@@ -14,8 +14,9 @@ import (
 type Store struct{ kv *sqlkv.Store }
 
 var (
-	_ refine.Store = (*Store)(nil)
-	_ io.Closer    = (*Store)(nil)
+	_ refine.Appender = (*Store)(nil)
+	_ refine.Copier   = (*Store)(nil)
+	_ io.Closer       = (*Store)(nil)
 )
 
 // ID returns the session's ID.
@@ -33,6 +34,15 @@ func (s *Store) List(ctx context.Context, prefix string) ([]string, error) {
 // refine.ErrReadOnly on a view, and with refine.ErrLocked, applying
 // nothing, if this writer's lease was taken over.
 func (s *Store) Commit(ctx context.Context, ops ...refine.Op) error { return s.kv.Commit(ctx, ops...) }
+
+// Appends reports true for a writer: Commit accepts refine.OpAppend
+// (refine.Appender), which adds the bytes to the stored value inside the
+// database, so a growing key is not sent whole again.
+func (s *Store) Appends() bool { return s.kv.Appends() }
+
+// Copies reports true for a writer: Commit accepts refine.OpCopy
+// (refine.Copier), which copies the value inside the database.
+func (s *Store) Copies() bool { return s.kv.Copies() }
 
 // Close ends a writer's heartbeat and gives up its lease; on a view it
 // only marks the Store closed. It is idempotent.

@@ -3,6 +3,7 @@ package sqlkvtest
 import (
 	"encoding/json"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -65,4 +66,43 @@ func Overhead(b *testing.B, db refine.Backend) {
 		}
 		return st
 	})
+}
+
+// JournalGrowth commits 1 KB records to a journal key that grows to 64
+// records before the next key starts (a round's segment), as an append
+// ("append") and as a put of the whole key so far ("put", what a Store
+// without Append is handed), and reports commits/s and the bytes handed
+// over per commit.
+func JournalGrowth(b *testing.B, db refine.Backend) {
+	record := []byte(strings.Repeat("r", 1023) + "\n")
+	for _, mode := range []string{"append", "put"} {
+		b.Run(mode, func(b *testing.B) {
+			ctx := b.Context()
+			_, st, err := db.Create(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer st.(io.Closer).Close()
+			var seg []byte
+			n, handed := 0, 0
+			for b.Loop() {
+				if n%64 == 0 {
+					seg = seg[:0]
+				}
+				key := "journal/" + strconv.Itoa(n/64) + ".jsonl"
+				seg = append(seg, record...)
+				op := refine.Append(key, record)
+				if mode == "put" {
+					op = refine.Put(key, seg)
+				}
+				if err := st.Commit(ctx, op); err != nil {
+					b.Fatal(err)
+				}
+				handed += len(op.Value)
+				n++
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "commits/s")
+			b.ReportMetric(float64(handed)/float64(b.N), "bytes-handed/commit")
+		})
+	}
 }
