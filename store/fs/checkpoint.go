@@ -85,7 +85,7 @@ func (s *Store) checkpoint() error {
 	if err := s.hook("synced"); err != nil {
 		return err
 	}
-	if err := s.wlog.mark(w.last); err != nil {
+	if err := s.wlog.mark(w.last, syncCheckpoint); err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
 	if err := s.hook("marked"); err != nil {
@@ -166,14 +166,14 @@ func (s *Store) syncPath(rel string) error {
 	case err != nil:
 		return err
 	case fi.IsDir():
-		return s.syncDir(native)
+		return s.syncDir(native, syncCheckpoint)
 	case fi.Mode().IsRegular():
 		return s.syncFile(native)
 	}
 	return nil
 }
 
-// syncFile fsyncs the regular file rel.
+// syncFile fsyncs the regular file rel, for a checkpoint.
 func (s *Store) syncFile(rel string) error {
 	flag := os.O_RDONLY
 	if runtime.GOOS == "windows" {
@@ -183,7 +183,7 @@ func (s *Store) syncFile(rel string) error {
 	if err != nil {
 		return err
 	}
-	err = f.Sync()
+	err = s.syncCall(f, syncCall{purpose: syncCheckpoint, path: rel})
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -193,9 +193,10 @@ func (s *Store) syncFile(rel string) error {
 	return nil
 }
 
-// syncDir fsyncs the folder rel (root-relative) so renames and removals in
-// it are durable. Windows cannot fsync a folder; NTFS journals metadata.
-func (s *Store) syncDir(rel string) error {
+// syncDir fsyncs the folder rel (root-relative), for purpose, so renames
+// and removals in it are durable. Windows cannot fsync a folder; NTFS
+// journals metadata.
+func (s *Store) syncDir(rel string, purpose syncPurpose) error {
 	if !s.sync || runtime.GOOS == "windows" {
 		return nil
 	}
@@ -204,7 +205,7 @@ func (s *Store) syncDir(rel string) error {
 		return err
 	}
 	defer f.Close()
-	if err := f.Sync(); err != nil {
+	if err := s.syncCall(f, syncCall{purpose: purpose, path: rel}); err != nil {
 		return fmt.Errorf("fsync folder %s: %w", rel, err)
 	}
 	return nil

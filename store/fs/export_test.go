@@ -2,6 +2,8 @@ package fs
 
 import (
 	"os"
+	"path/filepath"
+	"sync"
 	"time"
 )
 
@@ -56,3 +58,68 @@ func LoggedRecords(dir string) (int, error) {
 // black-box tests can look at the files (a test-only door: users see the
 // files complete after Close).
 func Flush(s *Store) error { return s.flush() }
+
+// SyncCounts counts a Store's sync calls (fsync, fdatasync, a folder's
+// fsync) by purpose; WithSyncCounter installs it. It is safe for the
+// concurrent calls of a checkpoint.
+type SyncCounts struct {
+	mu    sync.Mutex
+	calls []syncCall
+}
+
+// WithSyncCounter makes the Store count every sync call in c, from Open's
+// on, and then make it.
+func WithSyncCounter(c *SyncCounts) Option {
+	return func(o *options) {
+		o.syncer = func(f *os.File, sc syncCall) error {
+			c.mu.Lock()
+			c.calls = append(c.calls, sc)
+			c.mu.Unlock()
+			return doSync(f, sc)
+		}
+	}
+}
+
+// syncPurposeNames names syncPurpose values for the tests' messages.
+var syncPurposeNames = map[syncPurpose]string{
+	syncNone: "none", syncCommit: "commit", syncCheckpoint: "checkpoint", syncOpen: "open",
+}
+
+// Counts returns the calls so far by purpose: "commit" (the commit path),
+// "checkpoint", "open"; and "none", which must never appear.
+func (c *SyncCounts) Counts() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m := map[string]int{}
+	for _, sc := range c.calls {
+		m[syncPurposeNames[sc.purpose]]++
+	}
+	return m
+}
+
+// Paths returns the paths synced for purpose, in call order.
+func (c *SyncCounts) Paths(purpose string) []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var ps []string
+	for _, sc := range c.calls {
+		if syncPurposeNames[sc.purpose] == purpose {
+			ps = append(ps, filepath.ToSlash(sc.path))
+		}
+	}
+	return ps
+}
+
+// Reset forgets the calls counted so far.
+func (c *SyncCounts) Reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.calls = nil
+}
+
+// Commits returns how many commits s has logged since it was opened.
+func Commits(s *Store) int {
+	s.commitMu.Lock()
+	defer s.commitMu.Unlock()
+	return int(s.nextSeq - s.firstSeq)
+}

@@ -190,6 +190,7 @@ type Store struct {
 	broken   error   // a commit failed after its commit point; guarded by mu
 	overlay  overlay // commits logged but not yet applied; guarded by mu
 	nextSeq  uint64  // the next commit's sequence number; guarded by commitMu
+	firstSeq uint64  // nextSeq when Open returned
 
 	// The applier (see applier.go) applies logged commits to the files;
 	// nil for a read-only Store. While it runs, its goroutine owns the
@@ -214,6 +215,9 @@ type Store struct {
 	// a checkpoint and recovery; an error it returns stops the work there,
 	// like a crash.
 	testHook func(point string) error
+	// syncer, when set by tests, makes every sync call in its place (see
+	// sync.go), so they can be counted by purpose.
+	syncer func(f *os.File, c syncCall) error
 }
 
 var (
@@ -233,6 +237,7 @@ type options struct {
 	logLimit   int64
 	idleDelay  time.Duration
 	hook       func(point string) error
+	syncer     func(f *os.File, c syncCall) error
 }
 
 // WithLogger makes the Store log what Open's recovery did and cleanup
@@ -283,7 +288,7 @@ func Open(dir string, opts ...Option) (*Store, error) {
 		root.Close()
 		return nil, err
 	}
-	s := &Store{dir: abs, root: root, lock: lock, crashed: crashed, sync: !o.noSync, log: o.log, testHook: o.hook,
+	s := &Store{dir: abs, root: root, lock: lock, crashed: crashed, sync: !o.noSync, log: o.log, testHook: o.hook, syncer: o.syncer,
 		logSize: o.logSize, logLimit: o.logLimit, idleDelay: o.idleDelay}
 	s.wal.init(o.maxRecords, o.maxBytes)
 	if err := s.recover(); err != nil {
@@ -296,6 +301,7 @@ func Open(dir string, opts ...Option) (*Store, error) {
 		s.release()
 		return nil, err
 	}
+	s.firstSeq = s.nextSeq
 	s.apl = newApplier()
 	go s.runApplier()
 	return s, nil
@@ -683,15 +689,16 @@ func isNotExist(err error) bool {
 
 // writeFile creates rel (root-relative) with data, mode 0600, failing if
 // something is already there (so a planted link is never written through),
-// and fsyncs it if sync is set.
-func (s *Store) writeFile(rel string, data []byte, sync bool) error {
+// and fsyncs it for purpose unless that is syncNone (or the Store is
+// NoSync).
+func (s *Store) writeFile(rel string, data []byte, purpose syncPurpose) error {
 	f, err := s.root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
 	}
 	_, err = f.Write(data)
-	if err == nil && sync {
-		err = f.Sync()
+	if err == nil && purpose != syncNone && s.sync {
+		err = s.syncCall(f, syncCall{purpose: purpose, path: rel})
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr

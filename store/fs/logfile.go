@@ -156,8 +156,8 @@ var errNoRoom = errors.New("no room in the log file")
 // written until the new header is durable.
 type walLog struct {
 	f     *os.File
-	sync  bool
-	limit int64 // the size the file may grow to (logMaxSize but in tests)
+	sync  func(f *os.File, c syncCall) error // nil: NoSync
+	limit int64                              // the size the file may grow to (logMaxSize but in tests)
 
 	mu     sync.Mutex
 	hdr    logHeader // as last written, durably
@@ -185,8 +185,8 @@ func (l *walLog) append(seq uint64, record []byte) error {
 		l.sealed = true // whatever is at off now, write nothing after it
 	}
 	l.mu.Unlock()
-	if err == nil && l.sync {
-		err = datasync(l.f)
+	if err == nil && l.sync != nil {
+		err = l.sync(l.f, syncCall{purpose: syncCommit, path: walPath(logName), data: true})
 	}
 	if err != nil {
 		return fmt.Errorf("log file at offset %d: %w", off, err)
@@ -196,8 +196,9 @@ func (l *walLog) append(seq uint64, record []byte) error {
 
 // mark durably records in the header that every record up to marker is
 // reflected in the files. If no frame after marker has been written, it
-// also starts a new generation, so the log is empty again.
-func (l *walLog) mark(marker uint64) error {
+// also starts a new generation, so the log is empty again. purpose is the
+// header's sync call's: a checkpoint's, or Open's starting a generation.
+func (l *walLog) mark(marker uint64, purpose syncPurpose) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	h := logHeader{gen: l.hdr.gen + 1, salt: l.hdr.salt, marker: marker, start: l.hdr.start}
@@ -208,8 +209,8 @@ func (l *walLog) mark(marker uint64) error {
 	if _, err := l.f.WriteAt(encodeSlot(h), int64(h.gen%2)*logBlock); err != nil {
 		return fmt.Errorf("write the log header: %w", err)
 	}
-	if l.sync {
-		if err := datasync(l.f); err != nil {
+	if l.sync != nil {
+		if err := l.sync(l.f, syncCall{purpose: purpose, path: walPath(logName), data: true}); err != nil {
 			return fmt.Errorf("write the log header: %w", err)
 		}
 	}
@@ -245,14 +246,14 @@ func (s *Store) createLog(size int64, marker uint64) (*walLog, error) {
 	data := make([]byte, size)
 	copy(data[logBlock:], encodeSlot(h)) // gen 1: slot 1
 	temp := walPath(logName + tempSuffix)
-	if err := s.replaceFile(temp, data, s.sync); err != nil {
+	if err := s.replaceFile(temp, data, syncOpen); err != nil {
 		return nil, fmt.Errorf("create the log file: %w", err)
 	}
 	if err := os.Rename(filepath.Join(s.dir, temp), filepath.Join(s.dir, walPath(logName))); err != nil {
 		s.root.Remove(temp)
 		return nil, fmt.Errorf("create the log file: %w", err)
 	}
-	if err := s.syncDir(walName); err != nil {
+	if err := s.syncDir(walName, syncOpen); err != nil {
 		return nil, fmt.Errorf("create the log file: %w", err)
 	}
 	return s.openLog(h, logFrames, 0)
@@ -264,5 +265,9 @@ func (s *Store) openLog(h logHeader, off int64, last uint64) (*walLog, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open the log file: %w", err)
 	}
-	return &walLog{f: f, sync: s.sync, limit: s.logLimit, hdr: h, off: off, last: last}, nil
+	l := &walLog{f: f, limit: s.logLimit, hdr: h, off: off, last: last}
+	if s.sync {
+		l.sync = s.syncCall
+	}
+	return l, nil
 }
