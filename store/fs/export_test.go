@@ -28,7 +28,8 @@ func withHook(h func(point string) error) Option {
 // goes idle.
 var WithoutIdleCheckpoints = func() Option { return withIdleDelay(-1) }
 
-// withIdleDelay makes the applier checkpoint once idle for d; d < 0: never.
+// withIdleDelay makes the applier do its idle work (spares) once idle for
+// d; d < 0: never.
 func withIdleDelay(d time.Duration) Option {
 	return func(o *options) { o.idleDelay = d }
 }
@@ -123,3 +124,7 @@ func Commits(s *Store) int {
 	defer s.commitMu.Unlock()
 	return int(s.nextSeq - s.firstSeq)
 }
+
+// WithIdleDelay lets black-box tests make the applier do its idle work
+// (spares) as soon as it has nothing to apply (d = 0), or never (d < 0).
+var WithIdleDelay = withIdleDelay
