@@ -79,6 +79,9 @@ func (s *Store) checkpoint() error {
 	if len(w.pending) == 0 {
 		return nil
 	}
+	if err := s.hook("checkpoint"); err != nil {
+		return err
+	}
 	if err := s.syncTouched(); err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
@@ -112,8 +115,16 @@ func (s *Store) checkpoint() error {
 // further difference.
 const syncWorkers = 16
 
-// syncTouched fsyncs every file and folder the pending records touched
-// that still exists, several at a time.
+// syncTouched makes every file and folder the pending records touched
+// that still exists durable. On Linux it syncs the file system they are
+// on, once (syncfs(2); once per file system, should a folder of the
+// session be another's mount point): a checkpoint then costs two sync
+// calls, with the header's, however many files its records touched,
+// where fsyncing each took one per file and folder (249 for the 64
+// commits of a 40-round session). syncfs also writes back what other
+// programs left dirty on that file system, which fsync would not: the
+// price of a checkpoint that comes once per 64 commits or 32 MiB, off the
+// commit path. Elsewhere it fsyncs each, several at a time.
 func (s *Store) syncTouched() error {
 	if !s.sync {
 		return nil
@@ -127,6 +138,9 @@ func (s *Store) syncTouched() error {
 		paths = append(paths, p)
 	}
 	sort.Strings(paths) // deterministic order, for errors and tests
+	if syncsFileSystems {
+		return s.syncFileSystems(paths)
+	}
 	work := make(chan string)
 	var (
 		wg   sync.WaitGroup
@@ -152,6 +166,39 @@ func (s *Store) syncTouched() error {
 	close(work)
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// syncFileSystems syncs the file system of each of paths (root-relative
+// keys and folders) that still exists, once per file system.
+func (s *Store) syncFileSystems(paths []string) error {
+	seen := map[uint64]bool{}
+	for _, p := range paths {
+		native := filepath.FromSlash(p)
+		fi, err := s.root.Lstat(native)
+		switch {
+		case isNotExist(err):
+			continue // deleted or pruned by a later commit; its parent is synced
+		case err != nil:
+			return err
+		case !fi.IsDir() && !fi.Mode().IsRegular():
+			continue // a link is never followed, not even to sync
+		}
+		dev, ok := device(fi)
+		if ok && seen[dev] {
+			continue
+		}
+		f, err := s.root.Open(native)
+		if err != nil {
+			return err
+		}
+		err = s.syncCall(f, syncCall{purpose: syncCheckpoint, path: native, fs: true})
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("syncfs %s: %w", p, err)
+		}
+		seen[dev] = ok
+	}
+	return nil
 }
 
 // syncPath fsyncs the file or folder at rel (a key or a key's folder),

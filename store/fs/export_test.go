@@ -128,3 +128,7 @@ func Commits(s *Store) int {
 // WithIdleDelay lets black-box tests make the applier do its idle work
 // (spares) as soon as it has nothing to apply (d = 0), or never (d < 0).
 var WithIdleDelay = withIdleDelay
+
+// SyncsFileSystems reports that a checkpoint syncs file systems (syncfs)
+// rather than each file and folder: two sync calls a checkpoint.
+const SyncsFileSystems = syncsFileSystems

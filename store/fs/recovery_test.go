@@ -265,6 +265,7 @@ func TestCrashPoints(t *testing.T) {
 		{"put round_002/summary.md", after, true, false},  // one put in place
 		{"put state.json", after, true, false},            // all but one in place
 		{"applied", after, true, false},                   // every rename done
+		{"checkpoint", after, true, true},                 // checkpoint due, nothing synced yet
 		{"synced", after, true, true},                     // checkpoint fsynced, no marker yet
 		{"marked", after, false, true},                    // marker written, record not deleted
 	}
@@ -301,6 +302,33 @@ func TestCrashPoints(t *testing.T) {
 				t.Errorf("the emptied folder of a deleted key was not pruned: %v", err)
 			}
 		})
+	}
+}
+
+// TestCheckpointSyncFailure: a checkpoint whose sync call fails (the
+// syncfs, or an fsync where there is none) moves no marker and breaks the
+// Store; the records stay in the log and the next Open replays them.
+func TestCheckpointSyncFailure(t *testing.T) {
+	dir := t.TempDir()
+	seed(t, dir)
+	failing := func(f *os.File, c syncCall) error {
+		if c.purpose == syncCheckpoint && !c.data {
+			return errCrash
+		}
+		return doSync(f, c)
+	}
+	s := mustOpen(t, dir, withCheckpointThresholds(1, 1<<30), func(o *options) { o.syncer = failing })
+	if err := commitApplied(s, secondCommit...); !errors.Is(err, errCrash) {
+		t.Fatalf("Commit error = %v, want the failed sync", err)
+	}
+	if err := s.Close(); err == nil || !errors.Is(err, errCrash) {
+		t.Errorf("Close error = %v, want the failed sync", err)
+	}
+	if recs, m := records(t, dir), markerOf(t, dir); !slices.Equal(recs, []string{recordName(2)}) || m != 1 {
+		t.Errorf("log = %q, marker %d; want record 2 kept, marker 1", recs, m)
+	}
+	if diff := cmp.Diff(after, snapshot(t, dir)); diff != "" {
+		t.Errorf("after reopening (-want +got):\n%s", diff)
 	}
 }
 
@@ -917,4 +945,69 @@ func FuzzDecodeMarker(f *testing.F) {
 			t.Fatalf("accepted a marker that encodes differently: %x", data)
 		}
 	})
+}
+
+// TestReplayedRecordsStayUntilCheckpoint: Open replays what the files do
+// not hold, makes no sync call, and keeps the records in the log, so
+// that whatever a power loss takes from the files it rewrote (unsynced)
+// the next Open rewrites again, however many Opens come before the
+// checkpoint the thresholds call for.
+func TestReplayedRecordsStayUntilCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	loggedTwice(t, dir) // records 2 and 3, after marker 1
+	lose := func(files map[string]string) {
+		t.Helper()
+		for k, v := range files {
+			p := filepath.Join(dir, filepath.FromSlash(k))
+			var err error
+			if v == "" {
+				err = os.Remove(p)
+			} else {
+				err = os.WriteFile(p, []byte(v), 0o600)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// A power loss tore one value the applier wrote and lost another's
+	// rename.
+	lose(map[string]string{"state.json": "to", "round_002/reviewer.md": ""})
+	for i, loss := range []map[string]string{
+		{"round_001/engineer.md": "old"}, // the first replay's rewrite, lost
+		{"state.json": ""},               // the second's
+		nil,
+	} {
+		var syncs SyncCounts
+		s := mustOpen(t, dir, WithSyncCounter(&syncs))
+		if got := readKeys(t, s); !cmp.Equal(got, afterThird) {
+			t.Errorf("Open %d: %v, want %v", i+1, got, afterThird)
+		}
+		if diff := cmp.Diff(afterThird, rawFiles(t, dir)); diff != "" {
+			t.Errorf("Open %d: the files (-want +got):\n%s", i+1, diff)
+		}
+		if got := syncs.Counts(); len(got) != 0 {
+			t.Errorf("Open %d: sync calls %v, want none", i+1, got)
+		}
+		s.abandon() // a crash: the records must still be there
+		if recs, m := records(t, dir), markerOf(t, dir); !slices.Equal(recs, []string{recordName(2), recordName(3)}) || m != 1 {
+			t.Fatalf("after Open %d: log %q, marker %d; want records 2 and 3, marker 1", i+1, recs, m)
+		}
+		lose(loss)
+	}
+	// The checkpoint, once due, makes them durable and lets them go.
+	var syncs SyncCounts
+	s := mustOpen(t, dir, withCheckpointThresholds(2, 1<<30), WithSyncCounter(&syncs))
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if recs, m := records(t, dir), markerOf(t, dir); len(recs) != 0 || m != 3 {
+		t.Errorf("after the checkpoint: log %q, marker %d; want none, 3", recs, m)
+	}
+	if got := syncs.Counts()["checkpoint"]; got == 0 {
+		t.Error("the checkpoint made no sync call")
+	}
+	if diff := cmp.Diff(afterThird, rawFiles(t, dir)); diff != "" {
+		t.Errorf("after the checkpoint, the files (-want +got):\n%s", diff)
+	}
 }

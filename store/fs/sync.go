@@ -26,11 +26,13 @@ const (
 )
 
 // syncCall is one sync call: its purpose, the root-relative path synced,
-// and whether it is an fdatasync (the log file) rather than an fsync.
+// and whether it is an fdatasync (the log file) or a syncfs (the whole
+// file system path is on, for a checkpoint) rather than an fsync.
 type syncCall struct {
 	purpose syncPurpose
 	path    string
 	data    bool
+	fs      bool
 }
 
 // syncCall makes f durable as c says, through the Store's syncer if a
@@ -44,7 +46,10 @@ func (s *Store) syncCall(f *os.File, c syncCall) error {
 
 // doSync is the real sync call c on f.
 func doSync(f *os.File, c syncCall) error {
-	if c.data {
+	switch {
+	case c.fs:
+		return syncfs(f)
+	case c.data:
 		return datasync(f)
 	}
 	return f.Sync()

@@ -127,6 +127,12 @@ func TestSessionSyncCalls(t *testing.T) {
 		if headers == 0 || headers > commits/threshold {
 			t.Errorf("%d checkpoints for %d commits, want between 1 and one per %d commits", headers, commits, threshold)
 		}
+		if fs.SyncsFileSystems && got["checkpoint"] != 2*headers {
+			t.Errorf("%d sync calls for %d checkpoints, want 2 each: one syncfs and the header (paths %q)", got["checkpoint"], headers, syncs.Paths("checkpoint"))
+		}
+		if total := got["commit"] + got["checkpoint"]; fs.SyncsFileSystems && total > 2*commits {
+			t.Errorf("%d sync calls in all for %d commits, want at most 2 a commit", total, commits)
+		}
 		if got["open"] != 0 || got["none"] != 0 {
 			t.Errorf("sync calls %v: none should be Open's or untagged", got)
 		}
