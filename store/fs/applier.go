@@ -99,7 +99,8 @@ func (a *applier) halt(applyQueued bool) error {
 // runApplier is the applier's goroutine: it applies queued commits in
 // order until halted or until one fails, and checkpoints the log when it
 // is due (see checkpointDue). Once the queue has been empty for
-// s.idleDelay it makes spares (see spares.go), so the disk's work is done
+// s.idleDelay it makes spares (see spares.go) and grows the log file
+// ahead of its frames (see walLog.reserve), so the disk's work is done
 // while the caller is busy elsewhere (in a session, waiting for a role).
 // It does not checkpoint when idle: a checkpoint's fsyncs make durable
 // what a crash would redo from the log anyway, so they are spent only
@@ -126,6 +127,10 @@ func (s *Store) runApplier() {
 			a.mu.Unlock()
 			err = s.hook("idle")
 			if err == nil {
+				if rerr := s.wlog.reserve(); rerr != nil {
+					// Appends grow the file then, as they always could.
+					s.log.Debug("fs: log file not grown ahead", "dir", s.dir, "err", rerr)
+				}
 				s.makeSpares()
 			}
 			a.mu.Lock()

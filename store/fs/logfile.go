@@ -57,8 +57,9 @@ const (
 	logFrames      = 2 * logBlock // the first frame's offset
 	slotSize       = 8 + 8 + 4 + 8 + 8 + crcSize
 	frameHeader    = 4 + 4
-	defaultLogSize = 64 << 10 // created with room for a few commits
-	logMaxSize     = 16 << 20 // records that would take it further go to record files
+	defaultLogSize = 64 << 10  // created with room for a few commits
+	logMaxSize     = 16 << 20  // records that would take it further go to record files
+	logReserve     = 256 << 10 // room the idle applier keeps after the next frame (see reserve)
 )
 
 // logHeader is one slot's content.
@@ -162,6 +163,7 @@ type walLog struct {
 	mu     sync.Mutex
 	hdr    logHeader // as last written, durably
 	off    int64     // where the next frame goes
+	size   int64     // the file's size, as far as known: every frame lies below it
 	last   uint64    // the last record written to this generation's frames
 	sealed bool      // a frame's write failed: write no more until the next generation
 }
@@ -180,6 +182,7 @@ func (l *walLog) append(seq uint64, record []byte) error {
 	off := l.off
 	_, err := l.f.WriteAt(encodeFrame(l.hdr.salt, record), off)
 	l.off = nextFrame(off, len(record))
+	l.size = max(l.size, end)
 	l.last = seq
 	if err != nil {
 		l.sealed = true // whatever is at off now, write nothing after it
@@ -228,6 +231,35 @@ func (l *walLog) mark(marker uint64, purpose syncPurpose) error {
 	return nil
 }
 
+// reserve grows the file with zeros, without a sync, once fewer than
+// logReserve/2 bytes follow the next frame's offset: to logReserve bytes
+// after it, or twice its size, within the limit. Only the applier calls
+// it, when idle. An append past the file's end changes its size and
+// blocks, so its fdatasync also commits the file system's journal (about
+// 0.15 ms more on the project machine); and without checkpoints between
+// commits the frames of a session go on growing the file, so every
+// commit would pay that. Grown ahead, off the commit path, the file
+// costs one such commit per reserve instead (the next, whose fdatasync
+// makes the new size durable too). Zeros after the last frame read as
+// the log's end, so the growth needs no sync of its own, and it writes
+// only past every frame: a power loss that undoes it loses nothing.
+func (l *walLog) reserve() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil || l.sealed || l.size-l.off >= logReserve/2 || l.size >= l.limit {
+		return nil
+	}
+	grown := min(max(l.off+logReserve, 2*l.size), l.limit)
+	if grown <= l.size {
+		return nil
+	}
+	if _, err := l.f.WriteAt(make([]byte, grown-l.size), l.size); err != nil {
+		return fmt.Errorf("grow the log file: %w", err)
+	}
+	l.size = grown
+	return nil
+}
+
 func (l *walLog) close() error {
 	if l == nil || l.f == nil {
 		return nil
@@ -265,7 +297,12 @@ func (s *Store) openLog(h logHeader, off int64, last uint64) (*walLog, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open the log file: %w", err)
 	}
-	l := &walLog{f: f, limit: s.logLimit, hdr: h, off: off, last: last}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("open the log file: %w", err)
+	}
+	l := &walLog{f: f, limit: s.logLimit, hdr: h, off: off, size: fi.Size(), last: last}
 	if s.sync {
 		l.sync = s.syncCall
 	}
