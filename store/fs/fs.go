@@ -71,9 +71,10 @@
 // file, a missing record in the sequence or a damaged header, with an
 // error wrapping refine.ErrCorrupt, and changes nothing. Damage to the
 // last frame itself cannot be told from a crash: should the disk damage
-// it in the moments between its commit's apply and the next checkpoint
-// (normally 5 ms) or the next commit, and the process then crash, Open
-// would take the session back by that one commit. A record file write a
+// it silently before the next commit or checkpoint (for a session at
+// rest, that is until its next run commits) and the machine then lose
+// its page cache (a power loss, an OS crash), Open would take the session
+// back by that one commit. A record file write a
 // crash cut short is still a temporary file, and temporary files are
 // discarded. Open also reads the layout of earlier refines, record files
 // and a marker file (.refine-wal/checkpoint), and moves the marker into
