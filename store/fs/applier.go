@@ -164,11 +164,12 @@ func (s *Store) runApplier() {
 }
 
 // checkpointDue reports whether the applier should checkpoint now, with
-// queued commits still to apply: once the log has reached its thresholds
-// and nothing is queued, so that the checkpoint covers every frame in the
-// log file and starts a new generation (the file is reused from its start
-// rather than grown); or, should commits keep coming, once it holds twice
-// the thresholds. It runs on the applier's goroutine, which owns s.wal.
+// queued commits still waiting to be applied: once the log has reached
+// its thresholds and nothing is queued, so that the checkpoint covers
+// every frame in the log file and starts a new generation (the file is
+// reused from its start rather than grown); or, should commits keep
+// coming, once the log holds twice the thresholds. It runs on the
+// applier's goroutine, which owns s.wal.
 func (s *Store) checkpointDue(queued int) bool {
 	w := &s.wal
 	if !w.due() {
@@ -225,8 +226,9 @@ func (s *Store) armIdle() {
 }
 
 // applyQueued writes commit c into the files; runApplier then
-// checkpoints the log if it is due. It runs on the applier's goroutine, which owns the spares
-// and the log's bookkeeping (s.wal) while the Store is open.
+// checkpoints the log if it is due. It runs on the applier's goroutine,
+// which owns the spares and the log's bookkeeping (s.wal) while the Store
+// is open.
 func (s *Store) applyQueued(c queued) error {
 	// Lets tests hold a commit between its commit point and its apply.
 	if err := s.hook("applying"); err != nil {
