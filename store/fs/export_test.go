@@ -83,11 +83,12 @@ func WithSyncCounter(c *SyncCounts) Option {
 
 // syncPurposeNames names syncPurpose values for the tests' messages.
 var syncPurposeNames = map[syncPurpose]string{
-	syncNone: "none", syncCommit: "commit", syncCheckpoint: "checkpoint", syncOpen: "open",
+	syncNone: "none", syncCommit: "commit", syncCheckpoint: "checkpoint", syncOpen: "open", syncReserve: "reserve",
 }
 
 // Counts returns the calls so far by purpose: "commit" (the commit path),
-// "checkpoint", "open"; and "none", which must never appear.
+// "checkpoint", "open", "reserve" (growing the log file ahead); and
+// "none", which must never appear.
 func (c *SyncCounts) Counts() map[string]int {
 	c.mu.Lock()
 	defer c.mu.Unlock()

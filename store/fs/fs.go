@@ -49,9 +49,10 @@
 //     deleted. If no record after the marker is in the log file, that
 //     header also starts a new generation: the next frames are written
 //     from the log file's start again. Records not yet applied stay in
-//     the log. Nothing else syncs: not the applier when idle (it makes
-//     spares then), not Close, not Open after a clean Close, since all a
-//     crash can take from the files is rewritten from the log.
+//     the log. Nothing else syncs (but the growth of the log file, ahead
+//     of its frames): not the applier when idle (it makes spares then),
+//     not Close, not Open after a clean Close, since all a crash can take
+//     from the files is rewritten from the log.
 //
 // Open recovers: it replays every record after the marker, in sequence
 // order, by writing each key's final value again where the file does not
@@ -110,8 +111,9 @@
 // spent when the log reaches its thresholds, which bound what a crash (or
 // an Open) leaves to replay (64 commits, 32 MiB), and one checkpoint then
 // covers state.json, status.md and decisions.md once for many commits.
-// A 5-round session makes one sync call a commit, and three more when it
-// creates its log.
+// A 5-round session makes one sync call a commit, three more when it
+// creates its log, and one when the idle applier grows the log file
+// ahead of its frames (see walLog.reserve).
 //
 // # Locking
 //

@@ -23,6 +23,9 @@ const (
 	// syncOpen: Open making the log itself durable: the log folder's
 	// entry, a new log file and its name, a new generation's header.
 	syncOpen
+	// syncReserve: the idle applier growing the log file ahead of its
+	// frames (see walLog.reserve), off the commit path.
+	syncReserve
 )
 
 // syncCall is one sync call: its purpose, the root-relative path synced,
