@@ -23,13 +23,14 @@ func withHook(h func(point string) error) Option {
 	return func(o *options) { o.hook = h }
 }
 
-// WithoutIdleCheckpoints lets black-box tests look at the log as the
-// thresholds and Close leave it: the applier does not checkpoint when it
-// goes idle.
+// WithoutIdleCheckpoints lets black-box tests look at the log folder as
+// commits leave it: the applier does no idle work (spares, growing the
+// log file). The name is older than the rule that it never checkpoints
+// when idle.
 var WithoutIdleCheckpoints = func() Option { return withIdleDelay(-1) }
 
-// withIdleDelay makes the applier do its idle work (spares) once idle for
-// d; d < 0: never.
+// withIdleDelay makes the applier do its idle work (spares, growing the
+// log file) once idle for d; d < 0: never.
 func withIdleDelay(d time.Duration) Option {
 	return func(o *options) { o.idleDelay = d }
 }
@@ -127,7 +128,8 @@ func Commits(s *Store) int {
 }
 
 // WithIdleDelay lets black-box tests make the applier do its idle work
-// (spares) as soon as it has nothing to apply (d = 0), or never (d < 0).
+// (spares, growing the log file) as soon as it has nothing to apply
+// (d = 0), or never (d < 0).
 var WithIdleDelay = withIdleDelay
 
 // SyncsFileSystems reports that a checkpoint syncs file systems (syncfs)
