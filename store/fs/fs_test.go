@@ -618,6 +618,48 @@ func BenchmarkCommitEngine(b *testing.B) {
 	})
 }
 
+// BenchmarkOpenWithRecords opens and closes a session folder whose log
+// holds 60 commits of BenchmarkCommitEngine's kind (about ten rounds) that
+// a clean Close left applied: what every Open pays until the thresholds
+// call for a checkpoint, since Open reads the log and compares each key
+// it names with its file (rewriting nothing, syncing nothing).
+func BenchmarkOpenWithRecords(b *testing.B) {
+	dir := b.TempDir()
+	s, err := fs.Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	val := func(n int) []byte { return bytes.Repeat([]byte("y"), n) }
+	for i := range 60 {
+		round := i / 6
+		err := s.Commit(b.Context(),
+			refine.Put("state.json", val(10<<10+i)),
+			refine.Put("status.md", val(6<<10+i)),
+			refine.Put("decisions.md", val(3<<10+i)),
+			refine.Put(fmt.Sprintf("round_%03d/prompts/engineer-%d.md", round, i), val(6<<10)),
+			refine.Put(fmt.Sprintf("round_%03d/attempts/engineer-%d.md", round, i), val(3<<10)),
+			refine.Put(fmt.Sprintf("round_%03d/engineer.md", round), val(3<<10+i)))
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		b.Fatal(err)
+	}
+	if n, err := fs.LoggedRecords(dir); n != 60 || err != nil {
+		b.Fatalf("the log holds %d records (%v), want 60", n, err)
+	}
+	for b.Loop() {
+		s, err := fs.Open(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 func benchCommit(b *testing.B, ops func(i int) []refine.Op) {
 	size := 0
 	for _, op := range ops(0) {
