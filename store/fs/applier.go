@@ -17,9 +17,12 @@ import (
 // tell the files are behind. A crash before the files catch up loses
 // nothing: the records are in the log and Open replays them.
 //
-// The applier also checkpoints the log when it reaches its thresholds;
-// a checkpoint covers only the commits applied so far (the files of the
-// others may not exist yet), and their records stay in the log.
+// The applier also checkpoints the log when it reaches its thresholds
+// (see checkpointDue), and only then: a checkpoint's fsyncs buy nothing a
+// crash cannot redo from the log, so they are spent only to let the log
+// forget records. A checkpoint covers only the commits applied so far
+// (the files of the others may not exist yet), and their records stay in
+// the log.
 //
 // The backlog is bounded, so memory is: a Commit waits while
 // maxBacklogCommits commits, or maxBacklogBytes bytes of records, are
@@ -40,7 +43,7 @@ type applier struct {
 	queue    []queued   // oldest first; the head stays until it is applied
 	bytes    int64      // the queued records' size
 	enqueued uint64     // commits enqueued so far
-	idleAt   uint64     // enqueued when the idle timer was set; 0: none set
+	idleAt   uint64     // enqueued+1 when the idle timer was last set; 0: never
 	idleDue  bool       // the idle timer fired with nothing enqueued since
 	err      error      // the failure that stopped the goroutine
 	stop     bool       // apply what is queued, then exit
@@ -94,10 +97,14 @@ func (a *applier) halt(applyQueued bool) error {
 }
 
 // runApplier is the applier's goroutine: it applies queued commits in
-// order until halted or until one fails. Once the queue has been empty
-// for s.idleDelay it checkpoints what it applied, so the disk's work is
-// done while the caller is busy elsewhere (in a session, waiting for a
-// role), and Close finds little left to do.
+// order until halted or until one fails, and checkpoints the log when it
+// is due (see checkpointDue). Once the queue has been empty for
+// s.idleDelay it makes spares (see spares.go) and grows the log file
+// ahead of its frames (see walLog.reserve), so the disk's work is done
+// while the caller is busy elsewhere (in a session, waiting for a role).
+// It does not checkpoint when idle: a checkpoint's fsyncs make durable
+// what a crash would redo from the log anyway, so they are spent only
+// when the log must let records go.
 func (s *Store) runApplier() {
 	a := s.apl
 	defer close(a.done)
@@ -114,14 +121,16 @@ func (s *Store) runApplier() {
 		}
 		var err error
 		if len(a.queue) == 0 {
-			// Idle: checkpoint.
-			a.idleDue, a.idleAt = false, 0
+			// Idle: make spares. idleAt stays set, so the timer is not
+			// set again until another commit comes.
+			a.idleDue = false
 			a.mu.Unlock()
-			err = s.checkpoint()
+			err = s.hook("idle")
 			if err == nil {
-				err = s.hook("idle checkpoint")
-			}
-			if err == nil {
+				if rerr := s.wlog.reserve(); rerr != nil {
+					// Appends grow the file then, as they always could.
+					s.log.Debug("fs: log file not grown ahead", "dir", s.dir, "err", rerr)
+				}
 				s.makeSpares()
 			}
 			a.mu.Lock()
@@ -130,6 +139,12 @@ func (s *Store) runApplier() {
 			a.mu.Unlock()
 			err = s.applyQueued(c)
 			a.mu.Lock()
+			if err == nil && s.checkpointDue(len(a.queue)-1) {
+				// Before c leaves the queue, so that flush waits for it.
+				a.mu.Unlock()
+				err = s.checkpoint()
+				a.mu.Lock()
+			}
 			a.queue[0] = queued{} // let the values go
 			a.queue = a.queue[1:]
 			a.bytes -= int64(c.size)
@@ -148,10 +163,26 @@ func (s *Store) runApplier() {
 	}
 }
 
+// checkpointDue reports whether the applier should checkpoint now, with
+// queued commits still waiting to be applied: once the log has reached
+// its thresholds and nothing is queued, so that the checkpoint covers
+// every frame in the log file and starts a new generation (the file is
+// reused from its start rather than grown); or, should commits keep
+// coming, once the log holds twice the thresholds. It runs on the
+// applier's goroutine, which owns s.wal.
+func (s *Store) checkpointDue(queued int) bool {
+	w := &s.wal
+	if !w.due() {
+		return false
+	}
+	return queued == 0 || len(w.pending) >= 2*w.maxRecords || w.bytes >= 2*w.maxBytes
+}
+
 // makeSpares creates spares until spareTarget are ready, stopping as soon
 // as a commit is queued or the Store is closing: applying comes first. A
 // spare it cannot create is no failure (puts create their files then).
-// It runs on the applier's goroutine, without a.mu.
+// Spares are never fsynced: they are temporary files, which Open
+// discards. It runs on the applier's goroutine, without a.mu.
 func (s *Store) makeSpares() {
 	a := s.apl
 	for recycles && len(s.spares) < spareTarget {
@@ -169,13 +200,13 @@ func (s *Store) makeSpares() {
 	s.hook("spares ready") // lets tests wait for them
 }
 
-// armIdle sets the idle timer, if the applier has applied commits it has
-// not checkpointed and no timer is set for the commits enqueued so far.
-// When it fires with nothing enqueued since, the applier checkpoints.
-// a.mu must be held, by the applier's goroutine (it reads s.wal).
+// armIdle sets the idle timer, if no timer was set for the commits
+// enqueued so far: after the first commit and after each later one. When
+// it fires with nothing enqueued since, the applier does its idle work.
+// a.mu must be held.
 func (s *Store) armIdle() {
 	a := s.apl
-	if s.idleDelay < 0 || len(s.wal.pending) == 0 || a.idleAt == a.enqueued+1 {
+	if s.idleDelay < 0 || a.enqueued == 0 || a.idleAt == a.enqueued+1 {
 		return
 	}
 	at := a.enqueued + 1 // +1: 0 means no timer
@@ -194,9 +225,10 @@ func (s *Store) armIdle() {
 	})
 }
 
-// applyQueued writes commit c into the files, then checkpoints the log if
-// it is due. It runs on the applier's goroutine, which owns the spares
-// and the log's bookkeeping (s.wal) while the Store is open.
+// applyQueued writes commit c into the files; runApplier then
+// checkpoints the log if it is due. It runs on the applier's goroutine,
+// which owns the spares and the log's bookkeeping (s.wal) while the Store
+// is open.
 func (s *Store) applyQueued(c queued) error {
 	// Lets tests hold a commit between its commit point and its apply.
 	if err := s.hook("applying"); err != nil {
@@ -212,9 +244,6 @@ func (s *Store) applyQueued(c queued) error {
 	}
 	if err == nil {
 		s.wal.applied(c.seq, c.size, c.file, c.changes)
-		if s.wal.due() {
-			err = s.checkpoint()
-		}
 	}
 	if err != nil {
 		return fmt.Errorf("commit %s: %w", describe(c.changes), err)

@@ -286,32 +286,42 @@ func TestCloseAppliesTheBacklog(t *testing.T) {
 	if diff := cmp.Diff(map[string]string{"state.json": "3"}, rawFiles(t, dir)); diff != "" {
 		t.Errorf("files after Close (-want +got):\n%s", diff)
 	}
+	// The records stay in the log, durable, for the checkpoint the
+	// thresholds call for; the next Open finds the files holding them.
 	if err := mustOpen(t, dir).Close(); err != nil {
 		t.Fatal(err)
 	}
 	if got := logFiles(t, dir); !slices.Equal(got, []string{logName}) {
 		t.Errorf("log after the next Open = %q, want only the log file", got)
 	}
-	if recs := records(t, dir); len(recs) != 0 {
-		t.Errorf("log after the next Open = %q, want nothing to replay", recs)
+	if recs, m := records(t, dir), markerOf(t, dir); len(recs) != 3 || m != 0 {
+		t.Errorf("log after the next Open = %q, marker %d; want the 3 records, marker 0", recs, m)
 	}
-	if m := markerOf(t, dir); m != 3 {
-		t.Errorf("marker = %d, want 3", m)
+	if diff := cmp.Diff(map[string]string{"state.json": "3"}, rawFiles(t, dir)); diff != "" {
+		t.Errorf("files after the next Open (-want +got):\n%s", diff)
 	}
 }
 
 // TestCheckpointCoversAppliedCommitsOnly reaches the checkpoint threshold
-// while later commits are logged but not applied: the marker names the
+// and then logs later commits that are not applied: the marker names the
 // last applied commit and the later records stay for the next Open.
 func TestCheckpointCoversAppliedCommitsOnly(t *testing.T) {
 	dir := t.TempDir()
-	// The applier stops at commit 3, after checkpointing commits 1 and 2,
-	// and fails there once released, like a crash.
+	// The applier checkpoints commits 1 and 2 once commit 2 is applied
+	// (nothing else is queued), stops at commit 3, and fails there once
+	// released, like a crash.
 	g := newGate(3, "applying")
 	s := mustOpen(t, dir, withCheckpointThresholds(2, 1<<30), withHook(g.hook))
 	ctx := context.Background()
 	for i := 1; i <= 4; i++ {
-		if err := s.Commit(ctx, refine.Put("state.json", []byte(fmt.Sprint(i)))); err != nil {
+		ops := []refine.Op{refine.Put("state.json", []byte(fmt.Sprint(i)))}
+		var err error
+		if i == 2 {
+			err = commitApplied(s, ops...) // flush waits for the checkpoint too
+		} else {
+			err = s.Commit(ctx, ops...)
+		}
+		if err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -329,6 +339,50 @@ func TestCheckpointCoversAppliedCommitsOnly(t *testing.T) {
 	s.abandon() // commits 3 and 4 are in the log only
 	if got := snapshot(t, dir); !cmp.Equal(got, map[string]string{"state.json": "4"}) {
 		t.Errorf("after reopening: %v, want commit 4's state", got)
+	}
+}
+
+// TestCheckpointWaitsForTheQueue: a checkpoint due while commits are
+// queued waits until the queue is empty, so that it covers every frame
+// and the log file starts again from its start, unless the log reaches
+// twice the thresholds first.
+func TestCheckpointWaitsForTheQueue(t *testing.T) {
+	dir := t.TempDir()
+	hold := make(chan struct{})
+	var s *Store
+	var marked []uint64 // the applier's only
+	applying := 0
+	s = mustOpen(t, dir, withCheckpointThresholds(1, 1<<30), withHook(func(p string) error {
+		switch p {
+		case "applying":
+			if applying++; applying == 1 {
+				<-hold // until commits 2 and 3 are queued behind commit 1
+			}
+		case "marked":
+			marked = append(marked, s.wal.last)
+		}
+		return nil
+	}))
+	ctx := context.Background()
+	for i := 1; i <= 3; i++ {
+		if err := s.Commit(ctx, refine.Put("state.json", []byte(fmt.Sprint(i)))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(hold)
+	if err := s.flush(); err != nil {
+		t.Fatal(err)
+	}
+	// Commit 1 applied: due, but 2 and 3 are queued; commit 2: twice the
+	// threshold, so it checkpoints anyway; commit 3: due, nothing queued.
+	if !slices.Equal(marked, []uint64{2, 3}) {
+		t.Errorf("checkpoints at records %v, want [2 3]", marked)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if recs, m := records(t, dir), markerOf(t, dir); len(recs) != 0 || m != 3 {
+		t.Errorf("after Close: records %q, marker %d; want none and 3", recs, m)
 	}
 }
 

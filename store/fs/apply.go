@@ -27,7 +27,7 @@ func (s *Store) stage(seq uint64, changes []change) ([]string, error) {
 			err = s.writeSpare(name, c.value)
 		}
 		if errors.Is(err, errNotSpare) {
-			err = s.replaceFile(name, c.value, false)
+			err = s.replaceFile(name, c.value, syncNone)
 		}
 		if err != nil {
 			s.root.Remove(name)

@@ -79,13 +79,16 @@ func (s *Store) checkpoint() error {
 	if len(w.pending) == 0 {
 		return nil
 	}
+	if err := s.hook("checkpoint"); err != nil {
+		return err
+	}
 	if err := s.syncTouched(); err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
 	if err := s.hook("synced"); err != nil {
 		return err
 	}
-	if err := s.wlog.mark(w.last); err != nil {
+	if err := s.wlog.mark(w.last, syncCheckpoint); err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
 	if err := s.hook("marked"); err != nil {
@@ -112,8 +115,16 @@ func (s *Store) checkpoint() error {
 // further difference.
 const syncWorkers = 16
 
-// syncTouched fsyncs every file and folder the pending records touched
-// that still exists, several at a time.
+// syncTouched makes every file and folder the pending records touched
+// that still exists durable. On Linux it syncs the file system they are
+// on, once (syncfs(2); once per file system, should a folder of the
+// session be another's mount point): a checkpoint then costs two sync
+// calls, with the header's, however many files its records touched,
+// where fsyncing each took one per file and folder (249 for the 64
+// commits of a 40-round session). syncfs also writes back what other
+// programs left dirty on that file system, which fsync would not: the
+// price of a checkpoint that comes once per 64 commits or 32 MiB, off the
+// commit path. Elsewhere it fsyncs each, several at a time.
 func (s *Store) syncTouched() error {
 	if !s.sync {
 		return nil
@@ -127,6 +138,9 @@ func (s *Store) syncTouched() error {
 		paths = append(paths, p)
 	}
 	sort.Strings(paths) // deterministic order, for errors and tests
+	if syncsFileSystems {
+		return s.syncFileSystems(paths)
+	}
 	work := make(chan string)
 	var (
 		wg   sync.WaitGroup
@@ -154,6 +168,39 @@ func (s *Store) syncTouched() error {
 	return errors.Join(errs...)
 }
 
+// syncFileSystems syncs the file system of each of paths (root-relative
+// keys and folders) that still exists, once per file system.
+func (s *Store) syncFileSystems(paths []string) error {
+	seen := map[uint64]bool{}
+	for _, p := range paths {
+		native := filepath.FromSlash(p)
+		fi, err := s.root.Lstat(native)
+		switch {
+		case isNotExist(err):
+			continue // deleted or pruned by a later commit; its parent is synced
+		case err != nil:
+			return err
+		case !fi.IsDir() && !fi.Mode().IsRegular():
+			continue // a link is never followed, not even to sync
+		}
+		dev, ok := device(fi)
+		if ok && seen[dev] {
+			continue
+		}
+		f, err := s.root.Open(native)
+		if err != nil {
+			return err
+		}
+		err = s.syncCall(f, syncCall{purpose: syncCheckpoint, path: native, fs: true})
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("syncfs %s: %w", p, err)
+		}
+		seen[dev] = ok
+	}
+	return nil
+}
+
 // syncPath fsyncs the file or folder at rel (a key or a key's folder),
 // if it is still there. A link is never followed, not even to fsync, and
 // anything else that is not a regular file or a folder is not ours.
@@ -166,14 +213,14 @@ func (s *Store) syncPath(rel string) error {
 	case err != nil:
 		return err
 	case fi.IsDir():
-		return s.syncDir(native)
+		return s.syncDir(native, syncCheckpoint)
 	case fi.Mode().IsRegular():
 		return s.syncFile(native)
 	}
 	return nil
 }
 
-// syncFile fsyncs the regular file rel.
+// syncFile fsyncs the regular file rel, for a checkpoint.
 func (s *Store) syncFile(rel string) error {
 	flag := os.O_RDONLY
 	if runtime.GOOS == "windows" {
@@ -183,7 +230,7 @@ func (s *Store) syncFile(rel string) error {
 	if err != nil {
 		return err
 	}
-	err = f.Sync()
+	err = s.syncCall(f, syncCall{purpose: syncCheckpoint, path: rel})
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -193,9 +240,10 @@ func (s *Store) syncFile(rel string) error {
 	return nil
 }
 
-// syncDir fsyncs the folder rel (root-relative) so renames and removals in
-// it are durable. Windows cannot fsync a folder; NTFS journals metadata.
-func (s *Store) syncDir(rel string) error {
+// syncDir fsyncs the folder rel (root-relative), for purpose, so renames
+// and removals in it are durable. Windows cannot fsync a folder; NTFS
+// journals metadata.
+func (s *Store) syncDir(rel string, purpose syncPurpose) error {
 	if !s.sync || runtime.GOOS == "windows" {
 		return nil
 	}
@@ -204,7 +252,7 @@ func (s *Store) syncDir(rel string) error {
 		return err
 	}
 	defer f.Close()
-	if err := f.Sync(); err != nil {
+	if err := s.syncCall(f, syncCall{purpose: purpose, path: rel}); err != nil {
 		return fmt.Errorf("fsync folder %s: %w", rel, err)
 	}
 	return nil

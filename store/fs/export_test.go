@@ -2,6 +2,8 @@ package fs
 
 import (
 	"os"
+	"path/filepath"
+	"sync"
 	"time"
 )
 
@@ -21,12 +23,14 @@ func withHook(h func(point string) error) Option {
 	return func(o *options) { o.hook = h }
 }
 
-// WithoutIdleCheckpoints lets black-box tests look at the log as the
-// thresholds and Close leave it: the applier does not checkpoint when it
-// goes idle.
+// WithoutIdleCheckpoints lets black-box tests look at the log folder as
+// commits leave it: the applier does no idle work (spares, growing the
+// log file). The name is older than the rule that it never checkpoints
+// when idle.
 var WithoutIdleCheckpoints = func() Option { return withIdleDelay(-1) }
 
-// withIdleDelay makes the applier checkpoint once idle for d; d < 0: never.
+// withIdleDelay makes the applier do its idle work (spares, growing the
+// log file) once idle for d; d < 0: never.
 func withIdleDelay(d time.Duration) Option {
 	return func(o *options) { o.idleDelay = d }
 }
@@ -56,3 +60,78 @@ func LoggedRecords(dir string) (int, error) {
 // black-box tests can look at the files (a test-only door: users see the
 // files complete after Close).
 func Flush(s *Store) error { return s.flush() }
+
+// SyncCounts counts a Store's sync calls (fsync, fdatasync, a folder's
+// fsync) by purpose; WithSyncCounter installs it. It is safe for the
+// concurrent calls of a checkpoint.
+type SyncCounts struct {
+	mu    sync.Mutex
+	calls []syncCall
+}
+
+// WithSyncCounter makes the Store count every sync call in c, from Open's
+// on, and then make it.
+func WithSyncCounter(c *SyncCounts) Option {
+	return func(o *options) {
+		o.syncer = func(f *os.File, sc syncCall) error {
+			c.mu.Lock()
+			c.calls = append(c.calls, sc)
+			c.mu.Unlock()
+			return doSync(f, sc)
+		}
+	}
+}
+
+// syncPurposeNames names syncPurpose values for the tests' messages.
+var syncPurposeNames = map[syncPurpose]string{
+	syncNone: "none", syncCommit: "commit", syncCheckpoint: "checkpoint", syncOpen: "open", syncReserve: "reserve",
+}
+
+// Counts returns the calls so far by purpose: "commit" (the commit path),
+// "checkpoint", "open", "reserve" (growing the log file ahead); and
+// "none", which must never appear.
+func (c *SyncCounts) Counts() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m := map[string]int{}
+	for _, sc := range c.calls {
+		m[syncPurposeNames[sc.purpose]]++
+	}
+	return m
+}
+
+// Paths returns the paths synced for purpose, in call order.
+func (c *SyncCounts) Paths(purpose string) []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var ps []string
+	for _, sc := range c.calls {
+		if syncPurposeNames[sc.purpose] == purpose {
+			ps = append(ps, filepath.ToSlash(sc.path))
+		}
+	}
+	return ps
+}
+
+// Reset forgets the calls counted so far.
+func (c *SyncCounts) Reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.calls = nil
+}
+
+// Commits returns how many commits s has logged since it was opened.
+func Commits(s *Store) int {
+	s.commitMu.Lock()
+	defer s.commitMu.Unlock()
+	return int(s.nextSeq - s.firstSeq)
+}
+
+// WithIdleDelay lets black-box tests make the applier do its idle work
+// (spares, growing the log file) as soon as it has nothing to apply
+// (d = 0), or never (d < 0).
+var WithIdleDelay = withIdleDelay
+
+// SyncsFileSystems reports that a checkpoint syncs file systems (syncfs)
+// rather than each file and folder: two sync calls a checkpoint.
+const SyncsFileSystems = syncsFileSystems

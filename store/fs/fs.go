@@ -6,7 +6,8 @@
 //
 // A Commit is atomic across keys, across process crashes and across power
 // loss, and costs one write and one fdatasync, plus its share of a
-// checkpoint. The store keeps a write-ahead log in DIR/.refine-wal/:
+// checkpoint: on Linux two sync calls per 64 commits. The store keeps a
+// write-ahead log in DIR/.refine-wal/:
 //
 //  1. Log. The commit becomes one record, holding every key it changes and
 //     every put's value, with a CRC-32C over the whole record (see wal.go
@@ -37,21 +38,28 @@
 //     applied, normally a few milliseconds after Commit returned; Close
 //     waits until every commit is applied. A Commit waits while 16
 //     commits, or 16 MiB of records, are still to be applied.
-//  3. Checkpoint: when the applier has been idle for 5 ms (in a session,
-//     while a role is called), once the log holds 64 applied records or
-//     32 MiB, and when Open finds records to replay, every file and
-//     folder the applied commits
-//     touched is fsynced, then the log file's header is rewritten to name
-//     the last applied record (the marker) and fdatasynced, and record
-//     files it covers are deleted. If no record after the marker is in
-//     the log file, that header also starts a new generation: the next
-//     frames are written from the log file's start again. Records not yet
-//     applied stay in the log.
+//  3. Checkpoint, only when the log must let records go: once it holds
+//     64 applied records or 32 MiB (when nothing is queued to apply, so
+//     the checkpoint covers every frame; at twice that, regardless), and
+//     when Open finds that much to replay. The files and folders the
+//     applied commits touched are made durable (on Linux with one
+//     syncfs(2) of their file system, elsewhere by fsyncing each), then
+//     the log file's header is rewritten to name the last applied record
+//     (the marker) and fdatasynced, and record files it covers are
+//     deleted. If no record after the marker is in the log file, that
+//     header also starts a new generation: the next frames are written
+//     from the log file's start again. Records not yet applied stay in
+//     the log. Nothing else syncs (but the growth of the log file, ahead
+//     of its frames): not the applier when idle (it makes spares then),
+//     not Close, not Open after a clean Close, since all a crash can take
+//     from the files is rewritten from the log.
 //
 // Open recovers: it replays every record after the marker, in sequence
-// order, by writing each key's final value again (so replay is idempotent
-// and a crash during recovery is recovered the same way), then
-// checkpoints. It reads the log file's frames from the start until one is
+// order, by writing each key's final value again where the file does not
+// hold it already (so replay is idempotent, a crash during recovery is
+// recovered the same way, and after a clean Close it rewrites nothing).
+// The records stay in the log, and later frames follow them, until the
+// thresholds call for a checkpoint. It reads the log file's frames from the start until one is
 // not whole (cut short, failing its checksum, zeros, or a frame of an
 // earlier generation, whose records the marker covers): that end is where
 // the last append stopped, and an append a crash cut short is a commit
@@ -64,9 +72,10 @@
 // file, a missing record in the sequence or a damaged header, with an
 // error wrapping refine.ErrCorrupt, and changes nothing. Damage to the
 // last frame itself cannot be told from a crash: should the disk damage
-// it in the moments between its commit's apply and the next checkpoint
-// (normally 5 ms) or the next commit, and the process then crash, Open
-// would take the session back by that one commit. A record file write a
+// it silently before the next commit or checkpoint (for a session at
+// rest, that is until its next run commits) and the machine then lose
+// its page cache (a power loss, an OS crash), Open would take the session
+// back by that one commit. A record file write a
 // crash cut short is still a temporary file, and temporary files are
 // discarded. Open also reads the layout of earlier refines, record files
 // and a marker file (.refine-wal/checkpoint), and moves the marker into
@@ -86,24 +95,25 @@
 // a checkpoint's header is durable before any frame of the generation it
 // starts is written, so the previous header never faces frames it did
 // not expect. The marker moves forward only after every file and folder
-// its records produced has been fsynced, and records it covers are never
-// replayed, so a frame overwritten or a record file deleted after it (or
+// its records produced has been made durable (fsynced, or its file system
+// synced), and never past a record replay skipped because the file held
+// its value already: the record stays until a checkpoint syncs that file.
+// Records the marker covers are never replayed, so a frame overwritten or a record file deleted after it (or
 // a deletion that a power loss undoes) cannot bring back an old value. An
 // error while appending, applying or checkpointing, past the commit
 // point, leaves the files behind the log: the Store then refuses further
 // use, Close reports the error without checkpointing, and the next Open
 // replays the log.
 //
-// The idle checkpoint does the fsyncs while the caller waits for
-// something else and keeps the log file small: it starts a new
-// generation each time. Close does not checkpoint (it waits until every
-// commit is applied): the commits since the last idle checkpoint stay in
-// the log, durable, and the next Open replays and checkpoints them. The
-// thresholds bound what a crash leaves to replay (64 commits, 32 MiB)
-// when commits come too fast for the applier to go idle, and one
-// checkpoint then fsyncs state.json, status.md and decisions.md once for
-// many commits; it issues its fsyncs together so that they share the file
-// system's journal commits.
+// Why so few syncs. Each commit's fdatasync is its commit point and
+// cannot be saved. A checkpoint's syncs buy nothing a crash would not get
+// back from the log: they only let the log forget records, so they are
+// spent when the log reaches its thresholds, which bound what a crash (or
+// an Open) leaves to replay (64 commits, 32 MiB), and one checkpoint then
+// covers state.json, status.md and decisions.md once for many commits.
+// A 5-round session makes one sync call a commit, three more when it
+// creates its log, and one when the idle applier grows the log file
+// ahead of its frames (see walLog.reserve).
 //
 // # Locking
 //
@@ -190,6 +200,7 @@ type Store struct {
 	broken   error   // a commit failed after its commit point; guarded by mu
 	overlay  overlay // commits logged but not yet applied; guarded by mu
 	nextSeq  uint64  // the next commit's sequence number; guarded by commitMu
+	firstSeq uint64  // nextSeq when Open returned
 
 	// The applier (see applier.go) applies logged commits to the files;
 	// nil for a read-only Store. While it runs, its goroutine owns the
@@ -200,7 +211,7 @@ type Store struct {
 	wlog       *walLog       // the log file (see logfile.go); nil for a read-only Store
 	logSize    int64         // of a log file Open creates
 	logLimit   int64         // the size the log file may grow to
-	idleDelay  time.Duration // how long the applier waits idle before it checkpoints; <0: never
+	idleDelay  time.Duration // how long the applier waits idle before it makes spares; <0: never
 	spares     []string      // files to rewrite for puts (see spares.go)
 	spareSeq   int           // names the spares makeSpare creates
 	noExchange atomic.Bool   // the file system cannot swap files (see replace)
@@ -214,6 +225,9 @@ type Store struct {
 	// a checkpoint and recovery; an error it returns stops the work there,
 	// like a crash.
 	testHook func(point string) error
+	// syncer, when set by tests, makes every sync call in its place (see
+	// sync.go), so they can be counted by purpose.
+	syncer func(f *os.File, c syncCall) error
 }
 
 var (
@@ -233,6 +247,7 @@ type options struct {
 	logLimit   int64
 	idleDelay  time.Duration
 	hook       func(point string) error
+	syncer     func(f *os.File, c syncCall) error
 }
 
 // WithLogger makes the Store log what Open's recovery did and cleanup
@@ -283,7 +298,7 @@ func Open(dir string, opts ...Option) (*Store, error) {
 		root.Close()
 		return nil, err
 	}
-	s := &Store{dir: abs, root: root, lock: lock, crashed: crashed, sync: !o.noSync, log: o.log, testHook: o.hook,
+	s := &Store{dir: abs, root: root, lock: lock, crashed: crashed, sync: !o.noSync, log: o.log, testHook: o.hook, syncer: o.syncer,
 		logSize: o.logSize, logLimit: o.logLimit, idleDelay: o.idleDelay}
 	s.wal.init(o.maxRecords, o.maxBytes)
 	if err := s.recover(); err != nil {
@@ -296,6 +311,7 @@ func Open(dir string, opts ...Option) (*Store, error) {
 		s.release()
 		return nil, err
 	}
+	s.firstSeq = s.nextSeq
 	s.apl = newApplier()
 	go s.runApplier()
 	return s, nil
@@ -306,8 +322,8 @@ func Open(dir string, opts ...Option) (*Store, error) {
 // and Commit fails with ErrReadOnly. It does not replay the log, so after
 // a writer crashed it shows the folder as that writer left it (a commit
 // may be missing, or half applied) until Open recovers it; so too after a
-// power loss in the seconds after a clean Close, which leaves its last
-// commits' fsyncs to the next Open. It does not
+// power loss in the seconds after the files were written, which are not
+// fsynced until a checkpoint. It does not
 // wait for a live writer either: each Get returns a whole value, but reads
 // of several keys may straddle a commit made meanwhile, and a commit
 // shows once the writer has applied it to the files, normally a few
@@ -348,11 +364,10 @@ func (s *Store) Dir() string { return s.dir }
 
 // Close waits until every commit is in the session's files, and releases
 // the lock and the folder. It does not checkpoint: each commit is durable
-// in the log already, and the commits since the last idle checkpoint
-// (normally the last one or two) are checkpointed by the next Open, which
-// writes them again (replay is idempotent) and fsyncs. A checkpoint here
-// would make the caller wait for the fsync of every file those commits
-// touched (2-13 ms a session on the project machine) for no durability.
+// in the log already, and the records since the last checkpoint stay
+// there until the thresholds call for one (the next Open finds the files
+// holding them, and rewrites only what a crash took). A checkpoint here
+// would make the caller wait for syncs that buy no durability.
 // Readers see whole files at once; only a power loss in the seconds before
 // the system writes the files back leaves them behind the log, as a
 // writer's crash does, until the next Open. A Store that a failure past a
@@ -683,15 +698,16 @@ func isNotExist(err error) bool {
 
 // writeFile creates rel (root-relative) with data, mode 0600, failing if
 // something is already there (so a planted link is never written through),
-// and fsyncs it if sync is set.
-func (s *Store) writeFile(rel string, data []byte, sync bool) error {
+// and fsyncs it for purpose unless that is syncNone (or the Store is
+// NoSync).
+func (s *Store) writeFile(rel string, data []byte, purpose syncPurpose) error {
 	f, err := s.root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
 	}
 	_, err = f.Write(data)
-	if err == nil && sync {
-		err = f.Sync()
+	if err == nil && purpose != syncNone && s.sync {
+		err = s.syncCall(f, syncCall{purpose: purpose, path: rel})
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr

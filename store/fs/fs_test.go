@@ -121,8 +121,8 @@ func TestLayout(t *testing.T) {
 	if got := s.Dir(); got != dir {
 		t.Errorf("Dir() = %q, want %q", got, dir)
 	}
-	// Close leaves the checkpoint to the next Open: the log keeps both
-	// commits, the files hold them.
+	// Close does not checkpoint: the log keeps both commits until the
+	// thresholds call for one, the files hold them.
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -153,8 +153,8 @@ func userTree(t *testing.T, dir string) map[string]string {
 func ownFiles(t *testing.T, dir string) []string {
 	t.Helper()
 	var own []string
-	// Names only: the applier and the idle checkpoint may remove a file
-	// of their own between the listing and a read.
+	// Names only: the applier and its checkpoints may remove a file of
+	// their own between the listing and a read.
 	err := filepath.WalkDir(dir, func(p string, d iofs.DirEntry, err error) error {
 		if errors.Is(err, iofs.ErrNotExist) {
 			return nil
@@ -618,6 +618,48 @@ func BenchmarkCommitEngine(b *testing.B) {
 	})
 }
 
+// BenchmarkOpenWithRecords opens and closes a session folder whose log
+// holds 60 commits of BenchmarkCommitEngine's kind (about ten rounds) that
+// a clean Close left applied: what every Open pays until the thresholds
+// call for a checkpoint, since Open reads the log and compares each key
+// it names with its file (rewriting nothing, syncing nothing).
+func BenchmarkOpenWithRecords(b *testing.B) {
+	dir := b.TempDir()
+	s, err := fs.Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	val := func(n int) []byte { return bytes.Repeat([]byte("y"), n) }
+	for i := range 60 {
+		round := i / 6
+		err := s.Commit(b.Context(),
+			refine.Put("state.json", val(10<<10+i)),
+			refine.Put("status.md", val(6<<10+i)),
+			refine.Put("decisions.md", val(3<<10+i)),
+			refine.Put(fmt.Sprintf("round_%03d/prompts/engineer-%d.md", round, i), val(6<<10)),
+			refine.Put(fmt.Sprintf("round_%03d/attempts/engineer-%d.md", round, i), val(3<<10)),
+			refine.Put(fmt.Sprintf("round_%03d/engineer.md", round), val(3<<10+i)))
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		b.Fatal(err)
+	}
+	if n, err := fs.LoggedRecords(dir); n != 60 || err != nil {
+		b.Fatalf("the log holds %d records (%v), want 60", n, err)
+	}
+	for b.Loop() {
+		s, err := fs.Open(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 func benchCommit(b *testing.B, ops func(i int) []refine.Op) {
 	size := 0
 	for _, op := range ops(0) {
@@ -628,17 +670,19 @@ func benchCommit(b *testing.B, ops func(i int) []refine.Op) {
 		opts []fs.Option
 	}{
 		{"fsync", nil},
-		// Commit latency alone: the log is checkpointed only by Close,
-		// outside the timing, as in a session of fewer than 64 commits.
+		// Commit latency alone: the log is never checkpointed, as in a
+		// session of fewer than 64 commits.
 		{"fsync-no-checkpoint", []fs.Option{fs.WithCheckpointThresholds(1<<30, 1<<40)}},
 		{"nosync", []fs.Option{fs.NoSync()}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			s, err := fs.Open(b.TempDir(), bc.opts...)
+			var syncs fs.SyncCounts
+			s, err := fs.Open(b.TempDir(), append(bc.opts, fs.WithSyncCounter(&syncs))...)
 			if err != nil {
 				b.Fatal(err)
 			}
 			defer s.Close()
+			syncs.Reset()
 			ctx := b.Context()
 			b.SetBytes(int64(size))
 			b.ReportAllocs()
@@ -649,6 +693,10 @@ func benchCommit(b *testing.B, ops func(i int) []refine.Op) {
 				}
 				i++
 			}
+			// Checkpoints included, as far as the applier has got.
+			counts := syncs.Counts()
+			b.ReportMetric(float64(counts["commit"])/float64(i), "commit-syncs/op")
+			b.ReportMetric(float64(counts["commit"]+counts["checkpoint"])/float64(i), "syncs/op")
 		})
 	}
 }

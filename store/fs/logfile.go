@@ -57,8 +57,9 @@ const (
 	logFrames      = 2 * logBlock // the first frame's offset
 	slotSize       = 8 + 8 + 4 + 8 + 8 + crcSize
 	frameHeader    = 4 + 4
-	defaultLogSize = 64 << 10 // created with room for a few commits
-	logMaxSize     = 16 << 20 // records that would take it further go to record files
+	defaultLogSize = 64 << 10  // created with room for a few commits
+	logMaxSize     = 16 << 20  // records that would take it further go to record files
+	logReserve     = 256 << 10 // room the idle applier keeps after the next frame (see reserve)
 )
 
 // logHeader is one slot's content.
@@ -156,12 +157,13 @@ var errNoRoom = errors.New("no room in the log file")
 // written until the new header is durable.
 type walLog struct {
 	f     *os.File
-	sync  bool
-	limit int64 // the size the file may grow to (logMaxSize but in tests)
+	sync  func(f *os.File, c syncCall) error // nil: NoSync
+	limit int64                              // the size the file may grow to (logMaxSize but in tests)
 
 	mu     sync.Mutex
 	hdr    logHeader // as last written, durably
 	off    int64     // where the next frame goes
+	size   int64     // the file's size, as far as known: every frame lies below it
 	last   uint64    // the last record written to this generation's frames
 	sealed bool      // a frame's write failed: write no more until the next generation
 }
@@ -180,13 +182,14 @@ func (l *walLog) append(seq uint64, record []byte) error {
 	off := l.off
 	_, err := l.f.WriteAt(encodeFrame(l.hdr.salt, record), off)
 	l.off = nextFrame(off, len(record))
+	l.size = max(l.size, end)
 	l.last = seq
 	if err != nil {
 		l.sealed = true // whatever is at off now, write nothing after it
 	}
 	l.mu.Unlock()
-	if err == nil && l.sync {
-		err = datasync(l.f)
+	if err == nil && l.sync != nil {
+		err = l.sync(l.f, syncCall{purpose: syncCommit, path: walPath(logName), data: true})
 	}
 	if err != nil {
 		return fmt.Errorf("log file at offset %d: %w", off, err)
@@ -196,8 +199,9 @@ func (l *walLog) append(seq uint64, record []byte) error {
 
 // mark durably records in the header that every record up to marker is
 // reflected in the files. If no frame after marker has been written, it
-// also starts a new generation, so the log is empty again.
-func (l *walLog) mark(marker uint64) error {
+// also starts a new generation, so the log is empty again. purpose is the
+// header's sync call's: a checkpoint's, or Open's starting a generation.
+func (l *walLog) mark(marker uint64, purpose syncPurpose) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	h := logHeader{gen: l.hdr.gen + 1, salt: l.hdr.salt, marker: marker, start: l.hdr.start}
@@ -208,8 +212,8 @@ func (l *walLog) mark(marker uint64) error {
 	if _, err := l.f.WriteAt(encodeSlot(h), int64(h.gen%2)*logBlock); err != nil {
 		return fmt.Errorf("write the log header: %w", err)
 	}
-	if l.sync {
-		if err := datasync(l.f); err != nil {
+	if l.sync != nil {
+		if err := l.sync(l.f, syncCall{purpose: purpose, path: walPath(logName), data: true}); err != nil {
 			return fmt.Errorf("write the log header: %w", err)
 		}
 	}
@@ -223,6 +227,40 @@ func (l *walLog) mark(marker uint64) error {
 		if _, err := l.f.WriteAt(make([]byte, frameHeader), logFrames); err != nil {
 			return fmt.Errorf("write the log file: %w", err)
 		}
+	}
+	return nil
+}
+
+// reserve grows the file by logReserve bytes of zeros, once fewer than
+// logReserve/2 bytes follow the next frame's offset (within the limit),
+// and fdatasyncs them. Only the applier calls it, when idle. An append
+// past the file's end changes its size and blocks, so its fdatasync also
+// commits the file system's journal (about 0.15 ms more on the project
+// machine); and with no checkpoint between commits to restart the log
+// from its start, the frames of a session go on growing the file, so
+// every commit would pay that. Grown ahead and synced off the commit
+// path, the file costs one sync call per reserve instead (about one per
+// 30 commits of a session), and commits' fdatasyncs flush their frames
+// alone. Zeros after the last frame read as the log's end, and the growth
+// writes only past every frame, so a crash or a power loss during it
+// loses nothing.
+func (l *walLog) reserve() error {
+	l.mu.Lock()
+	if l.f == nil || l.sealed || l.size-l.off >= logReserve/2 || l.size >= l.limit {
+		l.mu.Unlock()
+		return nil
+	}
+	grown := min(max(l.size, l.off)+logReserve, l.limit)
+	_, err := l.f.WriteAt(make([]byte, grown-l.size), l.size)
+	if err == nil {
+		l.size = grown
+	}
+	l.mu.Unlock()
+	if err == nil && l.sync != nil {
+		err = l.sync(l.f, syncCall{purpose: syncReserve, path: walPath(logName), data: true})
+	}
+	if err != nil {
+		return fmt.Errorf("grow the log file: %w", err)
 	}
 	return nil
 }
@@ -245,14 +283,14 @@ func (s *Store) createLog(size int64, marker uint64) (*walLog, error) {
 	data := make([]byte, size)
 	copy(data[logBlock:], encodeSlot(h)) // gen 1: slot 1
 	temp := walPath(logName + tempSuffix)
-	if err := s.replaceFile(temp, data, s.sync); err != nil {
+	if err := s.replaceFile(temp, data, syncOpen); err != nil {
 		return nil, fmt.Errorf("create the log file: %w", err)
 	}
 	if err := os.Rename(filepath.Join(s.dir, temp), filepath.Join(s.dir, walPath(logName))); err != nil {
 		s.root.Remove(temp)
 		return nil, fmt.Errorf("create the log file: %w", err)
 	}
-	if err := s.syncDir(walName); err != nil {
+	if err := s.syncDir(walName, syncOpen); err != nil {
 		return nil, fmt.Errorf("create the log file: %w", err)
 	}
 	return s.openLog(h, logFrames, 0)
@@ -264,5 +302,14 @@ func (s *Store) openLog(h logHeader, off int64, last uint64) (*walLog, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open the log file: %w", err)
 	}
-	return &walLog{f: f, sync: s.sync, limit: s.logLimit, hdr: h, off: off, last: last}, nil
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("open the log file: %w", err)
+	}
+	l := &walLog{f: f, limit: s.logLimit, hdr: h, off: off, size: fi.Size(), last: last}
+	if s.sync {
+		l.sync = s.syncCall
+	}
+	return l, nil
 }

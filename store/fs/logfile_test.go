@@ -215,7 +215,7 @@ func TestLogFileHeader(t *testing.T) {
 		// copy is older, and records 2 and 3 do not follow its marker.
 		dir := t.TempDir()
 		seed(t, dir)
-		s := mustOpen(t, dir)
+		s := mustOpen(t, dir, withCheckpointThresholds(1, 1<<30))
 		if err := commitApplied(s, secondCommit...); err != nil {
 			t.Fatal(err)
 		}
@@ -289,8 +289,13 @@ func TestRecordFileLayout(t *testing.T) {
 	if diff := cmp.Diff(afterThird, snapshot(t, dir)); diff != "" {
 		t.Errorf("after opening (-want +got):\n%s", diff)
 	}
-	if m := markerOf(t, dir); m != 3 {
-		t.Errorf("marker = %d, want 3", m)
+	// The marker file's marker is in the log file's header now; records 2
+	// and 3, replayed, stay as they are until a checkpoint.
+	if m := markerOf(t, dir); m != 1 {
+		t.Errorf("marker = %d, want 1", m)
+	}
+	if got := logNames(t, dir); !slices.Equal(got, []string{recordName(2), recordName(3), logName}) {
+		t.Errorf("log folder = %q, want records 2 and 3 and the log file", got)
 	}
 	// Numbering goes on from the old log's.
 	s := mustOpen(t, dir)
@@ -298,8 +303,18 @@ func TestRecordFileLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.abandon()
-	if recs := records(t, dir); !slices.Equal(recs, []string{recordName(4)}) {
-		t.Errorf("records = %q, want 4", recs)
+	if recs := records(t, dir); !slices.Equal(recs, []string{recordName(2), recordName(3), recordName(4)}) {
+		t.Errorf("records = %q, want 2 to 4", recs)
+	}
+	// A checkpoint covers them and deletes the record files.
+	if err := mustOpen(t, dir, withCheckpointThresholds(1, 1<<30)).Close(); err != nil {
+		t.Fatal(err)
+	}
+	if recs, m := records(t, dir), markerOf(t, dir); len(recs) != 0 || m != 4 {
+		t.Errorf("after a checkpoint: records %q, marker %d; want none and 4", recs, m)
+	}
+	if got := logNames(t, dir); !slices.Equal(got, []string{logName}) {
+		t.Errorf("log folder after a checkpoint = %q, want only the log file", got)
 	}
 }
 
@@ -335,57 +350,82 @@ func TestRecordTooBigForTheLogFile(t *testing.T) {
 	if diff := cmp.Diff(want, snapshot(t, dir)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
+	if err := mustOpen(t, dir, withCheckpointThresholds(1, 1<<30)).Close(); err != nil {
+		t.Fatal(err)
+	}
 	if got := logNames(t, dir); !slices.Equal(got, []string{logName}) {
-		t.Errorf("log folder after recovery = %q, want the record files gone", got)
+		t.Errorf("log folder after a checkpoint = %q, want the record files gone", got)
 	}
 }
 
-// TestIdleCheckpoint: once the applier has nothing to do it checkpoints,
-// so the log is empty again and Close has nothing left to fsync.
-func TestIdleCheckpoint(t *testing.T) {
+// TestIdleDoesNotCheckpoint: once the applier has nothing to do it makes
+// spares and grows the log file ahead of its frames (one fdatasync, once),
+// and does not checkpoint: that would fsync files that a crash would
+// only replay from the log. The records stay in the log, and the commits
+// after the first find room in the file (their fdatasync changes no
+// metadata).
+func TestIdleDoesNotCheckpoint(t *testing.T) {
 	dir := t.TempDir()
 	idle := make(chan struct{}, 8)
-	s := mustOpen(t, dir, withIdleDelay(0), withHook(func(p string) error {
-		if p == "idle checkpoint" {
+	var syncs SyncCounts
+	s := mustOpen(t, dir, withIdleDelay(0), WithSyncCounter(&syncs), withHook(func(p string) error {
+		if p == "spares ready" {
 			idle <- struct{}{}
 		}
 		return nil
 	}))
+	syncs.Reset() // Open's, creating the log
 	ctx := context.Background()
+	logSize := func() int64 {
+		t.Helper()
+		fi, err := os.Stat(filepath.Join(dir, walName, logName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Size()
+	}
+	var grown int64
 	for i := range 3 {
 		if err := s.Commit(ctx, refine.Put("state.json", []byte{'0' + byte(i)})); err != nil {
 			t.Fatal(err)
 		}
 		<-idle
-		if recs := records(t, dir); len(recs) != 0 {
-			t.Errorf("after commit %d went idle, records %q are left to replay", i+1, recs)
+		switch size := logSize(); {
+		case i == 0 && size < logFrames+logBlock+logReserve:
+			t.Errorf("after the first commit went idle, the log file has %d bytes, want room for %d after its frame", size, logReserve)
+		case i == 0:
+			grown = size
+		case size != grown:
+			t.Errorf("after commit %d the log file has %d bytes, want %d: grown again", i+1, size, grown)
 		}
-		if m := markerOf(t, dir); m != uint64(i+1) {
-			t.Errorf("after commit %d went idle, marker = %d", i+1, m)
+		if got, want := syncs.Counts(), map[string]int{"commit": i + 1, "reserve": 1}; !cmp.Equal(got, want) {
+			t.Errorf("after commit %d went idle, sync calls %v, want %v", i+1, got, want)
+		}
+		if recs, m := records(t, dir), markerOf(t, dir); len(recs) != i+1 || m != 0 {
+			t.Errorf("after commit %d went idle, records %q and marker %d; want %d records, marker 0", i+1, recs, m, i+1)
 		}
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-idle:
-		t.Error("an idle checkpoint with nothing to checkpoint")
-	default:
+	if got, want := syncs.Counts(), map[string]int{"commit": 3, "reserve": 1}; !cmp.Equal(got, want) {
+		t.Errorf("after Close, sync calls %v, want %v", got, want)
 	}
-	// Every commit started a new generation, so the log file did not grow.
-	if fi, err := os.Stat(filepath.Join(dir, walName, logName)); err != nil || fi.Size() != defaultLogSize {
-		t.Errorf("log file: %v, %v; want %d bytes", fi, err, defaultLogSize)
+	// Open finds the log's end before the zeros grown ahead.
+	if recs := records(t, dir); len(recs) != 3 {
+		t.Errorf("after Close the log holds %q, want 3 records", recs)
 	}
 }
 
 // TestIdleDelayWaitsForQuiet checks that the idle timer is set again by
-// each commit, so a checkpoint does not run between commits that follow
-// each other closely: with a delay far longer than the test, none runs.
+// each commit, so idle work (spares) does not run between commits that
+// follow each other closely: with a delay far longer than the test, none
+// runs.
 func TestIdleDelayWaitsForQuiet(t *testing.T) {
 	dir := t.TempDir()
 	s := mustOpen(t, dir, withIdleDelay(time.Hour), withHook(func(p string) error {
-		if p == "idle checkpoint" {
-			t.Error("an idle checkpoint before the delay")
+		if p == "idle" {
+			t.Error("idle work before the delay")
 		}
 		return nil
 	}))

@@ -1,6 +1,7 @@
 package fs
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -85,7 +86,10 @@ func (s *Store) recover() error {
 	}
 	s.nextSeq = w.last + 1
 	if len(scan.records) > 0 {
-		changes := fold(scan.records)
+		changes, err := s.unapplied(fold(scan.records))
+		if err != nil {
+			return fail(fmt.Errorf("replay the log: %w", err))
+		}
 		temps, err := s.stage(w.last, changes)
 		if err == nil {
 			err = s.apply(w.last, changes, temps) // nothing is in the overlay yet
@@ -95,14 +99,27 @@ func (s *Store) recover() error {
 			return fail(fmt.Errorf("replay the log: %w", err))
 		}
 		s.dropSpares() // the old values replay displaced: leave a tidy log
-		if err := s.checkpoint(); err != nil {
-			return fail(err)
+		// The replayed records stay in the log, applied, for the
+		// checkpoint that the thresholds call for: a checkpoint now would
+		// fsync files that a crash would only replay again. The log
+		// file's next frames follow its last whole one.
+		switch {
+		case w.due():
+			if err := s.checkpoint(); err != nil {
+				return fail(err)
+			}
+		case scan.oldMarker && s.wlog.hdr.marker < scan.marker:
+			// The marker file is deleted below: its marker must be in the
+			// header first.
+			if err := s.wlog.mark(scan.marker, syncOpen); err != nil {
+				return fail(err)
+			}
 		}
 	} else if scan.log != nil && !scan.log.empty || scan.oldMarker {
 		// Start the log file afresh (a new generation, so nothing a crash
 		// left after its last frame can be taken for a frame later), with
 		// the marker where an earlier refine's marker file may have been.
-		if err := s.wlog.mark(w.last); err != nil {
+		if err := s.wlog.mark(w.last, syncOpen); err != nil {
 			return fail(err)
 		}
 	}
@@ -138,6 +155,42 @@ func (s *Store) recover() error {
 	return nil
 }
 
+// unapplied returns the changes, folded from the records to replay, that
+// the files do not hold yet: a put whose key's file holds another value
+// (or is missing, or is not a regular file), and a delete whose key is
+// still there. After a clean Close the files hold them all (in the
+// kernel's cache at least), so Open rewrites nothing; after a crash it
+// rewrites what the crash left behind. Skipping a key changes nothing for
+// durability: the records stay in the log until a checkpoint fsyncs every
+// file and folder they touched, skipped or not.
+func (s *Store) unapplied(changes []change) ([]change, error) {
+	var out []change
+	for _, c := range changes {
+		fi, blocker, err := s.lstatKey(c.key)
+		switch {
+		case errors.Is(err, errLink):
+			// A link on the way to the key: apply reports it, as ever.
+			out = append(out, c)
+			continue
+		case err != nil:
+			return nil, fmt.Errorf("%s: %w", c.key, err)
+		case c.del:
+			if fi != nil && !fi.IsDir() {
+				out = append(out, c)
+			}
+			continue
+		case blocker != "" || fi == nil || !fi.Mode().IsRegular() || fi.Size() != int64(len(c.value)):
+			out = append(out, c)
+			continue
+		}
+		b, err := s.read(c.key)
+		if err != nil || !bytes.Equal(b, c.value) {
+			out = append(out, c) // rewritten; a real problem shows there
+		}
+	}
+	return out, nil
+}
+
 // ensureLog makes sure the log folder exists, as a real folder.
 func (s *Store) ensureLog() error {
 	fi, err := s.root.Lstat(walName)
@@ -159,7 +212,7 @@ func (s *Store) ensureLog() error {
 	}
 	// A record renamed into the log folder is only durable once the
 	// folder's own entry is.
-	return s.syncDir(".")
+	return s.syncDir(".", syncOpen)
 }
 
 // scanLog reads and checks the whole log without changing anything: the

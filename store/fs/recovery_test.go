@@ -106,18 +106,25 @@ func markerOf(t *testing.T, dir string) uint64 {
 }
 
 // snapshot reads every key through a fresh Store, after checking that its
-// recovery left nothing in the log to replay again.
+// recovery brought the files up to the log and discarded temporary files.
+// The records it replayed stay in the log (a crash would replay them
+// again) until the checkpoint the thresholds call for, so a second Open
+// must find the same.
 func snapshot(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	s := mustOpen(t, dir)
 	defer s.Close()
-	if names := logFiles(t, dir); !slices.Equal(names, []string{logName}) {
-		t.Errorf("log after Open = %q, want only the log file", names)
+	for _, name := range logFiles(t, dir) {
+		if strings.HasSuffix(name, tempSuffix) {
+			t.Errorf("log after Open = %q, want no temporary files", logFiles(t, dir))
+			break
+		}
 	}
-	if recs := records(t, dir); len(recs) != 0 {
-		t.Errorf("log after Open = %q, want nothing left to replay", recs)
+	got := readKeys(t, s)
+	if diff := cmp.Diff(got, rawFiles(t, dir)); diff != "" {
+		t.Errorf("after Open, the files do not hold what the store reads (-store +files):\n%s", diff)
 	}
-	return readKeys(t, s)
+	return got
 }
 
 func readKeys(t *testing.T, s *Store) map[string]string {
@@ -187,11 +194,11 @@ var (
 	}
 )
 
-// seed commits before as record 1 and closes; opening and closing again
-// checkpoints it (Close leaves that to the next Open).
+// seed commits before as record 1, checkpointed (the threshold is one
+// record), and closes: the log is empty, its marker 1.
 func seed(t *testing.T, dir string) {
 	t.Helper()
-	s := mustOpen(t, dir)
+	s := mustOpen(t, dir, withCheckpointThresholds(1, 1<<30))
 	var ops []refine.Op
 	for k, v := range before {
 		ops = append(ops, refine.Put(k, []byte(v)))
@@ -202,8 +209,8 @@ func seed(t *testing.T, dir string) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := mustOpen(t, dir).Close(); err != nil {
-		t.Fatal(err)
+	if recs, m := records(t, dir), markerOf(t, dir); len(recs) != 0 || m != 1 {
+		t.Fatalf("after seeding: records %q, marker %d; want none and 1", recs, m)
 	}
 }
 
@@ -258,6 +265,7 @@ func TestCrashPoints(t *testing.T) {
 		{"put round_002/summary.md", after, true, false},  // one put in place
 		{"put state.json", after, true, false},            // all but one in place
 		{"applied", after, true, false},                   // every rename done
+		{"checkpoint", after, true, true},                 // checkpoint due, nothing synced yet
 		{"synced", after, true, true},                     // checkpoint fsynced, no marker yet
 		{"marked", after, false, true},                    // marker written, record not deleted
 	}
@@ -294,6 +302,33 @@ func TestCrashPoints(t *testing.T) {
 				t.Errorf("the emptied folder of a deleted key was not pruned: %v", err)
 			}
 		})
+	}
+}
+
+// TestCheckpointSyncFailure: a checkpoint whose sync call fails (the
+// syncfs, or an fsync where there is none) moves no marker and breaks the
+// Store; the records stay in the log and the next Open replays them.
+func TestCheckpointSyncFailure(t *testing.T) {
+	dir := t.TempDir()
+	seed(t, dir)
+	failing := func(f *os.File, c syncCall) error {
+		if c.purpose == syncCheckpoint && !c.data {
+			return errCrash
+		}
+		return doSync(f, c)
+	}
+	s := mustOpen(t, dir, withCheckpointThresholds(1, 1<<30), func(o *options) { o.syncer = failing })
+	if err := commitApplied(s, secondCommit...); !errors.Is(err, errCrash) {
+		t.Fatalf("Commit error = %v, want the failed sync", err)
+	}
+	if err := s.Close(); err == nil || !errors.Is(err, errCrash) {
+		t.Errorf("Close error = %v, want the failed sync", err)
+	}
+	if recs, m := records(t, dir), markerOf(t, dir); !slices.Equal(recs, []string{recordName(2)}) || m != 1 {
+		t.Errorf("log = %q, marker %d; want record 2 kept, marker 1", recs, m)
+	}
+	if diff := cmp.Diff(after, snapshot(t, dir)); diff != "" {
+		t.Errorf("after reopening (-want +got):\n%s", diff)
 	}
 }
 
@@ -505,11 +540,12 @@ func TestRecoveryIsIdempotent(t *testing.T) {
 	seed(t, dir)
 	// Record 2 turns the folder "doomed" into a key, record 3 turns it back
 	// into a folder: replaying record 2 on its own over the files record 3
-	// left would fail, so recovery must replay their folded effect.
-	applied := 0
+	// left would fail, so recovery must replay their folded effect. The
+	// crash comes after record 2 is applied, before record 3 is.
+	applying := 0
 	s := mustOpen(t, dir, withHook(func(p string) error {
-		if p == "applied" {
-			if applied++; applied == 2 {
+		if p == "applying" {
+			if applying++; applying == 2 {
 				return errCrash
 			}
 		}
@@ -524,11 +560,18 @@ func TestRecoveryIsIdempotent(t *testing.T) {
 		t.Fatalf("Commit error = %v, want the simulated crash", err)
 	}
 	s.abandon()
+	// A power loss took state.json's applied, unsynced value back.
+	if err := os.WriteFile(filepath.Join(dir, "state.json"), []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	want := map[string]string{"state.json": "new", "round_001/engineer.md": "new", "round_002/summary.md": "new", "doomed/again.md": "newer"}
 
-	// Puts are placed in key order: doomed/again.md first, state.json last.
+	// Puts are placed in key order: doomed/again.md first, state.json
+	// last; the keys the files already hold are not rewritten. The third
+	// recovery is due for a checkpoint (a threshold of 2 records) and
+	// crashes after its fsyncs, before the marker.
 	for _, point := range []string{"put doomed/again.md", "put state.json", "synced"} {
-		if _, err := Open(dir, crashAt(point)); !errors.Is(err, errCrash) {
+		if _, err := Open(dir, crashAt(point), withCheckpointThresholds(2, 1<<30)); !errors.Is(err, errCrash) {
 			t.Fatalf("Open crashing at %q: error = %v", point, err)
 		}
 		if recs := records(t, dir); !slices.Equal(recs, []string{recordName(2), recordName(3)}) {
@@ -668,8 +711,10 @@ func TestCheckpointThresholds(t *testing.T) {
 		}
 	})
 	t.Run("on_close", func(t *testing.T) {
-		// Close applies every commit but leaves the checkpoint to the
-		// next Open, which replays the commits since the last one.
+		// Close applies every commit and leaves the records in the log;
+		// the next Open finds the files holding them, rewrites nothing
+		// and makes no sync call: the records wait for the checkpoint the
+		// thresholds call for.
 		dir := t.TempDir()
 		s := mustOpen(t, dir, withIdleDelay(-1))
 		for i := 1; i <= 3; i++ {
@@ -693,7 +738,8 @@ func TestCheckpointThresholds(t *testing.T) {
 			t.Errorf("marker after Close = %d, want 0 (no checkpoint)", m)
 		}
 		var replayed []string
-		s = mustOpen(t, dir, withHook(func(p string) error {
+		var syncs SyncCounts
+		s = mustOpen(t, dir, WithSyncCounter(&syncs), withHook(func(p string) error {
 			if strings.HasPrefix(p, "put ") {
 				replayed = append(replayed, p)
 			}
@@ -701,21 +747,24 @@ func TestCheckpointThresholds(t *testing.T) {
 		}))
 		defer s.Close()
 		s.testHook = nil
-		if !slices.Equal(replayed, []string{"put state.json"}) {
-			t.Errorf("Open after Close replayed %q, want the last value of state.json once", replayed)
+		if len(replayed) != 0 {
+			t.Errorf("Open after Close rewrote %q, which the files already held", replayed)
 		}
-		if m := markerOf(t, dir); m != 3 {
-			t.Errorf("marker after the next Open = %d, want 3", m)
+		if got := syncs.Counts(); len(got) != 0 {
+			t.Errorf("Open after Close made sync calls %v, want none", got)
+		}
+		if recs, m := records(t, dir), markerOf(t, dir); len(recs) != 3 || m != 0 {
+			t.Errorf("after the next Open the log holds %q, marker %d; want the 3 records, marker 0", recs, m)
 		}
 		if got := readKeys(t, s); !cmp.Equal(got, map[string]string{"state.json": "3"}) {
 			t.Errorf("after reopening: %v", got)
 		}
-		// Numbering continues after the marker.
+		// Numbering continues after the last record, in the same log.
 		if err := s.Commit(ctx, refine.Put("state.json", []byte("4"))); err != nil {
 			t.Fatal(err)
 		}
-		if got := records(t, dir); !slices.Equal(got, []string{recordName(4)}) {
-			t.Errorf("after the next commit the log holds %q, want record 4", got)
+		if got := records(t, dir); !slices.Equal(got, []string{recordName(1), recordName(2), recordName(3), recordName(4)}) {
+			t.Errorf("after the next commit the log holds %q, want records 1 to 4", got)
 		}
 	})
 }
@@ -896,4 +945,69 @@ func FuzzDecodeMarker(f *testing.F) {
 			t.Fatalf("accepted a marker that encodes differently: %x", data)
 		}
 	})
+}
+
+// TestReplayedRecordsStayUntilCheckpoint: Open replays what the files do
+// not hold, makes no sync call, and keeps the records in the log, so
+// that whatever a power loss takes from the files it rewrote (unsynced)
+// the next Open rewrites again, however many Opens come before the
+// checkpoint the thresholds call for.
+func TestReplayedRecordsStayUntilCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	loggedTwice(t, dir) // records 2 and 3, after marker 1
+	lose := func(files map[string]string) {
+		t.Helper()
+		for k, v := range files {
+			p := filepath.Join(dir, filepath.FromSlash(k))
+			var err error
+			if v == "" {
+				err = os.Remove(p)
+			} else {
+				err = os.WriteFile(p, []byte(v), 0o600)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// A power loss tore one value the applier wrote and lost another's
+	// rename.
+	lose(map[string]string{"state.json": "to", "round_002/reviewer.md": ""})
+	for i, loss := range []map[string]string{
+		{"round_001/engineer.md": "old"}, // the first replay's rewrite, lost
+		{"state.json": ""},               // the second's
+		nil,
+	} {
+		var syncs SyncCounts
+		s := mustOpen(t, dir, WithSyncCounter(&syncs))
+		if got := readKeys(t, s); !cmp.Equal(got, afterThird) {
+			t.Errorf("Open %d: %v, want %v", i+1, got, afterThird)
+		}
+		if diff := cmp.Diff(afterThird, rawFiles(t, dir)); diff != "" {
+			t.Errorf("Open %d: the files (-want +got):\n%s", i+1, diff)
+		}
+		if got := syncs.Counts(); len(got) != 0 {
+			t.Errorf("Open %d: sync calls %v, want none", i+1, got)
+		}
+		s.abandon() // a crash: the records must still be there
+		if recs, m := records(t, dir), markerOf(t, dir); !slices.Equal(recs, []string{recordName(2), recordName(3)}) || m != 1 {
+			t.Fatalf("after Open %d: log %q, marker %d; want records 2 and 3, marker 1", i+1, recs, m)
+		}
+		lose(loss)
+	}
+	// The checkpoint, once due, makes them durable and lets them go.
+	var syncs SyncCounts
+	s := mustOpen(t, dir, withCheckpointThresholds(2, 1<<30), WithSyncCounter(&syncs))
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if recs, m := records(t, dir), markerOf(t, dir); len(recs) != 0 || m != 3 {
+		t.Errorf("after the checkpoint: log %q, marker %d; want none, 3", recs, m)
+	}
+	if got := syncs.Counts()["checkpoint"]; got == 0 {
+		t.Error("the checkpoint made no sync call")
+	}
+	if diff := cmp.Diff(afterThird, rawFiles(t, dir)); diff != "" {
+		t.Errorf("after the checkpoint, the files (-want +got):\n%s", diff)
+	}
 }

@@ -89,7 +89,7 @@ func (s *Store) keepSpare(temp string) {
 func (s *Store) makeSpare() error {
 	s.spareSeq++
 	name := walPath(fmt.Sprintf("spare-%d%s", s.spareSeq, tempSuffix))
-	if err := s.writeFile(name, nil, false); err != nil {
+	if err := s.writeFile(name, nil, syncNone); err != nil {
 		return fmt.Errorf("create spare %s: %w", name, err)
 	}
 	s.spares = append(s.spares, name)

@@ -239,29 +239,30 @@ func (s *Store) appendRecord(ctx context.Context, seq uint64, data []byte) (comm
 func (s *Store) appendRecordFile(seq uint64, data []byte) (committed bool, err error) {
 	name := recordName(seq)
 	temp := walPath(name + tempSuffix)
-	if err := s.replaceFile(temp, data, s.sync); err != nil {
+	if err := s.replaceFile(temp, data, syncCommit); err != nil {
 		return false, fmt.Errorf("write log record %s: %w", name, err)
 	}
 	if err := os.Rename(filepath.Join(s.dir, temp), filepath.Join(s.dir, walPath(name))); err != nil {
 		s.root.Remove(temp)
 		return false, fmt.Errorf("write log record %s: %w", name, err)
 	}
-	if err := s.syncDir(walName); err != nil {
+	if err := s.syncDir(walName, syncCommit); err != nil {
 		return true, fmt.Errorf("log record %s: %w", name, err)
 	}
 	return true, nil
 }
 
 // replaceFile writes data to rel, replacing whatever a failed attempt
-// left there, and fsyncs it if sync is set. The name is normally free, so
-// it is only cleared when the exclusive create finds it taken.
-func (s *Store) replaceFile(rel string, data []byte, sync bool) error {
-	err := s.writeFile(rel, data, sync)
+// left there, and fsyncs it for purpose (see writeFile). The name is
+// normally free, so it is only cleared when the exclusive create finds it
+// taken.
+func (s *Store) replaceFile(rel string, data []byte, purpose syncPurpose) error {
+	err := s.writeFile(rel, data, purpose)
 	if errors.Is(err, iofs.ErrExist) {
 		if err := s.root.Remove(rel); err != nil {
 			return fmt.Errorf("remove stale %s: %w", rel, err)
 		}
-		err = s.writeFile(rel, data, sync)
+		err = s.writeFile(rel, data, purpose)
 	}
 	if err != nil {
 		s.root.Remove(rel)
