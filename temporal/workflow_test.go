@@ -253,15 +253,29 @@ func quiet() log.Logger {
 	return log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 }
 
-// TestReplayRecordedHistory replays a history recorded from a real server
-// (TestDevServerSessionSurvivesAWorkerKill with REFINE_UPDATE_HISTORY=1):
+// TestReplayRecordedHistory replays histories recorded from a real server
+// by TestDevServerSessionSurvivesAWorkerKill (REFINE_UPDATE_HISTORY=1
+// rewrites the current one), one per version of the workflow's commands:
 // a change to the workflow or the engine that would break running
 // sessions fails here.
 func TestReplayRecordedHistory(t *testing.T) {
-	replayer := worker.NewWorkflowReplayer()
-	replayer.RegisterWorkflowWithOptions(RefineSession, workflow.RegisterOptions{Name: WorkflowName})
-	if err := replayer.ReplayWorkflowHistoryFromJSONFile(quiet(), historyFile); err != nil {
-		t.Fatalf("replaying %s: %v", historyFile, err)
+	for _, tc := range []struct{ version, file string }{
+		// Before the integration step: no version marker, the Mirror
+		// activity at every rendering.
+		{"default", "testdata/history.json"},
+		// versionIntegration: the integration step, the Mirror activity at
+		// every rendering (recorded by 370fe2a).
+		{"integration", "testdata/history-v1.json"},
+		// versionLean: the mirror a local activity, asked for by the input.
+		{"lean", historyFile},
+	} {
+		t.Run(tc.version, func(t *testing.T) {
+			replayer := worker.NewWorkflowReplayer()
+			replayer.RegisterWorkflowWithOptions(RefineSession, workflow.RegisterOptions{Name: WorkflowName})
+			if err := replayer.ReplayWorkflowHistoryFromJSONFile(quiet(), tc.file); err != nil {
+				t.Fatalf("replaying %s: %v", tc.file, err)
+			}
+		})
 	}
 }
 
