@@ -22,7 +22,8 @@ import (
 // "server=eager-activities" turns on the server's eager activity
 // dispatch (system.enableActivityEagerExecution), which hands a
 // scheduled activity to the worker that completed the workflow task, in
-// its reply, instead of through the task queue.
+// its reply, instead of through the task queue; "server=one-partition"
+// gives each task queue one partition instead of four.
 //
 // nice -n 19 go test -run '^$' -bench BenchmarkDevServer -benchtime 5x ./
 func BenchmarkDevServer(b *testing.B) {
@@ -33,6 +34,7 @@ func BenchmarkDevServer(b *testing.B) {
 	}{
 		{"server=default", nil},
 		{"server=eager-activities", []string{"system.enableActivityEagerExecution=true"}},
+		{"server=one-partition", []string{"matching.numTaskqueueReadPartitions=1", "matching.numTaskqueueWritePartitions=1"}},
 	} {
 		b.Run(server.name, func(b *testing.B) {
 			addr := devserver.Start(b, server.config...)
