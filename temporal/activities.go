@@ -30,9 +30,10 @@ type Activities struct {
 	// Engineer and Reviewer answer role calls. Required.
 	Engineer refine.Role
 	Reviewer refine.Role
-	// Mirror receives a copy of each session (its renderings and state)
-	// at every rendering: a session named after its workflow ID. nil: no
-	// mirror.
+	// Mirror receives a copy of each session started with
+	// SessionInput.Mirror (its renderings and state) at every rendering:
+	// a session named after its workflow ID. The copy is a local activity,
+	// so the worker that runs the workflow must have it. nil: no mirror.
 	Mirror refine.Backend
 	// HeartbeatEvery is how often a running role call heartbeats (0: 10 s).
 	// Keep it under the workflow's HeartbeatTimeout.

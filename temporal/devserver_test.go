@@ -26,10 +26,11 @@ import (
 	"github.com/refine-spec/refine/temporal/internal/devserver"
 )
 
-// historyFile is a recorded history of the dev-server session below,
-// replayed by TestReplayRecordedHistory. REFINE_UPDATE_HISTORY=1 rewrites
-// it from a fresh run.
-const historyFile = "testdata/history.json"
+// historyFile is a recorded history of the dev-server session below, as
+// the workflow plays it now (versionLean, mirrored), replayed by
+// TestReplayRecordedHistory with the histories recorded by earlier
+// versions. REFINE_UPDATE_HISTORY=1 rewrites it from a fresh run.
+const historyFile = "testdata/history-v2.json"
 
 // blockingRole holds the call named key in flight until its worker stops,
 // and passes every other call on: the worker "dies" with that call running.
@@ -147,6 +148,7 @@ func TestDevServerSessionSurvivesAWorkerKill(t *testing.T) {
 
 	in := testInput()
 	in.Activities = ActivitySettings{HeartbeatTimeout: 2 * time.Second, RetryInterval: 100 * time.Millisecond}
+	in.Mirror = true
 	run, err := cl.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: queue}, WorkflowName, in)
 	if err != nil {
 		t.Fatal(err)
@@ -228,7 +230,7 @@ func TestDevServerSessionSurvivesAWorkerKill(t *testing.T) {
 	}
 }
 
-func fetchHistory(t *testing.T, ctx context.Context, cl client.Client, id, runID string) *historypb.History {
+func fetchHistory(t testing.TB, ctx context.Context, cl client.Client, id, runID string) *historypb.History {
 	t.Helper()
 	it := cl.GetWorkflowHistory(ctx, id, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	hist := &historypb.History{}

@@ -16,10 +16,12 @@
 // response that fails validation is retried by the engine with its
 // failure-specific prompt, as in process; a transient transport error is
 // retried by the activity's retry policy. The session's state lives in the
-// workflow (rebuilt by replay), and an activity (Activities.MirrorSession)
+// workflow (rebuilt by replay). When the starter asks for it
+// (SessionInput.Mirror), a local activity (Activities.MirrorSession)
 // copies it to a refine.Backend at every rendering, so status.md,
 // decisions.md and final_spec.md exist for humans and `refine status` and
-// `refine serve` read the mirror.
+// `refine serve` read the mirror. A session costs one CallRole activity
+// and one workflow task per role call, plus the first workflow task.
 //
 // A question pauses the workflow durably. The Update "answer" resumes it
 // (validated first: a rejected update changes nothing); "approve",

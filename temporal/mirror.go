@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 
 	"go.temporal.io/sdk/workflow"
@@ -13,29 +14,48 @@ import (
 )
 
 // mirrorBatchBytes bounds one Mirror activity's input, well under
-// Temporal's payload limit (2 MiB by default).
+// Temporal's payload limit (2 MiB by default). A local activity's input
+// stays in the worker, so the local mirror sends one batch.
 const mirrorBatchBytes = 512 << 10
+
+// mirrorMode is how the session's store reaches the worker's mirror.
+type mirrorMode int
+
+const (
+	// mirrorNone: the session is not mirrored; no Mirror call is made.
+	mirrorNone mirrorMode = iota
+	// mirrorLocal: a local activity at each rendering, run by the worker
+	// inside the workflow task that rendered: a marker in the history, no
+	// task of its own.
+	mirrorLocal
+	// mirrorActivity: the Mirror activity at each rendering, with a
+	// mirror or without, as workflows recorded before versionLean do.
+	mirrorActivity
+)
 
 // mirroredStore is the session's Store inside the workflow: an in-memory
 // store (the workflow's history rebuilds it on replay) that, whenever a
 // commit writes status.md (once per round, and when a question is asked),
-// hands every key changed since the last time to the Mirror activity.
+// hands every key changed since the last time to the mirror.
 type mirroredStore struct {
 	*memory.Store
 	session string
-	opts    workflow.ActivityOptions
+	mode    mirrorMode
 	changed []string
 	seen    map[string]bool
 }
 
-func newMirroredStore(session string, opts workflow.ActivityOptions) *mirroredStore {
-	return &mirroredStore{Store: memory.New(), session: session, opts: opts, seen: map[string]bool{}}
+func newMirroredStore(session string, mode mirrorMode) *mirroredStore {
+	return &mirroredStore{Store: memory.New(), session: session, mode: mode, seen: map[string]bool{}}
 }
 
 // Commit applies ops in memory and mirrors the changes at renderings.
 func (m *mirroredStore) Commit(ctx context.Context, ops ...refine.Op) error {
 	if err := m.Store.Commit(ctx, ops...); err != nil {
 		return err
+	}
+	if m.mode == mirrorNone {
+		return nil
 	}
 	rendered := false
 	for _, op := range ops {
@@ -53,10 +73,14 @@ func (m *mirroredStore) Commit(ctx context.Context, ops ...refine.Op) error {
 
 // flush sends the changed keys' current values to the mirror, in batches.
 func (m *mirroredStore) flush(ctx context.Context) error {
-	if len(m.changed) == 0 {
+	if m.mode == mirrorNone || len(m.changed) == 0 {
 		return nil
 	}
-	w := workflow.WithActivityOptions(workflowOf(ctx), m.opts)
+	w := workflowOf(ctx)
+	limit := mirrorBatchBytes
+	if m.mode == mirrorLocal {
+		limit = math.MaxInt
+	}
 	keys := slices.Clone(m.changed)
 	slices.Sort(keys)
 	req := MirrorRequest{Session: m.session}
@@ -65,7 +89,13 @@ func (m *mirroredStore) flush(ctx context.Context) error {
 		if len(req.Puts)+len(req.Deletes) == 0 {
 			return nil
 		}
-		if err := workflow.ExecuteActivity(w, activityMirror, req).Get(w, nil); err != nil {
+		var f workflow.Future
+		if m.mode == mirrorLocal {
+			f = workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(w, localMirrorOptions), activityMirror, req)
+		} else {
+			f = workflow.ExecuteActivity(workflow.WithActivityOptions(w, mirrorOptions), activityMirror, req)
+		}
+		if err := f.Get(w, nil); err != nil {
 			return fmt.Errorf("mirror %d keys: %w", len(req.Puts)+len(req.Deletes), err)
 		}
 		req, size = MirrorRequest{Session: m.session}, 0
@@ -79,7 +109,7 @@ func (m *mirroredStore) flush(ctx context.Context) error {
 		case err != nil:
 			return err
 		default:
-			if size > 0 && size+len(v) > mirrorBatchBytes {
+			if size > 0 && size+len(v) > limit {
 				if err := send(); err != nil {
 					return err
 				}

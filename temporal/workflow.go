@@ -24,6 +24,13 @@ type SessionInput struct {
 	Settings *refine.Settings `json:"settings,omitempty"`
 	// Activities tune the activities' timeouts and retries.
 	Activities ActivitySettings `json:"activities,omitzero"`
+	// Mirror says that the session is copied to the workers' mirror
+	// (Activities.Mirror) at each rendering, by a local activity on the
+	// worker that runs the workflow. The starter says so because only it
+	// knows how its workers are set up; false: no Mirror call is made at
+	// all, so a session costs one activity and one workflow task per role
+	// call.
+	Mirror bool `json:"mirror,omitempty"`
 }
 
 // ActivitySettings tune the role-call activities; zero fields take the
@@ -61,21 +68,46 @@ func (a ActivitySettings) role() workflow.ActivityOptions {
 	}
 }
 
-// mirrorOptions retry the mirror until it succeeds: a store that is down
+// mirrorRetry retries the mirror until it succeeds: a store that is down
 // holds the session back rather than losing its renderings.
-var mirrorOptions = workflow.ActivityOptions{
-	StartToCloseTimeout: time.Minute,
-	RetryPolicy: &temporal.RetryPolicy{
-		InitialInterval:        time.Second,
-		BackoffCoefficient:     2,
-		MaximumInterval:        time.Minute,
-		NonRetryableErrorTypes: []string{ErrTypePermanent},
-	},
+var mirrorRetry = &temporal.RetryPolicy{
+	InitialInterval:        time.Second,
+	BackoffCoefficient:     2,
+	MaximumInterval:        time.Minute,
+	NonRetryableErrorTypes: []string{ErrTypePermanent},
 }
 
-// changeIntegration is the workflow.GetVersion change ID of the
-// integration step.
+// mirrorOptions are the Mirror activity's, in workflows recorded before
+// versionLean.
+var mirrorOptions = workflow.ActivityOptions{
+	StartToCloseTimeout: time.Minute,
+	RetryPolicy:         mirrorRetry,
+}
+
+// localMirrorOptions are the Mirror local activity's: one try may take a
+// minute, and the tries go on (backing off up to a minute apart) for as
+// long as the store stays down, as the Mirror activity's did.
+var localMirrorOptions = workflow.LocalActivityOptions{
+	StartToCloseTimeout:    time.Minute,
+	ScheduleToCloseTimeout: 365 * 24 * time.Hour,
+	RetryPolicy:            mirrorRetry,
+}
+
+// changeIntegration is the workflow.GetVersion change ID of the commands
+// a session workflow sends; its versions follow.
 const changeIntegration = "integration-step"
+
+const (
+	// versionIntegration adds the integration step (DESIGN §16): role
+	// calls after the session ends. Before it (workflow.DefaultVersion)
+	// there is none.
+	versionIntegration workflow.Version = 1
+	// versionLean mirrors only a session whose input asks for it
+	// (SessionInput.Mirror), and as a local activity: no activity and no
+	// workflow task of its own. Before it, the Mirror activity runs at
+	// every rendering, with a mirror or without.
+	versionLean workflow.Version = 2
+)
 
 // SessionResult is how a session workflow ended.
 type SessionResult struct {
@@ -97,25 +129,34 @@ func (in SessionInput) Config() refine.Config {
 // RefineSession is the session workflow: it runs the refine engine with
 // the workflow's clock, IDs, jitter seed and coroutines, each role call
 // as the CallRole activity, the session's state in workflow memory
-// mirrored at every rendering, and every question as a durable wait for
-// an Update. It returns when the session reaches a terminal outcome with
-// no question left.
+// (mirrored at every rendering when the input asks for it), and every
+// question as a durable wait for an Update. It returns when the session
+// reaches a terminal outcome with no question left.
 func RefineSession(ctx workflow.Context, in SessionInput) (SessionResult, error) {
 	info := workflow.GetInfo(ctx)
 	id := info.WorkflowExecution.ID
-	store := newMirroredStore(id, mirrorOptions)
 	cfg := in.Config()
+	// A history recorded before a version replays with that version's
+	// commands: no integration step before versionIntegration, the
+	// Mirror activity at every rendering before versionLean.
+	version := workflow.GetVersion(ctx, changeIntegration, workflow.DefaultVersion, versionLean)
+	if version == workflow.DefaultVersion {
+		cfg.Integrate = false
+	}
+	mode := mirrorActivity
+	if version >= versionLean {
+		mode = mirrorNone
+		if in.Mirror {
+			mode = mirrorLocal
+		}
+	}
+	store := newMirroredStore(id, mode)
 	cfg.Store = store
 	cfg.Engineer, cfg.Reviewer = callerMakesCalls{}, callerMakesCalls{}
 	cfg.Asker = refine.DeferAsker{}
 	cfg.Clock = workflowClock{root: ctx}
 	cfg.IDs = workflowIDs{id: id}
 	cfg.JitterSeed = jitterSeed(info)
-	// The integration step (DESIGN §16) makes role calls after the session
-	// ends; a history recorded before it replays without the step.
-	if workflow.GetVersion(ctx, changeIntegration, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
-		cfg.Integrate = false
-	}
 	roleCtx := workflow.WithActivityOptions(ctx, in.Activities.role())
 
 	root := withWorkflow(context.Background(), ctx)

@@ -3,8 +3,10 @@ package refinetemporal
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -12,6 +14,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/worker"
@@ -38,6 +42,34 @@ func env(t *testing.T, sc *script) (*testsuite.TestWorkflowEnvironment, *memory.
 	return e, mirror
 }
 
+// started counts the activities a workflow started, by type: "CallRole",
+// "Mirror", and "local Mirror" for a local activity.
+type started struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func countStarts(e *testsuite.TestWorkflowEnvironment) *started {
+	s := &started{n: map[string]int{}}
+	e.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.n[info.ActivityType.Name]++
+	})
+	e.SetOnLocalActivityStartedListener(func(info *activity.Info, _ context.Context, _ []any) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.n["local "+info.ActivityType.Name]++
+	})
+	return s
+}
+
+func (s *started) counts() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maps.Clone(s.n)
+}
+
 func result(t *testing.T, e *testsuite.TestWorkflowEnvironment) SessionResult {
 	t.Helper()
 	if !e.IsWorkflowCompleted() {
@@ -56,13 +88,22 @@ func result(t *testing.T, e *testsuite.TestWorkflowEnvironment) SessionResult {
 func TestTwoRoundSession(t *testing.T) {
 	sc := newScript()
 	e, mirror := env(t, sc)
-	e.ExecuteWorkflow(WorkflowName, testInput())
+	starts := countStarts(e)
+	in := testInput()
+	in.Mirror = true
+	e.ExecuteWorkflow(WorkflowName, in)
 	res := result(t, e)
 	if res.Outcome.Status != refine.StatusComplete || res.Outcome.Round != 2 {
 		t.Fatalf("outcome = %s after round %d, want COMPLETE after round 2", res.Outcome.Status, res.Outcome.Round)
 	}
 	if got := sc.total(); got != 4 {
 		t.Errorf("%d role calls, want 4 (two rounds of Engineer and Reviewer)", got)
+	}
+	// The mirror is a local activity at each rendering (the start, between
+	// the rounds, the end): no activity, so no workflow task, of its own.
+	want := map[string]int{"CallRole": 4, "local Mirror": 3}
+	if diff := cmp.Diff(want, starts.counts()); diff != "" {
+		t.Errorf("activities started (-want +got):\n%s", diff)
 	}
 	if r := sc.repeated(); len(r) > 0 {
 		t.Errorf("calls completed twice: %v", r)
@@ -212,15 +253,29 @@ func quiet() log.Logger {
 	return log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 }
 
-// TestReplayRecordedHistory replays a history recorded from a real server
-// (TestDevServerSessionSurvivesAWorkerKill with REFINE_UPDATE_HISTORY=1):
+// TestReplayRecordedHistory replays histories recorded from a real server
+// by TestDevServerSessionSurvivesAWorkerKill (REFINE_UPDATE_HISTORY=1
+// rewrites the current one), one per version of the workflow's commands:
 // a change to the workflow or the engine that would break running
 // sessions fails here.
 func TestReplayRecordedHistory(t *testing.T) {
-	replayer := worker.NewWorkflowReplayer()
-	replayer.RegisterWorkflowWithOptions(RefineSession, workflow.RegisterOptions{Name: WorkflowName})
-	if err := replayer.ReplayWorkflowHistoryFromJSONFile(quiet(), historyFile); err != nil {
-		t.Fatalf("replaying %s: %v", historyFile, err)
+	for _, tc := range []struct{ version, file string }{
+		// Before the integration step: no version marker, the Mirror
+		// activity at every rendering.
+		{"default", "testdata/history.json"},
+		// versionIntegration: the integration step, the Mirror activity at
+		// every rendering (recorded by 370fe2a).
+		{"integration", "testdata/history-v1.json"},
+		// versionLean: the mirror a local activity, asked for by the input.
+		{"lean", historyFile},
+	} {
+		t.Run(tc.version, func(t *testing.T) {
+			replayer := worker.NewWorkflowReplayer()
+			replayer.RegisterWorkflowWithOptions(RefineSession, workflow.RegisterOptions{Name: WorkflowName})
+			if err := replayer.ReplayWorkflowHistoryFromJSONFile(quiet(), tc.file); err != nil {
+				t.Fatalf("replaying %s: %v", tc.file, err)
+			}
+		})
 	}
 }
 
@@ -385,7 +440,9 @@ func TestMirrorToSQLite(t *testing.T) {
 	e := suite.NewTestWorkflowEnvironment()
 	(&Activities{Engineer: sc, Reviewer: sc, Mirror: db}).Register(e)
 	e.RegisterWorkflowWithOptions(RefineSession, workflow.RegisterOptions{Name: WorkflowName})
-	e.ExecuteWorkflow(WorkflowName, testInput())
+	in := testInput()
+	in.Mirror = true
+	e.ExecuteWorkflow(WorkflowName, in)
 	if res := result(t, e); res.Outcome.Status != refine.StatusComplete {
 		t.Fatalf("outcome %s", res.Outcome.Status)
 	}
@@ -411,6 +468,7 @@ func TestIntegrationInAWorkflow(t *testing.T) {
 	e, mirror := env(t, sc)
 	in := testInput()
 	in.Settings.Integrate = true
+	in.Mirror = true
 	e.ExecuteWorkflow(WorkflowName, in)
 	res := result(t, e)
 	if res.Outcome.Status != refine.StatusComplete {
@@ -431,5 +489,48 @@ func TestIntegrationInAWorkflow(t *testing.T) {
 	}
 	if status, err := refine.Inspect(t.Context(), st); err != nil || status.FinalSpec != refine.FinalSpecIntegrated {
 		t.Errorf("mirror inspected: %v, final spec %q", err, status.FinalSpec)
+	}
+}
+
+// A session started without a mirror makes no Mirror call, even on a
+// worker that has one: one CallRole activity per role call and nothing
+// else.
+func TestNoMirrorNoMirrorCall(t *testing.T) {
+	sc := newScript()
+	e, mirror := env(t, sc)
+	starts := countStarts(e)
+	e.ExecuteWorkflow(WorkflowName, testInput())
+	if res := result(t, e); res.Outcome.Status != refine.StatusComplete || res.Outcome.Round != 2 {
+		t.Fatalf("outcome = %s after round %d, want COMPLETE after round 2", res.Outcome.Status, res.Outcome.Round)
+	}
+	if diff := cmp.Diff(map[string]int{"CallRole": 4}, starts.counts()); diff != "" {
+		t.Errorf("activities started (-want +got):\n%s", diff)
+	}
+	if _, err := mirror.View(t.Context(), "default-test-workflow-id"); !errors.Is(err, refine.ErrNotFound) {
+		t.Errorf("the mirror has the session (%v), want none", err)
+	}
+}
+
+// A workflow that started before versionLean goes on as it started: the
+// Mirror activity at every rendering, whatever its input says, so its
+// history replays.
+func TestVersionBeforeLeanMirrorsByActivity(t *testing.T) {
+	for _, v := range []workflow.Version{workflow.DefaultVersion, versionIntegration} {
+		t.Run(fmt.Sprint(v), func(t *testing.T) {
+			sc := newScript()
+			e, mirror := env(t, sc)
+			e.OnGetVersion(changeIntegration, workflow.DefaultVersion, versionLean).Return(v)
+			starts := countStarts(e)
+			e.ExecuteWorkflow(WorkflowName, testInput())
+			if res := result(t, e); res.Outcome.Status != refine.StatusComplete {
+				t.Fatalf("outcome %s", res.Outcome.Status)
+			}
+			if diff := cmp.Diff(map[string]int{"CallRole": 4, "Mirror": 3}, starts.counts()); diff != "" {
+				t.Errorf("activities started (-want +got):\n%s", diff)
+			}
+			if _, err := mirror.View(t.Context(), "default-test-workflow-id"); err != nil {
+				t.Errorf("mirror: %v", err)
+			}
+		})
 	}
 }

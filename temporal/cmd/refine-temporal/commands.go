@@ -138,6 +138,7 @@ func cmdStart(ctx context.Context, args []string, e env) int {
 	id := fl.String("id", "", "the session's workflow ID (default: refine-TIMESTAMP); also its name in the mirror")
 	maxRounds := fl.Int("max-rounds", 0, "stop after this many rounds (0: the default)")
 	noIntegrate := fl.Bool("no-integrate", false, "keep the appendix form of final_spec.md: no integration step writing the refined spec at the session's end")
+	noMirror := fl.Bool("no-mirror", false, "do not copy the session to the workers' --mirror store (status and answers still work through the workflow)")
 	if code, ok := parse(fl, args, e); !ok {
 		return code
 	}
@@ -158,7 +159,7 @@ func cmdStart(ctx context.Context, args []string, e env) int {
 		fmt.Fprintf(e.stderr, "refine-temporal start: %v\n", termtext.Escape(err.Error()))
 		return exitUsage
 	}
-	in := refinetemporal.SessionInput{Spec: string(spec), Gaps: gaps}
+	in := refinetemporal.SessionInput{Spec: string(spec), Gaps: gaps, Mirror: !*noMirror}
 	if *maxRounds > 0 || *noIntegrate {
 		set := refine.DefaultConfig().Settings
 		if *maxRounds > 0 {

@@ -138,17 +138,34 @@ func TestCommandsOnADevServer(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(mirror, "hooks", "final_spec.md")); err != nil || !strings.Contains(string(b), "GAP-HOOK-001") {
 		t.Errorf("mirror final_spec.md: %v\n%s", err, b)
 	}
+
+	// A session started with --no-mirror is not copied to the worker's
+	// mirror: at its question (a rendering), the mirror has no folder for it.
+	code, out, errOut = call(t, append([]string{"start", "--spec", spec, "--gaps", gaps, "--id", "hooks-unmirrored", "--no-mirror"}, conn...)...)
+	if code != exitOK {
+		t.Fatalf("start --no-mirror: exit %d\n%s%s", code, out, errOut)
+	}
+	pollStatusOf(t, ctx, "hooks-unmirrored", conn, func(st statusjson.Status) bool { return len(st.Pending) > 0 })
+	if _, err := os.Stat(filepath.Join(mirror, "hooks-unmirrored")); !os.IsNotExist(err) {
+		t.Errorf("the mirror has a session started with --no-mirror (%v)", err)
+	}
 }
 
 // pollStatus runs `status --json` until ok holds: the workflow runs in
 // the server's and the worker's time, which nothing else reports.
 func pollStatus(t *testing.T, ctx context.Context, conn []string, ok func(statusjson.Status) bool) statusjson.Status {
 	t.Helper()
+	return pollStatusOf(t, ctx, "hooks", conn, ok)
+}
+
+// pollStatusOf is pollStatus for the session id.
+func pollStatusOf(t *testing.T, ctx context.Context, id string, conn []string, ok func(statusjson.Status) bool) statusjson.Status {
+	t.Helper()
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
 	var last string
 	for {
-		code, out, errOut := call(t, append([]string{"status", "--id", "hooks", "--json"}, conn...)...)
+		code, out, errOut := call(t, append([]string{"status", "--id", id, "--json"}, conn...)...)
 		var st statusjson.Status
 		if code == exitOK && json.Unmarshal([]byte(out), &st) == nil && ok(st) {
 			return st

@@ -49,13 +49,19 @@ func Binary(t testing.TB) string {
 
 // Start starts a dev server on a free loopback port and returns its
 // frontend address (host:port). The server stops when the test ends.
-func Start(t testing.TB) string {
+// Each of dynamicConfig is a KEY=VALUE pair for the server's dynamic
+// configuration (VALUE in JSON), as `--dynamic-config-value` takes it.
+func Start(t testing.TB, dynamicConfig ...string) string {
 	t.Helper()
 	bin := Binary(t)
 	port := freePort(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, bin, "server", "start-dev", "--headless",
-		"--ip", "127.0.0.1", "--port", fmt.Sprint(port), "--log-level", "error")
+	args := []string{"server", "start-dev", "--headless",
+		"--ip", "127.0.0.1", "--port", fmt.Sprint(port), "--log-level", "error"}
+	for _, kv := range dynamicConfig {
+		args = append(args, "--dynamic-config-value", kv)
+	}
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
