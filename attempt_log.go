@@ -49,35 +49,43 @@ type warningFact struct {
 	Message string    `json:"message"`
 }
 
-// validationRows returns the validation log's rows: a session's legacy
-// rows (written before attempt facts), then, round by round, the rows of
-// each attempt followed by the round's warnings; only round only's when
-// only is not 0.
-func (st *state) validationRows(only int) []validationEntry {
+// validationRows returns the validation log's rows of rounds from to to
+// (0: no bound): a session's legacy rows (written before attempt facts),
+// then, round by round, the rows of each attempt followed by the round's
+// warnings. It is linear in the facts, warnings and legacy rows: a long
+// session builds these rows at every durable point.
+func (st *state) validationRows(from, to int) []validationEntry {
+	in := func(round int) bool { return round >= from && (to == 0 || round <= to) }
 	var rows []validationEntry
 	for _, v := range st.LegacyValidation {
-		if only == 0 || v.Round == only {
+		if in(v.Round) {
 			rows = append(rows, v)
 		}
 	}
-	warnings := func(round int) {
-		if only != 0 && round != only {
-			return
+	warningRow := func(w warningFact) validationEntry {
+		return validationEntry{Round: w.Round, At: w.At, Role: w.Role, Attempt: w.Attempt, Tier: "Warning", Result: resultWarn, Message: w.Message}
+	}
+	byRound := map[int][]warningFact{}
+	for _, w := range st.Warnings {
+		if in(w.Round) {
+			byRound[w.Round] = append(byRound[w.Round], w)
 		}
-		for _, w := range st.Warnings {
-			if w.Round == round {
-				rows = append(rows, validationEntry{Round: w.Round, At: w.At, Role: w.Role, Attempt: w.Attempt, Tier: "Warning", Result: resultWarn, Message: w.Message})
-			}
+	}
+	withFacts := map[int]bool{}
+	warnings := func(round int) {
+		for _, w := range byRound[round] {
+			rows = append(rows, warningRow(w))
 		}
 	}
 	round := 0
 	for _, f := range st.AttemptLog {
-		if only != 0 && f.Round != only {
+		if !in(f.Round) {
 			continue
 		}
 		if f.Round != round {
 			warnings(round)
 			round = f.Round
+			withFacts[round] = true
 		}
 		base := validationEntry{Round: f.Round, At: f.At, Role: f.Role, Part: f.Part, Attempt: f.N}
 		if f.Success {
@@ -102,11 +110,8 @@ func (st *state) validationRows(only int) []validationEntry {
 	warnings(round)
 	// Warnings of a round with no attempt facts (a legacy round).
 	for _, w := range st.Warnings {
-		if only != 0 && w.Round != only {
-			continue
-		}
-		if !slices.ContainsFunc(st.AttemptLog, func(f attemptFact) bool { return f.Round == w.Round }) {
-			rows = append(rows, validationEntry{Round: w.Round, At: w.At, Role: w.Role, Attempt: w.Attempt, Tier: "Warning", Result: resultWarn, Message: w.Message})
+		if in(w.Round) && !withFacts[w.Round] {
+			rows = append(rows, warningRow(w))
 		}
 	}
 	return rows

@@ -683,7 +683,7 @@ func statusOf(s *state) Status {
 		st.Decisions = append(st.Decisions, DecisionStatus{ID: d.ID, Issue: d.IssueID, Option: d.ChosenOption, Decision: d.Decision})
 	}
 	slices.SortStableFunc(st.Decisions, func(a, b DecisionStatus) int { return compareDecisionIDs(a.ID, b.ID) })
-	st.Validation = validationRecords(s.validationRows(0))
+	st.Validation = validationRecords(s.validationRows(0, 0))
 	st.Conflicts = cloneOrNil(s.Conflicts)
 	st.Rollbacks = cloneOrNil(s.Rollbacks.Records)
 	if s.Tracker != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -110,8 +111,14 @@ type encodedGap struct {
 // every gap unchanged since the last call: a long session's ledger
 // (every gap's transitions) was the largest part of the state encoded
 // whole at every durable point.
-func encodeLedger(l gap.Ledger, cache map[gap.ID]encodedGap) ([]byte, error) {
-	out := append(make([]byte, 0, 64*len(l.Gaps)), `{"gaps":[`...)
+//
+// It also returns the encoding's split for the journal's diff (the gaps
+// array and its elements), so that a durable point does not scan the
+// whole ledger to find the gap that changed.
+func encodeLedger(l gap.Ledger, cache map[gap.ID]encodedGap) ([]byte, *journal.Split, error) {
+	const open = `{"gaps":[`
+	out := append(make([]byte, 0, 64*len(l.Gaps)), open...)
+	elems := make([][]byte, 0, len(l.Gaps))
 	for i := range l.Gaps {
 		g := &l.Gaps[i]
 		v := versionOf(g)
@@ -119,7 +126,7 @@ func encodeLedger(l gap.Ledger, cache map[gap.ID]encodedGap) ([]byte, error) {
 		if !ok || e.v != v {
 			enc, err := json.Marshal(g)
 			if err != nil {
-				return nil, fmt.Errorf("encode state: ledger: %s: %w", g.ID, err)
+				return nil, nil, fmt.Errorf("encode state: ledger: %s: %w", g.ID, err)
 			}
 			e = encodedGap{v: v, enc: enc}
 			cache[g.ID] = e
@@ -128,8 +135,11 @@ func encodeLedger(l gap.Ledger, cache map[gap.ID]encodedGap) ([]byte, error) {
 			out = append(out, ',')
 		}
 		out = append(out, e.enc...)
+		elems = append(elems, e.enc)
 	}
-	return append(out, "]}"...), nil
+	out = append(out, "]}"...)
+	gaps := out[len(open)-1 : len(out)-1]
+	return out, &journal.Split{Keys: [][]byte{[]byte("gaps")}, Vals: [][]byte{gaps}, Subs: []*journal.Split{{Vals: elems}}}, nil
 }
 
 // encodedEntries are the first n entries of a history log, encoded and
@@ -172,6 +182,7 @@ func encodeState(st *state, c *historyCache) (journal.Version, error) {
 	}
 	var keys []string
 	var vals [][]byte
+	var subs []*journal.Split
 	for i, h := range historyLogs {
 		n, f := h.len(st), &c.frozen[i]
 		if n < f.n {
@@ -196,7 +207,7 @@ func encodeState(st *state, c *historyCache) (journal.Version, error) {
 			val = append(val, tail[1:len(tail)-1]...)
 		}
 		val = append(val, ']')
-		keys, vals = append(keys, h.key), append(vals, val)
+		keys, vals, subs = append(keys, h.key), append(vals, val), append(subs, nil)
 		c.last[i] = encodedEntries{n: n, enc: val[1 : len(val)-1]}
 		if checkingHistory() {
 			if err := checkHistory(st, h, val); err != nil {
@@ -208,7 +219,7 @@ func encodeState(st *state, c *historyCache) (journal.Version, error) {
 		if c.gaps == nil {
 			c.gaps = map[gap.ID]encodedGap{}
 		}
-		val, err := encodeLedger(st.Ledger, c.gaps)
+		val, split, err := encodeLedger(st.Ledger, c.gaps)
 		if err != nil {
 			return journal.Version{}, err
 		}
@@ -217,7 +228,7 @@ func encodeState(st *state, c *historyCache) (journal.Version, error) {
 				return journal.Version{}, fmt.Errorf("state ledger: a gap was changed without changing its version (encodeLedger reuses its encoding):\nreused %s\nwhole  %s (%v)", val, want, err)
 			}
 		}
-		keys, vals = append(keys, "ledger"), append(vals, val)
+		keys, vals, subs = append(keys, "ledger"), append(vals, val), append(subs, split)
 	}
 	if st.Tracker != nil {
 		if v := trackerVersionOf(st.Tracker); c.tracker == nil || v != c.trackerVer {
@@ -232,9 +243,9 @@ func encodeState(st *state, c *historyCache) (journal.Version, error) {
 				return journal.Version{}, fmt.Errorf("state convergence: the tracker changed without changing its version:\nreused %s\nwhole  %s (%v)", c.tracker, want, err)
 			}
 		}
-		keys, vals = append(keys, "convergence"), append(vals, c.tracker)
+		keys, vals, subs = append(keys, "convergence"), append(vals, c.tracker), append(subs, nil)
 	}
-	return journal.NewVersion(b).AppendMembers(keys, vals), nil
+	return journal.NewVersion(b).AppendMembers(keys, vals, subs), nil
 }
 
 // checkingHistory says whether to check reused history bytes: in test
@@ -259,4 +270,9 @@ func checkHistory(st *state, h historyLog, got []byte) error {
 		return fmt.Errorf("state %s: an entry of an ended round was changed in place (the journal reuses their encoding):\nreused %s\nwhole  %s", h.key, got, want)
 	}
 	return nil
+}
+
+// sameOp reports whether two journal operations are the same.
+func sameOp(a, b journal.Op) bool {
+	return a.Op == b.Op && slices.Equal(a.Path, b.Path) && bytes.Equal(a.Value, b.Value)
 }
