@@ -122,12 +122,6 @@ type backupRef struct {
 	} `json:"backup_ref"`
 }
 
-// marshalDoc encodes the state compactly, as the journal compares it.
-func (s *Session) marshalDoc() ([]byte, error) {
-	v, err := encodeState(s.st, &s.j.hist)
-	return v.Bytes(), err
-}
-
 // journalOp returns the record of what changed since the last record, and
 // advances the journal to the current state; ok is false when nothing did.
 func (s *Session) journalOp() (op Op, ok bool, err error) {
@@ -144,6 +138,9 @@ func (s *Session) journalOp() (op Op, ok bool, err error) {
 		}
 	}
 	if len(ops) == 0 {
+		// The same document: keep the new version all the same, as the
+		// next encoding writes over the buffers of the one before it.
+		s.j.ver, s.j.has = ver, true
 		return Op{}, false, nil
 	}
 	s.j.seq++
@@ -529,11 +526,8 @@ func (s *Session) backupStateOps(n int) ([]Op, error) {
 		// Nothing journaled yet (a session just opened from an older
 		// refine): make this position a snapshot at the next commit, and
 		// the backup its whole state.
-		doc, err := s.marshalDoc()
-		if err != nil {
-			return nil, err
-		}
-		return append(ops, Put(backupKeyState(n), sealDoc(doc))), nil
+		// journalOp has just encoded the state.
+		return append(ops, Put(backupKeyState(n), sealDoc(s.j.ver.Bytes()))), nil
 	}
 	var ref backupRef
 	ref.Schema = schemaVersion

@@ -160,6 +160,38 @@ type historyCache struct {
 	// tracker holds the convergence tracker's last encoding.
 	tracker    []byte
 	trackerVer trackerVersion
+	// bufs are two buffers per history log that encodings take turns to
+	// write to: the last encoding (the journal's previous version, which
+	// the next diff reads) is in one, the next goes to the other, where
+	// the frozen entries are usually in place already. Building a
+	// history member anew at every durable point copied a long session's
+	// whole history. The caller keeps only the last encoding (see
+	// Session.journalOp).
+	bufs [len(historyLogs)][2]historyBuf
+	turn [len(historyLogs)]int
+}
+
+// historyBuf is a buffer for a history log's encoding: '[' and the frozen
+// entries from, then whatever the encoding that wrote it added.
+type historyBuf struct {
+	b    []byte
+	from []byte // the frozen entries its prefix holds (compared by identity)
+	ok   bool
+}
+
+// buffer returns log i's next buffer holding '[' and frozen, to append
+// the rest of the encoding to.
+func (c *historyCache) buffer(i int, frozen []byte) []byte {
+	h := &c.bufs[i][c.turn[i]]
+	c.turn[i] ^= 1
+	same := h.ok && len(h.from) == len(frozen) && (len(frozen) == 0 || &h.from[0] == &frozen[0])
+	if !same {
+		// frozen may lie in h.b itself, at the same offset: the copy is
+		// then onto itself.
+		h.b = append(append(h.b[:0], '['), frozen...)
+		h.from, h.ok = frozen, true
+	}
+	return h.b[:1+len(frozen)]
 }
 
 // freeze marks every history entry of st as of its last encoding as no
@@ -198,8 +230,7 @@ func encodeState(st *state, c *historyCache) (journal.Version, error) {
 				return journal.Version{}, fmt.Errorf("encode state: %s: %w", h.key, err)
 			}
 		}
-		val := make([]byte, 0, len(f.enc)+len(tail)+2)
-		val = append(append(val, '['), f.enc...)
+		val := c.buffer(i, f.enc)
 		if len(tail) > 0 {
 			if f.n > 0 {
 				val = append(val, ',')
@@ -207,6 +238,7 @@ func encodeState(st *state, c *historyCache) (journal.Version, error) {
 			val = append(val, tail[1:len(tail)-1]...)
 		}
 		val = append(val, ']')
+		c.bufs[i][c.turn[i]^1].b = val // keep what it grew to
 		keys, vals, subs = append(keys, h.key), append(vals, val), append(subs, nil)
 		c.last[i] = encodedEntries{n: n, enc: val[1 : len(val)-1]}
 		if checkingHistory() {
