@@ -28,7 +28,7 @@ import (
 //
 // The commands:
 //
-//	open [gaps=ID:SEV,…] [max-rounds=N] [max-retries=N] [parallel=N]
+//	open [gaps=ID:SEV or gaps=(ID:SEV, …)] [max-rounds=N] [max-retries=N] [parallel=N]
 //	    a new session on a fresh memory Store (fixed clock and IDs).
 //	next
 //	    Session.Next; prints the Ready: each write (kind, key, bytes), each
