@@ -78,6 +78,7 @@ type scriptHarness struct {
 	pending []refine.Op
 }
 
+// run plays one command of a script and returns what it prints.
 func (h *scriptHarness) run(t *testing.T, td *datadriven.TestData) string {
 	if td.Cmd != "open" && h.s == nil && td.Cmd != "reopen" {
 		td.Fatalf(t, "%s: no session (open or reopen first)", td.Cmd)
@@ -249,6 +250,7 @@ func (h *scriptHarness) generate(t *testing.T, td *datadriven.TestData, req refi
 	return ""
 }
 
+// rollback asks the session to roll back and prints its report and status.
 func (h *scriptHarness) rollback(t *testing.T, td *datadriven.TestData) string {
 	var to int
 	td.ScanArgs(t, "to", &to)

@@ -104,6 +104,7 @@ func askedIDs(a *refinetest.Asker) []string {
 	return out
 }
 
+// pendingIDsOf lists the IDs of questions.
 func pendingIDsOf(qs []refine.Question) []string {
 	var out []string
 	for _, q := range qs {
@@ -435,6 +436,7 @@ func slicesDeleteRecorded(calls []string) []string {
 	return out
 }
 
+// containsAll reports whether s contains every one of subs.
 func containsAll(s string, subs ...string) bool {
 	for _, sub := range subs {
 		if !strings.Contains(s, sub) {
