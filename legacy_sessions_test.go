@@ -330,9 +330,9 @@ func TestLegacyFinishedRollsBackAndFinishes(t *testing.T) {
 }
 
 // A Rollback refused with ErrCorrupt leaves the session able to take
-// another: today it does not, in the same process ("a rollback of round 4
-// already waits for an answer: answer deferred", with no question
-// pending in Status); opening the session again clears it (above).
+// another in the same process (it left its dialog in memory: "a rollback
+// of round 4 already waits for an answer", with no question pending in
+// Status), and its pending questions as stored.
 func TestLegacyRefusedRollbackLeavesNoDialog(t *testing.T) {
 	ctx := context.Background()
 	eng, rev := generatedRoles()
@@ -340,11 +340,10 @@ func TestLegacyRefusedRollbackLeavesNoDialog(t *testing.T) {
 	if _, err := s.Rollback(ctx, refine.RollbackRequest{To: 3, Reason: "again", Adjustments: []string{"be concrete"}}); !errors.Is(err, refine.ErrCorrupt) {
 		t.Fatalf("rollback to round 3 = %v, want ErrCorrupt", err)
 	}
-	_, err := s.Rollback(ctx, refine.RollbackRequest{To: 1, Reason: "again", Adjustments: []string{"be concrete"}})
-	if err != nil && strings.Contains(err.Error(), "already waits for an answer") {
-		t.Skipf("known defect, for the lead (#25): a refused rollback leaves its dialog in memory: %v", err)
+	if st, err := s.Status(ctx); err != nil || len(st.Pending) != 0 {
+		t.Fatalf("status after the refused rollback: %d pending, %v; want none", len(st.Pending), err)
 	}
-	if err != nil {
+	if _, err := s.Rollback(ctx, refine.RollbackRequest{To: 1, Reason: "again", Adjustments: []string{"be concrete"}}); err != nil {
 		t.Fatalf("rollback to round 1 after a refused one: %v", err)
 	}
 }
