@@ -41,7 +41,11 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 		return fmt.Errorf("-pairs %d: want at least 1", *pairs)
 	}
 	root := *dir
-	if root == "" {
+	if root != "" {
+		if err := os.MkdirAll(root, 0o755); err != nil {
+			return err
+		}
+	} else {
 		d, err := os.MkdirTemp("", "einopair-")
 		if err != nil {
 			return err

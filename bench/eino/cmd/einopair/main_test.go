@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -21,11 +22,11 @@ func TestMedian(t *testing.T) {
 	}
 }
 
-// Two pairs of instant sessions: each pair printed, then the three
-// summaries.
+// Two pairs of instant sessions in a folder run creates: each pair
+// printed, then the three summaries.
 func TestRun(t *testing.T) {
 	var out bytes.Buffer
-	if err := run(t.Context(), []string{"-pairs", "2", "-latency", "0s", "-dir", t.TempDir()}, &out); err != nil {
+	if err := run(t.Context(), []string{"-pairs", "2", "-latency", "0s", "-dir", filepath.Join(t.TempDir(), "new")}, &out); err != nil {
 		t.Fatal(err)
 	}
 	s := out.String()
