@@ -53,10 +53,10 @@ type ActivitySettings struct {
 	// model, replayed responses, tests): a call then costs no activity
 	// task and no workflow task of its own, only a marker in the history.
 	// The price: a call has no heartbeat (a worker that dies is noticed
-	// when its workflow task times out, 10 s), the workflow's status query
-	// waits while calls run, and calls completed since the workflow task
-	// last reported (at most about 8 s of them) are made again after a
-	// worker dies. Default false: each call is an activity, durable when
+	// when its workflow task times out, 10 s), a status query may wait
+	// for the running workflow task, and calls completed since the
+	// workflow task last reported (at most about 8 s of them) are made
+	// again after a worker dies. Default false: each call is an activity, durable when
 	// it completes.
 	Local bool `json:"local,omitempty"`
 }
