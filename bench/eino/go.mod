@@ -6,7 +6,7 @@ replace github.com/refine-spec/refine => ../..
 
 require (
 	github.com/cloudwego/eino v0.7.36
-	github.com/refine-spec/refine v0.0.0-00010101000000-000000000000
+	github.com/refine-spec/refine v0.0.0
 )
 
 require (
