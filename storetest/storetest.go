@@ -445,6 +445,12 @@ func testKeyFolderConflict(t *testing.T, s store.Store) {
 	if diff := cmp.Diff(want, snapshot(t, s)); diff != "" {
 		t.Errorf("store after swapping keys and folders (-want +got):\n%s", diff)
 	}
+	// The swapped names hold: "doc" is a folder now, "dir" a key.
+	for _, ops := range [][]store.Op{{store.Put("doc", []byte("c"))}, {store.Put("dir/y", []byte("c"))}} {
+		if err := s.Commit(t.Context(), ops...); !errors.Is(err, store.ErrInvalidKey) {
+			t.Errorf("after the swap: Commit(%s) error = %v, want ErrInvalidKey", describe(ops), err)
+		}
+	}
 }
 
 func testContextCancelled(t *testing.T, s store.Store) {

@@ -25,13 +25,17 @@ import (
 type Store struct {
 	mu sync.RWMutex
 	m  map[string][]byte
+	// below counts the keys under each folder ("a" for "a/b" and "a/b/c"),
+	// so a commit checks its keys against the folders without looking at
+	// every key stored.
+	below map[string]int
 }
 
 var _ store.Store = (*Store)(nil)
 
 // New returns an empty Store.
 func New() *Store {
-	return &Store{m: make(map[string][]byte)}
+	return &Store{m: make(map[string][]byte), below: make(map[string]int)}
 }
 
 // Copies reports true: Commit accepts OpCopy (store.Copier).
@@ -129,13 +133,31 @@ func (s *Store) Commit(ctx context.Context, ops ...store.Op) error {
 		return err
 	}
 	for k, v := range final {
-		if v == nil {
+		_, had := s.m[k]
+		switch {
+		case v == nil && had:
 			delete(s.m, k)
-		} else {
+			s.countFolders(k, -1)
+		case v != nil:
 			s.m[k] = v
+			if !had {
+				if s.below == nil {
+					s.below = make(map[string]int)
+				}
+				s.countFolders(k, 1)
+			}
 		}
 	}
 	return nil
+}
+
+// countFolders adds d to the count of keys below each folder of key.
+func (s *Store) countFolders(key string, d int) {
+	for i := strings.LastIndexByte(key, '/'); i > 0; i = strings.LastIndexByte(key[:i], '/') {
+		if s.below[key[:i]] += d; s.below[key[:i]] == 0 {
+			delete(s.below, key[:i])
+		}
+	}
 }
 
 // checkFolders rejects a commit that would leave a key with another key
@@ -178,12 +200,24 @@ func (s *Store) checkFolders(final map[string][]byte) error {
 	if !anyPut {
 		return nil // deletes cannot create a conflict
 	}
-	for k := range s.m {
-		if _, ok := final[k]; ok {
-			continue // already checked above, or deleted
+	// A key put over a folder whose keys are not all deleted with it.
+	for k, v := range final {
+		if v == nil || s.below[k] == 0 {
+			continue
 		}
-		if err := check(k); err != nil {
-			return err
+		gone := 0
+		for d, dv := range final {
+			if _, stored := s.m[d]; dv == nil && stored && strings.HasPrefix(d, k+"/") {
+				gone++
+			}
+		}
+		if s.below[k] > gone {
+			for child := range s.m {
+				if _, changed := final[child]; !changed && strings.HasPrefix(child, k+"/") {
+					return fmt.Errorf("memory: commit %s: %w: %q is stored below it, so it is a folder; delete the keys below it in the same commit to turn it into a key",
+						k, store.ErrInvalidKey, child)
+				}
+			}
 		}
 	}
 	return nil
