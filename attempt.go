@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/refine-spec/refine/conflict"
-	"github.com/refine-spec/refine/examples"
+	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/retry"
 	"github.com/refine-spec/refine/validate"
@@ -336,10 +336,10 @@ func (s *Session) recordAttempt(ctx context.Context, role RoleName, part string,
 	// The outcome of the retry this attempt answered.
 	for i := len(s.st.ExampleLog) - 1; i >= 0 && rec.N > 1; i-- {
 		e := &s.st.ExampleLog[i]
-		if e.Round == cur.N && e.Role == role && e.Retry == rec.N-1 && e.Outcome == examples.OutcomePending {
-			e.Outcome = examples.OutcomeFailed
+		if e.Round == cur.N && e.Role == role && e.Retry == rec.N-1 && e.Outcome == exemplar.OutcomePending {
+			e.Outcome = exemplar.OutcomeFailed
 			if rec.Success {
-				e.Outcome = examples.OutcomeSuccess
+				e.Outcome = exemplar.OutcomeSuccess
 			}
 			break
 		}
@@ -365,11 +365,11 @@ func (s *Session) recordAttempt(ctx context.Context, role RoleName, part string,
 		} else {
 			// Selected once: the retry prompt attaches this very example.
 			if s.chosenExamples == nil {
-				s.chosenExamples = map[string]examples.Selection{}
+				s.chosenExamples = map[string]exemplar.Selection{}
 			}
 			s.chosenExamples[retryExampleKey(cur.N, role, rec.N+1, rec.FailureType)] = sel
-			entry := examples.NewLogEntry(cur.N, role, rec.N, rec.FailureType, sel)
-			entry.Outcome = examples.OutcomePending
+			entry := exemplar.NewLogEntry(cur.N, role, rec.N, rec.FailureType, sel)
+			entry.Outcome = exemplar.OutcomePending
 			s.st.ExampleLog = append(s.st.ExampleLog, entry)
 		}
 		s.st.AttemptLog[factAt].Retry = &retryFact{Modification: retry.Label(rec.FailureType), Example: label}

@@ -7,7 +7,7 @@
 //
 // Hosts inject the LLM backend (Role), storage (Store) and user interaction
 // (Asker). The subpackages are usable on their own: gap (identifiers,
-// severity, lifecycle), validate (two-tier output validation), examples,
+// severity, lifecycle), validate (two-tier output validation), exemplar,
 // retry, convergence, conflict and rollback are pure logic; store/memory and
 // store/fs are Stores checked by storetest; refinetest scripts roles and
 // answers for tests; llm adapts langchaingo models.

@@ -8,7 +8,7 @@ import (
 
 	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/convergence"
-	"github.com/refine-spec/refine/examples"
+	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/internal/rollbacktext"
 	"github.com/refine-spec/refine/rollback"
@@ -159,7 +159,7 @@ type state struct {
 	// Instructions go into the next round's Engineer prompt once.
 	Instructions []string `json:"instructions,omitempty"`
 	// ExampleLog records every example attached to a retry (FLOW-008 §8).
-	ExampleLog []examples.LogEntry `json:"example_log,omitempty"`
+	ExampleLog []exemplar.LogEntry `json:"example_log,omitempty"`
 	// ReviewerAdjustments are the user's standing instructions for the Reviewer.
 	ReviewerAdjustments []string `json:"reviewer_adjustments,omitempty"`
 

@@ -1,4 +1,4 @@
-package examples
+package exemplar
 
 import (
 	"errors"
@@ -217,8 +217,8 @@ func TestSelectQuotesExtractionError(t *testing.T) {
 		want string
 	}{
 		{"the role's own reason", gap.Reviewer, err,
-			`Tier 1 miss: examples: canonical reviewer example: malformed example: the "## Review:" block has nothing under its heading (line 28)`},
-		{"a reason for both roles", gap.Reviewer, &ExtractError{Err: ErrNoExamplesSection}, "Tier 1 miss: examples: no examples section"},
+			`Tier 1 miss: exemplar: canonical reviewer example: malformed example: the "## Review:" block has nothing under its heading (line 28)`},
+		{"a reason for both roles", gap.Reviewer, &ExtractError{Err: ErrNoExamplesSection}, "Tier 1 miss: exemplar: no examples section"},
 		{"a reason about the other role only", gap.Reviewer, &ExtractError{Role: gap.Engineer, Err: ErrNoExamples},
 			"Tier 1 miss: no canonical reviewer example supplied (source not loaded, or its Section 7 has none)"},
 		{"the host's own error", gap.Reviewer, errors.New("source.md: not found"),

@@ -1,4 +1,4 @@
-package examples
+package exemplar
 
 import (
 	"fmt"
@@ -124,7 +124,7 @@ func TestWorkedExample3TokenTruncation(t *testing.T) {
 		Tier: TierSession, Source: "Tier 2 Session History (Round 4)", Description: "Successful output from previous round",
 		Text: wantText, HistoryRound: 4,
 		Notes: []string{
-			`Tier 1 miss: examples: canonical reviewer example: no example block: section "7. Examples" holds no "## Review:" block (line 1)`,
+			`Tier 1 miss: exemplar: canonical reviewer example: no example block: section "7. Examples" holds no "## Review:" block (line 1)`,
 			"Tier 2: round 4 chosen (score 22, 3 candidate(s); ties go to the most recent round)",
 			fmt.Sprintf("truncated (structural) from %s to %s tokens (budget 2,000)",
 				thousands(CharTokenizer{}.Count(provenance+"\n\n"+review)), thousands(CharTokenizer{}.Count(wantText))),

@@ -1,6 +1,6 @@
-// Package examples chooses, sizes and lays out the example output the
-// Mediator attaches to Engineer and Reviewer prompts (GAP-FLOW-008, used by
-// the retries of GAP-FLOW-001).
+// Package exemplar chooses, sizes and lays out the example output (the
+// exemplar) the Mediator attaches to Engineer and Reviewer prompts
+// (GAP-FLOW-008, used by the retries of GAP-FLOW-001).
 //
 // Examples come from three tiers, tried in an order that depends on why the
 // last output failed validation (Select, GAP-FLOW-008 §5):
@@ -34,4 +34,4 @@
 // GAP-FLOW numbers name the parts of the workflow's design, and "§N" a
 // numbered part of one; docs/workflow.md#gap-flow-reference lists them and
 // docs/workflow.md#retries-and-examples explains example attachment.
-package examples
+package exemplar
