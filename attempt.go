@@ -260,7 +260,7 @@ func (s *Session) finishAttempt(plan attemptPlan, res roleResult) (attemptOutcom
 		}
 	}
 	out.result = vr
-	out.rec = attemptRec{N: k, At: s.now(), Success: vr.Success, FailureType: string(vr.FailureType), Tier: string(vr.Tier),
+	out.rec = attemptRec{N: k, At: s.now(), Success: vr.Success, FailureType: vr.FailureType, Tier: string(vr.Tier),
 		Line: vr.Line, Message: vr.Message, Warnings: vr.Warnings, Usage: usage, Calls: res.calls, UsageEstimated: out.estimated,
 		Model: res.resp.Model}
 	out.finishReason = res.resp.FinishReason
@@ -284,7 +284,7 @@ func (s *Session) endAttempt(plan attemptPlan, out attemptOutcome, err error) {
 		Elapsed: s.now().Sub(plan.started), FailureType: out.rec.FailureType, Message: out.rec.Message,
 		Model: out.rec.Model, FinishReason: out.finishReason, AttemptUsage: out.rec.Usage, Success: out.rec.Success}
 	if err != nil {
-		e.FailureType, e.Message, e.Err = "EXECUTION_ERROR", err.Error(), err
+		e.FailureType, e.Message, e.Err = validate.ExecutionError, err.Error(), err
 	}
 	s.endScope(plan.ctx, e)
 }
@@ -348,7 +348,7 @@ func (s *Session) recordAttempt(ctx context.Context, role RoleName, part string,
 	// rows; the one this attempt answered gets its outcome.
 	for i := range s.st.LegacyRetries {
 		if d := &s.st.LegacyRetries[i]; d.Round == cur.N && d.Role == role && d.Part == part && d.Retry == rec.N-1 && d.Outcome == "pending" {
-			d.Outcome = "Failed again (" + rec.FailureType + ")"
+			d.Outcome = "Failed again (" + string(rec.FailureType) + ")"
 			if rec.Success {
 				d.Outcome = "Success on retry"
 			}

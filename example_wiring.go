@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/refine-spec/refine/exemplar"
+	"github.com/refine-spec/refine/validate"
 )
 
 // canonical returns the Tier 1 examples: Config's overrides, else those
@@ -61,14 +62,14 @@ const historyRounds = 10
 
 // retryExampleKey names the example chosen for attempt k of role in round
 // n after a failure of failureType.
-func retryExampleKey(n int, role RoleName, k int, failureType string) string {
+func retryExampleKey(n int, role RoleName, k int, failureType validate.FailureType) string {
 	return fmt.Sprintf("%d/%s/%d/%s", n, role, k, failureType)
 }
 
 // retryExample returns the example for a retry prompt: the one chosen (and
 // logged) when the failure was recorded, else a new selection (a process
 // that resumed between the two).
-func (s *Session) retryExample(ctx context.Context, role RoleName, k int, failureType string) (exemplar.Selection, error) {
+func (s *Session) retryExample(ctx context.Context, role RoleName, k int, failureType validate.FailureType) (exemplar.Selection, error) {
 	if sel, ok := s.chosenExamples[retryExampleKey(s.st.Current.N, role, k, failureType)]; ok {
 		return sel, nil
 	}
@@ -78,7 +79,7 @@ func (s *Session) retryExample(ctx context.Context, role RoleName, k int, failur
 // example selects the example for a prompt (GAP-FLOW-008): failureType ""
 // for an initial prompt (canonical format, else template), otherwise the
 // failure's mapping with Tier 1 → 2 → 3 fallthrough, truncated to budget.
-func (s *Session) example(ctx context.Context, role RoleName, failureType string, budget int) (exemplar.Selection, error) {
+func (s *Session) example(ctx context.Context, role RoleName, failureType validate.FailureType, budget int) (exemplar.Selection, error) {
 	canon, canonErr := s.canonical(ctx)
 	req := exemplar.Request{Role: role, FailureType: failureType, Gaps: s.st.Ledger.IDs(),
 		Canonical: canon, CanonicalErr: canonErr, Budget: budget, Tokenizer: s.tok}

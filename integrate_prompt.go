@@ -175,14 +175,14 @@ func (s *Session) integrationMessages(d *integrationData, k, budget int, prev *a
 	if prev != nil && !prev.Success {
 		rc := retry.Context{Role: string(Engineer), ExpectedPath: keyFinalSpec, Message: prev.Message}
 		failure := prev.FailureType
-		if failure == string(validate.WrongFormat) {
+		if failure == validate.WrongFormat {
 			// Too large or not text: the round's WRONG_FORMAT notice is
 			// about Gap Resolution headers, which an integrated spec has none of.
-			failure = string(validate.IntegrationStructure)
+			failure = validate.IntegrationStructure
 		}
 		mod := retry.Modification(failure, rc)
 		src, ex := integrationExampleSource, integrationExample
-		if failure != string(validate.IntegrationStructure) {
+		if failure != validate.IntegrationStructure {
 			// The content failures name what to fix; the shape is right.
 			src, ex = "", ""
 		}

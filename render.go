@@ -221,12 +221,12 @@ func (s *Session) renderValidationLog(b *strings.Builder, n int, rows []validati
 				attempts++
 			}
 			if v.Result == "FAIL" {
-				lastFail = v.FailureType
+				lastFail = string(v.FailureType)
 				if lastFail == "" { // a legacy row
 					lastFail = v.Tier
 					for _, a := range s.attemptsOf(n, role) {
 						if a.N == v.Attempt && !a.Success {
-							lastFail = a.FailureType
+							lastFail = string(a.FailureType)
 						}
 					}
 				}

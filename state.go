@@ -12,6 +12,7 @@ import (
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/internal/rollbacktext"
 	"github.com/refine-spec/refine/rollback"
+	"github.com/refine-spec/refine/validate"
 )
 
 // schemaVersion is the version of state.json this refine writes. Open
@@ -241,16 +242,16 @@ type partState struct {
 
 // attemptRec is one validated attempt.
 type attemptRec struct {
-	N           int       `json:"n"`
-	At          time.Time `json:"at"`
-	Success     bool      `json:"success"`
-	FailureType string    `json:"failure_type,omitempty"`
-	Tier        string    `json:"tier,omitempty"`
-	Line        int       `json:"line,omitempty"`
-	Message     string    `json:"message,omitempty"`
-	Warnings    []string  `json:"warnings,omitempty"`
-	Usage       Usage     `json:"usage"`
-	Calls       int       `json:"calls"`
+	N           int                  `json:"n"`
+	At          time.Time            `json:"at"`
+	Success     bool                 `json:"success"`
+	FailureType validate.FailureType `json:"failure_type,omitempty"`
+	Tier        string               `json:"tier,omitempty"`
+	Line        int                  `json:"line,omitempty"`
+	Message     string               `json:"message,omitempty"`
+	Warnings    []string             `json:"warnings,omitempty"`
+	Usage       Usage                `json:"usage"`
+	Calls       int                  `json:"calls"`
 	// UsageEstimated: the role reported no usage; Usage is the Tokenizer's estimate.
 	UsageEstimated bool `json:"usage_estimated,omitempty"`
 	// Model is the model that answered, when the role said.
@@ -336,21 +337,21 @@ type validationEntry struct {
 	Message string    `json:"message"`
 	// FailureType is a failed attempt's type, for the summary (derived
 	// rows only).
-	FailureType string `json:"-"`
+	FailureType validate.FailureType `json:"-"`
 }
 
 // retryDetail is a "#### Engineer Retry 1" entry of status.md, derived from
 // the attempt log (or kept by a legacy session).
 type retryDetail struct {
-	Round        int       `json:"round"`
-	Role         RoleName  `json:"role"`
-	Part         string    `json:"part,omitempty"`
-	Retry        int       `json:"retry"`
-	At           time.Time `json:"at"`
-	FailureType  string    `json:"failure_type"`
-	Modification string    `json:"modification"`
-	Example      string    `json:"example"`
-	Outcome      string    `json:"outcome"`
+	Round        int                  `json:"round"`
+	Role         RoleName             `json:"role"`
+	Part         string               `json:"part,omitempty"`
+	Retry        int                  `json:"retry"`
+	At           time.Time            `json:"at"`
+	FailureType  validate.FailureType `json:"failure_type"`
+	Modification string               `json:"modification"`
+	Example      string               `json:"example"`
+	Outcome      string               `json:"outcome"`
 }
 
 // loggedKind says what a loggedEvent records.
@@ -416,7 +417,7 @@ func (e loggedEvent) row() errorEntry {
 		r.Role, r.Event = "Engineer", "Unmatched DISAGREE block (logged)"
 		r.Details = fmt.Sprintf("%s and matches no issue of round %d: %s", what, e.Against, dash(e.Position))
 	case loggedExecutionError:
-		r.Role, r.Event, r.Details = "Mediator", "EXECUTION_ERROR", e.Err
+		r.Role, r.Event, r.Details = "Mediator", string(validate.ExecutionError), e.Err
 	default:
 		r.Role, r.Event, r.Details = "Mediator", string(e.Kind), e.Err
 	}

@@ -27,9 +27,8 @@
 // spec's estimate of four characters per token and needs no network.
 //
 // The package is pure: no I/O, no goroutines, no package-level mutable
-// state. Failure types are plain strings (the constants below mirror the
-// validate package's names) so that the package depends only on gap and
-// internal/markdown.
+// state. Failure types are validate.FailureType, the one type validate,
+// retry and this package share.
 //
 // GAP-FLOW numbers name the parts of the workflow's design, and "§N" a
 // numbered part of one; docs/workflow.md#gap-flow-reference lists them and

@@ -6,6 +6,7 @@ import (
 
 	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/validate"
 )
 
 // A workflow spec whose Section 7 holds the canonical Engineer example.
@@ -21,7 +22,7 @@ func Example() {
 	}
 	sel := exemplar.Select(exemplar.Request{
 		Role:         gap.Engineer,
-		FailureType:  exemplar.WrongFormat,
+		FailureType:  validate.WrongFormat,
 		CurrentRound: 3,
 		Gaps:         []gap.ID{"GAP-FLOW-001"},
 		Canonical:    canonical,
@@ -33,7 +34,7 @@ func Example() {
 	modification := "FORMAT CORRECTION REQUIRED:\n\nYour previous output did not follow the required structure."
 	fmt.Println(exemplar.RetryPrompt("Address GAP-FLOW-001.", modification, sel.Description, sel.Text, 1, 2))
 
-	entry := exemplar.NewLogEntry(3, gap.Engineer, 1, exemplar.WrongFormat, sel)
+	entry := exemplar.NewLogEntry(3, gap.Engineer, 1, validate.WrongFormat, sel)
 	entry.Outcome = exemplar.OutcomeSuccess
 	fmt.Print(exemplar.RenderLog([]exemplar.LogEntry{entry}))
 	// Output:
