@@ -385,7 +385,7 @@ type loggedEvent struct {
 	// of.
 	Issue      string               `json:"issue,omitempty"`
 	Severity   gap.Severity         `json:"severity,omitempty"`
-	Confidence conflict.Confidence  `json:"confidence,omitempty"`
+	Confidence gap.Confidence       `json:"confidence,omitempty"`
 	Heuristics []conflict.Heuristic `json:"heuristics,omitempty"`
 	Evidence   []string             `json:"evidence,omitempty"`
 	Position   string               `json:"position,omitempty"`

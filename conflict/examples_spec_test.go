@@ -27,7 +27,7 @@ func TestExample1ExplicitDisagreement(t *testing.T) {
 		t.Fatalf("DetectExplicit = %+v, want one conflict from one block", res)
 	}
 	c := res.Conflicts[0]
-	if c.Type != Explicit || c.Source != SourceDisagreeBlock || c.MatchConfidence != High || c.Status != StatusUnresolved {
+	if c.Type != Explicit || c.Source != SourceDisagreeBlock || c.MatchConfidence != gap.ConfidenceHigh || c.Status != StatusUnresolved {
 		t.Errorf("conflict type/source/confidence/status = %s/%s/%s/%s", c.Type, c.Source, c.MatchConfidence, c.Status)
 	}
 	if want := "Exponential backoff adds complexity for marginal benefit in this context."; c.EngineerPosition != want {
@@ -126,7 +126,7 @@ func TestExample2ImplicitConversion(t *testing.T) {
 	if diff := cmp.Diff([]Heuristic{UnaddressedID, SemanticNonResponse}, f.Heuristics); diff != "" {
 		t.Errorf("heuristics (-want +got):\n%s", diff)
 	}
-	if f.Confidence != High || !f.Escalate {
+	if f.Confidence != gap.ConfidenceHigh || !f.Escalate {
 		t.Errorf("confidence/escalate = %s/%v, want HIGH/true", f.Confidence, f.Escalate)
 	}
 	p := ImplicitPrompt(f)

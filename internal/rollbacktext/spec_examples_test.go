@@ -330,7 +330,7 @@ func TestSpecExample3GapSplit(t *testing.T) {
 	}
 
 	diag := rollback.Diagnose(attempts)
-	if diag.Action != rollback.ActionSplit || diag.Primary == nil || diag.Primary.Heuristic != rollback.DifferentFailureModes || diag.Primary.Confidence != rollback.High {
+	if diag.Action != rollback.ActionSplit || diag.Primary == nil || diag.Primary.Heuristic != rollback.DifferentFailureModes || diag.Primary.Confidence != gap.ConfidenceHigh {
 		t.Fatalf("diagnosis = %+v", diag)
 	}
 	p := AnalysisPrompt(RCAInput{
