@@ -85,7 +85,7 @@ func FuzzImplicit(f *testing.F) {
 			case fd.Escalate != (fd.Issue.Severity.AtLeastHigh() && fd.Confidence == gap.ConfidenceHigh):
 				t.Errorf("%s: escalate %v", fd.IssueID, fd.Escalate)
 			}
-			p := ImplicitPrompt(fd)
+			p := ImplicitQuestion(fd)
 			if err := ValidateAnswer(p, p.Default, ""); err != nil {
 				t.Error(err)
 			}

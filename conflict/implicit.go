@@ -86,7 +86,7 @@ type Finding struct {
 	// Evidence is one human-readable line per fact, as presented.
 	Evidence   []string       `json:"evidence"`
 	Confidence gap.Confidence `json:"confidence"`
-	// Escalate: ask the user (ImplicitPrompt). False for MEDIUM and LOW
+	// Escalate: ask the user (ImplicitQuestion). False for MEDIUM and LOW
 	// issues, which are only logged.
 	Escalate bool `json:"escalate"`
 }
