@@ -199,17 +199,22 @@ type roundState struct {
 	Instructions []string `json:"instructions,omitempty"`
 }
 
+// roleStatus is where a role stands within a round, or one gap's call of
+// parallel drafting (which may also be partExhausted). state.json holds it
+// as its string; the zero value is roleRunning.
+type roleStatus string
+
 // Role phase statuses.
 const (
-	roleRunning   = ""
-	roleAccepted  = "accepted"
-	roleSkipped   = "skipped"
-	roleNotNeeded = "not_needed"
+	roleRunning   roleStatus = ""
+	roleAccepted  roleStatus = "accepted"
+	roleSkipped   roleStatus = "skipped"
+	roleNotNeeded roleStatus = "not_needed"
 )
 
 // rolePhase is one role's progress within a round.
 type rolePhase struct {
-	Status string `json:"status,omitempty"`
+	Status roleStatus `json:"status,omitempty"`
 	// Gaps are the gaps this role works on (narrowed or reassigned by escalation).
 	Gaps []gap.ID `json:"gaps,omitempty"`
 	// Budget is how many attempts are allowed so far: 1 + MaxRetries, plus
@@ -233,7 +238,7 @@ type rolePhase struct {
 // partState is one gap's call in parallel drafting.
 type partState struct {
 	Gap      gap.ID       `json:"gap"`
-	Status   string       `json:"status,omitempty"`
+	Status   roleStatus   `json:"status,omitempty"`
 	Attempts []attemptRec `json:"attempts,omitempty"`
 	// Result is what the accepted output said; the text itself is the
 	// journaled response of the last attempt.
