@@ -49,32 +49,41 @@ type warningFact struct {
 	Message string    `json:"message"`
 }
 
-// validationRows returns the validation log's rows: a session's legacy
-// rows (written before attempt facts), then, round by round, the rows of
-// each attempt followed by the round's warnings; only round only's when
-// only is not 0.
-func (st *state) validationRows(only int) []validationEntry {
+// validationRows returns the validation log's rows of rounds from to to
+// (0: no bound): a session's legacy rows (written before attempt facts),
+// then, round by round, the rows of each attempt followed by the round's
+// warnings, then the warnings of rounds without attempt facts. It is
+// linear in the facts, warnings and legacy rows: a long session builds
+// these rows at every durable point.
+func (st *state) validationRows(from, to int) []validationEntry {
+	in := func(round int) bool { return round >= from && (to == 0 || round <= to) }
 	var rows []validationEntry
 	for _, v := range st.LegacyValidation {
-		if only == 0 || v.Round == only {
+		if in(v.Round) {
 			rows = append(rows, v)
 		}
 	}
-	warnings := func(round int) {
-		if only != 0 && round != only {
-			return
+	facts := slices.DeleteFunc(slices.Clone(st.AttemptLog), func(f attemptFact) bool { return !in(f.Round) })
+	rows = st.factRows(rows, facts, in)
+	return st.orphanWarnings(rows, in)
+}
+
+// factRows appends the rows of facts, each round's followed by its
+// warnings (those in range).
+func (st *state) factRows(rows []validationEntry, facts []attemptFact, in func(round int) bool) []validationEntry {
+	byRound := map[int][]warningFact{}
+	for _, w := range st.Warnings {
+		if in(w.Round) {
+			byRound[w.Round] = append(byRound[w.Round], w)
 		}
-		for _, w := range st.Warnings {
-			if w.Round == round {
-				rows = append(rows, validationEntry{Round: w.Round, At: w.At, Role: w.Role, Attempt: w.Attempt, Tier: "Warning", Result: resultWarn, Message: w.Message})
-			}
+	}
+	warnings := func(round int) {
+		for _, w := range byRound[round] {
+			rows = append(rows, w.row())
 		}
 	}
 	round := 0
-	for _, f := range st.AttemptLog {
-		if only != 0 && f.Round != only {
-			continue
-		}
+	for _, f := range facts {
 		if f.Round != round {
 			warnings(round)
 			round = f.Round
@@ -100,16 +109,69 @@ func (st *state) validationRows(only int) []validationEntry {
 		}
 	}
 	warnings(round)
-	// Warnings of a round with no attempt facts (a legacy round).
+	return rows
+}
+
+// orphanWarnings appends the warnings (in range) of rounds with no
+// attempt facts (a legacy round).
+func (st *state) orphanWarnings(rows []validationEntry, in func(round int) bool) []validationEntry {
+	withFacts := map[int]bool{}
+	for _, f := range st.AttemptLog {
+		withFacts[f.Round] = true
+	}
 	for _, w := range st.Warnings {
-		if only != 0 && w.Round != only {
-			continue
-		}
-		if !slices.ContainsFunc(st.AttemptLog, func(f attemptFact) bool { return f.Round == w.Round }) {
-			rows = append(rows, validationEntry{Round: w.Round, At: w.At, Role: w.Role, Attempt: w.Attempt, Tier: "Warning", Result: resultWarn, Message: w.Message})
+		if in(w.Round) && !withFacts[w.Round] {
+			rows = append(rows, w.row())
 		}
 	}
 	return rows
+}
+
+// row is the warning's validation log row.
+func (w warningFact) row() validationEntry {
+	return validationEntry{Round: w.Round, At: w.At, Role: w.Role, Attempt: w.Attempt, Tier: "Warning", Result: resultWarn, Message: w.Message}
+}
+
+// validationCache holds the validation records of a state's ended rounds,
+// which no longer change (see historyCache), so that publishing a long
+// session's Status does not rebuild them at every durable point.
+type validationCache struct {
+	st    *state
+	round int // the records are those of the rounds before round
+	facts int // taken from AttemptLog[:facts]
+	recs  []ValidationRecord
+}
+
+// records returns Status.Validation for st, reusing the records of ended
+// rounds. Test binaries check it against the records built whole.
+func (c *validationCache) records(st *state) []ValidationRecord {
+	whole := func() []ValidationRecord { return validationRecords(st.validationRows(0, 0)) }
+	byRound := func(a, b attemptFact) int { return a.Round - b.Round }
+	if len(st.LegacyValidation) > 0 || !slices.IsSortedFunc(st.AttemptLog, byRound) {
+		return whole() // an old session's or an unordered log: no blocks to reuse
+	}
+	if c.st != st || c.facts > len(st.AttemptLog) || c.round > st.Round {
+		*c = validationCache{st: st}
+	}
+	all := func(int) bool { return true }
+	if st.Round > c.round {
+		n := c.facts
+		for n < len(st.AttemptLog) && st.AttemptLog[n].Round < st.Round {
+			n++
+		}
+		before := func(r int) bool { return r >= c.round && r < st.Round }
+		c.recs = append(c.recs, validationRecords(st.factRows(nil, st.AttemptLog[c.facts:n], before))...)
+		c.facts, c.round = n, st.Round
+	}
+	from := c.round
+	out := append(c.recs[:len(c.recs):len(c.recs)], validationRecords(st.factRows(nil, st.AttemptLog[c.facts:], func(r int) bool { return r >= from }))...)
+	out = append(out, validationRecords(st.orphanWarnings(nil, all))...)
+	if checkingHistory() {
+		if want := whole(); !slices.Equal(out, want) {
+			panic(fmt.Sprintf("validation records: the cached records of ended rounds differ from the records built whole:\ncached %v\nwhole  %v", out, want))
+		}
+	}
+	return out
 }
 
 // retryRows returns the retry details: legacy ones, then one per failure

@@ -71,10 +71,11 @@ func seqOf(key, prefix string) (int64, bool) {
 
 // journalState is the session's position in its journal.
 type journalState struct {
-	// doc is the state as of the last record (compact JSON, no newline);
-	// ver is doc split for the next diff (see journal.Version).
-	doc []byte
+	// ver is the state as of the last record, split for the next diff
+	// (see journal.Version); its document (compact JSON, no newline) is
+	// joined only when a snapshot needs it. has says there is one.
 	ver journal.Version
+	has bool
 	// hist reuses the encoding of the state's history (statedoc.go).
 	hist historyCache
 	// seq is the last record's number.
@@ -121,12 +122,6 @@ type backupRef struct {
 	} `json:"backup_ref"`
 }
 
-// marshalDoc encodes the state compactly, as the journal compares it.
-func (s *Session) marshalDoc() ([]byte, error) {
-	v, err := encodeState(s.st, &s.j.hist)
-	return v.Bytes(), err
-}
-
 // journalOp returns the record of what changed since the last record, and
 // advances the journal to the current state; ok is false when nothing did.
 func (s *Session) journalOp() (op Op, ok bool, err error) {
@@ -134,12 +129,18 @@ func (s *Session) journalOp() (op Op, ok bool, err error) {
 	if err != nil {
 		return Op{}, false, err
 	}
-	doc := ver.Bytes()
-	if v := s.j.ver.Bytes(); len(v) != len(s.j.doc) || len(v) > 0 && &v[0] != &s.j.doc[0] {
-		s.j.ver = journal.NewVersion(s.j.doc) // doc was set without its split
-	}
 	ops := journal.DiffVersions(s.j.ver, ver)
+	if checkingHistory() {
+		// The writer's splits (encodeLedger) spare the diff a scan; the
+		// operations must be those of the documents scanned.
+		if want := journal.Diff(s.j.ver.Bytes(), ver.Bytes()); !slices.EqualFunc(ops, want, sameOp) {
+			return Op{}, false, fmt.Errorf("journal: the diff of the split state differs from the diff of its documents:\nsplit   %v\nscanned %v", ops, want)
+		}
+	}
 	if len(ops) == 0 {
+		// The same document: keep the new version all the same, as the
+		// next encoding writes over the buffers of the one before it.
+		s.j.ver, s.j.has = ver, true
 		return Op{}, false, nil
 	}
 	s.j.seq++
@@ -148,7 +149,7 @@ func (s *Session) journalOp() (op Op, ok bool, err error) {
 		return Op{}, false, fmt.Errorf("encode journal record: %w", err)
 	}
 	enc = append(enc, '\n')
-	s.j.doc, s.j.ver = doc, ver
+	s.j.ver, s.j.has = ver, true
 	s.j.since += len(enc)
 	if s.j.bg != nil {
 		s.j.bg.since += len(enc)
@@ -169,7 +170,7 @@ func (s *Session) newSegment() { s.j.segStart, s.j.seg = 0, nil }
 
 // snapshotDue reports whether this commit should write state.json whole.
 func (s *Session) snapshotDue() bool {
-	return s.j.snapshotNext || s.j.doc == nil || !appends(s.cfg.Store) && s.rotationDue()
+	return s.j.snapshotNext || !s.j.has || !appends(s.cfg.Store) && s.rotationDue()
 }
 
 // rotationDue reports whether the records since the last snapshot
@@ -203,7 +204,7 @@ func (s *Session) journalOps(ctx context.Context, staged []Op) ([]Op, error) {
 		}
 	}
 	if start {
-		s.j.bg = &bgSnapshot{seq: s.j.seq, doc: sealDoc(s.j.doc)}
+		s.j.bg = &bgSnapshot{seq: s.j.seq, doc: sealDoc(s.j.ver.Bytes())}
 		s.newSegment() // the records after the snapshot start a segment
 	}
 	if s.j.bg == nil {
@@ -460,8 +461,8 @@ func (s *Session) snapshotOps(ctx context.Context) ([]Op, error) {
 	ops = append(ops, dead...)
 	sealed := sealDoc(doc)
 	ops = append(ops, Put(keyState, sealed))
-	s.j.doc, s.j.ver, s.j.since, s.j.snapSeq, s.j.snapSize, s.j.snapshotNext, s.j.snapKey, s.j.bg =
-		doc, ver, 0, s.j.seq, len(sealed), false, keyState, nil
+	s.j.ver, s.j.has, s.j.since, s.j.snapSeq, s.j.snapSize, s.j.snapshotNext, s.j.snapKey, s.j.bg =
+		ver, true, 0, s.j.seq, len(sealed), false, keyState, nil
 	s.j.legacyState = false
 	s.newSegment()
 	return ops, nil
@@ -525,11 +526,8 @@ func (s *Session) backupStateOps(n int) ([]Op, error) {
 		// Nothing journaled yet (a session just opened from an older
 		// refine): make this position a snapshot at the next commit, and
 		// the backup its whole state.
-		doc, err := s.marshalDoc()
-		if err != nil {
-			return nil, err
-		}
-		return append(ops, Put(backupKeyState(n), sealDoc(doc))), nil
+		// journalOp has just encoded the state.
+		return append(ops, Put(backupKeyState(n), sealDoc(s.j.ver.Bytes()))), nil
 	}
 	var ref backupRef
 	ref.Schema = schemaVersion
@@ -588,7 +586,7 @@ func loadState(ctx context.Context, store Store) (loadedState, error) {
 		return loadedState{}, err
 	}
 	canonical := ver.Bytes()
-	j.doc, j.ver = canonical, ver
+	j.ver, j.has = ver, true
 	return loadedState{st: st, j: j, raw: canonical}, nil
 }
 

@@ -89,7 +89,7 @@ func (s *Session) renderStatus() string {
 		fmt.Fprintf(&b, "%s\n![Open gaps and weighted open load per round](convergence.svg)\n", convergence.Table(rows))
 	}
 
-	vrows, rrows := st.validationRows(0), st.retryRows()
+	vrows, rrows := st.validationRows(recent, 0), st.retryRows()
 	for _, n := range roundsWith(vrows) {
 		if n >= recent {
 			s.renderValidationLog(&b, n, vrows, rrows)
@@ -389,7 +389,7 @@ func (s *Session) renderSummary(r roundRecord) string {
 		}
 	}
 	var warnings []string
-	for _, v := range s.st.validationRows(r.N) {
+	for _, v := range s.st.validationRows(r.N, r.N) {
 		if v.Result == resultWarn {
 			warnings = append(warnings, fmt.Sprintf("%s: %s", v.Role.Title(), v.Message))
 		}

@@ -2,6 +2,7 @@ package refine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -115,7 +116,22 @@ func (s *Session) Rollback(ctx context.Context, req RollbackRequest) (RollbackRe
 	if err == nil {
 		err = s.flush(ctx)
 	}
+	if failedUncommitted(err) {
+		// The rollback failed before its commit (a backup that does not
+		// read, say): what it changed in memory (its dialog, the questions
+		// it set aside) was never stored. The next call reads the session
+		// as stored, as a process that opened it would.
+		s.stale = true
+	}
 	return rep, err
+}
+
+// failedUncommitted says whether a rollback's error is a failure, not one
+// of its dialog's outcomes (waiting for an answer, the limit reached) or
+// a cancellation, whose state is kept and committed by the next step.
+func failedUncommitted(err error) bool {
+	return err != nil && !errors.Is(err, ErrDeferred) && !errors.Is(err, ErrRollbackLimit) &&
+		!errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
 }
 
 // currentRound is the round a rollback would undo: the one in progress,

@@ -43,7 +43,13 @@ import (
 //
 // Lines starting with # are comments. Run with -rewrite (or
 // REFINE_REWRITE=1) to rewrite the expect blocks from what the engine does.
-var rewrite = flag.Bool("rewrite", os.Getenv("REFINE_REWRITE") == "1", "rewrite the expect blocks of testdata/scenarios")
+//
+// The -rewrite flag is datadriven's (core_script_test.go imports it, and
+// one test binary cannot define the flag twice): it rewrites both.
+func rewriting() bool {
+	f := flag.Lookup("rewrite")
+	return os.Getenv("REFINE_REWRITE") == "1" || (f != nil && f.Value.String() == "true")
+}
 
 func TestScenarios(t *testing.T) {
 	files, err := filepath.Glob("testdata/scenarios/*.txt")
@@ -134,7 +140,7 @@ func runScenario(t *testing.T, file string) {
 		switch cmd {
 		case "expect":
 			got := sc.render()
-			if *rewrite {
+			if rewriting() {
 				body = strings.Split(got, "\n")
 			} else if diff := cmp.Diff(body, strings.Split(got, "\n")); diff != "" {
 				t.Errorf("%s: state (-want +got):\n%s", where, diff)
@@ -147,7 +153,7 @@ func runScenario(t *testing.T, file string) {
 			out = append(out, "EOF")
 		}
 	}
-	if *rewrite {
+	if rewriting() {
 		if err := os.WriteFile(file, []byte(strings.Join(out, "\n")), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -63,6 +63,8 @@ type Session struct {
 	// published is the state as of the last durable point, as stored;
 	// Status reads it without taking a turn.
 	published atomic.Pointer[Status]
+	// validation holds the published validation records of ended rounds.
+	validation validationCache
 	// runScope and roundScope are the open SpanObserver scopes.
 	runScope, roundScope *scope
 	// j is the session's position in its journal (persist.go).
@@ -97,7 +99,7 @@ func (s *Session) unlock() { <-s.turn }
 // Status is built now, as a copy, so Status neither waits for the turn
 // nor parses the stored state.
 func (s *Session) publish() {
-	st := statusOf(s.st).clone()
+	st := statusOf(s.st, &s.validation).clone()
 	s.published.Store(&st)
 }
 
@@ -631,7 +633,7 @@ func Inspect(ctx context.Context, st Store) (Status, error) {
 	if err != nil {
 		return Status{}, fmt.Errorf("inspect: %w", err)
 	}
-	return statusOf(ls.st), nil
+	return statusOf(ls.st, nil), nil
 }
 
 // cloneOrNil copies xs, or returns nil if it is empty: an empty list in
@@ -644,7 +646,7 @@ func cloneOrNil[T any](xs []T) []T {
 	return slices.Clone(xs)
 }
 
-func statusOf(s *state) Status {
+func statusOf(s *state, vc *validationCache) Status {
 	st := Status{
 		SessionID: s.SessionID,
 		Round:     s.Round,
@@ -683,7 +685,11 @@ func statusOf(s *state) Status {
 		st.Decisions = append(st.Decisions, DecisionStatus{ID: d.ID, Issue: d.IssueID, Option: d.ChosenOption, Decision: d.Decision})
 	}
 	slices.SortStableFunc(st.Decisions, func(a, b DecisionStatus) int { return compareDecisionIDs(a.ID, b.ID) })
-	st.Validation = validationRecords(s.validationRows(0))
+	if vc != nil {
+		st.Validation = vc.records(s)
+	} else {
+		st.Validation = validationRecords(s.validationRows(0, 0))
+	}
 	st.Conflicts = cloneOrNil(s.Conflicts)
 	st.Rollbacks = cloneOrNil(s.Rollbacks.Records)
 	if s.Tracker != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -110,8 +111,14 @@ type encodedGap struct {
 // every gap unchanged since the last call: a long session's ledger
 // (every gap's transitions) was the largest part of the state encoded
 // whole at every durable point.
-func encodeLedger(l gap.Ledger, cache map[gap.ID]encodedGap) ([]byte, error) {
-	out := append(make([]byte, 0, 64*len(l.Gaps)), `{"gaps":[`...)
+//
+// It also returns the encoding's split for the journal's diff (the gaps
+// array and its elements), so that a durable point does not scan the
+// whole ledger to find the gap that changed.
+func encodeLedger(l gap.Ledger, cache map[gap.ID]encodedGap) ([]byte, *journal.Split, error) {
+	const open = `{"gaps":[`
+	out := append(make([]byte, 0, 64*len(l.Gaps)), open...)
+	elems := make([][]byte, 0, len(l.Gaps))
 	for i := range l.Gaps {
 		g := &l.Gaps[i]
 		v := versionOf(g)
@@ -119,7 +126,7 @@ func encodeLedger(l gap.Ledger, cache map[gap.ID]encodedGap) ([]byte, error) {
 		if !ok || e.v != v {
 			enc, err := json.Marshal(g)
 			if err != nil {
-				return nil, fmt.Errorf("encode state: ledger: %s: %w", g.ID, err)
+				return nil, nil, fmt.Errorf("encode state: ledger: %s: %w", g.ID, err)
 			}
 			e = encodedGap{v: v, enc: enc}
 			cache[g.ID] = e
@@ -128,8 +135,11 @@ func encodeLedger(l gap.Ledger, cache map[gap.ID]encodedGap) ([]byte, error) {
 			out = append(out, ',')
 		}
 		out = append(out, e.enc...)
+		elems = append(elems, e.enc)
 	}
-	return append(out, "]}"...), nil
+	out = append(out, "]}"...)
+	gaps := out[len(open)-1 : len(out)-1]
+	return out, &journal.Split{Keys: [][]byte{[]byte("gaps")}, Vals: [][]byte{gaps}, Subs: []*journal.Split{{Vals: elems}}}, nil
 }
 
 // encodedEntries are the first n entries of a history log, encoded and
@@ -150,6 +160,38 @@ type historyCache struct {
 	// tracker holds the convergence tracker's last encoding.
 	tracker    []byte
 	trackerVer trackerVersion
+	// bufs are two buffers per history log that encodings take turns to
+	// write to: the last encoding (the journal's previous version, which
+	// the next diff reads) is in one, the next goes to the other, where
+	// the frozen entries are usually in place already. Building a
+	// history member anew at every durable point copied a long session's
+	// whole history. The caller keeps only the last encoding (see
+	// Session.journalOp).
+	bufs [len(historyLogs)][2]historyBuf
+	turn [len(historyLogs)]int
+}
+
+// historyBuf is a buffer for a history log's encoding: '[' and the frozen
+// entries from, then whatever the encoding that wrote it added.
+type historyBuf struct {
+	b    []byte
+	from []byte // the frozen entries its prefix holds (compared by identity)
+	ok   bool
+}
+
+// buffer returns log i's next buffer holding '[' and frozen, to append
+// the rest of the encoding to.
+func (c *historyCache) buffer(i int, frozen []byte) []byte {
+	h := &c.bufs[i][c.turn[i]]
+	c.turn[i] ^= 1
+	same := h.ok && len(h.from) == len(frozen) && (len(frozen) == 0 || &h.from[0] == &frozen[0])
+	if !same {
+		// frozen may lie in h.b itself, at the same offset: the copy is
+		// then onto itself.
+		h.b = append(append(h.b[:0], '['), frozen...)
+		h.from, h.ok = frozen, true
+	}
+	return h.b[:1+len(frozen)]
 }
 
 // freeze marks every history entry of st as of its last encoding as no
@@ -172,6 +214,7 @@ func encodeState(st *state, c *historyCache) (journal.Version, error) {
 	}
 	var keys []string
 	var vals [][]byte
+	var subs []*journal.Split
 	for i, h := range historyLogs {
 		n, f := h.len(st), &c.frozen[i]
 		if n < f.n {
@@ -187,8 +230,7 @@ func encodeState(st *state, c *historyCache) (journal.Version, error) {
 				return journal.Version{}, fmt.Errorf("encode state: %s: %w", h.key, err)
 			}
 		}
-		val := make([]byte, 0, len(f.enc)+len(tail)+2)
-		val = append(append(val, '['), f.enc...)
+		val := c.buffer(i, f.enc)
 		if len(tail) > 0 {
 			if f.n > 0 {
 				val = append(val, ',')
@@ -196,7 +238,8 @@ func encodeState(st *state, c *historyCache) (journal.Version, error) {
 			val = append(val, tail[1:len(tail)-1]...)
 		}
 		val = append(val, ']')
-		keys, vals = append(keys, h.key), append(vals, val)
+		c.bufs[i][c.turn[i]^1].b = val // keep what it grew to
+		keys, vals, subs = append(keys, h.key), append(vals, val), append(subs, nil)
 		c.last[i] = encodedEntries{n: n, enc: val[1 : len(val)-1]}
 		if checkingHistory() {
 			if err := checkHistory(st, h, val); err != nil {
@@ -208,7 +251,7 @@ func encodeState(st *state, c *historyCache) (journal.Version, error) {
 		if c.gaps == nil {
 			c.gaps = map[gap.ID]encodedGap{}
 		}
-		val, err := encodeLedger(st.Ledger, c.gaps)
+		val, split, err := encodeLedger(st.Ledger, c.gaps)
 		if err != nil {
 			return journal.Version{}, err
 		}
@@ -217,7 +260,7 @@ func encodeState(st *state, c *historyCache) (journal.Version, error) {
 				return journal.Version{}, fmt.Errorf("state ledger: a gap was changed without changing its version (encodeLedger reuses its encoding):\nreused %s\nwhole  %s (%v)", val, want, err)
 			}
 		}
-		keys, vals = append(keys, "ledger"), append(vals, val)
+		keys, vals, subs = append(keys, "ledger"), append(vals, val), append(subs, split)
 	}
 	if st.Tracker != nil {
 		if v := trackerVersionOf(st.Tracker); c.tracker == nil || v != c.trackerVer {
@@ -232,9 +275,9 @@ func encodeState(st *state, c *historyCache) (journal.Version, error) {
 				return journal.Version{}, fmt.Errorf("state convergence: the tracker changed without changing its version:\nreused %s\nwhole  %s (%v)", c.tracker, want, err)
 			}
 		}
-		keys, vals = append(keys, "convergence"), append(vals, c.tracker)
+		keys, vals, subs = append(keys, "convergence"), append(vals, c.tracker), append(subs, nil)
 	}
-	return journal.NewVersion(b).AppendMembers(keys, vals), nil
+	return journal.NewVersion(b).AppendMembers(keys, vals, subs), nil
 }
 
 // checkingHistory says whether to check reused history bytes: in test
@@ -259,4 +302,9 @@ func checkHistory(st *state, h historyLog, got []byte) error {
 		return fmt.Errorf("state %s: an entry of an ended round was changed in place (the journal reuses their encoding):\nreused %s\nwhole  %s", h.key, got, want)
 	}
 	return nil
+}
+
+// sameOp reports whether two journal operations are the same.
+func sameOp(a, b journal.Op) bool {
+	return a.Op == b.Op && slices.Equal(a.Path, b.Path) && bytes.Equal(a.Value, b.Value)
 }

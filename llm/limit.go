@@ -5,8 +5,6 @@ import (
 	"fmt"
 
 	"golang.org/x/sync/semaphore"
-
-	"github.com/refine-spec/refine"
 )
 
 // Limiter caps the number of Role calls in flight. One Limiter can wrap
@@ -31,7 +29,7 @@ func NewLimiter(n int) *Limiter {
 // Limit returns role wrapped so that at most n of its calls are in flight at
 // once, across every caller of the returned Role. It is
 // NewLimiter(n).Wrap(role); use a [Limiter] to share one limit across Roles.
-func Limit(role refine.Role, n int) refine.Role {
+func Limit(role Role, n int) Role {
 	return NewLimiter(n).Wrap(role)
 }
 
@@ -41,7 +39,7 @@ func Limit(role refine.Role, n int) refine.Role {
 //
 // The returned Role implements [Resumer] by forwarding to role when role
 // implements it, and doing nothing otherwise.
-func (l *Limiter) Wrap(role refine.Role) refine.Role {
+func (l *Limiter) Wrap(role Role) Role {
 	if role == nil {
 		panic("llm.Limiter.Wrap: nil Role")
 	}
@@ -53,13 +51,13 @@ func (l *Limiter) Limit() int { return l.n }
 
 type limited struct {
 	l     *Limiter
-	inner refine.Role
+	inner Role
 }
 
 // Respond waits for a free slot, then calls the wrapped Role.
-func (r *limited) Respond(ctx context.Context, req refine.Request) (refine.Response, error) {
+func (r *limited) Respond(ctx context.Context, req Request) (Response, error) {
 	if err := r.l.sem.Acquire(ctx, 1); err != nil {
-		return refine.Response{}, fmt.Errorf("llm: %s call for round %d attempt %d abandoned while waiting for one of %d backend slots: %w",
+		return Response{}, fmt.Errorf("llm: %s call for round %d attempt %d abandoned while waiting for one of %d backend slots: %w",
 			req.Role, req.Round, req.Attempt, r.l.n, err)
 	}
 	defer r.l.sem.Release(1)
@@ -67,7 +65,7 @@ func (r *limited) Respond(ctx context.Context, req refine.Request) (refine.Respo
 }
 
 // Resume forwards to the wrapped Role if it implements [Resumer].
-func (r *limited) Resume(role refine.RoleName, calls int) {
+func (r *limited) Resume(role RoleName, calls int) {
 	if rs, ok := r.inner.(Resumer); ok {
 		rs.Resume(role, calls)
 	}
@@ -82,5 +80,5 @@ func (r *limited) Resume(role refine.RoleName, calls int) {
 // Resume sets the number of calls already made for role; the next call is
 // number calls+1. The engine calls it on Open, before the first Respond.
 type Resumer interface {
-	Resume(role refine.RoleName, calls int)
+	Resume(role RoleName, calls int)
 }

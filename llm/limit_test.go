@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/llm"
 )
 
@@ -25,7 +24,7 @@ func newGate() *gate {
 	return &gate{entered: make(chan struct{}), release: make(chan struct{})}
 }
 
-func (g *gate) Respond(ctx context.Context, req refine.Request) (refine.Response, error) {
+func (g *gate) Respond(ctx context.Context, req llm.Request) (llm.Response, error) {
 	g.calls.Add(1)
 	n := g.inFlight.Add(1)
 	for {
@@ -37,7 +36,7 @@ func (g *gate) Respond(ctx context.Context, req refine.Request) (refine.Response
 	defer g.inFlight.Add(-1)
 	g.entered <- struct{}{}
 	<-g.release
-	return refine.Response{Content: "ok"}, nil
+	return llm.Response{Content: "ok"}, nil
 }
 
 func TestLimitCapsInFlightCalls(t *testing.T) {
@@ -51,7 +50,7 @@ func TestLimitCapsInFlightCalls(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := role.Respond(context.Background(), refine.Request{Role: refine.Engineer, Round: i})
+			_, err := role.Respond(context.Background(), llm.Request{Role: llm.Engineer, Round: i})
 			errs <- err
 		}()
 	}
@@ -92,13 +91,13 @@ func TestLimiterSharedAcrossRoles(t *testing.T) {
 
 	done := make(chan error, 2)
 	go func() {
-		_, err := engineer.Respond(context.Background(), refine.Request{Role: refine.Engineer})
+		_, err := engineer.Respond(context.Background(), llm.Request{Role: llm.Engineer})
 		done <- err
 	}()
 	<-g.entered // the engineer holds the only slot
 
 	ctx, cancel := context.WithCancel(context.Background())
-	go func() { _, err := reviewer.Respond(ctx, refine.Request{Role: refine.Reviewer}); done <- err }()
+	go func() { _, err := reviewer.Respond(ctx, llm.Request{Role: llm.Reviewer}); done <- err }()
 	cancel() // whether the reviewer is already waiting or not, it must give up
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("waiting reviewer: err = %v; want context.Canceled", err)
@@ -119,13 +118,13 @@ func TestLimitCancelWhileWaiting(t *testing.T) {
 	g := newGate()
 	role := llm.Limit(g, 1)
 	first := make(chan error, 1)
-	go func() { _, err := role.Respond(context.Background(), refine.Request{}); first <- err }()
+	go func() { _, err := role.Respond(context.Background(), llm.Request{}); first <- err }()
 	<-g.entered
 
 	ctx, cancel := context.WithCancel(context.Background())
 	second := make(chan error, 1)
 	go func() {
-		_, err := role.Respond(ctx, refine.Request{Role: refine.Reviewer, Round: 4, Attempt: 1})
+		_, err := role.Respond(ctx, llm.Request{Role: llm.Reviewer, Round: 4, Attempt: 1})
 		second <- err
 	}()
 	cancel()
@@ -133,7 +132,7 @@ func TestLimitCancelWhileWaiting(t *testing.T) {
 	if !errors.Is(e, context.Canceled) {
 		t.Fatalf("err = %v; want context.Canceled", e)
 	}
-	if transient, _ := refine.IsTransient(e); transient {
+	if transient, _ := llm.IsTransient(e); transient {
 		t.Errorf("err %v is transient", e)
 	}
 	g.release <- struct{}{}
@@ -144,27 +143,27 @@ func TestLimitCancelWhileWaiting(t *testing.T) {
 
 // resumable records Resume calls.
 type resumable struct {
-	refine.RoleFunc
-	got map[refine.RoleName]int
+	llm.RoleFunc
+	got map[llm.RoleName]int
 }
 
-func (r *resumable) Resume(role refine.RoleName, calls int) { r.got[role] = calls }
+func (r *resumable) Resume(role llm.RoleName, calls int) { r.got[role] = calls }
 
 func TestLimitForwardsResume(t *testing.T) {
-	inner := &resumable{got: map[refine.RoleName]int{}}
+	inner := &resumable{got: map[llm.RoleName]int{}}
 	role := llm.Limit(inner, 1)
 	rs, ok := role.(llm.Resumer)
 	if !ok {
 		t.Fatal("limited Role does not implement Resumer")
 	}
-	rs.Resume(refine.Engineer, 4)
-	if inner.got[refine.Engineer] != 4 {
+	rs.Resume(llm.Engineer, 4)
+	if inner.got[llm.Engineer] != 4 {
 		t.Errorf("inner Resume not called: %v", inner.got)
 	}
 	// A Role without Resume is fine too.
-	llm.Limit(refine.RoleFunc(func(context.Context, refine.Request) (refine.Response, error) {
-		return refine.Response{}, nil
-	}), 1).(llm.Resumer).Resume(refine.Engineer, 1)
+	llm.Limit(llm.RoleFunc(func(context.Context, llm.Request) (llm.Response, error) {
+		return llm.Response{}, nil
+	}), 1).(llm.Resumer).Resume(llm.Engineer, 1)
 }
 
 func TestNewLimiterPanicsBelowOne(t *testing.T) {

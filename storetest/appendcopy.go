@@ -7,33 +7,33 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 )
 
-// testAppendCopyOrder checks a Store that is both a refine.Appender and a
-// refine.Copier on commits that mix the two: copies that read what
+// testAppendCopyOrder checks a Store that is both a store.Appender and a
+// store.Copier on commits that mix the two: copies that read what
 // appends and other copies earlier in the commit left, keys exchanged
 // through a third, bytes that are not text, an empty append, and the key
 // and folder rule on keys an append or a copy creates.
-func testAppendCopyOrder(t *testing.T, s refine.Store) {
-	a, aok := s.(refine.Appender)
-	c, cok := s.(refine.Copier)
+func testAppendCopyOrder(t *testing.T, s store.Store) {
+	a, aok := s.(store.Appender)
+	c, cok := s.(store.Copier)
 	if !aok || !cok || !a.Appends() || !c.Copies() {
 		t.Skip("the Store is not both an Appender and a Copier")
 	}
 	ctx := t.Context()
-	commit(t, s, refine.Put("a", []byte("A")), refine.Put("b", []byte("B")))
+	commit(t, s, store.Put("a", []byte("A")), store.Put("b", []byte("B")))
 	// Exchange a and b through t, then a chain: c copies a, d copies c
 	// after an append to c, and a changes after both.
-	commit(t, s, refine.Copy("t", "a"), refine.Copy("a", "b"), refine.Copy("b", "t"), refine.Delete("t"),
-		refine.Copy("c", "a"), refine.Append("c", []byte("+")), refine.Copy("d", "c"), refine.Append("a", []byte("!")))
+	commit(t, s, store.Copy("t", "a"), store.Copy("a", "b"), store.Copy("b", "t"), store.Delete("t"),
+		store.Copy("c", "a"), store.Append("c", []byte("+")), store.Copy("d", "c"), store.Append("a", []byte("!")))
 	want := map[string]string{"a": "B!", "b": "A", "c": "B+", "d": "B+"}
 	if diff := cmp.Diff(want, snapshot(t, s)); diff != "" {
 		t.Errorf("after exchanging and chaining copies (-want +got):\n%s", diff)
 	}
 	// An append to a stored key, then a copy of it, then the key deleted:
 	// the copy holds the appended value.
-	commit(t, s, refine.Append("b", []byte("pp")), refine.Copy("e", "b"), refine.Delete("b"), refine.Copy("a", "a"))
+	commit(t, s, store.Append("b", []byte("pp")), store.Copy("e", "b"), store.Delete("b"), store.Copy("a", "a"))
 	want = map[string]string{"a": "B!", "c": "B+", "d": "B+", "e": "App"}
 	if diff := cmp.Diff(want, snapshot(t, s)); diff != "" {
 		t.Errorf("after copying an appended key and deleting it (-want +got):\n%s", diff)
@@ -44,9 +44,9 @@ func testAppendCopyOrder(t *testing.T, s refine.Store) {
 	for i := range all {
 		all[i] = byte(i)
 	}
-	commit(t, s, refine.Put("bin", []byte{0, 0xff, 0xc3}))
-	commit(t, s, refine.Append("bin", all), refine.Append("bin", []byte{0}))
-	commit(t, s, refine.Copy("bin.copy", "bin"), refine.Append("bin.copy", []byte{0x80, 0}))
+	commit(t, s, store.Put("bin", []byte{0, 0xff, 0xc3}))
+	commit(t, s, store.Append("bin", all), store.Append("bin", []byte{0}))
+	commit(t, s, store.Copy("bin.copy", "bin"), store.Append("bin.copy", []byte{0x80, 0}))
 	wantBin := append(append([]byte{0, 0xff, 0xc3}, all...), 0)
 	if got := get(t, s, "bin"); !cmp.Equal(got, wantBin) {
 		t.Errorf("binary appends = %x, want %x", got, wantBin)
@@ -55,7 +55,7 @@ func testAppendCopyOrder(t *testing.T, s refine.Store) {
 		t.Errorf("binary copy with an append = %x", got)
 	}
 	// An empty append creates an empty key and leaves a stored one as it is.
-	commit(t, s, refine.Append("empty", nil), refine.Append("a", []byte{}))
+	commit(t, s, store.Append("empty", nil), store.Append("a", []byte{}))
 	if got := get(t, s, "empty"); got == nil || len(got) != 0 {
 		t.Errorf("an empty append to an absent key = %q, want an empty value", got)
 	}
@@ -64,12 +64,12 @@ func testAppendCopyOrder(t *testing.T, s refine.Store) {
 	}
 	// A key an append or a copy creates obeys the key and folder rule, and
 	// the refused commit applies nothing.
-	for _, ops := range [][]refine.Op{
-		{refine.Append("e", []byte("x")), refine.Append("a/below", []byte("x"))},
-		{refine.Append("e", []byte("x")), refine.Copy("a/below", "c")},
-		{refine.Append("e", []byte("x")), refine.Copy("new", "c"), refine.Copy("new/below", "c")},
+	for _, ops := range [][]store.Op{
+		{store.Append("e", []byte("x")), store.Append("a/below", []byte("x"))},
+		{store.Append("e", []byte("x")), store.Copy("a/below", "c")},
+		{store.Append("e", []byte("x")), store.Copy("new", "c"), store.Copy("new/below", "c")},
 	} {
-		if err := s.Commit(ctx, ops...); !errors.Is(err, refine.ErrInvalidKey) {
+		if err := s.Commit(ctx, ops...); !errors.Is(err, store.ErrInvalidKey) {
 			t.Errorf("Commit(%s) = %v, want ErrInvalidKey (a key below a key)", describe(ops), err)
 		}
 		if got := string(get(t, s, "e")); got != "App" {
@@ -79,12 +79,12 @@ func testAppendCopyOrder(t *testing.T, s refine.Store) {
 	}
 	// A copy of an absent key fails even when a later op of the commit
 	// overwrites the copy, and even when the source is created later.
-	for _, ops := range [][]refine.Op{
-		{refine.Append("e", []byte("x")), refine.Copy("f", "absent"), refine.Put("f", []byte("f"))},
-		{refine.Copy("f", "absent"), refine.Put("absent", []byte("late"))},
-		{refine.Copy("absent", "absent")},
+	for _, ops := range [][]store.Op{
+		{store.Append("e", []byte("x")), store.Copy("f", "absent"), store.Put("f", []byte("f"))},
+		{store.Copy("f", "absent"), store.Put("absent", []byte("late"))},
+		{store.Copy("absent", "absent")},
 	} {
-		if err := s.Commit(ctx, ops...); !errors.Is(err, refine.ErrNotFound) {
+		if err := s.Commit(ctx, ops...); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("Commit(%s) = %v, want ErrNotFound", describe(ops), err)
 		}
 		wantNotFound(t, s, "f")
@@ -102,7 +102,7 @@ func testAppendCopyOrder(t *testing.T, s refine.Store) {
 // through the writer, through a View, and now and then through a new
 // writer after Close; and a summary record that appends and copies build
 // is what Sessions lists.
-func testBackendAppendCopy(t *testing.T, b refine.Backend) {
+func testBackendAppendCopy(t *testing.T, b store.Backend) {
 	ctx := t.Context()
 	id, st := create(t, b)
 	ap, cp := appendsOK(st), copiesOK(st)
@@ -126,20 +126,20 @@ func testBackendAppendCopy(t *testing.T, b refine.Backend) {
 	}
 	model := map[string]string{}
 	for i := range 150 {
-		ops := make([]refine.Op, 1+rng.IntN(4))
+		ops := make([]store.Op, 1+rng.IntN(4))
 		for j := range ops {
 			k := keys[rng.IntN(len(keys))]
 			switch n := rng.IntN(4); {
 			case n == 0:
-				ops[j] = refine.Put(k, value())
+				ops[j] = store.Put(k, value())
 			case n == 1 && rng.IntN(2) == 0:
-				ops[j] = refine.Delete(k)
+				ops[j] = store.Delete(k)
 			case n == 2 && cp:
-				ops[j] = refine.Copy(k, keys[rng.IntN(len(keys))])
+				ops[j] = store.Copy(k, keys[rng.IntN(len(keys))])
 			case ap:
-				ops[j] = refine.Append(k, value())
+				ops[j] = store.Append(k, value())
 			default:
-				ops[j] = refine.Put(k, value())
+				ops[j] = store.Put(k, value())
 			}
 		}
 		next, wantErr := applyModel(model, ops)
@@ -180,15 +180,15 @@ func testBackendAppendCopy(t *testing.T, b refine.Backend) {
 		return 0
 	}
 	if ap {
-		commit(t, st, refine.Put(refine.SummaryKey, []byte(`{"round":7`)))
-		commit(t, st, refine.Append(refine.SummaryKey, []byte(`}`)))
+		commit(t, st, store.Put(store.SummaryKey, []byte(`{"round":7`)))
+		commit(t, st, store.Append(store.SummaryKey, []byte(`}`)))
 		if got := round(); got != 7 {
 			t.Errorf("Sessions after appending to the summary record: round %d, want 7", got)
 		}
 	}
 	if cp {
-		commit(t, st, refine.Put("summary.next", []byte(`{"round":9}`)))
-		commit(t, st, refine.Copy(refine.SummaryKey, "summary.next"))
+		commit(t, st, store.Put("summary.next", []byte(`{"round":9}`)))
+		commit(t, st, store.Copy(store.SummaryKey, "summary.next"))
 		if got := round(); got != 9 {
 			t.Errorf("Sessions after copying the summary record: round %d, want 9", got)
 		}
@@ -197,24 +197,24 @@ func testBackendAppendCopy(t *testing.T, b refine.Backend) {
 
 // applyModel applies ops to a copy of m as the Store contract says: in
 // order, an append creating an absent key, a copy of an absent key failing
-// the commit with refine.ErrNotFound (m is then unchanged).
-func applyModel(m map[string]string, ops []refine.Op) (map[string]string, error) {
+// the commit with store.ErrNotFound (m is then unchanged).
+func applyModel(m map[string]string, ops []store.Op) (map[string]string, error) {
 	next := make(map[string]string, len(m))
 	for k, v := range m {
 		next[k] = v
 	}
 	for _, op := range ops {
 		switch op.Kind {
-		case refine.OpPut:
+		case store.OpPut:
 			next[op.Key] = string(op.Value)
-		case refine.OpDelete:
+		case store.OpDelete:
 			delete(next, op.Key)
-		case refine.OpAppend:
+		case store.OpAppend:
 			next[op.Key] += string(op.Value)
-		case refine.OpCopy:
+		case store.OpCopy:
 			v, ok := next[op.From]
 			if !ok {
-				return m, refine.ErrNotFound
+				return m, store.ErrNotFound
 			}
 			next[op.Key] = v
 		}
@@ -222,32 +222,32 @@ func applyModel(m map[string]string, ops []refine.Op) (map[string]string, error)
 	return next, nil
 }
 
-func appendsOK(s refine.Store) bool {
-	a, ok := s.(refine.Appender)
+func appendsOK(s store.Store) bool {
+	a, ok := s.(store.Appender)
 	return ok && a.Appends()
 }
 
-func copiesOK(s refine.Store) bool {
-	c, ok := s.(refine.Copier)
+func copiesOK(s store.Store) bool {
+	c, ok := s.(store.Copier)
 	return ok && c.Copies()
 }
 
 // describeValues is describe with the values, short as the random
 // commits' are, so a failure can be replayed by hand.
-func describeValues(ops []refine.Op) string {
+func describeValues(ops []store.Op) string {
 	s := ""
 	for i, op := range ops {
 		if i > 0 {
 			s += ", "
 		}
 		switch op.Kind {
-		case refine.OpPut:
+		case store.OpPut:
 			s += fmt.Sprintf("put %s %q", op.Key, op.Value)
-		case refine.OpDelete:
+		case store.OpDelete:
 			s += "delete " + op.Key
-		case refine.OpAppend:
+		case store.OpAppend:
 			s += fmt.Sprintf("append %s %q", op.Key, op.Value)
-		case refine.OpCopy:
+		case store.OpCopy:
 			s += fmt.Sprintf("copy %s to %s", op.From, op.Key)
 		}
 	}

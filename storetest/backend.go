@@ -12,7 +12,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/convergence"
+	"github.com/refine-spec/refine/store"
 )
 
 // TestBackend runs the conformance suite against Backends made by open.
@@ -21,31 +22,31 @@ import (
 // sessions, which nothing else uses; it must register closing it with
 // t.Cleanup. TestBackend closes every Store it opens.
 //
-// The suite holds Backends to the refine.Backend contract and to these
+// The suite holds Backends to the store.Backend contract and to these
 // rules:
-//   - IDs from Create pass refine.ValidSessionID and are distinct, also
+//   - IDs from Create pass store.ValidSessionID and are distinct, also
 //     when Create is called concurrently; Session, View, Delete and
-//     CreateNamed refuse an invalid ID with refine.ErrInvalidKey.
-//   - An error wrapping refine.ErrLocked names the holder: its message says
+//     CreateNamed refuse an invalid ID with store.ErrInvalidKey.
+//   - An error wrapping store.ErrLocked names the holder: its message says
 //     who holds the session ("held by …", "process 12 holds …").
 //   - Closing a writer releases the session, so Session works again.
 //   - Sessions lists a session that has no summary record with its ID and
 //     an empty outcome, and one that has a record with the record's fields
 //     (times compared with time.Time.Equal), newest Updated first.
-//   - Backends that implement refine.NamedCreator refuse an existing ID
-//     with refine.ErrSessionExists.
-//   - refine.ListSessions pages (through refine.SessionPager where the
+//   - Backends that implement store.NamedCreator refuse an existing ID
+//     with store.ErrSessionExists.
+//   - store.ListSessions pages (through store.SessionPager where the
 //     Backend has it) walk every session once, forward with Next and back
 //     with Prev, in Sessions's order.
-//   - On a Backend whose writers are refine.Appenders or refine.Copiers,
+//   - On a Backend whose writers are store.Appenders or store.Copiers,
 //     what appends and copies leave is stored: a View and a new writer
 //     read it as the writer that committed it does, and a summary record
 //     they build is what Sessions lists.
-func TestBackend(t *testing.T, open func(t *testing.T) refine.Backend) {
+func TestBackend(t *testing.T, open func(t *testing.T) store.Backend) {
 	t.Helper()
 	tests := []struct {
 		name string
-		fn   func(t *testing.T, b refine.Backend)
+		fn   func(t *testing.T, b store.Backend)
 	}{
 		{"Empty", testBackendEmpty},
 		{"CreateReopen", testBackendCreateReopen},
@@ -75,7 +76,7 @@ func TestBackend(t *testing.T, open func(t *testing.T) refine.Backend) {
 }
 
 // closeStore closes st if it holds resources, failing the test on error.
-func closeStore(t *testing.T, st refine.Store) {
+func closeStore(t *testing.T, st store.Store) {
 	t.Helper()
 	if c, ok := st.(io.Closer); ok {
 		if err := c.Close(); err != nil {
@@ -85,13 +86,13 @@ func closeStore(t *testing.T, st refine.Store) {
 }
 
 // create makes a session and closes its writer at the end of the test.
-func create(t *testing.T, b refine.Backend) (string, refine.Store) {
+func create(t *testing.T, b store.Backend) (string, store.Store) {
 	t.Helper()
 	id, st, err := b.Create(t.Context())
 	if err != nil {
 		t.Fatalf("Create: %v", err)
 	}
-	if err := refine.ValidSessionID(id); err != nil {
+	if err := store.ValidSessionID(id); err != nil {
 		t.Fatalf("Create returned an invalid ID: %v", err)
 	}
 	t.Cleanup(func() { closeIfCloser(st) })
@@ -100,13 +101,13 @@ func create(t *testing.T, b refine.Backend) (string, refine.Store) {
 
 // closeIfCloser closes st, ignoring errors (a Cleanup after the test may
 // close a Store twice).
-func closeIfCloser(st refine.Store) {
+func closeIfCloser(st store.Store) {
 	if c, ok := st.(io.Closer); ok {
 		_ = c.Close()
 	}
 }
 
-func sessions(t *testing.T, b refine.Backend) []refine.SessionInfo {
+func sessions(t *testing.T, b store.Backend) []store.SessionInfo {
 	t.Helper()
 	infos, err := b.Sessions(t.Context())
 	if err != nil {
@@ -115,7 +116,7 @@ func sessions(t *testing.T, b refine.Backend) []refine.SessionInfo {
 	return infos
 }
 
-func ids(infos []refine.SessionInfo) []string {
+func ids(infos []store.SessionInfo) []string {
 	var out []string
 	for _, in := range infos {
 		out = append(out, in.ID)
@@ -123,18 +124,18 @@ func ids(infos []refine.SessionInfo) []string {
 	return out
 }
 
-func testBackendEmpty(t *testing.T, b refine.Backend) {
+func testBackendEmpty(t *testing.T, b store.Backend) {
 	if infos := sessions(t, b); len(infos) != 0 {
 		t.Errorf("Sessions on a new backend = %v, want none", ids(infos))
 	}
 }
 
-func testBackendCreateReopen(t *testing.T, b refine.Backend) {
+func testBackendCreateReopen(t *testing.T, b store.Backend) {
 	id, st := create(t, b)
 	if keys := list(t, st, ""); len(keys) != 0 {
 		t.Errorf("a new session lists %q, want no keys", keys)
 	}
-	commit(t, st, refine.Put("state.json", []byte("v1")), refine.Put("round_001/engineer.md", []byte("e")))
+	commit(t, st, store.Put("state.json", []byte("v1")), store.Put("round_001/engineer.md", []byte("e")))
 	closeStore(t, st)
 
 	again, err := b.Session(t.Context(), id)
@@ -146,7 +147,7 @@ func testBackendCreateReopen(t *testing.T, b refine.Backend) {
 	if diff := cmp.Diff(want, snapshot(t, again)); diff != "" {
 		t.Errorf("reopened session (-want +got):\n%s", diff)
 	}
-	commit(t, again, refine.Put("state.json", []byte("v2")))
+	commit(t, again, store.Put("state.json", []byte("v2")))
 	if got := string(get(t, again, "state.json")); got != "v2" {
 		t.Errorf("after a commit on the reopened session, state.json = %q, want v2", got)
 	}
@@ -155,7 +156,7 @@ func testBackendCreateReopen(t *testing.T, b refine.Backend) {
 	}
 }
 
-func testBackendDistinctIDs(t *testing.T, b refine.Backend) {
+func testBackendDistinctIDs(t *testing.T, b store.Backend) {
 	const n = 8
 	var (
 		mu   sync.Mutex
@@ -178,7 +179,7 @@ func testBackendDistinctIDs(t *testing.T, b refine.Backend) {
 				t.Errorf("Create returned %q twice", id)
 			}
 			seen[id] = true
-			if err := refine.ValidSessionID(id); err != nil {
+			if err := store.ValidSessionID(id); err != nil {
 				t.Errorf("Create returned an invalid ID: %v", err)
 			}
 		}()
@@ -189,11 +190,11 @@ func testBackendDistinctIDs(t *testing.T, b refine.Backend) {
 	}
 }
 
-func testBackendIsolation(t *testing.T, b refine.Backend) {
+func testBackendIsolation(t *testing.T, b store.Backend) {
 	_, a := create(t, b)
 	_, c := create(t, b)
-	commit(t, a, refine.Put("state.json", []byte("a")), refine.Put("only-a.md", []byte("a")))
-	commit(t, c, refine.Put("state.json", []byte("c")))
+	commit(t, a, store.Put("state.json", []byte("a")), store.Put("only-a.md", []byte("a")))
+	commit(t, c, store.Put("state.json", []byte("c")))
 	if diff := cmp.Diff(map[string]string{"state.json": "a", "only-a.md": "a"}, snapshot(t, a)); diff != "" {
 		t.Errorf("first session (-want +got):\n%s", diff)
 	}
@@ -205,7 +206,7 @@ func testBackendIsolation(t *testing.T, b refine.Backend) {
 // wantLocked checks err wraps ErrLocked and names who holds the session.
 func wantLocked(t *testing.T, what string, err error) {
 	t.Helper()
-	if !errors.Is(err, refine.ErrLocked) {
+	if !errors.Is(err, store.ErrLocked) {
 		t.Errorf("%s error = %v, want ErrLocked", what, err)
 		return
 	}
@@ -214,10 +215,10 @@ func wantLocked(t *testing.T, what string, err error) {
 	}
 }
 
-func testBackendLock(t *testing.T, b refine.Backend) {
+func testBackendLock(t *testing.T, b store.Backend) {
 	ctx := t.Context()
 	id, st := create(t, b)
-	commit(t, st, refine.Put("state.json", []byte("1")))
+	commit(t, st, store.Put("state.json", []byte("1")))
 	second, err := b.Session(ctx, id)
 	if err == nil {
 		closeStore(t, second)
@@ -234,7 +235,7 @@ func testBackendLock(t *testing.T, b refine.Backend) {
 		closeStore(t, third)
 	}
 	wantLocked(t, "Session while Session's writer is open", err)
-	commit(t, w, refine.Put("state.json", []byte("2")))
+	commit(t, w, store.Put("state.json", []byte("2")))
 	closeStore(t, w)
 
 	w, err = b.Session(ctx, id)
@@ -247,10 +248,10 @@ func testBackendLock(t *testing.T, b refine.Backend) {
 	}
 }
 
-func testBackendView(t *testing.T, b refine.Backend) {
+func testBackendView(t *testing.T, b store.Backend) {
 	ctx := t.Context()
 	id, st := create(t, b)
-	commit(t, st, refine.Put("state.json", []byte("1")))
+	commit(t, st, store.Put("state.json", []byte("1")))
 	v, err := b.View(ctx, id)
 	if err != nil {
 		t.Fatalf("View while a writer is open: %v", err)
@@ -259,17 +260,17 @@ func testBackendView(t *testing.T, b refine.Backend) {
 	if got := string(get(t, v, "state.json")); got != "1" {
 		t.Errorf("View: state.json = %q, want 1", got)
 	}
-	commit(t, st, refine.Put("state.json", []byte("2")), refine.Put("new.md", []byte("n")))
+	commit(t, st, store.Put("state.json", []byte("2")), store.Put("new.md", []byte("n")))
 	if got := string(get(t, v, "state.json")); got != "2" {
 		t.Errorf("View after the writer committed: state.json = %q, want 2", got)
 	}
 	if diff := cmp.Diff([]string{"new.md", "state.json"}, list(t, v, "")); diff != "" {
 		t.Errorf("View List (-want +got):\n%s", diff)
 	}
-	if err := v.Commit(ctx, refine.Put("x.md", []byte("x"))); !errors.Is(err, refine.ErrReadOnly) {
+	if err := v.Commit(ctx, store.Put("x.md", []byte("x"))); !errors.Is(err, store.ErrReadOnly) {
 		t.Errorf("View Commit error = %v, want ErrReadOnly", err)
 	}
-	if _, err := st.Get(ctx, "x.md"); !errors.Is(err, refine.ErrNotFound) {
+	if _, err := st.Get(ctx, "x.md"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("after a refused View commit, Get(x.md) error = %v, want ErrNotFound", err)
 	}
 	// A view takes no lock: the writer still holds the session, and after
@@ -287,23 +288,23 @@ func testBackendView(t *testing.T, b refine.Backend) {
 	closeStore(t, w)
 }
 
-func testBackendNotFound(t *testing.T, b refine.Backend) {
+func testBackendNotFound(t *testing.T, b store.Backend) {
 	ctx := t.Context()
 	create(t, b) // one session exists, just not this one
 	const id = "no-such-session"
-	if st, err := b.Session(ctx, id); !errors.Is(err, refine.ErrNotFound) {
+	if st, err := b.Session(ctx, id); !errors.Is(err, store.ErrNotFound) {
 		if err == nil {
 			closeStore(t, st)
 		}
 		t.Errorf("Session(%q) error = %v, want ErrNotFound", id, err)
 	}
-	if st, err := b.View(ctx, id); !errors.Is(err, refine.ErrNotFound) {
+	if st, err := b.View(ctx, id); !errors.Is(err, store.ErrNotFound) {
 		if err == nil {
 			closeStore(t, st)
 		}
 		t.Errorf("View(%q) error = %v, want ErrNotFound", id, err)
 	}
-	if err := b.Delete(ctx, id); !errors.Is(err, refine.ErrNotFound) {
+	if err := b.Delete(ctx, id); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("Delete(%q) error = %v, want ErrNotFound", id, err)
 	}
 	if got := len(sessions(t, b)); got != 1 {
@@ -314,29 +315,29 @@ func testBackendNotFound(t *testing.T, b refine.Backend) {
 // badIDs are IDs every Backend refuses.
 var badIDs = []string{
 	"", ".", "..", ".hidden", "../x", "a/b", `a\b`, "a b", "a\x00b", "caf\u00e9", "a:b",
-	strings.Repeat("x", refine.MaxSessionIDLen+1),
+	strings.Repeat("x", store.MaxSessionIDLen+1),
 }
 
-func testBackendInvalidIDs(t *testing.T, b refine.Backend) {
+func testBackendInvalidIDs(t *testing.T, b store.Backend) {
 	ctx := t.Context()
 	for _, id := range badIDs {
-		if st, err := b.Session(ctx, id); !errors.Is(err, refine.ErrInvalidKey) {
+		if st, err := b.Session(ctx, id); !errors.Is(err, store.ErrInvalidKey) {
 			if err == nil {
 				closeStore(t, st)
 			}
 			t.Errorf("Session(%q) error = %v, want ErrInvalidKey", id, err)
 		}
-		if st, err := b.View(ctx, id); !errors.Is(err, refine.ErrInvalidKey) {
+		if st, err := b.View(ctx, id); !errors.Is(err, store.ErrInvalidKey) {
 			if err == nil {
 				closeStore(t, st)
 			}
 			t.Errorf("View(%q) error = %v, want ErrInvalidKey", id, err)
 		}
-		if err := b.Delete(ctx, id); !errors.Is(err, refine.ErrInvalidKey) {
+		if err := b.Delete(ctx, id); !errors.Is(err, store.ErrInvalidKey) {
 			t.Errorf("Delete(%q) error = %v, want ErrInvalidKey", id, err)
 		}
-		if nc, ok := b.(refine.NamedCreator); ok {
-			if st, err := nc.CreateNamed(ctx, id); !errors.Is(err, refine.ErrInvalidKey) {
+		if nc, ok := b.(store.NamedCreator); ok {
+			if st, err := nc.CreateNamed(ctx, id); !errors.Is(err, store.ErrInvalidKey) {
 				if err == nil {
 					closeStore(t, st)
 				}
@@ -348,8 +349,8 @@ func testBackendInvalidIDs(t *testing.T, b refine.Backend) {
 		t.Errorf("Sessions after refused IDs = %v, want none", ids(infos))
 	}
 	// The longest valid ID works.
-	if nc, ok := b.(refine.NamedCreator); ok {
-		long := strings.Repeat("L", refine.MaxSessionIDLen)
+	if nc, ok := b.(store.NamedCreator); ok {
+		long := strings.Repeat("L", store.MaxSessionIDLen)
 		st, err := nc.CreateNamed(ctx, long)
 		if err != nil {
 			t.Fatalf("CreateNamed(%d-byte ID): %v", len(long), err)
@@ -358,12 +359,12 @@ func testBackendInvalidIDs(t *testing.T, b refine.Backend) {
 	}
 }
 
-func testBackendDelete(t *testing.T, b refine.Backend) {
+func testBackendDelete(t *testing.T, b store.Backend) {
 	ctx := t.Context()
 	id, st := create(t, b)
 	keep, other := create(t, b)
-	commit(t, st, refine.Put("state.json", []byte("1")), refine.Put("round_001/x.md", []byte("x")))
-	commit(t, other, refine.Put("state.json", []byte("keep")))
+	commit(t, st, store.Put("state.json", []byte("1")), store.Put("round_001/x.md", []byte("x")))
+	commit(t, other, store.Put("state.json", []byte("keep")))
 	wantLocked(t, "Delete while a writer is open", b.Delete(ctx, id))
 	closeStore(t, st)
 	if err := b.Delete(ctx, id); err != nil {
@@ -372,13 +373,13 @@ func testBackendDelete(t *testing.T, b refine.Backend) {
 	if diff := cmp.Diff([]string{keep}, ids(sessions(t, b))); diff != "" {
 		t.Errorf("Sessions after Delete (-want +got):\n%s", diff)
 	}
-	if st, err := b.Session(ctx, id); !errors.Is(err, refine.ErrNotFound) {
+	if st, err := b.Session(ctx, id); !errors.Is(err, store.ErrNotFound) {
 		if err == nil {
 			closeStore(t, st)
 		}
 		t.Errorf("Session of a deleted session: error = %v, want ErrNotFound", err)
 	}
-	if err := b.Delete(ctx, id); !errors.Is(err, refine.ErrNotFound) {
+	if err := b.Delete(ctx, id); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("second Delete error = %v, want ErrNotFound", err)
 	}
 	if got := string(get(t, other, "state.json")); got != "keep" {
@@ -386,8 +387,8 @@ func testBackendDelete(t *testing.T, b refine.Backend) {
 	}
 }
 
-func testBackendCreateNamed(t *testing.T, b refine.Backend) {
-	nc, ok := b.(refine.NamedCreator)
+func testBackendCreateNamed(t *testing.T, b store.Backend) {
+	nc, ok := b.(store.NamedCreator)
 	if !ok {
 		t.Skip("the Backend does not implement refine.NamedCreator")
 	}
@@ -397,15 +398,15 @@ func testBackendCreateNamed(t *testing.T, b refine.Backend) {
 	if err != nil {
 		t.Fatalf("CreateNamed(%q): %v", id, err)
 	}
-	commit(t, st, refine.Put("state.json", []byte("1")))
-	if again, err := nc.CreateNamed(ctx, id); !errors.Is(err, refine.ErrSessionExists) {
+	commit(t, st, store.Put("state.json", []byte("1")))
+	if again, err := nc.CreateNamed(ctx, id); !errors.Is(err, store.ErrSessionExists) {
 		if err == nil {
 			closeStore(t, again)
 		}
 		t.Errorf("CreateNamed of an existing ID while its writer is open: error = %v, want ErrSessionExists", err)
 	}
 	closeStore(t, st)
-	if again, err := nc.CreateNamed(ctx, id); !errors.Is(err, refine.ErrSessionExists) {
+	if again, err := nc.CreateNamed(ctx, id); !errors.Is(err, store.ErrSessionExists) {
 		if err == nil {
 			closeStore(t, again)
 		}
@@ -421,22 +422,22 @@ func testBackendCreateNamed(t *testing.T, b refine.Backend) {
 	}
 }
 
-func putSummary(t *testing.T, st refine.Store, s refine.SessionSummary) {
+func putSummary(t *testing.T, st store.Store, s store.SessionSummary) {
 	t.Helper()
 	b, err := json.Marshal(s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	commit(t, st, refine.Put(refine.SummaryKey, b))
+	commit(t, st, store.Put(store.SummaryKey, b))
 }
 
-func testBackendSessionInfo(t *testing.T, b refine.Backend) {
+func testBackendSessionInfo(t *testing.T, b store.Backend) {
 	bare, _ := create(t, b)
 	withSummary, st := create(t, b)
 	base := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC) // later than any real clock here
-	want := refine.SessionSummary{
+	want := store.SessionSummary{
 		Round:    3,
-		Outcome:  refine.OutcomeStatus("PAUSED"),
+		Outcome:  convergence.Outcome("PAUSED"),
 		OpenGaps: map[string]int{"HIGH": 2, "LOW": 1},
 		Pending:  1,
 		Created:  base,
@@ -449,26 +450,26 @@ func testBackendSessionInfo(t *testing.T, b refine.Backend) {
 	if diff := cmp.Diff([]string{withSummary, bare}, ids(infos)); diff != "" {
 		t.Fatalf("Sessions IDs, newest activity first (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(refine.SessionInfo{ID: withSummary, SessionSummary: want}, infos[0], cmpopts.EquateEmpty()); diff != "" {
-		t.Errorf("SessionInfo from %s (-want +got):\n%s", refine.SummaryKey, diff)
+	if diff := cmp.Diff(store.SessionInfo{ID: withSummary, SessionSummary: want}, infos[0], cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("SessionInfo from %s (-want +got):\n%s", store.SummaryKey, diff)
 	}
 	if got := infos[1]; got.Outcome != "" || got.Round != 0 || got.Pending != 0 {
-		t.Errorf("SessionInfo of a session without %s = %+v, want round 0, no outcome, nothing pending", refine.SummaryKey, got)
+		t.Errorf("SessionInfo of a session without %s = %+v, want round 0, no outcome, nothing pending", store.SummaryKey, got)
 	}
 
 	// The listing follows the latest record.
-	want.Round, want.Outcome, want.Updated = 4, refine.OutcomeStatus("RUNNING"), base.Add(time.Hour)
+	want.Round, want.Outcome, want.Updated = 4, convergence.Outcome("RUNNING"), base.Add(time.Hour)
 	putSummary(t, st, want)
 	infos = sessions(t, b)
 	if len(infos) != 2 {
 		t.Fatalf("Sessions = %v, want 2 sessions", ids(infos))
 	}
-	if diff := cmp.Diff(refine.SessionInfo{ID: withSummary, SessionSummary: want}, infos[0], cmpopts.EquateEmpty()); diff != "" {
-		t.Errorf("SessionInfo after a newer %s (-want +got):\n%s", refine.SummaryKey, diff)
+	if diff := cmp.Diff(store.SessionInfo{ID: withSummary, SessionSummary: want}, infos[0], cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("SessionInfo after a newer %s (-want +got):\n%s", store.SummaryKey, diff)
 	}
 }
 
-func testBackendSessionsOrder(t *testing.T, b refine.Backend) {
+func testBackendSessionsOrder(t *testing.T, b store.Backend) {
 	base := time.Date(2030, 6, 1, 0, 0, 0, 0, time.UTC)
 	// Updated times out of creation order, so a backend listing in
 	// creation or ID order fails.
@@ -476,7 +477,7 @@ func testBackendSessionsOrder(t *testing.T, b refine.Backend) {
 	byOffset := map[time.Duration]string{}
 	for i, off := range offsets {
 		id, st := create(t, b)
-		putSummary(t, st, refine.SessionSummary{Round: i, Outcome: "RUNNING", Created: base, Updated: base.Add(off)})
+		putSummary(t, st, store.SessionSummary{Round: i, Outcome: "RUNNING", Created: base, Updated: base.Add(off)})
 		closeStore(t, st)
 		byOffset[off] = id
 	}
@@ -486,7 +487,7 @@ func testBackendSessionsOrder(t *testing.T, b refine.Backend) {
 	}
 }
 
-func testBackendContextCancelled(t *testing.T, b refine.Backend) {
+func testBackendContextCancelled(t *testing.T, b store.Backend) {
 	id, st := create(t, b)
 	closeStore(t, st)
 	ctx, cancel := context.WithCancel(t.Context())
@@ -522,21 +523,21 @@ func testBackendContextCancelled(t *testing.T, b refine.Backend) {
 	}
 }
 
-func testBackendSessionsPages(t *testing.T, b refine.Backend) {
+func testBackendSessionsPages(t *testing.T, b store.Backend) {
 	ctx := t.Context()
 	base := time.Date(2030, 6, 1, 0, 0, 0, 0, time.UTC)
 	// Seven sessions, pairs sharing a time: the ID breaks ties.
 	for i := range 7 {
 		_, st := create(t, b)
-		putSummary(t, st, refine.SessionSummary{Round: i, Outcome: "RUNNING", Created: base, Updated: base.Add(time.Duration(i/2) * time.Minute)})
+		putSummary(t, st, store.SessionSummary{Round: i, Outcome: "RUNNING", Created: base, Updated: base.Add(time.Duration(i/2) * time.Minute)})
 		closeStore(t, st)
 	}
 	want := ids(sessions(t, b))
 	var forward []string
-	var pages []refine.SessionPage
-	req := refine.PageRequest{Limit: 3}
+	var pages []store.SessionPage
+	req := store.PageRequest{Limit: 3}
 	for range 10 {
-		p, err := refine.ListSessions(ctx, b, req)
+		p, err := store.ListSessions(ctx, b, req)
 		if err != nil {
 			t.Fatalf("ListSessions(%+v): %v", req, err)
 		}
@@ -545,7 +546,7 @@ func testBackendSessionsPages(t *testing.T, b refine.Backend) {
 		if p.Next == "" {
 			break
 		}
-		req = refine.PageRequest{After: p.Next, Limit: 3}
+		req = store.PageRequest{After: p.Next, Limit: 3}
 	}
 	if diff := cmp.Diff(want, forward); diff != "" {
 		t.Errorf("pages forward against Sessions (-want +got):\n%s", diff)
@@ -558,7 +559,7 @@ func testBackendSessionsPages(t *testing.T, b refine.Backend) {
 	back = ids(p.Sessions)
 	for p.Prev != "" {
 		var err error
-		p, err = refine.ListSessions(ctx, b, refine.PageRequest{Before: p.Prev, Limit: 3})
+		p, err = store.ListSessions(ctx, b, store.PageRequest{Before: p.Prev, Limit: 3})
 		if err != nil {
 			t.Fatalf("ListSessions(before): %v", err)
 		}
@@ -567,7 +568,7 @@ func testBackendSessionsPages(t *testing.T, b refine.Backend) {
 	if diff := cmp.Diff(want, back); diff != "" {
 		t.Errorf("pages back with Prev (-want +got):\n%s", diff)
 	}
-	if _, err := refine.ListSessions(ctx, b, refine.PageRequest{After: "not a cursor"}); !errors.Is(err, refine.ErrInvalidCursor) {
+	if _, err := store.ListSessions(ctx, b, store.PageRequest{After: "not a cursor"}); !errors.Is(err, store.ErrInvalidCursor) {
 		t.Errorf("a bad cursor: %v, want refine.ErrInvalidCursor", err)
 	}
 }

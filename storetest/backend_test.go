@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/store/memory"
 	"github.com/refine-spec/refine/storetest"
 )
@@ -23,23 +23,23 @@ type flawedBackend struct {
 	flaw string
 }
 
-func (b *flawedBackend) Session(ctx context.Context, id string) (refine.Store, error) {
-	if b.flaw == "no ID check" && refine.ValidSessionID(id) != nil {
-		return nil, fmt.Errorf("session %q: %w", id, refine.ErrNotFound)
+func (b *flawedBackend) Session(ctx context.Context, id string) (store.Store, error) {
+	if b.flaw == "no ID check" && store.ValidSessionID(id) != nil {
+		return nil, fmt.Errorf("session %q: %w", id, store.ErrNotFound)
 	}
 	st, err := b.Backend.Session(ctx, id)
 	switch {
-	case b.flaw == "no lock" && errors.Is(err, refine.ErrLocked):
+	case b.flaw == "no lock" && errors.Is(err, store.ErrLocked):
 		return b.Backend.View(ctx, id)
-	case b.flaw == "lock names nobody" && errors.Is(err, refine.ErrLocked):
-		return nil, refine.ErrLocked
-	case b.flaw == "creates on open" && errors.Is(err, refine.ErrNotFound):
+	case b.flaw == "lock names nobody" && errors.Is(err, store.ErrLocked):
+		return nil, store.ErrLocked
+	case b.flaw == "creates on open" && errors.Is(err, store.ErrNotFound):
 		return b.Backend.CreateNamed(ctx, id)
 	}
 	return st, err
 }
 
-func (b *flawedBackend) Create(ctx context.Context) (string, refine.Store, error) {
+func (b *flawedBackend) Create(ctx context.Context) (string, store.Store, error) {
 	id, st, err := b.Backend.Create(ctx)
 	if err == nil && b.flaw == "append overwrites" {
 		st = overwriter{st}
@@ -49,13 +49,13 @@ func (b *flawedBackend) Create(ctx context.Context) (string, refine.Store, error
 
 // overwriter is a writer whose appends replace the value: the flaw
 // "append overwrites".
-type overwriter struct{ refine.Store }
+type overwriter struct{ store.Store }
 
-func (o overwriter) Commit(ctx context.Context, ops ...refine.Op) error {
+func (o overwriter) Commit(ctx context.Context, ops ...store.Op) error {
 	ops = slices.Clone(ops)
 	for i := range ops {
-		if ops[i].Kind == refine.OpAppend {
-			ops[i].Kind = refine.OpPut
+		if ops[i].Kind == store.OpAppend {
+			ops[i].Kind = store.OpPut
 		}
 	}
 	return o.Store.Commit(ctx, ops...)
@@ -67,27 +67,27 @@ func (o overwriter) Close() error  { return o.Store.(io.Closer).Close() }
 
 func (b *flawedBackend) Delete(ctx context.Context, id string) error {
 	err := b.Backend.Delete(ctx, id)
-	if b.flaw == "delete held is fine" && errors.Is(err, refine.ErrLocked) {
+	if b.flaw == "delete held is fine" && errors.Is(err, store.ErrLocked) {
 		return nil
 	}
 	return err
 }
 
-func (b *flawedBackend) Sessions(ctx context.Context) ([]refine.SessionInfo, error) {
+func (b *flawedBackend) Sessions(ctx context.Context) ([]store.SessionInfo, error) {
 	infos, err := b.Backend.Sessions(ctx)
 	switch b.flaw {
 	case "oldest first":
 		slices.Reverse(infos)
 	case "ignores summary":
 		for i := range infos {
-			infos[i].SessionSummary = refine.SessionSummary{Created: infos[i].Created, Updated: infos[i].Updated}
+			infos[i].SessionSummary = store.SessionSummary{Created: infos[i].Created, Updated: infos[i].Updated}
 		}
 	}
 	return infos, err
 }
 
-func openFlawedBackend(flaw string) func(t *testing.T) refine.Backend {
-	return func(t *testing.T) refine.Backend {
+func openFlawedBackend(flaw string) func(t *testing.T) store.Backend {
+	return func(t *testing.T) store.Backend {
 		b := &flawedBackend{Backend: memory.NewBackend(), flaw: flaw}
 		t.Cleanup(func() { b.Close() })
 		return b

@@ -3,7 +3,7 @@ package storetest_test
 import (
 	"testing"
 
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/store/memory"
 	"github.com/refine-spec/refine/storetest"
 )
@@ -15,6 +15,6 @@ func ExampleTestStore() {
 	if t == nil {
 		return // shown, not run: TestStore needs a real test
 	}
-	storetest.TestStore(t, func(t *testing.T) refine.Store { return memory.New() })
-	storetest.TestBackend(t, func(t *testing.T) refine.Backend { return memory.NewBackend() })
+	storetest.TestStore(t, func(t *testing.T) store.Store { return memory.New() })
+	storetest.TestBackend(t, func(t *testing.T) store.Backend { return memory.NewBackend() })
 }

@@ -7,7 +7,7 @@ import (
 	"io"
 	"sync"
 
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 )
 
 // ErrInjected is the error a Faulty returns from the call it was told to
@@ -28,7 +28,7 @@ var ErrInjected = errors.New("storetest: injected fault")
 // for concurrent use if the wrapped Store is.
 type Faulty struct {
 	// Store is the wrapped Store.
-	Store refine.Store
+	Store store.Store
 	// FailAt is the number of the counted call that fails; 0 for none.
 	FailAt int
 	// CountAll counts every call, not only Commit.
@@ -58,22 +58,22 @@ func (f *Faulty) List(ctx context.Context, prefix string) ([]string, error) {
 
 // Commit commits to the wrapped Store, or returns ErrInjected without
 // applying anything if this call is the one to fail.
-func (f *Faulty) Commit(ctx context.Context, ops ...refine.Op) error {
+func (f *Faulty) Commit(ctx context.Context, ops ...store.Op) error {
 	if err := f.fault("commit", true); err != nil {
 		return err
 	}
 	return f.Store.Commit(ctx, ops...)
 }
 
-// Appends forwards the wrapped Store's refine.Appender capability.
+// Appends forwards the wrapped Store's store.Appender capability.
 func (f *Faulty) Appends() bool {
-	a, ok := f.Store.(refine.Appender)
+	a, ok := f.Store.(store.Appender)
 	return ok && a.Appends()
 }
 
-// Copies forwards the wrapped Store's refine.Copier capability.
+// Copies forwards the wrapped Store's store.Copier capability.
 func (f *Faulty) Copies() bool {
-	c, ok := f.Store.(refine.Copier)
+	c, ok := f.Store.(store.Copier)
 	return ok && c.Copies()
 }
 

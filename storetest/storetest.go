@@ -1,4 +1,4 @@
-// Package storetest checks refine.Store implementations against the Store
+// Package storetest checks store.Store implementations against the Store
 // contract, in the spirit of testing/fstest.TestFS: a Store author calls
 // TestStore from a test, and every Store refine ships (store/memory,
 // store/fs) passes it.
@@ -20,7 +20,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 )
 
 // TestStore runs the conformance suite against Stores made by open.
@@ -36,7 +36,7 @@ import (
 // paths; see docs/workflow.md#session-folder):
 //   - List and Get also reject malformed input with ErrInvalidKey: a List
 //     prefix must be empty, a valid key, or a valid key followed by '/'
-//     (refine.ValidPrefix).
+//     (store.ValidPrefix).
 //   - Names whose first segment starts with ".refine", in any letter case,
 //     are reserved for a Store's own files: every Store rejects them as keys
 //     and as List prefixes, while ".refine" deeper in a key ("x/.refine")
@@ -50,10 +50,10 @@ import (
 //     nothing; Get and List return the context's error too.
 //   - Values are copied in both directions, empty values are values, and a
 //     16 MiB value round-trips.
-//   - A Store that is a refine.Appender (Appends() true) applies OpAppend in
+//   - A Store that is a store.Appender (Appends() true) applies OpAppend in
 //     order with the commit's other ops, all or nothing; any other Store
 //     refuses OpAppend with ErrInvalidKey, applying nothing.
-//   - A Store that is a refine.Copier (Copies() true) applies OpCopy in
+//   - A Store that is a store.Copier (Copies() true) applies OpCopy in
 //     order with the commit's other ops, all or nothing, copying what the
 //     source holds at that point and failing with ErrNotFound on an absent
 //     source; any other Store refuses OpCopy with ErrInvalidKey.
@@ -61,11 +61,11 @@ import (
 //     reads what appends and copies before it left, bytes that are not
 //     text survive both, and keys they create obey the key and folder
 //     rule.
-func TestStore(t *testing.T, open func(t *testing.T) refine.Store) {
+func TestStore(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Helper()
 	tests := []struct {
 		name string
-		fn   func(t *testing.T, s refine.Store)
+		fn   func(t *testing.T, s store.Store)
 	}{
 		{"Empty", testEmpty},
 		{"PutGet", testPutGet},
@@ -99,7 +99,7 @@ func TestStore(t *testing.T, open func(t *testing.T) refine.Store) {
 	}
 }
 
-func testEmpty(t *testing.T, s refine.Store) {
+func testEmpty(t *testing.T, s store.Store) {
 	if keys := list(t, s, ""); len(keys) != 0 {
 		t.Errorf("List(%q) on a new store = %q, want no keys", "", keys)
 	}
@@ -107,7 +107,7 @@ func testEmpty(t *testing.T, s refine.Store) {
 	wantNotFound(t, s, "round_001/engineer.md")
 }
 
-func testPutGet(t *testing.T, s refine.Store) {
+func testPutGet(t *testing.T, s store.Store) {
 	// Odd but valid keys: every Store must accept the whole key alphabet.
 	want := map[string]string{
 		"state.json":                       `{"schema": 1}`,
@@ -123,9 +123,9 @@ func testPutGet(t *testing.T, s refine.Store) {
 		".refin":                           "one letter short of reserved",
 		".git/x":                           "other dot folders are ordinary",
 	}
-	var ops []refine.Op
+	var ops []store.Op
 	for k, v := range want {
-		ops = append(ops, refine.Put(k, []byte(v)))
+		ops = append(ops, store.Put(k, []byte(v)))
 	}
 	commit(t, s, ops...)
 	if diff := cmp.Diff(want, snapshot(t, s)); diff != "" {
@@ -133,59 +133,59 @@ func testPutGet(t *testing.T, s refine.Store) {
 	}
 }
 
-func testOverwrite(t *testing.T, s refine.Store) {
-	commit(t, s, refine.Put("state.json", []byte("old, and longer than the new value")))
-	commit(t, s, refine.Put("state.json", []byte("new")))
+func testOverwrite(t *testing.T, s store.Store) {
+	commit(t, s, store.Put("state.json", []byte("old, and longer than the new value")))
+	commit(t, s, store.Put("state.json", []byte("new")))
 	if got := string(get(t, s, "state.json")); got != "new" {
 		t.Errorf("Get after overwrite = %q, want %q", got, "new")
 	}
 }
 
-func testDelete(t *testing.T, s refine.Store) {
+func testDelete(t *testing.T, s store.Store) {
 	commit(t, s,
-		refine.Put("keep.md", []byte("k")),
-		refine.Put("round_001/summary.md", []byte("s")),
+		store.Put("keep.md", []byte("k")),
+		store.Put("round_001/summary.md", []byte("s")),
 	)
-	commit(t, s, refine.Delete("round_001/summary.md"))
+	commit(t, s, store.Delete("round_001/summary.md"))
 	wantNotFound(t, s, "round_001/summary.md")
 	if diff := cmp.Diff([]string{"keep.md"}, list(t, s, "")); diff != "" {
 		t.Errorf("List after delete (-want +got):\n%s", diff)
 	}
 	// Deleting what is not there is not an error, whether it never existed
 	// or was just deleted.
-	commit(t, s, refine.Delete("round_001/summary.md"), refine.Delete("never/was.md"))
+	commit(t, s, store.Delete("round_001/summary.md"), store.Delete("never/was.md"))
 	if diff := cmp.Diff(map[string]string{"keep.md": "k"}, snapshot(t, s)); diff != "" {
 		t.Errorf("store after deleting absent keys (-want +got):\n%s", diff)
 	}
 }
 
-func testCommitOrder(t *testing.T, s refine.Store) {
+func testCommitOrder(t *testing.T, s store.Store) {
 	// Each case runs on its own key so the cases cannot mask each other.
 	tests := []struct {
 		name string
-		ops  func(k string) []refine.Op
+		ops  func(k string) []store.Op
 		want string // "" = absent
 	}{
-		{"put then delete", func(k string) []refine.Op {
-			return []refine.Op{refine.Put(k, []byte("1")), refine.Delete(k)}
+		{"put then delete", func(k string) []store.Op {
+			return []store.Op{store.Put(k, []byte("1")), store.Delete(k)}
 		}, ""},
-		{"delete then put", func(k string) []refine.Op {
-			return []refine.Op{refine.Delete(k), refine.Put(k, []byte("2"))}
+		{"delete then put", func(k string) []store.Op {
+			return []store.Op{store.Delete(k), store.Put(k, []byte("2"))}
 		}, "2"},
-		{"last write wins", func(k string) []refine.Op {
-			return []refine.Op{refine.Put(k, []byte("first")), refine.Put(k, []byte("second"))}
+		{"last write wins", func(k string) []store.Op {
+			return []store.Op{store.Put(k, []byte("first")), store.Put(k, []byte("second"))}
 		}, "second"},
-		{"put delete put", func(k string) []refine.Op {
-			return []refine.Op{refine.Put(k, []byte("a")), refine.Delete(k), refine.Put(k, []byte("b"))}
+		{"put delete put", func(k string) []store.Op {
+			return []store.Op{store.Put(k, []byte("a")), store.Delete(k), store.Put(k, []byte("b"))}
 		}, "b"},
 	}
 	for i, tc := range tests {
 		k := fmt.Sprintf("order/case-%d.md", i)
-		commit(t, s, refine.Put(k, []byte("before")))
+		commit(t, s, store.Put(k, []byte("before")))
 		commit(t, s, tc.ops(k)...)
 		got, err := s.Get(t.Context(), k)
 		switch {
-		case tc.want == "" && !errors.Is(err, refine.ErrNotFound):
+		case tc.want == "" && !errors.Is(err, store.ErrNotFound):
 			t.Errorf("%s: Get(%q) = %q, %v; want ErrNotFound", tc.name, k, got, err)
 		case tc.want != "" && (err != nil || string(got) != tc.want):
 			t.Errorf("%s: Get(%q) = %q, %v; want %q", tc.name, k, got, err, tc.want)
@@ -193,16 +193,16 @@ func testCommitOrder(t *testing.T, s refine.Store) {
 	}
 }
 
-func testEmptyCommit(t *testing.T, s refine.Store) {
-	commit(t, s, refine.Put("a", []byte("1")))
+func testEmptyCommit(t *testing.T, s store.Store) {
+	commit(t, s, store.Put("a", []byte("1")))
 	commit(t, s)
 	if diff := cmp.Diff(map[string]string{"a": "1"}, snapshot(t, s)); diff != "" {
 		t.Errorf("store after an empty commit (-want +got):\n%s", diff)
 	}
 }
 
-func testEmptyValue(t *testing.T, s refine.Store) {
-	commit(t, s, refine.Put("empty", []byte{}), refine.Put("nil", nil))
+func testEmptyValue(t *testing.T, s store.Store) {
+	commit(t, s, store.Put("empty", []byte{}), store.Put("nil", nil))
 	for _, k := range []string{"empty", "nil"} {
 		got, err := s.Get(t.Context(), k)
 		if err != nil || len(got) != 0 {
@@ -214,9 +214,9 @@ func testEmptyValue(t *testing.T, s refine.Store) {
 	}
 }
 
-func testValuesCopied(t *testing.T, s refine.Store) {
+func testValuesCopied(t *testing.T, s store.Store) {
 	v := []byte("original")
-	commit(t, s, refine.Put("k", v))
+	commit(t, s, store.Put("k", v))
 	copy(v, "MUTATED!")
 	got := get(t, s, "k")
 	if string(got) != "original" {
@@ -228,7 +228,7 @@ func testValuesCopied(t *testing.T, s refine.Store) {
 	}
 }
 
-func testLargeValue(t *testing.T, s refine.Store) {
+func testLargeValue(t *testing.T, s store.Store) {
 	const size = 16 << 20
 	v := make([]byte, size)
 	for i := range v {
@@ -236,7 +236,7 @@ func testLargeValue(t *testing.T, s refine.Store) {
 		// write or a misplaced chunk shows up.
 		v[i] = byte(i*7 + i/251)
 	}
-	commit(t, s, refine.Put("big/blob.bin", v))
+	commit(t, s, store.Put("big/blob.bin", v))
 	got := get(t, s, "big/blob.bin")
 	if !bytes.Equal(got, v) {
 		i := 0
@@ -247,16 +247,16 @@ func testLargeValue(t *testing.T, s refine.Store) {
 	}
 }
 
-func testList(t *testing.T, s refine.Store) {
+func testList(t *testing.T, s store.Store) {
 	// Names chosen so that byte order differs from a naive directory walk:
 	// "a-c" and "a.md" sort before "a/b" because '-' and '.' are below '/'.
 	keys := []string{
 		"state.json", "a/c/d", "a/b", "a.md", "a-c", "Z", "_u", "b",
 		"round_003/engineer.md", "round_003/attempts/engineer-1.md", "round_010/x",
 	}
-	var ops []refine.Op
+	var ops []store.Op
 	for _, k := range keys {
-		ops = append(ops, refine.Put(k, []byte(k)))
+		ops = append(ops, store.Put(k, []byte(k)))
 	}
 	commit(t, s, ops...)
 	tests := []struct {
@@ -286,14 +286,14 @@ func testList(t *testing.T, s refine.Store) {
 	}
 }
 
-func testMaxKeyLen(t *testing.T, s refine.Store) {
-	flat := "k/" + strings.Repeat("x", refine.MaxKeyLen-2)
-	deep := strings.Repeat("d/", 100) + strings.Repeat("y", refine.MaxKeyLen-200)
+func testMaxKeyLen(t *testing.T, s store.Store) {
+	flat := "k/" + strings.Repeat("x", store.MaxKeyLen-2)
+	deep := strings.Repeat("d/", 100) + strings.Repeat("y", store.MaxKeyLen-200)
 	for _, k := range []string{flat, deep} {
-		if len(k) != refine.MaxKeyLen {
-			t.Fatalf("test bug: key is %d bytes, want %d", len(k), refine.MaxKeyLen)
+		if len(k) != store.MaxKeyLen {
+			t.Fatalf("test bug: key is %d bytes, want %d", len(k), store.MaxKeyLen)
 		}
-		commit(t, s, refine.Put(k, []byte("max")))
+		commit(t, s, store.Put(k, []byte("max")))
 		if got := get(t, s, k); string(got) != "max" {
 			t.Errorf("Get(%d-byte key) = %q, want %q", len(k), got, "max")
 		}
@@ -325,7 +325,7 @@ var hostileKeys = []struct{ name, key string }{
 	{"newline", "a\nb"},
 	{"tab", "a\tb"},
 	{"non-ASCII", "caf\u00e9"},
-	{"256 bytes", strings.Repeat("a", refine.MaxKeyLen+1)},
+	{"256 bytes", strings.Repeat("a", store.MaxKeyLen+1)},
 	{"256 bytes nested", strings.Repeat("a/", 127) + "ab"},
 	{"reserved name", ".refine"},
 	{"reserved lock", ".refine.lock"},
@@ -335,17 +335,17 @@ var hostileKeys = []struct{ name, key string }{
 	{"reserved, mixed case", ".Refine.lock/x"},
 }
 
-func testInvalidKeys(t *testing.T, s refine.Store) {
-	commit(t, s, refine.Put("seed", []byte("seed")))
+func testInvalidKeys(t *testing.T, s store.Store) {
+	commit(t, s, store.Put("seed", []byte("seed")))
 	ctx := t.Context()
 	for _, tc := range hostileKeys {
-		if _, err := s.Get(ctx, tc.key); !errors.Is(err, refine.ErrInvalidKey) {
+		if _, err := s.Get(ctx, tc.key); !errors.Is(err, store.ErrInvalidKey) {
 			t.Errorf("%s: Get(%q) error = %v, want ErrInvalidKey", tc.name, tc.key, err)
 		}
-		if err := s.Commit(ctx, refine.Put(tc.key, []byte("x"))); !errors.Is(err, refine.ErrInvalidKey) {
+		if err := s.Commit(ctx, store.Put(tc.key, []byte("x"))); !errors.Is(err, store.ErrInvalidKey) {
 			t.Errorf("%s: Commit(put %q) error = %v, want ErrInvalidKey", tc.name, tc.key, err)
 		}
-		if err := s.Commit(ctx, refine.Delete(tc.key)); !errors.Is(err, refine.ErrInvalidKey) {
+		if err := s.Commit(ctx, store.Delete(tc.key)); !errors.Is(err, store.ErrInvalidKey) {
 			t.Errorf("%s: Commit(delete %q) error = %v, want ErrInvalidKey", tc.name, tc.key, err)
 		}
 	}
@@ -354,17 +354,17 @@ func testInvalidKeys(t *testing.T, s refine.Store) {
 	}
 }
 
-func testInvalidPrefixes(t *testing.T, s refine.Store) {
-	commit(t, s, refine.Put("a/b", []byte("1")))
+func testInvalidPrefixes(t *testing.T, s store.Store) {
+	commit(t, s, store.Put("a/b", []byte("1")))
 	ctx := t.Context()
 	for _, p := range []string{
 		"..", "../", "../x", "a/..", "a/../", "a/../b", ".", "./", "a/.",
 		"/", "/a", "/etc/passwd", "a//", `a\`, `..\`, "a\x00", "a b", "caf\u00e9",
-		strings.Repeat("a", refine.MaxKeyLen+1),
+		strings.Repeat("a", store.MaxKeyLen+1),
 		// Reserved for a Store's own files, so no key can start with them.
 		".refine", ".refine/", ".refine-wal/", ".refine.lock", ".REFINE", ".Refine-wal/x/",
 	} {
-		if keys, err := s.List(ctx, p); !errors.Is(err, refine.ErrInvalidKey) {
+		if keys, err := s.List(ctx, p); !errors.Is(err, store.ErrInvalidKey) {
 			t.Errorf("List(%q) = %q, %v; want ErrInvalidKey", p, keys, err)
 		}
 	}
@@ -375,38 +375,38 @@ func testInvalidPrefixes(t *testing.T, s refine.Store) {
 	}
 }
 
-func testAtomicity(t *testing.T, s refine.Store) {
+func testAtomicity(t *testing.T, s store.Store) {
 	seed := map[string]string{"keep.md": "keep", "round_001/engineer.md": "v1"}
-	commit(t, s, refine.Put("keep.md", []byte("keep")), refine.Put("round_001/engineer.md", []byte("v1")))
+	commit(t, s, store.Put("keep.md", []byte("keep")), store.Put("round_001/engineer.md", []byte("v1")))
 	tests := []struct {
 		name string
-		ops  []refine.Op
+		ops  []store.Op
 	}{
-		{"invalid key in the middle", []refine.Op{
-			refine.Put("round_001/engineer.md", []byte("v2")),
-			refine.Put("../escape", []byte("x")),
-			refine.Put("new.md", []byte("n")),
+		{"invalid key in the middle", []store.Op{
+			store.Put("round_001/engineer.md", []byte("v2")),
+			store.Put("../escape", []byte("x")),
+			store.Put("new.md", []byte("n")),
 		}},
-		{"invalid key last", []refine.Op{
-			refine.Delete("keep.md"),
-			refine.Put("new.md", []byte("n")),
-			refine.Delete("/etc/passwd"),
+		{"invalid key last", []store.Op{
+			store.Delete("keep.md"),
+			store.Put("new.md", []byte("n")),
+			store.Delete("/etc/passwd"),
 		}},
-		{"invalid key first", []refine.Op{
-			refine.Put("a b", []byte("x")),
-			refine.Delete("round_001/engineer.md"),
+		{"invalid key first", []store.Op{
+			store.Put("a b", []byte("x")),
+			store.Delete("round_001/engineer.md"),
 		}},
-		{"unknown op kind", []refine.Op{
-			refine.Put("new.md", []byte("n")),
-			{Kind: refine.OpKind(99), Key: "keep.md"},
+		{"unknown op kind", []store.Op{
+			store.Put("new.md", []byte("n")),
+			{Kind: store.OpKind(99), Key: "keep.md"},
 		}},
-		{"zero op", []refine.Op{
-			refine.Delete("keep.md"),
+		{"zero op", []store.Op{
+			store.Delete("keep.md"),
 			{},
 		}},
 	}
 	for _, tc := range tests {
-		if err := s.Commit(t.Context(), tc.ops...); !errors.Is(err, refine.ErrInvalidKey) {
+		if err := s.Commit(t.Context(), tc.ops...); !errors.Is(err, store.ErrInvalidKey) {
 			t.Errorf("%s: Commit(%s) error = %v, want ErrInvalidKey", tc.name, describe(tc.ops), err)
 		}
 		if diff := cmp.Diff(seed, snapshot(t, s)); diff != "" {
@@ -415,22 +415,22 @@ func testAtomicity(t *testing.T, s refine.Store) {
 	}
 }
 
-func testKeyFolderConflict(t *testing.T, s refine.Store) {
-	commit(t, s, refine.Put("doc", []byte("file")), refine.Put("dir/x", []byte("in folder")))
+func testKeyFolderConflict(t *testing.T, s store.Store) {
+	commit(t, s, store.Put("doc", []byte("file")), store.Put("dir/x", []byte("in folder")))
 	want := map[string]string{"doc": "file", "dir/x": "in folder"}
 	rejected := []struct {
 		name string
-		ops  []refine.Op
+		ops  []store.Op
 	}{
-		{"under a stored key", []refine.Op{refine.Put("doc/child", []byte("c"))}},
-		{"deep under a stored key", []refine.Op{refine.Put("doc/a/b", []byte("c"))}},
-		{"over a folder of keys", []refine.Op{refine.Put("dir", []byte("c"))}},
-		{"key then child in one commit", []refine.Op{refine.Put("n", []byte("1")), refine.Put("n/m", []byte("2"))}},
-		{"child then key in one commit", []refine.Op{refine.Put("n/m", []byte("2")), refine.Put("n", []byte("1"))}},
-		{"folder emptied, not of every key", []refine.Op{refine.Delete("dir/other"), refine.Put("dir", []byte("c"))}},
+		{"under a stored key", []store.Op{store.Put("doc/child", []byte("c"))}},
+		{"deep under a stored key", []store.Op{store.Put("doc/a/b", []byte("c"))}},
+		{"over a folder of keys", []store.Op{store.Put("dir", []byte("c"))}},
+		{"key then child in one commit", []store.Op{store.Put("n", []byte("1")), store.Put("n/m", []byte("2"))}},
+		{"child then key in one commit", []store.Op{store.Put("n/m", []byte("2")), store.Put("n", []byte("1"))}},
+		{"folder emptied, not of every key", []store.Op{store.Delete("dir/other"), store.Put("dir", []byte("c"))}},
 	}
 	for _, tc := range rejected {
-		if err := s.Commit(t.Context(), tc.ops...); !errors.Is(err, refine.ErrInvalidKey) {
+		if err := s.Commit(t.Context(), tc.ops...); !errors.Is(err, store.ErrInvalidKey) {
 			t.Errorf("%s: Commit(%s) error = %v, want ErrInvalidKey", tc.name, describe(tc.ops), err)
 		}
 		if diff := cmp.Diff(want, snapshot(t, s)); diff != "" {
@@ -439,16 +439,16 @@ func testKeyFolderConflict(t *testing.T, s refine.Store) {
 	}
 	// The check is on the state a commit leaves, so replacing a key by a
 	// folder (or the reverse) in one commit is fine.
-	commit(t, s, refine.Delete("doc"), refine.Put("doc/child", []byte("c")))
-	commit(t, s, refine.Delete("dir/x"), refine.Put("dir", []byte("now a key")))
+	commit(t, s, store.Delete("doc"), store.Put("doc/child", []byte("c")))
+	commit(t, s, store.Delete("dir/x"), store.Put("dir", []byte("now a key")))
 	want = map[string]string{"doc/child": "c", "dir": "now a key"}
 	if diff := cmp.Diff(want, snapshot(t, s)); diff != "" {
 		t.Errorf("store after swapping keys and folders (-want +got):\n%s", diff)
 	}
 }
 
-func testContextCancelled(t *testing.T, s refine.Store) {
-	commit(t, s, refine.Put("seed", []byte("seed")))
+func testContextCancelled(t *testing.T, s store.Store) {
+	commit(t, s, store.Put("seed", []byte("seed")))
 	cancelled, cancel := context.WithCancel(t.Context())
 	cancel()
 	expired, cancel2 := context.WithDeadline(t.Context(), time.Unix(0, 0))
@@ -462,7 +462,7 @@ func testContextCancelled(t *testing.T, s refine.Store) {
 		{"deadline exceeded", expired, context.DeadlineExceeded},
 	}
 	for _, tc := range tests {
-		err := s.Commit(tc.ctx, refine.Put("new.md", []byte("n")), refine.Delete("seed"))
+		err := s.Commit(tc.ctx, store.Put("new.md", []byte("n")), store.Delete("seed"))
 		if !errors.Is(err, tc.want) {
 			t.Errorf("%s: Commit error = %v, want %v", tc.name, err, tc.want)
 		}
@@ -487,7 +487,7 @@ func testContextCancelled(t *testing.T, s refine.Store) {
 // order or the other, and readers alternate the order. For List, which is
 // one call, the two keys added and removed together must be listed both or
 // neither.
-func testConcurrentReaders(t *testing.T, s refine.Store) {
+func testConcurrentReaders(t *testing.T, s store.Store) {
 	const (
 		commits = 50
 		readers = 4
@@ -497,7 +497,7 @@ func testConcurrentReaders(t *testing.T, s refine.Store) {
 		extra2  = "pair/extra/c2.md"
 	)
 	ctx := t.Context()
-	commit(t, s, refine.Put(keyA, []byte("0")), refine.Put(keyB, []byte("0")))
+	commit(t, s, store.Put(keyA, []byte("0")), store.Put(keyB, []byte("0")))
 
 	done := make(chan struct{})
 	var ready, wg sync.WaitGroup
@@ -545,11 +545,11 @@ func testConcurrentReaders(t *testing.T, s refine.Store) {
 	ready.Wait()
 	for i := 1; i <= commits; i++ {
 		v := []byte(strconv.Itoa(i))
-		ops := []refine.Op{refine.Put(keyA, v), refine.Put(keyB, v)}
+		ops := []store.Op{store.Put(keyA, v), store.Put(keyB, v)}
 		if i%2 == 0 {
-			ops = append(ops, refine.Put(extra1, v), refine.Put(extra2, v))
+			ops = append(ops, store.Put(extra1, v), store.Put(extra2, v))
 		} else {
-			ops = append(ops, refine.Delete(extra1), refine.Delete(extra2))
+			ops = append(ops, store.Delete(extra1), store.Delete(extra2))
 		}
 		if err := s.Commit(ctx, ops...); err != nil {
 			t.Errorf("writer: commit %d: %v", i, err)
@@ -566,7 +566,7 @@ func testConcurrentReaders(t *testing.T, s refine.Store) {
 }
 
 // readPair reads first and then second and reports a mix of commits.
-func readPair(ctx context.Context, s refine.Store, first, second string) error {
+func readPair(ctx context.Context, s store.Store, first, second string) error {
 	v1, err := readInt(ctx, s, first)
 	if err != nil {
 		return err
@@ -581,7 +581,7 @@ func readPair(ctx context.Context, s refine.Store, first, second string) error {
 	return nil
 }
 
-func readInt(ctx context.Context, s refine.Store, key string) (int, error) {
+func readInt(ctx context.Context, s store.Store, key string) (int, error) {
 	b, err := s.Get(ctx, key)
 	if err != nil {
 		return 0, fmt.Errorf("Get(%q): %w", key, err)
@@ -593,14 +593,14 @@ func readInt(ctx context.Context, s refine.Store, key string) (int, error) {
 	return n, nil
 }
 
-func commit(t *testing.T, s refine.Store, ops ...refine.Op) {
+func commit(t *testing.T, s store.Store, ops ...store.Op) {
 	t.Helper()
 	if err := s.Commit(t.Context(), ops...); err != nil {
 		t.Fatalf("Commit(%s): %v", describe(ops), err)
 	}
 }
 
-func get(t *testing.T, s refine.Store, key string) []byte {
+func get(t *testing.T, s store.Store, key string) []byte {
 	t.Helper()
 	b, err := s.Get(t.Context(), key)
 	if err != nil {
@@ -609,7 +609,7 @@ func get(t *testing.T, s refine.Store, key string) []byte {
 	return b
 }
 
-func list(t *testing.T, s refine.Store, prefix string) []string {
+func list(t *testing.T, s store.Store, prefix string) []string {
 	t.Helper()
 	keys, err := s.List(t.Context(), prefix)
 	if err != nil {
@@ -618,16 +618,16 @@ func list(t *testing.T, s refine.Store, prefix string) []string {
 	return keys
 }
 
-func wantNotFound(t *testing.T, s refine.Store, key string) {
+func wantNotFound(t *testing.T, s store.Store, key string) {
 	t.Helper()
-	if b, err := s.Get(t.Context(), key); !errors.Is(err, refine.ErrNotFound) {
+	if b, err := s.Get(t.Context(), key); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("Get(%q) = %q, %v; want ErrNotFound", key, b, err)
 	}
 }
 
 // snapshot reads the whole store, checking that List is sorted and that
 // every listed key can be read.
-func snapshot(t *testing.T, s refine.Store) map[string]string {
+func snapshot(t *testing.T, s store.Store) map[string]string {
 	t.Helper()
 	keys := list(t, s, "")
 	for i := 1; i < len(keys); i++ {
@@ -643,20 +643,20 @@ func snapshot(t *testing.T, s refine.Store) map[string]string {
 }
 
 // describe renders ops for failure messages without dumping values.
-func describe(ops []refine.Op) string {
+func describe(ops []store.Op) string {
 	if len(ops) == 0 {
 		return "no ops"
 	}
 	parts := make([]string, len(ops))
 	for i, op := range ops {
 		switch op.Kind {
-		case refine.OpPut:
+		case store.OpPut:
 			parts[i] = fmt.Sprintf("put %q (%d bytes)", op.Key, len(op.Value))
-		case refine.OpDelete:
+		case store.OpDelete:
 			parts[i] = fmt.Sprintf("delete %q", op.Key)
-		case refine.OpAppend:
+		case store.OpAppend:
 			parts[i] = fmt.Sprintf("append %q (%d bytes)", op.Key, len(op.Value))
-		case refine.OpCopy:
+		case store.OpCopy:
 			parts[i] = fmt.Sprintf("copy %q to %q", op.From, op.Key)
 		default:
 			parts[i] = fmt.Sprintf("op kind %d %q", op.Kind, op.Key)

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/storetest"
 )
 
@@ -33,7 +33,7 @@ func (s *flawed) Get(ctx context.Context, key string) ([]byte, error) {
 	if err := ctx.Err(); err != nil && !s.has("ignores context") {
 		return nil, err
 	}
-	if err := refine.ValidKey(key); err != nil && !s.has("accepts any key") && !s.reservedAccepted(key) {
+	if err := store.ValidKey(key); err != nil && !s.has("accepts any key") && !s.reservedAccepted(key) {
 		return nil, err
 	}
 	s.mu.RLock()
@@ -43,7 +43,7 @@ func (s *flawed) Get(ctx context.Context, key string) ([]byte, error) {
 	case !ok && s.has("absent is empty"):
 		return nil, nil
 	case !ok:
-		return nil, fmt.Errorf("get %s: %w", key, refine.ErrNotFound)
+		return nil, fmt.Errorf("get %s: %w", key, store.ErrNotFound)
 	case s.has("aliases values"):
 		return v, nil
 	}
@@ -55,7 +55,7 @@ func (s *flawed) List(ctx context.Context, prefix string) ([]string, error) {
 		return nil, err
 	}
 	if !s.has("prefix unchecked") && !s.has("accepts any key") {
-		if err := refine.ValidPrefix(prefix); err != nil && !s.reservedAccepted(strings.TrimSuffix(prefix, "/")) {
+		if err := store.ValidPrefix(prefix); err != nil && !s.reservedAccepted(strings.TrimSuffix(prefix, "/")) {
 			return nil, err
 		}
 	}
@@ -74,7 +74,7 @@ func (s *flawed) List(ctx context.Context, prefix string) ([]string, error) {
 	return keys, nil
 }
 
-func (s *flawed) Commit(ctx context.Context, ops ...refine.Op) error {
+func (s *flawed) Commit(ctx context.Context, ops ...store.Op) error {
 	if err := ctx.Err(); err != nil && !s.has("ignores context") {
 		return err
 	}
@@ -84,7 +84,7 @@ func (s *flawed) Commit(ctx context.Context, ops ...refine.Op) error {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		for _, op := range ops {
-			if err := refine.ValidOps([]refine.Op{op}); err != nil {
+			if err := store.ValidOps([]store.Op{op}); err != nil {
 				return err
 			}
 			s.applyLocked(op)
@@ -92,7 +92,7 @@ func (s *flawed) Commit(ctx context.Context, ops ...refine.Op) error {
 		return nil
 	case s.has("torn commit"):
 		// Applies each op under its own lock, yielding in between.
-		if err := refine.ValidOps(ops); err != nil {
+		if err := store.ValidOps(ops); err != nil {
 			return err
 		}
 		for _, op := range ops {
@@ -106,7 +106,7 @@ func (s *flawed) Commit(ctx context.Context, ops ...refine.Op) error {
 		return nil
 	}
 	for _, op := range ops {
-		if err := refine.ValidOps([]refine.Op{op}); err != nil && !s.has("accepts any key") && !s.reservedAccepted(op.Key) {
+		if err := store.ValidOps([]store.Op{op}); err != nil && !s.has("accepts any key") && !s.reservedAccepted(op.Key) {
 			return err
 		}
 	}
@@ -128,9 +128,9 @@ func (s *flawed) Commit(ctx context.Context, ops ...refine.Op) error {
 		return nil
 	}
 	for _, op := range ops {
-		if op.Kind == refine.OpDelete && s.has("delete absent fails") {
+		if op.Kind == store.OpDelete && s.has("delete absent fails") {
 			if _, ok := s.m[op.Key]; !ok {
-				return fmt.Errorf("delete %s: %w", op.Key, refine.ErrNotFound)
+				return fmt.Errorf("delete %s: %w", op.Key, store.ErrNotFound)
 			}
 		}
 		s.applyLocked(op)
@@ -145,11 +145,11 @@ func (s *flawed) reservedAccepted(key string) bool {
 	if !s.has("accepts reserved names") || !strings.HasPrefix(strings.ToLower(key), ".refine") {
 		return false
 	}
-	return refine.ValidKey("x"+key) == nil
+	return store.ValidKey("x"+key) == nil
 }
 
-func (s *flawed) applyLocked(op refine.Op) {
-	if op.Kind == refine.OpDelete {
+func (s *flawed) applyLocked(op store.Op) {
+	if op.Kind == store.OpDelete {
 		delete(s.m, op.Key)
 		return
 	}
@@ -165,18 +165,18 @@ func (s *flawed) applyLocked(op refine.Op) {
 
 // checkFolders is the reference key/folder rule, done the simple way: on a
 // copy of the state the commit would leave.
-func (s *flawed) checkFolders(ops []refine.Op) error {
+func (s *flawed) checkFolders(ops []store.Op) error {
 	next := map[string]bool{}
 	for k := range s.m {
 		next[k] = true
 	}
 	for _, op := range ops {
-		next[op.Key] = op.Kind == refine.OpPut
+		next[op.Key] = op.Kind == store.OpPut
 	}
 	for k, ok := range next {
 		for i := 0; ok && i < len(k); i++ {
 			if k[i] == '/' && next[k[:i]] {
-				return fmt.Errorf("%w: %q is below key %q", refine.ErrInvalidKey, k, k[:i])
+				return fmt.Errorf("%w: %q is below key %q", store.ErrInvalidKey, k, k[:i])
 			}
 		}
 	}
@@ -184,11 +184,11 @@ func (s *flawed) checkFolders(ops []refine.Op) error {
 }
 
 func TestReference(t *testing.T) {
-	storetest.TestStore(t, func(*testing.T) refine.Store { return newFlawed("") })
+	storetest.TestStore(t, func(*testing.T) store.Store { return newFlawed("") })
 }
 
 func TestFaultyPassesThrough(t *testing.T) {
-	storetest.TestStore(t, func(*testing.T) refine.Store {
+	storetest.TestStore(t, func(*testing.T) store.Store {
 		return &storetest.Faulty{Store: newFlawed(""), CountAll: true}
 	})
 }
@@ -200,7 +200,7 @@ func TestFlawedChild(t *testing.T) {
 	if flaw == "" {
 		t.Skip("helper process for TestSuiteCatchesFlaws")
 	}
-	storetest.TestStore(t, func(*testing.T) refine.Store { return newFlawed(flaw) })
+	storetest.TestStore(t, func(*testing.T) store.Store { return newFlawed(flaw) })
 }
 
 // TestSuiteCatchesFlaws proves each subtest can fail: the subtest aimed at
@@ -272,7 +272,7 @@ func TestFaulty(t *testing.T) {
 				var err error
 				switch c {
 				case 'c':
-					err = f.Commit(ctx, refine.Put(key, []byte("v")))
+					err = f.Commit(ctx, store.Put(key, []byte("v")))
 					// A failed commit applies nothing.
 					_, getErr := inner.Get(ctx, key)
 					if applied := getErr == nil; applied == (err != nil) {
@@ -313,7 +313,7 @@ func TestFaultyClose(t *testing.T) {
 }
 
 type closer struct {
-	refine.Store
+	store.Store
 	closed bool
 }
 

@@ -15,17 +15,20 @@ import (
 // BenchmarkDevServer plays issue #30's session (5 rounds of Engineer and
 // Reviewer, 20 ms roles: costSession) as a workflow on a local dev server
 // and the same session in process, alternately, one at a time and 20 at
-// once, without and with a mirror (a memory store), and reports
-// temporal/in-process: the wall time of the sessions on the server ÷ in
-// process; and what one session's history holds. "server=default" is the
-// dev server as `temporal server start-dev` starts it;
-// "server=eager-activities" turns on the server's eager activity
-// dispatch (system.enableActivityEagerExecution), which hands a
-// scheduled activity to the worker that completed the workflow task, in
-// its reply, instead of through the task queue; "server=one-partition"
-// gives each task queue one partition instead of four.
+// once, and reports temporal/in-process: the wall time of the sessions on
+// the server ÷ in process; the server's CPU time per session; and what
+// one session's history holds. "calls=activity" makes each role call an
+// activity (the default), without and with a mirror (a memory store);
+// "calls=local" makes them local activities (ActivitySettings.Local).
+// "server=default" is the dev server as `temporal server start-dev`
+// starts it; "server=eager-activities" turns on the server's eager
+// activity dispatch (system.enableActivityEagerExecution, the setup the
+// README recommends), which hands a scheduled activity to the worker that
+// completed the workflow task, in its reply, instead of through the task
+// queue; "server=one-partition" gives each task queue one partition
+// instead of four.
 //
-// nice -n 19 go test -run '^$' -bench BenchmarkDevServer -benchtime 5x ./
+// go test -run '^$' -bench BenchmarkDevServer -benchtime 3x ./
 func BenchmarkDevServer(b *testing.B) {
 	const latency = 20 * time.Millisecond
 	for _, server := range []struct {
@@ -37,10 +40,10 @@ func BenchmarkDevServer(b *testing.B) {
 		{"server=one-partition", []string{"matching.numTaskqueueReadPartitions=1", "matching.numTaskqueueWritePartitions=1"}},
 	} {
 		b.Run(server.name, func(b *testing.B) {
-			addr := devserver.Start(b, server.config...)
+			srv := devserver.Run(b, server.config...)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 			defer cancel()
-			cl, err := client.DialContext(ctx, client.Options{HostPort: addr, Logger: quiet()})
+			cl, err := client.DialContext(ctx, client.Options{HostPort: srv.Addr, Logger: quiet()})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -52,23 +55,37 @@ func BenchmarkDevServer(b *testing.B) {
 			runOnServer(b, ctx, cl, queue, "warm-up", warm, 1)
 
 			for _, sessions := range []int{1, 20} {
-				for _, mirror := range []bool{false, true} {
-					name := fmt.Sprintf("sessions=%d/mirror=%t", sessions, mirror)
+				for _, v := range []struct {
+					calls  string
+					mirror bool
+				}{{"activity", false}, {"activity", true}, {"local", false}} {
+					name := fmt.Sprintf("sessions=%d/calls=%s/mirror=%t", sessions, v.calls, v.mirror)
 					b.Run(name, func(b *testing.B) {
 						in := costSession()
-						in.Mirror = mirror
-						var inProcess, onServer time.Duration
+						in.Mirror = v.mirror
+						in.Activities.Local = v.calls == "local"
+						var inProcess, onServer, serverCPU time.Duration
 						runs := 0
 						prefix := ""
 						for b.Loop() {
 							inProcess += runInProcess(b, in, role, sessions)
-							prefix = fmt.Sprintf("bench-%d-%t-%d", sessions, mirror, runs)
+							prefix = fmt.Sprintf("bench-%d-%s-%t-%d", sessions, v.calls, v.mirror, runs)
+							cpu0, err := srv.CPU()
+							if err != nil {
+								b.Fatal(err)
+							}
 							onServer += runOnServer(b, ctx, cl, queue, prefix, in, sessions)
+							cpu1, err := srv.CPU()
+							if err != nil {
+								b.Fatal(err)
+							}
+							serverCPU += cpu1 - cpu0
 							runs++
 						}
 						b.ReportMetric(float64(onServer)/float64(inProcess), "temporal/in-process")
 						b.ReportMetric(float64(onServer.Milliseconds())/float64(runs), "ms-temporal/op")
 						b.ReportMetric(float64(inProcess.Milliseconds())/float64(runs), "ms-in-process/op")
+						b.ReportMetric(float64(serverCPU.Milliseconds())/float64(runs*sessions), "server-cpu-ms/session")
 						id := prefix + "-0"
 						cost := costOf(fetchHistory(b, ctx, cl, id, cl.GetWorkflow(ctx, id, "").GetRunID()))
 						b.ReportMetric(float64(cost.Events), "events/session")

@@ -3,6 +3,7 @@ package refinetemporal
 import (
 	"context"
 	"fmt"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
+	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/gap"
@@ -39,6 +41,10 @@ func costSession() SessionInput {
 	}
 	return SessionInput{Spec: "# Test Spec\n\nA small spec under refinement.\n", Gaps: gaps, Settings: &set}
 }
+
+// localHistoryFile is a recorded history of the cost session with local
+// role calls (versionLocalCalls), replayed by TestReplayRecordedHistory.
+const localHistoryFile = "testdata/history-v3-local.json"
 
 // costRounds and costCalls are what costSession plays.
 const (
@@ -138,7 +144,7 @@ type historyCost struct {
 	WorkflowTasks int // workflow tasks completed
 	CallRole      int // CallRole activities scheduled
 	Mirror        int // Mirror activities scheduled
-	LocalMirror   int // local activities recorded (the mirror is the only one)
+	LocalActivity int // local activities recorded (the mirror, local role calls)
 	Markers       int // markers of any kind (version markers, local activities)
 	Timers        int // timers started
 }
@@ -160,7 +166,7 @@ func costOf(h *historypb.History) historyCost {
 		case enumspb.EVENT_TYPE_MARKER_RECORDED:
 			c.Markers++
 			if ev.GetMarkerRecordedEventAttributes().GetMarkerName() == "LocalActivity" {
-				c.LocalMirror++
+				c.LocalActivity++
 			}
 		case enumspb.EVENT_TYPE_TIMER_STARTED:
 			c.Timers++
@@ -185,7 +191,10 @@ func startCostWorker(tb testing.TB, cl client.Client, queue string, role refine.
 // TestDevServerTasksPerRoleCall plays the cost session on a real server
 // and reads its history: one CallRole activity and one workflow task per
 // role call and the first task, nothing else but the version marker;
-// with a mirror, the mirror adds one marker per rendering and no task.
+// with a mirror, the mirror adds one marker per rendering and no task;
+// with local role calls, the session is one workflow task and a marker
+// per call. REFINE_UPDATE_HISTORY=1 rewrites localHistoryFile from the
+// local-calls session.
 func TestDevServerTasksPerRoleCall(t *testing.T) {
 	addr := devserver.Start(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
@@ -199,26 +208,40 @@ func TestDevServerTasksPerRoleCall(t *testing.T) {
 	startCostWorker(t, cl, queue, latencyRole{}, memory.NewBackend())
 
 	for _, tc := range []struct {
-		name   string
-		mirror bool
-		want   historyCost
+		name          string
+		mirror, local bool
+		want          historyCost
 	}{
 		// Started, 11 tasks × 3 (scheduled, started, completed), 10
 		// activities × 3, the version marker and its search attribute,
 		// completed.
-		{"no mirror", false, historyCost{Events: 1 + 3*(costCalls+1) + 3*costCalls + 2 + 1, WorkflowTasks: costCalls + 1, CallRole: costCalls, Markers: 1}},
+		{"no mirror", false, false, historyCost{Events: 1 + 3*(costCalls+1) + 3*costCalls + 2 + 1, WorkflowTasks: costCalls + 1, CallRole: costCalls, Markers: 1}},
 		// The mirror at the start, at rounds 2–5 and at the end: 6 markers.
-		{"mirror", true, historyCost{Events: 1 + 3*(costCalls+1) + 3*costCalls + 2 + costRounds + 1 + 1, WorkflowTasks: costCalls + 1, CallRole: costCalls, LocalMirror: costRounds + 1, Markers: costRounds + 2}},
+		{"mirror", true, false, historyCost{Events: 1 + 3*(costCalls+1) + 3*costCalls + 2 + costRounds + 1 + 1, WorkflowTasks: costCalls + 1, CallRole: costCalls, LocalActivity: costRounds + 1, Markers: costRounds + 2}},
+		// Started, one task × 3, the version marker and its search
+		// attribute, a marker per call, completed.
+		{"local calls", false, true, historyCost{Events: 1 + 3 + 2 + costCalls + 1, WorkflowTasks: 1, LocalActivity: costCalls, Markers: costCalls + 1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := costSession()
 			in.Mirror = tc.mirror
-			id := fmt.Sprintf("cost-%t", tc.mirror)
+			in.Activities.Local = tc.local
+			id := fmt.Sprintf("cost-%t-%t", tc.mirror, tc.local)
 			runOnServer(t, ctx, cl, queue, id, in, 1)
 			run := cl.GetWorkflow(ctx, id+"-0", "")
-			got := costOf(fetchHistory(t, ctx, cl, id+"-0", run.GetRunID()))
+			hist := fetchHistory(t, ctx, cl, id+"-0", run.GetRunID())
+			got := costOf(hist)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("history of a %d-call session (-want +got):\n%s", costCalls, diff)
+			}
+			if tc.local && os.Getenv("REFINE_UPDATE_HISTORY") != "" {
+				b, err := protojson.MarshalOptions{Multiline: true}.Marshal(hist)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(localHistoryFile, b, 0o644); err != nil {
+					t.Fatal(err)
+				}
 			}
 		})
 	}

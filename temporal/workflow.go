@@ -48,6 +48,24 @@ type ActivitySettings struct {
 	// doubles up to MaxRetryInterval (default 1 min).
 	RetryInterval    time.Duration `json:"retry_interval,omitempty"`
 	MaxRetryInterval time.Duration `json:"max_retry_interval,omitempty"`
+	// Local runs the role calls as local activities on the worker that
+	// runs the workflow, for roles that answer within seconds (a local
+	// model, replayed responses, tests): a call then costs no activity
+	// task and no workflow task of its own, only a marker in the history.
+	// The price: a call has no heartbeat (a worker that dies is noticed
+	// when its workflow task times out, 10 s), a status query may wait
+	// for the running workflow task, and calls completed since the
+	// workflow task last reported (at most about 8 s of them) are made
+	// again after a worker dies. Default false: each call is an activity, durable when
+	// it completes.
+	Local bool `json:"local,omitempty"`
+}
+
+// localRole is role's options for a local activity: the same timeout
+// and retry policy.
+func (a ActivitySettings) localRole() workflow.LocalActivityOptions {
+	o := a.role()
+	return workflow.LocalActivityOptions{StartToCloseTimeout: o.StartToCloseTimeout, RetryPolicy: o.RetryPolicy}
 }
 
 func (a ActivitySettings) role() workflow.ActivityOptions {
@@ -107,6 +125,9 @@ const (
 	// workflow task of its own. Before it, the Mirror activity runs at
 	// every rendering, with a mirror or without.
 	versionLean workflow.Version = 2
+	// versionLocalCalls honours ActivitySettings.Local: role calls as
+	// local activities. Before it, every role call is an activity.
+	versionLocalCalls workflow.Version = 3
 )
 
 // SessionResult is how a session workflow ended.
@@ -139,7 +160,7 @@ func RefineSession(ctx workflow.Context, in SessionInput) (SessionResult, error)
 	// A history recorded before a version replays with that version's
 	// commands: no integration step before versionIntegration, the
 	// Mirror activity at every rendering before versionLean.
-	version := workflow.GetVersion(ctx, changeIntegration, workflow.DefaultVersion, versionLean)
+	version := workflow.GetVersion(ctx, changeIntegration, workflow.DefaultVersion, versionLocalCalls)
 	if version == workflow.DefaultVersion {
 		cfg.Integrate = false
 	}
@@ -158,6 +179,10 @@ func RefineSession(ctx workflow.Context, in SessionInput) (SessionResult, error)
 	cfg.IDs = workflowIDs{id: id}
 	cfg.JitterSeed = jitterSeed(info)
 	roleCtx := workflow.WithActivityOptions(ctx, in.Activities.role())
+	local := in.Activities.Local && version >= versionLocalCalls
+	if local {
+		roleCtx = workflow.WithLocalActivityOptions(ctx, in.Activities.localRole())
+	}
 
 	root := withWorkflow(context.Background(), ctx)
 	sess, err := refine.New(root, cfg)
@@ -180,7 +205,7 @@ func RefineSession(ctx workflow.Context, in SessionInput) (SessionResult, error)
 			return SessionResult{Outcome: ready.Outcome}, err
 		}
 		if runErr == nil && len(ready.Calls) > 0 {
-			runErr = callRoles(roleCtx, sess, root, ready.Calls)
+			runErr = callRoles(roleCtx, local, sess, root, ready.Calls)
 			h.running = false
 			if runErr == nil {
 				continue
@@ -214,11 +239,11 @@ func RefineSession(ctx workflow.Context, in SessionInput) (SessionResult, error)
 	}
 }
 
-// callRoles runs the calls Next asked for as CallRole activities, each on
-// a workflow coroutine so that parallel drafting's calls run side by side,
-// and delivers the responses in the order Next gave them, so a replay
-// delivers the same.
-func callRoles(ctx workflow.Context, sess *refine.Session, root context.Context, calls []refine.Request) error {
+// callRoles runs the calls Next asked for as CallRole activities (local
+// ones when local is set), each on a workflow coroutine so that parallel
+// drafting's calls run side by side, and delivers the responses in the
+// order Next gave them, so a replay delivers the same.
+func callRoles(ctx workflow.Context, local bool, sess *refine.Session, root context.Context, calls []refine.Request) error {
 	resps := make([]refine.Response, len(calls))
 	errs := make([]error, len(calls))
 	wg := workflow.NewWaitGroup(ctx)
@@ -226,7 +251,13 @@ func callRoles(ctx workflow.Context, sess *refine.Session, root context.Context,
 		wg.Add(1)
 		workflow.Go(ctx, func(c workflow.Context) {
 			defer wg.Done()
-			if err := workflow.ExecuteActivity(c, activityCallRole, req).Get(c, &resps[i]); err != nil {
+			var f workflow.Future
+			if local {
+				f = workflow.ExecuteLocalActivity(c, activityCallRole, req)
+			} else {
+				f = workflow.ExecuteActivity(c, activityCallRole, req)
+			}
+			if err := f.Get(c, &resps[i]); err != nil {
 				// The activity's retry policy has had its turn: the call failed.
 				errs[i] = fmt.Errorf("activity %s (%s call %d): %w", activityCallRole, req.Role, req.Call, err)
 			}

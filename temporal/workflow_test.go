@@ -266,8 +266,13 @@ func TestReplayRecordedHistory(t *testing.T) {
 		// versionIntegration: the integration step, the Mirror activity at
 		// every rendering (recorded by 370fe2a).
 		{"integration", "testdata/history-v1.json"},
-		// versionLean: the mirror a local activity, asked for by the input.
-		{"lean", historyFile},
+		// versionLean: the mirror a local activity, asked for by the input
+		// (recorded by 90ac97d).
+		{"lean", "testdata/history-v2.json"},
+		// versionLocalCalls: role calls as activities, or as local
+		// activities when the input asks for it (TestDevServerTasksPerRoleCall).
+		{"local-calls", historyFile},
+		{"local-calls local", localHistoryFile},
 	} {
 		t.Run(tc.version, func(t *testing.T) {
 			replayer := worker.NewWorkflowReplayer()
@@ -519,7 +524,7 @@ func TestVersionBeforeLeanMirrorsByActivity(t *testing.T) {
 		t.Run(fmt.Sprint(v), func(t *testing.T) {
 			sc := newScript()
 			e, mirror := env(t, sc)
-			e.OnGetVersion(changeIntegration, workflow.DefaultVersion, versionLean).Return(v)
+			e.OnGetVersion(changeIntegration, workflow.DefaultVersion, versionLocalCalls).Return(v)
 			starts := countStarts(e)
 			e.ExecuteWorkflow(WorkflowName, testInput())
 			if res := result(t, e); res.Outcome.Status != refine.StatusComplete {
@@ -532,5 +537,49 @@ func TestVersionBeforeLeanMirrorsByActivity(t *testing.T) {
 				t.Errorf("mirror: %v", err)
 			}
 		})
+	}
+}
+
+// A session started with ActivitySettings.Local makes its role calls as
+// local activities (no CallRole activity at all), retries a transient
+// error locally, and completes as the same session does with activities.
+func TestLocalRoleCalls(t *testing.T) {
+	sc := newScript()
+	sc.transient["engineer/1"] = true
+	e, _ := env(t, sc)
+	starts := countStarts(e)
+	in := testInput()
+	in.Activities.Local = true
+	e.ExecuteWorkflow(WorkflowName, in)
+	if res := result(t, e); res.Outcome.Status != refine.StatusComplete || res.Outcome.Round != 2 {
+		t.Fatalf("outcome = %s after round %d (%s), want COMPLETE after round 2", res.Outcome.Status, res.Outcome.Round, res.Outcome.Reason)
+	}
+	// Four calls and the retry of the transient one.
+	if diff := cmp.Diff(map[string]int{"local CallRole": 5}, starts.counts()); diff != "" {
+		t.Errorf("activities started (-want +got):\n%s", diff)
+	}
+	if len(sc.transient) != 0 {
+		t.Errorf("transient failures not reached: %v", sc.transient)
+	}
+	if got, r := sc.total(), sc.repeated(); got != 4 || len(r) > 0 {
+		t.Errorf("%d calls completed (repeated: %v), want 4 once each", got, r)
+	}
+}
+
+// A workflow that started before versionLocalCalls makes its role calls
+// as activities whatever its input says, so its history replays.
+func TestVersionBeforeLocalCallsMakesActivities(t *testing.T) {
+	sc := newScript()
+	e, _ := env(t, sc)
+	e.OnGetVersion(changeIntegration, workflow.DefaultVersion, versionLocalCalls).Return(versionLean)
+	starts := countStarts(e)
+	in := testInput()
+	in.Activities.Local = true
+	e.ExecuteWorkflow(WorkflowName, in)
+	if res := result(t, e); res.Outcome.Status != refine.StatusComplete {
+		t.Fatalf("outcome %s", res.Outcome.Status)
+	}
+	if diff := cmp.Diff(map[string]int{"CallRole": 4}, starts.counts()); diff != "" {
+		t.Errorf("activities started (-want +got):\n%s", diff)
 	}
 }

@@ -181,7 +181,59 @@ type Version struct {
 	doc  []byte
 	keys [][]byte // raw, as members returns them
 	vals [][]byte
-	ok   bool // doc is an object split into keys and vals
+	subs []*Split // the writer's split of each value, or nil; nil when none has one
+	ok   bool     // doc is an object split into keys and vals
+	// joined, when not nil, is how to build doc (nil then): the document
+	// is only needed whole now and then (a snapshot), and joining it at
+	// every durable point copied a long session's whole state.
+	joined *joinedMembers
+}
+
+// joinedMembers is an object and members to append to it.
+type joinedMembers struct {
+	base []byte
+	keys []string
+	vals [][]byte
+}
+
+// bytes joins the document.
+func (j *joinedMembers) bytes() []byte {
+	n := len(j.base)
+	for i, k := range j.keys {
+		n += len(k) + len(j.vals[i]) + 4 // ,"k":
+	}
+	doc := make([]byte, 0, n)
+	doc = append(doc, j.base[:len(j.base)-1]...)
+	for i, k := range j.keys {
+		if len(doc) > 1 {
+			doc = append(doc, ',')
+		}
+		doc = append(doc, '"')
+		doc = append(doc, k...)
+		doc = append(doc, '"', ':')
+		doc = append(doc, j.vals[i]...)
+	}
+	return append(doc, '}')
+}
+
+// Split is a JSON value its writer has split already, so that a diff
+// need not scan it: an object's members (Keys raw, as they appear
+// between the quotes, and Vals) or an array's elements (Keys nil). Subs,
+// nil or parallel to Vals, holds the split of a member or element the
+// writer has (nil where it has none). Every byte slice must be exactly
+// the bytes of that member, key or element in the value's encoding; the
+// diff trusts it (a writer that reuses encodings of unchanged parts
+// keeps them apart anyway).
+type Split struct {
+	Keys, Vals [][]byte
+	Subs       []*Split
+}
+
+func (s *Split) sub(i int) *Split {
+	if s == nil || i >= len(s.Subs) {
+		return nil
+	}
+	return s.Subs[i]
 }
 
 // NewVersion splits doc, compact encoding/json output, at the top level.
@@ -195,24 +247,45 @@ func NewVersion(doc []byte) Version {
 }
 
 // Bytes returns the document.
-func (v Version) Bytes() []byte { return v.doc }
+// For a version joined by AppendMembers, each call joins it again.
+func (v Version) Bytes() []byte {
+	if v.joined != nil {
+		return v.joined.bytes()
+	}
+	return v.doc
+}
 
 // DiffVersions is Diff(old.Bytes(), cur.Bytes()), without scanning old's
 // top level again.
 func DiffVersions(old, cur Version) []Op {
 	var ops []Op
 	if !old.ok || !cur.ok {
-		diff(&ops, nil, old.doc, cur.doc, 0)
+		diff(&ops, nil, old.Bytes(), cur.Bytes(), 0)
 		return ops
 	}
-	if diffMembers(&ops, nil, old.keys, old.vals, cur.keys, cur.vals, 1) != nil {
+	if diffMembers(&ops, nil, &Split{Keys: old.keys, Vals: old.vals, Subs: old.subs}, &Split{Keys: cur.keys, Vals: cur.vals, Subs: cur.subs}, 1) != nil {
 		ops = nil
-		diff(&ops, nil, old.doc, cur.doc, 0)
+		diff(&ops, nil, old.Bytes(), cur.Bytes(), 0)
 	}
 	return ops
 }
 
+// splitOf returns the members of b: its writer's split when it has one
+// for b's kind of value, else b scanned.
+func splitOf(b []byte, s *Split) (*Split, error) {
+	if s != nil && (b[0] == '{') == (s.Keys != nil) && (s.Keys == nil || len(s.Keys) == len(s.Vals)) {
+		return s, nil
+	}
+	k, v, err := members(b)
+	return &Split{Keys: k, Vals: v}, err
+}
+
 func diff(ops *[]Op, path []string, old, cur []byte, depth int) {
+	diffSplit(ops, path, old, cur, nil, nil, depth)
+}
+
+// diffSplit is diff with the writers' splits of old and cur, or nil.
+func diffSplit(ops *[]Op, path []string, old, cur []byte, os, cs *Split, depth int) {
 	if bytes.Equal(old, cur) {
 		return
 	}
@@ -223,14 +296,14 @@ func diff(ops *[]Op, path []string, old, cur []byte, depth int) {
 	}
 	switch cur[0] {
 	case '{':
-		ok, ov, err1 := members(old)
-		ck, cv, err2 := members(cur)
+		o, err1 := splitOf(old, os)
+		c, err2 := splitOf(cur, cs)
 		if err1 != nil || err2 != nil {
 			set()
 			return
 		}
 		mark := len(*ops)
-		if diffMembers(ops, path, ok, ov, ck, cv, depth+1) != nil {
+		if diffMembers(ops, path, o, c, depth+1) != nil {
 			*ops = (*ops)[:mark]
 			set()
 		}
@@ -245,8 +318,9 @@ func diff(ops *[]Op, path []string, old, cur []byte, depth int) {
 				return
 			}
 		}
-		_, o, err1 := members(old)
-		_, c, err2 := members(cur)
+		os, err1 := splitOf(old, os)
+		cs, err2 := splitOf(cur, cs)
+		o, c := os.Vals, cs.Vals
 		if err1 != nil || err2 != nil || len(c) < len(o) || len(o) == 0 {
 			set()
 			return
@@ -262,7 +336,7 @@ func diff(ops *[]Op, path []string, old, cur []byte, depth int) {
 			return
 		}
 		for i := range o {
-			diff(ops, append(path, strconv.Itoa(i)), o[i], c[i], depth+1)
+			diffSplit(ops, append(path, strconv.Itoa(i)), o[i], c[i], os.sub(i), cs.sub(i), depth+1)
 		}
 		if len(c) > len(o) {
 			n := 2
@@ -291,7 +365,8 @@ func diff(ops *[]Op, path []string, old, cur []byte, depth int) {
 // keys are found by walking both lists together, and a key becomes a
 // string only on a path that changed; a map is only built when the lists
 // part. A key that does not unescape makes the whole object one set.
-func diffMembers(ops *[]Op, path []string, ok, ov, ck, cv [][]byte, depth int) error {
+func diffMembers(ops *[]Op, path []string, o, c *Split, depth int) error {
+	ok, ov, ck, cv := o.Keys, o.Vals, c.Keys, c.Vals
 	i := 0
 	for ; i < len(ok) && i < len(ck) && bytes.Equal(ok[i], ck[i]); i++ {
 		if bytes.Equal(ov[i], cv[i]) {
@@ -301,7 +376,7 @@ func diffMembers(ops *[]Op, path []string, ok, ov, ck, cv [][]byte, depth int) e
 		if err != nil {
 			return err
 		}
-		diff(ops, append(path, k), ov[i], cv[i], depth)
+		diffSplit(ops, append(path, k), ov[i], cv[i], o.sub(i), c.sub(i), depth)
 	}
 	if i == len(ok) && i == len(ck) {
 		return nil
@@ -314,15 +389,15 @@ func diffMembers(ops *[]Op, path []string, ok, ov, ck, cv [][]byte, depth int) e
 	if err != nil {
 		return err
 	}
-	o := make(map[string][]byte, len(oks))
+	old := make(map[string]int, len(oks))
 	for j, k := range oks {
-		o[k] = ov[i+j]
+		old[k] = i + j
 	}
 	seen := make(map[string]bool, len(cks))
 	for j, k := range cks {
 		seen[k] = true
-		if v, had := o[k]; had {
-			diff(ops, append(path, k), v, cv[i+j], depth)
+		if at, had := old[k]; had {
+			diffSplit(ops, append(path, k), ov[at], cv[i+j], o.sub(at), c.sub(i+j), depth)
 		} else {
 			*ops = append(*ops, Op{Op: "set", Path: append(slices.Clone(path), k), Value: slices.Clone(cv[i+j])})
 		}
@@ -436,42 +511,29 @@ func marshalObject(m map[string]json.RawMessage) []byte {
 // writer that encodes some members apart (reusing bytes it encoded
 // before) joins them here. keys must need no JSON escaping and vals must
 // be compact JSON values; v must be an object. The split of v's own
-// members keeps pointing into v's document (it is never modified).
-func (v Version) AppendMembers(keys []string, vals [][]byte) Version {
+// members keeps pointing into v's document (it is never modified), and
+// vals are kept, not copied: the caller must not change them after.
+//
+// subs, nil or parallel to keys, holds the writer's split of a value (see
+// Split), or nil where it has none: a diff then need not scan it.
+func (v Version) AppendMembers(keys []string, vals [][]byte, subs []*Split) Version {
 	if len(keys) == 0 {
 		return v
 	}
-	n := len(v.doc)
-	for i, k := range keys {
-		n += len(k) + len(vals[i]) + 4 // ,"k":
-	}
-	doc := make([]byte, 0, n)
-	doc = append(doc, v.doc[:len(v.doc)-1]...)
-	out := Version{ok: v.ok}
-	if v.ok {
-		out.keys = append(make([][]byte, 0, len(v.keys)+len(keys)), v.keys...)
-		out.vals = append(make([][]byte, 0, len(v.vals)+len(keys)), v.vals...)
-	}
-	for i, k := range keys {
-		if len(doc) > 1 {
-			doc = append(doc, ',')
-		}
-		doc = append(doc, '"')
-		ks := len(doc)
-		doc = append(doc, k...)
-		ke := len(doc)
-		doc = append(doc, '"', ':')
-		vs := len(doc)
-		doc = append(doc, vals[i]...)
-		if v.ok {
-			out.keys = append(out.keys, doc[ks:ke:ke])
-			out.vals = append(out.vals, doc[vs:len(doc):len(doc)])
-		}
-	}
-	doc = append(doc, '}')
-	out.doc = doc
+	j := &joinedMembers{base: v.Bytes(), keys: keys, vals: vals}
 	if !v.ok {
-		return NewVersion(doc)
+		return NewVersion(j.bytes())
+	}
+	out := Version{ok: true, joined: j}
+	out.keys = append(make([][]byte, 0, len(v.keys)+len(keys)), v.keys...)
+	out.vals = append(append(make([][]byte, 0, len(v.vals)+len(keys)), v.vals...), vals...)
+	for _, k := range keys {
+		out.keys = append(out.keys, []byte(k))
+	}
+	if subs != nil || v.subs != nil {
+		out.subs = make([]*Split, len(v.vals), len(v.vals)+len(keys))
+		copy(out.subs, v.subs)
+		out.subs = append(out.subs, subs...)
 	}
 	return out
 }

@@ -182,7 +182,7 @@ func FuzzParseRecord(f *testing.F) {
 // document scanned would, and diffs the same against another version.
 func TestAppendMembers(t *testing.T) {
 	for _, core := range []string{`{}`, `{"a":1,"b":{"c":[1,2]}}`} {
-		joined := NewVersion([]byte(core)).AppendMembers([]string{"log", "asked"}, [][]byte{[]byte(`[{"x":"y"},2]`), []byte(`[]`)})
+		joined := NewVersion([]byte(core)).AppendMembers([]string{"log", "asked"}, [][]byte{[]byte(`[{"x":"y"},2]`), []byte(`[]`)}, nil)
 		scanned := NewVersion(joined.Bytes())
 		if !scanned.ok {
 			t.Fatalf("%s: joined document %s does not split", core, joined.Bytes())
@@ -197,5 +197,48 @@ func TestAppendMembers(t *testing.T) {
 		if d := cmp.Diff(DiffVersions(scanned, next), DiffVersions(joined, next)); d != "" {
 			t.Errorf("%s: diff (-scanned +joined):\n%s", core, d)
 		}
+	}
+}
+
+// TestDiffWithWritersSplit: a diff that uses the writer's split of its
+// members (a ledger-like object holding an array of objects) makes the
+// operations the same diff of the scanned documents makes.
+func TestDiffWithWritersSplit(t *testing.T) {
+	ledger := func(elems ...string) ([]byte, *Split) {
+		arr := "[" + strings.Join(elems, ",") + "]"
+		var vals [][]byte
+		for _, e := range elems {
+			vals = append(vals, []byte(e))
+		}
+		return []byte(`{"gaps":` + arr + `}`), &Split{Keys: [][]byte{[]byte("gaps")}, Vals: [][]byte{[]byte(arr)}, Subs: []*Split{{Vals: vals}}}
+	}
+	core := NewVersion([]byte(`{"round":3}`))
+	cases := []struct {
+		name     string
+		old, cur []string
+	}{
+		{"one element changed", []string{`{"id":"A","h":[1]}`, `{"id":"B"}`}, []string{`{"id":"A","h":[1,2]}`, `{"id":"B"}`}},
+		{"appended", []string{`{"id":"A"}`}, []string{`{"id":"A"}`, `{"id":"B"}`}},
+		{"changed and appended", []string{`{"id":"A"}`, `{"id":"B"}`}, []string{`{"id":"A","x":1}`, `{"id":"B"}`, `{"id":"C"}`}},
+		{"most rewritten", []string{`{"id":"A"}`, `{"id":"B"}`}, []string{`{"id":"X"}`, `{"id":"Y"}`}},
+		{"emptied", []string{`{"id":"A"}`}, nil},
+		{"from empty", nil, []string{`{"id":"A"}`}},
+		{"unchanged", []string{`{"id":"A"}`}, []string{`{"id":"A"}`}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ob, os := ledger(c.old...)
+			cb, cs := ledger(c.cur...)
+			old := core.AppendMembers([]string{"ledger"}, [][]byte{ob}, []*Split{os})
+			cur := core.AppendMembers([]string{"ledger"}, [][]byte{cb}, []*Split{cs})
+			want := Diff(old.Bytes(), cur.Bytes())
+			if d := cmp.Diff(want, DiffVersions(old, cur)); d != "" {
+				t.Errorf("diff (-scanned +split):\n%s", d)
+			}
+			// One side split, the other scanned.
+			if d := cmp.Diff(want, DiffVersions(NewVersion(old.Bytes()), cur)); d != "" {
+				t.Errorf("diff from a scanned version (-scanned +split):\n%s", d)
+			}
+		})
 	}
 }

@@ -9,8 +9,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/internal/sessionid"
+	"github.com/refine-spec/refine/store"
 )
 
 // Settings tune a DB; zero fields get the defaults the backend packages
@@ -76,7 +76,7 @@ type DB struct {
 	drv  Driver
 	q    *Dialect
 	cfg  Settings
-	wrap func(*Store) refine.Store
+	wrap func(*Store) store.Store
 
 	mu      sync.Mutex
 	writers map[*Store]struct{} // open writers, released by Close
@@ -92,9 +92,9 @@ type DB struct {
 // New returns a DB on drv, whose schema the caller has migrated. wrap
 // turns each Store it opens into the backend package's own type; nil
 // returns the *Store itself.
-func New(drv Driver, q *Dialect, s Settings, wrap func(*Store) refine.Store) *DB {
+func New(drv Driver, q *Dialect, s Settings, wrap func(*Store) store.Store) *DB {
 	if wrap == nil {
-		wrap = func(s *Store) refine.Store { return s }
+		wrap = func(s *Store) store.Store { return s }
 	}
 	return &DB{drv: drv, q: q, cfg: s.withDefaults(), wrap: wrap, writers: map[*Store]struct{}{}}
 }
@@ -114,7 +114,7 @@ func (d *DB) check(ctx context.Context, op, id string) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("%s: %s %s: %w", d.q.Name, op, id, err)
 	}
-	if err := refine.ValidSessionID(id); err != nil {
+	if err := store.ValidSessionID(id); err != nil {
 		return fmt.Errorf("%s: %s: %w", d.q.Name, op, err)
 	}
 	d.mu.Lock()
@@ -126,35 +126,35 @@ func (d *DB) check(ctx context.Context, op, id string) error {
 }
 
 func (d *DB) notFound(op, id string) error {
-	return fmt.Errorf("%s: %s %s: %w: no such session; refine sessions lists them", d.q.Name, op, id, refine.ErrNotFound)
+	return fmt.Errorf("%s: %s %s: %w: no such session; refine sessions lists them", d.q.Name, op, id, store.ErrNotFound)
 }
 
 // Create starts a new, empty session under a fresh ID and returns its
 // writer.
-func (d *DB) Create(ctx context.Context) (string, refine.Store, error) {
+func (d *DB) Create(ctx context.Context) (string, store.Store, error) {
 	for range 10 {
 		id := d.cfg.NewID()
 		st, err := d.CreateNamed(ctx, id)
-		if errors.Is(err, refine.ErrSessionExists) {
+		if errors.Is(err, store.ErrSessionExists) {
 			continue
 		}
 		return id, st, err
 	}
-	return "", nil, fmt.Errorf("%s: create: the ID function returned taken IDs 10 times in a row: %w", d.q.Name, refine.ErrSessionExists)
+	return "", nil, fmt.Errorf("%s: create: the ID function returned taken IDs 10 times in a row: %w", d.q.Name, store.ErrSessionExists)
 }
 
 // CreateNamed starts a new, empty session under id and returns its
-// writer; an existing id fails with refine.ErrSessionExists.
-func (d *DB) CreateNamed(ctx context.Context, id string) (refine.Store, error) {
+// writer; an existing id fails with store.ErrSessionExists.
+func (d *DB) CreateNamed(ctx context.Context, id string) (store.Store, error) {
 	return d.acquire(ctx, "create", id, true)
 }
 
 // Session opens session id for writing, taking its lease.
-func (d *DB) Session(ctx context.Context, id string) (refine.Store, error) {
+func (d *DB) Session(ctx context.Context, id string) (store.Store, error) {
 	return d.acquire(ctx, "session", id, false)
 }
 
-func (d *DB) acquire(ctx context.Context, op, id string, create bool) (refine.Store, error) {
+func (d *DB) acquire(ctx context.Context, op, id string, create bool) (store.Store, error) {
 	if err := d.check(ctx, op, id); err != nil {
 		return nil, err
 	}
@@ -237,7 +237,7 @@ func (d *DB) takeLease(ctx context.Context, tx Tx, op, id, token string, create,
 					return true, nil
 				}
 			}
-			return false, fmt.Errorf("%s: create %s: %w; pick another ID, or open the existing session (Backend.Open)", d.q.Name, id, refine.ErrSessionExists)
+			return false, fmt.Errorf("%s: create %s: %w; pick another ID, or open the existing session (Backend.Open)", d.q.Name, id, store.ErrSessionExists)
 		}
 	} else {
 		var one int
@@ -277,8 +277,8 @@ func (d *DB) takeLease(ctx context.Context, tx Tx, op, id, token string, create,
 }
 
 // View opens session id for reading: it takes no lease, and Commit fails
-// with refine.ErrReadOnly.
-func (d *DB) View(ctx context.Context, id string) (refine.Store, error) {
+// with store.ErrReadOnly.
+func (d *DB) View(ctx context.Context, id string) (store.Store, error) {
 	if err := d.check(ctx, "view", id); err != nil {
 		return nil, err
 	}
@@ -295,11 +295,11 @@ func (d *DB) View(ctx context.Context, id string) (refine.Store, error) {
 
 // Sessions lists every session, newest activity first, from the summary
 // columns of the session rows.
-func (d *DB) Sessions(ctx context.Context) ([]refine.SessionInfo, error) {
+func (d *DB) Sessions(ctx context.Context) ([]store.SessionInfo, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("%s: sessions: %w", d.q.Name, err)
 	}
-	var infos []refine.SessionInfo
+	var infos []store.SessionInfo
 	err := d.read(ctx, func(ctx context.Context) error {
 		var err error
 		infos, err = d.listSessions(ctx)
@@ -311,37 +311,37 @@ func (d *DB) Sessions(ctx context.Context) ([]refine.SessionInfo, error) {
 	return infos, nil
 }
 
-func (d *DB) listSessions(ctx context.Context) ([]refine.SessionInfo, error) {
+func (d *DB) listSessions(ctx context.Context) ([]store.SessionInfo, error) {
 	return d.querySessions(ctx, d.q.ListSessions)
 }
 
 // SessionsPage lists one page of sessions by the index on (updated_at
 // DESC, id): a page costs the same however many sessions there are.
-func (d *DB) SessionsPage(ctx context.Context, req refine.PageRequest) (refine.SessionPage, error) {
+func (d *DB) SessionsPage(ctx context.Context, req store.PageRequest) (store.SessionPage, error) {
 	req, err := req.Check()
 	if err != nil {
-		return refine.SessionPage{}, fmt.Errorf("%s: sessions: %w", d.q.Name, err)
+		return store.SessionPage{}, fmt.Errorf("%s: sessions: %w", d.q.Name, err)
 	}
 	if err := ctx.Err(); err != nil {
-		return refine.SessionPage{}, fmt.Errorf("%s: sessions: %w", d.q.Name, err)
+		return store.SessionPage{}, fmt.Errorf("%s: sessions: %w", d.q.Name, err)
 	}
 	query, args := d.q.PageFirst, []any{req.Limit + 1}
 	cursor := cmp.Or(req.After, req.Before)
 	if cursor != "" {
-		u, id, _ := refine.ParseSessionCursor(cursor)
+		u, id, _ := store.ParseSessionCursor(cursor)
 		query, args = d.q.PageAfter, []any{nanos(u), nanos(u), id, req.Limit + 1}
 		if req.Before != "" {
 			query = d.q.PageBefore
 		}
 	}
-	var infos []refine.SessionInfo
+	var infos []store.SessionInfo
 	err = d.read(ctx, func(ctx context.Context) error {
 		var err error
 		infos, err = d.querySessions(ctx, query, args...)
 		return err
 	})
 	if err != nil {
-		return refine.SessionPage{}, fmt.Errorf("%s: sessions%s: %w", d.q.Name, d.q.in(), err)
+		return store.SessionPage{}, fmt.Errorf("%s: sessions%s: %w", d.q.Name, d.q.in(), err)
 	}
 	// One more row than the page says whether there is more that way.
 	more := len(infos) > req.Limit
@@ -349,11 +349,11 @@ func (d *DB) SessionsPage(ctx context.Context, req refine.PageRequest) (refine.S
 	if req.Before != "" {
 		slices.Reverse(infos)
 	}
-	page := refine.SessionPage{Sessions: infos}
+	page := store.SessionPage{Sessions: infos}
 	if len(infos) == 0 {
 		return page, nil
 	}
-	first, last := refine.SessionCursor(infos[0]), refine.SessionCursor(infos[len(infos)-1])
+	first, last := store.SessionCursor(infos[0]), store.SessionCursor(infos[len(infos)-1])
 	switch {
 	case req.Before != "":
 		page.Next = last // what led here
@@ -373,13 +373,13 @@ func (d *DB) SessionsPage(ctx context.Context, req refine.PageRequest) (refine.S
 	return page, nil
 }
 
-func (d *DB) querySessions(ctx context.Context, query string, args ...any) ([]refine.SessionInfo, error) {
+func (d *DB) querySessions(ctx context.Context, query string, args ...any) ([]store.SessionInfo, error) {
 	rows, err := d.drv.Query(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var infos []refine.SessionInfo
+	var infos []store.SessionInfo
 	for rows.Next() {
 		var (
 			id               string
@@ -396,7 +396,7 @@ func (d *DB) querySessions(ctx context.Context, query string, args ...any) ([]re
 }
 
 // Delete removes session id and everything in it. A session with a live
-// lease is refused with refine.ErrLocked.
+// lease is refused with store.ErrLocked.
 func (d *DB) Delete(ctx context.Context, id string) error {
 	if err := d.check(ctx, "delete", id); err != nil {
 		return err

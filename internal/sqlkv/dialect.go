@@ -87,11 +87,11 @@ type Dialect struct {
 	DeleteEntry string
 	// AppendEntry adds bytes at the end of a key's value, in the database
 	// (the value is not sent again), inserting the key when absent (id,
-	// key, value). "" makes the Store no refine.Appender.
+	// key, value). "" makes the Store no store.Appender.
 	AppendEntry string
 	// CopyEntry sets a key to another key's value, in the database (the
 	// value is not sent again), changing nothing when that key is absent
-	// (id, key, from). "" makes the Store no refine.Copier.
+	// (id, key, from). "" makes the Store no store.Copier.
 	CopyEntry string
 
 	// Lookup answers CheckFolders, and whether the keys a commit copies

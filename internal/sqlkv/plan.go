@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 )
 
 // Entry is what a commit leaves at one key: deleted, a value the commit
@@ -34,7 +34,7 @@ type Writes struct {
 	// the steps are independent and sorted by key, so SQL statements run
 	// in a stable order; with copies they keep the order of the ops, so a
 	// copy reads its source as the ops before it left it.
-	Steps []refine.Op
+	Steps []store.Op
 	// Need are the keys a copy reads before the commit writes them, which
 	// must be stored when the commit starts (sorted); a copy of a missing
 	// one fails the commit.
@@ -44,14 +44,14 @@ type Writes struct {
 // Plan validates ops (an append is valid if appendOK, a copy if copyOK)
 // and works out what the commit writes, in order: a copy sees the puts and
 // appends of its source before it, an append those of its key. A copy
-// whose source an earlier op deleted fails with refine.ErrNotFound; an
-// invalid op with refine.ErrInvalidKey.
-func Plan(ops []refine.Op, appendOK, copyOK bool) (*Writes, error) {
-	if err := refine.ValidStoreOps(ops, appendOK, copyOK); err != nil {
+// whose source an earlier op deleted fails with store.ErrNotFound; an
+// invalid op with store.ErrInvalidKey.
+func Plan(ops []store.Op, appendOK, copyOK bool) (*Writes, error) {
+	if err := store.ValidStoreOps(ops, appendOK, copyOK); err != nil {
 		return nil, err
 	}
 	final := make(Final, len(ops))
-	steps := make([]refine.Op, 0, len(ops))
+	steps := make([]store.Op, 0, len(ops))
 	dead := make([]bool, 0, len(ops))
 	// open is the index of a key's last step while no copy has read the
 	// key since: a later write may drop it (a put, a delete, a copy to the
@@ -59,7 +59,7 @@ func Plan(ops []refine.Op, appendOK, copyOK bool) (*Writes, error) {
 	open := map[string]int{}
 	need := map[string]bool{}
 	copied := false
-	write := func(op refine.Op) {
+	write := func(op store.Op) {
 		if i, ok := open[op.Key]; ok {
 			dead[i] = true
 		}
@@ -69,14 +69,14 @@ func Plan(ops []refine.Op, appendOK, copyOK bool) (*Writes, error) {
 	for _, op := range ops {
 		k := op.Key
 		switch op.Kind {
-		case refine.OpPut:
+		case store.OpPut:
 			v := concat(nil, op.Value)
 			final[k] = Entry{Value: v}
-			write(refine.Put(k, v))
-		case refine.OpDelete:
+			write(store.Put(k, v))
+		case store.OpDelete:
 			final[k] = Entry{Deleted: true}
-			write(refine.Delete(k))
-		case refine.OpAppend:
+			write(store.Delete(k))
+		case store.OpAppend:
 			e, touched := final[k]
 			switch {
 			case !touched:
@@ -89,17 +89,17 @@ func Plan(ops []refine.Op, appendOK, copyOK bool) (*Writes, error) {
 			final[k] = e
 			if i, ok := open[k]; ok {
 				switch s := steps[i]; s.Kind {
-				case refine.OpPut, refine.OpAppend:
+				case store.OpPut, store.OpAppend:
 					steps[i].Value = concat(s.Value, op.Value)
 					continue
-				case refine.OpDelete:
-					steps[i] = refine.Put(k, concat(nil, op.Value))
+				case store.OpDelete:
+					steps[i] = store.Put(k, concat(nil, op.Value))
 					continue
 				}
 			}
 			open[k] = len(steps)
-			steps, dead = append(steps, refine.Append(k, concat(nil, op.Value))), append(dead, false)
-		case refine.OpCopy:
+			steps, dead = append(steps, store.Append(k, concat(nil, op.Value))), append(dead, false)
+		case store.OpCopy:
 			copied = true
 			src, touched := final[op.From]
 			switch {
@@ -107,7 +107,7 @@ func Plan(ops []refine.Op, appendOK, copyOK bool) (*Writes, error) {
 				need[op.From] = true
 				src = Entry{Base: op.From}
 			case src.Deleted:
-				return nil, fmt.Errorf("copy %s to %s: %w: an earlier op of the commit deletes it; nothing was applied", op.From, k, refine.ErrNotFound)
+				return nil, fmt.Errorf("copy %s to %s: %w: an earlier op of the commit deletes it; nothing was applied", op.From, k, store.ErrNotFound)
 			}
 			if k == op.From {
 				continue // the key keeps its value
@@ -117,14 +117,14 @@ func Plan(ops []refine.Op, appendOK, copyOK bool) (*Writes, error) {
 			write(op)
 		}
 	}
-	w := &Writes{Final: final, Steps: make([]refine.Op, 0, len(steps))}
+	w := &Writes{Final: final, Steps: make([]store.Op, 0, len(steps))}
 	for i, s := range steps {
 		if !dead[i] {
 			w.Steps = append(w.Steps, s)
 		}
 	}
 	if !copied {
-		slices.SortFunc(w.Steps, func(a, b refine.Op) int { return strings.Compare(a.Key, b.Key) })
+		slices.SortFunc(w.Steps, func(a, b store.Op) int { return strings.Compare(a.Key, b.Key) })
 	}
 	for k := range need {
 		w.Need = append(w.Need, k)

@@ -6,42 +6,42 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 )
 
 func TestPlanSteps(t *testing.T) {
-	put, del, app, cp := refine.Put, refine.Delete, refine.Append, refine.Copy
+	put, del, app, cp := store.Put, store.Delete, store.Append, store.Copy
 	b := func(s string) []byte { return []byte(s) }
 	tests := []struct {
 		name  string
-		ops   []refine.Op
-		steps []refine.Op
+		ops   []store.Op
+		steps []store.Op
 		need  []string
 	}{
 		{"puts and deletes, sorted, last wins",
-			[]refine.Op{put("b", b("1")), del("a"), put("b", b("2"))},
-			[]refine.Op{del("a"), put("b", b("2"))}, nil},
+			[]store.Op{put("b", b("1")), del("a"), put("b", b("2"))},
+			[]store.Op{del("a"), put("b", b("2"))}, nil},
 		{"a put then appends is one put of the whole value",
-			[]refine.Op{put("a", b("x")), app("a", b("y")), app("a", b("z"))},
-			[]refine.Op{put("a", b("xyz"))}, nil},
+			[]store.Op{put("a", b("x")), app("a", b("y")), app("a", b("z"))},
+			[]store.Op{put("a", b("xyz"))}, nil},
 		{"appends to a stored key send only the new bytes, once",
-			[]refine.Op{app("j", b("1\n")), app("j", b("2\n"))},
-			[]refine.Op{app("j", b("1\n2\n"))}, nil},
+			[]store.Op{app("j", b("1\n")), app("j", b("2\n"))},
+			[]store.Op{app("j", b("1\n2\n"))}, nil},
 		{"delete then append is a put",
-			[]refine.Op{del("a"), app("a", b("n"))},
-			[]refine.Op{put("a", b("n"))}, nil},
+			[]store.Op{del("a"), app("a", b("n"))},
+			[]store.Op{put("a", b("n"))}, nil},
 		{"a copy reads its source: the put before it stays, in op order",
-			[]refine.Op{put("s", b("1")), cp("b", "s"), put("s", b("2"))},
-			[]refine.Op{put("s", b("1")), cp("b", "s"), put("s", b("2"))}, nil},
+			[]store.Op{put("s", b("1")), cp("b", "s"), put("s", b("2"))},
+			[]store.Op{put("s", b("1")), cp("b", "s"), put("s", b("2"))}, nil},
 		{"a copy of an untouched key needs it stored",
-			[]refine.Op{cp("b", "s"), app("b", b("+"))},
-			[]refine.Op{cp("b", "s"), app("b", b("+"))}, []string{"s"}},
+			[]store.Op{cp("b", "s"), app("b", b("+"))},
+			[]store.Op{cp("b", "s"), app("b", b("+"))}, []string{"s"}},
 		{"a copy overwritten unread is dropped, its need stays",
-			[]refine.Op{cp("b", "s"), put("b", b("x"))},
-			[]refine.Op{put("b", b("x"))}, []string{"s"}},
+			[]store.Op{cp("b", "s"), put("b", b("x"))},
+			[]store.Op{put("b", b("x"))}, []string{"s"}},
 		{"a copy to itself writes nothing",
-			[]refine.Op{cp("s", "s")},
-			[]refine.Op{}, []string{"s"}},
+			[]store.Op{cp("s", "s")},
+			[]store.Op{}, []string{"s"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -62,14 +62,14 @@ func TestPlanSteps(t *testing.T) {
 func TestPlanRefuses(t *testing.T) {
 	tests := []struct {
 		name             string
-		ops              []refine.Op
+		ops              []store.Op
 		appendOK, copyOK bool
 		want             error
 	}{
-		{"append without the capability", []refine.Op{refine.Append("a", nil)}, false, true, refine.ErrInvalidKey},
-		{"copy without the capability", []refine.Op{refine.Copy("a", "b")}, true, false, refine.ErrInvalidKey},
-		{"copy from an invalid key", []refine.Op{refine.Copy("a", "../b")}, true, true, refine.ErrInvalidKey},
-		{"copy of a key deleted before", []refine.Op{refine.Put("b", nil), refine.Delete("b"), refine.Copy("a", "b")}, true, true, refine.ErrNotFound},
+		{"append without the capability", []store.Op{store.Append("a", nil)}, false, true, store.ErrInvalidKey},
+		{"copy without the capability", []store.Op{store.Copy("a", "b")}, true, false, store.ErrInvalidKey},
+		{"copy from an invalid key", []store.Op{store.Copy("a", "../b")}, true, true, store.ErrInvalidKey},
+		{"copy of a key deleted before", []store.Op{store.Put("b", nil), store.Delete("b"), store.Copy("a", "b")}, true, true, store.ErrNotFound},
 	}
 	for _, tc := range tests {
 		if _, err := Plan(tc.ops, tc.appendOK, tc.copyOK); !errors.Is(err, tc.want) {
@@ -94,25 +94,25 @@ func TestPlanMatchesTheContract(t *testing.T) {
 				before[k] = string(rune('A' + rng.IntN(3)))
 			}
 		}
-		ops := make([]refine.Op, 1+rng.IntN(5))
+		ops := make([]store.Op, 1+rng.IntN(5))
 		for j := range ops {
 			k := keys[rng.IntN(len(keys))]
 			v := []byte{byte('0' + j)}
 			switch rng.IntN(4) {
 			case 0:
-				ops[j] = refine.Put(k, v)
+				ops[j] = store.Put(k, v)
 			case 1:
-				ops[j] = refine.Delete(k)
+				ops[j] = store.Delete(k)
 			case 2:
-				ops[j] = refine.Append(k, v)
+				ops[j] = store.Append(k, v)
 			default:
-				ops[j] = refine.Copy(k, keys[rng.IntN(len(keys))])
+				ops[j] = store.Copy(k, keys[rng.IntN(len(keys))])
 			}
 		}
 		want, wantOK := contract(before, ops)
 		w, err := Plan(ops, true, true)
 		if err != nil {
-			if wantOK || !errors.Is(err, refine.ErrNotFound) {
+			if wantOK || !errors.Is(err, store.ErrNotFound) {
 				t.Fatalf("commit %d %v on %v: Plan = %v", i, ops, before, err)
 			}
 			continue
@@ -132,13 +132,13 @@ func TestPlanMatchesTheContract(t *testing.T) {
 		db := clone(before)
 		for _, s := range w.Steps {
 			switch s.Kind {
-			case refine.OpPut:
+			case store.OpPut:
 				db[s.Key] = string(s.Value)
-			case refine.OpDelete:
+			case store.OpDelete:
 				delete(db, s.Key)
-			case refine.OpAppend:
+			case store.OpAppend:
 				db[s.Key] += string(s.Value)
-			case refine.OpCopy:
+			case store.OpCopy:
 				if v, ok := db[s.From]; ok {
 					db[s.Key] = v
 				}
@@ -165,19 +165,19 @@ func TestPlanMatchesTheContract(t *testing.T) {
 	}
 }
 
-// contract applies ops one by one as refine.Store says; ok is false when
+// contract applies ops one by one as store.Store says; ok is false when
 // the commit fails (a copy of an absent key).
-func contract(m map[string]string, ops []refine.Op) (map[string]string, bool) {
+func contract(m map[string]string, ops []store.Op) (map[string]string, bool) {
 	m = clone(m)
 	for _, op := range ops {
 		switch op.Kind {
-		case refine.OpPut:
+		case store.OpPut:
 			m[op.Key] = string(op.Value)
-		case refine.OpDelete:
+		case store.OpDelete:
 			delete(m, op.Key)
-		case refine.OpAppend:
+		case store.OpAppend:
 			m[op.Key] += string(op.Value)
-		case refine.OpCopy:
+		case store.OpCopy:
 			v, ok := m[op.From]
 			if !ok {
 				return nil, false

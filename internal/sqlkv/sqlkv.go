@@ -29,8 +29,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/convergence"
 	"github.com/refine-spec/refine/internal/summary"
+	"github.com/refine-spec/refine/store"
 )
 
 // Lookup reads what the database holds for a session, inside the commit's
@@ -45,7 +46,7 @@ type Lookup interface {
 // CheckFolders rejects a commit that would leave a key with another key
 // below it (a file system cannot hold a file "a" and a folder "a"), judged
 // on the state the whole commit leaves. The error wraps
-// refine.ErrInvalidKey.
+// store.ErrInvalidKey.
 func CheckFolders(ctx context.Context, final Final, db Lookup) error {
 	var puts []string
 	ancestors := map[string]bool{}
@@ -107,7 +108,7 @@ func CheckFolders(ctx context.Context, final Final, db Lookup) error {
 					k = strings.TrimSuffix(p, "/")
 				}
 			}
-			return fmt.Errorf("commit %s: %w: %q is stored below it, so it is a folder; delete the keys below it in the same commit to turn it into a key", k, refine.ErrInvalidKey, b)
+			return fmt.Errorf("commit %s: %w: %q is stored below it, so it is a folder; delete the keys below it in the same commit to turn it into a key", k, store.ErrInvalidKey, b)
 		}
 	}
 	return nil
@@ -122,7 +123,7 @@ func next(s string, i int) int {
 }
 
 func conflict(parent string) error {
-	return fmt.Errorf("commit: %w: %q is a key, so nothing can be stored below it; delete it in the same commit to turn it into a folder", refine.ErrInvalidKey, parent)
+	return fmt.Errorf("commit: %w: %q is a key, so nothing can be stored below it; delete it in the same commit to turn it into a folder", store.ErrInvalidKey, parent)
 }
 
 // PrefixEnd returns the smallest string greater than every string with
@@ -181,9 +182,9 @@ func SummaryColumns(id string, raw []byte, now time.Time) Columns {
 }
 
 // Info builds a listing entry from a session row's columns.
-func (c Columns) Info(id string) refine.SessionInfo {
-	info := refine.SessionInfo{ID: id, SessionSummary: refine.SessionSummary{
-		Round: c.Round, Outcome: refine.OutcomeStatus(c.Outcome), Pending: c.Pending,
+func (c Columns) Info(id string) store.SessionInfo {
+	info := store.SessionInfo{ID: id, SessionSummary: store.SessionSummary{
+		Round: c.Round, Outcome: convergence.Outcome(c.Outcome), Pending: c.Pending,
 		Activity: c.Activity, Created: c.Created, Updated: c.Updated,
 	}}
 	if c.OpenGaps != "" && c.OpenGaps != "{}" {
@@ -193,18 +194,18 @@ func (c Columns) Info(id string) refine.SessionInfo {
 }
 
 // LockedError is the error for a session whose live lease another writer
-// holds: it wraps refine.ErrLocked and names the holder and the expiry.
+// holds: it wraps store.ErrLocked and names the holder and the expiry.
 func LockedError(pkg, id, holder string, expires time.Time) error {
-	return fmt.Errorf("%s: session %s: %w: held by %s (lease until %s, renewed while it runs); wait for that run to finish, or read it with refine status", pkg, id, refine.ErrLocked, holder, expires.UTC().Format(time.RFC3339))
+	return fmt.Errorf("%s: session %s: %w: held by %s (lease until %s, renewed while it runs); wait for that run to finish, or read it with refine status", pkg, id, store.ErrLocked, holder, expires.UTC().Format(time.RFC3339))
 }
 
 // LostError is the error a writer gets when its lease was taken over: it
-// wraps refine.ErrLocked and nothing of the commit is applied.
+// wraps store.ErrLocked and nothing of the commit is applied.
 func LostError(pkg, id, holder string) error {
 	if holder == "" {
 		holder = "nobody (the session was released or deleted)"
 	}
-	return fmt.Errorf("%s: commit to session %s: %w: this writer's lease was taken over, now held by %s; nothing was applied; open the session again with refine resume", pkg, id, refine.ErrLocked, holder)
+	return fmt.Errorf("%s: commit to session %s: %w: this writer's lease was taken over, now held by %s; nothing was applied; open the session again with refine resume", pkg, id, store.ErrLocked, holder)
 }
 
 // MaybeLostError is LostError for a writer whose previous attempt at the
@@ -214,5 +215,5 @@ func MaybeLostError(pkg, id, holder string) error {
 	if holder == "" {
 		holder = "nobody (the session was released or deleted)"
 	}
-	return fmt.Errorf("%s: commit to session %s: %w: this writer's lease was taken over while its connection was down, now held by %s; the commit may or may not have been applied; open the session again with refine resume to see", pkg, id, refine.ErrLocked, holder)
+	return fmt.Errorf("%s: commit to session %s: %w: this writer's lease was taken over while its connection was down, now held by %s; the commit may or may not have been applied; open the session again with refine resume to see", pkg, id, store.ErrLocked, holder)
 }

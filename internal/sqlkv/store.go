@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 )
 
 // Store is one session of a DB: its writer, which holds the session's
@@ -55,10 +55,10 @@ func (s *Store) usable(ctx context.Context, op string) error {
 	return nil
 }
 
-// Get returns the value at key, or an error wrapping refine.ErrNotFound.
+// Get returns the value at key, or an error wrapping store.ErrNotFound.
 func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
 	name := s.db.q.Name
-	if err := refine.ValidKey(key); err != nil {
+	if err := store.ValidKey(key); err != nil {
 		return nil, fmt.Errorf("%s: get: %w", name, err)
 	}
 	s.mu.RLock()
@@ -70,7 +70,7 @@ func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
 	if s.cache != nil {
 		if v, found, known := s.cache.Get(key); known {
 			if !found {
-				return nil, fmt.Errorf("%s: get %s in session %s: %w", name, key, s.id, refine.ErrNotFound)
+				return nil, fmt.Errorf("%s: get %s in session %s: %w", name, key, s.id, store.ErrNotFound)
 			}
 			return v, nil
 		}
@@ -82,7 +82,7 @@ func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
 		if s.cache != nil {
 			s.cache.Fill(gen, key, nil)
 		}
-		return nil, fmt.Errorf("%s: get %s in session %s: %w", name, key, s.id, refine.ErrNotFound)
+		return nil, fmt.Errorf("%s: get %s in session %s: %w", name, key, s.id, store.ErrNotFound)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: get %s in session %s: %w", name, key, s.id, err)
@@ -99,7 +99,7 @@ func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
 // List returns the keys starting with prefix, sorted by byte order.
 func (s *Store) List(ctx context.Context, prefix string) ([]string, error) {
 	name := s.db.q.Name
-	if err := refine.ValidPrefix(prefix); err != nil {
+	if err := store.ValidPrefix(prefix); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	s.mu.RLock()
@@ -146,12 +146,12 @@ func (s *Store) List(ctx context.Context, prefix string) ([]string, error) {
 }
 
 // Commit applies ops in one transaction, all or nothing. It fails with
-// refine.ErrReadOnly on a view, and with refine.ErrLocked, applying
+// store.ErrReadOnly on a view, and with store.ErrLocked, applying
 // nothing, if this writer's lease was taken over.
-func (s *Store) Commit(ctx context.Context, ops ...refine.Op) error {
+func (s *Store) Commit(ctx context.Context, ops ...store.Op) error {
 	name := s.db.q.Name
 	if s.readOnly {
-		return fmt.Errorf("%s: commit to session %s: %w: opened for reading; open the session for writing to change it", name, s.id, refine.ErrReadOnly)
+		return fmt.Errorf("%s: commit to session %s: %w: opened for reading; open the session for writing to change it", name, s.id, store.ErrReadOnly)
 	}
 	w, err := Plan(ops, s.Appends(), s.Copies())
 	if err != nil {
@@ -166,7 +166,7 @@ func (s *Store) Commit(ctx context.Context, ops ...refine.Op) error {
 	defer s.commitMu.Unlock()
 	if err := s.commitRetrying(ctx, w); err != nil {
 		s.cache.Reset() // it may have been applied after all (a failed or dropped COMMIT)
-		if errors.Is(err, refine.ErrLocked) {
+		if errors.Is(err, store.ErrLocked) {
 			return err // LostError names the session already
 		}
 		return fmt.Errorf("%s: commit to session %s%s: %w", name, s.id, s.db.q.in(), err)
@@ -175,13 +175,13 @@ func (s *Store) Commit(ctx context.Context, ops ...refine.Op) error {
 	return nil
 }
 
-// Appends reports whether Commit accepts refine.OpAppend: a writer does
-// when its Dialect has AppendEntry (refine.Appender). An append is one
+// Appends reports whether Commit accepts store.OpAppend: a writer does
+// when its Dialect has AppendEntry (store.Appender). An append is one
 // statement that adds the bytes to the stored value in the database.
 func (s *Store) Appends() bool { return !s.readOnly && s.db.q.AppendEntry != "" }
 
-// Copies reports whether Commit accepts refine.OpCopy: a writer does when
-// its Dialect has CopyEntry (refine.Copier). A copy is one statement that
+// Copies reports whether Commit accepts store.OpCopy: a writer does when
+// its Dialect has CopyEntry (store.Copier). A copy is one statement that
 // copies the value inside the database.
 func (s *Store) Copies() bool { return !s.readOnly && s.db.q.CopyEntry != "" }
 
@@ -300,25 +300,25 @@ func (s *Store) commit(ctx context.Context, w *Writes, maybe bool) (atCommit boo
 	for _, op := range w.Steps {
 		what := "write " + op.Key
 		switch op.Kind {
-		case refine.OpPut:
+		case store.OpPut:
 			stmts = append(stmts, Stmt{SQL: q.PutEntry, Args: []any{s.id, op.Key, op.Value}, What: what})
-		case refine.OpDelete:
+		case store.OpDelete:
 			stmts = append(stmts, Stmt{SQL: q.DeleteEntry, Args: []any{s.id, op.Key}, What: what})
-		case refine.OpAppend:
+		case store.OpAppend:
 			stmts = append(stmts, Stmt{SQL: q.AppendEntry, Args: []any{s.id, op.Key, op.Value}, What: "append to " + op.Key})
-		case refine.OpCopy:
+		case store.OpCopy:
 			stmts = append(stmts, Stmt{SQL: q.CopyEntry, Args: []any{s.id, op.Key, op.From}, What: "copy " + op.From + " to " + op.Key})
 		}
 	}
-	sum, touched := w.Final[refine.SummaryKey]
+	sum, touched := w.Final[store.SummaryKey]
 	if touched && !sum.Deleted && sum.Base != "" {
 		// The database worked session.json out (an append, a copy): run
 		// the writes, then read it back for the row's columns.
 		if err := tx.Batch(ctx, stmts); err != nil {
 			return false, err
 		}
-		if err := queryRow(ctx, tx, q.GetEntry, []any{s.id, refine.SummaryKey}, &sum.Value); err != nil {
-			return false, fmt.Errorf("read back %s: %w", refine.SummaryKey, err)
+		if err := queryRow(ctx, tx, q.GetEntry, []any{s.id, store.SummaryKey}, &sum.Value); err != nil {
+			return false, fmt.Errorf("read back %s: %w", store.SummaryKey, err)
 		}
 		stmts = stmts[:0]
 	}
@@ -341,7 +341,7 @@ func (s *Store) commit(ctx context.Context, w *Writes, maybe bool) (atCommit boo
 }
 
 // checkNeed fails a commit that copies a key not stored before it, with
-// an error wrapping refine.ErrNotFound. The writer's cache answers when it
+// an error wrapping store.ErrNotFound. The writer's cache answers when it
 // knows; otherwise the database does, in one query.
 func (s *Store) checkNeed(ctx context.Context, need []string, db Lookup) error {
 	var ask []string
@@ -370,7 +370,7 @@ func (s *Store) checkNeed(ctx context.Context, need []string, db Lookup) error {
 }
 
 func copyMissing(key string) error {
-	return fmt.Errorf("copy from %s: %w: it is not stored; nothing of the commit was applied; put it first, in this commit or an earlier one", key, refine.ErrNotFound)
+	return fmt.Errorf("copy from %s: %w: it is not stored; nothing of the commit was applied; put it first, in this commit or an earlier one", key, store.ErrNotFound)
 }
 
 // rowUpdate keeps the session row's summary columns in step with its

@@ -10,7 +10,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/store/fs"
 	"github.com/refine-spec/refine/store/postgres"
 	"github.com/refine-spec/refine/store/sqlite"
@@ -89,7 +89,7 @@ func Parse(s string) (URL, error) {
 }
 
 // Open opens the store u names. fsOpts apply to a folder store.
-func Open(ctx context.Context, u URL, fsOpts ...fs.Option) (refine.Backend, error) {
+func Open(ctx context.Context, u URL, fsOpts ...fs.Option) (store.Backend, error) {
 	switch u.Kind {
 	case "file":
 		return fs.OpenBackend(u.Target, fs.WithStoreOptions(fsOpts...))

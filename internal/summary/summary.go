@@ -1,4 +1,4 @@
-// Package summary reads the session summary record (refine.SummaryKey)
+// Package summary reads the session summary record (store.SummaryKey)
 // for the Backends and orders session listings the same way in each.
 package summary
 
@@ -9,7 +9,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 )
 
 // Info builds the listing entry for session id from its summary record b
@@ -18,12 +18,12 @@ import (
 // in a missing record and zero times in a present one. A record that is
 // not valid JSON is listed from the fallback, with Activity saying why,
 // so one damaged session never hides the others.
-func Info(id string, b []byte, created, updated time.Time) refine.SessionInfo {
-	info := refine.SessionInfo{ID: id}
+func Info(id string, b []byte, created, updated time.Time) store.SessionInfo {
+	info := store.SessionInfo{ID: id}
 	if b != nil {
 		if err := json.Unmarshal(b, &info.SessionSummary); err != nil {
-			info.SessionSummary = refine.SessionSummary{
-				Activity: fmt.Sprintf("%s unreadable (%v); run refine status on the session", refine.SummaryKey, err),
+			info.SessionSummary = store.SessionSummary{
+				Activity: fmt.Sprintf("%s unreadable (%v); run refine status on the session", store.SummaryKey, err),
 			}
 		}
 	}
@@ -37,9 +37,9 @@ func Info(id string, b []byte, created, updated time.Time) refine.SessionInfo {
 }
 
 // Sort orders a listing newest activity first, then by ID, as
-// refine.Backend.Sessions promises.
-func Sort(infos []refine.SessionInfo) {
-	slices.SortFunc(infos, func(a, b refine.SessionInfo) int {
+// store.Backend.Sessions promises.
+func Sort(infos []store.SessionInfo) {
+	slices.SortFunc(infos, func(a, b store.SessionInfo) int {
 		if c := b.Updated.Compare(a.Updated); c != 0 {
 			return c
 		}

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 )
 
 func TestInfo(t *testing.T) {
@@ -16,12 +16,12 @@ func TestInfo(t *testing.T) {
 	tests := []struct {
 		name string
 		raw  string // "-" for no record
-		want refine.SessionSummary
+		want store.SessionSummary
 	}{
-		{"no record", "-", refine.SessionSummary{Created: created, Updated: updated}},
+		{"no record", "-", store.SessionSummary{Created: created, Updated: updated}},
 		{"record", `{"round":3,"outcome":"PAUSED","pending":1,"open_gaps":{"HIGH":2},"created_at":"2025-02-01T00:00:00Z","updated_at":"2025-02-01T00:00:00Z","activity":"waiting"}`,
-			refine.SessionSummary{Round: 3, Outcome: "PAUSED", Pending: 1, OpenGaps: map[string]int{"HIGH": 2}, Created: rec, Updated: rec, Activity: "waiting"}},
-		{"record without times", `{"round":1}`, refine.SessionSummary{Round: 1, Created: created, Updated: updated}},
+			store.SessionSummary{Round: 3, Outcome: "PAUSED", Pending: 1, OpenGaps: map[string]int{"HIGH": 2}, Created: rec, Updated: rec, Activity: "waiting"}},
+		{"record without times", `{"round":1}`, store.SessionSummary{Round: 1, Created: created, Updated: updated}},
 	}
 	for _, tc := range tests {
 		var raw []byte
@@ -29,7 +29,7 @@ func TestInfo(t *testing.T) {
 			raw = []byte(tc.raw)
 		}
 		got := Info("s", raw, created, updated)
-		if diff := cmp.Diff(refine.SessionInfo{ID: "s", SessionSummary: tc.want}, got); diff != "" {
+		if diff := cmp.Diff(store.SessionInfo{ID: "s", SessionSummary: tc.want}, got); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
 		}
 	}
@@ -41,10 +41,10 @@ func TestInfo(t *testing.T) {
 
 func TestSort(t *testing.T) {
 	at := func(h int) time.Time { return time.Date(2025, 1, 1, h, 0, 0, 0, time.UTC) }
-	infos := []refine.SessionInfo{
-		{ID: "b", SessionSummary: refine.SessionSummary{Updated: at(1)}},
-		{ID: "c", SessionSummary: refine.SessionSummary{Updated: at(3)}},
-		{ID: "a", SessionSummary: refine.SessionSummary{Updated: at(1)}},
+	infos := []store.SessionInfo{
+		{ID: "b", SessionSummary: store.SessionSummary{Updated: at(1)}},
+		{ID: "c", SessionSummary: store.SessionSummary{Updated: at(3)}},
+		{ID: "a", SessionSummary: store.SessionSummary{Updated: at(1)}},
 	}
 	Sort(infos)
 	var ids []string

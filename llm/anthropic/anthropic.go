@@ -2,17 +2,17 @@
 // the official Go SDK (github.com/anthropics/anthropic-sdk-go).
 //
 // It places prompt-cache breakpoints where refine's prompts are stable
-// (refine.Request.Stable): the system messages become system blocks with
+// (llm.Request.Stable): the system messages become system blocks with
 // cache_control on the first and the last stable one, so a session pays
 // the whole spec and every binding decision once per role and then reads
 // them from the cache (about a tenth of the price). Token usage reports
-// cache reads and writes (refine.Usage.CachedPromptTokens and
+// cache reads and writes (llm.Usage.CachedPromptTokens and
 // CacheWriteTokens) on top of the uncached input.
 //
 // Errors are classified the way refine's other adapters do: the caller's
 // own cancellation comes back wrapped and is not transient; 408, 429, 529
 // (overloaded) and other 5xx statuses, timeouts and dropped or refused
-// connections are *refine.TransientError, with the server's Retry-After
+// connections are *llm.TransientError, with the server's Retry-After
 // hint; everything else (bad key, unknown model, rejected request) is
 // permanent. The SDK's own retries are off: the engine retries with its
 // backoff and records each retry.
@@ -31,7 +31,7 @@ import (
 	sdk "github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
 
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/validate"
 )
 
@@ -111,7 +111,7 @@ func WithMaxResponseBytes(n int) Option {
 	}
 }
 
-// Role is a refine.Role backed by the Messages API. It is safe for
+// Role is an llm.Role backed by the Messages API. It is safe for
 // concurrent use.
 type Role struct {
 	client      sdk.Client
@@ -175,13 +175,13 @@ func (r *Role) Model() string { return r.model }
 // its usage (PromptTokens counts uncached, cache-read and cache-written
 // input tokens), the model that answered and the stop reason ("stop",
 // "length", or the API's own value).
-func (r *Role) Respond(ctx context.Context, req refine.Request) (refine.Response, error) {
+func (r *Role) Respond(ctx context.Context, req llm.Request) (llm.Response, error) {
 	params, err := r.params(req)
 	if err != nil {
-		return refine.Response{}, fmt.Errorf("anthropic: %s round %d attempt %d: %w", req.Role, req.Round, req.Attempt, err)
+		return llm.Response{}, fmt.Errorf("anthropic: %s round %d attempt %d: %w", req.Role, req.Round, req.Attempt, err)
 	}
 	if err := ctx.Err(); err != nil {
-		return refine.Response{}, fmt.Errorf("anthropic: call abandoned: %w", err)
+		return llm.Response{}, fmt.Errorf("anthropic: call abandoned: %w", err)
 	}
 	call := ctx
 	limit := newBodyLimit(r.maxBytes)
@@ -198,10 +198,10 @@ func (r *Role) Respond(ctx context.Context, req refine.Request) (refine.Response
 	if tooLarge, head := limit.exceeded(); tooLarge && ctx.Err() == nil {
 		// Not parsed, so not an answer: its first bytes stand for it, above
 		// the limit, so the engine fails the attempt as WRONG_FORMAT.
-		return refine.Response{Content: string(head), Model: r.model, FinishReason: "length"}, nil
+		return llm.Response{Content: string(head), Model: r.model, FinishReason: "length"}, nil
 	}
 	if err != nil {
-		return refine.Response{}, r.classify(ctx, call, err)
+		return llm.Response{}, r.classify(ctx, call, err)
 	}
 	var text strings.Builder
 	for _, b := range msg.Content {
@@ -218,9 +218,9 @@ func (r *Role) Respond(ctx context.Context, req refine.Request) (refine.Response
 		model = r.model
 	}
 	u := msg.Usage
-	return refine.Response{
+	return llm.Response{
 		Content: content,
-		Usage: refine.Usage{
+		Usage: llm.Usage{
 			PromptTokens:       int(u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens),
 			CompletionTokens:   int(u.OutputTokens),
 			CachedPromptTokens: int(u.CacheReadInputTokens),
@@ -232,7 +232,7 @@ func (r *Role) Respond(ctx context.Context, req refine.Request) (refine.Response
 }
 
 // params maps a refine request to the Messages API's.
-func (r *Role) params(req refine.Request) (sdk.MessageNewParams, error) {
+func (r *Role) params(req llm.Request) (sdk.MessageNewParams, error) {
 	if len(req.Messages) == 0 {
 		return sdk.MessageNewParams{}, errors.New("request has no messages")
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/llm/anthropic"
 	"github.com/refine-spec/refine/llm/anthropic/anthropictest"
 )
@@ -35,8 +35,8 @@ func fakeServer(t *testing.T) *anthropictest.Server {
 
 // A request whose stable prefix is two system messages: system text with a
 // spec of 1,200 tokens, then decisions.
-func stableRequest(user string) refine.Request {
-	return refine.Request{Role: refine.Engineer, Round: 1, Attempt: 1, Stable: 2, Messages: []refine.Message{
+func stableRequest(user string) llm.Request {
+	return llm.Request{Role: llm.Engineer, Round: 1, Attempt: 1, Stable: 2, Messages: []llm.Message{
 		{Role: "system", Content: "You are the Engineer.\n\n" + strings.Repeat("spec ", 960)},
 		{Role: "system", Content: "## Decisions in force\n- DECISION-R1-001"},
 		{Role: "user", Content: user},
@@ -77,11 +77,11 @@ func TestRespondPlacesBreakpointsAndReportsCacheUsage(t *testing.T) {
 	if prefix < 1024 {
 		t.Fatalf("first call wrote %d tokens to the cache, want the stable prefix (≥ 1024)", prefix)
 	}
-	want := []refine.Usage{
+	want := []llm.Usage{
 		{PromptTokens: prefix + calls[0].Usage.InputTokens, CompletionTokens: calls[0].Usage.OutputTokens, CacheWriteTokens: prefix},
 		{PromptTokens: prefix + calls[1].Usage.InputTokens, CompletionTokens: calls[1].Usage.OutputTokens, CachedPromptTokens: prefix},
 	}
-	if diff := cmp.Diff(want, []refine.Usage{first.Usage, second.Usage}); diff != "" {
+	if diff := cmp.Diff(want, []llm.Usage{first.Usage, second.Usage}); diff != "" {
 		t.Errorf("usage (-want +got):\n%s", diff)
 	}
 }
@@ -89,7 +89,7 @@ func TestRespondPlacesBreakpointsAndReportsCacheUsage(t *testing.T) {
 func TestRespondWithoutStablePrefixSetsNoBreakpoint(t *testing.T) {
 	srv := fakeServer(t)
 	r := newRole(t, srv)
-	req := refine.Request{MaxTokens: 77, Messages: []refine.Message{{Role: "system", Content: "s"}, {Role: "user", Content: "u"}, {Role: "user", Content: "v"}}}
+	req := llm.Request{MaxTokens: 77, Messages: []llm.Message{{Role: "system", Content: "s"}, {Role: "user", Content: "u"}, {Role: "user", Content: "v"}}}
 	if _, err := r.Respond(context.Background(), req); err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestRespondErrors(t *testing.T) {
 			if err == nil {
 				t.Fatal("no error")
 			}
-			transient, after := refine.IsTransient(err)
+			transient, after := llm.IsTransient(err)
 			if transient != tt.transient || after != tt.after {
 				t.Errorf("transient %v after %v, want %v %v: %v", transient, after, tt.transient, tt.after, err)
 			}
@@ -147,7 +147,7 @@ func TestRespondNetworkAndContextErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = refused.Respond(ctx, stableRequest("u"))
-	if ok, _ := refine.IsTransient(err); !ok || !errors.Is(err, anthropic.ErrUnreachable) {
+	if ok, _ := llm.IsTransient(err); !ok || !errors.Is(err, anthropic.ErrUnreachable) {
 		t.Errorf("refused connection: %v, want transient ErrUnreachable", err)
 	}
 
@@ -165,14 +165,14 @@ func TestRespondNetworkAndContextErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = slow.Respond(ctx, stableRequest("u"))
-	if ok, _ := refine.IsTransient(err); !ok || !errors.Is(err, anthropic.ErrTimeout) || errors.Is(err, context.DeadlineExceeded) {
+	if ok, _ := llm.IsTransient(err); !ok || !errors.Is(err, anthropic.ErrTimeout) || errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("per-call timeout: %v, want transient ErrTimeout, not DeadlineExceeded", err)
 	}
 
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
 	_, err = slow.Respond(cctx, stableRequest("u"))
-	if ok, _ := refine.IsTransient(err); ok || !errors.Is(err, context.Canceled) {
+	if ok, _ := llm.IsTransient(err); ok || !errors.Is(err, context.Canceled) {
 		t.Errorf("caller's cancellation: %v, want context.Canceled, not transient", err)
 	}
 }
@@ -201,13 +201,13 @@ func TestNewAndConfigFromEnv(t *testing.T) {
 func TestRespondRejectsBadMessages(t *testing.T) {
 	srv := fakeServer(t)
 	r := newRole(t, srv)
-	for _, msgs := range [][]refine.Message{
+	for _, msgs := range [][]llm.Message{
 		nil,
 		{{Role: "system", Content: "s"}},
 		{{Role: "user", Content: "u"}, {Role: "system", Content: "s"}},
 		{{Role: "tool", Content: "t"}},
 	} {
-		if _, err := r.Respond(context.Background(), refine.Request{Messages: msgs}); err == nil || errors.As(err, new(*refine.TransientError)) {
+		if _, err := r.Respond(context.Background(), llm.Request{Messages: msgs}); err == nil || errors.As(err, new(*llm.TransientError)) {
 			t.Errorf("messages %+v: err %v, want a permanent error", msgs, err)
 		}
 	}

@@ -16,11 +16,11 @@ import (
 
 	sdk "github.com/anthropics/anthropic-sdk-go"
 
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/llm"
 )
 
 // Sentinel errors, matched with errors.Is. Transient ones come wrapped in a
-// *refine.TransientError.
+// *llm.TransientError.
 var (
 	// ErrTimeout: the call exceeded its own timeout ([WithTimeout]) or a
 	// network timeout while the caller's context was still alive.
@@ -41,7 +41,7 @@ const StatusOverloaded = 529
 const maxRetryAfter = 24 * time.Hour
 
 // StatusError is an HTTP error status of the Messages API. Role returns it
-// wrapped in a *refine.TransientError for 408, 429 and 5xx other than 501
+// wrapped in a *llm.TransientError for 408, 429 and 5xx other than 501
 // (529 overloaded included), bare otherwise.
 type StatusError struct {
 	// Code is the HTTP status code.
@@ -180,7 +180,7 @@ func retryAfter(h http.Header, now time.Time) time.Duration {
 }
 
 func transient(err error, after time.Duration) error {
-	return &refine.TransientError{Err: err, After: after}
+	return &llm.TransientError{Err: err, After: after}
 }
 
 func isTimeout(err error) bool {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/llm/anthropic"
 	"github.com/refine-spec/refine/llm/anthropic/anthropictest"
 )
@@ -20,7 +20,7 @@ func ExampleNew() {
 		fmt.Println(err)
 		return
 	}
-	req := refine.Request{Role: refine.Engineer, Stable: 1, Messages: []refine.Message{
+	req := llm.Request{Role: llm.Engineer, Stable: 1, Messages: []llm.Message{
 		{Role: "system", Content: "You are the Engineer.\n\n" + strings.Repeat("The spec. ", 500)},
 		{Role: "user", Content: "Resolve GAP-API-001."},
 	}}

@@ -1,4 +1,4 @@
-// Package langchain adapts langchaingo chat models to refine.Role.
+// Package langchain adapts langchaingo chat models to llm.Role.
 //
 // [New] wraps any [Generator] (every langchaingo llms.Model is one);
 // [NewOpenAI] and [NewOllama] build the two backends the refine CLI offers.
@@ -10,14 +10,14 @@
 // # Errors
 //
 // langchaingo never retries; the engine does, for errors that satisfy
-// refine.Transient. Respond therefore classifies every failure:
+// llm.Transient. Respond therefore classifies every failure:
 //
 //   - the caller's context done: its error, wrapped, never transient;
 //   - the per-call timeout ([WithTimeout]) exceeded while the caller's
 //     context is alive: transient, matching [ErrTimeout];
 //   - HTTP 408, 429 and 5xx (except 501): transient [*StatusError] carrying
 //     the server's Retry-After (or retry-after-ms) hint in
-//     refine.TransientError.After;
+//     llm.TransientError.After;
 //   - connection refused, reset or dropped, network timeouts: transient,
 //     matching [ErrUnreachable] or [ErrTimeout], naming the URL;
 //   - 401 and 403: permanent, telling the user to check the API key;

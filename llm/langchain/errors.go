@@ -21,11 +21,11 @@ import (
 	"github.com/tmc/langchaingo/llms/ollama"
 	"github.com/tmc/langchaingo/llms/openai"
 
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/llm"
 )
 
 // Sentinel errors, matched with errors.Is. Transient ones come wrapped in a
-// *refine.TransientError.
+// *llm.TransientError.
 var (
 	// ErrNoChoices: the backend answered without any completion. Permanent.
 	ErrNoChoices = errors.New("model returned no choices")
@@ -43,7 +43,7 @@ var (
 )
 
 // StatusError is an HTTP error status returned by the backend. Role returns
-// it wrapped in a *refine.TransientError for 408, 429 and 5xx (except 501),
+// it wrapped in a *llm.TransientError for 408, 429 and 5xx (except 501),
 // bare otherwise.
 type StatusError struct {
 	// Provider is the Role's provider label ("openai", "ollama").
@@ -51,7 +51,7 @@ type StatusError struct {
 	// Code is the HTTP status code.
 	Code int
 	// RetryAfter is the server's Retry-After hint as given, 0 when absent.
-	// The hint the engine gets (refine.TransientError.After) is capped at
+	// The hint the engine gets (llm.TransientError.After) is capped at
 	// 24 hours, and the engine waits at most its backoff cap (BackoffMax).
 	RetryAfter time.Duration
 	// Hint says what the status means and what to do about it.
@@ -292,7 +292,7 @@ func (c *classifier) withStatus(status int, sentinel, err error) error {
 }
 
 func transient(err error, after time.Duration) error {
-	return &refine.TransientError{Err: err, After: after}
+	return &llm.TransientError{Err: err, After: after}
 }
 
 func isTimeout(err error) bool {

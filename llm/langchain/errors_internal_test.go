@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/llm"
 )
 
 type timeoutErr struct{}
@@ -40,7 +40,7 @@ func TestNetworkError(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			err := c.networkError(url, tc.err)
-			if transient, _ := refine.IsTransient(err); transient != tc.transient {
+			if transient, _ := llm.IsTransient(err); transient != tc.transient {
 				t.Errorf("transient = %v, want %v (%v)", transient, tc.transient, err)
 			}
 			if tc.is != nil && !errors.Is(err, tc.is) {

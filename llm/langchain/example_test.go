@@ -9,7 +9,7 @@ import (
 
 	"github.com/tmc/langchaingo/llms"
 
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/llm/langchain"
 )
 
@@ -23,9 +23,9 @@ func ExampleNew() {
 	})
 	role := langchain.New(model, langchain.WithProvider("fake"), langchain.WithModel("m"))
 
-	resp, err := role.Respond(context.Background(), refine.Request{
-		Role: refine.Engineer, Round: 1, Attempt: 1,
-		Messages: []refine.Message{{Role: "system", Content: "…"}, {Role: "user", Content: "…"}},
+	resp, err := role.Respond(context.Background(), llm.Request{
+		Role: llm.Engineer, Round: 1, Attempt: 1,
+		Messages: []llm.Message{{Role: "system", Content: "…"}, {Role: "user", Content: "…"}},
 	})
 	fmt.Println(resp.Content, resp.Usage, err)
 	// Output: 2 messages received {12 3 0 0} <nil>
@@ -48,11 +48,11 @@ func ExampleNewOpenAI() {
 		fmt.Println(err)
 		return
 	}
-	_, err = role.Respond(context.Background(), refine.Request{
-		Role: refine.Reviewer, Round: 2, Attempt: 1,
-		Messages: []refine.Message{{Role: "user", Content: "Review."}},
+	_, err = role.Respond(context.Background(), llm.Request{
+		Role: llm.Reviewer, Round: 2, Attempt: 1,
+		Messages: []llm.Message{{Role: "user", Content: "Review."}},
 	})
-	transient, after := refine.IsTransient(err)
+	transient, after := llm.IsTransient(err)
 	fmt.Println(transient, after)
 	fmt.Println(err)
 	// Output:

@@ -13,7 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/llm/langchain"
 )
 
@@ -61,7 +61,7 @@ func TestOllamaCompletion(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Respond: %v", err)
 	}
-	want := refine.Response{Content: "## Proposal", Usage: refine.Usage{PromptTokens: 26, CompletionTokens: 9}, Model: "llama3.1"}
+	want := llm.Response{Content: "## Proposal", Usage: llm.Usage{PromptTokens: 26, CompletionTokens: 9}, Model: "llama3.1"}
 	if diff := cmp.Diff(want, resp); diff != "" {
 		t.Errorf("response (-want +got):\n%s", diff)
 	}
@@ -107,7 +107,7 @@ func TestOllamaErrors(t *testing.T) {
 			if err == nil {
 				t.Fatal("Respond succeeded; want an error")
 			}
-			transient, after := refine.IsTransient(err)
+			transient, after := llm.IsTransient(err)
 			if transient != tc.transient || after != tc.after {
 				t.Errorf("IsTransient = %v, %v; want %v, %v (err: %v)", transient, after, tc.transient, tc.after, err)
 			}
@@ -126,7 +126,7 @@ func TestOllamaPerCallTimeout(t *testing.T) {
 	if !errors.Is(err, langchain.ErrTimeout) {
 		t.Fatalf("err = %v; want ErrTimeout", err)
 	}
-	if transient, _ := refine.IsTransient(err); !transient {
+	if transient, _ := llm.IsTransient(err); !transient {
 		t.Errorf("err %v is permanent; want transient", err)
 	}
 }

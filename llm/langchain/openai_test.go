@@ -17,7 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/tmc/langchaingo/llms/openai"
 
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/llm/langchain"
 )
 
@@ -68,10 +68,10 @@ func newOpenAI(t testing.TB, base string, opts ...langchain.Option) *langchain.R
 	return r
 }
 
-func request() refine.Request {
-	return refine.Request{
-		Role: refine.Engineer, Round: 3, Attempt: 2,
-		Messages: []refine.Message{{Role: "system", Content: "You are an engineer."}, {Role: "user", Content: "Close GAP-FLOW-001."}},
+func request() llm.Request {
+	return llm.Request{
+		Role: llm.Engineer, Round: 3, Attempt: 2,
+		Messages: []llm.Message{{Role: "system", Content: "You are an engineer."}, {Role: "user", Content: "Close GAP-FLOW-001."}},
 	}
 }
 
@@ -94,7 +94,7 @@ func TestOpenAICompletion(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Respond: %v", err)
 	}
-	want := refine.Response{Content: "## Proposal\nDone.", Usage: refine.Usage{PromptTokens: 11, CompletionTokens: 7}, Model: "test-model", FinishReason: "stop"}
+	want := llm.Response{Content: "## Proposal\nDone.", Usage: llm.Usage{PromptTokens: 11, CompletionTokens: 7}, Model: "test-model", FinishReason: "stop"}
 	if diff := cmp.Diff(want, resp); diff != "" {
 		t.Errorf("response (-want +got):\n%s", diff)
 	}
@@ -156,7 +156,7 @@ func TestOpenAIRateLimitThenSuccess(t *testing.T) {
 	role := newOpenAI(t, base)
 
 	_, err := role.Respond(context.Background(), request())
-	transient, after := refine.IsTransient(err)
+	transient, after := llm.IsTransient(err)
 	if !transient || after != 2*time.Second {
 		t.Fatalf("first call: IsTransient = %v, %v; want true, 2s (err: %v)", transient, after, err)
 	}
@@ -218,7 +218,7 @@ func TestOpenAIStatusErrors(t *testing.T) {
 			if err == nil {
 				t.Fatal("Respond succeeded; want an error")
 			}
-			transient, after := refine.IsTransient(err)
+			transient, after := llm.IsTransient(err)
 			if transient != tc.transient || after != tc.after {
 				t.Errorf("IsTransient = %v, %v; want %v, %v (err: %v)", transient, after, tc.transient, tc.after, err)
 			}
@@ -259,7 +259,7 @@ func TestOpenAIPermanentBodies(t *testing.T) {
 			if !errors.Is(err, tc.sentinel) {
 				t.Fatalf("err = %v; want %v", err, tc.sentinel)
 			}
-			if transient, _ := refine.IsTransient(err); transient {
+			if transient, _ := llm.IsTransient(err); transient {
 				t.Errorf("err %v is transient; want permanent", err)
 			}
 			for _, want := range tc.contains {
@@ -300,7 +300,7 @@ func TestOpenAIPerCallTimeoutIsTransient(t *testing.T) {
 	if !errors.Is(err, langchain.ErrTimeout) {
 		t.Fatalf("err = %v; want ErrTimeout", err)
 	}
-	if transient, _ := refine.IsTransient(err); !transient {
+	if transient, _ := llm.IsTransient(err); !transient {
 		t.Errorf("err %v is permanent; want transient", err)
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
@@ -325,7 +325,7 @@ func TestOpenAIParentCancelledIsNotTransient(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v; want context.Canceled", err)
 	}
-	if transient, _ := refine.IsTransient(err); transient {
+	if transient, _ := llm.IsTransient(err); transient {
 		t.Errorf("err %v is transient; want permanent", err)
 	}
 }
@@ -339,7 +339,7 @@ func TestOpenAIParentDeadlineIsNotTransient(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, langchain.ErrTimeout) {
 		t.Fatalf("err = %v; want context.DeadlineExceeded, not ErrTimeout", err)
 	}
-	if transient, _ := refine.IsTransient(err); transient {
+	if transient, _ := llm.IsTransient(err); transient {
 		t.Errorf("err %v is transient; want permanent", err)
 	}
 }
@@ -370,7 +370,7 @@ func TestOpenAIConnectionRefused(t *testing.T) {
 	if !errors.Is(err, langchain.ErrUnreachable) {
 		t.Fatalf("err = %v; want ErrUnreachable", err)
 	}
-	if transient, _ := refine.IsTransient(err); !transient {
+	if transient, _ := llm.IsTransient(err); !transient {
 		t.Errorf("err %v is permanent; want transient", err)
 	}
 	for _, want := range []string{"openai:", base + "/chat/completions", "refused"} {
@@ -395,7 +395,7 @@ func TestOpenAIConnectionDroppedMidBody(t *testing.T) {
 	if !errors.Is(err, langchain.ErrUnreachable) {
 		t.Fatalf("err = %v; want ErrUnreachable", err)
 	}
-	if transient, _ := refine.IsTransient(err); !transient {
+	if transient, _ := llm.IsTransient(err); !transient {
 		t.Errorf("err %v is permanent; want transient", err)
 	}
 	if !strings.Contains(err.Error(), "openai: status 200") {
@@ -474,7 +474,7 @@ func TestOpenAIUntrustedCertificateIsPermanent(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "TLS certificate of "+srv.URL+"/v1/chat/completions rejected") {
 		t.Fatalf("err = %v; want a TLS error naming the URL", err)
 	}
-	if transient, _ := refine.IsTransient(err); transient {
+	if transient, _ := llm.IsTransient(err); transient {
 		t.Errorf("err %v is transient", err)
 	}
 }
@@ -492,7 +492,7 @@ func TestHostBuiltModelWithTransport(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = langchain.New(model, langchain.WithProvider("custom")).Respond(context.Background(), request())
-	if transient, after := refine.IsTransient(err); !transient || after != 5*time.Second {
+	if transient, after := llm.IsTransient(err); !transient || after != 5*time.Second {
 		t.Fatalf("IsTransient = %v, %v; want true, 5s (err: %v)", transient, after, err)
 	}
 	if !strings.HasPrefix(err.Error(), "custom: status 503") {
@@ -501,7 +501,7 @@ func TestHostBuiltModelWithTransport(t *testing.T) {
 	// Without the Transport the status survives in the text, the hint not.
 	model, _ = openai.New(openai.WithToken("sk"), openai.WithBaseURL(base))
 	_, err = langchain.New(model).Respond(context.Background(), request())
-	if transient, after := refine.IsTransient(err); !transient || after != 0 {
+	if transient, after := llm.IsTransient(err); !transient || after != 0 {
 		t.Fatalf("without Transport: IsTransient = %v, %v; want true, 0 (err: %v)", transient, after, err)
 	}
 }
@@ -517,7 +517,7 @@ func TestOpenAICachedPromptTokens(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := refine.Usage{PromptTokens: 2048, CompletionTokens: 5, CachedPromptTokens: 1920}
+	want := llm.Usage{PromptTokens: 2048, CompletionTokens: 5, CachedPromptTokens: 1920}
 	if diff := cmp.Diff(want, resp.Usage); diff != "" {
 		t.Errorf("usage (-want +got):\n%s", diff)
 	}

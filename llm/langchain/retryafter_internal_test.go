@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/llm"
 )
 
 // A Retry-After longer than refine waits is reported as the server gave
@@ -19,7 +19,7 @@ func TestLongRetryAfterIsReportedAsGiven(t *testing.T) {
 		if !strings.Contains(msg, "48h0m0s") || !strings.Contains(msg, "cap") {
 			t.Errorf("status %d: %q does not report the 48h asked for and the cap", code, msg)
 		}
-		transient, hint := refine.IsTransient(err)
+		transient, hint := llm.IsTransient(err)
 		if !transient || hint != maxRetryAfter {
 			t.Errorf("status %d: transient %v, hint %v; want the hint capped at %v", code, transient, hint, maxRetryAfter)
 		}

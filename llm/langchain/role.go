@@ -7,7 +7,7 @@ import (
 
 	"github.com/tmc/langchaingo/llms"
 
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/validate"
 )
 
@@ -25,7 +25,7 @@ func (f GeneratorFunc) GenerateContent(ctx context.Context, messages []llms.Mess
 	return f(ctx, messages, options...)
 }
 
-// Role is a refine.Role backed by a langchaingo model. It is safe for
+// Role is an llm.Role backed by a langchaingo model. It is safe for
 // concurrent use if the model is (langchaingo's HTTP clients are).
 // Create it with [New], [NewOpenAI] or [NewOllama].
 type Role struct {
@@ -152,16 +152,16 @@ func newRole(model Generator, s settings) *Role {
 // Errors: the caller's cancellation or deadline comes back wrapped (matching
 // context.Canceled or context.DeadlineExceeded) and is not transient; rate
 // limits, server errors, timeouts and dropped or refused connections are
-// *refine.TransientError, with the server's Retry-After hint when known;
+// *llm.TransientError, with the server's Retry-After hint when known;
 // everything else (bad credentials, rejected requests, malformed answers,
 // no choices) is permanent.
-func (r *Role) Respond(ctx context.Context, req refine.Request) (refine.Response, error) {
+func (r *Role) Respond(ctx context.Context, req llm.Request) (llm.Response, error) {
 	msgs, err := messages(req.Messages)
 	if err != nil {
-		return refine.Response{}, fmt.Errorf("%s: %s round %d attempt %d: %w", r.classify.provider, req.Role, req.Round, req.Attempt, err)
+		return llm.Response{}, fmt.Errorf("%s: %s round %d attempt %d: %w", r.classify.provider, req.Role, req.Round, req.Attempt, err)
 	}
 	if err := ctx.Err(); err != nil {
-		return refine.Response{}, fmt.Errorf("%s: call abandoned: %w", r.classify.provider, err)
+		return llm.Response{}, fmt.Errorf("%s: call abandoned: %w", r.classify.provider, err)
 	}
 
 	opts := make([]llms.CallOption, len(r.static), len(r.static)+1)
@@ -182,17 +182,17 @@ func (r *Role) Respond(ctx context.Context, req refine.Request) (refine.Response
 	if snap.tooLarge && ctx.Err() == nil {
 		// Not parsed, so not an answer: its first bytes stand for it, above
 		// the limit, so the engine fails the attempt as WRONG_FORMAT.
-		return refine.Response{Content: string(snap.head), Model: r.classify.model, FinishReason: "length"}, nil
+		return llm.Response{Content: string(snap.head), Model: r.classify.model, FinishReason: "length"}, nil
 	}
 	if err != nil || snap.status >= 400 || snap.err != nil || snap.bodyErr != nil {
 		// A recorded failure counts even when the library returned none:
 		// langchaingo's Ollama client ignores a 5xx with an empty body.
 		if cerr := r.classify.classify(ctx, call, snap, err); cerr != nil {
-			return refine.Response{}, cerr
+			return llm.Response{}, cerr
 		}
 	}
 	if resp == nil || len(resp.Choices) == 0 || resp.Choices[0] == nil {
-		return refine.Response{}, r.classify.withStatus(snap.status, ErrNoChoices,
+		return llm.Response{}, r.classify.withStatus(snap.status, ErrNoChoices,
 			fmt.Errorf("the backend answered %s round %d attempt %d without a completion; check the model name", req.Role, req.Round, req.Attempt))
 	}
 	choice := resp.Choices[0]
@@ -201,11 +201,11 @@ func (r *Role) Respond(ctx context.Context, req refine.Request) (refine.Response
 	}
 	// Model is the requested model: langchaingo does not report the one
 	// that answered.
-	return refine.Response{Content: choice.Content, Usage: usage(choice.GenerationInfo), Model: r.classify.model, FinishReason: choice.StopReason}, nil
+	return llm.Response{Content: choice.Content, Usage: usage(choice.GenerationInfo), Model: r.classify.model, FinishReason: choice.StopReason}, nil
 }
 
 // messages maps refine messages to langchaingo's.
-func messages(in []refine.Message) ([]llms.MessageContent, error) {
+func messages(in []llm.Message) ([]llms.MessageContent, error) {
 	if len(in) == 0 {
 		return nil, fmt.Errorf("request has no messages")
 	}
@@ -241,8 +241,8 @@ var (
 // prompt tokens included (OpenAI's automatic prompt caching). Counts come
 // untyped (int for OpenAI and Ollama, int32 for Google, float64 after a
 // JSON round trip); a missing or unusable count is 0.
-func usage(info map[string]any) refine.Usage {
-	return refine.Usage{PromptTokens: count(info, promptKeys[:]), CompletionTokens: count(info, completionKeys[:]),
+func usage(info map[string]any) llm.Usage {
+	return llm.Usage{PromptTokens: count(info, promptKeys[:]), CompletionTokens: count(info, completionKeys[:]),
 		CachedPromptTokens: count(info, cachedKeys[:])}
 }
 

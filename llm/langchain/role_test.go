@@ -12,7 +12,7 @@ import (
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/llms/openai"
 
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/llm/langchain"
 )
 
@@ -46,7 +46,7 @@ func TestRespondMapsMessagesAndOptions(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			req := request()
-			req.Messages = append(req.Messages, refine.Message{Role: "assistant", Content: "earlier"})
+			req.Messages = append(req.Messages, llm.Message{Role: "assistant", Content: "earlier"})
 			req.MaxTokens = tc.maxTokens
 			if _, err := role.Respond(context.Background(), req); err != nil {
 				t.Fatal(err)
@@ -72,7 +72,7 @@ func TestRespondRejectsBadMessages(t *testing.T) {
 		return nil, nil
 	})
 	role := langchain.New(gen, langchain.WithProvider("test"))
-	for _, msgs := range [][]refine.Message{nil, {{Role: "tool", Content: "x"}}} {
+	for _, msgs := range [][]llm.Message{nil, {{Role: "tool", Content: "x"}}} {
 		req := request()
 		req.Messages = msgs
 		_, err := role.Respond(context.Background(), req)
@@ -86,17 +86,17 @@ func TestUsageFromGenerationInfo(t *testing.T) {
 	tests := []struct {
 		name string
 		info map[string]any
-		want refine.Usage
+		want llm.Usage
 	}{
-		{name: "int (openai, ollama)", info: map[string]any{"PromptTokens": 10, "CompletionTokens": 5}, want: refine.Usage{PromptTokens: 10, CompletionTokens: 5}},
-		{name: "int32 (googleai)", info: map[string]any{"PromptTokens": int32(7), "CompletionTokens": int32(3)}, want: refine.Usage{PromptTokens: 7, CompletionTokens: 3}},
-		{name: "int64", info: map[string]any{"PromptTokens": int64(8), "CompletionTokens": int64(2)}, want: refine.Usage{PromptTokens: 8, CompletionTokens: 2}},
-		{name: "float64 (JSON)", info: map[string]any{"PromptTokens": 12.0, "CompletionTokens": float64(4)}, want: refine.Usage{PromptTokens: 12, CompletionTokens: 4}},
-		{name: "anthropic keys", info: map[string]any{"InputTokens": 9, "OutputTokens": 1}, want: refine.Usage{PromptTokens: 9, CompletionTokens: 1}},
-		{name: "missing", info: map[string]any{"TotalTokens": 99}, want: refine.Usage{}},
-		{name: "nil map", want: refine.Usage{}},
-		{name: "unusable", info: map[string]any{"PromptTokens": "ten", "CompletionTokens": -3}, want: refine.Usage{}},
-		{name: "negative float", info: map[string]any{"PromptTokens": -1.0}, want: refine.Usage{}},
+		{name: "int (openai, ollama)", info: map[string]any{"PromptTokens": 10, "CompletionTokens": 5}, want: llm.Usage{PromptTokens: 10, CompletionTokens: 5}},
+		{name: "int32 (googleai)", info: map[string]any{"PromptTokens": int32(7), "CompletionTokens": int32(3)}, want: llm.Usage{PromptTokens: 7, CompletionTokens: 3}},
+		{name: "int64", info: map[string]any{"PromptTokens": int64(8), "CompletionTokens": int64(2)}, want: llm.Usage{PromptTokens: 8, CompletionTokens: 2}},
+		{name: "float64 (JSON)", info: map[string]any{"PromptTokens": 12.0, "CompletionTokens": float64(4)}, want: llm.Usage{PromptTokens: 12, CompletionTokens: 4}},
+		{name: "anthropic keys", info: map[string]any{"InputTokens": 9, "OutputTokens": 1}, want: llm.Usage{PromptTokens: 9, CompletionTokens: 1}},
+		{name: "missing", info: map[string]any{"TotalTokens": 99}, want: llm.Usage{}},
+		{name: "nil map", want: llm.Usage{}},
+		{name: "unusable", info: map[string]any{"PromptTokens": "ten", "CompletionTokens": -3}, want: llm.Usage{}},
+		{name: "negative float", info: map[string]any{"PromptTokens": -1.0}, want: llm.Usage{}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -128,7 +128,7 @@ func TestRespondNoChoices(t *testing.T) {
 			if !errors.Is(err, langchain.ErrNoChoices) || !strings.Contains(err.Error(), "model returned no choices") {
 				t.Fatalf("err = %v; want ErrNoChoices", err)
 			}
-			if transient, _ := refine.IsTransient(err); transient {
+			if transient, _ := llm.IsTransient(err); transient {
 				t.Errorf("err %v is transient", err)
 			}
 		})
@@ -172,7 +172,7 @@ func TestClassifyLibraryErrors(t *testing.T) {
 			if err == nil {
 				t.Fatal("no error")
 			}
-			if transient, after := refine.IsTransient(err); transient != tc.transient || after != 0 {
+			if transient, after := llm.IsTransient(err); transient != tc.transient || after != 0 {
 				t.Errorf("IsTransient = %v, %v; want %v, 0 (err: %v)", transient, after, tc.transient, err)
 			}
 			if tc.is != nil && !errors.Is(err, tc.is) {
@@ -201,7 +201,7 @@ func TestRespondCancelledByGenerator(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v; want context.Canceled", err)
 	}
-	if transient, _ := refine.IsTransient(err); transient {
+	if transient, _ := llm.IsTransient(err); transient {
 		t.Errorf("err %v is transient", err)
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/llm/record"
 	"github.com/refine-spec/refine/llm/replay"
 )
@@ -20,8 +20,8 @@ func ExampleNew() {
 	}
 	defer os.RemoveAll(dir)
 
-	live := refine.RoleFunc(func(ctx context.Context, req refine.Request) (refine.Response, error) {
-		return refine.Response{Content: fmt.Sprintf("%s answer for round %d", req.Role, req.Round)}, nil
+	live := llm.RoleFunc(func(ctx context.Context, req llm.Request) (llm.Response, error) {
+		return llm.Response{Content: fmt.Sprintf("%s answer for round %d", req.Role, req.Round)}, nil
 	})
 	rec, err := record.New(live, filepath.Join(dir, "rec"))
 	if err != nil {
@@ -29,15 +29,15 @@ func ExampleNew() {
 		return
 	}
 	for round := 1; round <= 2; round++ {
-		rec.Respond(context.Background(), refine.Request{Role: refine.Engineer, Round: round, Attempt: 1})
+		rec.Respond(context.Background(), llm.Request{Role: llm.Engineer, Round: round, Attempt: 1})
 	}
-	rec.Respond(context.Background(), refine.Request{Role: refine.Reviewer, Round: 1, Attempt: 1})
+	rec.Respond(context.Background(), llm.Request{Role: llm.Reviewer, Round: 1, Attempt: 1})
 
 	entries, _ := os.ReadDir(rec.Dir())
 	for _, e := range entries {
 		fmt.Println(e.Name())
 	}
-	resp, _ := replay.Dir(rec.Dir()).Respond(context.Background(), refine.Request{Role: refine.Engineer})
+	resp, _ := replay.Dir(rec.Dir()).Respond(context.Background(), llm.Request{Role: llm.Engineer})
 	fmt.Println(resp.Content)
 	// Output:
 	// engineer-001.md

@@ -7,15 +7,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/llm/record"
 	"github.com/refine-spec/refine/validate"
 )
 
 type bigRole struct{ n int }
 
-func (b bigRole) Respond(context.Context, refine.Request) (refine.Response, error) {
-	return refine.Response{Content: strings.Repeat("x", b.n)}, nil
+func (b bigRole) Respond(context.Context, llm.Request) (llm.Response, error) {
+	return llm.Response{Content: strings.Repeat("x", b.n)}, nil
 }
 
 // An answer above the limit is recorded, and passed on, cut at the limit
@@ -26,7 +26,7 @@ func TestOversizeAnswerIsCut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, err := r.Respond(context.Background(), refine.Request{Role: refine.Engineer, Round: 1, Attempt: 1})
+	resp, err := r.Respond(context.Background(), llm.Request{Role: llm.Engineer, Round: 1, Attempt: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

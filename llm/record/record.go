@@ -22,7 +22,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/llm/replay"
 	"github.com/refine-spec/refine/validate"
 )
@@ -30,12 +30,12 @@ import (
 // Role forwards calls to an inner Role and writes each successful answer to
 // its directory. It is safe for concurrent use. Create it with [New].
 type Role struct {
-	inner    refine.Role
+	inner    llm.Role
 	dir      string
 	maxBytes int // answers are cut at maxBytes+1 bytes
 
 	mu    sync.Mutex
-	calls map[refine.RoleName]int // answers recorded so far, per role
+	calls map[llm.RoleName]int // answers recorded so far, per role
 }
 
 // Option configures a Role.
@@ -43,7 +43,7 @@ type Option func(*Role)
 
 // WithStart makes the first recorded answer of role file n+1, as if n
 // answers had already been recorded (a resumed session). n < 0 counts as 0.
-func WithStart(role refine.RoleName, n int) Option {
+func WithStart(role llm.RoleName, n int) Option {
 	return func(r *Role) { r.calls[role] = max(n, 0) }
 }
 
@@ -62,7 +62,7 @@ func WithMaxBytes(n int) Option {
 
 // New returns a Role that forwards to inner and records its answers in dir,
 // creating dir (mode 0700) if needed.
-func New(inner refine.Role, dir string, opts ...Option) (*Role, error) {
+func New(inner llm.Role, dir string, opts ...Option) (*Role, error) {
 	if inner == nil {
 		return nil, errors.New("record: nil inner Role: pass the live Role to record")
 	}
@@ -72,7 +72,7 @@ func New(inner refine.Role, dir string, opts ...Option) (*Role, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("record: creating directory %s: %w", dir, err)
 	}
-	r := &Role{inner: inner, dir: dir, maxBytes: validate.DefaultMaxOutputBytes, calls: make(map[refine.RoleName]int)}
+	r := &Role{inner: inner, dir: dir, maxBytes: validate.DefaultMaxOutputBytes, calls: make(map[llm.RoleName]int)}
 	for _, o := range opts {
 		o(r)
 	}
@@ -89,9 +89,9 @@ func New(inner refine.Role, dir string, opts ...Option) (*Role, error) {
 // preserved) and nothing is written. A failed write is returned as an error
 // and the answer is dropped, since a recording with a hole would replay
 // wrong answers.
-func (r *Role) Respond(ctx context.Context, req refine.Request) (refine.Response, error) {
+func (r *Role) Respond(ctx context.Context, req llm.Request) (llm.Response, error) {
 	if err := checkRoleName(req.Role); err != nil {
-		return refine.Response{}, err
+		return llm.Response{}, err
 	}
 	resp, err := r.inner.Respond(ctx, req)
 	if err != nil {
@@ -111,7 +111,7 @@ func (r *Role) Respond(ctx context.Context, req refine.Request) (refine.Response
 	}
 	name := replay.FileName(req.Role, n)
 	if err := writeNew(filepath.Join(r.dir, name), []byte(resp.Content)); err != nil {
-		return refine.Response{}, fmt.Errorf("record: saving the %s answer for round %d attempt %d as %s in %s: %w; free space or fix permissions, then continue with refine resume (which numbers on from the answers recorded)",
+		return llm.Response{}, fmt.Errorf("record: saving the %s answer for round %d attempt %d as %s in %s: %w; free space or fix permissions, then continue with refine resume (which numbers on from the answers recorded)",
 			req.Role, req.Round, req.Attempt, name, r.dir, err)
 	}
 	r.calls[req.Role] = max(r.calls[req.Role], n)
@@ -122,12 +122,12 @@ func (r *Role) Respond(ctx context.Context, req refine.Request) (refine.Response
 // next one is written to file calls+1, and forwards to the inner Role if it
 // implements Resume too. It implements
 // [github.com/refine-spec/refine/llm.Resumer]. calls < 0 counts as 0.
-func (r *Role) Resume(role refine.RoleName, calls int) {
+func (r *Role) Resume(role llm.RoleName, calls int) {
 	r.mu.Lock()
 	r.calls[role] = max(calls, 0)
 	r.mu.Unlock()
 	if rs, ok := r.inner.(interface {
-		Resume(refine.RoleName, int)
+		Resume(llm.RoleName, int)
 	}); ok {
 		rs.Resume(role, calls)
 	}
@@ -135,7 +135,7 @@ func (r *Role) Resume(role refine.RoleName, calls int) {
 
 // Calls returns the number of answers of role recorded so far, including
 // the ones set by [WithStart] or [Role.Resume].
-func (r *Role) Calls(role refine.RoleName) int {
+func (r *Role) Calls(role llm.RoleName) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.calls[role]
@@ -170,10 +170,10 @@ func writeNew(name string, data []byte) (err error) {
 
 // checkRoleName rejects role names that are not a single path element, so
 // that a file name built from one cannot leave the directory.
-func checkRoleName(role refine.RoleName) error {
+func checkRoleName(role llm.RoleName) error {
 	s := string(role)
 	if s == "" || strings.ContainsAny(s, `/\`) || s == "." || s == ".." || path.Clean(s) != s {
-		return fmt.Errorf("record: role name %q cannot name a file; use a plain name such as %q", s, refine.Engineer)
+		return fmt.Errorf("record: role name %q cannot name a file; use a plain name such as %q", s, llm.Engineer)
 	}
 	return nil
 }

@@ -17,18 +17,18 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/llm/record"
 	"github.com/refine-spec/refine/llm/replay"
 )
 
 // echo answers "ROLE rROUND aATTEMPT", failing attempts listed in fail.
-func echo(fail map[int]bool) refine.Role {
-	return refine.RoleFunc(func(ctx context.Context, req refine.Request) (refine.Response, error) {
+func echo(fail map[int]bool) llm.Role {
+	return llm.RoleFunc(func(ctx context.Context, req llm.Request) (llm.Response, error) {
 		if fail[req.Attempt] {
-			return refine.Response{}, &refine.TransientError{Err: errors.New("503")}
+			return llm.Response{}, &llm.TransientError{Err: errors.New("503")}
 		}
-		return refine.Response{Content: fmt.Sprintf("%s r%d a%d", req.Role, req.Round, req.Attempt), Usage: refine.Usage{PromptTokens: 1}}, nil
+		return llm.Response{Content: fmt.Sprintf("%s r%d a%d", req.Role, req.Round, req.Attempt), Usage: llm.Usage{PromptTokens: 1}}, nil
 	})
 }
 
@@ -56,16 +56,16 @@ func TestLayoutAndNumbering(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	calls := []refine.Request{
-		{Role: refine.Engineer, Round: 1, Attempt: 1},
-		{Role: refine.Reviewer, Round: 1, Attempt: 1},
-		{Role: refine.Engineer, Round: 2, Attempt: 2}, // fails: not recorded, no gap
-		{Role: refine.Engineer, Round: 2, Attempt: 3},
+	calls := []llm.Request{
+		{Role: llm.Engineer, Round: 1, Attempt: 1},
+		{Role: llm.Reviewer, Round: 1, Attempt: 1},
+		{Role: llm.Engineer, Round: 2, Attempt: 2}, // fails: not recorded, no gap
+		{Role: llm.Engineer, Round: 2, Attempt: 3},
 	}
 	for _, req := range calls {
 		resp, err := r.Respond(context.Background(), req)
 		if req.Attempt == 2 {
-			if transient, _ := refine.IsTransient(err); !transient {
+			if transient, _ := llm.IsTransient(err); !transient {
 				t.Errorf("inner transient error not preserved: %v", err)
 			}
 			continue
@@ -89,8 +89,8 @@ func TestLayoutAndNumbering(t *testing.T) {
 		assertMode(t, dir, 0o700|fs.ModeDir)
 		assertMode(t, filepath.Join(dir, "engineer-001.md"), 0o600)
 	}
-	if r.Calls(refine.Engineer) != 2 || r.Dir() != dir {
-		t.Errorf("Calls = %d, Dir = %q", r.Calls(refine.Engineer), r.Dir())
+	if r.Calls(llm.Engineer) != 2 || r.Dir() != dir {
+		t.Errorf("Calls = %d, Dir = %q", r.Calls(llm.Engineer), r.Dir())
 	}
 }
 
@@ -114,7 +114,7 @@ func TestRefusesToOverwriteAndResumes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = r.Respond(context.Background(), refine.Request{Role: refine.Engineer, Round: 1, Attempt: 1})
+	_, err = r.Respond(context.Background(), llm.Request{Role: llm.Engineer, Round: 1, Attempt: 1})
 	if err == nil || !strings.Contains(err.Error(), "engineer-001.md") || !strings.Contains(err.Error(), "refine resume") || !errors.Is(err, fs.ErrExist) {
 		t.Fatalf("err = %v; want a refusal naming the file", err)
 	}
@@ -122,15 +122,15 @@ func TestRefusesToOverwriteAndResumes(t *testing.T) {
 		t.Errorf("earlier recording changed to %q", got)
 	}
 
-	r.Resume(refine.Engineer, 1)
-	if _, err := r.Respond(context.Background(), refine.Request{Role: refine.Engineer, Round: 2, Attempt: 1}); err != nil {
+	r.Resume(llm.Engineer, 1)
+	if _, err := r.Respond(context.Background(), llm.Request{Role: llm.Engineer, Round: 2, Attempt: 1}); err != nil {
 		t.Fatal(err)
 	}
-	r2, err := record.New(echo(nil), dir, record.WithStart(refine.Engineer, 2))
+	r2, err := record.New(echo(nil), dir, record.WithStart(llm.Engineer, 2))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r2.Respond(context.Background(), refine.Request{Role: refine.Engineer, Round: 3, Attempt: 1}); err != nil {
+	if _, err := r2.Respond(context.Background(), llm.Request{Role: llm.Engineer, Round: 3, Attempt: 1}); err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]string{"engineer-001.md": "earlier run", "engineer-002.md": "engineer r2 a1", "engineer-003.md": "engineer r3 a1"}
@@ -152,7 +152,7 @@ func TestNewErrors(t *testing.T) {
 		t.Errorf("dir under a file: err = %v", err)
 	}
 	r, _ := record.New(echo(nil), t.TempDir())
-	if _, err := r.Respond(context.Background(), refine.Request{Role: "../x"}); err == nil {
+	if _, err := r.Respond(context.Background(), llm.Request{Role: "../x"}); err == nil {
 		t.Error("path-like role name accepted")
 	}
 }
@@ -171,7 +171,7 @@ func TestWriteErrorIsReturned(t *testing.T) {
 	if err := os.WriteFile(dir, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, err = r.Respond(context.Background(), refine.Request{Role: refine.Engineer, Round: 1, Attempt: 1})
+	_, err = r.Respond(context.Background(), llm.Request{Role: llm.Engineer, Round: 1, Attempt: 1})
 	if err == nil || !strings.HasPrefix(err.Error(), "record: saving the engineer answer for round 1 attempt 1 as engineer-001.md in "+dir) {
 		t.Fatalf("err = %v", err)
 	}
@@ -179,7 +179,7 @@ func TestWriteErrorIsReturned(t *testing.T) {
 	if !errors.As(err, &pathErr) {
 		t.Errorf("err %v does not wrap the OS error", err)
 	}
-	if r.Calls(refine.Engineer) != 0 {
+	if r.Calls(llm.Engineer) != 0 {
 		t.Error("numbering advanced past a failed write")
 	}
 }
@@ -191,16 +191,16 @@ func TestRecordReplayRoundTrip(t *testing.T) {
 		"reviewer-001.md": {Data: []byte("# Review 1\n")},
 		"reviewer-002.md": {Data: []byte("")},
 	}
-	seq := []refine.RoleName{refine.Engineer, refine.Reviewer, refine.Engineer, refine.Reviewer}
+	seq := []llm.RoleName{llm.Engineer, llm.Reviewer, llm.Engineer, llm.Reviewer}
 	dir := t.TempDir()
 	rec, err := record.New(replay.New(src), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	play := func(r refine.Role) []string {
+	play := func(r llm.Role) []string {
 		var out []string
 		for i, role := range seq {
-			resp, err := r.Respond(context.Background(), refine.Request{Role: role, Round: i + 1, Attempt: 1})
+			resp, err := r.Respond(context.Background(), llm.Request{Role: role, Round: i + 1, Attempt: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -231,11 +231,11 @@ func TestConcurrentRecording(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			role := refine.Engineer
+			role := llm.Engineer
 			if i%2 == 1 {
-				role = refine.Reviewer
+				role = llm.Reviewer
 			}
-			if _, err := r.Respond(context.Background(), refine.Request{Role: role, Round: i, Attempt: 1}); err != nil {
+			if _, err := r.Respond(context.Background(), llm.Request{Role: role, Round: i, Attempt: 1}); err != nil {
 				t.Error(err)
 			}
 		}()
@@ -243,7 +243,7 @@ func TestConcurrentRecording(t *testing.T) {
 	wg.Wait()
 	got := files(t, dir)
 	for i := 1; i <= n/2; i++ {
-		for _, role := range []refine.RoleName{refine.Engineer, refine.Reviewer} {
+		for _, role := range []llm.RoleName{llm.Engineer, llm.Reviewer} {
 			name := replay.FileName(role, i)
 			if !strings.HasPrefix(got[name], string(role)+" r") {
 				t.Errorf("%s = %q", name, got[name])
@@ -256,17 +256,17 @@ func TestConcurrentRecording(t *testing.T) {
 }
 
 type resumeSpy struct {
-	refine.Role
+	llm.Role
 	got int
 }
 
-func (s *resumeSpy) Resume(_ refine.RoleName, calls int) { s.got = calls }
+func (s *resumeSpy) Resume(_ llm.RoleName, calls int) { s.got = calls }
 
 func TestResumeForwardsToInner(t *testing.T) {
 	spy := &resumeSpy{Role: echo(nil)}
 	r, _ := record.New(spy, t.TempDir())
-	r.Resume(refine.Engineer, 5)
-	if spy.got != 5 || r.Calls(refine.Engineer) != 5 {
-		t.Errorf("inner got %d, Calls = %d; want 5, 5", spy.got, r.Calls(refine.Engineer))
+	r.Resume(llm.Engineer, 5)
+	if spy.got != 5 || r.Calls(llm.Engineer) != 5 {
+		t.Errorf("inner got %d, Calls = %d; want 5, 5", spy.got, r.Calls(llm.Engineer))
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing/fstest"
 
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/llm/replay"
 )
 
@@ -16,7 +16,7 @@ func ExampleNew() {
 	}
 	role := replay.New(rec, replay.WithLabel("testdata/session"))
 	for attempt := 1; attempt <= 3; attempt++ {
-		resp, err := role.Respond(context.Background(), refine.Request{Role: refine.Engineer, Round: 1, Attempt: attempt})
+		resp, err := role.Respond(context.Background(), llm.Request{Role: llm.Engineer, Round: 1, Attempt: attempt})
 		fmt.Printf("%q %v\n", resp.Content, err)
 	}
 	// Output:
@@ -31,8 +31,8 @@ func ExampleWithStart() {
 		"reviewer-001.md": {Data: []byte("review of round 1")},
 		"reviewer-002.md": {Data: []byte("review of round 2")},
 	}
-	role := replay.New(rec, replay.WithStart(refine.Reviewer, 1))
-	resp, _ := role.Respond(context.Background(), refine.Request{Role: refine.Reviewer, Round: 2, Attempt: 1})
+	role := replay.New(rec, replay.WithStart(llm.Reviewer, 1))
+	resp, _ := role.Respond(context.Background(), llm.Request{Role: llm.Reviewer, Round: 2, Attempt: 1})
 	fmt.Println(resp.Content)
 	// Output: review of round 2
 }

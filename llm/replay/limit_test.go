@@ -6,7 +6,7 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/llm/replay"
 	"github.com/refine-spec/refine/validate"
 )
@@ -23,7 +23,7 @@ func TestOversizeFileIsReadToTheLimit(t *testing.T) {
 		{[]replay.Option{replay.WithMaxBytes(100)}, 101},
 	} {
 		r := replay.New(fstest.MapFS{"engineer-001.md": {Data: []byte(big)}}, tc.opts...)
-		resp, err := r.Respond(context.Background(), refine.Request{Role: refine.Engineer, Round: 1, Attempt: 1})
+		resp, err := r.Respond(context.Background(), llm.Request{Role: llm.Engineer, Round: 1, Attempt: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

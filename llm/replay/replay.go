@@ -7,7 +7,7 @@
 // content of its n-th file; numbering is per role and follows call order.
 // Files not named ROLE-NNN.md (other extensions, notes, READMEs) are ignored.
 // Running out of files is an error naming the missing file; it matches
-// refine.ErrNoResponse (the integration step then keeps the appendix form,
+// llm.ErrNoResponse (the integration step then keeps the appendix form,
 // so recordings made before it keep working).
 //
 // The layout is the one [github.com/refine-spec/refine/llm/record] writes,
@@ -36,7 +36,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/validate"
 )
 
@@ -48,7 +48,7 @@ type Role struct {
 	maxBytes int // a file is read up to maxBytes+1 bytes
 
 	mu    sync.Mutex
-	calls map[refine.RoleName]int // calls served so far, per role
+	calls map[llm.RoleName]int // calls served so far, per role
 }
 
 // Option configures a Role.
@@ -56,7 +56,7 @@ type Option func(*Role)
 
 // WithStart makes the first call of role get file n+1, as if n calls had
 // already been made (a resumed session). n < 0 counts as 0.
-func WithStart(role refine.RoleName, n int) Option {
+func WithStart(role llm.RoleName, n int) Option {
 	return func(r *Role) { r.calls[role] = max(n, 0) }
 }
 
@@ -86,7 +86,7 @@ func New(fsys fs.FS, opts ...Option) *Role {
 	if fsys == nil {
 		panic("replay.New: nil fs.FS")
 	}
-	r := &Role{fsys: fsys, label: "the recording", maxBytes: validate.DefaultMaxOutputBytes, calls: make(map[refine.RoleName]int)}
+	r := &Role{fsys: fsys, label: "the recording", maxBytes: validate.DefaultMaxOutputBytes, calls: make(map[llm.RoleName]int)}
 	for _, o := range opts {
 		o(r)
 	}
@@ -101,7 +101,7 @@ func Dir(dir string, opts ...Option) *Role {
 
 // FileName returns the name of the n-th (1-based) recorded answer of role:
 // FileName("engineer", 3) is "engineer-003.md".
-func FileName(role refine.RoleName, n int) string {
+func FileName(role llm.RoleName, n int) string {
 	return fmt.Sprintf("%s-%03d.md", role, n)
 }
 
@@ -116,12 +116,12 @@ const Model = "replay"
 // call number (Call 0, a host calling directly) gets the role's next file.
 // Usage is zero: a replay spends no tokens. If the file is missing,
 // Respond returns an error naming it and does not advance.
-func (r *Role) Respond(ctx context.Context, req refine.Request) (refine.Response, error) {
+func (r *Role) Respond(ctx context.Context, req llm.Request) (llm.Response, error) {
 	if err := ctx.Err(); err != nil {
-		return refine.Response{}, fmt.Errorf("replay: %s call for round %d attempt %d: %w", req.Role, req.Round, req.Attempt, err)
+		return llm.Response{}, fmt.Errorf("replay: %s call for round %d attempt %d: %w", req.Role, req.Round, req.Attempt, err)
 	}
 	if err := checkRoleName(req.Role); err != nil {
-		return refine.Response{}, err
+		return llm.Response{}, err
 	}
 
 	r.mu.Lock()
@@ -135,20 +135,20 @@ func (r *Role) Respond(ctx context.Context, req refine.Request) (refine.Response
 	data, err := readAtMost(r.fsys, name, r.maxBytes+1)
 	if errors.Is(err, fs.ErrNotExist) {
 		have := r.count(req.Role)
-		return refine.Response{}, fmt.Errorf("replay: no file %s in %s for round %d attempt %d: the recording has %d %s responses; record more or start a live run: %w (%w)",
-			name, r.label, req.Round, req.Attempt, have, req.Role, err, refine.ErrNoResponse)
+		return llm.Response{}, fmt.Errorf("replay: no file %s in %s for round %d attempt %d: the recording has %d %s responses; record more or start a live run: %w (%w)",
+			name, r.label, req.Round, req.Attempt, have, req.Role, err, llm.ErrNoResponse)
 	}
 	if err != nil {
-		return refine.Response{}, fmt.Errorf("replay: reading %s in %s for round %d attempt %d: %w", name, r.label, req.Round, req.Attempt, err)
+		return llm.Response{}, fmt.Errorf("replay: reading %s in %s for round %d attempt %d: %w", name, r.label, req.Round, req.Attempt, err)
 	}
 	r.calls[req.Role] = max(r.calls[req.Role], n)
-	return refine.Response{Content: string(data), Model: Model}, nil
+	return llm.Response{Content: string(data), Model: Model}, nil
 }
 
 // Resume sets the number of calls role has already made, so that the next
 // call gets file calls+1. It implements
 // [github.com/refine-spec/refine/llm.Resumer]. calls < 0 counts as 0.
-func (r *Role) Resume(role refine.RoleName, calls int) {
+func (r *Role) Resume(role llm.RoleName, calls int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.calls[role] = max(calls, 0)
@@ -156,7 +156,7 @@ func (r *Role) Resume(role refine.RoleName, calls int) {
 
 // Calls returns the number of files served to role so far, including the
 // calls set by [WithStart] or [Role.Resume].
-func (r *Role) Calls(role refine.RoleName) int {
+func (r *Role) Calls(role llm.RoleName) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.calls[role]
@@ -164,7 +164,7 @@ func (r *Role) Calls(role refine.RoleName) int {
 
 // count returns how many ROLE-NNN.md files the recording holds, for error
 // messages. A directory that cannot be read counts 0.
-func (r *Role) count(role refine.RoleName) int {
+func (r *Role) count(role llm.RoleName) int {
 	entries, err := fs.ReadDir(r.fsys, ".")
 	if err != nil {
 		return 0
@@ -180,7 +180,7 @@ func (r *Role) count(role refine.RoleName) int {
 
 // isAnswerFile reports whether name is ROLE-NNN.md with NNN a positive
 // decimal number.
-func isAnswerFile(name string, role refine.RoleName) bool {
+func isAnswerFile(name string, role llm.RoleName) bool {
 	rest, ok := strings.CutPrefix(name, string(role)+"-")
 	if !ok {
 		return false
@@ -200,10 +200,10 @@ func isAnswerFile(name string, role refine.RoleName) bool {
 
 // checkRoleName rejects role names that are not a single path element, so
 // that a file name built from one cannot leave the recording.
-func checkRoleName(role refine.RoleName) error {
+func checkRoleName(role llm.RoleName) error {
 	s := string(role)
 	if s == "" || strings.ContainsAny(s, `/\`) || s == "." || s == ".." || path.Clean(s) != s {
-		return fmt.Errorf("replay: role name %q cannot name a file; use a plain name such as %q", s, refine.Engineer)
+		return fmt.Errorf("replay: role name %q cannot name a file; use a plain name such as %q", s, llm.Engineer)
 	}
 	return nil
 }

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 )
 
 // gate holds the applier before it applies a commit, from the holdAt-th
@@ -83,9 +83,9 @@ func TestReadsSeePendingCommits(t *testing.T) {
 	defer g.release()
 	ctx := context.Background()
 	first := map[string]string{"a.md": "1", "dir/b.md": "1", "f/g.md": "1", "log.md": "x", "keep.md": "k"}
-	var ops []refine.Op
+	var ops []store.Op
 	for k, v := range first {
-		ops = append(ops, refine.Put(k, []byte(v)))
+		ops = append(ops, store.Put(k, []byte(v)))
 	}
 	if err := s.Commit(ctx, ops...); err != nil {
 		t.Fatal(err)
@@ -94,18 +94,18 @@ func TestReadsSeePendingCommits(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := s.Commit(ctx,
-		refine.Put("a.md", []byte("2")),
-		refine.Delete("dir/b.md"),
-		refine.Put("dir/c.md", []byte("2")),
-		refine.Delete("f/g.md"),
-		refine.Put("f", []byte("2")), // a folder of commit 1 turned into a key
-		refine.Append("log.md", []byte("y")),
+		store.Put("a.md", []byte("2")),
+		store.Delete("dir/b.md"),
+		store.Put("dir/c.md", []byte("2")),
+		store.Delete("f/g.md"),
+		store.Put("f", []byte("2")), // a folder of commit 1 turned into a key
+		store.Append("log.md", []byte("y")),
 	); err != nil {
 		t.Fatal(err)
 	}
 	// The caller's values may change once Commit returns.
 	v := []byte("3")
-	if err := s.Commit(ctx, refine.Put("e.md", v), refine.Append("log.md", []byte("z")), refine.Put("f", []byte("3"))); err != nil {
+	if err := s.Commit(ctx, store.Put("e.md", v), store.Append("log.md", []byte("z")), store.Put("f", []byte("3"))); err != nil {
 		t.Fatal(err)
 	}
 	v[0] = 'X'
@@ -119,7 +119,7 @@ func TestReadsSeePendingCommits(t *testing.T) {
 		t.Errorf("List(dir/) = %q, %v; want [dir/c.md]", keys, err)
 	}
 	for _, key := range []string{"dir/b.md", "f/g.md", "nothing.md"} {
-		if _, err := s.Get(ctx, key); !errors.Is(err, refine.ErrNotFound) {
+		if _, err := s.Get(ctx, key); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("Get(%s) error = %v, want ErrNotFound", key, err)
 		}
 	}
@@ -127,7 +127,7 @@ func TestReadsSeePendingCommits(t *testing.T) {
 	// hold the folder f/ with f/g.md: judged by the overlay, and accepted.
 	// A key below a key no pending commit touches is refused without
 	// waiting for the files.
-	if err := s.Commit(ctx, refine.Put("keep.md/x", nil)); !errors.Is(err, refine.ErrInvalidKey) {
+	if err := s.Commit(ctx, store.Put("keep.md/x", nil)); !errors.Is(err, store.ErrInvalidKey) {
 		t.Errorf("Commit(put keep.md/x): error = %v, want ErrInvalidKey", err)
 	}
 	if diff := cmp.Diff(first, rawFiles(t, dir)); diff != "" {
@@ -138,12 +138,12 @@ func TestReadsSeePendingCommits(t *testing.T) {
 	// key, so f/h.md needs f deleted in the same commit, and the files
 	// still hold f as a folder) waits for the files, then is judged.
 	done := make(chan error, 1)
-	go func() { done <- s.Commit(ctx, refine.Put("f/h.md", nil)) }()
+	go func() { done <- s.Commit(ctx, store.Put("f/h.md", nil)) }()
 	if p := <-g.reached; p != "wait for the files" {
 		t.Fatalf("hook point %q, want the commit to wait for the files", p)
 	}
 	g.release()
-	if err := <-done; !errors.Is(err, refine.ErrInvalidKey) || !strings.Contains(err.Error(), `"f" is a key`) {
+	if err := <-done; !errors.Is(err, store.ErrInvalidKey) || !strings.Contains(err.Error(), `"f" is a key`) {
 		t.Errorf("Commit(put f/h.md) with f a pending key: error = %v, want ErrInvalidKey naming f", err)
 	}
 	if err := s.flush(); err != nil {
@@ -167,7 +167,7 @@ func TestBacklogIsBounded(t *testing.T) {
 	defer g.release()
 	ctx := context.Background()
 	put := func(i int) error {
-		return s.Commit(ctx, refine.Put("state.json", []byte(fmt.Sprint(i))), refine.Put(fmt.Sprintf("r/%d.md", i), nil))
+		return s.Commit(ctx, store.Put("state.json", []byte(fmt.Sprint(i))), store.Put(fmt.Sprintf("r/%d.md", i), nil))
 	}
 	for i := 1; i <= maxBacklogCommits; i++ {
 		if err := put(i); err != nil {
@@ -222,7 +222,7 @@ func TestApplyFailureBreaksTheStore(t *testing.T) {
 		t.Fatalf("Commit: %v", err)
 	}
 	g.waitHeld(t)
-	if err := s.Commit(ctx, refine.Put("third.md", []byte("3"))); err != nil {
+	if err := s.Commit(ctx, store.Put("third.md", []byte("3"))); err != nil {
 		t.Fatalf("Commit queued behind: %v", err)
 	}
 	g.release()
@@ -232,7 +232,7 @@ func TestApplyFailureBreaksTheStore(t *testing.T) {
 	for name, err := range map[string]error{
 		"Get":    func() error { _, err := s.Get(ctx, "state.json"); return err }(),
 		"List":   func() error { _, err := s.List(ctx, ""); return err }(),
-		"Commit": s.Commit(ctx, refine.Put("later.md", nil)),
+		"Commit": s.Commit(ctx, store.Put("later.md", nil)),
 	} {
 		if err == nil || !strings.Contains(err.Error(), "open the folder again") {
 			t.Errorf("%s after a failed apply: error = %v, want one asking to reopen", name, err)
@@ -267,7 +267,7 @@ func TestCloseAppliesTheBacklog(t *testing.T) {
 	s := mustOpen(t, dir, withHook(g.hook))
 	ctx := context.Background()
 	for i := 1; i <= 3; i++ {
-		if err := s.Commit(ctx, refine.Put("state.json", []byte(fmt.Sprint(i)))); err != nil {
+		if err := s.Commit(ctx, store.Put("state.json", []byte(fmt.Sprint(i)))); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -314,7 +314,7 @@ func TestCheckpointCoversAppliedCommitsOnly(t *testing.T) {
 	s := mustOpen(t, dir, withCheckpointThresholds(2, 1<<30), withHook(g.hook))
 	ctx := context.Background()
 	for i := 1; i <= 4; i++ {
-		ops := []refine.Op{refine.Put("state.json", []byte(fmt.Sprint(i)))}
+		ops := []store.Op{store.Put("state.json", []byte(fmt.Sprint(i)))}
 		var err error
 		if i == 2 {
 			err = commitApplied(s, ops...) // flush waits for the checkpoint too
@@ -365,7 +365,7 @@ func TestCheckpointWaitsForTheQueue(t *testing.T) {
 	}))
 	ctx := context.Background()
 	for i := 1; i <= 3; i++ {
-		if err := s.Commit(ctx, refine.Put("state.json", []byte(fmt.Sprint(i)))); err != nil {
+		if err := s.Commit(ctx, store.Put("state.json", []byte(fmt.Sprint(i)))); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -403,13 +403,13 @@ func TestBackendSeesPendingCommits(t *testing.T) {
 	}
 	defer st.(interface{ Close() error }).Close()
 	defer g.release() // before Close, which waits for the applier
-	if err := st.Commit(ctx, refine.Put(refine.SummaryKey, []byte(`{"round":1}`)), refine.Put("old.md", nil)); err != nil {
+	if err := st.Commit(ctx, store.Put(store.SummaryKey, []byte(`{"round":1}`)), store.Put("old.md", nil)); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.(*backendStore).flush(); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.Commit(ctx, refine.Put(refine.SummaryKey, []byte(`{"round":3}`)), refine.Delete("old.md"), refine.Put("new.md", nil)); err != nil {
+	if err := st.Commit(ctx, store.Put(store.SummaryKey, []byte(`{"round":3}`)), store.Delete("old.md"), store.Put("new.md", nil)); err != nil {
 		t.Fatal(err)
 	}
 	g.waitHeld(t) // commit 2 is in the log only
@@ -422,11 +422,11 @@ func TestBackendSeesPendingCommits(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer v.(interface{ Close() error }).Close()
-	if got, err := v.Get(ctx, refine.SummaryKey); err != nil || string(got) != `{"round":3}` {
+	if got, err := v.Get(ctx, store.SummaryKey); err != nil || string(got) != `{"round":3}` {
 		t.Errorf("View Get = %q, %v; want round 3", got, err)
 	}
-	if keys, err := v.List(ctx, ""); err != nil || !slices.Equal(keys, []string{"new.md", refine.SummaryKey}) {
-		t.Errorf("View List = %q, %v; want [new.md %s]", keys, err, refine.SummaryKey)
+	if keys, err := v.List(ctx, ""); err != nil || !slices.Equal(keys, []string{"new.md", store.SummaryKey}) {
+		t.Errorf("View List = %q, %v; want [new.md %s]", keys, err, store.SummaryKey)
 	}
 	// An outside reader sees the files, a commit behind.
 	ro, err := OpenReadOnly(b.Dir(id))
@@ -434,7 +434,7 @@ func TestBackendSeesPendingCommits(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ro.Close()
-	if keys, err := ro.List(ctx, ""); err != nil || !slices.Equal(keys, []string{"old.md", refine.SummaryKey}) {
+	if keys, err := ro.List(ctx, ""); err != nil || !slices.Equal(keys, []string{"old.md", store.SummaryKey}) {
 		t.Errorf("OpenReadOnly List = %q, %v; want the files as commit 1 left them", keys, err)
 	}
 }

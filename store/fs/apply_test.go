@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 )
 
 // TestReplace overwrites keys, and a planted link, both by swapping files
@@ -28,7 +28,7 @@ func TestReplace(t *testing.T) {
 			defer s.Close()
 			s.noExchange.Store(!swap)
 			ctx := context.Background()
-			if err := commitApplied(s, refine.Put("a.md", []byte("1")), refine.Put("d/b.md", []byte("1"))); err != nil {
+			if err := commitApplied(s, store.Put("a.md", []byte("1")), store.Put("d/b.md", []byte("1"))); err != nil {
 				t.Fatal(err)
 			}
 			if runtime.GOOS != "windows" {
@@ -36,7 +36,7 @@ func TestReplace(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			ops := []refine.Op{refine.Put("a.md", []byte("2")), refine.Put("d/b.md", []byte("2")), refine.Put("link.md", []byte("2"))}
+			ops := []store.Op{store.Put("a.md", []byte("2")), store.Put("d/b.md", []byte("2")), store.Put("link.md", []byte("2"))}
 			if err := commitApplied(s, ops...); err != nil {
 				t.Fatal(err)
 			}
@@ -68,7 +68,7 @@ func TestReplace(t *testing.T) {
 				t.Errorf("log folder: %d log files, %d spares; want 1 and %d", records, spares, wantSpares)
 			}
 			// The spares are rewritten by the next commit, not created anew.
-			commitVals := []refine.Op{refine.Put("a.md", []byte("3")), refine.Put("d/b.md", []byte("3"))}
+			commitVals := []store.Op{store.Put("a.md", []byte("3")), store.Put("d/b.md", []byte("3"))}
 			if err := s.Commit(ctx, commitVals...); err != nil {
 				t.Fatal(err)
 			}
@@ -106,7 +106,7 @@ func TestSpareHardLink(t *testing.T) {
 		t.Skip(err)
 	}
 	for i := range 4 {
-		if err := commitApplied(s, refine.Put("a.md", []byte{'0' + byte(i)}), refine.Put("b.md", []byte("b"))); err != nil {
+		if err := commitApplied(s, store.Put("a.md", []byte{'0' + byte(i)}), store.Put("b.md", []byte("b"))); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -11,12 +11,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/internal/sessionid"
 	"github.com/refine-spec/refine/internal/summary"
+	"github.com/refine-spec/refine/store"
 )
 
-// Backend is a refine.Backend over a root folder: each subfolder is a
+// Backend is a store.Backend over a root folder: each subfolder is a
 // session folder (as Open keeps it) and its name is the session's ID. A
 // session's writer holds the folder's lock, so one writer per session is
 // enforced across processes on the host; within the process the Backend
@@ -33,8 +33,8 @@ type Backend struct {
 }
 
 var (
-	_ refine.Backend      = (*Backend)(nil)
-	_ refine.NamedCreator = (*Backend)(nil)
+	_ store.Backend      = (*Backend)(nil)
+	_ store.NamedCreator = (*Backend)(nil)
 )
 
 // BackendOption configures OpenBackend.
@@ -47,7 +47,7 @@ func WithStoreOptions(opts ...Option) BackendOption {
 }
 
 // WithIDs sets the function Create takes new session IDs from; each must
-// pass refine.ValidSessionID. The default is the current time and random
+// pass store.ValidSessionID. The default is the current time and random
 // digits ("20250301-141502-3fa9c1").
 func WithIDs(next func() string) BackendOption {
 	return func(b *Backend) { b.ids = next }
@@ -86,28 +86,28 @@ func (b *Backend) Dir(id string) string { return filepath.Join(b.root, id) }
 
 // Create makes a new session folder under a fresh ID and returns its
 // writer.
-func (b *Backend) Create(ctx context.Context) (string, refine.Store, error) {
+func (b *Backend) Create(ctx context.Context) (string, store.Store, error) {
 	for range 10 {
 		id := b.ids()
 		st, err := b.CreateNamed(ctx, id)
-		if errors.Is(err, refine.ErrSessionExists) {
+		if errors.Is(err, store.ErrSessionExists) {
 			continue // an ID function that repeats itself; try another
 		}
 		return id, st, err
 	}
-	return "", nil, fmt.Errorf("fs: create in %s: the ID function returned taken IDs 10 times in a row: %w", b.root, refine.ErrSessionExists)
+	return "", nil, fmt.Errorf("fs: create in %s: the ID function returned taken IDs 10 times in a row: %w", b.root, store.ErrSessionExists)
 }
 
 // CreateNamed makes the session folder id and returns its writer. An
-// existing folder fails with an error wrapping refine.ErrSessionExists.
-func (b *Backend) CreateNamed(ctx context.Context, id string) (refine.Store, error) {
+// existing folder fails with an error wrapping store.ErrSessionExists.
+func (b *Backend) CreateNamed(ctx context.Context, id string) (store.Store, error) {
 	if err := b.check(ctx, "create", id); err != nil {
 		return nil, err
 	}
 	dir := b.Dir(id)
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		if errors.Is(err, iofs.ErrExist) {
-			return nil, fmt.Errorf("fs: create %s: %w; pick another ID, or open the existing session (Backend.Open)", dir, refine.ErrSessionExists)
+			return nil, fmt.Errorf("fs: create %s: %w; pick another ID, or open the existing session (Backend.Open)", dir, store.ErrSessionExists)
 		}
 		return nil, fmt.Errorf("fs: create %s: %w", dir, err)
 	}
@@ -115,9 +115,9 @@ func (b *Backend) CreateNamed(ctx context.Context, id string) (refine.Store, err
 }
 
 // Session opens session id for writing: Open on its folder. It fails with
-// refine.ErrNotFound if the folder does not exist and refine.ErrLocked
+// store.ErrNotFound if the folder does not exist and store.ErrLocked
 // while another writer, in this process or another, has it.
-func (b *Backend) Session(ctx context.Context, id string) (refine.Store, error) {
+func (b *Backend) Session(ctx context.Context, id string) (store.Store, error) {
 	if err := b.check(ctx, "session", id); err != nil {
 		return nil, err
 	}
@@ -127,14 +127,14 @@ func (b *Backend) Session(ctx context.Context, id string) (refine.Store, error) 
 	return b.open(id)
 }
 
-func (b *Backend) open(id string) (refine.Store, error) {
+func (b *Backend) open(id string) (store.Store, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
 		return nil, b.errClosed("session " + id)
 	}
 	if w, ok := b.writers[id]; ok {
-		return nil, fmt.Errorf("fs: session %s: %w: held by %s; close that writer first, or use View to read", b.Dir(id), refine.ErrLocked, w.holder)
+		return nil, fmt.Errorf("fs: session %s: %w: held by %s; close that writer first, or use View to read", b.Dir(id), store.ErrLocked, w.holder)
 	}
 	st, err := Open(b.Dir(id), b.store...)
 	if err != nil {
@@ -160,10 +160,10 @@ func (b *Backend) writer(id string) *Store {
 }
 
 // View opens session id for reading with OpenReadOnly: it takes no lock,
-// and Commit fails with refine.ErrReadOnly. While this process also has
+// and Commit fails with store.ErrReadOnly. While this process also has
 // the session's writer, the view sees every commit the writer has
 // returned, including those still on their way to the files.
-func (b *Backend) View(ctx context.Context, id string) (refine.Store, error) {
+func (b *Backend) View(ctx context.Context, id string) (store.Store, error) {
 	if err := b.check(ctx, "view", id); err != nil {
 		return nil, err
 	}
@@ -182,7 +182,7 @@ func (b *Backend) View(ctx context.Context, id string) (refine.Store, error) {
 // each one's summary record (session.json). A folder without one is listed
 // with its modification time as created and updated, and an empty
 // outcome.
-func (b *Backend) Sessions(ctx context.Context) ([]refine.SessionInfo, error) {
+func (b *Backend) Sessions(ctx context.Context) ([]store.SessionInfo, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("fs: sessions in %s: %w", b.root, err)
 	}
@@ -190,9 +190,9 @@ func (b *Backend) Sessions(ctx context.Context) ([]refine.SessionInfo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fs: sessions in %s: %w", b.root, err)
 	}
-	infos := make([]refine.SessionInfo, 0, len(entries))
+	infos := make([]store.SessionInfo, 0, len(entries))
 	for _, e := range entries {
-		if !e.IsDir() || refine.ValidSessionID(e.Name()) != nil || strings.HasPrefix(e.Name(), ".") {
+		if !e.IsDir() || store.ValidSessionID(e.Name()) != nil || strings.HasPrefix(e.Name(), ".") {
 			continue // files, links and folders that cannot be sessions
 		}
 		if err := ctx.Err(); err != nil {
@@ -221,7 +221,7 @@ func (b *Backend) Sessions(ctx context.Context) ([]refine.SessionInfo, error) {
 // the file by then.
 func (b *Backend) summary(id string) ([]byte, error) {
 	if w := b.writer(id); w != nil {
-		if p, ok := w.pendingValue(refine.SummaryKey); ok {
+		if p, ok := w.pendingValue(store.SummaryKey); ok {
 			if p.del {
 				return nil, nil
 			}
@@ -234,7 +234,7 @@ func (b *Backend) summary(id string) ([]byte, error) {
 // readSummary reads dir's summary record without following a link; nil
 // when there is none.
 func readSummary(dir string) ([]byte, error) {
-	p := filepath.Join(dir, refine.SummaryKey)
+	p := filepath.Join(dir, store.SummaryKey)
 	fi, err := os.Lstat(p)
 	if errors.Is(err, iofs.ErrNotExist) || err == nil && !fi.Mode().IsRegular() {
 		return nil, nil
@@ -250,7 +250,7 @@ func readSummary(dir string) ([]byte, error) {
 }
 
 // Delete removes session id's folder. It takes the session's lock first,
-// so it fails with refine.ErrLocked while a writer has it, then renames the
+// so it fails with store.ErrLocked while a writer has it, then renames the
 // folder out of the listing and removes it.
 func (b *Backend) Delete(ctx context.Context, id string) error {
 	if err := b.check(ctx, "delete", id); err != nil {
@@ -296,7 +296,7 @@ func (b *Backend) check(ctx context.Context, op, id string) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("fs: %s %s: %w", op, id, err)
 	}
-	if err := refine.ValidSessionID(id); err != nil {
+	if err := store.ValidSessionID(id); err != nil {
 		return fmt.Errorf("fs: %s in %s: %w", op, b.root, err)
 	}
 	b.mu.Lock()
@@ -311,11 +311,11 @@ func (b *Backend) exists(op, id string) error {
 	fi, err := os.Lstat(b.Dir(id))
 	switch {
 	case errors.Is(err, iofs.ErrNotExist):
-		return fmt.Errorf("fs: %s %s: %w: no such session folder; refine sessions --store %s lists them", op, b.Dir(id), refine.ErrNotFound, b.root)
+		return fmt.Errorf("fs: %s %s: %w: no such session folder; refine sessions --store %s lists them", op, b.Dir(id), store.ErrNotFound, b.root)
 	case err != nil:
 		return fmt.Errorf("fs: %s %s: %w", op, b.Dir(id), err)
 	case !fi.IsDir():
-		return fmt.Errorf("fs: %s %s: %w: not a folder, so not a session", op, b.Dir(id), refine.ErrNotFound)
+		return fmt.Errorf("fs: %s %s: %w: not a folder, so not a session", op, b.Dir(id), store.ErrNotFound)
 	}
 	return nil
 }
@@ -346,9 +346,9 @@ func (s *backendStore) Close() error {
 }
 
 // viewStore is a read-only session whose Commit error wraps
-// refine.ErrReadOnly.
+// store.ErrReadOnly.
 type viewStore struct{ *Store }
 
-func (v *viewStore) Commit(ctx context.Context, ops ...refine.Op) error {
-	return fmt.Errorf("fs: commit to %s: %w: opened for reading; open the session for writing to change it", v.Dir(), refine.ErrReadOnly)
+func (v *viewStore) Commit(ctx context.Context, ops ...store.Op) error {
+	return fmt.Errorf("fs: commit to %s: %w: opened for reading; open the session for writing to change it", v.Dir(), store.ErrReadOnly)
 }

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/store/fs"
 	"github.com/refine-spec/refine/storetest"
 )
@@ -27,14 +27,14 @@ func openBackend(t *testing.T, root string) *fs.Backend {
 }
 
 func TestBackendConformance(t *testing.T) {
-	storetest.TestBackend(t, func(t *testing.T) refine.Backend {
+	storetest.TestBackend(t, func(t *testing.T) store.Backend {
 		return openBackend(t, t.TempDir())
 	})
 }
 
 func TestBackendStoreConformance(t *testing.T) {
 	b := openBackend(t, t.TempDir())
-	storetest.TestStore(t, func(t *testing.T) refine.Store {
+	storetest.TestStore(t, func(t *testing.T) store.Store {
 		_, st, err := b.Create(t.Context())
 		if err != nil {
 			t.Fatal(err)
@@ -55,7 +55,7 @@ func TestBackendFolderLayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := st.Commit(ctx, refine.Put("round_001/engineer.md", []byte("e"))); err != nil {
+	if err := st.Commit(ctx, store.Put("round_001/engineer.md", []byte("e"))); err != nil {
 		t.Fatal(err)
 	}
 	st.(io.Closer).Close()
@@ -84,7 +84,7 @@ func TestBackendFolderLayout(t *testing.T) {
 	if len(infos) != 2 || infos[1].ID != "by-hand" {
 		t.Fatalf("Sessions = %+v, want the created session and by-hand", infos)
 	}
-	want := refine.SessionInfo{ID: "by-hand", SessionSummary: refine.SessionSummary{Created: mtime, Updated: mtime}}
+	want := store.SessionInfo{ID: "by-hand", SessionSummary: store.SessionSummary{Created: mtime, Updated: mtime}}
 	if diff := cmp.Diff(want, infos[1], cmp.Comparer(time.Time.Equal)); diff != "" {
 		t.Errorf("session without session.json (-want +got):\n%s", diff)
 	}
@@ -107,10 +107,10 @@ func TestBackendRefusesOutsideWriter(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer outside.Close()
-	if _, err := b.Session(ctx, id); !errors.Is(err, refine.ErrLocked) {
+	if _, err := b.Session(ctx, id); !errors.Is(err, store.ErrLocked) {
 		t.Errorf("Session while fs.Open holds the folder: error = %v, want ErrLocked", err)
 	}
-	if err := b.Delete(ctx, id); !errors.Is(err, refine.ErrLocked) {
+	if err := b.Delete(ctx, id); !errors.Is(err, store.ErrLocked) {
 		t.Errorf("Delete while fs.Open holds the folder: error = %v, want ErrLocked", err)
 	}
 }
@@ -130,7 +130,7 @@ func ExampleOpenBackend() {
 	if err != nil {
 		panic(err)
 	}
-	st.Commit(ctx, refine.Put("round_001/engineer.md", []byte("# Engineer\n")))
+	st.Commit(ctx, store.Put("round_001/engineer.md", []byte("# Engineer\n")))
 	st.(io.Closer).Close()
 
 	_, err = os.Stat(filepath.Join(root, id, "round_001", "engineer.md"))
@@ -148,7 +148,7 @@ func BenchmarkSessions1000(b *testing.B) {
 			b.Fatal(err)
 		}
 		sum := fmt.Sprintf(`{"round":%d,"outcome":"PAUSED","open_gaps":{"HIGH":1},"created_at":"2025-03-01T00:00:00Z","updated_at":"2025-03-01T%02d:%02d:00Z"}`, i%7, i/60%24, i%60)
-		if err := os.WriteFile(filepath.Join(dir, refine.SummaryKey), []byte(sum), 0o600); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, store.SummaryKey), []byte(sum), 0o600); err != nil {
 			b.Fatal(err)
 		}
 	}

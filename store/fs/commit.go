@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 )
 
 // change is one key's net effect in a commit: the last op on a key decides
@@ -24,7 +24,7 @@ type change struct {
 // and every read through this Store sees it; after any error, or a crash,
 // the folder holds either all of them or none (see the package
 // documentation for how). Invalid keys, reserved names and a key that
-// would also be a folder of other keys fail with refine.ErrInvalidKey
+// would also be a folder of other keys fail with store.ErrInvalidKey
 // before anything is written. A context cancelled before the commit point
 // stops the commit and applies nothing; after the commit point the commit
 // completes.
@@ -38,14 +38,14 @@ type change struct {
 // its record, applying it or checkpointing the log), the error says so,
 // here or at the next call, and the Store refuses further use: Close it
 // and Open the folder again, which replays the commit from the log.
-func (s *Store) Commit(ctx context.Context, ops ...refine.Op) error {
+func (s *Store) Commit(ctx context.Context, ops ...store.Op) error {
 	if s.readOnly {
 		return fmt.Errorf("fs: commit in %s: %w; open the folder with Open to write", s.dir, ErrReadOnly)
 	}
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("fs: commit: %w", err)
 	}
-	if err := refine.ValidStoreOps(ops, true, true); err != nil {
+	if err := store.ValidStoreOps(ops, true, true); err != nil {
 		return fmt.Errorf("fs: commit: %w", err)
 	}
 	s.commitMu.Lock()
@@ -127,43 +127,43 @@ func (s *Store) failed(op string, err error) error {
 // the caller's work and the bytes it hands over, and, for a key that
 // grows by small records, a new file per record. A key's value before the
 // commit may still be in the overlay. A copy of an absent key fails the
-// commit with an error wrapping refine.ErrNotFound. s.commitMu must be
+// commit with an error wrapping store.ErrNotFound. s.commitMu must be
 // held.
-func (s *Store) resolveOps(ops []refine.Op) ([]refine.Op, error) {
+func (s *Store) resolveOps(ops []store.Op) ([]store.Op, error) {
 	has := false
 	for _, op := range ops {
-		has = has || op.Kind == refine.OpAppend || op.Kind == refine.OpCopy
+		has = has || op.Kind == store.OpAppend || op.Kind == store.OpCopy
 	}
 	if !has {
 		return ops, nil
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	out := make([]refine.Op, len(ops))
+	out := make([]store.Op, len(ops))
 	staged := map[string][]byte{} // key → value as the commit so far leaves it; nil: deleted
 	current := func(key string) ([]byte, bool, error) {
 		if v, ok := staged[key]; ok {
 			return v, v != nil, nil
 		}
 		b, err := s.readLogical(key)
-		if errors.Is(err, refine.ErrNotFound) {
+		if errors.Is(err, store.ErrNotFound) {
 			return nil, false, nil
 		}
 		return b, err == nil, err
 	}
 	for i, op := range ops {
 		switch op.Kind {
-		case refine.OpPut:
+		case store.OpPut:
 			v := op.Value
 			if v == nil {
 				v = []byte{} // an empty value, not a deletion
 			}
 			staged[op.Key] = v
 			out[i] = op
-		case refine.OpDelete:
+		case store.OpDelete:
 			staged[op.Key] = nil
 			out[i] = op
-		case refine.OpAppend:
+		case store.OpAppend:
 			base, _, err := current(op.Key)
 			if err != nil {
 				return nil, fmt.Errorf("append %s: %w", op.Key, err)
@@ -171,30 +171,30 @@ func (s *Store) resolveOps(ops []refine.Op) ([]refine.Op, error) {
 			v := make([]byte, 0, len(base)+len(op.Value))
 			v = append(append(v, base...), op.Value...)
 			staged[op.Key] = v
-			out[i] = refine.Put(op.Key, v)
-		case refine.OpCopy:
+			out[i] = store.Put(op.Key, v)
+		case store.OpCopy:
 			v, ok, err := current(op.From)
 			if err != nil {
 				return nil, fmt.Errorf("copy %s to %s: %w", op.From, op.Key, err)
 			}
 			if !ok {
-				return nil, fmt.Errorf("copy %s to %s: %w", op.From, op.Key, refine.ErrNotFound)
+				return nil, fmt.Errorf("copy %s to %s: %w", op.From, op.Key, store.ErrNotFound)
 			}
 			staged[op.Key] = v
-			out[i] = refine.Put(op.Key, v)
+			out[i] = store.Put(op.Key, v)
 		}
 	}
 	return out, nil
 }
 
-func netChanges(ops []refine.Op) []change {
+func netChanges(ops []store.Op) []change {
 	last := make(map[string]int, len(ops))
 	for i, op := range ops {
 		last[op.Key] = i
 	}
 	changes := make([]change, 0, len(last))
 	for k, i := range last {
-		changes = append(changes, change{key: k, value: ops[i].Value, del: ops[i].Kind == refine.OpDelete})
+		changes = append(changes, change{key: k, value: ops[i].Value, del: ops[i].Kind == store.OpDelete})
 	}
 	sort.Slice(changes, func(i, j int) bool { return changes[i].key < changes[j].key })
 	return changes
@@ -241,7 +241,7 @@ func (s *Store) checkLayout(changes []change) error {
 			continue // removing never needs room
 		}
 		invalid := func(format string, args ...any) error {
-			return fmt.Errorf("fs: commit %s: %w: %s", c.key, refine.ErrInvalidKey, fmt.Sprintf(format, args...))
+			return fmt.Errorf("fs: commit %s: %w: %s", c.key, store.ErrInvalidKey, fmt.Sprintf(format, args...))
 		}
 		for i := strings.IndexByte(c.key, '/'); i >= 0; i = nextSlash(c.key, i) {
 			if final[c.key[:i]] {

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/store/fs"
 )
 
@@ -40,19 +40,19 @@ func crashValue(i int) string {
 // crashOps is commit i: three keys overwritten, a journal file created and
 // its predecessor deleted, and a key that is deleted and re-added (with its
 // folder pruned and recreated) on alternate commits.
-func crashOps(i int) []refine.Op {
+func crashOps(i int) []store.Op {
 	v := []byte(crashValue(i))
-	ops := []refine.Op{
-		refine.Put("state.json", v),
-		refine.Put("round/engineer.md", v),
-		refine.Put("round/attempts/engineer.md", v),
-		refine.Delete(fmt.Sprintf("journal/%d.md", i-1)),
-		refine.Put(fmt.Sprintf("journal/%d.md", i), v),
+	ops := []store.Op{
+		store.Put("state.json", v),
+		store.Put("round/engineer.md", v),
+		store.Put("round/attempts/engineer.md", v),
+		store.Delete(fmt.Sprintf("journal/%d.md", i-1)),
+		store.Put(fmt.Sprintf("journal/%d.md", i), v),
 	}
 	if i%2 == 0 {
-		ops = append(ops, refine.Put("toggle/present.md", v))
+		ops = append(ops, store.Put("toggle/present.md", v))
 	} else {
-		ops = append(ops, refine.Delete("toggle/present.md"))
+		ops = append(ops, store.Delete("toggle/present.md"))
 	}
 	return ops
 }
@@ -99,7 +99,7 @@ func TestCrashChild(t *testing.T) {
 			t.Fatalf("state.json = %q", b)
 		}
 		next = last + 1
-	} else if !errors.Is(err, refine.ErrNotFound) {
+	} else if !errors.Is(err, store.ErrNotFound) {
 		t.Fatal(err)
 	}
 	fmt.Println("ready")

@@ -8,7 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/store/fs"
 )
 
@@ -27,8 +27,8 @@ func Example() {
 
 	// One atomic commit: after a crash, both files are there or neither.
 	err = s.Commit(ctx,
-		refine.Put("round_003/engineer.md", []byte("## Gap Resolution: GAP-FLOW-001\n")),
-		refine.Put("state.json", []byte(`{"schema": 1, "round": 3}`+"\n")),
+		store.Put("round_003/engineer.md", []byte("## Gap Resolution: GAP-FLOW-001\n")),
+		store.Put("state.json", []byte(`{"schema": 1, "round": 3}`+"\n")),
 	)
 	if err != nil {
 		log.Fatal(err)
@@ -72,7 +72,7 @@ func ExampleOpenReadOnly() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	if err := earlier.Commit(ctx, refine.Put("status.md", []byte("round 3 of 10\n"))); err != nil {
+	if err := earlier.Commit(ctx, store.Put("status.md", []byte("round 3 of 10\n"))); err != nil {
 		log.Fatal(err)
 	}
 	if err := earlier.Close(); err != nil {
@@ -86,7 +86,7 @@ func ExampleOpenReadOnly() {
 	}
 	defer run.Close()
 	_, err = fs.Open(dir)
-	fmt.Println("second Open locked:", errors.Is(err, refine.ErrLocked))
+	fmt.Println("second Open locked:", errors.Is(err, store.ErrLocked))
 
 	// ...while a status command reads it without the lock.
 	view, err := fs.OpenReadOnly(dir)
@@ -99,7 +99,7 @@ func ExampleOpenReadOnly() {
 		log.Fatal(err)
 	}
 	fmt.Print(string(status))
-	err = view.Commit(ctx, refine.Put("status.md", nil))
+	err = view.Commit(ctx, store.Put("status.md", nil))
 	fmt.Println("read-only Commit:", errors.Is(err, fs.ErrReadOnly))
 	// Output:
 	// second Open locked: true

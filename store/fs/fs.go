@@ -1,4 +1,4 @@
-// Package fs is a refine.Store kept in a session folder on disk, laid out
+// Package fs is a store.Store kept in a session folder on disk, laid out
 // exactly as the keys read: key "round_003/engineer.md" is the file
 // DIR/round_003/engineer.md. Files are created 0600 and folders 0700.
 //
@@ -70,7 +70,7 @@
 // replaying older records would take the session back. Open refuses that,
 // naming the log file and the offset, as it refuses a damaged record
 // file, a missing record in the sequence or a damaged header, with an
-// error wrapping refine.ErrCorrupt, and changes nothing. Damage to the
+// error wrapping store.ErrCorrupt, and changes nothing. Damage to the
 // last frame itself cannot be told from a crash: should the disk damage
 // it silently before the next commit or checkpoint (for a session at
 // rest, that is until its next run commits) and the machine then lose
@@ -119,7 +119,7 @@
 //
 // Open takes an exclusive lock on DIR/.refine.lock, so one writer at a
 // time works on a session; a second Open, from this process or another,
-// fails with an error wrapping refine.ErrLocked. On Linux, macOS and the
+// fails with an error wrapping store.ErrLocked. On Linux, macOS and the
 // BSDs the lock is flock(2), released by the kernel when the process dies.
 // Elsewhere it is the lock file's existence; a crashed process leaves it
 // behind and the error says to delete it. OpenReadOnly takes no lock, for
@@ -127,7 +127,7 @@
 //
 // # Reserved names and links
 //
-// The store's own files all start with ".refine", which refine.ValidKey
+// The store's own files all start with ".refine", which store.ValidKey
 // reserves (in any letter case, for case-insensitive file systems), so no
 // key can name them and List never shows them. The store never follows a
 // symbolic link: List skips links, Get refuses them, a put under a linked
@@ -155,15 +155,15 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 )
 
 // ErrReadOnly is returned by Commit on a Store opened with OpenReadOnly.
-// It is refine.ErrReadOnly, so that a caller holding any refine.Store
+// It is store.ErrReadOnly, so that a caller holding any store.Store
 // matches it as it does every other Store's read-only views.
-var ErrReadOnly = refine.ErrReadOnly
+var ErrReadOnly = store.ErrReadOnly
 
-// The store's own names in the session folder. refine.ValidKey refuses
+// The store's own names in the session folder. store.ValidKey refuses
 // every name starting with ".refine", so no key can reach them;
 // TestInternalNamesAreReserved keeps it that way.
 const (
@@ -178,7 +178,7 @@ const (
 	defaultIdleDelay  = 5 * time.Millisecond
 )
 
-// Store is a refine.Store in a session folder. It is safe for concurrent
+// Store is a store.Store in a session folder. It is safe for concurrent
 // use by multiple goroutines; Close it when done to let its commits reach
 // the files, checkpoint the log, stop its background goroutine and
 // release the lock.
@@ -231,8 +231,8 @@ type Store struct {
 }
 
 var (
-	_ refine.Store = (*Store)(nil)
-	_ io.Closer    = (*Store)(nil)
+	_ store.Store = (*Store)(nil)
+	_ io.Closer   = (*Store)(nil)
 )
 
 // Option configures Open.
@@ -270,10 +270,10 @@ func NoSync() Option {
 
 // Open opens the session folder dir for reading and writing, creating it
 // (mode 0700) if it does not exist, and takes its lock. If another Store
-// holds the lock the error wraps refine.ErrLocked. Open replays the
+// holds the lock the error wraps store.ErrLocked. Open replays the
 // commits a crash left in the log and discards one whose record was not
 // completely written; if the log is damaged otherwise the error wraps
-// refine.ErrCorrupt and nothing is changed.
+// store.ErrCorrupt and nothing is changed.
 func Open(dir string, opts ...Option) (*Store, error) {
 	o := options{maxRecords: defaultMaxRecords, maxBytes: defaultMaxBytes, logSize: defaultLogSize, logLimit: logMaxSize, idleDelay: defaultIdleDelay}
 	for _, opt := range opts {
@@ -436,20 +436,20 @@ func (s *Store) usable(op string) error {
 }
 
 // Appends reports true for a writable Store: Commit accepts OpAppend
-// (refine.Appender).
+// (store.Appender).
 func (s *Store) Appends() bool { return !s.readOnly }
 
 // Copies reports true for a writable Store: Commit accepts OpCopy
-// (refine.Copier), written to the log as a put of the source's value.
+// (store.Copier), written to the log as a put of the source's value.
 func (s *Store) Copies() bool { return !s.readOnly }
 
-// Get returns the value at key, or an error wrapping refine.ErrNotFound.
+// Get returns the value at key, or an error wrapping store.ErrNotFound.
 // A symbolic link at key or on the way to it is an error, not followed.
 func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("fs: get %s: %w", key, err)
 	}
-	if err := refine.ValidKey(key); err != nil {
+	if err := store.ValidKey(key); err != nil {
 		return nil, fmt.Errorf("fs: get: %w", err)
 	}
 	s.mu.RLock()
@@ -472,7 +472,7 @@ func (s *Store) readLogical(key string) ([]byte, error) {
 	err := s.withOverlay(func(o *overlay) error {
 		if p, ok := o.lookup(key); ok {
 			if p.del {
-				return refine.ErrNotFound
+				return store.ErrNotFound
 			}
 			b = append(make([]byte, 0, len(p.value)), p.value...)
 			return nil
@@ -533,7 +533,7 @@ func (s *Store) readOnce(key string) ([]byte, error) {
 	case err != nil:
 		return nil, err
 	case blocker != "" || fi == nil || fi.IsDir():
-		return nil, refine.ErrNotFound
+		return nil, store.ErrNotFound
 	case fi.Mode()&iofs.ModeSymlink != 0:
 		return nil, linkError(key)
 	case !fi.Mode().IsRegular():
@@ -586,7 +586,7 @@ func (s *Store) List(ctx context.Context, prefix string) ([]string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("fs: list %s: %w", prefix, err)
 	}
-	if err := refine.ValidPrefix(prefix); err != nil {
+	if err := store.ValidPrefix(prefix); err != nil {
 		return nil, fmt.Errorf("fs: %w", err)
 	}
 	s.mu.RLock()
@@ -632,12 +632,12 @@ func (s *Store) list(prefix string) ([]string, error) {
 		if d.IsDir() {
 			// Skip folders that cannot hold keys (the store's own log among
 			// them: its name is reserved) and folders the prefix rules out.
-			if refine.ValidKey(p) != nil || !(strings.HasPrefix(p+"/", prefix) || strings.HasPrefix(prefix, p+"/")) {
+			if store.ValidKey(p) != nil || !(strings.HasPrefix(p+"/", prefix) || strings.HasPrefix(prefix, p+"/")) {
 				return iofs.SkipDir
 			}
 			return nil
 		}
-		if d.Type().IsRegular() && strings.HasPrefix(p, prefix) && refine.ValidKey(p) == nil {
+		if d.Type().IsRegular() && strings.HasPrefix(p, prefix) && store.ValidKey(p) == nil {
 			keys = append(keys, p)
 		}
 		return nil

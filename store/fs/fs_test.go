@@ -17,17 +17,17 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/store/fs"
 	"github.com/refine-spec/refine/storetest"
 )
 
 func TestConformance(t *testing.T) {
-	storetest.TestStore(t, func(t *testing.T) refine.Store { return open(t, t.TempDir()) })
+	storetest.TestStore(t, func(t *testing.T) store.Store { return open(t, t.TempDir()) })
 }
 
 func TestConformanceNoSync(t *testing.T) {
-	storetest.TestStore(t, func(t *testing.T) refine.Store { return open(t, t.TempDir(), fs.NoSync()) })
+	storetest.TestStore(t, func(t *testing.T) store.Store { return open(t, t.TempDir(), fs.NoSync()) })
 }
 
 // open opens dir and closes the Store when the test ends.
@@ -45,7 +45,7 @@ func open(t *testing.T, dir string, opts ...fs.Option) *fs.Store {
 	return s
 }
 
-func commit(t *testing.T, s refine.Store, ops ...refine.Op) {
+func commit(t *testing.T, s store.Store, ops ...store.Op) {
 	t.Helper()
 	if err := s.Commit(t.Context(), ops...); err != nil {
 		t.Fatalf("Commit: %v", err)
@@ -98,11 +98,11 @@ func TestLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	commit(t, s,
-		refine.Put("state.json", []byte(`{"schema": 1}`)),
-		refine.Put("round_003/engineer.md", []byte("# Engineer")),
-		refine.Put("round_003/attempts/engineer-1.md", []byte("raw")),
+		store.Put("state.json", []byte(`{"schema": 1}`)),
+		store.Put("round_003/engineer.md", []byte("# Engineer")),
+		store.Put("round_003/attempts/engineer-1.md", []byte("raw")),
 	)
-	commit(t, s, refine.Delete("round_003/attempts/engineer-1.md"))
+	commit(t, s, store.Delete("round_003/attempts/engineer-1.md"))
 	flush(t, s)
 	keys := map[string]string{
 		"state.json":            `{"schema": 1}`,
@@ -185,8 +185,8 @@ func TestPermissions(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "new", "session")
 	s := open(t, dir)
 	commit(t, s,
-		refine.Put("state.json", []byte("{}")),
-		refine.Put("round_003/attempts/engineer-1.md", []byte("raw")),
+		store.Put("state.json", []byte("{}")),
+		store.Put("round_003/attempts/engineer-1.md", []byte("raw")),
 	)
 	flush(t, s)
 	want := map[string]iofs.FileMode{
@@ -211,7 +211,7 @@ func TestPermissions(t *testing.T) {
 		t.Errorf("permissions (-want +got):\n%s", diff)
 	}
 	// A record too big for the log file goes to a record file.
-	commit(t, s, refine.Put("big.md", make([]byte, 17<<20)))
+	commit(t, s, store.Put("big.md", make([]byte, 17<<20)))
 	if fi, err := os.Stat(filepath.Join(dir, ".refine-wal", "00000000000000000002.rec")); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("record file: %v, %v; want mode 0600", fi, err)
 	}
@@ -227,7 +227,7 @@ func TestLocked(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = fs.Open(dir)
-	if !errors.Is(err, refine.ErrLocked) {
+	if !errors.Is(err, store.ErrLocked) {
 		t.Fatalf("second Open error = %v, want ErrLocked", err)
 	}
 	if !strings.Contains(err.Error(), dir) {
@@ -240,7 +240,7 @@ func TestLocked(t *testing.T) {
 		t.Errorf("second Close = %v, want nil", err)
 	}
 	s2 := open(t, dir) // the lock was released
-	commit(t, s2, refine.Put("a", []byte("1")))
+	commit(t, s2, store.Put("a", []byte("1")))
 }
 
 // TestLockChild is the child of TestLockedAcrossProcesses: it holds the
@@ -263,7 +263,7 @@ func TestLockedAcrossProcesses(t *testing.T) {
 	dir := t.TempDir()
 	child := startChild(t, "TestLockChild", "REFINE_FS_LOCK_DIR="+dir)
 	_, err := fs.Open(dir)
-	if !errors.Is(err, refine.ErrLocked) {
+	if !errors.Is(err, store.ErrLocked) {
 		t.Fatalf("Open while another process holds the folder: error = %v, want ErrLocked", err)
 	}
 	if want := fmt.Sprintf("process %d holds", child.cmd.Process.Pid); !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), dir) {
@@ -332,7 +332,7 @@ func startChild(t *testing.T, name string, env ...string) *childProcess {
 func TestReadOnly(t *testing.T) {
 	dir := t.TempDir()
 	w := open(t, dir)
-	commit(t, w, refine.Put("state.json", []byte("v1")))
+	commit(t, w, store.Put("state.json", []byte("v1")))
 	// A reader without the writer's overlay sees a commit once it is
 	// applied to the files.
 	flush(t, w)
@@ -346,7 +346,7 @@ func TestReadOnly(t *testing.T) {
 	if got, err := ro.Get(ctx, "state.json"); err != nil || string(got) != "v1" {
 		t.Errorf("read-only Get = %q, %v; want v1", got, err)
 	}
-	commit(t, w, refine.Put("state.json", []byte("v2")), refine.Put("round_001/summary.md", []byte("s")))
+	commit(t, w, store.Put("state.json", []byte("v2")), store.Put("round_001/summary.md", []byte("s")))
 	flush(t, w)
 	if got, err := ro.Get(ctx, "state.json"); err != nil || string(got) != "v2" {
 		t.Errorf("read-only Get after a commit = %q, %v; want v2", got, err)
@@ -354,8 +354,8 @@ func TestReadOnly(t *testing.T) {
 	if keys, err := ro.List(ctx, ""); err != nil || !cmp.Equal(keys, []string{"round_001/summary.md", "state.json"}) {
 		t.Errorf("read-only List = %q, %v", keys, err)
 	}
-	err = ro.Commit(ctx, refine.Put("state.json", []byte("v3")))
-	if !errors.Is(err, fs.ErrReadOnly) || !errors.Is(err, refine.ErrReadOnly) {
+	err = ro.Commit(ctx, store.Put("state.json", []byte("v3")))
+	if !errors.Is(err, fs.ErrReadOnly) || !errors.Is(err, store.ErrReadOnly) {
 		t.Errorf("read-only Commit error = %v, want fs.ErrReadOnly and refine.ErrReadOnly (#24)", err)
 	}
 	if got, _ := w.Get(ctx, "state.json"); string(got) != "v2" {
@@ -379,21 +379,21 @@ func TestReservedKeys(t *testing.T) {
 		".refine.lock", ".refine-wal/00000000000000000001.rec", ".refine-wal/checkpoint", ".refine-x",
 		".REFINE.lock", ".Refine-wal", ".refinery/notes.md",
 	} {
-		if _, err := s.Get(ctx, key); !errors.Is(err, refine.ErrInvalidKey) {
+		if _, err := s.Get(ctx, key); !errors.Is(err, store.ErrInvalidKey) {
 			t.Errorf("Get(%q) error = %v, want ErrInvalidKey", key, err)
 		}
-		if err := s.Commit(ctx, refine.Put(key, []byte("x"))); !errors.Is(err, refine.ErrInvalidKey) {
+		if err := s.Commit(ctx, store.Put(key, []byte("x"))); !errors.Is(err, store.ErrInvalidKey) {
 			t.Errorf("Commit(put %q) error = %v, want ErrInvalidKey", key, err)
 		}
-		if err := s.Commit(ctx, refine.Delete(key)); !errors.Is(err, refine.ErrInvalidKey) {
+		if err := s.Commit(ctx, store.Delete(key)); !errors.Is(err, store.ErrInvalidKey) {
 			t.Errorf("Commit(delete %q) error = %v, want ErrInvalidKey", key, err)
 		}
 	}
 	// Only the first segment is reserved, and only names starting .refine.
-	commit(t, s, refine.Put("x/.refine-notes", []byte("1")), refine.Put("refine.md", []byte("2")), refine.Put(".git/x", []byte("3")))
+	commit(t, s, store.Put("x/.refine-notes", []byte("1")), store.Put("refine.md", []byte("2")), store.Put(".git/x", []byte("3")))
 	// A reserved prefix is an invalid prefix: no key can start with it.
 	for _, prefix := range []string{".refine", ".refine-wal/", ".refine.lock", ".REFINE-wal/", ".Refine"} {
-		if keys, err := s.List(ctx, prefix); !errors.Is(err, refine.ErrInvalidKey) {
+		if keys, err := s.List(ctx, prefix); !errors.Is(err, store.ErrInvalidKey) {
 			t.Errorf("List(%q) = %q, %v; want ErrInvalidKey", prefix, keys, err)
 		}
 	}
@@ -428,7 +428,7 @@ func TestSymlinksNotFollowed(t *testing.T) {
 	}
 	dir := t.TempDir()
 	s := open(t, dir)
-	commit(t, s, refine.Put("real/file.md", []byte("ok")))
+	commit(t, s, store.Put("real/file.md", []byte("ok")))
 	flush(t, s)
 	// Links planted in the folder, as an agent with file tools might.
 	for link, target := range map[string]string{
@@ -462,13 +462,13 @@ func TestSymlinksNotFollowed(t *testing.T) {
 		}
 	}
 	// Writing below a linked folder fails and writes nothing outside.
-	if err := s.Commit(ctx, refine.Put("linkdir/new.md", []byte("x"))); err == nil {
+	if err := s.Commit(ctx, store.Put("linkdir/new.md", []byte("x"))); err == nil {
 		t.Error("Commit(put linkdir/new.md) succeeded through a link")
 	}
 	// Deleting below a linked folder does not delete outside.
-	commit(t, s, refine.Delete("linkdir/secret.txt"))
+	commit(t, s, store.Delete("linkdir/secret.txt"))
 	// A put at a link replaces the link; a delete removes the link only.
-	commit(t, s, refine.Put("leak.md", []byte("replaced")), refine.Delete("real/relative.md"))
+	commit(t, s, store.Put("leak.md", []byte("replaced")), store.Delete("real/relative.md"))
 	flush(t, s)
 	if diff := cmp.Diff(map[string]string{"secret.txt": "SECRET", "sub/": ""}, tree(t, outside)); diff != "" {
 		t.Errorf("folder outside the store changed (-want +got):\n%s", diff)
@@ -481,7 +481,7 @@ func TestSymlinksNotFollowed(t *testing.T) {
 func TestIgnoresFilesThatAreNotKeys(t *testing.T) {
 	dir := t.TempDir()
 	s := open(t, dir)
-	commit(t, s, refine.Put("notes/a.md", []byte("a")))
+	commit(t, s, store.Put("notes/a.md", []byte("a")))
 	flush(t, s)
 	for _, name := range []string{"notes/draft copy.md", "notes/caf\u00e9.md"} {
 		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(name)), []byte("x"), 0o600); err != nil {
@@ -495,7 +495,7 @@ func TestIgnoresFilesThatAreNotKeys(t *testing.T) {
 	if err != nil || !cmp.Equal(keys, []string{"notes/a.md"}) {
 		t.Errorf("List = %q, %v; want only the valid key", keys, err)
 	}
-	if _, err := s.Get(t.Context(), "empty"); !errors.Is(err, refine.ErrNotFound) {
+	if _, err := s.Get(t.Context(), "empty"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("Get(a folder) error = %v, want ErrNotFound", err)
 	}
 }
@@ -503,25 +503,25 @@ func TestIgnoresFilesThatAreNotKeys(t *testing.T) {
 func TestPutReplacesEmptiedFolder(t *testing.T) {
 	dir := t.TempDir()
 	s := open(t, dir)
-	commit(t, s, refine.Put("doc/a/b.md", []byte("1")))
+	commit(t, s, store.Put("doc/a/b.md", []byte("1")))
 	flush(t, s)
 	// Folders with no keys in them do not stop a key taking the folder's place.
 	if err := os.MkdirAll(filepath.Join(dir, "doc", "empty", "deeper"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	commit(t, s, refine.Delete("doc/a/b.md"), refine.Put("doc", []byte("now a key")))
+	commit(t, s, store.Delete("doc/a/b.md"), store.Put("doc", []byte("now a key")))
 	flush(t, s)
 	if diff := cmp.Diff(map[string]string{"doc": "now a key"}, userTree(t, dir)); diff != "" {
 		t.Errorf("folder (-want +got):\n%s", diff)
 	}
 	// A file that is not a key still blocks it.
-	commit(t, s, refine.Delete("doc"), refine.Put("dir/k.md", []byte("k")))
+	commit(t, s, store.Delete("doc"), store.Put("dir/k.md", []byte("k")))
 	flush(t, s)
 	if err := os.WriteFile(filepath.Join(dir, "dir", "not a key.txt"), []byte("x"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	err := s.Commit(t.Context(), refine.Delete("dir/k.md"), refine.Put("dir", []byte("x")))
-	if !errors.Is(err, refine.ErrInvalidKey) || !strings.Contains(err.Error(), "not a key.txt") {
+	err := s.Commit(t.Context(), store.Delete("dir/k.md"), store.Put("dir", []byte("x")))
+	if !errors.Is(err, store.ErrInvalidKey) || !strings.Contains(err.Error(), "not a key.txt") {
 		t.Errorf("Commit over a folder holding a stray file: error = %v, want ErrInvalidKey naming the file", err)
 	}
 	if got, err := s.Get(t.Context(), "dir/k.md"); err != nil || string(got) != "k" {
@@ -540,7 +540,7 @@ func TestClosed(t *testing.T) {
 	ctx := t.Context()
 	_, getErr := s.Get(ctx, "a")
 	_, listErr := s.List(ctx, "")
-	commitErr := s.Commit(ctx, refine.Put("a", nil))
+	commitErr := s.Commit(ctx, store.Put("a", nil))
 	for name, err := range map[string]error{"Get": getErr, "List": listErr, "Commit": commitErr} {
 		if err == nil || !strings.Contains(err.Error(), "closed") {
 			t.Errorf("%s after Close: error = %v, want one saying the store is closed", name, err)
@@ -551,7 +551,7 @@ func TestClosed(t *testing.T) {
 func TestErrorsNameTheKey(t *testing.T) {
 	s := open(t, t.TempDir())
 	ctx := t.Context()
-	commit(t, s, refine.Put("round_003/engineer.md", []byte("x")))
+	commit(t, s, store.Put("round_003/engineer.md", []byte("x")))
 	_, getErr := s.Get(ctx, "round_003/reviewer.md")
 	tests := []struct {
 		name string
@@ -559,8 +559,8 @@ func TestErrorsNameTheKey(t *testing.T) {
 		want string
 	}{
 		{"get absent", getErr, "fs: get round_003/reviewer.md: not found"},
-		{"key under a key", s.Commit(ctx, refine.Put("round_003/engineer.md/x", nil)), `fs: commit round_003/engineer.md/x: invalid store key: "round_003/engineer.md" is a key`},
-		{"key over a folder", s.Commit(ctx, refine.Put("round_003", nil)), `fs: commit round_003: invalid store key: "round_003/engineer.md" is stored below it`},
+		{"key under a key", s.Commit(ctx, store.Put("round_003/engineer.md/x", nil)), `fs: commit round_003/engineer.md/x: invalid store key: "round_003/engineer.md" is a key`},
+		{"key over a folder", s.Commit(ctx, store.Put("round_003", nil)), `fs: commit round_003: invalid store key: "round_003/engineer.md" is stored below it`},
 	}
 	for _, tc := range tests {
 		if tc.err == nil || !strings.Contains(tc.err.Error(), tc.want) {
@@ -572,7 +572,7 @@ func TestErrorsNameTheKey(t *testing.T) {
 func TestEmptyValueIsAFile(t *testing.T) {
 	dir := t.TempDir()
 	s := open(t, dir)
-	commit(t, s, refine.Put("empty.md", nil))
+	commit(t, s, store.Put("empty.md", nil))
 	flush(t, s)
 	fi, err := os.Stat(filepath.Join(dir, "empty.md"))
 	if err != nil || fi.Size() != 0 {
@@ -588,13 +588,13 @@ func TestEmptyValueIsAFile(t *testing.T) {
 // to the same keys each time.
 func BenchmarkCommit(b *testing.B) {
 	v := bytes.Repeat([]byte("x"), 4096)
-	ops := []refine.Op{
-		refine.Put("round_003/engineer.md", v),
-		refine.Put("round_003/reviewer.md", v),
-		refine.Put("round_003/summary.md", v),
-		refine.Put("state.json", v),
+	ops := []store.Op{
+		store.Put("round_003/engineer.md", v),
+		store.Put("round_003/reviewer.md", v),
+		store.Put("round_003/summary.md", v),
+		store.Put("state.json", v),
 	}
-	benchCommit(b, func(int) []refine.Op { return ops })
+	benchCommit(b, func(int) []store.Op { return ops })
 }
 
 // BenchmarkCommitEngine commits what the session engine typically commits
@@ -605,15 +605,15 @@ func BenchmarkCommit(b *testing.B) {
 func BenchmarkCommitEngine(b *testing.B) {
 	val := func(n int) []byte { return bytes.Repeat([]byte("y"), n) }
 	state, status, decisions, prompt, attempt, output := val(10<<10), val(6<<10), val(3<<10), val(6<<10), val(3<<10), val(3<<10)
-	benchCommit(b, func(i int) []refine.Op {
+	benchCommit(b, func(i int) []store.Op {
 		round := i / 6
-		return []refine.Op{
-			refine.Put("state.json", state),
-			refine.Put("status.md", status),
-			refine.Put("decisions.md", decisions),
-			refine.Put(fmt.Sprintf("round_%03d/prompts/engineer-%d.md", round, i), prompt),
-			refine.Put(fmt.Sprintf("round_%03d/attempts/engineer-%d.md", round, i), attempt),
-			refine.Put(fmt.Sprintf("round_%03d/engineer.md", round), output),
+		return []store.Op{
+			store.Put("state.json", state),
+			store.Put("status.md", status),
+			store.Put("decisions.md", decisions),
+			store.Put(fmt.Sprintf("round_%03d/prompts/engineer-%d.md", round, i), prompt),
+			store.Put(fmt.Sprintf("round_%03d/attempts/engineer-%d.md", round, i), attempt),
+			store.Put(fmt.Sprintf("round_%03d/engineer.md", round), output),
 		}
 	})
 }
@@ -633,12 +633,12 @@ func BenchmarkOpenWithRecords(b *testing.B) {
 	for i := range 60 {
 		round := i / 6
 		err := s.Commit(b.Context(),
-			refine.Put("state.json", val(10<<10+i)),
-			refine.Put("status.md", val(6<<10+i)),
-			refine.Put("decisions.md", val(3<<10+i)),
-			refine.Put(fmt.Sprintf("round_%03d/prompts/engineer-%d.md", round, i), val(6<<10)),
-			refine.Put(fmt.Sprintf("round_%03d/attempts/engineer-%d.md", round, i), val(3<<10)),
-			refine.Put(fmt.Sprintf("round_%03d/engineer.md", round), val(3<<10+i)))
+			store.Put("state.json", val(10<<10+i)),
+			store.Put("status.md", val(6<<10+i)),
+			store.Put("decisions.md", val(3<<10+i)),
+			store.Put(fmt.Sprintf("round_%03d/prompts/engineer-%d.md", round, i), val(6<<10)),
+			store.Put(fmt.Sprintf("round_%03d/attempts/engineer-%d.md", round, i), val(3<<10)),
+			store.Put(fmt.Sprintf("round_%03d/engineer.md", round), val(3<<10+i)))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -660,7 +660,7 @@ func BenchmarkOpenWithRecords(b *testing.B) {
 	}
 }
 
-func benchCommit(b *testing.B, ops func(i int) []refine.Op) {
+func benchCommit(b *testing.B, ops func(i int) []store.Op) {
 	size := 0
 	for _, op := range ops(0) {
 		size += len(op.Value)
@@ -721,7 +721,7 @@ func TestPlantedReservedLinks(t *testing.T) {
 		// A log or staging folder that is a link is not the store's:
 		// Open must remove the link only, and never write through it.
 		s := open(t, dir)
-		commit(t, s, refine.Put("a.md", []byte("a")))
+		commit(t, s, store.Put("a.md", []byte("a")))
 		if err := s.Close(); err != nil {
 			t.Fatal(err)
 		}

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 )
 
 // checkLockFile refuses a lock file that is not a regular file: opening a
@@ -49,9 +49,9 @@ func lockedError(dir string, f io.Reader, hint string) error {
 		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
 			who = fmt.Sprintf("process %d holds %s", pid, lockPath)
 			if pid == os.Getpid() {
-				return fmt.Errorf("fs: open %s: %w: this process already has it open; Close that Store first", dir, refine.ErrLocked)
+				return fmt.Errorf("fs: open %s: %w: this process already has it open; Close that Store first", dir, store.ErrLocked)
 			}
 		}
 	}
-	return fmt.Errorf("fs: open %s: %w: %s; wait for that run to finish (refine status --dir %s shows it meanwhile)%s", dir, refine.ErrLocked, who, dir, hint)
+	return fmt.Errorf("fs: open %s: %w: %s; wait for that run to finish (refine status --dir %s shows it meanwhile)%s", dir, store.ErrLocked, who, dir, hint)
 }

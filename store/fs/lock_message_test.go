@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 )
 
 // The locked error is read by CLI users: it names commands, not library
@@ -13,7 +13,7 @@ import (
 func TestLockedErrorNamesCommands(t *testing.T) {
 	err := lockedError("/s", strings.NewReader("1\n"), "")
 	msg := err.Error()
-	if !errors.Is(err, refine.ErrLocked) || strings.Contains(msg, "OpenReadOnly") || !strings.Contains(msg, "refine status --dir /s") {
+	if !errors.Is(err, store.ErrLocked) || strings.Contains(msg, "OpenReadOnly") || !strings.Contains(msg, "refine status --dir /s") {
 		t.Errorf("locked error = %q; want ErrLocked naming refine status, not OpenReadOnly", msg)
 	}
 }

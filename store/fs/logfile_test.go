@@ -13,12 +13,12 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 )
 
 // thirdCommit follows secondCommit in the log tests.
 var (
-	thirdCommit = []refine.Op{refine.Put("state.json", []byte("newest")), refine.Put("round_002/reviewer.md", []byte("newest"))}
+	thirdCommit = []store.Op{store.Put("state.json", []byte("newest")), store.Put("round_002/reviewer.md", []byte("newest"))}
 	afterThird  = map[string]string{
 		"state.json":            "newest",
 		"round_001/engineer.md": "new",
@@ -84,7 +84,7 @@ func readLog(t *testing.T, dir string) []byte {
 // during the next commit's append can leave there: that commit never
 // returned, so Open discards it and keeps the commits before it.
 func TestLogFileTornTail(t *testing.T) {
-	next := encodeRecord(4, changesOf(refine.Put("state.json", []byte("never"))))
+	next := encodeRecord(4, changesOf(store.Put("state.json", []byte("never"))))
 	tests := map[string]func(salt uint32) []byte{
 		"header only":       func(salt uint32) []byte { return encodeFrame(salt, next)[:frameHeader] },
 		"half a frame":      func(salt uint32) []byte { f := encodeFrame(salt, next); return f[:len(f)/2] },
@@ -114,7 +114,7 @@ func TestLogFileTornTail(t *testing.T) {
 			// The torn frame is gone for good: the next commit takes its
 			// place, and a later Open sees that one.
 			s := mustOpen(t, dir)
-			if err := s.Commit(context.Background(), refine.Put("state.json", []byte("4"))); err != nil {
+			if err := s.Commit(context.Background(), store.Put("state.json", []byte("4"))); err != nil {
 				t.Fatal(err)
 			}
 			s.abandon()
@@ -159,7 +159,7 @@ func TestLogFileDamageRefused(t *testing.T) {
 			patchLog(t, dir, 0, b)
 			want := rawTree(t, dir)
 			_, err := Open(dir)
-			if !errors.Is(err, refine.ErrCorrupt) || !strings.Contains(err.Error(), filepath.Join(walName, logName)) || !strings.Contains(err.Error(), "offset 8192") {
+			if !errors.Is(err, store.ErrCorrupt) || !strings.Contains(err.Error(), filepath.Join(walName, logName)) || !strings.Contains(err.Error(), "offset 8192") {
 				t.Errorf("Open error = %v, want ErrCorrupt naming the log file and offset 8192", err)
 			}
 			if diff := cmp.Diff(want, rawTree(t, dir)); diff != "" {
@@ -232,7 +232,7 @@ func TestLogFileHeader(t *testing.T) {
 		}
 		patchLog(t, dir, slotOf(t, dir)*logBlock+10, []byte{0xff})
 		want := rawTree(t, dir)
-		if _, err := Open(dir); !errors.Is(err, refine.ErrCorrupt) {
+		if _, err := Open(dir); !errors.Is(err, store.ErrCorrupt) {
 			t.Errorf("Open error = %v, want ErrCorrupt", err)
 		}
 		if diff := cmp.Diff(want, rawTree(t, dir)); diff != "" {
@@ -244,7 +244,7 @@ func TestLogFileHeader(t *testing.T) {
 		loggedTwice(t, dir)
 		patchLog(t, dir, 10, []byte{0xff})
 		patchLog(t, dir, logBlock+10, []byte{0xff})
-		if _, err := Open(dir); !errors.Is(err, refine.ErrCorrupt) || !strings.Contains(err.Error(), "both copies of its header") {
+		if _, err := Open(dir); !errors.Is(err, store.ErrCorrupt) || !strings.Contains(err.Error(), "both copies of its header") {
 			t.Errorf("Open error = %v, want ErrCorrupt about the header", err)
 		}
 	})
@@ -252,7 +252,7 @@ func TestLogFileHeader(t *testing.T) {
 		dir := t.TempDir()
 		loggedTwice(t, dir)
 		patchLog(t, dir, slotOf(t, dir)*logBlock+magicFamily, []byte{'2'})
-		if _, err := Open(dir); !errors.Is(err, refine.ErrCorrupt) || !strings.Contains(err.Error(), "newer refine") {
+		if _, err := Open(dir); !errors.Is(err, store.ErrCorrupt) || !strings.Contains(err.Error(), "newer refine") {
 			t.Errorf("Open error = %v, want ErrCorrupt naming a newer refine", err)
 		}
 	})
@@ -299,7 +299,7 @@ func TestRecordFileLayout(t *testing.T) {
 	}
 	// Numbering goes on from the old log's.
 	s := mustOpen(t, dir)
-	if err := s.Commit(context.Background(), refine.Put("state.json", []byte("4"))); err != nil {
+	if err := s.Commit(context.Background(), store.Put("state.json", []byte("4"))); err != nil {
 		t.Fatal(err)
 	}
 	s.abandon()
@@ -327,16 +327,16 @@ func TestRecordTooBigForTheLogFile(t *testing.T) {
 	s := mustOpen(t, dir, withLogLimit(64<<10))
 	ctx := context.Background()
 	big := make([]byte, 100<<10)
-	for _, ops := range [][]refine.Op{
-		{refine.Put("state.json", []byte("2"))},
-		{refine.Put("state.json", big)},
-		{refine.Put("state.json", []byte("4")), refine.Put("big.md", big)},
+	for _, ops := range [][]store.Op{
+		{store.Put("state.json", []byte("2"))},
+		{store.Put("state.json", big)},
+		{store.Put("state.json", []byte("4")), store.Put("big.md", big)},
 	} {
 		if err := s.Commit(ctx, ops...); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := commitApplied(s, refine.Delete("big.md")); err != nil {
+	if err := commitApplied(s, store.Delete("big.md")); err != nil {
 		t.Fatal(err)
 	}
 	s.abandon()
@@ -386,7 +386,7 @@ func TestIdleDoesNotCheckpoint(t *testing.T) {
 	}
 	var grown int64
 	for i := range 3 {
-		if err := s.Commit(ctx, refine.Put("state.json", []byte{'0' + byte(i)})); err != nil {
+		if err := s.Commit(ctx, store.Put("state.json", []byte{'0' + byte(i)})); err != nil {
 			t.Fatal(err)
 		}
 		<-idle
@@ -430,7 +430,7 @@ func TestIdleDelayWaitsForQuiet(t *testing.T) {
 		return nil
 	}))
 	for i := range 3 {
-		if err := commitApplied(s, refine.Put("state.json", []byte{'0' + byte(i)})); err != nil {
+		if err := commitApplied(s, store.Put("state.json", []byte{'0' + byte(i)})); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -453,7 +453,7 @@ func FuzzParseLog(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	for _, ops := range [][]refine.Op{secondCommit, thirdCommit} {
+	for _, ops := range [][]store.Op{secondCommit, thirdCommit} {
 		if err := s.Commit(context.Background(), ops...); err != nil {
 			f.Fatal(err)
 		}

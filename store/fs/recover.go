@@ -12,7 +12,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 )
 
 // logScan is what Open found in the log folder. It is checked in full
@@ -223,7 +223,7 @@ func (s *Store) scanLog() (*logScan, error) {
 	walDir := filepath.Join(s.dir, walName)
 	corrupt := func(format string, args ...any) error {
 		return fmt.Errorf("%w: log %s: %s; Open changed nothing: keep a copy of the session folder before repairing it by hand",
-			refine.ErrCorrupt, walDir, fmt.Sprintf(format, args...))
+			store.ErrCorrupt, walDir, fmt.Sprintf(format, args...))
 	}
 	switch data, err := s.readLogFile(walPath(markerName)); {
 	case isNotExist(err):
@@ -296,7 +296,7 @@ func (s *Store) scanLog() (*logScan, error) {
 			// happened would replay the older records over files that may
 			// already hold its newer values.
 			return nil, fmt.Errorf("%w: log %s: record %s is %v, yet records are only put in place once written in full: the disk or another program damaged it, and the files may hold that commit in whole or in part; Open changed nothing. Keep a copy of the session folder, then restore it from a backup, or delete the folder %s to accept the files as they are (the commits since the last checkpoint may then be partly lost)",
-				refine.ErrCorrupt, walDir, name, err, walDir)
+				store.ErrCorrupt, walDir, name, err, walDir)
 		case err != nil:
 			return nil, corrupt("%s: %v", name, err)
 		case got != seq:
@@ -334,7 +334,7 @@ func (s *Store) scanLogFile(corrupt func(string, ...any) error) (*scannedLog, []
 	l, frames, err := parseLog(data)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: log file %s: %v; Open changed nothing. Keep a copy of the session folder, then restore it from a backup, or delete the folder %s to accept the files as they are (the commits since the last checkpoint may then be partly lost)",
-			refine.ErrCorrupt, path, err, filepath.Join(s.dir, walName))
+			store.ErrCorrupt, path, err, filepath.Join(s.dir, walName))
 	}
 	return l, frames, nil
 }
@@ -443,7 +443,7 @@ func (s *Store) checkLegacy() error {
 	switch {
 	case err == nil:
 		return fmt.Errorf("%w: %s is the record of a commit an earlier refine did not finish, which this version cannot complete; open the folder once with that version, or check the keys the record lists and remove it",
-			refine.ErrCorrupt, filepath.Join(s.dir, legacyRecord))
+			store.ErrCorrupt, filepath.Join(s.dir, legacyRecord))
 	case isNotExist(err):
 		return nil
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 )
 
 // What Open's recovery logs: the commits a clean Close leaves in the log
@@ -34,7 +34,7 @@ func TestRecoveryLogsOnlyACrashAtInfo(t *testing.T) {
 			dir := t.TempDir()
 			s := mustOpen(t, dir)
 			// Logged, and left in the log: no idle checkpoint runs.
-			if err := s.Commit(context.Background(), refine.Put("state.json", []byte("{}"))); err != nil {
+			if err := s.Commit(context.Background(), store.Put("state.json", []byte("{}"))); err != nil {
 				t.Fatal(err)
 			}
 			tc.stop(s)

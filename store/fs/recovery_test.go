@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 )
 
 var errCrash = errors.New("simulated crash")
@@ -31,7 +31,7 @@ func (s *Store) abandon() {
 // commitApplied commits ops and waits until the files hold them, or
 // returns the error that stopped either: a failure past the commit point
 // may only surface once the applier reaches the commit.
-func commitApplied(s *Store, ops ...refine.Op) error {
+func commitApplied(s *Store, ops ...store.Op) error {
 	if err := s.Commit(context.Background(), ops...); err != nil {
 		return err
 	}
@@ -186,11 +186,11 @@ var (
 		"round_001/engineer.md": "new",
 		"round_002/summary.md":  "new", // a new file in a new folder
 	}
-	secondCommit = []refine.Op{
-		refine.Put("state.json", []byte("new")),
-		refine.Put("round_001/engineer.md", []byte("new")),
-		refine.Put("round_002/summary.md", []byte("new")),
-		refine.Delete("doomed/only.md"),
+	secondCommit = []store.Op{
+		store.Put("state.json", []byte("new")),
+		store.Put("round_001/engineer.md", []byte("new")),
+		store.Put("round_002/summary.md", []byte("new")),
+		store.Delete("doomed/only.md"),
 	}
 )
 
@@ -199,9 +199,9 @@ var (
 func seed(t *testing.T, dir string) {
 	t.Helper()
 	s := mustOpen(t, dir, withCheckpointThresholds(1, 1<<30))
-	var ops []refine.Op
+	var ops []store.Op
 	for k, v := range before {
-		ops = append(ops, refine.Put(k, []byte(v)))
+		ops = append(ops, store.Put(k, []byte(v)))
 	}
 	if err := s.Commit(context.Background(), ops...); err != nil {
 		t.Fatal(err)
@@ -223,7 +223,7 @@ func writeLog(t *testing.T, dir, name string, data []byte) {
 	}
 }
 
-func changesOf(ops ...refine.Op) []change { return netChanges(ops) }
+func changesOf(ops ...store.Op) []change { return netChanges(ops) }
 
 // encodeMarker lays out a checkpoint marker file as earlier refines wrote
 // it: "REFCKP1\n", seq uint64, and a CRC-32C of those 16 bytes.
@@ -243,7 +243,7 @@ func withSum(b []byte) []byte {
 func TestInternalNamesAreReserved(t *testing.T) {
 	for _, name := range []string{lockName, walName, legacyRecord, legacyStaging,
 		walName + "/" + recordName(1), walName + "/" + markerName, walName + "/" + logName} {
-		if err := refine.ValidKey(name); !errors.Is(err, refine.ErrInvalidKey) {
+		if err := store.ValidKey(name); !errors.Is(err, store.ErrInvalidKey) {
 			t.Errorf("ValidKey(%q) = %v: a key could overwrite the store's own file", name, err)
 		}
 	}
@@ -344,7 +344,7 @@ func TestBrokenStoreIsNotCheckpointed(t *testing.T) {
 			if err := commitApplied(s, secondCommit...); !errors.Is(err, errCrash) {
 				t.Fatalf("Commit error = %v, want the simulated crash", err)
 			}
-			if err := s.Commit(context.Background(), refine.Put("later.md", []byte("x"))); err == nil || !strings.Contains(err.Error(), "open the folder again") {
+			if err := s.Commit(context.Background(), store.Put("later.md", []byte("x"))); err == nil || !strings.Contains(err.Error(), "open the folder again") {
 				t.Errorf("Commit on a broken store: error = %v, want one asking to reopen", err)
 			}
 			if err := s.Close(); !errors.Is(err, errCrash) || !strings.Contains(err.Error(), "opened again") {
@@ -391,7 +391,7 @@ func TestDamagedLastRecordRefused(t *testing.T) {
 			writeLog(t, dir, recordName(2), damaged)
 			want := rawTree(t, dir)
 			_, err := Open(dir)
-			if !errors.Is(err, refine.ErrCorrupt) || !strings.Contains(err.Error(), recordName(2)) {
+			if !errors.Is(err, store.ErrCorrupt) || !strings.Contains(err.Error(), recordName(2)) {
 				t.Errorf("Open error = %v, want ErrCorrupt naming %s", err, recordName(2))
 			}
 			if diff := cmp.Diff(want, rawTree(t, dir)); diff != "" {
@@ -411,7 +411,7 @@ func TestDamagedLastRecordRefused(t *testing.T) {
 		if err := s.Commit(context.Background(), secondCommit...); err != nil {
 			t.Fatal(err)
 		}
-		if err := commitApplied(s, refine.Put("state.json", []byte("newest"))); err != nil {
+		if err := commitApplied(s, store.Put("state.json", []byte("newest"))); err != nil {
 			t.Fatal(err)
 		}
 		s.abandon() // a crash: no checkpoint, records 2 and 3 stay in the log
@@ -423,7 +423,7 @@ func TestDamagedLastRecordRefused(t *testing.T) {
 		b[len(b)-crcSize-1] ^= 1 // a flipped bit in the last value byte
 		writeLog(t, dir, recordName(3), b)
 		want := rawTree(t, dir)
-		if _, err := Open(dir); !errors.Is(err, refine.ErrCorrupt) || !strings.Contains(err.Error(), recordName(3)) {
+		if _, err := Open(dir); !errors.Is(err, store.ErrCorrupt) || !strings.Contains(err.Error(), recordName(3)) {
 			t.Fatalf("Open error = %v, want ErrCorrupt naming %s", err, recordName(3))
 		}
 		if diff := cmp.Diff(want, rawTree(t, dir)); diff != "" {
@@ -450,12 +450,12 @@ func TestDamagedLastRecordRefused(t *testing.T) {
 // TestDamagedLogRefusesToOpen checks that a log Open cannot trust fails
 // with ErrCorrupt and leaves every file as it was.
 func TestDamagedLogRefusesToOpen(t *testing.T) {
-	good := func(seq uint64, ops ...refine.Op) []byte { return encodeRecord(seq, changesOf(ops...)) }
+	good := func(seq uint64, ops ...store.Op) []byte { return encodeRecord(seq, changesOf(ops...)) }
 	rec2 := good(2, secondCommit...)
 	torn2 := slices.Clone(rec2)
 	torn2[len(torn2)/2] ^= 1
-	rec3 := good(3, refine.Put("state.json", []byte("newer")))
-	badKind := good(2, refine.Delete("a"))
+	rec3 := good(3, store.Put("state.json", []byte("newer")))
+	badKind := good(2, store.Delete("a"))
 	badKind[recordHeader] = 7
 	badKind = withSum(badKind)
 	tests := []struct {
@@ -464,12 +464,12 @@ func TestDamagedLogRefusesToOpen(t *testing.T) {
 		want  string
 	}{
 		{"damaged record before a complete one", map[string][]byte{recordName(2): torn2, recordName(3): rec3}, recordName(2)},
-		{"missing record", map[string][]byte{recordName(2): rec2, recordName(4): good(4, refine.Delete("a"))}, "is missing"},
+		{"missing record", map[string][]byte{recordName(2): rec2, recordName(4): good(4, store.Delete("a"))}, "is missing"},
 		{"log starts after a gap", map[string][]byte{recordName(3): rec3}, "is missing"},
-		{"record number mismatch", map[string][]byte{recordName(2): good(5, refine.Delete("a"))}, "holds record 5"},
-		{"escaping key", map[string][]byte{recordName(2): good(2, refine.Put("../../etc/passwd", []byte("x")))}, "invalid store key"},
-		{"absolute key", map[string][]byte{recordName(2): good(2, refine.Delete("/etc/passwd"))}, "invalid store key"},
-		{"reserved key", map[string][]byte{recordName(2): good(2, refine.Put(".refine.lock", []byte("x")))}, "reserved"},
+		{"record number mismatch", map[string][]byte{recordName(2): good(5, store.Delete("a"))}, "holds record 5"},
+		{"escaping key", map[string][]byte{recordName(2): good(2, store.Put("../../etc/passwd", []byte("x")))}, "invalid store key"},
+		{"absolute key", map[string][]byte{recordName(2): good(2, store.Delete("/etc/passwd"))}, "invalid store key"},
+		{"reserved key", map[string][]byte{recordName(2): good(2, store.Put(".refine.lock", []byte("x")))}, "reserved"},
 		{"unknown op kind", map[string][]byte{recordName(2): badKind}, "unknown kind 7"},
 		{"duplicate key", map[string][]byte{recordName(2): encodeRecord(2, []change{{key: "a", del: true}, {key: "a", del: true}})}, "appears twice"},
 		{"newer format", map[string][]byte{recordName(2): append([]byte("REFWAL2\n"), rec2[8:]...)}, "newer refine"},
@@ -490,14 +490,14 @@ func TestDamagedLogRefusesToOpen(t *testing.T) {
 				s.Close()
 				t.Fatal("Open succeeded with a damaged log")
 			}
-			if !errors.Is(err, refine.ErrCorrupt) || !strings.Contains(err.Error(), tc.want) {
+			if !errors.Is(err, store.ErrCorrupt) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("Open error = %v, want ErrCorrupt saying %q", err, tc.want)
 			}
 			if diff := cmp.Diff(want, rawTree(t, dir)); diff != "" {
 				t.Errorf("a damaged log changed the folder (-want +got):\n%s", diff)
 			}
 			// The lock was released: the error is the same the second time.
-			if _, err2 := Open(dir); !errors.Is(err2, refine.ErrCorrupt) {
+			if _, err2 := Open(dir); !errors.Is(err2, store.ErrCorrupt) {
 				t.Errorf("second Open error = %v, want ErrCorrupt again", err2)
 			}
 		})
@@ -512,7 +512,7 @@ func TestDamagedLogRefusesToOpen(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := rawTree(t, dir)
-			if _, err := Open(dir); !errors.Is(err, refine.ErrCorrupt) || !strings.Contains(err.Error(), "not a regular file") {
+			if _, err := Open(dir); !errors.Is(err, store.ErrCorrupt) || !strings.Contains(err.Error(), "not a regular file") {
 				t.Errorf("Open with %s a link: error = %v, want ErrCorrupt", name, err)
 			}
 			if diff := cmp.Diff(want, rawTree(t, dir)); diff != "" {
@@ -526,7 +526,7 @@ func TestDamagedLogRefusesToOpen(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, legacyRecord), []byte(`{"version": 1}`), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Open(dir); !errors.Is(err, refine.ErrCorrupt) || !strings.Contains(err.Error(), "earlier refine") {
+		if _, err := Open(dir); !errors.Is(err, store.ErrCorrupt) || !strings.Contains(err.Error(), "earlier refine") {
 			t.Errorf("Open with a legacy commit record: error = %v, want ErrCorrupt naming it", err)
 		}
 	})
@@ -551,11 +551,11 @@ func TestRecoveryIsIdempotent(t *testing.T) {
 		}
 		return nil
 	}))
-	commit2 := slices.Concat(secondCommit, []refine.Op{refine.Put("doomed", []byte("new"))})
+	commit2 := slices.Concat(secondCommit, []store.Op{store.Put("doomed", []byte("new"))})
 	if err := s.Commit(context.Background(), commit2...); err != nil {
 		t.Fatal(err)
 	}
-	commit3 := []refine.Op{refine.Delete("doomed"), refine.Put("doomed/again.md", []byte("newer"))}
+	commit3 := []store.Op{store.Delete("doomed"), store.Put("doomed/again.md", []byte("newer"))}
 	if err := commitApplied(s, commit3...); !errors.Is(err, errCrash) {
 		t.Fatalf("Commit error = %v, want the simulated crash", err)
 	}
@@ -636,14 +636,14 @@ func TestStaleRecordsAreNotReplayed(t *testing.T) {
 	dir := t.TempDir()
 	seed(t, dir)
 	s := mustOpen(t, dir, withLogLimit(logFrames)) // record files only
-	if err := s.Commit(context.Background(), refine.Put("state.json", []byte("v2"))); err != nil {
+	if err := s.Commit(context.Background(), store.Put("state.json", []byte("v2"))); err != nil {
 		t.Fatal(err)
 	}
 	stale, err := os.ReadFile(filepath.Join(dir, walName, recordName(2)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Commit(context.Background(), refine.Put("state.json", []byte("v3"))); err != nil {
+	if err := s.Commit(context.Background(), store.Put("state.json", []byte("v3"))); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {
@@ -665,7 +665,7 @@ func TestCheckpointThresholds(t *testing.T) {
 		s := mustOpen(t, dir, withCheckpointThresholds(4, 1<<30))
 		defer s.Close()
 		for i := 1; i <= 5; i++ {
-			ops := []refine.Op{refine.Put("state.json", []byte(fmt.Sprint(i))), refine.Put(fmt.Sprintf("attempts/%d.md", i), []byte("a"))}
+			ops := []store.Op{store.Put("state.json", []byte(fmt.Sprint(i))), store.Put(fmt.Sprintf("attempts/%d.md", i), []byte("a"))}
 			if err := commitApplied(s, ops...); err != nil {
 				t.Fatal(err)
 			}
@@ -698,7 +698,7 @@ func TestCheckpointThresholds(t *testing.T) {
 		defer s.Close()
 		v := make([]byte, 4000)
 		for i := 1; i <= 3; i++ {
-			if err := commitApplied(s, refine.Put("big.bin", v)); err != nil {
+			if err := commitApplied(s, store.Put("big.bin", v)); err != nil {
 				t.Fatal(err)
 			}
 			want := i // records so far, until 3 × 4 KB passes 10 000 bytes
@@ -718,7 +718,7 @@ func TestCheckpointThresholds(t *testing.T) {
 		dir := t.TempDir()
 		s := mustOpen(t, dir, withIdleDelay(-1))
 		for i := 1; i <= 3; i++ {
-			if err := s.Commit(ctx, refine.Put("state.json", []byte(fmt.Sprint(i)))); err != nil {
+			if err := s.Commit(ctx, store.Put("state.json", []byte(fmt.Sprint(i)))); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -760,7 +760,7 @@ func TestCheckpointThresholds(t *testing.T) {
 			t.Errorf("after reopening: %v", got)
 		}
 		// Numbering continues after the last record, in the same log.
-		if err := s.Commit(ctx, refine.Put("state.json", []byte("4"))); err != nil {
+		if err := s.Commit(ctx, store.Put("state.json", []byte("4"))); err != nil {
 			t.Fatal(err)
 		}
 		if got := records(t, dir); !slices.Equal(got, []string{recordName(1), recordName(2), recordName(3), recordName(4)}) {
@@ -777,7 +777,7 @@ func TestGetDuringApply(t *testing.T) {
 	ctx := context.Background()
 	s := mustOpen(t, dir)
 	defer s.Close()
-	if err := commitApplied(s, refine.Put("a", []byte("1")), refine.Put("b", []byte("1"))); err != nil {
+	if err := commitApplied(s, store.Put("a", []byte("1")), store.Put("b", []byte("1"))); err != nil {
 		t.Fatal(err)
 	}
 	type result struct {
@@ -805,7 +805,7 @@ func TestGetDuringApply(t *testing.T) {
 		}()
 		return nil
 	}
-	if err := commitApplied(s, refine.Put("a", []byte("2")), refine.Put("b", []byte("2"))); err != nil {
+	if err := commitApplied(s, store.Put("a", []byte("2")), store.Put("b", []byte("2"))); err != nil {
 		t.Fatal(err)
 	}
 	s.testHook = nil
@@ -845,7 +845,7 @@ func TestCancelBeforeCommitPoint(t *testing.T) {
 		t.Errorf("a cancelled commit left %q in the log", recs)
 	}
 	s.testHook = nil
-	if err := s.Commit(context.Background(), refine.Put("after.md", []byte("ok"))); err != nil {
+	if err := s.Commit(context.Background(), store.Put("after.md", []byte("ok"))); err != nil {
 		t.Fatalf("Commit after a cancelled one: %v", err)
 	}
 	if got := records(t, dir); !slices.Equal(got, []string{recordName(2)}) {
@@ -927,7 +927,7 @@ func FuzzDecodeRecord(f *testing.F) {
 			return
 		}
 		for _, c := range changes {
-			if refine.ValidKey(c.key) != nil {
+			if store.ValidKey(c.key) != nil {
 				t.Fatalf("accepted invalid key %q", c.key)
 			}
 		}

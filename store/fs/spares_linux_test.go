@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 )
 
 // TestIdleMakesSpares: once idle, the applier creates spareTarget empty
@@ -32,7 +32,7 @@ func TestIdleMakesSpares(t *testing.T) {
 		}
 		return nil
 	}))
-	if err := commitApplied(s, refine.Put("state.json", []byte("1"))); err != nil {
+	if err := commitApplied(s, store.Put("state.json", []byte("1"))); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -57,7 +57,7 @@ func TestIdleMakesSpares(t *testing.T) {
 	if len(spares) != spareTarget {
 		t.Fatalf("%d spares once idle, want %d (log folder %q)", len(spares), spareTarget, logFiles(t, dir))
 	}
-	if err := commitApplied(s, refine.Put("round_001/engineer.md", []byte("# Engineer"))); err != nil {
+	if err := commitApplied(s, store.Put("round_001/engineer.md", []byte("# Engineer"))); err != nil {
 		t.Fatal(err)
 	}
 	fi, err := os.Stat(filepath.Join(dir, "round_001", "engineer.md"))

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/refinetest"
 	"github.com/refine-spec/refine/store/fs"
 )
@@ -17,11 +18,11 @@ import (
 func runSession(t *testing.T, s *fs.Store, rounds int) {
 	t.Helper()
 	ctx := context.Background()
-	eng := refinetest.Func(func(ctx context.Context, req refine.Request) (refine.Response, error) {
-		return refine.Response{Content: refinetest.EngineerOutput(req.Gaps...)}, nil
+	eng := refinetest.Func(func(ctx context.Context, req llm.Request) (llm.Response, error) {
+		return llm.Response{Content: refinetest.EngineerOutput(req.Gaps...)}, nil
 	})
-	rev := refinetest.Func(func(ctx context.Context, req refine.Request) (refine.Response, error) {
-		return refine.Response{Content: refinetest.ReviewerOutput(req.Round, req.Gaps)}, nil
+	rev := refinetest.Func(func(ctx context.Context, req llm.Request) (llm.Response, error) {
+		return llm.Response{Content: refinetest.ReviewerOutput(req.Round, req.Gaps)}, nil
 	})
 	gaps := make([]gap.Gap, rounds)
 	for i := range gaps {

@@ -14,7 +14,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 )
 
 // The log folder, .refine-wal, holds:
@@ -164,7 +164,7 @@ func decodeRecord(data []byte) (seq uint64, changes []change, err error) {
 		}
 		c := change{key: string(rest[:keyLen])}
 		rest = rest[keyLen:]
-		if err := refine.ValidKey(c.key); err != nil {
+		if err := store.ValidKey(c.key); err != nil {
 			return 0, nil, fmt.Errorf("op %d: %w", i, err)
 		}
 		if seen[c.key] {

@@ -9,15 +9,15 @@ import (
 	"sync"
 	"time"
 
-	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/internal/sessionid"
 	"github.com/refine-spec/refine/internal/summary"
+	"github.com/refine-spec/refine/store"
 )
 
-// Backend is a refine.Backend holding many in-memory Stores, for tests
+// Backend is a store.Backend holding many in-memory Stores, for tests
 // and for hosts whose sessions need not outlive the process. One writer
 // per session is enforced within the process: a second Session call for a
-// session whose writer is still open fails with refine.ErrLocked naming
+// session whose writer is still open fails with store.ErrLocked naming
 // that writer. The zero value is not usable; call NewBackend.
 type Backend struct {
 	now func() time.Time
@@ -36,8 +36,8 @@ type entry struct {
 }
 
 var (
-	_ refine.Backend      = (*Backend)(nil)
-	_ refine.NamedCreator = (*Backend)(nil)
+	_ store.Backend      = (*Backend)(nil)
+	_ store.NamedCreator = (*Backend)(nil)
 )
 
 // BackendOption configures NewBackend.
@@ -51,7 +51,7 @@ func WithClock(now func() time.Time) BackendOption {
 }
 
 // WithIDs sets the function Create takes new session IDs from; each must
-// pass refine.ValidSessionID. The default is the current time and random
+// pass store.ValidSessionID. The default is the current time and random
 // digits ("20250301-141502-3fa9c1").
 func WithIDs(next func() string) BackendOption {
 	return func(b *Backend) { b.ids = next }
@@ -71,21 +71,21 @@ func NewBackend(opts ...BackendOption) *Backend {
 
 // Create starts a new, empty session with a fresh ID and returns its
 // writer.
-func (b *Backend) Create(ctx context.Context) (string, refine.Store, error) {
+func (b *Backend) Create(ctx context.Context) (string, store.Store, error) {
 	for range 10 {
 		id := b.ids()
 		st, err := b.CreateNamed(ctx, id)
-		if errors.Is(err, refine.ErrSessionExists) {
+		if errors.Is(err, store.ErrSessionExists) {
 			continue // an ID function that repeats itself; try another
 		}
 		return id, st, err
 	}
-	return "", nil, fmt.Errorf("memory: create: the ID function returned taken IDs 10 times in a row: %w", refine.ErrSessionExists)
+	return "", nil, fmt.Errorf("memory: create: the ID function returned taken IDs 10 times in a row: %w", store.ErrSessionExists)
 }
 
 // CreateNamed starts a new, empty session under id and returns its writer.
-// An id that exists fails with an error wrapping refine.ErrSessionExists.
-func (b *Backend) CreateNamed(ctx context.Context, id string) (refine.Store, error) {
+// An id that exists fails with an error wrapping store.ErrSessionExists.
+func (b *Backend) CreateNamed(ctx context.Context, id string) (store.Store, error) {
 	if err := b.check(ctx, "create", id); err != nil {
 		return nil, err
 	}
@@ -95,7 +95,7 @@ func (b *Backend) CreateNamed(ctx context.Context, id string) (refine.Store, err
 		return nil, errClosed("create " + id)
 	}
 	if _, ok := b.sessions[id]; ok {
-		return nil, fmt.Errorf("memory: create %s: %w; pick another ID or open it with Session", id, refine.ErrSessionExists)
+		return nil, fmt.Errorf("memory: create %s: %w; pick another ID or open it with Session", id, store.ErrSessionExists)
 	}
 	now := b.now()
 	e := &entry{store: New(), created: now, updated: now}
@@ -103,9 +103,9 @@ func (b *Backend) CreateNamed(ctx context.Context, id string) (refine.Store, err
 	return b.lockLocked(id, e), nil
 }
 
-// Session opens session id for writing. It fails with refine.ErrNotFound
-// for an unknown id and refine.ErrLocked while another writer has it.
-func (b *Backend) Session(ctx context.Context, id string) (refine.Store, error) {
+// Session opens session id for writing. It fails with store.ErrNotFound
+// for an unknown id and store.ErrLocked while another writer has it.
+func (b *Backend) Session(ctx context.Context, id string) (store.Store, error) {
 	if err := b.check(ctx, "session", id); err != nil {
 		return nil, err
 	}
@@ -116,15 +116,15 @@ func (b *Backend) Session(ctx context.Context, id string) (refine.Store, error) 
 		return nil, err
 	}
 	if e.holder != "" {
-		return nil, fmt.Errorf("memory: session %s: %w: held by %s; close that writer first, or use View to read", id, refine.ErrLocked, e.holder)
+		return nil, fmt.Errorf("memory: session %s: %w: held by %s; close that writer first, or use View to read", id, store.ErrLocked, e.holder)
 	}
 	return b.lockLocked(id, e), nil
 }
 
-// View opens session id for reading; Commit fails with refine.ErrReadOnly.
+// View opens session id for reading; Commit fails with store.ErrReadOnly.
 // It does not take the writer's place, so it works while a writer has the
 // session.
-func (b *Backend) View(ctx context.Context, id string) (refine.Store, error) {
+func (b *Backend) View(ctx context.Context, id string) (store.Store, error) {
 	if err := b.check(ctx, "view", id); err != nil {
 		return nil, err
 	}
@@ -140,7 +140,7 @@ func (b *Backend) View(ctx context.Context, id string) (refine.Store, error) {
 // Sessions lists every session, newest activity first. A session without
 // a summary record is listed with the time it was created and last
 // committed to, and an empty outcome.
-func (b *Backend) Sessions(ctx context.Context) ([]refine.SessionInfo, error) {
+func (b *Backend) Sessions(ctx context.Context) ([]store.SessionInfo, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("memory: sessions: %w", err)
 	}
@@ -158,10 +158,10 @@ func (b *Backend) Sessions(ctx context.Context) ([]refine.SessionInfo, error) {
 		rows = append(rows, row{id, *e})
 	}
 	b.mu.Unlock()
-	infos := make([]refine.SessionInfo, 0, len(rows))
+	infos := make([]store.SessionInfo, 0, len(rows))
 	for _, r := range rows {
-		raw, err := r.e.store.Get(ctx, refine.SummaryKey)
-		if err != nil && !errors.Is(err, refine.ErrNotFound) {
+		raw, err := r.e.store.Get(ctx, store.SummaryKey)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return nil, fmt.Errorf("memory: sessions: %s: %w", r.id, err)
 		}
 		infos = append(infos, summary.Info(r.id, raw, r.e.created, r.e.updated))
@@ -170,8 +170,8 @@ func (b *Backend) Sessions(ctx context.Context) ([]refine.SessionInfo, error) {
 	return infos, nil
 }
 
-// Delete removes session id. It fails with refine.ErrLocked while a writer
-// has the session and refine.ErrNotFound for an unknown id. Views already
+// Delete removes session id. It fails with store.ErrLocked while a writer
+// has the session and store.ErrNotFound for an unknown id. Views already
 // open keep reading what the session held.
 func (b *Backend) Delete(ctx context.Context, id string) error {
 	if err := b.check(ctx, "delete", id); err != nil {
@@ -184,7 +184,7 @@ func (b *Backend) Delete(ctx context.Context, id string) error {
 		return err
 	}
 	if e.holder != "" {
-		return fmt.Errorf("memory: delete %s: %w: held by %s; close that writer first", id, refine.ErrLocked, e.holder)
+		return fmt.Errorf("memory: delete %s: %w: held by %s; close that writer first", id, store.ErrLocked, e.holder)
 	}
 	delete(b.sessions, id)
 	return nil
@@ -204,7 +204,7 @@ func (b *Backend) check(ctx context.Context, op, id string) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("memory: %s %s: %w", op, id, err)
 	}
-	if err := refine.ValidSessionID(id); err != nil {
+	if err := store.ValidSessionID(id); err != nil {
 		return fmt.Errorf("memory: %s: %w", op, err)
 	}
 	return nil
@@ -217,7 +217,7 @@ func (b *Backend) lookupLocked(op, id string) (*entry, error) {
 	}
 	e, ok := b.sessions[id]
 	if !ok {
-		return nil, fmt.Errorf("memory: %s %s: %w: no such session; refine sessions lists them", op, id, refine.ErrNotFound)
+		return nil, fmt.Errorf("memory: %s %s: %w: no such session; refine sessions lists them", op, id, store.ErrNotFound)
 	}
 	return e, nil
 }
@@ -246,8 +246,8 @@ type handle struct {
 }
 
 var (
-	_ refine.Store = (*handle)(nil)
-	_ io.Closer    = (*handle)(nil)
+	_ store.Store = (*handle)(nil)
+	_ io.Closer   = (*handle)(nil)
 )
 
 func (h *handle) usable(op string) error {
@@ -275,9 +275,9 @@ func (h *handle) List(ctx context.Context, prefix string) ([]string, error) {
 	return h.e.store.List(ctx, prefix)
 }
 
-func (h *handle) Commit(ctx context.Context, ops ...refine.Op) error {
+func (h *handle) Commit(ctx context.Context, ops ...store.Op) error {
 	if h.readOnly {
-		return fmt.Errorf("memory: commit to session %s: %w: opened with View; open it with Session to write", h.id, refine.ErrReadOnly)
+		return fmt.Errorf("memory: commit to session %s: %w: opened with View; open it with Session to write", h.id, store.ErrReadOnly)
 	}
 	h.mu.RLock()
 	defer h.mu.RUnlock()

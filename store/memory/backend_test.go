@@ -10,13 +10,13 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/store/memory"
 	"github.com/refine-spec/refine/storetest"
 )
 
 func TestBackendConformance(t *testing.T) {
-	storetest.TestBackend(t, func(t *testing.T) refine.Backend {
+	storetest.TestBackend(t, func(t *testing.T) store.Backend {
 		b := memory.NewBackend()
 		t.Cleanup(func() { b.Close() })
 		return b
@@ -26,7 +26,7 @@ func TestBackendConformance(t *testing.T) {
 func TestBackendStoreConformance(t *testing.T) {
 	b := memory.NewBackend()
 	t.Cleanup(func() { b.Close() })
-	storetest.TestStore(t, func(t *testing.T) refine.Store {
+	storetest.TestStore(t, func(t *testing.T) store.Store {
 		_, st, err := b.Create(t.Context())
 		if err != nil {
 			t.Fatal(err)
@@ -51,14 +51,14 @@ func TestBackendTimesWithoutSummary(t *testing.T) {
 	}
 	created := now
 	now = now.Add(time.Minute)
-	if err := st.Commit(ctx, refine.Put("state.json", []byte("{}"))); err != nil {
+	if err := st.Commit(ctx, store.Put("state.json", []byte("{}"))); err != nil {
 		t.Fatal(err)
 	}
 	got, err := b.Sessions(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []refine.SessionInfo{{ID: "s-141502", SessionSummary: refine.SessionSummary{Created: created, Updated: now}}}
+	want := []store.SessionInfo{{ID: "s-141502", SessionSummary: store.SessionSummary{Created: created, Updated: now}}}
 	if diff := cmp.Diff(want, got); diff != "" || id != "s-141502" {
 		t.Errorf("Create ID %q; Sessions (-want +got):\n%s", id, diff)
 	}
@@ -72,14 +72,14 @@ func TestBackendClosedStoreRefuses(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.(io.Closer).Close()
-	if err := st.Commit(ctx, refine.Put("a", nil)); err == nil || !strings.Contains(err.Error(), "closed") {
+	if err := st.Commit(ctx, store.Put("a", nil)); err == nil || !strings.Contains(err.Error(), "closed") {
 		t.Errorf("Commit after Close error = %v, want one saying the store is closed", err)
 	}
 	b.Close()
 	if _, _, err := b.Create(ctx); err == nil {
 		t.Error("Create after the backend closed succeeded, want an error")
 	}
-	if _, err := b.Sessions(ctx); err == nil || errors.Is(err, refine.ErrNotFound) {
+	if _, err := b.Sessions(ctx); err == nil || errors.Is(err, store.ErrNotFound) {
 		t.Errorf("Sessions after the backend closed: error = %v, want a closed error", err)
 	}
 }
@@ -93,10 +93,10 @@ func ExampleNewBackend() {
 	if err != nil {
 		panic(err)
 	}
-	st.Commit(ctx, refine.Put(refine.SummaryKey, []byte(`{"round": 2, "outcome": "PAUSED"}`)))
+	st.Commit(ctx, store.Put(store.SummaryKey, []byte(`{"round": 2, "outcome": "PAUSED"}`)))
 
 	// One writer per session: a second one is refused, naming the first.
-	if _, err := b.Session(ctx, id); errors.Is(err, refine.ErrLocked) {
+	if _, err := b.Session(ctx, id); errors.Is(err, store.ErrLocked) {
 		fmt.Println("second writer refused")
 	}
 	st.(io.Closer).Close()

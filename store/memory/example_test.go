@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/store/memory"
 )
 
@@ -15,9 +15,9 @@ func Example() {
 
 	// One commit writes a round's outputs and the state together.
 	err := s.Commit(ctx,
-		refine.Put("round_001/engineer.md", []byte("## Gap Resolution: GAP-FLOW-001\n")),
-		refine.Put("round_001/reviewer.md", []byte("NO_ISSUES_FOUND\n")),
-		refine.Put("state.json", []byte(`{"schema": 1, "round": 1}`)),
+		store.Put("round_001/engineer.md", []byte("## Gap Resolution: GAP-FLOW-001\n")),
+		store.Put("round_001/reviewer.md", []byte("NO_ISSUES_FOUND\n")),
+		store.Put("state.json", []byte(`{"schema": 1, "round": 1}`)),
 	)
 	if err != nil {
 		fmt.Println(err)
@@ -31,10 +31,10 @@ func Example() {
 	fmt.Println(string(state))
 
 	_, err = s.Get(ctx, "final_spec.md")
-	fmt.Println(errors.Is(err, refine.ErrNotFound))
+	fmt.Println(errors.Is(err, store.ErrNotFound))
 
-	err = s.Commit(ctx, refine.Put("../escape.md", nil))
-	fmt.Println(errors.Is(err, refine.ErrInvalidKey))
+	err = s.Commit(ctx, store.Put("../escape.md", nil))
+	fmt.Println(errors.Is(err, store.ErrInvalidKey))
 	// Output:
 	// [round_001/engineer.md round_001/reviewer.md]
 	// {"schema": 1, "round": 1}

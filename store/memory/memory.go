@@ -1,10 +1,10 @@
-// Package memory is an in-memory refine.Store, for tests and for sessions
+// Package memory is an in-memory store.Store, for tests and for sessions
 // that need not outlive the process.
 //
 // It follows the same rules as the filesystem store, so code tested against
-// it behaves the same on disk: keys are checked with refine.ValidKey (which
+// it behaves the same on disk: keys are checked with store.ValidKey (which
 // also refuses the ".refine" names stores keep for their own files) and
-// List prefixes with refine.ValidPrefix, a key cannot also be a folder of
+// List prefixes with store.ValidPrefix, a key cannot also be a folder of
 // other keys ("a" and "a/b"), values are copied in and out, and a commit is
 // applied all-or-nothing under a lock, so a concurrent reader sees every op
 // of a commit or none.
@@ -17,43 +17,43 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 )
 
-// Store is an in-memory refine.Store. The zero value is not usable; call New.
+// Store is an in-memory store.Store. The zero value is not usable; call New.
 // A Store is safe for concurrent use.
 type Store struct {
 	mu sync.RWMutex
 	m  map[string][]byte
 }
 
-var _ refine.Store = (*Store)(nil)
+var _ store.Store = (*Store)(nil)
 
 // New returns an empty Store.
 func New() *Store {
 	return &Store{m: make(map[string][]byte)}
 }
 
-// Copies reports true: Commit accepts OpCopy (refine.Copier).
+// Copies reports true: Commit accepts OpCopy (store.Copier).
 func (s *Store) Copies() bool { return true }
 
-// Appends reports true: Commit accepts OpAppend (refine.Appender).
+// Appends reports true: Commit accepts OpAppend (store.Appender).
 func (s *Store) Appends() bool { return true }
 
 // Get returns a copy of the value at key, or an error wrapping
-// refine.ErrNotFound.
+// store.ErrNotFound.
 func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("memory: get %s: %w", key, err)
 	}
-	if err := refine.ValidKey(key); err != nil {
+	if err := store.ValidKey(key); err != nil {
 		return nil, fmt.Errorf("memory: get: %w", err)
 	}
 	s.mu.RLock()
 	v, ok := s.m[key]
 	s.mu.RUnlock()
 	if !ok {
-		return nil, fmt.Errorf("memory: get %s: %w", key, refine.ErrNotFound)
+		return nil, fmt.Errorf("memory: get %s: %w", key, store.ErrNotFound)
 	}
 	// Stored values are never mutated, only replaced, so copying outside
 	// the lock is safe.
@@ -66,7 +66,7 @@ func (s *Store) List(ctx context.Context, prefix string) ([]string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("memory: list %s: %w", prefix, err)
 	}
-	if err := refine.ValidPrefix(prefix); err != nil {
+	if err := store.ValidPrefix(prefix); err != nil {
 		return nil, fmt.Errorf("memory: %w", err)
 	}
 	s.mu.RLock()
@@ -82,13 +82,13 @@ func (s *Store) List(ctx context.Context, prefix string) ([]string, error) {
 }
 
 // Commit applies ops in order, all or nothing. It fails with an error
-// wrapping refine.ErrInvalidKey, applying nothing, if any key is invalid or
+// wrapping store.ErrInvalidKey, applying nothing, if any key is invalid or
 // if the commit would leave a key that is also a folder of another key.
-func (s *Store) Commit(ctx context.Context, ops ...refine.Op) error {
+func (s *Store) Commit(ctx context.Context, ops ...store.Op) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("memory: commit: %w", err)
 	}
-	if err := refine.ValidStoreOps(ops, true, true); err != nil {
+	if err := store.ValidStoreOps(ops, true, true); err != nil {
 		return fmt.Errorf("memory: commit: %w", err)
 	}
 	s.mu.Lock()
@@ -97,10 +97,10 @@ func (s *Store) Commit(ctx context.Context, ops ...refine.Op) error {
 	final := make(map[string][]byte, len(ops))
 	for _, op := range ops {
 		switch op.Kind {
-		case refine.OpDelete:
+		case store.OpDelete:
 			final[op.Key] = nil
 			continue
-		case refine.OpAppend:
+		case store.OpAppend:
 			base, staged := final[op.Key]
 			if !staged {
 				base = s.m[op.Key]
@@ -108,13 +108,13 @@ func (s *Store) Commit(ctx context.Context, ops ...refine.Op) error {
 			v := make([]byte, 0, len(base)+len(op.Value))
 			final[op.Key] = append(append(v, base...), op.Value...)
 			continue
-		case refine.OpCopy:
+		case store.OpCopy:
 			v, staged := final[op.From]
 			if !staged {
 				v = s.m[op.From]
 			}
 			if v == nil {
-				return fmt.Errorf("memory: commit: copy %s to %s: %w", op.From, op.Key, refine.ErrNotFound)
+				return fmt.Errorf("memory: commit: copy %s to %s: %w", op.From, op.Key, store.ErrNotFound)
 			}
 			final[op.Key] = v // values are never changed in place: share it
 			continue
@@ -157,10 +157,10 @@ func (s *Store) checkFolders(final map[string][]byte) error {
 			case !exists(parent):
 			case isPut(k):
 				return fmt.Errorf("memory: commit %s: %w: %q is a key, so nothing can be stored below it; delete it in the same commit to turn it into a folder",
-					k, refine.ErrInvalidKey, parent)
+					k, store.ErrInvalidKey, parent)
 			case isPut(parent):
 				return fmt.Errorf("memory: commit %s: %w: %q is stored below it, so it is a folder; delete the keys below it in the same commit to turn it into a key",
-					parent, refine.ErrInvalidKey, k)
+					parent, store.ErrInvalidKey, k)
 			}
 		}
 		return nil

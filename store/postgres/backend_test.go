@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/internal/pgtest"
 	"github.com/refine-spec/refine/internal/sqlkv/sqlkvtest"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/store/postgres"
 )
 
@@ -24,7 +24,7 @@ func TestTwoWritersLeaseAndFencing(t *testing.T) {
 
 // withAdmin opens a writer on a new session of a fresh database and a
 // connection of its own to that database, to break the writer's.
-func withAdmin(t *testing.T) (db *postgres.DB, admin *pgx.Conn, id string, st refine.Store) {
+func withAdmin(t *testing.T) (db *postgres.DB, admin *pgx.Conn, id string, st store.Store) {
 	dsn := pgtest.Database(t)
 	db = open(t, dsn, postgres.Config{})
 	admin, err := pgx.Connect(t.Context(), dsn)
@@ -85,7 +85,7 @@ func TestConcurrentMigration(t *testing.T) {
 // The heartbeat keeps an idle writer's lease alive, also across a dropped
 // connection, and Close ends it.
 func TestHeartbeatRenewsTheLease(t *testing.T) {
-	sqlkvtest.Heartbeat(t, opener(pgtest.Database(t)), func(b refine.Backend, tick <-chan time.Time, beat func(error)) {
+	sqlkvtest.Heartbeat(t, opener(pgtest.Database(t)), func(b store.Backend, tick <-chan time.Time, beat func(error)) {
 		postgres.SetHeartbeat(b.(*postgres.DB), tick, beat)
 	})
 }

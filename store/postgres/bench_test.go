@@ -8,7 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 
 	"github.com/refine-spec/refine/internal/pgtest"
 	"github.com/refine-spec/refine/internal/sqlkv/sqlkvtest"
@@ -63,11 +63,11 @@ func BenchmarkSessionsPageScaling(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		mid := refine.SessionCursor(refine.SessionInfo{ID: fmt.Sprintf("s-%06d", n/2), SessionSummary: refine.SessionSummary{Updated: base.Add(time.Duration(n/2) * time.Second)}})
-		reqs := []refine.PageRequest{{Limit: 50}, {After: mid, Limit: 50}, {Before: mid, Limit: 50}}
+		mid := store.SessionCursor(store.SessionInfo{ID: fmt.Sprintf("s-%06d", n/2), SessionSummary: store.SessionSummary{Updated: base.Add(time.Duration(n/2) * time.Second)}})
+		reqs := []store.PageRequest{{Limit: 50}, {After: mid, Limit: 50}, {Before: mid, Limit: 50}}
 		list := func() {
 			for _, r := range reqs {
-				p, err := refine.ListSessions(ctx, db, r)
+				p, err := store.ListSessions(ctx, db, r)
 				if err != nil || len(p.Sessions) != 50 {
 					b.Fatalf("ListSessions(%+v): %d sessions, %v", r, len(p.Sessions), err)
 				}

@@ -6,7 +6,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/store/postgres"
 )
 
@@ -27,7 +27,7 @@ func Example() {
 		return
 	}
 	defer st.(io.Closer).Close()
-	if err := st.Commit(ctx, refine.Put("state.json", []byte(`{"round": 0}`))); err != nil {
+	if err := st.Commit(ctx, store.Put("state.json", []byte(`{"round": 0}`))); err != nil {
 		fmt.Println(err)
 		return
 	}

@@ -17,22 +17,24 @@ import (
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/internal/pgtest"
 	"github.com/refine-spec/refine/internal/sqlkv/sqlkvtest"
+	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/refinetest"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/store/postgres"
 )
 
 // runSession runs a 5-round session over 5 gaps on st, calling beforeRole
 // (if set) at the start of each role call, and returns its outcome and
 // everything st holds afterwards.
-func runSession(t *testing.T, st refine.Store, beforeRole func()) (refine.Outcome, map[string]string) {
+func runSession(t *testing.T, st store.Store, beforeRole func()) (refine.Outcome, map[string]string) {
 	t.Helper()
 	ctx := t.Context()
-	role := func(content func(refine.Request) string) refine.Role {
-		return refinetest.Func(func(ctx context.Context, req refine.Request) (refine.Response, error) {
+	role := func(content func(llm.Request) string) llm.Role {
+		return refinetest.Func(func(ctx context.Context, req llm.Request) (llm.Response, error) {
 			if beforeRole != nil {
 				beforeRole()
 			}
-			return refine.Response{Content: content(req)}, nil
+			return llm.Response{Content: content(req)}, nil
 		})
 	}
 	gaps := make([]gap.Gap, 5)
@@ -40,8 +42,8 @@ func runSession(t *testing.T, st refine.Store, beforeRole func()) (refine.Outcom
 		gaps[i] = gap.Gap{ID: gap.ID(fmt.Sprintf("GAP-PG-%03d", i+1)), Title: "a gap", Severity: gap.Medium}
 	}
 	cfg := refinetest.Config(
-		role(func(req refine.Request) string { return refinetest.EngineerOutput(req.Gaps...) }),
-		role(func(req refine.Request) string { return refinetest.ReviewerOutput(req.Round, req.Gaps) }),
+		role(func(req llm.Request) string { return refinetest.EngineerOutput(req.Gaps...) }),
+		role(func(req llm.Request) string { return refinetest.ReviewerOutput(req.Round, req.Gaps) }),
 		refine.DefaultAsker{}, gaps...)
 	cfg.GapsPerRound = 1
 	cfg.Store = st
@@ -57,7 +59,7 @@ func runSession(t *testing.T, st refine.Store, beforeRole func()) (refine.Outcom
 }
 
 // dump returns every key and value st holds.
-func dump(t *testing.T, st refine.Store) map[string]string {
+func dump(t *testing.T, st store.Store) map[string]string {
 	t.Helper()
 	keys, err := st.List(t.Context(), "")
 	if err != nil {
@@ -107,7 +109,7 @@ func leaseSeq(t *testing.T, admin *pgx.Conn, id string) int64 {
 func TestConnectionDroppedMidCommit(t *testing.T) {
 	_, admin, id, st := withAdmin(t)
 	ctx := t.Context()
-	sqlkvtest.MustCommit(t, st, refine.Put("a", []byte("1")), refine.Put("b", []byte("1")))
+	sqlkvtest.MustCommit(t, st, store.Put("a", []byte("1")), store.Put("b", []byte("1")))
 	var kills atomic.Int32
 	postgres.SetCommitHook(st.(*postgres.Store), func(ctx context.Context, tx pgx.Tx) error {
 		if kills.Add(1) > 1 {
@@ -120,7 +122,7 @@ func TestConnectionDroppedMidCommit(t *testing.T) {
 		_, err := admin.Exec(ctx, `SELECT pg_terminate_backend($1)`, pid)
 		return err
 	})
-	if err := st.Commit(ctx, refine.Put("a", []byte("2")), refine.Put("b", []byte("2"))); err != nil {
+	if err := st.Commit(ctx, store.Put("a", []byte("2")), store.Put("b", []byte("2"))); err != nil {
 		t.Fatalf("commit on a connection terminated before COMMIT: %v; want it retried on a new connection", err)
 	}
 	if kills.Load() != 2 {
@@ -133,7 +135,7 @@ func TestConnectionDroppedMidCommit(t *testing.T) {
 	if seq := leaseSeq(t, admin, id); seq != 2 {
 		t.Errorf("lease commit counter = %d after 2 commits, want 2 (applied once)", seq)
 	}
-	sqlkvtest.MustCommit(t, st, refine.Put("a", []byte("3")), refine.Put("b", []byte("3")))
+	sqlkvtest.MustCommit(t, st, store.Put("a", []byte("3")), store.Put("b", []byte("3")))
 	if got := sqlkvtest.MustGet(t, st, "a") + sqlkvtest.MustGet(t, st, "b"); got != "33" {
 		t.Errorf("after resuming a+b = %q, want 33", got)
 	}
@@ -155,7 +157,7 @@ func TestCommitReplyLost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sqlkvtest.MustCommit(t, st, refine.Put("a", []byte("1")))
+	sqlkvtest.MustCommit(t, st, store.Put("a", []byte("1")))
 	var lost atomic.Int32
 	postgres.SetAfterCommitHook(db, func() error {
 		if lost.Add(1) > 1 {
@@ -167,14 +169,14 @@ func TestCommitReplyLost(t *testing.T) {
 		}
 		return &pgconn.PgError{Severity: "FATAL", Code: "57P01", Message: "terminating connection due to administrator command"}
 	})
-	if err := st.Commit(ctx, refine.Put("a", []byte("2")), refine.Put("log/1", []byte("x"))); err != nil {
+	if err := st.Commit(ctx, store.Put("a", []byte("2")), store.Put("log/1", []byte("x"))); err != nil {
 		t.Fatalf("commit whose reply was lost: %v; want it found applied", err)
 	}
 	postgres.SetAfterCommitHook(db, nil)
 	if seq := leaseSeq(t, admin, id); seq != 2 {
 		t.Errorf("lease commit counter = %d after 2 commits, want 2 (the lost reply's commit not applied twice)", seq)
 	}
-	sqlkvtest.MustCommit(t, st, refine.Put("a", []byte("3")))
+	sqlkvtest.MustCommit(t, st, store.Put("a", []byte("3")))
 	got := dump(t, st)
 	if diff := cmp.Diff(map[string]string{"a": "3", "log/1": "x"}, got); diff != "" {
 		t.Errorf("session after the lost reply (-want +got):\n%s", diff)
@@ -191,7 +193,7 @@ func TestAllConnectionsDroppedBetweenCommits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sqlkvtest.MustCommit(t, st, refine.Put("a", []byte("1")))
+	sqlkvtest.MustCommit(t, st, store.Put("a", []byte("1")))
 	for i, want := range []string{"2", "3"} {
 		if n, err := terminateOthers(ctx, admin); err != nil || n == 0 {
 			t.Fatalf("terminate: %d connections, %v", n, err)
@@ -201,13 +203,13 @@ func TestAllConnectionsDroppedBetweenCommits(t *testing.T) {
 				t.Errorf("read after the drop: a = %q, want 2", got)
 			}
 		}
-		sqlkvtest.MustCommit(t, st, refine.Put("a", []byte(want)))
+		sqlkvtest.MustCommit(t, st, store.Put("a", []byte(want)))
 	}
 	if got := sqlkvtest.MustGet(t, view, "a"); got != "3" {
 		t.Errorf("a = %q, want 3", got)
 	}
 	other, err := db.Session(ctx, id)
-	if !errors.Is(err, refine.ErrLocked) {
+	if !errors.Is(err, store.ErrLocked) {
 		t.Errorf("Session by another writer after the drop: error = %v, want ErrLocked", err)
 	}
 	if other != nil {
@@ -234,7 +236,7 @@ func TestStoppedWriterLosesTheSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sqlkvtest.MustCommit(t, wa, refine.Put("state.json", []byte("a1")), refine.Put("a/1", []byte("x")))
+	sqlkvtest.MustCommit(t, wa, store.Put("state.json", []byte("a1")), store.Put("a/1", []byte("x")))
 
 	stopped, cont := make(chan struct{}), make(chan struct{})
 	postgres.SetCommitHook(wa.(*postgres.Store), func(ctx context.Context, tx pgx.Tx) error {
@@ -247,7 +249,7 @@ func TestStoppedWriterLosesTheSession(t *testing.T) {
 		return nil
 	})
 	errA := make(chan error, 1)
-	go func() { errA <- wa.Commit(ctx, refine.Put("state.json", []byte("a2")), refine.Put("a/2", []byte("y"))) }()
+	go func() { errA <- wa.Commit(ctx, store.Put("state.json", []byte("a2")), store.Put("a/2", []byte("y"))) }()
 	<-stopped
 	start := time.Now()
 
@@ -258,7 +260,7 @@ func TestStoppedWriterLosesTheSession(t *testing.T) {
 	if got := sqlkvtest.MustGet(t, view, "state.json"); got != "a1" {
 		t.Errorf("reading while the writer is stopped: state.json = %q, want a1", got)
 	}
-	var wb refine.Store
+	var wb store.Store
 	for tries := 0; ; tries++ {
 		// Bounded, so a call stuck on the stopped writer's locks fails the
 		// test rather than hanging it.
@@ -268,7 +270,7 @@ func TestStoppedWriterLosesTheSession(t *testing.T) {
 		if err == nil {
 			break
 		}
-		if !errors.Is(err, refine.ErrLocked) || !strings.Contains(err.Error(), "host-a") {
+		if !errors.Is(err, store.ErrLocked) || !strings.Contains(err.Error(), "host-a") {
 			t.Fatalf("Session while host-a is stopped: %v; want ErrLocked naming host-a", err)
 		}
 		if time.Since(start) > 2*lease {
@@ -282,19 +284,19 @@ func TestStoppedWriterLosesTheSession(t *testing.T) {
 	}
 	t.Logf("taken over %v after the writer stopped (lease %v)", time.Since(start).Round(time.Millisecond), lease)
 	defer wb.(io.Closer).Close()
-	sqlkvtest.MustCommit(t, wb, refine.Put("state.json", []byte("b1")), refine.Put("b/1", []byte("z")))
+	sqlkvtest.MustCommit(t, wb, store.Put("state.json", []byte("b1")), store.Put("b/1", []byte("z")))
 
 	close(cont) // SIGCONT
 	t0 := time.Now()
 	err = <-errA
 	t.Logf("refused after %v: %v", time.Since(t0), err)
-	if !errors.Is(err, refine.ErrLocked) || !strings.Contains(err.Error(), "host-b") {
+	if !errors.Is(err, store.ErrLocked) || !strings.Contains(err.Error(), "host-b") {
 		t.Errorf("the stopped writer's commit once it went on: %v; want ErrLocked naming host-b", err)
 	}
 	if err := wa.(io.Closer).Close(); err != nil {
 		t.Errorf("closing the stopped writer: %v", err)
 	}
-	sqlkvtest.MustCommit(t, wb, refine.Put("b/2", []byte("w"))) // still b's
+	sqlkvtest.MustCommit(t, wb, store.Put("b/2", []byte("w"))) // still b's
 	want := map[string]string{"state.json": "b1", "a/1": "x", "b/1": "z", "b/2": "w"}
 	if !equalStores(t, want, dump(t, view)) {
 		t.Error("after the takeover the session lost a commit or kept the refused one")
@@ -406,7 +408,7 @@ func TestCommitOutlastsAStoppedLockHolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.(io.Closer).Close()
-	sqlkvtest.MustCommit(t, st, refine.Put("a", []byte("1")))
+	sqlkvtest.MustCommit(t, st, store.Put("a", []byte("1")))
 	var aborted atomic.Int32
 	postgres.SetFaultHook(db, func(code string, err error) {
 		if code == "55P03" {
@@ -433,7 +435,7 @@ func TestCommitOutlastsAStoppedLockHolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The holder stops here: it sends nothing more.
-	sqlkvtest.MustCommit(t, st, refine.Put("a", []byte("2")))
+	sqlkvtest.MustCommit(t, st, store.Put("a", []byte("2")))
 	if aborted.Load() == 0 {
 		t.Error("the commit never waited on the stopped holder's lock; the test did not test anything")
 	}
@@ -452,10 +454,10 @@ func TestCommitOutlastsAStoppedLockHolder(t *testing.T) {
 func TestOpenWithLostReply(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		open func(ctx context.Context, db *postgres.DB) (refine.Store, error)
+		open func(ctx context.Context, db *postgres.DB) (store.Store, error)
 	}{
-		{"CreateNamed", func(ctx context.Context, db *postgres.DB) (refine.Store, error) { return db.CreateNamed(ctx, "s") }},
-		{"Session", func(ctx context.Context, db *postgres.DB) (refine.Store, error) { return db.Session(ctx, "s") }},
+		{"CreateNamed", func(ctx context.Context, db *postgres.DB) (store.Store, error) { return db.CreateNamed(ctx, "s") }},
+		{"Session", func(ctx context.Context, db *postgres.DB) (store.Store, error) { return db.Session(ctx, "s") }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := t.Context()
@@ -466,7 +468,7 @@ func TestOpenWithLostReply(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				sqlkvtest.MustCommit(t, w, refine.Put("a", []byte("1")))
+				sqlkvtest.MustCommit(t, w, store.Put("a", []byte("1")))
 				w.(io.Closer).Close()
 			}
 			var lost atomic.Int32
@@ -485,9 +487,9 @@ func TestOpenWithLostReply(t *testing.T) {
 			if lost.Load() == 0 {
 				t.Fatal("no COMMIT lost its reply; the test did not test anything")
 			}
-			sqlkvtest.MustCommit(t, st, refine.Put("b", []byte("2")))
+			sqlkvtest.MustCommit(t, st, store.Put("b", []byte("2")))
 			other := open(t, dsn, postgres.Config{Holder: "other"})
-			if _, err := other.Session(ctx, "s"); !errors.Is(err, refine.ErrLocked) || !strings.Contains(err.Error(), "held by me") {
+			if _, err := other.Session(ctx, "s"); !errors.Is(err, store.ErrLocked) || !strings.Contains(err.Error(), "held by me") {
 				t.Errorf("Session by another writer: %v; want ErrLocked naming me", err)
 			}
 		})

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/internal/pgtest"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/store/postgres"
 )
 
@@ -107,7 +107,7 @@ func TestLiveRunNextToStatusHasNoDeadlock(t *testing.T) {
 			w.(io.Closer).Close()
 			return errors.New("Session succeeded while the run holds the lease")
 		}
-		if !errors.Is(err, refine.ErrLocked) {
+		if !errors.Is(err, store.ErrLocked) {
 			return err
 		}
 		v, err := db.View(ctx, "live")

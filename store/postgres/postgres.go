@@ -1,11 +1,11 @@
-// Package postgres is a refine.Backend in a PostgreSQL database holding
+// Package postgres is a store.Backend in a PostgreSQL database holding
 // many sessions, on github.com/jackc/pgx/v5 (pgxpool).
 //
 // Each Store commit is one transaction, so every op of it is applied or
 // none is, also when the process dies or the connection drops mid-way.
 // Values are bytea; keys and IDs compare byte-wise (collation "C"), so
-// List sorts as every refine Store does. A writer is a refine.Appender
-// and a refine.Copier: an append adds its bytes to the stored value, and
+// List sorts as every refine Store does. A writer is a store.Appender
+// and a store.Copier: an append adds its bytes to the stored value, and
 // a copy copies a value, inside the database, so neither sends a stored
 // value over the network again.
 //
@@ -15,7 +15,7 @@
 // process ID by default), a random token and an expiry. The writer renews
 // it from a background goroutine while its Store is open and deletes it
 // on Close. Another writer, on any machine, is refused with an error
-// wrapping refine.ErrLocked that names the holder until the lease expires,
+// wrapping store.ErrLocked that names the holder until the lease expires,
 // so a crashed holder's session (or one whose connection was lost for
 // longer than the lease) can be taken over. Every commit locks the lease
 // row and checks its token inside its own transaction: a writer whose
@@ -33,7 +33,7 @@
 // writer stopped inside a commit loses that transaction, and its row
 // locks, before its lease runs out, so another writer takes the session
 // over once the lease has expired and the stopped writer's late commit is
-// refused with refine.ErrLocked; a statement waiting on such a lock fails
+// refused with store.ErrLocked; a statement waiting on such a lock fails
 // instead of hanging, and opening the session then reports it locked.
 //
 // The pool replaces broken connections and checks idle ones. Reads retry
@@ -47,7 +47,7 @@
 //
 // # Listing
 //
-// A session's summary record (refine.SummaryKey, session.json) is copied
+// A session's summary record (store.SummaryKey, session.json) is copied
 // into columns of its session row by the commit that writes it, so
 // Sessions lists thousands of sessions from one indexed table.
 //
@@ -67,8 +67,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/internal/sqlkv"
+	"github.com/refine-spec/refine/store"
 )
 
 // Config tunes a DB. The zero value is usable: every field has a default.
@@ -112,7 +112,7 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// DB is a refine.Backend in one PostgreSQL database. It is safe for
+// DB is a store.Backend in one PostgreSQL database. It is safe for
 // concurrent use; Close it when done.
 type DB struct {
 	kv  *sqlkv.DB
@@ -120,8 +120,8 @@ type DB struct {
 }
 
 var (
-	_ refine.Backend      = (*DB)(nil)
-	_ refine.NamedCreator = (*DB)(nil)
+	_ store.Backend      = (*DB)(nil)
+	_ store.NamedCreator = (*DB)(nil)
 )
 
 // Open connects to the database at dsn (a postgres:// URL or key=value
@@ -147,7 +147,7 @@ func Open(ctx context.Context, dsn string, cfg Config) (*DB, error) {
 	kv := sqlkv.New(drv, dialect(), sqlkv.Settings{
 		Holder: cfg.Holder, LeaseTTL: cfg.LeaseTTL, Heartbeat: cfg.Heartbeat, Reconnect: cfg.Reconnect,
 		AttemptTimeout: cfg.AttemptTimeout, Now: cfg.Now, NewID: cfg.NewID,
-	}, func(s *sqlkv.Store) refine.Store { return &Store{s} })
+	}, func(s *sqlkv.Store) store.Store { return &Store{s} })
 	return &DB{kv: kv, drv: drv}, nil
 }
 
@@ -202,37 +202,37 @@ func tuneConnections(pc *pgxpool.Config, ttl time.Duration) {
 
 // Create starts a new, empty session under a fresh ID and returns its
 // writer, a *Store.
-func (d *DB) Create(ctx context.Context) (string, refine.Store, error) { return d.kv.Create(ctx) }
+func (d *DB) Create(ctx context.Context) (string, store.Store, error) { return d.kv.Create(ctx) }
 
 // CreateNamed starts a new, empty session under id and returns its
-// writer; an existing id fails with refine.ErrSessionExists.
-func (d *DB) CreateNamed(ctx context.Context, id string) (refine.Store, error) {
+// writer; an existing id fails with store.ErrSessionExists.
+func (d *DB) CreateNamed(ctx context.Context, id string) (store.Store, error) {
 	return d.kv.CreateNamed(ctx, id)
 }
 
 // Session opens session id for writing, taking its lease. Another
-// writer's live lease fails it with refine.ErrLocked naming the holder.
-func (d *DB) Session(ctx context.Context, id string) (refine.Store, error) {
+// writer's live lease fails it with store.ErrLocked naming the holder.
+func (d *DB) Session(ctx context.Context, id string) (store.Store, error) {
 	return d.kv.Session(ctx, id)
 }
 
 // View opens session id for reading: it takes no lease, and Commit fails
-// with refine.ErrReadOnly.
-func (d *DB) View(ctx context.Context, id string) (refine.Store, error) { return d.kv.View(ctx, id) }
+// with store.ErrReadOnly.
+func (d *DB) View(ctx context.Context, id string) (store.Store, error) { return d.kv.View(ctx, id) }
 
 // Sessions lists every session, newest activity first, from the summary
 // columns of the session rows.
-func (d *DB) Sessions(ctx context.Context) ([]refine.SessionInfo, error) { return d.kv.Sessions(ctx) }
+func (d *DB) Sessions(ctx context.Context) ([]store.SessionInfo, error) { return d.kv.Sessions(ctx) }
 
 // SessionsPage lists one page of sessions by the index on their last
-// activity (refine.SessionPager): a page costs the same at any number of
+// activity (store.SessionPager): a page costs the same at any number of
 // sessions.
-func (d *DB) SessionsPage(ctx context.Context, req refine.PageRequest) (refine.SessionPage, error) {
+func (d *DB) SessionsPage(ctx context.Context, req store.PageRequest) (store.SessionPage, error) {
 	return d.kv.SessionsPage(ctx, req)
 }
 
 // Delete removes session id and everything in it. A session with a live
-// lease is refused with refine.ErrLocked.
+// lease is refused with store.ErrLocked.
 func (d *DB) Delete(ctx context.Context, id string) error { return d.kv.Delete(ctx, id) }
 
 // Close releases every writer still open (their leases too) and closes

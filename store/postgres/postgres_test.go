@@ -4,9 +4,9 @@ import (
 	"os"
 	"testing"
 
-	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/internal/pgtest"
 	"github.com/refine-spec/refine/internal/sqlkv/sqlkvtest"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/store/postgres"
 	"github.com/refine-spec/refine/storetest"
 )
@@ -25,13 +25,13 @@ func open(t testing.TB, dsn string, cfg postgres.Config) *postgres.DB {
 
 // opener opens connection pools on the database at dsn for sqlkvtest.
 func opener(dsn string) sqlkvtest.Opener {
-	return func(t testing.TB, o sqlkvtest.Options) refine.Backend {
+	return func(t testing.TB, o sqlkvtest.Options) store.Backend {
 		return open(t, dsn, postgres.Config{Holder: o.Holder, LeaseTTL: o.LeaseTTL, Heartbeat: o.Heartbeat, Now: o.Now})
 	}
 }
 
 func TestBackendConformance(t *testing.T) {
-	storetest.TestBackend(t, func(t *testing.T) refine.Backend {
+	storetest.TestBackend(t, func(t *testing.T) store.Backend {
 		return open(t, pgtest.Database(t), postgres.Config{})
 	})
 }

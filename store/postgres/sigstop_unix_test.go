@@ -17,9 +17,9 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/internal/pgtest"
 	"github.com/refine-spec/refine/internal/sqlkv/sqlkvtest"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/store/postgres"
 )
 
@@ -80,7 +80,7 @@ func TestSIGSTOPWriterLosesTheSession(t *testing.T) {
 	}
 
 	b := open(t, dsn, postgres.Config{Holder: "host-b", LeaseTTL: lease})
-	var wb refine.Store
+	var wb store.Store
 	for tries := 0; ; tries++ {
 		tctx, cancel := context.WithDeadline(ctx, start.Add(2*lease))
 		wb, err = b.Session(tctx, "s")
@@ -88,7 +88,7 @@ func TestSIGSTOPWriterLosesTheSession(t *testing.T) {
 		if err == nil {
 			break
 		}
-		if !errors.Is(err, refine.ErrLocked) {
+		if !errors.Is(err, store.ErrLocked) {
 			t.Fatalf("Session while the writer is stopped: %v; want ErrLocked", err)
 		}
 		if time.Since(start) > 2*lease {
@@ -102,7 +102,7 @@ func TestSIGSTOPWriterLosesTheSession(t *testing.T) {
 	}
 	t.Logf("taken over %v after SIGSTOP (lease %v)", time.Since(start).Round(time.Millisecond), lease)
 	defer wb.(io.Closer).Close()
-	sqlkvtest.MustCommit(t, wb, refine.Put("state.json", []byte("b1")), refine.Put("b/1", []byte("z")))
+	sqlkvtest.MustCommit(t, wb, store.Put("state.json", []byte("b1")), store.Put("b/1", []byte("z")))
 
 	if err := cmd.Process.Signal(syscall.SIGCONT); err != nil {
 		t.Fatal(err)
@@ -114,7 +114,7 @@ func TestSIGSTOPWriterLosesTheSession(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Errorf("writer process: %v", err)
 	}
-	sqlkvtest.MustCommit(t, wb, refine.Put("b/2", []byte("w"))) // still b's
+	sqlkvtest.MustCommit(t, wb, store.Put("b/2", []byte("w"))) // still b's
 	want := map[string]string{"state.json": "b1", "a/1": "x", "b/1": "z", "b/2": "w"}
 	if !equalStores(t, want, dump(t, wb)) {
 		t.Error("after the takeover the session lost a commit or kept the refused one")
@@ -172,7 +172,7 @@ func TestStoppedWriterProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sqlkvtest.MustCommit(t, st, refine.Put("state.json", []byte("a1")), refine.Put("a/1", []byte("x")))
+	sqlkvtest.MustCommit(t, st, store.Put("state.json", []byte("a1")), store.Put("a/1", []byte("x")))
 	in := bufio.NewReader(os.Stdin)
 	first := true
 	postgres.SetCommitHook(st.(*postgres.Store), func(ctx context.Context, tx pgx.Tx) error {
@@ -185,9 +185,9 @@ func TestStoppedWriterProcess(t *testing.T) {
 		}
 		return nil
 	})
-	err = st.Commit(ctx, refine.Put("state.json", []byte("a2")), refine.Put("a/2", []byte("y")))
+	err = st.Commit(ctx, store.Put("state.json", []byte("a2")), store.Put("a/2", []byte("y")))
 	switch {
-	case errors.Is(err, refine.ErrLocked):
+	case errors.Is(err, store.ErrLocked):
 		fmt.Println("COMMIT REFUSED")
 	case err == nil:
 		fmt.Println("COMMIT APPLIED")

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/internal/sqlkv/sqlkvtest"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/store/sqlite"
 )
 
@@ -35,10 +35,10 @@ func TestFailedCommitAppliesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sqlkvtest.MustCommit(t, st, refine.Put("a", []byte("1")), refine.Put("b", []byte("1")))
+	sqlkvtest.MustCommit(t, st, store.Put("a", []byte("1")), store.Put("b", []byte("1")))
 	boom := errors.New("boom")
 	sqlite.SetCommitHook(st.(*sqlite.Store), func() error { return boom })
-	if err := st.Commit(ctx, refine.Put("a", []byte("2")), refine.Delete("b"), refine.Put(refine.SummaryKey, []byte(`{"round":9}`))); !errors.Is(err, boom) {
+	if err := st.Commit(ctx, store.Put("a", []byte("2")), store.Delete("b"), store.Put(store.SummaryKey, []byte(`{"round":9}`))); !errors.Is(err, boom) {
 		t.Fatalf("Commit error = %v, want the hook's", err)
 	}
 	sqlite.SetCommitHook(st.(*sqlite.Store), nil)
@@ -64,11 +64,11 @@ func TestClosedDatabaseThenResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sqlkvtest.MustCommit(t, st, refine.Put("state.json", []byte("1")))
+	sqlkvtest.MustCommit(t, st, store.Put("state.json", []byte("1")))
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	err = st.Commit(ctx, refine.Put("state.json", []byte("2")))
+	err = st.Commit(ctx, store.Put("state.json", []byte("2")))
 	if err == nil || !strings.Contains(err.Error(), "closed") {
 		t.Fatalf("commit after the database closed: error = %v, want one saying it is closed", err)
 	}
@@ -90,7 +90,7 @@ func TestSchemaMigrationIsIdempotent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sqlkvtest.MustCommit(t, st, refine.Put("state.json", []byte("1")))
+	sqlkvtest.MustCommit(t, st, store.Put("state.json", []byte("1")))
 	st.(io.Closer).Close()
 	db.Close()
 	again := open(t, path, sqlite.Config{})
@@ -130,7 +130,7 @@ func TestMain(m *testing.M) {
 	}
 }
 
-func childOpen() (*sqlite.DB, refine.Store, error) {
+func childOpen() (*sqlite.DB, store.Store, error) {
 	ctx := context.Background()
 	db, err := sqlite.Open(ctx, os.Getenv("REFINE_SQLITE_PATH"), sqlite.Config{Holder: "child pid " + strconv.Itoa(os.Getpid())})
 	if err != nil {
@@ -163,7 +163,7 @@ func childCommit() int {
 	pad := strings.Repeat("p", 256<<10)
 	for i := 1; ; i++ {
 		v := []byte(strconv.Itoa(i) + " " + pad)
-		if err := st.Commit(context.Background(), refine.Put("pair/a", v), refine.Put("pair/b", v), refine.Put(fmt.Sprintf("log/%06d", i), nil)); err != nil {
+		if err := st.Commit(context.Background(), store.Put("pair/a", v), store.Put("pair/b", v), store.Put(fmt.Sprintf("log/%06d", i), nil)); err != nil {
 			fmt.Println("error:", err)
 			return 1
 		}
@@ -214,7 +214,7 @@ func TestTwoProcessesOneSession(t *testing.T) {
 	db := open(t, path, sqlite.Config{})
 	_, err := db.Session(t.Context(), id)
 	want := fmt.Sprintf("held by child pid %d", cmd.Process.Pid)
-	if !errors.Is(err, refine.ErrLocked) || !strings.Contains(err.Error(), want) {
+	if !errors.Is(err, store.ErrLocked) || !strings.Contains(err.Error(), want) {
 		t.Fatalf("Session while the child holds it: error = %v, want ErrLocked containing %q", err, want)
 	}
 	stdin.Close()
@@ -250,7 +250,7 @@ func TestWriterKilledMidCommit(t *testing.T) {
 	}
 
 	db := open(t, path, sqlite.Config{})
-	if _, err := db.Session(t.Context(), id); !errors.Is(err, refine.ErrLocked) {
+	if _, err := db.Session(t.Context(), id); !errors.Is(err, store.ErrLocked) {
 		t.Fatalf("Session right after the kill: error = %v, want ErrLocked (the dead writer's lease is live)", err)
 	}
 	later := open(t, path, sqlite.Config{Now: func() time.Time { return time.Now().Add(time.Hour) }})
@@ -276,7 +276,7 @@ func TestWriterKilledMidCommit(t *testing.T) {
 // The heartbeat keeps an idle writer's lease alive (an LLM call takes
 // minutes without a commit) and Close ends it.
 func TestHeartbeatRenewsTheLease(t *testing.T) {
-	sqlkvtest.Heartbeat(t, opener(filepath.Join(t.TempDir(), "refine.db")), func(b refine.Backend, tick <-chan time.Time, beat func(error)) {
+	sqlkvtest.Heartbeat(t, opener(filepath.Join(t.TempDir(), "refine.db")), func(b store.Backend, tick <-chan time.Time, beat func(error)) {
 		sqlite.SetHeartbeat(b.(*sqlite.DB), tick, beat)
 	})
 }

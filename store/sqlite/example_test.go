@@ -8,7 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/store/sqlite"
 )
 
@@ -34,15 +34,15 @@ func Example() {
 	// The engine commits its summary record with every durable point;
 	// Sessions lists it without reading the session's state.
 	err = st.Commit(ctx,
-		refine.Put("state.json", []byte(`{"round": 1}`)),
-		refine.Put(refine.SummaryKey, []byte(`{"round": 1, "outcome": "RUNNING", "open_gaps": {"HIGH": 2}}`)),
+		store.Put("state.json", []byte(`{"round": 1}`)),
+		store.Put(store.SummaryKey, []byte(`{"round": 1, "outcome": "RUNNING", "open_gaps": {"HIGH": 2}}`)),
 	)
 	if err != nil {
 		panic(err)
 	}
 
 	// The session has one writer, in this process or any other.
-	if _, err := db.Session(ctx, id); errors.Is(err, refine.ErrLocked) {
+	if _, err := db.Session(ctx, id); errors.Is(err, store.ErrLocked) {
 		fmt.Println("refused: held by worker-1")
 	}
 	st.(io.Closer).Close() // releases the lease

@@ -1,5 +1,5 @@
 package sqlite
 
 // SessionID returns the session's ID, as ID does. It implements
-// refine.Identified, so the session's state carries the database's ID.
+// store.Identified, so the session's state carries the database's ID.
 func (s *Store) SessionID() string { return s.ID() }

@@ -1,4 +1,4 @@
-// Package sqlite is a refine.Backend in one SQLite database file holding
+// Package sqlite is a store.Backend in one SQLite database file holding
 // many sessions, on modernc.org/sqlite (pure Go, no cgo).
 //
 // The database runs in WAL mode with synchronous=FULL, so a commit is
@@ -6,7 +6,7 @@
 // with a busy timeout, so processes sharing the file queue for the write
 // lock instead of failing. Each Store commit is one transaction: every op
 // of it is applied or none is, also when the process is killed mid-way.
-// A writer is a refine.Appender and a refine.Copier: an append adds its
+// A writer is a store.Appender and a store.Copier: an append adds its
 // bytes to the stored value, and a copy copies a value, inside the
 // database, so neither sends a stored value again.
 //
@@ -16,7 +16,7 @@
 // process ID by default), a random token and an expiry. The writer renews
 // it from a background goroutine while its Store is open (a session's LLM
 // calls take minutes) and deletes it on Close. Another writer is refused
-// with an error wrapping refine.ErrLocked that names the holder, until the
+// with an error wrapping store.ErrLocked that names the holder, until the
 // lease expires: a crashed holder's session can be taken over once its
 // lease runs out. Every commit checks the token inside its own
 // transaction, so a writer whose lease was taken over (say it was paused
@@ -29,7 +29,7 @@
 //
 // # Listing
 //
-// A session's summary record (refine.SummaryKey, session.json) is copied
+// A session's summary record (store.SummaryKey, session.json) is copied
 // into columns of its session row by the commit that writes it, so
 // Sessions lists thousands of sessions from one indexed table without
 // reading their state.
@@ -49,8 +49,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/internal/sqlkv"
+	"github.com/refine-spec/refine/store"
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
 
@@ -89,7 +89,7 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// DB is a refine.Backend in one SQLite file. It is safe for concurrent
+// DB is a store.Backend in one SQLite file. It is safe for concurrent
 // use; Close it when done.
 type DB struct {
 	kv   *sqlkv.DB
@@ -97,8 +97,8 @@ type DB struct {
 }
 
 var (
-	_ refine.Backend      = (*DB)(nil)
-	_ refine.NamedCreator = (*DB)(nil)
+	_ store.Backend      = (*DB)(nil)
+	_ store.NamedCreator = (*DB)(nil)
 )
 
 // Open opens (creating if needed) the database file at path and brings its
@@ -131,7 +131,7 @@ func Open(ctx context.Context, path string, cfg Config) (*DB, error) {
 	kv := sqlkv.New(drv, dialect(path), sqlkv.Settings{
 		Holder: cfg.Holder, LeaseTTL: cfg.LeaseTTL, Heartbeat: cfg.Heartbeat, Now: cfg.Now, NewID: cfg.NewID,
 		ReleaseTimeout: cfg.BusyTimeout + time.Second,
-	}, func(s *sqlkv.Store) refine.Store { return &Store{s} })
+	}, func(s *sqlkv.Store) store.Store { return &Store{s} })
 	return &DB{kv: kv, path: path}, nil
 }
 
@@ -140,37 +140,37 @@ func (d *DB) Path() string { return d.path }
 
 // Create starts a new, empty session under a fresh ID and returns its
 // writer, a *Store.
-func (d *DB) Create(ctx context.Context) (string, refine.Store, error) { return d.kv.Create(ctx) }
+func (d *DB) Create(ctx context.Context) (string, store.Store, error) { return d.kv.Create(ctx) }
 
 // CreateNamed starts a new, empty session under id and returns its
-// writer; an existing id fails with refine.ErrSessionExists.
-func (d *DB) CreateNamed(ctx context.Context, id string) (refine.Store, error) {
+// writer; an existing id fails with store.ErrSessionExists.
+func (d *DB) CreateNamed(ctx context.Context, id string) (store.Store, error) {
 	return d.kv.CreateNamed(ctx, id)
 }
 
 // Session opens session id for writing, taking its lease. Another
-// writer's live lease fails it with refine.ErrLocked naming the holder.
-func (d *DB) Session(ctx context.Context, id string) (refine.Store, error) {
+// writer's live lease fails it with store.ErrLocked naming the holder.
+func (d *DB) Session(ctx context.Context, id string) (store.Store, error) {
 	return d.kv.Session(ctx, id)
 }
 
 // View opens session id for reading: it takes no lease, and Commit fails
-// with refine.ErrReadOnly.
-func (d *DB) View(ctx context.Context, id string) (refine.Store, error) { return d.kv.View(ctx, id) }
+// with store.ErrReadOnly.
+func (d *DB) View(ctx context.Context, id string) (store.Store, error) { return d.kv.View(ctx, id) }
 
 // Sessions lists every session, newest activity first, from the summary
 // columns of the session rows.
-func (d *DB) Sessions(ctx context.Context) ([]refine.SessionInfo, error) { return d.kv.Sessions(ctx) }
+func (d *DB) Sessions(ctx context.Context) ([]store.SessionInfo, error) { return d.kv.Sessions(ctx) }
 
 // SessionsPage lists one page of sessions by the index on their last
-// activity (refine.SessionPager): a page costs the same at any number of
+// activity (store.SessionPager): a page costs the same at any number of
 // sessions.
-func (d *DB) SessionsPage(ctx context.Context, req refine.PageRequest) (refine.SessionPage, error) {
+func (d *DB) SessionsPage(ctx context.Context, req store.PageRequest) (store.SessionPage, error) {
 	return d.kv.SessionsPage(ctx, req)
 }
 
 // Delete removes session id and everything in it. A session with a live
-// lease is refused with refine.ErrLocked.
+// lease is refused with store.ErrLocked.
 func (d *DB) Delete(ctx context.Context, id string) error { return d.kv.Delete(ctx, id) }
 
 // Close releases every writer still open (their leases too) and closes

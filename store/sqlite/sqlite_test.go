@@ -4,8 +4,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/internal/sqlkv/sqlkvtest"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/store/sqlite"
 	"github.com/refine-spec/refine/storetest"
 )
@@ -22,13 +22,13 @@ func open(t testing.TB, path string, cfg sqlite.Config) *sqlite.DB {
 
 // opener opens handles on the database file at path for sqlkvtest.
 func opener(path string) sqlkvtest.Opener {
-	return func(t testing.TB, o sqlkvtest.Options) refine.Backend {
+	return func(t testing.TB, o sqlkvtest.Options) store.Backend {
 		return open(t, path, sqlite.Config{Holder: o.Holder, LeaseTTL: o.LeaseTTL, Heartbeat: o.Heartbeat, Now: o.Now})
 	}
 }
 
 func TestBackendConformance(t *testing.T) {
-	storetest.TestBackend(t, func(t *testing.T) refine.Backend {
+	storetest.TestBackend(t, func(t *testing.T) store.Backend {
 		return open(t, filepath.Join(t.TempDir(), "refine.db"), sqlite.Config{})
 	})
 }

@@ -4,8 +4,8 @@ import (
 	"context"
 	"io"
 
-	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/internal/sqlkv"
+	"github.com/refine-spec/refine/store"
 )
 
 // Store is one session of a DB: its writer (from Create, CreateNamed or
@@ -14,15 +14,15 @@ import (
 type Store struct{ kv *sqlkv.Store }
 
 var (
-	_ refine.Appender = (*Store)(nil)
-	_ refine.Copier   = (*Store)(nil)
-	_ io.Closer       = (*Store)(nil)
+	_ store.Appender = (*Store)(nil)
+	_ store.Copier   = (*Store)(nil)
+	_ io.Closer      = (*Store)(nil)
 )
 
 // ID returns the session's ID.
 func (s *Store) ID() string { return s.kv.ID() }
 
-// Get returns the value at key, or an error wrapping refine.ErrNotFound.
+// Get returns the value at key, or an error wrapping store.ErrNotFound.
 func (s *Store) Get(ctx context.Context, key string) ([]byte, error) { return s.kv.Get(ctx, key) }
 
 // List returns the keys starting with prefix, sorted by byte order.
@@ -31,17 +31,17 @@ func (s *Store) List(ctx context.Context, prefix string) ([]string, error) {
 }
 
 // Commit applies ops in one transaction, all or nothing. It fails with
-// refine.ErrReadOnly on a view, and with refine.ErrLocked, applying
+// store.ErrReadOnly on a view, and with store.ErrLocked, applying
 // nothing, if this writer's lease was taken over.
-func (s *Store) Commit(ctx context.Context, ops ...refine.Op) error { return s.kv.Commit(ctx, ops...) }
+func (s *Store) Commit(ctx context.Context, ops ...store.Op) error { return s.kv.Commit(ctx, ops...) }
 
-// Appends reports true for a writer: Commit accepts refine.OpAppend
-// (refine.Appender), which adds the bytes to the stored value inside the
+// Appends reports true for a writer: Commit accepts store.OpAppend
+// (store.Appender), which adds the bytes to the stored value inside the
 // database, so a growing key is not sent whole again.
 func (s *Store) Appends() bool { return s.kv.Appends() }
 
-// Copies reports true for a writer: Commit accepts refine.OpCopy
-// (refine.Copier), which copies the value inside the database.
+// Copies reports true for a writer: Commit accepts store.OpCopy
+// (store.Copier), which copies the value inside the database.
 func (s *Store) Copies() bool { return s.kv.Copies() }
 
 // Close ends a writer's heartbeat and gives up its lease; on a view it

@@ -8,13 +8,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/internal/storebench"
+	"github.com/refine-spec/refine/store"
 )
 
 // Sessions1000 lists 1,000 sessions of db that each have a summary
 // record, and reports ms/Sessions.
-func Sessions1000(b *testing.B, db refine.Backend) {
+func Sessions1000(b *testing.B, db store.Backend) {
 	ctx := b.Context()
 	base := time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
 	for i := range 1000 {
@@ -22,9 +22,9 @@ func Sessions1000(b *testing.B, db refine.Backend) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		sum, _ := json.Marshal(refine.SessionSummary{Round: i % 7, Outcome: "PAUSED", OpenGaps: map[string]int{"HIGH": 1},
+		sum, _ := json.Marshal(store.SessionSummary{Round: i % 7, Outcome: "PAUSED", OpenGaps: map[string]int{"HIGH": 1},
 			Created: base, Updated: base.Add(time.Duration(i) * time.Minute), Activity: "waiting: conflict-r2-1"})
-		if err := st.Commit(ctx, refine.Put(refine.SummaryKey, sum), refine.Put("state.json", []byte(strings.Repeat("s", 4096)))); err != nil {
+		if err := st.Commit(ctx, store.Put(store.SummaryKey, sum), store.Put("state.json", []byte(strings.Repeat("s", 4096)))); err != nil {
 			b.Fatal(err)
 		}
 		st.(io.Closer).Close()
@@ -40,7 +40,7 @@ func Sessions1000(b *testing.B, db refine.Backend) {
 
 // Commit4KB commits one 4 KB value per commit to a session of db, and
 // reports commits/s.
-func Commit4KB(b *testing.B, db refine.Backend) {
+func Commit4KB(b *testing.B, db store.Backend) {
 	ctx := b.Context()
 	_, st, err := db.Create(ctx)
 	if err != nil {
@@ -50,7 +50,7 @@ func Commit4KB(b *testing.B, db refine.Backend) {
 	v := []byte(strings.Repeat("x", 4096))
 	b.SetBytes(int64(len(v)))
 	for b.Loop() {
-		if err := st.Commit(ctx, refine.Put("round_003/engineer.md", v)); err != nil {
+		if err := st.Commit(ctx, store.Put("round_003/engineer.md", v)); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -58,8 +58,8 @@ func Commit4KB(b *testing.B, db refine.Backend) {
 }
 
 // Overhead runs storebench.Overhead on sessions db creates.
-func Overhead(b *testing.B, db refine.Backend) {
-	storebench.Overhead(b, func(b *testing.B) refine.Store {
+func Overhead(b *testing.B, db store.Backend) {
+	storebench.Overhead(b, func(b *testing.B) store.Store {
 		_, st, err := db.Create(b.Context())
 		if err != nil {
 			b.Fatal(err)
@@ -73,7 +73,7 @@ func Overhead(b *testing.B, db refine.Backend) {
 // ("append") and as a put of the whole key so far ("put", what a Store
 // without Append is handed), and reports commits/s and the bytes handed
 // over per commit.
-func JournalGrowth(b *testing.B, db refine.Backend) {
+func JournalGrowth(b *testing.B, db store.Backend) {
 	record := []byte(strings.Repeat("r", 1023) + "\n")
 	for _, mode := range []string{"append", "put"} {
 		b.Run(mode, func(b *testing.B) {
@@ -91,9 +91,9 @@ func JournalGrowth(b *testing.B, db refine.Backend) {
 				}
 				key := "journal/" + strconv.Itoa(n/64) + ".jsonl"
 				seg = append(seg, record...)
-				op := refine.Append(key, record)
+				op := store.Append(key, record)
 				if mode == "put" {
-					op = refine.Put(key, seg)
+					op = store.Put(key, seg)
 				}
 				if err := st.Commit(ctx, op); err != nil {
 					b.Fatal(err)

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 )
 
 // LeaseTakeover: a second handle is refused and told who holds the
@@ -24,16 +24,16 @@ func LeaseTakeover(t *testing.T, open Opener) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	MustCommit(t, wa, refine.Put("state.json", []byte("a1")))
+	MustCommit(t, wa, store.Put("state.json", []byte("a1")))
 
 	_, err = b.Session(ctx, id)
-	if !errors.Is(err, refine.ErrLocked) || !strings.Contains(err.Error(), "held by host-a pid 1") {
+	if !errors.Is(err, store.ErrLocked) || !strings.Contains(err.Error(), "held by host-a pid 1") {
 		t.Fatalf("Session while a's lease is live: error = %v, want ErrLocked naming host-a pid 1", err)
 	}
 	clk.Add(59 * time.Second)
-	MustCommit(t, wa, refine.Put("state.json", []byte("a2"))) // renews the lease
+	MustCommit(t, wa, store.Put("state.json", []byte("a2"))) // renews the lease
 	clk.Add(59 * time.Second)
-	if _, err := b.Session(ctx, id); !errors.Is(err, refine.ErrLocked) {
+	if _, err := b.Session(ctx, id); !errors.Is(err, store.ErrLocked) {
 		t.Fatalf("Session 59 s after a's last commit: error = %v, want ErrLocked (a commit renews the lease)", err)
 	}
 
@@ -42,18 +42,18 @@ func LeaseTakeover(t *testing.T, open Opener) {
 	if err != nil {
 		t.Fatalf("Session after a's lease expired: %v", err)
 	}
-	err = wa.Commit(ctx, refine.Put("state.json", []byte("a3")), refine.Put("a-only.md", []byte("x")))
-	if !errors.Is(err, refine.ErrLocked) || !strings.Contains(err.Error(), "host-b pid 2") {
+	err = wa.Commit(ctx, store.Put("state.json", []byte("a3")), store.Put("a-only.md", []byte("x")))
+	if !errors.Is(err, store.ErrLocked) || !strings.Contains(err.Error(), "host-b pid 2") {
 		t.Fatalf("commit by the fenced writer: error = %v, want ErrLocked naming host-b pid 2", err)
 	}
 	// a's Close must not release b's lease.
 	if err := wa.(io.Closer).Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Session(ctx, id); !errors.Is(err, refine.ErrLocked) {
+	if _, err := a.Session(ctx, id); !errors.Is(err, store.ErrLocked) {
 		t.Errorf("Session after the fenced writer closed: error = %v, want ErrLocked (b holds it)", err)
 	}
-	MustCommit(t, wb, refine.Put("state.json", []byte("b1")))
+	MustCommit(t, wb, store.Put("state.json", []byte("b1")))
 	keys, err := wb.List(ctx, "")
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +67,7 @@ func LeaseTakeover(t *testing.T, open Opener) {
 // takes minutes without a commit) and Close ends it. setHeartbeat drives
 // the renewals of the writers a backend opens from tick and reports each
 // to beat.
-func Heartbeat(t *testing.T, open Opener, setHeartbeat func(b refine.Backend, tick <-chan time.Time, beat func(error))) {
+func Heartbeat(t *testing.T, open Opener, setHeartbeat func(b store.Backend, tick <-chan time.Time, beat func(error))) {
 	clk := NewClock()
 	a := open(t, Options{Holder: "a", LeaseTTL: time.Minute, Now: clk.Now})
 	tick := make(chan time.Time)
@@ -87,10 +87,10 @@ func Heartbeat(t *testing.T, open Opener, setHeartbeat func(b refine.Backend, ti
 		}
 	}
 	clk.Add(59 * time.Second)
-	if _, err := b.Session(ctx, id); !errors.Is(err, refine.ErrLocked) {
+	if _, err := b.Session(ctx, id); !errors.Is(err, store.ErrLocked) {
 		t.Fatalf("Session 59 s after the last renewal: error = %v, want ErrLocked", err)
 	}
-	MustCommit(t, wa, refine.Put("state.json", []byte("still mine")))
+	MustCommit(t, wa, store.Put("state.json", []byte("still mine")))
 	if err := wa.(io.Closer).Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/refinetest"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/store/memory"
 )
 
@@ -18,12 +20,12 @@ import (
 // key, source, bytes) and forwards the capabilities of the Store it wraps,
 // as a host's wrapper does.
 type recorder struct {
-	refine.Store
+	store.Store
 	mu  sync.Mutex
 	ops []string
 }
 
-func (r *recorder) Commit(ctx context.Context, ops ...refine.Op) error {
+func (r *recorder) Commit(ctx context.Context, ops ...store.Op) error {
 	r.mu.Lock()
 	for _, op := range ops {
 		r.ops = append(r.ops, fmt.Sprintf("%d %s<%s %d", op.Kind, op.Key, op.From, len(op.Value)))
@@ -32,14 +34,14 @@ func (r *recorder) Commit(ctx context.Context, ops ...refine.Op) error {
 	return r.Store.Commit(ctx, ops...)
 }
 
-func (r *recorder) Appends() bool { a, ok := r.Store.(refine.Appender); return ok && a.Appends() }
-func (r *recorder) Copies() bool  { c, ok := r.Store.(refine.Copier); return ok && c.Copies() }
+func (r *recorder) Appends() bool { a, ok := r.Store.(store.Appender); return ok && a.Appends() }
+func (r *recorder) Copies() bool  { c, ok := r.Store.(store.Copier); return ok && c.Copies() }
 func (r *recorder) SessionID() string {
-	i, _ := r.Store.(refine.Identified)
+	i, _ := r.Store.(store.Identified)
 	return i.SessionID()
 }
 
-func (r *recorder) count(kind refine.OpKind) int {
+func (r *recorder) count(kind store.OpKind) int {
 	n := 0
 	for _, op := range r.ops {
 		if op[0] == byte('0'+kind) {
@@ -50,17 +52,17 @@ func (r *recorder) count(kind refine.OpKind) int {
 }
 
 // runSession runs a 5-round session of one gap a round on st.
-func runSession(t *testing.T, st refine.Store) {
+func runSession(t *testing.T, st store.Store) {
 	t.Helper()
 	gaps := make([]gap.Gap, 5)
 	for i := range gaps {
 		gaps[i] = gap.Gap{ID: gap.ID(fmt.Sprintf("GAP-SQL-%03d", i+1)), Title: "a gap", Severity: gap.Medium}
 	}
-	eng := refinetest.Func(func(ctx context.Context, req refine.Request) (refine.Response, error) {
-		return refine.Response{Content: refinetest.EngineerOutput(req.Gaps...)}, nil
+	eng := refinetest.Func(func(ctx context.Context, req llm.Request) (llm.Response, error) {
+		return llm.Response{Content: refinetest.EngineerOutput(req.Gaps...)}, nil
 	})
-	rev := refinetest.Func(func(ctx context.Context, req refine.Request) (refine.Response, error) {
-		return refine.Response{Content: refinetest.ReviewerOutput(req.Round, req.Gaps)}, nil
+	rev := refinetest.Func(func(ctx context.Context, req llm.Request) (llm.Response, error) {
+		return llm.Response{Content: refinetest.ReviewerOutput(req.Round, req.Gaps)}, nil
 	})
 	cfg := refinetest.Config(eng, rev, refine.DefaultAsker{}, gaps...)
 	cfg.GapsPerRound, cfg.Store = 1, st
@@ -78,7 +80,7 @@ func runSession(t *testing.T, st refine.Store) {
 // the session hands b's writer appends and copies, the same ops with the
 // same bytes as memory gets, and b then holds what memory does, read back
 // through a View (no writer's cache).
-func SessionAppendsAndCopies(t *testing.T, b refine.Backend) {
+func SessionAppendsAndCopies(t *testing.T, b store.Backend) {
 	ctx := t.Context()
 	id, st, err := b.Create(ctx)
 	if err != nil {
@@ -97,8 +99,8 @@ func SessionAppendsAndCopies(t *testing.T, b refine.Backend) {
 	inMemory := &recorder{Store: mst}
 	runSession(t, inMemory)
 
-	if onSQL.count(refine.OpAppend) == 0 || onSQL.count(refine.OpCopy) == 0 {
-		t.Errorf("the session handed over %d appends and %d copies; want both used", onSQL.count(refine.OpAppend), onSQL.count(refine.OpCopy))
+	if onSQL.count(store.OpAppend) == 0 || onSQL.count(store.OpCopy) == 0 {
+		t.Errorf("the session handed over %d appends and %d copies; want both used", onSQL.count(store.OpAppend), onSQL.count(store.OpCopy))
 	}
 	if diff := cmp.Diff(inMemory.ops, onSQL.ops); diff != "" {
 		t.Errorf("ops handed over differ from those handed to memory (-memory +sql):\n%s", diff)
@@ -113,7 +115,7 @@ func SessionAppendsAndCopies(t *testing.T, b refine.Backend) {
 	}
 }
 
-func dumpStore(t *testing.T, st refine.Store) map[string]string {
+func dumpStore(t *testing.T, st store.Store) map[string]string {
 	t.Helper()
 	keys, err := st.List(t.Context(), "")
 	if err != nil {

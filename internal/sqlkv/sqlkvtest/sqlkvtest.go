@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/storetest"
 )
 
@@ -30,7 +30,7 @@ func (c *Clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
 func (c *Clock) Add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
 
 // MustCommit commits ops to st or fails the test.
-func MustCommit(t testing.TB, st refine.Store, ops ...refine.Op) {
+func MustCommit(t testing.TB, st store.Store, ops ...store.Op) {
 	t.Helper()
 	if err := st.Commit(t.Context(), ops...); err != nil {
 		t.Fatal(err)
@@ -38,7 +38,7 @@ func MustCommit(t testing.TB, st refine.Store, ops ...refine.Op) {
 }
 
 // MustGet returns the value at key or fails the test.
-func MustGet(t testing.TB, st refine.Store, key string) string {
+func MustGet(t testing.TB, st store.Store, key string) string {
 	t.Helper()
 	b, err := st.Get(t.Context(), key)
 	if err != nil {
@@ -57,11 +57,11 @@ type Options struct {
 
 // Opener opens one more handle on the database under test, as another
 // process would, closed when the test ends.
-type Opener func(t testing.TB, o Options) refine.Backend
+type Opener func(t testing.TB, o Options) store.Backend
 
 // Stores runs storetest.TestStore on sessions that b creates.
-func Stores(t *testing.T, b refine.Backend) {
-	storetest.TestStore(t, func(t *testing.T) refine.Store {
+func Stores(t *testing.T, b store.Backend) {
+	storetest.TestStore(t, func(t *testing.T) store.Store {
 		_, st, err := b.Create(t.Context())
 		if err != nil {
 			t.Fatal(err)

@@ -42,7 +42,7 @@ func (c *conn) flags(fl *flag.FlagSet) {
 func (c *conn) dial(ctx context.Context, e env) (client.Client, error) {
 	cl, err := client.DialContext(ctx, client.Options{HostPort: c.address, Namespace: c.namespace, Logger: quietLogger(e.stderr)})
 	if err != nil {
-		return nil, fmt.Errorf("cannot reach Temporal at %s: %w; start one with `temporal server start-dev --headless --ip 127.0.0.1` or pass --address", c.address, err)
+		return nil, fmt.Errorf("cannot reach Temporal at %s: %w; start one with `temporal server start-dev --headless --ip 127.0.0.1 --dynamic-config-value system.enableActivityEagerExecution=true` or pass --address", c.address, err)
 	}
 	return cl, nil
 }
@@ -139,6 +139,7 @@ func cmdStart(ctx context.Context, args []string, e env) int {
 	maxRounds := fl.Int("max-rounds", 0, "stop after this many rounds (0: the default)")
 	noIntegrate := fl.Bool("no-integrate", false, "keep the appendix form of final_spec.md: no integration step writing the refined spec at the session's end")
 	noMirror := fl.Bool("no-mirror", false, "do not copy the session to the workers' --mirror store (status and answers still work through the workflow)")
+	localCalls := fl.Bool("local-calls", false, "make the role calls local activities on the worker running the session: no task-queue round trip per call, for roles that answer within seconds (a local model, --llm replay); a worker that dies repeats up to ~8 s of completed calls")
 	if code, ok := parse(fl, args, e); !ok {
 		return code
 	}
@@ -160,6 +161,7 @@ func cmdStart(ctx context.Context, args []string, e env) int {
 		return exitUsage
 	}
 	in := refinetemporal.SessionInput{Spec: string(spec), Gaps: gaps, Mirror: !*noMirror}
+	in.Activities.Local = *localCalls
 	if *maxRounds > 0 || *noIntegrate {
 		set := refine.DefaultConfig().Settings
 		if *maxRounds > 0 {

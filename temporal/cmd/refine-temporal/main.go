@@ -2,12 +2,16 @@
 // plays them, and the commands that start, answer and inspect them.
 //
 //	refine-temporal worker --llm openai|ollama|replay [--replay DIR] [--mirror STORE]
-//	refine-temporal start  --spec FILE --gaps FILE [--id ID] [--no-mirror]
+//	refine-temporal start  --spec FILE --gaps FILE [--id ID] [--no-mirror] [--local-calls]
 //	refine-temporal answer --id ID --key KEY [--text TEXT] [--question QID]
 //	refine-temporal status --id ID [--json]
 //
 // Every command takes --address (default 127.0.0.1:7233), --namespace
-// (default "default") and --task-queue (default "refine").
+// (default "default") and --task-queue (default "refine"). The worker asks
+// the server for eager activity dispatch, which saves a task-queue round
+// trip per role call; a dev server grants it when started with
+// `temporal server start-dev --dynamic-config-value
+// system.enableActivityEagerExecution=true`.
 package main
 
 import (
@@ -49,7 +53,7 @@ type command struct {
 func commands() map[string]command {
 	return map[string]command{
 		"worker": {"run a worker that plays sessions: worker --llm openai|ollama|replay [--replay DIR] [--mirror STORE]", cmdWorker},
-		"start":  {"start a session: start --spec FILE --gaps FILE [--id ID] [--no-mirror]", cmdStart},
+		"start":  {"start a session: start --spec FILE --gaps FILE [--id ID] [--no-mirror] [--local-calls]", cmdStart},
 		"answer": {"answer the session's question: answer --id ID --key KEY [--text TEXT]", cmdAnswer},
 		"status": {"show a session: status --id ID [--json]", cmdStatus},
 	}

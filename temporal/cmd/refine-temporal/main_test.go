@@ -4,12 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
 
 	"github.com/refine-spec/refine/internal/statusjson"
 	"github.com/refine-spec/refine/temporal/internal/devserver"
@@ -148,6 +152,40 @@ func TestCommandsOnADevServer(t *testing.T) {
 	pollStatusOf(t, ctx, "hooks-unmirrored", conn, func(st statusjson.Status) bool { return len(st.Pending) > 0 })
 	if _, err := os.Stat(filepath.Join(mirror, "hooks-unmirrored")); !os.IsNotExist(err) {
 		t.Errorf("the mirror has a session started with --no-mirror (%v)", err)
+	}
+
+	// A session started with --local-calls makes its role calls as local
+	// activities: by its question, its history holds a local-activity
+	// marker per call and no activity.
+	code, out, errOut = call(t, append([]string{"start", "--spec", spec, "--gaps", gaps, "--id", "hooks-local", "--no-mirror", "--local-calls"}, conn...)...)
+	if code != exitOK {
+		t.Fatalf("start --local-calls: exit %d\n%s%s", code, out, errOut)
+	}
+	pollStatusOf(t, ctx, "hooks-local", conn, func(st statusjson.Status) bool { return len(st.Pending) > 0 })
+	cl, err := client.DialContext(ctx, client.Options{HostPort: addr, Logger: quietLogger(io.Discard)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	activities, locals := 0, 0
+	it := cl.GetWorkflowHistory(ctx, "hooks-local", "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch ev.GetEventType() {
+		case enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+			activities++
+		case enumspb.EVENT_TYPE_MARKER_RECORDED:
+			if ev.GetMarkerRecordedEventAttributes().GetMarkerName() == "LocalActivity" {
+				locals++
+			}
+		}
+	}
+	// The recording's round 1 Engineer answers three times before the question.
+	if activities != 0 || locals != 3 {
+		t.Errorf("--local-calls: %d activities and %d local-activity markers before the question, want 0 and 3", activities, locals)
 	}
 }
 

@@ -53,6 +53,19 @@ func Binary(t testing.TB) string {
 // configuration (VALUE in JSON), as `--dynamic-config-value` takes it.
 func Start(t testing.TB, dynamicConfig ...string) string {
 	t.Helper()
+	return Run(t, dynamicConfig...).Addr
+}
+
+// Server is a running dev server.
+type Server struct {
+	// Addr is its frontend address (host:port).
+	Addr string
+	pid  int
+}
+
+// Run starts a dev server as Start does and returns it.
+func Run(t testing.TB, dynamicConfig ...string) Server {
+	t.Helper()
 	bin := Binary(t)
 	port := freePort(t)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -99,7 +112,7 @@ func Start(t testing.TB, dynamicConfig ...string) string {
 	case <-time.After(2 * time.Minute):
 		t.Fatal("the dev server did not start within 2 minutes")
 	}
-	return addr
+	return Server{Addr: addr, pid: cmd.Process.Pid}
 }
 
 func freePort(t testing.TB) int {

@@ -1,4 +1,4 @@
-package refine
+package store
 
 import (
 	"cmp"

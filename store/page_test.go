@@ -1,4 +1,4 @@
-package refine_test
+package store_test
 
 import (
 	"errors"
@@ -8,15 +8,15 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 )
 
 func TestPageOfWalksEverySessionOnce(t *testing.T) {
 	base := time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)
-	var all []refine.SessionInfo
+	var all []store.SessionInfo
 	for i := range 23 {
 		// Pairs share a time: the ID breaks the tie.
-		all = append(all, refine.SessionInfo{ID: fmt.Sprintf("s-%02d", i), SessionSummary: refine.SessionSummary{Updated: base.Add(time.Duration(i/2) * time.Minute)}})
+		all = append(all, store.SessionInfo{ID: fmt.Sprintf("s-%02d", i), SessionSummary: store.SessionSummary{Updated: base.Add(time.Duration(i/2) * time.Minute)}})
 	}
 	var got []string
 	after := ""
@@ -24,7 +24,7 @@ func TestPageOfWalksEverySessionOnce(t *testing.T) {
 		if pages > 10 {
 			t.Fatal("no last page")
 		}
-		p, err := refine.PageOf(all, refine.PageRequest{After: after, Limit: 5})
+		p, err := store.PageOf(all, store.PageRequest{After: after, Limit: 5})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -43,13 +43,13 @@ func TestPageOfWalksEverySessionOnce(t *testing.T) {
 	// Back from the last page to the first with Prev.
 	var back []string
 	before := ""
-	p, _ := refine.PageOf(all, refine.PageRequest{After: after, Limit: 5})
+	p, _ := store.PageOf(all, store.PageRequest{After: after, Limit: 5})
 	for _, in := range p.Sessions {
 		back = append(back, in.ID)
 	}
 	before = p.Prev
 	for before != "" {
-		p, err := refine.PageOf(all, refine.PageRequest{Before: before, Limit: 5})
+		p, err := store.PageOf(all, store.PageRequest{Before: before, Limit: 5})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -63,15 +63,15 @@ func TestPageOfWalksEverySessionOnce(t *testing.T) {
 	if diff := cmp.Diff(got, back); diff != "" {
 		t.Errorf("walk back (-forward +back):\n%s", diff)
 	}
-	if _, err := refine.PageOf(all, refine.PageRequest{After: after, Before: after}); !errors.Is(err, refine.ErrInvalidCursor) {
+	if _, err := store.PageOf(all, store.PageRequest{After: after, Before: after}); !errors.Is(err, store.ErrInvalidCursor) {
 		t.Errorf("after and before: %v", err)
 	}
 	for _, bad := range []string{"x", "12", "12./etc", "-1x.a"} {
-		if _, err := refine.PageOf(all, refine.PageRequest{After: bad, Limit: 5}); !errors.Is(err, refine.ErrInvalidCursor) {
+		if _, err := store.PageOf(all, store.PageRequest{After: bad, Limit: 5}); !errors.Is(err, store.ErrInvalidCursor) {
 			t.Errorf("cursor %q: %v, want ErrInvalidCursor", bad, err)
 		}
 	}
-	if p, _ := refine.PageOf(nil, refine.PageRequest{}); len(p.Sessions) != 0 || p.Next != "" {
+	if p, _ := store.PageOf(nil, store.PageRequest{}); len(p.Sessions) != 0 || p.Next != "" {
 		t.Errorf("empty listing: %+v", p)
 	}
 }

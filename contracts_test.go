@@ -1,0 +1,107 @@
+package refine_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/llm"
+	"github.com/refine-spec/refine/store"
+	"github.com/refine-spec/refine/store/memory"
+)
+
+// The root names of the Store and Role contracts are the contract
+// packages' own types, not copies: a pointer to one is assignable to a
+// pointer to the other only when the types are identical, so this does not
+// compile if an alias turns into a defined type.
+var (
+	_ *store.Store          = new(refine.Store)
+	_ *store.Op             = new(refine.Op)
+	_ *store.OpKind         = new(refine.OpKind)
+	_ *store.Appender       = new(refine.Appender)
+	_ *store.Copier         = new(refine.Copier)
+	_ *store.Identified     = new(refine.Identified)
+	_ *store.Backend        = new(refine.Backend)
+	_ *store.NamedCreator   = new(refine.NamedCreator)
+	_ *store.SessionSummary = new(refine.SessionSummary)
+	_ *store.SessionInfo    = new(refine.SessionInfo)
+	_ *store.SessionPage    = new(refine.SessionPage)
+	_ *store.PageRequest    = new(refine.PageRequest)
+	_ *store.SessionPager   = new(refine.SessionPager)
+	_ *refine.OutcomeStatus = &new(store.SessionSummary).Outcome
+
+	_ *llm.Role           = new(refine.Role)
+	_ *llm.RoleFunc       = new(refine.RoleFunc)
+	_ *llm.RoleName       = new(refine.RoleName)
+	_ *llm.Request        = new(refine.Request)
+	_ *llm.Response       = new(refine.Response)
+	_ *llm.Message        = new(refine.Message)
+	_ *llm.Usage          = new(refine.Usage)
+	_ *llm.Transient      = new(refine.Transient)
+	_ *llm.TransientError = new(refine.TransientError)
+
+	_ func(string, []byte) store.Op = refine.Put
+	_ func(string) store.Op         = refine.Delete
+	_ func(string, []byte) store.Op = refine.Append
+	_ func(string, string) store.Op = refine.Copy
+)
+
+func TestStoreAndRoleAliasesShareSentinels(t *testing.T) {
+	tests := []struct {
+		name       string
+		root, pkgs error
+	}{
+		{"ErrNotFound", refine.ErrNotFound, store.ErrNotFound},
+		{"ErrInvalidKey", refine.ErrInvalidKey, store.ErrInvalidKey},
+		{"ErrLocked", refine.ErrLocked, store.ErrLocked},
+		{"ErrReadOnly", refine.ErrReadOnly, store.ErrReadOnly},
+		{"ErrInvalidCursor", refine.ErrInvalidCursor, store.ErrInvalidCursor},
+		{"ErrSessionExists", refine.ErrSessionExists, store.ErrSessionExists},
+		{"ErrCorrupt", refine.ErrCorrupt, store.ErrCorrupt},
+		{"ErrNoResponse", refine.ErrNoResponse, llm.ErrNoResponse},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.root == nil || tt.root != tt.pkgs {
+				t.Fatalf("refine.%s = %v, want the contract package's value %v", tt.name, tt.root, tt.pkgs)
+			}
+			if err := fmt.Errorf("where: %w", tt.pkgs); !errors.Is(err, tt.root) {
+				t.Errorf("errors.Is(%v, refine.%s) = false, want true", err, tt.name)
+			}
+			if err := fmt.Errorf("where: %w", tt.root); !errors.Is(err, tt.pkgs) {
+				t.Errorf("errors.Is(%v, contract %s) = false, want true", err, tt.name)
+			}
+		})
+	}
+}
+
+func TestStoreAndRoleAliasesWorkAcrossPackages(t *testing.T) {
+	ctx := context.Background()
+	// A Store the contract package knows, driven through the root's names.
+	var st refine.Store = memory.New()
+	if err := st.Commit(ctx, refine.Put("a", []byte("1")), store.Delete("b")); err != nil {
+		t.Fatalf("Commit: %v", err)
+	}
+	if _, err := st.Get(ctx, "missing"); !errors.Is(err, refine.ErrNotFound) {
+		t.Errorf("Get(missing) = %v, want an error wrapping refine.ErrNotFound", err)
+	}
+	if err := refine.ValidKey(".refine-lock"); !errors.Is(err, store.ErrInvalidKey) {
+		t.Errorf("refine.ValidKey(.refine-lock) = %v, want an error wrapping store.ErrInvalidKey", err)
+	}
+
+	// A Role written against llm's names, used where refine's are expected.
+	var role refine.Role = llm.RoleFunc(func(context.Context, llm.Request) (llm.Response, error) {
+		return llm.Response{}, &refine.TransientError{Err: errors.New("503"), After: time.Second}
+	})
+	_, err := role.Respond(ctx, refine.Request{Role: refine.Engineer})
+	if ok, after := refine.IsTransient(err); !ok || after != time.Second {
+		t.Errorf("refine.IsTransient(%v) = %v, %v, want true, 1s", err, ok, after)
+	}
+	var te *llm.TransientError
+	if !errors.As(err, &te) {
+		t.Errorf("errors.As(%v, *llm.TransientError) = false, want true", err)
+	}
+}
