@@ -8,7 +8,7 @@ import (
 
 	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/convergence"
-	"github.com/refine-spec/refine/examples"
+	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/internal/rollbacktext"
 	"github.com/refine-spec/refine/rollback"
@@ -108,8 +108,8 @@ func (s *Session) renderStatus() string {
 		}
 	}
 
-	if log := slices.DeleteFunc(slices.Clone(st.ExampleLog), func(e examples.LogEntry) bool { return e.Round < recent }); len(log) > 0 {
-		b.WriteString("\n" + examples.RenderLog(log))
+	if log := slices.DeleteFunc(slices.Clone(st.ExampleLog), func(e exemplar.LogEntry) bool { return e.Round < recent }); len(log) > 0 {
+		b.WriteString("\n" + exemplar.RenderLog(log))
 	}
 	if len(st.Conflicts) > 0 {
 		b.WriteString("\n## Conflicts\n\n| Issue | Type | Severity | Gap | Round | Status | Decision |\n|-------|------|----------|-----|-------|--------|----------|\n")
@@ -221,12 +221,12 @@ func (s *Session) renderValidationLog(b *strings.Builder, n int, rows []validati
 				attempts++
 			}
 			if v.Result == "FAIL" {
-				lastFail = v.FailureType
+				lastFail = string(v.FailureType)
 				if lastFail == "" { // a legacy row
 					lastFail = v.Tier
 					for _, a := range s.attemptsOf(n, role) {
 						if a.N == v.Attempt && !a.Success {
-							lastFail = a.FailureType
+							lastFail = string(a.FailureType)
 						}
 					}
 				}
