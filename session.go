@@ -415,7 +415,7 @@ func (s *Session) run(ctx context.Context) (Outcome, error) {
 			if err := s.flush(ctx); err != nil {
 				return s.failed(ctx, err)
 			}
-			return Outcome{Status: StatusRunning, Round: s.currentRound()}, err
+			return Outcome{Status: StatusRunning, Round: s.st.Round}, err
 		}
 		if err != nil {
 			return s.failed(ctx, err)
