@@ -51,7 +51,7 @@ var disagreeRef = regexp.MustCompile(`DISAGREE:[ \t]*(ISSUE-R\d{1,3}-\d{3})\b`)
 //
 // Waivers are skipped: the Engineer's position won. Violations come in
 // decision order, fatal ones first for each decision.
-func CheckCompliance(engineerOutput string, decisions []Decision) []Violation {
+func CheckCompliance(engineerOutput string, decisions []Ruling) []Violation {
 	if len(decisions) == 0 {
 		return nil
 	}
@@ -111,7 +111,7 @@ func CheckCompliance(engineerOutput string, decisions []Decision) []Violation {
 	return out
 }
 
-func repeated(dec Decision, line int) Violation {
+func repeated(dec Ruling, line int) Violation {
 	return Violation{
 		Kind: ViolationRepeatedPosition, IssueID: dec.IssueID, DecisionID: dec.ID, Line: line,
 		Message: fmt.Sprintf("Engineer may be proposing same position rejected in %s (line %d). %s", dec.IssueID, line, quoteDecision(dec)),
@@ -120,7 +120,7 @@ func repeated(dec Decision, line int) Violation {
 
 // quoteDecision quotes a decision for a message:
 // Decision DECISION-R5-001: Option A - "Implement strict mode validation."
-func quoteDecision(d Decision) string {
+func quoteDecision(d Ruling) string {
 	opt := "Option " + d.ChosenOption
 	if d.ChosenOption == OptionWaive {
 		opt = "Waived"

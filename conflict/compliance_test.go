@@ -7,8 +7,8 @@ import (
 	"github.com/refine-spec/refine/gap"
 )
 
-func decided(option string) Decision {
-	return Decision{
+func decided(option string) Ruling {
+	return Ruling{
 		ID: "DECISION-R5-001", Round: 5, IssueID: "ISSUE-R4-007", Subject: "Schema validation strictness",
 		Type: Explicit, Gap: "GAP-COMM-004", Severity: gap.Critical, ChosenOption: option,
 		EngineerPosition: "Unknown fields should be passed through silently so that newer senders keep working.",
@@ -23,7 +23,7 @@ func TestCheckCompliance(t *testing.T) {
 	tests := []struct {
 		name string
 		out  string
-		dec  Decision
+		dec  Ruling
 		want []Violation
 	}{
 		{
@@ -78,12 +78,12 @@ func TestCheckCompliance(t *testing.T) {
 		{
 			name: "waivers are not checked",
 			out:  block("ISSUE-R4-007", "x"),
-			dec:  Decision{ID: "DECISION-R5-002", IssueID: "ISSUE-R4-007", ChosenOption: OptionWaive},
+			dec:  Ruling{ID: "DECISION-R5-002", IssueID: "ISSUE-R4-007", ChosenOption: OptionWaive},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := CheckCompliance(tt.out, []Decision{tt.dec})
+			got := CheckCompliance(tt.out, []Ruling{tt.dec})
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}

@@ -73,7 +73,7 @@ type Status string
 // Conflict statuses. Only unresolved conflicts block (see Blocking).
 const (
 	StatusUnresolved Status = "UNRESOLVED"
-	StatusResolved   Status = "RESOLVED"   // a Decision was recorded
+	StatusResolved   Status = "RESOLVED"   // a Ruling was recorded
 	StatusDowngraded Status = "DOWNGRADED" // the user overrode the issue to LOW: no longer a conflict
 )
 

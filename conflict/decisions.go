@@ -20,10 +20,10 @@ const (
 	DecidedByAutomated = "Mediator (automated mode)"
 )
 
-// Decision is the record of a resolved conflict (§5), or of a waived
+// Ruling is the record of a resolved conflict (§5), or of a waived
 // implicit issue. It is the unit of decisions.md, of the next Engineer
 // prompt's resolution block and of the compliance check.
-type Decision struct {
+type Ruling struct {
 	ID      string `json:"id"`    // DECISION-R{N}-{NNN}
 	Round   int    `json:"round"` // the round it was made in (N of the ID)
 	IssueID string `json:"issue_id"`
@@ -90,25 +90,25 @@ func AutoResolution(c Conflict) Resolution {
 // carries the user's alternative) and returns the decision and the conflict
 // marked RESOLVED. Generated wording (see the option cases below) can be
 // replaced field by field through r.
-func Decide(c Conflict, r Resolution, id string, at time.Time) (Decision, Conflict, error) {
+func Decide(c Conflict, r Resolution, id string, at time.Time) (Ruling, Conflict, error) {
 	did, err := gap.ParseDecisionID(id)
 	if err != nil {
-		return Decision{}, c, fmt.Errorf("conflict: deciding %s: %w", c.IssueID, err)
+		return Ruling{}, c, fmt.Errorf("conflict: deciding %s: %w", c.IssueID, err)
 	}
 	if !c.Open() {
-		return Decision{}, c, fmt.Errorf("conflict: %s is %s, not open for a decision", c.IssueID, c.Status)
+		return Ruling{}, c, fmt.Errorf("conflict: %s is %s, not open for a decision", c.IssueID, c.Status)
 	}
 	c = c.withOptions()
 	text := strings.TrimSpace(r.Text)
 	// D's alternative may come as the answer text or as a host's wording.
 	if err := ValidateAnswer(ConflictQuestion(c), r.Option, cmp.Or(text, strings.TrimSpace(r.Decision))); err != nil {
-		return Decision{}, c, err
+		return Ruling{}, c, err
 	}
 	opt, _ := c.option(r.Option)
 	is := c.Issue
 	g := string(is.Gap)
 
-	d := Decision{
+	d := Ruling{
 		ID: did.String(), Round: did.Round,
 		IssueID: c.IssueID, Subject: c.Subject, Type: c.Type, Gap: is.Gap, Severity: is.Severity,
 		ChosenOption: opt.Key,
@@ -170,7 +170,7 @@ func gapAction(g, format string) string {
 }
 
 // optionLabel is the "Chosen Option" value: "C (Synthesis)".
-func (d Decision) optionLabel() string {
+func (d Ruling) optionLabel() string {
 	switch d.ChosenOption {
 	case OptionReviewer:
 		return "A (Reviewer)"
@@ -187,7 +187,7 @@ func (d Decision) optionLabel() string {
 }
 
 // typeLabel is the "Conflict Type" value.
-func (d Decision) typeLabel() string {
+func (d Ruling) typeLabel() string {
 	switch d.Type {
 	case Explicit:
 		return "Explicit DISAGREE"
@@ -202,7 +202,7 @@ func (d Decision) typeLabel() string {
 // RenderDecision renders one decisions.md entry in §5's format (as its
 // Example 1 shows it; Example 2's implicit entry has no Positions). Values
 // spanning lines continue indented by two spaces.
-func RenderDecision(d Decision) string {
+func RenderDecision(d Ruling) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### %s: %s\n\n", d.IssueID, d.Subject)
 	fmt.Fprintf(&b, "**Conflict Type:** %s\n", d.typeLabel())
@@ -234,9 +234,9 @@ func Timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05Z
 // in order, "## Round {N} Conflict Resolutions" and its entries in ID order,
 // each preceded by an HTML comment naming the decision ID (invisible when
 // rendered, so entries keep §5's format, yet traceable). Empty input gives "".
-func RenderDecisions(ds []Decision) string {
+func RenderDecisions(ds []Ruling) string {
 	sorted := slices.Clone(ds)
-	slices.SortStableFunc(sorted, func(a, b Decision) int {
+	slices.SortStableFunc(sorted, func(a, b Ruling) int {
 		ia, _ := gap.ParseDecisionID(a.ID)
 		ib, _ := gap.ParseDecisionID(b.ID)
 		return cmp.Or(cmp.Compare(a.Round, b.Round), cmp.Compare(ia.Number, ib.Number))
@@ -260,14 +260,14 @@ func RenderDecisions(ds []Decision) string {
 // RecentDecisions returns the decisions to feed the Engineer prompt of
 // round: those made in the previous round (§5: "from previous round"), in
 // ID order.
-func RecentDecisions(all []Decision, round int) []Decision {
-	var out []Decision
+func RecentDecisions(all []Ruling, round int) []Ruling {
+	var out []Ruling
 	for _, d := range all {
 		if d.Round == round-1 {
 			out = append(out, d)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b Decision) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortStableFunc(out, func(a, b Ruling) int { return cmp.Compare(a.ID, b.ID) })
 	return out
 }
 
@@ -279,7 +279,7 @@ const rule = "══════════════════════
 // without its leading blank line), "" when there are no decisions. The
 // engine puts it, then a blank line, before the base prompt. Waivers are
 // included: the Engineer learns the issue is closed.
-func ResolutionBlock(decisions []Decision) string {
+func ResolutionBlock(decisions []Ruling) string {
 	if len(decisions) == 0 {
 		return ""
 	}

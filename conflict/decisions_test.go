@@ -51,7 +51,7 @@ func TestDecideDefaults(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := Decision{
+			want := Ruling{
 				ID: "DECISION-R3-002", Round: 3, IssueID: "ISSUE-R2-001", Subject: "Error threshold of 100 chars is arbitrary",
 				Type: Explicit, Gap: "GAP-FLOW-001", Severity: tt.sev,
 				ReviewerSummary: "Use schema-based validation", EngineerSummary: "Keep the 100 character threshold; it adds no complexity",
@@ -132,7 +132,7 @@ func TestAutoResolution(t *testing.T) {
 
 func TestDecisionIDsAndRendering(t *testing.T) {
 	at := mustTime(t, "2026-01-12T11:00:00Z")
-	ds := []Decision{
+	ds := []Ruling{
 		{ID: "DECISION-R3-002", Round: 3, IssueID: "ISSUE-R2-004", Subject: "S4", Type: Explicit, Severity: gap.Medium, ChosenOption: "B", Decision: "d", Rationale: "r", Constraints: "None", EngineerAction: "e", GapAction: "g", DecidedBy: "User", Timestamp: at},
 		{ID: "DECISION-R2-001", Round: 2, IssueID: "ISSUE-R1-001", Subject: "S1", Type: Explicit, Severity: gap.High, ChosenOption: "A", Decision: "d", Rationale: "r", Constraints: "None", EngineerAction: "e", GapAction: "g", DecidedBy: "User", Timestamp: at},
 		{ID: "DECISION-R3-001", Round: 3, IssueID: "ISSUE-R2-001", Subject: "S2", Type: ImplicitConverted, Severity: gap.Critical, ChosenOption: "A", Decision: "d", Rationale: "r", Constraints: "None", EngineerAction: "e", GapAction: "g", DecidedBy: "User", Timestamp: at},
@@ -173,7 +173,7 @@ func TestDecisionIDsAndRendering(t *testing.T) {
 	}
 }
 
-func decisionIDs(ds []Decision) []string {
+func decisionIDs(ds []Ruling) []string {
 	var out []string
 	for _, d := range ds {
 		out = append(out, d.ID)

@@ -56,7 +56,7 @@ Retries target local file validation, which fails fast.
 		fmt.Println("rate:", a.Message)
 	}
 
-	var decisions []conflict.Decision
+	var decisions []conflict.Ruling
 	var ids []string // every decision ID of the session, whatever its kind
 	for _, c := range conflict.Pending(conflicts) {
 		p := conflict.ConflictQuestion(c)

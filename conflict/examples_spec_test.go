@@ -92,7 +92,7 @@ func TestExample1ExplicitDisagreement(t *testing.T) {
 	if diff := cmp.Diff(readTestdata(t, "example1_decision.md"), RenderDecision(d)); diff != "" {
 		t.Errorf("decisions.md entry (-spec +got):\n%s", diff)
 	}
-	golden(t, "example1_prompt_block.md", ResolutionBlock(RecentDecisions([]Decision{d}, 7)))
+	golden(t, "example1_prompt_block.md", ResolutionBlock(RecentDecisions([]Ruling{d}, 7)))
 }
 
 func example2Issues() []Issue {
@@ -182,7 +182,7 @@ func TestExample2ImplicitConversion(t *testing.T) {
 		t.Errorf("decisions.md entry (-spec +got):\n%s", diff)
 	}
 	// Round 6 Engineer prompt includes the resolution block.
-	golden(t, "example2_prompt_block.md", ResolutionBlock(RecentDecisions([]Decision{d}, 6)))
+	golden(t, "example2_prompt_block.md", ResolutionBlock(RecentDecisions([]Ruling{d}, 6)))
 }
 
 func TestExample3RateLimit(t *testing.T) {

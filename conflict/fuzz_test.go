@@ -57,7 +57,7 @@ func FuzzParseDisagreements(f *testing.F) {
 		if len(res.Conflicts)+len(res.Logged)+len(res.Unmatched) != res.Submitted {
 			t.Errorf("%d conflicts + %d logged + %d unmatched != %d submitted", len(res.Conflicts), len(res.Logged), len(res.Unmatched), res.Submitted)
 		}
-		_ = CheckCompliance(s, []Decision{{ID: "DECISION-R2-001", IssueID: "ISSUE-R1-001", ChosenOption: "A", Subject: "Retry budget unbounded", EngineerPosition: "Unbounded retries keep the loop simple and fast."}})
+		_ = CheckCompliance(s, []Ruling{{ID: "DECISION-R2-001", IssueID: "ISSUE-R1-001", ChosenOption: "A", Subject: "Retry budget unbounded", EngineerPosition: "Unbounded retries keep the loop simple and fast."}})
 	})
 }
 
@@ -112,7 +112,7 @@ func TestLinearTime(t *testing.T) {
 		ParseDisagreements(s)
 		DetectExplicit(ExplicitInput{EngineerOutput: s, Issues: fuzzIssues()})
 		DetectImplicit(ImplicitInput{Round: 2, EngineerOutput: s, PreviousOutput: s, Issues: fuzzIssues()})
-		CheckCompliance(s, []Decision{{ID: "DECISION-R2-001", IssueID: "ISSUE-R1-001", ChosenOption: "A", EngineerPosition: "Unbounded retries keep the loop simple."}})
+		CheckCompliance(s, []Ruling{{ID: "DECISION-R2-001", IssueID: "ISSUE-R1-001", ChosenOption: "A", EngineerPosition: "Unbounded retries keep the loop simple."}})
 	}
 	for name, u := range units {
 		t.Run(name, func(t *testing.T) {

@@ -79,7 +79,7 @@ type ImplicitOutcome struct {
 	// Conflict is the converted conflict to present (action 2).
 	Conflict *Conflict `json:"conflict,omitempty"`
 	// Decision records the waiver (action 3); the issue is closed.
-	Decision *Decision `json:"decision,omitempty"`
+	Decision *Ruling `json:"decision,omitempty"`
 	// Ignore is the ignore set after the answer (action 4 adds the issue).
 	Ignore IgnoreSet `json:"ignore"`
 }
@@ -145,10 +145,10 @@ func AddressInstruction(f Finding, note string) string {
 }
 
 // waiver builds the decision of action 3.
-func waiver(f Finding, text, id string, at time.Time) (Decision, error) {
+func waiver(f Finding, text, id string, at time.Time) (Ruling, error) {
 	did, err := gap.ParseDecisionID(id)
 	if err != nil {
-		return Decision{}, fmt.Errorf("conflict: waiving %s: %w", f.IssueID, err)
+		return Ruling{}, fmt.Errorf("conflict: waiving %s: %w", f.IssueID, err)
 	}
 	is := f.Issue
 	rationale := text
@@ -159,7 +159,7 @@ func waiver(f Finding, text, id string, at time.Time) (Decision, error) {
 	if is.Gap != "" {
 		gapAction = fmt.Sprintf("%s no longer has to answer %s.", is.Gap, is.ID)
 	}
-	return Decision{
+	return Ruling{
 		ID:             did.String(),
 		Round:          did.Round,
 		IssueID:        is.ID,

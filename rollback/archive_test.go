@@ -30,7 +30,7 @@ func sampleArchive(t testing.TB) ([]byte, map[string][]byte, Metadata) {
 		AttemptNumber: 1, UserAdjustments: []string{"Focus on concrete examples"},
 		Mode: ModeInteractive, Trigger: TriggerUser, TargetRound: 4,
 	}
-	b, err := BuildArchive(files, meta, DecisionsFromRound(5, []Decision{{ID: "DECISION-R5-001", Choice: "keep weights"}}), WithAnalysis("## Rollback Analysis - Round 5\n"))
+	b, err := BuildArchive(files, meta, DecisionsFromRound(5, []RoundDecision{{ID: "DECISION-R5-001", Choice: "keep weights"}}), WithAnalysis("## Rollback Analysis - Round 5\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestArchiveRoundTrip(t *testing.T) {
 		"prompts/engineer-1.md":     files["round_005/prompts/engineer-1.md"],
 		"empty.md":                  {},
 		MetadataName:                metaJSON,
-		"decisions_from_round_5.md": []byte(DecisionsFromRound(5, []Decision{{ID: "DECISION-R5-001", Choice: "keep weights"}})),
+		"decisions_from_round_5.md": []byte(DecisionsFromRound(5, []RoundDecision{{ID: "DECISION-R5-001", Choice: "keep weights"}})),
 		AnalysisName:                []byte("## Rollback Analysis - Round 5\n"),
 	}
 	if diff := cmp.Diff(want, got); diff != "" {

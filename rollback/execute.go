@@ -22,7 +22,7 @@ type Execution struct {
 	Trigger     Trigger
 	Adjustments []string
 	// Decisions are the decisions made in each undone round, keyed by round.
-	Decisions map[int][]Decision
+	Decisions map[int][]RoundDecision
 	// Analyses are optional analysis.md reports, keyed by round.
 	Analyses map[int]string
 	// Patterns are the patterns detected in each undone round, for history.

@@ -34,8 +34,8 @@ type Record struct {
 	Split *SplitRecord `json:"split,omitempty"`
 	// Decisions are the decisions made in the round, archived with it and
 	// recoverable: a user may re-apply them after the rollback.
-	Decisions []Decision `json:"decisions,omitempty"`
-	Archive   string     `json:"archive"`
+	Decisions []RoundDecision `json:"decisions,omitempty"`
+	Archive   string          `json:"archive"`
 	// Outcome says how the retry went, in words ("Retry successful");
 	// empty while pending.
 	Outcome string `json:"outcome,omitempty"`

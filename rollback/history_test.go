@@ -35,7 +35,7 @@ func specHistory() History {
 
 func TestHistoryJSONRoundTrip(t *testing.T) {
 	h := specHistory()
-	h.Records[0].Decisions = []Decision{{ID: "DECISION-R5-001", Choice: "x"}}
+	h.Records[0].Decisions = []RoundDecision{{ID: "DECISION-R5-001", Choice: "x"}}
 	b, err := json.Marshal(h)
 	if err != nil {
 		t.Fatal(err)
