@@ -16,8 +16,8 @@ const OptionWaive = "WAIVE"
 
 // Who decided.
 const (
-	DecidedByUser      = "User"
-	DecidedByAutomated = "Mediator (automated mode)"
+	decidedByUser      = "User"
+	decidedByAutomated = "Mediator (automated mode)"
 )
 
 // Ruling is the record of a resolved conflict (§5), or of a waived
@@ -62,7 +62,7 @@ type Ruling struct {
 type Resolution struct {
 	Option    string `json:"option"`
 	Text      string `json:"text,omitempty"`
-	DecidedBy string `json:"decided_by,omitempty"` // default DecidedByUser
+	DecidedBy string `json:"decided_by,omitempty"` // default decidedByUser
 
 	Decision        string `json:"decision,omitempty"`
 	Rationale       string `json:"rationale,omitempty"`
@@ -73,14 +73,14 @@ type Resolution struct {
 	EngineerSummary string `json:"engineer_summary,omitempty"`
 }
 
-// AutoResolution is the automated-mode answer to a conflict: its
+// autoResolution is the automated-mode answer to a conflict: its
 // ConflictQuestion default (the recommended option, else A, the Reviewer's
 // position, because an unattended run should not drop a HIGH/CRITICAL
 // concern on the Engineer's word).
-func AutoResolution(c Conflict) Resolution {
+func autoResolution(c Conflict) Resolution {
 	return Resolution{
 		Option:    ConflictQuestion(c).Default,
-		DecidedBy: DecidedByAutomated,
+		DecidedBy: decidedByAutomated,
 		Rationale: "Automated mode: default option (the recommended one, else the Reviewer's position)",
 	}
 }
@@ -101,7 +101,7 @@ func Decide(c Conflict, r Resolution, id string, at time.Time) (Ruling, Conflict
 	c = c.withOptions()
 	text := strings.TrimSpace(r.Text)
 	// D's alternative may come as the answer text or as a host's wording.
-	if err := ValidateAnswer(ConflictQuestion(c), r.Option, cmp.Or(text, strings.TrimSpace(r.Decision))); err != nil {
+	if err := validateAnswer(ConflictQuestion(c), r.Option, cmp.Or(text, strings.TrimSpace(r.Decision))); err != nil {
 		return Ruling{}, c, err
 	}
 	opt, _ := c.option(r.Option)
@@ -113,35 +113,35 @@ func Decide(c Conflict, r Resolution, id string, at time.Time) (Ruling, Conflict
 		IssueID: c.IssueID, Subject: c.Subject, Type: c.Type, Gap: is.Gap, Severity: is.Severity,
 		ChosenOption: opt.Key,
 		Constraints:  "None",
-		DecidedBy:    cmp.Or(r.DecidedBy, DecidedByUser),
+		DecidedBy:    cmp.Or(r.DecidedBy, decidedByUser),
 		Timestamp:    at.UTC(),
 		Rationale:    cmp.Or(text, "(none given)"),
 	}
-	if c.Type == Explicit {
+	if c.Type == explicit {
 		d.EngineerPosition = c.EngineerPosition
 		d.ReviewerSummary = firstSentence(c.ReviewerPosition)
 		d.EngineerSummary = firstSentence(c.EngineerPosition)
 	}
 	switch opt.Key {
-	case OptionReviewer:
+	case optionReviewer:
 		d.Decision = "Adopt the Reviewer's position: " + oneLine(c.ReviewerPosition)
 		d.EngineerAction = fmt.Sprintf("Implement the Reviewer's suggestion for %s: %s", c.IssueID, oneLine(c.ReviewerPosition))
 		d.GapAction = gapAction(g, "%s must implement the chosen option before ACCEPTED.")
 		d.NextState = gap.Open
-	case OptionEngineer:
+	case optionEngineer:
 		d.Decision = "Keep the Engineer's position: " + oneLine(c.EngineerPosition)
-		if c.Type == ImplicitConverted {
+		if c.Type == implicitConverted {
 			d.Decision = "Keep the current proposal unchanged (the Engineer's implicit position)."
 		}
 		d.EngineerAction = fmt.Sprintf("Keep your current approach for %s; no change is required.", c.IssueID)
 		d.GapAction = gapAction(g, "%s may now transition to ACCEPTED")
 		d.NextState = gap.Accepted
-	case OptionSynthesis:
+	case optionSynthesis:
 		d.Decision = opt.Description
 		d.EngineerAction = fmt.Sprintf("Implement the synthesis for %s: %s", c.IssueID, oneLine(opt.Description))
 		d.GapAction = gapAction(g, "%s may proceed with this approach.")
 		d.NextState = gap.Open
-	case OptionUserSpecified:
+	case optionUserSpecified:
 		alt := cmp.Or(strings.TrimSpace(r.Decision), text)
 		d.Decision = alt
 		d.Rationale = "User-specified alternative"
@@ -157,7 +157,7 @@ func Decide(c Conflict, r Resolution, id string, at time.Time) (Ruling, Conflict
 	d.ReviewerSummary = cmp.Or(strings.TrimSpace(r.ReviewerSummary), d.ReviewerSummary)
 	d.EngineerSummary = cmp.Or(strings.TrimSpace(r.EngineerSummary), d.EngineerSummary)
 
-	c.Status = StatusResolved
+	c.Status = statusResolved
 	c.DecisionID = d.ID
 	return d, c, nil
 }
@@ -172,13 +172,13 @@ func gapAction(g, format string) string {
 // optionLabel is the "Chosen Option" value: "C (Synthesis)".
 func (d Ruling) optionLabel() string {
 	switch d.ChosenOption {
-	case OptionReviewer:
+	case optionReviewer:
 		return "A (Reviewer)"
-	case OptionEngineer:
+	case optionEngineer:
 		return "B (Engineer)"
-	case OptionSynthesis:
+	case optionSynthesis:
 		return "C (Synthesis)"
-	case OptionUserSpecified:
+	case optionUserSpecified:
 		return "D (User specifies)"
 	case OptionWaive:
 		return "Waive (issue closed)"
@@ -189,20 +189,20 @@ func (d Ruling) optionLabel() string {
 // typeLabel is the "Conflict Type" value.
 func (d Ruling) typeLabel() string {
 	switch d.Type {
-	case Explicit:
+	case explicit:
 		return "Explicit DISAGREE"
-	case ImplicitConverted:
+	case implicitConverted:
 		return "Implicit (converted via GAP-FLOW-013)"
-	case ImplicitWaived:
+	case implicitWaived:
 		return "Implicit (waived via GAP-FLOW-013)"
 	}
 	return string(d.Type)
 }
 
-// RenderDecision renders one decisions.md entry in §5's format (as its
+// renderDecision renders one decisions.md entry in §5's format (as its
 // Example 1 shows it; Example 2's implicit entry has no Positions). Values
 // spanning lines continue indented by two spaces.
-func RenderDecision(d Ruling) string {
+func renderDecision(d Ruling) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### %s: %s\n\n", d.IssueID, d.Subject)
 	fmt.Fprintf(&b, "**Conflict Type:** %s\n", d.typeLabel())
@@ -222,13 +222,13 @@ func RenderDecision(d Ruling) string {
 	fmt.Fprintf(&b, "- For Engineer: %s\n", indentContinuation(d.EngineerAction))
 	fmt.Fprintf(&b, "- For Gap: %s\n\n", indentContinuation(d.GapAction))
 	fmt.Fprintf(&b, "**Decided By:** %s\n", d.DecidedBy)
-	fmt.Fprintf(&b, "**Timestamp:** %s\n", Timestamp(d.Timestamp))
+	fmt.Fprintf(&b, "**Timestamp:** %s\n", timestamp(d.Timestamp))
 	return b.String()
 }
 
-// Timestamp formats t as the spec's ISO 8601 timestamps
+// timestamp formats t as the spec's ISO 8601 timestamps
 // (YYYY-MM-DDTHH:MM:SSZ, UTC).
-func Timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05Z") }
+func timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05Z") }
 
 // RenderDecisions renders the conflict part of decisions.md: for each round
 // in order, "## Round {N} Conflict Resolutions" and its entries in ID order,
@@ -252,7 +252,7 @@ func RenderDecisions(ds []Ruling) string {
 			b.WriteString("\n")
 		}
 		fmt.Fprintf(&b, "<!-- %s -->\n", d.ID)
-		b.WriteString(RenderDecision(d))
+		b.WriteString(renderDecision(d))
 	}
 	return b.String()
 }

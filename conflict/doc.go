@@ -46,5 +46,5 @@
 //
 // Every question is a question.Question, handed to the host's asker as it
 // is, with a documented automated-mode Default and an Effect on each option;
-// ValidateAnswer checks an answer against it.
+// validateAnswer checks an answer against it.
 package conflict

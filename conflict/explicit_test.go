@@ -90,7 +90,7 @@ func TestDetectExplicit(t *testing.T) {
 			var g got
 			for _, c := range res.Conflicts {
 				g.Conflicts = append(g.Conflicts, c.IssueID+":"+string(c.Source)+":"+string(c.MatchConfidence))
-				if c.Source == SourceSoftMatch && !strings.Contains(Present(c), "soft matching") {
+				if c.Source == sourceSoftMatch && !strings.Contains(present(c), "soft matching") {
 					t.Errorf("soft match presented without its note")
 				}
 			}

@@ -134,7 +134,7 @@ func AutoAdjustments(d Detection) []Adjustment {
 				Summary:    "Required minimum 2 examples (one success case, one edge case)",
 				Confidence: gap.ConfidenceMedium, Why: "may require domain knowledge",
 			})
-		case InconsistentRefs:
+		case inconsistentRefs:
 			out = append(out, Adjustment{
 				Pattern:    f.Pattern,
 				Prompt:     "Reference only gap IDs from the attached gap list.",
@@ -142,9 +142,9 @@ func AutoAdjustments(d Detection) []Adjustment {
 				Summary:    "Attached gap list and summary of related resolved gaps",
 				Confidence: gap.ConfidenceHigh, Why: "the gap list is authoritative",
 			})
-		case DomainConfusion:
+		case domainConfusion:
 			out = append(out, glossaryAdjustment(f))
-		case ScopeDrift:
+		case scopeDrift:
 			out = append(out, gapAdjustments(f.Pattern, d, gap.ConfidenceHigh, "structural, easily enforced")...)
 		}
 	}
@@ -202,7 +202,7 @@ func Recommend(d Detection) []Adjustment {
 				Summary:    "Required minimum 2 examples (one success case, one edge case)",
 				Confidence: gap.ConfidenceMedium, Why: "may require domain knowledge",
 			})
-		case InconsistentRefs:
+		case inconsistentRefs:
 			out = append(out, Adjustment{
 				Pattern:    f.Pattern,
 				Prompt:     fmt.Sprintf("Reference only gap IDs from the attached gap list; %s do not exist.", strings.Join(f.Terms, ", ")),
@@ -210,9 +210,9 @@ func Recommend(d Detection) []Adjustment {
 				Summary:    "Attached gap list to prompt",
 				Confidence: gap.ConfidenceHigh, Why: "the gap list is authoritative",
 			})
-		case DomainConfusion:
+		case domainConfusion:
 			out = append(out, glossaryAdjustment(f))
-		case ScopeDrift:
+		case scopeDrift:
 			out = append(out, gapAdjustments(f.Pattern, d, gap.ConfidenceHigh, "structural, easily enforced")...)
 		}
 	}

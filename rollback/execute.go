@@ -29,8 +29,8 @@ type Execution struct {
 	Patterns map[int][]Pattern
 }
 
-// File is a key and its bytes.
-type File struct {
+// fileData is a key and its bytes.
+type fileData struct {
 	Key  string
 	Data []byte
 }
@@ -41,7 +41,7 @@ type File struct {
 // carries the session's History plus Records, then commit Ops() at once.
 type Result struct {
 	// Archives are the new archive files, in plan order (newest round first).
-	Archives []File
+	Archives []fileData
 	// Status is the target's status.md backup with a "## Rollback Notice"
 	// block appended; Decisions the decisions.md backup with one such notice per
 	// undone round, ascending; State the state.json backup, verbatim.
@@ -70,7 +70,7 @@ func (r Result) Ops() []Op {
 	for _, a := range r.Archives {
 		ops = append(ops, Op{Key: a.Key, Value: a.Data})
 	}
-	for _, f := range [...]File{{StatusKey, r.Status}, {DecisionsKey, r.Decisions}, {StateKey, r.State}} {
+	for _, f := range [...]fileData{{StatusKey, r.Status}, {DecisionsKey, r.Decisions}, {StateKey, r.State}} {
 		if f.Data != nil {
 			ops = append(ops, Op{Key: f.Key, Value: f.Data})
 		}
@@ -78,8 +78,8 @@ func (r Result) Ops() []Op {
 	return ops
 }
 
-// ErrMissingFile is returned by Execute when Files lacks a key the plan reads.
-var ErrMissingFile = errors.New("file needed by the rollback plan is missing")
+// errMissingFile is returned by Execute when Files lacks a key the plan reads.
+var errMissingFile = errors.New("file needed by the rollback plan is missing")
 
 // Execute carries out a plan in memory: it builds each undone round's
 // archive (round folder, metadata, archived decisions, optional analysis),
@@ -91,7 +91,7 @@ func (p Plan) Execute(e Execution) (Result, error) {
 	}
 	for _, k := range p.Reads() {
 		if _, ok := e.Files[k]; !ok {
-			return Result{}, fmt.Errorf("rollback: execute: %w: %s", ErrMissingFile, k)
+			return Result{}, fmt.Errorf("rollback: execute: %w: %s", errMissingFile, k)
 		}
 	}
 	mode := e.Mode
@@ -113,14 +113,14 @@ func (p Plan) Execute(e Execution) (Result, error) {
 		}
 		var opts []ArchiveOption
 		if a := e.Analyses[rp.Round]; a != "" {
-			opts = append(opts, WithAnalysis(a))
+			opts = append(opts, withAnalysis(a))
 		}
 		decisions := e.Decisions[rp.Round]
 		data, err := BuildArchive(files, meta, DecisionsFromRound(rp.Round, decisions), opts...)
 		if err != nil {
 			return Result{}, fmt.Errorf("rollback: execute: round %d: %w", rp.Round, err)
 		}
-		res.Archives = append(res.Archives, File{Key: rp.Archive, Data: data})
+		res.Archives = append(res.Archives, fileData{Key: rp.Archive, Data: data})
 		res.Records = append(res.Records, Record{
 			Round: rp.Round, Attempt: rp.Attempt, Target: p.To, At: e.At.UTC(),
 			Reason: e.Reason, Mode: mode, Trigger: e.Trigger,

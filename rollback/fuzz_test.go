@@ -30,7 +30,7 @@ func FuzzReadArchive(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		files, meta, err := ReadArchive(b, fuzzLimits)
 		if err != nil {
-			if !errors.Is(err, ErrCorruptArchive) && !errors.Is(err, ErrUnsafeArchive) && !errors.Is(err, ErrArchiveTooLarge) {
+			if !errors.Is(err, errCorruptArchive) && !errors.Is(err, errUnsafeArchive) && !errors.Is(err, errArchiveTooLarge) {
 				t.Fatalf("error wraps no sentinel: %v", err)
 			}
 			files = nil
@@ -97,7 +97,7 @@ func FuzzDetectPatterns(f *testing.F) {
 			if g.Vague < 0 || g.Examples < 0 || g.Chars < 0 {
 				t.Fatalf("negative count: %+v", g)
 			}
-			if _, ok := d.Finding(AbstractOutput); g.Vague > VagueThreshold && !ok {
+			if _, ok := d.Finding(AbstractOutput); g.Vague > vagueThreshold && !ok {
 				t.Fatalf("%s has %d vague words but ABSTRACT_OUTPUT did not fire", g.Gap, g.Vague)
 			}
 		}

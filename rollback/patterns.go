@@ -19,22 +19,22 @@ type Pattern string
 
 // The six patterns, in the spec's table order.
 const (
-	// AbstractOutput: more than VagueThreshold vague words in one gap's section.
+	// AbstractOutput: more than vagueThreshold vague words in one gap's section.
 	AbstractOutput Pattern = "ABSTRACT_OUTPUT"
 	// MissingSections: required section headers absent.
 	MissingSections Pattern = "MISSING_SECTIONS"
-	// NarrowExamples: fewer than MinExamples examples for a gap.
+	// NarrowExamples: fewer than minExamples examples for a gap.
 	NarrowExamples Pattern = "NARROW_EXAMPLES"
-	// InconsistentRefs: references to gaps that do not exist.
-	InconsistentRefs Pattern = "INCONSISTENT_REFS"
-	// DomainConfusion: terms used but defined nowhere, or flagged by the
+	// inconsistentRefs: references to gaps that do not exist.
+	inconsistentRefs Pattern = "INCONSISTENT_REFS"
+	// domainConfusion: terms used but defined nowhere, or flagged by the
 	// Reviewer as undefined or misused.
-	DomainConfusion Pattern = "DOMAIN_CONFUSION"
-	// ScopeDrift: a different gap addressed than the ones assigned.
-	ScopeDrift Pattern = "SCOPE_DRIFT"
+	domainConfusion Pattern = "DOMAIN_CONFUSION"
+	// scopeDrift: a different gap addressed than the ones assigned.
+	scopeDrift Pattern = "SCOPE_DRIFT"
 )
 
-var patternOrder = [...]Pattern{AbstractOutput, MissingSections, NarrowExamples, InconsistentRefs, DomainConfusion, ScopeDrift}
+var patternOrder = [...]Pattern{AbstractOutput, MissingSections, NarrowExamples, inconsistentRefs, domainConfusion, scopeDrift}
 
 // Patterns returns the six patterns in the spec's order.
 func Patterns() []Pattern { return slices.Clone(patternOrder[:]) }
@@ -43,12 +43,12 @@ func patternIndex(p Pattern) int { return slices.Index(patternOrder[:], p) }
 
 // Thresholds of the pattern definitions.
 const (
-	// VagueThreshold: ABSTRACT_OUTPUT fires at more than 5 vague words per gap.
-	VagueThreshold = 5
-	// MinExamples: NARROW_EXAMPLES fires below 2 examples per gap.
-	MinExamples = 2
-	// MinGapChars is the structural "min length per gap" (GAP-FLOW-001's 200).
-	MinGapChars = 200
+	// vagueThreshold: ABSTRACT_OUTPUT fires at more than 5 vague words per gap.
+	vagueThreshold = 5
+	// minExamples: NARROW_EXAMPLES fires below 2 examples per gap.
+	minExamples = 2
+	// minGapChars is the structural "min length per gap" (GAP-FLOW-001's 200).
+	minGapChars = 200
 )
 
 // vagueWords is the spec's VAGUE_WORDS list, verbatim and in order. It is an
@@ -61,12 +61,12 @@ var vagueWords = [...]string{
 	"should consider", "it depends", "context-dependent",
 }
 
-// VagueWords returns the spec's vague-word list.
-func VagueWords() []string { return slices.Clone(vagueWords[:]) }
+// vagueWordList returns the spec's vague-word list.
+func vagueWordList() []string { return slices.Clone(vagueWords[:]) }
 
-// DefaultRequired are the section headers every gap section must have: the
+// defaultRequired are the section headers every gap section must have: the
 // two the spec's "Structural Completeness" table checks.
-func DefaultRequired() []string { return []string{"Trade-offs", "Examples"} }
+func defaultRequired() []string { return []string{"Trade-offs", "Examples"} }
 
 // Input is what pattern detection looks at: one rolled-back round's outputs
 // and what the round was asked to do.
@@ -83,7 +83,7 @@ type Input struct {
 	// of DOMAIN_CONFUSION.
 	Context string
 	// Required are the section headers each gap section must have; nil
-	// means DefaultRequired.
+	// means defaultRequired.
 	Required []string
 }
 
@@ -92,9 +92,9 @@ type Coverage string
 
 // Coverage values as the analysis table prints them.
 const (
-	Addressed   Coverage = "Yes"
-	Partial     Coverage = "Partial"
-	Unaddressed Coverage = "No"
+	coverageAddressed   Coverage = "Yes"
+	coveragePartial     Coverage = "Partial"
+	coverageUnaddressed Coverage = "No"
 )
 
 // GapReport is what the output did for one gap (a row of "What Was Produced").
@@ -191,13 +191,13 @@ type gapSection struct {
 // DetectPatterns runs the six pattern rules over a round's outputs:
 //
 //   - ABSTRACT_OUTPUT: a gap section whose prose (code blanked) holds more
-//     than VagueThreshold occurrences of the vague words, matched
+//     than vagueThreshold occurrences of the vague words, matched
 //     case-insensitively as whole words (multi-word phrases across any
 //     whitespace). Without gap sections the whole output counts as one.
 //   - MISSING_SECTIONS: no "## Gap Resolution:" header, or a gap section
 //     lacking a required section (a deeper heading whose title starts with
 //     the name, ignoring case, punctuation and a plural "s").
-//   - NARROW_EXAMPLES: an addressed gap with fewer than MinExamples examples.
+//   - NARROW_EXAMPLES: an addressed gap with fewer than minExamples examples.
 //   - INCONSISTENT_REFS: gap IDs in either output (outside code and outside
 //     "New Gaps …" sections) that are not in Known.
 //   - DOMAIN_CONFUSION: UPPER_SNAKE_CASE terms the engineer uses that
@@ -213,7 +213,7 @@ func DetectPatterns(in Input) Detection {
 	rev := markdown.Parse(in.Reviewer)
 	required := in.Required
 	if required == nil {
-		required = DefaultRequired()
+		required = defaultRequired()
 	}
 	d := Detection{Assigned: slices.Clone(in.Assigned), Chars: utf8.RuneCountInString(strings.TrimSpace(eng.Text))}
 
@@ -243,16 +243,16 @@ func DetectPatterns(in Input) Detection {
 		measureSection(eng, gs.sec, required, r)
 	}
 	for _, r := range reports {
-		r.Addressed = Addressed
-		if len(r.Missing) > 0 || r.Chars < MinGapChars {
-			r.Addressed = Partial
+		r.Addressed = coverageAddressed
+		if len(r.Missing) > 0 || r.Chars < minGapChars {
+			r.Addressed = coveragePartial
 		}
 	}
 	for _, id := range in.Assigned {
 		if r := reports[id]; r != nil {
 			d.Gaps = append(d.Gaps, *r)
 		} else if !slices.ContainsFunc(d.Gaps, func(g GapReport) bool { return g.Gap == id }) {
-			d.Gaps = append(d.Gaps, GapReport{Gap: id, Addressed: Unaddressed})
+			d.Gaps = append(d.Gaps, GapReport{Gap: id, Addressed: coverageUnaddressed})
 		}
 	}
 	for _, id := range d.Addressed {
@@ -400,10 +400,10 @@ var vaguePhrases = func() [len(vagueWords)][]string {
 	return out
 }()
 
-// CountVague counts the vague-word occurrences in text, case-insensitively
+// countVagueWords counts the vague-word occurrences in text, case-insensitively
 // and as whole words. Callers wanting prose only pass text with code
 // blanked (markdown.Doc.Prose).
-func CountVague(text string) int {
+func countVagueWords(text string) int {
 	_, n := countVague(text)
 	return n
 }
@@ -555,7 +555,7 @@ func abstractFinding(gaps []GapReport, whole *GapReport) Finding {
 	total := 0
 	var details []string
 	consider := func(r GapReport) {
-		if r.Vague <= VagueThreshold {
+		if r.Vague <= vagueThreshold {
 			return
 		}
 		f.Pattern = AbstractOutput
@@ -585,7 +585,7 @@ func abstractFinding(gaps []GapReport, whole *GapReport) Finding {
 		quoted[i] = fmt.Sprintf("%q", w)
 	}
 	f.Detail = fmt.Sprintf("Solution uses vague language (%s) — %s vague terms, more than %d per gap",
-		strings.Join(quoted, ", "), strings.Join(details, ", "), VagueThreshold)
+		strings.Join(quoted, ", "), strings.Join(details, ", "), vagueThreshold)
 	if len(details) == 1 {
 		f.Short = rollbackfmt.Plural(total, "vague term", "vague terms")
 		if len(f.Gaps) == 1 {
@@ -615,7 +615,7 @@ func missingFinding(gaps []GapReport, sections []gapSection, required []string) 
 	var names []string
 	addressed := 0
 	for _, r := range gaps {
-		if r.Addressed == Unaddressed {
+		if r.Addressed == coverageUnaddressed {
 			continue
 		}
 		addressed++
@@ -661,11 +661,11 @@ func joinIDs(ids []gap.ID) string {
 
 func narrowFinding(gaps []GapReport, whole *GapReport) Finding {
 	var hits []GapReport
-	if whole != nil && whole.Examples < MinExamples {
+	if whole != nil && whole.Examples < minExamples {
 		hits = append(hits, *whole)
 	}
 	for _, r := range gaps {
-		if r.Addressed != Unaddressed && r.Examples < MinExamples {
+		if r.Addressed != coverageUnaddressed && r.Examples < minExamples {
 			hits = append(hits, r)
 		}
 	}
@@ -763,7 +763,7 @@ func refsFinding(known []gap.ID, docs ...*markdown.Doc) Finding {
 		ids[i] = k.id
 	}
 	list := joinIDs(ids)
-	f := Finding{Pattern: InconsistentRefs, Detail: "References gaps that do not exist: " + list, Short: "unknown " + list}
+	f := Finding{Pattern: inconsistentRefs, Detail: "References gaps that do not exist: " + list, Short: "unknown " + list}
 	for _, id := range ids {
 		f.Terms = append(f.Terms, string(id))
 	}
@@ -815,7 +815,7 @@ func domainFinding(context string, eng, rev *markdown.Doc) Finding {
 	if len(undefined) == 0 && len(flags) == 0 {
 		return Finding{}
 	}
-	f := Finding{Pattern: DomainConfusion, Terms: append(slices.Clone(undefined), flags...)}
+	f := Finding{Pattern: domainConfusion, Terms: append(slices.Clone(undefined), flags...)}
 	var parts []string
 	if len(undefined) > 0 {
 		parts = append(parts, "Terms used but not defined: "+strings.Join(undefined, ", "))
@@ -851,7 +851,7 @@ func driftFinding(assigned, addressed []gap.ID) Finding {
 	if len(extra) == 0 && hit {
 		return Finding{}
 	}
-	f := Finding{Pattern: ScopeDrift, Gaps: extra}
+	f := Finding{Pattern: scopeDrift, Gaps: extra}
 	for _, id := range extra {
 		f.Terms = append(f.Terms, string(id))
 	}
@@ -875,7 +875,7 @@ func structuralChecks(d Detection, sections []gapSection, required []string, hav
 	}
 	var addressed []GapReport
 	for _, r := range d.Gaps {
-		if r.Addressed != Unaddressed {
+		if r.Addressed != coverageUnaddressed {
 			addressed = append(addressed, r)
 		}
 	}
@@ -891,14 +891,14 @@ func structuralChecks(d Detection, sections []gapSection, required []string, hav
 	}
 	long := len(addressed) > 0
 	for _, r := range addressed {
-		if r.Chars < MinGapChars {
+		if r.Chars < minGapChars {
 			long = false
 		}
 	}
-	checks = append(checks, Check{Name: fmt.Sprintf("Min length per gap (%d chars)", MinGapChars), Status: pass(long)})
+	checks = append(checks, Check{Name: fmt.Sprintf("Min length per gap (%d chars)", minGapChars), Status: pass(long)})
 	refs := "SKIPPED"
 	if haveKnown {
-		_, bad := d.Finding(InconsistentRefs)
+		_, bad := d.Finding(inconsistentRefs)
 		refs = pass(!bad)
 	}
 	return append(checks, Check{Name: "Valid cross-references", Status: refs})

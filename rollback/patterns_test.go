@@ -39,11 +39,11 @@ func TestCountVague(t *testing.T) {
 		{"naïve somé", 0},
 		{"\xff\xfesome\xff", 1},
 	} {
-		if got := CountVague(tc.text); got != tc.want {
+		if got := countVagueWords(tc.text); got != tc.want {
 			t.Errorf("CountVague(%q) = %d, want %d", tc.text, got, tc.want)
 		}
 	}
-	if n := len(VagueWords()); n != 21 {
+	if n := len(vagueWordList()); n != 21 {
 		t.Errorf("%d vague words, the spec lists 21", n)
 	}
 }
@@ -169,9 +169,9 @@ func TestDetectPatterns(t *testing.T) {
 				Reviewer: "## Review: GAP-FLOW-001\n\nCompare GAP-ROLE-007.\n",
 				Known:    []gap.ID{"GAP-FLOW-001"},
 			},
-			want: []Pattern{InconsistentRefs},
+			want: []Pattern{inconsistentRefs},
 			check: func(t *testing.T, d Detection) {
-				f, _ := d.Finding(InconsistentRefs)
+				f, _ := d.Finding(inconsistentRefs)
 				if !cmp.Equal(f.Terms, []string{"GAP-FLOW-099", "GAP-ROLE-007"}) {
 					t.Errorf("terms %v", f.Terms)
 				}
@@ -181,9 +181,9 @@ func TestDetectPatterns(t *testing.T) {
 		{
 			name: "domain confusion: undefined term",
 			in:   Input{Engineer: complete + "Move to ROLLBACK_PENDING, then ROUND_COMPLETE.\n\n| STATE_X | defined here |\n\nUse STATE_X.\n", Context: "ROUND_COMPLETE is a state"},
-			want: []Pattern{DomainConfusion},
+			want: []Pattern{domainConfusion},
 			check: func(t *testing.T, d Detection) {
-				f, _ := d.Finding(DomainConfusion)
+				f, _ := d.Finding(domainConfusion)
 				if f.Detail != "Terms used but not defined: ROLLBACK_PENDING" {
 					t.Errorf("detail %q", f.Detail)
 				}
@@ -192,18 +192,18 @@ func TestDetectPatterns(t *testing.T) {
 		{
 			name: "domain confusion: reviewer flag",
 			in:   Input{Engineer: complete, Reviewer: "### High Priority\n\n- ISSUE-R5-001: the term archive tier is undefined\n"},
-			want: []Pattern{DomainConfusion},
+			want: []Pattern{domainConfusion},
 		},
 		{
 			name: "scope drift: other gap instead",
 			in:   Input{Engineer: strings.ReplaceAll(complete, "GAP-FLOW-001", "GAP-FLOW-002"), Assigned: []gap.ID{"GAP-FLOW-001"}},
-			want: []Pattern{ScopeDrift},
+			want: []Pattern{scopeDrift},
 			check: func(t *testing.T, d Detection) {
-				f, _ := d.Finding(ScopeDrift)
+				f, _ := d.Finding(scopeDrift)
 				if f.Detail != "Addressed GAP-FLOW-002 instead of assigned GAP-FLOW-001" {
 					t.Errorf("detail %q", f.Detail)
 				}
-				if d.Gaps[0].Gap != "GAP-FLOW-001" || d.Gaps[0].Addressed != Unaddressed || d.Gaps[1].Gap != "GAP-FLOW-002" {
+				if d.Gaps[0].Gap != "GAP-FLOW-001" || d.Gaps[0].Addressed != coverageUnaddressed || d.Gaps[1].Gap != "GAP-FLOW-002" {
 					t.Errorf("gaps %+v", d.Gaps)
 				}
 			},
@@ -211,9 +211,9 @@ func TestDetectPatterns(t *testing.T) {
 		{
 			name: "scope drift: extra gap",
 			in:   Input{Engineer: complete + strings.ReplaceAll(complete, "GAP-FLOW-001", "GAP-FLOW-002"), Assigned: []gap.ID{"GAP-FLOW-001"}},
-			want: []Pattern{ScopeDrift},
+			want: []Pattern{scopeDrift},
 			check: func(t *testing.T, d Detection) {
-				f, _ := d.Finding(ScopeDrift)
+				f, _ := d.Finding(scopeDrift)
 				if f.Detail != "Addressed GAP-FLOW-002, which was not assigned (assigned: GAP-FLOW-001)" {
 					t.Errorf("detail %q", f.Detail)
 				}

@@ -9,7 +9,7 @@ import (
 	"github.com/refine-spec/refine/internal/rollbackfmt"
 )
 
-// Planning errors; PlanRollback wraps them in *RangeError, *LimitError and
+// Planning errors; PlanRollback wraps them in *rangeError, *LimitError and
 // *UnavailableError values that carry the details.
 var (
 	// ErrOutOfRange: the target is not a round before the current one.
@@ -20,16 +20,16 @@ var (
 	ErrTargetUnavailable = errors.New("rollback target unavailable")
 )
 
-// RangeError reports a target outside [0, current).
-type RangeError struct{ To, Current int }
+// rangeError reports a target outside [0, current).
+type rangeError struct{ To, Current int }
 
 // Error says which target was asked for and what the valid range is.
-func (e *RangeError) Error() string {
+func (e *rangeError) Error() string {
 	return fmt.Sprintf("rollback: cannot roll back to round %d from round %d: the target must be in [0, %d)", e.To, e.Current, e.Current)
 }
 
 // Unwrap makes errors.Is(err, ErrOutOfRange) hold.
-func (e *RangeError) Unwrap() error { return ErrOutOfRange }
+func (e *rangeError) Unwrap() error { return ErrOutOfRange }
 
 // LimitError reports the session limit: Used rollbacks so far, Needed more
 // for this request (one per undone round), Limit in total.
@@ -128,7 +128,7 @@ const finalPrefix = "final/"
 // if history and Store disagree.
 func PlanRollback(req Request) (Plan, error) {
 	if req.To < 0 || req.To >= req.Current {
-		return Plan{}, &RangeError{To: req.To, Current: req.Current}
+		return Plan{}, &rangeError{To: req.To, Current: req.Current}
 	}
 	limit := req.Limit
 	if limit <= 0 {
