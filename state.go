@@ -492,14 +492,6 @@ func (u *usageTotals) add(role RoleName, v Usage, calls int) {
 	}
 }
 
-func (s *state) marshal() ([]byte, error) {
-	b, err := json.Marshal(s)
-	if err != nil {
-		return nil, fmt.Errorf("encode state.json: %w", err)
-	}
-	return append(b, '\n'), nil
-}
-
 // parseState decodes state.json, refusing newer schemas and corrupt files
 // without touching them.
 func parseState(b []byte) (*state, error) {
