@@ -48,7 +48,7 @@ func TestExample1ExplicitDisagreement(t *testing.T) {
 
 	// The example's Mediator condensed the subject and proposed its own
 	// middle ground.
-	c = c.WithAnalysis(analysis{
+	c = c.withAnalysis(analysis{
 		Subject: "Retry timing mechanism",
 		Synthesis: &Synthesis{
 			Proposal: "Implement context-aware retry timing:\n" +
@@ -149,7 +149,7 @@ func TestExample2ImplicitConversion(t *testing.T) {
 		c.ReviewerPosition != "Add strict mode validation that fails on unexpected keys" || c.PresentationNote != presentationNote {
 		t.Errorf("converted conflict = %+v", c)
 	}
-	c = c.WithAnalysis(analysis{
+	c = c.withAnalysis(analysis{
 		Subject: "Schema validation strictness",
 		Synthesis: &Synthesis{
 			Proposal: "Configurable strictness flag (--strict/--lenient) with default=strict",

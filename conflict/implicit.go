@@ -22,23 +22,6 @@ const (
 	deflection          Heuristic = "DEFLECTION"            // H5
 )
 
-// Code returns the heuristic's short name, "H1" to "H5" ("" if unknown).
-func (h Heuristic) Code() string {
-	switch h {
-	case unaddressedID:
-		return "H1"
-	case gapNotRevisited:
-		return "H2"
-	case ackWithoutResponse:
-		return "H3"
-	case semanticNonResponse:
-		return "H4"
-	case deflection:
-		return "H5"
-	}
-	return ""
-}
-
 // Thresholds of H4.
 const (
 	// similarityThreshold: a gap section at least this similar (token
@@ -148,7 +131,7 @@ func DetectImplicit(in ImplicitInput) []Finding {
 	seen := map[string]bool{}
 	for _, is := range in.Issues {
 		switch {
-		case seen[is.ID] || disagreed[is.ID] || in.Ignore.Has(is.ID):
+		case seen[is.ID] || disagreed[is.ID] || in.Ignore.has(is.ID):
 			continue
 		case assigned != nil && is.Gap != "" && !assigned[is.Gap]:
 			continue

@@ -15,14 +15,14 @@ type IgnoreSet struct {
 	IssueIDs []string `json:"issue_ids"` // sorted, distinct
 }
 
-// Has reports whether id is ignored.
-func (s IgnoreSet) Has(id string) bool {
+// has reports whether id is ignored.
+func (s IgnoreSet) has(id string) bool {
 	_, ok := slices.BinarySearch(s.IssueIDs, id)
 	return ok
 }
 
-// With returns a set that also holds id; s is not modified.
-func (s IgnoreSet) With(id string) IgnoreSet {
+// with returns a set that also holds id; s is not modified.
+func (s IgnoreSet) with(id string) IgnoreSet {
 	i, ok := slices.BinarySearch(s.IssueIDs, id)
 	if ok {
 		return s
@@ -113,7 +113,7 @@ func ResolveImplicit(f Finding, key, text, decisionID string, at time.Time, igno
 		}
 		out.Decision = &d
 	case effectIgnore:
-		out.Ignore = ignore.With(f.IssueID)
+		out.Ignore = ignore.with(f.IssueID)
 	}
 	return out, nil
 }

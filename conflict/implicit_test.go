@@ -266,7 +266,7 @@ func TestImplicitFiltering(t *testing.T) {
 		},
 		{
 			name: "ignored issues are never flagged",
-			in:   ImplicitInput{Issues: []Issue{retryIssue(gap.High)}, Ignore: IgnoreSet{}.With("ISSUE-R3-004")},
+			in:   ImplicitInput{Issues: []Issue{retryIssue(gap.High)}, Ignore: IgnoreSet{}.with("ISSUE-R3-004")},
 		},
 		{
 			name: "issues of gaps not assigned this round are skipped",

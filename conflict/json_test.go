@@ -26,7 +26,7 @@ func roundTrip[T any](t *testing.T, v T) T {
 func TestJSONRoundTrip(t *testing.T) {
 	c := sampleConflict(t, gap.Critical)
 	c, _ = OverrideSeverity(c, gap.High)
-	c = c.WithAnalysis(analysis{Subject: "Threshold", Synthesis: &Synthesis{Proposal: "p", TradeOff: "t"}})
+	c = c.withAnalysis(analysis{Subject: "Threshold", Synthesis: &Synthesis{Proposal: "p", TradeOff: "t"}})
 	d, c2, err := Decide(c, Resolution{Option: "C", Text: "ok"}, "DECISION-R3-001", mustTime(t, "2026-01-12T11:00:00Z"))
 	if err != nil {
 		t.Fatal(err)
@@ -38,7 +38,7 @@ func TestJSONRoundTrip(t *testing.T) {
 		"conflict": func() (any, any) { return c2, roundTrip(t, c2) },
 		"decision": func() (any, any) { return d, roundTrip(t, d) },
 		"finding":  func() (any, any) { return f, roundTrip(t, f) },
-		"ignore":   func() (any, any) { s := IgnoreSet{}.With("ISSUE-R1-001"); return s, roundTrip(t, s) },
+		"ignore":   func() (any, any) { s := IgnoreSet{}.with("ISSUE-R1-001"); return s, roundTrip(t, s) },
 		"history":  func() (any, any) { return h, roundTrip(t, h) },
 		"alerts":   func() (any, any) { return alerts, roundTrip(t, alerts) },
 		"overrides": func() (any, any) {

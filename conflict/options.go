@@ -45,9 +45,9 @@ type analysis struct {
 	Synthesis *Synthesis `json:"synthesis,omitempty"` // default: synthesize's patterns
 }
 
-// WithAnalysis returns c with the analysis applied: its subject replaced and
+// withAnalysis returns c with the analysis applied: its subject replaced and
 // its options regenerated. Use it before presenting the conflict.
-func (c Conflict) WithAnalysis(a analysis) Conflict {
+func (c Conflict) withAnalysis(a analysis) Conflict {
 	if s := strings.TrimSpace(a.Subject); s != "" {
 		c.Subject = firstLine(s)
 	}

@@ -72,7 +72,7 @@ func TestOverrides(t *testing.T) {
 		t.Error("invalid severity: no error")
 	}
 	// An analysis synthesis survives an override.
-	c := conflictOn("ISSUE-R1-001", 1, gap.High, "GAP-A-001").WithAnalysis(analysis{Synthesis: &Synthesis{Proposal: "Mix.", TradeOff: "t", AddressesBoth: true}})
+	c := conflictOn("ISSUE-R1-001", 1, gap.High, "GAP-A-001").withAnalysis(analysis{Synthesis: &Synthesis{Proposal: "Mix.", TradeOff: "t", AddressesBoth: true}})
 	c, _ = OverrideSeverity(c, gap.Medium)
 	if diff := cmp.Diff([]string{"C"}, recommendedKeys(c.Options)); diff != "" {
 		t.Errorf("after override (-want +got):\n%s", diff)

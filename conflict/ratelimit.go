@@ -25,8 +25,8 @@ func defaultLimits() Limits {
 	return Limits{RoundRate: 0.5, SessionRate: 0.4, SessionRounds: 3, MaxPerRound: 5}
 }
 
-// Validate checks that rates lie in [0, 1] and counts are positive.
-func (l Limits) Validate() error {
+// validate checks that rates lie in [0, 1] and counts are positive.
+func (l Limits) validate() error {
 	switch {
 	case l.RoundRate < 0 || l.RoundRate > 1:
 		return fmt.Errorf("conflict: DISAGREE round rate %v is outside [0, 1]", l.RoundRate)

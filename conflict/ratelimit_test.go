@@ -182,11 +182,11 @@ func TestRateQuestions(t *testing.T) {
 }
 
 func TestLimitsValidate(t *testing.T) {
-	if err := defaultLimits().Validate(); err != nil {
+	if err := defaultLimits().validate(); err != nil {
 		t.Error(err)
 	}
 	for _, l := range []Limits{{RoundRate: 1.5, SessionRounds: 3}, {SessionRate: -1, SessionRounds: 3}, {SessionRounds: 0}, {SessionRounds: 3, MaxPerRound: -1}} {
-		if l.Validate() == nil {
+		if l.validate() == nil {
 			t.Errorf("%+v: no error", l)
 		}
 	}

@@ -34,8 +34,8 @@ const (
 // backupKinds returns the three kinds in the order restores are listed.
 func backupKinds() []BackupKind { return []BackupKind{statusBackup, decisionsBackup, StateBackup} }
 
-// Live returns the session key a backup of this kind restores to.
-func (k BackupKind) Live() string {
+// live returns the session key a backup of this kind restores to.
+func (k BackupKind) live() string {
 	switch k {
 	case statusBackup:
 		return StatusKey
@@ -47,8 +47,8 @@ func (k BackupKind) Live() string {
 	return ""
 }
 
-// Key returns the backup key of this kind for round n.
-func (k BackupKind) Key(n int) string {
+// key returns the backup key of this kind for round n.
+func (k BackupKind) key(n int) string {
 	switch k {
 	case statusBackup:
 		return statusBackupKey(n)
@@ -149,7 +149,7 @@ func Rotate(round, retention int, keys []string) Rotation {
 		if kind == StateBackup && !present[StateKey] {
 			continue
 		}
-		r.Copies = append(r.Copies, Copy{From: kind.Live(), To: kind.Key(snap)})
+		r.Copies = append(r.Copies, Copy{From: kind.live(), To: kind.key(snap)})
 	}
 	oldest := snap - retention + 1
 	for _, k := range keys {

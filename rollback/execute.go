@@ -135,13 +135,13 @@ func (p Plan) Execute(e Execution) (Result, error) {
 		data := e.Files[c.From]
 		switch c.To {
 		case StatusKey:
-			res.Status = rollbackfmt.AppendBlock(data, rollbackfmt.StatusNotice(p.Undone(), attempts, p.To, e.At, e.Reason, archives))
+			res.Status = rollbackfmt.AppendBlock(data, rollbackfmt.StatusNotice(p.undone(), attempts, p.To, e.At, e.Reason, archives))
 		case DecisionsKey:
 			out := slices.Clone(data)
 			if out == nil {
 				out = []byte{}
 			}
-			for _, r := range p.Undone() {
+			for _, r := range p.undone() {
 				out = rollbackfmt.AppendBlock(out, rollbackfmt.DecisionsNotice(r, e.At, e.Reason, ArchiveFolder(r)+"/"+DecisionsFileName(r)))
 			}
 			res.Decisions = out

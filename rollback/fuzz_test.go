@@ -97,7 +97,7 @@ func FuzzDetectPatterns(f *testing.F) {
 			if g.Vague < 0 || g.Examples < 0 || g.Chars < 0 {
 				t.Fatalf("negative count: %+v", g)
 			}
-			if _, ok := d.Finding(AbstractOutput); g.Vague > vagueThreshold && !ok {
+			if _, ok := d.finding(AbstractOutput); g.Vague > vagueThreshold && !ok {
 				t.Fatalf("%s has %d vague words but ABSTRACT_OUTPUT did not fire", g.Gap, g.Vague)
 			}
 		}

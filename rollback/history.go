@@ -93,9 +93,9 @@ func (h History) Rounds() []int {
 	return out
 }
 
-// SetOutcome records how the retry after rollback `attempt` of `round` went.
+// setOutcome records how the retry after rollback `attempt` of `round` went.
 // It reports whether such a record exists.
-func (h *History) SetOutcome(round, attempt int, outcome string, succeeded bool) bool {
+func (h *History) setOutcome(round, attempt int, outcome string, succeeded bool) bool {
 	for i := range h.Records {
 		if r := &h.Records[i]; r.Round == round && r.Attempt == attempt {
 			r.Outcome, r.Succeeded = outcome, succeeded

@@ -161,8 +161,8 @@ func (d Detection) Patterns() []Pattern {
 	return out
 }
 
-// Finding returns the finding of pattern p.
-func (d Detection) Finding(p Pattern) (Finding, bool) {
+// finding returns the finding of pattern p.
+func (d Detection) finding(p Pattern) (Finding, bool) {
 	for _, f := range d.Findings {
 		if f.Pattern == p {
 			return f, true
@@ -898,7 +898,7 @@ func structuralChecks(d Detection, sections []gapSection, required []string, hav
 	checks = append(checks, Check{Name: fmt.Sprintf("Min length per gap (%d chars)", minGapChars), Status: pass(long)})
 	refs := "SKIPPED"
 	if haveKnown {
-		_, bad := d.Finding(inconsistentRefs)
+		_, bad := d.finding(inconsistentRefs)
 		refs = pass(!bad)
 	}
 	return append(checks, Check{Name: "Valid cross-references", Status: refs})

@@ -73,7 +73,7 @@ func TestAbstractOutputThreshold(t *testing.T) {
 		if got := d.Gaps[0].Vague; got != tc.vague {
 			t.Errorf("%d vague words counted as %d (code must not count)", tc.vague, got)
 		}
-		_, fired := d.Finding(AbstractOutput)
+		_, fired := d.finding(AbstractOutput)
 		if fired != tc.fire {
 			t.Errorf("%d vague words: ABSTRACT_OUTPUT fired = %v, want %v", tc.vague, fired, tc.fire)
 		}
@@ -84,12 +84,12 @@ func TestAbstractOutputThreshold(t *testing.T) {
 	// The threshold is per gap: two gaps with 4 each do not fire.
 	two := gapSectionText("GAP-FLOW-001", 4) + gapSectionText("GAP-FLOW-002", 4)
 	d := DetectPatterns(Input{Engineer: two})
-	if _, fired := d.Finding(AbstractOutput); fired {
+	if _, fired := d.finding(AbstractOutput); fired {
 		t.Errorf("4 + 4 vague words in two gaps fired ABSTRACT_OUTPUT")
 	}
 	three := gapSectionText("GAP-FLOW-001", 4) + gapSectionText("GAP-FLOW-002", 6)
 	d = DetectPatterns(Input{Engineer: three})
-	f, fired := d.Finding(AbstractOutput)
+	f, fired := d.finding(AbstractOutput)
 	if !fired || !cmp.Equal(f.Gaps, []gap.ID{"GAP-FLOW-002"}) {
 		t.Errorf("finding = %+v", f)
 	}
@@ -101,7 +101,7 @@ func TestAbstractOutputThreshold(t *testing.T) {
 	}
 	// Without gap sections, the whole output counts.
 	d = DetectPatterns(Input{Engineer: "may may may may may may"})
-	if f, ok := d.Finding(AbstractOutput); !ok || f.Short != "6 vague terms" {
+	if f, ok := d.finding(AbstractOutput); !ok || f.Short != "6 vague terms" {
 		t.Errorf("whole output: %+v %v", f, ok)
 	}
 }
@@ -120,7 +120,7 @@ func TestDetectPatterns(t *testing.T) {
 			in:   Input{Engineer: "# Proposal\n\n**Example 1:** a\n\n**Example 2:** b\n"},
 			want: []Pattern{MissingSections},
 			check: func(t *testing.T, d Detection) {
-				f, _ := d.Finding(MissingSections)
+				f, _ := d.finding(MissingSections)
 				if f.Detail != "## Gap Resolution headers absent" {
 					t.Errorf("detail %q", f.Detail)
 				}
@@ -132,7 +132,7 @@ func TestDetectPatterns(t *testing.T) {
 				"## Gap Resolution: GAP-FLOW-002\n\n### Trade offs\n\n### Examples\n\n- one\n- two\n"},
 			want: []Pattern{MissingSections},
 			check: func(t *testing.T, d Detection) {
-				f, _ := d.Finding(MissingSections)
+				f, _ := d.finding(MissingSections)
 				if f.Detail != "Examples section absent (GAP-FLOW-001)" || f.Short != "Examples absent in GAP-FLOW-001" {
 					t.Errorf("finding %+v", f)
 				}
@@ -143,7 +143,7 @@ func TestDetectPatterns(t *testing.T) {
 			in:   Input{Engineer: "## Gap Resolution: GAP-FLOW-001\n\n### Examples\n\n**Example 1:** one\n\n### Trade-offs\n\nx\n"},
 			want: []Pattern{NarrowExamples},
 			check: func(t *testing.T, d Detection) {
-				f, _ := d.Finding(NarrowExamples)
+				f, _ := d.finding(NarrowExamples)
 				if f.Detail != "Only 1 example, no edge cases" || f.Short != "1 example" {
 					t.Errorf("finding %+v", f)
 				}
@@ -171,7 +171,7 @@ func TestDetectPatterns(t *testing.T) {
 			},
 			want: []Pattern{inconsistentRefs},
 			check: func(t *testing.T, d Detection) {
-				f, _ := d.Finding(inconsistentRefs)
+				f, _ := d.finding(inconsistentRefs)
 				if !cmp.Equal(f.Terms, []string{"GAP-FLOW-099", "GAP-ROLE-007"}) {
 					t.Errorf("terms %v", f.Terms)
 				}
@@ -183,7 +183,7 @@ func TestDetectPatterns(t *testing.T) {
 			in:   Input{Engineer: complete + "Move to ROLLBACK_PENDING, then ROUND_COMPLETE.\n\n| STATE_X | defined here |\n\nUse STATE_X.\n", Context: "ROUND_COMPLETE is a state"},
 			want: []Pattern{domainConfusion},
 			check: func(t *testing.T, d Detection) {
-				f, _ := d.Finding(domainConfusion)
+				f, _ := d.finding(domainConfusion)
 				if f.Detail != "Terms used but not defined: ROLLBACK_PENDING" {
 					t.Errorf("detail %q", f.Detail)
 				}
@@ -199,7 +199,7 @@ func TestDetectPatterns(t *testing.T) {
 			in:   Input{Engineer: strings.ReplaceAll(complete, "GAP-FLOW-001", "GAP-FLOW-002"), Assigned: []gap.ID{"GAP-FLOW-001"}},
 			want: []Pattern{scopeDrift},
 			check: func(t *testing.T, d Detection) {
-				f, _ := d.Finding(scopeDrift)
+				f, _ := d.finding(scopeDrift)
 				if f.Detail != "Addressed GAP-FLOW-002 instead of assigned GAP-FLOW-001" {
 					t.Errorf("detail %q", f.Detail)
 				}
@@ -213,7 +213,7 @@ func TestDetectPatterns(t *testing.T) {
 			in:   Input{Engineer: complete + strings.ReplaceAll(complete, "GAP-FLOW-001", "GAP-FLOW-002"), Assigned: []gap.ID{"GAP-FLOW-001"}},
 			want: []Pattern{scopeDrift},
 			check: func(t *testing.T, d Detection) {
-				f, _ := d.Finding(scopeDrift)
+				f, _ := d.finding(scopeDrift)
 				if f.Detail != "Addressed GAP-FLOW-002, which was not assigned (assigned: GAP-FLOW-001)" {
 					t.Errorf("detail %q", f.Detail)
 				}

@@ -167,7 +167,7 @@ func PlanRollback(req Request) (Plan, error) {
 		p.Delete = append(p.Delete, rp.Keys...)
 	}
 	for _, kind := range backupKinds() {
-		p.Restore = append(p.Restore, Copy{From: kind.Key(req.To), To: kind.Live()})
+		p.Restore = append(p.Restore, Copy{From: kind.key(req.To), To: kind.live()})
 	}
 	for _, k := range req.Keys {
 		if _, n, ok := ParseBackupKey(k); ok && n > req.To {
@@ -194,8 +194,8 @@ func (p Plan) Reads() []string {
 	return slices.Compact(out)
 }
 
-// Undone returns the undone rounds, ascending.
-func (p Plan) Undone() []int {
+// undone returns the undone rounds, ascending.
+func (p Plan) undone() []int {
 	out := make([]int, 0, len(p.Rounds))
 	for _, rp := range p.Rounds {
 		out = append(out, rp.Round)

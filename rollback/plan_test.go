@@ -96,7 +96,7 @@ func TestMultiRoundRollbackLimits(t *testing.T) {
 	if err != nil {
 		t.Fatalf("rollback to N-3: %v", err)
 	}
-	if got := p.Undone(); !cmp.Equal(got, []int{6, 7, 8}) {
+	if got := p.undone(); !cmp.Equal(got, []int{6, 7, 8}) {
 		t.Errorf("undone = %v", got)
 	}
 	// N-4 is refused, with the available targets listed.
