@@ -16,9 +16,9 @@ type ExplicitInput struct {
 	// EngineerOutput is that output. It supplies the disagreements when
 	// Disagreements is nil, and the informal blocks of the soft fallback.
 	EngineerOutput string
-	// Disagreements are the parsed DISAGREE blocks (from validate, or
+	// disagreements are the parsed DISAGREE blocks (from validate, or
 	// parseEngineerDisagreements); nil parses EngineerOutput.
-	Disagreements []Disagreement
+	disagreements []Disagreement
 	// Issues are the Reviewer issues the output answers, with severity
 	// overrides applied (ApplyOverrides).
 	Issues []Issue
@@ -75,7 +75,7 @@ func DetectExplicit(in ExplicitInput) ExplicitResult {
 		}
 	}
 	doc := markdown.Parse(in.EngineerOutput)
-	exact := in.Disagreements
+	exact := in.disagreements
 	if exact == nil {
 		exact = parseDisagreements(doc)
 	}

@@ -110,7 +110,7 @@ func TestDetectExplicitUsesGivenDisagreements(t *testing.T) {
 	// read only for informal disagreements.
 	res := DetectExplicit(ExplicitInput{
 		Round:         3,
-		Disagreements: []Disagreement{{IssueID: "ISSUE-R2-001", EngineerPosition: "Keep it.", Rationale: "Simple."}},
+		disagreements: []Disagreement{{IssueID: "ISSUE-R2-001", EngineerPosition: "Keep it.", Rationale: "Simple."}},
 		Issues:        explicitIssues(),
 		At:            mustTime(t, "2026-01-12T10:00:00Z"),
 	})

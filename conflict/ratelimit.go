@@ -63,32 +63,32 @@ type RateHistory struct {
 
 // RateInput is one round's DISAGREE usage.
 type RateInput struct {
-	Round int
-	// HighCritical are the HIGH/CRITICAL issues the round answered
+	round int
+	// highCritical are the HIGH/CRITICAL issues the round answered
 	// (overrides applied), for the count and the warning's list.
-	HighCritical []Issue
-	// Disagreed are the issue IDs disagreed with: explicit conflicts
+	highCritical []Issue
+	// disagreed are the issue IDs disagreed with: explicit conflicts
 	// (exact or soft) and converted implicit ones, as in §9's Phase 2.
-	Disagreed []string
-	// Submitted is ExplicitResult.Submitted.
-	Submitted int
+	disagreed []string
+	// submitted is ExplicitResult.Submitted.
+	submitted int
 }
 
 // RateInputFor builds a round's RateInput from its issues (overrides
 // applied), its conflicts (any type; DOWNGRADED ones do not count) and the
 // number of DISAGREE blocks written.
 func RateInputFor(round int, issues []Issue, conflicts []Conflict, submitted int) RateInput {
-	in := RateInput{Round: round, Submitted: submitted}
+	in := RateInput{round: round, submitted: submitted}
 	seen := map[string]bool{}
 	for _, is := range issues {
 		if is.Severity.AtLeastHigh() && !seen[is.ID] {
 			seen[is.ID] = true
-			in.HighCritical = append(in.HighCritical, is)
+			in.highCritical = append(in.highCritical, is)
 		}
 	}
 	for _, c := range conflicts {
-		if c.Status != statusDowngraded && !slices.Contains(in.Disagreed, c.IssueID) {
-			in.Disagreed = append(in.Disagreed, c.IssueID)
+		if c.Status != statusDowngraded && !slices.Contains(in.disagreed, c.IssueID) {
+			in.disagreed = append(in.disagreed, c.IssueID)
 		}
 	}
 	return in
@@ -142,11 +142,11 @@ func CheckRate(h RateHistory, in RateInput, l Limits) (RateHistory, []RateAlert)
 		l = defaultLimits()
 	}
 	hc := map[string]Issue{}
-	for _, is := range in.HighCritical {
+	for _, is := range in.highCritical {
 		hc[is.ID] = is
 	}
 	var disagreed []Issue
-	for _, id := range in.Disagreed {
+	for _, id := range in.disagreed {
 		if is, ok := hc[id]; ok && !slices.ContainsFunc(disagreed, func(d Issue) bool { return d.ID == id }) {
 			disagreed = append(disagreed, is)
 		}
@@ -155,16 +155,16 @@ func CheckRate(h RateHistory, in RateInput, l Limits) (RateHistory, []RateAlert)
 	slices.SortStableFunc(disagreed, func(a, b Issue) int {
 		return cmp.Or(cmp.Compare(issueRound(a), issueRound(b)), cmp.Compare(a.Number(), b.Number()), cmp.Compare(a.ID, b.ID))
 	})
-	rec := rateRecord{Round: in.Round, Disagreed: len(disagreed), Total: len(hc), Submitted: in.Submitted}
+	rec := rateRecord{Round: in.round, Disagreed: len(disagreed), Total: len(hc), Submitted: in.submitted}
 
-	out := RateHistory{Records: slices.DeleteFunc(slices.Clone(h.Records), func(r rateRecord) bool { return r.Round == in.Round })}
+	out := RateHistory{Records: slices.DeleteFunc(slices.Clone(h.Records), func(r rateRecord) bool { return r.Round == in.round })}
 	out.Records = append(out.Records, rec)
 	slices.SortStableFunc(out.Records, func(a, b rateRecord) int { return cmp.Compare(a.Round, b.Round) })
 
 	var alerts []RateAlert
 	if rec.Submitted > l.MaxPerRound {
 		alerts = append(alerts, RateAlert{
-			Kind: rateBlock, Round: in.Round,
+			Kind: rateBlock, Round: in.round,
 			Message:        fmt.Sprintf("Engineer submitted %d DISAGREEs (limit: %d per round).", rec.Submitted, l.MaxPerRound),
 			Recommendation: "Engineer must reduce disagreements or provide session-level justification.",
 			Disagreed:      rec.Disagreed, Total: rec.Total, Rate: rate(rec.Disagreed, rec.Total),
@@ -176,7 +176,7 @@ func CheckRate(h RateHistory, in RateInput, l Limits) (RateHistory, []RateAlert)
 	if rec.Total > 0 && rec.Disagreed >= 2 {
 		if r := rate(rec.Disagreed, rec.Total); r > l.RoundRate {
 			alerts = append(alerts, RateAlert{
-				Kind: rateWarn, Round: in.Round,
+				Kind: rateWarn, Round: in.round,
 				Message:        fmt.Sprintf("Engineer disagreed with %s of HIGH/CRITICAL issues this round.", percent(r)),
 				Recommendation: "Review if issues are too prescriptive or Engineer needs guidance.",
 				Disagreed:      rec.Disagreed, Total: rec.Total, Rate: r, Issues: disagreed,
@@ -189,7 +189,7 @@ func CheckRate(h RateHistory, in RateInput, l Limits) (RateHistory, []RateAlert)
 	// window entirely after the last alert.
 	var rated []rateRecord
 	for _, r := range out.Records {
-		if r.Round <= in.Round && r.Total > 0 {
+		if r.Round <= in.round && r.Total > 0 {
 			rated = append(rated, r)
 		}
 	}
@@ -203,12 +203,12 @@ func CheckRate(h RateHistory, in RateInput, l Limits) (RateHistory, []RateAlert)
 		}
 		if r := rate(d, t); t > 0 && r > l.SessionRate {
 			alerts = append(alerts, RateAlert{
-				Kind: rateSystematic, Round: in.Round,
+				Kind: rateSystematic, Round: in.round,
 				Message:        fmt.Sprintf("Systematic DISAGREE pattern: %d/%d (%s) across last %d rounds.", d, t, percent(r), n),
 				Recommendation: "Consider: (1) Reviewer feedback style too rigid, (2) Engineer/Reviewer misaligned on scope, (3) User intervention needed.",
 				Disagreed:      d, Total: t, Rate: r, Window: window,
 			})
-			out.Alerted = in.Round
+			out.Alerted = in.round
 		}
 	}
 	return out, alerts

@@ -55,7 +55,7 @@ func TestCheckRateRound(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			issues := hcIssues(3, tt.total)
-			in := RateInput{Round: 4, HighCritical: issues, Disagreed: ids(issues[:tt.disagreed]), Submitted: tt.submitted}
+			in := RateInput{round: 4, highCritical: issues, disagreed: ids(issues[:tt.disagreed]), submitted: tt.submitted}
 			h, alerts := CheckRate(RateHistory{}, in, defaultLimits())
 			if diff := cmp.Diff(tt.want, kinds(alerts)); diff != "" {
 				t.Errorf("alerts (-want +got):\n%s", diff)
@@ -90,7 +90,7 @@ func TestCheckRateSession(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			issues := hcIssues(4, tt.t)
-			in := RateInput{Round: 5, HighCritical: issues, Disagreed: ids(issues[:tt.d])}
+			in := RateInput{round: 5, highCritical: issues, disagreed: ids(issues[:tt.d])}
 			_, alerts := CheckRate(RateHistory{Records: tt.history}, in, defaultLimits())
 			var got []rateKind
 			var sys *RateAlert
@@ -117,9 +117,9 @@ func TestCheckRateSession(t *testing.T) {
 
 func TestCheckRateReplacesRound(t *testing.T) {
 	issues := hcIssues(2, 4)
-	h, _ := CheckRate(RateHistory{}, RateInput{Round: 3, HighCritical: issues, Disagreed: ids(issues)}, defaultLimits())
+	h, _ := CheckRate(RateHistory{}, RateInput{round: 3, highCritical: issues, disagreed: ids(issues)}, defaultLimits())
 	orig := h
-	h2, _ := CheckRate(h, RateInput{Round: 3, HighCritical: issues[:2], Disagreed: ids(issues[:1])}, defaultLimits())
+	h2, _ := CheckRate(h, RateInput{round: 3, highCritical: issues[:2], disagreed: ids(issues[:1])}, defaultLimits())
 	if diff := cmp.Diff([]rateRecord{{Round: 3, Disagreed: 1, Total: 2}}, h2.Records); diff != "" {
 		t.Errorf("re-check (-want +got):\n%s", diff)
 	}
@@ -127,7 +127,7 @@ func TestCheckRateReplacesRound(t *testing.T) {
 		t.Error("CheckRate modified its input history")
 	}
 	// Disagreements with issues outside HIGH/CRITICAL do not count.
-	_, alerts := CheckRate(RateHistory{}, RateInput{Round: 3, HighCritical: issues, Disagreed: []string{"ISSUE-R2-001", "ISSUE-R2-009", "ISSUE-R2-010"}}, defaultLimits())
+	_, alerts := CheckRate(RateHistory{}, RateInput{round: 3, highCritical: issues, disagreed: []string{"ISSUE-R2-001", "ISSUE-R2-009", "ISSUE-R2-010"}}, defaultLimits())
 	if len(alerts) != 0 {
 		t.Errorf("alerts = %+v", alerts)
 	}
@@ -136,7 +136,7 @@ func TestCheckRateReplacesRound(t *testing.T) {
 func TestRateQuestions(t *testing.T) {
 	issues := hcIssues(2, 6)
 	_, alerts := CheckRate(RateHistory{Records: []rateRecord{{Round: 1, Disagreed: 3, Total: 3}, {Round: 2, Disagreed: 3, Total: 3}}},
-		RateInput{Round: 3, HighCritical: issues, Disagreed: ids(issues), Submitted: 6}, defaultLimits())
+		RateInput{round: 3, highCritical: issues, disagreed: ids(issues), submitted: 6}, defaultLimits())
 	if diff := cmp.Diff([]rateKind{rateBlock, rateWarn, rateSystematic}, kinds(alerts)); diff != "" {
 		t.Fatalf("alerts (-want +got):\n%s", diff)
 	}
@@ -215,7 +215,7 @@ func TestCheckRateEvidence(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			issues := hcIssues(4, tt.t)
-			h, alerts := CheckRate(tt.h, RateInput{Round: 5, HighCritical: issues, Disagreed: ids(issues[:tt.d]), Submitted: tt.d}, defaultLimits())
+			h, alerts := CheckRate(tt.h, RateInput{round: 5, highCritical: issues, disagreed: ids(issues[:tt.d]), submitted: tt.d}, defaultLimits())
 			if diff := cmp.Diff(tt.want, kinds(alerts)); diff != "" {
 				t.Errorf("alerts (-want +got):\n%s", diff)
 			}

@@ -353,19 +353,19 @@ func unsafeName(name string) string {
 // Limits bound what reading an archive may unpack. The zero value means the
 // defaults (maxUnpacked, defaultMaxEntries).
 type Limits struct {
-	// MaxBytes bounds the file content unpacked, counted as bytes actually
+	// maxBytes bounds the file content unpacked, counted as bytes actually
 	// read (so a lying header or a sparse file cannot get past it).
-	MaxBytes int64
-	// MaxEntries bounds the number of entries, folders included.
-	MaxEntries int
+	maxBytes int64
+	// maxEntries bounds the number of entries, folders included.
+	maxEntries int
 }
 
 func (l Limits) norm() Limits {
-	if l.MaxBytes <= 0 {
-		l.MaxBytes = maxUnpacked
+	if l.maxBytes <= 0 {
+		l.maxBytes = maxUnpacked
 	}
-	if l.MaxEntries <= 0 {
-		l.MaxEntries = defaultMaxEntries
+	if l.maxEntries <= 0 {
+		l.maxEntries = defaultMaxEntries
 	}
 	return l
 }
@@ -375,7 +375,7 @@ func (l Limits) norm() Limits {
 // stopped too. Each entry may cost a few header blocks and at most one PAX
 // record; 4 KiB per entry plus 2 MiB of slack is generous for both.
 func (l Limits) streamCap() int64 {
-	return l.MaxBytes + int64(l.MaxEntries)*4096 + 2<<20
+	return l.maxBytes + int64(l.maxEntries)*4096 + 2<<20
 }
 
 var errStreamCap = errors.New("decompressed stream limit reached")
@@ -402,10 +402,10 @@ func (c *capReader) Read(p []byte) (int, error) {
 // Entry is one member of an archive, as ListArchive reports it.
 type Entry struct {
 	Name    string
-	Size    int64
+	size    int64
 	Dir     bool
-	Mode    int64
-	ModTime time.Time
+	mode    int64
+	modTime time.Time
 }
 
 // walk decompresses and checks every entry of an archive, calling fn with
@@ -438,8 +438,8 @@ func walk(b []byte, lim Limits, keep bool, fn func(Entry, []byte) error) error {
 		if err != nil {
 			return streamErr("reading entry header", err)
 		}
-		if entries >= lim.MaxEntries {
-			return fmt.Errorf("%w: more than %d entries", errArchiveTooLarge, lim.MaxEntries)
+		if entries >= lim.maxEntries {
+			return fmt.Errorf("%w: more than %d entries", errArchiveTooLarge, lim.maxEntries)
 		}
 		name := h.Name
 		isDir := h.Typeflag == tar.TypeDir
@@ -466,15 +466,15 @@ func walk(b []byte, lim Limits, keep bool, fn func(Entry, []byte) error) error {
 			return fmt.Errorf("%w: entry %q appears twice", errCorruptArchive, name)
 		}
 		seen[name] = true
-		e := Entry{Name: name, Dir: isDir, Mode: h.Mode, ModTime: h.ModTime}
+		e := Entry{Name: name, Dir: isDir, mode: h.Mode, modTime: h.ModTime}
 		var data []byte
 		if !isDir {
-			left := lim.MaxBytes - total
+			left := lim.maxBytes - total
 			if h.Size < 0 {
 				return fmt.Errorf("%w: entry %q: negative size", errCorruptArchive, name)
 			}
 			if h.Size > left {
-				return fmt.Errorf("%w: entry %q declares %d bytes; the archive may unpack to at most %d", errArchiveTooLarge, name, h.Size, lim.MaxBytes)
+				return fmt.Errorf("%w: entry %q declares %d bytes; the archive may unpack to at most %d", errArchiveTooLarge, name, h.Size, lim.maxBytes)
 			}
 			// The header's size is a claim; count the bytes that actually
 			// arrive, reading at most left+1 so a stream that delivers more
@@ -497,10 +497,10 @@ func walk(b []byte, lim Limits, keep bool, fn func(Entry, []byte) error) error {
 				return streamErr(fmt.Sprintf("reading entry %q", name), err)
 			}
 			total += n
-			if total > lim.MaxBytes {
-				return fmt.Errorf("%w: unpacks to more than %d bytes (at entry %q)", errArchiveTooLarge, lim.MaxBytes, name)
+			if total > lim.maxBytes {
+				return fmt.Errorf("%w: unpacks to more than %d bytes (at entry %q)", errArchiveTooLarge, lim.maxBytes, name)
 			}
-			e.Size = n
+			e.size = n
 		}
 		if err := fn(e, data); err != nil {
 			return err

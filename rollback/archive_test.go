@@ -82,11 +82,11 @@ func TestArchiveDeterministic(t *testing.T) {
 	var names []string
 	for _, e := range es {
 		names = append(names, e.Name)
-		if !e.ModTime.Equal(t0) {
-			t.Errorf("%s mtime %v, want the rollback timestamp", e.Name, e.ModTime)
+		if !e.modTime.Equal(t0) {
+			t.Errorf("%s mtime %v, want the rollback timestamp", e.Name, e.modTime)
 		}
-		if want := map[bool]int64{true: 0o700, false: 0o600}[e.Dir]; e.Mode != want {
-			t.Errorf("%s mode %o, want %o", e.Name, e.Mode, want)
+		if want := map[bool]int64{true: 0o700, false: 0o600}[e.Dir]; e.mode != want {
+			t.Errorf("%s mode %o, want %o", e.Name, e.mode, want)
 		}
 	}
 	want := []string{
@@ -310,7 +310,7 @@ func TestReadArchiveManySmallFilesBomb(t *testing.T) {
 	// Each file is under the limit; together they pass it. The reader counts
 	// the bytes it has read and stops at the limit.
 	b := bomb(t, 12, 1<<20)
-	lim := Limits{MaxBytes: 8 << 20}
+	lim := Limits{maxBytes: 8 << 20}
 	var err error
 	alloc := allocated(func() { _, _, err = ReadArchive(b, lim) })
 	if !errors.Is(err, errArchiveTooLarge) || !strings.Contains(err.Error(), "at most 8388608") {
@@ -319,7 +319,7 @@ func TestReadArchiveManySmallFilesBomb(t *testing.T) {
 	if alloc > 24<<20 {
 		t.Errorf("allocated %d MiB for an 8 MiB limit", alloc>>20)
 	}
-	if _, _, err := ReadArchive(b, Limits{MaxBytes: 16 << 20}); err != nil {
+	if _, _, err := ReadArchive(b, Limits{maxBytes: 16 << 20}); err != nil {
 		t.Errorf("12 MiB under a 16 MiB limit: %v", err)
 	}
 }
@@ -329,7 +329,7 @@ func TestReadArchiveTooManyEntries(t *testing.T) {
 	for i := 0; i < 20; i++ {
 		entries = append(entries, file("round_005_rolled_back/f"+strings.Repeat("x", i)+".md", ""))
 	}
-	_, _, err := ReadArchive(tarGz(t, entries...), Limits{MaxEntries: 10})
+	_, _, err := ReadArchive(tarGz(t, entries...), Limits{maxEntries: 10})
 	if !errors.Is(err, errArchiveTooLarge) || !strings.Contains(err.Error(), "more than 10 entries") {
 		t.Errorf("err = %v", err)
 	}

@@ -119,8 +119,8 @@ type Copy struct {
 
 // Rotation is the store work at the start of a round.
 type Rotation struct {
-	// Snapshot is the round whose end state is being backed up (round-1).
-	Snapshot int
+	// snapshot is the round whose end state is being backed up (round-1).
+	snapshot int
 	// Copies copy the live files to the snapshot's backup keys. state.json
 	// is only copied when present in the keys given to Rotate (a brand-new
 	// session may not have written it yet).
@@ -144,7 +144,7 @@ func Rotate(round, retention int, keys []string) Rotation {
 	for _, k := range keys {
 		present[k] = true
 	}
-	r := Rotation{Snapshot: snap}
+	r := Rotation{snapshot: snap}
 	for _, kind := range backupKinds() {
 		if kind == StateBackup && !present[StateKey] {
 			continue

@@ -35,12 +35,12 @@ func TestPolicyNext(t *testing.T) {
 		{"auto multi-round", Policy{Mode: ModeAutoRetry}, History{}, false, true, Step{Attempt: 1, Mode: ModeInteractive, Ask: true}},
 		{"auto second", Policy{Mode: ModeAutoRetry}, historyOf(5, 1), false, false, Step{Attempt: 2, Mode: ModeInteractive, Ask: true, Analyze: true}},
 		{"auto, other round rolled back", Policy{Mode: ModeAutoRetry}, historyOf(4, 1), false, false, Step{Attempt: 1, Mode: ModeAutoRetry, AutoRetry: true}},
-		{"auto threshold 3, second", Policy{Mode: ModeAutoRetry, AnalysisThreshold: 3}, historyOf(5, 1), false, false, Step{Attempt: 2, Mode: ModeInteractive, Ask: true}},
-		{"auto threshold 3, third", Policy{Mode: ModeAutoRetry, AnalysisThreshold: 3}, historyOf(5, 2), false, false, Step{Attempt: 3, Mode: ModeInteractive, Ask: true, Analyze: true}},
-		{"auto threshold 1", Policy{Mode: ModeAutoRetry, AnalysisThreshold: 1}, History{}, false, false, Step{Attempt: 1, Mode: ModeInteractive, Ask: true, Analyze: true}},
-		{"strict first", Policy{Mode: ModeStrict, AnalysisThreshold: 2}, History{}, false, false, Step{Attempt: 1, Mode: ModeStrict, Ask: true, Analyze: true}},
+		{"auto threshold 3, second", Policy{Mode: ModeAutoRetry, analysisThreshold: 3}, historyOf(5, 1), false, false, Step{Attempt: 2, Mode: ModeInteractive, Ask: true}},
+		{"auto threshold 3, third", Policy{Mode: ModeAutoRetry, analysisThreshold: 3}, historyOf(5, 2), false, false, Step{Attempt: 3, Mode: ModeInteractive, Ask: true, Analyze: true}},
+		{"auto threshold 1", Policy{Mode: ModeAutoRetry, analysisThreshold: 1}, History{}, false, false, Step{Attempt: 1, Mode: ModeInteractive, Ask: true, Analyze: true}},
+		{"strict first", Policy{Mode: ModeStrict, analysisThreshold: 2}, History{}, false, false, Step{Attempt: 1, Mode: ModeStrict, Ask: true, Analyze: true}},
 		{"limit", DefaultPolicy(), historyOf(3, 7), false, false, Step{Attempt: 1, Mode: ModeInteractive, LimitReached: true}},
-		{"raised limit", Policy{Limit: 10}, historyOf(3, 7), false, false, Step{Attempt: 1, Mode: ModeInteractive, Ask: true}},
+		{"raised limit", Policy{maxRollbacks: 10}, historyOf(3, 7), false, false, Step{Attempt: 1, Mode: ModeInteractive, Ask: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if diff := cmp.Diff(tc.want, tc.p.Next(5, tc.h, tc.off, tc.multi)); diff != "" {

@@ -70,7 +70,7 @@ func TestAbstractOutputThreshold(t *testing.T) {
 		fire  bool
 	}{{0, false}, {5, false}, {6, true}, {8, true}} {
 		d := DetectPatterns(Input{Engineer: gapSectionText("GAP-FLOW-007", tc.vague), Assigned: []gap.ID{"GAP-FLOW-007"}})
-		if got := d.Gaps[0].Vague; got != tc.vague {
+		if got := d.Gaps[0].vague; got != tc.vague {
 			t.Errorf("%d vague words counted as %d (code must not count)", tc.vague, got)
 		}
 		_, fired := d.finding(AbstractOutput)
@@ -90,18 +90,18 @@ func TestAbstractOutputThreshold(t *testing.T) {
 	three := gapSectionText("GAP-FLOW-001", 4) + gapSectionText("GAP-FLOW-002", 6)
 	d = DetectPatterns(Input{Engineer: three})
 	f, fired := d.finding(AbstractOutput)
-	if !fired || !cmp.Equal(f.Gaps, []gap.ID{"GAP-FLOW-002"}) {
+	if !fired || !cmp.Equal(f.gaps, []gap.ID{"GAP-FLOW-002"}) {
 		t.Errorf("finding = %+v", f)
 	}
 	if want := `Solution uses vague language ("appropriate", "reasonable", "sufficient", "adequate", "properly", "correctly") — GAP-FLOW-002: 6 vague terms, more than 5 per gap`; f.Detail != want {
 		t.Errorf("detail = %q\nwant     %q", f.Detail, want)
 	}
-	if f.Short != "6 vague terms in GAP-FLOW-002" {
-		t.Errorf("short = %q", f.Short)
+	if f.short != "6 vague terms in GAP-FLOW-002" {
+		t.Errorf("short = %q", f.short)
 	}
 	// Without gap sections, the whole output counts.
 	d = DetectPatterns(Input{Engineer: "may may may may may may"})
-	if f, ok := d.finding(AbstractOutput); !ok || f.Short != "6 vague terms" {
+	if f, ok := d.finding(AbstractOutput); !ok || f.short != "6 vague terms" {
 		t.Errorf("whole output: %+v %v", f, ok)
 	}
 }
@@ -133,7 +133,7 @@ func TestDetectPatterns(t *testing.T) {
 			want: []Pattern{MissingSections},
 			check: func(t *testing.T, d Detection) {
 				f, _ := d.finding(MissingSections)
-				if f.Detail != "Examples section absent (GAP-FLOW-001)" || f.Short != "Examples absent in GAP-FLOW-001" {
+				if f.Detail != "Examples section absent (GAP-FLOW-001)" || f.short != "Examples absent in GAP-FLOW-001" {
 					t.Errorf("finding %+v", f)
 				}
 			},
@@ -144,7 +144,7 @@ func TestDetectPatterns(t *testing.T) {
 			want: []Pattern{NarrowExamples},
 			check: func(t *testing.T, d Detection) {
 				f, _ := d.finding(NarrowExamples)
-				if f.Detail != "Only 1 example, no edge cases" || f.Short != "1 example" {
+				if f.Detail != "Only 1 example, no edge cases" || f.short != "1 example" {
 					t.Errorf("finding %+v", f)
 				}
 			},
@@ -172,8 +172,8 @@ func TestDetectPatterns(t *testing.T) {
 			want: []Pattern{inconsistentRefs},
 			check: func(t *testing.T, d Detection) {
 				f, _ := d.finding(inconsistentRefs)
-				if !cmp.Equal(f.Terms, []string{"GAP-FLOW-099", "GAP-ROLE-007"}) {
-					t.Errorf("terms %v", f.Terms)
+				if !cmp.Equal(f.terms, []string{"GAP-FLOW-099", "GAP-ROLE-007"}) {
+					t.Errorf("terms %v", f.terms)
 				}
 			},
 		},

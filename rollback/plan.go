@@ -33,14 +33,14 @@ func (e *rangeError) Unwrap() error { return ErrOutOfRange }
 
 // LimitError reports the session limit: Used rollbacks so far, Needed more
 // for this request (one per undone round), Limit in total.
-type LimitError struct{ Used, Needed, Limit int }
+type LimitError struct{ Used, needed, Limit int }
 
 // Error says how many rollbacks were used, needed and allowed.
 func (e *LimitError) Error() string {
 	if e.Used >= e.Limit {
 		return fmt.Sprintf("rollback: session rollback limit reached: used %d of %d", e.Used, e.Limit)
 	}
-	return fmt.Sprintf("rollback: session rollback limit: undoing %d rounds needs %d rollbacks, %d of %d remain", e.Needed, e.Needed, e.Limit-e.Used, e.Limit)
+	return fmt.Sprintf("rollback: session rollback limit: undoing %d rounds needs %d rollbacks, %d of %d remain", e.needed, e.needed, e.Limit-e.Used, e.Limit)
 }
 
 // Unwrap makes errors.Is(err, ErrLimit) hold.
@@ -49,18 +49,18 @@ func (e *LimitError) Unwrap() error { return ErrLimit }
 // UnavailableError reports a target whose backups are gone, with the
 // targets that remain (newest first).
 type UnavailableError struct {
-	To, Current int
-	Available   []int
-	Retention   int
+	to, current int
+	available   []int
+	retention   int
 }
 
 // Error names the target and lists the targets still available.
 func (e *UnavailableError) Error() string {
 	avail := "none"
-	if len(e.Available) > 0 {
-		avail = rollbackfmt.JoinInts(e.Available)
+	if len(e.available) > 0 {
+		avail = rollbackfmt.JoinInts(e.available)
 	}
-	return fmt.Sprintf("rollback: round %d cannot be restored from round %d: its backups were rotated out (only the last %d rounds are kept); available targets: %s", e.To, e.Current, e.Retention, avail)
+	return fmt.Sprintf("rollback: round %d cannot be restored from round %d: its backups were rotated out (only the last %d rounds are kept); available targets: %s", e.to, e.current, e.retention, avail)
 }
 
 // Unwrap makes errors.Is(err, ErrTargetUnavailable) hold.
@@ -140,11 +140,11 @@ func PlanRollback(req Request) (Plan, error) {
 	}
 	needed := req.Current - req.To
 	if used := req.History.Used(); used+needed > limit {
-		return Plan{}, &LimitError{Used: used, Needed: needed, Limit: limit}
+		return Plan{}, &LimitError{Used: used, needed: needed, Limit: limit}
 	}
 	avail := AvailableTargets(req.Current, req.Keys)
 	if !slices.Contains(avail, req.To) {
-		return Plan{}, &UnavailableError{To: req.To, Current: req.Current, Available: avail, Retention: retention}
+		return Plan{}, &UnavailableError{to: req.To, current: req.Current, available: avail, retention: retention}
 	}
 
 	p := Plan{Current: req.Current, To: req.To}

@@ -105,8 +105,8 @@ func TestMultiRoundRollbackLimits(t *testing.T) {
 	if !errors.Is(err, ErrTargetUnavailable) || !errors.As(err, &ue) {
 		t.Fatalf("rollback to N-4: err = %v, want ErrTargetUnavailable", err)
 	}
-	if !cmp.Equal(ue.Available, []int{7, 6, 5}) || !strings.Contains(err.Error(), "available targets: 7, 6, 5") {
-		t.Errorf("err = %v, available %v", err, ue.Available)
+	if !cmp.Equal(ue.available, []int{7, 6, 5}) || !strings.Contains(err.Error(), "available targets: 7, 6, 5") {
+		t.Errorf("err = %v, available %v", err, ue.available)
 	}
 	// A missing state backup makes a round unavailable.
 	keys := s.keys()
