@@ -164,7 +164,7 @@ func (s *Session) backupOps(ctx context.Context, n int) ([]Op, error) {
 	}
 	// status.md and decisions.md as the round ended are written between
 	// rounds, and the backups are copies of them.
-	status, decisions := s.renderStatus(), s.renderDecisions()
+	status, decisions := renderStatus(s.st, s.rollbackLimit(), s.cfg.Backend), renderDecisions(s.st)
 	ops = append(ops, s.renderingOps(status, decisions)...)
 	ops = append(ops,
 		s.copyOp(backupKeyStatus(prev), keyStatus, []byte(status)),
@@ -442,7 +442,7 @@ func (s *Session) finishRound(ctx context.Context) (RoundReport, error) {
 		}
 	}
 	s.st.Rounds = append(s.st.Rounds, rec)
-	summary := s.renderSummary(rec)
+	summary := renderSummary(s.st, rec)
 	s.st.Round = cur.N
 	s.st.Current = nil
 	s.st.PrevLedger = snapshotLedger(&s.st.Ledger)

@@ -277,14 +277,14 @@ func (s *Session) commit(ctx context.Context, ops ...Op) error {
 	}
 	var rendered map[string]string
 	if s.renderDue() {
-		rendered = map[string]string{keyStatus: s.renderStatus(), keyDecisions: s.renderDecisions()}
+		rendered = map[string]string{keyStatus: renderStatus(s.st, s.rollbackLimit(), s.cfg.Backend), keyDecisions: renderDecisions(s.st)}
 		for _, k := range []string{keyStatus, keyDecisions} {
 			if old, ok := s.lastRendered[k]; !ok || old != rendered[k] {
 				all = append(all, Put(k, []byte(rendered[k])))
 			}
 		}
 	}
-	all = append(all, s.summaryOp())
+	all = append(all, summaryOp(s.st))
 	if err := s.cfg.Store.Commit(ctx, all...); err != nil {
 		s.lastRendered = nil // unknown what the Store holds now
 		s.stale = true

@@ -5,12 +5,12 @@ import (
 	"fmt"
 )
 
-// summaryOp returns the session's summary record (SummaryKey), committed
+// summaryOp returns the session summary record of st (SummaryKey), committed
 // with every durable point so that a Backend lists sessions (round,
 // outcome, open gaps by severity, pending questions, last activity)
 // without reading their state.
-func (s *Session) summaryOp() Op {
-	b, _ := json.Marshal(summaryOf(s.st)) // plain data: cannot fail
+func summaryOp(st *state) Op {
+	b, _ := json.Marshal(summaryOf(st)) // plain data: cannot fail
 	return Put(SummaryKey, b)
 }
 
