@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/refine-spec/refine/conflict"
-	"github.com/refine-spec/refine/examples"
+	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/retry"
 	"github.com/refine-spec/refine/validate"
@@ -260,7 +260,7 @@ func (s *Session) finishAttempt(plan attemptPlan, res roleResult) (attemptOutcom
 		}
 	}
 	out.result = vr
-	out.rec = attemptRec{N: k, At: s.now(), Success: vr.Success, FailureType: string(vr.FailureType), Tier: string(vr.Tier),
+	out.rec = attemptRec{N: k, At: s.now(), Success: vr.Success, FailureType: vr.FailureType, Tier: string(vr.Tier),
 		Line: vr.Line, Message: vr.Message, Warnings: vr.Warnings, Usage: usage, Calls: res.calls, UsageEstimated: out.estimated,
 		Model: res.resp.Model}
 	out.finishReason = res.resp.FinishReason
@@ -284,7 +284,7 @@ func (s *Session) endAttempt(plan attemptPlan, out attemptOutcome, err error) {
 		Elapsed: s.now().Sub(plan.started), FailureType: out.rec.FailureType, Message: out.rec.Message,
 		Model: out.rec.Model, FinishReason: out.finishReason, AttemptUsage: out.rec.Usage, Success: out.rec.Success}
 	if err != nil {
-		e.FailureType, e.Message, e.Err = "EXECUTION_ERROR", err.Error(), err
+		e.FailureType, e.Message, e.Err = validate.ExecutionError, err.Error(), err
 	}
 	s.endScope(plan.ctx, e)
 }
@@ -336,10 +336,10 @@ func (s *Session) recordAttempt(ctx context.Context, role RoleName, part string,
 	// The outcome of the retry this attempt answered.
 	for i := len(s.st.ExampleLog) - 1; i >= 0 && rec.N > 1; i-- {
 		e := &s.st.ExampleLog[i]
-		if e.Round == cur.N && e.Role == role && e.Retry == rec.N-1 && e.Outcome == examples.OutcomePending {
-			e.Outcome = examples.OutcomeFailed
+		if e.Round == cur.N && e.Role == role && e.Retry == rec.N-1 && e.Outcome == exemplar.OutcomePending {
+			e.Outcome = exemplar.OutcomeFailed
 			if rec.Success {
-				e.Outcome = examples.OutcomeSuccess
+				e.Outcome = exemplar.OutcomeSuccess
 			}
 			break
 		}
@@ -348,7 +348,7 @@ func (s *Session) recordAttempt(ctx context.Context, role RoleName, part string,
 	// rows; the one this attempt answered gets its outcome.
 	for i := range s.st.LegacyRetries {
 		if d := &s.st.LegacyRetries[i]; d.Round == cur.N && d.Role == role && d.Part == part && d.Retry == rec.N-1 && d.Outcome == "pending" {
-			d.Outcome = "Failed again (" + rec.FailureType + ")"
+			d.Outcome = "Failed again (" + string(rec.FailureType) + ")"
 			if rec.Success {
 				d.Outcome = "Success on retry"
 			}
@@ -365,11 +365,11 @@ func (s *Session) recordAttempt(ctx context.Context, role RoleName, part string,
 		} else {
 			// Selected once: the retry prompt attaches this very example.
 			if s.chosenExamples == nil {
-				s.chosenExamples = map[string]examples.Selection{}
+				s.chosenExamples = map[string]exemplar.Selection{}
 			}
 			s.chosenExamples[retryExampleKey(cur.N, role, rec.N+1, rec.FailureType)] = sel
-			entry := examples.NewLogEntry(cur.N, role, rec.N, rec.FailureType, sel)
-			entry.Outcome = examples.OutcomePending
+			entry := exemplar.NewLogEntry(cur.N, role, rec.N, rec.FailureType, sel)
+			entry.Outcome = exemplar.OutcomePending
 			s.st.ExampleLog = append(s.st.ExampleLog, entry)
 		}
 		s.st.AttemptLog[factAt].Retry = &retryFact{Modification: retry.Label(rec.FailureType), Example: label}

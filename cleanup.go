@@ -92,7 +92,7 @@ func (s *Session) cleanupQuestion(ctx context.Context) (q Question, infos []roll
 			coldName = s.cfg.ColdStorage // where the host says it is
 		}
 	}
-	q, ok = rollbacktext.SessionEndPrompt(infos, coldName)
+	q, ok = rollbacktext.SessionEndQuestion(infos, coldName)
 	return q, infos, ok, nil
 }
 

@@ -33,7 +33,7 @@ func (s *Session) escalate(ctx context.Context, role RoleName) (stop, error) {
 	decision := opt.Label
 	switch opt.Key {
 	case retry.OptionSkip:
-		rp.Status, rp.SkipNote = roleSkipped, "skipped by user after "+last.FailureType
+		rp.Status, rp.SkipNote = roleSkipped, "skipped by user after "+string(last.FailureType)
 		if role == Engineer {
 			if err := s.releaseGaps(rp.Gaps, "Engineer skipped this round"); err != nil {
 				return goOn, err

@@ -66,7 +66,7 @@ func (s *Session) integrationCall(ctx context.Context, role RoleName, k int, msg
 	}
 	if res.err != nil {
 		s.endScope(plan.ctx, Event{Kind: EventAttemptFinished, Role: role, Attempt: k, Phase: PhaseIntegration, Elapsed: s.now().Sub(plan.started),
-			FailureType: "EXECUTION_ERROR", Message: res.err.Error(), Err: res.err})
+			FailureType: validate.ExecutionError, Message: res.err.Error(), Err: res.err})
 		return "", call, res.err
 	}
 	content := res.resp.Content
@@ -93,7 +93,7 @@ func (s *Session) integrationCall(ctx context.Context, role RoleName, k int, msg
 // usage, and the attempt's end for observers.
 func (s *Session) settleIntegrationCall(call integrationCallResult, vr validate.Result) attemptRec {
 	plan := call.plan
-	rec := attemptRec{N: plan.k, At: s.now(), Success: vr.Success, FailureType: string(vr.FailureType), Tier: string(vr.Tier),
+	rec := attemptRec{N: plan.k, At: s.now(), Success: vr.Success, FailureType: vr.FailureType, Tier: string(vr.Tier),
 		Line: vr.Line, Message: vr.Message, Warnings: vr.Warnings, Usage: call.usage, Calls: call.res.calls,
 		UsageEstimated: call.estimated, Model: call.res.resp.Model}
 	s.st.Usage.add(plan.role, rec.Usage, rec.Calls)

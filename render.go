@@ -8,7 +8,7 @@ import (
 
 	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/convergence"
-	"github.com/refine-spec/refine/examples"
+	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/internal/rollbacktext"
 	"github.com/refine-spec/refine/rollback"
@@ -135,9 +135,9 @@ func writeConvergence(b *strings.Builder, tr *convergence.Tracker, round, recent
 }
 
 // writeExampleLog writes the examples log of the recent rounds.
-func writeExampleLog(b *strings.Builder, log []examples.LogEntry, recent int) {
-	if log := slices.DeleteFunc(slices.Clone(log), func(e examples.LogEntry) bool { return e.Round < recent }); len(log) > 0 {
-		b.WriteString("\n" + examples.RenderLog(log))
+func writeExampleLog(b *strings.Builder, log []exemplar.LogEntry, recent int) {
+	if log := slices.DeleteFunc(slices.Clone(log), func(e exemplar.LogEntry) bool { return e.Round < recent }); len(log) > 0 {
+		b.WriteString("\n" + exemplar.RenderLog(log))
 	}
 }
 

@@ -65,12 +65,12 @@ func tallyRole(rows []validationEntry, n int, role RoleName, recorded []attemptR
 // none: it takes its recorded attempt's, else its tier.
 func failureTypeOf(v validationEntry, recorded []attemptRec) string {
 	if v.FailureType != "" {
-		return v.FailureType
+		return string(v.FailureType)
 	}
 	ft := v.Tier
 	for _, a := range recorded {
 		if a.N == v.Attempt && !a.Success {
-			ft = a.FailureType
+			ft = string(a.FailureType)
 		}
 	}
 	return ft

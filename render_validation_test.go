@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/refine-spec/refine/validate"
 )
 
 // The validation summary is rendered from the state alone: the attempts a
@@ -15,7 +16,7 @@ import (
 func TestValidationSummaryFromState(t *testing.T) {
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	row := func(role RoleName, attempt int, tier, result, failure string) validationEntry {
-		return validationEntry{Round: 3, At: at, Role: role, Attempt: attempt, Tier: tier, Result: result, Message: "m", FailureType: failure}
+		return validationEntry{Round: 3, At: at, Role: role, Attempt: attempt, Tier: tier, Result: result, Message: "m", FailureType: validate.FailureType(failure)}
 	}
 	current := &roundState{N: 3}
 	current.Engineer.Attempts = []attemptRec{{N: 1, FailureType: "WRONG_FORMAT"}, {N: 2, Success: true}}

@@ -225,7 +225,7 @@ func (s *Session) limitDialog(ctx context.Context, f *rollbackFlow) (RollbackRep
 			break
 		}
 	}
-	q := rollbacktext.LimitPrompt(h, s.rollbackLimit())
+	q := rollbacktext.LimitQuestion(h, s.rollbackLimit())
 	q.Round = f.Current
 	q.ID = fmt.Sprintf("r%d-rollback-limit-%d", f.Current, s.st.Rollbacks.Used())
 	q.Body = "This session has used all " + fmt.Sprint(s.rollbackLimit()) + " rollback attempts.\nThis suggests systematic issues beyond individual round problems.\n\n" +
@@ -398,7 +398,7 @@ func (s *Session) analysisDialog(ctx context.Context, f *rollbackFlow, attempt i
 	if err != nil {
 		return RollbackReport{}, true, err
 	}
-	q := rollbacktext.AnalysisPrompt(in)
+	q := rollbacktext.AnalysisQuestion(in)
 	q.Round = f.Current
 	q.ID = fmt.Sprintf("r%d-rollback-analysis-%d", f.Current, attempt)
 	if _, ok := q.Option("1"); ok && len(in.Split) < 2 {
@@ -463,7 +463,7 @@ func (s *Session) optionsDialog(ctx context.Context, f *rollbackFlow, attempt in
 	if !f.Explicit {
 		targets = len(s.limitedTargets(ctx, f.Current))
 	}
-	q := rollbacktext.OptionsPrompt(f.Current, attempt, f.Reason, targets)
+	q := rollbacktext.OptionsQuestion(f.Current, attempt, f.Reason, targets)
 	q.Round = f.Current
 	q.ID = fmt.Sprintf("r%d-rollback-options-%d", f.Current, attempt)
 	if f.Explicit && f.To < f.Current-1 {
@@ -564,7 +564,7 @@ func (s *Session) targetsDialog(ctx context.Context, f *rollbackFlow, attempt in
 	if err != nil {
 		return RollbackReport{}, true, err
 	}
-	q := rollbacktext.TargetsPrompt(f.Current, rows)
+	q := rollbacktext.TargetsQuestion(f.Current, rows)
 	for i := range q.Options {
 		if n, ok := rollbacktext.TargetOf(q.Options[i].Effect); ok {
 			q.Options[i].Key = fmt.Sprint(n)
@@ -606,7 +606,7 @@ func (s *Session) confirmDialog(ctx context.Context, f *rollbackFlow, attempt in
 		s.stage()
 		return RollbackReport{}, false, nil
 	}
-	q := rollbacktext.ConfirmPrompt(f.Current, rows[i], rows, len(s.st.Ledger.Open()))
+	q := rollbacktext.ConfirmQuestion(f.Current, rows[i], rows, len(s.st.Ledger.Open()))
 	q.Round = f.Current
 	q.ID = fmt.Sprintf("r%d-rollback-confirm-%d-to%d-%d", f.Current, attempt, f.To, f.Seq)
 	a, paused, err := s.ask(ctx, q)

@@ -487,8 +487,10 @@ func roleSummary(role RoleName, rp *rolePhase) string {
 		return "SKIP"
 	case roleNotNeeded:
 		return "not needed (" + rp.SkipNote + ")"
+	case roleRunning:
+		return "in progress"
 	}
-	return "in progress"
+	return fmt.Sprintf("unknown status %q", string(rp.Status)) // a state.json of a newer refine
 }
 
 func plural(n int) string {

@@ -14,7 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/refine-spec/refine/examples"
+	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
 )
 
@@ -58,7 +58,7 @@ type Session struct {
 	lastRendered map[string]string
 	// canon caches the Tier 1 examples extracted from the spec.
 	canonOnce sync.Once
-	canon     examples.Canonical
+	canon     exemplar.Canonical
 	canonErr  error
 	// published is the state as of the last durable point, as stored;
 	// Status reads it without taking a turn.
@@ -71,7 +71,7 @@ type Session struct {
 	j journalState
 	// chosenExamples holds the example selected for each pending retry, so
 	// the prompt attaches the one the example log names.
-	chosenExamples map[string]examples.Selection
+	chosenExamples map[string]exemplar.Selection
 	// renderNext makes the next commit render status.md and decisions.md
 	// even inside a round (the run stops there: a failure, a pause).
 	renderNext bool
@@ -415,7 +415,7 @@ func (s *Session) run(ctx context.Context) (Outcome, error) {
 			if err := s.flush(ctx); err != nil {
 				return s.failed(ctx, err)
 			}
-			return Outcome{Status: StatusRunning, Round: s.currentRound()}, err
+			return Outcome{Status: StatusRunning, Round: s.st.Round}, err
 		}
 		if err != nil {
 			return s.failed(ctx, err)
