@@ -244,7 +244,7 @@ func (s *Session) finish(ctx context.Context, o OutcomeStatus, reason string) er
 	if err := s.commit(ctx, ops...); err != nil {
 		return err
 	}
-	s.emit(Event{Kind: EventSessionFinished, Outcome: o, Message: reason})
+	s.tel.emit(Event{Kind: EventSessionFinished, Outcome: o, Message: reason})
 	return nil
 }
 

@@ -65,8 +65,8 @@ type Session struct {
 	published atomic.Pointer[Status]
 	// validation holds the published validation records of ended rounds.
 	validation validationCache
-	// runScope and roundScope are the open SpanObserver scopes.
-	runScope, roundScope *scope
+	// tel reports events and keeps the SpanObserver scopes.
+	tel telemetry
 	// j is the session's position in its journal (persist.go).
 	j journalState
 	// chosenExamples holds the example selected for each pending retry, so
@@ -122,6 +122,7 @@ func prepare(cfg Config) (*Session, error) {
 	if s.cfg.IDs == nil {
 		s.cfg.IDs = randomIDs{clock: s.clock}
 	}
+	s.tel = telemetry{observer: cfg.Observer, clock: s.clock, state: func() *state { return s.st }}
 	seed := cfg.JitterSeed
 	if seed == 0 {
 		seed = uint64(s.clock.Now().UnixNano())
@@ -299,7 +300,7 @@ func (s *Session) commit(ctx context.Context, ops ...Op) error {
 		// Under Next the writes are the caller's: Advance says when they
 		// are durable.
 		s.publish()
-		s.emit(Event{Kind: EventCommitted})
+		s.tel.emit(Event{Kind: EventCommitted})
 	}
 	return nil
 }
@@ -338,46 +339,6 @@ func (s *Session) renderDue() bool {
 		s.st.Outcome.Terminal() // a session ended mid-round (abandoned, approved) shows its end
 }
 
-// emit sends e to the Observer, on the session's goroutine.
-func (s *Session) emit(e Event) {
-	if s.cfg.Observer == nil {
-		return
-	}
-	s.cfg.Observer.Observe(s.stamp(e))
-}
-
-// stamp fills in what every event carries: the time, the round running
-// (or the last one played), its phase, and the session's usage so far.
-func (s *Session) stamp(e Event) Event {
-	if e.At.IsZero() {
-		e.At = s.clock.Now().UTC()
-	}
-	if e.Context == nil {
-		// An event inside a scope carries the scope's context.
-		switch {
-		case s.roundScope != nil:
-			e.Context = s.roundScope.ctx
-		case s.runScope != nil:
-			e.Context = s.runScope.ctx
-		}
-	}
-	if s.st == nil {
-		return e
-	}
-	e.SessionID = s.st.SessionID
-	if e.Round == 0 {
-		e.Round = s.st.Round
-		if s.st.Current != nil {
-			e.Round = s.st.Current.N
-		}
-	}
-	if e.Phase == "" && s.st.Current != nil && s.st.Current.N == e.Round {
-		e.Phase = s.st.Current.Phase
-	}
-	e.Usage = s.st.Usage.Total
-	return e
-}
-
 func (s *Session) now() time.Time { return s.clock.Now().UTC() }
 
 func (s *Session) begin(ctx context.Context) error {
@@ -399,8 +360,10 @@ func (s *Session) Run(ctx context.Context) (o Outcome, err error) {
 		return Outcome{Status: StatusFailed, Reason: err.Error()}, err
 	}
 	s.resumeFailed()
-	s.startRunScope(ctx)
-	defer func() { s.endRunScope(o, err) }()
+	if s.tel.startRunScope(ctx) {
+		s.dirty = true
+	}
+	defer func() { s.tel.endRunScope(o, err) }()
 	return s.run(ctx)
 }
 
@@ -478,8 +441,10 @@ func (s *Session) Step(ctx context.Context) (rep RoundReport, err error) {
 	if s.st.Outcome.Terminal() && s.st.RollbackFlow == nil && !s.finishPending() {
 		return RoundReport{Round: s.st.Round, Outcome: s.st.Outcome}, fmt.Errorf("step: %w (%s); roll back to reopen it", ErrFinished, s.st.Outcome)
 	}
-	s.startRunScope(ctx)
-	defer func() { s.endRunScope(Outcome{Status: rep.Outcome, Round: rep.Round}, err) }()
+	if s.tel.startRunScope(ctx) {
+		s.dirty = true
+	}
+	defer func() { s.tel.endRunScope(Outcome{Status: rep.Outcome, Round: rep.Round}, err) }()
 	if s.st.Outcome.Terminal() && s.st.RollbackFlow == nil {
 		o, err := s.finishSession(ctx)
 		rep = s.report()
@@ -712,7 +677,7 @@ func (s *Session) ask(ctx context.Context, q Question) (a Answer, paused bool, e
 			return Answer{}, false, err
 		}
 	}
-	s.emit(Event{Kind: EventQuestionAsked, Question: &q})
+	s.tel.emit(Event{Kind: EventQuestionAsked, Question: &q})
 	var lastErr error
 	for try := 0; try < 3; try++ {
 		ask := q
@@ -761,7 +726,7 @@ func (s *Session) recordAnswer(q Question, a Answer, auto bool) {
 	// decisions.md and the question's package, so it is not stored again.
 	logged := Question{ID: q.ID, Kind: q.Kind, Round: q.Round, Title: q.Title}
 	s.st.Asked = append(s.st.Asked, answeredQuestion{Question: logged, Answer: a, At: s.now(), Auto: auto})
-	s.emit(Event{Kind: EventQuestionAnswered, Question: &q, Answer: &a})
+	s.tel.emit(Event{Kind: EventQuestionAnswered, Question: &q, Answer: &a})
 }
 
 // recordDecision adds a user decision to decisions.md.
