@@ -541,7 +541,7 @@ func (s *Session) Answer(ctx context.Context, questionID string, a Answer) error
 		}
 		return fmt.Errorf("answer %q: %w (pending: %v)", questionID, ErrUnknownQuestion, ids)
 	}
-	if err := s.acceptAnswer(s.st.Pending[i], a); err != nil {
+	if err := s.st.acceptAnswer(s.st.Pending[i], a); err != nil {
 		return fmt.Errorf("answer %q: %w", questionID, err)
 	}
 	return s.commit(ctx)
@@ -551,29 +551,51 @@ func (s *Session) Answer(ctx context.Context, questionID string, a Answer) error
 // at the Asker, or Answer (another process, the console, a Temporal
 // Update). A refused answer changes nothing; an accepted one waits in
 // state until the question's own step takes it (takeAnswer).
-func (s *Session) acceptAnswer(q Question, a Answer) error {
+func (st *state) acceptAnswer(q Question, a Answer) error {
 	if err := q.Check(a); err != nil {
 		return err
 	}
-	if s.st.Answers == nil {
-		s.st.Answers = map[string]Answer{}
+	if st.Answers == nil {
+		st.Answers = map[string]Answer{}
 	}
-	s.st.Answers[q.ID] = a
+	st.Answers[q.ID] = a
 	return nil
 }
 
-// takeAnswer hands q's accepted answer to its step, once, and logs it.
-func (s *Session) takeAnswer(q Question, auto bool) (Answer, bool) {
-	a, ok := s.st.Answers[q.ID]
+// takeAnswer hands q's accepted answer to its step, once, and logs it as
+// given at at; the caller reports it (EventQuestionAnswered).
+func (st *state) takeAnswer(q Question, auto bool, at time.Time) (Answer, bool) {
+	a, ok := st.Answers[q.ID]
 	if !ok {
 		return Answer{}, false
 	}
-	delete(s.st.Answers, q.ID)
-	if len(s.st.Answers) == 0 {
-		s.st.Answers = nil
+	delete(st.Answers, q.ID)
+	if len(st.Answers) == 0 {
+		st.Answers = nil
 	}
-	s.recordAnswer(q, a, auto)
+	st.Pending = slices.DeleteFunc(st.Pending, func(p Question) bool { return p.ID == q.ID })
+	logged := a
+	if o, ok := q.Option(a.Key); ok {
+		logged.Key = o.Key
+	}
+	// The log keeps what was asked and answered; the full wording is in
+	// decisions.md and the question's package, so it is not stored again.
+	asked := Question{ID: q.ID, Kind: q.Kind, Round: q.Round, Title: q.Title}
+	st.Asked = append(st.Asked, answeredQuestion{Question: asked, Answer: logged, At: at, Auto: auto})
 	return a, true
+}
+
+// takeAnswer takes q's accepted answer (state.takeAnswer) and reports it.
+func (s *Session) takeAnswer(q Question, auto bool) (Answer, bool) {
+	a, ok := s.st.takeAnswer(q, auto, s.now())
+	if ok {
+		logged := a
+		if o, found := q.Option(a.Key); found {
+			logged.Key = o.Key
+		}
+		s.tel.emit(Event{Kind: EventQuestionAnswered, Question: &q, Answer: &logged})
+	}
+	return a, ok
 }
 
 // Status reports where the session stood at its last durable point. It
@@ -703,7 +725,7 @@ func (s *Session) ask(ctx context.Context, q Question) (a Answer, paused bool, e
 		if err != nil {
 			return Answer{}, false, fmt.Errorf("round %d: ask %s: %w", q.Round, q.ID, err)
 		}
-		if err := s.acceptAnswer(q, ans); err != nil {
+		if err := s.st.acceptAnswer(q, ans); err != nil {
 			lastErr = err
 			s.log.Warn("asker gave an invalid answer", "question", q.ID, "err", err)
 			continue
@@ -715,18 +737,6 @@ func (s *Session) ask(ctx context.Context, q Question) (a Answer, paused bool, e
 		return ans, false, nil
 	}
 	return Answer{}, false, fmt.Errorf("round %d: ask %s: %w", q.Round, q.ID, lastErr)
-}
-
-func (s *Session) recordAnswer(q Question, a Answer, auto bool) {
-	s.st.Pending = slices.DeleteFunc(s.st.Pending, func(p Question) bool { return p.ID == q.ID })
-	if o, ok := q.Option(a.Key); ok {
-		a.Key = o.Key
-	}
-	// The log keeps what was asked and answered; the full wording is in
-	// decisions.md and the question's package, so it is not stored again.
-	logged := Question{ID: q.ID, Kind: q.Kind, Round: q.Round, Title: q.Title}
-	s.st.Asked = append(s.st.Asked, answeredQuestion{Question: logged, Answer: a, At: s.now(), Auto: auto})
-	s.tel.emit(Event{Kind: EventQuestionAnswered, Question: &q, Answer: &a})
 }
 
 // recordDecision adds a user decision to decisions.md.
