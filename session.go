@@ -68,7 +68,7 @@ type Session struct {
 	// runScope and roundScope are the open SpanObserver scopes.
 	runScope, roundScope *scope
 	// j is the session's position in its journal (persist.go).
-	j journalState
+	j stateJournal
 	// chosenExamples holds the example selected for each pending retry, so
 	// the prompt attaches the one the example log names.
 	chosenExamples map[string]examples.Selection
@@ -109,7 +109,7 @@ func prepare(cfg Config) (*Session, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Session{cfg: cfg, clock: cfg.Clock, tok: cfg.Tokenizer, log: cfg.Logger, turn: make(chan struct{}, 1), workers: goWorkers{}}
+	s := &Session{cfg: cfg, clock: cfg.Clock, tok: cfg.Tokenizer, log: cfg.Logger, turn: make(chan struct{}, 1), workers: goWorkers{}, j: newJournal(cfg.Store)}
 	if s.clock == nil {
 		s.clock = SystemClock{}
 	}
@@ -262,19 +262,12 @@ func (s *Session) commit(ctx context.Context, ops ...Op) error {
 	all := make([]Op, 0, len(s.pending)+len(ops)+4)
 	all = append(all, s.pending...)
 	all = append(all, ops...)
-	if s.snapshotDue() {
-		snap, err := s.snapshotOps(ctx)
-		if err != nil {
-			s.stale = true
-			return fmt.Errorf("commit: %w", err)
-		}
-		all = append(all, snap...)
-	} else if jops, err := s.journalOps(ctx, all); err != nil {
+	jops, err := s.j.commitOps(ctx, storeView{store: s.cfg.Store, pending: s.pending}, s.st, all)
+	if err != nil {
 		s.stale = true
 		return fmt.Errorf("commit: %w", err)
-	} else {
-		all = append(all, jops...)
 	}
+	all = append(all, jops...)
 	var rendered map[string]string
 	if s.renderDue() {
 		rendered = map[string]string{keyStatus: s.renderStatus(), keyDecisions: s.renderDecisions()}
