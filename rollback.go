@@ -223,7 +223,7 @@ func (s *Session) execRollback(ctx context.Context, x rollbackExec) (RollbackRep
 		}
 		if kind, _, ok := rollback.ParseBackupKey(k); ok && kind == rollback.StateBackup {
 			// A state backup refers to the session's journal: rebuild it.
-			if b, err = s.resolveBackup(ctx, k, b); err != nil {
+			if b, err = resolveBackup(ctx, s.cfg.Store, k, b); err != nil {
 				return RollbackReport{}, fmt.Errorf("rollback: %s: %w", k, err)
 			}
 		}

@@ -158,7 +158,7 @@ func (s *Session) assignable() []gap.Gap {
 // start of round n.
 func (s *Session) backupOps(ctx context.Context, n int) ([]Op, error) {
 	prev := n - 1
-	ops, err := s.backupStateOps(prev)
+	ops, err := s.j.stateBackupOps(s.st, prev)
 	if err != nil {
 		return nil, err
 	}

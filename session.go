@@ -68,7 +68,7 @@ type Session struct {
 	// tel reports events and keeps the SpanObserver scopes.
 	tel telemetry
 	// j is the session's position in its journal (persist.go).
-	j journalState
+	j stateJournal
 	// chosenExamples holds the example selected for each pending retry, so
 	// the prompt attaches the one the example log names.
 	chosenExamples map[string]exemplar.Selection
@@ -109,7 +109,7 @@ func prepare(cfg Config) (*Session, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Session{cfg: cfg, clock: cfg.Clock, tok: cfg.Tokenizer, log: cfg.Logger, turn: make(chan struct{}, 1), workers: goWorkers{}}
+	s := &Session{cfg: cfg, clock: cfg.Clock, tok: cfg.Tokenizer, log: cfg.Logger, turn: make(chan struct{}, 1), workers: goWorkers{}, j: newJournal(cfg.Store)}
 	if s.clock == nil {
 		s.clock = SystemClock{}
 	}
@@ -223,18 +223,7 @@ func (s *Session) stage(ops ...Op) {
 // get reads key as the session sees it: the latest staged write, else
 // the Store.
 func (s *Session) get(ctx context.Context, key string) ([]byte, error) {
-	for i := len(s.pending) - 1; i >= 0; i-- {
-		if op := s.pending[i]; op.Key == key {
-			switch op.Kind {
-			case OpDelete:
-				return nil, fmt.Errorf("get %s: %w", key, ErrNotFound)
-			case OpCopy:
-				return s.get(ctx, op.From)
-			}
-			return op.Value, nil
-		}
-	}
-	return s.cfg.Store.Get(ctx, key)
+	return storeView{store: s.cfg.Store, pending: s.pending}.get(ctx, key)
 }
 
 // copyOp writes value at key as a copy of from, which holds the same
@@ -263,19 +252,12 @@ func (s *Session) commit(ctx context.Context, ops ...Op) error {
 	all := make([]Op, 0, len(s.pending)+len(ops)+4)
 	all = append(all, s.pending...)
 	all = append(all, ops...)
-	if s.snapshotDue() {
-		snap, err := s.snapshotOps(ctx)
-		if err != nil {
-			s.stale = true
-			return fmt.Errorf("commit: %w", err)
-		}
-		all = append(all, snap...)
-	} else if jops, err := s.journalOps(ctx, all); err != nil {
+	jops, err := s.j.commitOps(ctx, storeView{store: s.cfg.Store, pending: s.pending}, s.st, all)
+	if err != nil {
 		s.stale = true
 		return fmt.Errorf("commit: %w", err)
-	} else {
-		all = append(all, jops...)
 	}
+	all = append(all, jops...)
 	var rendered map[string]string
 	if s.renderDue() {
 		rendered = map[string]string{keyStatus: renderStatus(s.st, s.rollbackLimit(), s.cfg.Backend), keyDecisions: renderDecisions(s.st)}
