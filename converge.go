@@ -119,7 +119,7 @@ func (s *Session) checkTermination(ctx context.Context) (bool, error) {
 		}
 		d := convergence.Decide(convergence.Input{
 			Round: s.st.Round, MaxRounds: s.cfg.MaxRounds, Ledger: &s.st.Ledger,
-			LastReviewApproved: s.lastReviewApproved(), Conflicts: s.conflictBlock(),
+			LastReviewApproved: s.lastReviewApproved(), Conflicts: conflictBlock(s.st),
 			Choice: convergence.Choice(s.st.Choice), HighConflictsAcknowledged: s.st.HighAck,
 			OfferedOpenSet: s.st.OfferedOpenSet,
 		})
@@ -127,7 +127,7 @@ func (s *Session) checkTermination(ctx context.Context) (bool, error) {
 		case d.Outcome.Terminal():
 			return true, s.finish(ctx, d.Outcome, d.Reason)
 		case d.NeedsAcknowledgment:
-			q := convergence.HighConflictPrompt(s.conflictBlock().UnresolvedHigh)
+			q := convergence.HighConflictPrompt(conflictBlock(s.st).UnresolvedHigh)
 			q.ID, q.Round = fmt.Sprintf("r%d-high-conflict-ack", s.st.Round), s.st.Round
 			a, paused, err := s.ask(ctx, q)
 			if err != nil || paused {
@@ -252,7 +252,7 @@ func (s *Session) finish(ctx context.Context, o OutcomeStatus, reason string) er
 func (s *Session) finalOps(ctx context.Context) ([]Op, error) {
 	sum := convergence.Summary(convergence.SummaryInput{
 		Outcome: s.st.Outcome, Reason: s.st.OutcomeReason, Rounds: s.st.Round,
-		Started: s.st.CreatedAt, Finished: s.st.FinishedAt, Ledger: &s.st.Ledger, Extra: s.extraLimitations(), SpecKey: keyFinalSpec,
+		Started: s.st.CreatedAt, Finished: s.st.FinishedAt, Ledger: &s.st.Ledger, Extra: extraLimitations(s.st), SpecKey: keyFinalSpec,
 	})
 	acceptedGaps := s.st.Ledger.InState(gap.Accepted)
 	ids := make([]gap.ID, len(acceptedGaps))
@@ -268,7 +268,7 @@ func (s *Session) finalOps(ctx context.Context) ([]Op, error) {
 		accepted = append(accepted, convergence.Resolution{ID: g.ID, Title: g.Title, Text: texts[g.ID]})
 	}
 	decisions := s.decisionLines(nil) // user and conflict decisions (integrate.go)
-	limits := append(convergence.Limitations(&s.st.Ledger), s.extraLimitations()...)
+	limits := append(convergence.Limitations(&s.st.Ledger), extraLimitations(s.st)...)
 	src, err := s.source(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("final spec: %w", err)
