@@ -44,28 +44,14 @@ func (s *Session) Approve(ctx context.Context, req ApproveRequest) error {
 	if s.st.Outcome.Terminal() {
 		return fmt.Errorf("approve: %w (%s)", ErrFinished, s.st.Outcome)
 	}
-	var crit, high []string
-	for _, c := range conflict.Pending(s.st.Conflicts) {
-		switch {
-		case c.Issue.Severity == gap.Critical:
-			crit = append(crit, c.IssueID)
-		case c.Issue.Severity.AtLeastHigh():
-			high = append(high, c.IssueID)
-		}
+	high, err := approvalBlock(s.st.Conflicts, req.AcknowledgeHigh || s.st.HighAck)
+	if err != nil {
+		return err
 	}
-	switch {
-	case len(crit) > 0:
-		return fmt.Errorf("approve: %w: unresolved CRITICAL conflict(s) %s block every ending but abandoning; answer their questions (Session.Answer) first", ErrBlocked, strings.Join(crit, ", "))
-	case len(high) > 0 && !req.AcknowledgeHigh && !s.st.HighAck:
-		return fmt.Errorf("approve: %w: unresolved HIGH conflict(s) %s need an explicit acknowledgment (ApproveRequest.AcknowledgeHigh)", ErrBlocked, strings.Join(high, ", "))
-	}
-	if len(high) > 0 {
+	if high {
 		s.st.HighAck = true
 	}
-	reason := "approved by the user"
-	if n := strings.TrimSpace(req.Note); n != "" {
-		reason += ": " + oneLine(n)
-	}
+	reason := endReason("approved by the user", req.Note)
 	s.fileEndDecision("Approve the spec as it stands", "approve", "USER_APPROVED", req.Note)
 	return s.finish(ctx, StatusUserApproved, reason)
 }
@@ -83,12 +69,41 @@ func (s *Session) Abandon(ctx context.Context, reason string) error {
 	if s.st.Outcome.Terminal() {
 		return fmt.Errorf("abandon: %w (%s)", ErrFinished, s.st.Outcome)
 	}
-	why := "abandoned by the user"
-	if r := strings.TrimSpace(reason); r != "" {
-		why += ": " + oneLine(r)
-	}
+	why := endReason("abandoned by the user", reason)
 	s.fileEndDecision("Abandon the session", "abandon", "ABANDONED", reason)
 	return s.finish(ctx, StatusAbandoned, why)
+}
+
+// approvalBlock decides whether the session may be approved with its
+// conflicts: not while a CRITICAL one is unresolved, nor while a HIGH one
+// is unresolved and not acknowledged (acked). high reports unresolved HIGH
+// conflicts, which the approval acknowledges.
+func approvalBlock(conflicts []conflict.Conflict, acked bool) (high bool, err error) {
+	var crits, highs []string
+	for _, c := range conflict.Pending(conflicts) {
+		switch {
+		case c.Issue.Severity == gap.Critical:
+			crits = append(crits, c.IssueID)
+		case c.Issue.Severity.AtLeastHigh():
+			highs = append(highs, c.IssueID)
+		}
+	}
+	switch {
+	case len(crits) > 0:
+		return false, fmt.Errorf("approve: %w: unresolved CRITICAL conflict(s) %s block every ending but abandoning; answer their questions (Session.Answer) first", ErrBlocked, strings.Join(crits, ", "))
+	case len(highs) > 0 && !acked:
+		return false, fmt.Errorf("approve: %w: unresolved HIGH conflict(s) %s need an explicit acknowledgment (ApproveRequest.AcknowledgeHigh)", ErrBlocked, strings.Join(highs, ", "))
+	}
+	return len(highs) > 0, nil
+}
+
+// endReason is the outcome's reason: what ended the session, and the
+// user's note on one line when there is one.
+func endReason(what, note string) string {
+	if n := strings.TrimSpace(note); n != "" {
+		return what + ": " + oneLine(n)
+	}
+	return what
 }
 
 // fileEndDecision records an approve/abandon decision and clears what was
