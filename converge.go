@@ -20,7 +20,9 @@ func (s *Session) converge(ctx context.Context) (stop, error) {
 	cur := s.st.Current
 	t := tracker(s.st, &s.cfg)
 	if !cur.Converged {
-		s.observeRound(cur, t)
+		for _, l := range recordConvergence(s.st, cur, t, s.now) {
+			s.log.Warn(l.Msg, l.Args...)
+		}
 	}
 	if t.Current() != convergence.DivergenceWarning || cur.DivergenceDone {
 		return goOn, nil
@@ -45,28 +47,6 @@ func (s *Session) converge(ctx context.Context) (stop, error) {
 	cur.DivergenceDone = true
 	s.recordDecision(cur.N, "", q, a, da.Decision)
 	return goOn, nil
-}
-
-// observeRound records the round's convergence row and logs what the
-// round's valid outputs warned about.
-func (s *Session) observeRound(cur *roundState, t *convergence.Tracker) {
-	for _, f := range recordConvergence(s.st, cur, t) {
-		s.log.Warn("review gap not added", "issue", f.Issue, "err", f.Err)
-	}
-	// The warnings of the round's valid outputs (THIN_CONTENT, a missing
-	// Trade-offs section, a repeated rejected position) go into the
-	// validation log, where status.md and the round summary show them.
-	for _, role := range []RoleName{Engineer, Reviewer} {
-		rp := cur.role(role)
-		if rp.Result == nil {
-			continue
-		}
-		attempt := len(rp.Attempts)
-		for _, w := range rp.Result.Warnings {
-			s.st.Warnings = append(s.st.Warnings, warningFact{Round: cur.N, At: s.now(), Role: role, Attempt: attempt, Message: oneLine(w)})
-			s.log.Warn("validation warning", "round", cur.N, "role", role, "warning", w)
-		}
-	}
 }
 
 // checkTermination walks the termination tree between rounds (FLOW-005),
@@ -257,8 +237,8 @@ func (s *Session) finalResolutions(ctx context.Context, ids []gap.ID) (map[gap.I
 const chartRounds = 12
 
 // convergenceOps rewrites convergence.svg from the tracker's recent rows.
-func (s *Session) convergenceOps() []Op {
-	rows := tracker(s.st, &s.cfg).Rows()
+func convergenceOps(t *convergence.Tracker) []Op {
+	rows := t.Rows()
 	if len(rows) > chartRounds {
 		rows = rows[len(rows)-chartRounds:]
 	}

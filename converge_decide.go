@@ -45,20 +45,22 @@ func ledgerBefore(st *state) *gap.Ledger {
 	return st.PrevLedger
 }
 
-// reviewGapFailure is a review gap the ledger refused.
-type reviewGapFailure struct {
-	Issue string
-	Err   error
+// logLine is a line for the session's log, which the Session writes.
+type logLine struct {
+	Msg  string
+	Args []any
 }
 
 // recordConvergence observes the round's ledger once it is reviewed: the
 // Reviewer's gapless HIGH/CRITICAL issues become gaps, the tracker gets
-// the round's row, and the retries of a rolled-back round get their
-// outcome. It returns the review gaps the ledger refused.
-func recordConvergence(st *state, cur *roundState, t *convergence.Tracker) []reviewGapFailure {
+// the round's row, the retries of a rolled-back round get their outcome,
+// and the warnings of the round's valid outputs go into the validation
+// log. It returns the lines to log: the review gaps the ledger refused and
+// the warnings.
+func recordConvergence(st *state, cur *roundState, t *convergence.Tracker, now func() time.Time) []logLine {
 	before := ledgerBefore(st)
 	wasConverging := t.Current() == convergence.Converging
-	failed := addReviewGaps(st, planReviewGaps(st, cur.N))
+	logs := addReviewGaps(st, planReviewGaps(st, cur.N))
 	t.Observe(cur.N, before, &st.Ledger)
 	if wasConverging && t.Current() != convergence.Converging {
 		// Progress stopped: an early-termination offer declined while
@@ -67,7 +69,27 @@ func recordConvergence(st *state, cur *roundState, t *convergence.Tracker) []rev
 	}
 	cur.Converged = true
 	recordRetryOutcome(st, cur)
-	return failed
+	return append(logs, recordWarnings(st, cur, now)...)
+}
+
+// recordWarnings puts the warnings of the round's valid outputs
+// (THIN_CONTENT, a missing Trade-offs section, a repeated rejected
+// position) into the validation log, where status.md and the round
+// summary show them, and returns them as lines to log.
+func recordWarnings(st *state, cur *roundState, now func() time.Time) []logLine {
+	var logs []logLine
+	for _, role := range []RoleName{Engineer, Reviewer} {
+		rp := cur.role(role)
+		if rp.Result == nil {
+			continue
+		}
+		attempt := len(rp.Attempts)
+		for _, w := range rp.Result.Warnings {
+			st.Warnings = append(st.Warnings, warningFact{Round: cur.N, At: now(), Role: role, Attempt: attempt, Message: oneLine(w)})
+			logs = append(logs, logLine{Msg: "validation warning", Args: []any{"round", cur.N, "role", role, "warning", w}})
+		}
+	}
+	return logs
 }
 
 // reviewGap is a gap made of a Reviewer issue (st.Issues[Issue]).
@@ -104,13 +126,13 @@ func planReviewGaps(st *state, n int) []reviewGap {
 }
 
 // addReviewGaps adds the planned review gaps to the ledger and links each
-// issue to its gap; it returns the ones the ledger refused.
-func addReviewGaps(st *state, plan []reviewGap) []reviewGapFailure {
-	var failed []reviewGapFailure
+// issue to its gap; it returns a line to log for each the ledger refused.
+func addReviewGaps(st *state, plan []reviewGap) []logLine {
+	var failed []logLine
 	for _, rg := range plan {
 		is := &st.Issues[rg.Issue]
 		if err := st.Ledger.Add(rg.Gap); err != nil {
-			failed = append(failed, reviewGapFailure{Issue: is.ID, Err: err})
+			failed = append(failed, logLine{Msg: "review gap not added", Args: []any{"issue", is.ID, "err", err}})
 			continue
 		}
 		is.Gap = rg.Gap.ID
