@@ -159,11 +159,11 @@ func TestPlanReviewGaps(t *testing.T) {
 
 func TestRecordRetryOutcome(t *testing.T) {
 	tests := []struct {
-		name     string
-		status   string
-		split    bool
-		outcome  string
-		auto     string
+		name      string
+		status    string
+		split     bool
+		outcome   string
+		auto      string
 		succeeded bool
 	}{
 		{"accepted", roleAccepted, false, "Retry successful", "Successful on retry", true},
