@@ -65,8 +65,11 @@ func (s *Session) checkTermination(ctx context.Context) (bool, error) {
 				return false, err
 			}
 		case d.NeedsUserDecisions:
-			paused, err := s.presentBlockingDecisions(ctx)
-			if err != nil || paused {
+			// The conflicts every open gap is blocked on.
+			if err := blockedWithoutDecisions(s.st); err != nil {
+				return false, err
+			}
+			if paused, err := s.resolveConflicts(ctx, s.st.Round); err != nil || paused {
 				return false, err
 			}
 		case d.OfferEarlyTermination && s.st.Round > 0:
@@ -75,9 +78,7 @@ func (s *Session) checkTermination(ctx context.Context) (bool, error) {
 				return false, err
 			}
 		default:
-			if s.st.Choice != "" && s.st.Choice != string(convergence.ChoiceContinue) {
-				s.st.Choice = ""
-			}
+			s.st.Choice = choiceBetweenRounds(s.st.Choice)
 			return false, nil
 		}
 	}

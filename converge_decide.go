@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/convergence"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/validate"
@@ -264,6 +265,24 @@ func lastReviewApproved(st *state) bool {
 		}
 	}
 	return len(st.Ledger.Gaps) == 0
+}
+
+// blockedWithoutDecisions is the error of a session whose every open gap
+// is BLOCKED with no conflict pending to unblock one; nil otherwise.
+func blockedWithoutDecisions(st *state) error {
+	if len(conflict.Pending(st.Conflicts)) == 0 {
+		return fmt.Errorf("round %d: every open gap is BLOCKED and no conflict is pending: unblock a gap or abandon the session", st.Round+1)
+	}
+	return nil
+}
+
+// choiceBetweenRounds is what is left of a termination choice once the
+// session goes on to another round: only "continue" outlives the check.
+func choiceBetweenRounds(choice string) string {
+	if choice != "" && choice != string(convergence.ChoiceContinue) {
+		return ""
+	}
+	return choice
 }
 
 // highAckQuestion asks the user to acknowledge the unresolved HIGH

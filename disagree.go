@@ -176,11 +176,3 @@ func (s *Session) resolveConflicts(ctx context.Context, round int) (bool, error)
 		s.stage()
 	}
 }
-
-// presentBlockingDecisions asks the conflicts every open gap is blocked on.
-func (s *Session) presentBlockingDecisions(ctx context.Context) (bool, error) {
-	if len(conflict.Pending(s.st.Conflicts)) == 0 {
-		return false, fmt.Errorf("round %d: every open gap is BLOCKED and no conflict is pending: unblock a gap or abandon the session", s.st.Round+1)
-	}
-	return s.resolveConflicts(ctx, s.st.Round)
-}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/convergence"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/internal/rollbacktext"
@@ -190,5 +191,31 @@ func TestRecordRetryOutcome(t *testing.T) {
 				t.Errorf("auto retries = %q, %q; want %q, \"\"", st.AutoRetries[0].Outcome, st.AutoRetries[1].Outcome, tt.auto)
 			}
 		})
+	}
+}
+
+func TestChoiceBetweenRounds(t *testing.T) {
+	for _, tt := range []struct{ choice, want string }{
+		{"", ""},
+		{string(convergence.ChoiceContinue), string(convergence.ChoiceContinue)},
+		{string(convergence.ChoiceAccept), ""},
+		{string(convergence.ChoiceForceComplete), ""},
+		{string(convergence.ChoiceStop), ""},
+	} {
+		if got := choiceBetweenRounds(tt.choice); got != tt.want {
+			t.Errorf("choiceBetweenRounds(%q) = %q, want %q", tt.choice, got, tt.want)
+		}
+	}
+}
+
+func TestBlockedWithoutDecisions(t *testing.T) {
+	st := &state{Round: 4}
+	err := blockedWithoutDecisions(st)
+	if err == nil || err.Error() != "round 5: every open gap is BLOCKED and no conflict is pending: unblock a gap or abandon the session" {
+		t.Errorf("no conflict pending: err = %v", err)
+	}
+	st.Conflicts = []conflict.Conflict{{IssueID: "ISSUE-R4-001", Status: conflict.StatusUnresolved}}
+	if err := blockedWithoutDecisions(st); err != nil {
+		t.Errorf("a conflict pending: err = %v, want nil", err)
 	}
 }
