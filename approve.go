@@ -44,7 +44,7 @@ func (s *Session) Approve(ctx context.Context, req ApproveRequest) error {
 	if s.st.Outcome.Terminal() {
 		return fmt.Errorf("approve: %w (%s)", ErrFinished, s.st.Outcome)
 	}
-	high, err := approvalBlock(s.st.Conflicts, req.AcknowledgeHigh || s.st.HighAck)
+	high, err := approvalBlocked(s.st, req.AcknowledgeHigh)
 	if err != nil {
 		return err
 	}
@@ -74,36 +74,36 @@ func (s *Session) Abandon(ctx context.Context, reason string) error {
 	return s.finish(ctx, StatusAbandoned, why)
 }
 
-// approvalBlock decides whether the session may be approved with its
-// conflicts: not while a CRITICAL one is unresolved, nor while a HIGH one
-// is unresolved and not acknowledged (acked). high reports unresolved HIGH
-// conflicts, which the approval acknowledges.
-func approvalBlock(conflicts []conflict.Conflict, acked bool) (high bool, err error) {
-	var crits, highs []string
-	for _, c := range conflict.Pending(conflicts) {
+// approvalBlocked is why st cannot be approved: unresolved CRITICAL
+// conflicts, or HIGH ones neither resolved nor acknowledged (ack, or an
+// earlier acknowledgment). high says HIGH conflicts are unresolved: the
+// approval acknowledges them.
+func approvalBlocked(st *state, ack bool) (high bool, err error) {
+	var crit, highs []string
+	for _, c := range conflict.Pending(st.Conflicts) {
 		switch {
 		case c.Issue.Severity == gap.Critical:
-			crits = append(crits, c.IssueID)
+			crit = append(crit, c.IssueID)
 		case c.Issue.Severity.AtLeastHigh():
 			highs = append(highs, c.IssueID)
 		}
 	}
 	switch {
-	case len(crits) > 0:
-		return false, fmt.Errorf("approve: %w: unresolved CRITICAL conflict(s) %s block every ending but abandoning; answer their questions (Session.Answer) first", ErrBlocked, strings.Join(crits, ", "))
-	case len(highs) > 0 && !acked:
+	case len(crit) > 0:
+		return false, fmt.Errorf("approve: %w: unresolved CRITICAL conflict(s) %s block every ending but abandoning; answer their questions (Session.Answer) first", ErrBlocked, strings.Join(crit, ", "))
+	case len(highs) > 0 && !ack && !st.HighAck:
 		return false, fmt.Errorf("approve: %w: unresolved HIGH conflict(s) %s need an explicit acknowledgment (ApproveRequest.AcknowledgeHigh)", ErrBlocked, strings.Join(highs, ", "))
 	}
 	return len(highs) > 0, nil
 }
 
-// endReason is the outcome's reason: what ended the session, and the
-// user's note on one line when there is one.
-func endReason(what, note string) string {
+// endReason is the outcome's reason for an ending the user asked for,
+// with the user's note.
+func endReason(base, note string) string {
 	if n := strings.TrimSpace(note); n != "" {
-		return what + ": " + oneLine(n)
+		return base + ": " + oneLine(n)
 	}
-	return what
+	return base
 }
 
 // fileEndDecision records an approve/abandon decision and clears what was

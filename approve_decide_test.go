@@ -8,7 +8,7 @@ import (
 	"github.com/refine-spec/refine/gap"
 )
 
-func TestApprovalBlock(t *testing.T) {
+func TestApprovalBlocked(t *testing.T) {
 	c := func(id string, sev gap.Severity, status conflict.Status) conflict.Conflict {
 		return conflict.Conflict{IssueID: id, Issue: conflict.Issue{ID: id, Severity: sev}, Status: status}
 	}
@@ -30,7 +30,7 @@ func TestApprovalBlock(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			high, err := approvalBlock(tt.conflicts, tt.acked)
+			high, err := approvalBlocked(&state{Conflicts: tt.conflicts}, tt.acked)
 			if high != tt.high {
 				t.Errorf("high = %v, want %v", high, tt.high)
 			}
@@ -53,5 +53,14 @@ func TestEndReason(t *testing.T) {
 		if got := endReason("approved by the user", tt.note); got != tt.want {
 			t.Errorf("endReason(%q) = %q, want %q", tt.note, got, tt.want)
 		}
+	}
+}
+
+func TestApprovalBlockedByEarlierAcknowledgment(t *testing.T) {
+	st := &state{HighAck: true, Conflicts: []conflict.Conflict{
+		{IssueID: "ISSUE-R1-001", Issue: conflict.Issue{ID: "ISSUE-R1-001", Severity: gap.High}, Status: conflict.StatusUnresolved},
+	}}
+	if high, err := approvalBlocked(st, false); err != nil || !high {
+		t.Errorf("acknowledged earlier: high %v err %v, want true, nil", high, err)
 	}
 }
