@@ -27,7 +27,7 @@ func (s *Session) converge(ctx context.Context) (stop, error) {
 	if t.Current() != convergence.DivergenceWarning || cur.DivergenceDone {
 		return goOn, nil
 	}
-	q := convergence.DivergencePrompt(convergence.DivergenceInput{Rows: t.Rows(), Settings: t.Settings(), Ledger: &s.st.Ledger, RollbackAvailable: s.rollbackAvailable(ctx)})
+	q := convergence.DivergenceQuestion(convergence.DivergenceInput{Rows: t.Rows(), Settings: t.Settings(), Ledger: &s.st.Ledger, RollbackAvailable: s.rollbackAvailable(ctx)})
 	q.ID, q.Round = fmt.Sprintf("r%d-divergence", cur.N), cur.N
 	a, paused, err := s.ask(ctx, q)
 	if err != nil || paused {
@@ -157,7 +157,7 @@ func (s *Session) finish(ctx context.Context, o OutcomeStatus, reason string) er
 	if !s.st.CleanupDone {
 		// With no archive the session-end cleanup has nothing to ask: it
 		// is settled in this commit rather than in one of its own.
-		if _, _, ask, err := s.cleanupQuestion(ctx); err != nil {
+		if _, _, ask, err := cleanupQuestion(ctx, s.cfg.Store, &s.cfg, s.st.Rollbacks); err != nil {
 			return err
 		} else if !ask {
 			s.st.CleanupDone = true
@@ -166,7 +166,7 @@ func (s *Session) finish(ctx context.Context, o OutcomeStatus, reason string) er
 	if err := s.commit(ctx, ops...); err != nil {
 		return err
 	}
-	s.emit(Event{Kind: EventSessionFinished, Outcome: o, Message: reason})
+	s.tel.emit(Event{Kind: EventSessionFinished, Outcome: o, Message: reason})
 	return nil
 }
 

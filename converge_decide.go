@@ -288,7 +288,7 @@ func choiceBetweenRounds(choice string) string {
 // highAckQuestion asks the user to acknowledge the unresolved HIGH
 // conflicts before the session ends.
 func highAckQuestion(st *state) Question {
-	q := convergence.HighConflictPrompt(conflictBlock(st).UnresolvedHigh)
+	q := convergence.HighConflictQuestion(conflictBlock(st).UnresolvedHigh)
 	q.ID, q.Round = fmt.Sprintf("r%d-high-conflict-ack", st.Round), st.Round
 	return q
 }
@@ -296,7 +296,7 @@ func highAckQuestion(st *state) Question {
 // earlyTerminationQuestion offers to end the session early; converging
 // makes "continue" the automated policy's default.
 func earlyTerminationQuestion(st *state, maxRounds int, converging bool) Question {
-	q := convergence.EarlyTerminationPrompt(convergence.EarlyTerminationInput{Round: st.Round, MaxRounds: maxRounds, Ledger: &st.Ledger})
+	q := convergence.EarlyTerminationQuestion(convergence.EarlyTerminationInput{Round: st.Round, MaxRounds: maxRounds, Ledger: &st.Ledger})
 	q.ID = fmt.Sprintf("r%d-early-termination", st.Round)
 	// Automated policy: keep refining while the loop converges;
 	// accept as good enough once progress stops.

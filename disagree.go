@@ -91,7 +91,7 @@ func (s *Session) askFindings(ctx context.Context) (stop, error) {
 	ds := &cur.Disagree
 	for ds.NextFinding < len(ds.Findings) {
 		f := ds.Findings[ds.NextFinding]
-		q := conflict.ImplicitPrompt(f)
+		q := conflict.ImplicitQuestion(f)
 		q.Round = cur.N
 		a, paused, err := s.ask(ctx, q)
 		if err != nil || paused {
@@ -117,7 +117,7 @@ func (s *Session) askAlerts(ctx context.Context) (stop, error) {
 	ds := &cur.Disagree
 	for ds.NextAlert < len(ds.Alerts) {
 		alert := ds.Alerts[ds.NextAlert]
-		q := conflict.RatePrompt(alert)
+		q := conflict.RateQuestion(alert)
 		q.Round = cur.N
 		a, paused, err := s.ask(ctx, q)
 		if err != nil || paused {
@@ -160,7 +160,7 @@ func (s *Session) resolveConflicts(ctx context.Context, round int) (bool, error)
 			return false, nil
 		}
 		c := pending[0]
-		q := conflict.ConflictPrompt(c)
+		q := conflict.ConflictQuestion(c)
 		q.Round = round // a conflict of an earlier round may be decided now
 		a, paused, err := s.ask(ctx, q)
 		if err != nil || paused {

@@ -9,6 +9,7 @@ import (
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/question"
 	"github.com/refine-spec/refine/retry"
+	"github.com/refine-spec/refine/validate"
 )
 
 // The decisions of an escalation (FLOW-001 §5): what the user's answer,
@@ -44,7 +45,7 @@ type escalationPlan struct {
 // chosen option, the user's text, and the failure that escalated.
 type escalationAnswer struct {
 	Key, Label, Text string
-	FailureType      string
+	FailureType      validate.FailureType
 }
 
 // decideEscalation decides what the answer to role's escalation does;
@@ -56,7 +57,7 @@ func decideEscalation(st *state, role RoleName, a escalationAnswer, assignable [
 	p := escalationPlan{Decision: a.Label}
 	switch a.Key {
 	case retry.OptionSkip:
-		p.skip(role, rp, "skipped by user after "+a.FailureType)
+		p.skip(role, rp, "skipped by user after "+string(a.FailureType))
 	case retry.OptionReassign:
 		picked := reassignPick(st.Current, role, a.Text, assignable, cfg.GapsPerRound)
 		if role == Reviewer {

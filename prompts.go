@@ -8,7 +8,7 @@ import (
 	"text/template"
 
 	"github.com/refine-spec/refine/conflict"
-	"github.com/refine-spec/refine/examples"
+	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/internal/markdown"
 	"github.com/refine-spec/refine/retry"
@@ -162,7 +162,7 @@ var (
 )
 
 // exampleChoice is the example a prompt carried.
-type exampleChoice = examples.Selection
+type exampleChoice = exemplar.Selection
 
 // buildPrompt renders the messages for attempt k and says how many of them
 // form the stable prefix (Request.Stable). Retries carry the retry notice
@@ -248,7 +248,7 @@ func (s *Session) buildPrompt(ctx context.Context, role RoleName, k int, gaps []
 		if ex, err = s.retryExample(ctx, role, k, last.FailureType); err != nil {
 			return nil, 0, exampleChoice{}, err
 		}
-		user = examples.RetryPrompt(user, retry.Modification(last.FailureType, rc), ex.Description, ex.Text, k-1, s.currentBudget(role)-1)
+		user = exemplar.RetryPrompt(user, retry.Modification(last.FailureType, rc), ex.Description, ex.Text, k-1, s.currentBudget(role)-1)
 	}
 	return append(stable, Message{Role: "user", Content: user}), len(stable), ex, nil
 }
@@ -267,7 +267,7 @@ const (
 // The spec is carried whole when it fits in half of PromptBudget (whole
 // reports it); above that cap, the caller puts today's excerpt in the
 // user message instead.
-func (s *Session) stablePrefix(ctx context.Context, system string, example examples.Selection) ([]Message, bool, error) {
+func (s *Session) stablePrefix(ctx context.Context, system string, example exemplar.Selection) ([]Message, bool, error) {
 	src, err := s.source(ctx)
 	if err != nil {
 		return nil, false, err

@@ -21,7 +21,7 @@ func (s *Session) recoverDecisions(ctx context.Context) (bool, error) {
 	// Listed in the order they were made, whatever their kind.
 	slices.SortStableFunc(s.st.Recover, func(a, b rollback.Decision) int { return compareDecisionIDs(a.ID, b.ID) })
 	from := s.st.Recover[0].Round()
-	q := rollbacktext.RecoveryPrompt(from, s.st.Recover)
+	q := rollbacktext.RecoveryQuestion(from, s.st.Recover)
 	q.Round = s.st.Round + 1
 	a, paused, err := s.ask(ctx, q)
 	if err != nil || paused {

@@ -161,7 +161,7 @@ func TestPlanReviewGaps(t *testing.T) {
 func TestRecordRetryOutcome(t *testing.T) {
 	tests := []struct {
 		name      string
-		status    string
+		status    roleStatus
 		split     bool
 		outcome   string
 		auto      string

@@ -77,15 +77,6 @@ const (
 	StatusDowngraded Status = "DOWNGRADED" // the user overrode the issue to LOW: no longer a conflict
 )
 
-// Confidence grades a detection.
-type Confidence string
-
-// Confidence levels used by soft matches and implicit findings.
-const (
-	High   Confidence = "HIGH"
-	Medium Confidence = "MEDIUM"
-)
-
 // Conflict is a disagreement between the Engineer and the Reviewer on one
 // issue, waiting for (or holding) the user's decision.
 type Conflict struct {
@@ -114,7 +105,7 @@ type Conflict struct {
 	Heuristics []Heuristic `json:"heuristics,omitempty"`
 	// MatchConfidence is MEDIUM for soft matches, HIGH for exact blocks,
 	// and the finding's confidence for converted implicit conflicts.
-	MatchConfidence Confidence `json:"match_confidence"`
+	MatchConfidence gap.Confidence `json:"match_confidence"`
 	// Reference is what the Engineer's block named when it was matched
 	// softly (an unknown issue ID, or ""), for the record.
 	Reference string `json:"reference,omitempty"`

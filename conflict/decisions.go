@@ -74,12 +74,12 @@ type Resolution struct {
 }
 
 // AutoResolution is the automated-mode answer to a conflict: its
-// ConflictPrompt default (the recommended option, else A, the Reviewer's
+// ConflictQuestion default (the recommended option, else A, the Reviewer's
 // position, because an unattended run should not drop a HIGH/CRITICAL
 // concern on the Engineer's word).
 func AutoResolution(c Conflict) Resolution {
 	return Resolution{
-		Option:    ConflictPrompt(c).Default,
+		Option:    ConflictQuestion(c).Default,
 		DecidedBy: DecidedByAutomated,
 		Rationale: "Automated mode: default option (the recommended one, else the Reviewer's position)",
 	}
@@ -101,7 +101,7 @@ func Decide(c Conflict, r Resolution, id string, at time.Time) (Decision, Confli
 	c = c.withOptions()
 	text := strings.TrimSpace(r.Text)
 	// D's alternative may come as the answer text or as a host's wording.
-	if err := ValidateAnswer(ConflictPrompt(c), r.Option, cmp.Or(text, strings.TrimSpace(r.Decision))); err != nil {
+	if err := ValidateAnswer(ConflictQuestion(c), r.Option, cmp.Or(text, strings.TrimSpace(r.Decision))); err != nil {
 		return Decision{}, c, err
 	}
 	opt, _ := c.option(r.Option)

@@ -28,15 +28,15 @@
 //  2. DetectExplicit: conflicts from DISAGREE blocks and soft matches.
 //  3. DetectImplicit (with the round's assigned gaps, the previous Engineer
 //     output and the IgnoreSet). For each Finding with Escalate, ask
-//     ImplicitPrompt and apply the answer with ResolveImplicit: an
+//     ImplicitQuestion and apply the answer with ResolveImplicit: an
 //     instruction for the next prompt (gap → NEEDS_REVISION), a converted
 //     Conflict, a waiver Decision, or a grown IgnoreSet. Findings without
 //     Escalate are only logged.
 //  4. CheckRate(history, RateInputFor(round, issues, conflicts,
-//     explicit.Submitted), limits): ask RatePrompt for each alert in order;
+//     explicit.Submitted), limits): ask RateQuestion for each alert in order;
 //     BLOCK_ROUND answered "request revision" retries the Engineer with
 //     BlockInstruction. Store the returned history.
-//  5. Pending(conflicts): for each, ask ConflictPrompt (optionally after
+//  5. Pending(conflicts): for each, ask ConflictQuestion (optionally after
 //     WithAnalysis), then Decide with a decision ID from gap.NextDecisionID, or
 //     OverrideSeverity when the user re-grades the issue instead.
 //  6. While conflicts are pending: BlockedGaps → BLOCKED; Blocking feeds the

@@ -59,7 +59,7 @@ Retries target local file validation, which fails fast.
 	var decisions []conflict.Decision
 	var ids []string // every decision ID of the session, whatever its kind
 	for _, c := range conflict.Pending(conflicts) {
-		p := conflict.ConflictPrompt(c)
+		p := conflict.ConflictQuestion(c)
 		fmt.Printf("%s: options %v, default %s\n", p.Title, keys(p), p.Default)
 		d, _, err := conflict.Decide(c, conflict.AutoResolution(c), gap.NextDecisionID(ids, 6), at)
 		if err != nil {

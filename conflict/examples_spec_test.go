@@ -27,7 +27,7 @@ func TestExample1ExplicitDisagreement(t *testing.T) {
 		t.Fatalf("DetectExplicit = %+v, want one conflict from one block", res)
 	}
 	c := res.Conflicts[0]
-	if c.Type != Explicit || c.Source != SourceDisagreeBlock || c.MatchConfidence != High || c.Status != StatusUnresolved {
+	if c.Type != Explicit || c.Source != SourceDisagreeBlock || c.MatchConfidence != gap.ConfidenceHigh || c.Status != StatusUnresolved {
 		t.Errorf("conflict type/source/confidence/status = %s/%s/%s/%s", c.Type, c.Source, c.MatchConfidence, c.Status)
 	}
 	if want := "Exponential backoff adds complexity for marginal benefit in this context."; c.EngineerPosition != want {
@@ -62,7 +62,7 @@ func TestExample1ExplicitDisagreement(t *testing.T) {
 	if diff := cmp.Diff([]string{"A", "B", "C"}, keys(c.Options)); diff != "" {
 		t.Errorf("options with analysis (-want +got):\n%s", diff)
 	}
-	p := ConflictPrompt(c)
+	p := ConflictQuestion(c)
 	if p.Default != "A" || p.ID != "conflict-r6-ISSUE-R5-003" || !p.AllowText {
 		t.Errorf("prompt default/id/allowText = %q/%q/%v", p.Default, p.ID, p.AllowText)
 	}
@@ -126,10 +126,10 @@ func TestExample2ImplicitConversion(t *testing.T) {
 	if diff := cmp.Diff([]Heuristic{UnaddressedID, SemanticNonResponse}, f.Heuristics); diff != "" {
 		t.Errorf("heuristics (-want +got):\n%s", diff)
 	}
-	if f.Confidence != High || !f.Escalate {
+	if f.Confidence != gap.ConfidenceHigh || !f.Escalate {
 		t.Errorf("confidence/escalate = %s/%v, want HIGH/true", f.Confidence, f.Escalate)
 	}
-	p := ImplicitPrompt(f)
+	p := ImplicitQuestion(f)
 	if p.Default != "1" {
 		t.Errorf("implicit default = %q, want 1", p.Default)
 	}
@@ -162,7 +162,7 @@ func TestExample2ImplicitConversion(t *testing.T) {
 	if diff := cmp.Diff([]string{"A"}, recommendedKeys(c.Options)); diff != "" {
 		t.Errorf("recommended (-want +got):\n%s", diff)
 	}
-	if got := ConflictPrompt(c).Default; got != "A" {
+	if got := ConflictQuestion(c).Default; got != "A" {
 		t.Errorf("conflict default = %q, want A", got)
 	}
 	golden(t, "example2_presentation.md", Present(c))
@@ -214,7 +214,7 @@ func TestExample3RateLimit(t *testing.T) {
 	if want := "Engineer disagreed with 100% of HIGH/CRITICAL issues this round."; alerts[0].Message != want {
 		t.Errorf("message = %q, want %q", alerts[0].Message, want)
 	}
-	p := RatePrompt(alerts[0])
+	p := RateQuestion(alerts[0])
 	if diff := cmp.Diff([]string{"1", "2", "3", "4"}, promptKeys(p)); diff != "" {
 		t.Errorf("warning options (-want +got):\n%s", diff)
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/internal/markdown"
 )
 
@@ -210,13 +211,13 @@ func newExplicit(round int, d Disagreement, is Issue, src Source, ref string, at
 		EngineerRationale: d.Rationale,
 		Alternative:       d.Alternative,
 		Source:            src,
-		MatchConfidence:   High,
+		MatchConfidence:   gap.ConfidenceHigh,
 		Reference:         ref,
 		DetectedAt:        at,
 		Status:            StatusUnresolved,
 	}
 	if src == SourceSoftMatch {
-		c.MatchConfidence = Medium
+		c.MatchConfidence = gap.ConfidenceMedium
 		c.PresentationNote = softNote(is.ID, ref)
 	}
 	c.Options = GenerateOptions(c)

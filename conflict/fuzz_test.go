@@ -80,12 +80,12 @@ func FuzzImplicit(f *testing.F) {
 			switch {
 			case n == 0:
 				t.Errorf("%s: finding without heuristics", fd.IssueID)
-			case (n >= 2 || fd.Heuristics[0] == UnaddressedID && fd.Issue.Severity == gap.Critical) != (fd.Confidence == High):
+			case (n >= 2 || fd.Heuristics[0] == UnaddressedID && fd.Issue.Severity == gap.Critical) != (fd.Confidence == gap.ConfidenceHigh):
 				t.Errorf("%s: confidence %s for %v", fd.IssueID, fd.Confidence, fd.Heuristics)
-			case fd.Escalate != (fd.Issue.Severity.AtLeastHigh() && fd.Confidence == High):
+			case fd.Escalate != (fd.Issue.Severity.AtLeastHigh() && fd.Confidence == gap.ConfidenceHigh):
 				t.Errorf("%s: escalate %v", fd.IssueID, fd.Escalate)
 			}
-			p := ImplicitPrompt(fd)
+			p := ImplicitQuestion(fd)
 			if err := ValidateAnswer(p, p.Default, ""); err != nil {
 				t.Error(err)
 			}

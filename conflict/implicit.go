@@ -84,9 +84,9 @@ type Finding struct {
 	Round      int         `json:"round"`
 	Heuristics []Heuristic `json:"heuristics"` // those that fired, H1 to H5
 	// Evidence is one human-readable line per fact, as presented.
-	Evidence   []string   `json:"evidence"`
-	Confidence Confidence `json:"confidence"`
-	// Escalate: ask the user (ImplicitPrompt). False for MEDIUM and LOW
+	Evidence   []string       `json:"evidence"`
+	Confidence gap.Confidence `json:"confidence"`
+	// Escalate: ask the user (ImplicitQuestion). False for MEDIUM and LOW
 	// issues, which are only logged.
 	Escalate bool `json:"escalate"`
 }
@@ -226,14 +226,14 @@ func (ck *checker) check(is Issue) (Finding, bool) {
 		return Finding{}, false
 	}
 	f.Evidence = append(f.Evidence, "Issue severity is "+rank(is.Severity).String())
-	f.Confidence = Medium
+	f.Confidence = gap.ConfidenceMedium
 	if len(f.Heuristics) >= 2 || (f.Heuristics[0] == UnaddressedID && is.Severity == gap.Critical) {
-		f.Confidence = High
+		f.Confidence = gap.ConfidenceHigh
 	}
 	// A flag does not discard a fix. Only HIGH confidence (two or
 	// more heuristics, or H1 on a CRITICAL issue) asks the user; a single
 	// heuristic is logged, and the engine has the Reviewer check the issue.
-	f.Escalate = rank(is.Severity).AtLeastHigh() && f.Confidence == High
+	f.Escalate = rank(is.Severity).AtLeastHigh() && f.Confidence == gap.ConfidenceHigh
 	return f, true
 }
 

@@ -84,13 +84,13 @@ type ImplicitOutcome struct {
 	Ignore IgnoreSet `json:"ignore"`
 }
 
-// ResolveImplicit applies the answer to ImplicitPrompt(f): key is the
+// ResolveImplicit applies the answer to ImplicitQuestion(f): key is the
 // chosen option ("1" to "4") and text the user's optional note (a further
 // instruction, or the waiver's rationale). decisionID (from gap.NextDecisionID)
 // is needed only for a waiver; at stamps a conversion or a waiver. The
 // answer is checked with ValidateAnswer first.
 func ResolveImplicit(f Finding, key, text, decisionID string, at time.Time, ignore IgnoreSet) (ImplicitOutcome, error) {
-	p := ImplicitPrompt(f)
+	p := ImplicitQuestion(f)
 	if err := ValidateAnswer(p, key, text); err != nil {
 		return ImplicitOutcome{}, err
 	}

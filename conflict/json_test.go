@@ -45,7 +45,7 @@ func TestJSONRoundTrip(t *testing.T) {
 			o := Overrides{"ISSUE-R1-001": gap.Low}
 			return o, roundTrip(t, o)
 		},
-		"prompt": func() (any, any) { p := ConflictPrompt(c); return p, roundTrip(t, p) },
+		"prompt": func() (any, any) { p := ConflictQuestion(c); return p, roundTrip(t, p) },
 		"limits": func() (any, any) { return DefaultLimits(), roundTrip(t, DefaultLimits()) },
 	} {
 		want, got := check()

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/refine-spec/refine/gap"
 )
 
 func TestParseDisagreements(t *testing.T) {
@@ -110,10 +112,10 @@ func TestMatchIssue(t *testing.T) {
 		content string
 		want    SoftMatch
 	}{
-		{"half the keywords", "The threshold for error output stays.", SoftMatch{Matched: true, Confidence: Medium, Reason: softMatchReason, KeywordOverlap: 0.5}},
+		{"half the keywords", "The threshold for error output stays.", SoftMatch{Matched: true, Confidence: gap.ConfidenceMedium, Reason: softMatchReason, KeywordOverlap: 0.5}},
 		{"a quarter", "The threshold stays.", SoftMatch{KeywordOverlap: 0.25}},
-		{"quote of the suggestion", "We will not USE schema-based\nvalidation here.", SoftMatch{Matched: true, Confidence: Medium, Reason: softMatchReason, QuoteFound: true}},
-		{"location", "See validate.go, line 40.", SoftMatch{Matched: true, Confidence: Medium, Reason: softMatchReason, LocationReferenced: true}},
+		{"quote of the suggestion", "We will not USE schema-based\nvalidation here.", SoftMatch{Matched: true, Confidence: gap.ConfidenceMedium, Reason: softMatchReason, QuoteFound: true}},
+		{"location", "See validate.go, line 40.", SoftMatch{Matched: true, Confidence: gap.ConfidenceMedium, Reason: softMatchReason, LocationReferenced: true}},
 		{"nothing", "Unrelated text.", SoftMatch{}},
 	}
 	for _, tt := range tests {

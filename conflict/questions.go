@@ -93,14 +93,14 @@ func offered(p question.Question) string {
 	return strings.Join(p.Keys(), ", ")
 }
 
-// ConflictPrompt asks the user to resolve a conflict. The body is Present(c);
+// ConflictQuestion asks the user to resolve a conflict. The body is Present(c);
 // the options are the conflict's A-D; free text is the user's rationale, or
 // for D the alternative itself.
 //
 // Automated default: the recommended option, else A (the Reviewer's
 // position). An unattended run must not drop a HIGH/CRITICAL concern on the
 // Engineer's word, and A is what §4 recommends for CRITICAL.
-func ConflictPrompt(c Conflict) question.Question {
+func ConflictQuestion(c Conflict) question.Question {
 	c = c.withOptions()
 	p := question.Question{
 		ID:        fmt.Sprintf("conflict-r%d-%s", c.Round, c.IssueID),
@@ -138,7 +138,7 @@ func conflictEffect(key string) string {
 	return EffectUserSpecified
 }
 
-// ImplicitPrompt asks what to do about an implicit-disagreement finding,
+// ImplicitQuestion asks what to do about an implicit-disagreement finding,
 // worded as GAP-FLOW-013's presentation in Example 2, with the four actions:
 // 1 request an explicit address, 2 convert to DISAGREE, 3 waive, 4 ignore as
 // a false positive. Free text is a note for the Engineer (1) or the
@@ -148,7 +148,7 @@ func conflictEffect(key string) string {
 // the only action that neither decides the issue nor hides the flag: the
 // Engineer gets one more explicit chance and a later round can still
 // escalate.
-func ImplicitPrompt(f Finding) question.Question {
+func ImplicitQuestion(f Finding) question.Question {
 	is := f.Issue
 	var b strings.Builder
 	b.WriteString("POTENTIAL IMPLICIT DISAGREEMENT DETECTED\n\n")
@@ -175,7 +175,7 @@ func ImplicitPrompt(f Finding) question.Question {
 	}
 }
 
-// RatePrompt asks the user about a rate alert.
+// RateQuestion asks the user about a rate alert.
 //
 // WARN_USER is §3's "DISAGREE RATE WARNING" with its four options and, as in
 // Example 3, the issues disagreed with. Automated default: 1, accept the
@@ -192,7 +192,7 @@ func ImplicitPrompt(f Finding) question.Question {
 // required), review the Reviewer's feedback. Automated default: 1, request
 // revision: the limit exists to stop the round, and only a user can supply
 // the justification.
-func RatePrompt(a RateAlert) question.Question {
+func RateQuestion(a RateAlert) question.Question {
 	var b strings.Builder
 	p := question.Question{Kind: question.KindDisagreeRate, Round: a.Round, AllowText: true, Default: "1"}
 	switch a.Kind {

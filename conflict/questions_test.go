@@ -11,7 +11,7 @@ import (
 )
 
 func TestValidateAnswer(t *testing.T) {
-	conflict := ConflictPrompt(sampleConflict(t, gap.Critical)) // A, B, C, D
+	conflict := ConflictQuestion(sampleConflict(t, gap.Critical)) // A, B, C, D
 	noText := question.Question{ID: "q1", Options: []question.Option{{Key: "yes", Label: "Yes"}, {Key: "no", Label: "No"}}}
 	tests := []struct {
 		name string
@@ -52,13 +52,13 @@ func TestValidateAnswer(t *testing.T) {
 func TestPromptDefaultsAreOffered(t *testing.T) {
 	f := DetectImplicit(ImplicitInput{Round: 4, EngineerOutput: revised, Issues: []Issue{retryIssue(gap.High)}})[0]
 	prompts := []question.Question{
-		ConflictPrompt(sampleConflict(t, gap.Critical)),
-		ConflictPrompt(sampleConflict(t, gap.High)),
-		ConflictPrompt(ConvertImplicit(f, mustTime(t, "2026-01-12T10:00:00Z"))),
-		ImplicitPrompt(f),
+		ConflictQuestion(sampleConflict(t, gap.Critical)),
+		ConflictQuestion(sampleConflict(t, gap.High)),
+		ConflictQuestion(ConvertImplicit(f, mustTime(t, "2026-01-12T10:00:00Z"))),
+		ImplicitQuestion(f),
 	}
 	for _, k := range []RateKind{RateBlock, RateWarn, RateSystematic} {
-		prompts = append(prompts, RatePrompt(RateAlert{Kind: k, Round: 4}))
+		prompts = append(prompts, RateQuestion(RateAlert{Kind: k, Round: 4}))
 	}
 	seen := map[string]bool{}
 	for _, p := range prompts {
@@ -75,10 +75,10 @@ func TestPromptDefaultsAreOffered(t *testing.T) {
 			}
 		}
 	}
-	if got := ConflictPrompt(sampleConflict(t, gap.High)).Default; got != "A" {
+	if got := ConflictQuestion(sampleConflict(t, gap.High)).Default; got != "A" {
 		t.Errorf("HIGH conflict default = %s, want A (no recommendation: the Reviewer)", got)
 	}
-	if got := ConflictPrompt(sampleConflict(t, gap.Critical)).Options[0]; !got.Recommended || got.Effect != EffectReviewer {
+	if got := ConflictQuestion(sampleConflict(t, gap.Critical)).Options[0]; !got.Recommended || got.Effect != EffectReviewer {
 		t.Errorf("CRITICAL option A = %+v", got)
 	}
 	if want := []string{"D"}; !slices.Equal(prompts[0].TextRequired, want) {

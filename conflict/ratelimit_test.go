@@ -133,7 +133,7 @@ func TestCheckRateReplacesRound(t *testing.T) {
 	}
 }
 
-func TestRatePrompts(t *testing.T) {
+func TestRateQuestions(t *testing.T) {
 	issues := hcIssues(2, 6)
 	_, alerts := CheckRate(RateHistory{Records: []RateRecord{{Round: 1, Disagreed: 3, Total: 3}, {Round: 2, Disagreed: 3, Total: 3}}},
 		RateInput{Round: 3, HighCritical: issues, Disagreed: ids(issues), Submitted: 6}, DefaultLimits())
@@ -152,7 +152,7 @@ func TestRatePrompts(t *testing.T) {
 		{"rate-systematic-", []string{"1", "2", "3", "4"}, "1", []string{"Systematic DISAGREE pattern: 12/12 (100%) across last 3 rounds.", "- Round 1: 3 of 3", "Consider: (1) Reviewer feedback style too rigid"}, ""},
 	}
 	for i, tt := range tests {
-		p := RatePrompt(alerts[i])
+		p := RateQuestion(alerts[i])
 		if !strings.HasPrefix(p.ID, tt.kind) || p.Kind != question.KindDisagreeRate || p.Default != tt.def {
 			t.Errorf("%s: kind/default = %s/%s", tt.kind, p.Kind, p.Default)
 		}

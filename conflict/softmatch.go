@@ -1,6 +1,10 @@
 package conflict
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/refine-spec/refine/gap"
+)
 
 // SoftMatchThreshold is §2's keyword overlap at or above which content is
 // taken to address an issue.
@@ -8,9 +12,9 @@ const SoftMatchThreshold = 0.5
 
 // SoftMatch is the result of attempt_soft_issue_match (GAP-FLOW-006 §2).
 type SoftMatch struct {
-	Matched    bool       `json:"matched"`
-	Confidence Confidence `json:"confidence,omitempty"` // MEDIUM when matched
-	Reason     string     `json:"reason,omitempty"`
+	Matched    bool           `json:"matched"`
+	Confidence gap.Confidence `json:"confidence,omitempty"` // MEDIUM when matched
+	Reason     string         `json:"reason,omitempty"`
 	// KeywordOverlap is the share of the summary's keywords found in the
 	// content (Strategy 1).
 	KeywordOverlap float64 `json:"keyword_overlap"`
@@ -74,7 +78,7 @@ func (im issueMatcher) match(t matchText) SoftMatch {
 		im.suggestion != "" && strings.Contains(t.norm, im.suggestion)
 	m.LocationReferenced = im.locate != "" && strings.Contains(t.norm, im.locate)
 	if m.KeywordOverlap >= SoftMatchThreshold || m.QuoteFound || m.LocationReferenced {
-		m.Matched, m.Confidence, m.Reason = true, Medium, softMatchReason
+		m.Matched, m.Confidence, m.Reason = true, gap.ConfidenceMedium, softMatchReason
 	}
 	return m
 }

@@ -123,7 +123,7 @@ type Decision struct {
 	// Reason explains the outcome in one sentence for logs and summaries.
 	Reason string
 	// OfferEarlyTermination: ask the early-termination question
-	// (EarlyTerminationPrompt) before the next round, then store OpenSet
+	// (EarlyTerminationQuestion) before the next round, then store OpenSet
 	// as Input.OfferedOpenSet.
 	OfferEarlyTermination bool
 	// NeedsUserDecisions: termination or progress waits on the user —
@@ -132,7 +132,7 @@ type Decision struct {
 	NeedsUserDecisions bool
 	// NeedsAcknowledgment: USER_APPROVED was chosen but unresolved HIGH
 	// conflicts need the user's explicit acknowledgment first
-	// (HighConflictPrompt); then decide again.
+	// (HighConflictQuestion); then decide again.
 	NeedsAcknowledgment bool
 	// OpenSet fingerprints the open gaps (OpenSetFingerprint).
 	OpenSet string

@@ -67,7 +67,7 @@ func TestDiagnose(t *testing.T) {
 		name     string
 		attempts []AttemptInfo
 		want     []Heuristic
-		conf     Confidence
+		conf     gap.Confidence
 		action   Action
 	}{
 		{"single attempt", []AttemptInfo{{Attempt: 1, Reason: "too abstract", Engineer: long}}, nil, "", ActionContext},
@@ -77,7 +77,7 @@ func TestDiagnose(t *testing.T) {
 				{Attempt: 1, Reason: "Proposals too abstract", Engineer: long, Patterns: []Pattern{AbstractOutput}},
 				{Attempt: 2, Reason: "Proposals still too abstract", Engineer: long, Patterns: []Pattern{AbstractOutput}},
 			},
-			[]Heuristic{SameFailureMode}, High, ActionContext,
+			[]Heuristic{SameFailureMode}, gap.ConfidenceHigh, ActionContext,
 		},
 		{
 			"patterns outvote paraphrased reasons",
@@ -85,12 +85,12 @@ func TestDiagnose(t *testing.T) {
 				{Attempt: 1, Reason: "Proposals too abstract", Engineer: "## Gap Resolution: GAP-FLOW-007\n### Solution\n" + long, Patterns: []Pattern{AbstractOutput}},
 				{Attempt: 2, Reason: "Still no concrete examples", Engineer: "## Gap Resolution: GAP-FLOW-007\n### Solution\n" + long, Patterns: []Pattern{AbstractOutput}},
 			},
-			[]Heuristic{SameFailureMode}, Medium, ActionContext,
+			[]Heuristic{SameFailureMode}, gap.ConfidenceMedium, ActionContext,
 		},
 		{
 			"minimal output",
 			[]AttemptInfo{{Attempt: 1, Reason: "", Engineer: "tbd"}, {Attempt: 2, Reason: "", Engineer: "todo"}},
-			[]Heuristic{MinimalOutput}, High, ActionContext,
+			[]Heuristic{MinimalOutput}, gap.ConfidenceHigh, ActionContext,
 		},
 		{
 			"references unknowns",
@@ -98,7 +98,7 @@ func TestDiagnose(t *testing.T) {
 				{Attempt: 1, Reason: "uses undefined ROUND_STATE", Engineer: long, Patterns: []Pattern{DomainConfusion}},
 				{Attempt: 2, Reason: "ROUND_STATE still undefined", Engineer: long, Patterns: []Pattern{DomainConfusion}},
 			},
-			[]Heuristic{SameFailureMode, ReferencesUnknowns}, High, ActionContext,
+			[]Heuristic{SameFailureMode, ReferencesUnknowns}, gap.ConfidenceHigh, ActionContext,
 		},
 		{
 			"contradiction",
@@ -106,7 +106,7 @@ func TestDiagnose(t *testing.T) {
 				{Attempt: 1, Reason: "x", Engineer: long, Reviewer: "### High Priority\n- The proposal contradicts itself on limits."},
 				{Attempt: 2, Reason: "y", Engineer: long},
 			},
-			[]Heuristic{DifferentFailureModes, SelfContradiction}, Medium, ActionSplit,
+			[]Heuristic{DifferentFailureModes, SelfContradiction}, gap.ConfidenceMedium, ActionSplit,
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/internal/markdown"
 )
 
@@ -85,7 +86,7 @@ type Cause struct {
 	// "Domain gap" or "Gap ambiguity". Match on Heuristic, not on this text.
 	Cause      string
 	Evidence   string
-	Confidence Confidence
+	Confidence gap.Confidence
 }
 
 // Diagnosis is the result of root-cause analysis.
@@ -141,9 +142,9 @@ func Diagnose(attempts []AttemptInfo) Diagnosis {
 		}
 	}
 	if len(unknown) > 0 {
-		conf := Medium
+		conf := gap.ConfidenceMedium
 		if countAttemptsWith(attempts, DomainConfusion, InconsistentRefs) == len(attempts) {
-			conf = High
+			conf = gap.ConfidenceHigh
 		}
 		causes = append(causes, Cause{ReferencesUnknowns, causeMissingContext, "Output references undefined terms or gaps (" + strings.Join(unknown, "; ") + ")", conf})
 	}
@@ -156,7 +157,7 @@ func Diagnose(attempts []AttemptInfo) Diagnosis {
 			sizes = append(sizes, fmt.Sprintf("Attempt %d: %d", a.Attempt, n))
 		}
 		if minimal {
-			causes = append(causes, Cause{MinimalOutput, causeDomainGap, fmt.Sprintf("Output under %d characters in every attempt (%s)", MinGapChars, strings.Join(sizes, ", ")), High})
+			causes = append(causes, Cause{MinimalOutput, causeDomainGap, fmt.Sprintf("Output under %d characters in every attempt (%s)", MinGapChars, strings.Join(sizes, ", ")), gap.ConfidenceHigh})
 		}
 	}
 	var contra []string
@@ -166,7 +167,7 @@ func Diagnose(attempts []AttemptInfo) Diagnosis {
 		}
 	}
 	if len(contra) > 0 {
-		causes = append(causes, Cause{SelfContradiction, causeAmbiguity, "Output contradicts itself (" + strings.Join(contra, "; ") + ")", Medium})
+		causes = append(causes, Cause{SelfContradiction, causeAmbiguity, "Output contradicts itself (" + strings.Join(contra, "; ") + ")", gap.ConfidenceMedium})
 	}
 
 	d := Diagnosis{Causes: causes, Action: ActionContext}
@@ -262,15 +263,15 @@ func failureModes(attempts []AttemptInfo) (Cause, bool) {
 
 	switch {
 	case same > diff:
-		conf := Medium
+		conf := gap.ConfidenceMedium
 		if same >= 2 && diff == 0 {
-			conf = High
+			conf = gap.ConfidenceHigh
 		}
 		return Cause{SameFailureMode, causePromptOrAmbiguity, strings.Join(sameEv, "; "), conf}, true
 	case diff > same:
-		conf := Medium
+		conf := gap.ConfidenceMedium
 		if diff >= 2 && same == 0 {
-			conf = High
+			conf = gap.ConfidenceHigh
 		}
 		return Cause{DifferentFailureModes, causeScopeTooLarge, strings.Join(diffEv, "; "), conf}, true
 	}

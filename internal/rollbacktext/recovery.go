@@ -10,7 +10,7 @@ import (
 	"github.com/refine-spec/refine/rollback"
 )
 
-// Effects of RecoveryPrompt's options.
+// Effects of RecoveryQuestion's options.
 const (
 	EffectReapplyAll    = "reapply-all"
 	EffectModify        = "modify"
@@ -21,14 +21,14 @@ const (
 // ReapplyEffect is the Effect of re-applying one decision.
 func ReapplyEffect(id string) string { return effectReapplyPrefix + id }
 
-// RecoveryPrompt is the "DECISION RECOVERY" question (Example 5) for the
+// RecoveryQuestion is the "DECISION RECOVERY" question (Example 5) for the
 // decisions archived with a rolled-back round. With one decision the
 // options are the spec's three (re-apply, modify and apply, ignore); with
 // several, one "Re-apply X only" per decision, then re-apply all, modify
 // before re-applying, and leave archived. The automated default is to leave
 // the decisions archived: they were rolled back with their round, and only
 // a user may bring them back.
-func RecoveryPrompt(round int, decisions []rollback.Decision) question.Question {
+func RecoveryQuestion(round int, decisions []rollback.Decision) question.Question {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Round %d decisions were archived. Found %s:\n", round, rollbackfmt.Plural(len(decisions), "decision", "decisions"))
 	for i, d := range decisions {
@@ -80,11 +80,11 @@ func RecoveryPrompt(round int, decisions []rollback.Decision) question.Question 
 	return p
 }
 
-// Recovery is what the user chose in RecoveryPrompt.
+// Recovery is what the user chose in RecoveryQuestion.
 type Recovery struct {
 	// Reapply are the decisions to re-apply unchanged.
 	Reapply []rollback.Decision
-	// Modify: ask ModifyPrompt for each decision, then re-apply the results.
+	// Modify: ask ModifyQuestion for each decision, then re-apply the results.
 	Modify bool
 }
 
@@ -92,7 +92,7 @@ type Recovery struct {
 // prompt offered.
 var ErrUnknownEffect = errors.New("unknown option effect")
 
-// ResolveRecovery turns the chosen option of RecoveryPrompt into a Recovery.
+// ResolveRecovery turns the chosen option of RecoveryQuestion into a Recovery.
 func ResolveRecovery(decisions []rollback.Decision, chosen question.Option) (Recovery, error) {
 	switch chosen.Effect {
 	case EffectIgnore:
@@ -128,16 +128,16 @@ func Reapply(d rollback.Decision, round int) rollback.Decision {
 	return d
 }
 
-// Effects of ModifyPrompt's options.
+// Effects of ModifyQuestion's options.
 const (
 	EffectApply        = "apply"
 	EffectSkipDecision = "skip-decision"
 )
 
-// ModifyPrompt asks for the edited choice and rationale of one decision
+// ModifyQuestion asks for the edited choice and rationale of one decision
 // before re-applying it ("Modify and apply"). The answer text is read by
 // Modified. The automated default is to skip: there is no one to edit.
-func ModifyPrompt(round int, d rollback.Decision) question.Question {
+func ModifyQuestion(round int, d rollback.Decision) question.Question {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (archived from Round %d)\n", d.ID, round)
 	fmt.Fprintf(&b, "Current choice: %q\nCurrent rationale: %q\n\n", rollbackfmt.OneLine(d.Choice), rollbackfmt.OneLine(d.Rationale))

@@ -188,7 +188,7 @@ func TestSpecExample2MultiRound(t *testing.T) {
 		t.Fatalf("targets (-want +got):\n%s", diff)
 	}
 	info := []Target{{Round: 7, OpenGaps: 12, DecisionsSince: 1}, {Round: 6, OpenGaps: 14, DecisionsSince: 3}, {Round: 5, OpenGaps: 16, DecisionsSince: 5}}
-	p := ConfirmPrompt(8, info[2], info, 10)
+	p := ConfirmQuestion(8, info[2], info, 10)
 	wantBody := `Available rollback targets:
 | Target | Gaps at Target | Decisions Since | Rounds to Undo |
 |--------|----------------|-----------------|----------------|
@@ -330,10 +330,10 @@ func TestSpecExample3GapSplit(t *testing.T) {
 	}
 
 	diag := rollback.Diagnose(attempts)
-	if diag.Action != rollback.ActionSplit || diag.Primary == nil || diag.Primary.Heuristic != rollback.DifferentFailureModes || diag.Primary.Confidence != rollback.High {
+	if diag.Action != rollback.ActionSplit || diag.Primary == nil || diag.Primary.Heuristic != rollback.DifferentFailureModes || diag.Primary.Confidence != gap.ConfidenceHigh {
 		t.Fatalf("diagnosis = %+v", diag)
 	}
-	p := AnalysisPrompt(RCAInput{
+	p := AnalysisQuestion(RCAInput{
 		Round: 7, Attempts: attempts, Diagnosis: diag, Gap: "GAP-FLOW-007", GapTitle: "Rollback mechanism",
 		Split: []SplitChild{
 			{Title: "Rollback state restoration", Note: "what gets rolled back"},
@@ -447,7 +447,7 @@ func TestSpecExample4SessionLimit(t *testing.T) {
 		t.Errorf("step = %+v, want LimitReached only", step)
 	}
 
-	p := LimitPrompt(h, rollback.DefaultLimit)
+	p := LimitQuestion(h, rollback.DefaultLimit)
 	wantBody := `Used: 7 of 7 rollback attempts
 
 Rollback history:
@@ -509,7 +509,7 @@ func TestSpecExample5DecisionRecovery(t *testing.T) {
 		t.Errorf("archive vs history decisions (-want +got):\n%s", diff)
 	}
 
-	p := RecoveryPrompt(6, res.Records[0].Decisions)
+	p := RecoveryQuestion(6, res.Records[0].Decisions)
 	wantBody := `Round 6 decisions were archived. Found 2 decisions:
 
 1. DECISION-R6-001: Error threshold weights
