@@ -1,6 +1,7 @@
 package refine
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -257,4 +258,23 @@ func TestNextDecisionIDCountsEveryKind(t *testing.T) {
 	if got := nextDecisionID(st, 4); got != "DECISION-R4-001" {
 		t.Errorf("nextDecisionID(4) = %s, want DECISION-R4-001", got)
 	}
+}
+
+// FuzzSeverityOverrides: the user's re-grading text never panics the
+// reader, and every override names an issue the text names, with a valid
+// severity named after it.
+func FuzzSeverityOverrides(f *testing.F) {
+	for _, s := range []string{"ISSUE-R7-001: LOW", "ISSUE-R7-001 and ISSUE-R7-002 to low", "issue-r1-001 high", "ISSUE-R1-001", "ISSUE-R1-001 ÿ CRITICAL"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		for _, o := range severityOverrides(text) {
+			if !o.Severity.Valid() {
+				t.Fatalf("%q: override %s has invalid severity %v", text, o.ID, o.Severity)
+			}
+			if !strings.Contains(strings.ToUpper(text), strings.ToUpper(o.ID)) {
+				t.Fatalf("%q: override names %s, which the text does not", text, o.ID)
+			}
+		}
+	})
 }
