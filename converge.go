@@ -134,16 +134,7 @@ func (s *Session) offerEarlyTermination(ctx context.Context, openSet string) (ag
 func (s *Session) finish(ctx context.Context, o OutcomeStatus, reason string) error {
 	s.st.Outcome, s.st.OutcomeReason, s.st.FinishedAt = o, reason, s.now()
 	s.log.Info("session finished", "outcome", o, "reason", reason)
-	// A finished session asks nothing but its archive cleanup: a question
-	// still pending (one asked before a rollback's limit question ended
-	// the session) can no longer apply, and would keep it PAUSED.
-	s.st.Pending = slices.DeleteFunc(s.st.Pending, func(q Question) bool {
-		if isCleanupQuestion(q) {
-			return false
-		}
-		delete(s.st.Answers, q.ID)
-		return true
-	})
+	dropPendingAtEnd(s.st)
 	ops, err := s.finalOps(ctx)
 	if err != nil {
 		return err

@@ -2,6 +2,7 @@ package refine
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -283,6 +284,21 @@ func choiceBetweenRounds(choice string) string {
 		return ""
 	}
 	return choice
+}
+
+// dropPendingAtEnd drops the questions a finished session no longer
+// asks, with their waiting answers: a finished session asks nothing but
+// its archive cleanup, and a question still pending (one asked before a
+// rollback's limit question ended the session) can no longer apply and
+// would keep it PAUSED.
+func dropPendingAtEnd(st *state) {
+	st.Pending = slices.DeleteFunc(st.Pending, func(q Question) bool {
+		if isCleanupQuestion(q) {
+			return false
+		}
+		delete(st.Answers, q.ID)
+		return true
+	})
 }
 
 // highAckQuestion asks the user to acknowledge the unresolved HIGH

@@ -219,3 +219,18 @@ func TestBlockedWithoutDecisions(t *testing.T) {
 		t.Errorf("a conflict pending: err = %v, want nil", err)
 	}
 }
+
+func TestDropPendingAtEnd(t *testing.T) {
+	cleanup := Question{ID: "archive-cleanup", Kind: KindRollback, Title: "ARCHIVE CLEANUP"}
+	st := &state{
+		Pending: []Question{{ID: "r3-engineer-escalation-1", Kind: KindEscalation}, cleanup, {ID: "r3-divergence", Kind: KindDivergence}},
+		Answers: map[string]Answer{"r3-divergence": {Key: "stop"}, "archive-cleanup": {Key: "1"}, "elsewhere": {Key: "2"}},
+	}
+	dropPendingAtEnd(st)
+	if diff := cmp.Diff([]Question{cleanup}, st.Pending); diff != "" {
+		t.Errorf("pending (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]Answer{"archive-cleanup": {Key: "1"}, "elsewhere": {Key: "2"}}, st.Answers); diff != "" {
+		t.Errorf("answers (-want +got):\n%s", diff)
+	}
+}
