@@ -384,7 +384,7 @@ func (s *Session) execRollback(ctx context.Context, x rollbackExec) (RollbackRep
 	if x.File != nil {
 		x.File()
 	}
-	if err := s.commit(ctx, append(ops, s.convergenceOps()...)...); err != nil {
+	if err := s.commit(ctx, append(ops, convergenceOps(tracker(s.st, &s.cfg))...)...); err != nil {
 		return RollbackReport{}, fmt.Errorf("rollback: %w", err)
 	}
 	s.log.Info("rolled back", "to", x.To, "undone", report.Undone, "archives", report.Archives)

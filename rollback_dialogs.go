@@ -195,7 +195,7 @@ func (s *Session) flowCancel(f *rollbackFlow, decision string, skip bool) error 
 			if skip {
 				rp.Status, rp.SkipNote = roleSkipped, "skipped by the user instead of a rollback"
 				if role == Engineer {
-					if err := s.releaseGaps(rp.Gaps, "Engineer skipped this round"); err != nil {
+					if err := releaseGaps(s.st, rp.Gaps, "Engineer skipped this round", s.now); err != nil {
 						return err
 					}
 				}
@@ -497,7 +497,7 @@ func (s *Session) optionsDialog(ctx context.Context, f *rollbackFlow, attempt in
 	case rollbacktext.EffectRetryNarrow:
 		assigned := s.assignedIn(f.Current)
 		if len(assigned) > 0 {
-			g := s.simplest(&rolePhase{Gaps: assigned})
+			g := simplestGap(&s.st.Ledger, &rolePhase{Gaps: assigned}, s.cfg.Weights)
 			x.Next = &nextRoundPlan{Only: []gap.ID{g}}
 			decision += ": " + string(g)
 		}
