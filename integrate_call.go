@@ -71,22 +71,25 @@ func (s *Session) integrationCall(ctx context.Context, role RoleName, k int, msg
 	}
 	content := res.resp.Content
 	if plan.journaled == nil {
-		call.usage = res.resp.Usage
-		if call.usage == (Usage{}) {
-			for _, m := range msgs {
-				call.usage.PromptTokens += s.tok.Count(m.Content)
-			}
-			call.usage.CompletionTokens = s.tok.Count(content)
-			call.estimated = true
-		}
+		call.usage, call.estimated = callUsage(res.resp.Usage, msgs, content, s.tok)
 		content = s.capOutput(content)
-		journaled := content
-		if len(journaled) > s.cfg.MaxOutputBytes {
-			journaled = journaled[:s.cfg.MaxOutputBytes]
-		}
-		call.ops = append(call.ops, Put(respKey, []byte(journaled)))
+		call.ops = append(call.ops, Put(respKey, []byte(content[:min(len(content), s.cfg.MaxOutputBytes)])))
 	}
 	return content, call, nil
+}
+
+// callUsage is a fresh response's usage: as the provider reported it, or
+// estimated (true) with tok from the prompt and the content.
+func callUsage(reported Usage, msgs []Message, content string, tok Tokenizer) (Usage, bool) {
+	if reported != (Usage{}) {
+		return reported, false
+	}
+	var u Usage
+	for _, m := range msgs {
+		u.PromptTokens += tok.Count(m.Content)
+	}
+	u.CompletionTokens = tok.Count(content)
+	return u, true
 }
 
 // settleIntegrationCall records a validated integration-step call: its

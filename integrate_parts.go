@@ -42,32 +42,8 @@ func (p integrationPart) needsCall(m integrationMaterial) bool {
 // into parts of at most budget tokens (source and resolutions). It fails
 // when one piece with its resolutions is larger than budget.
 func planParts(m integrationMaterial, tok Tokenizer, budget int) ([]integrationPart, error) {
-	d := markdown.Parse(m.source)
-	cuts := []int{0}
-	for _, h := range d.Headings {
-		if h.Level <= 2 && h.Start > 0 {
-			cuts = append(cuts, h.Start)
-		}
-	}
-	chunks := make([]string, len(cuts))
-	for i, c := range cuts {
-		end := len(d.Text)
-		if i+1 < len(cuts) {
-			end = cuts[i+1]
-		}
-		chunks[i] = d.Text[c:end]
-	}
-	placed := make([][]int, len(chunks))
-	for i, g := range m.accepted {
-		at := len(chunks) - 1
-		for c, text := range chunks {
-			if strings.Contains(text, string(g.ID)) && slices.Contains(gap.FindIDs(text), g.ID) {
-				at = c
-				break
-			}
-		}
-		placed[at] = append(placed[at], i)
-	}
+	chunks := sourceChunks(m.source)
+	placed := placeResolutions(m, chunks)
 	var parts []integrationPart
 	cur, cost := integrationPart{}, 0
 	for c, text := range chunks {
@@ -88,6 +64,43 @@ func planParts(m integrationMaterial, tok Tokenizer, budget int) ([]integrationP
 	}
 	cur.last = true
 	return append(parts, cur), nil
+}
+
+// sourceChunks cuts the source at its level-1/2 headings.
+func sourceChunks(source string) []string {
+	d := markdown.Parse(source)
+	cuts := []int{0}
+	for _, h := range d.Headings {
+		if h.Level <= 2 && h.Start > 0 {
+			cuts = append(cuts, h.Start)
+		}
+	}
+	chunks := make([]string, len(cuts))
+	for i, c := range cuts {
+		end := len(d.Text)
+		if i+1 < len(cuts) {
+			end = cuts[i+1]
+		}
+		chunks[i] = d.Text[c:end]
+	}
+	return chunks
+}
+
+// placeResolutions puts each accepted resolution with the first chunk that
+// names its gap, else with the last: the indexes of each chunk's.
+func placeResolutions(m integrationMaterial, chunks []string) [][]int {
+	placed := make([][]int, len(chunks))
+	for i, g := range m.accepted {
+		at := len(chunks) - 1
+		for c, text := range chunks {
+			if strings.Contains(text, string(g.ID)) && slices.Contains(gap.FindIDs(text), g.ID) {
+				at = c
+				break
+			}
+		}
+		placed[at] = append(placed[at], i)
+	}
+	return placed
 }
 
 func clipLine(text string) string {
