@@ -357,13 +357,15 @@ func nextAttempt(recs []attemptRec, from int) (k int, prev *attemptRec) {
 	return k, prev
 }
 
-// checkIntegration validates an integration attempt's output; an empty
-// one is a missing file.
-func checkIntegration(content string, check validate.IntegrationInput) validate.IntegrationResult {
-	if content == "" {
-		return validate.IntegrationResult{Result: validate.FileMissing(keyFinalSpec)}
+// integrationCheck validates an integration attempt's output against
+// check; an empty one is a missing file.
+func integrationCheck(check validate.IntegrationInput) func(string) validate.Result {
+	return func(content string) validate.Result {
+		if content == "" {
+			return validate.FileMissing(keyFinalSpec)
+		}
+		return validate.Integration(content, check).Result
 	}
-	return validate.Integration(content, check)
 }
 
 // integrationEngineer plays the Engineer's integration attempts until one
@@ -393,22 +395,19 @@ func (s *Session) integrationEngineer(ctx context.Context) error {
 			return s.integrationStops(ctx, fmt.Sprintf("the source spec and its %d accepted resolutions make a %d-token prompt, above the integration cap of %d tokens (twice PromptBudget); raise PromptBudget to integrate",
 				len(m.accepted), n, lim.cap))
 		}
-		content, call, err := s.integrationCall(ctx, Engineer, k, msgs, stable, m.ids())
+		at, err := s.integrationCall(ctx, Engineer, k, msgs, stable, m.ids(), integrationCheck(check))
 		if errors.Is(err, ErrNoResponse) {
 			return s.integrationStops(ctx, fmt.Sprintf("the Engineer has no response for the integration call (Engineer call %d: %s)", s.st.Usage.NextCall[string(Engineer)]+1, roleError(err)))
 		}
 		if err != nil {
 			return err
 		}
-		rec := s.settleIntegrationCall(call, checkIntegration(content, check).Result)
-		ops := call.ops
-		if in.engineerSettled(rec, lim.maxRetries) {
+		if in.engineerSettled(at.rec, lim.maxRetries) {
 			_, respKey := finalAttemptKeys(Engineer, k)
-			ops = append(ops, s.copyOp(finalOutputKey(Engineer), respKey, []byte(content)))
-			s.stage(ops...)
+			s.stage(append(at.ops, s.copyOp(finalOutputKey(Engineer), respKey, []byte(at.content)))...)
 			return nil
 		}
-		s.stage(ops...)
+		s.stage(at.ops...)
 	}
 	in.engineerSpent()
 	s.stage()
@@ -475,13 +474,15 @@ func newConsistencyData(st *state, spec string) (*consistencyData, []gap.ID) {
 	return d, ids
 }
 
-// checkReview validates a consistency review; an empty one is a missing
-// file.
-func checkReview(content string, st *state, maxOutputBytes int) validate.Result {
-	if content == "" {
-		return validate.FileMissing(finalOutputKey(Reviewer))
+// reviewCheck validates a consistency review of st's integration; an
+// empty one is a missing file.
+func reviewCheck(st *state, maxOutputBytes int) func(string) validate.Result {
+	return func(content string) validate.Result {
+		if content == "" {
+			return validate.FileMissing(finalOutputKey(Reviewer))
+		}
+		return validate.Reviewer(content, validate.Options{KnownGaps: st.Ledger.IDs(), Round: st.Integration.reviewRound(), MaxOutputBytes: maxOutputBytes})
 	}
-	return validate.Reviewer(content, validate.Options{KnownGaps: st.Ledger.IDs(), Round: st.Integration.reviewRound(), MaxOutputBytes: maxOutputBytes})
 }
 
 // integrationReview plays the consistency review of the accepted
@@ -505,7 +506,7 @@ func (s *Session) integrationReview(ctx context.Context) error {
 			in.Notes = append(in.Notes, fmt.Sprintf("no consistency review: the spec makes a %d-token review prompt, above the cap of %d", n, lim.cap))
 			return s.integrationDone(ctx, FinalSpecIntegrated, "")
 		}
-		content, call, err := s.integrationCall(ctx, Reviewer, k, msgs, stable, ids)
+		at, err := s.integrationCall(ctx, Reviewer, k, msgs, stable, ids, reviewCheck(s.st, lim.maxOutputBytes))
 		if errors.Is(err, ErrNoResponse) {
 			in.Notes = append(in.Notes, fmt.Sprintf("no consistency review: the Reviewer has no response for it (Reviewer call %d: %s)", s.st.Usage.NextCall[string(Reviewer)]+1, roleError(err)))
 			return s.integrationDone(ctx, FinalSpecIntegrated, "")
@@ -513,15 +514,14 @@ func (s *Session) integrationReview(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		vr := checkReview(content, s.st, lim.maxOutputBytes)
-		in.Reviewer = append(in.Reviewer, s.settleIntegrationCall(call, vr))
-		if !vr.Success {
-			s.stage(call.ops...)
+		in.Reviewer = append(in.Reviewer, at.rec)
+		if !at.vr.Success {
+			s.stage(at.ops...)
 			continue
 		}
 		_, respKey := finalAttemptKeys(Reviewer, k)
-		s.stage(append(call.ops, s.copyOp(finalOutputKey(Reviewer), respKey, []byte(content)))...)
-		if in.reviewed(vr.Issues) {
+		s.stage(append(at.ops, s.copyOp(finalOutputKey(Reviewer), respKey, []byte(at.content)))...)
+		if in.reviewed(at.vr.Issues) {
 			return s.integrationDone(ctx, FinalSpecIntegrated, "")
 		}
 		return nil

@@ -223,15 +223,15 @@ func (s *Session) integrationParts(ctx context.Context, m integrationMaterial) e
 		if err != nil {
 			return fmt.Errorf("integration: %w", err)
 		}
-		content, call, err := s.integrationCall(ctx, Engineer, k, msgs, stable, pp.ids)
+		at, err := s.integrationCall(ctx, Engineer, k, msgs, stable, pp.ids, integrationCheck(pp.check))
 		if errors.Is(err, ErrNoResponse) {
 			return s.integrationStops(ctx, fmt.Sprintf("the Engineer has no response for the integration call of part %d of %d (Engineer call %d: %s)", i+1, len(parts), s.st.Usage.NextCall[string(Engineer)]+1, roleError(err)))
 		}
 		if err != nil {
 			return err
 		}
-		in.partSettled(s.settleIntegrationCall(call, checkIntegration(content, pp.check).Result), i, len(parts), lim.maxRetries)
-		s.stage(call.ops...)
+		in.partSettled(at.rec, i, len(parts), lim.maxRetries)
+		s.stage(at.ops...)
 	}
 	return s.joinParts(ctx, m, parts)
 }
