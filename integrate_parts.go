@@ -233,7 +233,18 @@ func (s *Session) integrationParts(ctx context.Context, m integrationMaterial) e
 		in.partSettled(at.rec, i, len(parts), lim.maxRetries)
 		s.stage(at.ops...)
 	}
-	return s.joinParts(ctx, m, parts)
+	// The join: the parts made one spec with one Resolution Log,
+	// validated against the whole material, then sent to review.
+	texts, err := s.partTexts(ctx, parts, in.Parts)
+	if err != nil {
+		return err
+	}
+	spec, why := in.join(texts, m, lim)
+	if why != "" {
+		return s.integrationStops(ctx, why)
+	}
+	s.stage(Put(finalOutputKey(Engineer), []byte(spec)))
+	return nil
 }
 
 // partSettled records the Engineer's attempt at part i of n; a valid one
@@ -279,32 +290,21 @@ func partHeadings(texts []string) []string {
 	return out
 }
 
-// joinParts joins the integrated parts into one spec with one Resolution
-// Log, validates it against the whole material and sends it to review.
-func (s *Session) joinParts(ctx context.Context, m integrationMaterial, parts []integrationPart) error {
-	in := s.st.Integration
-	texts, err := s.partTexts(ctx, parts, in.Parts)
-	if err != nil {
-		return err
-	}
-	lim := limitsOf(s.cfg, s.tok)
-	spec := joinPartTexts(texts)
+// join joins the integrated parts' texts into one spec and validates it
+// against the whole material m: a valid one is accepted and goes to its
+// consistency review; else why says why the parts do not make a spec.
+func (in *integrationState) join(texts []string, m integrationMaterial, lim integrationLimits) (spec, why string) {
+	spec = joinPartTexts(texts)
 	vr := validate.Integration(spec, m.input(lim.maxOutputBytes, in.Decisions))
 	if !vr.Success {
-		return s.integrationStops(ctx, fmt.Sprintf("the %d parts integrated one by one do not make a valid spec together (%s: %s)", len(parts), vr.FailureType, oneLine(vr.Message)))
+		return "", fmt.Sprintf("the %d parts integrated one by one do not make a valid spec together (%s: %s)", len(texts), vr.FailureType, oneLine(vr.Message))
 	}
-	in.joined(len(parts), lim, vr.Warnings)
-	s.stage(Put(finalOutputKey(Engineer), []byte(spec)))
-	return nil
-}
-
-// joined accepts the spec joined from n parts and sends it to review.
-func (in *integrationState) joined(n int, lim integrationLimits, warnings []string) {
 	in.Merged, in.Accepted, in.Step = true, len(in.Engineer), integReview
 	in.Retried = true // no integration retry after the review of a joined spec: its issues are asked
 	in.ReviewerFrom, in.ReviewerBudget = len(in.Reviewer), len(in.Reviewer)+1+lim.maxRetries
-	in.Notes = append(in.Notes, fmt.Sprintf("integrated part by part: %d parts, the whole prompt being above the cap of %d tokens", n, lim.cap))
-	in.Notes = append(in.Notes, warnings...)
+	in.Notes = append(in.Notes, fmt.Sprintf("integrated part by part: %d parts, the whole prompt being above the cap of %d tokens", len(texts), lim.cap))
+	in.Notes = append(in.Notes, vr.Warnings...)
+	return spec, ""
 }
 
 // joinPartTexts joins the integrated parts' texts into one spec: each
