@@ -57,7 +57,7 @@ func (s *Session) integrationCall(ctx context.Context, role RoleName, k int, msg
 			return integrationAttempt{}, fmt.Errorf("%s: journal prompt: %w", where, err)
 		}
 	}
-	plan.ctx = s.beginScope(ctx, Event{Kind: EventAttemptStarted, Role: role, Attempt: k, Phase: PhaseIntegration})
+	plan.ctx = s.tel.beginScope(ctx, Event{Kind: EventAttemptStarted, Role: role, Attempt: k, Phase: PhaseIntegration})
 	res := s.callRole(plan, s.jitter(), s.noteTransport)
 	if res.err != nil && errors.Is(res.err, ErrNoResponse) && s.st.Usage.NextCall[string(role)] == plan.req.Call {
 		// No response is no call: the number goes to the role's next call
@@ -67,7 +67,7 @@ func (s *Session) integrationCall(ctx context.Context, role RoleName, k int, msg
 		delete(s.st.Usage.InFlight, respKey)
 	}
 	if res.err != nil {
-		s.endScope(plan.ctx, Event{Kind: EventAttemptFinished, Role: role, Attempt: k, Phase: PhaseIntegration, Elapsed: s.now().Sub(plan.started),
+		s.tel.endScope(plan.ctx, Event{Kind: EventAttemptFinished, Role: role, Attempt: k, Phase: PhaseIntegration, Elapsed: s.now().Sub(plan.started),
 			FailureType: validate.ExecutionError, Message: res.err.Error(), Err: res.err})
 		return integrationAttempt{}, res.err
 	}
@@ -85,9 +85,9 @@ func (s *Session) integrationCall(ctx context.Context, role RoleName, k int, msg
 	s.st.Usage.add(role, rec.Usage, rec.Calls)
 	delete(s.st.Usage.InFlight, respKey)
 	if !vr.Success {
-		s.emit(Event{Kind: EventValidationFailed, Role: role, Attempt: k, Phase: PhaseIntegration, FailureType: rec.FailureType, Message: rec.Message})
+		s.tel.emit(Event{Kind: EventValidationFailed, Role: role, Attempt: k, Phase: PhaseIntegration, FailureType: rec.FailureType, Message: rec.Message})
 	}
-	s.endScope(plan.ctx, Event{Kind: EventAttemptFinished, Role: role, Attempt: k, Phase: PhaseIntegration,
+	s.tel.endScope(plan.ctx, Event{Kind: EventAttemptFinished, Role: role, Attempt: k, Phase: PhaseIntegration,
 		Elapsed: s.now().Sub(plan.started), FailureType: rec.FailureType, Message: rec.Message, Model: rec.Model,
 		FinishReason: res.resp.FinishReason, AttemptUsage: rec.Usage, Success: rec.Success})
 	at.vr, at.rec = vr, rec

@@ -143,20 +143,20 @@ func TestJoinPartTexts(t *testing.T) {
 	}
 }
 
-func TestCleanupOps(t *testing.T) {
+func TestCleanupDeletes(t *testing.T) {
 	safe := []rollback.ArchiveInfo{{Name: "round_001_rolled_back_1.tar.gz"}, {Name: "round_002_rolled_back_1.tar.gz"}}
 	// Moved to cold storage (moveToCold refuses an unsafe archive): every
 	// archive leaves the session.
-	if got, want := cleanupOps(rollback.CleanupCold, safe, time.Time{}), []Op{Delete(safe[0].Name), Delete(safe[1].Name)}; !cmp.Equal(got, want) {
+	if got, want := cleanupDeletes(rollback.CleanupCold, safe, time.Time{}), []Op{Delete(safe[0].Name), Delete(safe[1].Name)}; !cmp.Equal(got, want) {
 		t.Errorf("cold = %v, want %v", got, want)
 	}
 	// Deleted: an unsafe archive stays for a person to look at.
 	mixed := []rollback.ArchiveInfo{safe[0], {Name: "round_003_rolled_back_1.tar.gz", Unsafe: "a link"}}
-	if got, want := cleanupOps(rollback.CleanupDelete, mixed, time.Time{}), []Op{Delete(safe[0].Name)}; !cmp.Equal(got, want) {
+	if got, want := cleanupDeletes(rollback.CleanupDelete, mixed, time.Time{}), []Op{Delete(safe[0].Name)}; !cmp.Equal(got, want) {
 		t.Errorf("delete = %v, want %v", got, want)
 	}
 	// Kept: none leaves.
-	if got := cleanupOps(rollback.CleanupKeep, safe, time.Time{}); len(got) != 0 {
+	if got := cleanupDeletes(rollback.CleanupKeep, safe, time.Time{}); len(got) != 0 {
 		t.Errorf("keep = %v, want nothing removed", got)
 	}
 }

@@ -223,7 +223,7 @@ func (s *Session) execRollback(ctx context.Context, x rollbackExec) (RollbackRep
 		}
 		if kind, _, ok := rollback.ParseBackupKey(k); ok && kind == rollback.StateBackup {
 			// A state backup refers to the session's journal: rebuild it.
-			if b, err = s.resolveBackup(ctx, k, b); err != nil {
+			if b, err = resolveBackup(ctx, s.cfg.Store, k, b); err != nil {
 				return RollbackReport{}, fmt.Errorf("rollback: %s: %w", k, err)
 			}
 		}
@@ -388,7 +388,7 @@ func (s *Session) execRollback(ctx context.Context, x rollbackExec) (RollbackRep
 		return RollbackReport{}, fmt.Errorf("rollback: %w", err)
 	}
 	s.log.Info("rolled back", "to", x.To, "undone", report.Undone, "archives", report.Archives)
-	s.emit(Event{Kind: EventRolledBack, Round: x.To, Message: fmt.Sprintf("rolled back round(s) %s to round %d: %s", joinInts(report.Undone), x.To, strings.Join(report.Archives, ", "))})
+	s.tel.emit(Event{Kind: EventRolledBack, Round: x.To, Message: fmt.Sprintf("rolled back round(s) %s to round %d: %s", joinInts(report.Undone), x.To, strings.Join(report.Archives, ", "))})
 	report.Adjustments = autoAdj
 	report.AutoApplied = x.Auto
 	report.Remaining = max(0, s.rollbackLimit()-s.st.Rollbacks.Used())

@@ -311,7 +311,7 @@ func (s *Session) splitGap(ctx context.Context, round, to int) (gap.ID, string, 
 	if err != nil {
 		return "", "", fmt.Errorf("rollback analysis: read %s: %w", key, err)
 	}
-	if b, err = s.resolveBackup(ctx, key, b); err != nil {
+	if b, err = resolveBackup(ctx, s.cfg.Store, key, b); err != nil {
 		return "", "", fmt.Errorf("rollback analysis: %s: %w", key, err)
 	}
 	restored, err := parseState(b)
@@ -535,7 +535,7 @@ func (s *Session) targetRows(ctx context.Context, current int) ([]rollbacktext.T
 	var rows []rollbacktext.Target
 	for _, t := range s.limitedTargets(ctx, current) {
 		row := rollbacktext.Target{Round: t}
-		b, err := s.readStateBackup(ctx, t)
+		b, err := readStateBackup(ctx, storeView{store: s.cfg.Store, pending: s.pending}, t)
 		if err != nil {
 			return nil, fmt.Errorf("rollback targets: read %s: %w", backupKeyState(t), err)
 		}
