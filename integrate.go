@@ -222,15 +222,23 @@ func (s *Session) integrate(ctx context.Context) (paused bool, err error) {
 	}
 	for in != nil && in.Step != integDone {
 		var st stop
+		var why string
 		switch in.Step {
 		case integEngineer:
-			err = s.integrationEngineer(ctx)
+			why, err = s.integrationEngineer(ctx)
 		case integReview:
 			err = s.integrationReview(ctx)
 		case integAsk:
 			st, err = s.integrationAsk(ctx)
 		default:
 			return false, fmt.Errorf("integration: %w: unknown step %q in state.json", ErrCorrupt, in.Step)
+		}
+		if err == nil && why != "" {
+			if in.stopped(why) {
+				err = s.integrationDone(ctx, FinalSpecAppendix, why)
+			} else {
+				s.stage()
+			}
 		}
 		if err != nil || st == waitForAnswer {
 			return st == waitForAnswer, err
@@ -369,12 +377,13 @@ func integrationCheck(check validate.IntegrationInput) func(string) validate.Res
 }
 
 // integrationEngineer plays the Engineer's integration attempts until one
-// is valid or the attempts allowed are spent.
-func (s *Session) integrationEngineer(ctx context.Context) error {
+// is valid or the attempts allowed are spent; stopped says why they end
+// early (see integrationState.stopped).
+func (s *Session) integrationEngineer(ctx context.Context) (stopped string, err error) {
 	in := s.st.Integration
 	m, err := s.integrationMaterial(ctx)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if in.PartsMode {
 		return s.integrationParts(ctx, m)
@@ -386,32 +395,32 @@ func (s *Session) integrationEngineer(ctx context.Context) error {
 		k, prev := nextAttempt(in.Engineer, in.EngineerFrom)
 		msgs, stable, err := integrationMessages(d, k-in.EngineerFrom, in.EngineerBudget-in.EngineerFrom, prev)
 		if err != nil {
-			return fmt.Errorf("integration: %w", err)
+			return "", fmt.Errorf("integration: %w", err)
 		}
 		if n := countMessages(lim.tok, msgs); n > lim.cap {
 			if in.startParts() {
 				return s.integrationParts(ctx, m)
 			}
-			return s.integrationStops(ctx, fmt.Sprintf("the source spec and its %d accepted resolutions make a %d-token prompt, above the integration cap of %d tokens (twice PromptBudget); raise PromptBudget to integrate",
-				len(m.accepted), n, lim.cap))
+			return fmt.Sprintf("the source spec and its %d accepted resolutions make a %d-token prompt, above the integration cap of %d tokens (twice PromptBudget); raise PromptBudget to integrate",
+				len(m.accepted), n, lim.cap), nil
 		}
 		at, err := s.integrationCall(ctx, Engineer, k, msgs, stable, m.ids(), integrationCheck(check))
 		if errors.Is(err, ErrNoResponse) {
-			return s.integrationStops(ctx, fmt.Sprintf("the Engineer has no response for the integration call (Engineer call %d: %s)", s.st.Usage.NextCall[string(Engineer)]+1, roleError(err)))
+			return fmt.Sprintf("the Engineer has no response for the integration call (Engineer call %d: %s)", s.st.Usage.NextCall[string(Engineer)]+1, roleError(err)), nil
 		}
 		if err != nil {
-			return err
+			return "", err
 		}
 		if in.engineerSettled(at.rec, lim.maxRetries) {
 			_, respKey := finalAttemptKeys(Engineer, k)
 			s.stage(append(at.ops, s.copyOp(finalOutputKey(Engineer), respKey, []byte(at.content)))...)
-			return nil
+			return "", nil
 		}
 		s.stage(at.ops...)
 	}
 	in.engineerSpent()
 	s.stage()
-	return nil
+	return "", nil
 }
 
 // startParts switches to integration part by part when the whole prompt
@@ -446,18 +455,16 @@ func (in *integrationState) engineerSpent() {
 	in.Step = integAsk
 }
 
-// integrationStops ends the Engineer's attempts for why: the appendix
-// form, unless an integration already validated (the retry after a
-// consistency review), which then goes to the user with its issues.
-func (s *Session) integrationStops(ctx context.Context, why string) error {
-	in := s.st.Integration
+// stopped ends the Engineer's attempts for why: the appendix form (true),
+// unless an integration already validated (the retry after a consistency
+// review), which then goes to the user with its issues.
+func (in *integrationState) stopped(why string) (appendix bool) {
 	if in.Accepted == 0 {
-		return s.integrationDone(ctx, FinalSpecAppendix, why)
+		return true
 	}
 	in.Notes = append(in.Notes, "the integration retry after the consistency review was not made: "+why)
 	in.Step = integAsk
-	s.stage()
-	return nil
+	return false
 }
 
 // newConsistencyData fills the consistency review's prompt for spec, with

@@ -101,6 +101,18 @@ func TestIntegrationStateDecisions(t *testing.T) {
 		want: integrationState{Step: integAsk, Engineer: []attemptRec{fail}, Asked: 1},
 		ret:  FinalSpecAppendix + "|the integration failed validation 1 times (last: INTEGRATION_STRUCTURE: no Resolution Log) and the user kept the appendix form",
 	}, {
+		name: "stopped with nothing accepted: the appendix",
+		in:   integrationState{Step: integEngineer, Engineer: []attemptRec{fail}},
+		play: func(in *integrationState) any { return in.stopped("no response") },
+		want: integrationState{Step: integEngineer, Engineer: []attemptRec{fail}},
+		ret:  true,
+	}, {
+		name: "stopped retry after a review: the user decides",
+		in:   integrationState{Step: integEngineer, Accepted: 1, Retried: true},
+		play: func(in *integrationState) any { return in.stopped("no response") },
+		want: integrationState{Step: integAsk, Accepted: 1, Retried: true, Notes: []string{"the integration retry after the consistency review was not made: no response"}},
+		ret:  false,
+	}, {
 		name: "a failed part is named in its message",
 		in:   integrationState{Step: integEngineer, PartsMode: true, Parts: []int{0}, EngineerBudget: 3},
 		play: func(in *integrationState) any { in.partSettled(fail, 1, 3, 2); return nil },

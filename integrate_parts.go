@@ -186,16 +186,14 @@ func newPartPrompt(st *state, m integrationMaterial, p integrationPart, i, n int
 }
 
 // integrationParts plays the part-by-part integration: the Engineer's
-// attempts for each part in turn, then the join.
-func (s *Session) integrationParts(ctx context.Context, m integrationMaterial) error {
+// attempts for each part in turn, then the join; stopped says why it ends
+// early (see integrationState.stopped).
+func (s *Session) integrationParts(ctx context.Context, m integrationMaterial) (stopped string, err error) {
 	in := s.st.Integration
 	lim := limitsOf(s.cfg, s.tok)
 	parts, why, err := integrationPlan(s.st, m, lim)
-	if err != nil {
-		return err
-	}
-	if why != "" {
-		return s.integrationStops(ctx, why)
+	if err != nil || why != "" {
+		return why, err
 	}
 	for len(in.Parts) < len(parts) {
 		i := len(in.Parts)
@@ -207,13 +205,13 @@ func (s *Session) integrationParts(ctx context.Context, m integrationMaterial) e
 		if len(in.Engineer) >= in.EngineerBudget {
 			in.Step = integAsk
 			s.stage()
-			return nil
+			return "", nil
 		}
 		var others []string
 		if p.last {
 			texts, err := s.partTexts(ctx, parts, in.Parts)
 			if err != nil {
-				return err
+				return "", err
 			}
 			others = partHeadings(texts)
 		}
@@ -221,14 +219,14 @@ func (s *Session) integrationParts(ctx context.Context, m integrationMaterial) e
 		k, prev := nextAttempt(in.Engineer, in.EngineerFrom)
 		msgs, stable, err := integrationMessages(pp.data, k-in.EngineerFrom, in.EngineerBudget-in.EngineerFrom, prev)
 		if err != nil {
-			return fmt.Errorf("integration: %w", err)
+			return "", fmt.Errorf("integration: %w", err)
 		}
 		at, err := s.integrationCall(ctx, Engineer, k, msgs, stable, pp.ids, integrationCheck(pp.check))
 		if errors.Is(err, ErrNoResponse) {
-			return s.integrationStops(ctx, fmt.Sprintf("the Engineer has no response for the integration call of part %d of %d (Engineer call %d: %s)", i+1, len(parts), s.st.Usage.NextCall[string(Engineer)]+1, roleError(err)))
+			return fmt.Sprintf("the Engineer has no response for the integration call of part %d of %d (Engineer call %d: %s)", i+1, len(parts), s.st.Usage.NextCall[string(Engineer)]+1, roleError(err)), nil
 		}
 		if err != nil {
-			return err
+			return "", err
 		}
 		in.partSettled(at.rec, i, len(parts), lim.maxRetries)
 		s.stage(at.ops...)
@@ -237,14 +235,13 @@ func (s *Session) integrationParts(ctx context.Context, m integrationMaterial) e
 	// validated against the whole material, then sent to review.
 	texts, err := s.partTexts(ctx, parts, in.Parts)
 	if err != nil {
-		return err
+		return "", err
 	}
 	spec, why := in.join(texts, m, lim)
-	if why != "" {
-		return s.integrationStops(ctx, why)
+	if why == "" {
+		s.stage(Put(finalOutputKey(Engineer), []byte(spec)))
 	}
-	s.stage(Put(finalOutputKey(Engineer), []byte(spec)))
-	return nil
+	return why, nil
 }
 
 // partSettled records the Engineer's attempt at part i of n; a valid one
