@@ -292,7 +292,7 @@ func (s *Session) endAttempt(plan attemptPlan, out attemptOutcome, err error) {
 // complianceCheck holds a valid Engineer output to the recorded decisions
 // (FLOW-006 §5): re-arguing a decided conflict is the retriable failure
 // RE_ARGUED_CONFLICT, quoting the decision; a repeated position is a warning.
-func complianceCheck(res validate.Result, content string, decided []conflict.Decision) validate.Result {
+func complianceCheck(res validate.Result, content string, decided []conflict.Ruling) validate.Result {
 	if len(decided) == 0 || (!res.Success && res.FailureType != validate.ReArguedConflict) {
 		return res
 	}

@@ -236,7 +236,7 @@ func (s *Session) execRollback(ctx context.Context, x rollbackExec) (RollbackRep
 		mode = rollback.ModeInteractive // a prompted rollback in AUTO_RETRY mode
 	}
 	exec := rollback.Execution{Files: files, At: now, Reason: x.Reason, Mode: mode, Trigger: x.Trigger,
-		Adjustments: slices.Clone(x.Adjustments), Decisions: map[int][]rollback.Decision{}, Analyses: map[int]string{}, Patterns: map[int][]rollback.Pattern{}}
+		Adjustments: slices.Clone(x.Adjustments), Decisions: map[int][]rollback.RoundDecision{}, Analyses: map[int]string{}, Patterns: map[int][]rollback.Pattern{}}
 	report := RollbackReport{Round: x.To, RootCause: x.RootCause, Decision: x.Decision}
 	spec, err := s.source(ctx)
 	if err != nil {
@@ -276,7 +276,7 @@ func (s *Session) execRollback(ctx context.Context, x rollbackExec) (RollbackRep
 			// The round's own decisions: not an earlier rollback's dialog
 			// answers filed under it, nor the session's end.
 			if d.Round == rp.Round && !d.Procedural {
-				exec.Decisions[rp.Round] = append(exec.Decisions[rp.Round], rollback.Decision{ID: d.ID, Issue: d.Issue, Summary: d.Question, Option: d.Option, Choice: d.Decision, Rationale: d.Text})
+				exec.Decisions[rp.Round] = append(exec.Decisions[rp.Round], rollback.RoundDecision{ID: d.ID, Issue: d.Issue, Summary: d.Question, Option: d.Option, Choice: d.Decision, Rationale: d.Text})
 			}
 		}
 		for _, d := range s.st.ConflictDecisions {
@@ -415,8 +415,8 @@ func (s *Session) applySplit(p *splitPlan) error {
 
 // conflictRecoverable is a conflict decision as the archive and the
 // decision-recovery question show it.
-func conflictRecoverable(d conflict.Decision) rollback.Decision {
-	return rollback.Decision{ID: d.ID, Issue: d.IssueID, Summary: "Conflict " + d.IssueID + ": " + d.Subject,
+func conflictRecoverable(d conflict.Ruling) rollback.RoundDecision {
+	return rollback.RoundDecision{ID: d.ID, Issue: d.IssueID, Summary: "Conflict " + d.IssueID + ": " + d.Subject,
 		Option: d.ChosenOption, Choice: d.Decision, Rationale: d.Rationale}
 }
 
