@@ -18,7 +18,7 @@ import (
 func TestNewIntegration(t *testing.T) {
 	st := &state{Outcome: StatusComplete, Round: 4,
 		Decisions:         []decisionRecord{{ID: "DECISION-R3-001"}, {ID: "DECISION-R1-002"}},
-		ConflictDecisions: []conflict.Decision{{ID: "DECISION-R2-001"}}}
+		ConflictDecisions: []conflict.Ruling{{ID: "DECISION-R2-001"}}}
 	in := newIntegration(st, true, 2)
 	want := &integrationState{Step: integEngineer, Round: 4, EngineerBudget: 3,
 		Decisions: []string{"DECISION-R1-002", "DECISION-R2-001", "DECISION-R3-001"}}
