@@ -130,7 +130,7 @@ func (s *Session) reassign(role RoleName, text string) ([]gap.ID, error) {
 		rp.Gaps = picked
 		return picked, nil
 	}
-	cands := s.assignable()
+	cands := s.st.assignable()
 	gap.AssignmentOrder(cands)
 	var picked []gap.ID
 	// Named gaps may be any assignable gap or one of the current ones.

@@ -79,7 +79,7 @@ func (s *Session) runParallel(ctx context.Context) (done bool, err error) {
 		}
 	}
 	rp.Status = roleAccepted
-	if err := s.applyEngineer(rp, acc); err != nil {
+	if err := s.st.applyEngineer(rp, acc, s.now); err != nil {
 		return false, err
 	}
 	merged := strings.Join(texts, "\n\n") + "\n"
@@ -190,7 +190,7 @@ func (s *Session) draftParts(ctx context.Context, rp *rolePhase) error {
 		}
 		if out.rec.Success {
 			m.part.Status = roleAccepted
-			m.part.Result = s.acceptedFrom(Engineer, out.result)
+			m.part.Result = acceptedFrom(Engineer, s.st.Current.N, out.result)
 		}
 		if err := s.commit(ctx, out.ops...); err != nil {
 			fail(err)

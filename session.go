@@ -486,10 +486,10 @@ func (s *Session) Step(ctx context.Context) (rep RoundReport, err error) {
 		rep.Outcome, rep.Pending = o.Status, o.Pending
 		return rep, err
 	}
-	if s.endOfRoundDue() {
+	if s.st.endOfRoundDue() {
 		// The rest of the round in progress is its end-of-round check.
 		_, err = s.checkTermination(ctx)
-		if err == nil && !s.unansweredPending() && !s.st.Outcome.Terminal() {
+		if err == nil && !s.st.unansweredPending() && !s.st.Outcome.Terminal() {
 			s.st.EndChecked = s.st.Round
 			s.stage()
 		}
