@@ -79,7 +79,7 @@ func (s *Session) integrationCall(ctx context.Context, role RoleName, k int, msg
 			call.usage.CompletionTokens = s.tok.Count(content)
 			call.estimated = true
 		}
-		content = s.capOutput(content)
+		content = capOutput(content, s.cfg.MaxOutputBytes)
 		journaled := content
 		if len(journaled) > s.cfg.MaxOutputBytes {
 			journaled = journaled[:s.cfg.MaxOutputBytes]
