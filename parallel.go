@@ -101,54 +101,53 @@ type partCall struct {
 func (s *Session) draftParts(ctx context.Context, rp *rolePhase) error {
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	msgs := s.workers.NewChannel(ctx)
-	inFlight := 0
-	needed := 0 // calls left to Next's caller
-	var firstErr error
-	fail := func(err error) {
-		if firstErr == nil {
-			firstErr = err
-			cancel()
+	d := &partDrafter{s: s, rp: rp, ctx: ctx, wctx: wctx, cancel: cancel, msgs: s.workers.NewChannel(ctx)}
+	d.queueRunning()
+	for {
+		d.dispatchQueued()
+		if d.inFlight == 0 {
+			break
 		}
+		d.take(d.msgs.Receive(ctx).(partCall))
 	}
-
-	// dispatch plans the next attempt of p, makes its prompt durable and
-	// hands the role call to a worker.
-	dispatch := func(p *partState) error {
-		if len(p.Attempts) >= 1+s.cfg.MaxRetries {
-			p.Status = partExhausted
-			return s.commit(ctx)
-		}
-		plan, err := s.planAttempt(wctx, Engineer, string(p.Gap), len(p.Attempts)+1, rp)
-		if err != nil {
-			return err
-		}
-		if plan.needed {
-			needed++ // Next returns it; the part goes on when it is delivered
-			return nil
-		}
-		if plan.journaled == nil {
-			if err := s.flush(ctx); err != nil {
-				err = fmt.Errorf("%s: journal prompt: %w", plan.where, err)
-				s.endAttempt(plan, attemptOutcome{}, err)
-				return err
-			}
-		}
-		jitter := s.jitter()
-		inFlight++
-		s.workers.Go(plan.ctx, func(ctx context.Context) {
-			plan := plan
-			plan.ctx = ctx
-			note := func(n transportNote) { msgs.Send(ctx, partCall{part: p, plan: plan, note: &n}) }
-			msgs.Send(ctx, partCall{part: p, plan: plan, res: s.callRole(plan, jitter, note)})
-		})
-		return nil
+	// Every worker has sent its result, its last act: none is left running.
+	if d.firstErr == nil && d.needed > 0 {
+		return errNeedCalls
 	}
+	return d.firstErr
+}
 
-	var queue []*partState
-	for _, p := range rp.Parts {
+// partDrafter is one run of draftParts, on the session's goroutine: the
+// parts waiting for an attempt, the role calls in flight on workers, the
+// calls left to Next's caller, and the first error.
+type partDrafter struct {
+	s  *Session
+	rp *rolePhase
+	// ctx is draftParts' context; wctx, cancelled by the first error, is
+	// the one the role calls run in.
+	ctx, wctx context.Context
+	cancel    context.CancelFunc
+	msgs      channel
+	queue     []*partState
+	inFlight  int
+	needed    int // calls left to Next's caller
+	firstErr  error
+}
+
+// fail keeps the first error and cancels the calls in flight.
+func (d *partDrafter) fail(err error) {
+	if d.firstErr == nil {
+		d.firstErr = err
+		d.cancel()
+	}
+}
+
+// queueRunning queues the running parts, in gap order.
+func (d *partDrafter) queueRunning() {
+	s := d.s
+	for _, p := range d.rp.Parts {
 		if p.Status == roleRunning {
-			queue = append(queue, p)
+			d.queue = append(d.queue, p)
 		}
 	}
 	if s.external() {
@@ -156,55 +155,89 @@ func (s *Session) draftParts(ctx context.Context, rp *rolePhase) error {
 		// results are settled, and journaled with the next Ready, before
 		// new calls are asked for. Otherwise a crash after that Ready lost
 		// responses already paid for (simulator seed 20700).
-		slices.SortStableFunc(queue, func(a, b *partState) int {
+		slices.SortStableFunc(d.queue, func(a, b *partState) int {
 			return cmp.Compare(s.deliveredFor(b, len(b.Attempts)+1), s.deliveredFor(a, len(a.Attempts)+1))
 		})
 	}
-	for {
-		for firstErr == nil && len(queue) > 0 && inFlight+needed < s.cfg.ParallelGaps {
-			p := queue[0]
-			queue = queue[1:]
-			if err := dispatch(p); err != nil {
-				fail(err)
-			}
-		}
-		if inFlight == 0 {
-			break
-		}
-		m := msgs.Receive(ctx).(partCall)
-		if m.note != nil {
-			s.noteTransport(*m.note)
-			continue
-		}
-		inFlight--
-		if firstErr != nil {
-			// Stopping: the call's result is not recorded, but its scope
-			// is closed.
-			s.endAttempt(m.plan, attemptOutcome{}, firstErr)
-			continue
-		}
-		out, err := s.settle(ctx, m.plan, m.res, &m.part.Attempts)
-		if err != nil {
-			fail(err)
-			continue
-		}
-		if out.rec.Success {
-			m.part.Status = roleAccepted
-			m.part.Result = acceptedFrom(Engineer, s.st.Current.N, out.result)
-		}
-		if err := s.commit(ctx, out.ops...); err != nil {
-			fail(err)
-			continue
-		}
-		if m.part.Status == roleRunning {
-			queue = append(queue, m.part)
+}
+
+// dispatchQueued dispatches queued parts while there is room for a call.
+func (d *partDrafter) dispatchQueued() {
+	for d.firstErr == nil && len(d.queue) > 0 && d.inFlight+d.needed < d.s.cfg.ParallelGaps {
+		p := d.queue[0]
+		d.queue = d.queue[1:]
+		if err := d.dispatch(p); err != nil {
+			d.fail(err)
 		}
 	}
-	// Every worker has sent its result, its last act: none is left running.
-	if firstErr == nil && needed > 0 {
-		return errNeedCalls
+}
+
+// dispatch plans the next attempt of p, makes its prompt durable and
+// hands the role call to a worker.
+func (d *partDrafter) dispatch(p *partState) error {
+	s, ctx := d.s, d.ctx
+	if len(p.Attempts) >= 1+s.cfg.MaxRetries {
+		p.Status = partExhausted
+		return s.commit(ctx)
 	}
-	return firstErr
+	plan, err := s.planAttempt(d.wctx, Engineer, string(p.Gap), len(p.Attempts)+1, d.rp)
+	if err != nil {
+		return err
+	}
+	if plan.needed {
+		d.needed++ // Next returns it; the part goes on when it is delivered
+		return nil
+	}
+	if plan.journaled == nil {
+		if err := s.flush(ctx); err != nil {
+			err = fmt.Errorf("%s: journal prompt: %w", plan.where, err)
+			s.endAttempt(plan, attemptOutcome{}, err)
+			return err
+		}
+	}
+	jitter := s.jitter()
+	d.inFlight++
+	msgs := d.msgs
+	s.workers.Go(plan.ctx, func(ctx context.Context) {
+		plan := plan
+		plan.ctx = ctx
+		note := func(n transportNote) { msgs.Send(ctx, partCall{part: p, plan: plan, note: &n}) }
+		msgs.Send(ctx, partCall{part: p, plan: plan, res: s.callRole(plan, jitter, note)})
+	})
+	return nil
+}
+
+// take handles a worker's message: records a transport retry, or settles
+// and commits a call's result and queues its part again while it runs.
+func (d *partDrafter) take(m partCall) {
+	s, ctx := d.s, d.ctx
+	if m.note != nil {
+		s.noteTransport(*m.note)
+		return
+	}
+	d.inFlight--
+	if d.firstErr != nil {
+		// Stopping: the call's result is not recorded, but its scope
+		// is closed.
+		s.endAttempt(m.plan, attemptOutcome{}, d.firstErr)
+		return
+	}
+	out, err := s.settle(ctx, m.plan, m.res, &m.part.Attempts)
+	if err != nil {
+		d.fail(err)
+		return
+	}
+	if out.rec.Success {
+		m.part.Status = roleAccepted
+		m.part.Result = acceptedFrom(Engineer, s.st.Current.N, out.result)
+	}
+	if err := s.commit(ctx, out.ops...); err != nil {
+		d.fail(err)
+		return
+	}
+	if m.part.Status == roleRunning {
+		d.queue = append(d.queue, m.part)
+	}
 }
 
 // deliveredFor reports, as 1 or 0, whether Deliver has handed over the
