@@ -101,28 +101,30 @@ func clipLine(text string) string {
 // partsBudget is how many tokens of source and resolutions a part's prompt
 // may carry: the cap less what every part's prompt carries besides (the
 // rules, the decisions, the open gaps), less a tenth for the retry notice.
+// It is worked out once and kept in the integration's state.
 func (s *Session) partsBudget(m integrationMaterial) (int, error) {
+	in := s.st.Integration
+	if in.PartsBudget != 0 {
+		return in.PartsBudget, nil
+	}
 	d := s.integrationData(m)
 	d.Source, d.Resolutions, d.Parts, d.Part, d.Last, d.SourceInUser = "", nil, 2, 2, true, true
 	msgs, _, err := s.integrationMessages(d, 1, 1, nil)
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("integration: %w", err)
 	}
 	overhead := s.countMessages(msgs)
-	return (s.integrationCap() - overhead) * 9 / 10, nil
+	in.PartsBudget = (s.integrationCap() - overhead) * 9 / 10
+	return in.PartsBudget, nil
 }
 
 // integrationParts plays the part-by-part integration: the Engineer's
 // attempts for each part in turn, then the join.
 func (s *Session) integrationParts(ctx context.Context, m integrationMaterial) error {
 	in := s.st.Integration
-	budget := in.PartsBudget
-	if budget == 0 {
-		b, err := s.partsBudget(m)
-		if err != nil {
-			return fmt.Errorf("integration: %w", err)
-		}
-		budget, in.PartsBudget = b, b
+	budget, err := s.partsBudget(m)
+	if err != nil {
+		return err
 	}
 	if budget <= 0 {
 		return s.integrationStops(ctx, fmt.Sprintf("the decisions and open gaps alone fill the integration cap of %d tokens (twice PromptBudget); raise PromptBudget to integrate", s.integrationCap()))
@@ -144,37 +146,16 @@ func (s *Session) integrationParts(ctx context.Context, m integrationMaterial) e
 			return nil
 		}
 		k := len(in.Engineer) + 1
-		var prev *attemptRec
-		if k-1 > in.EngineerFrom {
-			prev = &in.Engineer[k-2]
-		}
 		d := s.integrationData(m)
-		d.Part, d.Parts, d.Last, d.SourceInUser = i+1, len(parts), p.last, true
-		d.Source = strings.TrimSpace(p.source)
-		d.SourceFence = fenceFor(d.Source)
-		check := validate.IntegrationInput{Source: p.source, MaxOutputBytes: s.cfg.MaxOutputBytes, SkipSize: true}
-		var ids []gap.ID
-		d.Resolutions = nil
-		material := utf8.RuneCountInString(p.source)
-		for _, r := range p.res {
-			g, text := m.accepted[r], strings.TrimSpace(m.resolutions[r].Text)
-			d.Resolutions = append(d.Resolutions, integrationResolution{ID: g.ID, Title: g.Title, Text: text, Fence: fenceFor(text)})
-			check.Resolutions = append(check.Resolutions, m.resolutions[r])
-			ids = append(ids, g.ID)
-			material += utf8.RuneCountInString(m.resolutions[r].Text)
-		}
-		d.MinChars = int(validate.IntegrationMinSize*float64(material)) + 1
-		d.MaxChars = int(validate.IntegrationMaxSize * float64(material))
+		check, ids := partRequest(d, m, p, i, len(parts), s.cfg.MaxOutputBytes)
 		if p.last {
 			check.Decisions = in.Decisions
 			check.Limitations = m.input(s, nil).Limitations
 			if check.OtherHeadings, err = s.partHeadings(ctx, parts, in.Parts); err != nil {
 				return err
 			}
-		} else {
-			d.Decisions, d.Limitations = nil, nil
 		}
-		msgs, stable, err := s.integrationMessages(d, k-in.EngineerFrom, in.EngineerBudget-in.EngineerFrom, prev)
+		msgs, stable, err := s.integrationMessages(d, k-in.EngineerFrom, in.EngineerBudget-in.EngineerFrom, in.answered(k))
 		if err != nil {
 			return fmt.Errorf("integration: %w", err)
 		}
@@ -185,12 +166,7 @@ func (s *Session) integrationParts(ctx context.Context, m integrationMaterial) e
 		if err != nil {
 			return err
 		}
-		var vr validate.IntegrationResult
-		if content == "" {
-			vr.Result = validate.FileMissing(keyFinalSpec)
-		} else {
-			vr = validate.Integration(content, check)
-		}
+		vr := validatePart(content, check)
 		rec := s.settleIntegrationCall(call, vr.Result)
 		if !vr.Success {
 			rec.Message = fmt.Sprintf("part %d of %d: %s", i+1, len(parts), rec.Message)
@@ -203,6 +179,50 @@ func (s *Session) integrationParts(ctx context.Context, m integrationMaterial) e
 		}
 	}
 	return s.joinParts(ctx, m, parts)
+}
+
+// answered is the Engineer attempt integration attempt k retries: the one
+// before it in the same run of attempts, else nil.
+func (in *integrationState) answered(k int) *attemptRec {
+	if k-1 > in.EngineerFrom {
+		return &in.Engineer[k-2]
+	}
+	return nil
+}
+
+// partRequest fills d, the whole integration's prompt data, for part i of
+// n, and returns what the part's output is checked against (the last
+// part's decisions, open gaps and the headings before it aside) and the
+// gaps it resolves.
+func partRequest(d *integrationData, m integrationMaterial, p integrationPart, i, n, maxOutputBytes int) (validate.IntegrationInput, []gap.ID) {
+	d.Part, d.Parts, d.Last, d.SourceInUser = i+1, n, p.last, true
+	d.Source = strings.TrimSpace(p.source)
+	d.SourceFence = fenceFor(d.Source)
+	check := validate.IntegrationInput{Source: p.source, MaxOutputBytes: maxOutputBytes, SkipSize: true}
+	var ids []gap.ID
+	d.Resolutions = nil
+	material := utf8.RuneCountInString(p.source)
+	for _, r := range p.res {
+		g, text := m.accepted[r], strings.TrimSpace(m.resolutions[r].Text)
+		d.Resolutions = append(d.Resolutions, integrationResolution{ID: g.ID, Title: g.Title, Text: text, Fence: fenceFor(text)})
+		check.Resolutions = append(check.Resolutions, m.resolutions[r])
+		ids = append(ids, g.ID)
+		material += utf8.RuneCountInString(m.resolutions[r].Text)
+	}
+	d.MinChars = int(validate.IntegrationMinSize*float64(material)) + 1
+	d.MaxChars = int(validate.IntegrationMaxSize * float64(material))
+	if !p.last {
+		d.Decisions, d.Limitations = nil, nil
+	}
+	return check, ids
+}
+
+// validatePart validates a part's integrated output against check.
+func validatePart(content string, check validate.IntegrationInput) validate.IntegrationResult {
+	if content == "" {
+		return validate.IntegrationResult{Result: validate.FileMissing(keyFinalSpec)}
+	}
+	return validate.Integration(content, check)
 }
 
 // partText is part i as integrated: its accepted attempt, or its source
