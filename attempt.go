@@ -88,7 +88,7 @@ func (s *Session) attempt(ctx context.Context, role RoleName, k int, rp *rolePha
 			return attemptOutcome{}, err
 		}
 	}
-	res := s.callRole(plan, s.jitter(), s.noteTransport)
+	res := callRole(&s.cfg, s.clock, plan, s.jitter(), s.noteTransport)
 	return s.settle(ctx, plan, res, &rp.Attempts)
 }
 
@@ -152,23 +152,23 @@ func (s *Session) planAttempt(ctx context.Context, role RoleName, part string, k
 	return plan, nil
 }
 
-// callRole calls the plan's role, retrying transient errors with backoff.
-// It touches no session state, so parallel drafting runs it on worker
-// goroutines; note reports each transport retry to the session's
-// goroutine, which records it.
-func (s *Session) callRole(plan attemptPlan, jitter func() float64, note func(transportNote)) roleResult {
+// callRole calls the plan's role (of cfg), retrying transient errors with
+// backoff, sleeping on clock. It touches no session state, so parallel
+// drafting runs it on worker goroutines; note reports each transport
+// retry to the session's goroutine, which records it.
+func callRole(cfg *Config, clock Clock, plan attemptPlan, jitter func() float64, note func(transportNote)) roleResult {
 	if plan.journaled != nil {
 		return roleResult{resp: Response{Content: *plan.journaled}}
 	}
 	if plan.delivered != nil {
 		return roleResult{resp: *plan.delivered, calls: 1}
 	}
-	r := s.cfg.Engineer
+	r := cfg.Engineer
 	if plan.role == Reviewer {
-		r = s.cfg.Reviewer
+		r = cfg.Reviewer
 	}
 	ctx, req := plan.ctx, plan.req
-	b := retry.Backoff{Base: s.cfg.BackoffBase, Max: s.cfg.BackoffMax}
+	b := retry.Backoff{Base: cfg.BackoffBase, Max: cfg.BackoffMax}
 	calls := 0
 	for try := 1; ; try++ {
 		resp, err := r.Respond(ctx, req)
@@ -183,12 +183,12 @@ func (s *Session) callRole(plan attemptPlan, jitter func() float64, note func(tr
 		if !transient {
 			return roleResult{calls: calls, err: fmt.Errorf("%s: %s: %w", plan.where, req.Role, err)}
 		}
-		if try > s.cfg.TransportRetries {
-			return roleResult{calls: calls, err: fmt.Errorf("%s: %s: gave up after %d transport retries: %w", plan.where, req.Role, s.cfg.TransportRetries, err)}
+		if try > cfg.TransportRetries {
+			return roleResult{calls: calls, err: fmt.Errorf("%s: %s: gave up after %d transport retries: %w", plan.where, req.Role, cfg.TransportRetries, err)}
 		}
 		d := b.Delay(try, hint, jitter)
 		note(transportNote{role: req.Role, round: req.Round, attempt: req.Attempt, err: err, try: try, delay: d})
-		if err := s.clock.Sleep(ctx, d); err != nil {
+		if err := clock.Sleep(ctx, d); err != nil {
 			return roleResult{calls: calls, err: fmt.Errorf("%s: %w", plan.where, err)}
 		}
 	}

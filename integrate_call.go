@@ -55,7 +55,7 @@ func (s *Session) integrationCall(ctx context.Context, role RoleName, k int, msg
 		}
 	}
 	plan.ctx = s.beginScope(ctx, Event{Kind: EventAttemptStarted, Role: role, Attempt: k, Phase: PhaseIntegration})
-	res := s.callRole(plan, s.jitter(), s.noteTransport)
+	res := callRole(&s.cfg, s.clock, plan, s.jitter(), s.noteTransport)
 	call := integrationCallResult{plan: plan, res: res}
 	if res.err != nil && errors.Is(res.err, ErrNoResponse) && s.st.Usage.NextCall[string(role)] == plan.req.Call {
 		// No response is no call: the number goes to the role's next call

@@ -258,42 +258,15 @@ func (s *Session) partHeadings(ctx context.Context, parts []integrationPart, acc
 // Log, validates it against the whole material and sends it to review.
 func (s *Session) joinParts(ctx context.Context, m integrationMaterial, parts []integrationPart) error {
 	in := s.st.Integration
-	var body, log strings.Builder
+	texts := make([]string, len(parts))
 	for i := range parts {
 		text, err := s.partText(ctx, parts, in.Parts, i)
 		if err != nil {
 			return err
 		}
-		d := markdown.Parse(text)
-		cut := len(d.Text)
-		for _, sec := range d.SectionsAt(2) {
-			if !strings.EqualFold(strings.TrimSpace(sec.Title), "Resolution Log") {
-				continue
-			}
-			cut = sec.Start
-			for _, line := range strings.Split(d.Text[sec.BodyStart:sec.End], "\n") {
-				if t := strings.TrimSpace(line); strings.HasPrefix(t, "|") {
-					log.WriteString(t + "\n")
-				}
-			}
-			break
-		}
-		body.WriteString(strings.TrimSpace(d.Text[:cut]) + "\n\n")
+		texts[i] = text
 	}
-	// Each part's table brought its header and delimiter rows: keep the
-	// first pair only.
-	var rows []string
-	for _, line := range strings.Split(strings.TrimSpace(log.String()), "\n") {
-		if line == "" {
-			continue
-		}
-		cells := strings.Split(strings.Trim(line, "|"), "|")
-		if len(rows) >= 2 && (strings.EqualFold(strings.TrimSpace(cells[0]), "Item") || strings.Trim(strings.TrimSpace(line), "|-: ") == "") {
-			continue
-		}
-		rows = append(rows, line)
-	}
-	spec := body.String() + "## Resolution Log\n\n" + strings.Join(rows, "\n") + "\n"
+	spec := joinPartTexts(texts)
 	vr := validate.Integration(spec, m.input(s, in.Decisions))
 	if !vr.Success {
 		return s.integrationStops(ctx, fmt.Sprintf("the %d parts integrated one by one do not make a valid spec together (%s: %s)", len(parts), vr.FailureType, oneLine(vr.Message)))
@@ -305,4 +278,52 @@ func (s *Session) joinParts(ctx context.Context, m integrationMaterial, parts []
 	in.Notes = append(in.Notes, vr.Warnings...)
 	s.stage(Put(finalOutputKey(Engineer), []byte(spec)))
 	return nil
+}
+
+// joinPartTexts joins the parts' texts into one spec: their bodies in
+// order, then one Resolution Log made of their logs' rows.
+func joinPartTexts(texts []string) string {
+	var body, log strings.Builder
+	for _, text := range texts {
+		d := markdown.Parse(text)
+		cut := len(d.Text)
+		if sec, ok := resolutionLog(d); ok {
+			cut = sec.Start
+			for _, line := range strings.Split(d.Text[sec.BodyStart:sec.End], "\n") {
+				if t := strings.TrimSpace(line); strings.HasPrefix(t, "|") {
+					log.WriteString(t + "\n")
+				}
+			}
+		}
+		body.WriteString(strings.TrimSpace(d.Text[:cut]) + "\n\n")
+	}
+	return body.String() + "## Resolution Log\n\n" + strings.Join(logRows(log.String()), "\n") + "\n"
+}
+
+// resolutionLog finds a part's level-2 Resolution Log section.
+func resolutionLog(d *markdown.Doc) (markdown.Section, bool) {
+	for _, sec := range d.SectionsAt(2) {
+		if strings.EqualFold(strings.TrimSpace(sec.Title), "Resolution Log") {
+			return sec, true
+		}
+	}
+	return markdown.Section{}, false
+}
+
+// logRows are the rows of the parts' logs, one after another. Each part's
+// table brought its header and delimiter rows: the first pair only is
+// kept.
+func logRows(log string) []string {
+	var rows []string
+	for _, line := range strings.Split(strings.TrimSpace(log), "\n") {
+		if line == "" {
+			continue
+		}
+		cells := strings.Split(strings.Trim(line, "|"), "|")
+		if len(rows) >= 2 && (strings.EqualFold(strings.TrimSpace(cells[0]), "Item") || strings.Trim(strings.TrimSpace(line), "|-: ") == "") {
+			continue
+		}
+		rows = append(rows, line)
+	}
+	return rows
 }

@@ -202,7 +202,7 @@ func (d *partDrafter) dispatch(p *partState) error {
 		plan := plan
 		plan.ctx = ctx
 		note := func(n transportNote) { msgs.Send(ctx, partCall{part: p, plan: plan, note: &n}) }
-		msgs.Send(ctx, partCall{part: p, plan: plan, res: s.callRole(plan, jitter, note)})
+		msgs.Send(ctx, partCall{part: p, plan: plan, res: callRole(&s.cfg, s.clock, plan, jitter, note)})
 	})
 	return nil
 }

@@ -17,27 +17,27 @@ func (s *Session) playRound(ctx context.Context) (RoundReport, error) {
 	// once it is done the session plays on from where it put it.
 	flow := s.st.RollbackFlow != nil
 	if st, err := s.continueRollback(ctx); err != nil || st == waitForAnswer || s.st.Outcome.Terminal() {
-		return s.report(), err
+		return s.st.report(s.outcome()), err
 	}
 	if flow && s.st.RollbackFlow == nil {
 		// The rollback replaced the round in progress: a Step ends here,
 		// as it does when the rollback is chosen inside the round (Run
 		// plays on). A crash in the dialog then resumes to the same stop.
-		return s.report(), nil
+		return s.st.report(s.outcome()), nil
 	}
 	if s.st.Current == nil {
 		if done, err := s.checkTermination(ctx); err != nil || done {
-			return s.report(), err
+			return s.st.report(s.outcome()), err
 		}
 		if s.st.unansweredPending() {
-			return s.report(), nil
+			return s.st.report(s.outcome()), nil
 		}
 		s.st.EndChecked = s.st.Round
 		if paused, err := s.recoverDecisions(ctx); err != nil || paused {
-			return s.report(), err
+			return s.st.report(s.outcome()), err
 		}
 		if err := s.startRound(ctx); err != nil {
-			return s.report(), err
+			return s.st.report(s.outcome()), err
 		}
 	}
 	return s.playPhases(ctx)
@@ -51,7 +51,7 @@ func (s *Session) playPhases(ctx context.Context) (RoundReport, error) {
 		cur := s.st.Current
 		s.openRoundScope(ctx, nil)
 		if err := ctx.Err(); err != nil {
-			return s.report(), err
+			return s.st.report(s.outcome()), err
 		}
 		st, err := goOn, error(nil)
 		next := phaseAfter(cur.Phase)
@@ -75,7 +75,7 @@ func (s *Session) playPhases(ctx context.Context) (RoundReport, error) {
 		if err != nil || st != goOn {
 			// Waiting for an answer, or a rollback chosen in a question
 			// replaced the round.
-			return s.report(), err
+			return s.st.report(s.outcome()), err
 		}
 		// The phase change rides on the next commit: every phase is
 		// idempotent on resume (a finished role phase returns at once).
@@ -116,16 +116,16 @@ func (st *state) unansweredPending() bool {
 	return false
 }
 
-// report describes the current round (or the last one) for Step.
-func (s *Session) report() RoundReport {
-	o := s.outcome()
-	r := RoundReport{Round: s.st.Round, Outcome: o.Status, Pending: o.Pending}
-	if s.st.Current != nil {
-		r.Round = s.st.Current.N
+// report describes the current round (or the last one) for Step, with
+// the session's outcome o.
+func (st *state) report(o Outcome) RoundReport {
+	r := RoundReport{Round: st.Round, Outcome: o.Status, Pending: o.Pending}
+	if st.Current != nil {
+		r.Round = st.Current.N
 		return r
 	}
-	if n := len(s.st.Rounds); n > 0 {
-		rec := s.st.Rounds[n-1]
+	if n := len(st.Rounds); n > 0 {
+		rec := st.Rounds[n-1]
 		r.Engineer, r.Reviewer, r.Verdict = rec.Engineer, rec.Reviewer, rec.Verdict
 		r.Accepted, r.Revise, r.NewGaps = rec.Accepted, rec.Revise, rec.NewGaps
 	}
@@ -476,12 +476,12 @@ func (s *Session) finishRound(ctx context.Context) (RoundReport, error) {
 	s.endRoundScope(Event{Kind: EventRoundFinished, Round: rec.N, Message: fmt.Sprintf("engineer %s, reviewer %s", rec.Engineer, rec.Reviewer)})
 	s.stage(append(s.convergenceOps(), Put(summaryKey(rec.N), []byte(summary)))...)
 	if done, err := s.checkTermination(ctx); err != nil || done {
-		return s.report(), err
+		return s.st.report(s.outcome()), err
 	}
 	if !s.st.unansweredPending() {
 		s.st.EndChecked = s.st.Round
 	}
-	return s.report(), nil
+	return s.st.report(s.outcome()), nil
 }
 
 // roundRecord is the record of the round in progress, finished at

@@ -482,7 +482,7 @@ func (s *Session) Step(ctx context.Context) (rep RoundReport, err error) {
 	defer func() { s.endRunScope(Outcome{Status: rep.Outcome, Round: rep.Round}, err) }()
 	if s.st.Outcome.Terminal() && s.st.RollbackFlow == nil {
 		o, err := s.finishSession(ctx)
-		rep = s.report()
+		rep = s.st.report(s.outcome())
 		rep.Outcome, rep.Pending = o.Status, o.Pending
 		return rep, err
 	}
@@ -493,7 +493,7 @@ func (s *Session) Step(ctx context.Context) (rep RoundReport, err error) {
 			s.st.EndChecked = s.st.Round
 			s.stage()
 		}
-		rep = s.report()
+		rep = s.st.report(s.outcome())
 	} else {
 		rep, err = s.playRound(ctx)
 	}
