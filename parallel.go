@@ -47,11 +47,8 @@ func (s *Session) runParallel(ctx context.Context) (done bool, err error) {
 	}
 
 	var texts []string
-	acc := &acceptedOutput{}
-	var addressed []gap.ID
 	for _, p := range rp.Parts {
 		if p.Status != roleAccepted {
-			acc.Warnings = append(acc.Warnings, fmt.Sprintf("%s: no valid output after %d attempts; returned to OPEN", p.Gap, len(p.Attempts)))
 			continue
 		}
 		_, respKey := attemptKeys(cur.N, Engineer, string(p.Gap), len(p.Attempts))
@@ -60,12 +57,6 @@ func (s *Session) runParallel(ctx context.Context) (done bool, err error) {
 			return false, fmt.Errorf("round %d engineer (%s): read accepted output: %w", cur.N, p.Gap, err)
 		}
 		texts = append(texts, strings.TrimSpace(string(b)))
-		if p.Result != nil {
-			addressed = append(addressed, p.Result.GapsAddressed...)
-			acc.NewGaps = append(acc.NewGaps, p.Result.NewGaps...)
-			acc.Disagreements = append(acc.Disagreements, p.Result.Disagreements...)
-			acc.Warnings = append(acc.Warnings, p.Result.Warnings...)
-		}
 	}
 	rp.ParallelDone = true
 	if len(texts) == 0 {
@@ -73,17 +64,38 @@ func (s *Session) runParallel(ctx context.Context) (done bool, err error) {
 		rp.Budget = 0
 		return false, s.commit(ctx)
 	}
-	for _, id := range addressed {
-		if !containsID(acc.GapsAddressed, id) {
-			acc.GapsAddressed = append(acc.GapsAddressed, id)
-		}
-	}
 	rp.Status = roleAccepted
-	if err := s.st.applyEngineer(rp, acc, s.now); err != nil {
+	if err := s.st.applyEngineer(rp, mergeParts(rp.Parts), s.now); err != nil {
 		return false, err
 	}
 	merged := strings.Join(texts, "\n\n") + "\n"
 	return true, s.commit(ctx, Put(outputKey(cur.N, Engineer), []byte(merged)))
+}
+
+// mergeParts is the Engineer's output as the parts make it: the gaps
+// their accepted outputs addressed (each once), their new gaps,
+// disagreements and warnings in gap order, and a warning for each part
+// left without a valid output.
+func mergeParts(parts []*partState) *acceptedOutput {
+	acc := &acceptedOutput{}
+	for _, p := range parts {
+		if p.Status != roleAccepted {
+			acc.Warnings = append(acc.Warnings, fmt.Sprintf("%s: no valid output after %d attempts; returned to OPEN", p.Gap, len(p.Attempts)))
+			continue
+		}
+		if p.Result == nil {
+			continue
+		}
+		for _, id := range p.Result.GapsAddressed {
+			if !containsID(acc.GapsAddressed, id) {
+				acc.GapsAddressed = append(acc.GapsAddressed, id)
+			}
+		}
+		acc.NewGaps = append(acc.NewGaps, p.Result.NewGaps...)
+		acc.Disagreements = append(acc.Disagreements, p.Result.Disagreements...)
+		acc.Warnings = append(acc.Warnings, p.Result.Warnings...)
+	}
+	return acc
 }
 
 // partCall is a worker's message to the session's goroutine: a transport
