@@ -95,7 +95,7 @@ func (s *Session) attempt(ctx context.Context, role RoleName, k int, rp *rolePha
 // settle validates a role call's result, records the attempt in attempts
 // and closes the attempt's scope.
 func (s *Session) settle(ctx context.Context, plan attemptPlan, res roleResult, attempts *[]attemptRec) (attemptOutcome, error) {
-	out, err := s.finishAttempt(plan, res)
+	out, err := s.st.finishAttempt(plan, res, s.cfg.MaxOutputBytes, s.tok, s.now)
 	if err != nil {
 		s.endAttempt(plan, out, err)
 		return out, err
@@ -210,11 +210,13 @@ func (s *Session) jitter() func() float64 {
 	return r.Float64
 }
 
-// finishAttempt journals the raw response and validates it, on the
-// session's goroutine. The caller records the outcome and commits its ops.
-func (s *Session) finishAttempt(plan attemptPlan, res roleResult) (attemptOutcome, error) {
+// finishAttempt journals the raw response (capped at maxOutputBytes) and
+// validates it; usage the backend did not report is estimated with tok,
+// and now stamps the attempt. The caller records the outcome and commits
+// its ops.
+func (st *state) finishAttempt(plan attemptPlan, res roleResult, maxOutputBytes int, tok Tokenizer, now func() time.Time) (attemptOutcome, error) {
 	role, part, k := plan.role, plan.part, plan.k
-	cur := s.st.Current
+	cur := st.Current
 	out := attemptOutcome{example: plan.example}
 	if res.err != nil {
 		return attemptOutcome{}, res.err
@@ -227,25 +229,25 @@ func (s *Session) finishAttempt(plan attemptPlan, res roleResult) (attemptOutcom
 			// The backend reported nothing (a replay, some local servers):
 			// estimate with the Tokenizer so status never shows a free call.
 			for _, m := range plan.msgs {
-				usage.PromptTokens += s.tok.Count(m.Content)
+				usage.PromptTokens += tok.Count(m.Content)
 			}
-			usage.CompletionTokens = s.tok.Count(res.resp.Content)
+			usage.CompletionTokens = tok.Count(res.resp.Content)
 			out.estimated = true
 		}
-		out.content = capOutput(out.content, s.cfg.MaxOutputBytes)
+		out.content = capOutput(out.content, maxOutputBytes)
 		_, respKey := attemptKeys(cur.N, role, part, k)
 		journaled := out.content
-		if len(journaled) > s.cfg.MaxOutputBytes {
+		if len(journaled) > maxOutputBytes {
 			// The journal never holds more than the limit; validation fails
 			// the attempt as WRONG_FORMAT from the full size.
-			journaled = journaled[:s.cfg.MaxOutputBytes]
+			journaled = journaled[:maxOutputBytes]
 		}
 		out.ops = append(out.ops, Put(respKey, []byte(journaled)))
 	}
 
-	vr := s.st.validateOutput(role, out.content, s.cfg.MaxOutputBytes)
+	vr := st.validateOutput(role, out.content, maxOutputBytes)
 	out.result = vr
-	out.rec = attemptRec{N: k, At: s.now(), Success: vr.Success, FailureType: string(vr.FailureType), Tier: string(vr.Tier),
+	out.rec = attemptRec{N: k, At: now(), Success: vr.Success, FailureType: string(vr.FailureType), Tier: string(vr.Tier),
 		Line: vr.Line, Message: vr.Message, Warnings: vr.Warnings, Usage: usage, Calls: res.calls, UsageEstimated: out.estimated,
 		Model: res.resp.Model}
 	out.finishReason = res.resp.FinishReason
