@@ -42,21 +42,7 @@ func (p integrationPart) needsCall(m integrationMaterial) bool {
 // into parts of at most budget tokens (source and resolutions). It fails
 // when one piece with its resolutions is larger than budget.
 func planParts(m integrationMaterial, tok Tokenizer, budget int) ([]integrationPart, error) {
-	d := markdown.Parse(m.source)
-	cuts := []int{0}
-	for _, h := range d.Headings {
-		if h.Level <= 2 && h.Start > 0 {
-			cuts = append(cuts, h.Start)
-		}
-	}
-	chunks := make([]string, len(cuts))
-	for i, c := range cuts {
-		end := len(d.Text)
-		if i+1 < len(cuts) {
-			end = cuts[i+1]
-		}
-		chunks[i] = d.Text[c:end]
-	}
+	chunks := sourceChunks(m.source)
 	placed := make([][]int, len(chunks))
 	for i, g := range m.accepted {
 		at := len(chunks) - 1
@@ -88,6 +74,26 @@ func planParts(m integrationMaterial, tok Tokenizer, budget int) ([]integrationP
 	}
 	cur.last = true
 	return append(parts, cur), nil
+}
+
+// sourceChunks cuts src at its level-1 and level-2 headings.
+func sourceChunks(src string) []string {
+	d := markdown.Parse(src)
+	cuts := []int{0}
+	for _, h := range d.Headings {
+		if h.Level <= 2 && h.Start > 0 {
+			cuts = append(cuts, h.Start)
+		}
+	}
+	chunks := make([]string, len(cuts))
+	for i, c := range cuts {
+		end := len(d.Text)
+		if i+1 < len(cuts) {
+			end = cuts[i+1]
+		}
+		chunks[i] = d.Text[c:end]
+	}
+	return chunks
 }
 
 func clipLine(text string) string {
