@@ -168,7 +168,7 @@ func (d *partDrafter) queueRunning() {
 		// new calls are asked for. Otherwise a crash after that Ready lost
 		// responses already paid for (simulator seed 20700).
 		slices.SortStableFunc(d.queue, func(a, b *partState) int {
-			return cmp.Compare(s.deliveredFor(b, len(b.Attempts)+1), s.deliveredFor(a, len(a.Attempts)+1))
+			return cmp.Compare(s.ext.hasDelivered(s.st, b, len(b.Attempts)+1), s.ext.hasDelivered(s.st, a, len(a.Attempts)+1))
 		})
 	}
 }
@@ -252,15 +252,16 @@ func (d *partDrafter) take(m partCall) {
 	}
 }
 
-// deliveredFor reports, as 1 or 0, whether Deliver has handed over the
-// response to attempt k of part p.
-func (s *Session) deliveredFor(p *partState, k int) int {
-	_, respKey := attemptKeys(s.st.Current.N, Engineer, string(p.Gap), k)
-	n, ok := s.st.Usage.InFlight[respKey]
-	if !ok || s.ext == nil {
+// hasDelivered reports, as 1 or 0, whether Deliver has handed over the
+// response to attempt k of part p of the round in progress (x nil: not
+// in Next's mode).
+func (x *externalCalls) hasDelivered(st *state, p *partState, k int) int {
+	_, respKey := attemptKeys(st.Current.N, Engineer, string(p.Gap), k)
+	n, ok := st.Usage.InFlight[respKey]
+	if !ok || x == nil {
 		return 0
 	}
-	if _, ok := s.ext.delivered[callID{Engineer, n}]; ok {
+	if _, ok := x.delivered[callID{Engineer, n}]; ok {
 		return 1
 	}
 	return 0

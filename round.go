@@ -218,41 +218,32 @@ func (s *Session) runEngineer(ctx context.Context) (stop, error) {
 	return s.runRole(ctx, Engineer)
 }
 
-// runReviewer plays the Reviewer phase over every PROPOSED gap.
+// runReviewer plays the Reviewer phase over every PROPOSED gap, then asks
+// the both-roles-failed question when both roles were skipped and it has
+// not been answered yet (also when resumed after the phase ended: the
+// question may still wait, answered from another process).
 func (s *Session) runReviewer(ctx context.Context) (stop, error) {
 	cur := s.st.Current
-	rp := &cur.Reviewer
-	if rp.Status != roleRunning {
-		// Resumed after the Reviewer's phase ended: a both-roles-failed
-		// question may still wait (answered from another process).
-		return s.roundFailed(ctx)
-	}
-	if cur.Reviewed == nil {
-		for _, g := range s.st.Ledger.InState(gap.Proposed) {
-			cur.Reviewed = append(cur.Reviewed, g.ID)
+	if rp := &cur.Reviewer; rp.Status == roleRunning {
+		if cur.Reviewed == nil {
+			for _, g := range s.st.Ledger.InState(gap.Proposed) {
+				cur.Reviewed = append(cur.Reviewed, g.ID)
+			}
+			rp.Gaps = slices.Clone(cur.Reviewed)
 		}
-		rp.Gaps = slices.Clone(cur.Reviewed)
-	}
-	if len(cur.Reviewed) == 0 {
-		rp.Status = roleNotNeeded
-		rp.SkipNote = "no proposal to review"
-		if cur.Engineer.Status == roleSkipped {
-			rp.SkipNote = "Engineer skipped"
+		if len(cur.Reviewed) == 0 {
+			rp.Status = roleNotNeeded
+			rp.SkipNote = "no proposal to review"
+			if cur.Engineer.Status == roleSkipped {
+				rp.SkipNote = "Engineer skipped"
+			}
+			return goOn, nil
 		}
-		return goOn, nil
+		if st, err := s.runRole(ctx, Reviewer); err != nil || st != goOn {
+			return st, err
+		}
 	}
-	st, err := s.runRole(ctx, Reviewer)
-	if err != nil || st != goOn {
-		return st, err
-	}
-	return s.roundFailed(ctx)
-}
-
-// roundFailed asks the both-roles-failed question when both roles were
-// skipped and it has not been answered yet.
-func (s *Session) roundFailed(ctx context.Context) (stop, error) {
-	cur := s.st.Current
-	if cur.Reviewer.Status != roleSkipped || cur.Engineer.Status != roleSkipped || cur.RoundFailedDone {
+	if cur = s.st.Current; cur.Reviewer.Status != roleSkipped || cur.Engineer.Status != roleSkipped || cur.RoundFailedDone {
 		return goOn, nil
 	}
 	return s.askRoundFailed(ctx)
