@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/refine-spec/refine/conflict"
-	"github.com/refine-spec/refine/examples"
+	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/retry"
 	"github.com/refine-spec/refine/validate"
@@ -148,7 +148,7 @@ func (s *Session) planAttempt(ctx context.Context, role RoleName, part string, k
 		// the call: a crash during the call loses nothing already paid for.
 		s.stage(Put(promptKey, []byte(renderPrompt(where, msgs))))
 	}
-	plan.ctx = s.beginScope(ctx, Event{Kind: EventAttemptStarted, Role: role, Attempt: k, Gap: part, ExampleTier: ex.Tier})
+	plan.ctx = s.tel.beginScope(ctx, Event{Kind: EventAttemptStarted, Role: role, Attempt: k, Gap: part, ExampleTier: ex.Tier})
 	return plan, nil
 }
 
@@ -199,7 +199,7 @@ func (s *Session) noteTransport(n transportNote) {
 	s.st.Logged = append(s.st.Logged, loggedEvent{Kind: loggedTransportRetry, Round: n.round, At: s.now(), Role: n.role,
 		Err: oneLine(n.err.Error()), Try: n.try, Delay: n.delay})
 	s.log.Warn("transient role error, backing off", "round", n.round, "role", n.role, "attempt", n.attempt, "retry", n.try, "delay", n.delay, "err", n.err)
-	s.emit(Event{Kind: EventTransportRetry, Role: n.role, Attempt: n.attempt, Message: n.err.Error(), Elapsed: n.delay})
+	s.tel.emit(Event{Kind: EventTransportRetry, Role: n.role, Attempt: n.attempt, Message: n.err.Error(), Elapsed: n.delay})
 }
 
 // jitter returns a source of backoff jitter for one role call. Each call
@@ -247,7 +247,7 @@ func (st *state) finishAttempt(plan attemptPlan, res roleResult, maxOutputBytes 
 
 	vr := st.validateOutput(role, out.content, maxOutputBytes)
 	out.result = vr
-	out.rec = attemptRec{N: k, At: now(), Success: vr.Success, FailureType: string(vr.FailureType), Tier: string(vr.Tier),
+	out.rec = attemptRec{N: k, At: now(), Success: vr.Success, FailureType: vr.FailureType, Tier: string(vr.Tier),
 		Line: vr.Line, Message: vr.Message, Warnings: vr.Warnings, Usage: usage, Calls: res.calls, UsageEstimated: out.estimated,
 		Model: res.resp.Model}
 	out.finishReason = res.resp.FinishReason
@@ -288,15 +288,15 @@ func (s *Session) endAttempt(plan attemptPlan, out attemptOutcome, err error) {
 		Elapsed: s.now().Sub(plan.started), FailureType: out.rec.FailureType, Message: out.rec.Message,
 		Model: out.rec.Model, FinishReason: out.finishReason, AttemptUsage: out.rec.Usage, Success: out.rec.Success}
 	if err != nil {
-		e.FailureType, e.Message, e.Err = "EXECUTION_ERROR", err.Error(), err
+		e.FailureType, e.Message, e.Err = validate.ExecutionError, err.Error(), err
 	}
-	s.endScope(plan.ctx, e)
+	s.tel.endScope(plan.ctx, e)
 }
 
 // complianceCheck holds a valid Engineer output to the recorded decisions
 // (FLOW-006 §5): re-arguing a decided conflict is the retriable failure
 // RE_ARGUED_CONFLICT, quoting the decision; a repeated position is a warning.
-func complianceCheck(res validate.Result, content string, decided []conflict.Decision) validate.Result {
+func complianceCheck(res validate.Result, content string, decided []conflict.Ruling) validate.Result {
 	if len(decided) == 0 || (!res.Success && res.FailureType != validate.ReArguedConflict) {
 		return res
 	}
@@ -326,7 +326,7 @@ func (s *Session) recordAttempt(ctx context.Context, role RoleName, part string,
 	delete(s.st.Usage.InFlight, respKey)
 	fact := newAttemptFact(cur.N, role, part, rec, out.result)
 	if !rec.Success {
-		s.emit(Event{Kind: EventValidationFailed, Role: role, Attempt: rec.N, Gap: part, FailureType: rec.FailureType, Message: rec.Message})
+		s.tel.emit(Event{Kind: EventValidationFailed, Role: role, Attempt: rec.N, Gap: part, FailureType: rec.FailureType, Message: rec.Message})
 	}
 	s.st.AttemptLog = append(s.st.AttemptLog, fact)
 	factAt := len(s.st.AttemptLog) - 1
@@ -358,10 +358,10 @@ func newAttemptFact(n int, role RoleName, part string, rec attemptRec, res valid
 func (st *state) settleExampleOutcome(n int, role RoleName, rec attemptRec) {
 	for i := len(st.ExampleLog) - 1; i >= 0 && rec.N > 1; i-- {
 		e := &st.ExampleLog[i]
-		if e.Round == n && e.Role == role && e.Retry == rec.N-1 && e.Outcome == examples.OutcomePending {
-			e.Outcome = examples.OutcomeFailed
+		if e.Round == n && e.Role == role && e.Retry == rec.N-1 && e.Outcome == exemplar.OutcomePending {
+			e.Outcome = exemplar.OutcomeFailed
 			if rec.Success {
-				e.Outcome = examples.OutcomeSuccess
+				e.Outcome = exemplar.OutcomeSuccess
 			}
 			return
 		}
@@ -373,7 +373,7 @@ func (st *state) settleExampleOutcome(n int, role RoleName, rec attemptRec) {
 func (st *state) settleLegacyRetry(n int, role RoleName, part string, rec attemptRec) {
 	for i := range st.LegacyRetries {
 		if d := &st.LegacyRetries[i]; d.Round == n && d.Role == role && d.Part == part && d.Retry == rec.N-1 && d.Outcome == "pending" {
-			d.Outcome = "Failed again (" + rec.FailureType + ")"
+			d.Outcome = "Failed again (" + string(rec.FailureType) + ")"
 			if rec.Success {
 				d.Outcome = "Success on retry"
 			}
@@ -393,15 +393,15 @@ func (s *Session) prepareRetry(ctx context.Context, role RoleName, part string, 
 	} else {
 		// Selected once: the retry prompt attaches this very example.
 		if s.chosenExamples == nil {
-			s.chosenExamples = map[string]examples.Selection{}
+			s.chosenExamples = map[string]exemplar.Selection{}
 		}
 		s.chosenExamples[retryExampleKey(cur.N, role, rec.N+1, rec.FailureType)] = sel
-		entry := examples.NewLogEntry(cur.N, role, rec.N, rec.FailureType, sel)
-		entry.Outcome = examples.OutcomePending
+		entry := exemplar.NewLogEntry(cur.N, role, rec.N, rec.FailureType, sel)
+		entry.Outcome = exemplar.OutcomePending
 		s.st.ExampleLog = append(s.st.ExampleLog, entry)
 	}
 	s.st.AttemptLog[factAt].Retry = &retryFact{Modification: retry.Label(rec.FailureType), Example: label}
-	s.emit(Event{Kind: EventRetry, Role: role, Attempt: rec.N + 1, Gap: part, FailureType: rec.FailureType})
+	s.tel.emit(Event{Kind: EventRetry, Role: role, Attempt: rec.N + 1, Gap: part, FailureType: rec.FailureType})
 }
 
 // budgetFor is how many attempts role (a part of it, when drafted in

@@ -22,9 +22,9 @@ type attemptFact struct {
 	Success bool   `json:"success,omitempty"`
 	Summary string `json:"summary,omitempty"`
 	// A failure: its tier, its type and its one-line message.
-	Tier        string `json:"tier,omitempty"`
-	FailureType string `json:"failure_type,omitempty"`
-	Message     string `json:"message,omitempty"`
+	Tier        string               `json:"tier,omitempty"`
+	FailureType validate.FailureType `json:"failure_type,omitempty"`
+	Message     string               `json:"message,omitempty"`
 	// Retry is the retry a failure led to; nil when the budget was spent.
 	Retry *retryFact `json:"retry,omitempty"`
 }
@@ -103,7 +103,7 @@ func (st *state) factRows(rows []validationEntry, facts []attemptFact, in func(r
 			// The budget is spent: FLOW-001 §5 logs MAX_RETRIES_EXHAUSTED
 			// and escalates (FLOW-004).
 			spent := base
-			spent.Tier, spent.Result, spent.FailureType = tierEscalation, "FAIL", string(validate.MaxRetriesExhausted)
+			spent.Tier, spent.Result, spent.FailureType = tierEscalation, "FAIL", validate.MaxRetriesExhausted
 			spent.Message = fmt.Sprintf("%s: %s after %d attempt%s; escalated", validate.MaxRetriesExhausted, f.FailureType, f.N, plural(f.N))
 			rows = append(rows, spent)
 		}
@@ -185,7 +185,7 @@ func (st *state) retryRows() []retryDetail {
 		outcome := "pending"
 		for _, next := range st.AttemptLog[i+1:] {
 			if next.Round == f.Round && next.Role == f.Role && next.Part == f.Part && next.N == f.N+1 {
-				outcome = "Failed again (" + next.FailureType + ")"
+				outcome = "Failed again (" + string(next.FailureType) + ")"
 				if next.Success {
 					outcome = "Success on retry"
 				}
@@ -213,7 +213,7 @@ func (st *state) errorRows() []errorEntry {
 			if f.Retry != nil {
 				details = fmt.Sprintf("Retry %d initiated", f.N)
 			}
-			rows = append(rows, errorEntry{Round: f.Round, At: f.At, Role: f.Role.Title(), Event: f.FailureType, Details: details})
+			rows = append(rows, errorEntry{Round: f.Round, At: f.At, Role: f.Role.Title(), Event: string(f.FailureType), Details: details})
 		}
 	}
 	for _, e := range st.Logged {

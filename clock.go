@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/refine-spec/refine/examples"
+	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/internal/sessionid"
 )
 
@@ -50,9 +50,9 @@ type randomIDs struct{ clock Clock }
 func (r randomIDs) NewID() string { return sessionid.Generator{Now: r.clock.Now}.New() }
 
 // Tokenizer counts tokens for prompt budgets and example truncation. It is
-// examples.Tokenizer: one interface for the whole library.
-type Tokenizer = examples.Tokenizer
+// exemplar.Tokenizer: one interface for the whole library.
+type Tokenizer = exemplar.Tokenizer
 
 // CharTokenizer is the spec's estimate of four characters (runes) per
 // token, rounded up: the default, with no network access.
-type CharTokenizer = examples.CharTokenizer
+type CharTokenizer = exemplar.CharTokenizer

@@ -60,7 +60,7 @@ func (s *Session) converge(ctx context.Context) (stop, error) {
 	if t.Current() != convergence.DivergenceWarning || cur.DivergenceDone {
 		return goOn, nil
 	}
-	q := convergence.DivergencePrompt(convergence.DivergenceInput{Rows: t.Rows(), Settings: t.Settings(), Ledger: &s.st.Ledger, RollbackAvailable: s.rollbackAvailable(ctx)})
+	q := convergence.DivergenceQuestion(convergence.DivergenceInput{Rows: t.Rows(), Settings: t.Settings(), Ledger: &s.st.Ledger, RollbackAvailable: s.rollbackAvailable(ctx)})
 	q.ID, q.Round = fmt.Sprintf("r%d-divergence", cur.N), cur.N
 	a, paused, err := s.ask(ctx, q)
 	if err != nil || paused {
@@ -127,7 +127,7 @@ func (s *Session) checkTermination(ctx context.Context) (bool, error) {
 		case d.Outcome.Terminal():
 			return true, s.finish(ctx, d.Outcome, d.Reason)
 		case d.NeedsAcknowledgment:
-			q := convergence.HighConflictPrompt(s.conflictBlock().UnresolvedHigh)
+			q := convergence.HighConflictQuestion(s.conflictBlock().UnresolvedHigh)
 			q.ID, q.Round = fmt.Sprintf("r%d-high-conflict-ack", s.st.Round), s.st.Round
 			a, paused, err := s.ask(ctx, q)
 			if err != nil || paused {
@@ -148,7 +148,7 @@ func (s *Session) checkTermination(ctx context.Context) (bool, error) {
 			}
 		case d.OfferEarlyTermination && s.st.Round > 0:
 			// Before round 1 nothing has been refined: no offer yet.
-			q := convergence.EarlyTerminationPrompt(convergence.EarlyTerminationInput{Round: s.st.Round, MaxRounds: s.cfg.MaxRounds, Ledger: &s.st.Ledger})
+			q := convergence.EarlyTerminationQuestion(convergence.EarlyTerminationInput{Round: s.st.Round, MaxRounds: s.cfg.MaxRounds, Ledger: &s.st.Ledger})
 			q.ID = fmt.Sprintf("r%d-early-termination", s.st.Round)
 			// Automated policy: keep refining while the loop converges;
 			// accept as good enough once progress stops.
@@ -235,7 +235,7 @@ func (s *Session) finish(ctx context.Context, o OutcomeStatus, reason string) er
 	if !s.st.CleanupDone {
 		// With no archive the session-end cleanup has nothing to ask: it
 		// is settled in this commit rather than in one of its own.
-		if _, _, ask, err := s.cleanupQuestion(ctx); err != nil {
+		if _, _, ask, err := cleanupQuestion(ctx, s.cfg.Store, &s.cfg, s.st.Rollbacks); err != nil {
 			return err
 		} else if !ask {
 			s.st.CleanupDone = true
@@ -244,7 +244,7 @@ func (s *Session) finish(ctx context.Context, o OutcomeStatus, reason string) er
 	if err := s.commit(ctx, ops...); err != nil {
 		return err
 	}
-	s.emit(Event{Kind: EventSessionFinished, Outcome: o, Message: reason})
+	s.tel.emit(Event{Kind: EventSessionFinished, Outcome: o, Message: reason})
 	return nil
 }
 

@@ -122,7 +122,7 @@ func (s *Session) disagreement(ctx context.Context) (stop, error) {
 	// Ignored feedback first: the answers may add conflicts.
 	for ds.NextFinding < len(ds.Findings) {
 		f := ds.Findings[ds.NextFinding]
-		q := conflict.ImplicitPrompt(f)
+		q := conflict.ImplicitQuestion(f)
 		q.Round = cur.N
 		a, paused, err := s.ask(ctx, q)
 		if err != nil || paused {
@@ -169,7 +169,7 @@ func (s *Session) disagreement(ctx context.Context) (stop, error) {
 
 	for ds.NextAlert < len(ds.Alerts) {
 		alert := ds.Alerts[ds.NextAlert]
-		q := conflict.RatePrompt(alert)
+		q := conflict.RateQuestion(alert)
 		q.Round = cur.N
 		a, paused, err := s.ask(ctx, q)
 		if err != nil || paused {
@@ -221,7 +221,7 @@ func (s *Session) resolveConflicts(ctx context.Context, round int) (bool, error)
 			return false, nil
 		}
 		c := pending[0]
-		q := conflict.ConflictPrompt(c)
+		q := conflict.ConflictQuestion(c)
 		q.Round = round // a conflict of an earlier round may be decided now
 		a, paused, err := s.ask(ctx, q)
 		if err != nil || paused {
@@ -247,7 +247,7 @@ func (s *Session) resolveConflicts(ctx context.Context, round int) (bool, error)
 // applyDecision moves the decided issue's gap: out of BLOCKED to the state
 // the decision suggests (OPEN to revise per the decision, ACCEPTED when the
 // Engineer's proposal stands), unless another conflict still holds it.
-func (s *Session) applyDecision(round int, d conflict.Decision) error {
+func (s *Session) applyDecision(round int, d conflict.Ruling) error {
 	g, ok := s.st.Ledger.Get(d.Gap)
 	if !ok || d.NextState == "" {
 		return nil

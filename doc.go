@@ -9,7 +9,7 @@
 // (Asker). The Role and Store contracts live in packages llm and store, so
 // that adapters depend on them and not on the engine; refine.Role,
 // refine.Store and their companions are aliases of those. The subpackages are usable on their own: gap (identifiers,
-// severity, lifecycle), validate (two-tier output validation), examples,
+// severity, lifecycle), validate (two-tier output validation), exemplar,
 // retry, convergence, conflict and rollback are pure logic; store/memory and
 // store/fs are Stores checked by storetest; refinetest scripts roles and
 // answers for tests; llm adapts langchaingo models.

@@ -24,7 +24,7 @@ func (s *Session) escalate(ctx context.Context, role RoleName) (stop, error) {
 	// FLOW-001 §10: validation failures can trigger a rollback (FLOW-007).
 	q := retry.EscalationQuestion(string(role), cur.N, last.FailureType, attempts, s.rollbackAvailable(ctx))
 	q.ID = fmt.Sprintf("r%d-%s-escalation-%d", cur.N, role, rp.escalations()+1)
-	s.emit(Event{Kind: EventEscalation, Role: role, FailureType: last.FailureType, Message: q.Title})
+	s.tel.emit(Event{Kind: EventEscalation, Role: role, FailureType: last.FailureType, Message: q.Title})
 	a, paused, err := s.ask(ctx, q)
 	if err != nil || paused {
 		return waitIf(paused), err
@@ -33,7 +33,7 @@ func (s *Session) escalate(ctx context.Context, role RoleName) (stop, error) {
 	decision := opt.Label
 	switch opt.Key {
 	case retry.OptionSkip:
-		rp.Status, rp.SkipNote = roleSkipped, "skipped by user after "+last.FailureType
+		rp.Status, rp.SkipNote = roleSkipped, "skipped by user after "+string(last.FailureType)
 		if role == Engineer {
 			if err := s.releaseGaps(rp.Gaps, "Engineer skipped this round"); err != nil {
 				return goOn, err

@@ -5,20 +5,21 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/refine-spec/refine/examples"
+	"github.com/refine-spec/refine/exemplar"
+	"github.com/refine-spec/refine/validate"
 )
 
 // canonical returns the Tier 1 examples: Config's overrides, else those
 // extracted from the source spec once per process (GAP-FLOW-018: an
 // extraction failure falls through to the next tier, with its reason).
-func (s *Session) canonical(ctx context.Context) (examples.Canonical, error) {
+func (s *Session) canonical(ctx context.Context) (exemplar.Canonical, error) {
 	s.canonOnce.Do(func() {
 		src, err := s.source(ctx)
 		if err != nil {
 			s.canonErr = err
 			return
 		}
-		c, err := examples.ExtractCanonical(src)
+		c, err := exemplar.ExtractCanonical(src)
 		if s.cfg.CanonicalEngineer != "" {
 			c.Engineer = s.cfg.CanonicalEngineer
 		}
@@ -35,8 +36,8 @@ func (s *Session) canonical(ctx context.Context) (examples.Canonical, error) {
 
 // history returns the validated outputs of the completed rounds (rolled-back
 // rounds are gone from the live session, so never chosen).
-func (s *Session) history(ctx context.Context, role RoleName) ([]examples.HistoryItem, error) {
-	var out []examples.HistoryItem
+func (s *Session) history(ctx context.Context, role RoleName) ([]exemplar.HistoryItem, error) {
+	var out []exemplar.HistoryItem
 	rounds := s.st.Rounds
 	if len(rounds) > historyRounds {
 		rounds = rounds[len(rounds)-historyRounds:]
@@ -49,7 +50,7 @@ func (s *Session) history(ctx context.Context, role RoleName) ([]examples.Histor
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", outputKey(r.N, role), err)
 		}
-		out = append(out, examples.HistoryItem{Round: r.N, Role: role, Content: string(b), LedToAccepted: len(r.Accepted) > 0})
+		out = append(out, exemplar.HistoryItem{Round: r.N, Role: role, Content: string(b), LedToAccepted: len(r.Accepted) > 0})
 	}
 	return out, nil
 }
@@ -61,14 +62,14 @@ const historyRounds = 10
 
 // retryExampleKey names the example chosen for attempt k of role in round
 // n after a failure of failureType.
-func retryExampleKey(n int, role RoleName, k int, failureType string) string {
+func retryExampleKey(n int, role RoleName, k int, failureType validate.FailureType) string {
 	return fmt.Sprintf("%d/%s/%d/%s", n, role, k, failureType)
 }
 
 // retryExample returns the example for a retry prompt: the one chosen (and
 // logged) when the failure was recorded, else a new selection (a process
 // that resumed between the two).
-func (s *Session) retryExample(ctx context.Context, role RoleName, k int, failureType string) (examples.Selection, error) {
+func (s *Session) retryExample(ctx context.Context, role RoleName, k int, failureType validate.FailureType) (exemplar.Selection, error) {
 	if sel, ok := s.chosenExamples[retryExampleKey(s.st.Current.N, role, k, failureType)]; ok {
 		return sel, nil
 	}
@@ -78,25 +79,25 @@ func (s *Session) retryExample(ctx context.Context, role RoleName, k int, failur
 // example selects the example for a prompt (GAP-FLOW-008): failureType ""
 // for an initial prompt (canonical format, else template), otherwise the
 // failure's mapping with Tier 1 → 2 → 3 fallthrough, truncated to budget.
-func (s *Session) example(ctx context.Context, role RoleName, failureType string, budget int) (examples.Selection, error) {
+func (s *Session) example(ctx context.Context, role RoleName, failureType validate.FailureType, budget int) (exemplar.Selection, error) {
 	canon, canonErr := s.canonical(ctx)
-	req := examples.Request{Role: role, FailureType: failureType, Gaps: s.st.Ledger.IDs(),
+	req := exemplar.Request{Role: role, FailureType: failureType, Gaps: s.st.Ledger.IDs(),
 		Canonical: canon, CanonicalErr: canonErr, Budget: budget, Tokenizer: s.tok}
 	if s.st.Current != nil {
 		req.CurrentRound = s.st.Current.N
 	}
 	if failureType == "" {
-		return examples.SelectInitial(req), nil
+		return exemplar.SelectInitial(req), nil
 	}
 	h, err := s.history(ctx, role)
 	if err != nil {
-		return examples.Selection{}, err
+		return exemplar.Selection{}, err
 	}
 	req.History = h
-	return examples.Select(req), nil
+	return exemplar.Select(req), nil
 }
 
-func exampleLabel(sel examples.Selection) string {
+func exampleLabel(sel exemplar.Selection) string {
 	if sel.Text == "" {
 		return "None (execution issue)"
 	}

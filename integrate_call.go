@@ -54,7 +54,7 @@ func (s *Session) integrationCall(ctx context.Context, role RoleName, k int, msg
 			return "", integrationCallResult{}, fmt.Errorf("%s: journal prompt: %w", where, err)
 		}
 	}
-	plan.ctx = s.beginScope(ctx, Event{Kind: EventAttemptStarted, Role: role, Attempt: k, Phase: PhaseIntegration})
+	plan.ctx = s.tel.beginScope(ctx, Event{Kind: EventAttemptStarted, Role: role, Attempt: k, Phase: PhaseIntegration})
 	res := callRole(&s.cfg, s.clock, plan, s.jitter(), s.noteTransport)
 	call := integrationCallResult{plan: plan, res: res}
 	if res.err != nil && errors.Is(res.err, ErrNoResponse) && s.st.Usage.NextCall[string(role)] == plan.req.Call {
@@ -65,8 +65,8 @@ func (s *Session) integrationCall(ctx context.Context, role RoleName, k int, msg
 		delete(s.st.Usage.InFlight, respKey)
 	}
 	if res.err != nil {
-		s.endScope(plan.ctx, Event{Kind: EventAttemptFinished, Role: role, Attempt: k, Phase: PhaseIntegration, Elapsed: s.now().Sub(plan.started),
-			FailureType: "EXECUTION_ERROR", Message: res.err.Error(), Err: res.err})
+		s.tel.endScope(plan.ctx, Event{Kind: EventAttemptFinished, Role: role, Attempt: k, Phase: PhaseIntegration, Elapsed: s.now().Sub(plan.started),
+			FailureType: validate.ExecutionError, Message: res.err.Error(), Err: res.err})
 		return "", call, res.err
 	}
 	content := res.resp.Content
@@ -93,16 +93,16 @@ func (s *Session) integrationCall(ctx context.Context, role RoleName, k int, msg
 // usage, and the attempt's end for observers.
 func (s *Session) settleIntegrationCall(call integrationCallResult, vr validate.Result) attemptRec {
 	plan := call.plan
-	rec := attemptRec{N: plan.k, At: s.now(), Success: vr.Success, FailureType: string(vr.FailureType), Tier: string(vr.Tier),
+	rec := attemptRec{N: plan.k, At: s.now(), Success: vr.Success, FailureType: vr.FailureType, Tier: string(vr.Tier),
 		Line: vr.Line, Message: vr.Message, Warnings: vr.Warnings, Usage: call.usage, Calls: call.res.calls,
 		UsageEstimated: call.estimated, Model: call.res.resp.Model}
 	s.st.Usage.add(plan.role, rec.Usage, rec.Calls)
 	_, respKey := finalAttemptKeys(plan.role, plan.k)
 	delete(s.st.Usage.InFlight, respKey)
 	if !vr.Success {
-		s.emit(Event{Kind: EventValidationFailed, Role: plan.role, Attempt: plan.k, Phase: PhaseIntegration, FailureType: rec.FailureType, Message: rec.Message})
+		s.tel.emit(Event{Kind: EventValidationFailed, Role: plan.role, Attempt: plan.k, Phase: PhaseIntegration, FailureType: rec.FailureType, Message: rec.Message})
 	}
-	s.endScope(plan.ctx, Event{Kind: EventAttemptFinished, Role: plan.role, Attempt: plan.k, Phase: PhaseIntegration,
+	s.tel.endScope(plan.ctx, Event{Kind: EventAttemptFinished, Role: plan.role, Attempt: plan.k, Phase: PhaseIntegration,
 		Elapsed: s.now().Sub(plan.started), FailureType: rec.FailureType, Message: rec.Message, Model: rec.Model,
 		FinishReason: call.res.resp.FinishReason, AttemptUsage: rec.Usage, Success: rec.Success})
 	return rec

@@ -71,7 +71,7 @@ func (s *Session) integrationDone(ctx context.Context, form, reason string) erro
 		msg = "final_spec.md is the appendix form: " + reason
 	}
 	s.log.Info("final spec written", "form", form, "reason", reason)
-	s.emit(Event{Kind: EventIntegrated, Phase: PhaseIntegration, Message: msg})
+	s.tel.emit(Event{Kind: EventIntegrated, Phase: PhaseIntegration, Message: msg})
 	return nil
 }
 
@@ -192,7 +192,7 @@ func renderIntegration(b *strings.Builder, in *integrationState) {
 	row := func(role RoleName, a attemptRec) {
 		result, msg := "PASS", a.Message
 		if !a.Success {
-			result, msg = "FAIL "+a.FailureType, a.Message
+			result, msg = "FAIL "+string(a.FailureType), a.Message
 		}
 		fmt.Fprintf(b, "| %s | %s | %d | %s | %s | %s |\n", a.At.UTC().Format("2006-01-02 15:04:05"), role.Title(), a.N, dash(a.Tier), result, cell(oneLine(msg)))
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"text/template"
 
-	"github.com/refine-spec/refine/examples"
+	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/retry"
 	"github.com/refine-spec/refine/validate"
@@ -175,18 +175,18 @@ func (s *Session) integrationMessages(d *integrationData, k, budget int, prev *a
 	if prev != nil && !prev.Success {
 		rc := retry.Context{Role: string(Engineer), ExpectedPath: keyFinalSpec, Message: prev.Message}
 		failure := prev.FailureType
-		if failure == string(validate.WrongFormat) {
+		if failure == validate.WrongFormat {
 			// Too large or not text: the round's WRONG_FORMAT notice is
 			// about Gap Resolution headers, which an integrated spec has none of.
-			failure = string(validate.IntegrationStructure)
+			failure = validate.IntegrationStructure
 		}
 		mod := retry.Modification(failure, rc)
 		src, ex := integrationExampleSource, integrationExample
-		if failure != string(validate.IntegrationStructure) {
+		if failure != validate.IntegrationStructure {
 			// The content failures name what to fix; the shape is right.
 			src, ex = "", ""
 		}
-		user = examples.RetryPrompt(user, mod, src, ex, k-1, budget-1)
+		user = exemplar.RetryPrompt(user, mod, src, ex, k-1, budget-1)
 	}
 	if d.SourceInUser {
 		return []Message{{Role: "system", Content: integratorSystem}, {Role: "user", Content: user}}, 1, nil
@@ -221,8 +221,8 @@ func (s *Session) consistencyMessages(d *consistencyData, k, budget int, prev *a
 	user := b.String()
 	if prev != nil && !prev.Success {
 		rc := retry.Context{Role: string(Reviewer), ExpectedPath: finalOutputKey(Reviewer), Message: prev.Message, InvalidRefs: prev.Message}
-		tmpl, _ := examples.Template(gap.Reviewer)
-		user = examples.RetryPrompt(user, retry.Modification(prev.FailureType, rc), "Structural template", tmpl, k-1, budget-1)
+		tmpl, _ := exemplar.Template(gap.Reviewer)
+		user = exemplar.RetryPrompt(user, retry.Modification(prev.FailureType, rc), "Structural template", tmpl, k-1, budget-1)
 	}
 	return []Message{{Role: "system", Content: consistencySystem}, {Role: "user", Content: user}}, 1, nil
 }

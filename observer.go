@@ -3,6 +3,8 @@ package refine
 import (
 	"context"
 	"time"
+
+	"github.com/refine-spec/refine/validate"
 )
 
 // EventKind names what happened.
@@ -36,7 +38,7 @@ type Event struct {
 	Attempt int
 	Gap     string
 	// FailureType is set for validation failures and retries.
-	FailureType string
+	FailureType validate.FailureType
 	Message     string
 	Question    *Question
 	Answer      *Answer

@@ -12,7 +12,7 @@ import (
 )
 
 // Part statuses beyond the role statuses.
-const partExhausted = "exhausted"
+const partExhausted roleStatus = "exhausted"
 
 func (rp *rolePhase) part(id gap.ID) *partState {
 	for _, p := range rp.Parts {

@@ -8,7 +8,7 @@ import (
 	"text/template"
 
 	"github.com/refine-spec/refine/conflict"
-	"github.com/refine-spec/refine/examples"
+	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/internal/markdown"
 	"github.com/refine-spec/refine/retry"
@@ -162,7 +162,7 @@ var (
 )
 
 // exampleChoice is the example a prompt carried.
-type exampleChoice = examples.Selection
+type exampleChoice = exemplar.Selection
 
 // buildPrompt renders the messages for attempt k and says how many of them
 // form the stable prefix (Request.Stable). Retries carry the retry notice
@@ -308,7 +308,7 @@ func (p prompter) retry(role RoleName, k int, gaps []gap.ID, last attemptRec, ex
 	cur := p.st.Current
 	rc := retry.Context{Role: string(role), ExpectedPath: outputKey(cur.N, role), Gaps: idStrings(gaps),
 		ValidGaps: idStrings(p.st.Ledger.IDs()), InvalidRefs: last.Message, Message: last.Message}
-	return examples.RetryPrompt(user, retry.Modification(last.FailureType, rc), ex.Description, ex.Text, k-1, cur.role(role).Budget-1)
+	return exemplar.RetryPrompt(user, retry.Modification(last.FailureType, rc), ex.Description, ex.Text, k-1, cur.role(role).Budget-1)
 }
 
 // Headings of the stable prefix.
@@ -325,7 +325,7 @@ const (
 // it moves. The spec is carried whole when it fits in half of
 // PromptBudget (whole reports it); above that cap, the caller puts
 // today's excerpt in the user message instead.
-func (p prompter) stablePrefix(system, src string, example examples.Selection) ([]Message, bool) {
+func (p prompter) stablePrefix(system, src string, example exemplar.Selection) ([]Message, bool) {
 	src = strings.TrimSpace(src)
 	whole := src != "" && p.tok.Count(src) <= p.cfg.PromptBudget/2
 	first := system

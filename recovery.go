@@ -19,9 +19,9 @@ func (s *Session) recoverDecisions(ctx context.Context) (bool, error) {
 		return false, nil
 	}
 	// Listed in the order they were made, whatever their kind.
-	slices.SortStableFunc(s.st.Recover, func(a, b rollback.Decision) int { return compareDecisionIDs(a.ID, b.ID) })
+	slices.SortStableFunc(s.st.Recover, func(a, b rollback.RoundDecision) int { return compareDecisionIDs(a.ID, b.ID) })
 	from := s.st.Recover[0].Round()
-	q := rollbacktext.RecoveryPrompt(from, s.st.Recover)
+	q := rollbacktext.RecoveryQuestion(from, s.st.Recover)
 	q.Round = s.st.Round + 1
 	a, paused, err := s.ask(ctx, q)
 	if err != nil || paused {
@@ -43,7 +43,7 @@ func (s *Session) recoverDecisions(ctx context.Context) (bool, error) {
 		if !rec.Modify {
 			d = rollbacktext.Reapply(d, d.Round())
 		}
-		if i := slices.IndexFunc(s.st.RecoverConflicts, func(c conflict.Decision) bool { return c.ID == d.ID }); i >= 0 {
+		if i := slices.IndexFunc(s.st.RecoverConflicts, func(c conflict.Ruling) bool { return c.ID == d.ID }); i >= 0 {
 			// A conflict resolution comes back as one: later Engineer
 			// prompts carry it and compliance checks hold to it. Like the
 			// other re-applied decisions it is filed under the round it is
@@ -52,7 +52,7 @@ func (s *Session) recoverDecisions(ctx context.Context) (bool, error) {
 			c := s.st.RecoverConflicts[i]
 			c.Decision, c.Rationale = d.Choice, joinNonEmpty(d.Rationale, d.Note)
 			c.Round = s.st.Round
-			if !slices.ContainsFunc(s.st.ConflictDecisions, func(x conflict.Decision) bool { return x.ID == c.ID }) {
+			if !slices.ContainsFunc(s.st.ConflictDecisions, func(x conflict.Ruling) bool { return x.ID == c.ID }) {
 				s.st.ConflictDecisions = append(s.st.ConflictDecisions, c)
 			}
 			continue

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/refine-spec/refine/conflict"
-	"github.com/refine-spec/refine/examples"
+	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/internal/rollbacktext"
 	"github.com/refine-spec/refine/rollback"
@@ -223,7 +223,7 @@ func (s *Session) execRollback(ctx context.Context, x rollbackExec) (RollbackRep
 		}
 		if kind, _, ok := rollback.ParseBackupKey(k); ok && kind == rollback.StateBackup {
 			// A state backup refers to the session's journal: rebuild it.
-			if b, err = s.resolveBackup(ctx, k, b); err != nil {
+			if b, err = resolveBackup(ctx, s.cfg.Store, k, b); err != nil {
 				return RollbackReport{}, fmt.Errorf("rollback: %s: %w", k, err)
 			}
 		}
@@ -236,7 +236,7 @@ func (s *Session) execRollback(ctx context.Context, x rollbackExec) (RollbackRep
 		mode = rollback.ModeInteractive // a prompted rollback in AUTO_RETRY mode
 	}
 	exec := rollback.Execution{Files: files, At: now, Reason: x.Reason, Mode: mode, Trigger: x.Trigger,
-		Adjustments: slices.Clone(x.Adjustments), Decisions: map[int][]rollback.Decision{}, Analyses: map[int]string{}, Patterns: map[int][]rollback.Pattern{}}
+		Adjustments: slices.Clone(x.Adjustments), Decisions: map[int][]rollback.RoundDecision{}, Analyses: map[int]string{}, Patterns: map[int][]rollback.Pattern{}}
 	report := RollbackReport{Round: x.To, RootCause: x.RootCause, Decision: x.Decision}
 	spec, err := s.source(ctx)
 	if err != nil {
@@ -276,7 +276,7 @@ func (s *Session) execRollback(ctx context.Context, x rollbackExec) (RollbackRep
 			// The round's own decisions: not an earlier rollback's dialog
 			// answers filed under it, nor the session's end.
 			if d.Round == rp.Round && !d.Procedural {
-				exec.Decisions[rp.Round] = append(exec.Decisions[rp.Round], rollback.Decision{ID: d.ID, Issue: d.Issue, Summary: d.Question, Option: d.Option, Choice: d.Decision, Rationale: d.Text})
+				exec.Decisions[rp.Round] = append(exec.Decisions[rp.Round], rollback.RoundDecision{ID: d.ID, Issue: d.Issue, Summary: d.Question, Option: d.Option, Choice: d.Decision, Rationale: d.Text})
 			}
 		}
 		for _, d := range s.st.ConflictDecisions {
@@ -345,7 +345,7 @@ func (s *Session) execRollback(ctx context.Context, x rollbackExec) (RollbackRep
 	restored.LegacyRetries = slices.DeleteFunc(slices.Clone(old.LegacyRetries), func(v retryDetail) bool { return !keepRound(v.Round) })
 	restored.Logged = slices.DeleteFunc(slices.Clone(old.Logged), func(v loggedEvent) bool { return !keepRound(v.Round) })
 	restored.LegacyErrors = slices.DeleteFunc(slices.Clone(old.LegacyErrors), func(v errorEntry) bool { return !keepRound(v.Round) })
-	restored.ExampleLog = slices.DeleteFunc(slices.Clone(old.ExampleLog), func(e examples.LogEntry) bool { return !keepRound(e.Round) })
+	restored.ExampleLog = slices.DeleteFunc(slices.Clone(old.ExampleLog), func(e exemplar.LogEntry) bool { return !keepRound(e.Round) })
 	restored.Recover, restored.RecoverConflicts = nil, nil
 	for _, rp := range plan.Rounds {
 		restored.Recover = append(restored.Recover, exec.Decisions[rp.Round]...)
@@ -388,7 +388,7 @@ func (s *Session) execRollback(ctx context.Context, x rollbackExec) (RollbackRep
 		return RollbackReport{}, fmt.Errorf("rollback: %w", err)
 	}
 	s.log.Info("rolled back", "to", x.To, "undone", report.Undone, "archives", report.Archives)
-	s.emit(Event{Kind: EventRolledBack, Round: x.To, Message: fmt.Sprintf("rolled back round(s) %s to round %d: %s", joinInts(report.Undone), x.To, strings.Join(report.Archives, ", "))})
+	s.tel.emit(Event{Kind: EventRolledBack, Round: x.To, Message: fmt.Sprintf("rolled back round(s) %s to round %d: %s", joinInts(report.Undone), x.To, strings.Join(report.Archives, ", "))})
 	report.Adjustments = autoAdj
 	report.AutoApplied = x.Auto
 	report.Remaining = max(0, s.rollbackLimit()-s.st.Rollbacks.Used())
@@ -415,8 +415,8 @@ func (s *Session) applySplit(p *splitPlan) error {
 
 // conflictRecoverable is a conflict decision as the archive and the
 // decision-recovery question show it.
-func conflictRecoverable(d conflict.Decision) rollback.Decision {
-	return rollback.Decision{ID: d.ID, Issue: d.IssueID, Summary: "Conflict " + d.IssueID + ": " + d.Subject,
+func conflictRecoverable(d conflict.Ruling) rollback.RoundDecision {
+	return rollback.RoundDecision{ID: d.ID, Issue: d.IssueID, Summary: "Conflict " + d.IssueID + ": " + d.Subject,
 		Option: d.ChosenOption, Choice: d.Decision, Rationale: d.Rationale}
 }
 

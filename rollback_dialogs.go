@@ -36,14 +36,18 @@ const (
 	originEscalation = "escalation:" // + role name
 )
 
+// flowStage is where a rollback flow stands in its dialogs; it is stored
+// with the flow (state.json) as its string.
+type flowStage string
+
 // Stages of a rollback flow.
 const (
-	stageDecide   = ""
-	stageLimit    = "limit"
-	stageAnalysis = "analysis"
-	stageOptions  = "options"
-	stageTargets  = "targets"
-	stageConfirm  = "confirm"
+	stageDecide   flowStage = ""
+	stageLimit    flowStage = "limit"
+	stageAnalysis flowStage = "analysis"
+	stageOptions  flowStage = "options"
+	stageTargets  flowStage = "targets"
+	stageConfirm  flowStage = "confirm"
 )
 
 // rollbackFlow is a rollback in progress through its dialogs.
@@ -58,10 +62,10 @@ type rollbackFlow struct {
 	To      int `json:"to"`
 	// Explicit: the caller chose the target (Session.Rollback, `refine
 	// rollback --to`), so the "multiple rounds" option is not offered.
-	Explicit    bool     `json:"explicit,omitempty"`
-	Adjustments []string `json:"adjustments,omitempty"`
-	Origin      string   `json:"origin,omitempty"`
-	Stage       string   `json:"stage,omitempty"`
+	Explicit    bool      `json:"explicit,omitempty"`
+	Adjustments []string  `json:"adjustments,omitempty"`
+	Origin      string    `json:"origin,omitempty"`
+	Stage       flowStage `json:"stage,omitempty"`
 	// Seq numbers repeated target questions ("choose different target").
 	Seq int `json:"seq,omitempty"`
 	// Decisions are the answered dialog questions, filed under round
@@ -225,7 +229,7 @@ func (s *Session) limitDialog(ctx context.Context, f *rollbackFlow) (RollbackRep
 			break
 		}
 	}
-	q := rollbacktext.LimitPrompt(h, s.rollbackLimit())
+	q := rollbacktext.LimitQuestion(h, s.rollbackLimit())
 	q.Round = f.Current
 	q.ID = fmt.Sprintf("r%d-rollback-limit-%d", f.Current, s.st.Rollbacks.Used())
 	q.Body = "This session has used all " + fmt.Sprint(s.rollbackLimit()) + " rollback attempts.\nThis suggests systematic issues beyond individual round problems.\n\n" +
@@ -311,7 +315,7 @@ func (s *Session) splitGap(ctx context.Context, round, to int) (gap.ID, string, 
 	if err != nil {
 		return "", "", fmt.Errorf("rollback analysis: read %s: %w", key, err)
 	}
-	if b, err = s.resolveBackup(ctx, key, b); err != nil {
+	if b, err = resolveBackup(ctx, s.cfg.Store, key, b); err != nil {
 		return "", "", fmt.Errorf("rollback analysis: %s: %w", key, err)
 	}
 	restored, err := parseState(b)
@@ -398,7 +402,7 @@ func (s *Session) analysisDialog(ctx context.Context, f *rollbackFlow, attempt i
 	if err != nil {
 		return RollbackReport{}, true, err
 	}
-	q := rollbacktext.AnalysisPrompt(in)
+	q := rollbacktext.AnalysisQuestion(in)
 	q.Round = f.Current
 	q.ID = fmt.Sprintf("r%d-rollback-analysis-%d", f.Current, attempt)
 	if _, ok := q.Option("1"); ok && len(in.Split) < 2 {
@@ -463,7 +467,7 @@ func (s *Session) optionsDialog(ctx context.Context, f *rollbackFlow, attempt in
 	if !f.Explicit {
 		targets = len(s.limitedTargets(ctx, f.Current))
 	}
-	q := rollbacktext.OptionsPrompt(f.Current, attempt, f.Reason, targets)
+	q := rollbacktext.OptionsQuestion(f.Current, attempt, f.Reason, targets)
 	q.Round = f.Current
 	q.ID = fmt.Sprintf("r%d-rollback-options-%d", f.Current, attempt)
 	if f.Explicit && f.To < f.Current-1 {
@@ -535,7 +539,7 @@ func (s *Session) targetRows(ctx context.Context, current int) ([]rollbacktext.T
 	var rows []rollbacktext.Target
 	for _, t := range s.limitedTargets(ctx, current) {
 		row := rollbacktext.Target{Round: t}
-		b, err := s.readStateBackup(ctx, t)
+		b, err := readStateBackup(ctx, storeView{store: s.cfg.Store, pending: s.pending}, t)
 		if err != nil {
 			return nil, fmt.Errorf("rollback targets: read %s: %w", backupKeyState(t), err)
 		}
@@ -564,7 +568,7 @@ func (s *Session) targetsDialog(ctx context.Context, f *rollbackFlow, attempt in
 	if err != nil {
 		return RollbackReport{}, true, err
 	}
-	q := rollbacktext.TargetsPrompt(f.Current, rows)
+	q := rollbacktext.TargetsQuestion(f.Current, rows)
 	for i := range q.Options {
 		if n, ok := rollbacktext.TargetOf(q.Options[i].Effect); ok {
 			q.Options[i].Key = fmt.Sprint(n)
@@ -606,7 +610,7 @@ func (s *Session) confirmDialog(ctx context.Context, f *rollbackFlow, attempt in
 		s.stage()
 		return RollbackReport{}, false, nil
 	}
-	q := rollbacktext.ConfirmPrompt(f.Current, rows[i], rows, len(s.st.Ledger.Open()))
+	q := rollbacktext.ConfirmQuestion(f.Current, rows[i], rows, len(s.st.Ledger.Open()))
 	q.Round = f.Current
 	q.ID = fmt.Sprintf("r%d-rollback-confirm-%d-to%d-%d", f.Current, attempt, f.To, f.Seq)
 	a, paused, err := s.ask(ctx, q)

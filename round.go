@@ -49,7 +49,7 @@ func (s *Session) playRound(ctx context.Context) (RoundReport, error) {
 func (s *Session) playPhases(ctx context.Context) (RoundReport, error) {
 	for {
 		cur := s.st.Current
-		s.openRoundScope(ctx, nil)
+		s.tel.openRoundScope(ctx, nil)
 		if err := ctx.Err(); err != nil {
 			return s.st.report(s.outcome()), err
 		}
@@ -79,9 +79,9 @@ func (s *Session) playPhases(ctx context.Context) (RoundReport, error) {
 		}
 		// The phase change rides on the next commit: every phase is
 		// idempotent on resume (a finished role phase returns at once).
-		s.emit(Event{Kind: EventPhaseFinished, Phase: cur.Phase})
+		s.tel.emit(Event{Kind: EventPhaseFinished, Phase: cur.Phase})
 		cur.Phase = next
-		s.emit(Event{Kind: EventPhaseStarted, Phase: next})
+		s.tel.emit(Event{Kind: EventPhaseStarted, Phase: next})
 	}
 }
 
@@ -154,7 +154,7 @@ func (s *Session) startRound(ctx context.Context) error {
 	cur.Engineer = rolePhase{Gaps: slices.Clone(cur.Assigned), Budget: 1 + s.cfg.MaxRetries}
 	cur.Instructions, s.st.Instructions = s.st.Instructions, nil
 	cur.Reviewer = rolePhase{Budget: 1 + s.cfg.MaxRetries}
-	s.openRoundScope(ctx, &Event{Kind: EventRoundStarted, Round: n, Phase: cur.Phase, Message: fmt.Sprintf("assigned %v", cur.Assigned)})
+	s.tel.openRoundScope(ctx, &Event{Kind: EventRoundStarted, Round: n, Phase: cur.Phase, Message: fmt.Sprintf("assigned %v", cur.Assigned)})
 	s.log.Info("round started", "round", n, "assigned", cur.Assigned)
 	s.stage(ops...)
 	return nil
@@ -176,13 +176,13 @@ func (st *state) assignable() []gap.Gap {
 // start of round n.
 func (s *Session) backupOps(ctx context.Context, n int) ([]Op, error) {
 	prev := n - 1
-	ops, err := s.backupStateOps(prev)
+	ops, err := s.j.stateBackupOps(s.st, prev)
 	if err != nil {
 		return nil, err
 	}
 	// status.md and decisions.md as the round ended are written between
 	// rounds, and the backups are copies of them.
-	status, decisions := s.renderStatus(), s.renderDecisions()
+	status, decisions := renderStatus(s.st, s.rollbackLimit(), s.cfg.Backend), renderDecisions(s.st)
 	ops = append(ops, s.renderingOps(status, decisions)...)
 	ops = append(ops,
 		s.copyOp(backupKeyStatus(prev), keyStatus, []byte(status)),
@@ -460,11 +460,11 @@ func blockingIssues(issues []issueRecord) map[gap.ID][]string {
 func (s *Session) finishRound(ctx context.Context) (RoundReport, error) {
 	rec := s.st.roundRecord(s.now())
 	s.st.Rounds = append(s.st.Rounds, rec)
-	summary := s.renderSummary(rec)
+	summary := renderSummary(s.st, rec)
 	s.st.Round = rec.N
 	s.st.Current = nil
 	s.st.PrevLedger = snapshotLedger(&s.st.Ledger)
-	s.endRoundScope(Event{Kind: EventRoundFinished, Round: rec.N, Message: fmt.Sprintf("engineer %s, reviewer %s", rec.Engineer, rec.Reviewer)})
+	s.tel.endRoundScope(Event{Kind: EventRoundFinished, Round: rec.N, Message: fmt.Sprintf("engineer %s, reviewer %s", rec.Engineer, rec.Reviewer)})
 	s.stage(append(s.convergenceOps(), Put(summaryKey(rec.N), []byte(summary)))...)
 	if done, err := s.checkTermination(ctx); err != nil || done {
 		return s.st.report(s.outcome()), err
@@ -551,8 +551,10 @@ func roleSummary(role RoleName, rp *rolePhase) string {
 		return "SKIP"
 	case roleNotNeeded:
 		return "not needed (" + rp.SkipNote + ")"
+	case roleRunning:
+		return "in progress"
 	}
-	return "in progress"
+	return fmt.Sprintf("unknown status %q", string(rp.Status)) // a state.json of a newer refine
 }
 
 func plural(n int) string {

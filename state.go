@@ -8,10 +8,11 @@ import (
 
 	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/convergence"
-	"github.com/refine-spec/refine/examples"
+	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/internal/rollbacktext"
 	"github.com/refine-spec/refine/rollback"
+	"github.com/refine-spec/refine/validate"
 )
 
 // schemaVersion is the version of state.json this refine writes. Open
@@ -144,12 +145,12 @@ type state struct {
 	Rollbacks rollback.History `json:"rollbacks"`
 	// Recover holds decisions of rolled-back rounds awaiting the user's
 	// re-apply / modify / ignore choice.
-	Recover []rollback.Decision `json:"recover,omitempty"`
+	Recover []rollback.RoundDecision `json:"recover,omitempty"`
 
 	// Conflicts are every conflict detected (FLOW-006), resolved or not,
 	// and ConflictDecisions the decisions that resolved them.
 	Conflicts         []conflict.Conflict `json:"conflicts,omitempty"`
-	ConflictDecisions []conflict.Decision `json:"conflict_decisions,omitempty"`
+	ConflictDecisions []conflict.Ruling   `json:"conflict_decisions,omitempty"`
 	// Ignore holds issues the user marked as false implicit-disagreement positives.
 	Ignore conflict.IgnoreSet `json:"ignore"`
 	// RateHistory feeds the DISAGREE session-rate check.
@@ -159,7 +160,7 @@ type state struct {
 	// Instructions go into the next round's Engineer prompt once.
 	Instructions []string `json:"instructions,omitempty"`
 	// ExampleLog records every example attached to a retry (FLOW-008 §8).
-	ExampleLog []examples.LogEntry `json:"example_log,omitempty"`
+	ExampleLog []exemplar.LogEntry `json:"example_log,omitempty"`
 	// ReviewerAdjustments are the user's standing instructions for the Reviewer.
 	ReviewerAdjustments []string `json:"reviewer_adjustments,omitempty"`
 
@@ -171,7 +172,7 @@ type state struct {
 	AutoRetries []rollbacktext.AutoRetry `json:"auto_retries,omitempty"`
 	// RecoverConflicts are the conflict decisions of rolled-back rounds,
 	// restored when decision recovery re-applies them.
-	RecoverConflicts []conflict.Decision `json:"recover_conflicts,omitempty"`
+	RecoverConflicts []conflict.Ruling `json:"recover_conflicts,omitempty"`
 }
 
 // roundState is the progress of the round in flight.
@@ -198,17 +199,22 @@ type roundState struct {
 	Instructions []string `json:"instructions,omitempty"`
 }
 
+// roleStatus is where a role stands within a round, or one gap's call of
+// parallel drafting (which may also be partExhausted). state.json holds it
+// as its string; the zero value is roleRunning.
+type roleStatus string
+
 // Role phase statuses.
 const (
-	roleRunning   = ""
-	roleAccepted  = "accepted"
-	roleSkipped   = "skipped"
-	roleNotNeeded = "not_needed"
+	roleRunning   roleStatus = ""
+	roleAccepted  roleStatus = "accepted"
+	roleSkipped   roleStatus = "skipped"
+	roleNotNeeded roleStatus = "not_needed"
 )
 
 // rolePhase is one role's progress within a round.
 type rolePhase struct {
-	Status string `json:"status,omitempty"`
+	Status roleStatus `json:"status,omitempty"`
 	// Gaps are the gaps this role works on (narrowed or reassigned by escalation).
 	Gaps []gap.ID `json:"gaps,omitempty"`
 	// Budget is how many attempts are allowed so far: 1 + MaxRetries, plus
@@ -232,7 +238,7 @@ type rolePhase struct {
 // partState is one gap's call in parallel drafting.
 type partState struct {
 	Gap      gap.ID       `json:"gap"`
-	Status   string       `json:"status,omitempty"`
+	Status   roleStatus   `json:"status,omitempty"`
 	Attempts []attemptRec `json:"attempts,omitempty"`
 	// Result is what the accepted output said; the text itself is the
 	// journaled response of the last attempt.
@@ -241,16 +247,16 @@ type partState struct {
 
 // attemptRec is one validated attempt.
 type attemptRec struct {
-	N           int       `json:"n"`
-	At          time.Time `json:"at"`
-	Success     bool      `json:"success"`
-	FailureType string    `json:"failure_type,omitempty"`
-	Tier        string    `json:"tier,omitempty"`
-	Line        int       `json:"line,omitempty"`
-	Message     string    `json:"message,omitempty"`
-	Warnings    []string  `json:"warnings,omitempty"`
-	Usage       Usage     `json:"usage"`
-	Calls       int       `json:"calls"`
+	N           int                  `json:"n"`
+	At          time.Time            `json:"at"`
+	Success     bool                 `json:"success"`
+	FailureType validate.FailureType `json:"failure_type,omitempty"`
+	Tier        string               `json:"tier,omitempty"`
+	Line        int                  `json:"line,omitempty"`
+	Message     string               `json:"message,omitempty"`
+	Warnings    []string             `json:"warnings,omitempty"`
+	Usage       Usage                `json:"usage"`
+	Calls       int                  `json:"calls"`
 	// UsageEstimated: the role reported no usage; Usage is the Tokenizer's estimate.
 	UsageEstimated bool `json:"usage_estimated,omitempty"`
 	// Model is the model that answered, when the role said.
@@ -336,21 +342,21 @@ type validationEntry struct {
 	Message string    `json:"message"`
 	// FailureType is a failed attempt's type, for the summary (derived
 	// rows only).
-	FailureType string `json:"-"`
+	FailureType validate.FailureType `json:"-"`
 }
 
 // retryDetail is a "#### Engineer Retry 1" entry of status.md, derived from
 // the attempt log (or kept by a legacy session).
 type retryDetail struct {
-	Round        int       `json:"round"`
-	Role         RoleName  `json:"role"`
-	Part         string    `json:"part,omitempty"`
-	Retry        int       `json:"retry"`
-	At           time.Time `json:"at"`
-	FailureType  string    `json:"failure_type"`
-	Modification string    `json:"modification"`
-	Example      string    `json:"example"`
-	Outcome      string    `json:"outcome"`
+	Round        int                  `json:"round"`
+	Role         RoleName             `json:"role"`
+	Part         string               `json:"part,omitempty"`
+	Retry        int                  `json:"retry"`
+	At           time.Time            `json:"at"`
+	FailureType  validate.FailureType `json:"failure_type"`
+	Modification string               `json:"modification"`
+	Example      string               `json:"example"`
+	Outcome      string               `json:"outcome"`
 }
 
 // loggedKind says what a loggedEvent records.
@@ -384,7 +390,7 @@ type loggedEvent struct {
 	// of.
 	Issue      string               `json:"issue,omitempty"`
 	Severity   gap.Severity         `json:"severity,omitempty"`
-	Confidence conflict.Confidence  `json:"confidence,omitempty"`
+	Confidence gap.Confidence       `json:"confidence,omitempty"`
 	Heuristics []conflict.Heuristic `json:"heuristics,omitempty"`
 	Evidence   []string             `json:"evidence,omitempty"`
 	Position   string               `json:"position,omitempty"`
@@ -416,7 +422,7 @@ func (e loggedEvent) row() errorEntry {
 		r.Role, r.Event = "Engineer", "Unmatched DISAGREE block (logged)"
 		r.Details = fmt.Sprintf("%s and matches no issue of round %d: %s", what, e.Against, dash(e.Position))
 	case loggedExecutionError:
-		r.Role, r.Event, r.Details = "Mediator", "EXECUTION_ERROR", e.Err
+		r.Role, r.Event, r.Details = "Mediator", string(validate.ExecutionError), e.Err
 	default:
 		r.Role, r.Event, r.Details = "Mediator", string(e.Kind), e.Err
 	}
@@ -484,14 +490,6 @@ func (u *usageTotals) add(role RoleName, v Usage, calls int) {
 		}
 		u.Responses[string(role)]++
 	}
-}
-
-func (s *state) marshal() ([]byte, error) {
-	b, err := json.Marshal(s)
-	if err != nil {
-		return nil, fmt.Errorf("encode state.json: %w", err)
-	}
-	return append(b, '\n'), nil
 }
 
 // parseState decodes state.json, refusing newer schemas and corrupt files

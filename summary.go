@@ -5,15 +5,16 @@ import (
 	"fmt"
 )
 
-// summaryOp returns the session's summary record (SummaryKey), committed
-// with every durable point so that a Backend lists sessions (round,
-// outcome, open gaps by severity, pending questions, last activity)
-// without reading their state.
-func (s *Session) summaryOp() Op {
-	b, _ := json.Marshal(summaryOf(s.st)) // plain data: cannot fail
+// summaryOp returns the summary record (SummaryKey) of the session whose
+// state is st, committed with every durable point so that a Backend lists
+// sessions (round, outcome, open gaps by severity, pending questions,
+// last activity) without reading their state.
+func summaryOp(st *state) Op {
+	b, _ := json.Marshal(summaryOf(st)) // plain data: cannot fail
 	return Put(SummaryKey, b)
 }
 
+// summaryOf is the SessionSummary of the session whose state is st.
 func summaryOf(st *state) SessionSummary {
 	sum := SessionSummary{Round: st.Round, Outcome: st.Outcome, Pending: len(st.Pending), Created: st.CreatedAt, Updated: st.UpdatedAt,
 		OpenGaps: map[string]int{}}

@@ -49,7 +49,7 @@ func Example() {
 	// Termination check: only polish is left, so the user is offered to stop.
 	decision := convergence.Decide(convergence.Input{Round: 1, MaxRounds: 10, Ledger: ledger})
 	fmt.Println(decision.Outcome, "offer:", decision.OfferEarlyTermination)
-	prompt := convergence.EarlyTerminationPrompt(convergence.EarlyTerminationInput{Round: 1, MaxRounds: 10, Ledger: ledger})
+	prompt := convergence.EarlyTerminationQuestion(convergence.EarlyTerminationInput{Round: 1, MaxRounds: 10, Ledger: ledger})
 	fmt.Printf("%s\n\n%s\n", prompt.Title, prompt.Body)
 	for _, o := range prompt.Options {
 		fmt.Printf("%s: %s - %s\n", o.Key, o.Label, o.Effect)

@@ -40,7 +40,7 @@ type DivergenceInput struct {
 	RollbackAvailable bool
 }
 
-// DivergencePrompt words the DIVERGENCE_WARNING question (GAP-FLOW-002, with
+// DivergenceQuestion words the DIVERGENCE_WARNING question (GAP-FLOW-002, with
 // refine's two further options). Options: Narrow scope, Accept complexity,
 // Pause for input, Force complete, Roll back when available, and Stop (end
 // as STALL_EXIT). Option effects are sentences for the user; the caller
@@ -54,7 +54,7 @@ type DivergenceInput struct {
 // approval no user gave, Pause would halt a run nobody is watching, and Roll
 // back tends to replay the same round. With nothing to narrow, Accept
 // complexity keeps going and MaxRounds still bounds the cost.
-func DivergencePrompt(in DivergenceInput) question.Question {
+func DivergenceQuestion(in DivergenceInput) question.Question {
 	s := in.Settings
 	if s == (Settings{}) {
 		s = DefaultSettings()
@@ -147,7 +147,7 @@ type EarlyTerminationInput struct {
 	Ledger    *gap.Ledger
 }
 
-// EarlyTerminationPrompt words the offer made when the good-enough criteria
+// EarlyTerminationQuestion words the offer made when the good-enough criteria
 // first hold for an open set (GAP-FLOW-005): Continue, Accept as complete,
 // Pause, Abandon.
 //
@@ -156,7 +156,7 @@ type EarlyTerminationInput struct {
 // docs/workflow.md#outcomes): only MEDIUM/LOW, non-blocking gaps remain, and further rounds mostly
 // polish. Nothing is marked Recommended, because for a person the spec's
 // warning applies: accepting early under time pressure is the risk.
-func EarlyTerminationPrompt(in EarlyTerminationInput) question.Question {
+func EarlyTerminationQuestion(in EarlyTerminationInput) question.Question {
 	counts := CountOpen(in.Ledger)
 	var body strings.Builder
 	if in.MaxRounds > 0 {
@@ -199,12 +199,12 @@ func remaining(c OpenCounts) string {
 	return strings.Join(parts, ", ") + " " + plural(c.Total, "gap remains", "gaps remain")
 }
 
-// HighConflictPrompt words the explicit acknowledgment USER_APPROVED needs
+// HighConflictQuestion words the explicit acknowledgment USER_APPROVED needs
 // while n HIGH conflicts are unresolved (GAP-FLOW-006 §8: "Warning +
 // acknowledgment required"), a question of kind conflict; the caller sets
 // its ID and round. Automated default: Continue, because an
 // acknowledgment is by definition a person's; a policy must not give it.
-func HighConflictPrompt(n int) question.Question {
+func HighConflictQuestion(n int) question.Question {
 	return question.Question{
 		Kind:  question.KindConflict,
 		Title: "Accept with unresolved HIGH conflicts?",

@@ -43,9 +43,9 @@ func keys(p question.Question) []string {
 	return out
 }
 
-func TestDivergencePromptSpecWording(t *testing.T) {
+func TestDivergenceQuestionSpecWording(t *testing.T) {
 	l := ledgerOf(t, g(1, gap.High, gap.Open), g(2, gap.Medium, gap.Open), g(3, gap.Low, gap.Blocked), g(4, gap.Low, gap.NeedsRevision))
-	p := DivergencePrompt(DivergenceInput{Rows: flow002Rows(), Ledger: l, RollbackAvailable: true})
+	p := DivergenceQuestion(DivergenceInput{Rows: flow002Rows(), Ledger: l, RollbackAvailable: true})
 	want := `Divergence warning after round 3
 
 The workflow has not made net progress for 2 rounds.
@@ -70,7 +70,7 @@ Options:
 	}
 }
 
-func TestDivergencePromptOptions(t *testing.T) {
+func TestDivergenceQuestionOptions(t *testing.T) {
 	polish := ledgerOf(t, g(1, gap.Medium, gap.Open))
 	onlyHigh := ledgerOf(t, g(1, gap.High, gap.Open), g(2, gap.Low, gap.Blocked))
 	tests := []struct {
@@ -88,7 +88,7 @@ func TestDivergencePromptOptions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := DivergencePrompt(tt.in)
+			p := DivergenceQuestion(tt.in)
 			if diff := cmp.Diff(tt.wantKeys, keys(p)); diff != "" {
 				t.Errorf("keys (-want +got):\n%s", diff)
 			}
@@ -107,9 +107,9 @@ func TestDivergencePromptOptions(t *testing.T) {
 	}
 }
 
-func TestDivergencePromptSingleRoundExplosion(t *testing.T) {
+func TestDivergenceQuestionSingleRoundExplosion(t *testing.T) {
 	rows := []Row{{Round: 1, Resolved: 2, New: 6, Net: -4, WeightedNet: 5, State: DivergenceWarning}}
-	p := DivergencePrompt(DivergenceInput{Rows: rows, Ledger: ledgerOf(t, g(1, gap.Low, gap.Open))})
+	p := DivergenceQuestion(DivergenceInput{Rows: rows, Ledger: ledgerOf(t, g(1, gap.Low, gap.Open))})
 	for _, want := range []string{
 		"Round 1 introduced far more gaps than it resolved (Net: -4, below -2).",
 		"Round 1: Resolved 2, Introduced 6, Reopened 0, Deferred 0 (Net: -4, Weighted net: +5)",
@@ -120,20 +120,20 @@ func TestDivergencePromptSingleRoundExplosion(t *testing.T) {
 	}
 }
 
-func TestDivergencePromptLongStallIsCapped(t *testing.T) {
+func TestDivergenceQuestionLongStallIsCapped(t *testing.T) {
 	var rows []Row
 	for r := 1; r <= 9; r++ {
 		rows = append(rows, Row{Round: r, State: DivergenceWarning})
 	}
-	p := DivergencePrompt(DivergenceInput{Rows: rows})
+	p := DivergenceQuestion(DivergenceInput{Rows: rows})
 	if !strings.Contains(p.Body, "for 9 rounds") || strings.Contains(p.Body, "Round 4:") || !strings.Contains(p.Body, "Round 5:") {
 		t.Errorf("Body should name 9 rounds and list rounds 5-9:\n%s", p.Body)
 	}
 }
 
-func TestEarlyTerminationPromptSpecWording(t *testing.T) {
+func TestEarlyTerminationQuestionSpecWording(t *testing.T) {
 	l := ledgerOf(t, g(1, gap.High, gap.Accepted), g(2, gap.Medium, gap.Open), g(3, gap.Medium, gap.Proposed), g(4, gap.Low, gap.Open))
-	p := EarlyTerminationPrompt(EarlyTerminationInput{Round: 5, MaxRounds: 10, Ledger: l})
+	p := EarlyTerminationQuestion(EarlyTerminationInput{Round: 5, MaxRounds: 10, Ledger: l})
 	want := `Accept the spec as good enough?
 
 Session Progress: Round 5 of max 10
@@ -158,7 +158,7 @@ Options:
 			t.Errorf("option %s is recommended; the offer recommends nothing", o.Key)
 		}
 	}
-	if got := EarlyTerminationPrompt(EarlyTerminationInput{Round: 2, Ledger: ledgerOf(t, g(1, gap.Low, gap.Open))}).Body; !strings.HasPrefix(got, "Session Progress: Round 2\n") {
+	if got := EarlyTerminationQuestion(EarlyTerminationInput{Round: 2, Ledger: ledgerOf(t, g(1, gap.Low, gap.Open))}).Body; !strings.HasPrefix(got, "Session Progress: Round 2\n") {
 		t.Errorf("without a limit: %q", got)
 	}
 }
@@ -168,7 +168,7 @@ Options:
 // good-enough session as GOOD_ENOUGH.
 func TestPromptKeysDriveDecide(t *testing.T) {
 	l := ledgerOf(t, g(1, gap.Medium, gap.Open))
-	p := EarlyTerminationPrompt(EarlyTerminationInput{Round: 3, Ledger: l})
+	p := EarlyTerminationQuestion(EarlyTerminationInput{Round: 3, Ledger: l})
 	want := map[string]Outcome{KeyContinue: Continue, KeyAccept: GoodEnough, KeyPause: Paused, KeyAbandon: Abandoned}
 	for _, o := range p.Options {
 		d := Decide(Input{Round: 3, Ledger: l, Choice: Choice(o.Key), OfferedOpenSet: OpenSetFingerprint(l)})
@@ -184,16 +184,16 @@ func TestPromptKeysDriveDecide(t *testing.T) {
 	}
 }
 
-func TestHighConflictPrompt(t *testing.T) {
-	p := HighConflictPrompt(2)
+func TestHighConflictQuestion(t *testing.T) {
+	p := HighConflictQuestion(2)
 	if diff := cmp.Diff([]string{KeyAcknowledge, KeyContinue}, keys(p)); diff != "" {
 		t.Errorf("keys (-want +got):\n%s", diff)
 	}
 	if p.Default != KeyContinue || !strings.Contains(p.Body, "2 HIGH-severity conflicts between the Engineer and the Reviewer are unresolved") {
 		t.Errorf("Default %q Body %q", p.Default, p.Body)
 	}
-	if !strings.Contains(HighConflictPrompt(1).Body, "1 HIGH-severity conflict between the Engineer and the Reviewer is unresolved") {
-		t.Errorf("singular wording: %q", HighConflictPrompt(1).Body)
+	if !strings.Contains(HighConflictQuestion(1).Body, "1 HIGH-severity conflict between the Engineer and the Reviewer is unresolved") {
+		t.Errorf("singular wording: %q", HighConflictQuestion(1).Body)
 	}
 }
 
@@ -251,10 +251,10 @@ func TestScopeFromAnswer(t *testing.T) {
 	}
 }
 
-func TestDivergencePromptListsAtMostFiveGaps(t *testing.T) {
+func TestDivergenceQuestionListsAtMostFiveGaps(t *testing.T) {
 	l := &gap.Ledger{}
 	addGaps(t, l, 1, 8, gap.Low, 0)
-	p := DivergencePrompt(DivergenceInput{Rows: flow002Rows(), Ledger: l})
+	p := DivergenceQuestion(DivergenceInput{Rows: flow002Rows(), Ledger: l})
 	want := "defer 8 MEDIUM/LOW gaps (GAP-TEST-001, GAP-TEST-002, GAP-TEST-003, GAP-TEST-004, GAP-TEST-005, and 3 more)"
 	if !strings.Contains(p.Options[0].Effect, want) {
 		t.Errorf("narrow scope effect = %q, want it to contain %q", p.Options[0].Effect, want)
@@ -277,7 +277,7 @@ func TestRemaining(t *testing.T) {
 	}
 }
 
-func TestDivergencePromptOpeningSentence(t *testing.T) {
+func TestDivergenceQuestionOpeningSentence(t *testing.T) {
 	tests := []struct {
 		name string
 		rows []Row
@@ -290,7 +290,7 @@ func TestDivergencePromptOpeningSentence(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := DivergencePrompt(DivergenceInput{Rows: tt.rows})
+			p := DivergenceQuestion(DivergenceInput{Rows: tt.rows})
 			if !strings.HasPrefix(p.Body, tt.want) {
 				t.Errorf("Body = %q, want prefix %q", p.Body, tt.want)
 			}

@@ -203,7 +203,7 @@ func (o *Observer) endAttempt(span trace.Span, e refine.Event) {
 		span.SetAttributes(KeyModel.String(e.Model))
 	}
 	if e.FailureType != "" {
-		span.SetAttributes(KeyFailureType.String(e.FailureType))
+		span.SetAttributes(KeyFailureType.String(string(e.FailureType)))
 	}
 	switch {
 	case e.Err != nil:
@@ -216,7 +216,7 @@ func (o *Observer) endAttempt(span trace.Span, e refine.Event) {
 		if o.opts.IncludeContent && e.Message != "" {
 			span.SetAttributes(KeyMessage.String(e.Message))
 		}
-		span.SetStatus(codes.Error, e.FailureType)
+		span.SetStatus(codes.Error, string(e.FailureType))
 	}
 }
 
@@ -243,13 +243,13 @@ func (o *Observer) count(e refine.Event) {
 	}
 	switch e.Kind {
 	case refine.EventValidationFailed:
-		o.inst.validationFailures.Add(ctx, 1, metric.WithAttributes(KeyRole.String(string(e.Role)), KeyFailureType.String(e.FailureType)))
+		o.inst.validationFailures.Add(ctx, 1, metric.WithAttributes(KeyRole.String(string(e.Role)), KeyFailureType.String(string(e.FailureType))))
 	case refine.EventRetry:
-		o.inst.retries.Add(ctx, 1, metric.WithAttributes(KeyRole.String(string(e.Role)), KeyFailureType.String(e.FailureType)))
+		o.inst.retries.Add(ctx, 1, metric.WithAttributes(KeyRole.String(string(e.Role)), KeyFailureType.String(string(e.FailureType))))
 	case refine.EventTransportRetry:
 		o.inst.transportRetries.Add(ctx, 1, metric.WithAttributes(KeyRole.String(string(e.Role))))
 	case refine.EventEscalation:
-		o.inst.escalations.Add(ctx, 1, metric.WithAttributes(KeyRole.String(string(e.Role)), KeyFailureType.String(e.FailureType)))
+		o.inst.escalations.Add(ctx, 1, metric.WithAttributes(KeyRole.String(string(e.Role)), KeyFailureType.String(string(e.FailureType))))
 	}
 }
 
@@ -289,19 +289,19 @@ func (o *Observer) spanEvent(span trace.Span, e refine.Event) {
 		}
 	case refine.EventValidationFailed:
 		name = EventNameValidationFailed
-		attrs = append(attrs, role, KeyAttempt.Int(e.Attempt), KeyFailureType.String(e.FailureType))
+		attrs = append(attrs, role, KeyAttempt.Int(e.Attempt), KeyFailureType.String(string(e.FailureType)))
 		if o.opts.IncludeContent && e.Message != "" {
 			attrs = append(attrs, KeyMessage.String(e.Message))
 		}
 	case refine.EventRetry:
 		name = EventNameRetry
-		attrs = append(attrs, role, KeyAttempt.Int(e.Attempt), KeyRetry.Int(max(e.Attempt-1, 0)), KeyFailureType.String(e.FailureType))
+		attrs = append(attrs, role, KeyAttempt.Int(e.Attempt), KeyRetry.Int(max(e.Attempt-1, 0)), KeyFailureType.String(string(e.FailureType)))
 	case refine.EventTransportRetry:
 		name = EventNameTransportRetry
 		attrs = append(attrs, role, KeyAttempt.Int(e.Attempt), KeyMessage.String(e.Message), attribute.Float64("refine.delay_seconds", e.Elapsed.Seconds()))
 	case refine.EventEscalation:
 		name = EventNameEscalation
-		attrs = append(attrs, role, KeyFailureType.String(e.FailureType))
+		attrs = append(attrs, role, KeyFailureType.String(string(e.FailureType)))
 		if o.opts.IncludeContent && e.Message != "" {
 			attrs = append(attrs, KeyMessage.String(e.Message))
 		}

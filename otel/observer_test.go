@@ -14,6 +14,7 @@ import (
 	"github.com/refine-spec/refine/gap"
 	refineotel "github.com/refine-spec/refine/otel"
 	"github.com/refine-spec/refine/rollback"
+	"github.com/refine-spec/refine/validate"
 )
 
 // handRun plays, with hand-made events, what the engine reports for one
@@ -27,7 +28,7 @@ func handRun(t *testing.T, obs *refineotel.Observer, role refine.Role, previous 
 	runCtx := obs.Begin(ctx, refine.Event{Kind: refine.EventRunStarted, PreviousRun: previous})
 	link := obs.RunLink(runCtx)
 	roundCtx := obs.Begin(runCtx, refine.Event{Kind: refine.EventRoundStarted, Round: 1})
-	attempt := func(r refine.RoleName, k, tier int, failure string) {
+	attempt := func(r refine.RoleName, k, tier int, failure validate.FailureType) {
 		e := refine.Event{Kind: refine.EventAttemptStarted, Round: 1, Role: r, Attempt: k, ExampleTier: tier}
 		actx := obs.Begin(roundCtx, e)
 		obs.Observe(withCtx(e, actx))

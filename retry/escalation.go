@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/refine-spec/refine/question"
+	"github.com/refine-spec/refine/validate"
 )
 
 // Escalation option keys, as numbered in GAP-FLOW-001 §5, and the sixth,
@@ -39,7 +40,7 @@ func roleTitle(role string) string {
 // Automated default: OptionSkip, skip the role this round, which keeps the
 // session moving and loses nothing (the gaps return to OPEN or stay
 // PROPOSED for the next Reviewer).
-func EscalationQuestion(role string, round int, failureType string, attempts int, rollback bool) question.Question {
+func EscalationQuestion(role string, round int, failureType validate.FailureType, attempts int, rollback bool) question.Question {
 	r := roleTitle(role)
 	opts := []question.Option{
 		{Key: OptionSkip, Label: fmt.Sprintf("Skip %s this round - Proceed without %s output", r, r), Effect: fmt.Sprintf("Round %d recorded as \"%s: SKIP\"", round, r), Recommended: true},

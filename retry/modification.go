@@ -3,6 +3,8 @@ package retry
 import (
 	"fmt"
 	"strings"
+
+	"github.com/refine-spec/refine/validate"
 )
 
 // Context carries the values the modification texts interpolate.
@@ -38,17 +40,28 @@ func FormatGapList(ids []string) string {
 	return b.String()
 }
 
+// GenericModification is the spec's fallback retry text (GAP-FLOW-001 §4),
+// which Modification returns for a failure type no retry follows
+// (validate's non-retriable types) and for an unknown one.
+const GenericModification = "Please review your output and try again."
+
+// GenericLabel is Label's name for GenericModification.
+const GenericLabel = "generic retry notice"
+
 // Modification returns the text prepended to a retry prompt for a failure
 // type. The texts of GAP-FLOW-001 §4 are reproduced exactly; failure types
-// the spec gives no text for get one in the same voice, and unknown types
-// get the spec's fallback "Please review your output and try again.".
-func Modification(failureType string, c Context) string {
+// the spec gives no text for get one in the same voice. Every retriable
+// type has its own text; the types no retry follows (EXECUTION_ERROR,
+// MAX_RETRIES_EXHAUSTED and the warning-only ones) and an unknown type (not
+// validate.FailureType.Known: a record of a newer refine, say) get
+// GenericModification.
+func Modification(failureType validate.FailureType, c Context) string {
 	firstGap := "GAP-XXX"
 	if len(c.Gaps) > 0 {
 		firstGap = c.Gaps[0]
 	}
 	switch failureType {
-	case "FILE_MISSING":
+	case validate.MissingFile:
 		return fmt.Sprintf(`
 CRITICAL: Your previous attempt did not create the required output file.
 
@@ -57,7 +70,7 @@ You MUST write your output to: %s
 Use the Write tool to create this file. Do not skip this step.
 The file must exist at exactly this path when you complete your task.
 `, c.ExpectedPath)
-	case "EMPTY_OUTPUT":
+	case validate.EmptyOutput:
 		return `
 ATTENTION: Your previous output was empty or too brief.
 
@@ -69,7 +82,7 @@ Minimum expectations:
 
 Do NOT submit an empty file. Write something useful.
 `
-	case "WRONG_FORMAT":
+	case validate.WrongFormat:
 		return `
 FORMAT CORRECTION REQUIRED:
 
@@ -88,7 +101,7 @@ For Reviewer:
 
 The example below shows the correct format. Match it exactly.
 `
-	case "NO_GAPS_ADDRESSED":
+	case validate.NoGapsAddressed:
 		return fmt.Sprintf(`
 GAP REFERENCE REQUIRED:
 
@@ -104,7 +117,7 @@ Your output MUST:
 
 Do not discuss gaps in general terms. Reference them by ID.
 `, FormatGapList(c.Gaps), firstGap)
-	case "INCONSISTENT_REFS":
+	case validate.InconsistentRefs:
 		return fmt.Sprintf(`
 INVALID REFERENCES DETECTED:
 
@@ -118,7 +131,7 @@ Only reference gaps from this list. If you meant a different gap,
 use the correct ID. If the gap doesn't exist, create it as a "New Gap"
 in the ### New Gaps Introduced section.
 `, c.InvalidRefs, FormatGapList(c.ValidGaps))
-	case "INVALID_DISAGREE_REF", "MALFORMED_DISAGREE":
+	case validate.InvalidDisagreeRef, validate.MalformedDisagree:
 		return fmt.Sprintf(`
 DISAGREE FORMAT CORRECTION REQUIRED:
 
@@ -139,7 +152,7 @@ Every disagreement MUST use this exact form and reference an existing issue:
 
 **Request:** Escalate to user for resolution
 `, c.Message)
-	case "RE_ARGUED_CONFLICT":
+	case validate.ReArguedConflict:
 		return fmt.Sprintf(`
 DECIDED CONFLICT RE-ARGUED:
 
@@ -148,7 +161,7 @@ DECIDED CONFLICT RE-ARGUED:
 The user has already decided this conflict. Implement the decision as
 recorded. Do not re-argue it and do not write a DISAGREE block for it.
 `, c.Message)
-	case "INTEGRATION_STRUCTURE":
+	case validate.IntegrationStructure:
 		return fmt.Sprintf(`
 INTEGRATED SPEC STRUCTURE CORRECTION REQUIRED:
 
@@ -165,7 +178,7 @@ Write the whole specification as one markdown document:
 
 The example below shows the required shape.
 `, c.Message)
-	case "INTEGRATION_MISSING":
+	case validate.IntegrationMissing:
 		return fmt.Sprintf(`
 INTEGRATED SPEC INCOMPLETE:
 
@@ -177,7 +190,7 @@ headings read (or — for a decision that changed no section). Every open
 gap is listed under "## Known Limitations". Merge each accepted
 resolution in full: its rules, field names, numbers and examples.
 `, c.Message)
-	case "INTEGRATION_STALE":
+	case validate.IntegrationStale:
 		return fmt.Sprintf(`
 RESOLVED GAP STILL DESCRIBED AS OPEN:
 
@@ -188,34 +201,39 @@ sentence of the source that said so with what the accepted resolution
 specifies, and drop the gap's marker (GAP-…) from the body; the
 Resolution Log records where each gap went.
 `, c.Message)
+	case validate.ExecutionError, validate.MaxRetriesExhausted, validate.ThinContent, validate.IncompleteStructure:
+		return GenericModification // not retriable: no retry prompt is built after these
 	}
-	return "Please review your output and try again."
+	return GenericModification // unknown: !failureType.Known()
 }
 
 // Label is the short name of a failure type's modification, for the
-// "Prompt Modification" line of the status.md retry details.
-func Label(failureType string) string {
+// "Prompt Modification" line of the status.md retry details: GenericLabel
+// where Modification returns GenericModification.
+func Label(failureType validate.FailureType) string {
 	switch failureType {
-	case "FILE_MISSING":
+	case validate.MissingFile:
 		return "CRITICAL (explicit output path)"
-	case "EMPTY_OUTPUT":
+	case validate.EmptyOutput:
 		return "ATTENTION (minimum output expectations)"
-	case "WRONG_FORMAT":
+	case validate.WrongFormat:
 		return "FORMAT CORRECTION REQUIRED (structural headers)"
-	case "NO_GAPS_ADDRESSED":
+	case validate.NoGapsAddressed:
 		return "GAP REFERENCE REQUIRED (explicit gap assignment)"
-	case "INCONSISTENT_REFS":
+	case validate.InconsistentRefs:
 		return "INVALID REFERENCES DETECTED (valid gap list)"
-	case "INVALID_DISAGREE_REF", "MALFORMED_DISAGREE":
+	case validate.InvalidDisagreeRef, validate.MalformedDisagree:
 		return "DISAGREE FORMAT CORRECTION REQUIRED"
-	case "RE_ARGUED_CONFLICT":
+	case validate.ReArguedConflict:
 		return "DECIDED CONFLICT RE-ARGUED (decision quoted)"
-	case "INTEGRATION_STRUCTURE":
+	case validate.IntegrationStructure:
 		return "INTEGRATED SPEC STRUCTURE CORRECTION REQUIRED (headings and log format)"
-	case "INTEGRATION_MISSING":
+	case validate.IntegrationMissing:
 		return "INTEGRATED SPEC INCOMPLETE (log rows and resolutions)"
-	case "INTEGRATION_STALE":
+	case validate.IntegrationStale:
 		return "RESOLVED GAP STILL DESCRIBED AS OPEN (sentence quoted)"
+	case validate.ExecutionError, validate.MaxRetriesExhausted, validate.ThinContent, validate.IncompleteStructure:
+		return GenericLabel // not retriable
 	}
-	return "generic retry notice"
+	return GenericLabel // unknown: !failureType.Known()
 }

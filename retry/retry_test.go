@@ -6,12 +6,13 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/refine-spec/refine/validate"
 )
 
 func TestModificationTexts(t *testing.T) {
 	c := Context{ExpectedPath: "round_003/engineer.md", Gaps: []string{"GAP-FLOW-003", "GAP-UX-001"}, ValidGaps: []string{"GAP-FLOW-001"}, InvalidRefs: "GAP-FLOW-099", Message: "DISAGREE for ISSUE-R2-001 missing '**Rationale:**'"}
 	tests := []struct {
-		failure string
+		failure validate.FailureType
 		want    []string
 	}{
 		{"FILE_MISSING", []string{"CRITICAL: Your previous attempt did not create the required output file.", "You MUST write your output to: round_003/engineer.md"}},
@@ -39,6 +40,22 @@ func TestModificationTexts(t *testing.T) {
 	}
 	if got := Modification("NO_GAPS_ADDRESSED", Context{}); !strings.Contains(got, "Begin with: ## Gap Resolution: GAP-XXX") {
 		t.Errorf("no gaps: first gap placeholder missing:\n%s", got)
+	}
+}
+
+// Every retriable failure type has a text of its own; the types no retry
+// follows and unknown types get the spec's fallback, so a failure type
+// added to validate without a text here fails this test.
+func TestEveryRetriableTypeHasItsText(t *testing.T) {
+	for _, ft := range append(validate.FailureTypes(), "SOMETHING_ELSE", "") {
+		mod, label := Modification(ft, Context{}), Label(ft)
+		generic := mod == GenericModification
+		if generic != (label == GenericLabel) {
+			t.Errorf("%q: Modification generic %v but Label %q", ft, generic, label)
+		}
+		if want := !ft.Retriable(); generic != want {
+			t.Errorf("%q (retriable %v): Modification is the generic text: %v, want %v", ft, ft.Retriable(), generic, want)
+		}
 	}
 }
 

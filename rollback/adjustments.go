@@ -7,16 +7,6 @@ import (
 	"github.com/refine-spec/refine/gap"
 )
 
-// Confidence grades an adjustment or a root cause.
-type Confidence string
-
-// Confidence levels.
-const (
-	High   Confidence = "HIGH"
-	Medium Confidence = "MEDIUM"
-	Low    Confidence = "LOW"
-)
-
 // Attachment is material the engine attaches to the retry prompt; this
 // package names it, the engine supplies the content.
 type Attachment string
@@ -43,7 +33,7 @@ type Adjustment struct {
 	// ("Added structural requirement for ### Trade-offs section").
 	Summary string
 	// Confidence and Why are the report's "Adjustment Confidence" entry.
-	Confidence Confidence
+	Confidence gap.Confidence
 	Why        string
 }
 
@@ -57,9 +47,9 @@ func gapAssignment(id gap.ID) string {
 // assigned gaps when none was addressed.
 func unaddressedAssigned(d Detection) []gap.ID {
 	var out []gap.ID
-	for _, id := range d.Assigned {
+	for _, id := range d.assigned {
 		found := false
-		for _, a := range d.Addressed {
+		for _, a := range d.addressed {
 			found = found || a == id
 		}
 		if !found {
@@ -72,7 +62,7 @@ func unaddressedAssigned(d Detection) []gap.ID {
 // gapAdjustments are the explicit-assignment adjustments for the assigned
 // gaps the output failed to address (or a generic instruction without an
 // assignment).
-func gapAdjustments(p Pattern, d Detection, c Confidence, why string) []Adjustment {
+func gapAdjustments(p Pattern, d Detection, c gap.Confidence, why string) []Adjustment {
 	ids := unaddressedAssigned(d)
 	if len(ids) == 0 {
 		return []Adjustment{{
@@ -92,7 +82,7 @@ func gapAdjustments(p Pattern, d Detection, c Confidence, why string) []Adjustme
 }
 
 func sectionNames(f Finding) (sections []string, headers bool) {
-	for _, t := range f.Terms {
+	for _, t := range f.terms {
 		if t == "## Gap Resolution" {
 			headers = true
 		} else {
@@ -119,12 +109,12 @@ func AutoAdjustments(d Detection) []Adjustment {
 				Pattern:    f.Pattern,
 				Prompt:     "Include at least 3 concrete examples with specific values. Abstract descriptions are insufficient.",
 				Summary:    "Added explicit value requirements to prompt (at least 3 concrete examples)",
-				Confidence: High, Why: "pattern clearly detected",
+				Confidence: gap.ConfidenceHigh, Why: "pattern clearly detected",
 			})
 		case MissingSections:
 			sections, headers := sectionNames(f)
 			if headers {
-				out = append(out, gapAdjustments(f.Pattern, d, High, "structural, easily enforced")...)
+				out = append(out, gapAdjustments(f.Pattern, d, gap.ConfidenceHigh, "structural, easily enforced")...)
 			}
 			for _, s := range sections {
 				prompt := fmt.Sprintf("You MUST include a ### %s section.", s)
@@ -134,7 +124,7 @@ func AutoAdjustments(d Detection) []Adjustment {
 				out = append(out, Adjustment{
 					Pattern: f.Pattern, Prompt: prompt,
 					Summary:    fmt.Sprintf("Added structural requirement for ### %s section", s),
-					Confidence: High, Why: "structural, easily enforced",
+					Confidence: gap.ConfidenceHigh, Why: "structural, easily enforced",
 				})
 			}
 		case NarrowExamples:
@@ -142,20 +132,20 @@ func AutoAdjustments(d Detection) []Adjustment {
 				Pattern:    f.Pattern,
 				Prompt:     "Include at least 2 examples: one success case, one edge case.",
 				Summary:    "Required minimum 2 examples (one success case, one edge case)",
-				Confidence: Medium, Why: "may require domain knowledge",
+				Confidence: gap.ConfidenceMedium, Why: "may require domain knowledge",
 			})
-		case InconsistentRefs:
+		case inconsistentRefs:
 			out = append(out, Adjustment{
 				Pattern:    f.Pattern,
 				Prompt:     "Reference only gap IDs from the attached gap list.",
 				Attach:     []Attachment{AttachGapList, AttachResolvedGaps},
 				Summary:    "Attached gap list and summary of related resolved gaps",
-				Confidence: High, Why: "the gap list is authoritative",
+				Confidence: gap.ConfidenceHigh, Why: "the gap list is authoritative",
 			})
-		case DomainConfusion:
+		case domainConfusion:
 			out = append(out, glossaryAdjustment(f))
-		case ScopeDrift:
-			out = append(out, gapAdjustments(f.Pattern, d, High, "structural, easily enforced")...)
+		case scopeDrift:
+			out = append(out, gapAdjustments(f.Pattern, d, gap.ConfidenceHigh, "structural, easily enforced")...)
 		}
 	}
 	return out
@@ -166,7 +156,7 @@ func glossaryAdjustment(f Finding) Adjustment {
 	return Adjustment{
 		Pattern: f.Pattern, Prompt: prompt, Attach: []Attachment{AttachGlossary},
 		Summary:    "Attached glossary to prompt",
-		Confidence: Medium, Why: "the glossary may not cover every term",
+		Confidence: gap.ConfidenceMedium, Why: "the glossary may not cover every term",
 	}
 }
 
@@ -186,12 +176,12 @@ func Recommend(d Detection) []Adjustment {
 				Pattern:    f.Pattern,
 				Prompt:     "Replace vague terms with specific values. Instead of 'appropriate threshold', say 'threshold of 5 attempts'.",
 				Summary:    "Added explicit value requirements to prompt",
-				Confidence: High, Why: "pattern clearly detected",
+				Confidence: gap.ConfidenceHigh, Why: "pattern clearly detected",
 			})
 		case MissingSections:
 			sections, headers := sectionNames(f)
 			if headers {
-				out = append(out, gapAdjustments(f.Pattern, d, High, "structural, easily enforced")...)
+				out = append(out, gapAdjustments(f.Pattern, d, gap.ConfidenceHigh, "structural, easily enforced")...)
 			}
 			if len(sections) > 0 {
 				parts := make([]string, len(sections))
@@ -202,7 +192,7 @@ func Recommend(d Detection) []Adjustment {
 					Pattern:    f.Pattern,
 					Prompt:     fmt.Sprintf("Your response MUST include %s.", strings.Join(parts, " and ")),
 					Summary:    fmt.Sprintf("Added structural requirement for %s", strings.Join(parts, " and ")[2:]),
-					Confidence: High, Why: "structural, easily enforced",
+					Confidence: gap.ConfidenceHigh, Why: "structural, easily enforced",
 				})
 			}
 		case NarrowExamples:
@@ -210,20 +200,20 @@ func Recommend(d Detection) []Adjustment {
 				Pattern:    f.Pattern,
 				Prompt:     "Include at least 2 examples: one success case, one edge case.",
 				Summary:    "Required minimum 2 examples (one success case, one edge case)",
-				Confidence: Medium, Why: "may require domain knowledge",
+				Confidence: gap.ConfidenceMedium, Why: "may require domain knowledge",
 			})
-		case InconsistentRefs:
+		case inconsistentRefs:
 			out = append(out, Adjustment{
 				Pattern:    f.Pattern,
-				Prompt:     fmt.Sprintf("Reference only gap IDs from the attached gap list; %s do not exist.", strings.Join(f.Terms, ", ")),
+				Prompt:     fmt.Sprintf("Reference only gap IDs from the attached gap list; %s do not exist.", strings.Join(f.terms, ", ")),
 				Attach:     []Attachment{AttachGapList},
 				Summary:    "Attached gap list to prompt",
-				Confidence: High, Why: "the gap list is authoritative",
+				Confidence: gap.ConfidenceHigh, Why: "the gap list is authoritative",
 			})
-		case DomainConfusion:
+		case domainConfusion:
 			out = append(out, glossaryAdjustment(f))
-		case ScopeDrift:
-			out = append(out, gapAdjustments(f.Pattern, d, High, "structural, easily enforced")...)
+		case scopeDrift:
+			out = append(out, gapAdjustments(f.Pattern, d, gap.ConfidenceHigh, "structural, easily enforced")...)
 		}
 	}
 	return out

@@ -163,7 +163,7 @@ func headerSuffix(s string) string {
 
 // confidence returns the value of the first "**Confidence:**" outside code
 // in a section: the level when the value starts with one, else the text.
-func confidence(prose, text string) string {
+func confidence(prose, text string) gap.Confidence {
 	i := strings.Index(prose, confidenceMarker)
 	if i < 0 {
 		return ""
@@ -174,11 +174,10 @@ func confidence(prose, text string) string {
 	}
 	v = strings.Trim(v, " \t*_")
 	word := strings.ToUpper(strings.TrimRight(strings.SplitN(v+" ", " ", 2)[0], ".,;*_"))
-	switch word {
-	case "HIGH", "MEDIUM", "LOW":
-		return word
+	if c := gap.Confidence(word); c.Known() {
+		return c
 	}
-	return v
+	return gap.Confidence(v)
 }
 
 // isTradeOffs accepts "Trade-offs", "Tradeoffs", "Trade offs" in any case.

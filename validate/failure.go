@@ -40,6 +40,32 @@ const (
 	ReArguedConflict FailureType = "RE_ARGUED_CONFLICT"
 )
 
+// FailureTypes returns every failure type this package defines, in the
+// order they are declared. A switch over FailureType covers these (retry's
+// texts, exemplar's selection); anything else is an unknown type, which
+// those switches name as such instead of treating it as a known one.
+func FailureTypes() []FailureType {
+	return []FailureType{
+		MissingFile, EmptyOutput, WrongFormat, NoGapsAddressed, InconsistentRefs,
+		ThinContent, IncompleteStructure, ExecutionError, MaxRetriesExhausted,
+		InvalidDisagreeRef, MalformedDisagree, ReArguedConflict,
+		IntegrationStructure, IntegrationMissing, IntegrationStale,
+	}
+}
+
+// Known reports whether t is one of FailureTypes. The zero value (no
+// failure) is not a failure type and reports false.
+func (t FailureType) Known() bool {
+	switch t {
+	case MissingFile, EmptyOutput, WrongFormat, NoGapsAddressed, InconsistentRefs,
+		ThinContent, IncompleteStructure, ExecutionError, MaxRetriesExhausted,
+		InvalidDisagreeRef, MalformedDisagree, ReArguedConflict,
+		IntegrationStructure, IntegrationMissing, IntegrationStale:
+		return true
+	}
+	return false
+}
+
 // Retriable reports whether asking the role again can fix this failure:
 // true for everything a role can correct in its next output, false for
 // EXECUTION_ERROR and MAX_RETRIES_EXHAUSTED (nothing left to retry), for the

@@ -72,8 +72,9 @@ type GapSection struct {
 	// Suffix is the header text after the ID, such as "(Revised)".
 	Suffix string
 	// Confidence is the section's "**Confidence:**" value: HIGH, MEDIUM or
-	// LOW when it starts with one of them, else the text as written, "" if absent.
-	Confidence string
+	// LOW when it starts with one of them, else the text as written
+	// (Confidence.Known reports false), "" if absent.
+	Confidence gap.Confidence
 	// Body is the section text after its header line, up to the next
 	// level-1 or level-2 heading.
 	Body string

@@ -60,7 +60,7 @@ func (p *progress) Observe(e refine.Event) {
 		p.stopSpinner()
 		verdict := "valid"
 		if e.FailureType != "" {
-			verdict = safeLine(e.FailureType) + ": " + msg
+			verdict = safeLine(string(e.FailureType)) + ": " + msg
 		}
 		fmt.Fprintf(p.w, "%s: %s attempt %d %s (%s)\n", prefix, e.Role, e.Attempt, verdict, e.Elapsed.Round(time.Millisecond))
 	case refine.EventTransportRetry:

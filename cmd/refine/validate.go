@@ -216,7 +216,7 @@ func printEngineerFindings(w io.Writer, r validate.Result) {
 			if conf == "" {
 				conf = "-"
 			}
-			fmt.Fprintf(w, "  %-14s lines %d-%d, %d chars, confidence %s %s\n", s.ID, s.Line, s.EndLine, s.Chars, safeLine(conf), safeLine(s.Suffix))
+			fmt.Fprintf(w, "  %-14s lines %d-%d, %d chars, confidence %s %s\n", s.ID, s.Line, s.EndLine, s.Chars, safeLine(string(conf)), safeLine(s.Suffix))
 		}
 	}
 	if len(r.Disagreements) > 0 {

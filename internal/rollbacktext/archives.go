@@ -9,13 +9,13 @@ import (
 	"github.com/refine-spec/refine/rollback"
 )
 
-// SessionEndPrompt is the session-completion question about archives: the
+// SessionEndQuestion is the session-completion question about archives: the
 // list with sizes and total, and the spec's four options. The automated
 // default is the spec's option 4 (cold storage) when a cold-storage root
 // is configured; without one, option 4 is not offered and the default is
 // to keep the archives (nothing is lost). ok is false when there are no
 // archives, so there is nothing to ask.
-func SessionEndPrompt(archives []rollback.ArchiveInfo, coldRoot string) (p question.Question, ok bool) {
+func SessionEndQuestion(archives []rollback.ArchiveInfo, coldRoot string) (p question.Question, ok bool) {
 	if len(archives) == 0 {
 		return question.Question{}, false
 	}

@@ -6,8 +6,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func TestSessionEndPrompt(t *testing.T) {
-	p, ok := SessionEndPrompt(specArchives, "/srv/refine/archive")
+func TestSessionEndQuestion(t *testing.T) {
+	p, ok := SessionEndQuestion(specArchives, "/srv/refine/archive")
 	if !ok {
 		t.Fatal("no prompt")
 	}
@@ -31,11 +31,11 @@ Options:
 	if p.Default != "4" {
 		t.Errorf("default %q, the spec's automated default is cold storage", p.Default)
 	}
-	p, _ = SessionEndPrompt(specArchives, "")
+	p, _ = SessionEndQuestion(specArchives, "")
 	if _, ok := p.Option("4"); ok || p.Default != "1" {
 		t.Errorf("without a cold root: default %q, options %v", p.Default, p.Options)
 	}
-	if _, ok := SessionEndPrompt(nil, "/x"); ok {
+	if _, ok := SessionEndQuestion(nil, "/x"); ok {
 		t.Error("prompt without archives")
 	}
 }

@@ -12,8 +12,8 @@ import (
 	"github.com/refine-spec/refine/rollback"
 )
 
-func TestOptionsPrompt(t *testing.T) {
-	p := OptionsPrompt(3, 1, "That round wasn't helpful", 1)
+func TestOptionsQuestion(t *testing.T) {
+	p := OptionsQuestion(3, 1, "That round wasn't helpful", 1)
 	want := `ROUND 3 ROLLBACK OPTIONS
 
 Round 3 is being rolled back (rollback 1 of this round).
@@ -30,7 +30,7 @@ Options:
 	if diff := cmp.Diff(want, p.Text()); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
-	p = OptionsPrompt(3, 1, "", 3)
+	p = OptionsQuestion(3, 1, "", 3)
 	if o, ok := p.Option("4"); !ok || o.Effect != EffectMultiRound {
 		t.Errorf("option 4 = %+v, %v", o, ok)
 	}
@@ -42,17 +42,17 @@ Options:
 	}
 }
 
-func TestAnalysisPromptWithoutSplitTitles(t *testing.T) {
+func TestAnalysisQuestionWithoutSplitTitles(t *testing.T) {
 	attempts := []rollback.AttemptInfo{{Attempt: 1, Reason: "a b c"}, {Attempt: 2, Reason: "x y z"}}
 	d := rollback.Diagnose(attempts)
-	p := AnalysisPrompt(RCAInput{Round: 4, Attempts: attempts, Diagnosis: d, Gap: "GAP-FLOW-003"})
+	p := AnalysisQuestion(RCAInput{Round: 4, Attempts: attempts, Diagnosis: d, Gap: "GAP-FLOW-003"})
 	if o, _ := p.Option("1"); o.Label != "Split gap (give sub-gap titles, one per line)" || !o.Recommended {
 		t.Errorf("option 1 = %+v", o)
 	}
 	if p.Default != "3" {
 		t.Errorf("default %q: without titles the split needs text, reassign is the automated choice", p.Default)
 	}
-	p = AnalysisPrompt(RCAInput{Round: 4, Attempts: attempts[:1], Diagnosis: rollback.Diagnose(attempts[:1])})
+	p = AnalysisQuestion(RCAInput{Round: 4, Attempts: attempts[:1], Diagnosis: rollback.Diagnose(attempts[:1])})
 	if _, ok := p.Option("1"); ok || p.Title != "ROLLBACK ROOT CAUSE ANALYSIS" || !strings.HasPrefix(p.Body, "Round 4 has been rolled back once.\n") {
 		t.Errorf("strict first-attempt prompt: %q\n%s", p.Title, p.Body)
 	}
@@ -65,9 +65,9 @@ func TestSplitDecision(t *testing.T) {
 	}
 }
 
-func TestRecoveryPrompts(t *testing.T) {
-	one := []rollback.Decision{{ID: "DECISION-R5-001", Summary: "Severity weights", Choice: "Severity weights remain as defined in GAP-FLOW-012", Rationale: "Weights are working well in practice"}}
-	p := RecoveryPrompt(5, one)
+func TestRecoveryQuestions(t *testing.T) {
+	one := []rollback.RoundDecision{{ID: "DECISION-R5-001", Summary: "Severity weights", Choice: "Severity weights remain as defined in GAP-FLOW-012", Rationale: "Weights are working well in practice"}}
+	p := RecoveryQuestion(5, one)
 	var labels []string
 	for _, o := range p.Options {
 		labels = append(labels, o.Label)
@@ -78,8 +78,8 @@ func TestRecoveryPrompts(t *testing.T) {
 	if p.Default != "3" {
 		t.Errorf("default %q", p.Default)
 	}
-	three := append(one, rollback.Decision{ID: "DECISION-R5-002"}, rollback.Decision{ID: "DECISION-R5-003"})
-	p = RecoveryPrompt(5, three)
+	three := append(one, rollback.RoundDecision{ID: "DECISION-R5-002"}, rollback.RoundDecision{ID: "DECISION-R5-003"})
+	p = RecoveryQuestion(5, three)
 	if o, _ := p.Option("4"); o.Label != "Re-apply all decisions" {
 		t.Errorf("option 4 %+v", o)
 	}
@@ -90,7 +90,7 @@ func TestRecoveryPrompts(t *testing.T) {
 	if _, err := ResolveRecovery(three, question.Option{Effect: ReapplyEffect("DECISION-R9-001")}); !errors.Is(err, ErrUnknownEffect) {
 		t.Errorf("err = %v", err)
 	}
-	if p, _ := RecoveryPrompt(5, nil), 0; p.Default != "1" || len(p.Options) != 1 {
+	if p, _ := RecoveryQuestion(5, nil), 0; p.Default != "1" || len(p.Options) != 1 {
 		t.Errorf("no decisions: %+v", p)
 	}
 
@@ -101,16 +101,16 @@ func TestRecoveryPrompts(t *testing.T) {
 	if m := Modified(one[0], 5, "just a new choice"); m.Choice != "just a new choice" || m.Rationale != one[0].Rationale {
 		t.Errorf("plain edit %+v", m)
 	}
-	mp := ModifyPrompt(5, one[0])
+	mp := ModifyQuestion(5, one[0])
 	if mp.Default != "2" || !mp.AllowText {
 		t.Errorf("modify prompt %+v", mp)
 	}
 	// A custom entry text is kept verbatim, with the note appended.
-	custom := Reapply(rollback.Decision{ID: "DECISION-R5-004", Text: "### DECISION-R5-004\nfree form\n"}, 5)
+	custom := Reapply(rollback.RoundDecision{ID: "DECISION-R5-004", Text: "### DECISION-R5-004\nfree form\n"}, 5)
 	if got := custom.Entry(); got != "### DECISION-R5-004\nfree form\n- **Note:** Re-applied from rolled-back Round 5\n" {
 		t.Errorf("entry %q", got)
 	}
-	if got := rollback.ParseDecisionsFromRound(rollback.DecisionsFromRound(5, []rollback.Decision{custom})); len(got) != 1 || got[0].Note != custom.Note || got[0].Entry() != custom.Entry() {
+	if got := rollback.ParseDecisionsFromRound(rollback.DecisionsFromRound(5, []rollback.RoundDecision{custom})); len(got) != 1 || got[0].Note != custom.Note || got[0].Entry() != custom.Entry() {
 		t.Errorf("parse back %+v", got)
 	}
 }

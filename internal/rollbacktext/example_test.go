@@ -8,8 +8,8 @@ import (
 
 // The targets question at round 8 with rounds 7 and 6 restorable, as a
 // terminal shows it; the engine dispatches on the chosen option's Effect.
-func ExampleTargetsPrompt() {
-	p := rollbacktext.TargetsPrompt(8, []rollbacktext.Target{{Round: 7, OpenGaps: 12, DecisionsSince: 1}, {Round: 6, OpenGaps: 14, DecisionsSince: 3}})
+func ExampleTargetsQuestion() {
+	p := rollbacktext.TargetsQuestion(8, []rollbacktext.Target{{Round: 7, OpenGaps: 12, DecisionsSince: 1}, {Round: 6, OpenGaps: 14, DecisionsSince: 3}})
 	fmt.Print(p.Text())
 	o, _ := p.Option(p.Default)
 	n, _ := rollbacktext.TargetOf(o.Effect)

@@ -32,7 +32,7 @@ func FuzzAnalysisText(f *testing.F) {
 			{Attempt: 1, Reason: reviewer, Engineer: engineer, Reviewer: reviewer, Patterns: d.Patterns()},
 			{Attempt: 2, Reason: engineer, Engineer: reviewer, Reviewer: engineer},
 		})
-		p := AnalysisPrompt(RCAInput{Round: 3, Attempts: nil, Diagnosis: diag, Gap: "GAP-FLOW-007", Split: []SplitChild{{Title: engineer}, {Title: reviewer}}})
+		p := AnalysisQuestion(RCAInput{Round: 3, Attempts: nil, Diagnosis: diag, Gap: "GAP-FLOW-007", Split: []SplitChild{{Title: engineer}, {Title: reviewer}}})
 		if _, ok := p.Option(p.Default); !ok {
 			t.Fatalf("default %q is not an option", p.Default)
 		}

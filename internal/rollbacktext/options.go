@@ -23,7 +23,7 @@ func triggerSource(t rollback.Trigger) string {
 	return "unknown"
 }
 
-// Effects of OptionsPrompt's options.
+// Effects of OptionsQuestion's options.
 const (
 	EffectRetrySame    = "retry-same"
 	EffectRetryNarrow  = "retry-narrow"
@@ -32,14 +32,14 @@ const (
 	EffectSkip         = "skip"
 )
 
-// OptionsPrompt is the standard rollback question of the INTERACTIVE path
+// OptionsQuestion is the standard rollback question of the INTERACTIVE path
 // ("Present rollback options"): retry with the same prompt, with narrowed
 // scope, with user-provided context (free text), roll back several rounds
 // (only offered when more than one target is available), or skip to the
 // next round. Keys keep the spec's numbering 1-5 even when option 4 is not
 // offered, so scripted answers stay valid. The automated default is "1":
 // retry, leaving the engine's Mediator-recommended adjustments in force.
-func OptionsPrompt(round, attempt int, reason string, targets int) question.Question {
+func OptionsQuestion(round, attempt int, reason string, targets int) question.Question {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Round %d is being rolled back (rollback %d of this round).\n", round, attempt)
 	if r := rollbackfmt.OneLine(reason); r != "" {
@@ -66,7 +66,7 @@ func OptionsPrompt(round, attempt int, reason string, targets int) question.Ques
 	return p
 }
 
-// Effects of LimitPrompt's options.
+// Effects of LimitQuestion's options.
 const (
 	EffectPause         = "pause"
 	EffectAccept        = "accept"
@@ -74,12 +74,12 @@ const (
 	EffectPromptRefresh = "prompt-refresh"
 )
 
-// LimitPrompt is the "SESSION ROLLBACK LIMIT REACHED" question (Example 4):
+// LimitQuestion is the "SESSION ROLLBACK LIMIT REACHED" question (Example 4):
 // usage, per-round rollback counts with the last outcome of each round, and
 // the four options. The automated default is "1" (pause for human review):
 // a session that has exhausted its rollbacks has systematic problems that an
 // unattended run should not paper over by accepting or abandoning.
-func LimitPrompt(h rollback.History, limit int) question.Question {
+func LimitQuestion(h rollback.History, limit int) question.Question {
 	if limit <= 0 {
 		limit = rollback.DefaultLimit
 	}

@@ -74,14 +74,14 @@ func TargetOf(effect string) (int, bool) {
 	return n, true
 }
 
-// TargetsPrompt is the spec's "ROLLBACK OPTIONS" question: one option per
+// TargetsQuestion is the spec's "ROLLBACK OPTIONS" question: one option per
 // target ("Rollback to Round 7 (undo 1 round)") and a final cancel option
 // ("Cancel rollback (continue from Round 8)"), with the spec's note when
 // older rounds exist whose backups were rotated out. The automated default is the
 // newest target (undo one round): the user or policy already chose to roll
 // back, and undoing the least is the least destructive choice. With no
 // targets, only cancel is offered and it is the default.
-func TargetsPrompt(current int, targets []Target) question.Question {
+func TargetsQuestion(current int, targets []Target) question.Question {
 	p := question.Question{
 		Kind:  question.KindRollback,
 		ID:    fmt.Sprintf("rollback-targets-r%d", current),
@@ -106,12 +106,12 @@ func TargetsPrompt(current int, targets []Target) question.Question {
 	return p
 }
 
-// ConfirmPrompt is the spec's "MULTI-ROUND ROLLBACK" confirmation (Example
+// ConfirmQuestion is the spec's "MULTI-ROUND ROLLBACK" confirmation (Example
 // 2): the targets table, what rolling back to `to` will do, and the options
 // roll back / choose a different target / cancel. openNow is the number of
 // open gaps now. The automated default is cancel: a multi-round rollback
 // discards work and needs a human's yes.
-func ConfirmPrompt(current int, to Target, targets []Target, openNow int) question.Question {
+func ConfirmQuestion(current int, to Target, targets []Target, openNow int) question.Question {
 	undone := make([]int, 0, current-to.Round)
 	for r := to.Round + 1; r <= current; r++ {
 		undone = append(undone, r)

@@ -7,8 +7,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func TestTargetsPrompt(t *testing.T) {
-	p := TargetsPrompt(8, []Target{{7, 15, 2}, {6, 17, 5}, {5, 19, 8}})
+func TestTargetsQuestion(t *testing.T) {
+	p := TargetsQuestion(8, []Target{{7, 15, 2}, {6, 17, 5}, {5, 19, 8}})
 	want := `ROLLBACK OPTIONS
 
 Available rollback targets:
@@ -39,7 +39,7 @@ Options:
 		t.Errorf("TargetOf accepted a non-canonical number: %d", n)
 	}
 	// From round 3 every round back to 0 is available: no note.
-	p = TargetsPrompt(3, []Target{{2, 1, 0}, {1, 1, 0}, {0, 1, 0}})
+	p = TargetsQuestion(3, []Target{{2, 1, 0}, {1, 1, 0}, {0, 1, 0}})
 	if strings.Contains(p.Body, "Note:") {
 		t.Errorf("note shown although round 0 is available:\n%s", p.Body)
 	}

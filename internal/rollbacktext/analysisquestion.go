@@ -29,7 +29,7 @@ type RCAInput struct {
 	Split []SplitChild
 }
 
-// AnalysisPrompt is the "REPEATED ROLLBACK DETECTED" question: the round's
+// AnalysisQuestion is the "REPEATED ROLLBACK DETECTED" question: the round's
 // rollback history, the possible root causes with evidence and confidence,
 // the recommended action (with the suggested split, if any), and the
 // spec's five options: split gap, provide additional context (free text),
@@ -42,7 +42,7 @@ type RCAInput struct {
 // suggested (it needs no answer text); otherwise "3", reassign, which moves
 // the session on without repeating the failing gap and without the text
 // that context would need.
-func AnalysisPrompt(in RCAInput) question.Question {
+func AnalysisQuestion(in RCAInput) question.Question {
 	n := len(in.Attempts)
 	var b strings.Builder
 	fmt.Fprintf(&b, "Round %d has been rolled back %s.", in.Round, rollbackfmt.TimesWord(n))

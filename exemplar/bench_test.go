@@ -1,4 +1,4 @@
-package examples
+package exemplar
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/validate"
 )
 
 // benchHistory is a 15-round session of 10 KB Engineer outputs.
@@ -34,8 +35,8 @@ func BenchmarkSelect(b *testing.B) {
 		Role: gap.Engineer, CurrentRound: 16, Gaps: []gap.ID{"GAP-FLOW-001", "GAP-FLOW-002"},
 		Canonical: Canonical{Reviewer: canonicalReviewer}, History: benchHistory(), Budget: RetryBudget,
 	}
-	for _, failure := range []string{NoGapsAddressed, EmptyOutput, InconsistentRefs} {
-		b.Run(failure, func(b *testing.B) {
+	for _, failure := range []validate.FailureType{validate.NoGapsAddressed, validate.EmptyOutput, validate.InconsistentRefs} {
+		b.Run(string(failure), func(b *testing.B) {
 			req.FailureType = failure
 			if sel := Select(req); sel.Tier != TierSession || sel.Truncation != TruncatedStructurally {
 				b.Fatalf("tier %d, %v: the benchmark must select and truncate a session example", sel.Tier, sel.Truncation)

@@ -1,4 +1,4 @@
-package examples
+package exemplar
 
 import (
 	"cmp"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/internal/markdown"
+	"github.com/refine-spec/refine/validate"
 )
 
 // HistoryItem is one output of this session that passed Mediator validation:
@@ -36,10 +37,10 @@ type HistoryItem struct {
 // do not count. The headings are the spec's Engineer headings for both
 // roles, as in the spec; candidates are always of one role, so the
 // ranking is unaffected.
-func RelevanceScore(h HistoryItem, failureType string) int {
+func RelevanceScore(h HistoryItem, failureType validate.FailureType) int {
 	score := 0
 	switch normalizeFailure(failureType) {
-	case WrongFormat:
+	case validate.WrongFormat:
 		doc := markdown.Parse(h.Content)
 		if hasHeading(doc, 2, "Gap Resolution:") {
 			score += 10
@@ -50,7 +51,7 @@ func RelevanceScore(h HistoryItem, failureType string) int {
 		if hasHeading(doc, 3, "Examples") {
 			score += 5
 		}
-	case NoGapsAddressed:
+	case validate.NoGapsAddressed:
 		doc := markdown.Parse(h.Content)
 		score += countGapReferences(doc.Prose, scoredReferences) * 2
 	}
@@ -119,14 +120,14 @@ type scored struct {
 // and are not blank, the highest RelevanceScore; on a tie the most recent
 // round, then the earlier item in history. ok is false when there is no
 // candidate.
-func SessionExample(role gap.Role, failureType string, currentRound int, history []HistoryItem) (item HistoryItem, ok bool) {
+func SessionExample(role gap.Role, failureType validate.FailureType, currentRound int, history []HistoryItem) (item HistoryItem, ok bool) {
 	best, _, why := bestInHistory(role, failureType, currentRound, history)
 	return best.item, why == ""
 }
 
 // bestInHistory is SessionExample that also counts the candidates, or
 // explains why there were none (why is "" when there were).
-func bestInHistory(role gap.Role, failureType string, currentRound int, history []HistoryItem) (best scored, candidates int, why string) {
+func bestInHistory(role gap.Role, failureType validate.FailureType, currentRound int, history []HistoryItem) (best scored, candidates int, why string) {
 	role = normalizeRole(role)
 	var pool []scored
 	rolledBack := 0

@@ -1,11 +1,12 @@
-package examples_test
+package exemplar_test
 
 import (
 	"fmt"
 	"strings"
 
-	"github.com/refine-spec/refine/examples"
+	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/validate"
 )
 
 // A workflow spec whose Section 7 holds the canonical Engineer example.
@@ -15,29 +16,29 @@ const source = "# Workflow\n\n## 7. Examples\n\n```markdown\n---\nrole: engineer
 // A retry after WRONG_FORMAT: the canonical example is chosen, fitted to the
 // retry budget and laid out in front of the original prompt.
 func Example() {
-	canonical, err := examples.ExtractCanonical(source)
+	canonical, err := exemplar.ExtractCanonical(source)
 	if err != nil {
 		fmt.Println("tier 1 incomplete:", err) // logged; selection falls through
 	}
-	sel := examples.Select(examples.Request{
+	sel := exemplar.Select(exemplar.Request{
 		Role:         gap.Engineer,
-		FailureType:  examples.WrongFormat,
+		FailureType:  validate.WrongFormat,
 		CurrentRound: 3,
 		Gaps:         []gap.ID{"GAP-FLOW-001"},
 		Canonical:    canonical,
 		CanonicalErr: err,
-		Budget:       examples.RetryBudget,
+		Budget:       exemplar.RetryBudget,
 	})
 	fmt.Println(sel.Source, "/", sel.Tokens, "tokens")
 
 	modification := "FORMAT CORRECTION REQUIRED:\n\nYour previous output did not follow the required structure."
-	fmt.Println(examples.RetryPrompt("Address GAP-FLOW-001.", modification, sel.Description, sel.Text, 1, 2))
+	fmt.Println(exemplar.RetryPrompt("Address GAP-FLOW-001.", modification, sel.Description, sel.Text, 1, 2))
 
-	entry := examples.NewLogEntry(3, gap.Engineer, 1, examples.WrongFormat, sel)
-	entry.Outcome = examples.OutcomeSuccess
-	fmt.Print(examples.RenderLog([]examples.LogEntry{entry}))
+	entry := exemplar.NewLogEntry(3, gap.Engineer, 1, validate.WrongFormat, sel)
+	entry.Outcome = exemplar.OutcomeSuccess
+	fmt.Print(exemplar.RenderLog([]exemplar.LogEntry{entry}))
 	// Output:
-	// tier 1 incomplete: examples: canonical reviewer example: no example block: section "7. Examples" holds no "## Review:" block (line 3)
+	// tier 1 incomplete: exemplar: canonical reviewer example: no example block: section "7. Examples" holds no "## Review:" block (line 3)
 	// Tier 1 Canonical (workflow spec Section 7) / 26 tokens
 	// ═══════════════════════════════════════════════════════════════════════════════
 	//                          RETRY ATTEMPT 1 of 2
@@ -85,7 +86,7 @@ func ExampleTruncate() {
 	output := "## Gap Resolution: GAP-FLOW-002\n\n**Confidence:** HIGH\n\n" +
 		"### Proposed Solution\n\nA convergence tracker measures gap delta per round.\n\n" + strings.Repeat("Detail. ", 40) + "\n\n" +
 		"### Trade-offs\n\n- Objective\n"
-	t := examples.Truncate(output, 52, nil)
+	t := exemplar.Truncate(output, 52, nil)
 	fmt.Printf("%s, %d of %d tokens:\n%s\n", t.Kind, t.Tokens, t.OriginalTokens, t.Text)
 	// Output:
 	// structural, 51 of 121 tokens:

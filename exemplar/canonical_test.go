@@ -1,4 +1,4 @@
-package examples
+package exemplar
 
 import (
 	"errors"
@@ -111,37 +111,37 @@ func TestExtractCanonicalErrors(t *testing.T) {
 			name:    "empty source",
 			src:     "",
 			wantIs:  ErrNoExamplesSection,
-			wantErr: `examples: no examples section: no heading of level 1-3 numbered 7 ("7.", "Section 7") or titled "Examples"`,
+			wantErr: `exemplar: no examples section: no heading of level 1-3 numbered 7 ("7.", "Section 7") or titled "Examples"`,
 		},
 		{
 			name:    "no section 7: fall through",
 			src:     "# Spec\n\n## 6. Roles\n\n## 70. Appendix\n\n#### 7. Too deep\n\n```\n## 7. In a fence\n```\n",
 			wantIs:  ErrNoExamplesSection,
-			wantErr: `examples: no examples section: no heading of level 1-3 numbered 7 ("7.", "Section 7") or titled "Examples"`,
+			wantErr: `exemplar: no examples section: no heading of level 1-3 numbered 7 ("7.", "Section 7") or titled "Examples"`,
 		},
 		{
 			name:    "frontmatter comments are not headings",
 			src:     "---\n# 7. Examples\ntitle: spec\n---\n\n# Spec\n\nNo examples.\n",
 			wantIs:  ErrNoExamplesSection,
-			wantErr: `examples: no examples section: no heading of level 1-3 numbered 7 ("7.", "Section 7") or titled "Examples"`,
+			wantErr: `exemplar: no examples section: no heading of level 1-3 numbered 7 ("7.", "Section 7") or titled "Examples"`,
 		},
 		{
 			name:    "section 7 without examples",
 			src:     "# Spec\n\n## 7. Examples\n\nTo be written.\n\n## Examples of use\n\nNone.\n",
 			wantIs:  ErrNoExamples,
-			wantErr: `examples: no example block: section "7. Examples" holds no "## Gap Resolution:" or "## Review:" block; 1 other candidate section(s) hold none either (line 3)`,
+			wantErr: `exemplar: no example block: section "7. Examples" holds no "## Gap Resolution:" or "## Review:" block; 1 other candidate section(s) hold none either (line 3)`,
 		},
 		{
 			name:    "malformed: a trailing separator is not a body (found by FuzzExtractCanonical)",
 			src:     "# 7A00000\n# Review:\n\n--- ",
 			wantIs:  ErrMalformedExample,
-			wantErr: "examples: canonical engineer example: no example block: section \"7A00000\" holds no \"## Gap Resolution:\" block (line 1)\nexamples: canonical reviewer example: malformed example: the \"## Review:\" block has nothing under its heading (line 2)",
+			wantErr: "exemplar: canonical engineer example: no example block: section \"7A00000\" holds no \"## Gap Resolution:\" block (line 1)\nexemplar: canonical reviewer example: malformed example: the \"## Review:\" block has nothing under its heading (line 2)",
 		},
 		{
 			name:    "malformed: headings with nothing under them",
 			src:     "## 7. Examples\n\n```\n## Gap Resolution: GAP-XXX\n```\n\n```\n## Review: X\n\n```\n",
 			wantIs:  ErrMalformedExample,
-			wantErr: "examples: canonical engineer example: malformed example: the \"## Gap Resolution:\" block has nothing under its heading (line 4)\nexamples: canonical reviewer example: malformed example: the \"## Review:\" block has nothing under its heading (line 8)",
+			wantErr: "exemplar: canonical engineer example: malformed example: the \"## Gap Resolution:\" block has nothing under its heading (line 4)\nexemplar: canonical reviewer example: malformed example: the \"## Review:\" block has nothing under its heading (line 8)",
 		},
 	}
 	for _, tt := range tests {
@@ -170,7 +170,7 @@ func TestExtractCanonicalPartial(t *testing.T) {
 	if !errors.As(err, &ee) || ee.Role != gap.Reviewer || !errors.Is(err, ErrNoExamples) || ee.Line != 1 {
 		t.Fatalf("error %#v, want a reviewer ErrNoExamples at line 1", err)
 	}
-	want := `examples: canonical reviewer example: no example block: section "7. Examples" holds no "## Review:" block (line 1)`
+	want := `exemplar: canonical reviewer example: no example block: section "7. Examples" holds no "## Review:" block (line 1)`
 	if err.Error() != want {
 		t.Errorf("message %q, want %q", err.Error(), want)
 	}
@@ -229,8 +229,8 @@ func TestFrontmatter(t *testing.T) {
 func TestExtractCanonicalMalformedAndMissing(t *testing.T) {
 	// One role malformed, the other absent: both explained.
 	_, err := ExtractCanonical("## 7. Examples\n\n```\n## Review: X\n```\n")
-	want := "examples: canonical engineer example: no example block: section \"7. Examples\" holds no \"## Gap Resolution:\" block (line 1)\n" +
-		"examples: canonical reviewer example: malformed example: the \"## Review:\" block has nothing under its heading (line 4)"
+	want := "exemplar: canonical engineer example: no example block: section \"7. Examples\" holds no \"## Gap Resolution:\" block (line 1)\n" +
+		"exemplar: canonical reviewer example: malformed example: the \"## Review:\" block has nothing under its heading (line 4)"
 	if err == nil || err.Error() != want {
 		t.Fatalf("error %v, want %q", err, want)
 	}

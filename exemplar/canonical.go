@@ -1,4 +1,4 @@
-package examples
+package exemplar
 
 import (
 	"errors"
@@ -60,11 +60,11 @@ type ExtractError struct {
 	Detail string   // what was looked for and where
 }
 
-// Error reads like "examples: canonical reviewer example: no example block:
+// Error reads like "exemplar: canonical reviewer example: no example block:
 // section "7. Examples" holds no "## Review:" block (line 12)".
 func (e *ExtractError) Error() string {
 	var b strings.Builder
-	b.WriteString("examples: ")
+	b.WriteString("exemplar: ")
 	if e.Role != "" {
 		b.WriteString("canonical " + string(e.Role) + " example: ")
 	}

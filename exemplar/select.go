@@ -1,4 +1,4 @@
-package examples
+package exemplar
 
 import (
 	"errors"
@@ -7,16 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/refine-spec/refine/gap"
-)
-
-// The validation failure types Select distinguishes (GAP-FLOW-001 §2, the
-// names of the validate package). Any other type gets the default template.
-const (
-	FileMissing      = "FILE_MISSING"
-	EmptyOutput      = "EMPTY_OUTPUT"
-	WrongFormat      = "WRONG_FORMAT"
-	NoGapsAddressed  = "NO_GAPS_ADDRESSED"
-	InconsistentRefs = "INCONSISTENT_REFS"
+	"github.com/refine-spec/refine/validate"
 )
 
 // The example tiers (GAP-FLOW-008 §1); TierNone when nothing is attached.
@@ -70,10 +61,10 @@ const (
 
 // Request is what Select needs to choose an example.
 type Request struct {
-	Role         gap.Role // gap.Engineer or gap.Reviewer (any case)
-	FailureType  string   // the validation failure, e.g. WrongFormat; ignored by SelectInitial
-	CurrentRound int      // the round being retried; Tier 2 looks at rounds before it
-	Gaps         []gap.ID // the valid gap list, in the order to show it
+	Role         gap.Role             // gap.Engineer or gap.Reviewer (any case)
+	FailureType  validate.FailureType // the validation failure, e.g. validate.WrongFormat; ignored by SelectInitial
+	CurrentRound int                  // the round being retried; Tier 2 looks at rounds before it
+	Gaps         []gap.ID             // the valid gap list, in the order to show it
 	Canonical    Canonical
 	// CanonicalErr is what ExtractCanonical reported, if anything; Select
 	// quotes it when Tier 1 misses.
@@ -175,17 +166,17 @@ func Select(req Request) Selection {
 	}
 
 	switch normalizeFailure(req.FailureType) {
-	case FileMissing:
+	case validate.MissingFile:
 		c = choice{source: SourceNone, desc: descFileMissing}
 		notes = append(notes, "FILE_MISSING: no example helps with a file creation issue")
-	case EmptyOutput:
+	case validate.EmptyOutput:
 		_ = canonical(descEmptyCanonical) || session(descEmptySession) || template(descTemplate)
-	case WrongFormat:
+	case validate.WrongFormat:
 		if !canonical(descFormatCanonical) {
 			notes = append(notes, "Tier 2 not consulted: WRONG_FORMAT takes Tier 1 > Tier 3 (structure, not session context)")
 			template(descFormatTemplate)
 		}
-	case NoGapsAddressed:
+	case validate.NoGapsAddressed:
 		if !session(descGapsSession) && canonical(descGapsCanonical) {
 			c.tail = gapList(gapsForReferenceTitle, req.Gaps)
 			if c.tail == "" {
@@ -195,7 +186,7 @@ func Select(req Request) Selection {
 		if c.tier == TierNone {
 			template(descTemplate)
 		}
-	case InconsistentRefs:
+	case validate.InconsistentRefs:
 		if !session(descRefsSession) {
 			notes = append(notes, "Tier 1 not consulted: INCONSISTENT_REFS takes the gap list with a session example, else a template")
 			template(descRefsTemplate)
@@ -208,7 +199,7 @@ func Select(req Request) Selection {
 			c.head = joinBlocks(list, c.head)
 		}
 	default:
-		notes = append(notes, strconv.Quote(req.FailureType)+" has no example mapping: default template")
+		notes = append(notes, strconv.Quote(string(req.FailureType))+" has no example mapping: default template")
 		template(descDefault)
 	}
 	return finish(c, req, notes)
@@ -325,4 +316,6 @@ func normalizeRole(role gap.Role) gap.Role {
 }
 
 // normalizeFailure upper-cases and trims a failure type.
-func normalizeFailure(ft string) string { return strings.ToUpper(strings.TrimSpace(ft)) }
+func normalizeFailure(ft validate.FailureType) validate.FailureType {
+	return validate.FailureType(strings.ToUpper(strings.TrimSpace(string(ft))))
+}

@@ -1,4 +1,4 @@
-package examples
+package exemplar
 
 import (
 	"strings"

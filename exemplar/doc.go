@@ -1,6 +1,6 @@
-// Package examples chooses, sizes and lays out the example output the
-// Mediator attaches to Engineer and Reviewer prompts (GAP-FLOW-008, used by
-// the retries of GAP-FLOW-001).
+// Package exemplar chooses, sizes and lays out the example output (the
+// exemplar) the Mediator attaches to Engineer and Reviewer prompts
+// (GAP-FLOW-008, used by the retries of GAP-FLOW-001).
 //
 // Examples come from three tiers, tried in an order that depends on why the
 // last output failed validation (Select, GAP-FLOW-008 §5):
@@ -27,11 +27,10 @@
 // spec's estimate of four characters per token and needs no network.
 //
 // The package is pure: no I/O, no goroutines, no package-level mutable
-// state. Failure types are plain strings (the constants below mirror the
-// validate package's names) so that the package depends only on gap and
-// internal/markdown.
+// state. Failure types are validate.FailureType, the one type validate,
+// retry and this package share.
 //
 // GAP-FLOW numbers name the parts of the workflow's design, and "§N" a
 // numbered part of one; docs/workflow.md#gap-flow-reference lists them and
 // docs/workflow.md#retries-and-examples explains example attachment.
-package examples
+package exemplar

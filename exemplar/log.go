@@ -1,4 +1,4 @@
-package examples
+package exemplar
 
 import (
 	"strconv"
@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/validate"
 )
 
 // Retry outcomes as the Example Attachment Log writes them. An entry whose
@@ -24,7 +25,7 @@ type LogEntry struct {
 	Round       int
 	Role        gap.Role // gap.Engineer or gap.Reviewer
 	Retry       int      // 1 for the first retry
-	FailureType string
+	FailureType validate.FailureType
 	Tier        int
 	// Source is written after "Example Source:"; NewLogEntry fills in the
 	// spec's wording ("Tier 1 (Canonical from workflow spec)", "Tier 2
@@ -39,7 +40,7 @@ type LogEntry struct {
 
 // NewLogEntry records sel as attached to retry number retry of role in
 // round, outcome pending.
-func NewLogEntry(round int, role gap.Role, retry int, failureType string, sel Selection) LogEntry {
+func NewLogEntry(round int, role gap.Role, retry int, failureType validate.FailureType, sel Selection) LogEntry {
 	return LogEntry{
 		Round:               round,
 		Role:                normalizeRole(role),
@@ -100,7 +101,7 @@ func RenderLog(entries []LogEntry) string {
 			outcome = "Pending"
 		}
 		b.WriteString("### Round " + strconv.Itoa(e.Round) + " - " + e.Role.Title() + " Retry " + strconv.Itoa(e.Retry) + "\n")
-		b.WriteString("- **Failure Type:** " + e.FailureType + "\n")
+		b.WriteString("- **Failure Type:** " + string(e.FailureType) + "\n")
 		b.WriteString("- **Example Source:** " + source + "\n")
 		b.WriteString("- **Example Size:** " + thousands(e.Chars) + " chars (" + thousands(e.Tokens) + " tokens)\n")
 		b.WriteString("- **Truncated:** " + truncated + "\n")

@@ -1,9 +1,11 @@
-package examples
+package exemplar
 
 import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/refine-spec/refine/validate"
 )
 
 func TestRenderLog(t *testing.T) {
@@ -17,9 +19,9 @@ func TestRenderLog(t *testing.T) {
 			// computed from them (the spec's table counts other entries).
 			name: "the spec's example",
 			entries: []LogEntry{
-				{Round: 3, Role: "engineer", Retry: 1, FailureType: WrongFormat, Tier: TierCanonical,
+				{Round: 3, Role: "engineer", Retry: 1, FailureType: validate.WrongFormat, Tier: TierCanonical,
 					Chars: 1247, Tokens: 312, Outcome: OutcomeSuccess},
-				{Round: 5, Role: "reviewer", Retry: 2, FailureType: NoGapsAddressed, Tier: TierSession,
+				{Round: 5, Role: "reviewer", Retry: 2, FailureType: validate.NoGapsAddressed, Tier: TierSession,
 					Source: "Tier 2 (Round 3 reviewer.md)", Chars: 3891, Tokens: 973, TruncatedFromChars: 6234, TruncatedFromTokens: 1559,
 					Outcome: OutcomeSuccess},
 			},
@@ -50,11 +52,11 @@ func TestRenderLog(t *testing.T) {
 		{
 			name: "rates, pending and no-example entries",
 			entries: []LogEntry{
-				{Round: 1, Role: "engineer", Retry: 1, FailureType: WrongFormat, Tier: TierTemplate, Chars: 500, Tokens: 125, Outcome: OutcomeFailed},
-				{Round: 1, Role: "engineer", Retry: 2, FailureType: WrongFormat, Tier: TierTemplate, Chars: 500, Tokens: 125, Outcome: "Success on retry"},
-				{Round: 2, Role: "engineer", Retry: 1, FailureType: WrongFormat, Tier: TierTemplate, Chars: 500, Tokens: 125, Outcome: OutcomeSuccess},
-				{Round: 2, Role: "reviewer", Retry: 1, FailureType: FileMissing, Tier: TierNone},
-				{Round: 3, Role: "engineer", Retry: 1, FailureType: EmptyOutput, Tier: TierCanonical, Chars: 1000, Tokens: 250, TruncatedFromTokens: 2100},
+				{Round: 1, Role: "engineer", Retry: 1, FailureType: validate.WrongFormat, Tier: TierTemplate, Chars: 500, Tokens: 125, Outcome: OutcomeFailed},
+				{Round: 1, Role: "engineer", Retry: 2, FailureType: validate.WrongFormat, Tier: TierTemplate, Chars: 500, Tokens: 125, Outcome: "Success on retry"},
+				{Round: 2, Role: "engineer", Retry: 1, FailureType: validate.WrongFormat, Tier: TierTemplate, Chars: 500, Tokens: 125, Outcome: OutcomeSuccess},
+				{Round: 2, Role: "reviewer", Retry: 1, FailureType: validate.MissingFile, Tier: TierNone},
+				{Round: 3, Role: "engineer", Retry: 1, FailureType: validate.EmptyOutput, Tier: TierCanonical, Chars: 1000, Tokens: 250, TruncatedFromTokens: 2100},
 			},
 			want: `## Example Attachment Log
 
@@ -128,10 +130,10 @@ No examples attached.
 func TestNewLogEntry(t *testing.T) {
 	sel := Selection{Tier: TierSession, Source: "Tier 2 Session History (Round 3)", HistoryRound: 3,
 		Chars: 3891, Tokens: 973, TruncatedFromTokens: 1559, TruncatedFromChars: 6234}
-	want := LogEntry{Round: 5, Role: "reviewer", Retry: 2, FailureType: NoGapsAddressed, Tier: TierSession,
+	want := LogEntry{Round: 5, Role: "reviewer", Retry: 2, FailureType: validate.NoGapsAddressed, Tier: TierSession,
 		Source: "Tier 2 (Round 3 reviewer.md)", Chars: 3891, Tokens: 973, TruncatedFromTokens: 1559, TruncatedFromChars: 6234,
 		Outcome: OutcomePending}
-	if diff := cmp.Diff(want, NewLogEntry(5, "Reviewer", 2, NoGapsAddressed, sel)); diff != "" {
+	if diff := cmp.Diff(want, NewLogEntry(5, "Reviewer", 2, validate.NoGapsAddressed, sel)); diff != "" {
 		t.Errorf("mismatch (-want +got):\n%s", diff)
 	}
 	for _, tt := range []struct {

@@ -1,4 +1,4 @@
-package examples
+package exemplar
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/validate"
 )
 
 // The four worked examples of GAP-FLOW-008 ("### Examples"). Where an
@@ -27,7 +28,7 @@ func TestWorkedExample1WrongFormatFirstRound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sel := Select(Request{Role: gap.Engineer, FailureType: WrongFormat, CurrentRound: 1, Canonical: canonical, Budget: RetryBudget})
+	sel := Select(Request{Role: gap.Engineer, FailureType: validate.WrongFormat, CurrentRound: 1, Canonical: canonical, Budget: RetryBudget})
 	if sel.Tier != TierCanonical || sel.Text != canonicalEngineer || sel.Notes != nil {
 		t.Fatalf("got tier %d, notes %q, text %q", sel.Tier, sel.Notes, sel.Text)
 	}
@@ -39,7 +40,7 @@ func TestWorkedExample1WrongFormatFirstRound(t *testing.T) {
 	if !strings.Contains(prompt, want) {
 		t.Errorf("retry prompt lacks\n%s\ngot:\n%s", want, prompt)
 	}
-	entry := NewLogEntry(1, gap.Engineer, 1, WrongFormat, sel)
+	entry := NewLogEntry(1, gap.Engineer, 1, validate.WrongFormat, sel)
 	if entry.Source != "Tier 1 (Canonical from workflow spec)" || entry.Chars != utf8.RuneCountInString(canonicalEngineer) || entry.TruncatedFromChars != 0 {
 		t.Errorf("log entry %+v", entry)
 	}
@@ -57,7 +58,7 @@ func TestWorkedExample2NoGapsAddressedLaterRound(t *testing.T) {
 		{Round: 4, Role: "engineer", Content: "## Gap Resolution: GAP-FLOW-005\n\nText."},
 		{Round: 3, Role: "reviewer", Content: "## Review: GAP-FLOW-002 GAP-FLOW-003 GAP-FLOW-002 GAP-FLOW-003 GAP-FLOW-002", LedToAccepted: true},
 	}
-	sel := Select(Request{Role: gap.Engineer, FailureType: NoGapsAddressed, CurrentRound: 5,
+	sel := Select(Request{Role: gap.Engineer, FailureType: validate.NoGapsAddressed, CurrentRound: 5,
 		Gaps: []gap.ID{"GAP-FLOW-002", "GAP-FLOW-003"}, Canonical: Canonical{Engineer: canonicalEngineer}, History: history, Budget: RetryBudget})
 	want := selView{
 		Tier: TierSession, Source: "Tier 2 Session History (Round 3)", Description: "Example showing gap references in context",
@@ -113,7 +114,7 @@ func TestWorkedExample3TokenTruncation(t *testing.T) {
 		{Round: 5, Role: "reviewer", Content: padTo("## Review: GAP-FLOW-003\n\n### Critical Issues\n\nNone found.\n", 1200)},
 		{Round: 6, Role: "reviewer", Content: review, RolledBack: true, LedToAccepted: true},
 	}
-	sel := Select(Request{Role: gap.Reviewer, FailureType: EmptyOutput, CurrentRound: 7, Canonical: canonical,
+	sel := Select(Request{Role: gap.Reviewer, FailureType: validate.EmptyOutput, CurrentRound: 7, Canonical: canonical,
 		CanonicalErr: canonicalErr, History: history, Budget: RetryBudget})
 
 	provenance := "---\nExample from this session (Round 4):\nThis review of GAP-FLOW-001 through GAP-FLOW-007 passed Mediator validation and led to ACCEPTED gaps.\n---"
@@ -124,7 +125,7 @@ func TestWorkedExample3TokenTruncation(t *testing.T) {
 		Tier: TierSession, Source: "Tier 2 Session History (Round 4)", Description: "Successful output from previous round",
 		Text: wantText, HistoryRound: 4,
 		Notes: []string{
-			`Tier 1 miss: examples: canonical reviewer example: no example block: section "7. Examples" holds no "## Review:" block (line 1)`,
+			`Tier 1 miss: exemplar: canonical reviewer example: no example block: section "7. Examples" holds no "## Review:" block (line 1)`,
 			"Tier 2: round 4 chosen (score 22, 3 candidate(s); ties go to the most recent round)",
 			fmt.Sprintf("truncated (structural) from %s to %s tokens (budget 2,000)",
 				thousands(CharTokenizer{}.Count(provenance+"\n\n"+review)), thousands(CharTokenizer{}.Count(wantText))),
@@ -140,7 +141,7 @@ func TestWorkedExample3TokenTruncation(t *testing.T) {
 	if longer := strings.Replace(wantText, high[1], high[1]+"\n"+high[2], 1); (CharTokenizer{}).Count(longer) <= RetryBudget {
 		t.Errorf("a third High Priority issue would have fitted")
 	}
-	entry := NewLogEntry(7, gap.Reviewer, 1, EmptyOutput, sel)
+	entry := NewLogEntry(7, gap.Reviewer, 1, validate.EmptyOutput, sel)
 	if entry.Source != "Tier 2 (Round 4 reviewer.md)" || entry.TruncatedFromChars != sel.TruncatedFromChars {
 		t.Errorf("log entry %+v", entry)
 	}
@@ -149,7 +150,7 @@ func TestWorkedExample3TokenTruncation(t *testing.T) {
 func TestWorkedExample4TemplateFallback(t *testing.T) {
 	// Round 1 of a new session, Engineer: garbled output → WRONG_FORMAT.
 	// source.md not loaded (no Tier 1), no earlier rounds: the template.
-	sel := Select(Request{Role: gap.Engineer, FailureType: WrongFormat, CurrentRound: 1, Budget: RetryBudget})
+	sel := Select(Request{Role: gap.Engineer, FailureType: validate.WrongFormat, CurrentRound: 1, Budget: RetryBudget})
 	want := selView{
 		Tier: TierTemplate, Source: SourceTemplate, Description: "Structural template - follow this format exactly",
 		Text: EngineerTemplate,

@@ -1,4 +1,4 @@
-package examples
+package exemplar
 
 import (
 	"strings"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/validate"
 )
 
 // padTo pads s with prose to exactly n characters.
@@ -21,29 +22,29 @@ func TestRelevanceScore(t *testing.T) {
 	tests := []struct {
 		name    string
 		item    HistoryItem
-		failure string
+		failure validate.FailureType
 		want    int
 	}{
-		{"WRONG_FORMAT: all three headers", HistoryItem{Content: structured}, WrongFormat, 20},
-		{"WRONG_FORMAT: resolution header only", HistoryItem{Content: "## Gap Resolution: GAP-FLOW-001\n"}, WrongFormat, 10},
-		{"WRONG_FORMAT: trade-offs only", HistoryItem{Content: "### Trade-offs\n"}, WrongFormat, 5},
-		{"WRONG_FORMAT: headers in a fence are examples, not structure", HistoryItem{Content: "```\n" + structured + "```\n"}, WrongFormat, 0},
-		{"WRONG_FORMAT: wrong level does not count", HistoryItem{Content: "### Gap Resolution: GAP-FLOW-001\n## Trade-offs\n"}, WrongFormat, 0},
+		{"WRONG_FORMAT: all three headers", HistoryItem{Content: structured}, validate.WrongFormat, 20},
+		{"WRONG_FORMAT: resolution header only", HistoryItem{Content: "## Gap Resolution: GAP-FLOW-001\n"}, validate.WrongFormat, 10},
+		{"WRONG_FORMAT: trade-offs only", HistoryItem{Content: "### Trade-offs\n"}, validate.WrongFormat, 5},
+		{"WRONG_FORMAT: headers in a fence are examples, not structure", HistoryItem{Content: "```\n" + structured + "```\n"}, validate.WrongFormat, 0},
+		{"WRONG_FORMAT: wrong level does not count", HistoryItem{Content: "### Gap Resolution: GAP-FLOW-001\n## Trade-offs\n"}, validate.WrongFormat, 0},
 		{"WRONG_FORMAT: failure type case and space tolerated", HistoryItem{Content: structured}, " wrong_format ", 20},
-		{"NO_GAPS_ADDRESSED: no references", HistoryItem{Content: "general concepts"}, NoGapsAddressed, 0},
-		{"NO_GAPS_ADDRESSED: 3 references", HistoryItem{Content: "GAP-FLOW-001 GAP-FLOW-002 and GAP-FLOW-001 again"}, NoGapsAddressed, 6},
-		{"NO_GAPS_ADDRESSED: capped at 10", HistoryItem{Content: strings.Repeat("GAP-FLOW-001 ", 7)}, NoGapsAddressed, 10},
-		{"NO_GAPS_ADDRESSED: references in code and placeholders do not count", HistoryItem{Content: "`GAP-FLOW-001` GAP-XXX\n```\nGAP-FLOW-002\n```\nGAP-FLOW-0012"}, NoGapsAddressed, 0},
-		{"structure is not scored for other failures", HistoryItem{Content: structured}, EmptyOutput, 0},
-		{"led to an ACCEPTED gap", HistoryItem{Content: "x", LedToAccepted: true}, EmptyOutput, 20},
-		{"length 500: no bonus", HistoryItem{Content: padTo("", 500)}, EmptyOutput, 0},
-		{"length 501", HistoryItem{Content: padTo("", 501)}, EmptyOutput, 5},
-		{"length 4,999", HistoryItem{Content: padTo("", 4999)}, EmptyOutput, 5},
-		{"length 5,000", HistoryItem{Content: padTo("", 5000)}, EmptyOutput, 2},
-		{"length 9,999", HistoryItem{Content: padTo("", 9999)}, EmptyOutput, 2},
-		{"length 10,000: too long", HistoryItem{Content: padTo("", 10000)}, EmptyOutput, 0},
-		{"length counts characters, not bytes", HistoryItem{Content: strings.Repeat("é", 501)}, EmptyOutput, 5},
-		{"everything", HistoryItem{Content: padTo(structured, 1000), LedToAccepted: true}, WrongFormat, 45},
+		{"NO_GAPS_ADDRESSED: no references", HistoryItem{Content: "general concepts"}, validate.NoGapsAddressed, 0},
+		{"NO_GAPS_ADDRESSED: 3 references", HistoryItem{Content: "GAP-FLOW-001 GAP-FLOW-002 and GAP-FLOW-001 again"}, validate.NoGapsAddressed, 6},
+		{"NO_GAPS_ADDRESSED: capped at 10", HistoryItem{Content: strings.Repeat("GAP-FLOW-001 ", 7)}, validate.NoGapsAddressed, 10},
+		{"NO_GAPS_ADDRESSED: references in code and placeholders do not count", HistoryItem{Content: "`GAP-FLOW-001` GAP-XXX\n```\nGAP-FLOW-002\n```\nGAP-FLOW-0012"}, validate.NoGapsAddressed, 0},
+		{"structure is not scored for other failures", HistoryItem{Content: structured}, validate.EmptyOutput, 0},
+		{"led to an ACCEPTED gap", HistoryItem{Content: "x", LedToAccepted: true}, validate.EmptyOutput, 20},
+		{"length 500: no bonus", HistoryItem{Content: padTo("", 500)}, validate.EmptyOutput, 0},
+		{"length 501", HistoryItem{Content: padTo("", 501)}, validate.EmptyOutput, 5},
+		{"length 4,999", HistoryItem{Content: padTo("", 4999)}, validate.EmptyOutput, 5},
+		{"length 5,000", HistoryItem{Content: padTo("", 5000)}, validate.EmptyOutput, 2},
+		{"length 9,999", HistoryItem{Content: padTo("", 9999)}, validate.EmptyOutput, 2},
+		{"length 10,000: too long", HistoryItem{Content: padTo("", 10000)}, validate.EmptyOutput, 0},
+		{"length counts characters, not bytes", HistoryItem{Content: strings.Repeat("é", 501)}, validate.EmptyOutput, 5},
+		{"everything", HistoryItem{Content: padTo(structured, 1000), LedToAccepted: true}, validate.WrongFormat, 45},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -59,7 +60,7 @@ func TestSessionExample(t *testing.T) {
 	tests := []struct {
 		name      string
 		role      gap.Role
-		failure   string
+		failure   validate.FailureType
 		round     int
 		history   []HistoryItem
 		wantRound int // 0: no candidate
@@ -67,16 +68,16 @@ func TestSessionExample(t *testing.T) {
 	}{
 		{
 			name: "empty history",
-			role: gap.Engineer, failure: EmptyOutput, round: 3,
+			role: gap.Engineer, failure: validate.EmptyOutput, round: 3,
 		},
 		{
 			name: "only rolled-back rounds",
-			role: gap.Engineer, failure: EmptyOutput, round: 5,
+			role: gap.Engineer, failure: validate.EmptyOutput, round: 5,
 			history: []HistoryItem{{Round: 3, Role: "engineer", Content: long, RolledBack: true, LedToAccepted: true}},
 		},
 		{
 			name: "rolled-back round never chosen, however good",
-			role: gap.Engineer, failure: EmptyOutput, round: 5,
+			role: gap.Engineer, failure: validate.EmptyOutput, round: 5,
 			history: []HistoryItem{
 				{Round: 2, Role: "engineer", Content: "short"},
 				{Round: 4, Role: "engineer", Content: long, RolledBack: true, LedToAccepted: true},
@@ -85,7 +86,7 @@ func TestSessionExample(t *testing.T) {
 		},
 		{
 			name: "highest score wins over recency",
-			role: gap.Engineer, failure: EmptyOutput, round: 5,
+			role: gap.Engineer, failure: validate.EmptyOutput, round: 5,
 			history: []HistoryItem{
 				{Round: 2, Role: "engineer", Content: long, LedToAccepted: true},
 				{Round: 4, Role: "engineer", Content: long},
@@ -94,7 +95,7 @@ func TestSessionExample(t *testing.T) {
 		},
 		{
 			name: "tie: most recent round first",
-			role: gap.Engineer, failure: EmptyOutput, round: 9,
+			role: gap.Engineer, failure: validate.EmptyOutput, round: 9,
 			history: []HistoryItem{
 				{Round: 3, Role: "engineer", Content: long},
 				{Round: 7, Role: "engineer", Content: long},
@@ -104,7 +105,7 @@ func TestSessionExample(t *testing.T) {
 		},
 		{
 			name: "tie in the same round: earlier in history",
-			role: gap.Engineer, failure: EmptyOutput, round: 9,
+			role: gap.Engineer, failure: validate.EmptyOutput, round: 9,
 			history: []HistoryItem{
 				{Round: 4, Role: "engineer", Content: long + "a"},
 				{Round: 4, Role: "engineer", Content: long + "b"},
@@ -113,7 +114,7 @@ func TestSessionExample(t *testing.T) {
 		},
 		{
 			name: "other role, current and later rounds, blank content excluded",
-			role: gap.Reviewer, failure: EmptyOutput, round: 4,
+			role: gap.Reviewer, failure: validate.EmptyOutput, round: 4,
 			history: []HistoryItem{
 				{Round: 1, Role: "engineer", Content: long, LedToAccepted: true},
 				{Round: 4, Role: "reviewer", Content: long, LedToAccepted: true},
@@ -126,12 +127,12 @@ func TestSessionExample(t *testing.T) {
 		},
 		{
 			name: "round 1 has no earlier rounds",
-			role: gap.Engineer, failure: EmptyOutput, round: 1,
+			role: gap.Engineer, failure: validate.EmptyOutput, round: 1,
 			history: []HistoryItem{{Round: 1, Role: "engineer", Content: long}},
 		},
 		{
 			name: "NO_GAPS_ADDRESSED prefers gap references",
-			role: gap.Engineer, failure: NoGapsAddressed, round: 5,
+			role: gap.Engineer, failure: validate.NoGapsAddressed, round: 5,
 			history: []HistoryItem{
 				{Round: 3, Role: "engineer", Content: "GAP-FLOW-001 GAP-FLOW-002 GAP-FLOW-003"},
 				{Round: 4, Role: "engineer", Content: "GAP-FLOW-001"},
@@ -179,7 +180,7 @@ func TestSessionMissReasons(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, n, why := bestInHistory(gap.Engineer, EmptyOutput, tt.round, tt.history)
+			_, n, why := bestInHistory(gap.Engineer, validate.EmptyOutput, tt.round, tt.history)
 			if n != 0 || why != tt.want {
 				t.Errorf("got (%d candidates, %q), want (0, %q)", n, why, tt.want)
 			}

@@ -1,4 +1,4 @@
-package examples
+package exemplar
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/validate"
 )
 
 // selView is the part of a Selection the mapping decides.
@@ -50,65 +51,65 @@ func TestSelectMapping(t *testing.T) {
 	tests := []struct {
 		name        string
 		role        gap.Role
-		failure     string
+		failure     validate.FailureType
 		noCanonical bool
 		noHistory   bool
 		want        selView
 	}{
 		{
-			name: "FILE_MISSING: no example", failure: FileMissing,
+			name: "FILE_MISSING: no example", failure: validate.MissingFile,
 			want: selView{Tier: TierNone, Source: SourceNone, Description: "No example attached - file creation issue",
 				Notes: []string{"FILE_MISSING: no example helps with a file creation issue"}},
 		},
 		{
-			name: "EMPTY_OUTPUT: Tier 1 first", failure: EmptyOutput,
+			name: "EMPTY_OUTPUT: Tier 1 first", failure: validate.EmptyOutput,
 			want: selView{Tier: TierCanonical, Source: SourceCanonical, Description: "Canonical example from workflow spec", Text: canonicalEngineer},
 		},
 		{
-			name: "EMPTY_OUTPUT: then Tier 2", failure: EmptyOutput, noCanonical: true,
+			name: "EMPTY_OUTPUT: then Tier 2", failure: validate.EmptyOutput, noCanonical: true,
 			want: selView{Tier: TierSession, Source: "Tier 2 Session History (Round 2)", Description: "Successful output from previous round",
 				Text: session, HistoryRound: 2, Notes: []string{noteTier1Miss, noteTier2Hit}},
 		},
 		{
-			name: "EMPTY_OUTPUT: then Tier 3", failure: EmptyOutput, noCanonical: true, noHistory: true,
+			name: "EMPTY_OUTPUT: then Tier 3", failure: validate.EmptyOutput, noCanonical: true, noHistory: true,
 			want: selView{Tier: TierTemplate, Source: SourceTemplate, Description: "Structural template", Text: EngineerTemplate,
 				Notes: []string{noteTier1Miss, noteTier2Miss}},
 		},
 		{
-			name: "WRONG_FORMAT: Tier 1", failure: WrongFormat,
+			name: "WRONG_FORMAT: Tier 1", failure: validate.WrongFormat,
 			want: selView{Tier: TierCanonical, Source: SourceCanonical, Description: "Canonical example - note required headers", Text: canonicalEngineer},
 		},
 		{
-			name: "WRONG_FORMAT: Tier 3, session history not used", failure: WrongFormat, noCanonical: true,
+			name: "WRONG_FORMAT: Tier 3, session history not used", failure: validate.WrongFormat, noCanonical: true,
 			want: selView{Tier: TierTemplate, Source: SourceTemplate, Description: "Structural template - follow this format exactly", Text: EngineerTemplate,
 				Notes: []string{noteTier1Miss, noteNoSession}},
 		},
 		{
-			name: "WRONG_FORMAT: reviewer", role: gap.Reviewer, failure: WrongFormat,
+			name: "WRONG_FORMAT: reviewer", role: gap.Reviewer, failure: validate.WrongFormat,
 			want: selView{Tier: TierCanonical, Source: SourceCanonical, Description: "Canonical example - note required headers", Text: canonicalReviewer},
 		},
 		{
-			name: "NO_GAPS_ADDRESSED: Tier 2 before Tier 1", failure: NoGapsAddressed,
+			name: "NO_GAPS_ADDRESSED: Tier 2 before Tier 1", failure: validate.NoGapsAddressed,
 			want: selView{Tier: TierSession, Source: "Tier 2 Session History (Round 2)", Description: "Example showing gap references in context",
 				Text: session, HistoryRound: 2, Notes: []string{noteTier2Gaps}},
 		},
 		{
-			name: "NO_GAPS_ADDRESSED: Tier 1 with the gap list", failure: NoGapsAddressed, noHistory: true,
+			name: "NO_GAPS_ADDRESSED: Tier 1 with the gap list", failure: validate.NoGapsAddressed, noHistory: true,
 			want: selView{Tier: TierCanonical, Source: SourceCanonical, Description: "Canonical example + gap list for reference",
 				Text: canonicalEngineer + "\n\n" + gapsForReference, Notes: []string{noteTier2Miss}},
 		},
 		{
-			name: "NO_GAPS_ADDRESSED: Tier 3", failure: NoGapsAddressed, noCanonical: true, noHistory: true,
+			name: "NO_GAPS_ADDRESSED: Tier 3", failure: validate.NoGapsAddressed, noCanonical: true, noHistory: true,
 			want: selView{Tier: TierTemplate, Source: SourceTemplate, Description: "Structural template", Text: EngineerTemplate,
 				Notes: []string{noteTier2Miss, noteTier1Miss}},
 		},
 		{
-			name: "INCONSISTENT_REFS: gap list + session example", failure: InconsistentRefs,
+			name: "INCONSISTENT_REFS: gap list + session example", failure: validate.InconsistentRefs,
 			want: selView{Tier: TierSession, Source: "Tier 2 Session History (Round 2)", Description: "Valid gap list + successful example",
 				Text: validGaps + "\n\n" + session, HistoryRound: 2, Notes: []string{noteTier2Hit}},
 		},
 		{
-			name: "INCONSISTENT_REFS: gap list + template, never Tier 1", failure: InconsistentRefs, noHistory: true,
+			name: "INCONSISTENT_REFS: gap list + template, never Tier 1", failure: validate.InconsistentRefs, noHistory: true,
 			want: selView{Tier: TierTemplate, Source: SourceTemplate, Description: "Valid gap list + template",
 				Text: validGaps + "\n\n" + EngineerTemplate, Notes: []string{noteTier2Miss, noteNoCanon}},
 		},
@@ -122,7 +123,7 @@ func TestSelectMapping(t *testing.T) {
 			want: selView{Tier: TierCanonical, Source: SourceCanonical, Description: "Canonical example from workflow spec", Text: canonicalReviewer},
 		},
 		{
-			name: "unknown role: nothing to attach", role: "architect", failure: WrongFormat,
+			name: "unknown role: nothing to attach", role: "architect", failure: validate.WrongFormat,
 			want: selView{Tier: TierNone, Source: SourceNone, Description: "No example attached - unknown role",
 				Notes: []string{
 					"Tier 1 miss: no canonical architect example supplied (source not loaded, or its Section 7 has none)",
@@ -164,7 +165,7 @@ func cmpOr[T ~string](s, fallback T) T {
 }
 
 func TestSelectWithoutGapList(t *testing.T) {
-	for _, failure := range []string{NoGapsAddressed, InconsistentRefs} {
+	for _, failure := range []validate.FailureType{validate.NoGapsAddressed, validate.InconsistentRefs} {
 		got := Select(Request{Role: gap.Engineer, FailureType: failure, CurrentRound: 2,
 			Canonical: Canonical{Engineer: canonicalEngineer}, Budget: RetryBudget})
 		if strings.Contains(got.Text, "Gap list") || strings.Contains(got.Text, "Valid gap IDs") || got.Text == "" {
@@ -177,7 +178,7 @@ func TestSelectWithoutGapList(t *testing.T) {
 }
 
 func TestSelectBudget(t *testing.T) {
-	req := Request{Role: gap.Engineer, FailureType: WrongFormat, Canonical: Canonical{Engineer: canonicalEngineer}}
+	req := Request{Role: gap.Engineer, FailureType: validate.WrongFormat, Canonical: Canonical{Engineer: canonicalEngineer}}
 	for _, budget := range []int{0, -5} {
 		req.Budget = budget
 		got := Select(req)
@@ -217,8 +218,8 @@ func TestSelectQuotesExtractionError(t *testing.T) {
 		want string
 	}{
 		{"the role's own reason", gap.Reviewer, err,
-			`Tier 1 miss: examples: canonical reviewer example: malformed example: the "## Review:" block has nothing under its heading (line 28)`},
-		{"a reason for both roles", gap.Reviewer, &ExtractError{Err: ErrNoExamplesSection}, "Tier 1 miss: examples: no examples section"},
+			`Tier 1 miss: exemplar: canonical reviewer example: malformed example: the "## Review:" block has nothing under its heading (line 28)`},
+		{"a reason for both roles", gap.Reviewer, &ExtractError{Err: ErrNoExamplesSection}, "Tier 1 miss: exemplar: no examples section"},
 		{"a reason about the other role only", gap.Reviewer, &ExtractError{Role: gap.Engineer, Err: ErrNoExamples},
 			"Tier 1 miss: no canonical reviewer example supplied (source not loaded, or its Section 7 has none)"},
 		{"the host's own error", gap.Reviewer, errors.New("source.md: not found"),
@@ -226,7 +227,7 @@ func TestSelectQuotesExtractionError(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := Select(Request{Role: tt.role, FailureType: WrongFormat, Canonical: c, CanonicalErr: tt.err, Budget: RetryBudget})
+			got := Select(Request{Role: tt.role, FailureType: validate.WrongFormat, Canonical: c, CanonicalErr: tt.err, Budget: RetryBudget})
 			if got.Tier != TierTemplate || len(got.Notes) == 0 || got.Notes[0] != tt.want {
 				t.Errorf("tier %d, notes %q; want Tier 3 with first note %q", got.Tier, got.Notes, tt.want)
 			}
@@ -252,7 +253,7 @@ func TestSelectInitial(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := SelectInitial(Request{Role: tt.role, FailureType: FileMissing, Canonical: tt.canonical, Budget: InitialBudget,
+			got := SelectInitial(Request{Role: tt.role, FailureType: validate.MissingFile, Canonical: tt.canonical, Budget: InitialBudget,
 				History: []HistoryItem{{Round: 1, Role: tt.role, Content: "ignored"}}, CurrentRound: 2})
 			if diff := cmp.Diff(tt.want, view(got)); diff != "" {
 				t.Errorf("SelectInitial mismatch (-want +got):\n%s", diff)
@@ -262,7 +263,7 @@ func TestSelectInitial(t *testing.T) {
 }
 
 func TestSelectUsesTheRequestTokenizer(t *testing.T) {
-	sel := Select(Request{Role: gap.Engineer, FailureType: EmptyOutput, Canonical: Canonical{Engineer: canonicalEngineer},
+	sel := Select(Request{Role: gap.Engineer, FailureType: validate.EmptyOutput, Canonical: Canonical{Engineer: canonicalEngineer},
 		Budget: 30, Tokenizer: wordTokenizer{}})
 	words := wordTokenizer{}.Count(sel.Text)
 	if sel.Tokens != words || words > 30 || sel.Truncation != TruncatedStructurally ||
