@@ -88,14 +88,14 @@ func (s *Session) attempt(ctx context.Context, role RoleName, k int, rp *rolePha
 			return attemptOutcome{}, err
 		}
 	}
-	res := s.callRole(plan, s.jitter(), s.noteTransport)
+	res := callRole(&s.cfg, s.clock, plan, s.jitter(), s.noteTransport)
 	return s.settle(ctx, plan, res, &rp.Attempts)
 }
 
 // settle validates a role call's result, records the attempt in attempts
 // and closes the attempt's scope.
 func (s *Session) settle(ctx context.Context, plan attemptPlan, res roleResult, attempts *[]attemptRec) (attemptOutcome, error) {
-	out, err := s.finishAttempt(plan, res)
+	out, err := s.st.finishAttempt(plan, res, s.cfg.MaxOutputBytes, s.tok, s.now)
 	if err != nil {
 		s.endAttempt(plan, out, err)
 		return out, err
@@ -152,23 +152,23 @@ func (s *Session) planAttempt(ctx context.Context, role RoleName, part string, k
 	return plan, nil
 }
 
-// callRole calls the plan's role, retrying transient errors with backoff.
-// It touches no session state, so parallel drafting runs it on worker
-// goroutines; note reports each transport retry to the session's
-// goroutine, which records it.
-func (s *Session) callRole(plan attemptPlan, jitter func() float64, note func(transportNote)) roleResult {
+// callRole calls the plan's role (of cfg), retrying transient errors with
+// backoff, sleeping on clock. It touches no session state, so parallel
+// drafting runs it on worker goroutines; note reports each transport
+// retry to the session's goroutine, which records it.
+func callRole(cfg *Config, clock Clock, plan attemptPlan, jitter func() float64, note func(transportNote)) roleResult {
 	if plan.journaled != nil {
 		return roleResult{resp: Response{Content: *plan.journaled}}
 	}
 	if plan.delivered != nil {
 		return roleResult{resp: *plan.delivered, calls: 1}
 	}
-	r := s.cfg.Engineer
+	r := cfg.Engineer
 	if plan.role == Reviewer {
-		r = s.cfg.Reviewer
+		r = cfg.Reviewer
 	}
 	ctx, req := plan.ctx, plan.req
-	b := retry.Backoff{Base: s.cfg.BackoffBase, Max: s.cfg.BackoffMax}
+	b := retry.Backoff{Base: cfg.BackoffBase, Max: cfg.BackoffMax}
 	calls := 0
 	for try := 1; ; try++ {
 		resp, err := r.Respond(ctx, req)
@@ -183,12 +183,12 @@ func (s *Session) callRole(plan attemptPlan, jitter func() float64, note func(tr
 		if !transient {
 			return roleResult{calls: calls, err: fmt.Errorf("%s: %s: %w", plan.where, req.Role, err)}
 		}
-		if try > s.cfg.TransportRetries {
-			return roleResult{calls: calls, err: fmt.Errorf("%s: %s: gave up after %d transport retries: %w", plan.where, req.Role, s.cfg.TransportRetries, err)}
+		if try > cfg.TransportRetries {
+			return roleResult{calls: calls, err: fmt.Errorf("%s: %s: gave up after %d transport retries: %w", plan.where, req.Role, cfg.TransportRetries, err)}
 		}
 		d := b.Delay(try, hint, jitter)
 		note(transportNote{role: req.Role, round: req.Round, attempt: req.Attempt, err: err, try: try, delay: d})
-		if err := s.clock.Sleep(ctx, d); err != nil {
+		if err := clock.Sleep(ctx, d); err != nil {
 			return roleResult{calls: calls, err: fmt.Errorf("%s: %w", plan.where, err)}
 		}
 	}
@@ -210,11 +210,13 @@ func (s *Session) jitter() func() float64 {
 	return r.Float64
 }
 
-// finishAttempt journals the raw response and validates it, on the
-// session's goroutine. The caller records the outcome and commits its ops.
-func (s *Session) finishAttempt(plan attemptPlan, res roleResult) (attemptOutcome, error) {
+// finishAttempt journals the raw response (capped at maxOutputBytes) and
+// validates it; usage the backend did not report is estimated with tok,
+// and now stamps the attempt. The caller records the outcome and commits
+// its ops.
+func (st *state) finishAttempt(plan attemptPlan, res roleResult, maxOutputBytes int, tok Tokenizer, now func() time.Time) (attemptOutcome, error) {
 	role, part, k := plan.role, plan.part, plan.k
-	cur := s.st.Current
+	cur := st.Current
 	out := attemptOutcome{example: plan.example}
 	if res.err != nil {
 		return attemptOutcome{}, res.err
@@ -227,51 +229,53 @@ func (s *Session) finishAttempt(plan attemptPlan, res roleResult) (attemptOutcom
 			// The backend reported nothing (a replay, some local servers):
 			// estimate with the Tokenizer so status never shows a free call.
 			for _, m := range plan.msgs {
-				usage.PromptTokens += s.tok.Count(m.Content)
+				usage.PromptTokens += tok.Count(m.Content)
 			}
-			usage.CompletionTokens = s.tok.Count(res.resp.Content)
+			usage.CompletionTokens = tok.Count(res.resp.Content)
 			out.estimated = true
 		}
-		out.content = s.capOutput(out.content)
+		out.content = capOutput(out.content, maxOutputBytes)
 		_, respKey := attemptKeys(cur.N, role, part, k)
 		journaled := out.content
-		if len(journaled) > s.cfg.MaxOutputBytes {
+		if len(journaled) > maxOutputBytes {
 			// The journal never holds more than the limit; validation fails
 			// the attempt as WRONG_FORMAT from the full size.
-			journaled = journaled[:s.cfg.MaxOutputBytes]
+			journaled = journaled[:maxOutputBytes]
 		}
 		out.ops = append(out.ops, Put(respKey, []byte(journaled)))
 	}
 
-	var vr validate.Result
-	if out.content == "" {
-		vr = validate.FileMissing(outputKey(cur.N, role))
-	} else {
-		opts := validate.Options{KnownGaps: s.st.Ledger.IDs(), KnownIssues: s.issueIDs(), Round: cur.N, MaxOutputBytes: s.cfg.MaxOutputBytes}
-		decided := slices.Clone(s.st.ConflictDecisions)
-		for _, d := range decided {
-			opts.ResolvedIssues = append(opts.ResolvedIssues, d.IssueID)
-		}
-		if role == Engineer {
-			vr = validate.Engineer(out.content, opts)
-			vr = complianceCheck(vr, out.content, decided)
-		} else {
-			vr = validate.Reviewer(out.content, opts)
-		}
-	}
+	vr := st.validateOutput(role, out.content, maxOutputBytes)
 	out.result = vr
-	out.rec = attemptRec{N: k, At: s.now(), Success: vr.Success, FailureType: vr.FailureType, Tier: string(vr.Tier),
+	out.rec = attemptRec{N: k, At: now(), Success: vr.Success, FailureType: vr.FailureType, Tier: string(vr.Tier),
 		Line: vr.Line, Message: vr.Message, Warnings: vr.Warnings, Usage: usage, Calls: res.calls, UsageEstimated: out.estimated,
 		Model: res.resp.Model}
 	out.finishReason = res.resp.FinishReason
 	return out, nil
 }
 
-// capOutput keeps at most MaxOutputBytes (plus one byte, so validation
-// still sees that the output was too large) of a role's response: the
-// journal never holds more than the limit.
-func (s *Session) capOutput(content string) string {
-	if limit := s.cfg.MaxOutputBytes; limit > 0 && len(content) > limit+1 {
+// validateOutput validates a role's output in the round in progress
+// against the ledger, the issues raised and the decisions recorded.
+func (st *state) validateOutput(role RoleName, content string, maxOutputBytes int) validate.Result {
+	if content == "" {
+		return validate.FileMissing(outputKey(st.Current.N, role))
+	}
+	opts := validate.Options{KnownGaps: st.Ledger.IDs(), KnownIssues: st.issueIDs(), Round: st.Current.N, MaxOutputBytes: maxOutputBytes}
+	decided := slices.Clone(st.ConflictDecisions)
+	for _, d := range decided {
+		opts.ResolvedIssues = append(opts.ResolvedIssues, d.IssueID)
+	}
+	if role != Engineer {
+		return validate.Reviewer(content, opts)
+	}
+	return complianceCheck(validate.Engineer(content, opts), content, decided)
+}
+
+// capOutput keeps at most limit (MaxOutputBytes) bytes, plus one so
+// validation still sees that the output was too large, of a role's
+// response: the journal never holds more than the limit.
+func capOutput(content string, limit int) string {
+	if limit > 0 && len(content) > limit+1 {
 		return content[:limit+1]
 	}
 	return content
@@ -311,7 +315,8 @@ func complianceCheck(res validate.Result, content string, decided []conflict.Rul
 
 // recordAttempt appends the attempt and its fact in the attempt log (from
 // which the validation and error tables are rendered), on the session's
-// goroutine.
+// goroutine, and prepares the retry a failed attempt with budget left
+// gets.
 func (s *Session) recordAttempt(ctx context.Context, role RoleName, part string, attempts *[]attemptRec, out attemptOutcome) {
 	cur := s.st.Current
 	rec := out.rec
@@ -319,70 +324,93 @@ func (s *Session) recordAttempt(ctx context.Context, role RoleName, part string,
 	s.st.Usage.add(role, rec.Usage, rec.Calls)
 	_, respKey := attemptKeys(cur.N, role, part, rec.N)
 	delete(s.st.Usage.InFlight, respKey)
-	at := rec.At
-	fact := attemptFact{Round: cur.N, Role: role, Part: part, N: rec.N, At: at, Success: rec.Success}
-	if rec.Success {
-		fact.Summary = contentSummary(role, out.result)
-	} else {
-		msg := rec.Message
-		if rec.Line > 0 && !strings.Contains(msg, "line ") {
-			msg = fmt.Sprintf("line %d: %s", rec.Line, msg)
-		}
-		fact.Tier, fact.FailureType, fact.Message = rec.Tier, rec.FailureType, oneLine(msg)
+	fact := newAttemptFact(cur.N, role, part, rec, out.result)
+	if !rec.Success {
 		s.tel.emit(Event{Kind: EventValidationFailed, Role: role, Attempt: rec.N, Gap: part, FailureType: rec.FailureType, Message: rec.Message})
 	}
 	s.st.AttemptLog = append(s.st.AttemptLog, fact)
 	factAt := len(s.st.AttemptLog) - 1
-	// The outcome of the retry this attempt answered.
-	for i := len(s.st.ExampleLog) - 1; i >= 0 && rec.N > 1; i-- {
-		e := &s.st.ExampleLog[i]
-		if e.Round == cur.N && e.Role == role && e.Retry == rec.N-1 && e.Outcome == exemplar.OutcomePending {
+	s.st.settleExampleOutcome(cur.N, role, rec)
+	s.st.settleLegacyRetry(cur.N, role, part, rec)
+	if !rec.Success && rec.N < s.st.budgetFor(role, part, s.cfg.MaxRetries) {
+		s.prepareRetry(ctx, role, part, rec, factAt)
+	}
+}
+
+// newAttemptFact is the attempt log's fact for attempt rec of role (of
+// part, when drafted in parallel) in round n.
+func newAttemptFact(n int, role RoleName, part string, rec attemptRec, res validate.Result) attemptFact {
+	fact := attemptFact{Round: n, Role: role, Part: part, N: rec.N, At: rec.At, Success: rec.Success}
+	if rec.Success {
+		fact.Summary = contentSummary(role, res)
+		return fact
+	}
+	msg := rec.Message
+	if rec.Line > 0 && !strings.Contains(msg, "line ") {
+		msg = fmt.Sprintf("line %d: %s", rec.Line, msg)
+	}
+	fact.Tier, fact.FailureType, fact.Message = rec.Tier, rec.FailureType, oneLine(msg)
+	return fact
+}
+
+// settleExampleOutcome gives the example logged for the retry attempt rec
+// answered its outcome.
+func (st *state) settleExampleOutcome(n int, role RoleName, rec attemptRec) {
+	for i := len(st.ExampleLog) - 1; i >= 0 && rec.N > 1; i-- {
+		e := &st.ExampleLog[i]
+		if e.Round == n && e.Role == role && e.Retry == rec.N-1 && e.Outcome == exemplar.OutcomePending {
 			e.Outcome = exemplar.OutcomeFailed
 			if rec.Success {
 				e.Outcome = exemplar.OutcomeSuccess
 			}
-			break
+			return
 		}
 	}
-	// A session started before the attempt log keeps its round's retry
-	// rows; the one this attempt answered gets its outcome.
-	for i := range s.st.LegacyRetries {
-		if d := &s.st.LegacyRetries[i]; d.Round == cur.N && d.Role == role && d.Part == part && d.Retry == rec.N-1 && d.Outcome == "pending" {
+}
+
+// settleLegacyRetry: a session started before the attempt log keeps its
+// round's retry rows; the one attempt rec answered gets its outcome.
+func (st *state) settleLegacyRetry(n int, role RoleName, part string, rec attemptRec) {
+	for i := range st.LegacyRetries {
+		if d := &st.LegacyRetries[i]; d.Round == n && d.Role == role && d.Part == part && d.Retry == rec.N-1 && d.Outcome == "pending" {
 			d.Outcome = "Failed again (" + string(rec.FailureType) + ")"
 			if rec.Success {
 				d.Outcome = "Success on retry"
 			}
 		}
 	}
-	if rec.Success {
-		return
-	}
-	if rec.N < s.budgetFor(role, part) {
-		sel, err := s.example(ctx, role, rec.FailureType, s.cfg.RetryExampleBudget)
-		label := exampleLabel(sel)
-		if err != nil {
-			label = "unavailable: " + err.Error()
-		} else {
-			// Selected once: the retry prompt attaches this very example.
-			if s.chosenExamples == nil {
-				s.chosenExamples = map[string]exemplar.Selection{}
-			}
-			s.chosenExamples[retryExampleKey(cur.N, role, rec.N+1, rec.FailureType)] = sel
-			entry := exemplar.NewLogEntry(cur.N, role, rec.N, rec.FailureType, sel)
-			entry.Outcome = exemplar.OutcomePending
-			s.st.ExampleLog = append(s.st.ExampleLog, entry)
-		}
-		s.st.AttemptLog[factAt].Retry = &retryFact{Modification: retry.Label(rec.FailureType), Example: label}
-		s.tel.emit(Event{Kind: EventRetry, Role: role, Attempt: rec.N + 1, Gap: part, FailureType: rec.FailureType})
-	}
 }
 
-func (s *Session) budgetFor(role RoleName, part string) int {
-	rp := s.st.Current.role(role)
-	if part != "" {
-		return 1 + s.cfg.MaxRetries
+// prepareRetry selects the example the retry after the failed attempt rec
+// attaches, logs it on the attempt's fact (at factAt) and in the example
+// log, and announces the retry.
+func (s *Session) prepareRetry(ctx context.Context, role RoleName, part string, rec attemptRec, factAt int) {
+	cur := s.st.Current
+	sel, err := s.example(ctx, role, rec.FailureType, s.cfg.RetryExampleBudget)
+	label := exampleLabel(sel)
+	if err != nil {
+		label = "unavailable: " + err.Error()
+	} else {
+		// Selected once: the retry prompt attaches this very example.
+		if s.chosenExamples == nil {
+			s.chosenExamples = map[string]exemplar.Selection{}
+		}
+		s.chosenExamples[retryExampleKey(cur.N, role, rec.N+1, rec.FailureType)] = sel
+		entry := exemplar.NewLogEntry(cur.N, role, rec.N, rec.FailureType, sel)
+		entry.Outcome = exemplar.OutcomePending
+		s.st.ExampleLog = append(s.st.ExampleLog, entry)
 	}
-	return rp.Budget
+	s.st.AttemptLog[factAt].Retry = &retryFact{Modification: retry.Label(rec.FailureType), Example: label}
+	s.tel.emit(Event{Kind: EventRetry, Role: role, Attempt: rec.N + 1, Gap: part, FailureType: rec.FailureType})
+}
+
+// budgetFor is how many attempts role (a part of it, when drafted in
+// parallel) has in the round in progress.
+func (st *state) budgetFor(role RoleName, part string, maxRetries int) int {
+	if part != "" {
+		return 1 + maxRetries
+	}
+	return st.Current.role(role).Budget
 }
 
 func contentSummary(role RoleName, r validate.Result) string {
@@ -397,9 +425,9 @@ func contentSummary(role RoleName, r validate.Result) string {
 	return fmt.Sprintf("%d issue%s, verdict %s", n, plural(n), r.Verdict)
 }
 
-func (s *Session) issueIDs() []string {
-	out := make([]string, len(s.st.Issues))
-	for i, is := range s.st.Issues {
+func (st *state) issueIDs() []string {
+	out := make([]string, len(st.Issues))
+	for i, is := range st.Issues {
 		out[i] = is.ID
 	}
 	return out

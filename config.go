@@ -248,65 +248,80 @@ func DefaultConfig() Config {
 // Validate returns an error wrapping ErrInvalidConfig that names the first
 // unusable field.
 func (c *Config) Validate() error {
-	bad := func(field, format string, args ...any) error {
-		return fmt.Errorf("%w: %s %s", ErrInvalidConfig, field, fmt.Sprintf(format, args...))
-	}
-	switch {
-	case c.Store == nil:
-		return bad("Store", "is nil: use store/memory.New() or store/fs.Open(dir)")
-	case c.Engineer == nil:
-		return bad("Engineer", "is nil: set a Role")
-	case c.Reviewer == nil:
-		return bad("Reviewer", "is nil: set a Role")
-	case c.Asker == nil:
-		return bad("Asker", "is nil: use refine.DefaultAsker{} for automated mode")
-	case c.MaxRounds < 1 || c.MaxRounds > MaxRoundsLimit:
-		return bad("MaxRounds", "is %d: want 1 to %d (issue and decision IDs carry up to three round digits)", c.MaxRounds, MaxRoundsLimit)
-	case c.GapsPerRound < 1:
-		return bad("GapsPerRound", "is %d: want at least 1", c.GapsPerRound)
-	case c.ParallelGaps < 1:
-		return bad("ParallelGaps", "is %d: want at least 1", c.ParallelGaps)
-	case c.MaxRetries < 0:
-		return bad("MaxRetries", "is %d: want 0 or more", c.MaxRetries)
-	case c.StallRounds < 1:
-		return bad("StallRounds", "is %d: want at least 1", c.StallRounds)
-	case c.RetryExampleBudget <= 0:
-		return bad("RetryExampleBudget", "is %d tokens: want more than 0", c.RetryExampleBudget)
-	case c.InitialExampleBudget <= 0:
-		return bad("InitialExampleBudget", "is %d tokens: want more than 0", c.InitialExampleBudget)
-	case c.PromptBudget <= 0:
-		return bad("PromptBudget", "is %d tokens: want more than 0", c.PromptBudget)
-	case c.MaxTokens < 0:
-		return bad("MaxTokens", "is %d: want 0 (backend default) or more", c.MaxTokens)
-	case c.MaxOutputBytes <= 0:
-		return bad("MaxOutputBytes", "is %d: want more than 0", c.MaxOutputBytes)
-	case c.BackupRetention < 1:
-		return bad("BackupRetention", "is %d: want at least 1", c.BackupRetention)
-	case c.RollbackLimit < 0:
-		return bad("RollbackLimit", "is %d: want 0 or more", c.RollbackLimit)
-	case c.RollbackAnalysisThreshold < 1:
-		return bad("RollbackAnalysisThreshold", "is %d: want at least 1", c.RollbackAnalysisThreshold)
-	case !c.RollbackMode.Valid():
-		return bad("RollbackMode", "is %q: want INTERACTIVE, AUTO_RETRY or STRICT", c.RollbackMode)
-	case c.ArchiveRetention <= 0:
-		return bad("ArchiveRetention", "is %s: want a positive duration", c.ArchiveRetention)
-	case c.DisagreeRoundLimit <= 0 || c.DisagreeRoundLimit > 1:
-		return bad("DisagreeRoundLimit", "is %v: want a share in (0, 1]", c.DisagreeRoundLimit)
-	case c.DisagreeSessionLimit <= 0 || c.DisagreeSessionLimit > 1:
-		return bad("DisagreeSessionLimit", "is %v: want a share in (0, 1]", c.DisagreeSessionLimit)
-	case c.DisagreeWindow < 1:
-		return bad("DisagreeWindow", "is %d: want at least 1", c.DisagreeWindow)
-	case c.DisagreeMaxPerRound < 1:
-		return bad("DisagreeMaxPerRound", "is %d: want at least 1", c.DisagreeMaxPerRound)
-	case c.TransportRetries < 0:
-		return bad("TransportRetries", "is %d: want 0 or more", c.TransportRetries)
-	case c.BackoffBase <= 0 || c.BackoffMax < c.BackoffBase:
-		return bad("BackoffBase/BackoffMax", "are %s/%s: want 0 < base <= max", c.BackoffBase, c.BackoffMax)
+	for _, chk := range configChecks() {
+		if chk.bad(c) {
+			return fmt.Errorf("%w: %s %s", ErrInvalidConfig, chk.field, chk.why(c))
+		}
 	}
 	if err := c.Weights.Validate(); err != nil {
 		return fmt.Errorf("%w: Weights: %w", ErrInvalidConfig, err)
 	}
 	return nil
+}
+
+// configCheck is one field's check: bad reports an unusable value, why
+// says what it is and what is wanted.
+type configCheck struct {
+	field string
+	bad   func(*Config) bool
+	why   func(*Config) string
+}
+
+// configChecks are Validate's checks, in the order it reports them.
+func configChecks() []configCheck {
+	return []configCheck{
+		isNil("Store", "use store/memory.New() or store/fs.Open(dir)", func(c *Config) bool { return c.Store == nil }),
+		isNil("Engineer", "set a Role", func(c *Config) bool { return c.Engineer == nil }),
+		isNil("Reviewer", "set a Role", func(c *Config) bool { return c.Reviewer == nil }),
+		isNil("Asker", "use refine.DefaultAsker{} for automated mode", func(c *Config) bool { return c.Asker == nil }),
+		{"MaxRounds", func(c *Config) bool { return c.MaxRounds < 1 || c.MaxRounds > MaxRoundsLimit }, func(c *Config) string {
+			return fmt.Sprintf("is %d: want 1 to %d (issue and decision IDs carry up to three round digits)", c.MaxRounds, MaxRoundsLimit)
+		}},
+		atLeast("GapsPerRound", 1, "is %d: want at least 1", func(c *Config) int { return c.GapsPerRound }),
+		atLeast("ParallelGaps", 1, "is %d: want at least 1", func(c *Config) int { return c.ParallelGaps }),
+		atLeast("MaxRetries", 0, "is %d: want 0 or more", func(c *Config) int { return c.MaxRetries }),
+		atLeast("StallRounds", 1, "is %d: want at least 1", func(c *Config) int { return c.StallRounds }),
+		atLeast("RetryExampleBudget", 1, "is %d tokens: want more than 0", func(c *Config) int { return c.RetryExampleBudget }),
+		atLeast("InitialExampleBudget", 1, "is %d tokens: want more than 0", func(c *Config) int { return c.InitialExampleBudget }),
+		atLeast("PromptBudget", 1, "is %d tokens: want more than 0", func(c *Config) int { return c.PromptBudget }),
+		atLeast("MaxTokens", 0, "is %d: want 0 (backend default) or more", func(c *Config) int { return c.MaxTokens }),
+		atLeast("MaxOutputBytes", 1, "is %d: want more than 0", func(c *Config) int { return c.MaxOutputBytes }),
+		atLeast("BackupRetention", 1, "is %d: want at least 1", func(c *Config) int { return c.BackupRetention }),
+		atLeast("RollbackLimit", 0, "is %d: want 0 or more", func(c *Config) int { return c.RollbackLimit }),
+		atLeast("RollbackAnalysisThreshold", 1, "is %d: want at least 1", func(c *Config) int { return c.RollbackAnalysisThreshold }),
+		{"RollbackMode", func(c *Config) bool { return !c.RollbackMode.Valid() }, func(c *Config) string {
+			return fmt.Sprintf("is %q: want INTERACTIVE, AUTO_RETRY or STRICT", c.RollbackMode)
+		}},
+		{"ArchiveRetention", func(c *Config) bool { return c.ArchiveRetention <= 0 }, func(c *Config) string {
+			return fmt.Sprintf("is %s: want a positive duration", c.ArchiveRetention)
+		}},
+		share("DisagreeRoundLimit", func(c *Config) float64 { return c.DisagreeRoundLimit }),
+		share("DisagreeSessionLimit", func(c *Config) float64 { return c.DisagreeSessionLimit }),
+		atLeast("DisagreeWindow", 1, "is %d: want at least 1", func(c *Config) int { return c.DisagreeWindow }),
+		atLeast("DisagreeMaxPerRound", 1, "is %d: want at least 1", func(c *Config) int { return c.DisagreeMaxPerRound }),
+		atLeast("TransportRetries", 0, "is %d: want 0 or more", func(c *Config) int { return c.TransportRetries }),
+		{"BackoffBase/BackoffMax", func(c *Config) bool { return c.BackoffBase <= 0 || c.BackoffMax < c.BackoffBase }, func(c *Config) string {
+			return fmt.Sprintf("are %s/%s: want 0 < base <= max", c.BackoffBase, c.BackoffMax)
+		}},
+	}
+}
+
+// isNil checks a required field: "is nil: " and what to do.
+func isNil(field, todo string, missing func(*Config) bool) configCheck {
+	return configCheck{field, missing, func(*Config) string { return "is nil: " + todo }}
+}
+
+// atLeast checks an int field against its least usable value; format
+// shows the value.
+func atLeast(field string, least int, format string, v func(*Config) int) configCheck {
+	return configCheck{field, func(c *Config) bool { return v(c) < least }, func(c *Config) string { return fmt.Sprintf(format, v(c)) }}
+}
+
+// share checks a share in (0, 1].
+func share(field string, v func(*Config) float64) configCheck {
+	return configCheck{field, func(c *Config) bool { return v(c) <= 0 || v(c) > 1 }, func(c *Config) string {
+		return fmt.Sprintf("is %v: want a share in (0, 1]", v(c))
+	}}
 }
 
 // DefaultMaxGaps is the longest initial gap list New accepts when

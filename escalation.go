@@ -37,7 +37,7 @@ func (s *Session) escalate(ctx context.Context, role RoleName) (stop, error) {
 		s.recordDecision(cur.N, "", q, a, opt.Label)
 		return waitForAnswer, s.commit(ctx)
 	}
-	p := decideEscalation(s.st, role, escalationAnswer{Key: opt.Key, Label: opt.Label, Text: a.Text, FailureType: last.FailureType}, s.assignable(), &s.cfg)
+	p := decideEscalation(s.st, role, escalationAnswer{Key: opt.Key, Label: opt.Label, Text: a.Text, FailureType: last.FailureType}, s.st.assignable(), &s.cfg)
 	if err := applyEscalation(s.st, role, p, s.now); err != nil {
 		return goOn, err
 	}

@@ -58,7 +58,7 @@ func (s *Session) integrationCall(ctx context.Context, role RoleName, k int, msg
 		}
 	}
 	plan.ctx = s.tel.beginScope(ctx, Event{Kind: EventAttemptStarted, Role: role, Attempt: k, Phase: PhaseIntegration})
-	res := s.callRole(plan, s.jitter(), s.noteTransport)
+	res := callRole(&s.cfg, s.clock, plan, s.jitter(), s.noteTransport)
 	if res.err != nil && errors.Is(res.err, ErrNoResponse) && s.st.Usage.NextCall[string(role)] == plan.req.Call {
 		// No response is no call: the number goes to the role's next call
 		// (a session rolled back and replayed again numbers its calls as
@@ -75,7 +75,7 @@ func (s *Session) integrationCall(ctx context.Context, role RoleName, k int, msg
 	rec := attemptRec{N: k, Calls: res.calls, Model: res.resp.Model}
 	if plan.journaled == nil {
 		rec.Usage, rec.UsageEstimated = callUsage(res.resp.Usage, msgs, at.content, s.tok)
-		at.content = s.capOutput(at.content)
+		at.content = capOutput(at.content, s.cfg.MaxOutputBytes)
 		at.ops = append(at.ops, Put(respKey, []byte(at.content[:min(len(at.content), s.cfg.MaxOutputBytes)])))
 	}
 	// The verdict, the usage, and the attempt's end for observers.

@@ -47,11 +47,8 @@ func (s *Session) runParallel(ctx context.Context) (done bool, err error) {
 	}
 
 	var texts []string
-	acc := &acceptedOutput{}
-	var addressed []gap.ID
 	for _, p := range rp.Parts {
 		if p.Status != roleAccepted {
-			acc.Warnings = append(acc.Warnings, fmt.Sprintf("%s: no valid output after %d attempts; returned to OPEN", p.Gap, len(p.Attempts)))
 			continue
 		}
 		_, respKey := attemptKeys(cur.N, Engineer, string(p.Gap), len(p.Attempts))
@@ -60,12 +57,6 @@ func (s *Session) runParallel(ctx context.Context) (done bool, err error) {
 			return false, fmt.Errorf("round %d engineer (%s): read accepted output: %w", cur.N, p.Gap, err)
 		}
 		texts = append(texts, strings.TrimSpace(string(b)))
-		if p.Result != nil {
-			addressed = append(addressed, p.Result.GapsAddressed...)
-			acc.NewGaps = append(acc.NewGaps, p.Result.NewGaps...)
-			acc.Disagreements = append(acc.Disagreements, p.Result.Disagreements...)
-			acc.Warnings = append(acc.Warnings, p.Result.Warnings...)
-		}
 	}
 	rp.ParallelDone = true
 	if len(texts) == 0 {
@@ -73,17 +64,38 @@ func (s *Session) runParallel(ctx context.Context) (done bool, err error) {
 		rp.Budget = 0
 		return false, s.commit(ctx)
 	}
-	for _, id := range addressed {
-		if !containsID(acc.GapsAddressed, id) {
-			acc.GapsAddressed = append(acc.GapsAddressed, id)
-		}
-	}
 	rp.Status = roleAccepted
-	if err := s.applyEngineer(rp, acc); err != nil {
+	if err := s.st.applyEngineer(rp, mergeParts(rp.Parts), s.now); err != nil {
 		return false, err
 	}
 	merged := strings.Join(texts, "\n\n") + "\n"
 	return true, s.commit(ctx, Put(outputKey(cur.N, Engineer), []byte(merged)))
+}
+
+// mergeParts is the Engineer's output as the parts make it: the gaps
+// their accepted outputs addressed (each once), their new gaps,
+// disagreements and warnings in gap order, and a warning for each part
+// left without a valid output.
+func mergeParts(parts []*partState) *acceptedOutput {
+	acc := &acceptedOutput{}
+	for _, p := range parts {
+		if p.Status != roleAccepted {
+			acc.Warnings = append(acc.Warnings, fmt.Sprintf("%s: no valid output after %d attempts; returned to OPEN", p.Gap, len(p.Attempts)))
+			continue
+		}
+		if p.Result == nil {
+			continue
+		}
+		for _, id := range p.Result.GapsAddressed {
+			if !containsID(acc.GapsAddressed, id) {
+				acc.GapsAddressed = append(acc.GapsAddressed, id)
+			}
+		}
+		acc.NewGaps = append(acc.NewGaps, p.Result.NewGaps...)
+		acc.Disagreements = append(acc.Disagreements, p.Result.Disagreements...)
+		acc.Warnings = append(acc.Warnings, p.Result.Warnings...)
+	}
+	return acc
 }
 
 // partCall is a worker's message to the session's goroutine: a transport
@@ -101,54 +113,53 @@ type partCall struct {
 func (s *Session) draftParts(ctx context.Context, rp *rolePhase) error {
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	msgs := s.workers.NewChannel(ctx)
-	inFlight := 0
-	needed := 0 // calls left to Next's caller
-	var firstErr error
-	fail := func(err error) {
-		if firstErr == nil {
-			firstErr = err
-			cancel()
+	d := &partDrafter{s: s, rp: rp, ctx: ctx, wctx: wctx, cancel: cancel, msgs: s.workers.NewChannel(ctx)}
+	d.queueRunning()
+	for {
+		d.dispatchQueued()
+		if d.inFlight == 0 {
+			break
 		}
+		d.take(d.msgs.Receive(ctx).(partCall))
 	}
-
-	// dispatch plans the next attempt of p, makes its prompt durable and
-	// hands the role call to a worker.
-	dispatch := func(p *partState) error {
-		if len(p.Attempts) >= 1+s.cfg.MaxRetries {
-			p.Status = partExhausted
-			return s.commit(ctx)
-		}
-		plan, err := s.planAttempt(wctx, Engineer, string(p.Gap), len(p.Attempts)+1, rp)
-		if err != nil {
-			return err
-		}
-		if plan.needed {
-			needed++ // Next returns it; the part goes on when it is delivered
-			return nil
-		}
-		if plan.journaled == nil {
-			if err := s.flush(ctx); err != nil {
-				err = fmt.Errorf("%s: journal prompt: %w", plan.where, err)
-				s.endAttempt(plan, attemptOutcome{}, err)
-				return err
-			}
-		}
-		jitter := s.jitter()
-		inFlight++
-		s.workers.Go(plan.ctx, func(ctx context.Context) {
-			plan := plan
-			plan.ctx = ctx
-			note := func(n transportNote) { msgs.Send(ctx, partCall{part: p, plan: plan, note: &n}) }
-			msgs.Send(ctx, partCall{part: p, plan: plan, res: s.callRole(plan, jitter, note)})
-		})
-		return nil
+	// Every worker has sent its result, its last act: none is left running.
+	if d.firstErr == nil && d.needed > 0 {
+		return errNeedCalls
 	}
+	return d.firstErr
+}
 
-	var queue []*partState
-	for _, p := range rp.Parts {
+// partDrafter is one run of draftParts, on the session's goroutine: the
+// parts waiting for an attempt, the role calls in flight on workers, the
+// calls left to Next's caller, and the first error.
+type partDrafter struct {
+	s  *Session
+	rp *rolePhase
+	// ctx is draftParts' context; wctx, cancelled by the first error, is
+	// the one the role calls run in.
+	ctx, wctx context.Context
+	cancel    context.CancelFunc
+	msgs      channel
+	queue     []*partState
+	inFlight  int
+	needed    int // calls left to Next's caller
+	firstErr  error
+}
+
+// fail keeps the first error and cancels the calls in flight.
+func (d *partDrafter) fail(err error) {
+	if d.firstErr == nil {
+		d.firstErr = err
+		d.cancel()
+	}
+}
+
+// queueRunning queues the running parts, in gap order.
+func (d *partDrafter) queueRunning() {
+	s := d.s
+	for _, p := range d.rp.Parts {
 		if p.Status == roleRunning {
-			queue = append(queue, p)
+			d.queue = append(d.queue, p)
 		}
 	}
 	if s.external() {
@@ -156,66 +167,101 @@ func (s *Session) draftParts(ctx context.Context, rp *rolePhase) error {
 		// results are settled, and journaled with the next Ready, before
 		// new calls are asked for. Otherwise a crash after that Ready lost
 		// responses already paid for (simulator seed 20700).
-		slices.SortStableFunc(queue, func(a, b *partState) int {
-			return cmp.Compare(s.deliveredFor(b, len(b.Attempts)+1), s.deliveredFor(a, len(a.Attempts)+1))
+		slices.SortStableFunc(d.queue, func(a, b *partState) int {
+			return cmp.Compare(s.ext.hasDelivered(s.st, b, len(b.Attempts)+1), s.ext.hasDelivered(s.st, a, len(a.Attempts)+1))
 		})
 	}
-	for {
-		for firstErr == nil && len(queue) > 0 && inFlight+needed < s.cfg.ParallelGaps {
-			p := queue[0]
-			queue = queue[1:]
-			if err := dispatch(p); err != nil {
-				fail(err)
-			}
-		}
-		if inFlight == 0 {
-			break
-		}
-		m := msgs.Receive(ctx).(partCall)
-		if m.note != nil {
-			s.noteTransport(*m.note)
-			continue
-		}
-		inFlight--
-		if firstErr != nil {
-			// Stopping: the call's result is not recorded, but its scope
-			// is closed.
-			s.endAttempt(m.plan, attemptOutcome{}, firstErr)
-			continue
-		}
-		out, err := s.settle(ctx, m.plan, m.res, &m.part.Attempts)
-		if err != nil {
-			fail(err)
-			continue
-		}
-		if out.rec.Success {
-			m.part.Status = roleAccepted
-			m.part.Result = s.acceptedFrom(Engineer, out.result)
-		}
-		if err := s.commit(ctx, out.ops...); err != nil {
-			fail(err)
-			continue
-		}
-		if m.part.Status == roleRunning {
-			queue = append(queue, m.part)
-		}
-	}
-	// Every worker has sent its result, its last act: none is left running.
-	if firstErr == nil && needed > 0 {
-		return errNeedCalls
-	}
-	return firstErr
 }
 
-// deliveredFor reports, as 1 or 0, whether Deliver has handed over the
-// response to attempt k of part p.
-func (s *Session) deliveredFor(p *partState, k int) int {
-	_, respKey := attemptKeys(s.st.Current.N, Engineer, string(p.Gap), k)
-	n, ok := s.st.Usage.InFlight[respKey]
-	if !ok || s.ext == nil {
+// dispatchQueued dispatches queued parts while there is room for a call.
+func (d *partDrafter) dispatchQueued() {
+	for d.firstErr == nil && len(d.queue) > 0 && d.inFlight+d.needed < d.s.cfg.ParallelGaps {
+		p := d.queue[0]
+		d.queue = d.queue[1:]
+		if err := d.dispatch(p); err != nil {
+			d.fail(err)
+		}
+	}
+}
+
+// dispatch plans the next attempt of p, makes its prompt durable and
+// hands the role call to a worker.
+func (d *partDrafter) dispatch(p *partState) error {
+	s, ctx := d.s, d.ctx
+	if len(p.Attempts) >= 1+s.cfg.MaxRetries {
+		p.Status = partExhausted
+		return s.commit(ctx)
+	}
+	plan, err := s.planAttempt(d.wctx, Engineer, string(p.Gap), len(p.Attempts)+1, d.rp)
+	if err != nil {
+		return err
+	}
+	if plan.needed {
+		d.needed++ // Next returns it; the part goes on when it is delivered
+		return nil
+	}
+	if plan.journaled == nil {
+		if err := s.flush(ctx); err != nil {
+			err = fmt.Errorf("%s: journal prompt: %w", plan.where, err)
+			s.endAttempt(plan, attemptOutcome{}, err)
+			return err
+		}
+	}
+	jitter := s.jitter()
+	d.inFlight++
+	msgs := d.msgs
+	s.workers.Go(plan.ctx, func(ctx context.Context) {
+		plan := plan
+		plan.ctx = ctx
+		note := func(n transportNote) { msgs.Send(ctx, partCall{part: p, plan: plan, note: &n}) }
+		msgs.Send(ctx, partCall{part: p, plan: plan, res: callRole(&s.cfg, s.clock, plan, jitter, note)})
+	})
+	return nil
+}
+
+// take handles a worker's message: records a transport retry, or settles
+// and commits a call's result and queues its part again while it runs.
+func (d *partDrafter) take(m partCall) {
+	s, ctx := d.s, d.ctx
+	if m.note != nil {
+		s.noteTransport(*m.note)
+		return
+	}
+	d.inFlight--
+	if d.firstErr != nil {
+		// Stopping: the call's result is not recorded, but its scope
+		// is closed.
+		s.endAttempt(m.plan, attemptOutcome{}, d.firstErr)
+		return
+	}
+	out, err := s.settle(ctx, m.plan, m.res, &m.part.Attempts)
+	if err != nil {
+		d.fail(err)
+		return
+	}
+	if out.rec.Success {
+		m.part.Status = roleAccepted
+		m.part.Result = acceptedFrom(Engineer, s.st.Current.N, out.result)
+	}
+	if err := s.commit(ctx, out.ops...); err != nil {
+		d.fail(err)
+		return
+	}
+	if m.part.Status == roleRunning {
+		d.queue = append(d.queue, m.part)
+	}
+}
+
+// hasDelivered reports, as 1 or 0, whether Deliver has handed over the
+// response to attempt k of part p of the round in progress (x nil: not
+// in Next's mode).
+func (x *externalCalls) hasDelivered(st *state, p *partState, k int) int {
+	_, respKey := attemptKeys(st.Current.N, Engineer, string(p.Gap), k)
+	n, ok := st.Usage.InFlight[respKey]
+	if !ok || x == nil {
 		return 0
 	}
-	if _, ok := s.ext.delivered[callID{Engineer, n}]; ok {
+	if _, ok := x.delivered[callID{Engineer, n}]; ok {
 		return 1
 	}
 	return 0

@@ -167,90 +167,148 @@ type exampleChoice = exemplar.Selection
 // buildPrompt renders the messages for attempt k and says how many of them
 // form the stable prefix (Request.Stable). Retries carry the retry notice
 // of construct_retry_prompt before the original user prompt; the stable
-// prefix before both is untouched.
+// prefix before both is untouched. It reads what the prompt needs (the
+// material under review, the examples, the spec); a prompter builds the
+// messages from that, the state and the config.
 func (s *Session) buildPrompt(ctx context.Context, role RoleName, k int, gaps []gap.ID, prev []attemptRec, userContext []string) ([]Message, int, exampleChoice, error) {
-	cur := s.st.Current
-	d := PromptData{Role: role, Round: cur.N, Attempt: k, Context: userContext,
-		IssuePrefix: fmt.Sprintf("ISSUE-R%d-", cur.N), Adjustments: lastN(s.st.Adjustments, 5)}
-	for _, id := range gaps {
-		if g, ok := s.st.Ledger.Get(id); ok {
-			d.Gaps = append(d.Gaps, PromptGap{ID: g.ID, Title: g.Title, Severity: g.Severity, State: g.State})
-		}
-	}
-	if role == Engineer {
-		d.Resolutions = conflict.ResolutionBlock(conflict.RecentDecisions(s.st.ConflictDecisions, cur.N))
-		d.Instructions = cur.Instructions
-		for _, is := range s.st.lastIssuesFor(gaps) {
-			d.Issues = append(d.Issues, PromptIssue{ID: is.ID, Summary: is.Summary, Location: is.Location, Impact: is.Impact, Suggestion: is.Suggestion, Severity: is.Severity, Gap: is.Gap})
-		}
-	} else {
-		out, err := s.materialUnderReview(ctx, gaps)
-		if err != nil {
-			return nil, 0, exampleChoice{}, err
-		}
-		d.EngineerOutput = out
-		d.Fence = fenceFor(out)
-		d.Adjustments = lastN(s.st.ReviewerAdjustments, 5)
-	}
-	initial, err := s.example(ctx, role, "", s.cfg.InitialExampleBudget)
-	if err != nil {
-		return nil, 0, exampleChoice{}, err
-	}
-
-	tmpl := defaultEngineerTmpl
-	system := engineerSystem
+	var in promptInputs
+	var err error
 	if role == Reviewer {
-		tmpl, system = defaultReviewerTmpl, reviewerSystem
-		if s.cfg.ReviewerTemplate != nil {
-			tmpl = s.cfg.ReviewerTemplate
-		}
-	} else if s.cfg.EngineerTemplate != nil {
-		tmpl = s.cfg.EngineerTemplate
-	}
-
-	var stable []Message
-	budget := s.cfg.PromptBudget
-	if s.cfg.ExcerptPrompts {
-		for _, dec := range lastN(s.st.Decisions, 10) {
-			d.Decisions = append(d.Decisions, compactDecision(dec))
-		}
-		d.Example, d.ExampleSource = initial.Text, initial.Description
-		if d.Spec, err = s.specExcerpt(ctx, gaps); err != nil {
+		if in.material, err = s.materialUnderReview(ctx, gaps); err != nil {
 			return nil, 0, exampleChoice{}, err
 		}
-		stable = []Message{{Role: "system", Content: system}}
-	} else {
-		var whole bool
-		if stable, whole, err = s.stablePrefix(ctx, system, initial); err != nil {
-			return nil, 0, exampleChoice{}, err
-		}
-		if !whole {
-			if d.Spec, err = s.specExcerpt(ctx, gaps); err != nil {
-				return nil, 0, exampleChoice{}, err
-			}
-		}
-		for _, m := range stable {
-			budget -= s.tok.Count(m.Content)
-		}
-		budget = max(budget, s.cfg.PromptBudget/4)
 	}
-	user, err := s.renderWithinBudget(tmpl, &d, budget)
+	if in.initial, err = s.example(ctx, role, "", s.cfg.InitialExampleBudget); err != nil {
+		return nil, 0, exampleChoice{}, err
+	}
+	if in.source, err = s.source(ctx); err != nil {
+		return nil, 0, exampleChoice{}, err
+	}
+	p := prompter{st: s.st, cfg: &s.cfg, tok: s.tok}
+	stable, user, err := p.build(role, k, gaps, userContext, in)
 	if err != nil {
 		return nil, 0, exampleChoice{}, err
 	}
-	ex := initial
-	// A retry answers a failed attempt; an attempt after a valid one (the
-	// round sent back to the Engineer) is a fresh prompt with its instruction.
-	if k > 1 && len(prev) > 0 && !prev[len(prev)-1].Success {
-		last := prev[len(prev)-1]
-		rc := retry.Context{Role: string(role), ExpectedPath: outputKey(cur.N, role), Gaps: idStrings(gaps),
-			ValidGaps: idStrings(s.st.Ledger.IDs()), InvalidRefs: last.Message, Message: last.Message}
+	ex := in.initial
+	if last, ok := retryOf(k, prev); ok {
 		if ex, err = s.retryExample(ctx, role, k, last.FailureType); err != nil {
 			return nil, 0, exampleChoice{}, err
 		}
-		user = exemplar.RetryPrompt(user, retry.Modification(last.FailureType, rc), ex.Description, ex.Text, k-1, s.currentBudget(role)-1)
+		user = p.retry(role, k, gaps, last, ex, user)
 	}
 	return append(stable, Message{Role: "user", Content: user}), len(stable), ex, nil
+}
+
+// promptInputs are what a prompt reads from the Store: the material under
+// review (Reviewer), the initial example and the spec.
+type promptInputs struct {
+	material string
+	initial  exampleChoice
+	source   string
+}
+
+// prompter builds role prompts from the state, the config and the
+// prompt's inputs; it reads and writes nothing.
+type prompter struct {
+	st  *state
+	cfg *Config
+	tok Tokenizer
+}
+
+// build returns the stable prefix and the user message of a first
+// attempt (or one after a valid output).
+func (p prompter) build(role RoleName, k int, gaps []gap.ID, userContext []string, in promptInputs) ([]Message, string, error) {
+	d := p.data(role, k, gaps, userContext, in.material)
+	tmpl, system := p.template(role)
+	stable, budget := p.placeSpec(&d, system, in, gaps)
+	user, err := p.renderWithinBudget(tmpl, &d, budget)
+	if err != nil {
+		return nil, "", err
+	}
+	return stable, user, nil
+}
+
+// data fills the template's data for attempt k of role over gaps.
+func (p prompter) data(role RoleName, k int, gaps []gap.ID, userContext []string, material string) PromptData {
+	cur := p.st.Current
+	d := PromptData{Role: role, Round: cur.N, Attempt: k, Context: userContext,
+		IssuePrefix: fmt.Sprintf("ISSUE-R%d-", cur.N), Adjustments: lastN(p.st.Adjustments, 5)}
+	for _, id := range gaps {
+		if g, ok := p.st.Ledger.Get(id); ok {
+			d.Gaps = append(d.Gaps, PromptGap{ID: g.ID, Title: g.Title, Severity: g.Severity, State: g.State})
+		}
+	}
+	if role != Engineer {
+		d.EngineerOutput = material
+		d.Fence = fenceFor(material)
+		d.Adjustments = lastN(p.st.ReviewerAdjustments, 5)
+		return d
+	}
+	d.Resolutions = conflict.ResolutionBlock(conflict.RecentDecisions(p.st.ConflictDecisions, cur.N))
+	d.Instructions = cur.Instructions
+	for _, is := range p.st.lastIssuesFor(gaps) {
+		d.Issues = append(d.Issues, PromptIssue{ID: is.ID, Summary: is.Summary, Location: is.Location, Impact: is.Impact, Suggestion: is.Suggestion, Severity: is.Severity, Gap: is.Gap})
+	}
+	return d
+}
+
+// template is role's user-prompt template (the host's, else the default)
+// and its system text.
+func (p prompter) template(role RoleName) (*template.Template, string) {
+	if role == Reviewer {
+		if p.cfg.ReviewerTemplate != nil {
+			return p.cfg.ReviewerTemplate, reviewerSystem
+		}
+		return defaultReviewerTmpl, reviewerSystem
+	}
+	if p.cfg.EngineerTemplate != nil {
+		return p.cfg.EngineerTemplate, engineerSystem
+	}
+	return defaultEngineerTmpl, engineerSystem
+}
+
+// placeSpec returns the stable prefix and the user message's budget. The
+// spec goes whole into the stable prefix when it fits there, else its
+// excerpt into d.Spec. With ExcerptPrompts the stable prefix is the
+// system text alone and d carries the excerpt, the last decisions and the
+// example.
+func (p prompter) placeSpec(d *PromptData, system string, in promptInputs, gaps []gap.ID) ([]Message, int) {
+	if p.cfg.ExcerptPrompts {
+		for _, dec := range lastN(p.st.Decisions, 10) {
+			d.Decisions = append(d.Decisions, compactDecision(dec))
+		}
+		d.Example, d.ExampleSource = in.initial.Text, in.initial.Description
+		d.Spec = specExcerpt(in.source, gaps, p.cfg.PromptBudget)
+		return []Message{{Role: "system", Content: system}}, p.cfg.PromptBudget
+	}
+	stable, whole := p.stablePrefix(system, in.source, in.initial)
+	if !whole {
+		d.Spec = specExcerpt(in.source, gaps, p.cfg.PromptBudget)
+	}
+	budget := p.cfg.PromptBudget
+	for _, m := range stable {
+		budget -= p.tok.Count(m.Content)
+	}
+	return stable, max(budget, p.cfg.PromptBudget/4)
+}
+
+// retryOf returns the failed attempt attempt k answers, if it is a retry:
+// an attempt after a valid one (the round sent back to the Engineer) is a
+// fresh prompt with its instruction.
+func retryOf(k int, prev []attemptRec) (attemptRec, bool) {
+	if k > 1 && len(prev) > 0 && !prev[len(prev)-1].Success {
+		return prev[len(prev)-1], true
+	}
+	return attemptRec{}, false
+}
+
+// retry puts the retry notice for the failed attempt last, with its
+// example ex, before the user prompt user.
+func (p prompter) retry(role RoleName, k int, gaps []gap.ID, last attemptRec, ex exampleChoice, user string) string {
+	cur := p.st.Current
+	rc := retry.Context{Role: string(role), ExpectedPath: outputKey(cur.N, role), Gaps: idStrings(gaps),
+		ValidGaps: idStrings(p.st.Ledger.IDs()), InvalidRefs: last.Message, Message: last.Message}
+	return exemplar.RetryPrompt(user, retry.Modification(last.FailureType, rc), ex.Description, ex.Text, k-1, cur.role(role).Budget-1)
 }
 
 // Headings of the stable prefix.
@@ -262,25 +320,21 @@ const (
 
 // stablePrefix returns the system messages every call of a role starts
 // with, most stable first (DESIGN §17): the system text with the whole
-// spec, then every binding decision, oldest first, and the format example.
-// A decision made later appends to the decisions; nothing before it moves.
-// The spec is carried whole when it fits in half of PromptBudget (whole
-// reports it); above that cap, the caller puts today's excerpt in the
-// user message instead.
-func (s *Session) stablePrefix(ctx context.Context, system string, example exemplar.Selection) ([]Message, bool, error) {
-	src, err := s.source(ctx)
-	if err != nil {
-		return nil, false, err
-	}
+// spec src, then every binding decision, oldest first, and the format
+// example. A decision made later appends to the decisions; nothing before
+// it moves. The spec is carried whole when it fits in half of
+// PromptBudget (whole reports it); above that cap, the caller puts
+// today's excerpt in the user message instead.
+func (p prompter) stablePrefix(system, src string, example exemplar.Selection) ([]Message, bool) {
 	src = strings.TrimSpace(src)
-	whole := src != "" && s.tok.Count(src) <= s.cfg.PromptBudget/2
+	whole := src != "" && p.tok.Count(src) <= p.cfg.PromptBudget/2
 	first := system
 	if whole {
 		first += "\n\n" + stableSpecHeading + "\n\n" + src
 	}
 	out := []Message{{Role: "system", Content: first}}
 	var b strings.Builder
-	if decisions := s.bindingDecisions(); len(decisions) > 0 {
+	if decisions := p.st.bindingDecisions(); len(decisions) > 0 {
 		b.WriteString(stableDecisionsHeading + "\n\n")
 		for _, line := range decisions {
 			b.WriteString("- " + line + "\n")
@@ -295,20 +349,20 @@ func (s *Session) stablePrefix(ctx context.Context, system string, example exemp
 	if b.Len() > 0 {
 		out = append(out, Message{Role: "system", Content: b.String()})
 	}
-	return out, whole, nil
+	return out, whole
 }
 
 // bindingDecisions returns every decision in force, one compact line
 // each, in the order they were made (by ID: round, then number), so a new
 // one appends: the user's decisions ("ID (question): decision") and the
 // conflict resolutions ("ID (issue, gap): decision; constraints: …").
-func (s *Session) bindingDecisions() []string {
+func (st *state) bindingDecisions() []string {
 	type line struct{ id, text string }
 	var all []line
-	for _, dec := range s.st.Decisions {
+	for _, dec := range st.Decisions {
 		all = append(all, line{dec.ID, compactDecision(dec)})
 	}
-	for _, d := range s.st.ConflictDecisions {
+	for _, d := range st.ConflictDecisions {
 		about := d.IssueID
 		if d.Gap != "" {
 			about += ", " + string(d.Gap)
@@ -332,16 +386,12 @@ func compactDecision(dec decisionRecord) string {
 	return fmt.Sprintf("%s (%s): %s", dec.ID, dec.Question, dec.Decision)
 }
 
-func (s *Session) currentBudget(role RoleName) int {
-	return s.st.Current.role(role).Budget
-}
-
 // renderWithinBudget executes tmpl, trimming parts in this order while the
 // user prompt is over budget (Settings.PromptBudget less the stable
 // prefix, at least a quarter of it): the spec excerpt, older decisions,
 // LOW/MEDIUM issues, then the example. Gaps, HIGH/CRITICAL issues and
 // conflict resolutions are never dropped.
-func (s *Session) renderWithinBudget(tmpl *template.Template, d *PromptData, budget int) (string, error) {
+func (p prompter) renderWithinBudget(tmpl *template.Template, d *PromptData, budget int) (string, error) {
 	render := func() (string, error) {
 		var b strings.Builder
 		if err := tmpl.Execute(&b, d); err != nil {
@@ -386,7 +436,7 @@ func (s *Session) renderWithinBudget(tmpl *template.Template, d *PromptData, bud
 		},
 	}
 	out, err := render()
-	for i := 0; err == nil && s.tok.Count(out) > budget && i < len(trims); {
+	for i := 0; err == nil && p.tok.Count(out) > budget && i < len(trims); {
 		if trims[i]() {
 			out, err = render()
 		} else {
@@ -426,12 +476,12 @@ func (s *Session) materialUnderReview(ctx context.Context, gaps []gap.ID) (strin
 	return strings.Join(parts, "\n\n"), nil
 }
 
-// specExcerpt returns the level-2 sections of the source spec that mention
-// the gaps, or the head of the spec when none does.
-func (s *Session) specExcerpt(ctx context.Context, gaps []gap.ID) (string, error) {
-	src, err := s.source(ctx)
-	if err != nil || src == "" {
-		return "", err
+// specExcerpt returns the level-2 sections of the source spec src that
+// mention the gaps, or the head of the spec when none does, cut to about
+// a third of promptBudget.
+func specExcerpt(src string, gaps []gap.ID, promptBudget int) string {
+	if src == "" {
+		return ""
 	}
 	doc := markdown.Parse(src)
 	var parts []string
@@ -448,11 +498,11 @@ func (s *Session) specExcerpt(ctx context.Context, gaps []gap.ID) (string, error
 	if text == "" {
 		text = doc.Text
 	}
-	limit := s.cfg.PromptBudget * 4 / 3 // about a third of the prompt budget, in characters
+	limit := promptBudget * 4 / 3 // about a third of the prompt budget, in characters
 	if len(text) > limit {
 		text = text[:limit] + "\n[spec excerpt truncated]"
 	}
-	return strings.TrimSpace(text), nil
+	return strings.TrimSpace(text)
 }
 
 // fenceFor returns a tilde fence longer than any fence run inside text, so

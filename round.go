@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/validate"
@@ -16,54 +17,53 @@ func (s *Session) playRound(ctx context.Context) (RoundReport, error) {
 	// once it is done the session plays on from where it put it.
 	flow := s.st.RollbackFlow != nil
 	if st, err := s.continueRollback(ctx); err != nil || st == waitForAnswer || s.st.Outcome.Terminal() {
-		return s.report(), err
+		return s.st.report(s.outcome()), err
 	}
 	if flow && s.st.RollbackFlow == nil {
 		// The rollback replaced the round in progress: a Step ends here,
 		// as it does when the rollback is chosen inside the round (Run
 		// plays on). A crash in the dialog then resumes to the same stop.
-		return s.report(), nil
+		return s.st.report(s.outcome()), nil
 	}
 	if s.st.Current == nil {
 		if done, err := s.checkTermination(ctx); err != nil || done {
-			return s.report(), err
+			return s.st.report(s.outcome()), err
 		}
-		if s.unansweredPending() {
-			return s.report(), nil
+		if s.st.unansweredPending() {
+			return s.st.report(s.outcome()), nil
 		}
 		s.st.EndChecked = s.st.Round
 		if paused, err := s.recoverDecisions(ctx); err != nil || paused {
-			return s.report(), err
+			return s.st.report(s.outcome()), err
 		}
 		if err := s.startRound(ctx); err != nil {
-			return s.report(), err
+			return s.st.report(s.outcome()), err
 		}
 	}
-	// Each phase's handler decides how it ended (a stop); only this loop
-	// changes the phase.
+	return s.playPhases(ctx)
+}
+
+// playPhases plays the round's phases in order from the one in progress.
+// Each phase's handler decides how it ended (a stop); only this loop
+// changes the phase.
+func (s *Session) playPhases(ctx context.Context) (RoundReport, error) {
 	for {
 		cur := s.st.Current
 		s.tel.openRoundScope(ctx, nil)
 		if err := ctx.Err(); err != nil {
-			return s.report(), err
+			return s.st.report(s.outcome()), err
 		}
 		st, err := goOn, error(nil)
-		next := cur.Phase
+		next := phaseAfter(cur.Phase)
 		switch cur.Phase {
-		case PhaseBegin:
-			next = PhaseEngineer
 		case PhaseEngineer:
 			st, err = s.runEngineer(ctx)
-			next = PhaseDisagree
 		case PhaseDisagree:
 			st, err = s.disagreement(ctx)
-			next = PhaseReviewer
 		case PhaseReviewer:
 			st, err = s.runReviewer(ctx)
-			next = PhaseSynthesize
 		case PhaseSynthesize:
-			err = s.synthesize(ctx)
-			next = PhaseConverge
+			err = s.st.synthesize(s.now)
 		case PhaseConverge:
 			if st, err = s.converge(ctx); err == nil && st == goOn {
 				return s.finishRound(ctx)
@@ -75,7 +75,7 @@ func (s *Session) playRound(ctx context.Context) (RoundReport, error) {
 		if err != nil || st != goOn {
 			// Waiting for an answer, or a rollback chosen in a question
 			// replaced the round.
-			return s.report(), err
+			return s.st.report(s.outcome()), err
 		}
 		// The phase change rides on the next commit: every phase is
 		// idempotent on resume (a finished role phase returns at once).
@@ -85,29 +85,47 @@ func (s *Session) playRound(ctx context.Context) (RoundReport, error) {
 	}
 }
 
+// phaseAfter is the phase that follows p once p's handler went on; the
+// converge phase has none (its end finishes the round).
+func phaseAfter(p Phase) Phase {
+	switch p {
+	case PhaseBegin:
+		return PhaseEngineer
+	case PhaseEngineer:
+		return PhaseDisagree
+	case PhaseDisagree:
+		return PhaseReviewer
+	case PhaseReviewer:
+		return PhaseSynthesize
+	case PhaseSynthesize:
+		return PhaseConverge
+	}
+	return p
+}
+
 // unansweredPending reports whether a pending question has no answer yet.
 // An answer given through Answer waits in state until the question's own
 // step takes it, so a question answered from another process does not
 // hold the session up.
-func (s *Session) unansweredPending() bool {
-	for _, q := range s.st.Pending {
-		if _, ok := s.st.Answers[q.ID]; !ok {
+func (st *state) unansweredPending() bool {
+	for _, q := range st.Pending {
+		if _, ok := st.Answers[q.ID]; !ok {
 			return true
 		}
 	}
 	return false
 }
 
-// report describes the current round (or the last one) for Step.
-func (s *Session) report() RoundReport {
-	o := s.outcome()
-	r := RoundReport{Round: s.st.Round, Outcome: o.Status, Pending: o.Pending}
-	if s.st.Current != nil {
-		r.Round = s.st.Current.N
+// report describes the current round (or the last one) for Step, with
+// the session's outcome o.
+func (st *state) report(o Outcome) RoundReport {
+	r := RoundReport{Round: st.Round, Outcome: o.Status, Pending: o.Pending}
+	if st.Current != nil {
+		r.Round = st.Current.N
 		return r
 	}
-	if n := len(s.st.Rounds); n > 0 {
-		rec := s.st.Rounds[n-1]
+	if n := len(st.Rounds); n > 0 {
+		rec := st.Rounds[n-1]
 		r.Engineer, r.Reviewer, r.Verdict = rec.Engineer, rec.Reviewer, rec.Verdict
 		r.Accepted, r.Revise, r.NewGaps = rec.Accepted, rec.Revise, rec.NewGaps
 	}
@@ -124,7 +142,7 @@ func (s *Session) startRound(ctx context.Context) error {
 	cur := &roundState{N: n, Phase: PhaseBegin, StartedAt: s.now()}
 	s.chosenExamples = nil // the last round's retries are done
 	s.st.Current = cur
-	cands := s.assignable()
+	cands := s.st.assignable()
 	gap.AssignmentOrder(cands)
 	cands = s.planAssignment(cands) // a rollback dialog may narrow or reassign
 	for i := 0; i < len(cands) && i < s.cfg.GapsPerRound; i++ {
@@ -143,9 +161,9 @@ func (s *Session) startRound(ctx context.Context) error {
 }
 
 // assignable returns the gaps a round may take on: OPEN or NEEDS_REVISION.
-func (s *Session) assignable() []gap.Gap {
+func (st *state) assignable() []gap.Gap {
 	var out []gap.Gap
-	for _, g := range s.st.Ledger.Gaps {
+	for _, g := range st.Ledger.Gaps {
 		if g.State == gap.Open || g.State == gap.NeedsRevision {
 			out = append(out, g)
 		}
@@ -200,41 +218,32 @@ func (s *Session) runEngineer(ctx context.Context) (stop, error) {
 	return s.runRole(ctx, Engineer)
 }
 
-// runReviewer plays the Reviewer phase over every PROPOSED gap.
+// runReviewer plays the Reviewer phase over every PROPOSED gap, then asks
+// the both-roles-failed question when both roles were skipped and it has
+// not been answered yet (also when resumed after the phase ended: the
+// question may still wait, answered from another process).
 func (s *Session) runReviewer(ctx context.Context) (stop, error) {
 	cur := s.st.Current
-	rp := &cur.Reviewer
-	if rp.Status != roleRunning {
-		// Resumed after the Reviewer's phase ended: a both-roles-failed
-		// question may still wait (answered from another process).
-		return s.roundFailed(ctx)
-	}
-	if cur.Reviewed == nil {
-		for _, g := range s.st.Ledger.InState(gap.Proposed) {
-			cur.Reviewed = append(cur.Reviewed, g.ID)
+	if rp := &cur.Reviewer; rp.Status == roleRunning {
+		if cur.Reviewed == nil {
+			for _, g := range s.st.Ledger.InState(gap.Proposed) {
+				cur.Reviewed = append(cur.Reviewed, g.ID)
+			}
+			rp.Gaps = slices.Clone(cur.Reviewed)
 		}
-		rp.Gaps = slices.Clone(cur.Reviewed)
-	}
-	if len(cur.Reviewed) == 0 {
-		rp.Status = roleNotNeeded
-		rp.SkipNote = "no proposal to review"
-		if cur.Engineer.Status == roleSkipped {
-			rp.SkipNote = "Engineer skipped"
+		if len(cur.Reviewed) == 0 {
+			rp.Status = roleNotNeeded
+			rp.SkipNote = "no proposal to review"
+			if cur.Engineer.Status == roleSkipped {
+				rp.SkipNote = "Engineer skipped"
+			}
+			return goOn, nil
 		}
-		return goOn, nil
+		if st, err := s.runRole(ctx, Reviewer); err != nil || st != goOn {
+			return st, err
+		}
 	}
-	st, err := s.runRole(ctx, Reviewer)
-	if err != nil || st != goOn {
-		return st, err
-	}
-	return s.roundFailed(ctx)
-}
-
-// roundFailed asks the both-roles-failed question when both roles were
-// skipped and it has not been answered yet.
-func (s *Session) roundFailed(ctx context.Context) (stop, error) {
-	cur := s.st.Current
-	if cur.Reviewer.Status != roleSkipped || cur.Engineer.Status != roleSkipped || cur.RoundFailedDone {
+	if cur = s.st.Current; cur.Reviewer.Status != roleSkipped || cur.Engineer.Status != roleSkipped || cur.RoundFailedDone {
 		return goOn, nil
 	}
 	return s.askRoundFailed(ctx)
@@ -263,7 +272,7 @@ func (s *Session) runRole(ctx context.Context, role RoleName) (stop, error) {
 			// The accepted output is the response its attempt journaled.
 			_, respKey := attemptKeys(cur.N, role, "", k)
 			ops = append(ops, s.copyOp(outputKey(cur.N, role), respKey, []byte(out.content)))
-			if err := s.accept(role, rp, out.result); err != nil {
+			if err := s.st.accept(role, rp, out.result, s.now); err != nil {
 				return goOn, err
 			}
 		}
@@ -280,20 +289,20 @@ func (c *roundState) role(r RoleName) *rolePhase {
 }
 
 // accept records a valid output and applies the Engineer's lifecycle
-// transitions at once, so the Reviewer sees PROPOSED gaps.
-func (s *Session) accept(role RoleName, rp *rolePhase, res validate.Result) error {
+// transitions at once, so the Reviewer sees PROPOSED gaps. now stamps each
+// transition.
+func (st *state) accept(role RoleName, rp *rolePhase, res validate.Result, now func() time.Time) error {
 	rp.Status = roleAccepted
-	acc := s.acceptedFrom(role, res)
+	acc := acceptedFrom(role, st.Current.N, res)
 	if role != Engineer {
 		rp.Result = acc
 		return nil
 	}
-	return s.applyEngineer(rp, acc)
+	return st.applyEngineer(rp, acc, now)
 }
 
-// acceptedFrom keeps what the Mediator needs of a valid output.
-func (s *Session) acceptedFrom(role RoleName, res validate.Result) *acceptedOutput {
-	cur := s.st.Current
+// acceptedFrom keeps what the Mediator needs of a valid output of round n.
+func acceptedFrom(role RoleName, n int, res validate.Result) *acceptedOutput {
 	acc := &acceptedOutput{GapsAddressed: res.GapsAddressed, Warnings: res.Warnings}
 	for _, ng := range res.NewGaps {
 		acc.NewGaps = append(acc.NewGaps, newGap{ID: ng.ID, Severity: ng.Severity, Title: ng.Title})
@@ -304,24 +313,32 @@ func (s *Session) acceptedFrom(role RoleName, res validate.Result) *acceptedOutp
 	if role == Reviewer {
 		acc.Verdict, acc.NoIssues = string(res.Verdict), res.NoIssuesFound
 		for _, is := range res.Issues {
-			acc.Issues = append(acc.Issues, issueRecord{ID: is.ID, Round: cur.N, Severity: is.Severity, Gap: is.Gap,
+			acc.Issues = append(acc.Issues, issueRecord{ID: is.ID, Round: n, Severity: is.Severity, Gap: is.Gap,
 				Summary: is.Summary, Location: is.Location, Impact: is.Impact, Suggestion: is.Suggestion})
 		}
-		for _, h := range res.ReviewHeaders {
-			for _, id := range gap.FindIDs(h) {
-				if !slices.Contains(acc.ReviewedGaps, id) {
-					acc.ReviewedGaps = append(acc.ReviewedGaps, id)
-				}
-			}
-		}
+		acc.ReviewedGaps = reviewHeaderGaps(res.ReviewHeaders)
 	}
 	return acc
 }
 
+// reviewHeaderGaps are the gap IDs the Reviewer's review headers name, in
+// order, each once.
+func reviewHeaderGaps(headers []string) []gap.ID {
+	var out []gap.ID
+	for _, h := range headers {
+		for _, id := range gap.FindIDs(h) {
+			if !slices.Contains(out, id) {
+				out = append(out, id)
+			}
+		}
+	}
+	return out
+}
+
 // applyEngineer moves the Engineer's gaps: addressed → PROPOSED, assigned
 // but unaddressed → OPEN (a partial round), and adds its new gaps.
-func (s *Session) applyEngineer(rp *rolePhase, acc *acceptedOutput) error {
-	cur := s.st.Current
+func (st *state) applyEngineer(rp *rolePhase, acc *acceptedOutput, now func() time.Time) error {
+	cur := st.Current
 	rp.Result = acc
 	addressed := map[gap.ID]bool{}
 	for _, id := range acc.GapsAddressed {
@@ -332,7 +349,7 @@ func (s *Session) applyEngineer(rp *rolePhase, acc *acceptedOutput) error {
 		if addressed[id] {
 			to, why = gap.Proposed, "Engineer proposed a resolution"
 		}
-		if err := s.st.Ledger.Transition(id, to, cur.N, s.now(), why); err != nil {
+		if err := st.Ledger.Transition(id, to, cur.N, now(), why); err != nil {
 			return fmt.Errorf("round %d engineer: %w", cur.N, err)
 		}
 	}
@@ -341,74 +358,128 @@ func (s *Session) applyEngineer(rp *rolePhase, acc *acceptedOutput) error {
 			acc.Warnings = append(acc.Warnings, fmt.Sprintf("%s was addressed but not assigned this round; ignored", id))
 		}
 	}
-	s.addNewGaps(acc.NewGaps, "introduced by the Engineer")
+	st.addNewGaps(acc.NewGaps, "introduced by the Engineer")
 	return nil
 }
 
-func (s *Session) addNewGaps(gs []newGap, why string) {
+// addNewGaps adds the gaps a role introduced this round, each once; why
+// stands in for a missing title.
+func (st *state) addNewGaps(gs []newGap, why string) {
 	for _, ng := range gs {
-		if s.st.Ledger.Has(ng.ID) {
+		if st.Ledger.Has(ng.ID) {
 			continue
 		}
 		title := ng.Title
 		if title == "" {
 			title = why
 		}
-		_ = s.st.Ledger.Add(gap.Gap{ID: ng.ID, Title: title, Severity: ng.Severity, Round: s.st.Current.N})
+		_ = st.Ledger.Add(gap.Gap{ID: ng.ID, Title: title, Severity: ng.Severity, Round: st.Current.N})
 	}
 }
 
-// synthesize applies the Reviewer's verdicts and writes summary.md.
-func (s *Session) synthesize(ctx context.Context) error {
-	cur := s.st.Current
-	n := cur.N
+// synthesize applies the Reviewer's verdicts: what the review decides
+// (verdictTransitions), then its transitions, each stamped by now.
+func (st *state) synthesize(now func() time.Time) error {
+	cur := st.Current
 	rev := cur.Reviewer.Result
-	if cur.Reviewer.Status == roleAccepted && rev != nil {
-		reviewed := cur.Reviewed
-		if len(rev.ReviewedGaps) > 0 {
-			reviewed = nil
-			for _, id := range cur.Reviewed {
-				if slices.Contains(rev.ReviewedGaps, id) || slices.ContainsFunc(rev.Issues, func(is issueRecord) bool { return is.Gap == id }) {
-					reviewed = append(reviewed, id)
-				}
-			}
-		}
-		blocking := map[gap.ID][]string{}
-		for _, is := range rev.Issues {
-			if is.Severity.AtLeastHigh() && is.Gap != "" {
-				blocking[is.Gap] = append(blocking[is.Gap], is.ID)
-			}
-		}
-		for _, id := range reviewed {
-			g, ok := s.st.Ledger.Get(id)
-			if !ok || g.State != gap.Proposed {
-				continue
-			}
-			to, why := gap.Accepted, "reviewed: no open HIGH/CRITICAL issue"
-			if ids := blocking[id]; len(ids) > 0 {
-				to, why = gap.NeedsRevision, "reviewer raised "+joinIDs(ids)
-			}
-			if err := s.st.Ledger.Transition(id, to, n, s.now(), why); err != nil {
-				return fmt.Errorf("round %d synthesize: %w", n, err)
-			}
-		}
-		for id, ids := range blocking {
-			if g, ok := s.st.Ledger.Get(id); ok && g.State == gap.Accepted && !slices.Contains(reviewed, id) {
-				if err := s.st.Ledger.Transition(id, gap.NeedsRevision, n, s.now(), "reopened by "+joinIDs(ids)); err != nil {
-					return fmt.Errorf("round %d synthesize: %w", n, err)
-				}
-			}
-		}
-		s.st.Issues = append(s.st.Issues, rev.Issues...)
-		s.addNewGaps(rev.NewGaps, "identified by the Reviewer")
+	if cur.Reviewer.Status != roleAccepted || rev == nil {
+		return nil
 	}
+	for _, t := range verdictTransitions(&st.Ledger, cur.Reviewed, rev) {
+		if err := st.Ledger.Transition(t.id, t.to, cur.N, now(), t.why); err != nil {
+			return fmt.Errorf("round %d synthesize: %w", cur.N, err)
+		}
+	}
+	st.Issues = append(st.Issues, rev.Issues...)
+	st.addNewGaps(rev.NewGaps, "identified by the Reviewer")
 	return nil
+}
+
+// transition is a lifecycle move decided before it is applied.
+type transition struct {
+	id  gap.ID
+	to  gap.State
+	why string
+}
+
+// verdictTransitions decides the review's moves: each reviewed PROPOSED
+// gap is ACCEPTED, or NEEDS_REVISION when a HIGH/CRITICAL issue names it;
+// an ACCEPTED gap outside the review that such an issue names is reopened.
+func verdictTransitions(l *gap.Ledger, underReview []gap.ID, rev *acceptedOutput) []transition {
+	reviewed := reviewedGaps(underReview, rev)
+	blocking := blockingIssues(rev.Issues)
+	var out []transition
+	for _, id := range reviewed {
+		g, ok := l.Get(id)
+		if !ok || g.State != gap.Proposed {
+			continue
+		}
+		t := transition{id, gap.Accepted, "reviewed: no open HIGH/CRITICAL issue"}
+		if ids := blocking[id]; len(ids) > 0 {
+			t.to, t.why = gap.NeedsRevision, "reviewer raised "+joinIDs(ids)
+		}
+		out = append(out, t)
+	}
+	for id, ids := range blocking {
+		if g, ok := l.Get(id); ok && g.State == gap.Accepted && !slices.Contains(reviewed, id) {
+			out = append(out, transition{id, gap.NeedsRevision, "reopened by " + joinIDs(ids)})
+		}
+	}
+	return out
+}
+
+// reviewedGaps are the gaps under review the Reviewer's output covers:
+// all of them, unless its review headers name gaps; then those it named
+// or raised an issue against.
+func reviewedGaps(underReview []gap.ID, rev *acceptedOutput) []gap.ID {
+	if len(rev.ReviewedGaps) == 0 {
+		return underReview
+	}
+	var out []gap.ID
+	for _, id := range underReview {
+		if slices.Contains(rev.ReviewedGaps, id) || slices.ContainsFunc(rev.Issues, func(is issueRecord) bool { return is.Gap == id }) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// blockingIssues maps each gap to the IDs of the HIGH/CRITICAL issues
+// raised against it.
+func blockingIssues(issues []issueRecord) map[gap.ID][]string {
+	blocking := map[gap.ID][]string{}
+	for _, is := range issues {
+		if is.Severity.AtLeastHigh() && is.Gap != "" {
+			blocking[is.Gap] = append(blocking[is.Gap], is.ID)
+		}
+	}
+	return blocking
 }
 
 // finishRound records the round, commits its summary and checks termination.
 func (s *Session) finishRound(ctx context.Context) (RoundReport, error) {
-	cur := s.st.Current
-	rec := roundRecord{N: cur.N, StartedAt: cur.StartedAt, FinishedAt: s.now(), Assigned: cur.Assigned,
+	rec := s.st.roundRecord(s.now())
+	s.st.Rounds = append(s.st.Rounds, rec)
+	summary := renderSummary(s.st, rec)
+	s.st.Round = rec.N
+	s.st.Current = nil
+	s.st.PrevLedger = snapshotLedger(&s.st.Ledger)
+	s.tel.endRoundScope(Event{Kind: EventRoundFinished, Round: rec.N, Message: fmt.Sprintf("engineer %s, reviewer %s", rec.Engineer, rec.Reviewer)})
+	s.stage(append(convergenceOps(tracker(s.st, &s.cfg)), Put(summaryKey(rec.N), []byte(summary)))...)
+	if done, err := s.checkTermination(ctx); err != nil || done {
+		return s.st.report(s.outcome()), err
+	}
+	if !s.st.unansweredPending() {
+		s.st.EndChecked = s.st.Round
+	}
+	return s.st.report(s.outcome()), nil
+}
+
+// roundRecord is the record of the round in progress, finished at
+// finishedAt: what its roles did and how its gaps moved.
+func (st *state) roundRecord(finishedAt time.Time) roundRecord {
+	cur := st.Current
+	rec := roundRecord{N: cur.N, StartedAt: cur.StartedAt, FinishedAt: finishedAt, Assigned: cur.Assigned,
 		Engineer: roleSummary(Engineer, &cur.Engineer), Reviewer: roleSummary(Reviewer, &cur.Reviewer)}
 	if r := cur.Engineer.Result; r != nil {
 		rec.GapsAddressed = r.GapsAddressed
@@ -418,51 +489,44 @@ func (s *Session) finishRound(ctx context.Context) (RoundReport, error) {
 	}
 	if cur.Reviewer.Status == roleSkipped {
 		for _, id := range cur.Reviewed {
-			if g, ok := s.st.Ledger.Get(id); ok && g.State == gap.Proposed {
+			if g, ok := st.Ledger.Get(id); ok && g.State == gap.Proposed {
 				rec.Unreviewed = append(rec.Unreviewed, id)
 			}
 		}
 	}
-	for _, g := range s.st.Ledger.Gaps {
-		for _, t := range g.History {
-			if t.Round != cur.N {
-				continue
-			}
-			switch {
-			case t.To == gap.Accepted:
-				rec.Accepted = append(rec.Accepted, g.ID)
-			case t.To == gap.NeedsRevision && t.From == gap.Accepted:
-				rec.Reopened = append(rec.Reopened, g.ID)
-			case t.To == gap.NeedsRevision:
-				rec.Revise = append(rec.Revise, g.ID)
-			}
+	for _, g := range st.Ledger.Gaps {
+		recordMoves(&rec, g)
+	}
+	return rec
+}
+
+// recordMoves adds to rec how g moved in rec's round: accepted, reopened,
+// sent back for revision, or new.
+func recordMoves(rec *roundRecord, g gap.Gap) {
+	for _, t := range g.History {
+		if t.Round != rec.N {
+			continue
 		}
-		if g.Round == cur.N {
-			rec.NewGaps = append(rec.NewGaps, g.ID)
+		switch {
+		case t.To == gap.Accepted:
+			rec.Accepted = append(rec.Accepted, g.ID)
+		case t.To == gap.NeedsRevision && t.From == gap.Accepted:
+			rec.Reopened = append(rec.Reopened, g.ID)
+		case t.To == gap.NeedsRevision:
+			rec.Revise = append(rec.Revise, g.ID)
 		}
 	}
-	s.st.Rounds = append(s.st.Rounds, rec)
-	summary := renderSummary(s.st, rec)
-	s.st.Round = cur.N
-	s.st.Current = nil
-	s.st.PrevLedger = snapshotLedger(&s.st.Ledger)
-	s.tel.endRoundScope(Event{Kind: EventRoundFinished, Round: rec.N, Message: fmt.Sprintf("engineer %s, reviewer %s", rec.Engineer, rec.Reviewer)})
-	s.stage(append(convergenceOps(tracker(s.st, &s.cfg)), Put(summaryKey(rec.N), []byte(summary)))...)
-	if done, err := s.checkTermination(ctx); err != nil || done {
-		return s.report(), err
+	if g.Round == rec.N {
+		rec.NewGaps = append(rec.NewGaps, g.ID)
 	}
-	if !s.unansweredPending() {
-		s.st.EndChecked = s.st.Round
-	}
-	return s.report(), nil
 }
 
 // endOfRoundDue reports whether the last round ended but its
 // end-of-round termination check did not (a crash between the two, or a
 // question answered later): for Step, that check is the rest of the
 // round in progress.
-func (s *Session) endOfRoundDue() bool {
-	return s.st.Current == nil && s.st.RollbackFlow == nil && s.st.Round > 0 && s.st.EndChecked < s.st.Round && !s.st.Outcome.Terminal()
+func (st *state) endOfRoundDue() bool {
+	return st.Current == nil && st.RollbackFlow == nil && st.Round > 0 && st.EndChecked < st.Round && !st.Outcome.Terminal()
 }
 
 // snapshotLedger copies the gaps without their transition history: the

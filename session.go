@@ -429,18 +429,18 @@ func (s *Session) Step(ctx context.Context) (rep RoundReport, err error) {
 	defer func() { s.tel.endRunScope(Outcome{Status: rep.Outcome, Round: rep.Round}, err) }()
 	if s.st.Outcome.Terminal() && s.st.RollbackFlow == nil {
 		o, err := s.finishSession(ctx)
-		rep = s.report()
+		rep = s.st.report(s.outcome())
 		rep.Outcome, rep.Pending = o.Status, o.Pending
 		return rep, err
 	}
-	if s.endOfRoundDue() {
+	if s.st.endOfRoundDue() {
 		// The rest of the round in progress is its end-of-round check.
 		_, err = s.checkTermination(ctx)
-		if err == nil && !s.unansweredPending() && !s.st.Outcome.Terminal() {
+		if err == nil && !s.st.unansweredPending() && !s.st.Outcome.Terminal() {
 			s.st.EndChecked = s.st.Round
 			s.stage()
 		}
-		rep = s.report()
+		rep = s.st.report(s.outcome())
 	} else {
 		rep, err = s.playRound(ctx)
 	}
