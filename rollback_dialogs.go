@@ -112,9 +112,9 @@ func (s *Session) driveRollback(ctx context.Context) (RollbackReport, error) {
 			switch {
 			case s.st.Rollbacks.Used()+needed > s.rollbackLimit():
 				f.Stage = stageLimit
-			case s.rollbackMode() == rollback.ModeAutoRetry && attempt == 1 && !multi && s.analysisThreshold() > 1:
+			case rollbackModeOf(&s.cfg) == rollback.ModeAutoRetry && attempt == 1 && !multi && analysisThresholdOf(&s.cfg) > 1:
 				return s.flowExecute(ctx, f, rollbackExec{Auto: true})
-			case attempt >= s.analysisThreshold():
+			case attempt >= analysisThresholdOf(&s.cfg):
 				f.Stage = stageAnalysis
 			case len(f.Adjustments) > 0:
 				return s.flowExecute(ctx, f, rollbackExec{})
@@ -318,7 +318,7 @@ func (s *Session) splitGap(ctx context.Context, round, to int) (gap.ID, string, 
 	if err != nil {
 		return "", "", fmt.Errorf("rollback analysis: %s: %w", key, err)
 	}
-	for _, id := range s.assignedIn(round) {
+	for _, id := range assignedIn(s.st, round) {
 		g, ok := restored.Ledger.Get(id)
 		if id.Suffix() == "" && ok && gap.CheckTransition(g.State, gap.Superseded) == nil {
 			return id, g.Title, nil
@@ -355,7 +355,7 @@ func (s *Session) rcaInput(ctx context.Context, f *rollbackFlow, attempt int) (r
 		return in, err
 	}
 	now.Patterns = rollback.DetectPatterns(rollback.Input{Engineer: now.Engineer, Reviewer: now.Reviewer,
-		Assigned: s.assignedIn(f.Current), Known: s.st.Ledger.IDs(), Context: spec}).Patterns()
+		Assigned: assignedIn(s.st, f.Current), Known: s.st.Ledger.IDs(), Context: spec}).Patterns()
 	in.Attempts = append(in.Attempts, now)
 	in.Diagnosis = rollback.Diagnose(in.Attempts)
 	if in.Gap, in.GapTitle, err = s.splitGap(ctx, f.Current, f.To); err != nil {
@@ -438,7 +438,7 @@ func (s *Session) analysisDialog(ctx context.Context, f *rollbackFlow, attempt i
 	case rollback.ActionContext:
 		x.Adjustments = append(x.Adjustments, text)
 	case rollback.ActionReassign:
-		x.Next = &nextRoundPlan{Avoid: slices.Clone(s.assignedIn(f.Current))}
+		x.Next = &nextRoundPlan{Avoid: slices.Clone(assignedIn(s.st, f.Current))}
 	case rollback.ActionForce:
 		f.note(q, a, opt.Label+": round kept, no rollback")
 		if f.Analysis != nil {
@@ -491,7 +491,7 @@ func (s *Session) optionsDialog(ctx context.Context, f *rollbackFlow, attempt in
 			x.Adjustments = append(x.Adjustments, text)
 		}
 	case rollbacktext.EffectRetryNarrow:
-		assigned := s.assignedIn(f.Current)
+		assigned := assignedIn(s.st, f.Current)
 		if len(assigned) > 0 {
 			g := s.simplest(&rolePhase{Gaps: assigned})
 			x.Next = &nextRoundPlan{Only: []gap.ID{g}}
