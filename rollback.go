@@ -88,7 +88,7 @@ func (s *Session) Rollback(ctx context.Context, req RollbackRequest) (RollbackRe
 	}
 	current := s.st.currentRound()
 	if s.st.RollbackFlow != nil {
-		return RollbackReport{Pending: s.flowPending()}, fmt.Errorf("rollback: a rollback of round %d already waits for an answer: %w", s.st.RollbackFlow.Current, ErrDeferred)
+		return RollbackReport{Pending: slices.Clone(s.st.Pending)}, fmt.Errorf("rollback: a rollback of round %d already waits for an answer: %w", s.st.RollbackFlow.Current, ErrDeferred)
 	}
 	if err := s.flush(ctx); err != nil {
 		return RollbackReport{}, fmt.Errorf("rollback: %w", err)

@@ -90,16 +90,7 @@ func planRollback(old *state, x rollbackExec, in rollbackInputs) (rollbackCommit
 	}
 	carrySessionFacts(restored, old)
 	markRetriesFailed(restored, report.Undone)
-	for i, r := range res.Records {
-		if i == 0 {
-			r.Analysis = x.Analysis
-			r.UserDecision = x.Decision
-		}
-		if x.Auto {
-			r.Adjustments = slices.Clone(facts.exec.Adjustments)
-		}
-		restored.Rollbacks.Records = append(restored.Rollbacks.Records, r)
-	}
+	addRecords(restored, res.Records, x, facts.exec.Adjustments)
 	c := rollbackCommit{State: restored, Ops: commitOps(res.Ops()), Report: report}
 	restored.Adjustments = append(slices.Clone(old.Adjustments), x.Adjustments...)
 	if x.Auto {
@@ -120,15 +111,36 @@ func planRollback(old *state, x rollbackExec, in rollbackInputs) (rollbackCommit
 			}
 		}
 	}
-	// A rollback reopens a finished session.
-	restored.Outcome, restored.OutcomeReason, restored.FinishedAt = "", "", time.Time{}
-	restored.CleanupDone = false
-	restored.Pending, restored.Answers = nil, nil
-	restored.RollbackFlow = nil
-	restored.NextRound = x.Next
+	reopen(restored, x.Next)
 	c.Report.Adjustments = facts.autoAdj
 	c.Report.AutoApplied = x.Auto
 	return c, nil
+}
+
+// addRecords adds this rollback's history records to st, the first one
+// with the dialogs' analysis and decision.
+func addRecords(st *state, recs []rollback.Record, x rollbackExec, adjustments []string) {
+	for i, r := range recs {
+		if i == 0 {
+			r.Analysis = x.Analysis
+			r.UserDecision = x.Decision
+		}
+		if x.Auto {
+			r.Adjustments = slices.Clone(adjustments)
+		}
+		st.Rollbacks.Records = append(st.Rollbacks.Records, r)
+	}
+}
+
+// reopen makes the restored st a session in progress with no question
+// pending, its next round steered by next: a rollback reopens a finished
+// session.
+func reopen(st *state, next *nextRoundPlan) {
+	st.Outcome, st.OutcomeReason, st.FinishedAt = "", "", time.Time{}
+	st.CleanupDone = false
+	st.Pending, st.Answers = nil, nil
+	st.RollbackFlow = nil
+	st.NextRound = next
 }
 
 // undo adds what undone round rp's outputs and records say to the
