@@ -188,9 +188,10 @@ func carrySessionFacts(restored, old *state) {
 	restored.SessionID, restored.CreatedAt = old.SessionID, old.CreatedAt
 	restored.Usage = old.Usage
 	restored.Asked = old.Asked
-	restored.Rollbacks = old.Rollbacks
+	// The records are amended and added to: copies, so that old keeps its own.
+	restored.Rollbacks = rollback.History{Records: slices.Clone(old.Rollbacks.Records)}
 	restored.Settings, restored.SettingsLog = old.Settings, old.SettingsLog
-	restored.AutoRetries = old.AutoRetries
+	restored.AutoRetries = slices.Clone(old.AutoRetries)
 	restored.RunLink = old.RunLink
 	restored.RateHistory.Alerted = max(restored.RateHistory.Alerted, old.RateHistory.Alerted)
 }
