@@ -148,7 +148,7 @@ func (s *Session) planAttempt(ctx context.Context, role RoleName, part string, k
 		// the call: a crash during the call loses nothing already paid for.
 		s.stage(Put(promptKey, []byte(renderPrompt(where, msgs))))
 	}
-	plan.ctx = s.beginScope(ctx, Event{Kind: EventAttemptStarted, Role: role, Attempt: k, Gap: part, ExampleTier: ex.Tier})
+	plan.ctx = s.tel.beginScope(ctx, Event{Kind: EventAttemptStarted, Role: role, Attempt: k, Gap: part, ExampleTier: ex.Tier})
 	return plan, nil
 }
 
@@ -199,7 +199,7 @@ func (s *Session) noteTransport(n transportNote) {
 	s.st.Logged = append(s.st.Logged, loggedEvent{Kind: loggedTransportRetry, Round: n.round, At: s.now(), Role: n.role,
 		Err: oneLine(n.err.Error()), Try: n.try, Delay: n.delay})
 	s.log.Warn("transient role error, backing off", "round", n.round, "role", n.role, "attempt", n.attempt, "retry", n.try, "delay", n.delay, "err", n.err)
-	s.emit(Event{Kind: EventTransportRetry, Role: n.role, Attempt: n.attempt, Message: n.err.Error(), Elapsed: n.delay})
+	s.tel.emit(Event{Kind: EventTransportRetry, Role: n.role, Attempt: n.attempt, Message: n.err.Error(), Elapsed: n.delay})
 }
 
 // jitter returns a source of backoff jitter for one role call. Each call
@@ -286,13 +286,13 @@ func (s *Session) endAttempt(plan attemptPlan, out attemptOutcome, err error) {
 	if err != nil {
 		e.FailureType, e.Message, e.Err = validate.ExecutionError, err.Error(), err
 	}
-	s.endScope(plan.ctx, e)
+	s.tel.endScope(plan.ctx, e)
 }
 
 // complianceCheck holds a valid Engineer output to the recorded decisions
 // (FLOW-006 §5): re-arguing a decided conflict is the retriable failure
 // RE_ARGUED_CONFLICT, quoting the decision; a repeated position is a warning.
-func complianceCheck(res validate.Result, content string, decided []conflict.Decision) validate.Result {
+func complianceCheck(res validate.Result, content string, decided []conflict.Ruling) validate.Result {
 	if len(decided) == 0 || (!res.Success && res.FailureType != validate.ReArguedConflict) {
 		return res
 	}
@@ -329,7 +329,7 @@ func (s *Session) recordAttempt(ctx context.Context, role RoleName, part string,
 			msg = fmt.Sprintf("line %d: %s", rec.Line, msg)
 		}
 		fact.Tier, fact.FailureType, fact.Message = rec.Tier, rec.FailureType, oneLine(msg)
-		s.emit(Event{Kind: EventValidationFailed, Role: role, Attempt: rec.N, Gap: part, FailureType: rec.FailureType, Message: rec.Message})
+		s.tel.emit(Event{Kind: EventValidationFailed, Role: role, Attempt: rec.N, Gap: part, FailureType: rec.FailureType, Message: rec.Message})
 	}
 	s.st.AttemptLog = append(s.st.AttemptLog, fact)
 	factAt := len(s.st.AttemptLog) - 1
@@ -373,7 +373,7 @@ func (s *Session) recordAttempt(ctx context.Context, role RoleName, part string,
 			s.st.ExampleLog = append(s.st.ExampleLog, entry)
 		}
 		s.st.AttemptLog[factAt].Retry = &retryFact{Modification: retry.Label(rec.FailureType), Example: label}
-		s.emit(Event{Kind: EventRetry, Role: role, Attempt: rec.N + 1, Gap: part, FailureType: rec.FailureType})
+		s.tel.emit(Event{Kind: EventRetry, Role: role, Attempt: rec.N + 1, Gap: part, FailureType: rec.FailureType})
 	}
 }
 

@@ -3,6 +3,7 @@ package refine
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"strconv"
@@ -59,46 +60,75 @@ func openDoc(key string, b []byte) (doc []byte, complete bool, err error) {
 	if !bytes.HasPrefix(b, []byte(sealPrefix)) {
 		return openLegacy(key, b, partialOK, corrupt)
 	}
+	sl, err := parseSeal(b)
+	if err != nil {
+		return corrupt("%v", err)
+	}
+	if len(sl.body)+1 < sl.size && partialOK {
+		return nil, false, nil // a background snapshot, not all written yet
+	}
+	if len(sl.body)+1 != sl.size {
+		return corrupt("%d bytes, the header says %d", len(sl.body)+1, sl.size)
+	}
+	doc = make([]byte, 0, sl.size)
+	doc = append(append(doc, '{'), sl.body...)
+	if got := crc32.Checksum(doc, castagnoli); got != sl.sum {
+		return corrupt("checksum mismatch (crc32c %08x, the header says %08x)", got, sl.sum)
+	}
+	return doc, true, nil
+}
+
+// seal is a sealed document's header and the members after it.
+type seal struct {
+	sum  uint32
+	size int
+	// body is the document's members after the header, without the
+	// newline: the document is '{' and body.
+	body []byte
+}
+
+// parseSeal reads the header of b, a document that starts with
+// sealPrefix; the error says what is wrong with it.
+func parseSeal(b []byte) (seal, error) {
 	rest := b[len(sealPrefix):]
 	if len(rest) < 8 {
-		return corrupt("the checksum is cut short")
+		return seal{}, errors.New("the checksum is cut short")
 	}
 	sum, err := strconv.ParseUint(string(rest[:8]), 16, 32)
 	if err != nil {
-		return corrupt("the checksum %q is not hexadecimal", rest[:8])
+		return seal{}, fmt.Errorf("the checksum %q is not hexadecimal", rest[:8])
 	}
 	rest, ok := bytes.CutPrefix(rest[8:], []byte(`","size":`))
 	if !ok {
-		return corrupt("no size after the checksum")
+		return seal{}, errors.New("no size after the checksum")
 	}
+	size, rest, err := parseSize(rest)
+	if err != nil {
+		return seal{}, err
+	}
+	rest, _ = bytes.CutSuffix(rest, []byte("\n"))
+	return seal{sum: uint32(sum), size: size, body: rest}, nil
+}
+
+// parseSize reads the size at the start of b, and returns the members
+// after it.
+func parseSize(b []byte) (size int, rest []byte, err error) {
 	i := 0
-	for i < len(rest) && i < 12 && rest[i] >= '0' && rest[i] <= '9' {
+	for i < len(b) && i < 12 && b[i] >= '0' && b[i] <= '9' {
 		i++
 	}
-	size, err := strconv.Atoi(string(rest[:i]))
-	if err != nil || i == 0 || i > 1 && rest[0] == '0' {
-		return corrupt("the size %q is not a number", rest[:i])
+	size, err = strconv.Atoi(string(b[:i]))
+	if err != nil || i == 0 || i > 1 && b[0] == '0' {
+		return 0, nil, fmt.Errorf("the size %q is not a number", b[:i])
 	}
-	rest = rest[i:]
+	rest = b[i:]
 	if len(rest) == 0 || rest[0] != ',' && rest[0] != '}' {
-		return corrupt("the size is not followed by a member")
+		return 0, nil, errors.New("the size is not followed by a member")
 	}
 	if rest[0] == ',' {
 		rest = rest[1:]
 	}
-	rest, _ = bytes.CutSuffix(rest, []byte("\n"))
-	if len(rest)+1 < size && partialOK {
-		return nil, false, nil // a background snapshot, not all written yet
-	}
-	if len(rest)+1 != size {
-		return corrupt("%d bytes, the header says %d", len(rest)+1, size)
-	}
-	doc = make([]byte, 0, size)
-	doc = append(append(doc, '{'), rest...)
-	if got := crc32.Checksum(doc, castagnoli); got != uint32(sum) {
-		return corrupt("checksum mismatch (crc32c %08x, the header says %08x)", got, sum)
-	}
-	return doc, true, nil
+	return size, rest, nil
 }
 
 // openLegacy reads a document without a seal: one written before schema 3.

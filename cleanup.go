@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"time"
 
 	"github.com/refine-spec/refine/internal/rollbacktext"
 	"github.com/refine-spec/refine/rollback"
@@ -18,7 +19,7 @@ func (s *Session) sessionEnd(ctx context.Context) (bool, error) {
 	if s.st.CleanupDone {
 		return false, nil
 	}
-	q, infos, ok, err := s.cleanupQuestion(ctx)
+	q, infos, ok, err := cleanupQuestion(ctx, s.cfg.Store, &s.cfg, s.st.Rollbacks)
 	if err != nil {
 		return false, err
 	}
@@ -33,43 +34,77 @@ func (s *Session) sessionEnd(ctx context.Context) (bool, error) {
 		return paused, err
 	}
 	opt, _ := q.Option(a.Key)
-	mode := rollback.Cleanup(opt.Effect)
-	var ops []Op
-	switch mode {
-	case rollback.CleanupCold:
-		if err := s.moveToCold(ctx, infos); err != nil {
+	mode, now := rollback.Cleanup(opt.Effect), s.now()
+	if mode == rollback.CleanupCold {
+		if err := moveToCold(ctx, s.cfg.Store, s.cfg.ColdStore, coldSessionID(s.st.SessionID), now, infos); err != nil {
 			return false, err
 		}
-		for _, a := range infos {
-			ops = append(ops, Delete(a.Name))
-		}
-	default:
-		_, remove := rollback.CleanupPlan(mode, infos, s.now(), 0)
-		for _, k := range remove {
-			ops = append(ops, Delete(k))
-		}
 	}
+	ops := cleanupDeletes(mode, infos, now)
 	s.st.CleanupDone = true
 	s.recordProcedural(s.st.Round, "", q, a, fmt.Sprintf("%s (%d archive(s) removed from the session)", opt.Label, len(ops)))
 	return false, s.commit(ctx, ops...)
 }
 
-// cleanupQuestion lists the session's rollback archives and returns the
-// session-end question about them; ok is false when there is nothing to
-// ask (no archive).
-func (s *Session) cleanupQuestion(ctx context.Context) (q Question, infos []rollback.ArchiveInfo, ok bool, err error) {
-	keys, err := s.cfg.Store.List(ctx, "")
-	if err != nil {
-		return Question{}, nil, false, fmt.Errorf("archive cleanup: %w", err)
+// cleanupDeletes returns the deletions of the archives that the
+// session-end cleanup in mode removes from the session at now: all of
+// them when they were moved to cold storage.
+func cleanupDeletes(mode rollback.Cleanup, infos []rollback.ArchiveInfo, now time.Time) []Op {
+	var ops []Op
+	if mode == rollback.CleanupCold {
+		for _, a := range infos {
+			ops = append(ops, Delete(a.Name))
+		}
+		return ops
 	}
+	_, remove := rollback.CleanupPlan(mode, infos, now, 0)
+	for _, k := range remove {
+		ops = append(ops, Delete(k))
+	}
+	return ops
+}
+
+// cleanupQuestion lists the rollback archives in store and returns the
+// session-end question about them; ok is false when there is nothing to
+// ask (no archive). h is the session's rollback history, cfg its
+// configuration (the cold store).
+func cleanupQuestion(ctx context.Context, store Store, cfg *Config, h rollback.History) (q Question, infos []rollback.ArchiveInfo, ok bool, err error) {
+	infos, err = archiveInfos(ctx, store, h)
+	if err != nil {
+		return Question{}, nil, false, err
+	}
+	q, ok = rollbacktext.SessionEndQuestion(infos, coldStoreName(cfg))
+	return q, infos, ok, nil
+}
+
+// coldStoreName is how the session-end question names the cold store:
+// "" when there is none.
+func coldStoreName(cfg *Config) string {
+	switch {
+	case cfg.ColdStore == nil:
+		return ""
+	case cfg.ColdStorage != "":
+		return cfg.ColdStorage // where the host says it is
+	}
+	return "the configured cold store"
+}
+
+// archiveInfos lists the rollback archives in store, each with when the
+// rollback in h that made it happened.
+func archiveInfos(ctx context.Context, store Store, h rollback.History) ([]rollback.ArchiveInfo, error) {
+	keys, err := store.List(ctx, "")
+	if err != nil {
+		return nil, fmt.Errorf("archive cleanup: %w", err)
+	}
+	var infos []rollback.ArchiveInfo
 	for _, k := range keys {
 		r, n, ok := rollback.ParseArchiveName(k)
 		if !ok {
 			continue
 		}
-		b, err := s.cfg.Store.Get(ctx, k)
+		b, err := store.Get(ctx, k)
 		if err != nil {
-			return Question{}, nil, false, fmt.Errorf("archive cleanup: read %s: %w", k, err)
+			return nil, fmt.Errorf("archive cleanup: read %s: %w", k, err)
 		}
 		info := rollback.ArchiveInfo{Name: k, Size: int64(len(b)), Round: r, Attempt: n}
 		// An archive that does not read back safely (a link, a path out of
@@ -78,53 +113,45 @@ func (s *Session) cleanupQuestion(ctx context.Context) (q Question, infos []roll
 		if _, _, err := rollback.ReadArchive(b, rollback.Limits{}); err != nil { // zero Limits: the defaults
 			info.Unsafe = err.Error()
 		}
-		for _, rec := range s.st.Rollbacks.Records {
+		for _, rec := range h.Records {
 			if rec.Archive == k {
 				info.At = rec.At
 			}
 		}
 		infos = append(infos, info)
 	}
-	coldName := ""
-	if s.cfg.ColdStore != nil {
-		coldName = "the configured cold store"
-		if s.cfg.ColdStorage != "" {
-			coldName = s.cfg.ColdStorage // where the host says it is
-		}
-	}
-	q, ok = rollbacktext.SessionEndQuestion(infos, coldName)
-	return q, infos, ok, nil
+	return infos, nil
 }
 
-// moveToCold copies the archives into Config.ColdStore under
+// moveToCold copies the archives from store into cold under
 // spec_refinement_workflow/<date>_session_<id>/, updates manifest.json and
 // appends to cleanup_log.txt, all in one commit of the cold store; the
 // caller then deletes the archives from the session.
-func (s *Session) moveToCold(ctx context.Context, infos []rollback.ArchiveInfo) error {
+func moveToCold(ctx context.Context, store, cold Store, sessionID string, now time.Time, infos []rollback.ArchiveInfo) error {
 	manifestKey := path.Join(rollback.ColdWorkflowDir, rollback.ManifestName)
-	existing, err := s.cfg.ColdStore.Get(ctx, manifestKey)
+	existing, err := cold.Get(ctx, manifestKey)
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return fmt.Errorf("cold storage: read manifest: %w", err)
 	}
-	plan, err := rollback.ColdPlan(existing, infos, coldSessionID(s.st.SessionID), ".", s.now())
+	plan, err := rollback.ColdPlan(existing, infos, sessionID, ".", now)
 	if err != nil {
 		return fmt.Errorf("cold storage: %w", err)
 	}
 	key := func(p string) string { return strings.TrimPrefix(path.Clean(strings.ReplaceAll(p, "\\", "/")), "./") }
 	var ops []Op
 	for _, m := range plan.Moves {
-		b, err := s.cfg.Store.Get(ctx, m.Key)
+		b, err := store.Get(ctx, m.Key)
 		if err != nil {
 			return fmt.Errorf("cold storage: read %s: %w", m.Key, err)
 		}
 		ops = append(ops, Put(key(m.Path), b))
 	}
-	log, err := s.cfg.ColdStore.Get(ctx, key(plan.LogPath))
+	log, err := cold.Get(ctx, key(plan.LogPath))
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return fmt.Errorf("cold storage: read log: %w", err)
 	}
 	ops = append(ops, Put(key(plan.ManifestPath), plan.Manifest), Put(key(plan.LogPath), append(log, plan.LogLine...)))
-	if err := s.cfg.ColdStore.Commit(ctx, ops...); err != nil {
+	if err := cold.Commit(ctx, ops...); err != nil {
 		return fmt.Errorf("cold storage: %w", err)
 	}
 	return nil

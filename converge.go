@@ -235,7 +235,7 @@ func (s *Session) finish(ctx context.Context, o OutcomeStatus, reason string) er
 	if !s.st.CleanupDone {
 		// With no archive the session-end cleanup has nothing to ask: it
 		// is settled in this commit rather than in one of its own.
-		if _, _, ask, err := s.cleanupQuestion(ctx); err != nil {
+		if _, _, ask, err := cleanupQuestion(ctx, s.cfg.Store, &s.cfg, s.st.Rollbacks); err != nil {
 			return err
 		} else if !ask {
 			s.st.CleanupDone = true
@@ -244,7 +244,7 @@ func (s *Session) finish(ctx context.Context, o OutcomeStatus, reason string) er
 	if err := s.commit(ctx, ops...); err != nil {
 		return err
 	}
-	s.emit(Event{Kind: EventSessionFinished, Outcome: o, Message: reason})
+	s.tel.emit(Event{Kind: EventSessionFinished, Outcome: o, Message: reason})
 	return nil
 }
 

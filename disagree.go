@@ -247,7 +247,7 @@ func (s *Session) resolveConflicts(ctx context.Context, round int) (bool, error)
 // applyDecision moves the decided issue's gap: out of BLOCKED to the state
 // the decision suggests (OPEN to revise per the decision, ACCEPTED when the
 // Engineer's proposal stands), unless another conflict still holds it.
-func (s *Session) applyDecision(round int, d conflict.Decision) error {
+func (s *Session) applyDecision(round int, d conflict.Ruling) error {
 	g, ok := s.st.Ledger.Get(d.Gap)
 	if !ok || d.NextState == "" {
 		return nil

@@ -24,7 +24,7 @@ func (s *Session) escalate(ctx context.Context, role RoleName) (stop, error) {
 	// FLOW-001 §10: validation failures can trigger a rollback (FLOW-007).
 	q := retry.EscalationQuestion(string(role), cur.N, last.FailureType, attempts, s.rollbackAvailable(ctx))
 	q.ID = fmt.Sprintf("r%d-%s-escalation-%d", cur.N, role, rp.escalations()+1)
-	s.emit(Event{Kind: EventEscalation, Role: role, FailureType: last.FailureType, Message: q.Title})
+	s.tel.emit(Event{Kind: EventEscalation, Role: role, FailureType: last.FailureType, Message: q.Title})
 	a, paused, err := s.ask(ctx, q)
 	if err != nil || paused {
 		return waitIf(paused), err

@@ -54,7 +54,7 @@ func (s *Session) integrationCall(ctx context.Context, role RoleName, k int, msg
 			return "", integrationCallResult{}, fmt.Errorf("%s: journal prompt: %w", where, err)
 		}
 	}
-	plan.ctx = s.beginScope(ctx, Event{Kind: EventAttemptStarted, Role: role, Attempt: k, Phase: PhaseIntegration})
+	plan.ctx = s.tel.beginScope(ctx, Event{Kind: EventAttemptStarted, Role: role, Attempt: k, Phase: PhaseIntegration})
 	res := s.callRole(plan, s.jitter(), s.noteTransport)
 	call := integrationCallResult{plan: plan, res: res}
 	if res.err != nil && errors.Is(res.err, ErrNoResponse) && s.st.Usage.NextCall[string(role)] == plan.req.Call {
@@ -65,7 +65,7 @@ func (s *Session) integrationCall(ctx context.Context, role RoleName, k int, msg
 		delete(s.st.Usage.InFlight, respKey)
 	}
 	if res.err != nil {
-		s.endScope(plan.ctx, Event{Kind: EventAttemptFinished, Role: role, Attempt: k, Phase: PhaseIntegration, Elapsed: s.now().Sub(plan.started),
+		s.tel.endScope(plan.ctx, Event{Kind: EventAttemptFinished, Role: role, Attempt: k, Phase: PhaseIntegration, Elapsed: s.now().Sub(plan.started),
 			FailureType: validate.ExecutionError, Message: res.err.Error(), Err: res.err})
 		return "", call, res.err
 	}
@@ -100,9 +100,9 @@ func (s *Session) settleIntegrationCall(call integrationCallResult, vr validate.
 	_, respKey := finalAttemptKeys(plan.role, plan.k)
 	delete(s.st.Usage.InFlight, respKey)
 	if !vr.Success {
-		s.emit(Event{Kind: EventValidationFailed, Role: plan.role, Attempt: plan.k, Phase: PhaseIntegration, FailureType: rec.FailureType, Message: rec.Message})
+		s.tel.emit(Event{Kind: EventValidationFailed, Role: plan.role, Attempt: plan.k, Phase: PhaseIntegration, FailureType: rec.FailureType, Message: rec.Message})
 	}
-	s.endScope(plan.ctx, Event{Kind: EventAttemptFinished, Role: plan.role, Attempt: plan.k, Phase: PhaseIntegration,
+	s.tel.endScope(plan.ctx, Event{Kind: EventAttemptFinished, Role: plan.role, Attempt: plan.k, Phase: PhaseIntegration,
 		Elapsed: s.now().Sub(plan.started), FailureType: rec.FailureType, Message: rec.Message, Model: rec.Model,
 		FinishReason: call.res.resp.FinishReason, AttemptUsage: rec.Usage, Success: rec.Success})
 	return rec

@@ -71,7 +71,7 @@ func (s *Session) integrationDone(ctx context.Context, form, reason string) erro
 		msg = "final_spec.md is the appendix form: " + reason
 	}
 	s.log.Info("final spec written", "form", form, "reason", reason)
-	s.emit(Event{Kind: EventIntegrated, Phase: PhaseIntegration, Message: msg})
+	s.tel.emit(Event{Kind: EventIntegrated, Phase: PhaseIntegration, Message: msg})
 	return nil
 }
 

@@ -67,9 +67,11 @@ func (s *Session) Next(ctx context.Context) (Ready, error) {
 		}
 	}()
 
-	s.startRunScope(ctx)
+	if s.tel.startRunScope(ctx) {
+		s.dirty = true
+	}
 	o, err := s.run(ctx)
-	s.endRunScope(o, err)
+	s.tel.endRunScope(o, err)
 	r := Ready{Persist: staging.ops, Outcome: o}
 	if errors.Is(err, errNeedCalls) {
 		r.Calls = slices.Clone(s.ext.needed)
@@ -95,7 +97,7 @@ func (s *Session) Advance(ctx context.Context) error {
 	s.unpersisted = 0
 	s.publish()
 	for range commits {
-		s.emit(Event{Kind: EventCommitted})
+		s.tel.emit(Event{Kind: EventCommitted})
 	}
 	return nil
 }

@@ -20,7 +20,7 @@ func (s *Session) recoverDecisions(ctx context.Context) (bool, error) {
 		return false, nil
 	}
 	// Listed in the order they were made, whatever their kind.
-	slices.SortStableFunc(s.st.Recover, func(a, b rollback.Decision) int { return compareDecisionIDs(a.ID, b.ID) })
+	slices.SortStableFunc(s.st.Recover, func(a, b rollback.RoundDecision) int { return compareDecisionIDs(a.ID, b.ID) })
 	from := s.st.Recover[0].Round()
 	q := rollbacktext.RecoveryQuestion(from, s.st.Recover)
 	q.Round = s.st.Round + 1
@@ -55,7 +55,7 @@ func reapplyDecisions(st *state, rec rollbacktext.Recovery, note string, now fun
 		if !rec.Modify {
 			d = rollbacktext.Reapply(d, d.Round())
 		}
-		if i := slices.IndexFunc(st.RecoverConflicts, func(c conflict.Decision) bool { return c.ID == d.ID }); i >= 0 {
+		if i := slices.IndexFunc(st.RecoverConflicts, func(c conflict.Ruling) bool { return c.ID == d.ID }); i >= 0 {
 			// A conflict resolution comes back as one: later Engineer
 			// prompts carry it and compliance checks hold to it. Like the
 			// other re-applied decisions it is filed under the round it is
@@ -64,7 +64,7 @@ func reapplyDecisions(st *state, rec rollbacktext.Recovery, note string, now fun
 			c := st.RecoverConflicts[i]
 			c.Decision, c.Rationale = d.Choice, joinNonEmpty(d.Rationale, d.Note)
 			c.Round = st.Round
-			if !slices.ContainsFunc(st.ConflictDecisions, func(x conflict.Decision) bool { return x.ID == c.ID }) {
+			if !slices.ContainsFunc(st.ConflictDecisions, func(x conflict.Ruling) bool { return x.ID == c.ID }) {
 				st.ConflictDecisions = append(st.ConflictDecisions, c)
 			}
 			continue

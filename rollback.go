@@ -244,15 +244,15 @@ func (s *Session) execRollback(ctx context.Context, x rollbackExec) (RollbackRep
 	}
 	report := c.Report
 	s.log.Info("rolled back", "to", x.To, "undone", report.Undone, "archives", report.Archives)
-	s.emit(Event{Kind: EventRolledBack, Round: x.To, Message: fmt.Sprintf("rolled back round(s) %s to round %d: %s", joinInts(report.Undone), x.To, strings.Join(report.Archives, ", "))})
+	s.tel.emit(Event{Kind: EventRolledBack, Round: x.To, Message: fmt.Sprintf("rolled back round(s) %s to round %d: %s", joinInts(report.Undone), x.To, strings.Join(report.Archives, ", "))})
 	report.Remaining = max(0, s.rollbackLimit()-s.st.Rollbacks.Used())
 	return report, nil
 }
 
 // conflictRecoverable is a conflict decision as the archive and the
 // decision-recovery question show it.
-func conflictRecoverable(d conflict.Decision) rollback.Decision {
-	return rollback.Decision{ID: d.ID, Issue: d.IssueID, Summary: "Conflict " + d.IssueID + ": " + d.Subject,
+func conflictRecoverable(d conflict.Ruling) rollback.RoundDecision {
+	return rollback.RoundDecision{ID: d.ID, Issue: d.IssueID, Summary: "Conflict " + d.IssueID + ": " + d.Subject,
 		Option: d.ChosenOption, Choice: d.Decision, Rationale: d.Rationale}
 }
 

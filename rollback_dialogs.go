@@ -34,7 +34,7 @@ func (s *Session) driveRollback(ctx context.Context) (RollbackReport, error) {
 		if f == nil {
 			return RollbackReport{}, nil
 		}
-		d := rollbackDialogs{st: s.st, view: storeView{s: s, ctx: ctx},
+		d := rollbackDialogs{st: s.st, view: rollbackStoreView{s: s, ctx: ctx},
 			policy: rollbackPolicy{Limit: s.rollbackLimit(), Mode: rollbackModeOf(&s.cfg), Threshold: analysisThresholdOf(&s.cfg)}}
 		m, err := d.step(f)
 		if err != nil {
@@ -207,9 +207,9 @@ func (s *Session) acceptAsApproved(ctx context.Context, reason string) error {
 	return nil
 }
 
-// storeView is the rollback dialogs' view of the Session's Store, bound
+// rollbackStoreView is the rollback dialogs' view of the Session's Store, bound
 // to the context of the call that drives them (rollbackView).
-type storeView struct {
+type rollbackStoreView struct {
 	s   *Session
 	ctx context.Context
 }
@@ -218,7 +218,7 @@ type storeView struct {
 // first assigned gap that is not already a sub-gap and that the restored
 // ledger holds in a state it can leave for SUPERSEDED; none ("") when no
 // gap qualifies, and the analysis then offers no split.
-func (v storeView) splitGap(round, to int) (gap.ID, string, error) {
+func (v rollbackStoreView) splitGap(round, to int) (gap.ID, string, error) {
 	// The split applies to the ledger the rollback restores (round to's
 	// backup): a gap the undone rounds added, or one that ledger holds
 	// as accepted, cannot be split there.
@@ -248,7 +248,7 @@ func (v storeView) splitGap(round, to int) (gap.ID, string, error) {
 
 // archivedAttempts are round's earlier rollbacks, with the outputs their
 // archives hold.
-func (v storeView) archivedAttempts(round int) ([]rollback.AttemptInfo, error) {
+func (v rollbackStoreView) archivedAttempts(round int) ([]rollback.AttemptInfo, error) {
 	var out []rollback.AttemptInfo
 	for _, r := range v.s.st.Rollbacks.ForRound(round) {
 		ai := rollback.AttemptInfo{Attempt: r.Attempt, Reason: r.Reason, Trigger: r.Trigger, Patterns: r.Patterns}
@@ -267,7 +267,7 @@ func (v storeView) archivedAttempts(round int) ([]rollback.AttemptInfo, error) {
 
 // RCA gathers the round's rollbacks (archived outputs included) and the
 // attempt being rolled back now, for the root-cause heuristics.
-func (v storeView) RCA(f *rollbackFlow, attempt int) (rollbacktext.RCAInput, error) {
+func (v rollbackStoreView) RCA(f *rollbackFlow, attempt int) (rollbacktext.RCAInput, error) {
 	in := rollbacktext.RCAInput{Round: f.Current}
 	var err error
 	if in.Attempts, err = v.archivedAttempts(f.Current); err != nil {
@@ -325,7 +325,7 @@ func concernsAbout(st *state, id gap.ID, round int, attempts []rollback.AttemptI
 
 // limitedTargets are the targets a rollback from round current may reach
 // within the backups and the session's remaining rollbacks, newest first.
-func (v storeView) limitedTargets(current int) []int {
+func (v rollbackStoreView) limitedTargets(current int) []int {
 	left := v.s.rollbackLimit() - v.s.st.Rollbacks.Used()
 	var out []int
 	for _, t := range v.s.availableTargets(v.ctx) {
@@ -337,14 +337,14 @@ func (v storeView) limitedTargets(current int) []int {
 }
 
 // TargetCount is how many targets a rollback from round current may reach.
-func (v storeView) TargetCount(current int) int { return len(v.limitedTargets(current)) }
+func (v rollbackStoreView) TargetCount(current int) int { return len(v.limitedTargets(current)) }
 
 // Targets describes the available targets for the targets table.
-func (v storeView) Targets(current int) ([]rollbacktext.Target, error) {
+func (v rollbackStoreView) Targets(current int) ([]rollbacktext.Target, error) {
 	var rows []rollbacktext.Target
 	for _, t := range v.limitedTargets(current) {
 		row := rollbacktext.Target{Round: t}
-		b, err := v.s.readStateBackup(v.ctx, t)
+		b, err := readStateBackup(v.ctx, storeView{store: v.s.cfg.Store, pending: v.s.pending}, t)
 		if err != nil {
 			return nil, fmt.Errorf("rollback targets: read %s: %w", backupKeyState(t), err)
 		}
@@ -374,7 +374,7 @@ func decisionsSince(st *state, t int) int {
 }
 
 // Simplest is the gap of ids "narrow scope" keeps.
-func (v storeView) Simplest(ids []gap.ID) gap.ID { return v.s.simplest(&rolePhase{Gaps: ids}) }
+func (v rollbackStoreView) Simplest(ids []gap.ID) gap.ID { return v.s.simplest(&rolePhase{Gaps: ids}) }
 
 // continueRollback resumes a rollback flow left waiting at a question: it
 // waits for an answer again, or the rollback replaced the round, or none

@@ -35,14 +35,18 @@ const (
 	originEscalation = "escalation:" // + role name
 )
 
+// flowStage is where a rollback flow stands in its dialogs; it is stored
+// with the flow (state.json) as its string.
+type flowStage string
+
 // Stages of a rollback flow.
 const (
-	stageDecide   = ""
-	stageLimit    = "limit"
-	stageAnalysis = "analysis"
-	stageOptions  = "options"
-	stageTargets  = "targets"
-	stageConfirm  = "confirm"
+	stageDecide   flowStage = ""
+	stageLimit    flowStage = "limit"
+	stageAnalysis flowStage = "analysis"
+	stageOptions  flowStage = "options"
+	stageTargets  flowStage = "targets"
+	stageConfirm  flowStage = "confirm"
 )
 
 // rollbackFlow is a rollback in progress through its dialogs.
@@ -57,10 +61,10 @@ type rollbackFlow struct {
 	To      int `json:"to"`
 	// Explicit: the caller chose the target (Session.Rollback, `refine
 	// rollback --to`), so the "multiple rounds" option is not offered.
-	Explicit    bool     `json:"explicit,omitempty"`
-	Adjustments []string `json:"adjustments,omitempty"`
-	Origin      string   `json:"origin,omitempty"`
-	Stage       string   `json:"stage,omitempty"`
+	Explicit    bool      `json:"explicit,omitempty"`
+	Adjustments []string  `json:"adjustments,omitempty"`
+	Origin      string    `json:"origin,omitempty"`
+	Stage       flowStage `json:"stage,omitempty"`
 	// Seq numbers repeated target questions ("choose different target").
 	Seq int `json:"seq,omitempty"`
 	// Decisions are the answered dialog questions, filed under round
@@ -93,7 +97,7 @@ type rollbackPolicy struct {
 }
 
 // rollbackView is what the rollback dialogs read besides the state; the
-// Session binds it to its Store (storeView).
+// Session binds it to its Store (rollbackStoreView).
 type rollbackView interface {
 	// RCA is the root-cause input for rolling back f's round now, its
 	// rollback number attempt.

@@ -45,7 +45,7 @@ func TestRollbackDialogsDecide(t *testing.T) {
 		policy    rollbackPolicy
 		history   rollback.History
 		flow      rollbackFlow
-		wantStage string
+		wantStage flowStage
 		wantExec  *rollbackExec
 	}{
 		{name: "first rollback asks the options", policy: interactive, flow: rollbackFlow{Current: 3, To: 2}, wantStage: stageOptions},

@@ -65,7 +65,7 @@ func planRollback(old *state, x rollbackExec, in rollbackInputs) (rollbackCommit
 	}
 	facts := undoneFacts{
 		exec: rollback.Execution{Files: in.Files, At: in.Now, Reason: x.Reason, Mode: mode, Trigger: x.Trigger,
-			Adjustments: slices.Clone(x.Adjustments), Decisions: map[int][]rollback.Decision{}, Analyses: map[int]string{}, Patterns: map[int][]rollback.Pattern{}},
+			Adjustments: slices.Clone(x.Adjustments), Decisions: map[int][]rollback.RoundDecision{}, Analyses: map[int]string{}, Patterns: map[int][]rollback.Pattern{}},
 		failure: map[int]string{},
 	}
 	report := RollbackReport{Round: x.To, RootCause: x.RootCause, Decision: x.Decision}
@@ -171,7 +171,7 @@ func (u *undoneFacts) undo(old *state, rp rollback.RoundPlan, reason string, in 
 		// The round's own decisions: not an earlier rollback's dialog
 		// answers filed under it, nor the session's end.
 		if d.Round == rp.Round && !d.Procedural {
-			u.exec.Decisions[rp.Round] = append(u.exec.Decisions[rp.Round], rollback.Decision{ID: d.ID, Issue: d.Issue, Summary: d.Question, Option: d.Option, Choice: d.Decision, Rationale: d.Text})
+			u.exec.Decisions[rp.Round] = append(u.exec.Decisions[rp.Round], rollback.RoundDecision{ID: d.ID, Issue: d.Issue, Summary: d.Question, Option: d.Option, Choice: d.Decision, Rationale: d.Text})
 		}
 	}
 	for _, d := range old.ConflictDecisions {

@@ -28,13 +28,13 @@ func TestPlanRollbackFromValues(t *testing.T) {
 		AttemptLog: []attemptFact{{Round: 1, Role: Engineer}, {Round: 2, Role: Engineer}},
 		Decisions:  []decisionRecord{{ID: "D-2.1", Round: 2, Decision: "keep"}, {ID: "D-2.2", Round: 2, Decision: "roll back", Procedural: true}},
 	}
-	keys := append(rollback.BackupKeys(1), outputKey(2, Engineer), outputKey(2, Reviewer))
+	keys := append([]string{backupKeyStatus(1), backupKeyDecisions(1), backupKeyState(1)}, outputKey(2, Engineer), outputKey(2, Reviewer))
 	plan, err := rollback.PlanRollback(rollback.Request{Current: 2, To: 1, Keys: keys, History: old.Rollbacks, Limit: 7})
 	if err != nil {
 		t.Fatal(err)
 	}
 	files := map[string][]byte{
-		rollback.StatusBackupKey(1): []byte("# status\n"), rollback.DecisionsBackupKey(1): []byte("# decisions\n"),
+		backupKeyStatus(1): []byte("# status\n"), backupKeyDecisions(1): []byte("# decisions\n"),
 		rollback.StateBackupKey(1): target, outputKey(2, Engineer): []byte("engineer"), outputKey(2, Reviewer): []byte("reviewer"),
 	}
 	before, err := json.Marshal(old)

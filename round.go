@@ -43,7 +43,7 @@ func (s *Session) playRound(ctx context.Context) (RoundReport, error) {
 	// changes the phase.
 	for {
 		cur := s.st.Current
-		s.openRoundScope(ctx, nil)
+		s.tel.openRoundScope(ctx, nil)
 		if err := ctx.Err(); err != nil {
 			return s.report(), err
 		}
@@ -79,9 +79,9 @@ func (s *Session) playRound(ctx context.Context) (RoundReport, error) {
 		}
 		// The phase change rides on the next commit: every phase is
 		// idempotent on resume (a finished role phase returns at once).
-		s.emit(Event{Kind: EventPhaseFinished, Phase: cur.Phase})
+		s.tel.emit(Event{Kind: EventPhaseFinished, Phase: cur.Phase})
 		cur.Phase = next
-		s.emit(Event{Kind: EventPhaseStarted, Phase: next})
+		s.tel.emit(Event{Kind: EventPhaseStarted, Phase: next})
 	}
 }
 
@@ -136,7 +136,7 @@ func (s *Session) startRound(ctx context.Context) error {
 	cur.Engineer = rolePhase{Gaps: slices.Clone(cur.Assigned), Budget: 1 + s.cfg.MaxRetries}
 	cur.Instructions, s.st.Instructions = s.st.Instructions, nil
 	cur.Reviewer = rolePhase{Budget: 1 + s.cfg.MaxRetries}
-	s.openRoundScope(ctx, &Event{Kind: EventRoundStarted, Round: n, Phase: cur.Phase, Message: fmt.Sprintf("assigned %v", cur.Assigned)})
+	s.tel.openRoundScope(ctx, &Event{Kind: EventRoundStarted, Round: n, Phase: cur.Phase, Message: fmt.Sprintf("assigned %v", cur.Assigned)})
 	s.log.Info("round started", "round", n, "assigned", cur.Assigned)
 	s.stage(ops...)
 	return nil
@@ -158,7 +158,7 @@ func (s *Session) assignable() []gap.Gap {
 // start of round n.
 func (s *Session) backupOps(ctx context.Context, n int) ([]Op, error) {
 	prev := n - 1
-	ops, err := s.backupStateOps(prev)
+	ops, err := s.j.stateBackupOps(s.st, prev)
 	if err != nil {
 		return nil, err
 	}
@@ -446,7 +446,7 @@ func (s *Session) finishRound(ctx context.Context) (RoundReport, error) {
 	s.st.Round = cur.N
 	s.st.Current = nil
 	s.st.PrevLedger = snapshotLedger(&s.st.Ledger)
-	s.endRoundScope(Event{Kind: EventRoundFinished, Round: rec.N, Message: fmt.Sprintf("engineer %s, reviewer %s", rec.Engineer, rec.Reviewer)})
+	s.tel.endRoundScope(Event{Kind: EventRoundFinished, Round: rec.N, Message: fmt.Sprintf("engineer %s, reviewer %s", rec.Engineer, rec.Reviewer)})
 	s.stage(append(s.convergenceOps(), Put(summaryKey(rec.N), []byte(summary)))...)
 	if done, err := s.checkTermination(ctx); err != nil || done {
 		return s.report(), err

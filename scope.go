@@ -3,8 +3,23 @@ package refine
 import "context"
 
 // Scopes let a SpanObserver wrap a run, a round and each attempt in its own
-// context (a trace span, say). The session keeps the run's and the round's
-// scope; an attempt's scope is the context its Role is called with.
+// context (a trace span, say). The session's telemetry keeps the run's and
+// the round's scope; an attempt's scope is the context its Role is called
+// with.
+
+// telemetry reports a session's events to its Observer, stamped with what
+// every event carries, and keeps the SpanObserver scopes of the run and of
+// the round in progress. It decides nothing and writes nothing but the
+// run's link (RunLinker) into the state.
+type telemetry struct {
+	observer Observer
+	clock    Clock
+	// state returns the session's state as it is now (nil before it is
+	// loaded).
+	state func() *state
+	// runScope and roundScope are the open SpanObserver scopes.
+	runScope, roundScope *scope
+}
 
 // scope is an open run or round scope.
 type scope struct {
@@ -28,116 +43,160 @@ func (c valueCtx) Value(key any) any {
 }
 
 // spanObserver returns the configured SpanObserver, or nil.
-func (s *Session) spanObserver() SpanObserver {
-	so, _ := s.cfg.Observer.(SpanObserver)
+func (t *telemetry) spanObserver() SpanObserver {
+	so, _ := t.observer.(SpanObserver)
 	return so
 }
 
 // inScope returns ctx carrying the innermost open scope's values.
-func (s *Session) inScope(ctx context.Context) context.Context {
+func (t *telemetry) inScope(ctx context.Context) context.Context {
 	switch {
-	case s.roundScope != nil:
-		return valueCtx{ctx, s.roundScope.ctx}
-	case s.runScope != nil:
-		return valueCtx{ctx, s.runScope.ctx}
+	case t.roundScope != nil:
+		return valueCtx{ctx, t.roundScope.ctx}
+	case t.runScope != nil:
+		return valueCtx{ctx, t.runScope.ctx}
 	}
 	return ctx
 }
 
 // beginScope reports e (a run, round or attempt start) and returns the
 // context the work inside it runs in.
-func (s *Session) beginScope(ctx context.Context, e Event) context.Context {
-	ctx = s.inScope(ctx)
-	if so := s.spanObserver(); so != nil {
-		e = s.stamp(e)
+func (t *telemetry) beginScope(ctx context.Context, e Event) context.Context {
+	ctx = t.inScope(ctx)
+	if so := t.spanObserver(); so != nil {
+		e = t.stamp(e)
 		e.Context = ctx
 		if c := so.Begin(ctx, e); c != nil {
 			ctx = c
 		}
 	}
 	e.Context = ctx
-	s.emit(e)
+	t.emit(e)
 	return ctx
 }
 
 // endScope reports e (the matching finish) with the scope's context.
-func (s *Session) endScope(ctx context.Context, e Event) {
+func (t *telemetry) endScope(ctx context.Context, e Event) {
 	e.Context = ctx
-	s.emit(e)
-	if so := s.spanObserver(); so != nil && ctx != nil {
-		so.End(ctx, s.stamp(e))
+	t.emit(e)
+	if so := t.spanObserver(); so != nil && ctx != nil {
+		so.End(ctx, t.stamp(e))
 	}
 }
 
 // startRunScope opens the run's scope: Begin sees the link stored for the
-// previous run, and a RunLinker's link for this one is kept in the state.
-func (s *Session) startRunScope(ctx context.Context) {
-	e := Event{Kind: EventRunStarted, Round: s.st.Round, PreviousRun: s.st.RunLink}
-	c := s.beginScope(ctx, e)
-	s.runScope = &scope{ctx: c}
-	if rl, ok := s.cfg.Observer.(RunLinker); ok {
-		if link := rl.RunLink(c); link != "" && link != s.st.RunLink {
-			s.st.RunLink = link
-			s.dirty = true
+// previous run, and a RunLinker's link for this one is kept in the state;
+// it reports whether that changed the state.
+func (t *telemetry) startRunScope(ctx context.Context) (changed bool) {
+	st := t.state()
+	e := Event{Kind: EventRunStarted, Round: st.Round, PreviousRun: st.RunLink}
+	c := t.beginScope(ctx, e)
+	t.runScope = &scope{ctx: c}
+	if rl, ok := t.observer.(RunLinker); ok {
+		if link := rl.RunLink(c); link != "" && link != st.RunLink {
+			st.RunLink = link
+			return true
 		}
 	}
+	return false
 }
 
 // endRunScope closes the round's scope if one is open, then the run's.
-func (s *Session) endRunScope(o Outcome, err error) {
-	if s.roundScope != nil {
-		s.endRoundScope(Event{Kind: EventRoundFinished, Round: s.roundScope.round, Outcome: o.Status, Message: "run stopped: " + string(o.Status)})
+func (t *telemetry) endRunScope(o Outcome, err error) {
+	if t.roundScope != nil {
+		t.endRoundScope(Event{Kind: EventRoundFinished, Round: t.roundScope.round, Outcome: o.Status, Message: "run stopped: " + string(o.Status)})
 	}
-	if s.runScope == nil {
+	if t.runScope == nil {
 		return
 	}
 	e := Event{Kind: EventRunFinished, Round: o.Round, Outcome: o.Status, Message: o.Reason}
 	if err != nil {
 		e.Message = err.Error()
 	}
-	s.endScope(s.runScope.ctx, e)
-	s.runScope = nil
+	t.endScope(t.runScope.ctx, e)
+	t.runScope = nil
 }
 
 // openRoundScope makes sure the round in progress has an open scope. A
 // round resumed by a later run gets a new scope through Begin only: plain
 // Observers saw its round_started already.
-func (s *Session) openRoundScope(ctx context.Context, started *Event) {
-	cur := s.st.Current
+func (t *telemetry) openRoundScope(ctx context.Context, started *Event) {
+	cur := t.state().Current
 	if cur == nil {
 		return
 	}
-	if s.roundScope != nil && s.roundScope.round == cur.N && started == nil {
+	if t.roundScope != nil && t.roundScope.round == cur.N && started == nil {
 		return
 	}
-	if s.roundScope != nil {
+	if t.roundScope != nil {
 		// A rollback replaced the round.
-		s.endRoundScope(Event{Kind: EventRoundFinished, Round: s.roundScope.round, Message: "replaced by a rollback"})
+		t.endRoundScope(Event{Kind: EventRoundFinished, Round: t.roundScope.round, Message: "replaced by a rollback"})
 	}
 	if started != nil {
-		s.roundScope = &scope{ctx: s.beginScope(ctx, *started), round: cur.N}
+		t.roundScope = &scope{ctx: t.beginScope(ctx, *started), round: cur.N}
 		return
 	}
-	c := s.inScope(ctx)
-	if so := s.spanObserver(); so != nil {
-		e := s.stamp(Event{Kind: EventRoundStarted, Round: cur.N, Phase: cur.Phase, Message: "resumed"})
+	c := t.inScope(ctx)
+	if so := t.spanObserver(); so != nil {
+		e := t.stamp(Event{Kind: EventRoundStarted, Round: cur.N, Phase: cur.Phase, Message: "resumed"})
 		e.Context = c
 		if r := so.Begin(c, e); r != nil {
 			c = r
 		}
 	}
-	s.roundScope = &scope{ctx: c, round: cur.N}
+	t.roundScope = &scope{ctx: c, round: cur.N}
 }
 
 // endRoundScope closes the round's scope with e.
-func (s *Session) endRoundScope(e Event) {
-	if s.roundScope == nil {
+func (t *telemetry) endRoundScope(e Event) {
+	if t.roundScope == nil {
 		return
 	}
-	sc := s.roundScope
-	s.roundScope = nil
+	sc := t.roundScope
+	t.roundScope = nil
 	if e.Round == 0 {
 		e.Round = sc.round
 	}
-	s.endScope(sc.ctx, e)
+	t.endScope(sc.ctx, e)
+}
+
+// emit sends e to the Observer, on the session's goroutine.
+func (t *telemetry) emit(e Event) {
+	if t.observer == nil {
+		return
+	}
+	t.observer.Observe(t.stamp(e))
+}
+
+// stamp fills in what every event carries: the time, the round running
+// (or the last one played), its phase, and the session's usage so far.
+func (t *telemetry) stamp(e Event) Event {
+	if e.At.IsZero() {
+		e.At = t.clock.Now().UTC()
+	}
+	if e.Context == nil {
+		// An event inside a scope carries the scope's context.
+		switch {
+		case t.roundScope != nil:
+			e.Context = t.roundScope.ctx
+		case t.runScope != nil:
+			e.Context = t.runScope.ctx
+		}
+	}
+	st := t.state()
+	if st == nil {
+		return e
+	}
+	e.SessionID = st.SessionID
+	if e.Round == 0 {
+		e.Round = st.Round
+		if st.Current != nil {
+			e.Round = st.Current.N
+		}
+	}
+	if e.Phase == "" && st.Current != nil && st.Current.N == e.Round {
+		e.Phase = st.Current.Phase
+	}
+	e.Usage = st.Usage.Total
+	return e
 }

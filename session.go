@@ -65,10 +65,10 @@ type Session struct {
 	published atomic.Pointer[Status]
 	// validation holds the published validation records of ended rounds.
 	validation validationCache
-	// runScope and roundScope are the open SpanObserver scopes.
-	runScope, roundScope *scope
+	// tel reports events and keeps the SpanObserver scopes.
+	tel telemetry
 	// j is the session's position in its journal (persist.go).
-	j journalState
+	j stateJournal
 	// chosenExamples holds the example selected for each pending retry, so
 	// the prompt attaches the one the example log names.
 	chosenExamples map[string]exemplar.Selection
@@ -109,7 +109,7 @@ func prepare(cfg Config) (*Session, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Session{cfg: cfg, clock: cfg.Clock, tok: cfg.Tokenizer, log: cfg.Logger, turn: make(chan struct{}, 1), workers: goWorkers{}}
+	s := &Session{cfg: cfg, clock: cfg.Clock, tok: cfg.Tokenizer, log: cfg.Logger, turn: make(chan struct{}, 1), workers: goWorkers{}, j: newJournal(cfg.Store)}
 	if s.clock == nil {
 		s.clock = SystemClock{}
 	}
@@ -122,6 +122,7 @@ func prepare(cfg Config) (*Session, error) {
 	if s.cfg.IDs == nil {
 		s.cfg.IDs = randomIDs{clock: s.clock}
 	}
+	s.tel = telemetry{observer: cfg.Observer, clock: s.clock, state: func() *state { return s.st }}
 	seed := cfg.JitterSeed
 	if seed == 0 {
 		seed = uint64(s.clock.Now().UnixNano())
@@ -222,18 +223,7 @@ func (s *Session) stage(ops ...Op) {
 // get reads key as the session sees it: the latest staged write, else
 // the Store.
 func (s *Session) get(ctx context.Context, key string) ([]byte, error) {
-	for i := len(s.pending) - 1; i >= 0; i-- {
-		if op := s.pending[i]; op.Key == key {
-			switch op.Kind {
-			case OpDelete:
-				return nil, fmt.Errorf("get %s: %w", key, ErrNotFound)
-			case OpCopy:
-				return s.get(ctx, op.From)
-			}
-			return op.Value, nil
-		}
-	}
-	return s.cfg.Store.Get(ctx, key)
+	return storeView{store: s.cfg.Store, pending: s.pending}.get(ctx, key)
 }
 
 // copyOp writes value at key as a copy of from, which holds the same
@@ -262,19 +252,12 @@ func (s *Session) commit(ctx context.Context, ops ...Op) error {
 	all := make([]Op, 0, len(s.pending)+len(ops)+4)
 	all = append(all, s.pending...)
 	all = append(all, ops...)
-	if s.snapshotDue() {
-		snap, err := s.snapshotOps(ctx)
-		if err != nil {
-			s.stale = true
-			return fmt.Errorf("commit: %w", err)
-		}
-		all = append(all, snap...)
-	} else if jops, err := s.journalOps(ctx, all); err != nil {
+	jops, err := s.j.commitOps(ctx, storeView{store: s.cfg.Store, pending: s.pending}, s.st, all)
+	if err != nil {
 		s.stale = true
 		return fmt.Errorf("commit: %w", err)
-	} else {
-		all = append(all, jops...)
 	}
+	all = append(all, jops...)
 	var rendered map[string]string
 	if s.renderDue() {
 		rendered = map[string]string{keyStatus: renderStatus(s.st, s.rollbackLimit(), s.cfg.Backend), keyDecisions: renderDecisions(s.st)}
@@ -299,7 +282,7 @@ func (s *Session) commit(ctx context.Context, ops ...Op) error {
 		// Under Next the writes are the caller's: Advance says when they
 		// are durable.
 		s.publish()
-		s.emit(Event{Kind: EventCommitted})
+		s.tel.emit(Event{Kind: EventCommitted})
 	}
 	return nil
 }
@@ -338,46 +321,6 @@ func (s *Session) renderDue() bool {
 		s.st.Outcome.Terminal() // a session ended mid-round (abandoned, approved) shows its end
 }
 
-// emit sends e to the Observer, on the session's goroutine.
-func (s *Session) emit(e Event) {
-	if s.cfg.Observer == nil {
-		return
-	}
-	s.cfg.Observer.Observe(s.stamp(e))
-}
-
-// stamp fills in what every event carries: the time, the round running
-// (or the last one played), its phase, and the session's usage so far.
-func (s *Session) stamp(e Event) Event {
-	if e.At.IsZero() {
-		e.At = s.clock.Now().UTC()
-	}
-	if e.Context == nil {
-		// An event inside a scope carries the scope's context.
-		switch {
-		case s.roundScope != nil:
-			e.Context = s.roundScope.ctx
-		case s.runScope != nil:
-			e.Context = s.runScope.ctx
-		}
-	}
-	if s.st == nil {
-		return e
-	}
-	e.SessionID = s.st.SessionID
-	if e.Round == 0 {
-		e.Round = s.st.Round
-		if s.st.Current != nil {
-			e.Round = s.st.Current.N
-		}
-	}
-	if e.Phase == "" && s.st.Current != nil && s.st.Current.N == e.Round {
-		e.Phase = s.st.Current.Phase
-	}
-	e.Usage = s.st.Usage.Total
-	return e
-}
-
 func (s *Session) now() time.Time { return s.clock.Now().UTC() }
 
 func (s *Session) begin(ctx context.Context) error {
@@ -399,8 +342,10 @@ func (s *Session) Run(ctx context.Context) (o Outcome, err error) {
 		return Outcome{Status: StatusFailed, Reason: err.Error()}, err
 	}
 	s.resumeFailed()
-	s.startRunScope(ctx)
-	defer func() { s.endRunScope(o, err) }()
+	if s.tel.startRunScope(ctx) {
+		s.dirty = true
+	}
+	defer func() { s.tel.endRunScope(o, err) }()
 	return s.run(ctx)
 }
 
@@ -478,8 +423,10 @@ func (s *Session) Step(ctx context.Context) (rep RoundReport, err error) {
 	if s.st.Outcome.Terminal() && s.st.RollbackFlow == nil && !s.finishPending() {
 		return RoundReport{Round: s.st.Round, Outcome: s.st.Outcome}, fmt.Errorf("step: %w (%s); roll back to reopen it", ErrFinished, s.st.Outcome)
 	}
-	s.startRunScope(ctx)
-	defer func() { s.endRunScope(Outcome{Status: rep.Outcome, Round: rep.Round}, err) }()
+	if s.tel.startRunScope(ctx) {
+		s.dirty = true
+	}
+	defer func() { s.tel.endRunScope(Outcome{Status: rep.Outcome, Round: rep.Round}, err) }()
 	if s.st.Outcome.Terminal() && s.st.RollbackFlow == nil {
 		o, err := s.finishSession(ctx)
 		rep = s.report()
@@ -576,7 +523,7 @@ func (s *Session) Answer(ctx context.Context, questionID string, a Answer) error
 		}
 		return fmt.Errorf("answer %q: %w (pending: %v)", questionID, ErrUnknownQuestion, ids)
 	}
-	if err := s.acceptAnswer(s.st.Pending[i], a); err != nil {
+	if err := s.st.acceptAnswer(s.st.Pending[i], a); err != nil {
 		return fmt.Errorf("answer %q: %w", questionID, err)
 	}
 	return s.commit(ctx)
@@ -586,29 +533,51 @@ func (s *Session) Answer(ctx context.Context, questionID string, a Answer) error
 // at the Asker, or Answer (another process, the console, a Temporal
 // Update). A refused answer changes nothing; an accepted one waits in
 // state until the question's own step takes it (takeAnswer).
-func (s *Session) acceptAnswer(q Question, a Answer) error {
+func (st *state) acceptAnswer(q Question, a Answer) error {
 	if err := q.Check(a); err != nil {
 		return err
 	}
-	if s.st.Answers == nil {
-		s.st.Answers = map[string]Answer{}
+	if st.Answers == nil {
+		st.Answers = map[string]Answer{}
 	}
-	s.st.Answers[q.ID] = a
+	st.Answers[q.ID] = a
 	return nil
 }
 
-// takeAnswer hands q's accepted answer to its step, once, and logs it.
-func (s *Session) takeAnswer(q Question, auto bool) (Answer, bool) {
-	a, ok := s.st.Answers[q.ID]
+// takeAnswer hands q's accepted answer to its step, once, and logs it as
+// given at at; the caller reports it (EventQuestionAnswered).
+func (st *state) takeAnswer(q Question, auto bool, at time.Time) (Answer, bool) {
+	a, ok := st.Answers[q.ID]
 	if !ok {
 		return Answer{}, false
 	}
-	delete(s.st.Answers, q.ID)
-	if len(s.st.Answers) == 0 {
-		s.st.Answers = nil
+	delete(st.Answers, q.ID)
+	if len(st.Answers) == 0 {
+		st.Answers = nil
 	}
-	s.recordAnswer(q, a, auto)
+	st.Pending = slices.DeleteFunc(st.Pending, func(p Question) bool { return p.ID == q.ID })
+	logged := a
+	if o, ok := q.Option(a.Key); ok {
+		logged.Key = o.Key
+	}
+	// The log keeps what was asked and answered; the full wording is in
+	// decisions.md and the question's package, so it is not stored again.
+	asked := Question{ID: q.ID, Kind: q.Kind, Round: q.Round, Title: q.Title}
+	st.Asked = append(st.Asked, answeredQuestion{Question: asked, Answer: logged, At: at, Auto: auto})
 	return a, true
+}
+
+// takeAnswer takes q's accepted answer (state.takeAnswer) and reports it.
+func (s *Session) takeAnswer(q Question, auto bool) (Answer, bool) {
+	a, ok := s.st.takeAnswer(q, auto, s.now())
+	if ok {
+		logged := a
+		if o, found := q.Option(a.Key); found {
+			logged.Key = o.Key
+		}
+		s.tel.emit(Event{Kind: EventQuestionAnswered, Question: &q, Answer: &logged})
+	}
+	return a, ok
 }
 
 // Status reports where the session stood at its last durable point. It
@@ -712,7 +681,7 @@ func (s *Session) ask(ctx context.Context, q Question) (a Answer, paused bool, e
 			return Answer{}, false, err
 		}
 	}
-	s.emit(Event{Kind: EventQuestionAsked, Question: &q})
+	s.tel.emit(Event{Kind: EventQuestionAsked, Question: &q})
 	var lastErr error
 	for try := 0; try < 3; try++ {
 		ask := q
@@ -738,7 +707,7 @@ func (s *Session) ask(ctx context.Context, q Question) (a Answer, paused bool, e
 		if err != nil {
 			return Answer{}, false, fmt.Errorf("round %d: ask %s: %w", q.Round, q.ID, err)
 		}
-		if err := s.acceptAnswer(q, ans); err != nil {
+		if err := s.st.acceptAnswer(q, ans); err != nil {
 			lastErr = err
 			s.log.Warn("asker gave an invalid answer", "question", q.ID, "err", err)
 			continue
@@ -750,18 +719,6 @@ func (s *Session) ask(ctx context.Context, q Question) (a Answer, paused bool, e
 		return ans, false, nil
 	}
 	return Answer{}, false, fmt.Errorf("round %d: ask %s: %w", q.Round, q.ID, lastErr)
-}
-
-func (s *Session) recordAnswer(q Question, a Answer, auto bool) {
-	s.st.Pending = slices.DeleteFunc(s.st.Pending, func(p Question) bool { return p.ID == q.ID })
-	if o, ok := q.Option(a.Key); ok {
-		a.Key = o.Key
-	}
-	// The log keeps what was asked and answered; the full wording is in
-	// decisions.md and the question's package, so it is not stored again.
-	logged := Question{ID: q.ID, Kind: q.Kind, Round: q.Round, Title: q.Title}
-	s.st.Asked = append(s.st.Asked, answeredQuestion{Question: logged, Answer: a, At: s.now(), Auto: auto})
-	s.emit(Event{Kind: EventQuestionAnswered, Question: &q, Answer: &a})
 }
 
 // recordDecision adds a user decision to decisions.md.

@@ -145,12 +145,12 @@ type state struct {
 	Rollbacks rollback.History `json:"rollbacks"`
 	// Recover holds decisions of rolled-back rounds awaiting the user's
 	// re-apply / modify / ignore choice.
-	Recover []rollback.Decision `json:"recover,omitempty"`
+	Recover []rollback.RoundDecision `json:"recover,omitempty"`
 
 	// Conflicts are every conflict detected (FLOW-006), resolved or not,
 	// and ConflictDecisions the decisions that resolved them.
 	Conflicts         []conflict.Conflict `json:"conflicts,omitempty"`
-	ConflictDecisions []conflict.Decision `json:"conflict_decisions,omitempty"`
+	ConflictDecisions []conflict.Ruling   `json:"conflict_decisions,omitempty"`
 	// Ignore holds issues the user marked as false implicit-disagreement positives.
 	Ignore conflict.IgnoreSet `json:"ignore"`
 	// RateHistory feeds the DISAGREE session-rate check.
@@ -172,7 +172,7 @@ type state struct {
 	AutoRetries []rollbacktext.AutoRetry `json:"auto_retries,omitempty"`
 	// RecoverConflicts are the conflict decisions of rolled-back rounds,
 	// restored when decision recovery re-applies them.
-	RecoverConflicts []conflict.Decision `json:"recover_conflicts,omitempty"`
+	RecoverConflicts []conflict.Ruling `json:"recover_conflicts,omitempty"`
 }
 
 // roundState is the progress of the round in flight.
@@ -490,14 +490,6 @@ func (u *usageTotals) add(role RoleName, v Usage, calls int) {
 		}
 		u.Responses[string(role)]++
 	}
-}
-
-func (s *state) marshal() ([]byte, error) {
-	b, err := json.Marshal(s)
-	if err != nil {
-		return nil, fmt.Errorf("encode state.json: %w", err)
-	}
-	return append(b, '\n'), nil
 }
 
 // parseState decodes state.json, refusing newer schemas and corrupt files

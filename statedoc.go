@@ -166,7 +166,7 @@ type historyCache struct {
 	// the frozen entries are usually in place already. Building a
 	// history member anew at every durable point copied a long session's
 	// whole history. The caller keeps only the last encoding (see
-	// Session.journalOp).
+	// stateJournal.record).
 	bufs [len(historyLogs)][2]historyBuf
 	turn [len(historyLogs)]int
 }
@@ -212,72 +212,116 @@ func encodeState(st *state, c *historyCache) (journal.Version, error) {
 	if err != nil {
 		return journal.Version{}, fmt.Errorf("encode state: %w", err)
 	}
-	var keys []string
-	var vals [][]byte
-	var subs []*journal.Split
+	var m members
 	for i, h := range historyLogs {
-		n, f := h.len(st), &c.frozen[i]
-		if n < f.n {
-			*f = encodedEntries{} // cut short: nothing to reuse
-		}
-		if n == 0 {
-			c.last[i] = encodedEntries{}
-			continue
-		}
-		var tail []byte // the entries since the freeze, bracketed
-		if n > f.n {
-			if tail, err = json.Marshal(h.from(st, f.n)); err != nil {
-				return journal.Version{}, fmt.Errorf("encode state: %s: %w", h.key, err)
-			}
-		}
-		val := c.buffer(i, f.enc)
-		if len(tail) > 0 {
-			if f.n > 0 {
-				val = append(val, ',')
-			}
-			val = append(val, tail[1:len(tail)-1]...)
-		}
-		val = append(val, ']')
-		c.bufs[i][c.turn[i]^1].b = val // keep what it grew to
-		keys, vals, subs = append(keys, h.key), append(vals, val), append(subs, nil)
-		c.last[i] = encodedEntries{n: n, enc: val[1 : len(val)-1]}
-		if checkingHistory() {
-			if err := checkHistory(st, h, val); err != nil {
-				return journal.Version{}, err
-			}
-		}
-	}
-	if st.Ledger.Gaps != nil { // the zero ledger is omitted, as omitzero does
-		if c.gaps == nil {
-			c.gaps = map[gap.ID]encodedGap{}
-		}
-		val, split, err := encodeLedger(st.Ledger, c.gaps)
+		val, err := c.history(st, i)
 		if err != nil {
 			return journal.Version{}, err
 		}
-		if checkingHistory() {
-			if want, err := json.Marshal(st.Ledger); err != nil || !bytes.Equal(val, want) {
-				return journal.Version{}, fmt.Errorf("state ledger: a gap was changed without changing its version (encodeLedger reuses its encoding):\nreused %s\nwhole  %s (%v)", val, want, err)
-			}
+		if val != nil {
+			m.add(h.key, val, nil)
 		}
-		keys, vals, subs = append(keys, "ledger"), append(vals, val), append(subs, split)
+	}
+	if st.Ledger.Gaps != nil { // the zero ledger is omitted, as omitzero does
+		val, split, err := c.ledger(st)
+		if err != nil {
+			return journal.Version{}, err
+		}
+		m.add("ledger", val, split)
 	}
 	if st.Tracker != nil {
-		if v := trackerVersionOf(st.Tracker); c.tracker == nil || v != c.trackerVer {
-			enc, err := json.Marshal(st.Tracker)
-			if err != nil {
-				return journal.Version{}, fmt.Errorf("encode state: convergence: %w", err)
-			}
-			c.tracker, c.trackerVer = enc, v
+		val, err := c.convergence(st)
+		if err != nil {
+			return journal.Version{}, err
 		}
-		if checkingHistory() {
-			if want, err := json.Marshal(st.Tracker); err != nil || !bytes.Equal(c.tracker, want) {
-				return journal.Version{}, fmt.Errorf("state convergence: the tracker changed without changing its version:\nreused %s\nwhole  %s (%v)", c.tracker, want, err)
-			}
-		}
-		keys, vals, subs = append(keys, "convergence"), append(vals, c.tracker), append(subs, nil)
+		m.add("convergence", val, nil)
 	}
-	return journal.NewVersion(b).AppendMembers(keys, vals, subs), nil
+	return journal.NewVersion(b).AppendMembers(m.keys, m.vals, m.subs), nil
+}
+
+// members are the state's members encoded apart, with their splits for
+// the journal's diff (journal.Version.AppendMembers).
+type members struct {
+	keys []string
+	vals [][]byte
+	subs []*journal.Split
+}
+
+func (m *members) add(key string, val []byte, split *journal.Split) {
+	m.keys, m.vals, m.subs = append(m.keys, key), append(m.vals, val), append(m.subs, split)
+}
+
+// history encodes history log i of st, reusing its entries frozen at the
+// last round end; nil when the log is empty (omitted).
+func (c *historyCache) history(st *state, i int) ([]byte, error) {
+	h, f := historyLogs[i], &c.frozen[i]
+	n := h.len(st)
+	if n < f.n {
+		*f = encodedEntries{} // cut short: nothing to reuse
+	}
+	if n == 0 {
+		c.last[i] = encodedEntries{}
+		return nil, nil
+	}
+	var tail []byte // the entries since the freeze, bracketed
+	if n > f.n {
+		var err error
+		if tail, err = json.Marshal(h.from(st, f.n)); err != nil {
+			return nil, fmt.Errorf("encode state: %s: %w", h.key, err)
+		}
+	}
+	val := c.buffer(i, f.enc)
+	if len(tail) > 0 {
+		if f.n > 0 {
+			val = append(val, ',')
+		}
+		val = append(val, tail[1:len(tail)-1]...)
+	}
+	val = append(val, ']')
+	c.bufs[i][c.turn[i]^1].b = val // keep what it grew to
+	c.last[i] = encodedEntries{n: n, enc: val[1 : len(val)-1]}
+	if checkingHistory() {
+		if err := checkHistory(st, h, val); err != nil {
+			return nil, err
+		}
+	}
+	return val, nil
+}
+
+// ledger encodes st's ledger, reusing the encoding of every gap that did
+// not change (encodeLedger).
+func (c *historyCache) ledger(st *state) ([]byte, *journal.Split, error) {
+	if c.gaps == nil {
+		c.gaps = map[gap.ID]encodedGap{}
+	}
+	val, split, err := encodeLedger(st.Ledger, c.gaps)
+	if err != nil {
+		return nil, nil, err
+	}
+	if checkingHistory() {
+		if want, err := json.Marshal(st.Ledger); err != nil || !bytes.Equal(val, want) {
+			return nil, nil, fmt.Errorf("state ledger: a gap was changed without changing its version (encodeLedger reuses its encoding):\nreused %s\nwhole  %s (%v)", val, want, err)
+		}
+	}
+	return val, split, nil
+}
+
+// convergence encodes st's convergence tracker, reusing its last
+// encoding while its version is the same.
+func (c *historyCache) convergence(st *state) ([]byte, error) {
+	if v := trackerVersionOf(st.Tracker); c.tracker == nil || v != c.trackerVer {
+		enc, err := json.Marshal(st.Tracker)
+		if err != nil {
+			return nil, fmt.Errorf("encode state: convergence: %w", err)
+		}
+		c.tracker, c.trackerVer = enc, v
+	}
+	if checkingHistory() {
+		if want, err := json.Marshal(st.Tracker); err != nil || !bytes.Equal(c.tracker, want) {
+			return nil, fmt.Errorf("state convergence: the tracker changed without changing its version:\nreused %s\nwhole  %s (%v)", c.tracker, want, err)
+		}
+	}
+	return c.tracker, nil
 }
 
 // checkingHistory says whether to check reused history bytes: in test

@@ -43,7 +43,7 @@ func BlockedGaps(conflicts []Conflict) []gap.ID {
 	return out
 }
 
-// Pending returns the conflicts still waiting for the user, in Prioritize
+// Pending returns the conflicts still waiting for the user, in prioritize
 // order: the queue to present.
 func Pending(conflicts []Conflict) []Conflict {
 	var out []Conflict
@@ -52,5 +52,5 @@ func Pending(conflicts []Conflict) []Conflict {
 			out = append(out, c)
 		}
 	}
-	return Prioritize(out)
+	return prioritize(out)
 }

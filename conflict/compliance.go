@@ -10,17 +10,17 @@ import (
 
 // Violation kinds.
 const (
-	// ViolationReArgued: a DISAGREE on a decided issue. The engine turns it
+	// violationReArgued: a DISAGREE on a decided issue. The engine turns it
 	// into the retriable validation failure RE_ARGUED_CONFLICT with Message.
-	ViolationReArgued = "RE_ARGUED_CONFLICT"
-	// ViolationRepeatedPosition: the Engineer may be proposing a position
+	violationReArgued = "RE_ARGUED_CONFLICT"
+	// violationRepeatedPosition: the Engineer may be proposing a position
 	// the user rejected. A warning, not a failure.
-	ViolationRepeatedPosition = "REPEATED_POSITION"
+	violationRepeatedPosition = "REPEATED_POSITION"
 )
 
-// RepeatedPositionThreshold is the share of a rejected position's keywords
+// repeatedPositionThreshold is the share of a rejected position's keywords
 // a block must repeat to be flagged.
-const RepeatedPositionThreshold = 0.8
+const repeatedPositionThreshold = 0.8
 
 // Violation is one breach of a recorded decision found in Engineer output.
 type Violation struct {
@@ -46,12 +46,12 @@ var disagreeRef = regexp.MustCompile(`DISAGREE:[ \t]*(ISSUE-R\d{1,3}-\d{3})\b`)
 //   - Repeating a rejected position is a warning: when the user did not
 //     choose B, a block of the output (paragraph, list item) that contains
 //     the Engineer's rejected position, or at least
-//     RepeatedPositionThreshold of its Keywords (when it has three or
+//     repeatedPositionThreshold of its keywords (when it has three or
 //     more), or an informal disagreement soft-matching the decided issue.
 //
 // Waivers are skipped: the Engineer's position won. Violations come in
 // decision order, fatal ones first for each decision.
-func CheckCompliance(engineerOutput string, decisions []Decision) []Violation {
+func CheckCompliance(engineerOutput string, decisions []Ruling) []Violation {
 	if len(decisions) == 0 {
 		return nil
 	}
@@ -87,14 +87,14 @@ func CheckCompliance(engineerOutput string, decisions []Decision) []Violation {
 		}
 		if line, ok := reargued[dec.IssueID]; ok {
 			out = append(out, Violation{
-				Kind: ViolationReArgued, IssueID: dec.IssueID, DecisionID: dec.ID, Line: line, Fatal: true,
+				Kind: violationReArgued, IssueID: dec.IssueID, DecisionID: dec.ID, Line: line, Fatal: true,
 				Message: fmt.Sprintf("Engineer re-argued %s which was already resolved by user. %s (line %d). "+
 					"Honor the decision; note any new concern as a NEW gap, not as disagreement with the decided conflict.",
 					dec.IssueID, quoteDecision(dec), line),
 			})
 			continue
 		}
-		if dec.ChosenOption == OptionEngineer {
+		if dec.ChosenOption == optionEngineer {
 			continue
 		}
 		if line, ok := repeatsPosition(o, dec.EngineerPosition); ok {
@@ -102,7 +102,7 @@ func CheckCompliance(engineerOutput string, decisions []Decision) []Violation {
 			continue
 		}
 		for _, b := range informal {
-			if len(b.ids) == 0 && MatchIssue(b.text, Issue{ID: dec.IssueID, Summary: dec.Subject}).Matched {
+			if len(b.ids) == 0 && matchIssueText(b.text, Issue{ID: dec.IssueID, Summary: dec.Subject}).Matched {
 				out = append(out, repeated(dec, b.Line))
 				break
 			}
@@ -111,16 +111,16 @@ func CheckCompliance(engineerOutput string, decisions []Decision) []Violation {
 	return out
 }
 
-func repeated(dec Decision, line int) Violation {
+func repeated(dec Ruling, line int) Violation {
 	return Violation{
-		Kind: ViolationRepeatedPosition, IssueID: dec.IssueID, DecisionID: dec.ID, Line: line,
+		Kind: violationRepeatedPosition, IssueID: dec.IssueID, DecisionID: dec.ID, Line: line,
 		Message: fmt.Sprintf("Engineer may be proposing same position rejected in %s (line %d). %s", dec.IssueID, line, quoteDecision(dec)),
 	}
 }
 
 // quoteDecision quotes a decision for a message:
 // Decision DECISION-R5-001: Option A - "Implement strict mode validation."
-func quoteDecision(d Decision) string {
+func quoteDecision(d Ruling) string {
 	opt := "Option " + d.ChosenOption
 	if d.ChosenOption == OptionWaive {
 		opt = "Waived"
@@ -131,7 +131,7 @@ func quoteDecision(d Decision) string {
 // repeatsPosition looks for a block of the output restating position and
 // returns its line.
 func repeatsPosition(o *outline, position string) (int, bool) {
-	if position == "" || position == ImplicitEngineerPosition {
+	if position == "" || position == implicitEngineerPosition {
 		return 0, false
 	}
 	norm := normWords(position)
@@ -149,7 +149,7 @@ func repeatsPosition(o *outline, position string) (int, bool) {
 			return u.line, true
 		}
 		if len(want) >= 3 {
-			if _, share := overlap(want, keywordSet(p)); share >= RepeatedPositionThreshold {
+			if _, share := overlap(want, keywordSet(p)); share >= repeatedPositionThreshold {
 				return u.line, true
 			}
 		}

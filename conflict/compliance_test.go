@@ -7,10 +7,10 @@ import (
 	"github.com/refine-spec/refine/gap"
 )
 
-func decided(option string) Decision {
-	return Decision{
+func decided(option string) Ruling {
+	return Ruling{
 		ID: "DECISION-R5-001", Round: 5, IssueID: "ISSUE-R4-007", Subject: "Schema validation strictness",
-		Type: Explicit, Gap: "GAP-COMM-004", Severity: gap.Critical, ChosenOption: option,
+		Type: explicit, Gap: "GAP-COMM-004", Severity: gap.Critical, ChosenOption: option,
 		EngineerPosition: "Unknown fields should be passed through silently so that newer senders keep working.",
 		Decision:         "Implement strict mode validation. Fail on unexpected keys.",
 	}
@@ -23,26 +23,26 @@ func TestCheckCompliance(t *testing.T) {
 	tests := []struct {
 		name string
 		out  string
-		dec  Decision
+		dec  Ruling
 		want []Violation
 	}{
 		{
 			name: "new DISAGREE block on a decided issue",
 			out:  "## Gap Resolution: GAP-COMM-004\n\nStrict.\n\n" + block("ISSUE-R4-007", "Still lenient."),
 			dec:  decided("A"),
-			want: []Violation{{Kind: ViolationReArgued, IssueID: "ISSUE-R4-007", DecisionID: "DECISION-R5-001", Line: 5, Fatal: true, Message: sprintf(reArgued, 5)}},
+			want: []Violation{{Kind: violationReArgued, IssueID: "ISSUE-R4-007", DecisionID: "DECISION-R5-001", Line: 5, Fatal: true, Message: sprintf(reArgued, 5)}},
 		},
 		{
 			name: "DISAGREE: ISSUE-… in prose",
 			out:  "## Gap Resolution: GAP-COMM-004\n\nWe DISAGREE:  ISSUE-R4-007 remains wrong.\n",
 			dec:  decided("A"),
-			want: []Violation{{Kind: ViolationReArgued, IssueID: "ISSUE-R4-007", DecisionID: "DECISION-R5-001", Line: 3, Fatal: true, Message: sprintf(reArgued, 3)}},
+			want: []Violation{{Kind: violationReArgued, IssueID: "ISSUE-R4-007", DecisionID: "DECISION-R5-001", Line: 3, Fatal: true, Message: sprintf(reArgued, 3)}},
 		},
 		{
 			name: "re-argued even when the user chose B",
 			out:  block("ISSUE-R4-007", "x"),
 			dec:  decided("B"),
-			want: []Violation{{Kind: ViolationReArgued, IssueID: "ISSUE-R4-007", DecisionID: "DECISION-R5-001", Line: 1, Fatal: true,
+			want: []Violation{{Kind: violationReArgued, IssueID: "ISSUE-R4-007", DecisionID: "DECISION-R5-001", Line: 1, Fatal: true,
 				Message: "Engineer re-argued ISSUE-R4-007 which was already resolved by user. " +
 					`Decision DECISION-R5-001: Option B - "Implement strict mode validation. Fail on unexpected keys." (line 1). ` +
 					"Honor the decision; note any new concern as a NEW gap, not as disagreement with the decided conflict."}},
@@ -51,7 +51,7 @@ func TestCheckCompliance(t *testing.T) {
 			name: "Round 1 format naming the issue",
 			out:  "## Response to ISSUE-R4-007\n\n**Engineer Position:** DISAGREE\n\n**Rationale:** lenient is better.\n",
 			dec:  decided("A"),
-			want: []Violation{{Kind: ViolationReArgued, IssueID: "ISSUE-R4-007", DecisionID: "DECISION-R5-001", Line: 1, Fatal: true, Message: sprintf(reArgued, 1)}},
+			want: []Violation{{Kind: violationReArgued, IssueID: "ISSUE-R4-007", DecisionID: "DECISION-R5-001", Line: 1, Fatal: true, Message: sprintf(reArgued, 1)}},
 		},
 		{
 			name: "quoted in code: an example, not a re-argument",
@@ -67,7 +67,7 @@ func TestCheckCompliance(t *testing.T) {
 			name: "rejected position repeated: warning",
 			out:  "## Gap Resolution: GAP-COMM-004\n\nUnknown fields are passed through silently, so newer senders keep working.\n",
 			dec:  decided("A"),
-			want: []Violation{{Kind: ViolationRepeatedPosition, IssueID: "ISSUE-R4-007", DecisionID: "DECISION-R5-001", Line: 3,
+			want: []Violation{{Kind: violationRepeatedPosition, IssueID: "ISSUE-R4-007", DecisionID: "DECISION-R5-001", Line: 3,
 				Message: `Engineer may be proposing same position rejected in ISSUE-R4-007 (line 3). Decision DECISION-R5-001: Option A - "Implement strict mode validation. Fail on unexpected keys."`}},
 		},
 		{
@@ -78,12 +78,12 @@ func TestCheckCompliance(t *testing.T) {
 		{
 			name: "waivers are not checked",
 			out:  block("ISSUE-R4-007", "x"),
-			dec:  Decision{ID: "DECISION-R5-002", IssueID: "ISSUE-R4-007", ChosenOption: OptionWaive},
+			dec:  Ruling{ID: "DECISION-R5-002", IssueID: "ISSUE-R4-007", ChosenOption: OptionWaive},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := CheckCompliance(tt.out, []Decision{tt.dec})
+			got := CheckCompliance(tt.out, []Ruling{tt.dec})
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}

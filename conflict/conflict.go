@@ -35,7 +35,7 @@ func reviewerText(i Issue) string {
 
 // Disagreement is one Engineer disagreement as parsed from a DISAGREE block
 // (GAP-FLOW-006 §2). The engine may convert validate's parsed blocks or call
-// ParseDisagreements.
+// parseEngineerDisagreements.
 type Disagreement struct {
 	IssueID string `json:"issue_id"` // "" when the block names no issue
 	// ReviewerConcern is the quoted concern with "> " markers removed.
@@ -52,19 +52,19 @@ type Type string
 // Conflict types. Waived is not a conflict type proper: it marks the
 // decision recorded when the user waives an implicitly unaddressed issue.
 const (
-	Explicit          Type = "EXPLICIT_DISAGREE"  // a DISAGREE block (or its soft match)
-	ImplicitConverted Type = "IMPLICIT_CONVERTED" // GAP-FLOW-013 finding the user converted
-	ImplicitWaived    Type = "IMPLICIT_WAIVED"    // GAP-FLOW-013 finding the user waived
+	explicit          Type = "EXPLICIT_DISAGREE"  // a DISAGREE block (or its soft match)
+	implicitConverted Type = "IMPLICIT_CONVERTED" // GAP-FLOW-013 finding the user converted
+	implicitWaived    Type = "IMPLICIT_WAIVED"    // GAP-FLOW-013 finding the user waived
 )
 
-// Source is the detection path that produced a conflict.
-type Source string
+// source is the detection path that produced a conflict.
+type source string
 
 // Detection sources.
 const (
-	SourceDisagreeBlock Source = "DISAGREE_BLOCK" // exact "## DISAGREE: ISSUE-…" block
-	SourceSoftMatch     Source = "SOFT_MATCH"     // §2 attempt_soft_issue_match fallback
-	SourceImplicit      Source = "GAP-FLOW-013"   // implicit disagreement heuristics
+	sourceDisagreeBlock source = "DISAGREE_BLOCK" // exact "## DISAGREE: ISSUE-…" block
+	sourceSoftMatch     source = "SOFT_MATCH"     // §2 attempt_soft_issue_match fallback
+	sourceImplicit      source = "GAP-FLOW-013"   // implicit disagreement heuristics
 )
 
 // Status is where a conflict stands.
@@ -72,9 +72,9 @@ type Status string
 
 // Conflict statuses. Only unresolved conflicts block (see Blocking).
 const (
-	StatusUnresolved Status = "UNRESOLVED"
-	StatusResolved   Status = "RESOLVED"   // a Decision was recorded
-	StatusDowngraded Status = "DOWNGRADED" // the user overrode the issue to LOW: no longer a conflict
+	statusUnresolved Status = "UNRESOLVED"
+	statusResolved   Status = "RESOLVED"   // a Ruling was recorded
+	statusDowngraded Status = "DOWNGRADED" // the user overrode the issue to LOW: no longer a conflict
 )
 
 // Conflict is a disagreement between the Engineer and the Reviewer on one
@@ -90,7 +90,7 @@ type Conflict struct {
 	// Round is the Engineer round in which the conflict was detected.
 	Round int `json:"round"`
 	// Subject is the one-line subject shown and recorded (the issue
-	// summary unless an Analysis supplied one).
+	// summary unless an analysis supplied one).
 	Subject string `json:"subject"`
 
 	ReviewerPosition  string `json:"reviewer_position"` // the suggestion, verbatim
@@ -99,7 +99,7 @@ type Conflict struct {
 	EngineerRationale string `json:"engineer_rationale,omitempty"`
 	Alternative       string `json:"alternative,omitempty"`
 
-	Source Source `json:"source"`
+	Source source `json:"source"`
 	// Heuristics are the implicit heuristics that fired (converted
 	// conflicts only).
 	Heuristics []Heuristic `json:"heuristics,omitempty"`
@@ -109,16 +109,16 @@ type Conflict struct {
 	// Reference is what the Engineer's block named when it was matched
 	// softly (an unknown issue ID, or ""), for the record.
 	Reference string `json:"reference,omitempty"`
-	// PresentationNote is shown with the Engineer's position: §6's note
+	// presentationNote is shown with the Engineer's position: §6's note
 	// for converted implicit conflicts, a confirmation note for soft
 	// matches.
 	PresentationNote string    `json:"presentation_note,omitempty"`
 	DetectedAt       time.Time `json:"detected_at"`
 
-	// Synthesis is the host's middle ground from an Analysis, nil when
-	// Option C comes from Synthesize's patterns (or is not offered).
+	// Synthesis is the host's middle ground from an analysis, nil when
+	// Option C comes from synthesize's patterns (or is not offered).
 	Synthesis *Synthesis `json:"synthesis,omitempty"`
-	// Options are the choices offered (GenerateOptions), kept so an answer
+	// Options are the choices offered (generateOptions), kept so an answer
 	// can be checked and the decision worded after a restart.
 	Options []ConflictOption `json:"options"`
 
@@ -127,13 +127,13 @@ type Conflict struct {
 }
 
 // Open reports whether the conflict still needs the user.
-func (c Conflict) Open() bool { return c.Status == StatusUnresolved }
+func (c Conflict) Open() bool { return c.Status == statusUnresolved }
 
 // withOptions returns c with its options generated if it has none (a
 // conflict built by hand, or stored before its options were).
 func (c Conflict) withOptions() Conflict {
 	if len(c.Options) == 0 {
-		c.Options = GenerateOptions(c)
+		c.Options = generateOptions(c)
 	}
 	return c
 }

@@ -16,14 +16,14 @@ const OptionWaive = "WAIVE"
 
 // Who decided.
 const (
-	DecidedByUser      = "User"
-	DecidedByAutomated = "Mediator (automated mode)"
+	decidedByUser      = "User"
+	decidedByAutomated = "Mediator (automated mode)"
 )
 
-// Decision is the record of a resolved conflict (§5), or of a waived
+// Ruling is the record of a resolved conflict (§5), or of a waived
 // implicit issue. It is the unit of decisions.md, of the next Engineer
 // prompt's resolution block and of the compliance check.
-type Decision struct {
+type Ruling struct {
 	ID      string `json:"id"`    // DECISION-R{N}-{NNN}
 	Round   int    `json:"round"` // the round it was made in (N of the ID)
 	IssueID string `json:"issue_id"`
@@ -62,7 +62,7 @@ type Decision struct {
 type Resolution struct {
 	Option    string `json:"option"`
 	Text      string `json:"text,omitempty"`
-	DecidedBy string `json:"decided_by,omitempty"` // default DecidedByUser
+	DecidedBy string `json:"decided_by,omitempty"` // default decidedByUser
 
 	Decision        string `json:"decision,omitempty"`
 	Rationale       string `json:"rationale,omitempty"`
@@ -73,14 +73,14 @@ type Resolution struct {
 	EngineerSummary string `json:"engineer_summary,omitempty"`
 }
 
-// AutoResolution is the automated-mode answer to a conflict: its
+// autoResolution is the automated-mode answer to a conflict: its
 // ConflictQuestion default (the recommended option, else A, the Reviewer's
 // position, because an unattended run should not drop a HIGH/CRITICAL
 // concern on the Engineer's word).
-func AutoResolution(c Conflict) Resolution {
+func autoResolution(c Conflict) Resolution {
 	return Resolution{
 		Option:    ConflictQuestion(c).Default,
-		DecidedBy: DecidedByAutomated,
+		DecidedBy: decidedByAutomated,
 		Rationale: "Automated mode: default option (the recommended one, else the Reviewer's position)",
 	}
 }
@@ -90,58 +90,58 @@ func AutoResolution(c Conflict) Resolution {
 // carries the user's alternative) and returns the decision and the conflict
 // marked RESOLVED. Generated wording (see the option cases below) can be
 // replaced field by field through r.
-func Decide(c Conflict, r Resolution, id string, at time.Time) (Decision, Conflict, error) {
+func Decide(c Conflict, r Resolution, id string, at time.Time) (Ruling, Conflict, error) {
 	did, err := gap.ParseDecisionID(id)
 	if err != nil {
-		return Decision{}, c, fmt.Errorf("conflict: deciding %s: %w", c.IssueID, err)
+		return Ruling{}, c, fmt.Errorf("conflict: deciding %s: %w", c.IssueID, err)
 	}
 	if !c.Open() {
-		return Decision{}, c, fmt.Errorf("conflict: %s is %s, not open for a decision", c.IssueID, c.Status)
+		return Ruling{}, c, fmt.Errorf("conflict: %s is %s, not open for a decision", c.IssueID, c.Status)
 	}
 	c = c.withOptions()
 	text := strings.TrimSpace(r.Text)
 	// D's alternative may come as the answer text or as a host's wording.
-	if err := ValidateAnswer(ConflictQuestion(c), r.Option, cmp.Or(text, strings.TrimSpace(r.Decision))); err != nil {
-		return Decision{}, c, err
+	if err := validateAnswer(ConflictQuestion(c), r.Option, cmp.Or(text, strings.TrimSpace(r.Decision))); err != nil {
+		return Ruling{}, c, err
 	}
 	opt, _ := c.option(r.Option)
 	is := c.Issue
 	g := string(is.Gap)
 
-	d := Decision{
+	d := Ruling{
 		ID: did.String(), Round: did.Round,
 		IssueID: c.IssueID, Subject: c.Subject, Type: c.Type, Gap: is.Gap, Severity: is.Severity,
 		ChosenOption: opt.Key,
 		Constraints:  "None",
-		DecidedBy:    cmp.Or(r.DecidedBy, DecidedByUser),
+		DecidedBy:    cmp.Or(r.DecidedBy, decidedByUser),
 		Timestamp:    at.UTC(),
 		Rationale:    cmp.Or(text, "(none given)"),
 	}
-	if c.Type == Explicit {
+	if c.Type == explicit {
 		d.EngineerPosition = c.EngineerPosition
 		d.ReviewerSummary = firstSentence(c.ReviewerPosition)
 		d.EngineerSummary = firstSentence(c.EngineerPosition)
 	}
 	switch opt.Key {
-	case OptionReviewer:
+	case optionReviewer:
 		d.Decision = "Adopt the Reviewer's position: " + oneLine(c.ReviewerPosition)
 		d.EngineerAction = fmt.Sprintf("Implement the Reviewer's suggestion for %s: %s", c.IssueID, oneLine(c.ReviewerPosition))
 		d.GapAction = gapAction(g, "%s must implement the chosen option before ACCEPTED.")
 		d.NextState = gap.Open
-	case OptionEngineer:
+	case optionEngineer:
 		d.Decision = "Keep the Engineer's position: " + oneLine(c.EngineerPosition)
-		if c.Type == ImplicitConverted {
+		if c.Type == implicitConverted {
 			d.Decision = "Keep the current proposal unchanged (the Engineer's implicit position)."
 		}
 		d.EngineerAction = fmt.Sprintf("Keep your current approach for %s; no change is required.", c.IssueID)
 		d.GapAction = gapAction(g, "%s may now transition to ACCEPTED")
 		d.NextState = gap.Accepted
-	case OptionSynthesis:
+	case optionSynthesis:
 		d.Decision = opt.Description
 		d.EngineerAction = fmt.Sprintf("Implement the synthesis for %s: %s", c.IssueID, oneLine(opt.Description))
 		d.GapAction = gapAction(g, "%s may proceed with this approach.")
 		d.NextState = gap.Open
-	case OptionUserSpecified:
+	case optionUserSpecified:
 		alt := cmp.Or(strings.TrimSpace(r.Decision), text)
 		d.Decision = alt
 		d.Rationale = "User-specified alternative"
@@ -157,7 +157,7 @@ func Decide(c Conflict, r Resolution, id string, at time.Time) (Decision, Confli
 	d.ReviewerSummary = cmp.Or(strings.TrimSpace(r.ReviewerSummary), d.ReviewerSummary)
 	d.EngineerSummary = cmp.Or(strings.TrimSpace(r.EngineerSummary), d.EngineerSummary)
 
-	c.Status = StatusResolved
+	c.Status = statusResolved
 	c.DecisionID = d.ID
 	return d, c, nil
 }
@@ -170,15 +170,15 @@ func gapAction(g, format string) string {
 }
 
 // optionLabel is the "Chosen Option" value: "C (Synthesis)".
-func (d Decision) optionLabel() string {
+func (d Ruling) optionLabel() string {
 	switch d.ChosenOption {
-	case OptionReviewer:
+	case optionReviewer:
 		return "A (Reviewer)"
-	case OptionEngineer:
+	case optionEngineer:
 		return "B (Engineer)"
-	case OptionSynthesis:
+	case optionSynthesis:
 		return "C (Synthesis)"
-	case OptionUserSpecified:
+	case optionUserSpecified:
 		return "D (User specifies)"
 	case OptionWaive:
 		return "Waive (issue closed)"
@@ -187,22 +187,22 @@ func (d Decision) optionLabel() string {
 }
 
 // typeLabel is the "Conflict Type" value.
-func (d Decision) typeLabel() string {
+func (d Ruling) typeLabel() string {
 	switch d.Type {
-	case Explicit:
+	case explicit:
 		return "Explicit DISAGREE"
-	case ImplicitConverted:
+	case implicitConverted:
 		return "Implicit (converted via GAP-FLOW-013)"
-	case ImplicitWaived:
+	case implicitWaived:
 		return "Implicit (waived via GAP-FLOW-013)"
 	}
 	return string(d.Type)
 }
 
-// RenderDecision renders one decisions.md entry in §5's format (as its
+// renderDecision renders one decisions.md entry in §5's format (as its
 // Example 1 shows it; Example 2's implicit entry has no Positions). Values
 // spanning lines continue indented by two spaces.
-func RenderDecision(d Decision) string {
+func renderDecision(d Ruling) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### %s: %s\n\n", d.IssueID, d.Subject)
 	fmt.Fprintf(&b, "**Conflict Type:** %s\n", d.typeLabel())
@@ -222,21 +222,21 @@ func RenderDecision(d Decision) string {
 	fmt.Fprintf(&b, "- For Engineer: %s\n", indentContinuation(d.EngineerAction))
 	fmt.Fprintf(&b, "- For Gap: %s\n\n", indentContinuation(d.GapAction))
 	fmt.Fprintf(&b, "**Decided By:** %s\n", d.DecidedBy)
-	fmt.Fprintf(&b, "**Timestamp:** %s\n", Timestamp(d.Timestamp))
+	fmt.Fprintf(&b, "**Timestamp:** %s\n", timestamp(d.Timestamp))
 	return b.String()
 }
 
-// Timestamp formats t as the spec's ISO 8601 timestamps
+// timestamp formats t as the spec's ISO 8601 timestamps
 // (YYYY-MM-DDTHH:MM:SSZ, UTC).
-func Timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05Z") }
+func timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05Z") }
 
 // RenderDecisions renders the conflict part of decisions.md: for each round
 // in order, "## Round {N} Conflict Resolutions" and its entries in ID order,
 // each preceded by an HTML comment naming the decision ID (invisible when
 // rendered, so entries keep §5's format, yet traceable). Empty input gives "".
-func RenderDecisions(ds []Decision) string {
+func RenderDecisions(ds []Ruling) string {
 	sorted := slices.Clone(ds)
-	slices.SortStableFunc(sorted, func(a, b Decision) int {
+	slices.SortStableFunc(sorted, func(a, b Ruling) int {
 		ia, _ := gap.ParseDecisionID(a.ID)
 		ib, _ := gap.ParseDecisionID(b.ID)
 		return cmp.Or(cmp.Compare(a.Round, b.Round), cmp.Compare(ia.Number, ib.Number))
@@ -252,7 +252,7 @@ func RenderDecisions(ds []Decision) string {
 			b.WriteString("\n")
 		}
 		fmt.Fprintf(&b, "<!-- %s -->\n", d.ID)
-		b.WriteString(RenderDecision(d))
+		b.WriteString(renderDecision(d))
 	}
 	return b.String()
 }
@@ -260,14 +260,14 @@ func RenderDecisions(ds []Decision) string {
 // RecentDecisions returns the decisions to feed the Engineer prompt of
 // round: those made in the previous round (§5: "from previous round"), in
 // ID order.
-func RecentDecisions(all []Decision, round int) []Decision {
-	var out []Decision
+func RecentDecisions(all []Ruling, round int) []Ruling {
+	var out []Ruling
 	for _, d := range all {
 		if d.Round == round-1 {
 			out = append(out, d)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b Decision) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortStableFunc(out, func(a, b Ruling) int { return cmp.Compare(a.ID, b.ID) })
 	return out
 }
 
@@ -279,7 +279,7 @@ const rule = "══════════════════════
 // without its leading blank line), "" when there are no decisions. The
 // engine puts it, then a blank line, before the base prompt. Waivers are
 // included: the Engineer learns the issue is closed.
-func ResolutionBlock(decisions []Decision) string {
+func ResolutionBlock(decisions []Ruling) string {
 	if len(decisions) == 0 {
 		return ""
 	}

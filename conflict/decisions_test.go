@@ -51,22 +51,22 @@ func TestDecideDefaults(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := Decision{
+			want := Ruling{
 				ID: "DECISION-R3-002", Round: 3, IssueID: "ISSUE-R2-001", Subject: "Error threshold of 100 chars is arbitrary",
-				Type: Explicit, Gap: "GAP-FLOW-001", Severity: tt.sev,
+				Type: explicit, Gap: "GAP-FLOW-001", Severity: tt.sev,
 				ReviewerSummary: "Use schema-based validation", EngineerSummary: "Keep the 100 character threshold; it adds no complexity",
 				EngineerPosition: "Keep the 100 character threshold; it adds no complexity.",
 				ChosenOption:     tt.option, Decision: tt.decision, Rationale: tt.rationale, Constraints: "None",
 				EngineerAction: tt.action, GapAction: tt.gapAction, NextState: tt.next,
-				DecidedBy: DecidedByUser, Timestamp: at.UTC(),
+				DecidedBy: decidedByUser, Timestamp: at.UTC(),
 			}
 			if diff := cmp.Diff(want, d); diff != "" {
 				t.Errorf("decision (-want +got):\n%s", diff)
 			}
-			if c2.Status != StatusResolved || c2.DecisionID != d.ID {
+			if c2.Status != statusResolved || c2.DecisionID != d.ID {
 				t.Errorf("conflict after = %s %s", c2.Status, c2.DecisionID)
 			}
-			if !strings.Contains(RenderDecision(d), "**Timestamp:** 2026-01-12T10:00:00Z") {
+			if !strings.Contains(renderDecision(d), "**Timestamp:** 2026-01-12T10:00:00Z") {
 				t.Error("timestamp not rendered in UTC ISO 8601")
 			}
 		})
@@ -78,7 +78,7 @@ func TestDecideErrors(t *testing.T) {
 	high := sampleConflict(t, gap.High)
 	crit := sampleConflict(t, gap.Critical)
 	resolved := high
-	resolved.Status = StatusResolved
+	resolved.Status = statusResolved
 	tests := []struct {
 		name string
 		c    Conflict
@@ -104,7 +104,7 @@ func TestDecideErrors(t *testing.T) {
 			}
 		})
 	}
-	if _, _, err := Decide(high, Resolution{Option: "Z"}, "DECISION-R3-001", at); !errors.Is(err, ErrInvalidAnswer) {
+	if _, _, err := Decide(high, Resolution{Option: "Z"}, "DECISION-R3-001", at); !errors.Is(err, errInvalidAnswer) {
 		t.Errorf("err = %v, want ErrInvalidAnswer", err)
 	}
 	// D's alternative may come as the host's Decision wording.
@@ -119,12 +119,12 @@ func TestAutoResolution(t *testing.T) {
 		want string
 	}{{gap.Critical, "A"}, {gap.High, "A"}, {gap.Medium, "C"}} {
 		c := sampleConflict(t, tt.sev)
-		r := AutoResolution(c)
+		r := autoResolution(c)
 		d, _, err := Decide(c, r, "DECISION-R3-001", mustTime(t, "2026-01-12T11:00:00Z"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if d.ChosenOption != tt.want || d.DecidedBy != DecidedByAutomated {
+		if d.ChosenOption != tt.want || d.DecidedBy != decidedByAutomated {
 			t.Errorf("%s: automated choice %s by %s, want %s", tt.sev, d.ChosenOption, d.DecidedBy, tt.want)
 		}
 	}
@@ -132,10 +132,10 @@ func TestAutoResolution(t *testing.T) {
 
 func TestDecisionIDsAndRendering(t *testing.T) {
 	at := mustTime(t, "2026-01-12T11:00:00Z")
-	ds := []Decision{
-		{ID: "DECISION-R3-002", Round: 3, IssueID: "ISSUE-R2-004", Subject: "S4", Type: Explicit, Severity: gap.Medium, ChosenOption: "B", Decision: "d", Rationale: "r", Constraints: "None", EngineerAction: "e", GapAction: "g", DecidedBy: "User", Timestamp: at},
-		{ID: "DECISION-R2-001", Round: 2, IssueID: "ISSUE-R1-001", Subject: "S1", Type: Explicit, Severity: gap.High, ChosenOption: "A", Decision: "d", Rationale: "r", Constraints: "None", EngineerAction: "e", GapAction: "g", DecidedBy: "User", Timestamp: at},
-		{ID: "DECISION-R3-001", Round: 3, IssueID: "ISSUE-R2-001", Subject: "S2", Type: ImplicitConverted, Severity: gap.Critical, ChosenOption: "A", Decision: "d", Rationale: "r", Constraints: "None", EngineerAction: "e", GapAction: "g", DecidedBy: "User", Timestamp: at},
+	ds := []Ruling{
+		{ID: "DECISION-R3-002", Round: 3, IssueID: "ISSUE-R2-004", Subject: "S4", Type: explicit, Severity: gap.Medium, ChosenOption: "B", Decision: "d", Rationale: "r", Constraints: "None", EngineerAction: "e", GapAction: "g", DecidedBy: "User", Timestamp: at},
+		{ID: "DECISION-R2-001", Round: 2, IssueID: "ISSUE-R1-001", Subject: "S1", Type: explicit, Severity: gap.High, ChosenOption: "A", Decision: "d", Rationale: "r", Constraints: "None", EngineerAction: "e", GapAction: "g", DecidedBy: "User", Timestamp: at},
+		{ID: "DECISION-R3-001", Round: 3, IssueID: "ISSUE-R2-001", Subject: "S2", Type: implicitConverted, Severity: gap.Critical, ChosenOption: "A", Decision: "d", Rationale: "r", Constraints: "None", EngineerAction: "e", GapAction: "g", DecidedBy: "User", Timestamp: at},
 	}
 	var ids []string
 	for _, d := range ds {
@@ -173,7 +173,7 @@ func TestDecisionIDsAndRendering(t *testing.T) {
 	}
 }
 
-func decisionIDs(ds []Decision) []string {
+func decisionIDs(ds []Ruling) []string {
 	var out []string
 	for _, d := range ds {
 		out = append(out, d.ID)

@@ -10,7 +10,7 @@
 //
 // The package is pure logic: no I/O, no goroutines, no clock (callers pass
 // time.Time values) and no package-level mutable state. Every state type
-// (Conflict, Decision, IgnoreSet, RateHistory, Overrides) is a plain,
+// (Conflict, Ruling, IgnoreSet, RateHistory, Overrides) is a plain,
 // JSON-serialisable value. Markdown is read only through internal/markdown,
 // and identifiers and phrases inside code (fenced blocks, inline code) never
 // count: they are examples, not statements.
@@ -30,7 +30,7 @@
 //     output and the IgnoreSet). For each Finding with Escalate, ask
 //     ImplicitQuestion and apply the answer with ResolveImplicit: an
 //     instruction for the next prompt (gap → NEEDS_REVISION), a converted
-//     Conflict, a waiver Decision, or a grown IgnoreSet. Findings without
+//     Conflict, a waiver Ruling, or a grown IgnoreSet. Findings without
 //     Escalate are only logged.
 //  4. CheckRate(history, RateInputFor(round, issues, conflicts,
 //     explicit.Submitted), limits): ask RateQuestion for each alert in order;
@@ -40,11 +40,11 @@
 //     WithAnalysis), then Decide with a decision ID from gap.NextDecisionID, or
 //     OverrideSeverity when the user re-grades the issue instead.
 //  6. While conflicts are pending: BlockedGaps → BLOCKED; Blocking feeds the
-//     termination check. Decision.NextState suggests the gap's state after.
+//     termination check. Ruling.NextState suggests the gap's state after.
 //  7. Render decisions.md with RenderDecisions; the next Engineer prompt
 //     starts with ResolutionBlock(RecentDecisions(all, N+2)).
 //
 // Every question is a question.Question, handed to the host's asker as it
 // is, with a documented automated-mode Default and an Effect on each option;
-// ValidateAnswer checks an answer against it.
+// validateAnswer checks an answer against it.
 package conflict

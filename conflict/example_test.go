@@ -51,17 +51,20 @@ Retries target local file validation, which fails fast.
 	}
 
 	_, alerts := conflict.CheckRate(conflict.RateHistory{},
-		conflict.RateInputFor(6, issues, conflicts, explicit.Submitted), conflict.DefaultLimits())
+		conflict.RateInputFor(6, issues, conflicts, explicit.Submitted),
+		conflict.Limits{RoundRate: 0.5, SessionRate: 0.4, SessionRounds: 3, MaxPerRound: 5})
 	for _, a := range alerts {
 		fmt.Println("rate:", a.Message)
 	}
 
-	var decisions []conflict.Decision
+	var decisions []conflict.Ruling
 	var ids []string // every decision ID of the session, whatever its kind
 	for _, c := range conflict.Pending(conflicts) {
 		p := conflict.ConflictQuestion(c)
 		fmt.Printf("%s: options %v, default %s\n", p.Title, keys(p), p.Default)
-		d, _, err := conflict.Decide(c, conflict.AutoResolution(c), gap.NextDecisionID(ids, 6), at)
+		// The user takes the recommended option.
+		r := conflict.Resolution{Option: p.Default, Rationale: "The Reviewer is right"}
+		d, _, err := conflict.Decide(c, r, gap.NextDecisionID(ids, 6), at)
 		if err != nil {
 			panic(err)
 		}

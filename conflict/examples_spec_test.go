@@ -27,7 +27,7 @@ func TestExample1ExplicitDisagreement(t *testing.T) {
 		t.Fatalf("DetectExplicit = %+v, want one conflict from one block", res)
 	}
 	c := res.Conflicts[0]
-	if c.Type != Explicit || c.Source != SourceDisagreeBlock || c.MatchConfidence != gap.ConfidenceHigh || c.Status != StatusUnresolved {
+	if c.Type != explicit || c.Source != sourceDisagreeBlock || c.MatchConfidence != gap.ConfidenceHigh || c.Status != statusUnresolved {
 		t.Errorf("conflict type/source/confidence/status = %s/%s/%s/%s", c.Type, c.Source, c.MatchConfidence, c.Status)
 	}
 	if want := "Exponential backoff adds complexity for marginal benefit in this context."; c.EngineerPosition != want {
@@ -48,7 +48,7 @@ func TestExample1ExplicitDisagreement(t *testing.T) {
 
 	// The example's Mediator condensed the subject and proposed its own
 	// middle ground.
-	c = c.WithAnalysis(Analysis{
+	c = c.withAnalysis(analysis{
 		Subject: "Retry timing mechanism",
 		Synthesis: &Synthesis{
 			Proposal: "Implement context-aware retry timing:\n" +
@@ -66,7 +66,7 @@ func TestExample1ExplicitDisagreement(t *testing.T) {
 	if p.Default != "A" || p.ID != "conflict-r6-ISSUE-R5-003" || !p.AllowText {
 		t.Errorf("prompt default/id/allowText = %q/%q/%v", p.Default, p.ID, p.AllowText)
 	}
-	golden(t, "example1_presentation.md", Present(c))
+	golden(t, "example1_presentation.md", present(c))
 
 	d, c2, err := Decide(c, Resolution{
 		Option: "C",
@@ -82,17 +82,17 @@ func TestExample1ExplicitDisagreement(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c2.Status != StatusResolved || c2.DecisionID != "DECISION-R6-001" {
+	if c2.Status != statusResolved || c2.DecisionID != "DECISION-R6-001" {
 		t.Errorf("resolved conflict status/decision = %s/%s", c2.Status, c2.DecisionID)
 	}
 	if d.NextState != gap.Open {
 		t.Errorf("NextState = %s, want OPEN (revise per the synthesis)", d.NextState)
 	}
 	// The decisions.md entry is the spec's, byte for byte.
-	if diff := cmp.Diff(readTestdata(t, "example1_decision.md"), RenderDecision(d)); diff != "" {
+	if diff := cmp.Diff(readTestdata(t, "example1_decision.md"), renderDecision(d)); diff != "" {
 		t.Errorf("decisions.md entry (-spec +got):\n%s", diff)
 	}
-	golden(t, "example1_prompt_block.md", ResolutionBlock(RecentDecisions([]Decision{d}, 7)))
+	golden(t, "example1_prompt_block.md", ResolutionBlock(RecentDecisions([]Ruling{d}, 7)))
 }
 
 func example2Issues() []Issue {
@@ -123,7 +123,7 @@ func TestExample2ImplicitConversion(t *testing.T) {
 		t.Fatalf("findings = %+v, want only ISSUE-R4-007", findings)
 	}
 	f := findings[0]
-	if diff := cmp.Diff([]Heuristic{UnaddressedID, SemanticNonResponse}, f.Heuristics); diff != "" {
+	if diff := cmp.Diff([]Heuristic{unaddressedID, semanticNonResponse}, f.Heuristics); diff != "" {
 		t.Errorf("heuristics (-want +got):\n%s", diff)
 	}
 	if f.Confidence != gap.ConfidenceHigh || !f.Escalate {
@@ -141,15 +141,15 @@ func TestExample2ImplicitConversion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Conflict == nil || out.Effect != EffectConvert {
+	if out.Conflict == nil || out.Effect != effectConvert {
 		t.Fatalf("ResolveImplicit = %+v, want a converted conflict", out)
 	}
 	c := *out.Conflict
-	if c.Type != ImplicitConverted || c.Source != SourceImplicit || c.EngineerPosition != "Not explicitly stated - Engineer did not address this issue" ||
-		c.ReviewerPosition != "Add strict mode validation that fails on unexpected keys" || c.PresentationNote != PresentationNote {
+	if c.Type != implicitConverted || c.Source != sourceImplicit || c.EngineerPosition != "Not explicitly stated - Engineer did not address this issue" ||
+		c.ReviewerPosition != "Add strict mode validation that fails on unexpected keys" || c.PresentationNote != presentationNote {
 		t.Errorf("converted conflict = %+v", c)
 	}
-	c = c.WithAnalysis(Analysis{
+	c = c.withAnalysis(analysis{
 		Subject: "Schema validation strictness",
 		Synthesis: &Synthesis{
 			Proposal: "Configurable strictness flag (--strict/--lenient) with default=strict",
@@ -165,7 +165,7 @@ func TestExample2ImplicitConversion(t *testing.T) {
 	if got := ConflictQuestion(c).Default; got != "A" {
 		t.Errorf("conflict default = %q, want A", got)
 	}
-	golden(t, "example2_presentation.md", Present(c))
+	golden(t, "example2_presentation.md", present(c))
 
 	// User selects: Option A (recommended for CRITICAL).
 	d, _, err := Decide(c, Resolution{
@@ -178,11 +178,11 @@ func TestExample2ImplicitConversion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(readTestdata(t, "example2_decision.md"), RenderDecision(d)); diff != "" {
+	if diff := cmp.Diff(readTestdata(t, "example2_decision.md"), renderDecision(d)); diff != "" {
 		t.Errorf("decisions.md entry (-spec +got):\n%s", diff)
 	}
 	// Round 6 Engineer prompt includes the resolution block.
-	golden(t, "example2_prompt_block.md", ResolutionBlock(RecentDecisions([]Decision{d}, 6)))
+	golden(t, "example2_prompt_block.md", ResolutionBlock(RecentDecisions([]Ruling{d}, 6)))
 }
 
 func TestExample3RateLimit(t *testing.T) {
@@ -207,8 +207,8 @@ func TestExample3RateLimit(t *testing.T) {
 		t.Errorf("implicit findings = %+v, want none", f)
 	}
 
-	hist, alerts := CheckRate(RateHistory{}, RateInputFor(7, issues, res.Conflicts, res.Submitted), DefaultLimits())
-	if len(alerts) != 1 || alerts[0].Kind != RateWarn {
+	hist, alerts := CheckRate(RateHistory{}, RateInputFor(7, issues, res.Conflicts, res.Submitted), defaultLimits())
+	if len(alerts) != 1 || alerts[0].Kind != rateWarn {
 		t.Fatalf("alerts = %+v, want one WARN_USER", alerts)
 	}
 	if want := "Engineer disagreed with 100% of HIGH/CRITICAL issues this round."; alerts[0].Message != want {
@@ -222,7 +222,7 @@ func TestExample3RateLimit(t *testing.T) {
 
 	// User selects 3 (Review Reviewer feedback) and overrides R7-001 and
 	// R7-002 to LOW: they are no longer conflicts.
-	if err := ValidateAnswer(p, "3", ""); err != nil {
+	if err := validateAnswer(p, "3", ""); err != nil {
 		t.Fatal(err)
 	}
 	overrides := Overrides{"ISSUE-R7-001": gap.Low, "ISSUE-R7-002": gap.Low}
@@ -233,7 +233,7 @@ func TestExample3RateLimit(t *testing.T) {
 			if c, err = OverrideSeverity(c, s); err != nil {
 				t.Fatal(err)
 			}
-			if c.Status != StatusDowngraded || c.OriginalSeverity != gap.High {
+			if c.Status != statusDowngraded || c.OriginalSeverity != gap.High {
 				t.Errorf("%s after override: status %s, original %s", c.IssueID, c.Status, c.OriginalSeverity)
 			}
 		}
@@ -261,8 +261,8 @@ func TestExample3RateLimit(t *testing.T) {
 
 	// Effective DISAGREE rate after user intervention: 2/2 = 100%.
 	eff := ApplyOverrides(issues, overrides)
-	hist, alerts = CheckRate(hist, RateInputFor(7, eff, conflicts, res.Submitted), DefaultLimits())
-	if diff := cmp.Diff([]RateRecord{{Round: 7, Disagreed: 2, Total: 2, Submitted: 4}}, hist.Records); diff != "" {
+	hist, alerts = CheckRate(hist, RateInputFor(7, eff, conflicts, res.Submitted), defaultLimits())
+	if diff := cmp.Diff([]rateRecord{{Round: 7, Disagreed: 2, Total: 2, Submitted: 4}}, hist.Records); diff != "" {
 		t.Errorf("history after overrides (-want +got):\n%s", diff)
 	}
 	if len(alerts) != 1 || alerts[0].Disagreed != 2 || alerts[0].Total != 2 {

@@ -16,9 +16,9 @@ type ExplicitInput struct {
 	// EngineerOutput is that output. It supplies the disagreements when
 	// Disagreements is nil, and the informal blocks of the soft fallback.
 	EngineerOutput string
-	// Disagreements are the parsed DISAGREE blocks (from validate, or
-	// ParseDisagreements); nil parses EngineerOutput.
-	Disagreements []Disagreement
+	// disagreements are the parsed DISAGREE blocks (from validate, or
+	// parseEngineerDisagreements); nil parses EngineerOutput.
+	disagreements []Disagreement
 	// Issues are the Reviewer issues the output answers, with severity
 	// overrides applied (ApplyOverrides).
 	Issues []Issue
@@ -33,7 +33,7 @@ type ExplicitInput struct {
 
 // ExplicitResult is what DetectExplicit found.
 type ExplicitResult struct {
-	// Conflicts, one per disagreed issue, in Prioritize order, all
+	// Conflicts, one per disagreed issue, in prioritize order, all
 	// Unresolved with options generated. A LOW issue's conflict is low
 	// priority: it blocks nothing and recommends the Engineer's position
 	// (§7: "may auto-resolve to Engineer"), so automated mode resolves it
@@ -58,7 +58,7 @@ type ExplicitResult struct {
 // confidence and source SOFT_MATCH:
 //
 //   - a DISAGREE block naming no issue, or an unknown one, is matched with
-//     MatchIssue against the issues not yet in conflict, the best match
+//     matchIssueText against the issues not yet in conflict, the best match
 //     winning (quote, then location, then keyword overlap, then priority);
 //   - an informal disagreement (a heading starting "Disagree" in another
 //     case, or "**Engineer Position:** DISAGREE" in a section) is matched by
@@ -75,12 +75,12 @@ func DetectExplicit(in ExplicitInput) ExplicitResult {
 		}
 	}
 	doc := markdown.Parse(in.EngineerOutput)
-	exact := in.Disagreements
+	exact := in.disagreements
 	if exact == nil {
 		exact = parseDisagreements(doc)
 	}
 	taken := map[string]bool{}
-	add := func(d Disagreement, is Issue, src Source, ref string) {
+	add := func(d Disagreement, is Issue, src source, ref string) {
 		if taken[is.ID] {
 			res.Logged = append(res.Logged, d)
 			return
@@ -92,7 +92,7 @@ func DetectExplicit(in ExplicitInput) ExplicitResult {
 	var soft []softCandidate
 	for _, d := range exact {
 		if is, ok := byID[d.IssueID]; ok {
-			add(d, is, SourceDisagreeBlock, "")
+			add(d, is, sourceDisagreeBlock, "")
 			continue
 		}
 		soft = append(soft, softCandidate{d: d, text: disagreementText(d)})
@@ -102,7 +102,7 @@ func DetectExplicit(in ExplicitInput) ExplicitResult {
 	}
 	res.Submitted = len(exact) + countInformal(soft)
 
-	ordered := Prioritize(issueConflicts(in.Issues))
+	ordered := prioritize(issueConflicts(in.Issues))
 	var matchers []issueMatcher
 	if len(soft) > 0 {
 		matchers = make([]issueMatcher, len(ordered))
@@ -116,11 +116,11 @@ func DetectExplicit(in ExplicitInput) ExplicitResult {
 			if id, ok := firstKnown(c.ids, byID, taken); ok {
 				d := c.d
 				d.IssueID = id
-				add(d, byID[id], SourceSoftMatch, "")
+				add(d, byID[id], sourceSoftMatch, "")
 				continue
 			}
 		}
-		best, bestMatch := -1, SoftMatch{}
+		best, bestMatch := -1, softMatch{}
 		t := newMatchText(c.text)
 		for i, oc := range ordered {
 			if taken[oc.IssueID] {
@@ -137,9 +137,9 @@ func DetectExplicit(in ExplicitInput) ExplicitResult {
 		is := ordered[best].Issue
 		d := c.d
 		d.IssueID = is.ID
-		add(d, is, SourceSoftMatch, ref)
+		add(d, is, sourceSoftMatch, ref)
 	}
-	res.Conflicts = Prioritize(res.Conflicts)
+	res.Conflicts = prioritize(res.Conflicts)
 	return res
 }
 
@@ -176,7 +176,7 @@ func disagreementText(d Disagreement) string {
 	return strings.Join([]string{d.ReviewerConcern, d.EngineerPosition, d.Rationale, d.Alternative}, "\n")
 }
 
-// issueConflicts wraps issues so Prioritize can order them.
+// issueConflicts wraps issues so prioritize can order them.
 func issueConflicts(issues []Issue) []Conflict {
 	out := make([]Conflict, len(issues))
 	for i, is := range issues {
@@ -198,10 +198,10 @@ func softNote(issueID, ref string) string {
 		"Confirm that it refers to this issue before resolving."
 }
 
-func newExplicit(round int, d Disagreement, is Issue, src Source, ref string, at time.Time) Conflict {
+func newExplicit(round int, d Disagreement, is Issue, src source, ref string, at time.Time) Conflict {
 	c := Conflict{
 		IssueID:           is.ID,
-		Type:              Explicit,
+		Type:              explicit,
 		Issue:             is,
 		Round:             round,
 		Subject:           firstLine(is.Summary),
@@ -214,12 +214,12 @@ func newExplicit(round int, d Disagreement, is Issue, src Source, ref string, at
 		MatchConfidence:   gap.ConfidenceHigh,
 		Reference:         ref,
 		DetectedAt:        at,
-		Status:            StatusUnresolved,
+		Status:            statusUnresolved,
 	}
-	if src == SourceSoftMatch {
+	if src == sourceSoftMatch {
 		c.MatchConfidence = gap.ConfidenceMedium
 		c.PresentationNote = softNote(is.ID, ref)
 	}
-	c.Options = GenerateOptions(c)
+	c.Options = generateOptions(c)
 	return c
 }

@@ -90,7 +90,7 @@ func TestDetectExplicit(t *testing.T) {
 			var g got
 			for _, c := range res.Conflicts {
 				g.Conflicts = append(g.Conflicts, c.IssueID+":"+string(c.Source)+":"+string(c.MatchConfidence))
-				if c.Source == SourceSoftMatch && !strings.Contains(Present(c), "soft matching") {
+				if c.Source == sourceSoftMatch && !strings.Contains(present(c), "soft matching") {
 					t.Errorf("soft match presented without its note")
 				}
 			}
@@ -110,7 +110,7 @@ func TestDetectExplicitUsesGivenDisagreements(t *testing.T) {
 	// read only for informal disagreements.
 	res := DetectExplicit(ExplicitInput{
 		Round:         3,
-		Disagreements: []Disagreement{{IssueID: "ISSUE-R2-001", EngineerPosition: "Keep it.", Rationale: "Simple."}},
+		disagreements: []Disagreement{{IssueID: "ISSUE-R2-001", EngineerPosition: "Keep it.", Rationale: "Simple."}},
 		Issues:        explicitIssues(),
 		At:            mustTime(t, "2026-01-12T10:00:00Z"),
 	})

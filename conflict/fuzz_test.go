@@ -43,7 +43,7 @@ func FuzzParseDisagreements(f *testing.F) {
 	}
 	specSeeds(f, func(s string) { f.Add(s) })
 	f.Fuzz(func(t *testing.T, s string) {
-		for _, d := range ParseDisagreements(s) {
+		for _, d := range parseEngineerDisagreements(s) {
 			// IDs are returned as written (ISSUE-R1-000 included, for
 			// validate to reject), but always as one whole ID token.
 			if d.IssueID != "" && !slices.Equal(gap.FindIssueIDs(d.IssueID), []string{d.IssueID}) {
@@ -57,7 +57,7 @@ func FuzzParseDisagreements(f *testing.F) {
 		if len(res.Conflicts)+len(res.Logged)+len(res.Unmatched) != res.Submitted {
 			t.Errorf("%d conflicts + %d logged + %d unmatched != %d submitted", len(res.Conflicts), len(res.Logged), len(res.Unmatched), res.Submitted)
 		}
-		_ = CheckCompliance(s, []Decision{{ID: "DECISION-R2-001", IssueID: "ISSUE-R1-001", ChosenOption: "A", Subject: "Retry budget unbounded", EngineerPosition: "Unbounded retries keep the loop simple and fast."}})
+		_ = CheckCompliance(s, []Ruling{{ID: "DECISION-R2-001", IssueID: "ISSUE-R1-001", ChosenOption: "A", Subject: "Retry budget unbounded", EngineerPosition: "Unbounded retries keep the loop simple and fast."}})
 	})
 }
 
@@ -80,13 +80,13 @@ func FuzzImplicit(f *testing.F) {
 			switch {
 			case n == 0:
 				t.Errorf("%s: finding without heuristics", fd.IssueID)
-			case (n >= 2 || fd.Heuristics[0] == UnaddressedID && fd.Issue.Severity == gap.Critical) != (fd.Confidence == gap.ConfidenceHigh):
+			case (n >= 2 || fd.Heuristics[0] == unaddressedID && fd.Issue.Severity == gap.Critical) != (fd.Confidence == gap.ConfidenceHigh):
 				t.Errorf("%s: confidence %s for %v", fd.IssueID, fd.Confidence, fd.Heuristics)
 			case fd.Escalate != (fd.Issue.Severity.AtLeastHigh() && fd.Confidence == gap.ConfidenceHigh):
 				t.Errorf("%s: escalate %v", fd.IssueID, fd.Escalate)
 			}
 			p := ImplicitQuestion(fd)
-			if err := ValidateAnswer(p, p.Default, ""); err != nil {
+			if err := validateAnswer(p, p.Default, ""); err != nil {
 				t.Error(err)
 			}
 		}
@@ -109,10 +109,10 @@ func TestLinearTime(t *testing.T) {
 		"gap blocks": "## Gap Resolution: GAP-FLOW-001\nRetry budget unbounded is TBD.\n",
 	}
 	work := func(s string) {
-		ParseDisagreements(s)
+		parseEngineerDisagreements(s)
 		DetectExplicit(ExplicitInput{EngineerOutput: s, Issues: fuzzIssues()})
 		DetectImplicit(ImplicitInput{Round: 2, EngineerOutput: s, PreviousOutput: s, Issues: fuzzIssues()})
-		CheckCompliance(s, []Decision{{ID: "DECISION-R2-001", IssueID: "ISSUE-R1-001", ChosenOption: "A", EngineerPosition: "Unbounded retries keep the loop simple."}})
+		CheckCompliance(s, []Ruling{{ID: "DECISION-R2-001", IssueID: "ISSUE-R1-001", ChosenOption: "A", EngineerPosition: "Unbounded retries keep the loop simple."}})
 	}
 	for name, u := range units {
 		t.Run(name, func(t *testing.T) {

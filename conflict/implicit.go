@@ -15,38 +15,21 @@ type Heuristic string
 
 // The five heuristics.
 const (
-	UnaddressedID       Heuristic = "UNADDRESSED_ID"        // H1
-	GapNotRevisited     Heuristic = "GAP_NOT_REVISITED"     // H2
-	AckWithoutResponse  Heuristic = "ACK_WITHOUT_RESPONSE"  // H3
-	SemanticNonResponse Heuristic = "SEMANTIC_NON_RESPONSE" // H4
-	Deflection          Heuristic = "DEFLECTION"            // H5
+	unaddressedID       Heuristic = "UNADDRESSED_ID"        // H1
+	gapNotRevisited     Heuristic = "GAP_NOT_REVISITED"     // H2
+	ackWithoutResponse  Heuristic = "ACK_WITHOUT_RESPONSE"  // H3
+	semanticNonResponse Heuristic = "SEMANTIC_NON_RESPONSE" // H4
+	deflection          Heuristic = "DEFLECTION"            // H5
 )
-
-// Code returns the heuristic's short name, "H1" to "H5" ("" if unknown).
-func (h Heuristic) Code() string {
-	switch h {
-	case UnaddressedID:
-		return "H1"
-	case GapNotRevisited:
-		return "H2"
-	case AckWithoutResponse:
-		return "H3"
-	case SemanticNonResponse:
-		return "H4"
-	case Deflection:
-		return "H5"
-	}
-	return ""
-}
 
 // Thresholds of H4.
 const (
-	// SimilarityThreshold: a gap section at least this similar (token
+	// similarityThreshold: a gap section at least this similar (token
 	// Jaccard) to last round's was not revised.
-	SimilarityThreshold = 0.9
-	// KeywordShareThreshold: a response sharing less than this share of
+	similarityThreshold = 0.9
+	// keywordShareThreshold: a response sharing less than this share of
 	// the suggestion's keywords did not take it up.
-	KeywordShareThreshold = 0.2
+	keywordShareThreshold = 0.2
 )
 
 // deflectionPhrases are H5's phrases, matched ignoring case and
@@ -103,10 +86,10 @@ type Finding struct {
 //     rows or quotes; a response is a paragraph naming the ID, or a heading
 //     naming it with text under it.
 //   - H4 SEMANTIC_NON_RESPONSE: the gap's section has a token Jaccard
-//     similarity of at least SimilarityThreshold with its section in
+//     similarity of at least similarityThreshold with its section in
 //     PreviousOutput; or the response (the gap's section plus every block
-//     naming the ID) shares less than KeywordShareThreshold of the
-//     Keywords of the suggestion (the summary when there is none), quotes
+//     naming the ID) shares less than keywordShareThreshold of the
+//     keywords of the suggestion (the summary when there is none), quotes
 //     neither the suggestion nor the location.
 //   - H5 DEFLECTION: a deflection phrase ("out of scope", "future work",
 //     "will be addressed later", "not necessary", "TBD", "beyond the
@@ -120,7 +103,7 @@ type Finding struct {
 // Everything is searched outside code, so an ID or a phrase in a code
 // example does not count. Confidence is HIGH when two or more fire or H1
 // fires on a CRITICAL issue, MEDIUM when one fires; nothing firing is no
-// finding. Findings come in Prioritize order.
+// finding. Findings come in prioritize order.
 func DetectImplicit(in ImplicitInput) []Finding {
 	cur := newOutline(in.EngineerOutput)
 	var prev *outline
@@ -148,7 +131,7 @@ func DetectImplicit(in ImplicitInput) []Finding {
 	seen := map[string]bool{}
 	for _, is := range in.Issues {
 		switch {
-		case seen[is.ID] || disagreed[is.ID] || in.Ignore.Has(is.ID):
+		case seen[is.ID] || disagreed[is.ID] || in.Ignore.has(is.ID):
 			continue
 		case assigned != nil && is.Gap != "" && !assigned[is.Gap]:
 			continue
@@ -158,7 +141,7 @@ func DetectImplicit(in ImplicitInput) []Finding {
 		if !ok {
 			continue
 		}
-		if slices.Contains(f.Heuristics, UnaddressedID) {
+		if slices.Contains(f.Heuristics, unaddressedID) {
 			f.Evidence = slices.Insert(f.Evidence, 1, ck.othersAddressed(is, in.Issues, disagreed))
 		}
 		out = append(out, f)
@@ -188,24 +171,24 @@ func (ck *checker) check(is Issue) (Finding, bool) {
 
 	// H1.
 	if len(refs) == 0 {
-		fire(UnaddressedID, fmt.Sprintf("Round %d Engineer output contains no reference to %s", ck.round, is.ID))
+		fire(unaddressedID, fmt.Sprintf("Round %d Engineer output contains no reference to %s", ck.round, is.ID))
 	}
 	// H2.
 	curBody, hasSection := ck.cur.gapBody(is.Gap)
 	if is.Gap != "" && !hasSection {
-		fire(GapNotRevisited, fmt.Sprintf("Round %d Engineer output has no Gap Resolution section for %s", ck.round, is.Gap))
+		fire(gapNotRevisited, fmt.Sprintf("Round %d Engineer output has no Gap Resolution section for %s", ck.round, is.Gap))
 	}
 	// H3.
 	if len(refs) > 0 && !ck.responded(refs) {
-		fire(AckWithoutResponse, fmt.Sprintf("%s appears only in list, table or quote lines (%s), with no response paragraph", is.ID, lineList(refs)))
+		fire(ackWithoutResponse, fmt.Sprintf("%s appears only in list, table or quote lines (%s), with no response paragraph", is.ID, lineList(refs)))
 	}
 	// H4 (a): the gap's section barely changed since last round.
-	if sim := ck.sectionSimilarity(is.Gap, curBody, hasSection); sim >= SimilarityThreshold {
+	if sim := ck.sectionSimilarity(is.Gap, curBody, hasSection); sim >= similarityThreshold {
 		what := "unchanged"
 		if sim < 1 {
 			what = "barely changed"
 		}
-		fire(SemanticNonResponse, fmt.Sprintf("%s section %s from Round %d (%s token similarity)", is.Gap, what, ck.round-1, percent(sim)))
+		fire(semanticNonResponse, fmt.Sprintf("%s section %s from Round %d (%s token similarity)", is.Gap, what, ck.round-1, percent(sim)))
 	}
 	// H4 (b): the response does not take up the suggestion.
 	want := keywordSet(reviewerText(is))
@@ -213,13 +196,13 @@ func (ck *checker) check(is Issue) (Finding, bool) {
 		resp := ck.responseText(is, refs)
 		t := newMatchText(resp)
 		shared, share := overlap(want, t.keywords)
-		if share < KeywordShareThreshold && !t.quotes(reviewerText(is)) && !t.locates(is.Location) {
-			fire(SemanticNonResponse, fmt.Sprintf("Response shares %d of %d keywords (%s) of the Reviewer's suggestion and quotes neither its text nor its location", shared, len(want), percent(share)))
+		if share < keywordShareThreshold && !t.quotes(reviewerText(is)) && !t.locates(is.Location) {
+			fire(semanticNonResponse, fmt.Sprintf("Response shares %d of %d keywords (%s) of the Reviewer's suggestion and quotes neither its text nor its location", shared, len(want), percent(share)))
 		}
 	}
 	// H5.
 	if phrase, line, ok := ck.deflects(is, refs); ok {
-		fire(Deflection, fmt.Sprintf("Deflection %q near the reference on line %d, without a DISAGREE block", phrase, line))
+		fire(deflection, fmt.Sprintf("Deflection %q near the reference on line %d, without a DISAGREE block", phrase, line))
 	}
 
 	if len(f.Heuristics) == 0 {
@@ -227,7 +210,7 @@ func (ck *checker) check(is Issue) (Finding, bool) {
 	}
 	f.Evidence = append(f.Evidence, "Issue severity is "+rank(is.Severity).String())
 	f.Confidence = gap.ConfidenceMedium
-	if len(f.Heuristics) >= 2 || (f.Heuristics[0] == UnaddressedID && is.Severity == gap.Critical) {
+	if len(f.Heuristics) >= 2 || (f.Heuristics[0] == unaddressedID && is.Severity == gap.Critical) {
 		f.Confidence = gap.ConfidenceHigh
 	}
 	// A flag does not discard a fix. Only HIGH confidence (two or
@@ -308,7 +291,7 @@ func (ck *checker) deflects(is Issue, refs []issueRef) (string, int, bool) {
 				if ck.cur.units[i].kind == unitHeading {
 					continue
 				}
-				if _, share := overlap(summary, ck.unitKeywords(i)); share >= SoftMatchThreshold {
+				if _, share := overlap(summary, ck.unitKeywords(i)); share >= softMatchThreshold {
 					near = append(near, i)
 				}
 			}

@@ -15,14 +15,14 @@ type IgnoreSet struct {
 	IssueIDs []string `json:"issue_ids"` // sorted, distinct
 }
 
-// Has reports whether id is ignored.
-func (s IgnoreSet) Has(id string) bool {
+// has reports whether id is ignored.
+func (s IgnoreSet) has(id string) bool {
 	_, ok := slices.BinarySearch(s.IssueIDs, id)
 	return ok
 }
 
-// With returns a set that also holds id; s is not modified.
-func (s IgnoreSet) With(id string) IgnoreSet {
+// with returns a set that also holds id; s is not modified.
+func (s IgnoreSet) with(id string) IgnoreSet {
 	i, ok := slices.BinarySearch(s.IssueIDs, id)
 	if ok {
 		return s
@@ -30,8 +30,8 @@ func (s IgnoreSet) With(id string) IgnoreSet {
 	return IgnoreSet{IssueIDs: slices.Insert(slices.Clone(s.IssueIDs), i, id)}
 }
 
-// PresentationNote is §6's note shown with a converted implicit conflict.
-const PresentationNote = `NOTE: This conflict was detected automatically because Engineer did not
+// presentationNote is §6's note shown with a converted implicit conflict.
+const presentationNote = `NOTE: This conflict was detected automatically because Engineer did not
 explicitly address this HIGH/CRITICAL issue. Engineer may have:
 1. Overlooked the issue (oversight)
 2. Intentionally not addressed it (implicit disagreement)
@@ -39,31 +39,31 @@ explicitly address this HIGH/CRITICAL issue. Engineer may have:
 
 User should consider requesting clarification before resolving.`
 
-// ImplicitEngineerPosition is §6's Engineer position of a converted
+// implicitEngineerPosition is §6's Engineer position of a converted
 // implicit conflict.
-const ImplicitEngineerPosition = "Not explicitly stated - Engineer did not address this issue"
+const implicitEngineerPosition = "Not explicitly stated - Engineer did not address this issue"
 
-// ConvertImplicit is §6's convert_implicit_to_conflict (GAP-FLOW-013 action
+// convertImplicit is §6's convert_implicit_to_conflict (GAP-FLOW-013 action
 // 2): a conflict of type IMPLICIT_CONVERTED whose Reviewer position is the
-// suggestion, whose Engineer position is ImplicitEngineerPosition, carrying
-// the heuristics that fired and PresentationNote, with options generated.
-func ConvertImplicit(f Finding, at time.Time) Conflict {
+// suggestion, whose Engineer position is implicitEngineerPosition, carrying
+// the heuristics that fired and presentationNote, with options generated.
+func convertImplicit(f Finding, at time.Time) Conflict {
 	c := Conflict{
 		IssueID:          f.IssueID,
-		Type:             ImplicitConverted,
+		Type:             implicitConverted,
 		Issue:            f.Issue,
 		Round:            f.Round,
 		Subject:          firstLine(f.Issue.Summary),
 		ReviewerPosition: reviewerText(f.Issue),
-		EngineerPosition: ImplicitEngineerPosition,
-		Source:           SourceImplicit,
+		EngineerPosition: implicitEngineerPosition,
+		Source:           sourceImplicit,
 		Heuristics:       slices.Clone(f.Heuristics),
 		MatchConfidence:  f.Confidence,
-		PresentationNote: PresentationNote,
+		PresentationNote: presentationNote,
 		DetectedAt:       at,
-		Status:           StatusUnresolved,
+		Status:           statusUnresolved,
 	}
-	c.Options = GenerateOptions(c)
+	c.Options = generateOptions(c)
 	return c
 }
 
@@ -79,7 +79,7 @@ type ImplicitOutcome struct {
 	// Conflict is the converted conflict to present (action 2).
 	Conflict *Conflict `json:"conflict,omitempty"`
 	// Decision records the waiver (action 3); the issue is closed.
-	Decision *Decision `json:"decision,omitempty"`
+	Decision *Ruling `json:"decision,omitempty"`
 	// Ignore is the ignore set after the answer (action 4 adds the issue).
 	Ignore IgnoreSet `json:"ignore"`
 }
@@ -88,39 +88,39 @@ type ImplicitOutcome struct {
 // chosen option ("1" to "4") and text the user's optional note (a further
 // instruction, or the waiver's rationale). decisionID (from gap.NextDecisionID)
 // is needed only for a waiver; at stamps a conversion or a waiver. The
-// answer is checked with ValidateAnswer first.
+// answer is checked with validateAnswer first.
 func ResolveImplicit(f Finding, key, text, decisionID string, at time.Time, ignore IgnoreSet) (ImplicitOutcome, error) {
 	p := ImplicitQuestion(f)
-	if err := ValidateAnswer(p, key, text); err != nil {
+	if err := validateAnswer(p, key, text); err != nil {
 		return ImplicitOutcome{}, err
 	}
 	o, _ := optionByKey(p, key)
 	out := ImplicitOutcome{Effect: o.Effect, Ignore: ignore}
 	text = strings.TrimSpace(text)
 	switch o.Effect {
-	case EffectRequestAddress:
-		out.Instruction = AddressInstruction(f, text)
+	case effectRequestAddress:
+		out.Instruction = addressInstruction(f, text)
 		if f.Issue.Gap != "" {
 			out.GapState = gap.NeedsRevision
 		}
-	case EffectConvert:
-		c := ConvertImplicit(f, at)
+	case effectConvert:
+		c := convertImplicit(f, at)
 		out.Conflict = &c
-	case EffectWaive:
+	case effectWaive:
 		d, err := waiver(f, text, decisionID, at)
 		if err != nil {
 			return ImplicitOutcome{}, err
 		}
 		out.Decision = &d
-	case EffectIgnore:
-		out.Ignore = ignore.With(f.IssueID)
+	case effectIgnore:
+		out.Ignore = ignore.with(f.IssueID)
 	}
 	return out, nil
 }
 
-// AddressInstruction is the next-prompt instruction of action 1: name the
+// addressInstruction is the next-prompt instruction of action 1: name the
 // issue, ask for an explicit response or a DISAGREE block.
-func AddressInstruction(f Finding, note string) string {
+func addressInstruction(f Finding, note string) string {
 	is := f.Issue
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (%s", is.ID, rank(is.Severity))
@@ -145,10 +145,10 @@ func AddressInstruction(f Finding, note string) string {
 }
 
 // waiver builds the decision of action 3.
-func waiver(f Finding, text, id string, at time.Time) (Decision, error) {
+func waiver(f Finding, text, id string, at time.Time) (Ruling, error) {
 	did, err := gap.ParseDecisionID(id)
 	if err != nil {
-		return Decision{}, fmt.Errorf("conflict: waiving %s: %w", f.IssueID, err)
+		return Ruling{}, fmt.Errorf("conflict: waiving %s: %w", f.IssueID, err)
 	}
 	is := f.Issue
 	rationale := text
@@ -159,12 +159,12 @@ func waiver(f Finding, text, id string, at time.Time) (Decision, error) {
 	if is.Gap != "" {
 		gapAction = fmt.Sprintf("%s no longer has to answer %s.", is.Gap, is.ID)
 	}
-	return Decision{
+	return Ruling{
 		ID:             did.String(),
 		Round:          did.Round,
 		IssueID:        is.ID,
 		Subject:        firstLine(is.Summary),
-		Type:           ImplicitWaived,
+		Type:           implicitWaived,
 		Gap:            is.Gap,
 		Severity:       is.Severity,
 		ChosenOption:   OptionWaive,
@@ -173,7 +173,7 @@ func waiver(f Finding, text, id string, at time.Time) (Decision, error) {
 		Constraints:    "None",
 		EngineerAction: fmt.Sprintf("None: %s was waived by the user; do not address it.", is.ID),
 		GapAction:      gapAction,
-		DecidedBy:      DecidedByUser,
+		DecidedBy:      decidedByUser,
 		Timestamp:      at.UTC(),
 	}, nil
 }

@@ -75,19 +75,19 @@ Each role gets a fixed budget; the budget is stated in the config.
 		{
 			name: "H1 only: revised without naming the issue",
 			out:  revised,
-			want: []Heuristic{UnaddressedID}, conf: gap.ConfidenceMedium,
+			want: []Heuristic{unaddressedID}, conf: gap.ConfidenceMedium,
 			evide: "Round 4 Engineer output contains no reference to ISSUE-R3-004",
 		},
 		{
 			name: "H1 on CRITICAL is HIGH confidence",
 			sev:  gap.Critical,
 			out:  revised,
-			want: []Heuristic{UnaddressedID}, conf: gap.ConfidenceHigh,
+			want: []Heuristic{unaddressedID}, conf: gap.ConfidenceHigh,
 		},
 		{
 			name: "ID only inside code counts as no reference",
 			out:  revised + "\n```\nISSUE-R3-004 handled\n```\n\nSee `ISSUE-R3-004` above.\n",
-			want: []Heuristic{UnaddressedID}, conf: gap.ConfidenceMedium,
+			want: []Heuristic{unaddressedID}, conf: gap.ConfidenceMedium,
 		},
 		{
 			name: "H2 only: answered, but the gap has no section",
@@ -96,7 +96,7 @@ Each role gets a fixed budget; the budget is stated in the config.
 ISSUE-R3-004 asks to cap validation retries at two attempts per gap; the
 shared retry loop described here does that and escalates afterwards.
 `,
-			want: []Heuristic{GapNotRevisited}, conf: gap.ConfidenceMedium,
+			want: []Heuristic{gapNotRevisited}, conf: gap.ConfidenceMedium,
 			evide: "has no Gap Resolution section for GAP-FLOW-002",
 		},
 		{
@@ -106,18 +106,18 @@ shared retry loop described here does that and escalates afterwards.
 |-------|--------|
 | ISSUE-R3-004 | Addressed |
 `,
-			want: []Heuristic{AckWithoutResponse}, conf: gap.ConfidenceMedium,
+			want: []Heuristic{ackWithoutResponse}, conf: gap.ConfidenceMedium,
 			evide: "ISSUE-R3-004 appears only in list, table or quote lines (line 10)",
 		},
 		{
 			name: "H3 only: ID only in list items",
 			out:  revised + "\n- ISSUE-R3-004: noted\n- ISSUE-R3-004 (see above)\n",
-			want: []Heuristic{AckWithoutResponse}, conf: gap.ConfidenceMedium,
+			want: []Heuristic{ackWithoutResponse}, conf: gap.ConfidenceMedium,
 		},
 		{
 			name: "H3: a heading with nothing under it is no response",
 			out:  revised + "\n### ISSUE-R3-004\n",
-			want: []Heuristic{AckWithoutResponse}, conf: gap.ConfidenceMedium,
+			want: []Heuristic{ackWithoutResponse}, conf: gap.ConfidenceMedium,
 		},
 		{
 			name: "H4 only: gap section unchanged since last round",
@@ -127,7 +127,7 @@ shared retry loop described here does that and escalates afterwards.
 ISSUE-R3-004: validation retries are capped at two attempts per gap and
 escalated afterwards, see the retry section.
 `,
-			want: []Heuristic{SemanticNonResponse}, conf: gap.ConfidenceMedium,
+			want: []Heuristic{semanticNonResponse}, conf: gap.ConfidenceMedium,
 			evide: "GAP-FLOW-002 section unchanged from Round 3 (100% token similarity)",
 		},
 		{
@@ -137,7 +137,7 @@ escalated afterwards, see the retry section.
 Regarding ISSUE-R3-004, the introduction was reworded for clarity and the
 diagram now shows the roles in color.
 `,
-			want: []Heuristic{SemanticNonResponse}, conf: gap.ConfidenceMedium,
+			want: []Heuristic{semanticNonResponse}, conf: gap.ConfidenceMedium,
 			evide: "Response shares 0 of 5 keywords (0%)",
 		},
 		{
@@ -147,7 +147,7 @@ diagram now shows the roles in color.
 ISSUE-R3-004 is out of scope for this round; validation retries stay as
 they are.
 `,
-			want: []Heuristic{Deflection}, conf: gap.ConfidenceMedium,
+			want: []Heuristic{deflection}, conf: gap.ConfidenceMedium,
 			evide: `Deflection "out of scope" near the reference on line 3`,
 		},
 		{
@@ -157,7 +157,7 @@ they are.
 ISSUE-R3-004 concerns validation retries. Bounding them is
 TBD.
 `,
-			want: []Heuristic{Deflection}, conf: gap.ConfidenceMedium,
+			want: []Heuristic{deflection}, conf: gap.ConfidenceMedium,
 			evide: `Deflection "tbd" near the reference on line 4`,
 		},
 		{
@@ -167,7 +167,7 @@ TBD.
 
 Deferred to the next version.
 `,
-			want: []Heuristic{Deflection}, conf: gap.ConfidenceMedium,
+			want: []Heuristic{deflection}, conf: gap.ConfidenceMedium,
 		},
 		{
 			name: "no H5: deflection phrase inside code",
@@ -195,12 +195,12 @@ Colour themes for the status page are future work.
 Bounding the retry budget per gap is future work; validation retries
 stay unlimited, and escalation is not necessary.
 `,
-			want: []Heuristic{UnaddressedID, Deflection}, conf: gap.ConfidenceHigh,
+			want: []Heuristic{unaddressedID, deflection}, conf: gap.ConfidenceHigh,
 		},
 		{
 			name: "everything missing: H1 H2 H4",
 			out:  "## Gap Resolution: GAP-FLOW-009\n\nUnrelated work on logging.\n",
-			want: []Heuristic{UnaddressedID, GapNotRevisited, SemanticNonResponse}, conf: gap.ConfidenceHigh,
+			want: []Heuristic{unaddressedID, gapNotRevisited, semanticNonResponse}, conf: gap.ConfidenceHigh,
 		},
 		{
 			name: "explicit DISAGREE is a conflict, not a finding",
@@ -266,7 +266,7 @@ func TestImplicitFiltering(t *testing.T) {
 		},
 		{
 			name: "ignored issues are never flagged",
-			in:   ImplicitInput{Issues: []Issue{retryIssue(gap.High)}, Ignore: IgnoreSet{}.With("ISSUE-R3-004")},
+			in:   ImplicitInput{Issues: []Issue{retryIssue(gap.High)}, Ignore: IgnoreSet{}.with("ISSUE-R3-004")},
 		},
 		{
 			name: "issues of gaps not assigned this round are skipped",
@@ -324,13 +324,13 @@ func TestResolveImplicit(t *testing.T) {
 			t.Fatal(err)
 		}
 		c := out.Conflict
-		if c == nil || c.Type != ImplicitConverted || c.Round != 4 || !c.DetectedAt.Equal(at) || c.Status != StatusUnresolved {
+		if c == nil || c.Type != implicitConverted || c.Round != 4 || !c.DetectedAt.Equal(at) || c.Status != statusUnresolved {
 			t.Fatalf("conflict = %+v", c)
 		}
 		if diff := cmp.Diff([]string{"A", "B"}, keys(c.Options)); diff != "" {
 			t.Errorf("HIGH implicit options (-want +got):\n%s", diff)
 		}
-		if !strings.Contains(Present(*c), "Not explicitly stated. Engineer did not address this HIGH issue in Round 4.") {
+		if !strings.Contains(present(*c), "Not explicitly stated. Engineer did not address this HIGH issue in Round 4.") {
 			t.Error("presentation lacks the implicit position")
 		}
 	})
@@ -340,10 +340,10 @@ func TestResolveImplicit(t *testing.T) {
 			t.Fatal(err)
 		}
 		d := out.Decision
-		if d == nil || d.ID != "DECISION-R4-002" || d.Round != 4 || d.ChosenOption != OptionWaive || d.Type != ImplicitWaived || d.Rationale != "Reviewer was too strict." {
+		if d == nil || d.ID != "DECISION-R4-002" || d.Round != 4 || d.ChosenOption != OptionWaive || d.Type != implicitWaived || d.Rationale != "Reviewer was too strict." {
 			t.Fatalf("decision = %+v", d)
 		}
-		entry := RenderDecision(*d)
+		entry := renderDecision(*d)
 		for _, s := range []string{"**Conflict Type:** Implicit (waived via GAP-FLOW-013)", "- **Chosen Option:** Waive (issue closed)"} {
 			if !strings.Contains(entry, s) {
 				t.Errorf("entry lacks %q:\n%s", s, entry)

@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// Keywords is the keyword extractor behind soft matching (§2) and the
+// keywords is the keyword extractor behind soft matching (§2) and the
 // keyword share of heuristic H4: the distinct lower-cased words of s that
 // have at least four letters and are not stopwords, sorted. A word is a
 // maximal run of letters and digits, so "context-aware" gives "context" and
@@ -15,7 +15,7 @@ import (
 // small fixed list of common English function words (about, because, could,
 // from, have, must, should, that, their, there, these, this, which, will,
 // with, would, …) that carry no subject.
-func Keywords(s string) []string {
+func keywords(s string) []string {
 	set := keywordSet(s)
 	out := make([]string, 0, len(set))
 	for k := range set {

@@ -10,10 +10,10 @@ import (
 
 // Option keys of a conflict (GAP-FLOW-006 §4).
 const (
-	OptionReviewer      = "A" // Reviewer's position, always offered
-	OptionEngineer      = "B" // Engineer's position, always offered
-	OptionSynthesis     = "C" // only when a middle ground is obvious
-	OptionUserSpecified = "D" // only for CRITICAL issues
+	optionReviewer      = "A" // Reviewer's position, always offered
+	optionEngineer      = "B" // Engineer's position, always offered
+	optionSynthesis     = "C" // only when a middle ground is obvious
+	optionUserSpecified = "D" // only for CRITICAL issues
 )
 
 // ConflictOption is one choice offered for a conflict.
@@ -36,18 +36,18 @@ type Synthesis struct {
 	AddressesBoth bool `json:"addresses_both"`
 }
 
-// Analysis is the Mediator's optional judgment about a conflict, the spec's
+// analysis is the Mediator's optional judgment about a conflict, the spec's
 // mediator_analysis: a host (or an LLM it runs) may condense the subject and
 // propose a synthesis the three fixed patterns cannot see. Zero fields keep
 // the defaults.
-type Analysis struct {
+type analysis struct {
 	Subject   string     `json:"subject,omitempty"`   // one line; default: the issue summary
-	Synthesis *Synthesis `json:"synthesis,omitempty"` // default: Synthesize's patterns
+	Synthesis *Synthesis `json:"synthesis,omitempty"` // default: synthesize's patterns
 }
 
-// WithAnalysis returns c with the analysis applied: its subject replaced and
+// withAnalysis returns c with the analysis applied: its subject replaced and
 // its options regenerated. Use it before presenting the conflict.
-func (c Conflict) WithAnalysis(a Analysis) Conflict {
+func (c Conflict) withAnalysis(a analysis) Conflict {
 	if s := strings.TrimSpace(a.Subject); s != "" {
 		c.Subject = firstLine(s)
 	}
@@ -55,11 +55,11 @@ func (c Conflict) WithAnalysis(a Analysis) Conflict {
 		syn := *a.Synthesis
 		c.Synthesis = &syn
 	}
-	c.Options = GenerateOptions(c)
+	c.Options = generateOptions(c)
 	return c
 }
 
-// Synthesize is §4's attempt_synthesis, its three patterns tried in order:
+// synthesize is §4's attempt_synthesis, its three patterns tried in order:
 //
 //  1. the Engineer argues "complexity": make the Reviewer's suggestion
 //     optional/configurable with a simpler default (addresses both);
@@ -71,7 +71,7 @@ func (c Conflict) WithAnalysis(a Analysis) Conflict {
 // The Engineer's argument is the position and the rationale together (the
 // spec looks at the rationale only, but Engineers state the reason in either
 // field). Matching ignores case. ok is false when no pattern applies.
-func Synthesize(issue Issue, engineerPosition, rationale string) (s Synthesis, ok bool) {
+func synthesize(issue Issue, engineerPosition, rationale string) (s Synthesis, ok bool) {
 	argument := strings.ToLower(engineerPosition + "\n" + rationale)
 	summary := strings.ToLower(issue.Summary)
 	switch {
@@ -115,8 +115,8 @@ func suggestionClause(s string) string {
 	return s
 }
 
-// GenerateOptions is §4's generate_conflict_options for c: A (Reviewer) and
-// B (Engineer) always, C when c.Synthesis is set or Synthesize finds a
+// generateOptions is §4's generate_conflict_options for c: A (Reviewer) and
+// B (Engineer) always, C when c.Synthesis is set or synthesize finds a
 // pattern, D
 // when the issue is CRITICAL; two to four options in key order. At most one
 // option is recommended:
@@ -127,16 +127,16 @@ func suggestionClause(s string) string {
 //     concerns;
 //   - HIGH: none (§7: "No default recommendation");
 //   - MEDIUM and LOW: C if it addresses both concerns.
-func GenerateOptions(c Conflict) []ConflictOption {
+func generateOptions(c Conflict) []ConflictOption {
 	issue := c.Issue
-	implicit := c.Type == ImplicitConverted
+	implicit := c.Type == implicitConverted
 	a := ConflictOption{
-		Key: OptionReviewer, Name: "Reviewer Position", Position: "Reviewer",
+		Key: optionReviewer, Name: "Reviewer Position", Position: "Reviewer",
 		Description: reviewerText(issue),
 		TradeOff:    reviewerTradeOff(c),
 	}
 	b := ConflictOption{
-		Key: OptionEngineer, Name: "Engineer Position", Position: "Engineer",
+		Key: optionEngineer, Name: "Engineer Position", Position: "Engineer",
 		Description: c.EngineerPosition,
 		TradeOff:    "May leave unaddressed: " + orNotStated(oneLine(issue.Impact)),
 	}
@@ -150,17 +150,17 @@ func GenerateOptions(c Conflict) []ConflictOption {
 	if c.Synthesis != nil {
 		s, ok = *c.Synthesis, true
 	} else {
-		s, ok = Synthesize(issue, engineerArgument(c), c.EngineerRationale)
+		s, ok = synthesize(issue, engineerArgument(c), c.EngineerRationale)
 	}
 	if ok {
 		opts = append(opts, ConflictOption{
-			Key: OptionSynthesis, Name: "Synthesis", Position: "Synthesis",
+			Key: optionSynthesis, Name: "Synthesis", Position: "Synthesis",
 			Description: s.Proposal, TradeOff: s.TradeOff,
 		})
 	}
 	if issue.Severity == gap.Critical {
 		opts = append(opts, ConflictOption{
-			Key: OptionUserSpecified, Name: "User Specifies Alternative", Position: "User specifies",
+			Key: optionUserSpecified, Name: "User Specifies Alternative", Position: "User specifies",
 			Description: "Provide your own resolution approach",
 			TradeOff:    "Requires additional user input",
 		})
@@ -170,18 +170,18 @@ func GenerateOptions(c Conflict) []ConflictOption {
 	switch issue.Severity {
 	case gap.Critical:
 		if !raisesSafety(c.EngineerPosition + "\n" + c.EngineerRationale) {
-			rec = OptionReviewer
+			rec = optionReviewer
 		} else if ok && s.AddressesBoth {
-			rec = OptionSynthesis
+			rec = optionSynthesis
 		}
 	case gap.High:
 		// §7: HIGH has no default recommendation.
 	case gap.Low:
 		// §7: LOW "may auto-resolve to Engineer".
-		rec = OptionEngineer
+		rec = optionEngineer
 	default:
 		if ok && s.AddressesBoth {
-			rec = OptionSynthesis
+			rec = optionSynthesis
 		}
 	}
 	for i := range opts {
@@ -237,7 +237,7 @@ func brief(s string) string {
 // engineerArgument is the Engineer's stated position, empty for an
 // implicit conflict (whose position is the Mediator's placeholder).
 func engineerArgument(c Conflict) string {
-	if c.Type == ImplicitConverted {
+	if c.Type == implicitConverted {
 		return ""
 	}
 	return c.EngineerPosition

@@ -32,7 +32,7 @@ func TestSynthesize(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, ok := Synthesize(Issue{Summary: tt.summary, Suggestion: "Add strict mode."}, tt.position, tt.rationale)
+			got, ok := synthesize(Issue{Summary: tt.summary, Suggestion: "Add strict mode."}, tt.position, tt.rationale)
 			if ok != tt.ok {
 				t.Fatalf("ok = %v, want %v", ok, tt.ok)
 			}
@@ -66,15 +66,15 @@ func TestGenerateOptions(t *testing.T) {
 		keys      []string
 		rec       []string
 	}{
-		{"HIGH, no synthesis: A B, none recommended", gap.High, Explicit, "It is fine.", nil, []string{"A", "B"}, nil},
-		{"HIGH with synthesis: still none recommended", gap.High, Explicit, "Adds complexity.", nil, []string{"A", "B", "C"}, nil},
-		{"CRITICAL: A recommended, D offered", gap.Critical, Explicit, "It is fine.", nil, []string{"A", "B", "D"}, []string{"A"}},
-		{"CRITICAL, safety argument, synthesis for both: C", gap.Critical, Explicit, "The Reviewer's approach risks data loss; adds complexity.", nil, []string{"A", "B", "C", "D"}, []string{"C"}},
-		{"CRITICAL, correctness argument, no synthesis: none", gap.Critical, Explicit, "Correctness suffers.", nil, []string{"A", "B", "D"}, nil},
-		{"MEDIUM, synthesis for both: C", gap.Medium, Explicit, "complexity", nil, []string{"A", "B", "C"}, []string{"C"}},
-		{"LOW: the Engineer's position (§7: may auto-resolve to Engineer)", gap.Low, Explicit, "out of scope", nil, []string{"A", "B", "C"}, []string{"B"}},
-		{"host synthesis replaces patterns", gap.Medium, Explicit, "It is fine.", &Synthesis{Proposal: "Both.", TradeOff: "t", AddressesBoth: true}, []string{"A", "B", "C"}, []string{"C"}},
-		{"implicit CRITICAL: A recommended", gap.Critical, ImplicitConverted, "", nil, []string{"A", "B", "D"}, []string{"A"}},
+		{"HIGH, no synthesis: A B, none recommended", gap.High, explicit, "It is fine.", nil, []string{"A", "B"}, nil},
+		{"HIGH with synthesis: still none recommended", gap.High, explicit, "Adds complexity.", nil, []string{"A", "B", "C"}, nil},
+		{"CRITICAL: A recommended, D offered", gap.Critical, explicit, "It is fine.", nil, []string{"A", "B", "D"}, []string{"A"}},
+		{"CRITICAL, safety argument, synthesis for both: C", gap.Critical, explicit, "The Reviewer's approach risks data loss; adds complexity.", nil, []string{"A", "B", "C", "D"}, []string{"C"}},
+		{"CRITICAL, correctness argument, no synthesis: none", gap.Critical, explicit, "Correctness suffers.", nil, []string{"A", "B", "D"}, nil},
+		{"MEDIUM, synthesis for both: C", gap.Medium, explicit, "complexity", nil, []string{"A", "B", "C"}, []string{"C"}},
+		{"LOW: the Engineer's position (§7: may auto-resolve to Engineer)", gap.Low, explicit, "out of scope", nil, []string{"A", "B", "C"}, []string{"B"}},
+		{"host synthesis replaces patterns", gap.Medium, explicit, "It is fine.", &Synthesis{Proposal: "Both.", TradeOff: "t", AddressesBoth: true}, []string{"A", "B", "C"}, []string{"C"}},
+		{"implicit CRITICAL: A recommended", gap.Critical, implicitConverted, "", nil, []string{"A", "B", "D"}, []string{"A"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -85,7 +85,7 @@ func TestGenerateOptions(t *testing.T) {
 				EngineerRationale: tt.rationale,
 				Synthesis:         tt.syn,
 			}
-			opts := GenerateOptions(c)
+			opts := generateOptions(c)
 			if diff := cmp.Diff(tt.keys, keys(opts)); diff != "" {
 				t.Errorf("keys (-want +got):\n%s", diff)
 			}

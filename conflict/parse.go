@@ -16,7 +16,7 @@ const (
 	labelRequest     = "Request"
 )
 
-// ParseDisagreements reads every DISAGREE block of an Engineer output in
+// parseEngineerDisagreements reads every DISAGREE block of an Engineer output in
 // document order, as validate does: a heading (outside code) whose title
 // starts with the upper-case word DISAGREE, and the section it governs.
 // IssueID is the first issue ID in the heading's title outside inline code,
@@ -24,7 +24,7 @@ const (
 // ("**Rationale:**", also "**Rationale**:") to the next known label or
 // thematic break; the Reviewer Concern loses its "> " markers. Blocks are
 // returned as written: unknown or duplicate IDs are for the caller to judge.
-func ParseDisagreements(engineerOutput string) []Disagreement {
+func parseEngineerDisagreements(engineerOutput string) []Disagreement {
 	return parseDisagreements(markdown.Parse(engineerOutput))
 }
 

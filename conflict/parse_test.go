@@ -76,7 +76,7 @@ Instant retries locally.
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, ParseDisagreements(tt.src)); diff != "" {
+			if diff := cmp.Diff(tt.want, parseEngineerDisagreements(tt.src)); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
@@ -95,7 +95,7 @@ func TestKeywords(t *testing.T) {
 		{"", []string{}},
 	}
 	for _, tt := range tests {
-		if diff := cmp.Diff(tt.want, Keywords(tt.in)); diff != "" {
+		if diff := cmp.Diff(tt.want, keywords(tt.in)); diff != "" {
 			t.Errorf("Keywords(%q) (-want +got):\n%s", tt.in, diff)
 		}
 	}
@@ -110,24 +110,24 @@ func TestMatchIssue(t *testing.T) {
 	tests := []struct {
 		name    string
 		content string
-		want    SoftMatch
+		want    softMatch
 	}{
-		{"half the keywords", "The threshold for error output stays.", SoftMatch{Matched: true, Confidence: gap.ConfidenceMedium, Reason: softMatchReason, KeywordOverlap: 0.5}},
-		{"a quarter", "The threshold stays.", SoftMatch{KeywordOverlap: 0.25}},
-		{"quote of the suggestion", "We will not USE schema-based\nvalidation here.", SoftMatch{Matched: true, Confidence: gap.ConfidenceMedium, Reason: softMatchReason, QuoteFound: true}},
-		{"location", "See validate.go, line 40.", SoftMatch{Matched: true, Confidence: gap.ConfidenceMedium, Reason: softMatchReason, LocationReferenced: true}},
-		{"nothing", "Unrelated text.", SoftMatch{}},
+		{"half the keywords", "The threshold for error output stays.", softMatch{Matched: true, Confidence: gap.ConfidenceMedium, Reason: softMatchReason, KeywordOverlap: 0.5}},
+		{"a quarter", "The threshold stays.", softMatch{KeywordOverlap: 0.25}},
+		{"quote of the suggestion", "We will not USE schema-based\nvalidation here.", softMatch{Matched: true, Confidence: gap.ConfidenceMedium, Reason: softMatchReason, QuoteFound: true}},
+		{"location", "See validate.go, line 40.", softMatch{Matched: true, Confidence: gap.ConfidenceMedium, Reason: softMatchReason, LocationReferenced: true}},
+		{"nothing", "Unrelated text.", softMatch{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, MatchIssue(tt.content, is)); diff != "" {
+			if diff := cmp.Diff(tt.want, matchIssueText(tt.content, is)); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
 	}
 	// An empty location or a one-word summary is no quote: the spec's
 	// `"" in content` would match everything.
-	if m := MatchIssue("anything at all", Issue{Summary: "Typo"}); m.Matched {
+	if m := matchIssueText("anything at all", Issue{Summary: "Typo"}); m.Matched {
 		t.Errorf("empty fields matched: %+v", m)
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/refine-spec/refine/gap"
 )
 
-// Present renders a conflict in §4's presentation format: the
+// present renders a conflict in §4's presentation format: the
 // "### Conflict: ISSUE-…" block with the Reviewer's position (A), the
 // Engineer's (B), the synthesis (C) and the CRITICAL-only D, each position
 // quoted verbatim, the recommended option marked "[RECOMMENDED]" (as in
@@ -15,7 +15,7 @@ import (
 // issues the recommendation note. A converted implicit conflict states that
 // the Engineer's position was not stated (Example 2) and carries §6's
 // presentation note; a soft match carries its confirmation note.
-func Present(c Conflict) string {
+func present(c Conflict) string {
 	c = c.withOptions()
 	var b strings.Builder
 	is := c.Issue
@@ -33,13 +33,13 @@ func Present(c Conflict) string {
 	fmt.Fprintf(&b, "**Gap Affected:** %s\n\n", orNotStated(string(is.Gap)))
 	sep()
 
-	fmt.Fprintf(&b, "**Reviewer Position (Option A):**%s\n", mark(OptionReviewer))
+	fmt.Fprintf(&b, "**Reviewer Position (Option A):**%s\n", mark(optionReviewer))
 	fmt.Fprintf(&b, "%s\n\n", quoted(c.ReviewerPosition))
 	fmt.Fprintf(&b, "**Impact if ignored:** %s\n\n", quotedOrNotStated(is.Impact))
 	sep()
 
-	fmt.Fprintf(&b, "**Engineer Position (Option B):**%s\n", mark(OptionEngineer))
-	if c.Type == ImplicitConverted {
+	fmt.Fprintf(&b, "**Engineer Position (Option B):**%s\n", mark(optionEngineer))
+	if c.Type == implicitConverted {
 		fmt.Fprintf(&b, "Not explicitly stated. Engineer did not address this %s issue in Round %d.\n\n", rank(is.Severity), c.Round)
 	} else {
 		fmt.Fprintf(&b, "%s\n\n", quotedOrNotStated(c.EngineerPosition))
@@ -52,14 +52,14 @@ func Present(c Conflict) string {
 	}
 	sep()
 
-	if o, ok := c.option(OptionSynthesis); ok {
-		fmt.Fprintf(&b, "**Synthesized Option (Option C):**%s\n", mark(OptionSynthesis))
+	if o, ok := c.option(optionSynthesis); ok {
+		fmt.Fprintf(&b, "**Synthesized Option (Option C):**%s\n", mark(optionSynthesis))
 		fmt.Fprintf(&b, "%s\n\n", strings.TrimSpace(o.Description))
 		fmt.Fprintf(&b, "**Trade-off:** %s\n\n", o.TradeOff)
 		sep()
 	}
-	if _, ok := c.option(OptionUserSpecified); ok {
-		fmt.Fprintf(&b, "**Option D: User Specifies Alternative**%s\n", mark(OptionUserSpecified))
+	if _, ok := c.option(optionUserSpecified); ok {
+		fmt.Fprintf(&b, "**Option D: User Specifies Alternative**%s\n", mark(optionUserSpecified))
 		b.WriteString("(Available for CRITICAL severity)\n\n")
 		sep()
 	}
@@ -70,7 +70,7 @@ func Present(c Conflict) string {
 	rec := c.recommended()
 	for _, o := range c.Options {
 		trade := o.TradeOff
-		if o.Key == OptionUserSpecified {
+		if o.Key == optionUserSpecified {
 			trade = "Maximum flexibility" // §4's summary wording for D
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", o.Key, o.Position, cell(trade), recommendedCell(c, o, rec))
@@ -88,15 +88,15 @@ func Present(c Conflict) string {
 // rule of §4/§7 that makes it so; rec is the recommended key, if any.
 func recommendedCell(c Conflict, o ConflictOption, rec string) string {
 	switch {
-	case o.Recommended && o.Key == OptionReviewer:
+	case o.Recommended && o.Key == optionReviewer:
 		return "Yes (CRITICAL)"
-	case o.Recommended && o.Key == OptionSynthesis:
+	case o.Recommended && o.Key == optionSynthesis:
 		return "Yes (addresses both concerns)"
-	case o.Recommended && o.Key == OptionEngineer:
+	case o.Recommended && o.Key == optionEngineer:
 		return "Yes (LOW: resolves to the Engineer)"
 	case o.Recommended:
 		return "Yes"
-	case rec == "" && o.Key == OptionReviewer:
+	case rec == "" && o.Key == optionReviewer:
 		return "- (unattended default)"
 	}
 	return "-"

@@ -8,12 +8,12 @@ import (
 	"github.com/refine-spec/refine/gap"
 )
 
-// Prioritize returns the conflicts in the order the user should see them
+// prioritize returns the conflicts in the order the user should see them
 // (§7 prioritize_conflicts): CRITICAL first, then HIGH, MEDIUM, LOW; within a
 // severity older rounds first, then lower issue numbers; ties (two conflicts
 // on one issue) by issue ID and detection round, so the order is total and
 // deterministic. The input is not modified.
-func Prioritize(conflicts []Conflict) []Conflict {
+func prioritize(conflicts []Conflict) []Conflict {
 	out := slices.Clone(conflicts)
 	slices.SortStableFunc(out, func(a, b Conflict) int {
 		return cmp.Or(
@@ -72,18 +72,18 @@ func OverrideSeverity(c Conflict, s gap.Severity) (Conflict, error) {
 	if !s.Valid() {
 		return c, fmt.Errorf("conflict: override of %s: invalid severity %d", c.IssueID, int(s))
 	}
-	if c.Status == StatusResolved {
+	if c.Status == statusResolved {
 		return c, fmt.Errorf("conflict: %s is already resolved by %s: its severity can no longer be overridden", c.IssueID, c.DecisionID)
 	}
 	if c.OriginalSeverity == 0 {
 		c.OriginalSeverity = c.Issue.Severity
 	}
 	c.Issue.Severity = s
-	c.Options = GenerateOptions(c)
+	c.Options = generateOptions(c)
 	if s == gap.Low {
-		c.Status = StatusDowngraded
+		c.Status = statusDowngraded
 	} else {
-		c.Status = StatusUnresolved
+		c.Status = statusUnresolved
 	}
 	return c, nil
 }

@@ -8,8 +8,8 @@ import (
 )
 
 func conflictOn(id string, round int, sev gap.Severity, g gap.ID) Conflict {
-	c := Conflict{IssueID: id, Type: Explicit, Issue: Issue{ID: id, Round: round, Severity: sev, Gap: g, Summary: "s"}, Status: StatusUnresolved}
-	c.Options = GenerateOptions(c)
+	c := Conflict{IssueID: id, Type: explicit, Issue: Issue{ID: id, Round: round, Severity: sev, Gap: g, Summary: "s"}, Status: statusUnresolved}
+	c.Options = generateOptions(c)
 	return c
 }
 
@@ -23,7 +23,7 @@ func TestPrioritize(t *testing.T) {
 		conflictOn("ISSUE-R3-004", 3, gap.Medium, "GAP-A-001"),
 	}
 	want := []string{"ISSUE-R3-005", "ISSUE-R2-003", "ISSUE-R2-010", "ISSUE-R3-002", "ISSUE-R3-004", "ISSUE-R3-001"}
-	if diff := cmp.Diff(want, conflictIDs(Prioritize(in))); diff != "" {
+	if diff := cmp.Diff(want, conflictIDs(prioritize(in))); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 	if in[0].IssueID != "ISSUE-R3-002" {
@@ -45,9 +45,9 @@ func TestOverrides(t *testing.T) {
 		status Status
 		keys   []string
 	}{
-		{"to LOW: no longer a conflict", gap.High, gap.Low, StatusDowngraded, []string{"A", "B"}},
-		{"to MEDIUM: still to decide, not blocking", gap.Critical, gap.Medium, StatusUnresolved, []string{"A", "B"}},
-		{"upward to CRITICAL: D appears", gap.Medium, gap.Critical, StatusUnresolved, []string{"A", "B", "D"}},
+		{"to LOW: no longer a conflict", gap.High, gap.Low, statusDowngraded, []string{"A", "B"}},
+		{"to MEDIUM: still to decide, not blocking", gap.Critical, gap.Medium, statusUnresolved, []string{"A", "B"}},
+		{"upward to CRITICAL: D appears", gap.Medium, gap.Critical, statusUnresolved, []string{"A", "B", "D"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -64,7 +64,7 @@ func TestOverrides(t *testing.T) {
 		})
 	}
 	resolved := conflictOn("ISSUE-R1-001", 1, gap.High, "GAP-A-001")
-	resolved.Status, resolved.DecisionID = StatusResolved, "DECISION-R2-001"
+	resolved.Status, resolved.DecisionID = statusResolved, "DECISION-R2-001"
 	if _, err := OverrideSeverity(resolved, gap.Low); err == nil {
 		t.Error("override of a resolved conflict: no error")
 	}
@@ -72,7 +72,7 @@ func TestOverrides(t *testing.T) {
 		t.Error("invalid severity: no error")
 	}
 	// An analysis synthesis survives an override.
-	c := conflictOn("ISSUE-R1-001", 1, gap.High, "GAP-A-001").WithAnalysis(Analysis{Synthesis: &Synthesis{Proposal: "Mix.", TradeOff: "t", AddressesBoth: true}})
+	c := conflictOn("ISSUE-R1-001", 1, gap.High, "GAP-A-001").withAnalysis(analysis{Synthesis: &Synthesis{Proposal: "Mix.", TradeOff: "t", AddressesBoth: true}})
 	c, _ = OverrideSeverity(c, gap.Medium)
 	if diff := cmp.Diff([]string{"C"}, recommendedKeys(c.Options)); diff != "" {
 		t.Errorf("after override (-want +got):\n%s", diff)
@@ -81,7 +81,7 @@ func TestOverrides(t *testing.T) {
 
 func TestBlocking(t *testing.T) {
 	resolved := conflictOn("ISSUE-R1-004", 1, gap.Critical, "GAP-A-004")
-	resolved.Status = StatusResolved
+	resolved.Status = statusResolved
 	downgraded, _ := OverrideSeverity(conflictOn("ISSUE-R1-005", 1, gap.High, "GAP-A-005"), gap.Low)
 	cs := []Conflict{
 		conflictOn("ISSUE-R1-001", 1, gap.Critical, "GAP-B-002"),

@@ -7,70 +7,70 @@ import (
 	"github.com/refine-spec/refine/question"
 )
 
-// ErrInvalidAnswer is returned (wrapped) for an answer that picks an option
+// errInvalidAnswer is returned (wrapped) for an answer that picks an option
 // not offered, omits a required choice or text, or carries text where none
 // is allowed. It is question.ErrInvalidAnswer; match it with errors.Is.
-var ErrInvalidAnswer = question.ErrInvalidAnswer
+var errInvalidAnswer = question.ErrInvalidAnswer
 
 // Option effects: the Effect of each option of this package's questions,
 // so the engine acts on an answer without parsing labels.
 const (
 	// Conflict options.
-	EffectReviewer      = "reviewer"
-	EffectEngineer      = "engineer"
-	EffectSynthesis     = "synthesis"
-	EffectUserSpecified = "user_specified" // requires text: the alternative
+	effectReviewer      = "reviewer"
+	effectEngineer      = "engineer"
+	effectSynthesis     = "synthesis"
+	effectUserSpecified = "user_specified" // requires text: the alternative
 
 	// Implicit disagreement (GAP-FLOW-013 actions 1-4).
-	EffectRequestAddress = "request_address"
-	EffectConvert        = "convert_to_disagree"
-	EffectWaive          = "waive"
-	EffectIgnore         = "ignore_false_positive"
+	effectRequestAddress = "request_address"
+	effectConvert        = "convert_to_disagree"
+	effectWaive          = "waive"
+	effectIgnore         = "ignore_false_positive"
 
 	// Rate limits.
-	EffectAcceptDisagreements     = "accept_disagreements"
+	effectAcceptDisagreements     = "accept_disagreements"
 	EffectRequestRevision         = "request_revision"
 	EffectReviewReviewer          = "review_reviewer_feedback"
 	EffectMediateScope            = "mediate_scope"
-	EffectContinue                = "continue"
+	effectContinue                = "continue"
 	EffectAdjustReviewer          = "adjust_reviewer_guidance"
 	EffectAdjustEngineer          = "adjust_engineer_guidance"
-	EffectAcceptWithJustification = "accept_with_justification" // requires text: the justification
+	effectAcceptWithJustification = "accept_with_justification" // requires text: the justification
 )
 
 // requiresText reports whether choosing an option with this effect needs
 // the user's text.
 func requiresText(effect string) bool {
-	return effect == EffectUserSpecified || effect == EffectAcceptWithJustification
+	return effect == effectUserSpecified || effect == effectAcceptWithJustification
 }
 
-// ValidateAnswer checks an answer to p, one of this package's questions,
+// validateAnswer checks an answer to p, one of this package's questions,
 // more strictly than question.Question.Check, because Decide and
 // ResolveImplicit act on the key as given: key must be one of the offered
 // keys (exactly, case included), text (ignoring surrounding blanks) must be
 // empty unless p.AllowText, and the options that need text (D's alternative, a
-// justification) must have it. Errors wrap ErrInvalidAnswer and name the
+// justification) must have it. Errors wrap errInvalidAnswer and name the
 // offered keys.
-func ValidateAnswer(p question.Question, key, text string) error {
+func validateAnswer(p question.Question, key, text string) error {
 	o, ok := optionByKey(p, key)
 	if !ok {
 		if key == "" {
-			return fmt.Errorf("%w: question %s needs a choice: want one of %s", ErrInvalidAnswer, p.ID, offered(p))
+			return fmt.Errorf("%w: question %s needs a choice: want one of %s", errInvalidAnswer, p.ID, offered(p))
 		}
-		return fmt.Errorf("%w: option %q was not offered for question %s: want one of %s", ErrInvalidAnswer, key, p.ID, offered(p))
+		return fmt.Errorf("%w: option %q was not offered for question %s: want one of %s", errInvalidAnswer, key, p.ID, offered(p))
 	}
 	text = strings.TrimSpace(text)
 	if text != "" && !p.AllowText {
-		return fmt.Errorf("%w: question %s takes no free text: answer with one of %s alone", ErrInvalidAnswer, p.ID, offered(p))
+		return fmt.Errorf("%w: question %s takes no free text: answer with one of %s alone", errInvalidAnswer, p.ID, offered(p))
 	}
 	if text == "" && requiresText(o.Effect) {
-		return fmt.Errorf("%w: option %s (%s) of question %s needs text: %s", ErrInvalidAnswer, o.Key, o.Label, p.ID, textNeeded(o.Effect))
+		return fmt.Errorf("%w: option %s (%s) of question %s needs text: %s", errInvalidAnswer, o.Key, o.Label, p.ID, textNeeded(o.Effect))
 	}
 	return nil
 }
 
 func textNeeded(effect string) string {
-	if effect == EffectUserSpecified {
+	if effect == effectUserSpecified {
 		return "describe your alternative"
 	}
 	return "give the justification"
@@ -93,7 +93,7 @@ func offered(p question.Question) string {
 	return strings.Join(p.Keys(), ", ")
 }
 
-// ConflictQuestion asks the user to resolve a conflict. The body is Present(c);
+// ConflictQuestion asks the user to resolve a conflict. The body is present(c);
 // the options are the conflict's A-D; free text is the user's rationale, or
 // for D the alternative itself.
 //
@@ -107,12 +107,12 @@ func ConflictQuestion(c Conflict) question.Question {
 		Kind:      question.KindConflict,
 		Round:     c.Round,
 		Title:     fmt.Sprintf("Conflict: %s (%s)", c.IssueID, rank(c.Issue.Severity)),
-		Body:      Present(c),
+		Body:      present(c),
 		AllowText: true,
 		Default:   c.recommended(),
 	}
 	if p.Default == "" {
-		p.Default = OptionReviewer
+		p.Default = optionReviewer
 	}
 	for _, o := range c.Options {
 		p.Options = append(p.Options, question.Option{
@@ -128,14 +128,14 @@ func ConflictQuestion(c Conflict) question.Question {
 
 func conflictEffect(key string) string {
 	switch key {
-	case OptionReviewer:
-		return EffectReviewer
-	case OptionEngineer:
-		return EffectEngineer
-	case OptionSynthesis:
-		return EffectSynthesis
+	case optionReviewer:
+		return effectReviewer
+	case optionEngineer:
+		return effectEngineer
+	case optionSynthesis:
+		return effectSynthesis
 	}
-	return EffectUserSpecified
+	return effectUserSpecified
 }
 
 // ImplicitQuestion asks what to do about an implicit-disagreement finding,
@@ -165,10 +165,10 @@ func ImplicitQuestion(f Finding) question.Question {
 		Title: fmt.Sprintf("Potential implicit disagreement: %s (%s, %s confidence)", is.ID, rank(is.Severity), f.Confidence),
 		Body:  b.String(),
 		Options: []question.Option{
-			{Key: "1", Label: "Request Engineer explicitly address this issue", Effect: EffectRequestAddress},
-			{Key: "2", Label: "Convert to explicit DISAGREE for conflict resolution", Effect: EffectConvert},
-			{Key: "3", Label: "Let user decide if issue should be waived", Effect: EffectWaive},
-			{Key: "4", Label: "Ignore this flag (false positive)", Effect: EffectIgnore},
+			{Key: "1", Label: "Request Engineer explicitly address this issue", Effect: effectRequestAddress},
+			{Key: "2", Label: "Convert to explicit DISAGREE for conflict resolution", Effect: effectConvert},
+			{Key: "3", Label: "Let user decide if issue should be waived", Effect: effectWaive},
+			{Key: "4", Label: "Ignore this flag (false positive)", Effect: effectIgnore},
 		},
 		AllowText: true,
 		Default:   "1",
@@ -196,7 +196,7 @@ func RateQuestion(a RateAlert) question.Question {
 	var b strings.Builder
 	p := question.Question{Kind: question.KindDisagreeRate, Round: a.Round, AllowText: true, Default: "1"}
 	switch a.Kind {
-	case RateWarn:
+	case rateWarn:
 		p.ID, p.Title = fmt.Sprintf("rate-warning-r%d", a.Round), "DISAGREE rate warning"
 		b.WriteString("DISAGREE RATE WARNING\n\n")
 		fmt.Fprintf(&b, "Engineer disagreed with %d of %d HIGH/CRITICAL issues this round (%s).\n\n", a.Disagreed, a.Total, percent(a.Rate))
@@ -212,12 +212,12 @@ func RateQuestion(a RateAlert) question.Question {
 		b.WriteString("2. Engineer is avoiding work\n")
 		b.WriteString("3. Fundamental misalignment on approach\n")
 		p.Options = []question.Option{
-			{Key: "1", Label: "Accept disagreements - Proceed to conflict resolution for each", Effect: EffectAcceptDisagreements},
+			{Key: "1", Label: "Accept disagreements - Proceed to conflict resolution for each", Effect: effectAcceptDisagreements},
 			{Key: "2", Label: "Request Engineer revision - Ask Engineer to reduce disagreements", Effect: EffectRequestRevision},
 			{Key: "3", Label: "Review Reviewer feedback - Check if issues were reasonable", Effect: EffectReviewReviewer},
 			{Key: "4", Label: "Mediate scope - Clarify session goals before continuing", Effect: EffectMediateScope},
 		}
-	case RateSystematic:
+	case rateSystematic:
 		p.ID, p.Title = fmt.Sprintf("rate-systematic-r%d", a.Round), "Systematic DISAGREE pattern"
 		b.WriteString("SYSTEMATIC DISAGREE ALERT\n\n")
 		b.WriteString(a.Message + "\n\n")
@@ -229,19 +229,19 @@ func RateQuestion(a RateAlert) question.Question {
 		}
 		b.WriteString(a.Recommendation + "\n")
 		p.Options = []question.Option{
-			{Key: "1", Label: "Continue - Acknowledge the pattern and proceed to conflict resolution", Effect: EffectContinue},
+			{Key: "1", Label: "Continue - Acknowledge the pattern and proceed to conflict resolution", Effect: effectContinue},
 			{Key: "2", Label: "Adjust Reviewer guidance - Your text is added to the next Reviewer prompts", Effect: EffectAdjustReviewer},
 			{Key: "3", Label: "Adjust Engineer guidance - Your text is added to the next Engineer prompts", Effect: EffectAdjustEngineer},
 			{Key: "4", Label: "Mediate scope - Clarify session goals before continuing", Effect: EffectMediateScope},
 		}
-	default: // RateBlock
+	default: // rateBlock
 		p.ID, p.Title = fmt.Sprintf("rate-block-r%d", a.Round), "DISAGREE limit exceeded"
 		b.WriteString("DISAGREE LIMIT EXCEEDED\n\n")
 		b.WriteString(a.Message + "\n\n")
 		b.WriteString(a.Recommendation + "\n")
 		p.Options = []question.Option{
 			{Key: "1", Label: "Request Engineer revision - Ask Engineer to reduce disagreements or provide session-level justification", Effect: EffectRequestRevision},
-			{Key: "2", Label: "Accept with justification - Your text is recorded as the session-level justification; proceed to conflict resolution", Effect: EffectAcceptWithJustification},
+			{Key: "2", Label: "Accept with justification - Your text is recorded as the session-level justification; proceed to conflict resolution", Effect: effectAcceptWithJustification},
 			{Key: "3", Label: "Review Reviewer feedback - Check if issues were reasonable", Effect: EffectReviewReviewer},
 		}
 	}
@@ -264,7 +264,7 @@ func textRequired(opts []question.Option) []string {
 // BlockInstruction is the instruction for the Engineer after a BLOCK_ROUND
 // alert or a rate warning answered with "request revision".
 func BlockInstruction(a RateAlert) string {
-	if a.Kind == RateWarn {
+	if a.Kind == rateWarn {
 		// A warning carries the rate, not a block count or limit.
 		return fmt.Sprintf("Your previous output disagreed with %d of %d HIGH/CRITICAL Reviewer issues (%s). "+
 			"Keep DISAGREE for the issues where you have the strongest evidence and address the others as the Reviewer asked.",

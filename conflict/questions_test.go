@@ -32,7 +32,7 @@ func TestValidateAnswer(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := ValidateAnswer(tt.p, tt.key, tt.text)
+			err := validateAnswer(tt.p, tt.key, tt.text)
 			if tt.want == "" {
 				if err != nil {
 					t.Fatalf("err = %v", err)
@@ -42,7 +42,7 @@ func TestValidateAnswer(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want it to contain %q", err, tt.want)
 			}
-			if !errors.Is(err, ErrInvalidAnswer) {
+			if !errors.Is(err, errInvalidAnswer) {
 				t.Errorf("err does not wrap ErrInvalidAnswer")
 			}
 		})
@@ -54,15 +54,15 @@ func TestPromptDefaultsAreOffered(t *testing.T) {
 	prompts := []question.Question{
 		ConflictQuestion(sampleConflict(t, gap.Critical)),
 		ConflictQuestion(sampleConflict(t, gap.High)),
-		ConflictQuestion(ConvertImplicit(f, mustTime(t, "2026-01-12T10:00:00Z"))),
+		ConflictQuestion(convertImplicit(f, mustTime(t, "2026-01-12T10:00:00Z"))),
 		ImplicitQuestion(f),
 	}
-	for _, k := range []RateKind{RateBlock, RateWarn, RateSystematic} {
+	for _, k := range []rateKind{rateBlock, rateWarn, rateSystematic} {
 		prompts = append(prompts, RateQuestion(RateAlert{Kind: k, Round: 4}))
 	}
 	seen := map[string]bool{}
 	for _, p := range prompts {
-		if err := ValidateAnswer(p, p.Default, ""); err != nil {
+		if err := validateAnswer(p, p.Default, ""); err != nil {
 			t.Errorf("%s: default %q: %v", p.ID, p.Default, err)
 		}
 		if p.ID == "" || p.Kind == "" || p.Title == "" || p.Body == "" || seen[p.ID] && p.Kind != question.KindConflict {
@@ -78,7 +78,7 @@ func TestPromptDefaultsAreOffered(t *testing.T) {
 	if got := ConflictQuestion(sampleConflict(t, gap.High)).Default; got != "A" {
 		t.Errorf("HIGH conflict default = %s, want A (no recommendation: the Reviewer)", got)
 	}
-	if got := ConflictQuestion(sampleConflict(t, gap.Critical)).Options[0]; !got.Recommended || got.Effect != EffectReviewer {
+	if got := ConflictQuestion(sampleConflict(t, gap.Critical)).Options[0]; !got.Recommended || got.Effect != effectReviewer {
 		t.Errorf("CRITICAL option A = %+v", got)
 	}
 	if want := []string{"D"}; !slices.Equal(prompts[0].TextRequired, want) {

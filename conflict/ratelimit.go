@@ -20,13 +20,13 @@ type Limits struct {
 	MaxPerRound int `json:"max_per_round"`
 }
 
-// DefaultLimits returns §3's limits: 50%, 40% over 3 rounds, 5 per round.
-func DefaultLimits() Limits {
+// defaultLimits returns §3's limits: 50%, 40% over 3 rounds, 5 per round.
+func defaultLimits() Limits {
 	return Limits{RoundRate: 0.5, SessionRate: 0.4, SessionRounds: 3, MaxPerRound: 5}
 }
 
-// Validate checks that rates lie in [0, 1] and counts are positive.
-func (l Limits) Validate() error {
+// validate checks that rates lie in [0, 1] and counts are positive.
+func (l Limits) validate() error {
 	switch {
 	case l.RoundRate < 0 || l.RoundRate > 1:
 		return fmt.Errorf("conflict: DISAGREE round rate %v is outside [0, 1]", l.RoundRate)
@@ -40,8 +40,8 @@ func (l Limits) Validate() error {
 	return nil
 }
 
-// RateRecord is one round of DISAGREE history, §3's (round, disagree, total).
-type RateRecord struct {
+// rateRecord is one round of DISAGREE history, §3's (round, disagree, total).
+type rateRecord struct {
 	Round int `json:"round"`
 	// Disagreed: distinct HIGH/CRITICAL issues disagreed with; Total: the
 	// HIGH/CRITICAL issues the round answered.
@@ -54,7 +54,7 @@ type RateRecord struct {
 // RateHistory is the session's DISAGREE history, one record per round in
 // round order.
 type RateHistory struct {
-	Records []RateRecord `json:"records"`
+	Records []rateRecord `json:"records"`
 	// Alerted is the round of the last systematic alert (0: none). A new
 	// systematic alert needs a window of rounds all after it, so the same
 	// window never raises the alert twice.
@@ -63,50 +63,50 @@ type RateHistory struct {
 
 // RateInput is one round's DISAGREE usage.
 type RateInput struct {
-	Round int
-	// HighCritical are the HIGH/CRITICAL issues the round answered
+	round int
+	// highCritical are the HIGH/CRITICAL issues the round answered
 	// (overrides applied), for the count and the warning's list.
-	HighCritical []Issue
-	// Disagreed are the issue IDs disagreed with: explicit conflicts
+	highCritical []Issue
+	// disagreed are the issue IDs disagreed with: explicit conflicts
 	// (exact or soft) and converted implicit ones, as in §9's Phase 2.
-	Disagreed []string
-	// Submitted is ExplicitResult.Submitted.
-	Submitted int
+	disagreed []string
+	// submitted is ExplicitResult.Submitted.
+	submitted int
 }
 
 // RateInputFor builds a round's RateInput from its issues (overrides
 // applied), its conflicts (any type; DOWNGRADED ones do not count) and the
 // number of DISAGREE blocks written.
 func RateInputFor(round int, issues []Issue, conflicts []Conflict, submitted int) RateInput {
-	in := RateInput{Round: round, Submitted: submitted}
+	in := RateInput{round: round, submitted: submitted}
 	seen := map[string]bool{}
 	for _, is := range issues {
 		if is.Severity.AtLeastHigh() && !seen[is.ID] {
 			seen[is.ID] = true
-			in.HighCritical = append(in.HighCritical, is)
+			in.highCritical = append(in.highCritical, is)
 		}
 	}
 	for _, c := range conflicts {
-		if c.Status != StatusDowngraded && !slices.Contains(in.Disagreed, c.IssueID) {
-			in.Disagreed = append(in.Disagreed, c.IssueID)
+		if c.Status != statusDowngraded && !slices.Contains(in.disagreed, c.IssueID) {
+			in.disagreed = append(in.disagreed, c.IssueID)
 		}
 	}
 	return in
 }
 
-// RateKind is the action a rate check asks for (§3).
-type RateKind string
+// rateKind is the action a rate check asks for (§3).
+type rateKind string
 
 // Rate check actions.
 const (
-	RateBlock      RateKind = "BLOCK_ROUND"
-	RateWarn       RateKind = "WARN_USER"
-	RateSystematic RateKind = "SYSTEMATIC_ALERT"
+	rateBlock      rateKind = "BLOCK_ROUND"
+	rateWarn       rateKind = "WARN_USER"
+	rateSystematic rateKind = "SYSTEMATIC_ALERT"
 )
 
 // RateAlert is one triggered rate limit.
 type RateAlert struct {
-	Kind  RateKind `json:"kind"`
+	Kind  rateKind `json:"kind"`
 	Round int      `json:"round"`
 	// Message and Recommendation are §3's texts.
 	Message        string `json:"message"`
@@ -121,7 +121,7 @@ type RateAlert struct {
 	// Issues are the disagreed HIGH/CRITICAL issues (WARN), in issue order.
 	Issues []Issue `json:"issues,omitempty"`
 	// Window is the rounds the systematic alert looked at.
-	Window []RateRecord `json:"window,omitempty"`
+	Window []rateRecord `json:"window,omitempty"`
 }
 
 // CheckRate is §3's check_disagree_rate. It records the round in the
@@ -136,17 +136,17 @@ type RateAlert struct {
 // systematic alert at least one in the round and a window of rounds all
 // after the last systematic alert (RateHistory.Alerted). An engine that sends the round
 // back on BLOCK_ROUND need not ask the others. h is not modified; zero
-// Limits mean DefaultLimits.
+// Limits mean defaultLimits.
 func CheckRate(h RateHistory, in RateInput, l Limits) (RateHistory, []RateAlert) {
 	if l == (Limits{}) {
-		l = DefaultLimits()
+		l = defaultLimits()
 	}
 	hc := map[string]Issue{}
-	for _, is := range in.HighCritical {
+	for _, is := range in.highCritical {
 		hc[is.ID] = is
 	}
 	var disagreed []Issue
-	for _, id := range in.Disagreed {
+	for _, id := range in.disagreed {
 		if is, ok := hc[id]; ok && !slices.ContainsFunc(disagreed, func(d Issue) bool { return d.ID == id }) {
 			disagreed = append(disagreed, is)
 		}
@@ -155,16 +155,16 @@ func CheckRate(h RateHistory, in RateInput, l Limits) (RateHistory, []RateAlert)
 	slices.SortStableFunc(disagreed, func(a, b Issue) int {
 		return cmp.Or(cmp.Compare(issueRound(a), issueRound(b)), cmp.Compare(a.Number(), b.Number()), cmp.Compare(a.ID, b.ID))
 	})
-	rec := RateRecord{Round: in.Round, Disagreed: len(disagreed), Total: len(hc), Submitted: in.Submitted}
+	rec := rateRecord{Round: in.round, Disagreed: len(disagreed), Total: len(hc), Submitted: in.submitted}
 
-	out := RateHistory{Records: slices.DeleteFunc(slices.Clone(h.Records), func(r RateRecord) bool { return r.Round == in.Round })}
+	out := RateHistory{Records: slices.DeleteFunc(slices.Clone(h.Records), func(r rateRecord) bool { return r.Round == in.round })}
 	out.Records = append(out.Records, rec)
-	slices.SortStableFunc(out.Records, func(a, b RateRecord) int { return cmp.Compare(a.Round, b.Round) })
+	slices.SortStableFunc(out.Records, func(a, b rateRecord) int { return cmp.Compare(a.Round, b.Round) })
 
 	var alerts []RateAlert
 	if rec.Submitted > l.MaxPerRound {
 		alerts = append(alerts, RateAlert{
-			Kind: RateBlock, Round: in.Round,
+			Kind: rateBlock, Round: in.round,
 			Message:        fmt.Sprintf("Engineer submitted %d DISAGREEs (limit: %d per round).", rec.Submitted, l.MaxPerRound),
 			Recommendation: "Engineer must reduce disagreements or provide session-level justification.",
 			Disagreed:      rec.Disagreed, Total: rec.Total, Rate: rate(rec.Disagreed, rec.Total),
@@ -176,7 +176,7 @@ func CheckRate(h RateHistory, in RateInput, l Limits) (RateHistory, []RateAlert)
 	if rec.Total > 0 && rec.Disagreed >= 2 {
 		if r := rate(rec.Disagreed, rec.Total); r > l.RoundRate {
 			alerts = append(alerts, RateAlert{
-				Kind: RateWarn, Round: in.Round,
+				Kind: rateWarn, Round: in.round,
 				Message:        fmt.Sprintf("Engineer disagreed with %s of HIGH/CRITICAL issues this round.", percent(r)),
 				Recommendation: "Review if issues are too prescriptive or Engineer needs guidance.",
 				Disagreed:      rec.Disagreed, Total: rec.Total, Rate: r, Issues: disagreed,
@@ -187,9 +187,9 @@ func CheckRate(h RateHistory, in RateInput, l Limits) (RateHistory, []RateAlert)
 	// issues, ending at this round: later rounds (after a rollback) are not
 	// part of its pattern. The alert needs a DISAGREE in this round and a
 	// window entirely after the last alert.
-	var rated []RateRecord
+	var rated []rateRecord
 	for _, r := range out.Records {
-		if r.Round <= in.Round && r.Total > 0 {
+		if r.Round <= in.round && r.Total > 0 {
 			rated = append(rated, r)
 		}
 	}
@@ -203,12 +203,12 @@ func CheckRate(h RateHistory, in RateInput, l Limits) (RateHistory, []RateAlert)
 		}
 		if r := rate(d, t); t > 0 && r > l.SessionRate {
 			alerts = append(alerts, RateAlert{
-				Kind: RateSystematic, Round: in.Round,
+				Kind: rateSystematic, Round: in.round,
 				Message:        fmt.Sprintf("Systematic DISAGREE pattern: %d/%d (%s) across last %d rounds.", d, t, percent(r), n),
 				Recommendation: "Consider: (1) Reviewer feedback style too rigid, (2) Engineer/Reviewer misaligned on scope, (3) User intervention needed.",
 				Disagreed:      d, Total: t, Rate: r, Window: window,
 			})
-			out.Alerted = in.Round
+			out.Alerted = in.round
 		}
 	}
 	return out, alerts

@@ -27,8 +27,8 @@ func ids(is []Issue) []string {
 	return out
 }
 
-func kinds(as []RateAlert) []RateKind {
-	var out []RateKind
+func kinds(as []RateAlert) []rateKind {
+	var out []rateKind
 	for _, a := range as {
 		out = append(out, a.Kind)
 	}
@@ -41,29 +41,29 @@ func TestCheckRateRound(t *testing.T) {
 		total     int
 		disagreed int
 		submitted int
-		want      []RateKind
+		want      []rateKind
 		message   string
 	}{
 		{"exactly 50%: no warning", 4, 2, 2, nil, ""},
-		{"51%: warning", 100, 51, 5, []RateKind{RateWarn}, "Engineer disagreed with 51% of HIGH/CRITICAL issues this round."},
-		{"3 of 5 (60%): warning", 5, 3, 3, []RateKind{RateWarn}, "Engineer disagreed with 60% of HIGH/CRITICAL issues this round."},
+		{"51%: warning", 100, 51, 5, []rateKind{rateWarn}, "Engineer disagreed with 51% of HIGH/CRITICAL issues this round."},
+		{"3 of 5 (60%): warning", 5, 3, 3, []rateKind{rateWarn}, "Engineer disagreed with 60% of HIGH/CRITICAL issues this round."},
 		{"no HIGH/CRITICAL issues: no rate", 0, 0, 0, nil, ""},
 		{"5 DISAGREEs: no block", 20, 5, 5, nil, ""},
-		{"6 DISAGREEs: block", 20, 6, 6, []RateKind{RateBlock}, "Engineer submitted 6 DISAGREEs (limit: 5 per round)."},
-		{"6 of 6: block, then warning", 6, 6, 6, []RateKind{RateBlock, RateWarn}, "Engineer submitted 6 DISAGREEs (limit: 5 per round)."},
+		{"6 DISAGREEs: block", 20, 6, 6, []rateKind{rateBlock}, "Engineer submitted 6 DISAGREEs (limit: 5 per round)."},
+		{"6 of 6: block, then warning", 6, 6, 6, []rateKind{rateBlock, rateWarn}, "Engineer submitted 6 DISAGREEs (limit: 5 per round)."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			issues := hcIssues(3, tt.total)
-			in := RateInput{Round: 4, HighCritical: issues, Disagreed: ids(issues[:tt.disagreed]), Submitted: tt.submitted}
-			h, alerts := CheckRate(RateHistory{}, in, DefaultLimits())
+			in := RateInput{round: 4, highCritical: issues, disagreed: ids(issues[:tt.disagreed]), submitted: tt.submitted}
+			h, alerts := CheckRate(RateHistory{}, in, defaultLimits())
 			if diff := cmp.Diff(tt.want, kinds(alerts)); diff != "" {
 				t.Errorf("alerts (-want +got):\n%s", diff)
 			}
 			if tt.message != "" && alerts[0].Message != tt.message {
 				t.Errorf("message = %q, want %q", alerts[0].Message, tt.message)
 			}
-			if diff := cmp.Diff([]RateRecord{{Round: 4, Disagreed: tt.disagreed, Total: tt.total, Submitted: tt.submitted}}, h.Records); diff != "" {
+			if diff := cmp.Diff([]rateRecord{{Round: 4, Disagreed: tt.disagreed, Total: tt.total, Submitted: tt.submitted}}, h.Records); diff != "" {
 				t.Errorf("history (-want +got):\n%s", diff)
 			}
 		})
@@ -71,31 +71,31 @@ func TestCheckRateRound(t *testing.T) {
 }
 
 func TestCheckRateSession(t *testing.T) {
-	rec := func(r, d, t int) RateRecord { return RateRecord{Round: r, Disagreed: d, Total: t} }
+	rec := func(r, d, t int) rateRecord { return rateRecord{Round: r, Disagreed: d, Total: t} }
 	tests := []struct {
 		name    string
-		history []RateRecord
+		history []rateRecord
 		d, t    int // this round (5)
-		want    []RateKind
+		want    []rateKind
 		message string
 	}{
-		{"two rounds only: no pattern yet", []RateRecord{rec(4, 2, 4)}, 2, 4, nil, ""},
-		{"exactly 40% over 3 rounds: no alert", []RateRecord{rec(3, 2, 5), rec(4, 2, 5)}, 2, 5, nil, ""},
-		{"over 40% over 3 rounds: alert", []RateRecord{rec(3, 2, 5), rec(4, 2, 5)}, 3, 6, []RateKind{RateSystematic},
+		{"two rounds only: no pattern yet", []rateRecord{rec(4, 2, 4)}, 2, 4, nil, ""},
+		{"exactly 40% over 3 rounds: no alert", []rateRecord{rec(3, 2, 5), rec(4, 2, 5)}, 2, 5, nil, ""},
+		{"over 40% over 3 rounds: alert", []rateRecord{rec(3, 2, 5), rec(4, 2, 5)}, 3, 6, []rateKind{rateSystematic},
 			"Systematic DISAGREE pattern: 7/16 (44%) across last 3 rounds."},
-		{"only the last 3 rounds count", []RateRecord{rec(1, 0, 10), rec(2, 0, 10), rec(3, 2, 4), rec(4, 2, 4)}, 1, 4, []RateKind{RateSystematic},
+		{"only the last 3 rounds count", []rateRecord{rec(1, 0, 10), rec(2, 0, 10), rec(3, 2, 4), rec(4, 2, 4)}, 1, 4, []rateKind{rateSystematic},
 			"Systematic DISAGREE pattern: 5/12 (42%) across last 3 rounds."},
-		{"old heavy rounds age out", []RateRecord{rec(1, 5, 5), rec(2, 5, 5), rec(3, 0, 4), rec(4, 1, 4)}, 1, 4, nil, ""},
+		{"old heavy rounds age out", []rateRecord{rec(1, 5, 5), rec(2, 5, 5), rec(3, 0, 4), rec(4, 1, 4)}, 1, 4, nil, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			issues := hcIssues(4, tt.t)
-			in := RateInput{Round: 5, HighCritical: issues, Disagreed: ids(issues[:tt.d])}
-			_, alerts := CheckRate(RateHistory{Records: tt.history}, in, DefaultLimits())
-			var got []RateKind
+			in := RateInput{round: 5, highCritical: issues, disagreed: ids(issues[:tt.d])}
+			_, alerts := CheckRate(RateHistory{Records: tt.history}, in, defaultLimits())
+			var got []rateKind
 			var sys *RateAlert
 			for i, a := range alerts {
-				if a.Kind == RateSystematic {
+				if a.Kind == rateSystematic {
 					got = append(got, a.Kind)
 					sys = &alerts[i]
 				}
@@ -117,17 +117,17 @@ func TestCheckRateSession(t *testing.T) {
 
 func TestCheckRateReplacesRound(t *testing.T) {
 	issues := hcIssues(2, 4)
-	h, _ := CheckRate(RateHistory{}, RateInput{Round: 3, HighCritical: issues, Disagreed: ids(issues)}, DefaultLimits())
+	h, _ := CheckRate(RateHistory{}, RateInput{round: 3, highCritical: issues, disagreed: ids(issues)}, defaultLimits())
 	orig := h
-	h2, _ := CheckRate(h, RateInput{Round: 3, HighCritical: issues[:2], Disagreed: ids(issues[:1])}, DefaultLimits())
-	if diff := cmp.Diff([]RateRecord{{Round: 3, Disagreed: 1, Total: 2}}, h2.Records); diff != "" {
+	h2, _ := CheckRate(h, RateInput{round: 3, highCritical: issues[:2], disagreed: ids(issues[:1])}, defaultLimits())
+	if diff := cmp.Diff([]rateRecord{{Round: 3, Disagreed: 1, Total: 2}}, h2.Records); diff != "" {
 		t.Errorf("re-check (-want +got):\n%s", diff)
 	}
 	if orig.Records[0].Disagreed != 4 {
 		t.Error("CheckRate modified its input history")
 	}
 	// Disagreements with issues outside HIGH/CRITICAL do not count.
-	_, alerts := CheckRate(RateHistory{}, RateInput{Round: 3, HighCritical: issues, Disagreed: []string{"ISSUE-R2-001", "ISSUE-R2-009", "ISSUE-R2-010"}}, DefaultLimits())
+	_, alerts := CheckRate(RateHistory{}, RateInput{round: 3, highCritical: issues, disagreed: []string{"ISSUE-R2-001", "ISSUE-R2-009", "ISSUE-R2-010"}}, defaultLimits())
 	if len(alerts) != 0 {
 		t.Errorf("alerts = %+v", alerts)
 	}
@@ -135,9 +135,9 @@ func TestCheckRateReplacesRound(t *testing.T) {
 
 func TestRateQuestions(t *testing.T) {
 	issues := hcIssues(2, 6)
-	_, alerts := CheckRate(RateHistory{Records: []RateRecord{{Round: 1, Disagreed: 3, Total: 3}, {Round: 2, Disagreed: 3, Total: 3}}},
-		RateInput{Round: 3, HighCritical: issues, Disagreed: ids(issues), Submitted: 6}, DefaultLimits())
-	if diff := cmp.Diff([]RateKind{RateBlock, RateWarn, RateSystematic}, kinds(alerts)); diff != "" {
+	_, alerts := CheckRate(RateHistory{Records: []rateRecord{{Round: 1, Disagreed: 3, Total: 3}, {Round: 2, Disagreed: 3, Total: 3}}},
+		RateInput{round: 3, highCritical: issues, disagreed: ids(issues), submitted: 6}, defaultLimits())
+	if diff := cmp.Diff([]rateKind{rateBlock, rateWarn, rateSystematic}, kinds(alerts)); diff != "" {
 		t.Fatalf("alerts (-want +got):\n%s", diff)
 	}
 	tests := []struct {
@@ -164,14 +164,14 @@ func TestRateQuestions(t *testing.T) {
 				t.Errorf("%s body lacks %q:\n%s", tt.kind, s, p.Body)
 			}
 		}
-		if err := ValidateAnswer(p, p.Default, ""); err != nil {
+		if err := validateAnswer(p, p.Default, ""); err != nil {
 			t.Errorf("%s default rejected: %v", tt.kind, err)
 		}
 		if tt.textReq != "" {
-			if err := ValidateAnswer(p, tt.textReq, ""); err == nil {
+			if err := validateAnswer(p, tt.textReq, ""); err == nil {
 				t.Errorf("%s: option %s without text accepted", tt.kind, tt.textReq)
 			}
-			if err := ValidateAnswer(p, tt.textReq, "The spec is contested by design."); err != nil {
+			if err := validateAnswer(p, tt.textReq, "The spec is contested by design."); err != nil {
 				t.Errorf("%s: %v", tt.kind, err)
 			}
 		}
@@ -182,11 +182,11 @@ func TestRateQuestions(t *testing.T) {
 }
 
 func TestLimitsValidate(t *testing.T) {
-	if err := DefaultLimits().Validate(); err != nil {
+	if err := defaultLimits().validate(); err != nil {
 		t.Error(err)
 	}
 	for _, l := range []Limits{{RoundRate: 1.5, SessionRounds: 3}, {SessionRate: -1, SessionRounds: 3}, {SessionRounds: 0}, {SessionRounds: 3, MaxPerRound: -1}} {
-		if l.Validate() == nil {
+		if l.validate() == nil {
 			t.Errorf("%+v: no error", l)
 		}
 	}
@@ -197,25 +197,25 @@ func TestLimitsValidate(t *testing.T) {
 // no systematic alert on a round without a DISAGREE, never the same window
 // twice, and only rounds with HIGH/CRITICAL issues make up the window.
 func TestCheckRateEvidence(t *testing.T) {
-	rec := func(r, d, t int) RateRecord { return RateRecord{Round: r, Disagreed: d, Total: t} }
+	rec := func(r, d, t int) rateRecord { return rateRecord{Round: r, Disagreed: d, Total: t} }
 	tests := []struct {
 		name    string
 		h       RateHistory
 		d, t    int // round 5
-		want    []RateKind
+		want    []rateKind
 		alerted int
 	}{
 		{"1 of 1: straight to conflict resolution", RateHistory{}, 1, 1, nil, 0},
-		{"2 of 3: warning", RateHistory{}, 2, 3, []RateKind{RateWarn}, 0},
-		{"no DISAGREE this round: no systematic alert", RateHistory{Records: []RateRecord{rec(3, 3, 3), rec(4, 3, 3)}}, 0, 3, nil, 0},
-		{"pattern with a DISAGREE this round", RateHistory{Records: []RateRecord{rec(3, 3, 3), rec(4, 3, 3)}}, 1, 3, []RateKind{RateSystematic}, 5},
-		{"same window after an alert: none", RateHistory{Records: []RateRecord{rec(3, 3, 3), rec(4, 3, 3)}, Alerted: 4}, 1, 3, nil, 4},
-		{"rounds without HIGH/CRITICAL issues are skipped", RateHistory{Records: []RateRecord{rec(2, 2, 2), rec(3, 2, 2), rec(4, 0, 0)}}, 1, 2, []RateKind{RateSystematic}, 5},
+		{"2 of 3: warning", RateHistory{}, 2, 3, []rateKind{rateWarn}, 0},
+		{"no DISAGREE this round: no systematic alert", RateHistory{Records: []rateRecord{rec(3, 3, 3), rec(4, 3, 3)}}, 0, 3, nil, 0},
+		{"pattern with a DISAGREE this round", RateHistory{Records: []rateRecord{rec(3, 3, 3), rec(4, 3, 3)}}, 1, 3, []rateKind{rateSystematic}, 5},
+		{"same window after an alert: none", RateHistory{Records: []rateRecord{rec(3, 3, 3), rec(4, 3, 3)}, Alerted: 4}, 1, 3, nil, 4},
+		{"rounds without HIGH/CRITICAL issues are skipped", RateHistory{Records: []rateRecord{rec(2, 2, 2), rec(3, 2, 2), rec(4, 0, 0)}}, 1, 2, []rateKind{rateSystematic}, 5},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			issues := hcIssues(4, tt.t)
-			h, alerts := CheckRate(tt.h, RateInput{Round: 5, HighCritical: issues, Disagreed: ids(issues[:tt.d]), Submitted: tt.d}, DefaultLimits())
+			h, alerts := CheckRate(tt.h, RateInput{round: 5, highCritical: issues, disagreed: ids(issues[:tt.d]), submitted: tt.d}, defaultLimits())
 			if diff := cmp.Diff(tt.want, kinds(alerts)); diff != "" {
 				t.Errorf("alerts (-want +got):\n%s", diff)
 			}

@@ -6,12 +6,12 @@ import (
 	"github.com/refine-spec/refine/gap"
 )
 
-// SoftMatchThreshold is §2's keyword overlap at or above which content is
+// softMatchThreshold is §2's keyword overlap at or above which content is
 // taken to address an issue.
-const SoftMatchThreshold = 0.5
+const softMatchThreshold = 0.5
 
-// SoftMatch is the result of attempt_soft_issue_match (GAP-FLOW-006 §2).
-type SoftMatch struct {
+// softMatch is the result of attempt_soft_issue_match (GAP-FLOW-006 §2).
+type softMatch struct {
 	Matched    bool           `json:"matched"`
 	Confidence gap.Confidence `json:"confidence,omitempty"` // MEDIUM when matched
 	Reason     string         `json:"reason,omitempty"`
@@ -27,15 +27,15 @@ type SoftMatch struct {
 // softMatchReason is §2's reason text.
 const softMatchReason = "Soft match - Engineer may be addressing this issue"
 
-// MatchIssue is §2's attempt_soft_issue_match: content matches issue when
-// at least half of the summary's Keywords occur in it, or it quotes the
+// matchIssueText is §2's attempt_soft_issue_match: content matches issue when
+// at least half of the summary's keywords occur in it, or it quotes the
 // issue's summary or suggestion (the spec's key_phrase; compared word by
 // word ignoring case and punctuation, and only when the phrase is specific
 // enough to be a quote), or it names the issue's location. A match has
 // MEDIUM confidence: it is a fallback, never primary detection. Callers pass
 // the part of a document that may refer to the issue (a block or section),
 // not a whole document, in which any summary's words are likely to occur.
-func MatchIssue(content string, issue Issue) SoftMatch {
+func matchIssueText(content string, issue Issue) softMatch {
 	return matchIssue(newMatchText(content), issue)
 }
 
@@ -69,15 +69,15 @@ func newIssueMatcher(is Issue) issueMatcher {
 	return m
 }
 
-func matchIssue(t matchText, issue Issue) SoftMatch { return newIssueMatcher(issue).match(t) }
+func matchIssue(t matchText, issue Issue) softMatch { return newIssueMatcher(issue).match(t) }
 
-func (im issueMatcher) match(t matchText) SoftMatch {
-	var m SoftMatch
+func (im issueMatcher) match(t matchText) softMatch {
+	var m softMatch
 	_, m.KeywordOverlap = overlap(im.keywords, t.keywords)
 	m.QuoteFound = im.summary != "" && strings.Contains(t.norm, im.summary) ||
 		im.suggestion != "" && strings.Contains(t.norm, im.suggestion)
 	m.LocationReferenced = im.locate != "" && strings.Contains(t.norm, im.locate)
-	if m.KeywordOverlap >= SoftMatchThreshold || m.QuoteFound || m.LocationReferenced {
+	if m.KeywordOverlap >= softMatchThreshold || m.QuoteFound || m.LocationReferenced {
 		m.Matched, m.Confidence, m.Reason = true, gap.ConfidenceMedium, softMatchReason
 	}
 	return m
@@ -95,7 +95,7 @@ func (t matchText) locates(loc string) bool {
 
 // better reports whether a is a stronger soft match than b: a quote beats a
 // location, which beats keyword overlap alone; then the higher overlap.
-func (a SoftMatch) better(b SoftMatch) bool {
+func (a softMatch) better(b softMatch) bool {
 	if a.Matched != b.Matched {
 		return a.Matched
 	}

@@ -12,7 +12,7 @@ import (
 // recommended (#27 item 8).
 func TestOptionsSummaryDerived(t *testing.T) {
 	mk := func(sev gap.Severity, summary, position, rationale string) Conflict {
-		return Conflict{IssueID: "ISSUE-R1-001", Type: Explicit, Round: 2, Subject: summary,
+		return Conflict{IssueID: "ISSUE-R1-001", Type: explicit, Round: 2, Subject: summary,
 			Issue:            Issue{ID: "ISSUE-R1-001", Severity: sev, Summary: summary, Suggestion: "Use cursors.", Impact: "Clients miss orders", Gap: "GAP-API-001"},
 			ReviewerPosition: "Use cursors.", EngineerPosition: position, EngineerRationale: rationale}
 	}
@@ -48,7 +48,7 @@ func TestOptionsSummaryDerived(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := Present(tc.c)
+			got := present(tc.c)
 			for _, w := range tc.want {
 				if !strings.Contains(got, w) {
 					t.Errorf("presentation lacks %q:\n%s", w, got[strings.Index(got, "### Options Summary"):])

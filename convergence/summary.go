@@ -73,7 +73,7 @@ func Limitations(l *gap.Ledger) []Limitation {
 // SummaryInput is what final_summary.md reports.
 type SummaryInput struct {
 	Outcome Outcome
-	// Reason is Decision.Reason; shown when not empty.
+	// Reason is Verdict.Reason; shown when not empty.
 	Reason string
 	Rounds int
 	// Started and Finished give the duration; either zero means unknown.

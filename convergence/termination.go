@@ -36,7 +36,7 @@ const (
 	Paused Outcome = "PAUSED"
 	// Failed: a fatal error stopped the step; state is intact and resumable.
 	Failed Outcome = "FAILED"
-	// Continue: run another round (or ask what Decision says to ask first).
+	// Continue: run another round (or ask what the Verdict says to ask first).
 	Continue Outcome = "CONTINUE"
 	// Running: a session being driven, as a host reports it; Decide never
 	// returns it.
@@ -112,13 +112,13 @@ type Input struct {
 	PendingQuestions int
 	// Failure, when not empty, is the fatal error that stopped the step.
 	Failure string
-	// OfferedOpenSet is Decision.OpenSet as stored when the early-
+	// OfferedOpenSet is Verdict.OpenSet as stored when the early-
 	// termination offer was last made ("" if never).
 	OfferedOpenSet string
 }
 
-// Decision is the result of a termination check.
-type Decision struct {
+// Verdict is the result of a termination check.
+type Verdict struct {
 	Outcome Outcome
 	// Reason explains the outcome in one sentence for logs and summaries.
 	Reason string
@@ -154,10 +154,10 @@ type Decision struct {
 //  8. Round ≥ MaxRounds → MAX_ROUNDS.
 //  9. Every open gap BLOCKED → CONTINUE with NeedsUserDecisions.
 //  10. Otherwise CONTINUE, with OfferEarlyTermination when ShouldOffer says so.
-func Decide(in Input) Decision {
+func Decide(in Input) Verdict {
 	openSet := OpenSetFingerprint(in.Ledger)
-	d := func(o Outcome, reason string) Decision {
-		return Decision{Outcome: o, Reason: reason, OpenSet: openSet}
+	d := func(o Outcome, reason string) Verdict {
+		return Verdict{Outcome: o, Reason: reason, OpenSet: openSet}
 	}
 	counts := CountOpen(in.Ledger)
 	c := in.Conflicts

@@ -36,7 +36,7 @@ func TestDecide(t *testing.T) {
 	type want struct {
 		outcome               Outcome
 		offer, decisions, ack bool
-		reason                string // substring of Decision.Reason
+		reason                string // substring of Verdict.Reason
 	}
 	tests := []struct {
 		name   string
@@ -107,7 +107,7 @@ func TestDecide(t *testing.T) {
 
 // TestEarlyTerminationOfferedOncePerOpenSet plays a session where the
 // good-enough criteria start to hold and checks that the host, storing
-// Decision.OpenSet whenever it makes the offer, asks exactly when the open
+// Verdict.OpenSet whenever it makes the offer, asks exactly when the open
 // set changes.
 func TestEarlyTerminationOfferedOncePerOpenSet(t *testing.T) {
 	l := ledgerOf(t, g(1, gap.High, gap.Open), g(2, gap.Medium, gap.Open), g(3, gap.Low, gap.Open), g(4, gap.Low, gap.Open))

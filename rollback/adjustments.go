@@ -47,9 +47,9 @@ func gapAssignment(id gap.ID) string {
 // assigned gaps when none was addressed.
 func unaddressedAssigned(d Detection) []gap.ID {
 	var out []gap.ID
-	for _, id := range d.Assigned {
+	for _, id := range d.assigned {
 		found := false
-		for _, a := range d.Addressed {
+		for _, a := range d.addressed {
 			found = found || a == id
 		}
 		if !found {
@@ -82,7 +82,7 @@ func gapAdjustments(p Pattern, d Detection, c gap.Confidence, why string) []Adju
 }
 
 func sectionNames(f Finding) (sections []string, headers bool) {
-	for _, t := range f.Terms {
+	for _, t := range f.terms {
 		if t == "## Gap Resolution" {
 			headers = true
 		} else {
@@ -134,7 +134,7 @@ func AutoAdjustments(d Detection) []Adjustment {
 				Summary:    "Required minimum 2 examples (one success case, one edge case)",
 				Confidence: gap.ConfidenceMedium, Why: "may require domain knowledge",
 			})
-		case InconsistentRefs:
+		case inconsistentRefs:
 			out = append(out, Adjustment{
 				Pattern:    f.Pattern,
 				Prompt:     "Reference only gap IDs from the attached gap list.",
@@ -142,9 +142,9 @@ func AutoAdjustments(d Detection) []Adjustment {
 				Summary:    "Attached gap list and summary of related resolved gaps",
 				Confidence: gap.ConfidenceHigh, Why: "the gap list is authoritative",
 			})
-		case DomainConfusion:
+		case domainConfusion:
 			out = append(out, glossaryAdjustment(f))
-		case ScopeDrift:
+		case scopeDrift:
 			out = append(out, gapAdjustments(f.Pattern, d, gap.ConfidenceHigh, "structural, easily enforced")...)
 		}
 	}
@@ -202,17 +202,17 @@ func Recommend(d Detection) []Adjustment {
 				Summary:    "Required minimum 2 examples (one success case, one edge case)",
 				Confidence: gap.ConfidenceMedium, Why: "may require domain knowledge",
 			})
-		case InconsistentRefs:
+		case inconsistentRefs:
 			out = append(out, Adjustment{
 				Pattern:    f.Pattern,
-				Prompt:     fmt.Sprintf("Reference only gap IDs from the attached gap list; %s do not exist.", strings.Join(f.Terms, ", ")),
+				Prompt:     fmt.Sprintf("Reference only gap IDs from the attached gap list; %s do not exist.", strings.Join(f.terms, ", ")),
 				Attach:     []Attachment{AttachGapList},
 				Summary:    "Attached gap list to prompt",
 				Confidence: gap.ConfidenceHigh, Why: "the gap list is authoritative",
 			})
-		case DomainConfusion:
+		case domainConfusion:
 			out = append(out, glossaryAdjustment(f))
-		case ScopeDrift:
+		case scopeDrift:
 			out = append(out, gapAdjustments(f.Pattern, d, gap.ConfidenceHigh, "structural, easily enforced")...)
 		}
 	}

@@ -33,7 +33,7 @@ func TestAdjustments(t *testing.T) {
 		Known:    []gap.ID{"GAP-FLOW-001"},
 		Context:  "spec",
 	})
-	if diff := cmp.Diff([]Pattern{MissingSections, NarrowExamples, InconsistentRefs, DomainConfusion}, d.Patterns()); diff != "" {
+	if diff := cmp.Diff([]Pattern{MissingSections, NarrowExamples, inconsistentRefs, domainConfusion}, d.Patterns()); diff != "" {
 		t.Fatalf("patterns (-want +got):\n%s", diff)
 	}
 	auto := AutoAdjustments(d)

@@ -21,30 +21,30 @@ import (
 // Archive errors. ReadArchive and ListArchive wrap one of them with the
 // offending entry; match with errors.Is.
 var (
-	// ErrUnsafeArchive: an entry could escape or subvert extraction: an
+	// errUnsafeArchive: an entry could escape or subvert extraction: an
 	// absolute path, a ".." segment, a link, a device, or a name outside
 	// the Store key alphabet.
-	ErrUnsafeArchive = errors.New("unsafe archive")
-	// ErrArchiveTooLarge: the archive unpacks to more than Limits allow.
-	ErrArchiveTooLarge = errors.New("archive too large")
-	// ErrCorruptArchive: not a well-formed gzip'd tar of a rolled-back
+	errUnsafeArchive = errors.New("unsafe archive")
+	// errArchiveTooLarge: the archive unpacks to more than Limits allow.
+	errArchiveTooLarge = errors.New("archive too large")
+	// errCorruptArchive: not a well-formed gzip'd tar of a rolled-back
 	// round (truncated, bad checksum, missing or invalid metadata).
-	ErrCorruptArchive = errors.New("corrupt archive")
+	errCorruptArchive = errors.New("corrupt archive")
 )
 
-// MaxUnpacked is the default limit on the bytes an archive unpacks to
+// maxUnpacked is the default limit on the bytes an archive unpacks to
 // (64 MiB), so reading back an archive cannot exhaust memory.
-const MaxUnpacked int64 = 64 << 20
+const maxUnpacked int64 = 64 << 20
 
-// DefaultMaxEntries is the default limit on the number of entries.
-const DefaultMaxEntries = 4096
+// defaultMaxEntries is the default limit on the number of entries.
+const defaultMaxEntries = 4096
 
 // Names inside an archive.
 const (
 	// MetadataName is the metadata file at the archive folder's top.
 	MetadataName = "rollback_metadata.json"
-	// AnalysisName is the optional rollback analysis report.
-	AnalysisName = "analysis.md"
+	// analysisName is the optional rollback analysis report.
+	analysisName = "analysis.md"
 )
 
 // RoundPrefix is the key prefix of round n's folder ("round_005/").
@@ -185,8 +185,8 @@ type ArchiveOption func(*archiveOptions)
 
 type archiveOptions struct{ analysis string }
 
-// WithAnalysis adds analysis.md (the "Rollback Analysis" report) to the archive.
-func WithAnalysis(markdown string) ArchiveOption {
+// withAnalysis adds analysis.md (the "Rollback Analysis" report) to the archive.
+func withAnalysis(markdown string) ArchiveOption {
 	return func(o *archiveOptions) { o.analysis = markdown }
 }
 
@@ -201,7 +201,7 @@ func WithAnalysis(markdown string) ArchiveOption {
 // directories before their contents, every mtime the rollback timestamp,
 // files 0600 and folders 0700 (owner-only, like every session file), no
 // owner names, and a gzip header with no name or time. An archive ReadArchive would refuse (more
-// than MaxUnpacked, unsafe names) is refused here.
+// than maxUnpacked, unsafe names) is refused here.
 func BuildArchive(files map[string][]byte, meta Metadata, decisionsFromRound string, opts ...ArchiveOption) ([]byte, error) {
 	var o archiveOptions
 	for _, opt := range opts {
@@ -212,7 +212,7 @@ func BuildArchive(files map[string][]byte, meta Metadata, decisionsFromRound str
 	}
 	round := meta.OriginalRound
 	prefix := RoundPrefix(round)
-	reserved := map[string]bool{MetadataName: true, DecisionsFileName(round): true, AnalysisName: true}
+	reserved := map[string]bool{MetadataName: true, DecisionsFileName(round): true, analysisName: true}
 
 	content := make(map[string][]byte, len(files)+3)
 	var total int64
@@ -240,11 +240,11 @@ func BuildArchive(files map[string][]byte, meta Metadata, decisionsFromRound str
 	}
 	content[MetadataName] = mj
 	if o.analysis != "" {
-		content[AnalysisName] = []byte(o.analysis)
+		content[analysisName] = []byte(o.analysis)
 	}
 	total += int64(len(decisionsFromRound) + len(mj) + len(o.analysis))
-	if total > MaxUnpacked {
-		return nil, fmt.Errorf("rollback: build archive: %w: %d bytes, the limit is %d", ErrArchiveTooLarge, total, MaxUnpacked)
+	if total > maxUnpacked {
+		return nil, fmt.Errorf("rollback: build archive: %w: %d bytes, the limit is %d", errArchiveTooLarge, total, maxUnpacked)
 	}
 	dirs, err := directories(content)
 	if err != nil {
@@ -351,21 +351,21 @@ func unsafeName(name string) string {
 }
 
 // Limits bound what reading an archive may unpack. The zero value means the
-// defaults (MaxUnpacked, DefaultMaxEntries).
+// defaults (maxUnpacked, defaultMaxEntries).
 type Limits struct {
-	// MaxBytes bounds the file content unpacked, counted as bytes actually
+	// maxBytes bounds the file content unpacked, counted as bytes actually
 	// read (so a lying header or a sparse file cannot get past it).
-	MaxBytes int64
-	// MaxEntries bounds the number of entries, folders included.
-	MaxEntries int
+	maxBytes int64
+	// maxEntries bounds the number of entries, folders included.
+	maxEntries int
 }
 
 func (l Limits) norm() Limits {
-	if l.MaxBytes <= 0 {
-		l.MaxBytes = MaxUnpacked
+	if l.maxBytes <= 0 {
+		l.maxBytes = maxUnpacked
 	}
-	if l.MaxEntries <= 0 {
-		l.MaxEntries = DefaultMaxEntries
+	if l.maxEntries <= 0 {
+		l.maxEntries = defaultMaxEntries
 	}
 	return l
 }
@@ -375,7 +375,7 @@ func (l Limits) norm() Limits {
 // stopped too. Each entry may cost a few header blocks and at most one PAX
 // record; 4 KiB per entry plus 2 MiB of slack is generous for both.
 func (l Limits) streamCap() int64 {
-	return l.MaxBytes + int64(l.MaxEntries)*4096 + 2<<20
+	return l.maxBytes + int64(l.maxEntries)*4096 + 2<<20
 }
 
 var errStreamCap = errors.New("decompressed stream limit reached")
@@ -402,10 +402,10 @@ func (c *capReader) Read(p []byte) (int, error) {
 // Entry is one member of an archive, as ListArchive reports it.
 type Entry struct {
 	Name    string
-	Size    int64
+	size    int64
 	Dir     bool
-	Mode    int64
-	ModTime time.Time
+	mode    int64
+	modTime time.Time
 }
 
 // walk decompresses and checks every entry of an archive, calling fn with
@@ -415,18 +415,18 @@ func walk(b []byte, lim Limits, keep bool, fn func(Entry, []byte) error) error {
 	lim = lim.norm()
 	zr, err := gzip.NewReader(bytes.NewReader(b))
 	if err != nil {
-		return fmt.Errorf("%w: not a gzip stream: %v", ErrCorruptArchive, err)
+		return fmt.Errorf("%w: not a gzip stream: %v", errCorruptArchive, err)
 	}
 	stream := &capReader{r: zr, n: lim.streamCap()}
 	tr := tar.NewReader(stream)
 	streamErr := func(what string, err error) error {
 		if errors.Is(err, errStreamCap) {
-			return fmt.Errorf("%w: decompressed stream exceeds %d bytes", ErrArchiveTooLarge, lim.streamCap())
+			return fmt.Errorf("%w: decompressed stream exceeds %d bytes", errArchiveTooLarge, lim.streamCap())
 		}
 		if errors.Is(err, io.ErrUnexpectedEOF) {
-			return fmt.Errorf("%w: %s: truncated", ErrCorruptArchive, what)
+			return fmt.Errorf("%w: %s: truncated", errCorruptArchive, what)
 		}
-		return fmt.Errorf("%w: %s: %v", ErrCorruptArchive, what, err)
+		return fmt.Errorf("%w: %s: %v", errCorruptArchive, what, err)
 	}
 	seen := map[string]bool{}
 	var total int64
@@ -438,8 +438,8 @@ func walk(b []byte, lim Limits, keep bool, fn func(Entry, []byte) error) error {
 		if err != nil {
 			return streamErr("reading entry header", err)
 		}
-		if entries >= lim.MaxEntries {
-			return fmt.Errorf("%w: more than %d entries", ErrArchiveTooLarge, lim.MaxEntries)
+		if entries >= lim.maxEntries {
+			return fmt.Errorf("%w: more than %d entries", errArchiveTooLarge, lim.maxEntries)
 		}
 		name := h.Name
 		isDir := h.Typeflag == tar.TypeDir
@@ -447,34 +447,34 @@ func walk(b []byte, lim Limits, keep bool, fn func(Entry, []byte) error) error {
 			name = strings.TrimSuffix(name, "/")
 		}
 		if why := unsafeName(name); why != "" {
-			return fmt.Errorf("%w: entry %q: %s", ErrUnsafeArchive, h.Name, why)
+			return fmt.Errorf("%w: entry %q: %s", errUnsafeArchive, h.Name, why)
 		}
 		switch h.Typeflag {
 		case tar.TypeReg, tar.TypeDir:
 		case tar.TypeSymlink:
-			return fmt.Errorf("%w: entry %q: symbolic link (to %q)", ErrUnsafeArchive, h.Name, h.Linkname)
+			return fmt.Errorf("%w: entry %q: symbolic link (to %q)", errUnsafeArchive, h.Name, h.Linkname)
 		case tar.TypeLink:
-			return fmt.Errorf("%w: entry %q: hard link (to %q)", ErrUnsafeArchive, h.Name, h.Linkname)
+			return fmt.Errorf("%w: entry %q: hard link (to %q)", errUnsafeArchive, h.Name, h.Linkname)
 		case tar.TypeChar, tar.TypeBlock:
-			return fmt.Errorf("%w: entry %q: device file", ErrUnsafeArchive, h.Name)
+			return fmt.Errorf("%w: entry %q: device file", errUnsafeArchive, h.Name)
 		case tar.TypeFifo:
-			return fmt.Errorf("%w: entry %q: named pipe", ErrUnsafeArchive, h.Name)
+			return fmt.Errorf("%w: entry %q: named pipe", errUnsafeArchive, h.Name)
 		default:
-			return fmt.Errorf("%w: entry %q: unsupported type %q (only files and folders)", ErrUnsafeArchive, h.Name, h.Typeflag)
+			return fmt.Errorf("%w: entry %q: unsupported type %q (only files and folders)", errUnsafeArchive, h.Name, h.Typeflag)
 		}
 		if seen[name] {
-			return fmt.Errorf("%w: entry %q appears twice", ErrCorruptArchive, name)
+			return fmt.Errorf("%w: entry %q appears twice", errCorruptArchive, name)
 		}
 		seen[name] = true
-		e := Entry{Name: name, Dir: isDir, Mode: h.Mode, ModTime: h.ModTime}
+		e := Entry{Name: name, Dir: isDir, mode: h.Mode, modTime: h.ModTime}
 		var data []byte
 		if !isDir {
-			left := lim.MaxBytes - total
+			left := lim.maxBytes - total
 			if h.Size < 0 {
-				return fmt.Errorf("%w: entry %q: negative size", ErrCorruptArchive, name)
+				return fmt.Errorf("%w: entry %q: negative size", errCorruptArchive, name)
 			}
 			if h.Size > left {
-				return fmt.Errorf("%w: entry %q declares %d bytes; the archive may unpack to at most %d", ErrArchiveTooLarge, name, h.Size, lim.MaxBytes)
+				return fmt.Errorf("%w: entry %q declares %d bytes; the archive may unpack to at most %d", errArchiveTooLarge, name, h.Size, lim.maxBytes)
 			}
 			// The header's size is a claim; count the bytes that actually
 			// arrive, reading at most left+1 so a stream that delivers more
@@ -497,10 +497,10 @@ func walk(b []byte, lim Limits, keep bool, fn func(Entry, []byte) error) error {
 				return streamErr(fmt.Sprintf("reading entry %q", name), err)
 			}
 			total += n
-			if total > lim.MaxBytes {
-				return fmt.Errorf("%w: unpacks to more than %d bytes (at entry %q)", ErrArchiveTooLarge, lim.MaxBytes, name)
+			if total > lim.maxBytes {
+				return fmt.Errorf("%w: unpacks to more than %d bytes (at entry %q)", errArchiveTooLarge, lim.maxBytes, name)
 			}
-			e.Size = n
+			e.size = n
 		}
 		if err := fn(e, data); err != nil {
 			return err
@@ -533,12 +533,12 @@ func ListArchive(b []byte, lim Limits) ([]Entry, error) {
 // "attempts/engineer-1.md", "rollback_metadata.json",
 // "decisions_from_round_5.md", "analysis.md") and the parsed metadata.
 //
-// It refuses, with an error wrapping ErrUnsafeArchive, absolute paths, ".."
+// It refuses, with an error wrapping errUnsafeArchive, absolute paths, ".."
 // segments, names outside the Store key alphabet, symbolic and hard links,
 // devices, pipes and any other non-file, non-folder entry; with
-// ErrArchiveTooLarge, more than lim.MaxBytes of content (counted as read,
+// errArchiveTooLarge, more than lim.MaxBytes of content (counted as read,
 // before it is all allocated) or lim.MaxEntries entries; with
-// ErrCorruptArchive, bad or truncated gzip or tar data, duplicate entries,
+// errCorruptArchive, bad or truncated gzip or tar data, duplicate entries,
 // entries outside a single round_NNN_rolled_back/ folder, and missing or
 // inconsistent metadata.
 func ReadArchive(b []byte, lim Limits) (map[string][]byte, Metadata, error) {
@@ -550,18 +550,18 @@ func ReadArchive(b []byte, lim Limits) (map[string][]byte, Metadata, error) {
 	err := walk(b, lim, true, func(e Entry, data []byte) error {
 		folder, rel, _ := strings.Cut(e.Name, "/")
 		if !archiveFolderPattern.MatchString(folder) {
-			return fmt.Errorf("%w: entry %q is not inside a round_NNN_rolled_back/ folder", ErrCorruptArchive, e.Name)
+			return fmt.Errorf("%w: entry %q is not inside a round_NNN_rolled_back/ folder", errCorruptArchive, e.Name)
 		}
 		if top == "" {
 			top = folder
 		} else if folder != top {
-			return fmt.Errorf("%w: entries in two folders, %q and %q", ErrCorruptArchive, top, folder)
+			return fmt.Errorf("%w: entries in two folders, %q and %q", errCorruptArchive, top, folder)
 		}
 		if e.Dir {
 			return nil
 		}
 		if rel == "" {
-			return fmt.Errorf("%w: %q is a file, want a folder", ErrCorruptArchive, e.Name)
+			return fmt.Errorf("%w: %q is a file, want a folder", errCorruptArchive, e.Name)
 		}
 		files[rel] = data
 		return nil
@@ -570,36 +570,36 @@ func ReadArchive(b []byte, lim Limits) (map[string][]byte, Metadata, error) {
 		return fail(err)
 	}
 	if top == "" {
-		return fail(fmt.Errorf("%w: empty archive", ErrCorruptArchive))
+		return fail(fmt.Errorf("%w: empty archive", errCorruptArchive))
 	}
 	if _, err := directories(files); err != nil {
-		return fail(fmt.Errorf("%w: %v", ErrCorruptArchive, err))
+		return fail(fmt.Errorf("%w: %v", errCorruptArchive, err))
 	}
 	raw, ok := files[MetadataName]
 	if !ok {
-		return fail(fmt.Errorf("%w: no %s", ErrCorruptArchive, MetadataName))
+		return fail(fmt.Errorf("%w: no %s", errCorruptArchive, MetadataName))
 	}
 	var meta Metadata
 	if err := json.Unmarshal(raw, &meta); err != nil {
-		return fail(fmt.Errorf("%w: %s: %v", ErrCorruptArchive, MetadataName, err))
+		return fail(fmt.Errorf("%w: %s: %v", errCorruptArchive, MetadataName, err))
 	}
 	if err := meta.validate(); err != nil {
-		return fail(fmt.Errorf("%w: %s: %v", ErrCorruptArchive, MetadataName, err))
+		return fail(fmt.Errorf("%w: %s: %v", errCorruptArchive, MetadataName, err))
 	}
 	if ArchiveFolder(meta.OriginalRound) != top {
-		return fail(fmt.Errorf("%w: folder %s holds metadata of round %d", ErrCorruptArchive, top, meta.OriginalRound))
+		return fail(fmt.Errorf("%w: folder %s holds metadata of round %d", errCorruptArchive, top, meta.OriginalRound))
 	}
 	return files, meta, nil
 }
 
-// RoundFiles maps the round-folder files of an unpacked archive back to
+// roundFiles maps the round-folder files of an unpacked archive back to
 // their Store keys ("engineer.md" → "round_005/engineer.md"), leaving out the
 // archive's own metadata, decisions and analysis files.
-func RoundFiles(files map[string][]byte, round int) map[string][]byte {
+func roundFiles(files map[string][]byte, round int) map[string][]byte {
 	out := map[string][]byte{}
 	for _, rel := range slices.Sorted(maps.Keys(files)) {
 		switch rel {
-		case MetadataName, DecisionsFileName(round), AnalysisName:
+		case MetadataName, DecisionsFileName(round), analysisName:
 			continue
 		}
 		out[RoundPrefix(round)+rel] = files[rel]

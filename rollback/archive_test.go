@@ -30,7 +30,7 @@ func sampleArchive(t testing.TB) ([]byte, map[string][]byte, Metadata) {
 		AttemptNumber: 1, UserAdjustments: []string{"Focus on concrete examples"},
 		Mode: ModeInteractive, Trigger: TriggerUser, TargetRound: 4,
 	}
-	b, err := BuildArchive(files, meta, DecisionsFromRound(5, []Decision{{ID: "DECISION-R5-001", Choice: "keep weights"}}), WithAnalysis("## Rollback Analysis - Round 5\n"))
+	b, err := BuildArchive(files, meta, DecisionsFromRound(5, []RoundDecision{{ID: "DECISION-R5-001", Choice: "keep weights"}}), withAnalysis("## Rollback Analysis - Round 5\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,8 +53,8 @@ func TestArchiveRoundTrip(t *testing.T) {
 		"prompts/engineer-1.md":     files["round_005/prompts/engineer-1.md"],
 		"empty.md":                  {},
 		MetadataName:                metaJSON,
-		"decisions_from_round_5.md": []byte(DecisionsFromRound(5, []Decision{{ID: "DECISION-R5-001", Choice: "keep weights"}})),
-		AnalysisName:                []byte("## Rollback Analysis - Round 5\n"),
+		"decisions_from_round_5.md": []byte(DecisionsFromRound(5, []RoundDecision{{ID: "DECISION-R5-001", Choice: "keep weights"}})),
+		analysisName:                []byte("## Rollback Analysis - Round 5\n"),
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("files (-want +got):\n%s", diff)
@@ -62,7 +62,7 @@ func TestArchiveRoundTrip(t *testing.T) {
 	if diff := cmp.Diff(meta, gotMeta); diff != "" {
 		t.Errorf("metadata (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(files, RoundFiles(got, 5)); diff != "" {
+	if diff := cmp.Diff(files, roundFiles(got, 5)); diff != "" {
 		t.Errorf("RoundFiles (-want +got):\n%s", diff)
 	}
 }
@@ -82,11 +82,11 @@ func TestArchiveDeterministic(t *testing.T) {
 	var names []string
 	for _, e := range es {
 		names = append(names, e.Name)
-		if !e.ModTime.Equal(t0) {
-			t.Errorf("%s mtime %v, want the rollback timestamp", e.Name, e.ModTime)
+		if !e.modTime.Equal(t0) {
+			t.Errorf("%s mtime %v, want the rollback timestamp", e.Name, e.modTime)
 		}
-		if want := map[bool]int64{true: 0o700, false: 0o600}[e.Dir]; e.Mode != want {
-			t.Errorf("%s mode %o, want %o", e.Name, e.Mode, want)
+		if want := map[bool]int64{true: 0o700, false: 0o600}[e.Dir]; e.mode != want {
+			t.Errorf("%s mode %o, want %o", e.Name, e.mode, want)
 		}
 	}
 	want := []string{
@@ -160,8 +160,8 @@ func TestBuildArchiveRejects(t *testing.T) {
 			}
 		})
 	}
-	big := map[string][]byte{"round_005/big.md": make([]byte, MaxUnpacked)}
-	if _, err := BuildArchive(big, meta, ""); !errors.Is(err, ErrArchiveTooLarge) {
+	big := map[string][]byte{"round_005/big.md": make([]byte, maxUnpacked)}
+	if _, err := BuildArchive(big, meta, ""); !errors.Is(err, errArchiveTooLarge) {
 		t.Errorf("oversized build: err = %v, want ErrArchiveTooLarge", err)
 	}
 }
@@ -193,10 +193,10 @@ func TestReadArchiveUnsafe(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			b := tarGz(t, append([]rawEntry{metaEntry(t)}, tc.entries...)...)
 			_, _, err := ReadArchive(b, Limits{})
-			if !errors.Is(err, ErrUnsafeArchive) || !strings.Contains(err.Error(), tc.want) {
+			if !errors.Is(err, errUnsafeArchive) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("ReadArchive: err = %v, want ErrUnsafeArchive mentioning %s", err, tc.want)
 			}
-			if _, err := ListArchive(b, Limits{}); !errors.Is(err, ErrUnsafeArchive) {
+			if _, err := ListArchive(b, Limits{}); !errors.Is(err, errUnsafeArchive) {
 				t.Errorf("ListArchive: err = %v, want ErrUnsafeArchive", err)
 			}
 		})
@@ -230,7 +230,7 @@ func TestReadArchiveCorrupt(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := ReadArchive(tc.b, Limits{})
-			if !errors.Is(err, ErrCorruptArchive) || !strings.Contains(err.Error(), tc.want) {
+			if !errors.Is(err, errCorruptArchive) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err = %v, want ErrCorruptArchive mentioning %q", err, tc.want)
 			}
 		})
@@ -295,13 +295,13 @@ func TestReadArchiveBomb(t *testing.T) {
 	}
 	var err error
 	alloc := allocated(func() { _, _, err = ReadArchive(b, Limits{}) })
-	if !errors.Is(err, ErrArchiveTooLarge) {
+	if !errors.Is(err, errArchiveTooLarge) {
 		t.Fatalf("err = %v, want ErrArchiveTooLarge", err)
 	}
 	if alloc > 16<<20 {
 		t.Errorf("rejecting the bomb allocated %d MiB; it must be stopped before unpacking", alloc>>20)
 	}
-	if _, err := ListArchive(b, Limits{}); !errors.Is(err, ErrArchiveTooLarge) {
+	if _, err := ListArchive(b, Limits{}); !errors.Is(err, errArchiveTooLarge) {
 		t.Errorf("ListArchive: err = %v, want ErrArchiveTooLarge", err)
 	}
 }
@@ -310,16 +310,16 @@ func TestReadArchiveManySmallFilesBomb(t *testing.T) {
 	// Each file is under the limit; together they pass it. The reader counts
 	// the bytes it has read and stops at the limit.
 	b := bomb(t, 12, 1<<20)
-	lim := Limits{MaxBytes: 8 << 20}
+	lim := Limits{maxBytes: 8 << 20}
 	var err error
 	alloc := allocated(func() { _, _, err = ReadArchive(b, lim) })
-	if !errors.Is(err, ErrArchiveTooLarge) || !strings.Contains(err.Error(), "at most 8388608") {
+	if !errors.Is(err, errArchiveTooLarge) || !strings.Contains(err.Error(), "at most 8388608") {
 		t.Fatalf("err = %v, want ErrArchiveTooLarge at the 8 MiB limit", err)
 	}
 	if alloc > 24<<20 {
 		t.Errorf("allocated %d MiB for an 8 MiB limit", alloc>>20)
 	}
-	if _, _, err := ReadArchive(b, Limits{MaxBytes: 16 << 20}); err != nil {
+	if _, _, err := ReadArchive(b, Limits{maxBytes: 16 << 20}); err != nil {
 		t.Errorf("12 MiB under a 16 MiB limit: %v", err)
 	}
 }
@@ -329,8 +329,8 @@ func TestReadArchiveTooManyEntries(t *testing.T) {
 	for i := 0; i < 20; i++ {
 		entries = append(entries, file("round_005_rolled_back/f"+strings.Repeat("x", i)+".md", ""))
 	}
-	_, _, err := ReadArchive(tarGz(t, entries...), Limits{MaxEntries: 10})
-	if !errors.Is(err, ErrArchiveTooLarge) || !strings.Contains(err.Error(), "more than 10 entries") {
+	_, _, err := ReadArchive(tarGz(t, entries...), Limits{maxEntries: 10})
+	if !errors.Is(err, errArchiveTooLarge) || !strings.Contains(err.Error(), "more than 10 entries") {
 		t.Errorf("err = %v", err)
 	}
 }

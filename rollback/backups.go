@@ -26,20 +26,20 @@ type BackupKind string
 // The three backup kinds. State is refine's addition to the spec's two:
 // state.json is the source of truth, the markdown files are renderings of it.
 const (
-	StatusBackup    BackupKind = "status"
-	DecisionsBackup BackupKind = "decisions"
+	statusBackup    BackupKind = "status"
+	decisionsBackup BackupKind = "decisions"
 	StateBackup     BackupKind = "state"
 )
 
 // backupKinds returns the three kinds in the order restores are listed.
-func backupKinds() []BackupKind { return []BackupKind{StatusBackup, DecisionsBackup, StateBackup} }
+func backupKinds() []BackupKind { return []BackupKind{statusBackup, decisionsBackup, StateBackup} }
 
-// Live returns the session key a backup of this kind restores to.
-func (k BackupKind) Live() string {
+// live returns the session key a backup of this kind restores to.
+func (k BackupKind) live() string {
 	switch k {
-	case StatusBackup:
+	case statusBackup:
 		return StatusKey
-	case DecisionsBackup:
+	case decisionsBackup:
 		return DecisionsKey
 	case StateBackup:
 		return StateKey
@@ -47,34 +47,34 @@ func (k BackupKind) Live() string {
 	return ""
 }
 
-// Key returns the backup key of this kind for round n.
-func (k BackupKind) Key(n int) string {
+// key returns the backup key of this kind for round n.
+func (k BackupKind) key(n int) string {
 	switch k {
-	case StatusBackup:
-		return StatusBackupKey(n)
-	case DecisionsBackup:
-		return DecisionsBackupKey(n)
+	case statusBackup:
+		return statusBackupKey(n)
+	case decisionsBackup:
+		return decisionsBackupKey(n)
 	case StateBackup:
 		return StateBackupKey(n)
 	}
 	return ""
 }
 
-// StatusBackupKey is the snapshot of status.md as it was after round n
+// statusBackupKey is the snapshot of status.md as it was after round n
 // ("status_backup_round_3.md").
-func StatusBackupKey(n int) string { return fmt.Sprintf("status_backup_round_%d.md", n) }
+func statusBackupKey(n int) string { return fmt.Sprintf("status_backup_round_%d.md", n) }
 
-// DecisionsBackupKey is the snapshot of decisions.md after round n
+// decisionsBackupKey is the snapshot of decisions.md after round n
 // ("decisions_backup_round_3.md").
-func DecisionsBackupKey(n int) string { return fmt.Sprintf("decisions_backup_round_%d.md", n) }
+func decisionsBackupKey(n int) string { return fmt.Sprintf("decisions_backup_round_%d.md", n) }
 
 // StateBackupKey is the snapshot of state.json after round n
 // ("state_backup_round_3.json").
 func StateBackupKey(n int) string { return fmt.Sprintf("state_backup_round_%d.json", n) }
 
-// BackupKeys returns the three backup keys of round n.
-func BackupKeys(n int) []string {
-	return []string{StatusBackupKey(n), DecisionsBackupKey(n), StateBackupKey(n)}
+// backupKeys returns the three backup keys of round n.
+func backupKeys(n int) []string {
+	return []string{statusBackupKey(n), decisionsBackupKey(n), StateBackupKey(n)}
 }
 
 // Round numbers are capped at six digits so parsing can never overflow.
@@ -95,13 +95,13 @@ func ParseBackupKey(key string) (kind BackupKind, round int, ok bool) {
 	return "", 0, false
 }
 
-// RotationOps says what to do before round `round` runs, as the spec's
+// rotationOps says what to do before round `round` runs, as the spec's
 // rotation does: snapshot the state after round-1, and delete the backup of
 // round-1-retention (N-4 with the default 3), which leaves exactly the last
 // `retention` rounds. retention <= 0 means DefaultRetention. Round 1
 // snapshots round 0: the session as it was before any round, so the first
 // round can be rolled back too.
-func RotationOps(round, retention int) (snapshotRound int, deleteRounds []int) {
+func rotationOps(round, retention int) (snapshotRound int, deleteRounds []int) {
 	if retention <= 0 {
 		retention = DefaultRetention
 	}
@@ -119,8 +119,8 @@ type Copy struct {
 
 // Rotation is the store work at the start of a round.
 type Rotation struct {
-	// Snapshot is the round whose end state is being backed up (round-1).
-	Snapshot int
+	// snapshot is the round whose end state is being backed up (round-1).
+	snapshot int
 	// Copies copy the live files to the snapshot's backup keys. state.json
 	// is only copied when present in the keys given to Rotate (a brand-new
 	// session may not have written it yet).
@@ -136,7 +136,7 @@ type Rotation struct {
 // present in the Store. Apply the deletes and copies in one commit (the spec
 // orders delete-then-create; in one atomic commit the order is immaterial).
 func Rotate(round, retention int, keys []string) Rotation {
-	snap, _ := RotationOps(round, retention)
+	snap, _ := rotationOps(round, retention)
 	if retention <= 0 {
 		retention = DefaultRetention
 	}
@@ -144,12 +144,12 @@ func Rotate(round, retention int, keys []string) Rotation {
 	for _, k := range keys {
 		present[k] = true
 	}
-	r := Rotation{Snapshot: snap}
+	r := Rotation{snapshot: snap}
 	for _, kind := range backupKinds() {
 		if kind == StateBackup && !present[StateKey] {
 			continue
 		}
-		r.Copies = append(r.Copies, Copy{From: kind.Live(), To: kind.Key(snap)})
+		r.Copies = append(r.Copies, Copy{From: kind.live(), To: kind.key(snap)})
 	}
 	oldest := snap - retention + 1
 	for _, k := range keys {

@@ -38,10 +38,10 @@ func ParseCleanup(s string) (Cleanup, error) {
 
 // Retention defaults.
 const (
-	// DefaultRecentWindow is "Keep recent only (last 7 days of this session)".
-	DefaultRecentWindow = 7 * 24 * time.Hour
-	// DefaultColdRetention is the cold-storage retention (30 days).
-	DefaultColdRetention = 30 * 24 * time.Hour
+	// defaultRecentWindow is "Keep recent only (last 7 days of this session)".
+	defaultRecentWindow = 7 * 24 * time.Hour
+	// defaultColdRetention is the cold-storage retention (30 days).
+	defaultColdRetention = 30 * 24 * time.Hour
 )
 
 // ArchiveInfo describes one archive in the session.
@@ -89,13 +89,13 @@ func (a ArchiveInfo) norm() (ArchiveInfo, error) {
 
 // CleanupPlan splits the session's archives into those kept in the session
 // and those removed from it: keep removes none; delete removes all; recent
-// keeps the archives of rollbacks within `recent` (<= 0: DefaultRecentWindow)
+// keeps the archives of rollbacks within `recent` (<= 0: defaultRecentWindow)
 // before now, inclusive; cold removes all from the session (after ColdPlan's
 // moves have been carried out). An unsafe archive (Unsafe set) is always
 // kept: clear Unsafe to let cleanup remove it.
 func CleanupPlan(c Cleanup, archives []ArchiveInfo, now time.Time, recent time.Duration) (keep, remove []string) {
 	if recent <= 0 {
-		recent = DefaultRecentWindow
+		recent = defaultRecentWindow
 	}
 	for _, a := range archives {
 		switch {
@@ -119,11 +119,11 @@ const (
 	CleanupLogName  = "cleanup_log.txt"
 )
 
-// ManifestSchema is the manifest.json schema version.
-const ManifestSchema = 1
+// manifestSchema is the manifest.json schema version.
+const manifestSchema = 1
 
-// Manifest is manifest.json: every archive in cold storage, sorted by Path.
-type Manifest struct {
+// manifest is manifest.json: every archive in cold storage, sorted by Path.
+type manifest struct {
 	Schema   int             `json:"schema"`
 	Archives []ManifestEntry `json:"archives"`
 }
@@ -180,8 +180,8 @@ func (e *ManifestEntry) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// ErrManifest is wrapped by errors about a manifest that cannot be trusted.
-var ErrManifest = errors.New("invalid cold-storage manifest")
+// errManifest is wrapped by errors about a manifest that cannot be trusted.
+var errManifest = errors.New("invalid cold-storage manifest")
 
 var (
 	sessionIDPattern  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
@@ -193,30 +193,30 @@ var (
 func checkEntryPath(p string) error {
 	dir, name, ok := strings.Cut(p, "/")
 	if !ok || !sessionDirPattern.MatchString(dir) || strings.Contains(dir, "..") {
-		return fmt.Errorf("%w: path %q is not <date>_session_<id>/<archive>", ErrManifest, p)
+		return fmt.Errorf("%w: path %q is not <date>_session_<id>/<archive>", errManifest, p)
 	}
 	if _, _, ok := ParseArchiveName(name); !ok {
-		return fmt.Errorf("%w: path %q does not name an archive", ErrManifest, p)
+		return fmt.Errorf("%w: path %q does not name an archive", errManifest, p)
 	}
 	return nil
 }
 
-// ParseManifest reads manifest.json; empty input is an empty manifest.
+// parseManifest reads manifest.json; empty input is an empty manifest.
 // Every entry's path is checked, since the manifest drives deletions.
-func ParseManifest(b []byte) (Manifest, error) {
+func parseManifest(b []byte) (manifest, error) {
 	if len(bytes.TrimSpace(b)) == 0 {
-		return Manifest{Schema: ManifestSchema}, nil
+		return manifest{Schema: manifestSchema}, nil
 	}
-	var m Manifest
+	var m manifest
 	if err := json.Unmarshal(b, &m); err != nil {
-		return Manifest{}, fmt.Errorf("rollback: %w: %v", ErrManifest, err)
+		return manifest{}, fmt.Errorf("rollback: %w: %v", errManifest, err)
 	}
-	if m.Schema != ManifestSchema {
-		return Manifest{}, fmt.Errorf("rollback: %w: schema %d, want %d", ErrManifest, m.Schema, ManifestSchema)
+	if m.Schema != manifestSchema {
+		return manifest{}, fmt.Errorf("rollback: %w: schema %d, want %d", errManifest, m.Schema, manifestSchema)
 	}
 	for _, e := range m.Archives {
 		if err := checkEntryPath(e.Path); err != nil {
-			return Manifest{}, fmt.Errorf("rollback: %w", err)
+			return manifest{}, fmt.Errorf("rollback: %w", err)
 		}
 	}
 	return m, nil
@@ -224,8 +224,8 @@ func ParseManifest(b []byte) (Manifest, error) {
 
 // Encode writes the manifest: entries sorted by path, two-space indent,
 // trailing newline; the archives array is never null.
-func (m Manifest) Encode() ([]byte, error) {
-	m.Schema = ManifestSchema
+func (m manifest) Encode() ([]byte, error) {
+	m.Schema = manifestSchema
 	m.Archives = slices.Clone(m.Archives)
 	if m.Archives == nil {
 		m.Archives = []ManifestEntry{}
@@ -276,7 +276,7 @@ func ColdPlan(existing []byte, archives []ArchiveInfo, session, root string, now
 	if !sessionIDPattern.MatchString(session) {
 		return ColdStorage{}, fmt.Errorf("rollback: cold storage: session ID %q: want 1-128 of [A-Za-z0-9._-], not starting with '.' or '-'", session)
 	}
-	m, err := ParseManifest(existing)
+	m, err := parseManifest(existing)
 	if err != nil {
 		return ColdStorage{}, err
 	}
@@ -334,12 +334,12 @@ func ColdPath(root, rel string) string {
 
 // Expired runs the retention policy over manifest.json at time now: an
 // archive expires once it has been in cold storage for `retention` (<= 0:
-// DefaultColdRetention) or longer, counted from its MovedAt.
+// defaultColdRetention) or longer, counted from its MovedAt.
 func Expired(manifest []byte, now time.Time, retention time.Duration) (Expiry, error) {
 	if retention <= 0 {
-		retention = DefaultColdRetention
+		retention = defaultColdRetention
 	}
-	m, err := ParseManifest(manifest)
+	m, err := parseManifest(manifest)
 	if err != nil {
 		return Expiry{}, err
 	}

@@ -108,7 +108,7 @@ func TestColdPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := ParseManifest(cs3.Manifest)
+	m, err := parseManifest(cs3.Manifest)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestColdRetention(t *testing.T) {
 	}
 
 	now := moved.Add(31 * day)
-	ex, err = Expired(cs.Manifest, now, DefaultColdRetention)
+	ex, err = Expired(cs.Manifest, now, defaultColdRetention)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func TestColdRetention(t *testing.T) {
 	if got := ColdPath("/cold", ex.Expired[0].Path); got != "/cold/spec_refinement_workflow/2026-01-12_session_abc123/round_003_rolled_back_1.tar.gz" {
 		t.Errorf("ColdPath = %s", got)
 	}
-	if m, _ := ParseManifest(ex.Manifest); len(m.Archives) != 0 {
+	if m, _ := parseManifest(ex.Manifest); len(m.Archives) != 0 {
 		t.Errorf("manifest after expiry: %s", ex.Manifest)
 	}
 
@@ -186,7 +186,7 @@ func TestManifestRejectsTampering(t *testing.T) {
 		`{"schema":1,"archives":[{"path":"2026-01-12_session_x/round_003_rolled_back_1.tar.gz","moved_at":"yesterday"}]}`,
 		`not json`,
 	} {
-		if _, err := Expired([]byte(m), t0, 0); !errors.Is(err, ErrManifest) {
+		if _, err := Expired([]byte(m), t0, 0); !errors.Is(err, errManifest) {
 			t.Errorf("Expired(%s): err = %v, want ErrManifest", m, err)
 		}
 	}

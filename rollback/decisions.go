@@ -9,10 +9,10 @@ import (
 	"github.com/refine-spec/refine/internal/rollbackfmt"
 )
 
-// Decision is a decision made in a round, as this package needs it: plain
+// RoundDecision is a decision made in a round, as this package needs it: plain
 // fields the engine fills from its state (decisions are never parsed back
 // from LLM output).
-type Decision struct {
+type RoundDecision struct {
 	// ID is "DECISION-R6-001".
 	ID string `json:"id"`
 	// Issue is the issue or conflict the decision resolved, if any.
@@ -43,7 +43,7 @@ type Decision struct {
 //	- **Rationale:** Matches GAP-FLOW-012 severity definitions
 //
 // with a final "- **Note:** …" line when Note is set. Empty fields are left out.
-func (d Decision) Entry() string {
+func (d RoundDecision) Entry() string {
 	var b strings.Builder
 	if d.Text != "" {
 		b.WriteString(strings.TrimRight(d.Text, "\n") + "\n")
@@ -68,7 +68,7 @@ func (d Decision) Entry() string {
 }
 
 // Round returns the round in the decision's ID (6 for DECISION-R6-001), or 0.
-func (d Decision) Round() int {
+func (d RoundDecision) Round() int {
 	id, err := gap.ParseDecisionID(d.ID)
 	if err != nil {
 		return 0
@@ -87,7 +87,7 @@ func (d Decision) Round() int {
 //	[Original decision entries from round N]
 //
 // With no decisions the entries are replaced by a line saying so.
-func DecisionsFromRound(round int, decisions []Decision) string {
+func DecisionsFromRound(round int, decisions []RoundDecision) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Decisions Made During Round %d (Rolled Back)\n\n", round)
 	fmt.Fprintf(&b, "**Note:** These decisions were made during Round %d, which was subsequently rolled back.\n", round)
@@ -106,15 +106,15 @@ func DecisionsFromRound(round int, decisions []Decision) string {
 // no longer holds them). Each heading that starts with a decision ID opens
 // an entry; Text is the entry verbatim, and the fields are read from its
 // "- **Field:** value" lines. It never fails; unrecognised text is skipped.
-func ParseDecisionsFromRound(md string) []Decision {
+func ParseDecisionsFromRound(md string) []RoundDecision {
 	doc := markdown.Parse(md)
-	var out []Decision
+	var out []RoundDecision
 	for _, s := range doc.Sections() {
 		ids := gap.FindDecisionMatches(s.Title)
 		if len(ids) == 0 || ids[0].Start != 0 {
 			continue
 		}
-		d := Decision{ID: ids[0].ID, Text: strings.TrimRight(doc.Full(s), "\n") + "\n"}
+		d := RoundDecision{ID: ids[0].ID, Text: strings.TrimRight(doc.Full(s), "\n") + "\n"}
 		if rest, ok := strings.CutPrefix(s.Title[ids[0].End:], ":"); ok {
 			d.Summary = strings.TrimSpace(rest)
 		}

@@ -64,8 +64,9 @@ func Example() {
 
 func ExampleAvailableTargets() {
 	keys := []string{}
-	for n := 5; n <= 7; n++ {
-		keys = append(keys, rollback.BackupKeys(n)...)
+	for n := 5; n <= 7; n++ { // the backups of rounds 5-7
+		keys = append(keys, fmt.Sprintf("status_backup_round_%d.md", n),
+			fmt.Sprintf("decisions_backup_round_%d.md", n), fmt.Sprintf("state_backup_round_%d.json", n))
 	}
 	fmt.Println(rollback.AvailableTargets(8, keys))
 	_, err := rollback.PlanRollback(rollback.Request{Current: 8, To: 4, Keys: keys})
@@ -73,13 +74,6 @@ func ExampleAvailableTargets() {
 	// Output:
 	// [7 6 5]
 	// rollback: round 4 cannot be restored from round 8: its backups were rotated out (only the last 3 rounds are kept); available targets: 7, 6, 5
-}
-
-func ExampleRotationOps() {
-	snap, del := rollback.RotationOps(8, rollback.DefaultRetention)
-	fmt.Println("before round 8: snapshot", snap, "delete", del)
-	// Output:
-	// before round 8: snapshot 7 delete [4]
 }
 
 func ExampleDetectPatterns() {
@@ -94,12 +88,6 @@ func ExampleDetectPatterns() {
 	// Output:
 	// MISSING_SECTIONS (Trade-offs absent)
 	// You MUST include a ### Trade-offs section with at least 2 pros and 2 cons.
-}
-
-func ExampleCountVague() {
-	fmt.Println(rollback.CountVague("Retry as needed with an appropriate, reasonable delay; it depends."))
-	// Output:
-	// 4
 }
 
 func ExampleReadArchive() {
@@ -128,7 +116,7 @@ func ExampleExpired() {
 	}
 	fmt.Print(cs.LogLine)
 	for _, days := range []int{29, 31} {
-		ex, err := rollback.Expired(cs.Manifest, moved.AddDate(0, 0, days), rollback.DefaultColdRetention)
+		ex, err := rollback.Expired(cs.Manifest, moved.AddDate(0, 0, days), 30*24*time.Hour)
 		if err != nil {
 			panic(err)
 		}

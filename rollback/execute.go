@@ -22,32 +22,32 @@ type Execution struct {
 	Trigger     Trigger
 	Adjustments []string
 	// Decisions are the decisions made in each undone round, keyed by round.
-	Decisions map[int][]Decision
+	Decisions map[int][]RoundDecision
 	// Analyses are optional analysis.md reports, keyed by round.
 	Analyses map[int]string
 	// Patterns are the patterns detected in each undone round, for history.
 	Patterns map[int][]Pattern
 }
 
-// File is a key and its bytes.
-type File struct {
+// fileData is a key and its bytes.
+type fileData struct {
 	Key  string
 	Data []byte
 }
 
 // Result is an executed plan: everything to write, as data. The engine
-// may replace Status (status.md is a rendering of the state, so an engine
-// re-renders it from the restored state) and must replace State with the restored state that
-// carries the session's History plus Records, then commit Ops() at once.
+// must replace State with the restored state that carries the session's
+// History plus Records, then commit Ops() at once; one whose status.md and
+// decisions.md are renderings of the state may put its own in their place.
 type Result struct {
-	// Archives are the new archive files, in plan order (newest round first).
-	Archives []File
-	// Status is the target's status.md backup with a "## Rollback Notice"
-	// block appended; Decisions the decisions.md backup with one such notice per
+	// archives are the new archive files, in plan order (newest round first).
+	archives []fileData
+	// status is the target's status.md backup with a "## Rollback Notice"
+	// block appended; decisions the decisions.md backup with one such notice per
 	// undone round, ascending; State the state.json backup, verbatim.
-	Status, Decisions, State []byte
-	// Delete are the keys to remove (Plan.Delete).
-	Delete []string
+	status, decisions, State []byte
+	// delete are the keys to remove (Plan.Delete).
+	delete []string
 	// Records are the history records of this rollback, in plan order.
 	Records []Record
 }
@@ -64,13 +64,13 @@ type Op struct {
 // decisions.md and state.json (each only when non-nil).
 func (r Result) Ops() []Op {
 	var ops []Op
-	for _, k := range r.Delete {
+	for _, k := range r.delete {
 		ops = append(ops, Op{Key: k, Delete: true})
 	}
-	for _, a := range r.Archives {
+	for _, a := range r.archives {
 		ops = append(ops, Op{Key: a.Key, Value: a.Data})
 	}
-	for _, f := range [...]File{{StatusKey, r.Status}, {DecisionsKey, r.Decisions}, {StateKey, r.State}} {
+	for _, f := range [...]fileData{{StatusKey, r.status}, {DecisionsKey, r.decisions}, {StateKey, r.State}} {
 		if f.Data != nil {
 			ops = append(ops, Op{Key: f.Key, Value: f.Data})
 		}
@@ -78,8 +78,8 @@ func (r Result) Ops() []Op {
 	return ops
 }
 
-// ErrMissingFile is returned by Execute when Files lacks a key the plan reads.
-var ErrMissingFile = errors.New("file needed by the rollback plan is missing")
+// errMissingFile is returned by Execute when Files lacks a key the plan reads.
+var errMissingFile = errors.New("file needed by the rollback plan is missing")
 
 // Execute carries out a plan in memory: it builds each undone round's
 // archive (round folder, metadata, archived decisions, optional analysis),
@@ -91,14 +91,14 @@ func (p Plan) Execute(e Execution) (Result, error) {
 	}
 	for _, k := range p.Reads() {
 		if _, ok := e.Files[k]; !ok {
-			return Result{}, fmt.Errorf("rollback: execute: %w: %s", ErrMissingFile, k)
+			return Result{}, fmt.Errorf("rollback: execute: %w: %s", errMissingFile, k)
 		}
 	}
 	mode := e.Mode
 	if !mode.Valid() {
 		mode = DefaultMode
 	}
-	res := Result{Delete: slices.Clone(p.Delete)}
+	res := Result{delete: slices.Clone(p.Delete)}
 	var archives []string
 	var attempts []int
 	for _, rp := range p.Rounds {
@@ -113,14 +113,14 @@ func (p Plan) Execute(e Execution) (Result, error) {
 		}
 		var opts []ArchiveOption
 		if a := e.Analyses[rp.Round]; a != "" {
-			opts = append(opts, WithAnalysis(a))
+			opts = append(opts, withAnalysis(a))
 		}
 		decisions := e.Decisions[rp.Round]
 		data, err := BuildArchive(files, meta, DecisionsFromRound(rp.Round, decisions), opts...)
 		if err != nil {
 			return Result{}, fmt.Errorf("rollback: execute: round %d: %w", rp.Round, err)
 		}
-		res.Archives = append(res.Archives, File{Key: rp.Archive, Data: data})
+		res.archives = append(res.archives, fileData{Key: rp.Archive, Data: data})
 		res.Records = append(res.Records, Record{
 			Round: rp.Round, Attempt: rp.Attempt, Target: p.To, At: e.At.UTC(),
 			Reason: e.Reason, Mode: mode, Trigger: e.Trigger,
@@ -135,16 +135,16 @@ func (p Plan) Execute(e Execution) (Result, error) {
 		data := e.Files[c.From]
 		switch c.To {
 		case StatusKey:
-			res.Status = rollbackfmt.AppendBlock(data, rollbackfmt.StatusNotice(p.Undone(), attempts, p.To, e.At, e.Reason, archives))
+			res.status = rollbackfmt.AppendBlock(data, rollbackfmt.StatusNotice(p.undone(), attempts, p.To, e.At, e.Reason, archives))
 		case DecisionsKey:
 			out := slices.Clone(data)
 			if out == nil {
 				out = []byte{}
 			}
-			for _, r := range p.Undone() {
+			for _, r := range p.undone() {
 				out = rollbackfmt.AppendBlock(out, rollbackfmt.DecisionsNotice(r, e.At, e.Reason, ArchiveFolder(r)+"/"+DecisionsFileName(r)))
 			}
-			res.Decisions = out
+			res.decisions = out
 		case StateKey:
 			res.State = append([]byte{}, data...)
 		}

@@ -12,7 +12,7 @@ import (
 
 // fuzzLimits keep each fuzz input's memory small regardless of what it
 // claims to unpack to.
-var fuzzLimits = Limits{MaxBytes: 256 << 10, MaxEntries: 64}
+var fuzzLimits = Limits{maxBytes: 256 << 10, maxEntries: 64}
 
 func FuzzReadArchive(f *testing.F) {
 	good, _, _ := sampleArchive(f)
@@ -30,7 +30,7 @@ func FuzzReadArchive(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		files, meta, err := ReadArchive(b, fuzzLimits)
 		if err != nil {
-			if !errors.Is(err, ErrCorruptArchive) && !errors.Is(err, ErrUnsafeArchive) && !errors.Is(err, ErrArchiveTooLarge) {
+			if !errors.Is(err, errCorruptArchive) && !errors.Is(err, errUnsafeArchive) && !errors.Is(err, errArchiveTooLarge) {
 				t.Fatalf("error wraps no sentinel: %v", err)
 			}
 			files = nil
@@ -42,8 +42,8 @@ func FuzzReadArchive(f *testing.F) {
 					t.Fatalf("accepted unsafe name %q: %s", name, why)
 				}
 			}
-			if total > fuzzLimits.MaxBytes {
-				t.Fatalf("unpacked %d bytes over the %d limit", total, fuzzLimits.MaxBytes)
+			if total > fuzzLimits.maxBytes {
+				t.Fatalf("unpacked %d bytes over the %d limit", total, fuzzLimits.maxBytes)
 			}
 			if meta.OriginalRound < 1 {
 				t.Fatalf("accepted metadata %+v", meta)
@@ -53,9 +53,9 @@ func FuzzReadArchive(f *testing.F) {
 		if err == nil {
 			var total int64
 			for _, e := range entries {
-				total += e.Size
+				total += e.size
 			}
-			if total > fuzzLimits.MaxBytes || len(entries) > fuzzLimits.MaxEntries {
+			if total > fuzzLimits.maxBytes || len(entries) > fuzzLimits.maxEntries {
 				t.Fatalf("list: %d bytes in %d entries past the limits", total, len(entries))
 			}
 		}
@@ -89,16 +89,16 @@ func FuzzDetectPatterns(f *testing.F) {
 				t.Fatalf("findings out of order or duplicated: %v", d.Patterns())
 			}
 			last = i
-			if fd.Detail == "" || fd.Short == "" {
+			if fd.Detail == "" || fd.short == "" {
 				t.Fatalf("finding without text: %+v", fd)
 			}
 		}
 		for _, g := range d.Gaps {
-			if g.Vague < 0 || g.Examples < 0 || g.Chars < 0 {
+			if g.vague < 0 || g.Examples < 0 || g.chars < 0 {
 				t.Fatalf("negative count: %+v", g)
 			}
-			if _, ok := d.Finding(AbstractOutput); g.Vague > VagueThreshold && !ok {
-				t.Fatalf("%s has %d vague words but ABSTRACT_OUTPUT did not fire", g.Gap, g.Vague)
+			if _, ok := d.finding(AbstractOutput); g.vague > vagueThreshold && !ok {
+				t.Fatalf("%s has %d vague words but ABSTRACT_OUTPUT did not fire", g.Gap, g.vague)
 			}
 		}
 		_ = AutoAdjustments(d)

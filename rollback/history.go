@@ -34,8 +34,8 @@ type Record struct {
 	Split *SplitRecord `json:"split,omitempty"`
 	// Decisions are the decisions made in the round, archived with it and
 	// recoverable: a user may re-apply them after the rollback.
-	Decisions []Decision `json:"decisions,omitempty"`
-	Archive   string     `json:"archive"`
+	Decisions []RoundDecision `json:"decisions,omitempty"`
+	Archive   string          `json:"archive"`
 	// Outcome says how the retry went, in words ("Retry successful");
 	// empty while pending.
 	Outcome string `json:"outcome,omitempty"`
@@ -93,9 +93,9 @@ func (h History) Rounds() []int {
 	return out
 }
 
-// SetOutcome records how the retry after rollback `attempt` of `round` went.
+// setOutcome records how the retry after rollback `attempt` of `round` went.
 // It reports whether such a record exists.
-func (h *History) SetOutcome(round, attempt int, outcome string, succeeded bool) bool {
+func (h *History) setOutcome(round, attempt int, outcome string, succeeded bool) bool {
 	for i := range h.Records {
 		if r := &h.Records[i]; r.Round == round && r.Attempt == attempt {
 			r.Outcome, r.Succeeded = outcome, succeeded

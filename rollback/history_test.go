@@ -35,7 +35,7 @@ func specHistory() History {
 
 func TestHistoryJSONRoundTrip(t *testing.T) {
 	h := specHistory()
-	h.Records[0].Decisions = []Decision{{ID: "DECISION-R5-001", Choice: "x"}}
+	h.Records[0].Decisions = []RoundDecision{{ID: "DECISION-R5-001", Choice: "x"}}
 	b, err := json.Marshal(h)
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +60,7 @@ func TestHistoryHelpers(t *testing.T) {
 	if !cmp.Equal(h.Rounds(), []int{5, 6}) {
 		t.Errorf("rounds %v", h.Rounds())
 	}
-	if !h.SetOutcome(6, 1, "Retry successful", true) || h.SetOutcome(6, 2, "x", true) {
+	if !h.setOutcome(6, 1, "Retry successful", true) || h.setOutcome(6, 2, "x", true) {
 		t.Error("SetOutcome")
 	}
 	if s := h.Summarize(0); s.SuccessfulRetries != 3 || s.Remaining != 4 || s.Limit != 7 {

@@ -63,34 +63,34 @@ const (
 // Policy is the rollback configuration of a session.
 type Policy struct {
 	Mode Mode
-	// AnalysisThreshold is the rollback number of a round from which
+	// analysisThreshold is the rollback number of a round from which
 	// root-cause analysis runs; <= 0 means DefaultAnalysisThreshold. Strict
 	// always uses 1.
-	AnalysisThreshold int
-	// Limit is the session rollback limit; <= 0 means DefaultLimit.
-	Limit int
+	analysisThreshold int
+	// maxRollbacks is the session rollback limit; <= 0 means DefaultLimit.
+	maxRollbacks int
 }
 
 // DefaultPolicy returns the spec's defaults: INTERACTIVE, threshold 2, limit 7.
 func DefaultPolicy() Policy {
-	return Policy{Mode: DefaultMode, AnalysisThreshold: DefaultAnalysisThreshold, Limit: DefaultLimit}
+	return Policy{Mode: DefaultMode, analysisThreshold: DefaultAnalysisThreshold, maxRollbacks: DefaultLimit}
 }
 
 func (p Policy) threshold() int {
 	if p.Mode == ModeStrict {
 		return 1
 	}
-	if p.AnalysisThreshold <= 0 {
+	if p.analysisThreshold <= 0 {
 		return DefaultAnalysisThreshold
 	}
-	return p.AnalysisThreshold
+	return p.analysisThreshold
 }
 
 func (p Policy) limit() int {
-	if p.Limit <= 0 {
+	if p.maxRollbacks <= 0 {
 		return DefaultLimit
 	}
-	return p.Limit
+	return p.maxRollbacks
 }
 
 // Step says how the next rollback of a round proceeds under a Policy.

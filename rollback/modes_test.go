@@ -35,12 +35,12 @@ func TestPolicyNext(t *testing.T) {
 		{"auto multi-round", Policy{Mode: ModeAutoRetry}, History{}, false, true, Step{Attempt: 1, Mode: ModeInteractive, Ask: true}},
 		{"auto second", Policy{Mode: ModeAutoRetry}, historyOf(5, 1), false, false, Step{Attempt: 2, Mode: ModeInteractive, Ask: true, Analyze: true}},
 		{"auto, other round rolled back", Policy{Mode: ModeAutoRetry}, historyOf(4, 1), false, false, Step{Attempt: 1, Mode: ModeAutoRetry, AutoRetry: true}},
-		{"auto threshold 3, second", Policy{Mode: ModeAutoRetry, AnalysisThreshold: 3}, historyOf(5, 1), false, false, Step{Attempt: 2, Mode: ModeInteractive, Ask: true}},
-		{"auto threshold 3, third", Policy{Mode: ModeAutoRetry, AnalysisThreshold: 3}, historyOf(5, 2), false, false, Step{Attempt: 3, Mode: ModeInteractive, Ask: true, Analyze: true}},
-		{"auto threshold 1", Policy{Mode: ModeAutoRetry, AnalysisThreshold: 1}, History{}, false, false, Step{Attempt: 1, Mode: ModeInteractive, Ask: true, Analyze: true}},
-		{"strict first", Policy{Mode: ModeStrict, AnalysisThreshold: 2}, History{}, false, false, Step{Attempt: 1, Mode: ModeStrict, Ask: true, Analyze: true}},
+		{"auto threshold 3, second", Policy{Mode: ModeAutoRetry, analysisThreshold: 3}, historyOf(5, 1), false, false, Step{Attempt: 2, Mode: ModeInteractive, Ask: true}},
+		{"auto threshold 3, third", Policy{Mode: ModeAutoRetry, analysisThreshold: 3}, historyOf(5, 2), false, false, Step{Attempt: 3, Mode: ModeInteractive, Ask: true, Analyze: true}},
+		{"auto threshold 1", Policy{Mode: ModeAutoRetry, analysisThreshold: 1}, History{}, false, false, Step{Attempt: 1, Mode: ModeInteractive, Ask: true, Analyze: true}},
+		{"strict first", Policy{Mode: ModeStrict, analysisThreshold: 2}, History{}, false, false, Step{Attempt: 1, Mode: ModeStrict, Ask: true, Analyze: true}},
 		{"limit", DefaultPolicy(), historyOf(3, 7), false, false, Step{Attempt: 1, Mode: ModeInteractive, LimitReached: true}},
-		{"raised limit", Policy{Limit: 10}, historyOf(3, 7), false, false, Step{Attempt: 1, Mode: ModeInteractive, Ask: true}},
+		{"raised limit", Policy{maxRollbacks: 10}, historyOf(3, 7), false, false, Step{Attempt: 1, Mode: ModeInteractive, Ask: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if diff := cmp.Diff(tc.want, tc.p.Next(5, tc.h, tc.off, tc.multi)); diff != "" {
@@ -77,7 +77,7 @@ func TestDiagnose(t *testing.T) {
 				{Attempt: 1, Reason: "Proposals too abstract", Engineer: long, Patterns: []Pattern{AbstractOutput}},
 				{Attempt: 2, Reason: "Proposals still too abstract", Engineer: long, Patterns: []Pattern{AbstractOutput}},
 			},
-			[]Heuristic{SameFailureMode}, gap.ConfidenceHigh, ActionContext,
+			[]Heuristic{sameFailureMode}, gap.ConfidenceHigh, ActionContext,
 		},
 		{
 			"patterns outvote paraphrased reasons",
@@ -85,20 +85,20 @@ func TestDiagnose(t *testing.T) {
 				{Attempt: 1, Reason: "Proposals too abstract", Engineer: "## Gap Resolution: GAP-FLOW-007\n### Solution\n" + long, Patterns: []Pattern{AbstractOutput}},
 				{Attempt: 2, Reason: "Still no concrete examples", Engineer: "## Gap Resolution: GAP-FLOW-007\n### Solution\n" + long, Patterns: []Pattern{AbstractOutput}},
 			},
-			[]Heuristic{SameFailureMode}, gap.ConfidenceMedium, ActionContext,
+			[]Heuristic{sameFailureMode}, gap.ConfidenceMedium, ActionContext,
 		},
 		{
 			"minimal output",
 			[]AttemptInfo{{Attempt: 1, Reason: "", Engineer: "tbd"}, {Attempt: 2, Reason: "", Engineer: "todo"}},
-			[]Heuristic{MinimalOutput}, gap.ConfidenceHigh, ActionContext,
+			[]Heuristic{minimalOutput}, gap.ConfidenceHigh, ActionContext,
 		},
 		{
 			"references unknowns",
 			[]AttemptInfo{
-				{Attempt: 1, Reason: "uses undefined ROUND_STATE", Engineer: long, Patterns: []Pattern{DomainConfusion}},
-				{Attempt: 2, Reason: "ROUND_STATE still undefined", Engineer: long, Patterns: []Pattern{DomainConfusion}},
+				{Attempt: 1, Reason: "uses undefined ROUND_STATE", Engineer: long, Patterns: []Pattern{domainConfusion}},
+				{Attempt: 2, Reason: "ROUND_STATE still undefined", Engineer: long, Patterns: []Pattern{domainConfusion}},
 			},
-			[]Heuristic{SameFailureMode, ReferencesUnknowns}, gap.ConfidenceHigh, ActionContext,
+			[]Heuristic{sameFailureMode, referencesUnknowns}, gap.ConfidenceHigh, ActionContext,
 		},
 		{
 			"contradiction",
@@ -106,7 +106,7 @@ func TestDiagnose(t *testing.T) {
 				{Attempt: 1, Reason: "x", Engineer: long, Reviewer: "### High Priority\n- The proposal contradicts itself on limits."},
 				{Attempt: 2, Reason: "y", Engineer: long},
 			},
-			[]Heuristic{DifferentFailureModes, SelfContradiction}, gap.ConfidenceMedium, ActionSplit,
+			[]Heuristic{DifferentFailureModes, selfContradiction}, gap.ConfidenceMedium, ActionSplit,
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -155,7 +155,7 @@ func TestApplySplit(t *testing.T) {
 			l := base()
 			before := l.Clone()
 			_, err := ApplySplit(&l, tc.parent, tc.titles, 3, t0, "")
-			if !errors.Is(err, ErrSplit) || !strings.Contains(err.Error(), tc.want) {
+			if !errors.Is(err, errSplit) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err = %v, want ErrSplit mentioning %q", err, tc.want)
 			}
 			if diff := cmp.Diff(*before, l); diff != "" {

@@ -19,22 +19,22 @@ type Pattern string
 
 // The six patterns, in the spec's table order.
 const (
-	// AbstractOutput: more than VagueThreshold vague words in one gap's section.
+	// AbstractOutput: more than vagueThreshold vague words in one gap's section.
 	AbstractOutput Pattern = "ABSTRACT_OUTPUT"
 	// MissingSections: required section headers absent.
 	MissingSections Pattern = "MISSING_SECTIONS"
-	// NarrowExamples: fewer than MinExamples examples for a gap.
+	// NarrowExamples: fewer than minExamples examples for a gap.
 	NarrowExamples Pattern = "NARROW_EXAMPLES"
-	// InconsistentRefs: references to gaps that do not exist.
-	InconsistentRefs Pattern = "INCONSISTENT_REFS"
-	// DomainConfusion: terms used but defined nowhere, or flagged by the
+	// inconsistentRefs: references to gaps that do not exist.
+	inconsistentRefs Pattern = "INCONSISTENT_REFS"
+	// domainConfusion: terms used but defined nowhere, or flagged by the
 	// Reviewer as undefined or misused.
-	DomainConfusion Pattern = "DOMAIN_CONFUSION"
-	// ScopeDrift: a different gap addressed than the ones assigned.
-	ScopeDrift Pattern = "SCOPE_DRIFT"
+	domainConfusion Pattern = "DOMAIN_CONFUSION"
+	// scopeDrift: a different gap addressed than the ones assigned.
+	scopeDrift Pattern = "SCOPE_DRIFT"
 )
 
-var patternOrder = [...]Pattern{AbstractOutput, MissingSections, NarrowExamples, InconsistentRefs, DomainConfusion, ScopeDrift}
+var patternOrder = [...]Pattern{AbstractOutput, MissingSections, NarrowExamples, inconsistentRefs, domainConfusion, scopeDrift}
 
 // Patterns returns the six patterns in the spec's order.
 func Patterns() []Pattern { return slices.Clone(patternOrder[:]) }
@@ -43,12 +43,12 @@ func patternIndex(p Pattern) int { return slices.Index(patternOrder[:], p) }
 
 // Thresholds of the pattern definitions.
 const (
-	// VagueThreshold: ABSTRACT_OUTPUT fires at more than 5 vague words per gap.
-	VagueThreshold = 5
-	// MinExamples: NARROW_EXAMPLES fires below 2 examples per gap.
-	MinExamples = 2
-	// MinGapChars is the structural "min length per gap" (GAP-FLOW-001's 200).
-	MinGapChars = 200
+	// vagueThreshold: ABSTRACT_OUTPUT fires at more than 5 vague words per gap.
+	vagueThreshold = 5
+	// minExamples: NARROW_EXAMPLES fires below 2 examples per gap.
+	minExamples = 2
+	// minGapChars is the structural "min length per gap" (GAP-FLOW-001's 200).
+	minGapChars = 200
 )
 
 // vagueWords is the spec's VAGUE_WORDS list, verbatim and in order. It is an
@@ -61,12 +61,12 @@ var vagueWords = [...]string{
 	"should consider", "it depends", "context-dependent",
 }
 
-// VagueWords returns the spec's vague-word list.
-func VagueWords() []string { return slices.Clone(vagueWords[:]) }
+// vagueWordList returns the spec's vague-word list.
+func vagueWordList() []string { return slices.Clone(vagueWords[:]) }
 
-// DefaultRequired are the section headers every gap section must have: the
+// defaultRequired are the section headers every gap section must have: the
 // two the spec's "Structural Completeness" table checks.
-func DefaultRequired() []string { return []string{"Trade-offs", "Examples"} }
+func defaultRequired() []string { return []string{"Trade-offs", "Examples"} }
 
 // Input is what pattern detection looks at: one rolled-back round's outputs
 // and what the round was asked to do.
@@ -82,9 +82,9 @@ type Input struct {
 	// glossary, gap titles, decisions); empty skips the undefined-term half
 	// of DOMAIN_CONFUSION.
 	Context string
-	// Required are the section headers each gap section must have; nil
-	// means DefaultRequired.
-	Required []string
+	// required are the section headers each gap section must have; nil
+	// means defaultRequired.
+	required []string
 }
 
 // Coverage says how completely a gap was addressed.
@@ -92,9 +92,9 @@ type Coverage string
 
 // Coverage values as the analysis table prints them.
 const (
-	Addressed   Coverage = "Yes"
-	Partial     Coverage = "Partial"
-	Unaddressed Coverage = "No"
+	coverageAddressed   Coverage = "Yes"
+	coveragePartial     Coverage = "Partial"
+	coverageUnaddressed Coverage = "No"
 )
 
 // GapReport is what the output did for one gap (a row of "What Was Produced").
@@ -105,29 +105,29 @@ type GapReport struct {
 	Sections []string
 	// Examples is the example count (see countExamples).
 	Examples int
-	// EdgeCases reports whether the section mentions an edge/corner/failure case.
-	EdgeCases bool
-	// Vague is the number of vague-word occurrences in the section's prose,
+	// edgeCases reports whether the section mentions an edge/corner/failure case.
+	edgeCases bool
+	// vague is the number of vague-word occurrences in the section's prose,
 	// VagueWords the distinct ones in order of first use.
-	Vague      int
-	VagueWords []string
-	// Chars is the section body's length in characters.
-	Chars int
-	// Missing are the required sections absent.
-	Missing []string
+	vague      int
+	vagueWords []string
+	// chars is the section body's length in characters.
+	chars int
+	// missing are the required sections absent.
+	missing []string
 }
 
 // Finding is one detected pattern.
 type Finding struct {
 	Pattern Pattern
-	// Gaps are the gaps it was found in (empty when it concerns the whole output).
-	Gaps []gap.ID
-	// Terms are the evidence: vague words, missing sections, unknown gap
+	// gaps are the gaps it was found in (empty when it concerns the whole output).
+	gaps []gap.ID
+	// terms are the evidence: vague words, missing sections, unknown gap
 	// IDs, undefined terms or reviewer phrases, off-assignment gaps.
-	Terms []string
+	terms []string
 	// Detail is the report's line ("Trade-offs section absent"); Short the
 	// auto-retry block's parenthesis ("Trade-offs absent").
-	Detail, Short string
+	Detail, short string
 }
 
 // Check is one row of the report's "Structural Completeness" table.
@@ -145,11 +145,11 @@ type Detection struct {
 	Findings []Finding
 	// Checks are the structural completeness checks.
 	Checks []Check
-	// Assigned and Addressed are the assigned gaps and the gaps heading
+	// assigned and addressed are the assigned gaps and the gaps heading
 	// "## Gap Resolution:" sections.
-	Assigned, Addressed []gap.ID
-	// Chars is the engineer output's length in characters (trimmed).
-	Chars int
+	assigned, addressed []gap.ID
+	// chars is the engineer output's length in characters (trimmed).
+	chars int
 }
 
 // Patterns returns the detected patterns in order.
@@ -161,8 +161,8 @@ func (d Detection) Patterns() []Pattern {
 	return out
 }
 
-// Finding returns the finding of pattern p.
-func (d Detection) Finding(p Pattern) (Finding, bool) {
+// finding returns the finding of pattern p.
+func (d Detection) finding(p Pattern) (Finding, bool) {
 	for _, f := range d.Findings {
 		if f.Pattern == p {
 			return f, true
@@ -177,7 +177,7 @@ func (d Detection) Finding(p Pattern) (Finding, bool) {
 func (d Detection) FailurePattern() string {
 	parts := make([]string, len(d.Findings))
 	for i, f := range d.Findings {
-		parts[i] = fmt.Sprintf("%s (%s)", f.Pattern, f.Short)
+		parts[i] = fmt.Sprintf("%s (%s)", f.Pattern, f.short)
 	}
 	return strings.Join(parts, ", ")
 }
@@ -191,13 +191,13 @@ type gapSection struct {
 // DetectPatterns runs the six pattern rules over a round's outputs:
 //
 //   - ABSTRACT_OUTPUT: a gap section whose prose (code blanked) holds more
-//     than VagueThreshold occurrences of the vague words, matched
+//     than vagueThreshold occurrences of the vague words, matched
 //     case-insensitively as whole words (multi-word phrases across any
 //     whitespace). Without gap sections the whole output counts as one.
 //   - MISSING_SECTIONS: no "## Gap Resolution:" header, or a gap section
 //     lacking a required section (a deeper heading whose title starts with
 //     the name, ignoring case, punctuation and a plural "s").
-//   - NARROW_EXAMPLES: an addressed gap with fewer than MinExamples examples.
+//   - NARROW_EXAMPLES: an addressed gap with fewer than minExamples examples.
 //   - INCONSISTENT_REFS: gap IDs in either output (outside code and outside
 //     "New Gaps …" sections) that are not in Known.
 //   - DOMAIN_CONFUSION: UPPER_SNAKE_CASE terms the engineer uses that
@@ -211,11 +211,11 @@ type gapSection struct {
 func DetectPatterns(in Input) Detection {
 	eng := markdown.Parse(in.Engineer)
 	rev := markdown.Parse(in.Reviewer)
-	required := in.Required
+	required := in.required
 	if required == nil {
-		required = DefaultRequired()
+		required = defaultRequired()
 	}
-	d := Detection{Assigned: slices.Clone(in.Assigned), Chars: utf8.RuneCountInString(strings.TrimSpace(eng.Text))}
+	d := Detection{assigned: slices.Clone(in.Assigned), chars: utf8.RuneCountInString(strings.TrimSpace(eng.Text))}
 
 	var sections []gapSection
 	addressed := map[gap.ID]bool{}
@@ -228,7 +228,7 @@ func DetectPatterns(in Input) Detection {
 			sections = append(sections, gapSection{id: id, sec: s})
 			if !addressed[id] {
 				addressed[id] = true
-				d.Addressed = append(d.Addressed, id)
+				d.addressed = append(d.addressed, id)
 			}
 		}
 	}
@@ -243,19 +243,19 @@ func DetectPatterns(in Input) Detection {
 		measureSection(eng, gs.sec, required, r)
 	}
 	for _, r := range reports {
-		r.Addressed = Addressed
-		if len(r.Missing) > 0 || r.Chars < MinGapChars {
-			r.Addressed = Partial
+		r.Addressed = coverageAddressed
+		if len(r.missing) > 0 || r.chars < minGapChars {
+			r.Addressed = coveragePartial
 		}
 	}
 	for _, id := range in.Assigned {
 		if r := reports[id]; r != nil {
 			d.Gaps = append(d.Gaps, *r)
 		} else if !slices.ContainsFunc(d.Gaps, func(g GapReport) bool { return g.Gap == id }) {
-			d.Gaps = append(d.Gaps, GapReport{Gap: id, Addressed: Unaddressed})
+			d.Gaps = append(d.Gaps, GapReport{Gap: id, Addressed: coverageUnaddressed})
 		}
 	}
-	for _, id := range d.Addressed {
+	for _, id := range d.addressed {
 		if !slices.Contains(in.Assigned, id) {
 			d.Gaps = append(d.Gaps, *reports[id])
 		}
@@ -266,8 +266,8 @@ func DetectPatterns(in Input) Detection {
 	if len(sections) == 0 {
 		whole = &GapReport{}
 		words, n := countVague(eng.Prose)
-		whole.Vague, whole.VagueWords = n, words
-		whole.Examples, whole.EdgeCases = countExamples(eng, markdown.Section{End: len(eng.Text)}, eng.Sections())
+		whole.vague, whole.vagueWords = n, words
+		whole.Examples, whole.edgeCases = countExamples(eng, markdown.Section{End: len(eng.Text)}, eng.Sections())
 	}
 
 	d.Findings = appendNonEmpty(d.Findings,
@@ -276,7 +276,7 @@ func DetectPatterns(in Input) Detection {
 		narrowFinding(d.Gaps, whole),
 		refsFinding(in.Known, eng, rev),
 		domainFinding(in.Context, eng, rev),
-		driftFinding(in.Assigned, d.Addressed),
+		driftFinding(in.Assigned, d.addressed),
 	)
 	d.Checks = structuralChecks(d, sections, required, len(in.Known) > 0)
 	return d
@@ -312,23 +312,23 @@ func measureSection(doc *markdown.Doc, s markdown.Section, required []string, r 
 			missing = append(missing, req)
 		}
 	}
-	if r.Chars == 0 {
-		r.Missing = missing
+	if r.chars == 0 {
+		r.missing = missing
 	} else {
 		// A second section for the same gap: missing only if missing in both.
-		r.Missing = slices.DeleteFunc(r.Missing, func(m string) bool { return !slices.Contains(missing, m) })
+		r.missing = slices.DeleteFunc(r.missing, func(m string) bool { return !slices.Contains(missing, m) })
 	}
 	words, n := countVague(doc.ProseBody(s))
-	r.Vague += n
+	r.vague += n
 	for _, w := range words {
-		if !slices.Contains(r.VagueWords, w) {
-			r.VagueWords = append(r.VagueWords, w)
+		if !slices.Contains(r.vagueWords, w) {
+			r.vagueWords = append(r.vagueWords, w)
 		}
 	}
 	ex, edge := countExamples(doc, s, within)
 	r.Examples += ex
-	r.EdgeCases = r.EdgeCases || edge
-	r.Chars += utf8.RuneCountInString(strings.TrimSpace(doc.Body(s)))
+	r.edgeCases = r.edgeCases || edge
+	r.chars += utf8.RuneCountInString(strings.TrimSpace(doc.Body(s)))
 }
 
 // normTitle lower-cases a title, keeps letters and digits only and drops a
@@ -400,10 +400,10 @@ var vaguePhrases = func() [len(vagueWords)][]string {
 	return out
 }()
 
-// CountVague counts the vague-word occurrences in text, case-insensitively
+// countVagueWords counts the vague-word occurrences in text, case-insensitively
 // and as whole words. Callers wanting prose only pass text with code
 // blanked (markdown.Doc.Prose).
-func CountVague(text string) int {
+func countVagueWords(text string) int {
 	_, n := countVague(text)
 	return n
 }
@@ -555,20 +555,20 @@ func abstractFinding(gaps []GapReport, whole *GapReport) Finding {
 	total := 0
 	var details []string
 	consider := func(r GapReport) {
-		if r.Vague <= VagueThreshold {
+		if r.vague <= vagueThreshold {
 			return
 		}
 		f.Pattern = AbstractOutput
 		if r.Gap != "" {
-			f.Gaps = append(f.Gaps, r.Gap)
+			f.gaps = append(f.gaps, r.Gap)
 		}
-		total += r.Vague
-		for _, w := range r.VagueWords {
+		total += r.vague
+		for _, w := range r.vagueWords {
 			if !slices.Contains(words, w) {
 				words = append(words, w)
 			}
 		}
-		details = append(details, fmt.Sprintf("%s: %d", orWhole(r.Gap), r.Vague))
+		details = append(details, fmt.Sprintf("%s: %d", orWhole(r.Gap), r.vague))
 	}
 	if whole != nil {
 		consider(*whole)
@@ -579,20 +579,20 @@ func abstractFinding(gaps []GapReport, whole *GapReport) Finding {
 	if f.Pattern == "" {
 		return f
 	}
-	f.Terms = words
+	f.terms = words
 	quoted := make([]string, len(words))
 	for i, w := range words {
 		quoted[i] = fmt.Sprintf("%q", w)
 	}
 	f.Detail = fmt.Sprintf("Solution uses vague language (%s) — %s vague terms, more than %d per gap",
-		strings.Join(quoted, ", "), strings.Join(details, ", "), VagueThreshold)
+		strings.Join(quoted, ", "), strings.Join(details, ", "), vagueThreshold)
 	if len(details) == 1 {
-		f.Short = rollbackfmt.Plural(total, "vague term", "vague terms")
-		if len(f.Gaps) == 1 {
-			f.Short += " in " + string(f.Gaps[0])
+		f.short = rollbackfmt.Plural(total, "vague term", "vague terms")
+		if len(f.gaps) == 1 {
+			f.short += " in " + string(f.gaps[0])
 		}
 	} else {
-		f.Short = strings.Join(details, ", ") + " vague terms"
+		f.short = strings.Join(details, ", ") + " vague terms"
 	}
 	return f
 }
@@ -607,24 +607,24 @@ func orWhole(id gap.ID) string {
 func missingFinding(gaps []GapReport, sections []gapSection, required []string) Finding {
 	if len(sections) == 0 {
 		return Finding{
-			Pattern: MissingSections, Terms: []string{"## Gap Resolution"},
-			Detail: "## Gap Resolution headers absent", Short: "Gap Resolution headers absent",
+			Pattern: MissingSections, terms: []string{"## Gap Resolution"},
+			Detail: "## Gap Resolution headers absent", short: "Gap Resolution headers absent",
 		}
 	}
 	f := Finding{}
 	var names []string
 	addressed := 0
 	for _, r := range gaps {
-		if r.Addressed == Unaddressed {
+		if r.Addressed == coverageUnaddressed {
 			continue
 		}
 		addressed++
-		if len(r.Missing) == 0 {
+		if len(r.missing) == 0 {
 			continue
 		}
 		f.Pattern = MissingSections
-		f.Gaps = append(f.Gaps, r.Gap)
-		for _, m := range r.Missing {
+		f.gaps = append(f.gaps, r.Gap)
+		for _, m := range r.missing {
 			if !slices.Contains(names, m) {
 				names = append(names, m)
 			}
@@ -635,18 +635,18 @@ func missingFinding(gaps []GapReport, sections []gapSection, required []string) 
 	}
 	// Keep the configured order of required sections.
 	slices.SortStableFunc(names, func(a, b string) int { return slices.Index(required, a) - slices.Index(required, b) })
-	f.Terms = names
+	f.terms = names
 	list := strings.Join(names, ", ")
 	noun := "section"
 	if len(names) > 1 {
 		noun = "sections"
 	}
 	f.Detail = fmt.Sprintf("%s %s absent", list, noun)
-	f.Short = list + " absent"
-	if len(f.Gaps) < addressed {
-		ids := joinIDs(f.Gaps)
+	f.short = list + " absent"
+	if len(f.gaps) < addressed {
+		ids := joinIDs(f.gaps)
 		f.Detail += " (" + ids + ")"
-		f.Short += " in " + ids
+		f.short += " in " + ids
 	}
 	return f
 }
@@ -661,11 +661,11 @@ func joinIDs(ids []gap.ID) string {
 
 func narrowFinding(gaps []GapReport, whole *GapReport) Finding {
 	var hits []GapReport
-	if whole != nil && whole.Examples < MinExamples {
+	if whole != nil && whole.Examples < minExamples {
 		hits = append(hits, *whole)
 	}
 	for _, r := range gaps {
-		if r.Addressed != Unaddressed && r.Examples < MinExamples {
+		if r.Addressed != coverageUnaddressed && r.Examples < minExamples {
 			hits = append(hits, r)
 		}
 	}
@@ -681,7 +681,7 @@ func narrowFinding(gaps []GapReport, whole *GapReport) Finding {
 		default:
 			s = "only " + rollbackfmt.Plural(r.Examples, "example", "examples")
 		}
-		if !r.EdgeCases {
+		if !r.edgeCases {
 			s += ", no edge cases"
 		}
 		return s
@@ -689,9 +689,9 @@ func narrowFinding(gaps []GapReport, whole *GapReport) Finding {
 	var parts, shorts []string
 	for _, r := range hits {
 		if r.Gap != "" {
-			f.Gaps = append(f.Gaps, r.Gap)
+			f.gaps = append(f.gaps, r.Gap)
 		}
-		f.Terms = append(f.Terms, orWhole(r.Gap))
+		f.terms = append(f.terms, orWhole(r.Gap))
 		if len(hits) == 1 {
 			parts = append(parts, describe(r))
 			shorts = append(shorts, rollbackfmt.Plural(r.Examples, "example", "examples"))
@@ -701,7 +701,7 @@ func narrowFinding(gaps []GapReport, whole *GapReport) Finding {
 		}
 	}
 	f.Detail = rollbackfmt.Capitalize(strings.Join(parts, "; "))
-	f.Short = strings.Join(shorts, ", ")
+	f.short = strings.Join(shorts, ", ")
 	return f
 }
 
@@ -763,9 +763,9 @@ func refsFinding(known []gap.ID, docs ...*markdown.Doc) Finding {
 		ids[i] = k.id
 	}
 	list := joinIDs(ids)
-	f := Finding{Pattern: InconsistentRefs, Detail: "References gaps that do not exist: " + list, Short: "unknown " + list}
+	f := Finding{Pattern: inconsistentRefs, Detail: "References gaps that do not exist: " + list, short: "unknown " + list}
 	for _, id := range ids {
-		f.Terms = append(f.Terms, string(id))
+		f.terms = append(f.terms, string(id))
 	}
 	return f
 }
@@ -815,11 +815,11 @@ func domainFinding(context string, eng, rev *markdown.Doc) Finding {
 	if len(undefined) == 0 && len(flags) == 0 {
 		return Finding{}
 	}
-	f := Finding{Pattern: DomainConfusion, Terms: append(slices.Clone(undefined), flags...)}
+	f := Finding{Pattern: domainConfusion, terms: append(slices.Clone(undefined), flags...)}
 	var parts []string
 	if len(undefined) > 0 {
 		parts = append(parts, "Terms used but not defined: "+strings.Join(undefined, ", "))
-		f.Short = "undefined " + strings.Join(undefined, ", ")
+		f.short = "undefined " + strings.Join(undefined, ", ")
 	}
 	if len(flags) > 0 {
 		q := make([]string, len(flags))
@@ -827,8 +827,8 @@ func domainFinding(context string, eng, rev *markdown.Doc) Finding {
 			q[i] = fmt.Sprintf("%q", p)
 		}
 		parts = append(parts, "Reviewer flagged terminology ("+strings.Join(q, ", ")+")")
-		if f.Short == "" {
-			f.Short = "reviewer flagged terminology"
+		if f.short == "" {
+			f.short = "reviewer flagged terminology"
 		}
 	}
 	f.Detail = strings.Join(parts, "; ")
@@ -851,16 +851,16 @@ func driftFinding(assigned, addressed []gap.ID) Finding {
 	if len(extra) == 0 && hit {
 		return Finding{}
 	}
-	f := Finding{Pattern: ScopeDrift, Gaps: extra}
+	f := Finding{Pattern: scopeDrift, gaps: extra}
 	for _, id := range extra {
-		f.Terms = append(f.Terms, string(id))
+		f.terms = append(f.terms, string(id))
 	}
 	if !hit {
 		f.Detail = fmt.Sprintf("Addressed %s instead of assigned %s", joinIDs(extra), joinIDs(assigned))
 	} else {
 		f.Detail = fmt.Sprintf("Addressed %s, which %s not assigned (assigned: %s)", joinIDs(extra), map[bool]string{true: "was", false: "were"}[len(extra) == 1], joinIDs(assigned))
 	}
-	f.Short = fmt.Sprintf("addressed %s, assigned %s", joinIDs(extra), joinIDs(assigned))
+	f.short = fmt.Sprintf("addressed %s, assigned %s", joinIDs(extra), joinIDs(assigned))
 	return f
 }
 
@@ -875,7 +875,7 @@ func structuralChecks(d Detection, sections []gapSection, required []string, hav
 	}
 	var addressed []GapReport
 	for _, r := range d.Gaps {
-		if r.Addressed != Unaddressed {
+		if r.Addressed != coverageUnaddressed {
 			addressed = append(addressed, r)
 		}
 	}
@@ -883,7 +883,7 @@ func structuralChecks(d Detection, sections []gapSection, required []string, hav
 	for _, req := range required {
 		ok := len(addressed) > 0
 		for _, r := range addressed {
-			if slices.Contains(r.Missing, req) {
+			if slices.Contains(r.missing, req) {
 				ok = false
 			}
 		}
@@ -891,14 +891,14 @@ func structuralChecks(d Detection, sections []gapSection, required []string, hav
 	}
 	long := len(addressed) > 0
 	for _, r := range addressed {
-		if r.Chars < MinGapChars {
+		if r.chars < minGapChars {
 			long = false
 		}
 	}
-	checks = append(checks, Check{Name: fmt.Sprintf("Min length per gap (%d chars)", MinGapChars), Status: pass(long)})
+	checks = append(checks, Check{Name: fmt.Sprintf("Min length per gap (%d chars)", minGapChars), Status: pass(long)})
 	refs := "SKIPPED"
 	if haveKnown {
-		_, bad := d.Finding(InconsistentRefs)
+		_, bad := d.finding(inconsistentRefs)
 		refs = pass(!bad)
 	}
 	return append(checks, Check{Name: "Valid cross-references", Status: refs})

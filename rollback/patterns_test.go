@@ -39,11 +39,11 @@ func TestCountVague(t *testing.T) {
 		{"naïve somé", 0},
 		{"\xff\xfesome\xff", 1},
 	} {
-		if got := CountVague(tc.text); got != tc.want {
+		if got := countVagueWords(tc.text); got != tc.want {
 			t.Errorf("CountVague(%q) = %d, want %d", tc.text, got, tc.want)
 		}
 	}
-	if n := len(VagueWords()); n != 21 {
+	if n := len(vagueWordList()); n != 21 {
 		t.Errorf("%d vague words, the spec lists 21", n)
 	}
 }
@@ -70,10 +70,10 @@ func TestAbstractOutputThreshold(t *testing.T) {
 		fire  bool
 	}{{0, false}, {5, false}, {6, true}, {8, true}} {
 		d := DetectPatterns(Input{Engineer: gapSectionText("GAP-FLOW-007", tc.vague), Assigned: []gap.ID{"GAP-FLOW-007"}})
-		if got := d.Gaps[0].Vague; got != tc.vague {
+		if got := d.Gaps[0].vague; got != tc.vague {
 			t.Errorf("%d vague words counted as %d (code must not count)", tc.vague, got)
 		}
-		_, fired := d.Finding(AbstractOutput)
+		_, fired := d.finding(AbstractOutput)
 		if fired != tc.fire {
 			t.Errorf("%d vague words: ABSTRACT_OUTPUT fired = %v, want %v", tc.vague, fired, tc.fire)
 		}
@@ -84,24 +84,24 @@ func TestAbstractOutputThreshold(t *testing.T) {
 	// The threshold is per gap: two gaps with 4 each do not fire.
 	two := gapSectionText("GAP-FLOW-001", 4) + gapSectionText("GAP-FLOW-002", 4)
 	d := DetectPatterns(Input{Engineer: two})
-	if _, fired := d.Finding(AbstractOutput); fired {
+	if _, fired := d.finding(AbstractOutput); fired {
 		t.Errorf("4 + 4 vague words in two gaps fired ABSTRACT_OUTPUT")
 	}
 	three := gapSectionText("GAP-FLOW-001", 4) + gapSectionText("GAP-FLOW-002", 6)
 	d = DetectPatterns(Input{Engineer: three})
-	f, fired := d.Finding(AbstractOutput)
-	if !fired || !cmp.Equal(f.Gaps, []gap.ID{"GAP-FLOW-002"}) {
+	f, fired := d.finding(AbstractOutput)
+	if !fired || !cmp.Equal(f.gaps, []gap.ID{"GAP-FLOW-002"}) {
 		t.Errorf("finding = %+v", f)
 	}
 	if want := `Solution uses vague language ("appropriate", "reasonable", "sufficient", "adequate", "properly", "correctly") — GAP-FLOW-002: 6 vague terms, more than 5 per gap`; f.Detail != want {
 		t.Errorf("detail = %q\nwant     %q", f.Detail, want)
 	}
-	if f.Short != "6 vague terms in GAP-FLOW-002" {
-		t.Errorf("short = %q", f.Short)
+	if f.short != "6 vague terms in GAP-FLOW-002" {
+		t.Errorf("short = %q", f.short)
 	}
 	// Without gap sections, the whole output counts.
 	d = DetectPatterns(Input{Engineer: "may may may may may may"})
-	if f, ok := d.Finding(AbstractOutput); !ok || f.Short != "6 vague terms" {
+	if f, ok := d.finding(AbstractOutput); !ok || f.short != "6 vague terms" {
 		t.Errorf("whole output: %+v %v", f, ok)
 	}
 }
@@ -120,7 +120,7 @@ func TestDetectPatterns(t *testing.T) {
 			in:   Input{Engineer: "# Proposal\n\n**Example 1:** a\n\n**Example 2:** b\n"},
 			want: []Pattern{MissingSections},
 			check: func(t *testing.T, d Detection) {
-				f, _ := d.Finding(MissingSections)
+				f, _ := d.finding(MissingSections)
 				if f.Detail != "## Gap Resolution headers absent" {
 					t.Errorf("detail %q", f.Detail)
 				}
@@ -132,8 +132,8 @@ func TestDetectPatterns(t *testing.T) {
 				"## Gap Resolution: GAP-FLOW-002\n\n### Trade offs\n\n### Examples\n\n- one\n- two\n"},
 			want: []Pattern{MissingSections},
 			check: func(t *testing.T, d Detection) {
-				f, _ := d.Finding(MissingSections)
-				if f.Detail != "Examples section absent (GAP-FLOW-001)" || f.Short != "Examples absent in GAP-FLOW-001" {
+				f, _ := d.finding(MissingSections)
+				if f.Detail != "Examples section absent (GAP-FLOW-001)" || f.short != "Examples absent in GAP-FLOW-001" {
 					t.Errorf("finding %+v", f)
 				}
 			},
@@ -143,8 +143,8 @@ func TestDetectPatterns(t *testing.T) {
 			in:   Input{Engineer: "## Gap Resolution: GAP-FLOW-001\n\n### Examples\n\n**Example 1:** one\n\n### Trade-offs\n\nx\n"},
 			want: []Pattern{NarrowExamples},
 			check: func(t *testing.T, d Detection) {
-				f, _ := d.Finding(NarrowExamples)
-				if f.Detail != "Only 1 example, no edge cases" || f.Short != "1 example" {
+				f, _ := d.finding(NarrowExamples)
+				if f.Detail != "Only 1 example, no edge cases" || f.short != "1 example" {
 					t.Errorf("finding %+v", f)
 				}
 			},
@@ -169,11 +169,11 @@ func TestDetectPatterns(t *testing.T) {
 				Reviewer: "## Review: GAP-FLOW-001\n\nCompare GAP-ROLE-007.\n",
 				Known:    []gap.ID{"GAP-FLOW-001"},
 			},
-			want: []Pattern{InconsistentRefs},
+			want: []Pattern{inconsistentRefs},
 			check: func(t *testing.T, d Detection) {
-				f, _ := d.Finding(InconsistentRefs)
-				if !cmp.Equal(f.Terms, []string{"GAP-FLOW-099", "GAP-ROLE-007"}) {
-					t.Errorf("terms %v", f.Terms)
+				f, _ := d.finding(inconsistentRefs)
+				if !cmp.Equal(f.terms, []string{"GAP-FLOW-099", "GAP-ROLE-007"}) {
+					t.Errorf("terms %v", f.terms)
 				}
 			},
 		},
@@ -181,9 +181,9 @@ func TestDetectPatterns(t *testing.T) {
 		{
 			name: "domain confusion: undefined term",
 			in:   Input{Engineer: complete + "Move to ROLLBACK_PENDING, then ROUND_COMPLETE.\n\n| STATE_X | defined here |\n\nUse STATE_X.\n", Context: "ROUND_COMPLETE is a state"},
-			want: []Pattern{DomainConfusion},
+			want: []Pattern{domainConfusion},
 			check: func(t *testing.T, d Detection) {
-				f, _ := d.Finding(DomainConfusion)
+				f, _ := d.finding(domainConfusion)
 				if f.Detail != "Terms used but not defined: ROLLBACK_PENDING" {
 					t.Errorf("detail %q", f.Detail)
 				}
@@ -192,18 +192,18 @@ func TestDetectPatterns(t *testing.T) {
 		{
 			name: "domain confusion: reviewer flag",
 			in:   Input{Engineer: complete, Reviewer: "### High Priority\n\n- ISSUE-R5-001: the term archive tier is undefined\n"},
-			want: []Pattern{DomainConfusion},
+			want: []Pattern{domainConfusion},
 		},
 		{
 			name: "scope drift: other gap instead",
 			in:   Input{Engineer: strings.ReplaceAll(complete, "GAP-FLOW-001", "GAP-FLOW-002"), Assigned: []gap.ID{"GAP-FLOW-001"}},
-			want: []Pattern{ScopeDrift},
+			want: []Pattern{scopeDrift},
 			check: func(t *testing.T, d Detection) {
-				f, _ := d.Finding(ScopeDrift)
+				f, _ := d.finding(scopeDrift)
 				if f.Detail != "Addressed GAP-FLOW-002 instead of assigned GAP-FLOW-001" {
 					t.Errorf("detail %q", f.Detail)
 				}
-				if d.Gaps[0].Gap != "GAP-FLOW-001" || d.Gaps[0].Addressed != Unaddressed || d.Gaps[1].Gap != "GAP-FLOW-002" {
+				if d.Gaps[0].Gap != "GAP-FLOW-001" || d.Gaps[0].Addressed != coverageUnaddressed || d.Gaps[1].Gap != "GAP-FLOW-002" {
 					t.Errorf("gaps %+v", d.Gaps)
 				}
 			},
@@ -211,9 +211,9 @@ func TestDetectPatterns(t *testing.T) {
 		{
 			name: "scope drift: extra gap",
 			in:   Input{Engineer: complete + strings.ReplaceAll(complete, "GAP-FLOW-001", "GAP-FLOW-002"), Assigned: []gap.ID{"GAP-FLOW-001"}},
-			want: []Pattern{ScopeDrift},
+			want: []Pattern{scopeDrift},
 			check: func(t *testing.T, d Detection) {
-				f, _ := d.Finding(ScopeDrift)
+				f, _ := d.finding(scopeDrift)
 				if f.Detail != "Addressed GAP-FLOW-002, which was not assigned (assigned: GAP-FLOW-001)" {
 					t.Errorf("detail %q", f.Detail)
 				}

@@ -9,7 +9,7 @@ import (
 	"github.com/refine-spec/refine/internal/rollbackfmt"
 )
 
-// Planning errors; PlanRollback wraps them in *RangeError, *LimitError and
+// Planning errors; PlanRollback wraps them in *rangeError, *LimitError and
 // *UnavailableError values that carry the details.
 var (
 	// ErrOutOfRange: the target is not a round before the current one.
@@ -20,27 +20,27 @@ var (
 	ErrTargetUnavailable = errors.New("rollback target unavailable")
 )
 
-// RangeError reports a target outside [0, current).
-type RangeError struct{ To, Current int }
+// rangeError reports a target outside [0, current).
+type rangeError struct{ To, Current int }
 
 // Error says which target was asked for and what the valid range is.
-func (e *RangeError) Error() string {
+func (e *rangeError) Error() string {
 	return fmt.Sprintf("rollback: cannot roll back to round %d from round %d: the target must be in [0, %d)", e.To, e.Current, e.Current)
 }
 
 // Unwrap makes errors.Is(err, ErrOutOfRange) hold.
-func (e *RangeError) Unwrap() error { return ErrOutOfRange }
+func (e *rangeError) Unwrap() error { return ErrOutOfRange }
 
 // LimitError reports the session limit: Used rollbacks so far, Needed more
 // for this request (one per undone round), Limit in total.
-type LimitError struct{ Used, Needed, Limit int }
+type LimitError struct{ Used, needed, Limit int }
 
 // Error says how many rollbacks were used, needed and allowed.
 func (e *LimitError) Error() string {
 	if e.Used >= e.Limit {
 		return fmt.Sprintf("rollback: session rollback limit reached: used %d of %d", e.Used, e.Limit)
 	}
-	return fmt.Sprintf("rollback: session rollback limit: undoing %d rounds needs %d rollbacks, %d of %d remain", e.Needed, e.Needed, e.Limit-e.Used, e.Limit)
+	return fmt.Sprintf("rollback: session rollback limit: undoing %d rounds needs %d rollbacks, %d of %d remain", e.needed, e.needed, e.Limit-e.Used, e.Limit)
 }
 
 // Unwrap makes errors.Is(err, ErrLimit) hold.
@@ -49,18 +49,18 @@ func (e *LimitError) Unwrap() error { return ErrLimit }
 // UnavailableError reports a target whose backups are gone, with the
 // targets that remain (newest first).
 type UnavailableError struct {
-	To, Current int
-	Available   []int
-	Retention   int
+	to, current int
+	available   []int
+	retention   int
 }
 
 // Error names the target and lists the targets still available.
 func (e *UnavailableError) Error() string {
 	avail := "none"
-	if len(e.Available) > 0 {
-		avail = rollbackfmt.JoinInts(e.Available)
+	if len(e.available) > 0 {
+		avail = rollbackfmt.JoinInts(e.available)
 	}
-	return fmt.Sprintf("rollback: round %d cannot be restored from round %d: its backups were rotated out (only the last %d rounds are kept); available targets: %s", e.To, e.Current, e.Retention, avail)
+	return fmt.Sprintf("rollback: round %d cannot be restored from round %d: its backups were rotated out (only the last %d rounds are kept); available targets: %s", e.to, e.current, e.retention, avail)
 }
 
 // Unwrap makes errors.Is(err, ErrTargetUnavailable) hold.
@@ -128,7 +128,7 @@ const finalPrefix = "final/"
 // if history and Store disagree.
 func PlanRollback(req Request) (Plan, error) {
 	if req.To < 0 || req.To >= req.Current {
-		return Plan{}, &RangeError{To: req.To, Current: req.Current}
+		return Plan{}, &rangeError{To: req.To, Current: req.Current}
 	}
 	limit := req.Limit
 	if limit <= 0 {
@@ -140,11 +140,11 @@ func PlanRollback(req Request) (Plan, error) {
 	}
 	needed := req.Current - req.To
 	if used := req.History.Used(); used+needed > limit {
-		return Plan{}, &LimitError{Used: used, Needed: needed, Limit: limit}
+		return Plan{}, &LimitError{Used: used, needed: needed, Limit: limit}
 	}
 	avail := AvailableTargets(req.Current, req.Keys)
 	if !slices.Contains(avail, req.To) {
-		return Plan{}, &UnavailableError{To: req.To, Current: req.Current, Available: avail, Retention: retention}
+		return Plan{}, &UnavailableError{to: req.To, current: req.Current, available: avail, retention: retention}
 	}
 
 	p := Plan{Current: req.Current, To: req.To}
@@ -167,7 +167,7 @@ func PlanRollback(req Request) (Plan, error) {
 		p.Delete = append(p.Delete, rp.Keys...)
 	}
 	for _, kind := range backupKinds() {
-		p.Restore = append(p.Restore, Copy{From: kind.Key(req.To), To: kind.Live()})
+		p.Restore = append(p.Restore, Copy{From: kind.key(req.To), To: kind.live()})
 	}
 	for _, k := range req.Keys {
 		if _, n, ok := ParseBackupKey(k); ok && n > req.To {
@@ -194,8 +194,8 @@ func (p Plan) Reads() []string {
 	return slices.Compact(out)
 }
 
-// Undone returns the undone rounds, ascending.
-func (p Plan) Undone() []int {
+// undone returns the undone rounds, ascending.
+func (p Plan) undone() []int {
 	out := make([]int, 0, len(p.Rounds))
 	for _, rp := range p.Rounds {
 		out = append(out, rp.Round)

@@ -9,7 +9,7 @@ import (
 )
 
 func TestBackupKeys(t *testing.T) {
-	if got := BackupKeys(3); !cmp.Equal(got, []string{"status_backup_round_3.md", "decisions_backup_round_3.md", "state_backup_round_3.json"}) {
+	if got := backupKeys(3); !cmp.Equal(got, []string{"status_backup_round_3.md", "decisions_backup_round_3.md", "state_backup_round_3.json"}) {
 		t.Errorf("BackupKeys(3) = %q", got)
 	}
 	for _, tc := range []struct {
@@ -18,8 +18,8 @@ func TestBackupKeys(t *testing.T) {
 		round int
 		ok    bool
 	}{
-		{"status_backup_round_3.md", StatusBackup, 3, true},
-		{"decisions_backup_round_0.md", DecisionsBackup, 0, true},
+		{"status_backup_round_3.md", statusBackup, 3, true},
+		{"decisions_backup_round_0.md", decisionsBackup, 0, true},
 		{"state_backup_round_12.json", StateBackup, 12, true},
 		{"state_backup_round_12.md", "", 0, false},
 		{"status_backup_round_03.md", "", 0, false},
@@ -47,7 +47,7 @@ func TestRotationOps(t *testing.T) {
 		{8, 5, 7, []int{2}},
 		{2, 1, 1, []int{0}},
 	} {
-		snap, del := RotationOps(tc.round, tc.retention)
+		snap, del := rotationOps(tc.round, tc.retention)
 		if snap != tc.snap || !cmp.Equal(del, tc.del) {
 			t.Errorf("RotationOps(%d, %d) = %d, %v; want %d, %v", tc.round, tc.retention, snap, del, tc.snap, tc.del)
 		}
@@ -70,7 +70,7 @@ func TestRotateKeepsThreeRounds(t *testing.T) {
 	if diff := cmp.Diff(want, backups); diff != "" {
 		t.Errorf("backups at the end of round 8 (-want +got):\n%s", diff)
 	}
-	if got := string(s[StatusBackupKey(7)]); got != "# Status\n\nround 7\n" {
+	if got := string(s[statusBackupKey(7)]); got != "# Status\n\nround 7\n" {
 		t.Errorf("backup of round 7 holds %q, want the state after round 7", got)
 	}
 
@@ -96,7 +96,7 @@ func TestMultiRoundRollbackLimits(t *testing.T) {
 	if err != nil {
 		t.Fatalf("rollback to N-3: %v", err)
 	}
-	if got := p.Undone(); !cmp.Equal(got, []int{6, 7, 8}) {
+	if got := p.undone(); !cmp.Equal(got, []int{6, 7, 8}) {
 		t.Errorf("undone = %v", got)
 	}
 	// N-4 is refused, with the available targets listed.
@@ -105,8 +105,8 @@ func TestMultiRoundRollbackLimits(t *testing.T) {
 	if !errors.Is(err, ErrTargetUnavailable) || !errors.As(err, &ue) {
 		t.Fatalf("rollback to N-4: err = %v, want ErrTargetUnavailable", err)
 	}
-	if !cmp.Equal(ue.Available, []int{7, 6, 5}) || !strings.Contains(err.Error(), "available targets: 7, 6, 5") {
-		t.Errorf("err = %v, available %v", err, ue.Available)
+	if !cmp.Equal(ue.available, []int{7, 6, 5}) || !strings.Contains(err.Error(), "available targets: 7, 6, 5") {
+		t.Errorf("err = %v, available %v", err, ue.available)
 	}
 	// A missing state backup makes a round unavailable.
 	keys := s.keys()
@@ -194,7 +194,7 @@ func TestPlanDeletesUndoneTimeline(t *testing.T) {
 		}
 	}
 	for _, k := range p.Delete {
-		if strings.HasPrefix(k, "round_006/") || k == StatusBackupKey(6) || k == StatusBackupKey(5) {
+		if strings.HasPrefix(k, "round_006/") || k == statusBackupKey(6) || k == statusBackupKey(5) {
 			t.Errorf("plan deletes %s, which belongs to the kept timeline", k)
 		}
 	}
@@ -243,8 +243,8 @@ func TestExecuteMissingFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	files := s.read(t, p.Reads())
-	delete(files, StatusBackupKey(2))
-	if _, err := p.Execute(Execution{Files: files, At: t0}); !errors.Is(err, ErrMissingFile) {
+	delete(files, statusBackupKey(2))
+	if _, err := p.Execute(Execution{Files: files, At: t0}); !errors.Is(err, errMissingFile) {
 		t.Errorf("err = %v, want ErrMissingFile", err)
 	}
 	if _, err := p.Execute(Execution{Files: s.read(t, p.Reads())}); err == nil {

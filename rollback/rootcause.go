@@ -16,16 +16,16 @@ type Heuristic string
 
 // The five heuristics, in the table's order.
 const (
-	// SameFailureMode: rollback reasons similar → prompt issue or gap ambiguity.
-	SameFailureMode Heuristic = "SAME_FAILURE_MODE"
+	// sameFailureMode: rollback reasons similar → prompt issue or gap ambiguity.
+	sameFailureMode Heuristic = "SAME_FAILURE_MODE"
 	// DifferentFailureModes: reasons divergent → scope too large.
 	DifferentFailureModes Heuristic = "DIFFERENT_FAILURE_MODES"
-	// ReferencesUnknowns: output mentions undefined terms → missing context.
-	ReferencesUnknowns Heuristic = "REFERENCES_UNKNOWNS"
-	// MinimalOutput: under 200 characters in every attempt → domain gap.
-	MinimalOutput Heuristic = "MINIMAL_OUTPUT"
-	// SelfContradiction: internal inconsistencies → gap ambiguity.
-	SelfContradiction Heuristic = "SELF_CONTRADICTION"
+	// referencesUnknowns: output mentions undefined terms → missing context.
+	referencesUnknowns Heuristic = "REFERENCES_UNKNOWNS"
+	// minimalOutput: under 200 characters in every attempt → domain gap.
+	minimalOutput Heuristic = "MINIMAL_OUTPUT"
+	// selfContradiction: internal inconsistencies → gap ambiguity.
+	selfContradiction Heuristic = "SELF_CONTRADICTION"
 )
 
 // Likely causes, as the history records them.
@@ -122,7 +122,7 @@ const similarity = 0.5
 // confidence is HIGH when at least two signals agree and none dissents,
 // otherwise MEDIUM; a tie fires neither. References to unknowns are
 // DOMAIN_CONFUSION or INCONSISTENT_REFS in an attempt (HIGH when in all).
-// Minimal output is every attempt under MinGapChars characters. Self
+// Minimal output is every attempt under minGapChars characters. Self
 // contradiction is a reviewer calling the output contradictory or
 // internally inconsistent.
 //
@@ -136,28 +136,28 @@ func Diagnose(attempts []AttemptInfo) Diagnosis {
 	var unknown []string
 	for _, a := range attempts {
 		for _, p := range a.Patterns {
-			if p == DomainConfusion || p == InconsistentRefs {
+			if p == domainConfusion || p == inconsistentRefs {
 				unknown = append(unknown, fmt.Sprintf("Attempt %d: %s", a.Attempt, p))
 			}
 		}
 	}
 	if len(unknown) > 0 {
 		conf := gap.ConfidenceMedium
-		if countAttemptsWith(attempts, DomainConfusion, InconsistentRefs) == len(attempts) {
+		if countAttemptsWith(attempts, domainConfusion, inconsistentRefs) == len(attempts) {
 			conf = gap.ConfidenceHigh
 		}
-		causes = append(causes, Cause{ReferencesUnknowns, causeMissingContext, "Output references undefined terms or gaps (" + strings.Join(unknown, "; ") + ")", conf})
+		causes = append(causes, Cause{referencesUnknowns, causeMissingContext, "Output references undefined terms or gaps (" + strings.Join(unknown, "; ") + ")", conf})
 	}
 	if len(attempts) > 0 {
 		minimal := true
 		var sizes []string
 		for _, a := range attempts {
 			n := utf8.RuneCountInString(strings.TrimSpace(a.Engineer))
-			minimal = minimal && n < MinGapChars
+			minimal = minimal && n < minGapChars
 			sizes = append(sizes, fmt.Sprintf("Attempt %d: %d", a.Attempt, n))
 		}
 		if minimal {
-			causes = append(causes, Cause{MinimalOutput, causeDomainGap, fmt.Sprintf("Output under %d characters in every attempt (%s)", MinGapChars, strings.Join(sizes, ", ")), gap.ConfidenceHigh})
+			causes = append(causes, Cause{minimalOutput, causeDomainGap, fmt.Sprintf("Output under %d characters in every attempt (%s)", minGapChars, strings.Join(sizes, ", ")), gap.ConfidenceHigh})
 		}
 	}
 	var contra []string
@@ -167,7 +167,7 @@ func Diagnose(attempts []AttemptInfo) Diagnosis {
 		}
 	}
 	if len(contra) > 0 {
-		causes = append(causes, Cause{SelfContradiction, causeAmbiguity, "Output contradicts itself (" + strings.Join(contra, "; ") + ")", gap.ConfidenceMedium})
+		causes = append(causes, Cause{selfContradiction, causeAmbiguity, "Output contradicts itself (" + strings.Join(contra, "; ") + ")", gap.ConfidenceMedium})
 	}
 
 	d := Diagnosis{Causes: causes, Action: ActionContext}
@@ -183,7 +183,7 @@ func Diagnose(attempts []AttemptInfo) Diagnosis {
 	switch {
 	case pick(DifferentFailureModes):
 		d.Action = ActionSplit
-	case pick(ReferencesUnknowns), pick(MinimalOutput), pick(SameFailureMode), pick(SelfContradiction):
+	case pick(referencesUnknowns), pick(minimalOutput), pick(sameFailureMode), pick(selfContradiction):
 	}
 	return d
 }
@@ -267,7 +267,7 @@ func failureModes(attempts []AttemptInfo) (Cause, bool) {
 		if same >= 2 && diff == 0 {
 			conf = gap.ConfidenceHigh
 		}
-		return Cause{SameFailureMode, causePromptOrAmbiguity, strings.Join(sameEv, "; "), conf}, true
+		return Cause{sameFailureMode, causePromptOrAmbiguity, strings.Join(sameEv, "; "), conf}, true
 	case diff > same:
 		conf := gap.ConfidenceMedium
 		if diff >= 2 && same == 0 {

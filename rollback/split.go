@@ -10,8 +10,8 @@ import (
 	"github.com/refine-spec/refine/internal/rollbackfmt"
 )
 
-// ErrSplit is wrapped by ApplySplit's errors.
-var ErrSplit = errors.New("cannot split gap")
+// errSplit is wrapped by ApplySplit's errors.
+var errSplit = errors.New("cannot split gap")
 
 // ApplySplit splits gap parent into sub-gaps with the given titles
 // (supplied by the caller or the user): children parent.Child('a'),
@@ -22,11 +22,11 @@ var ErrSplit = errors.New("cannot split gap")
 // child ID. It is all-or-nothing: on error the ledger is unchanged.
 func ApplySplit(l *gap.Ledger, parent gap.ID, titles []string, round int, at time.Time, reason string) ([]gap.ID, error) {
 	fail := func(format string, args ...any) ([]gap.ID, error) {
-		return nil, fmt.Errorf("rollback: %w %s: %s", ErrSplit, parent, fmt.Sprintf(format, args...))
+		return nil, fmt.Errorf("rollback: %w %s: %s", errSplit, parent, fmt.Sprintf(format, args...))
 	}
 	p, ok := l.Get(parent)
 	if !ok {
-		return nil, fmt.Errorf("rollback: %w %s: %w", ErrSplit, parent, gap.ErrUnknownGap)
+		return nil, fmt.Errorf("rollback: %w %s: %w", errSplit, parent, gap.ErrUnknownGap)
 	}
 	if parent.Suffix() != "" {
 		return fail("it is already a sub-gap of %s", parent.Parent())
@@ -35,7 +35,7 @@ func ApplySplit(l *gap.Ledger, parent gap.ID, titles []string, round int, at tim
 		return fail("%d sub-gap titles given, want 2 to 26", len(titles))
 	}
 	if err := gap.CheckTransition(p.State, gap.Superseded); err != nil {
-		return nil, fmt.Errorf("rollback: %w %s: %w", ErrSplit, parent, err)
+		return nil, fmt.Errorf("rollback: %w %s: %w", errSplit, parent, err)
 	}
 	c := l.Clone()
 	ids := make([]gap.ID, len(titles))
@@ -50,14 +50,14 @@ func ApplySplit(l *gap.Ledger, parent gap.ID, titles []string, round int, at tim
 			Blocking: p.Blocking, Parent: parent, Round: round,
 		})
 		if err != nil {
-			return nil, fmt.Errorf("rollback: %w %s: %w", ErrSplit, parent, err)
+			return nil, fmt.Errorf("rollback: %w %s: %w", errSplit, parent, err)
 		}
 	}
 	if reason == "" {
 		reason = "split into " + joinIDs(ids)
 	}
 	if err := c.Transition(parent, gap.Superseded, round, at, reason); err != nil {
-		return nil, fmt.Errorf("rollback: %w %s: %w", ErrSplit, parent, err)
+		return nil, fmt.Errorf("rollback: %w %s: %w", errSplit, parent, err)
 	}
 	*l = *c
 	return ids, nil

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -70,14 +69,4 @@ func (c *cli) openSession(dir string, readOnly bool) (*fs.Store, error) {
 
 func noSession(dir string) error {
 	return fmt.Errorf("%s %w: start one with refine run --dir %s", dir, errNoSessionDir, shellQuote(dir))
-}
-
-// inspect reads the status of the session in st, saying which command
-// starts one when there is none.
-func inspect(ctx context.Context, st refine.Store, dir string) (refine.Status, error) {
-	status, err := refine.Inspect(ctx, st)
-	if errors.Is(err, refine.ErrNoSession) {
-		return status, noSession(dir)
-	}
-	return status, err
 }

@@ -66,7 +66,7 @@ func TestSplitDecision(t *testing.T) {
 }
 
 func TestRecoveryQuestions(t *testing.T) {
-	one := []rollback.Decision{{ID: "DECISION-R5-001", Summary: "Severity weights", Choice: "Severity weights remain as defined in GAP-FLOW-012", Rationale: "Weights are working well in practice"}}
+	one := []rollback.RoundDecision{{ID: "DECISION-R5-001", Summary: "Severity weights", Choice: "Severity weights remain as defined in GAP-FLOW-012", Rationale: "Weights are working well in practice"}}
 	p := RecoveryQuestion(5, one)
 	var labels []string
 	for _, o := range p.Options {
@@ -78,7 +78,7 @@ func TestRecoveryQuestions(t *testing.T) {
 	if p.Default != "3" {
 		t.Errorf("default %q", p.Default)
 	}
-	three := append(one, rollback.Decision{ID: "DECISION-R5-002"}, rollback.Decision{ID: "DECISION-R5-003"})
+	three := append(one, rollback.RoundDecision{ID: "DECISION-R5-002"}, rollback.RoundDecision{ID: "DECISION-R5-003"})
 	p = RecoveryQuestion(5, three)
 	if o, _ := p.Option("4"); o.Label != "Re-apply all decisions" {
 		t.Errorf("option 4 %+v", o)
@@ -106,11 +106,11 @@ func TestRecoveryQuestions(t *testing.T) {
 		t.Errorf("modify prompt %+v", mp)
 	}
 	// A custom entry text is kept verbatim, with the note appended.
-	custom := Reapply(rollback.Decision{ID: "DECISION-R5-004", Text: "### DECISION-R5-004\nfree form\n"}, 5)
+	custom := Reapply(rollback.RoundDecision{ID: "DECISION-R5-004", Text: "### DECISION-R5-004\nfree form\n"}, 5)
 	if got := custom.Entry(); got != "### DECISION-R5-004\nfree form\n- **Note:** Re-applied from rolled-back Round 5\n" {
 		t.Errorf("entry %q", got)
 	}
-	if got := rollback.ParseDecisionsFromRound(rollback.DecisionsFromRound(5, []rollback.Decision{custom})); len(got) != 1 || got[0].Note != custom.Note || got[0].Entry() != custom.Entry() {
+	if got := rollback.ParseDecisionsFromRound(rollback.DecisionsFromRound(5, []rollback.RoundDecision{custom})); len(got) != 1 || got[0].Note != custom.Note || got[0].Entry() != custom.Entry() {
 		t.Errorf("parse back %+v", got)
 	}
 }

@@ -107,7 +107,7 @@ Reason: Still missing trade-offs
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("auto-retry block (-want +got):\n%s", diff)
 	}
-	got = rollback.DecisionsFromRound(5, []rollback.Decision{{ID: "DECISION-R5-001", Summary: "Severity weights", Choice: "Severity weights remain as defined in GAP-FLOW-012", Rationale: "Weights are working well in practice"}})
+	got = rollback.DecisionsFromRound(5, []rollback.RoundDecision{{ID: "DECISION-R5-001", Summary: "Severity weights", Choice: "Severity weights remain as defined in GAP-FLOW-012", Rationale: "Weights are working well in practice"}})
 	want = `# Decisions Made During Round 5 (Rolled Back)
 
 **Note:** These decisions were made during Round 5, which was subsequently rolled back.

@@ -28,7 +28,7 @@ func ReapplyEffect(id string) string { return effectReapplyPrefix + id }
 // before re-applying, and leave archived. The automated default is to leave
 // the decisions archived: they were rolled back with their round, and only
 // a user may bring them back.
-func RecoveryQuestion(round int, decisions []rollback.Decision) question.Question {
+func RecoveryQuestion(round int, decisions []rollback.RoundDecision) question.Question {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Round %d decisions were archived. Found %s:\n", round, rollbackfmt.Plural(len(decisions), "decision", "decisions"))
 	for i, d := range decisions {
@@ -83,7 +83,7 @@ func RecoveryQuestion(round int, decisions []rollback.Decision) question.Questio
 // Recovery is what the user chose in RecoveryQuestion.
 type Recovery struct {
 	// Reapply are the decisions to re-apply unchanged.
-	Reapply []rollback.Decision
+	Reapply []rollback.RoundDecision
 	// Modify: ask ModifyQuestion for each decision, then re-apply the results.
 	Modify bool
 }
@@ -93,19 +93,19 @@ type Recovery struct {
 var ErrUnknownEffect = errors.New("unknown option effect")
 
 // ResolveRecovery turns the chosen option of RecoveryQuestion into a Recovery.
-func ResolveRecovery(decisions []rollback.Decision, chosen question.Option) (Recovery, error) {
+func ResolveRecovery(decisions []rollback.RoundDecision, chosen question.Option) (Recovery, error) {
 	switch chosen.Effect {
 	case EffectIgnore:
 		return Recovery{}, nil
 	case EffectModify:
 		return Recovery{Modify: true}, nil
 	case EffectReapplyAll:
-		return Recovery{Reapply: append([]rollback.Decision(nil), decisions...)}, nil
+		return Recovery{Reapply: append([]rollback.RoundDecision(nil), decisions...)}, nil
 	}
 	if id, ok := strings.CutPrefix(chosen.Effect, effectReapplyPrefix); ok {
 		for _, d := range decisions {
 			if d.ID == id {
-				return Recovery{Reapply: []rollback.Decision{d}}, nil
+				return Recovery{Reapply: []rollback.RoundDecision{d}}, nil
 			}
 		}
 		return Recovery{}, fmt.Errorf("rollback: recovery: %w: %s is not among the archived decisions", ErrUnknownEffect, id)
@@ -123,7 +123,7 @@ func ReappliedNote(round int) string {
 // rolled-back Round N" (render it with Entry). The ID is kept as the spec
 // shows; an engine whose retried round may issue the same ID can renumber
 // it and keep the original in the note.
-func Reapply(d rollback.Decision, round int) rollback.Decision {
+func Reapply(d rollback.RoundDecision, round int) rollback.RoundDecision {
 	d.Note = ReappliedNote(round)
 	return d
 }
@@ -137,7 +137,7 @@ const (
 // ModifyQuestion asks for the edited choice and rationale of one decision
 // before re-applying it ("Modify and apply"). The answer text is read by
 // Modified. The automated default is to skip: there is no one to edit.
-func ModifyQuestion(round int, d rollback.Decision) question.Question {
+func ModifyQuestion(round int, d rollback.RoundDecision) question.Question {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (archived from Round %d)\n", d.ID, round)
 	fmt.Fprintf(&b, "Current choice: %q\nCurrent rationale: %q\n\n", rollbackfmt.OneLine(d.Choice), rollbackfmt.OneLine(d.Rationale))
@@ -160,7 +160,7 @@ func ModifyQuestion(round int, d rollback.Decision) question.Question {
 // "Rationale: …" lines replace those fields; text without either label
 // replaces the choice. The entry is re-rendered from the fields (Text is
 // cleared) and carries the re-applied note with "(modified)".
-func Modified(d rollback.Decision, round int, text string) rollback.Decision {
+func Modified(d rollback.RoundDecision, round int, text string) rollback.RoundDecision {
 	var choice, rationale, plain []string
 	for line := range strings.SplitSeq(text, "\n") {
 		line = strings.TrimSpace(line)

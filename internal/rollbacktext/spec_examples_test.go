@@ -242,7 +242,7 @@ Rollback to Round 5 will:
 		t.Errorf("restore (-want +got):\n%s", diff)
 	}
 
-	decisions := map[int][]rollback.Decision{
+	decisions := map[int][]rollback.RoundDecision{
 		6: {{ID: "DECISION-R6-001", Summary: "a"}, {ID: "DECISION-R6-002", Summary: "b"}},
 		7: {{ID: "DECISION-R7-001", Summary: "c"}, {ID: "DECISION-R7-002", Summary: "d"}},
 		8: {{ID: "DECISION-R8-001", Summary: "e"}},
@@ -277,7 +277,7 @@ Rollback to Round 5 will:
 			t.Errorf("round %d metadata = %+v", r, meta)
 		}
 		got := rollback.ParseDecisionsFromRound(string(files[rollback.DecisionsFileName(r)]))
-		if diff := cmp.Diff(decisions[r], got, cmpopts.IgnoreFields(rollback.Decision{}, "Text")); diff != "" {
+		if diff := cmp.Diff(decisions[r], got, cmpopts.IgnoreFields(rollback.RoundDecision{}, "Text")); diff != "" {
 			t.Errorf("round %d archived decisions (-want +got):\n%s", r, diff)
 		}
 	}
@@ -482,7 +482,7 @@ Note: Additional rollbacks are not available.
 
 // Example 5: Decision Recovery After Rollback of round 6.
 func TestSpecExample5DecisionRecovery(t *testing.T) {
-	decisions := []rollback.Decision{
+	decisions := []rollback.RoundDecision{
 		{ID: "DECISION-R6-001", Summary: "Error threshold weights", Choice: "CRITICAL=16, HIGH=4, MEDIUM=2, LOW=1", Rationale: "Matches GAP-FLOW-012 severity definitions"},
 		{ID: "DECISION-R6-002", Summary: "Stall detection threshold", Choice: "2 consecutive FLAT rounds", Rationale: "Balances sensitivity and false positives"},
 	}
@@ -492,7 +492,7 @@ func TestSpecExample5DecisionRecovery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := plan.Execute(rollback.Execution{Files: s.read(t, plan.Reads()), At: t0, Reason: "unhelpful", Mode: rollback.ModeInteractive, Trigger: rollback.TriggerUser, Decisions: map[int][]rollback.Decision{6: decisions}})
+	res, err := plan.Execute(rollback.Execution{Files: s.read(t, plan.Reads()), At: t0, Reason: "unhelpful", Mode: rollback.ModeInteractive, Trigger: rollback.TriggerUser, Decisions: map[int][]rollback.RoundDecision{6: decisions}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -505,7 +505,7 @@ func TestSpecExample5DecisionRecovery(t *testing.T) {
 		t.Fatal(err)
 	}
 	fromArchive := rollback.ParseDecisionsFromRound(string(files[rollback.DecisionsFileName(6)]))
-	if diff := cmp.Diff(res.Records[0].Decisions, fromArchive, cmpopts.IgnoreFields(rollback.Decision{}, "Text")); diff != "" {
+	if diff := cmp.Diff(res.Records[0].Decisions, fromArchive, cmpopts.IgnoreFields(rollback.RoundDecision{}, "Text")); diff != "" {
 		t.Errorf("archive vs history decisions (-want +got):\n%s", diff)
 	}
 

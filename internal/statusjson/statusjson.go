@@ -18,7 +18,7 @@ type Status struct {
 	Outcome     string            `json:"outcome"`
 	Gaps        []Gap             `json:"gaps"`
 	Convergence []convergence.Row `json:"convergence"`
-	Decisions   []Decision        `json:"decisions"`
+	Decisions   []DecisionEntry   `json:"decisions"`
 	Conflicts   []Conflict        `json:"conflicts"`
 	Rollbacks   []Rollback        `json:"rollbacks"`
 	Pending     []Pending         `json:"pending"`
@@ -71,8 +71,8 @@ type Transition struct {
 	Reason string `json:"reason"`
 }
 
-// Decision is one recorded user decision.
-type Decision struct {
+// DecisionEntry is one recorded user decision.
+type DecisionEntry struct {
 	ID       string `json:"id"`
 	Issue    string `json:"issue"`
 	Option   string `json:"option"`
@@ -146,7 +146,7 @@ const timeFormat = "2006-01-02T15:04:05Z"
 func From(st refine.Status) Status {
 	out := Status{
 		Round: st.Round, Outcome: string(st.Outcome),
-		Gaps: []Gap{}, Convergence: []convergence.Row{}, Decisions: []Decision{}, Conflicts: []Conflict{}, Rollbacks: []Rollback{}, Pending: []Pending{},
+		Gaps: []Gap{}, Convergence: []convergence.Row{}, Decisions: []DecisionEntry{}, Conflicts: []Conflict{}, Rollbacks: []Rollback{}, Pending: []Pending{},
 		Usage: Usage{PromptTokens: st.Usage.PromptTokens, CompletionTokens: st.Usage.CompletionTokens,
 			CachedPromptTokens: st.Usage.CachedPromptTokens, CacheWriteTokens: st.Usage.CacheWriteTokens, Calls: st.Calls},
 		Integrated: st.FinalSpec == refine.FinalSpecIntegrated,
@@ -176,7 +176,7 @@ func From(st refine.Status) Status {
 			Reason: r.Reason, Mode: string(r.Mode), Trigger: string(r.Trigger), Archive: r.Archive, Outcome: r.Outcome})
 	}
 	for _, d := range st.Decisions {
-		out.Decisions = append(out.Decisions, Decision{ID: d.ID, Issue: d.Issue, Option: d.Option, Decision: d.Decision})
+		out.Decisions = append(out.Decisions, DecisionEntry{ID: d.ID, Issue: d.Issue, Option: d.Option, Decision: d.Decision})
 	}
 	for _, q := range st.Pending {
 		out.Pending = append(out.Pending, PendingOf(q))
