@@ -155,9 +155,12 @@ type rollbackExec struct {
 	// Attempt is the rollback number of the newest undone round (for the
 	// RCA text shown, if any).
 	RootCause string
-	// File records the dialogs' decisions in the restored state, so that
-	// they are durable with the rollback, in its one commit.
-	File func()
+	// File are the dialogs' decisions, recorded under round FileIn in the
+	// restored state, so that they are durable with the rollback, in its
+	// one commit: a crash cannot keep the rollback and lose what the
+	// dialogs decided.
+	File   []flowDecision
+	FileIn int
 }
 
 // splitPlan is the gap split chosen at a repeated rollback.
@@ -236,8 +239,8 @@ func (s *Session) execRollback(ctx context.Context, x rollbackExec) (RollbackRep
 			return RollbackReport{}, err
 		}
 	}
-	if x.File != nil {
-		x.File()
+	for _, d := range x.File {
+		s.recordProcedural(x.FileIn, d.Issue, d.Question, d.Answer, d.Decision)
 	}
 	if err := s.commit(ctx, append(c.Ops, s.convergenceOps()...)...); err != nil {
 		return RollbackReport{}, fmt.Errorf("rollback: %w", err)
@@ -305,29 +308,12 @@ func (s *Session) SetRollbackMode(ctx context.Context, m rollback.Mode) error {
 	return s.applySettings(ctx, set)
 }
 
-// availableTargets lists the rounds a rollback of the current round could
-// return to, newest first; a Store that cannot list gives none.
-func (s *Session) availableTargets(ctx context.Context) []int {
-	current := s.st.currentRound()
-	if current < 1 {
-		return nil
-	}
-	if err := s.flush(ctx); err != nil {
-		return nil
-	}
-	keys, err := s.cfg.Store.List(ctx, "")
-	if err != nil {
-		return nil
-	}
-	return rollback.AvailableTargets(current, keys)
-}
-
 // rollbackAvailable reports whether "roll back" may be offered: the round
 // before the current one can be restored. At the session limit the option
 // still leads to the limit question: the session limit is checked first, for
 // every trigger (docs/workflow.md#rollback-dialogs).
 func (s *Session) rollbackAvailable(ctx context.Context) bool {
-	return slices.Contains(s.availableTargets(ctx), s.st.currentRound()-1)
+	return slices.Contains(rollbackStoreView{s: s, ctx: ctx}.availableTargets(), s.st.currentRound()-1)
 }
 
 // startRollbackFromQuestion carries out "roll back" chosen in a question:

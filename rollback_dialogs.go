@@ -17,14 +17,6 @@ import (
 // The Session's side of the rollback dialogs (rollback_flow.go): it binds
 // their view to its Store, asks their questions and commits their moves.
 
-// fileFlowDecisions records a flow's decisions under the round they were made in.
-func (s *Session) fileFlowDecisions(f *rollbackFlow) {
-	for _, d := range f.Decisions {
-		s.recordProcedural(f.Current, d.Issue, d.Question, d.Answer, d.Decision)
-	}
-	f.Decisions = nil
-}
-
 // driveRollback runs the rollback flow in state until it executes, is
 // cancelled, or pauses at a question (the report's Pending): the dialogs
 // (rollbackDialogs) decide, the Session asks and commits.
@@ -75,7 +67,7 @@ func (s *Session) applyMove(ctx context.Context, f *rollbackFlow, m flowMove) (r
 		rep, err = s.limitOutcome(ctx, f, m)
 		return rep, true, err
 	case m.Exec != nil:
-		rep, err = s.flowExecute(ctx, f, *m.Exec)
+		rep, err = s.execRollback(ctx, f.execution(*m.Exec))
 		return rep, true, err
 	case m.Pause:
 		s.recordProcedural(f.Current, "", m.Q, m.A, m.Label)
@@ -89,34 +81,14 @@ func (s *Session) applyMove(ctx context.Context, f *rollbackFlow, m flowMove) (r
 	return RollbackReport{}, false, nil
 }
 
-// flowExecute carries out the flow's rollback with the dialogs' choices.
-func (s *Session) flowExecute(ctx context.Context, f *rollbackFlow, x rollbackExec) (RollbackReport, error) {
-	x.To, x.Reason, x.Trigger = f.To, f.Reason, f.Trigger
-	if x.Reason == "" {
-		x.Reason = "rollback requested"
-	}
-	x.Adjustments = append(slices.Clone(f.Adjustments), x.Adjustments...)
-	if x.Analysis == nil {
-		x.Analysis = f.Analysis
-	}
-	x.RootCause = f.RootCause
-	decisions := f.Decisions
-	if len(decisions) > 0 {
-		// Filed in the rollback's commit: a crash cannot keep the
-		// rollback and lose what the dialogs decided.
-		x.File = func() {
-			f.Decisions = decisions
-			s.fileFlowDecisions(f)
-		}
-	}
-	return s.execRollback(ctx, x)
-}
-
 // flowCancel ends the flow without a rollback and lets what triggered it
 // go on: the divergence question counts as answered; an escalation is asked
 // again (or, with skip, the role is skipped).
 func (s *Session) flowCancel(f *rollbackFlow, decision string, skip bool) error {
-	s.fileFlowDecisions(f)
+	for _, d := range f.Decisions {
+		s.recordProcedural(f.Current, d.Issue, d.Question, d.Answer, d.Decision)
+	}
+	f.Decisions = nil
 	s.st.RollbackFlow = nil
 	cur := s.st.Current
 	if cur != nil && cur.N == f.Current {
@@ -323,12 +295,29 @@ func concernsAbout(st *state, id gap.ID, round int, attempts []rollback.AttemptI
 	return out
 }
 
+// availableTargets lists the rounds a rollback of the current round could
+// return to, newest first; a Store that cannot list gives none.
+func (v rollbackStoreView) availableTargets() []int {
+	current := v.s.st.currentRound()
+	if current < 1 {
+		return nil
+	}
+	if err := v.s.flush(v.ctx); err != nil {
+		return nil
+	}
+	keys, err := v.s.cfg.Store.List(v.ctx, "")
+	if err != nil {
+		return nil
+	}
+	return rollback.AvailableTargets(current, keys)
+}
+
 // limitedTargets are the targets a rollback from round current may reach
 // within the backups and the session's remaining rollbacks, newest first.
 func (v rollbackStoreView) limitedTargets(current int) []int {
 	left := v.s.rollbackLimit() - v.s.st.Rollbacks.Used()
 	var out []int
-	for _, t := range v.s.availableTargets(v.ctx) {
+	for _, t := range v.availableTargets() {
 		if current-t <= left {
 			out = append(out, t)
 		}

@@ -88,6 +88,23 @@ func (f *rollbackFlow) note(q Question, a Answer, decision string) {
 	f.Decisions = append(f.Decisions, flowDecision{Question: Question{ID: q.ID, Kind: q.Kind, Round: q.Round, Title: q.Title}, Answer: a, Decision: decision})
 }
 
+// execution completes x, the rollback the dialogs chose, with what the
+// flow holds: its target, reason and adjustments, its analysis, and its
+// answered questions to file with the rollback.
+func (f *rollbackFlow) execution(x rollbackExec) rollbackExec {
+	x.To, x.Reason, x.Trigger = f.To, f.Reason, f.Trigger
+	if x.Reason == "" {
+		x.Reason = "rollback requested"
+	}
+	x.Adjustments = append(slices.Clone(f.Adjustments), x.Adjustments...)
+	if x.Analysis == nil {
+		x.Analysis = f.Analysis
+	}
+	x.RootCause = f.RootCause
+	x.File, x.FileIn = f.Decisions, f.Current
+	return x
+}
+
 // rollbackPolicy is the session's rollback settings as the dialogs use
 // them: the session limit, the mode and the analysis threshold.
 type rollbackPolicy struct {
