@@ -373,10 +373,16 @@ func (s *Session) continueRollback(ctx context.Context) (stop, error) {
 		return goOn, nil
 	}
 	rep, err := s.driveRollback(ctx)
+	return rollbackStop(rep, err, s.st.Outcome.Terminal())
+}
+
+// rollbackStop is how the step that asked for a rollback goes on after
+// its flow ran to rep, err; ended says whether the session is over.
+func rollbackStop(rep RollbackReport, err error, ended bool) (stop, error) {
 	switch {
 	case errors.Is(err, ErrRollbackLimit) && len(rep.Pending) > 0:
 		return waitForAnswer, nil
-	case (err == nil || errors.Is(err, ErrRollbackLimit)) && s.st.Outcome.Terminal():
+	case (err == nil || errors.Is(err, ErrRollbackLimit)) && ended:
 		// Ended in the dialog (accepted or abandoned at the limit): what
 		// asked for the rollback is not asked again.
 		return sessionEnded, nil
