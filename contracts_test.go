@@ -105,3 +105,48 @@ func TestStoreAndRoleAliasesWorkAcrossPackages(t *testing.T) {
 		t.Errorf("errors.As(%v, *llm.TransientError) = false, want true", err)
 	}
 }
+
+// The root's check and listing functions answer as the contract's do: a
+// host that calls them through refine gets the same results and errors.
+func TestStoreForwardsAnswerAsTheContract(t *testing.T) {
+	ops := [][]refine.Op{
+		{refine.Put("a.md", []byte("x")), refine.Delete("b.md")},
+		{refine.Append("log", []byte("x"))},
+		{refine.Copy("c.md", "a.md")},
+		{refine.Put("../escape", nil)},
+	}
+	errStr := func(err error) string { return fmt.Sprint(err) }
+	for _, o := range ops {
+		if got, want := errStr(refine.ValidOps(o)), errStr(store.ValidOps(o)); got != want {
+			t.Errorf("ValidOps(%v) = %s, contract %s", o, got, want)
+		}
+		if got, want := errStr(refine.ValidAppendOps(o)), errStr(store.ValidAppendOps(o)); got != want {
+			t.Errorf("ValidAppendOps(%v) = %s, contract %s", o, got, want)
+		}
+	}
+	if refine.ValidAppendOps(ops[1]) != nil || refine.ValidOps(ops[1]) == nil {
+		t.Error("an append is valid for an Appender only")
+	}
+	for _, p := range []string{"", "round_001/", "../x", "a//b"} {
+		if got, want := errStr(refine.ValidPrefix(p)), errStr(store.ValidPrefix(p)); got != want {
+			t.Errorf("ValidPrefix(%q) = %s, contract %s", p, got, want)
+		}
+	}
+	at := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	info := func(id string, updated time.Time) refine.SessionInfo {
+		return refine.SessionInfo{ID: id, SessionSummary: refine.SessionSummary{Updated: updated}}
+	}
+	all := []refine.SessionInfo{info("b", at), info("a", at), info("c", at.Add(time.Hour))}
+	page, err := refine.PageOf(all, refine.PageRequest{Limit: 2})
+	want, werr := store.PageOf(all, store.PageRequest{Limit: 2})
+	if err != nil || werr != nil || fmt.Sprint(page) != fmt.Sprint(want) {
+		t.Fatalf("PageOf = %v, %v; contract %v, %v", page, err, want, werr)
+	}
+	if refine.CompareSessions(all[2], all[0]) >= 0 || refine.CompareSessions(all[1], all[0]) >= 0 {
+		t.Error("CompareSessions: want the newest first, then by ID")
+	}
+	updated, id, err := refine.ParseSessionCursor(refine.SessionCursor(all[0]))
+	if err != nil || id != "b" || !updated.Equal(at) {
+		t.Errorf("ParseSessionCursor(SessionCursor(b)) = %v, %q, %v", updated, id, err)
+	}
+}

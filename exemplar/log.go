@@ -3,8 +3,6 @@ package exemplar
 import (
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/validate"
@@ -138,13 +136,4 @@ func RenderLog(entries []LogEntry) string {
 		b.WriteString("| " + row.label + " | " + strconv.Itoa(uses) + " | " + rate + " |\n")
 	}
 	return b.String()
-}
-
-// capitalize upper-cases the first letter ("engineer" → "Engineer").
-func capitalize(s string) string {
-	r, n := utf8.DecodeRuneInString(s)
-	if n == 0 {
-		return s
-	}
-	return string(unicode.ToUpper(r)) + s[n:]
 }

@@ -66,7 +66,7 @@ func cmdMCP(ctx context.Context, c *cli, args []string) int {
 	case mcpserver.SamplingKind:
 		cfg.Roles = mcpserver.RolesSampling
 	default:
-		if _, _, err := c.roles(&f); err != nil {
+		if _, _, err := c.roles(&f, 0); err != nil {
 			fmt.Fprintf(c.stderr, "refine mcp: %v\n", err)
 			return exitUsage
 		}

@@ -68,7 +68,7 @@ func cmdServe(ctx context.Context, c *cli, args []string) int {
 	}
 	if f.hasBackend() {
 		// Check the backend flags once, before serving.
-		if _, _, err := c.roles(&f); err != nil {
+		if _, _, err := c.roles(&f, 0); err != nil {
 			fmt.Fprintf(c.stderr, "refine serve: %v\n", err)
 			return exitUsage
 		}

@@ -345,18 +345,18 @@ func (c *cli) sessionConfig(ctx context.Context, f *sessionFlags, st refine.Stor
 	if f.backoff > 0 {
 		cfg.BackoffBase = f.backoff
 	}
-	eng, rev, err := c.roles(f)
+	eng, rev, err := c.roles(f, cfg.MaxOutputBytes)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "refine: %v\n", safeErr(err))
 		return cfg, exitUsage
 	}
 	if f.recordDir != "" {
-		e, err := record.New(eng, f.recordDir)
+		e, err := record.New(eng, f.recordDir, record.WithMaxBytes(cfg.MaxOutputBytes))
 		if err != nil {
 			fmt.Fprintf(c.stderr, "refine: --record: %v\n", safeErr(err))
 			return cfg, exitUsage
 		}
-		r, err := record.New(rev, f.recordDir)
+		r, err := record.New(rev, f.recordDir, record.WithMaxBytes(cfg.MaxOutputBytes))
 		if err != nil {
 			fmt.Fprintf(c.stderr, "refine: --record: %v\n", safeErr(err))
 			return cfg, exitUsage
@@ -399,11 +399,14 @@ func (c *cli) sessionConfig(ctx context.Context, f *sessionFlags, st refine.Stor
 	return cfg, exitOK
 }
 
-func (c *cli) roles(f *sessionFlags) (refine.Role, refine.Role, error) {
+// roles builds the roles the flags name, each reading an answer no
+// further than maxOutput bytes (the session's Config.MaxOutputBytes).
+func (c *cli) roles(f *sessionFlags, maxOutput int) (refine.Role, refine.Role, error) {
 	choice, err := f.choice()
 	if err != nil {
 		return nil, nil, err
 	}
+	choice.MaxOutputBytes = maxOutput
 	return choice.Roles(c.getenv)
 }
 

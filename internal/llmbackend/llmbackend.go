@@ -34,6 +34,10 @@ type Choice struct {
 	// (ollama) of the roles whose provider is Kind (of both roles when
 	// Kind is empty and they share a provider).
 	BaseURL string
+	// MaxOutputBytes is the session's Config.MaxOutputBytes: each provider
+	// Role reads an answer no further than it (0: the providers' default,
+	// which is that field's default).
+	MaxOutputBytes int
 	// Engineer and Reviewer are each role's own provider, model and
 	// endpoint (--engineer PROVIDER:MODEL, --engineer-base-url); empty
 	// fields fall back to the shared ones.
@@ -136,14 +140,14 @@ func (c Choice) role(rb refine.RoleBackend, getenv func(string) string) (refine.
 		return c.replay()
 	case "openai":
 		cfg := langchain.OpenAIConfigFromEnv(langchain.OpenAIConfig{BaseURL: rb.BaseURL, Model: rb.Model}, getenv)
-		r, err := langchain.NewOpenAI(cfg, langchain.WithTimeout(c.Timeout))
+		r, err := langchain.NewOpenAI(cfg, langchain.WithTimeout(c.Timeout), langchain.WithMaxResponseBytes(c.MaxOutputBytes))
 		return r, flagError("openai", err, "OPENAI_MODEL", "OPENAI_API_KEY")
 	case "anthropic":
 		cfg := anthropic.ConfigFromEnv(anthropic.Config{BaseURL: rb.BaseURL, Model: rb.Model}, getenv)
-		return anthropic.New(cfg, anthropic.WithTimeout(c.Timeout))
+		return anthropic.New(cfg, anthropic.WithTimeout(c.Timeout), anthropic.WithMaxResponseBytes(c.MaxOutputBytes))
 	case "ollama":
 		cfg := langchain.OllamaConfigFromEnv(langchain.OllamaConfig{URL: rb.BaseURL, Model: rb.Model}, getenv)
-		r, err := langchain.NewOllama(cfg, langchain.WithTimeout(c.Timeout))
+		r, err := langchain.NewOllama(cfg, langchain.WithTimeout(c.Timeout), langchain.WithMaxResponseBytes(c.MaxOutputBytes))
 		return r, flagError("ollama", err, "", "")
 	case "":
 		return nil, errors.New("no backend: set --llm, or --engineer and --reviewer PROVIDER:MODEL")

@@ -234,3 +234,25 @@ func TestRespondBoundsTheAnswer(t *testing.T) {
 		})
 	}
 }
+
+func TestWithTemperatureSetsEveryCall(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts []anthropic.Option
+		want *float64
+	}{
+		{"API default", nil, nil},
+		{"set", []anthropic.Option{anthropic.WithTemperature(0.2)}, new(0.2)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := fakeServer(t)
+			r := newRole(t, srv, tc.opts...)
+			if _, err := r.Respond(context.Background(), stableRequest("u")); err != nil {
+				t.Fatal(err)
+			}
+			if got := srv.Calls()[0].Temperature; !cmp.Equal(got, tc.want) {
+				t.Errorf("temperature %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -41,6 +41,8 @@ type Call struct {
 	Turns []Turn
 	// MaxTokens is the request's max_tokens.
 	MaxTokens int
+	// Temperature is the request's temperature; nil when it sets none.
+	Temperature *float64
 	// Usage is what the server billed (zero for a refused call).
 	Usage Usage
 }
@@ -124,10 +126,11 @@ type textBlock struct {
 }
 
 type request struct {
-	Model     string          `json:"model"`
-	MaxTokens int             `json:"max_tokens"`
-	System    json.RawMessage `json:"system"`
-	Messages  []struct {
+	Model       string          `json:"model"`
+	MaxTokens   int             `json:"max_tokens"`
+	Temperature *float64        `json:"temperature"`
+	System      json.RawMessage `json:"system"`
+	Messages    []struct {
 		Role    string          `json:"role"`
 		Content json.RawMessage `json:"content"`
 	} `json:"messages"`
@@ -177,7 +180,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
 		return
 	}
-	call := Call{Model: req.Model, MaxTokens: req.MaxTokens}
+	call := Call{Model: req.Model, MaxTokens: req.MaxTokens, Temperature: req.Temperature}
 	var err error
 	if call.System, err = blocks(req.System); err != nil {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "system: "+err.Error())
