@@ -44,28 +44,14 @@ func (s *Session) Approve(ctx context.Context, req ApproveRequest) error {
 	if s.st.Outcome.Terminal() {
 		return fmt.Errorf("approve: %w (%s)", ErrFinished, s.st.Outcome)
 	}
-	var crit, high []string
-	for _, c := range conflict.Pending(s.st.Conflicts) {
-		switch {
-		case c.Issue.Severity == gap.Critical:
-			crit = append(crit, c.IssueID)
-		case c.Issue.Severity.AtLeastHigh():
-			high = append(high, c.IssueID)
-		}
+	high, err := approvalBlocked(s.st, req.AcknowledgeHigh)
+	if err != nil {
+		return err
 	}
-	switch {
-	case len(crit) > 0:
-		return fmt.Errorf("approve: %w: unresolved CRITICAL conflict(s) %s block every ending but abandoning; answer their questions (Session.Answer) first", ErrBlocked, strings.Join(crit, ", "))
-	case len(high) > 0 && !req.AcknowledgeHigh && !s.st.HighAck:
-		return fmt.Errorf("approve: %w: unresolved HIGH conflict(s) %s need an explicit acknowledgment (ApproveRequest.AcknowledgeHigh)", ErrBlocked, strings.Join(high, ", "))
-	}
-	if len(high) > 0 {
+	if high {
 		s.st.HighAck = true
 	}
-	reason := "approved by the user"
-	if n := strings.TrimSpace(req.Note); n != "" {
-		reason += ": " + oneLine(n)
-	}
+	reason := endReason("approved by the user", req.Note)
 	s.fileEndDecision("Approve the spec as it stands", "approve", "USER_APPROVED", req.Note)
 	return s.finish(ctx, StatusUserApproved, reason)
 }
@@ -83,12 +69,41 @@ func (s *Session) Abandon(ctx context.Context, reason string) error {
 	if s.st.Outcome.Terminal() {
 		return fmt.Errorf("abandon: %w (%s)", ErrFinished, s.st.Outcome)
 	}
-	why := "abandoned by the user"
-	if r := strings.TrimSpace(reason); r != "" {
-		why += ": " + oneLine(r)
-	}
+	why := endReason("abandoned by the user", reason)
 	s.fileEndDecision("Abandon the session", "abandon", "ABANDONED", reason)
 	return s.finish(ctx, StatusAbandoned, why)
+}
+
+// approvalBlocked is why st cannot be approved: unresolved CRITICAL
+// conflicts, or HIGH ones neither resolved nor acknowledged (ack, or an
+// earlier acknowledgment). high says HIGH conflicts are unresolved: the
+// approval acknowledges them.
+func approvalBlocked(st *state, ack bool) (high bool, err error) {
+	var crit, highs []string
+	for _, c := range conflict.Pending(st.Conflicts) {
+		switch {
+		case c.Issue.Severity == gap.Critical:
+			crit = append(crit, c.IssueID)
+		case c.Issue.Severity.AtLeastHigh():
+			highs = append(highs, c.IssueID)
+		}
+	}
+	switch {
+	case len(crit) > 0:
+		return false, fmt.Errorf("approve: %w: unresolved CRITICAL conflict(s) %s block every ending but abandoning; answer their questions (Session.Answer) first", ErrBlocked, strings.Join(crit, ", "))
+	case len(highs) > 0 && !ack && !st.HighAck:
+		return false, fmt.Errorf("approve: %w: unresolved HIGH conflict(s) %s need an explicit acknowledgment (ApproveRequest.AcknowledgeHigh)", ErrBlocked, strings.Join(highs, ", "))
+	}
+	return len(highs) > 0, nil
+}
+
+// endReason is the outcome's reason for an ending the user asked for,
+// with the user's note.
+func endReason(base, note string) string {
+	if n := strings.TrimSpace(note); n != "" {
+		return base + ": " + oneLine(n)
+	}
+	return base
 }
 
 // fileEndDecision records an approve/abandon decision and clears what was

@@ -27,7 +27,7 @@ func (s *Session) driveRollback(ctx context.Context) (RollbackReport, error) {
 			return RollbackReport{}, nil
 		}
 		d := rollbackDialogs{st: s.st, view: rollbackStoreView{s: s, ctx: ctx},
-			policy: rollbackPolicy{Limit: s.rollbackLimit(), Mode: rollbackModeOf(&s.cfg), Threshold: analysisThresholdOf(&s.cfg)}}
+			policy: rollbackPolicy{Limit: s.rollbackLimit(), Mode: rollbackModeOf(&s.cfg), Threshold: analysisThresholdOf(&s.cfg), Weights: s.cfg.Weights}}
 		m, err := d.step(f)
 		if err != nil {
 			return RollbackReport{}, err
@@ -102,7 +102,7 @@ func (s *Session) flowCancel(f *rollbackFlow, decision string, skip bool) error 
 			if skip {
 				rp.Status, rp.SkipNote = roleSkipped, "skipped by the user instead of a rollback"
 				if role == Engineer {
-					if err := s.releaseGaps(rp.Gaps, "Engineer skipped this round"); err != nil {
+					if err := releaseGaps(s.st, rp.Gaps, "Engineer skipped this round", s.now); err != nil {
 						return err
 					}
 				}
@@ -361,9 +361,6 @@ func decisionsSince(st *state, t int) int {
 	}
 	return n
 }
-
-// Simplest is the gap of ids "narrow scope" keeps.
-func (v rollbackStoreView) Simplest(ids []gap.ID) gap.ID { return v.s.simplest(&rolePhase{Gaps: ids}) }
 
 // continueRollback resumes a rollback flow left waiting at a question: it
 // waits for an answer again, or the rollback replaced the round, or none

@@ -106,11 +106,13 @@ func (f *rollbackFlow) execution(x rollbackExec) rollbackExec {
 }
 
 // rollbackPolicy is the session's rollback settings as the dialogs use
-// them: the session limit, the mode and the analysis threshold.
+// them: the session limit, the mode and the analysis threshold, and the
+// severity weights "narrow scope" picks the simplest gap by.
 type rollbackPolicy struct {
 	Limit     int
 	Mode      rollback.Mode
 	Threshold int
+	Weights   gap.Weights
 }
 
 // rollbackView is what the rollback dialogs read besides the state; the
@@ -124,8 +126,6 @@ type rollbackView interface {
 	// the backups.
 	Targets(current int) ([]rollbacktext.Target, error)
 	TargetCount(current int) int
-	// Simplest is the gap of ids "narrow scope" keeps.
-	Simplest(ids []gap.ID) gap.ID
 }
 
 // rollbackDialogs is the rollback flow's transition: a pure function of
@@ -370,7 +370,7 @@ func (d rollbackDialogs) optionsAnswer(f *rollbackFlow, q Question, a Answer, op
 		}
 	case rollbacktext.EffectRetryNarrow:
 		if assigned := assignedIn(d.st, f.Current); len(assigned) > 0 {
-			g := d.view.Simplest(assigned)
+			g := simplestGap(&d.st.Ledger, &rolePhase{Gaps: assigned}, d.policy.Weights)
 			x.Next = &nextRoundPlan{Only: []gap.ID{g}}
 			decision += ": " + string(g)
 		}

@@ -131,7 +131,12 @@ func TestRollbackDialogsMultiRound(t *testing.T) {
 }
 
 func TestRollbackDialogsOptionsAnswers(t *testing.T) {
-	st := &state{Current: &roundState{N: 3, Assigned: []gap.ID{"GAP-001", "GAP-002"}}}
+	st := &state{Current: &roundState{N: 3, Assigned: []gap.ID{"GAP-AUTH-001", "GAP-PAGE-002"}}}
+	for _, g := range []gap.Gap{{ID: "GAP-AUTH-001", Title: "auth", Severity: gap.High}, {ID: "GAP-PAGE-002", Title: "paging", Severity: gap.Low}} {
+		if err := st.Ledger.Add(g); err != nil {
+			t.Fatal(err)
+		}
+	}
 	tests := []struct {
 		name string
 		flow rollbackFlow
@@ -140,8 +145,8 @@ func TestRollbackDialogsOptionsAnswers(t *testing.T) {
 	}{
 		{name: "same prompt with text", ans: Answer{Key: "1", Text: " be brief "},
 			want: flowMove{Exec: &rollbackExec{Adjustments: []string{"be brief"}, Decision: "Retry with same prompt"}}},
-		{name: "narrowed scope keeps the simplest gap", ans: Answer{Key: "2"},
-			want: flowMove{Exec: &rollbackExec{Next: &nextRoundPlan{Only: []gap.ID{"GAP-002"}}, Decision: "Retry with narrowed scope: GAP-002"}}},
+		{name: "narrowed scope keeps the least severe gap", ans: Answer{Key: "2"},
+			want: flowMove{Exec: &rollbackExec{Next: &nextRoundPlan{Only: []gap.ID{"GAP-PAGE-002"}}, Decision: "Retry with narrowed scope: GAP-PAGE-002"}}},
 		{name: "context without text uses the user's words", flow: rollbackFlow{Text: "the reason"}, ans: Answer{Key: "3"},
 			want: flowMove{Exec: &rollbackExec{Adjustments: []string{"the reason"}, Decision: "Retry with user-provided context"}}},
 		{name: "skip keeps the round", ans: Answer{Key: "5"},
@@ -149,7 +154,7 @@ func TestRollbackDialogsOptionsAnswers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := rollbackDialogs{st: st, policy: rollbackPolicy{Limit: 7, Threshold: 2}, view: &fakeRollbackView{}}
+			d := rollbackDialogs{st: st, policy: rollbackPolicy{Limit: 7, Threshold: 2, Weights: gap.DefaultWeights()}, view: &fakeRollbackView{}}
 			f := tt.flow
 			f.Current, f.To, f.Stage = 3, 2, stageOptions
 			m, err := d.step(&f)

@@ -447,7 +447,7 @@ func (s *Session) finishRound(ctx context.Context) (RoundReport, error) {
 	s.st.Current = nil
 	s.st.PrevLedger = snapshotLedger(&s.st.Ledger)
 	s.tel.endRoundScope(Event{Kind: EventRoundFinished, Round: rec.N, Message: fmt.Sprintf("engineer %s, reviewer %s", rec.Engineer, rec.Reviewer)})
-	s.stage(append(s.convergenceOps(), Put(summaryKey(rec.N), []byte(summary)))...)
+	s.stage(append(convergenceOps(tracker(s.st, &s.cfg)), Put(summaryKey(rec.N), []byte(summary)))...)
 	if done, err := s.checkTermination(ctx); err != nil || done {
 		return s.report(), err
 	}

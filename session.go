@@ -724,7 +724,7 @@ func (s *Session) ask(ctx context.Context, q Question) (a Answer, paused bool, e
 // recordDecision adds a user decision to decisions.md.
 func (s *Session) recordDecision(round int, issue string, q Question, a Answer, decision string) decisionRecord {
 	d := decisionRecord{
-		ID: s.nextDecisionID(round), Round: round, Issue: issue,
+		ID: nextDecisionID(s.st, round), Round: round, Issue: issue,
 		Question: q.Title, Option: a.Key, Decision: decision, Text: a.Text, At: s.now(),
 	}
 	s.st.Decisions = append(s.st.Decisions, d)

@@ -72,8 +72,8 @@ type Status string
 
 // Conflict statuses. Only unresolved conflicts block (see Blocking).
 const (
-	statusUnresolved Status = "UNRESOLVED"
-	statusResolved   Status = "RESOLVED"   // a Ruling was recorded
+	StatusUnresolved Status = "UNRESOLVED"
+	StatusResolved   Status = "RESOLVED"   // a Ruling was recorded
 	statusDowngraded Status = "DOWNGRADED" // the user overrode the issue to LOW: no longer a conflict
 )
 
@@ -127,7 +127,7 @@ type Conflict struct {
 }
 
 // Open reports whether the conflict still needs the user.
-func (c Conflict) Open() bool { return c.Status == statusUnresolved }
+func (c Conflict) Open() bool { return c.Status == StatusUnresolved }
 
 // withOptions returns c with its options generated if it has none (a
 // conflict built by hand, or stored before its options were).

@@ -157,7 +157,7 @@ func Decide(c Conflict, r Resolution, id string, at time.Time) (Ruling, Conflict
 	d.ReviewerSummary = cmp.Or(strings.TrimSpace(r.ReviewerSummary), d.ReviewerSummary)
 	d.EngineerSummary = cmp.Or(strings.TrimSpace(r.EngineerSummary), d.EngineerSummary)
 
-	c.Status = statusResolved
+	c.Status = StatusResolved
 	c.DecisionID = d.ID
 	return d, c, nil
 }

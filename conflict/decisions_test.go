@@ -63,7 +63,7 @@ func TestDecideDefaults(t *testing.T) {
 			if diff := cmp.Diff(want, d); diff != "" {
 				t.Errorf("decision (-want +got):\n%s", diff)
 			}
-			if c2.Status != statusResolved || c2.DecisionID != d.ID {
+			if c2.Status != StatusResolved || c2.DecisionID != d.ID {
 				t.Errorf("conflict after = %s %s", c2.Status, c2.DecisionID)
 			}
 			if !strings.Contains(renderDecision(d), "**Timestamp:** 2026-01-12T10:00:00Z") {
@@ -78,7 +78,7 @@ func TestDecideErrors(t *testing.T) {
 	high := sampleConflict(t, gap.High)
 	crit := sampleConflict(t, gap.Critical)
 	resolved := high
-	resolved.Status = statusResolved
+	resolved.Status = StatusResolved
 	tests := []struct {
 		name string
 		c    Conflict

@@ -27,7 +27,7 @@ func TestExample1ExplicitDisagreement(t *testing.T) {
 		t.Fatalf("DetectExplicit = %+v, want one conflict from one block", res)
 	}
 	c := res.Conflicts[0]
-	if c.Type != explicit || c.Source != sourceDisagreeBlock || c.MatchConfidence != gap.ConfidenceHigh || c.Status != statusUnresolved {
+	if c.Type != explicit || c.Source != sourceDisagreeBlock || c.MatchConfidence != gap.ConfidenceHigh || c.Status != StatusUnresolved {
 		t.Errorf("conflict type/source/confidence/status = %s/%s/%s/%s", c.Type, c.Source, c.MatchConfidence, c.Status)
 	}
 	if want := "Exponential backoff adds complexity for marginal benefit in this context."; c.EngineerPosition != want {
@@ -82,7 +82,7 @@ func TestExample1ExplicitDisagreement(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c2.Status != statusResolved || c2.DecisionID != "DECISION-R6-001" {
+	if c2.Status != StatusResolved || c2.DecisionID != "DECISION-R6-001" {
 		t.Errorf("resolved conflict status/decision = %s/%s", c2.Status, c2.DecisionID)
 	}
 	if d.NextState != gap.Open {

@@ -214,7 +214,7 @@ func newExplicit(round int, d Disagreement, is Issue, src source, ref string, at
 		MatchConfidence:   gap.ConfidenceHigh,
 		Reference:         ref,
 		DetectedAt:        at,
-		Status:            statusUnresolved,
+		Status:            StatusUnresolved,
 	}
 	if src == sourceSoftMatch {
 		c.MatchConfidence = gap.ConfidenceMedium

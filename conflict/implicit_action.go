@@ -61,7 +61,7 @@ func convertImplicit(f Finding, at time.Time) Conflict {
 		MatchConfidence:  f.Confidence,
 		PresentationNote: presentationNote,
 		DetectedAt:       at,
-		Status:           statusUnresolved,
+		Status:           StatusUnresolved,
 	}
 	c.Options = generateOptions(c)
 	return c

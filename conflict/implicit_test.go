@@ -324,7 +324,7 @@ func TestResolveImplicit(t *testing.T) {
 			t.Fatal(err)
 		}
 		c := out.Conflict
-		if c == nil || c.Type != implicitConverted || c.Round != 4 || !c.DetectedAt.Equal(at) || c.Status != statusUnresolved {
+		if c == nil || c.Type != implicitConverted || c.Round != 4 || !c.DetectedAt.Equal(at) || c.Status != StatusUnresolved {
 			t.Fatalf("conflict = %+v", c)
 		}
 		if diff := cmp.Diff([]string{"A", "B"}, keys(c.Options)); diff != "" {

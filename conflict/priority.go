@@ -72,7 +72,7 @@ func OverrideSeverity(c Conflict, s gap.Severity) (Conflict, error) {
 	if !s.Valid() {
 		return c, fmt.Errorf("conflict: override of %s: invalid severity %d", c.IssueID, int(s))
 	}
-	if c.Status == statusResolved {
+	if c.Status == StatusResolved {
 		return c, fmt.Errorf("conflict: %s is already resolved by %s: its severity can no longer be overridden", c.IssueID, c.DecisionID)
 	}
 	if c.OriginalSeverity == 0 {
@@ -83,7 +83,7 @@ func OverrideSeverity(c Conflict, s gap.Severity) (Conflict, error) {
 	if s == gap.Low {
 		c.Status = statusDowngraded
 	} else {
-		c.Status = statusUnresolved
+		c.Status = StatusUnresolved
 	}
 	return c, nil
 }

@@ -8,7 +8,7 @@ import (
 )
 
 func conflictOn(id string, round int, sev gap.Severity, g gap.ID) Conflict {
-	c := Conflict{IssueID: id, Type: explicit, Issue: Issue{ID: id, Round: round, Severity: sev, Gap: g, Summary: "s"}, Status: statusUnresolved}
+	c := Conflict{IssueID: id, Type: explicit, Issue: Issue{ID: id, Round: round, Severity: sev, Gap: g, Summary: "s"}, Status: StatusUnresolved}
 	c.Options = generateOptions(c)
 	return c
 }
@@ -46,8 +46,8 @@ func TestOverrides(t *testing.T) {
 		keys   []string
 	}{
 		{"to LOW: no longer a conflict", gap.High, gap.Low, statusDowngraded, []string{"A", "B"}},
-		{"to MEDIUM: still to decide, not blocking", gap.Critical, gap.Medium, statusUnresolved, []string{"A", "B"}},
-		{"upward to CRITICAL: D appears", gap.Medium, gap.Critical, statusUnresolved, []string{"A", "B", "D"}},
+		{"to MEDIUM: still to decide, not blocking", gap.Critical, gap.Medium, StatusUnresolved, []string{"A", "B"}},
+		{"upward to CRITICAL: D appears", gap.Medium, gap.Critical, StatusUnresolved, []string{"A", "B", "D"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -64,7 +64,7 @@ func TestOverrides(t *testing.T) {
 		})
 	}
 	resolved := conflictOn("ISSUE-R1-001", 1, gap.High, "GAP-A-001")
-	resolved.Status, resolved.DecisionID = statusResolved, "DECISION-R2-001"
+	resolved.Status, resolved.DecisionID = StatusResolved, "DECISION-R2-001"
 	if _, err := OverrideSeverity(resolved, gap.Low); err == nil {
 		t.Error("override of a resolved conflict: no error")
 	}
@@ -81,7 +81,7 @@ func TestOverrides(t *testing.T) {
 
 func TestBlocking(t *testing.T) {
 	resolved := conflictOn("ISSUE-R1-004", 1, gap.Critical, "GAP-A-004")
-	resolved.Status = statusResolved
+	resolved.Status = StatusResolved
 	downgraded, _ := OverrideSeverity(conflictOn("ISSUE-R1-005", 1, gap.High, "GAP-A-005"), gap.Low)
 	cs := []Conflict{
 		conflictOn("ISSUE-R1-001", 1, gap.Critical, "GAP-B-002"),

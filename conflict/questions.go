@@ -32,16 +32,16 @@ const (
 	EffectRequestRevision         = "request_revision"
 	EffectReviewReviewer          = "review_reviewer_feedback"
 	EffectMediateScope            = "mediate_scope"
-	effectContinue                = "continue"
+	EffectContinue                = "continue"
 	EffectAdjustReviewer          = "adjust_reviewer_guidance"
 	EffectAdjustEngineer          = "adjust_engineer_guidance"
-	effectAcceptWithJustification = "accept_with_justification" // requires text: the justification
+	EffectAcceptWithJustification = "accept_with_justification" // requires text: the justification
 )
 
 // requiresText reports whether choosing an option with this effect needs
 // the user's text.
 func requiresText(effect string) bool {
-	return effect == effectUserSpecified || effect == effectAcceptWithJustification
+	return effect == effectUserSpecified || effect == EffectAcceptWithJustification
 }
 
 // validateAnswer checks an answer to p, one of this package's questions,
@@ -229,19 +229,19 @@ func RateQuestion(a RateAlert) question.Question {
 		}
 		b.WriteString(a.Recommendation + "\n")
 		p.Options = []question.Option{
-			{Key: "1", Label: "Continue - Acknowledge the pattern and proceed to conflict resolution", Effect: effectContinue},
+			{Key: "1", Label: "Continue - Acknowledge the pattern and proceed to conflict resolution", Effect: EffectContinue},
 			{Key: "2", Label: "Adjust Reviewer guidance - Your text is added to the next Reviewer prompts", Effect: EffectAdjustReviewer},
 			{Key: "3", Label: "Adjust Engineer guidance - Your text is added to the next Engineer prompts", Effect: EffectAdjustEngineer},
 			{Key: "4", Label: "Mediate scope - Clarify session goals before continuing", Effect: EffectMediateScope},
 		}
-	default: // rateBlock
+	default: // RateBlock
 		p.ID, p.Title = fmt.Sprintf("rate-block-r%d", a.Round), "DISAGREE limit exceeded"
 		b.WriteString("DISAGREE LIMIT EXCEEDED\n\n")
 		b.WriteString(a.Message + "\n\n")
 		b.WriteString(a.Recommendation + "\n")
 		p.Options = []question.Option{
 			{Key: "1", Label: "Request Engineer revision - Ask Engineer to reduce disagreements or provide session-level justification", Effect: EffectRequestRevision},
-			{Key: "2", Label: "Accept with justification - Your text is recorded as the session-level justification; proceed to conflict resolution", Effect: effectAcceptWithJustification},
+			{Key: "2", Label: "Accept with justification - Your text is recorded as the session-level justification; proceed to conflict resolution", Effect: EffectAcceptWithJustification},
 			{Key: "3", Label: "Review Reviewer feedback - Check if issues were reasonable", Effect: EffectReviewReviewer},
 		}
 	}

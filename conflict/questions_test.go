@@ -57,7 +57,7 @@ func TestPromptDefaultsAreOffered(t *testing.T) {
 		ConflictQuestion(convertImplicit(f, mustTime(t, "2026-01-12T10:00:00Z"))),
 		ImplicitQuestion(f),
 	}
-	for _, k := range []rateKind{rateBlock, rateWarn, rateSystematic} {
+	for _, k := range []rateKind{RateBlock, rateWarn, rateSystematic} {
 		prompts = append(prompts, RateQuestion(RateAlert{Kind: k, Round: 4}))
 	}
 	seen := map[string]bool{}

@@ -99,7 +99,7 @@ type rateKind string
 
 // Rate check actions.
 const (
-	rateBlock      rateKind = "BLOCK_ROUND"
+	RateBlock      rateKind = "BLOCK_ROUND"
 	rateWarn       rateKind = "WARN_USER"
 	rateSystematic rateKind = "SYSTEMATIC_ALERT"
 )
@@ -164,7 +164,7 @@ func CheckRate(h RateHistory, in RateInput, l Limits) (RateHistory, []RateAlert)
 	var alerts []RateAlert
 	if rec.Submitted > l.MaxPerRound {
 		alerts = append(alerts, RateAlert{
-			Kind: rateBlock, Round: in.round,
+			Kind: RateBlock, Round: in.round,
 			Message:        fmt.Sprintf("Engineer submitted %d DISAGREEs (limit: %d per round).", rec.Submitted, l.MaxPerRound),
 			Recommendation: "Engineer must reduce disagreements or provide session-level justification.",
 			Disagreed:      rec.Disagreed, Total: rec.Total, Rate: rate(rec.Disagreed, rec.Total),

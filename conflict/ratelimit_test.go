@@ -49,8 +49,8 @@ func TestCheckRateRound(t *testing.T) {
 		{"3 of 5 (60%): warning", 5, 3, 3, []rateKind{rateWarn}, "Engineer disagreed with 60% of HIGH/CRITICAL issues this round."},
 		{"no HIGH/CRITICAL issues: no rate", 0, 0, 0, nil, ""},
 		{"5 DISAGREEs: no block", 20, 5, 5, nil, ""},
-		{"6 DISAGREEs: block", 20, 6, 6, []rateKind{rateBlock}, "Engineer submitted 6 DISAGREEs (limit: 5 per round)."},
-		{"6 of 6: block, then warning", 6, 6, 6, []rateKind{rateBlock, rateWarn}, "Engineer submitted 6 DISAGREEs (limit: 5 per round)."},
+		{"6 DISAGREEs: block", 20, 6, 6, []rateKind{RateBlock}, "Engineer submitted 6 DISAGREEs (limit: 5 per round)."},
+		{"6 of 6: block, then warning", 6, 6, 6, []rateKind{RateBlock, rateWarn}, "Engineer submitted 6 DISAGREEs (limit: 5 per round)."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -137,7 +137,7 @@ func TestRateQuestions(t *testing.T) {
 	issues := hcIssues(2, 6)
 	_, alerts := CheckRate(RateHistory{Records: []rateRecord{{Round: 1, Disagreed: 3, Total: 3}, {Round: 2, Disagreed: 3, Total: 3}}},
 		RateInput{round: 3, highCritical: issues, disagreed: ids(issues), submitted: 6}, defaultLimits())
-	if diff := cmp.Diff([]rateKind{rateBlock, rateWarn, rateSystematic}, kinds(alerts)); diff != "" {
+	if diff := cmp.Diff([]rateKind{RateBlock, rateWarn, rateSystematic}, kinds(alerts)); diff != "" {
 		t.Fatalf("alerts (-want +got):\n%s", diff)
 	}
 	tests := []struct {
