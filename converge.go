@@ -180,7 +180,7 @@ func (s *Session) finalOps(ctx context.Context) ([]Op, error) {
 	for _, g := range acceptedGaps {
 		accepted = append(accepted, convergence.Resolution{ID: g.ID, Title: g.Title, Text: texts[g.ID]})
 	}
-	decisions := s.decisionLines(nil) // user and conflict decisions (integrate.go)
+	decisions := decisionLines(s.st, nil) // user and conflict decisions (integrate.go)
 	limits := append(convergence.Limitations(&s.st.Ledger), extraLimitations(s.st)...)
 	src, err := s.source(ctx)
 	if err != nil {

@@ -140,29 +140,56 @@ func keepsWork(o OutcomeStatus) bool {
 	return false
 }
 
-// integrationStartOps sets up the integration step as the session ends
-// (finish): with Settings.Integrate off the appendix form written by
-// finalOps stands; otherwise a previous integration's files (a session
-// rolled back after it finished) are deleted in the same commit.
-func (s *Session) integrationStartOps(ctx context.Context) ([]Op, error) {
-	if !keepsWork(s.st.Outcome) {
-		s.st.Integration = nil
-		return nil, nil
+// integrationLimits are the Config values the integration's decisions
+// depend on, with the session's tokenizer.
+type integrationLimits struct {
+	tok Tokenizer
+	// cap is the integration prompt's cap in tokens: twice the round
+	// prompts' budget, since it is the one prompt that carries the whole
+	// spec and every resolution.
+	cap            int
+	maxRetries     int
+	maxOutputBytes int
+}
+
+func limitsOf(cfg Config, tok Tokenizer) integrationLimits {
+	return integrationLimits{tok: tok, cap: 2 * cfg.PromptBudget, maxRetries: cfg.MaxRetries, maxOutputBytes: cfg.MaxOutputBytes}
+}
+
+// newIntegration is the integration step a session that ends with st's
+// outcome starts with: none when the outcome keeps no work, the appendix
+// form when integration is off (the one finalOps writes stands), else the
+// Engineer's first attempts, with the decisions in force.
+func newIntegration(st *state, integrate bool, maxRetries int) *integrationState {
+	if !keepsWork(st.Outcome) {
+		return nil
 	}
-	if !s.cfg.Integrate {
-		s.st.Integration = &integrationState{Step: integDone, Round: s.st.Round, Form: FinalSpecAppendix,
+	if !integrate {
+		return &integrationState{Step: integDone, Round: st.Round, Form: FinalSpecAppendix,
 			Reason: "integration is off (Settings.Integrate false, --no-integrate)"}
-		return []Op{Delete(keyFinalTrace)}, nil
 	}
-	in := &integrationState{Step: integEngineer, Round: s.st.Round, EngineerBudget: 1 + s.cfg.MaxRetries}
-	for _, d := range s.st.Decisions {
+	in := &integrationState{Step: integEngineer, Round: st.Round, EngineerBudget: 1 + maxRetries}
+	for _, d := range st.Decisions {
 		in.Decisions = append(in.Decisions, d.ID)
 	}
-	for _, d := range s.st.ConflictDecisions {
+	for _, d := range st.ConflictDecisions {
 		in.Decisions = append(in.Decisions, d.ID)
 	}
 	slices.SortFunc(in.Decisions, compareDecisionIDs)
-	s.st.Integration = in
+	return in
+}
+
+// integrationStartOps sets up the integration step as the session ends
+// (finish): a previous integration's files (a session rolled back after
+// it finished) are deleted in the same commit.
+func (s *Session) integrationStartOps(ctx context.Context) ([]Op, error) {
+	s.st.Integration = newIntegration(s.st, s.cfg.Integrate, s.cfg.MaxRetries)
+	switch in := s.st.Integration; {
+	case in == nil:
+		return nil, nil
+	case in.Step == integDone:
+		return []Op{Delete(keyFinalTrace)}, nil
+	}
 	old, err := s.cfg.Store.List(ctx, "final/")
 	if err != nil {
 		return nil, fmt.Errorf("integration: list final/: %w", err)
@@ -174,31 +201,44 @@ func (s *Session) integrationStartOps(ctx context.Context) ([]Op, error) {
 	return ops, nil
 }
 
+// dropIntegrationQuestions drops the integration's question, if one
+// waits, and its answers: integration was turned off.
+func dropIntegrationQuestions(st *state) {
+	st.Pending = slices.DeleteFunc(st.Pending, isIntegrationQuestion)
+	for id := range st.Answers {
+		if strings.HasPrefix(id, integQuestionPrefix) {
+			delete(st.Answers, id)
+		}
+	}
+}
+
 // integrate plays the integration step until final_spec.md is written or
 // a question waits; paused is true in the latter case.
 func (s *Session) integrate(ctx context.Context) (paused bool, err error) {
 	in := s.st.Integration
 	if in != nil && in.Step != integDone && !s.cfg.Integrate {
-		// Its question, if one waits, is moot.
-		s.st.Pending = slices.DeleteFunc(s.st.Pending, isIntegrationQuestion)
-		for id := range s.st.Answers {
-			if strings.HasPrefix(id, integQuestionPrefix) {
-				delete(s.st.Answers, id)
-			}
-		}
+		dropIntegrationQuestions(s.st)
 		return false, s.integrationDone(ctx, FinalSpecAppendix, "integration was turned off before it finished (Settings.Integrate false, --no-integrate)")
 	}
 	for in != nil && in.Step != integDone {
 		var st stop
+		var why string
 		switch in.Step {
 		case integEngineer:
-			err = s.integrationEngineer(ctx)
+			why, err = s.integrationEngineer(ctx)
 		case integReview:
 			err = s.integrationReview(ctx)
 		case integAsk:
 			st, err = s.integrationAsk(ctx)
 		default:
 			return false, fmt.Errorf("integration: %w: unknown step %q in state.json", ErrCorrupt, in.Step)
+		}
+		if err == nil && why != "" {
+			if in.stopped(why) {
+				err = s.integrationDone(ctx, FinalSpecAppendix, why)
+			} else {
+				s.stage()
+			}
 		}
 		if err != nil || st == waitForAnswer {
 			return st == waitForAnswer, err
@@ -224,8 +264,10 @@ func (m integrationMaterial) ids() []gap.ID {
 	return out
 }
 
-func (m integrationMaterial) input(s *Session, decisions []string) validate.IntegrationInput {
-	in := validate.IntegrationInput{Source: m.source, Resolutions: m.resolutions, Decisions: decisions, MaxOutputBytes: s.cfg.MaxOutputBytes}
+// input is what an integration of the whole material is validated
+// against.
+func (m integrationMaterial) input(maxOutputBytes int, decisions []string) validate.IntegrationInput {
+	in := validate.IntegrationInput{Source: m.source, Resolutions: m.resolutions, Decisions: decisions, MaxOutputBytes: maxOutputBytes}
 	for _, l := range m.limits {
 		in.Limitations = append(in.Limitations, gap.ID(l.ID))
 	}
@@ -247,18 +289,18 @@ func (s *Session) integrationMaterial(ctx context.Context) (integrationMaterial,
 	for _, g := range m.accepted {
 		m.resolutions = append(m.resolutions, validate.Resolution{ID: g.ID, Text: texts[g.ID]})
 	}
-	m.decisions = s.decisionLines(s.st.Integration.Decisions)
+	m.decisions = decisionLines(s.st, s.st.Integration.Decisions)
 	m.limits = convergence.Limitations(&s.st.Ledger)
 	return m, nil
 }
 
-// decisionLines describes the decisions with the given IDs (all when ids
+// decisionLines describes st's decisions with the given IDs (all when ids
 // is nil), in ID order: user decisions and conflict decisions alike.
-func (s *Session) decisionLines(ids []string) []string {
+func decisionLines(st *state, ids []string) []string {
 	want := func(id string) bool { return ids == nil || slices.Contains(ids, id) }
 	type line struct{ id, text string }
 	var lines []line
-	for _, d := range s.st.Decisions {
+	for _, d := range st.Decisions {
 		if want(d.ID) {
 			what := d.Question
 			if d.Issue != "" {
@@ -267,7 +309,7 @@ func (s *Session) decisionLines(ids []string) []string {
 			lines = append(lines, line{d.ID, fmt.Sprintf("%s (round %d, %s): %s", d.ID, d.Round, oneLine(what), oneLine(d.Decision))})
 		}
 	}
-	for _, d := range s.st.ConflictDecisions {
+	for _, d := range st.ConflictDecisions {
 		if want(d.ID) {
 			lines = append(lines, line{d.ID, fmt.Sprintf("%s (round %d, conflict over %s on %s): option %s: %s", d.ID, d.Round, d.IssueID, dash(string(d.Gap)), d.ChosenOption, oneLine(d.Decision))})
 		}
@@ -281,23 +323,18 @@ func (s *Session) decisionLines(ids []string) []string {
 }
 
 // countMessages is a prompt's size in tokens.
-func (s *Session) countMessages(msgs []Message) int {
+func countMessages(tok Tokenizer, msgs []Message) int {
 	n := 0
 	for _, m := range msgs {
-		n += s.tok.Count(m.Content)
+		n += tok.Count(m.Content)
 	}
 	return n
 }
 
-// integrationCap is the integration prompt's cap in tokens: twice the
-// round prompts' budget, since it is the one prompt that carries the whole
-// spec and every resolution.
-func (s *Session) integrationCap() int { return 2 * s.cfg.PromptBudget }
-
-// integrationData fills the integration prompt.
-func (s *Session) integrationData(m integrationMaterial) *integrationData {
-	in := s.st.Integration
-	d := &integrationData{Outcome: s.st.Outcome, Round: in.Round, Source: strings.TrimSpace(m.source), Decisions: m.decisions}
+// newIntegrationData fills the integration prompt of the whole spec.
+func newIntegrationData(st *state, m integrationMaterial) *integrationData {
+	in := st.Integration
+	d := &integrationData{Outcome: st.Outcome, Round: in.Round, Source: strings.TrimSpace(m.source), Decisions: m.decisions}
 	d.SourceFence = fenceFor(d.Source)
 	material := utf8.RuneCountInString(m.source)
 	for i, g := range m.accepted {
@@ -318,84 +355,141 @@ func (s *Session) integrationData(m integrationMaterial) *integrationData {
 	return d
 }
 
+// nextAttempt numbers a role's next integration attempt and names the
+// failed attempt its retry notice answers (nil: the first of its run).
+func nextAttempt(recs []attemptRec, from int) (k int, prev *attemptRec) {
+	k = len(recs) + 1
+	if k-1 > from {
+		prev = &recs[k-2]
+	}
+	return k, prev
+}
+
+// integrationCheck validates an integration attempt's output against
+// check; an empty one is a missing file.
+func integrationCheck(check validate.IntegrationInput) func(string) validate.Result {
+	return func(content string) validate.Result {
+		if content == "" {
+			return validate.FileMissing(keyFinalSpec)
+		}
+		return validate.Integration(content, check).Result
+	}
+}
+
 // integrationEngineer plays the Engineer's integration attempts until one
-// is valid or the attempts allowed are spent.
-func (s *Session) integrationEngineer(ctx context.Context) error {
+// is valid or the attempts allowed are spent; stopped says why they end
+// early (see integrationState.stopped).
+func (s *Session) integrationEngineer(ctx context.Context) (stopped string, err error) {
 	in := s.st.Integration
 	m, err := s.integrationMaterial(ctx)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if in.PartsMode {
 		return s.integrationParts(ctx, m)
 	}
-	d := s.integrationData(m)
-	check := m.input(s, in.Decisions)
+	lim := limitsOf(s.cfg, s.tok)
+	d := newIntegrationData(s.st, m)
+	check := m.input(lim.maxOutputBytes, in.Decisions)
 	for len(in.Engineer) < in.EngineerBudget {
-		k := len(in.Engineer) + 1
-		var prev *attemptRec
-		if k-1 > in.EngineerFrom {
-			prev = &in.Engineer[k-2]
-		}
-		msgs, stable, err := s.integrationMessages(d, k-in.EngineerFrom, in.EngineerBudget-in.EngineerFrom, prev)
+		k, prev := nextAttempt(in.Engineer, in.EngineerFrom)
+		msgs, stable, err := integrationMessages(d, k-in.EngineerFrom, in.EngineerBudget-in.EngineerFrom, prev)
 		if err != nil {
-			return fmt.Errorf("integration: %w", err)
+			return "", fmt.Errorf("integration: %w", err)
 		}
-		if n := s.countMessages(msgs); n > s.integrationCap() {
-			if in.Accepted == 0 && len(in.Engineer) == 0 {
-				in.PartsMode = true
+		if n := countMessages(lim.tok, msgs); n > lim.cap {
+			if in.startParts() {
 				return s.integrationParts(ctx, m)
 			}
-			return s.integrationStops(ctx, fmt.Sprintf("the source spec and its %d accepted resolutions make a %d-token prompt, above the integration cap of %d tokens (twice PromptBudget); raise PromptBudget to integrate",
-				len(m.accepted), n, s.integrationCap()))
+			return fmt.Sprintf("the source spec and its %d accepted resolutions make a %d-token prompt, above the integration cap of %d tokens (twice PromptBudget); raise PromptBudget to integrate",
+				len(m.accepted), n, lim.cap), nil
 		}
-		content, call, err := s.integrationCall(ctx, Engineer, k, msgs, stable, m.ids())
+		at, err := s.integrationCall(ctx, Engineer, k, msgs, stable, m.ids(), integrationCheck(check))
 		if errors.Is(err, ErrNoResponse) {
-			return s.integrationStops(ctx, fmt.Sprintf("the Engineer has no response for the integration call (Engineer call %d: %s)", s.st.Usage.NextCall[string(Engineer)]+1, roleError(err)))
+			return fmt.Sprintf("the Engineer has no response for the integration call (Engineer call %d: %s)", s.st.Usage.NextCall[string(Engineer)]+1, roleError(err)), nil
 		}
 		if err != nil {
-			return err
+			return "", err
 		}
-		var vr validate.IntegrationResult
-		if content == "" {
-			vr.Result = validate.FileMissing(keyFinalSpec)
-		} else {
-			vr = validate.Integration(content, check)
-		}
-		rec := s.settleIntegrationCall(call, vr.Result)
-		in.Engineer = append(in.Engineer, rec)
-		ops := call.ops
-		if vr.Success {
+		if in.engineerSettled(at.rec, lim.maxRetries) {
 			_, respKey := finalAttemptKeys(Engineer, k)
-			ops = append(ops, s.copyOp(finalOutputKey(Engineer), respKey, []byte(content)))
-			in.Accepted, in.Step = k, integReview
-			in.ReviewerFrom, in.ReviewerBudget = len(in.Reviewer), len(in.Reviewer)+1+s.cfg.MaxRetries
-			s.stage(ops...)
-			return nil
+			s.stage(append(at.ops, s.copyOp(finalOutputKey(Engineer), respKey, []byte(at.content)))...)
+			return "", nil
 		}
-		s.stage(ops...)
+		s.stage(at.ops...)
 	}
+	in.engineerSpent()
+	s.stage()
+	return "", nil
+}
+
+// startParts switches to integration part by part when the whole prompt
+// is above the cap before any attempt; false: too late for that.
+func (in *integrationState) startParts() bool {
+	if in.Accepted == 0 && len(in.Engineer) == 0 {
+		in.PartsMode = true
+		return true
+	}
+	return false
+}
+
+// engineerSettled records an Engineer attempt of the whole spec; a valid
+// one is accepted and goes to its consistency review (true).
+func (in *integrationState) engineerSettled(rec attemptRec, maxRetries int) (accepted bool) {
+	in.Engineer = append(in.Engineer, rec)
+	if !rec.Success {
+		return false
+	}
+	in.Accepted, in.Step = rec.N, integReview
+	in.ReviewerFrom, in.ReviewerBudget = len(in.Reviewer), len(in.Reviewer)+1+maxRetries
+	return true
+}
+
+// engineerSpent ends the Engineer's attempts, all failed: the user is
+// asked.
+func (in *integrationState) engineerSpent() {
 	last := in.Engineer[len(in.Engineer)-1]
 	if in.Accepted > 0 {
 		in.Notes = append(in.Notes, fmt.Sprintf("the integration retry after the consistency review failed validation (%s: %s); the integration it was to fix stands", last.FailureType, oneLine(last.Message)))
 	}
 	in.Step = integAsk
-	s.stage()
-	return nil
 }
 
-// integrationStops ends the Engineer's attempts for why: the appendix
-// form, unless an integration already validated (the retry after a
-// consistency review), which then goes to the user with its issues.
-func (s *Session) integrationStops(ctx context.Context, why string) error {
-	in := s.st.Integration
+// stopped ends the Engineer's attempts for why: the appendix form (true),
+// unless an integration already validated (the retry after a consistency
+// review), which then goes to the user with its issues.
+func (in *integrationState) stopped(why string) (appendix bool) {
 	if in.Accepted == 0 {
-		return s.integrationDone(ctx, FinalSpecAppendix, why)
+		return true
 	}
 	in.Notes = append(in.Notes, "the integration retry after the consistency review was not made: "+why)
 	in.Step = integAsk
-	s.stage()
-	return nil
+	return false
+}
+
+// newConsistencyData fills the consistency review's prompt for spec, with
+// the accepted gaps it must hold.
+func newConsistencyData(st *state, spec string) (*consistencyData, []gap.ID) {
+	in := st.Integration
+	d := &consistencyData{Decisions: decisionLines(st, in.Decisions), IssuePrefix: fmt.Sprintf("ISSUE-R%d-", in.reviewRound()),
+		EngineerOutput: spec, Fence: fenceFor(spec)}
+	var ids []gap.ID
+	for _, g := range st.Ledger.InState(gap.Accepted) {
+		d.Gaps = append(d.Gaps, PromptGap{ID: g.ID, Title: g.Title, Severity: g.Severity, State: g.State})
+		ids = append(ids, g.ID)
+	}
+	return d, ids
+}
+
+// reviewCheck validates a consistency review of st's integration; an
+// empty one is a missing file.
+func reviewCheck(st *state, maxOutputBytes int) func(string) validate.Result {
+	return func(content string) validate.Result {
+		if content == "" {
+			return validate.FileMissing(finalOutputKey(Reviewer))
+		}
+		return validate.Reviewer(content, validate.Options{KnownGaps: st.Ledger.IDs(), Round: st.Integration.reviewRound(), MaxOutputBytes: maxOutputBytes})
+	}
 }
 
 // integrationReview plays the consistency review of the accepted
@@ -407,29 +501,19 @@ func (s *Session) integrationReview(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("integration: read %s: %w", specKey, err)
 	}
-	accepted := s.st.Ledger.InState(gap.Accepted)
-	d := &consistencyData{Decisions: s.decisionLines(in.Decisions), IssuePrefix: fmt.Sprintf("ISSUE-R%d-", in.reviewRound()),
-		EngineerOutput: string(spec), Fence: fenceFor(string(spec))}
-	var ids []gap.ID
-	for _, g := range accepted {
-		d.Gaps = append(d.Gaps, PromptGap{ID: g.ID, Title: g.Title, Severity: g.Severity, State: g.State})
-		ids = append(ids, g.ID)
-	}
+	lim := limitsOf(s.cfg, s.tok)
+	d, ids := newConsistencyData(s.st, string(spec))
 	for len(in.Reviewer) < in.ReviewerBudget {
-		k := len(in.Reviewer) + 1
-		var prev *attemptRec
-		if k-1 > in.ReviewerFrom {
-			prev = &in.Reviewer[k-2]
-		}
-		msgs, stable, err := s.consistencyMessages(d, k-in.ReviewerFrom, in.ReviewerBudget-in.ReviewerFrom, prev)
+		k, prev := nextAttempt(in.Reviewer, in.ReviewerFrom)
+		msgs, stable, err := consistencyMessages(d, k-in.ReviewerFrom, in.ReviewerBudget-in.ReviewerFrom, prev)
 		if err != nil {
 			return fmt.Errorf("integration: %w", err)
 		}
-		if n := s.countMessages(msgs); n > s.integrationCap() {
-			in.Notes = append(in.Notes, fmt.Sprintf("no consistency review: the spec makes a %d-token review prompt, above the cap of %d", n, s.integrationCap()))
+		if n := countMessages(lim.tok, msgs); n > lim.cap {
+			in.Notes = append(in.Notes, fmt.Sprintf("no consistency review: the spec makes a %d-token review prompt, above the cap of %d", n, lim.cap))
 			return s.integrationDone(ctx, FinalSpecIntegrated, "")
 		}
-		content, call, err := s.integrationCall(ctx, Reviewer, k, msgs, stable, ids)
+		at, err := s.integrationCall(ctx, Reviewer, k, msgs, stable, ids, reviewCheck(s.st, lim.maxOutputBytes))
 		if errors.Is(err, ErrNoResponse) {
 			in.Notes = append(in.Notes, fmt.Sprintf("no consistency review: the Reviewer has no response for it (Reviewer call %d: %s)", s.st.Usage.NextCall[string(Reviewer)]+1, roleError(err)))
 			return s.integrationDone(ctx, FinalSpecIntegrated, "")
@@ -437,44 +521,52 @@ func (s *Session) integrationReview(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		var vr validate.Result
-		if content == "" {
-			vr = validate.FileMissing(finalOutputKey(Reviewer))
-		} else {
-			vr = validate.Reviewer(content, validate.Options{KnownGaps: s.st.Ledger.IDs(), Round: in.reviewRound(), MaxOutputBytes: s.cfg.MaxOutputBytes})
-		}
-		rec := s.settleIntegrationCall(call, vr)
-		in.Reviewer = append(in.Reviewer, rec)
-		ops := call.ops
-		if !vr.Success {
-			s.stage(ops...)
+		in.Reviewer = append(in.Reviewer, at.rec)
+		if !at.vr.Success {
+			s.stage(at.ops...)
 			continue
 		}
 		_, respKey := finalAttemptKeys(Reviewer, k)
-		ops = append(ops, s.copyOp(finalOutputKey(Reviewer), respKey, []byte(content)))
-		in.Reviews++
-		in.Issues = nil
-		for _, is := range vr.Issues {
-			in.Issues = append(in.Issues, issueRecord{ID: is.ID, Round: in.reviewRound(), Severity: is.Severity, Gap: is.Gap,
-				Summary: is.Summary, Location: is.Location, Impact: is.Impact, Suggestion: is.Suggestion})
-		}
-		s.stage(ops...)
-		switch {
-		case len(highIssues(in.Issues)) == 0:
+		s.stage(append(at.ops, s.copyOp(finalOutputKey(Reviewer), respKey, []byte(at.content)))...)
+		if in.reviewed(at.vr.Issues) {
 			return s.integrationDone(ctx, FinalSpecIntegrated, "")
-		case !in.Retried:
-			// One more integration attempt, with the issues attached.
-			in.Retried = true
-			in.EngineerFrom, in.EngineerBudget = len(in.Engineer), len(in.Engineer)+1
-			in.Step = integEngineer
-		default:
-			in.Step = integAsk
 		}
 		return nil
 	}
+	in.reviewSpent()
+	return s.integrationDone(ctx, FinalSpecIntegrated, "")
+}
+
+// reviewed records a valid consistency review's issues and decides what
+// follows: done (true) when none is CRITICAL/HIGH, else one more
+// integration attempt with the issues attached, or, that one made, the
+// user's decision.
+func (in *integrationState) reviewed(issues []validate.Issue) (done bool) {
+	in.Reviews++
+	in.Issues = nil
+	for _, is := range issues {
+		in.Issues = append(in.Issues, issueRecord{ID: is.ID, Round: in.reviewRound(), Severity: is.Severity, Gap: is.Gap,
+			Summary: is.Summary, Location: is.Location, Impact: is.Impact, Suggestion: is.Suggestion})
+	}
+	switch {
+	case len(highIssues(in.Issues)) == 0:
+		return true
+	case !in.Retried:
+		// One more integration attempt, with the issues attached.
+		in.Retried = true
+		in.EngineerFrom, in.EngineerBudget = len(in.Engineer), len(in.Engineer)+1
+		in.Step = integEngineer
+	default:
+		in.Step = integAsk
+	}
+	return false
+}
+
+// reviewSpent notes that every consistency review attempt failed
+// validation: the integrated spec stands unreviewed.
+func (in *integrationState) reviewSpent() {
 	last := in.Reviewer[len(in.Reviewer)-1]
 	in.Notes = append(in.Notes, fmt.Sprintf("the consistency review failed validation %d times (last: %s); the integrated spec is unreviewed", len(in.Reviewer)-in.ReviewerFrom, last.FailureType))
-	return s.integrationDone(ctx, FinalSpecIntegrated, "")
 }
 
 // roleError is a role's error without the attempt's prefixes, one line.
@@ -520,71 +612,89 @@ const (
 // CRITICAL/HIGH issues the retry did not fix, or after every integration
 // attempt failed validation.
 func (s *Session) integrationAsk(ctx context.Context) (stop, error) {
-	in := s.st.Integration
-	q := s.integrationQuestion()
+	q := integrationQuestion(s.st, s.cfg.MaxRetries)
 	a, paused, err := s.ask(ctx, q)
 	if err != nil || paused {
 		return waitIf(paused), err
 	}
 	opt, _ := q.Option(a.Key)
-	switch opt.Key {
-	case integKeyPause:
+	if opt.Key == integKeyPause {
 		// Offer the same decision again when the session resumes.
 		s.st.Pending = append(s.st.Pending, q)
 		s.recordDecision(s.st.Round, "", q, a, opt.Label)
 		return waitForAnswer, s.commit(ctx)
+	}
+	form, why := s.st.Integration.answered(opt.Key, s.cfg.MaxRetries)
+	s.recordDecision(s.st.Round, "", q, a, opt.Label)
+	if form == "" {
+		s.stage()
+		return goOn, nil
+	}
+	return goOn, s.integrationDone(ctx, form, why)
+}
+
+// answered applies the user's answer to the integration's escalation
+// (any option but pause): the form final_spec.md takes and why, or no
+// form when the Engineer integrates again.
+func (in *integrationState) answered(key string, maxRetries int) (form, why string) {
+	in.Asked++
+	switch key {
 	case integKeyAccept:
 		in.KnownIssues = highIssues(in.Issues)
-		in.Asked++
-		s.recordDecision(s.st.Round, "", q, a, opt.Label)
-		return goOn, s.integrationDone(ctx, FinalSpecIntegrated, "")
+		return FinalSpecIntegrated, ""
 	case integKeyRetry:
-		in.Asked++
-		s.recordDecision(s.st.Round, "", q, a, opt.Label)
 		in.EngineerFrom = len(in.Engineer)
 		in.EngineerBudget = len(in.Engineer) + 1
 		if in.Accepted == 0 {
-			in.EngineerBudget += s.cfg.MaxRetries
+			in.EngineerBudget += maxRetries
 		}
 		in.Step = integEngineer
-		s.stage()
-		return goOn, nil
-	default: // appendix
-		in.Asked++
-		s.recordDecision(s.st.Round, "", q, a, opt.Label)
-		why := "the user kept the appendix form"
-		if in.Accepted == 0 {
-			last := in.Engineer[len(in.Engineer)-1]
-			why = fmt.Sprintf("the integration failed validation %d times (last: %s: %s) and %s", len(in.Engineer), last.FailureType, oneLine(last.Message), why)
-		} else {
-			why = fmt.Sprintf("the consistency review found %s and %s", issueList(highIssues(in.Issues)), why)
-		}
-		return goOn, s.integrationDone(ctx, FinalSpecAppendix, why)
+		return "", ""
 	}
+	why = "the user kept the appendix form"
+	if in.Accepted == 0 {
+		last := in.Engineer[len(in.Engineer)-1]
+		why = fmt.Sprintf("the integration failed validation %d times (last: %s: %s) and %s", len(in.Engineer), last.FailureType, oneLine(last.Message), why)
+	} else {
+		why = fmt.Sprintf("the consistency review found %s and %s", issueList(highIssues(in.Issues)), why)
+	}
+	return FinalSpecAppendix, why
 }
 
 // integrationQuestion words the integration's escalation.
-func (s *Session) integrationQuestion() Question {
-	in := s.st.Integration
-	id := fmt.Sprintf("%s%d", integQuestionPrefix, in.Asked+1)
-	var b strings.Builder
-	var opts []Option
-	if in.Accepted == 0 {
-		last := in.Engineer[len(in.Engineer)-1]
-		fmt.Fprintf(&b, "The session ended %s. Writing the refined spec (integration) failed validation %d time(s); the last attempt failed with %s:\n\n> %s\n\n",
-			s.st.Outcome, len(in.Engineer), last.FailureType, oneLine(last.Message))
-		b.WriteString("final_spec.md holds the appendix form (the source spec with the accepted resolutions appended) until you decide.\n\n=== Options ===\n")
-		opts = []Option{
-			{Key: integKeyAppendix, Label: "Keep the appendix form", Effect: "final_spec.md stays the source spec with the resolutions appended, headed by a note on why", Recommended: true},
-			{Key: integKeyRetry, Label: fmt.Sprintf("Retry the integration (%d more attempts)", 1+s.cfg.MaxRetries), Effect: "The Engineer writes the spec again; a valid one is reviewed"},
-			{Key: integKeyPause, Label: "Pause - decide later", Effect: "The session waits; the outcome stays " + string(s.st.Outcome)},
-		}
-		q := Question{ID: id, Kind: KindEscalation, Round: s.st.Round, Title: "Integration of the final spec failed validation", Options: opts, Default: integKeyAppendix}
-		q.Body = b.String() + question.Menu(opts)
-		return q
+func integrationQuestion(st *state, maxRetries int) Question {
+	if st.Integration.Accepted == 0 {
+		return integrationFailedQuestion(st, maxRetries)
 	}
+	return integrationIssuesQuestion(st)
+}
+
+// integrationFailedQuestion asks what to do when every integration
+// attempt failed validation.
+func integrationFailedQuestion(st *state, maxRetries int) Question {
+	in := st.Integration
+	var b strings.Builder
+	last := in.Engineer[len(in.Engineer)-1]
+	fmt.Fprintf(&b, "The session ended %s. Writing the refined spec (integration) failed validation %d time(s); the last attempt failed with %s:\n\n> %s\n\n",
+		st.Outcome, len(in.Engineer), last.FailureType, oneLine(last.Message))
+	b.WriteString("final_spec.md holds the appendix form (the source spec with the accepted resolutions appended) until you decide.\n\n=== Options ===\n")
+	opts := []Option{
+		{Key: integKeyAppendix, Label: "Keep the appendix form", Effect: "final_spec.md stays the source spec with the resolutions appended, headed by a note on why", Recommended: true},
+		{Key: integKeyRetry, Label: fmt.Sprintf("Retry the integration (%d more attempts)", 1+maxRetries), Effect: "The Engineer writes the spec again; a valid one is reviewed"},
+		{Key: integKeyPause, Label: "Pause - decide later", Effect: "The session waits; the outcome stays " + string(st.Outcome)},
+	}
+	q := Question{ID: fmt.Sprintf("%s%d", integQuestionPrefix, in.Asked+1), Kind: KindEscalation, Round: st.Round, Title: "Integration of the final spec failed validation", Options: opts, Default: integKeyAppendix}
+	q.Body = b.String() + question.Menu(opts)
+	return q
+}
+
+// integrationIssuesQuestion asks what to do with the CRITICAL/HIGH issues
+// a consistency review left.
+func integrationIssuesQuestion(st *state) Question {
+	in := st.Integration
+	var b strings.Builder
 	high := highIssues(in.Issues)
-	fmt.Fprintf(&b, "The session ended %s. The refined spec was written (final/engineer.md), but its consistency review found %d CRITICAL/HIGH issue(s)", s.st.Outcome, len(high))
+	fmt.Fprintf(&b, "The session ended %s. The refined spec was written (final/engineer.md), but its consistency review found %d CRITICAL/HIGH issue(s)", st.Outcome, len(high))
 	if in.Retried {
 		b.WriteString(" that one more integration attempt did not fix")
 	}
@@ -593,18 +703,18 @@ func (s *Session) integrationQuestion() Question {
 		fmt.Fprintf(&b, "- **%s** (%s): %s\n", is.ID, is.Severity, oneLine(is.Summary))
 	}
 	b.WriteString("\n=== Options ===\n")
-	opts = []Option{
+	opts := []Option{
 		{Key: integKeyAccept, Label: "Accept the integrated spec, listing these issues as known limitations", Effect: "final_spec.md is the integrated spec; the issues are listed under its Known Limitations", Recommended: true},
 		{Key: integKeyRetry, Label: "Retry the integration once more with the issues attached", Effect: "The Engineer writes the spec again; the Reviewer checks it again"},
 		{Key: integKeyAppendix, Label: "Keep the appendix form", Effect: "final_spec.md stays the source spec with the resolutions appended, headed by a note on why"},
-		{Key: integKeyPause, Label: "Pause - decide later", Effect: "The session waits; the outcome stays " + string(s.st.Outcome)},
+		{Key: integKeyPause, Label: "Pause - decide later", Effect: "The session waits; the outcome stays " + string(st.Outcome)},
 	}
 	if in.Merged {
 		// A spec integrated part by part is not integrated again with
 		// the issues attached.
 		opts = slices.DeleteFunc(opts, func(o Option) bool { return o.Key == integKeyRetry })
 	}
-	q := Question{ID: id, Kind: KindEscalation, Round: s.st.Round, Title: "Integrated spec: the consistency review found issues", Options: opts, Default: integKeyAccept}
+	q := Question{ID: fmt.Sprintf("%s%d", integQuestionPrefix, in.Asked+1), Kind: KindEscalation, Round: st.Round, Title: "Integrated spec: the consistency review found issues", Options: opts, Default: integKeyAccept}
 	q.Body = b.String() + question.Menu(opts)
 	return q
 }

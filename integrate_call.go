@@ -14,20 +14,23 @@ import (
 // the role's next call, reused after a crash, made by Next's caller in its
 // mode (see integrate.go).
 
-// integrationCallResult is an integration-step role call, not yet validated.
-type integrationCallResult struct {
-	plan      attemptPlan
-	res       roleResult
-	usage     Usage
-	estimated bool
-	ops       []Op
+// integrationAttempt is an integration-step role call, played and
+// validated.
+type integrationAttempt struct {
+	// content is the response, capped at MaxOutputBytes+1.
+	content string
+	vr      validate.Result
+	rec     attemptRec
+	// ops journal a fresh response.
+	ops []Op
 }
 
-// integrationCall makes attempt k of role in the integration step: the
-// prompt journaled and durable before the call, a journaled response
-// reused, Next's caller asked to make the call in its mode. It returns the
-// response, capped at MaxOutputBytes+1, with the ops journaling it.
-func (s *Session) integrationCall(ctx context.Context, role RoleName, k int, msgs []Message, stable int, gaps []gap.ID) (string, integrationCallResult, error) {
+// integrationCall makes attempt k of role in the integration step and
+// validates its response with check: the prompt journaled and durable
+// before the call, a journaled response reused, Next's caller asked to
+// make the call in its mode. The attempt's usage is recorded and its end
+// reported to observers.
+func (s *Session) integrationCall(ctx context.Context, role RoleName, k int, msgs []Message, stable int, gaps []gap.ID, check func(string) validate.Result) (integrationAttempt, error) {
 	in := s.st.Integration
 	promptKey, respKey := finalAttemptKeys(role, k)
 	where := fmt.Sprintf("integration %s attempt %d", role, k)
@@ -38,12 +41,12 @@ func (s *Session) integrationCall(ctx context.Context, role RoleName, k int, msg
 		c := string(b)
 		plan.journaled = &c
 	} else if !errors.Is(err, ErrNotFound) {
-		return "", integrationCallResult{}, fmt.Errorf("%s: read response journal: %w", where, err)
+		return integrationAttempt{}, fmt.Errorf("%s: read response journal: %w", where, err)
 	} else if s.external() {
 		resp, ok := s.takeDelivered(plan.req)
 		if !ok {
 			s.stage(Put(promptKey, []byte(renderPrompt(where, msgs))))
-			return "", integrationCallResult{}, errNeedCalls
+			return integrationAttempt{}, errNeedCalls
 		}
 		plan.delivered = &resp
 	} else {
@@ -51,12 +54,11 @@ func (s *Session) integrationCall(ctx context.Context, role RoleName, k int, msg
 		// the call: a crash during the call repeats this call only.
 		s.stage(Put(promptKey, []byte(renderPrompt(where, msgs))))
 		if err := s.flush(ctx); err != nil {
-			return "", integrationCallResult{}, fmt.Errorf("%s: journal prompt: %w", where, err)
+			return integrationAttempt{}, fmt.Errorf("%s: journal prompt: %w", where, err)
 		}
 	}
 	plan.ctx = s.tel.beginScope(ctx, Event{Kind: EventAttemptStarted, Role: role, Attempt: k, Phase: PhaseIntegration})
 	res := s.callRole(plan, s.jitter(), s.noteTransport)
-	call := integrationCallResult{plan: plan, res: res}
 	if res.err != nil && errors.Is(res.err, ErrNoResponse) && s.st.Usage.NextCall[string(role)] == plan.req.Call {
 		// No response is no call: the number goes to the role's next call
 		// (a session rolled back and replayed again numbers its calls as
@@ -67,43 +69,41 @@ func (s *Session) integrationCall(ctx context.Context, role RoleName, k int, msg
 	if res.err != nil {
 		s.tel.endScope(plan.ctx, Event{Kind: EventAttemptFinished, Role: role, Attempt: k, Phase: PhaseIntegration, Elapsed: s.now().Sub(plan.started),
 			FailureType: validate.ExecutionError, Message: res.err.Error(), Err: res.err})
-		return "", call, res.err
+		return integrationAttempt{}, res.err
 	}
-	content := res.resp.Content
+	at := integrationAttempt{content: res.resp.Content}
+	rec := attemptRec{N: k, Calls: res.calls, Model: res.resp.Model}
 	if plan.journaled == nil {
-		call.usage = res.resp.Usage
-		if call.usage == (Usage{}) {
-			for _, m := range msgs {
-				call.usage.PromptTokens += s.tok.Count(m.Content)
-			}
-			call.usage.CompletionTokens = s.tok.Count(content)
-			call.estimated = true
-		}
-		content = s.capOutput(content)
-		journaled := content
-		if len(journaled) > s.cfg.MaxOutputBytes {
-			journaled = journaled[:s.cfg.MaxOutputBytes]
-		}
-		call.ops = append(call.ops, Put(respKey, []byte(journaled)))
+		rec.Usage, rec.UsageEstimated = callUsage(res.resp.Usage, msgs, at.content, s.tok)
+		at.content = s.capOutput(at.content)
+		at.ops = append(at.ops, Put(respKey, []byte(at.content[:min(len(at.content), s.cfg.MaxOutputBytes)])))
 	}
-	return content, call, nil
-}
-
-// settleIntegrationCall records a validated integration-step call: its
-// usage, and the attempt's end for observers.
-func (s *Session) settleIntegrationCall(call integrationCallResult, vr validate.Result) attemptRec {
-	plan := call.plan
-	rec := attemptRec{N: plan.k, At: s.now(), Success: vr.Success, FailureType: vr.FailureType, Tier: string(vr.Tier),
-		Line: vr.Line, Message: vr.Message, Warnings: vr.Warnings, Usage: call.usage, Calls: call.res.calls,
-		UsageEstimated: call.estimated, Model: call.res.resp.Model}
-	s.st.Usage.add(plan.role, rec.Usage, rec.Calls)
-	_, respKey := finalAttemptKeys(plan.role, plan.k)
+	// The verdict, the usage, and the attempt's end for observers.
+	vr := check(at.content)
+	rec.At, rec.Success, rec.FailureType, rec.Tier = s.now(), vr.Success, vr.FailureType, string(vr.Tier)
+	rec.Line, rec.Message, rec.Warnings = vr.Line, vr.Message, vr.Warnings
+	s.st.Usage.add(role, rec.Usage, rec.Calls)
 	delete(s.st.Usage.InFlight, respKey)
 	if !vr.Success {
-		s.tel.emit(Event{Kind: EventValidationFailed, Role: plan.role, Attempt: plan.k, Phase: PhaseIntegration, FailureType: rec.FailureType, Message: rec.Message})
+		s.tel.emit(Event{Kind: EventValidationFailed, Role: role, Attempt: k, Phase: PhaseIntegration, FailureType: rec.FailureType, Message: rec.Message})
 	}
-	s.tel.endScope(plan.ctx, Event{Kind: EventAttemptFinished, Role: plan.role, Attempt: plan.k, Phase: PhaseIntegration,
+	s.tel.endScope(plan.ctx, Event{Kind: EventAttemptFinished, Role: role, Attempt: k, Phase: PhaseIntegration,
 		Elapsed: s.now().Sub(plan.started), FailureType: rec.FailureType, Message: rec.Message, Model: rec.Model,
-		FinishReason: call.res.resp.FinishReason, AttemptUsage: rec.Usage, Success: rec.Success})
-	return rec
+		FinishReason: res.resp.FinishReason, AttemptUsage: rec.Usage, Success: rec.Success})
+	at.vr, at.rec = vr, rec
+	return at, nil
+}
+
+// callUsage is a fresh response's usage: as the provider reported it, or
+// estimated (true) with tok from the prompt and the content.
+func callUsage(reported Usage, msgs []Message, content string, tok Tokenizer) (Usage, bool) {
+	if reported != (Usage{}) {
+		return reported, false
+	}
+	var u Usage
+	for _, m := range msgs {
+		u.PromptTokens += tok.Count(m.Content)
+	}
+	u.CompletionTokens = tok.Count(content)
+	return u, true
 }

@@ -21,8 +21,8 @@ import (
 func (s *Session) integrationDone(ctx context.Context, form, reason string) error {
 	in := s.st.Integration
 	in.Step, in.Form, in.Reason = integDone, form, reason
-	var spec string
-	var log []validate.LogEntry
+	var written string
+	var check validate.IntegrationInput
 	if form == FinalSpecIntegrated {
 		key := in.specKey()
 		b, err := s.get(ctx, key)
@@ -33,36 +33,21 @@ func (s *Session) integrationDone(ctx context.Context, form, reason string) erro
 		if err != nil {
 			return err
 		}
-		vr := validate.Integration(string(b), m.input(s, in.Decisions))
-		log = vr.Log
-		in.Notes = append(slices.Clone(in.Engineer[in.Accepted-1].Warnings), in.Notes...)
-		for _, is := range in.Issues {
-			if !is.Severity.AtLeastHigh() {
-				in.Notes = append(in.Notes, fmt.Sprintf("consistency review: %s (%s): %s", is.ID, is.Severity, oneLine(is.Summary)))
-			}
-		}
-		spec = withKnownIssues(string(b), in.KnownIssues)
+		written, check = string(b), m.input(s.cfg.MaxOutputBytes, in.Decisions)
 	} else {
 		ops, err := s.finalOps(ctx)
 		if err != nil {
 			return err
 		}
-		for _, op := range ops {
-			if op.Key == keyFinalSpec {
-				spec = string(op.Value)
-			}
-		}
-		spec = fmt.Sprintf("> **Integration failed:** %s. This is the appendix form: the source spec, then each accepted resolution, the decisions and the known limitations.\n\n%s", strings.TrimSuffix(reason, "."), spec)
+		written = opValue(ops, keyFinalSpec)
 	}
-	trace, err := json.MarshalIndent(s.integrationTrace(log), "", "  ")
-	if err != nil {
-		return fmt.Errorf("integration: encode trace: %w", err)
-	}
-	ops := []Op{Put(keyFinalSpec, []byte(spec)), Put(keyFinalTrace, append(trace, '\n'))}
-	if sum, err := s.get(ctx, keyFinalSum); err == nil {
-		ops = append(ops, Put(keyFinalSum, []byte(strings.TrimRight(string(sum), "\n")+"\n"+s.finalSpecLine(len(log))+"\n")))
-	} else if !errors.Is(err, ErrNotFound) {
+	sum, err := s.get(ctx, keyFinalSum)
+	if err != nil && !errors.Is(err, ErrNotFound) {
 		return fmt.Errorf("integration: read %s: %w", keyFinalSum, err)
+	}
+	ops, err := in.finalFiles(written, check, sum, err == nil)
+	if err != nil {
+		return err
 	}
 	s.renderNext = true
 	s.stage(ops...)
@@ -75,9 +60,51 @@ func (s *Session) integrationDone(ctx context.Context, form, reason string) erro
 	return nil
 }
 
+// opValue is the value the last of ops putting key writes ("" if none).
+func opValue(ops []Op, key string) string {
+	var v string
+	for _, op := range ops {
+		if op.Key == key {
+			v = string(op.Value)
+		}
+	}
+	return v
+}
+
+// finalFiles are the writes of the integration step's end, in the form
+// in names: final_spec.md made from written (the accepted integration,
+// validated again against check for its Resolution Log, or the appendix
+// form), final_spec_trace.json, and final_summary.md (summary, when
+// hasSummary) with its line on the form. The notes gain the accepted
+// integration's warnings and its review's lesser issues.
+func (in *integrationState) finalFiles(written string, check validate.IntegrationInput, summary []byte, hasSummary bool) ([]Op, error) {
+	var spec string
+	var log []validate.LogEntry
+	if in.Form == FinalSpecIntegrated {
+		log = validate.Integration(written, check).Log
+		in.Notes = append(slices.Clone(in.Engineer[in.Accepted-1].Warnings), in.Notes...)
+		for _, is := range in.Issues {
+			if !is.Severity.AtLeastHigh() {
+				in.Notes = append(in.Notes, fmt.Sprintf("consistency review: %s (%s): %s", is.ID, is.Severity, oneLine(is.Summary)))
+			}
+		}
+		spec = withKnownIssues(written, in.KnownIssues)
+	} else {
+		spec = fmt.Sprintf("> **Integration failed:** %s. This is the appendix form: the source spec, then each accepted resolution, the decisions and the known limitations.\n\n%s", strings.TrimSuffix(in.Reason, "."), written)
+	}
+	trace, err := json.MarshalIndent(in.trace(log), "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("integration: encode trace: %w", err)
+	}
+	ops := []Op{Put(keyFinalSpec, []byte(spec)), Put(keyFinalTrace, append(trace, '\n'))}
+	if hasSummary {
+		ops = append(ops, Put(keyFinalSum, []byte(strings.TrimRight(string(summary), "\n")+"\n"+in.finalSpecLine(len(log))+"\n")))
+	}
+	return ops, nil
+}
+
 // finalSpecLine is final_summary.md's line on the final spec's form.
-func (s *Session) finalSpecLine(logRows int) string {
-	in := s.st.Integration
+func (in *integrationState) finalSpecLine(logRows int) string {
 	if in.Form == FinalSpecIntegrated {
 		line := fmt.Sprintf("Form: integrated (v1.0): every accepted resolution merged into its section; %d Resolution Log rows, also in `%s`", logRows, keyFinalTrace)
 		if n := len(in.KnownIssues); n > 0 {
@@ -108,8 +135,8 @@ type traceIssue struct {
 	Summary  string `json:"summary"`
 }
 
-func (s *Session) integrationTrace(log []validate.LogEntry) integrationTrace {
-	in := s.st.Integration
+// trace is final_spec_trace.json with the Resolution Log log.
+func (in *integrationState) trace(log []validate.LogEntry) integrationTrace {
 	t := integrationTrace{Form: in.Form, Reason: in.Reason, Log: log, Notes: slices.Clone(in.Notes), Attempts: len(in.Engineer), Reviews: in.Reviews}
 	if t.Log == nil {
 		t.Log = []validate.LogEntry{}

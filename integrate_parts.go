@@ -42,32 +42,8 @@ func (p integrationPart) needsCall(m integrationMaterial) bool {
 // into parts of at most budget tokens (source and resolutions). It fails
 // when one piece with its resolutions is larger than budget.
 func planParts(m integrationMaterial, tok Tokenizer, budget int) ([]integrationPart, error) {
-	d := markdown.Parse(m.source)
-	cuts := []int{0}
-	for _, h := range d.Headings {
-		if h.Level <= 2 && h.Start > 0 {
-			cuts = append(cuts, h.Start)
-		}
-	}
-	chunks := make([]string, len(cuts))
-	for i, c := range cuts {
-		end := len(d.Text)
-		if i+1 < len(cuts) {
-			end = cuts[i+1]
-		}
-		chunks[i] = d.Text[c:end]
-	}
-	placed := make([][]int, len(chunks))
-	for i, g := range m.accepted {
-		at := len(chunks) - 1
-		for c, text := range chunks {
-			if strings.Contains(text, string(g.ID)) && slices.Contains(gap.FindIDs(text), g.ID) {
-				at = c
-				break
-			}
-		}
-		placed[at] = append(placed[at], i)
-	}
+	chunks := sourceChunks(m.source)
+	placed := placeResolutions(m, chunks)
 	var parts []integrationPart
 	cur, cost := integrationPart{}, 0
 	for c, text := range chunks {
@@ -90,6 +66,43 @@ func planParts(m integrationMaterial, tok Tokenizer, budget int) ([]integrationP
 	return append(parts, cur), nil
 }
 
+// sourceChunks cuts the source at its level-1/2 headings.
+func sourceChunks(source string) []string {
+	d := markdown.Parse(source)
+	cuts := []int{0}
+	for _, h := range d.Headings {
+		if h.Level <= 2 && h.Start > 0 {
+			cuts = append(cuts, h.Start)
+		}
+	}
+	chunks := make([]string, len(cuts))
+	for i, c := range cuts {
+		end := len(d.Text)
+		if i+1 < len(cuts) {
+			end = cuts[i+1]
+		}
+		chunks[i] = d.Text[c:end]
+	}
+	return chunks
+}
+
+// placeResolutions puts each accepted resolution with the first chunk that
+// names its gap, else with the last: the indexes of each chunk's.
+func placeResolutions(m integrationMaterial, chunks []string) [][]int {
+	placed := make([][]int, len(chunks))
+	for i, g := range m.accepted {
+		at := len(chunks) - 1
+		for c, text := range chunks {
+			if strings.Contains(text, string(g.ID)) && slices.Contains(gap.FindIDs(text), g.ID) {
+				at = c
+				break
+			}
+		}
+		placed[at] = append(placed[at], i)
+	}
+	return placed
+}
+
 func clipLine(text string) string {
 	line, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
 	if utf8.RuneCountInString(line) > 60 {
@@ -101,35 +114,86 @@ func clipLine(text string) string {
 // partsBudget is how many tokens of source and resolutions a part's prompt
 // may carry: the cap less what every part's prompt carries besides (the
 // rules, the decisions, the open gaps), less a tenth for the retry notice.
-func (s *Session) partsBudget(m integrationMaterial) (int, error) {
-	d := s.integrationData(m)
+func partsBudget(st *state, m integrationMaterial, lim integrationLimits) (int, error) {
+	d := newIntegrationData(st, m)
 	d.Source, d.Resolutions, d.Parts, d.Part, d.Last, d.SourceInUser = "", nil, 2, 2, true, true
-	msgs, _, err := s.integrationMessages(d, 1, 1, nil)
+	msgs, _, err := integrationMessages(d, 1, 1, nil)
 	if err != nil {
 		return 0, err
 	}
-	overhead := s.countMessages(msgs)
-	return (s.integrationCap() - overhead) * 9 / 10, nil
+	overhead := countMessages(lim.tok, msgs)
+	return (lim.cap - overhead) * 9 / 10, nil
+}
+
+// integrationPlan cuts the material into parts, with the budget fixed
+// when they were first planned; why says why it cannot be (the parts are
+// then nil).
+func integrationPlan(st *state, m integrationMaterial, lim integrationLimits) (parts []integrationPart, why string, err error) {
+	in := st.Integration
+	if in.PartsBudget == 0 {
+		b, err := partsBudget(st, m, lim)
+		if err != nil {
+			return nil, "", fmt.Errorf("integration: %w", err)
+		}
+		in.PartsBudget = b
+	}
+	if in.PartsBudget <= 0 {
+		return nil, fmt.Sprintf("the decisions and open gaps alone fill the integration cap of %d tokens (twice PromptBudget); raise PromptBudget to integrate", lim.cap), nil
+	}
+	parts, err = planParts(m, lim.tok, in.PartsBudget)
+	if err != nil {
+		return nil, "integrating part by part: " + err.Error() + "; raise PromptBudget to integrate", nil
+	}
+	return parts, "", nil
+}
+
+// partPrompt is one part's integration call: its prompt's data, what its
+// output is validated against and the gaps it merges.
+type partPrompt struct {
+	data  *integrationData
+	check validate.IntegrationInput
+	ids   []gap.ID
+}
+
+// newPartPrompt fills the prompt of part i of n; others are the headings
+// of the parts integrated before it, which the last part's Resolution Log
+// may name.
+func newPartPrompt(st *state, m integrationMaterial, p integrationPart, i, n int, others []string, maxOutputBytes int) partPrompt {
+	d := newIntegrationData(st, m)
+	d.Part, d.Parts, d.Last, d.SourceInUser = i+1, n, p.last, true
+	d.Source = strings.TrimSpace(p.source)
+	d.SourceFence = fenceFor(d.Source)
+	pp := partPrompt{data: d, check: validate.IntegrationInput{Source: p.source, MaxOutputBytes: maxOutputBytes, SkipSize: true}}
+	d.Resolutions = nil
+	material := utf8.RuneCountInString(p.source)
+	for _, r := range p.res {
+		g, text := m.accepted[r], strings.TrimSpace(m.resolutions[r].Text)
+		d.Resolutions = append(d.Resolutions, integrationResolution{ID: g.ID, Title: g.Title, Text: text, Fence: fenceFor(text)})
+		pp.check.Resolutions = append(pp.check.Resolutions, m.resolutions[r])
+		pp.ids = append(pp.ids, g.ID)
+		material += utf8.RuneCountInString(m.resolutions[r].Text)
+	}
+	d.MinChars = int(validate.IntegrationMinSize*float64(material)) + 1
+	d.MaxChars = int(validate.IntegrationMaxSize * float64(material))
+	if p.last {
+		pp.check.Decisions = st.Integration.Decisions
+		pp.check.Limitations = m.input(maxOutputBytes, nil).Limitations
+		pp.check.OtherHeadings = others
+	} else {
+		d.Decisions, d.Limitations = nil, nil
+	}
+	return pp
 }
 
 // integrationParts plays the part-by-part integration: the Engineer's
-// attempts for each part in turn, then the join.
-func (s *Session) integrationParts(ctx context.Context, m integrationMaterial) error {
+// attempts for each part in turn, then the join; stopped says why it ends
+// early (see integrationState.stopped).
+func (s *Session) integrationParts(ctx context.Context, m integrationMaterial) (stopped string, err error) {
 	in := s.st.Integration
-	budget := in.PartsBudget
-	if budget == 0 {
-		b, err := s.partsBudget(m)
-		if err != nil {
-			return fmt.Errorf("integration: %w", err)
-		}
-		budget, in.PartsBudget = b, b
-	}
-	if budget <= 0 {
-		return s.integrationStops(ctx, fmt.Sprintf("the decisions and open gaps alone fill the integration cap of %d tokens (twice PromptBudget); raise PromptBudget to integrate", s.integrationCap()))
-	}
-	parts, err := planParts(m, s.tok, budget)
-	if err != nil {
-		return s.integrationStops(ctx, "integrating part by part: "+err.Error()+"; raise PromptBudget to integrate")
+	lim := limitsOf(s.cfg, s.tok)
+	parts, why, err := integrationPlan(s.st, m, lim)
+	if err != nil || why != "" {
+		return why, err
 	}
 	for len(in.Parts) < len(parts) {
 		i := len(in.Parts)
@@ -141,109 +205,110 @@ func (s *Session) integrationParts(ctx context.Context, m integrationMaterial) e
 		if len(in.Engineer) >= in.EngineerBudget {
 			in.Step = integAsk
 			s.stage()
-			return nil
+			return "", nil
 		}
-		k := len(in.Engineer) + 1
-		var prev *attemptRec
-		if k-1 > in.EngineerFrom {
-			prev = &in.Engineer[k-2]
-		}
-		d := s.integrationData(m)
-		d.Part, d.Parts, d.Last, d.SourceInUser = i+1, len(parts), p.last, true
-		d.Source = strings.TrimSpace(p.source)
-		d.SourceFence = fenceFor(d.Source)
-		check := validate.IntegrationInput{Source: p.source, MaxOutputBytes: s.cfg.MaxOutputBytes, SkipSize: true}
-		var ids []gap.ID
-		d.Resolutions = nil
-		material := utf8.RuneCountInString(p.source)
-		for _, r := range p.res {
-			g, text := m.accepted[r], strings.TrimSpace(m.resolutions[r].Text)
-			d.Resolutions = append(d.Resolutions, integrationResolution{ID: g.ID, Title: g.Title, Text: text, Fence: fenceFor(text)})
-			check.Resolutions = append(check.Resolutions, m.resolutions[r])
-			ids = append(ids, g.ID)
-			material += utf8.RuneCountInString(m.resolutions[r].Text)
-		}
-		d.MinChars = int(validate.IntegrationMinSize*float64(material)) + 1
-		d.MaxChars = int(validate.IntegrationMaxSize * float64(material))
+		var others []string
 		if p.last {
-			check.Decisions = in.Decisions
-			check.Limitations = m.input(s, nil).Limitations
-			if check.OtherHeadings, err = s.partHeadings(ctx, parts, in.Parts); err != nil {
-				return err
+			texts, err := s.partTexts(ctx, parts, in.Parts)
+			if err != nil {
+				return "", err
 			}
-		} else {
-			d.Decisions, d.Limitations = nil, nil
+			others = partHeadings(texts)
 		}
-		msgs, stable, err := s.integrationMessages(d, k-in.EngineerFrom, in.EngineerBudget-in.EngineerFrom, prev)
+		pp := newPartPrompt(s.st, m, p, i, len(parts), others, lim.maxOutputBytes)
+		k, prev := nextAttempt(in.Engineer, in.EngineerFrom)
+		msgs, stable, err := integrationMessages(pp.data, k-in.EngineerFrom, in.EngineerBudget-in.EngineerFrom, prev)
 		if err != nil {
-			return fmt.Errorf("integration: %w", err)
+			return "", fmt.Errorf("integration: %w", err)
 		}
-		content, call, err := s.integrationCall(ctx, Engineer, k, msgs, stable, ids)
+		at, err := s.integrationCall(ctx, Engineer, k, msgs, stable, pp.ids, integrationCheck(pp.check))
 		if errors.Is(err, ErrNoResponse) {
-			return s.integrationStops(ctx, fmt.Sprintf("the Engineer has no response for the integration call of part %d of %d (Engineer call %d: %s)", i+1, len(parts), s.st.Usage.NextCall[string(Engineer)]+1, roleError(err)))
+			return fmt.Sprintf("the Engineer has no response for the integration call of part %d of %d (Engineer call %d: %s)", i+1, len(parts), s.st.Usage.NextCall[string(Engineer)]+1, roleError(err)), nil
 		}
 		if err != nil {
-			return err
+			return "", err
 		}
-		var vr validate.IntegrationResult
-		if content == "" {
-			vr.Result = validate.FileMissing(keyFinalSpec)
-		} else {
-			vr = validate.Integration(content, check)
-		}
-		rec := s.settleIntegrationCall(call, vr.Result)
-		if !vr.Success {
-			rec.Message = fmt.Sprintf("part %d of %d: %s", i+1, len(parts), rec.Message)
-		}
-		in.Engineer = append(in.Engineer, rec)
-		s.stage(call.ops...)
-		if vr.Success {
-			in.Parts = append(in.Parts, k)
-			in.EngineerFrom, in.EngineerBudget = len(in.Engineer), len(in.Engineer)+1+s.cfg.MaxRetries
-		}
+		in.partSettled(at.rec, i, len(parts), lim.maxRetries)
+		s.stage(at.ops...)
 	}
-	return s.joinParts(ctx, m, parts)
-}
-
-// partText is part i as integrated: its accepted attempt, or its source
-// when it had nothing to merge.
-func (s *Session) partText(ctx context.Context, parts []integrationPart, accepted []int, i int) (string, error) {
-	if accepted[i] == 0 {
-		return parts[i].source, nil
-	}
-	_, key := finalAttemptKeys(Engineer, accepted[i])
-	b, err := s.get(ctx, key)
+	// The join: the parts made one spec with one Resolution Log,
+	// validated against the whole material, then sent to review.
+	texts, err := s.partTexts(ctx, parts, in.Parts)
 	if err != nil {
-		return "", fmt.Errorf("integration: read %s: %w", key, err)
+		return "", err
 	}
-	return string(b), nil
+	spec, why := in.join(texts, m, lim)
+	if why == "" {
+		s.stage(Put(finalOutputKey(Engineer), []byte(spec)))
+	}
+	return why, nil
 }
 
-// partHeadings are the headings of the parts integrated so far.
-func (s *Session) partHeadings(ctx context.Context, parts []integrationPart, accepted []int) ([]string, error) {
-	var out []string
-	for i := range accepted {
-		text, err := s.partText(ctx, parts, accepted, i)
-		if err != nil {
-			return nil, err
+// partSettled records the Engineer's attempt at part i of n; a valid one
+// is the part's, and the next part gets a fresh run of attempts.
+func (in *integrationState) partSettled(rec attemptRec, i, n, maxRetries int) {
+	if !rec.Success {
+		rec.Message = fmt.Sprintf("part %d of %d: %s", i+1, n, rec.Message)
+	}
+	in.Engineer = append(in.Engineer, rec)
+	if rec.Success {
+		in.Parts = append(in.Parts, rec.N)
+		in.EngineerFrom, in.EngineerBudget = len(in.Engineer), len(in.Engineer)+1+maxRetries
+	}
+}
+
+// partTexts are the parts as integrated, for each part accepted so far:
+// its accepted attempt, or its source when it had nothing to merge.
+func (s *Session) partTexts(ctx context.Context, parts []integrationPart, accepted []int) ([]string, error) {
+	texts := make([]string, len(accepted))
+	for i, k := range accepted {
+		if k == 0 {
+			texts[i] = parts[i].source
+			continue
 		}
+		_, key := finalAttemptKeys(Engineer, k)
+		b, err := s.get(ctx, key)
+		if err != nil {
+			return nil, fmt.Errorf("integration: read %s: %w", key, err)
+		}
+		texts[i] = string(b)
+	}
+	return texts, nil
+}
+
+// partHeadings are the headings of the integrated parts' texts.
+func partHeadings(texts []string) []string {
+	var out []string
+	for _, text := range texts {
 		for _, h := range markdown.Parse(text).Headings {
 			out = append(out, h.Title)
 		}
 	}
-	return out, nil
+	return out
 }
 
-// joinParts joins the integrated parts into one spec with one Resolution
-// Log, validates it against the whole material and sends it to review.
-func (s *Session) joinParts(ctx context.Context, m integrationMaterial, parts []integrationPart) error {
-	in := s.st.Integration
+// join joins the integrated parts' texts into one spec and validates it
+// against the whole material m: a valid one is accepted and goes to its
+// consistency review; else why says why the parts do not make a spec.
+func (in *integrationState) join(texts []string, m integrationMaterial, lim integrationLimits) (spec, why string) {
+	spec = joinPartTexts(texts)
+	vr := validate.Integration(spec, m.input(lim.maxOutputBytes, in.Decisions))
+	if !vr.Success {
+		return "", fmt.Sprintf("the %d parts integrated one by one do not make a valid spec together (%s: %s)", len(texts), vr.FailureType, oneLine(vr.Message))
+	}
+	in.Merged, in.Accepted, in.Step = true, len(in.Engineer), integReview
+	in.Retried = true // no integration retry after the review of a joined spec: its issues are asked
+	in.ReviewerFrom, in.ReviewerBudget = len(in.Reviewer), len(in.Reviewer)+1+lim.maxRetries
+	in.Notes = append(in.Notes, fmt.Sprintf("integrated part by part: %d parts, the whole prompt being above the cap of %d tokens", len(texts), lim.cap))
+	in.Notes = append(in.Notes, vr.Warnings...)
+	return spec, ""
+}
+
+// joinPartTexts joins the integrated parts' texts into one spec: each
+// part's body, then one Resolution Log of all their rows.
+func joinPartTexts(texts []string) string {
 	var body, log strings.Builder
-	for i := range parts {
-		text, err := s.partText(ctx, parts, in.Parts, i)
-		if err != nil {
-			return err
-		}
+	for _, text := range texts {
 		d := markdown.Parse(text)
 		cut := len(d.Text)
 		for _, sec := range d.SectionsAt(2) {
@@ -260,10 +325,14 @@ func (s *Session) joinParts(ctx context.Context, m integrationMaterial, parts []
 		}
 		body.WriteString(strings.TrimSpace(d.Text[:cut]) + "\n\n")
 	}
-	// Each part's table brought its header and delimiter rows: keep the
-	// first pair only.
+	return body.String() + "## Resolution Log\n\n" + strings.Join(logRows(log.String()), "\n") + "\n"
+}
+
+// logRows are the joined Resolution Log's rows: each part's table brought
+// its header and delimiter rows; the first pair only is kept.
+func logRows(log string) []string {
 	var rows []string
-	for _, line := range strings.Split(strings.TrimSpace(log.String()), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(log), "\n") {
 		if line == "" {
 			continue
 		}
@@ -273,16 +342,5 @@ func (s *Session) joinParts(ctx context.Context, m integrationMaterial, parts []
 		}
 		rows = append(rows, line)
 	}
-	spec := body.String() + "## Resolution Log\n\n" + strings.Join(rows, "\n") + "\n"
-	vr := validate.Integration(spec, m.input(s, in.Decisions))
-	if !vr.Success {
-		return s.integrationStops(ctx, fmt.Sprintf("the %d parts integrated one by one do not make a valid spec together (%s: %s)", len(parts), vr.FailureType, oneLine(vr.Message)))
-	}
-	in.Merged, in.Accepted, in.Step = true, len(in.Engineer), integReview
-	in.Retried = true // no integration retry after the review of a joined spec: its issues are asked
-	in.ReviewerFrom, in.ReviewerBudget = len(in.Reviewer), len(in.Reviewer)+1+s.cfg.MaxRetries
-	in.Notes = append(in.Notes, fmt.Sprintf("integrated part by part: %d parts, the whole prompt being above the cap of %d tokens", len(parts), s.integrationCap()))
-	in.Notes = append(in.Notes, vr.Warnings...)
-	s.stage(Put(finalOutputKey(Engineer), []byte(spec)))
-	return nil
+	return rows
 }

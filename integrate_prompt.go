@@ -166,7 +166,7 @@ const integrationExampleSource = "Structural template - follow this shape (headi
 // message. A part of a spec integrated part by part carries its source and
 // material in the user message, after the system text alone. prev is the
 // failed attempt a retry answers (nil for a first attempt).
-func (s *Session) integrationMessages(d *integrationData, k, budget int, prev *attemptRec) ([]Message, int, error) {
+func integrationMessages(d *integrationData, k, budget int, prev *attemptRec) ([]Message, int, error) {
 	var b strings.Builder
 	if err := integrationTmpl.Execute(&b, d); err != nil {
 		return nil, 0, fmt.Errorf("execute integration template: %w", err)
@@ -213,7 +213,7 @@ type consistencyData struct {
 
 // consistencyMessages renders the consistency review's prompt; a retry
 // carries the Reviewer's failure-specific notice and format example.
-func (s *Session) consistencyMessages(d *consistencyData, k, budget int, prev *attemptRec) ([]Message, int, error) {
+func consistencyMessages(d *consistencyData, k, budget int, prev *attemptRec) ([]Message, int, error) {
 	var b strings.Builder
 	if err := consistencyTmpl.Execute(&b, d); err != nil {
 		return nil, 0, fmt.Errorf("execute consistency template: %w", err)

@@ -569,6 +569,9 @@ func (st *state) takeAnswer(q Question, auto bool, at time.Time) (Answer, bool) 
 
 // takeAnswer takes q's accepted answer (state.takeAnswer) and reports it.
 func (s *Session) takeAnswer(q Question, auto bool) (Answer, bool) {
+	if _, ok := s.st.Answers[q.ID]; !ok {
+		return Answer{}, false // no clock reading: nothing is logged
+	}
 	a, ok := s.st.takeAnswer(q, auto, s.now())
 	if ok {
 		logged := a
