@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/internal/rollbacktext"
@@ -32,40 +33,47 @@ func (s *Session) recoverDecisions(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("decision recovery: %w", err)
 	}
+	reapplyDecisions(s.st, rec, a.Text, s.now)
+	s.st.Recover, s.st.RecoverConflicts = nil, nil
+	s.recordProcedural(s.st.Round, "", q, a, opt.Label)
+	s.stage()
+	return false, nil
+}
+
+// reapplyDecisions files the recovered decisions rec re-applies (all of
+// st.Recover modified by note, when rec.Modify) under st's last round; now
+// dates each decision record.
+func reapplyDecisions(st *state, rec rollbacktext.Recovery, note string, now func() time.Time) {
 	reapply := rec.Reapply
 	if rec.Modify {
 		// The answer's text is the modification; applied to every archived decision.
-		for _, d := range s.st.Recover {
-			reapply = append(reapply, rollbacktext.Modified(d, d.Round(), a.Text))
+		for _, d := range st.Recover {
+			reapply = append(reapply, rollbacktext.Modified(d, d.Round(), note))
 		}
 	}
 	for _, d := range reapply {
 		if !rec.Modify {
 			d = rollbacktext.Reapply(d, d.Round())
 		}
-		if i := slices.IndexFunc(s.st.RecoverConflicts, func(c conflict.Ruling) bool { return c.ID == d.ID }); i >= 0 {
+		if i := slices.IndexFunc(st.RecoverConflicts, func(c conflict.Ruling) bool { return c.ID == d.ID }); i >= 0 {
 			// A conflict resolution comes back as one: later Engineer
 			// prompts carry it and compliance checks hold to it. Like the
 			// other re-applied decisions it is filed under the round it is
 			// re-applied in, so the retried round's prompt carries it as a
 			// resolution from the previous round.
-			c := s.st.RecoverConflicts[i]
+			c := st.RecoverConflicts[i]
 			c.Decision, c.Rationale = d.Choice, joinNonEmpty(d.Rationale, d.Note)
-			c.Round = s.st.Round
-			if !slices.ContainsFunc(s.st.ConflictDecisions, func(x conflict.Ruling) bool { return x.ID == c.ID }) {
-				s.st.ConflictDecisions = append(s.st.ConflictDecisions, c)
+			c.Round = st.Round
+			if !slices.ContainsFunc(st.ConflictDecisions, func(x conflict.Ruling) bool { return x.ID == c.ID }) {
+				st.ConflictDecisions = append(st.ConflictDecisions, c)
 			}
 			continue
 		}
-		s.st.Decisions = append(s.st.Decisions, decisionRecord{
-			ID: d.ID, Round: s.st.Round, Issue: d.Issue, Question: d.Summary, Option: d.Option,
-			Decision: d.Choice, Text: joinNonEmpty(d.Rationale, d.Note), At: s.now(),
+		st.Decisions = append(st.Decisions, decisionRecord{
+			ID: d.ID, Round: st.Round, Issue: d.Issue, Question: d.Summary, Option: d.Option,
+			Decision: d.Choice, Text: joinNonEmpty(d.Rationale, d.Note), At: now(),
 		})
 	}
-	s.st.Recover, s.st.RecoverConflicts = nil, nil
-	s.recordProcedural(s.st.Round, "", q, a, opt.Label)
-	s.stage()
-	return false, nil
 }
 
 func joinNonEmpty(parts ...string) string {

@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/refine-spec/refine/conflict"
-	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/internal/rollbacktext"
 	"github.com/refine-spec/refine/rollback"
@@ -88,9 +86,9 @@ func (s *Session) Rollback(ctx context.Context, req RollbackRequest) (RollbackRe
 	if req.Trigger == "" {
 		req.Trigger = rollback.TriggerUser
 	}
-	current := s.currentRound()
+	current := s.st.currentRound()
 	if s.st.RollbackFlow != nil {
-		return RollbackReport{Pending: s.flowPending()}, fmt.Errorf("rollback: a rollback of round %d already waits for an answer: %w", s.st.RollbackFlow.Current, ErrDeferred)
+		return RollbackReport{Pending: slices.Clone(s.st.Pending)}, fmt.Errorf("rollback: a rollback of round %d already waits for an answer: %w", s.st.RollbackFlow.Current, ErrDeferred)
 	}
 	if err := s.flush(ctx); err != nil {
 		return RollbackReport{}, fmt.Errorf("rollback: %w", err)
@@ -136,11 +134,11 @@ func failedUncommitted(err error) bool {
 
 // currentRound is the round a rollback would undo: the one in progress,
 // else the last completed one.
-func (s *Session) currentRound() int {
-	if s.st.Current != nil {
-		return s.st.Current.N
+func (st *state) currentRound() int {
+	if st.Current != nil {
+		return st.Current.N
 	}
-	return s.st.Round
+	return st.Round
 }
 
 // rollbackExec is one rollback to carry out, as the dialogs settled it.
@@ -157,9 +155,12 @@ type rollbackExec struct {
 	// Attempt is the rollback number of the newest undone round (for the
 	// RCA text shown, if any).
 	RootCause string
-	// File records the dialogs' decisions in the restored state, so that
-	// they are durable with the rollback, in its one commit.
-	File func()
+	// File are the dialogs' decisions, recorded under round FileIn in the
+	// restored state, so that they are durable with the rollback, in its
+	// one commit: a crash cannot keep the rollback and lose what the
+	// dialogs decided.
+	File   []flowDecision
+	FileIn int
 }
 
 // splitPlan is the gap split chosen at a repeated rollback.
@@ -177,12 +178,12 @@ type nextRoundPlan struct {
 
 // planAssignment applies the retried round's steering (narrowed scope or
 // reassignment chosen in a rollback dialog) to the ordered candidates, once.
-func (s *Session) planAssignment(cands []gap.Gap) []gap.Gap {
-	p := s.st.NextRound
+func planAssignment(st *state, cands []gap.Gap) []gap.Gap {
+	p := st.NextRound
 	if p == nil {
 		return cands
 	}
-	s.st.NextRound = nil
+	st.NextRound = nil
 	if len(p.Only) > 0 {
 		only := slices.DeleteFunc(slices.Clone(cands), func(g gap.Gap) bool { return !slices.Contains(p.Only, g.ID) })
 		if len(only) > 0 {
@@ -197,12 +198,13 @@ func (s *Session) planAssignment(cands []gap.Gap) []gap.Gap {
 	return cands
 }
 
-// execRollback carries out a rollback as one atomic commit.
+// execRollback carries out a rollback as one atomic commit: it reads what
+// the checked plan needs, plans the rollback (planRollback) and commits it.
 func (s *Session) execRollback(ctx context.Context, x rollbackExec) (RollbackReport, error) {
 	if x.Trigger == "" {
 		x.Trigger = rollback.TriggerUser
 	}
-	current := s.currentRound()
+	current := s.st.currentRound()
 	if err := s.flush(ctx); err != nil {
 		return RollbackReport{}, fmt.Errorf("rollback: %w", err)
 	}
@@ -215,202 +217,39 @@ func (s *Session) execRollback(ctx context.Context, x rollbackExec) (RollbackRep
 	if err != nil {
 		return RollbackReport{}, err
 	}
-	files := map[string][]byte{}
-	for _, k := range plan.Reads() {
-		b, err := s.cfg.Store.Get(ctx, k)
-		if err != nil {
-			return RollbackReport{}, fmt.Errorf("rollback: read %s: %w", k, err)
-		}
-		if kind, _, ok := rollback.ParseBackupKey(k); ok && kind == rollback.StateBackup {
-			// A state backup refers to the session's journal: rebuild it.
-			if b, err = resolveBackup(ctx, s.cfg.Store, k, b); err != nil {
-				return RollbackReport{}, fmt.Errorf("rollback: %s: %w", k, err)
-			}
-		}
-		files[k] = b
-	}
-
-	now := s.now()
-	mode := s.rollbackMode()
-	if mode == rollback.ModeAutoRetry && !x.Auto {
-		mode = rollback.ModeInteractive // a prompted rollback in AUTO_RETRY mode
-	}
-	exec := rollback.Execution{Files: files, At: now, Reason: x.Reason, Mode: mode, Trigger: x.Trigger,
-		Adjustments: slices.Clone(x.Adjustments), Decisions: map[int][]rollback.RoundDecision{}, Analyses: map[int]string{}, Patterns: map[int][]rollback.Pattern{}}
-	report := RollbackReport{Round: x.To, RootCause: x.RootCause, Decision: x.Decision}
-	spec, err := s.source(ctx)
-	if err != nil {
-		return RollbackReport{}, fmt.Errorf("rollback: %w", err)
-	}
-	var autoAdj, autoPrompts []string // summaries for the records, instructions for the prompts
-	failure := map[int]string{}
-	for _, rp := range plan.Rounds {
-		report.Undone = append(report.Undone, rp.Round)
-		report.Archives = append(report.Archives, rp.Archive)
-		det := rollback.DetectPatterns(rollback.Input{
-			Engineer: string(files[outputKey(rp.Round, Engineer)]), Reviewer: string(files[outputKey(rp.Round, Reviewer)]),
-			Assigned: s.assignedIn(rp.Round), Known: s.st.Ledger.IDs(), Context: spec,
-		})
-		exec.Patterns[rp.Round] = det.Patterns()
-		failure[rp.Round] = det.FailurePattern()
-		for _, a := range rollback.AutoAdjustments(det) {
-			if !slices.Contains(autoAdj, a.Summary) {
-				autoAdj = append(autoAdj, a.Summary)
-			}
-			if a.Prompt != "" && !slices.Contains(autoPrompts, a.Prompt) {
-				autoPrompts = append(autoPrompts, a.Prompt)
-			}
-		}
-		// The analysis report is written after every rollback (round-06
-		// "Generated automatically after each rollback").
-		var prev [][]rollback.Pattern
-		for _, r := range s.st.Rollbacks.ForRound(rp.Round) {
-			prev = append(prev, r.Patterns)
-		}
-		a := rollbacktext.AnalysisReport(rollbacktext.ReportInput{Round: rp.Round, Attempt: rp.Attempt, Reason: x.Reason, At: now, Detection: det, Previous: prev})
-		exec.Analyses[rp.Round] = a
-		if report.Analysis == "" {
-			report.Analysis = a
-		}
-		for _, d := range s.st.Decisions {
-			// The round's own decisions: not an earlier rollback's dialog
-			// answers filed under it, nor the session's end.
-			if d.Round == rp.Round && !d.Procedural {
-				exec.Decisions[rp.Round] = append(exec.Decisions[rp.Round], rollback.RoundDecision{ID: d.ID, Issue: d.Issue, Summary: d.Question, Option: d.Option, Choice: d.Decision, Rationale: d.Text})
-			}
-		}
-		for _, d := range s.st.ConflictDecisions {
-			if d.Round == rp.Round {
-				exec.Decisions[rp.Round] = append(exec.Decisions[rp.Round], conflictRecoverable(d))
-			}
-		}
-	}
-	if x.Auto {
-		exec.Adjustments = append(exec.Adjustments, autoAdj...)
-	}
-	res, err := plan.Execute(exec)
+	files, err := readRollbackFiles(ctx, s.cfg.Store, plan)
 	if err != nil {
 		return RollbackReport{}, err
 	}
-	restored, err := parseState(res.State)
+	in := rollbackInputs{Plan: plan, Files: files, Current: current, Now: s.now(), Mode: rollbackModeOf(&s.cfg), Threshold: analysisThresholdOf(&s.cfg)}
+	if in.Spec, err = s.source(ctx); err != nil {
+		return RollbackReport{}, fmt.Errorf("rollback: %w", err)
+	}
+	c, err := planRollback(s.st, x, in)
 	if err != nil {
-		return RollbackReport{}, fmt.Errorf("rollback: restore %s: %w", rollback.StateBackupKey(x.To), err)
+		return RollbackReport{}, err
 	}
-	// Session-level facts outlive the rounds they happened in: tokens were
-	// spent, the rollbacks happened, the questions were asked, settings set.
-	old := s.st
-	restored.SessionID, restored.CreatedAt = old.SessionID, old.CreatedAt
-	restored.Usage = old.Usage
-	restored.Asked = old.Asked
-	restored.Rollbacks = old.Rollbacks
-	restored.Settings, restored.SettingsLog = old.Settings, old.SettingsLog
-	restored.AutoRetries = old.AutoRetries
-	restored.RunLink = old.RunLink
-	restored.RateHistory.Alerted = max(restored.RateHistory.Alerted, old.RateHistory.Alerted)
-	// A round rolled back again means its previous retry failed.
-	for i := range restored.Rollbacks.Records {
-		r := &restored.Rollbacks.Records[i]
-		if slices.Contains(report.Undone, r.Round) && !strings.HasPrefix(r.Outcome, "Retry failed") {
-			r.Outcome, r.Succeeded = "Retry failed (rolled back again)", false
-		}
+	if c.AutoLog != "" {
+		s.log.Info(c.AutoLog)
 	}
-	for i := range restored.AutoRetries {
-		if a := &restored.AutoRetries[i]; slices.Contains(report.Undone, a.Round) && a.Outcome == "" {
-			a.Outcome = "Failed on retry (rolled back again)"
-		}
-	}
-	for i, r := range res.Records {
-		if i == 0 {
-			r.Analysis = x.Analysis
-			r.UserDecision = x.Decision
-		}
-		if x.Auto {
-			r.Adjustments = slices.Clone(exec.Adjustments)
-		}
-		restored.Rollbacks.Records = append(restored.Rollbacks.Records, r)
-	}
-	restored.Adjustments = append(slices.Clone(old.Adjustments), x.Adjustments...)
-	if x.Auto {
-		// AUTO_RETRY: the first rollback of a round retries with the
-		// adjustments the detected patterns call for, without asking.
-		restored.Adjustments = append(restored.Adjustments, autoPrompts...)
-		restored.AutoRetries = append(restored.AutoRetries, rollbacktext.AutoRetry{Round: current, Attempt: 1,
-			Threshold: s.analysisThreshold(), FailurePattern: failure[current], Adjustments: autoAdj})
-		s.log.Info(rollbacktext.AutoRetryLog(current, autoAdj))
-	}
-	keepRound := func(n int) bool { return n <= x.To }
-	restored.AttemptLog = slices.DeleteFunc(slices.Clone(old.AttemptLog), func(f attemptFact) bool { return !keepRound(f.Round) })
-	restored.Warnings = slices.DeleteFunc(slices.Clone(old.Warnings), func(w warningFact) bool { return !keepRound(w.Round) })
-	restored.LegacyValidation = slices.DeleteFunc(slices.Clone(old.LegacyValidation), func(v validationEntry) bool { return !keepRound(v.Round) })
-	restored.LegacyRetries = slices.DeleteFunc(slices.Clone(old.LegacyRetries), func(v retryDetail) bool { return !keepRound(v.Round) })
-	restored.Logged = slices.DeleteFunc(slices.Clone(old.Logged), func(v loggedEvent) bool { return !keepRound(v.Round) })
-	restored.LegacyErrors = slices.DeleteFunc(slices.Clone(old.LegacyErrors), func(v errorEntry) bool { return !keepRound(v.Round) })
-	restored.ExampleLog = slices.DeleteFunc(slices.Clone(old.ExampleLog), func(e exemplar.LogEntry) bool { return !keepRound(e.Round) })
-	restored.Recover, restored.RecoverConflicts = nil, nil
-	for _, rp := range plan.Rounds {
-		restored.Recover = append(restored.Recover, exec.Decisions[rp.Round]...)
-		for _, d := range old.ConflictDecisions {
-			if d.Round == rp.Round {
-				restored.RecoverConflicts = append(restored.RecoverConflicts, d)
-			}
-		}
-	}
-	// A rollback reopens a finished session.
-	restored.Outcome, restored.OutcomeReason, restored.FinishedAt = "", "", time.Time{}
-	restored.CleanupDone = false
-	restored.Pending, restored.Answers = nil, nil
-	restored.RollbackFlow = nil
-	restored.NextRound = x.Next
-
-	var ops []Op
-	for _, op := range res.Ops() {
-		switch op.Key {
-		case rollback.StateKey, rollback.StatusKey, rollback.DecisionsKey:
-			continue // re-rendered from the restored state by commit
-		}
-		if op.Delete {
-			ops = append(ops, Delete(op.Key))
-		} else {
-			ops = append(ops, Put(op.Key, op.Value))
-		}
-	}
-	s.st = restored
+	s.st = c.State
 	s.j.snapshotNext = true // the state was replaced wholesale
 	if x.Split != nil {
-		if err := s.applySplit(x.Split); err != nil {
+		if err := applySplit(s.st, x.Split, s.now()); err != nil {
 			return RollbackReport{}, err
 		}
 	}
-	if x.File != nil {
-		x.File()
+	for _, d := range x.File {
+		s.recordProcedural(x.FileIn, d.Issue, d.Question, d.Answer, d.Decision)
 	}
-	if err := s.commit(ctx, append(ops, convergenceOps(tracker(s.st, &s.cfg))...)...); err != nil {
+	if err := s.commit(ctx, append(c.Ops, convergenceOps(tracker(s.st, &s.cfg))...)...); err != nil {
 		return RollbackReport{}, fmt.Errorf("rollback: %w", err)
 	}
+	report := c.Report
 	s.log.Info("rolled back", "to", x.To, "undone", report.Undone, "archives", report.Archives)
 	s.tel.emit(Event{Kind: EventRolledBack, Round: x.To, Message: fmt.Sprintf("rolled back round(s) %s to round %d: %s", joinInts(report.Undone), x.To, strings.Join(report.Archives, ", "))})
-	report.Adjustments = autoAdj
-	report.AutoApplied = x.Auto
 	report.Remaining = max(0, s.rollbackLimit()-s.st.Rollbacks.Used())
 	return report, nil
-}
-
-// applySplit splits a gap of the restored ledger and records it on the
-// newest rollback record (the summary counts "Gaps Split" from it).
-func (s *Session) applySplit(p *splitPlan) error {
-	ids, err := rollback.ApplySplit(&s.st.Ledger, p.Gap, p.Titles, s.st.Round, s.now(), "split after repeated rollbacks")
-	if err != nil {
-		return fmt.Errorf("rollback: %w", err)
-	}
-	if n := len(s.st.Rollbacks.Records); n > 0 {
-		r := &s.st.Rollbacks.Records[n-1]
-		r.Split = &rollback.SplitRecord{Parent: p.Gap, Children: ids}
-		r.UserDecision = rollbacktext.SplitDecision(ids)
-	}
-	// The split is neither progress nor regress: the next convergence row
-	// compares against a ledger that already has it.
-	s.st.PrevLedger = snapshotLedger(&s.st.Ledger)
-	return nil
 }
 
 // conflictRecoverable is a conflict decision as the archive and the
@@ -427,22 +266,22 @@ func (s *Session) rollbackLimit() int {
 	return s.cfg.RollbackLimit
 }
 
-// rollbackMode is the session's rollback mode: the one recorded with the
+// rollbackModeOf is the session's rollback mode: the one recorded with the
 // session (SetRollbackMode, `--rollback-mode`), else Config.RollbackMode.
-func (s *Session) rollbackMode() rollback.Mode {
-	if s.cfg.RollbackMode.Valid() {
-		return s.cfg.RollbackMode
+func rollbackModeOf(c *Config) rollback.Mode {
+	if c.RollbackMode.Valid() {
+		return c.RollbackMode
 	}
 	return rollback.DefaultMode
 }
 
-// analysisThreshold is the rollback number of a round from which the
+// analysisThresholdOf is the rollback number of a round from which the
 // repeated-rollback question (root-cause analysis) is asked.
-func (s *Session) analysisThreshold() int {
-	if s.rollbackMode() == rollback.ModeStrict {
+func analysisThresholdOf(c *Config) int {
+	if rollbackModeOf(c) == rollback.ModeStrict {
 		return 1
 	}
-	return max(1, s.cfg.RollbackAnalysisThreshold)
+	return max(1, c.RollbackAnalysisThreshold)
 }
 
 // SetRollbackMode changes the session's rollback mode and records it with
@@ -460,7 +299,7 @@ func (s *Session) SetRollbackMode(ctx context.Context, m rollback.Mode) error {
 	if err := s.begin(ctx); err != nil {
 		return err
 	}
-	if s.rollbackMode() == m {
+	if rollbackModeOf(&s.cfg) == m {
 		return nil
 	}
 	set := s.cfg.Settings
@@ -469,43 +308,12 @@ func (s *Session) SetRollbackMode(ctx context.Context, m rollback.Mode) error {
 	return s.applySettings(ctx, set)
 }
 
-// assignedIn returns the gaps round n was assigned, from its record or the
-// round in progress.
-func (s *Session) assignedIn(n int) []gap.ID {
-	if s.st.Current != nil && s.st.Current.N == n {
-		return s.st.Current.Assigned
-	}
-	for _, r := range s.st.Rounds {
-		if r.N == n {
-			return r.Assigned
-		}
-	}
-	return nil
-}
-
-// availableTargets lists the rounds a rollback of the current round could
-// return to, newest first; a Store that cannot list gives none.
-func (s *Session) availableTargets(ctx context.Context) []int {
-	current := s.currentRound()
-	if current < 1 {
-		return nil
-	}
-	if err := s.flush(ctx); err != nil {
-		return nil
-	}
-	keys, err := s.cfg.Store.List(ctx, "")
-	if err != nil {
-		return nil
-	}
-	return rollback.AvailableTargets(current, keys)
-}
-
 // rollbackAvailable reports whether "roll back" may be offered: the round
 // before the current one can be restored. At the session limit the option
 // still leads to the limit question: the session limit is checked first, for
 // every trigger (docs/workflow.md#rollback-dialogs).
 func (s *Session) rollbackAvailable(ctx context.Context) bool {
-	return slices.Contains(s.availableTargets(ctx), s.currentRound()-1)
+	return slices.Contains(rollbackStoreView{s: s, ctx: ctx}.availableTargets(), s.st.currentRound()-1)
 }
 
 // startRollbackFromQuestion carries out "roll back" chosen in a question:
@@ -518,7 +326,7 @@ func (s *Session) startRollbackFromQuestion(ctx context.Context, a Answer, trigg
 	if text != "" {
 		reason = text
 	}
-	current := s.currentRound()
+	current := s.st.currentRound()
 	s.st.RollbackFlow = &rollbackFlow{Trigger: trigger, Reason: reason, Text: text, Current: current, To: current - 1, Origin: origin, Decisions: first}
 	return s.continueRollback(ctx)
 }

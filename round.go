@@ -144,7 +144,7 @@ func (s *Session) startRound(ctx context.Context) error {
 	s.st.Current = cur
 	cands := s.st.assignable()
 	gap.AssignmentOrder(cands)
-	cands = s.planAssignment(cands) // a rollback dialog may narrow or reassign
+	cands = planAssignment(s.st, cands) // a rollback dialog may narrow or reassign
 	for i := 0; i < len(cands) && i < s.cfg.GapsPerRound; i++ {
 		cur.Assigned = append(cur.Assigned, cands[i].ID)
 		if err := s.st.Ledger.Transition(cands[i].ID, gap.InProgress, n, s.now(), "assigned to round"); err != nil {
