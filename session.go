@@ -433,17 +433,7 @@ func (s *Session) Step(ctx context.Context) (rep RoundReport, err error) {
 		rep.Outcome, rep.Pending = o.Status, o.Pending
 		return rep, err
 	}
-	if s.st.endOfRoundDue() {
-		// The rest of the round in progress is its end-of-round check.
-		_, err = s.checkTermination(ctx)
-		if err == nil && !s.st.unansweredPending() && !s.st.Outcome.Terminal() {
-			s.st.EndChecked = s.st.Round
-			s.stage()
-		}
-		rep = s.st.report(s.outcome())
-	} else {
-		rep, err = s.playRound(ctx)
-	}
+	rep, err = s.stepRound(ctx)
 	if err == nil && s.st.Outcome.Terminal() && s.st.RollbackFlow == nil {
 		o, ferr := s.finishSession(ctx)
 		rep.Outcome, rep.Pending = o.Status, o.Pending
@@ -458,6 +448,21 @@ func (s *Session) Step(ctx context.Context) (rep RoundReport, err error) {
 		return rep, err
 	}
 	return rep, nil
+}
+
+// stepRound plays what is left of the round in progress: its end-of-round
+// check when only that is (a crash or a question came between the two),
+// else the round.
+func (s *Session) stepRound(ctx context.Context) (RoundReport, error) {
+	if !s.st.endOfRoundDue() {
+		return s.playRound(ctx)
+	}
+	_, err := s.checkTermination(ctx)
+	if err == nil && !s.st.unansweredPending() && !s.st.Outcome.Terminal() {
+		s.st.EndChecked = s.st.Round
+		s.stage()
+	}
+	return s.st.report(s.outcome()), err
 }
 
 // failed records a fatal error (the session stays resumable) and builds the
