@@ -157,6 +157,12 @@ type historyCache struct {
 	frozen, last [len(historyLogs)]encodedEntries
 	// gaps holds each gap's last encoding (encodeLedger).
 	gaps map[gap.ID]encodedGap
+	// ledgerVer, ledgerEnc and ledgerSplit are the whole ledger's last
+	// encoding and the versions of its gaps: most durable points change
+	// no gap, and joining the gaps' encodings copied the whole ledger.
+	ledgerVer   []gapVersion
+	ledgerEnc   []byte
+	ledgerSplit *journal.Split
 	// tracker holds the convergence tracker's last encoding.
 	tracker    []byte
 	trackerVer trackerVersion
@@ -294,9 +300,17 @@ func (c *historyCache) ledger(st *state) ([]byte, *journal.Split, error) {
 	if c.gaps == nil {
 		c.gaps = map[gap.ID]encodedGap{}
 	}
-	val, split, err := encodeLedger(st.Ledger, c.gaps)
-	if err != nil {
-		return nil, nil, err
+	vers := make([]gapVersion, len(st.Ledger.Gaps))
+	for i := range st.Ledger.Gaps {
+		vers[i] = versionOf(&st.Ledger.Gaps[i])
+	}
+	val, split := c.ledgerEnc, c.ledgerSplit
+	if c.ledgerEnc == nil || !slices.Equal(vers, c.ledgerVer) {
+		var err error
+		if val, split, err = encodeLedger(st.Ledger, c.gaps); err != nil {
+			return nil, nil, err
+		}
+		c.ledgerVer, c.ledgerEnc, c.ledgerSplit = vers, val, split
 	}
 	if checkingHistory() {
 		if want, err := json.Marshal(st.Ledger); err != nil || !bytes.Equal(val, want) {
