@@ -111,7 +111,7 @@ func endReason(base, note string) string {
 func (s *Session) fileEndDecision(title, key, outcome, note string) {
 	round := s.st.currentRound()
 	q := Question{ID: fmt.Sprintf("r%d-%s", round, key), Kind: KindEarlyTermination, Round: round, Title: title}
-	s.recordProcedural(round, "", q, Answer{Key: key, Text: strings.TrimSpace(note)}, "Session ended as "+outcome)
+	s.st.recordProcedural(s.now(), round, "", q, Answer{Key: key, Text: strings.TrimSpace(note)}, "Session ended as "+outcome)
 	s.st.Pending, s.st.Answers, s.st.RollbackFlow = nil, nil, nil
 }
 

@@ -42,7 +42,7 @@ func (s *Session) sessionEnd(ctx context.Context) (bool, error) {
 	}
 	ops := cleanupDeletes(mode, infos, now)
 	s.st.CleanupDone = true
-	s.recordProcedural(s.st.Round, "", q, a, fmt.Sprintf("%s (%d archive(s) removed from the session)", opt.Label, len(ops)))
+	s.st.recordProcedural(s.now(), s.st.Round, "", q, a, fmt.Sprintf("%s (%d archive(s) removed from the session)", opt.Label, len(ops)))
 	return false, s.commit(ctx, ops...)
 }
 

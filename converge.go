@@ -45,7 +45,7 @@ func (s *Session) converge(ctx context.Context) (stop, error) {
 		return goOn, err
 	}
 	cur.DivergenceDone = true
-	s.recordDecision(cur.N, "", q, a, da.Decision)
+	s.st.recordDecision(s.now(), cur.N, "", q, a, da.Decision)
 	return goOn, nil
 }
 
@@ -93,7 +93,7 @@ func (s *Session) askHighAck(ctx context.Context) (again bool, err error) {
 		return false, err
 	}
 	opt, _ := q.Option(a.Key)
-	s.recordDecision(s.st.Round, "", q, a, opt.Label)
+	s.st.recordDecision(s.now(), s.st.Round, "", q, a, opt.Label)
 	if opt.Key == convergence.KeyAcknowledge {
 		s.st.HighAck = true
 	} else {
@@ -114,7 +114,7 @@ func (s *Session) offerEarlyTermination(ctx context.Context, openSet string) (ag
 	opt, _ := q.Option(a.Key)
 	ea := decideEarlyTermination(opt.Key, lastAnswerAuto(s.st))
 	if ea.Record {
-		s.recordDecision(s.st.Round, "", q, a, opt.Label)
+		s.st.recordDecision(s.now(), s.st.Round, "", q, a, opt.Label)
 	}
 	s.st.OfferedOpenSet = openSet
 	if ea.Pause {

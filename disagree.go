@@ -125,7 +125,7 @@ func (s *Session) askAlerts(ctx context.Context) (stop, error) {
 		}
 		opt, _ := q.Option(a.Key)
 		ds.NextAlert++
-		s.recordDecision(cur.N, "", q, a, opt.Label)
+		s.st.recordDecision(s.now(), cur.N, "", q, a, opt.Label)
 		aa := decideAlert(alert, opt.Effect, a.Text)
 		if aa.Redo != "" {
 			// The round goes back to the Engineer: disagreement returns

@@ -34,7 +34,7 @@ func (s *Session) escalate(ctx context.Context, role RoleName) (stop, error) {
 	case retry.OptionPause:
 		// Offer the same decision again when the session resumes.
 		s.st.Pending = append(s.st.Pending, q)
-		s.recordDecision(cur.N, "", q, a, opt.Label)
+		s.st.recordDecision(s.now(), cur.N, "", q, a, opt.Label)
 		return waitForAnswer, s.commit(ctx)
 	}
 	p := decideEscalation(s.st, role, escalationAnswer{Key: opt.Key, Label: opt.Label, Text: a.Text, FailureType: last.FailureType}, s.st.assignable(), &s.cfg)
@@ -42,7 +42,7 @@ func (s *Session) escalate(ctx context.Context, role RoleName) (stop, error) {
 		return goOn, err
 	}
 	rp.Escalated++
-	s.recordDecision(cur.N, "", q, a, p.Decision)
+	s.st.recordDecision(s.now(), cur.N, "", q, a, p.Decision)
 	s.stage()
 	return goOn, nil
 }
@@ -60,7 +60,7 @@ func (s *Session) askRoundFailed(ctx context.Context) (stop, error) {
 		return waitIf(paused), err
 	}
 	opt, _ := q.Option(a.Key)
-	s.recordDecision(cur.N, "", q, a, opt.Label)
+	s.st.recordDecision(s.now(), cur.N, "", q, a, opt.Label)
 	switch opt.Key {
 	case "2":
 		s.st.Pending = append(s.st.Pending, q)

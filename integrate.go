@@ -621,11 +621,11 @@ func (s *Session) integrationAsk(ctx context.Context) (stop, error) {
 	if opt.Key == integKeyPause {
 		// Offer the same decision again when the session resumes.
 		s.st.Pending = append(s.st.Pending, q)
-		s.recordDecision(s.st.Round, "", q, a, opt.Label)
+		s.st.recordDecision(s.now(), s.st.Round, "", q, a, opt.Label)
 		return waitForAnswer, s.commit(ctx)
 	}
 	form, why := s.st.Integration.answered(opt.Key, s.cfg.MaxRetries)
-	s.recordDecision(s.st.Round, "", q, a, opt.Label)
+	s.st.recordDecision(s.now(), s.st.Round, "", q, a, opt.Label)
 	if form == "" {
 		s.stage()
 		return goOn, nil

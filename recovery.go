@@ -35,7 +35,7 @@ func (s *Session) recoverDecisions(ctx context.Context) (bool, error) {
 	}
 	reapplyDecisions(s.st, rec, a.Text, s.now)
 	s.st.Recover, s.st.RecoverConflicts = nil, nil
-	s.recordProcedural(s.st.Round, "", q, a, opt.Label)
+	s.st.recordProcedural(s.now(), s.st.Round, "", q, a, opt.Label)
 	s.stage()
 	return false, nil
 }

@@ -240,7 +240,7 @@ func (s *Session) execRollback(ctx context.Context, x rollbackExec) (RollbackRep
 		}
 	}
 	for _, d := range x.File {
-		s.recordProcedural(x.FileIn, d.Issue, d.Question, d.Answer, d.Decision)
+		s.st.recordProcedural(s.now(), x.FileIn, d.Issue, d.Question, d.Answer, d.Decision)
 	}
 	if err := s.commit(ctx, append(c.Ops, convergenceOps(tracker(s.st, &s.cfg))...)...); err != nil {
 		return RollbackReport{}, fmt.Errorf("rollback: %w", err)

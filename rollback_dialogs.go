@@ -70,7 +70,7 @@ func (s *Session) applyMove(ctx context.Context, f *rollbackFlow, m flowMove) (r
 		rep, err = s.execRollback(ctx, f.execution(*m.Exec))
 		return rep, true, err
 	case m.Pause:
-		s.recordProcedural(f.Current, "", m.Q, m.A, m.Label)
+		s.st.recordProcedural(s.now(), f.Current, "", m.Q, m.A, m.Label)
 		rep, err = s.pauseAt(ctx, m.Q)
 		rep.RootCause = m.Report.RootCause
 		return rep, true, err
@@ -86,7 +86,7 @@ func (s *Session) applyMove(ctx context.Context, f *rollbackFlow, m flowMove) (r
 // again (or, with skip, the role is skipped).
 func (s *Session) flowCancel(f *rollbackFlow, decision string, skip bool) error {
 	for _, d := range f.Decisions {
-		s.recordProcedural(f.Current, d.Issue, d.Question, d.Answer, d.Decision)
+		s.st.recordProcedural(s.now(), f.Current, d.Issue, d.Question, d.Answer, d.Decision)
 	}
 	f.Decisions = nil
 	s.st.RollbackFlow = nil
@@ -131,7 +131,7 @@ func (s *Session) limitOutcome(ctx context.Context, f *rollbackFlow, m flowMove)
 	used, limit := s.st.Rollbacks.Used(), s.rollbackLimit()
 	rep := m.Report
 	if m.Pause {
-		s.recordProcedural(f.Current, "", m.Q, m.A, m.Label)
+		s.st.recordProcedural(s.now(), f.Current, "", m.Q, m.A, m.Label)
 		r, err := s.pauseAt(ctx, m.Q)
 		if err != nil {
 			return r, err

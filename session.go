@@ -162,7 +162,7 @@ func New(ctx context.Context, cfg Config) (*Session, error) {
 	}
 	st.PrevLedger = snapshotLedger(&st.Ledger)
 	s.st = st
-	if err := s.storeSettings(); err != nil {
+	if err := s.st.storeSettings(s.cfg.Settings); err != nil {
 		return nil, fmt.Errorf("new session: %w", err)
 	}
 	if err := s.commit(ctx, Put(keySpec, []byte(cfg.Spec))); err != nil {
@@ -193,9 +193,11 @@ func (s *Session) reload(ctx context.Context) error {
 	}
 	s.st, s.j, s.stale = ls.st, ls.j, false
 	s.pending, s.dirty, s.lastRendered = nil, false, nil
-	if err := s.restoreSettings(); err != nil {
+	set, err := restoredSettings(s.cfg, s.st)
+	if err != nil {
 		return err
 	}
+	s.cfg.Settings = set
 	s.publish()
 	return nil
 }
@@ -729,21 +731,21 @@ func (s *Session) ask(ctx context.Context, q Question) (a Answer, paused bool, e
 	return Answer{}, false, fmt.Errorf("round %d: ask %s: %w", q.Round, q.ID, lastErr)
 }
 
-// recordDecision adds a user decision to decisions.md.
-func (s *Session) recordDecision(round int, issue string, q Question, a Answer, decision string) decisionRecord {
+// recordDecision adds a user decision, made at at, to decisions.md.
+func (st *state) recordDecision(at time.Time, round int, issue string, q Question, a Answer, decision string) decisionRecord {
 	d := decisionRecord{
-		ID: nextDecisionID(s.st, round), Round: round, Issue: issue,
-		Question: q.Title, Option: a.Key, Decision: decision, Text: a.Text, At: s.now(),
+		ID: nextDecisionID(st, round), Round: round, Issue: issue,
+		Question: q.Title, Option: a.Key, Decision: decision, Text: a.Text, At: at,
 	}
-	s.st.Decisions = append(s.st.Decisions, d)
+	st.Decisions = append(st.Decisions, d)
 	return d
 }
 
-// recordProcedural adds a decision about the session's course (see
-// decisionRecord.Procedural) to decisions.md.
-func (s *Session) recordProcedural(round int, issue string, q Question, a Answer, decision string) {
-	s.recordDecision(round, issue, q, a, decision)
-	s.st.Decisions[len(s.st.Decisions)-1].Procedural = true
+// recordProcedural adds a decision about the session's procedure (a
+// rollback, the end, the archives), made at at, to decisions.md.
+func (st *state) recordProcedural(at time.Time, round int, issue string, q Question, a Answer, decision string) {
+	st.recordDecision(at, round, issue, q, a, decision)
+	st.Decisions[len(st.Decisions)-1].Procedural = true
 }
 
 // compareDecisionIDs orders decision IDs by round, then number.

@@ -19,33 +19,31 @@ type settingsChange struct {
 // storeSettings records the session's settings in its state, as JSON so
 // that a later refine with new fields restores the old ones and defaults
 // the rest.
-func (s *Session) storeSettings() error {
-	b, err := json.Marshal(s.cfg.Settings)
+func (st *state) storeSettings(set Settings) error {
+	b, err := json.Marshal(set)
 	if err != nil {
 		return fmt.Errorf("settings: %w", err)
 	}
-	s.st.Settings = b
+	st.Settings = b
 	return nil
 }
 
-// restoreSettings replaces the Config's settings with the ones the session
-// was started (or last changed) with. Sessions from before settings were
-// stored keep the Config's.
-func (s *Session) restoreSettings() error {
-	if len(s.st.Settings) == 0 {
-		return nil
+// restoredSettings returns the settings the session in st was started (or
+// last changed) with, over cfg's: a session from before settings were
+// stored keeps cfg's.
+func restoredSettings(cfg Config, st *state) (Settings, error) {
+	if len(st.Settings) == 0 {
+		return cfg.Settings, nil
 	}
-	set := s.cfg.Settings
-	if err := json.Unmarshal(s.st.Settings, &set); err != nil {
-		return fmt.Errorf("%w: stored settings: %v", ErrCorrupt, err)
+	set := cfg.Settings
+	if err := json.Unmarshal(st.Settings, &set); err != nil {
+		return Settings{}, fmt.Errorf("%w: stored settings: %v", ErrCorrupt, err)
 	}
-	cfg := s.cfg
 	cfg.Settings = set
 	if err := cfg.Validate(); err != nil {
-		return fmt.Errorf("stored settings: %w", err)
+		return Settings{}, fmt.Errorf("stored settings: %w", err)
 	}
-	s.cfg.Settings = set
-	return nil
+	return set, nil
 }
 
 // Settings returns the session's current settings.
@@ -85,7 +83,7 @@ func (s *Session) applySettings(ctx context.Context, set Settings) error {
 		return nil
 	}
 	s.cfg.Settings = set
-	if err := s.storeSettings(); err != nil {
+	if err := s.st.storeSettings(s.cfg.Settings); err != nil {
 		return err
 	}
 	s.st.SettingsLog = append(s.st.SettingsLog, settingsChange{Round: s.st.Round, At: s.now().Format("2006-01-02 15:04:05"), Changes: changes})
