@@ -133,10 +133,10 @@ func (s *Session) planAttempt(ctx context.Context, role RoleName, part string, k
 		plan.journaled = &c
 	} else if !errors.Is(err, ErrNotFound) {
 		return attemptPlan{}, fmt.Errorf("%s: read response journal: %w", where, err)
-	} else if s.external() {
+	} else if s.ext.on() {
 		// Next's mode: the caller makes the call. Its prompt is durable
 		// before Next returns it; the response comes back by Deliver.
-		if resp, ok := s.takeDelivered(plan.req); ok {
+		if resp, ok := s.ext.take(plan.req); ok {
 			plan.delivered = &resp
 		} else {
 			s.stage(Put(promptKey, []byte(renderPrompt(where, msgs))))

@@ -42,8 +42,8 @@ func (s *Session) integrationCall(ctx context.Context, role RoleName, k int, msg
 		plan.journaled = &c
 	} else if !errors.Is(err, ErrNotFound) {
 		return integrationAttempt{}, fmt.Errorf("%s: read response journal: %w", where, err)
-	} else if s.external() {
-		resp, ok := s.takeDelivered(plan.req)
+	} else if s.ext.on() {
+		resp, ok := s.ext.take(plan.req)
 		if !ok {
 			s.stage(Put(promptKey, []byte(renderPrompt(where, msgs))))
 			return integrationAttempt{}, errNeedCalls

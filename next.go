@@ -135,18 +135,19 @@ type externalCalls struct {
 	delivered map[callID]Response
 }
 
-// external reports whether role calls and questions are the caller's.
-func (s *Session) external() bool { return s.ext != nil && s.ext.active }
+// on reports whether role calls and questions are the caller's (Next's
+// mode); a nil e is off.
+func (e *externalCalls) on() bool { return e != nil && e.active }
 
-// takeDelivered returns the response delivered for req, if any, and
-// forgets it; otherwise it records req as needed.
-func (s *Session) takeDelivered(req Request) (Response, bool) {
+// take returns the response delivered for req, if any, and forgets it;
+// otherwise it records req as needed.
+func (e *externalCalls) take(req Request) (Response, bool) {
 	id := callID{req.Role, req.Call}
-	if resp, ok := s.ext.delivered[id]; ok {
-		delete(s.ext.delivered, id)
+	if resp, ok := e.delivered[id]; ok {
+		delete(e.delivered, id)
 		return resp, true
 	}
-	s.ext.needed = append(s.ext.needed, req)
+	e.needed = append(e.needed, req)
 	return Response{}, false
 }
 

@@ -162,7 +162,7 @@ func (d *partDrafter) queueRunning() {
 			d.queue = append(d.queue, p)
 		}
 	}
-	if s.external() {
+	if s.ext.on() {
 		// Parts whose response Deliver has handed over go first: their
 		// results are settled, and journaled with the next Ready, before
 		// new calls are asked for. Otherwise a crash after that Ready lost

@@ -213,7 +213,7 @@ func (s *Session) execRollback(ctx context.Context, x rollbackExec) (RollbackRep
 		return RollbackReport{}, fmt.Errorf("rollback: list session: %w", err)
 	}
 	plan, err := rollback.PlanRollback(rollback.Request{Current: current, To: x.To, Keys: keys, History: s.st.Rollbacks,
-		Limit: s.rollbackLimit(), Retention: s.cfg.BackupRetention})
+		Limit: s.cfg.rollbackLimit(), Retention: s.cfg.BackupRetention})
 	if err != nil {
 		return RollbackReport{}, err
 	}
@@ -248,7 +248,7 @@ func (s *Session) execRollback(ctx context.Context, x rollbackExec) (RollbackRep
 	report := c.Report
 	s.log.Info("rolled back", "to", x.To, "undone", report.Undone, "archives", report.Archives)
 	s.tel.emit(Event{Kind: EventRolledBack, Round: x.To, Message: fmt.Sprintf("rolled back round(s) %s to round %d: %s", joinInts(report.Undone), x.To, strings.Join(report.Archives, ", "))})
-	report.Remaining = max(0, s.rollbackLimit()-s.st.Rollbacks.Used())
+	report.Remaining = max(0, s.cfg.rollbackLimit()-s.st.Rollbacks.Used())
 	return report, nil
 }
 
@@ -259,11 +259,13 @@ func conflictRecoverable(d conflict.Ruling) rollback.RoundDecision {
 		Option: d.ChosenOption, Choice: d.Decision, Rationale: d.Rationale}
 }
 
-func (s *Session) rollbackLimit() int {
-	if s.cfg.RollbackLimit <= 0 {
+// rollbackLimit is the session's rollback limit: RollbackLimit, or the
+// spec's default when it is not set.
+func (c *Config) rollbackLimit() int {
+	if c.RollbackLimit <= 0 {
 		return rollback.DefaultLimit
 	}
-	return s.cfg.RollbackLimit
+	return c.RollbackLimit
 }
 
 // rollbackModeOf is the session's rollback mode: the one recorded with the

@@ -27,7 +27,7 @@ func (s *Session) driveRollback(ctx context.Context) (RollbackReport, error) {
 			return RollbackReport{}, nil
 		}
 		d := rollbackDialogs{st: s.st, view: rollbackStoreView{s: s, ctx: ctx},
-			policy: rollbackPolicy{Limit: s.rollbackLimit(), Mode: rollbackModeOf(&s.cfg), Threshold: analysisThresholdOf(&s.cfg), Weights: s.cfg.Weights}}
+			policy: rollbackPolicy{Limit: s.cfg.rollbackLimit(), Mode: rollbackModeOf(&s.cfg), Threshold: analysisThresholdOf(&s.cfg), Weights: s.cfg.Weights}}
 		m, err := d.step(f)
 		if err != nil {
 			return RollbackReport{}, err
@@ -128,7 +128,7 @@ func (s *Session) pauseAt(ctx context.Context, q Question) (RollbackReport, erro
 // limitOutcome applies the answer to the limit question: no rollback
 // happens; the session pauses, ends or goes on with its prompts refreshed.
 func (s *Session) limitOutcome(ctx context.Context, f *rollbackFlow, m flowMove) (RollbackReport, error) {
-	used, limit := s.st.Rollbacks.Used(), s.rollbackLimit()
+	used, limit := s.st.Rollbacks.Used(), s.cfg.rollbackLimit()
 	rep := m.Report
 	if m.Pause {
 		s.st.recordProcedural(s.now(), f.Current, "", m.Q, m.A, m.Label)
@@ -315,7 +315,7 @@ func (v rollbackStoreView) availableTargets() []int {
 // limitedTargets are the targets a rollback from round current may reach
 // within the backups and the session's remaining rollbacks, newest first.
 func (v rollbackStoreView) limitedTargets(current int) []int {
-	left := v.s.rollbackLimit() - v.s.st.Rollbacks.Used()
+	left := v.s.cfg.rollbackLimit() - v.s.st.Rollbacks.Used()
 	var out []int
 	for _, t := range v.availableTargets() {
 		if current-t <= left {

@@ -17,27 +17,27 @@ func (s *Session) playRound(ctx context.Context) (RoundReport, error) {
 	// once it is done the session plays on from where it put it.
 	flow := s.st.RollbackFlow != nil
 	if st, err := s.continueRollback(ctx); err != nil || st == waitForAnswer || s.st.Outcome.Terminal() {
-		return s.st.report(s.outcome()), err
+		return s.st.report(s.st.outcome()), err
 	}
 	if flow && s.st.RollbackFlow == nil {
 		// The rollback replaced the round in progress: a Step ends here,
 		// as it does when the rollback is chosen inside the round (Run
 		// plays on). A crash in the dialog then resumes to the same stop.
-		return s.st.report(s.outcome()), nil
+		return s.st.report(s.st.outcome()), nil
 	}
 	if s.st.Current == nil {
 		if done, err := s.checkTermination(ctx); err != nil || done {
-			return s.st.report(s.outcome()), err
+			return s.st.report(s.st.outcome()), err
 		}
 		if s.st.unansweredPending() {
-			return s.st.report(s.outcome()), nil
+			return s.st.report(s.st.outcome()), nil
 		}
 		s.st.EndChecked = s.st.Round
 		if paused, err := s.recoverDecisions(ctx); err != nil || paused {
-			return s.st.report(s.outcome()), err
+			return s.st.report(s.st.outcome()), err
 		}
 		if err := s.startRound(ctx); err != nil {
-			return s.st.report(s.outcome()), err
+			return s.st.report(s.st.outcome()), err
 		}
 	}
 	return s.playPhases(ctx)
@@ -51,7 +51,7 @@ func (s *Session) playPhases(ctx context.Context) (RoundReport, error) {
 		cur := s.st.Current
 		s.tel.openRoundScope(ctx, nil)
 		if err := ctx.Err(); err != nil {
-			return s.st.report(s.outcome()), err
+			return s.st.report(s.st.outcome()), err
 		}
 		st, err := goOn, error(nil)
 		next := phaseAfter(cur.Phase)
@@ -75,7 +75,7 @@ func (s *Session) playPhases(ctx context.Context) (RoundReport, error) {
 		if err != nil || st != goOn {
 			// Waiting for an answer, or a rollback chosen in a question
 			// replaced the round.
-			return s.st.report(s.outcome()), err
+			return s.st.report(s.st.outcome()), err
 		}
 		// The phase change rides on the next commit: every phase is
 		// idempotent on resume (a finished role phase returns at once).
@@ -182,7 +182,7 @@ func (s *Session) backupOps(ctx context.Context, n int) ([]Op, error) {
 	}
 	// status.md and decisions.md as the round ended are written between
 	// rounds, and the backups are copies of them.
-	status, decisions := renderStatus(s.st, s.rollbackLimit(), s.cfg.Backend), renderDecisions(s.st)
+	status, decisions := renderStatus(s.st, s.cfg.rollbackLimit(), s.cfg.Backend), renderDecisions(s.st)
 	ops = append(ops, s.renderingOps(status, decisions)...)
 	ops = append(ops,
 		s.copyOp(backupKeyStatus(prev), keyStatus, []byte(status)),
@@ -467,12 +467,12 @@ func (s *Session) finishRound(ctx context.Context) (RoundReport, error) {
 	s.tel.endRoundScope(Event{Kind: EventRoundFinished, Round: rec.N, Message: fmt.Sprintf("engineer %s, reviewer %s", rec.Engineer, rec.Reviewer)})
 	s.stage(append(convergenceOps(tracker(s.st, &s.cfg)), Put(summaryKey(rec.N), []byte(summary)))...)
 	if done, err := s.checkTermination(ctx); err != nil || done {
-		return s.st.report(s.outcome()), err
+		return s.st.report(s.st.outcome()), err
 	}
 	if !s.st.unansweredPending() {
 		s.st.EndChecked = s.st.Round
 	}
-	return s.st.report(s.outcome()), nil
+	return s.st.report(s.st.outcome()), nil
 }
 
 // roundRecord is the record of the round in progress, finished at

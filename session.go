@@ -262,7 +262,7 @@ func (s *Session) commit(ctx context.Context, ops ...Op) error {
 	all = append(all, jops...)
 	var rendered map[string]string
 	if s.renderDue() {
-		rendered = map[string]string{keyStatus: renderStatus(s.st, s.rollbackLimit(), s.cfg.Backend), keyDecisions: renderDecisions(s.st)}
+		rendered = map[string]string{keyStatus: renderStatus(s.st, s.cfg.rollbackLimit(), s.cfg.Backend), keyDecisions: renderDecisions(s.st)}
 		for _, k := range []string{keyStatus, keyDecisions} {
 			if old, ok := s.lastRendered[k]; !ok || old != rendered[k] {
 				all = append(all, Put(k, []byte(rendered[k])))
@@ -374,7 +374,7 @@ func (s *Session) run(ctx context.Context) (Outcome, error) {
 			if err := s.flush(ctx); err != nil {
 				return s.failed(ctx, err)
 			}
-			return s.outcome(), nil
+			return s.st.outcome(), nil
 		}
 	}
 }
@@ -399,14 +399,14 @@ func (s *Session) finishSession(ctx context.Context) (Outcome, error) {
 	if err != nil {
 		return s.failed(ctx, err)
 	}
-	return s.outcome(), nil
+	return s.st.outcome(), nil
 }
 
 // finishPending reports whether a finished session still has its
 // integration step or its archive cleanup to play.
-func (s *Session) finishPending() bool {
-	in := s.st.Integration
-	return (in != nil && in.Step != integDone) || !s.st.CleanupDone
+func (st *state) finishPending() bool {
+	in := st.Integration
+	return (in != nil && in.Step != integDone) || !st.CleanupDone
 }
 
 // Step plays exactly one round, or the rest of the round in progress. The
@@ -422,7 +422,7 @@ func (s *Session) Step(ctx context.Context) (rep RoundReport, err error) {
 		return RoundReport{Outcome: StatusFailed}, err
 	}
 	s.resumeFailed()
-	if s.st.Outcome.Terminal() && s.st.RollbackFlow == nil && !s.finishPending() {
+	if s.st.Outcome.Terminal() && s.st.RollbackFlow == nil && !s.st.finishPending() {
 		return RoundReport{Round: s.st.Round, Outcome: s.st.Outcome}, fmt.Errorf("step: %w (%s); roll back to reopen it", ErrFinished, s.st.Outcome)
 	}
 	if s.tel.startRunScope(ctx) {
@@ -431,7 +431,7 @@ func (s *Session) Step(ctx context.Context) (rep RoundReport, err error) {
 	defer func() { s.tel.endRunScope(Outcome{Status: rep.Outcome, Round: rep.Round}, err) }()
 	if s.st.Outcome.Terminal() && s.st.RollbackFlow == nil {
 		o, err := s.finishSession(ctx)
-		rep = s.st.report(s.outcome())
+		rep = s.st.report(s.st.outcome())
 		rep.Outcome, rep.Pending = o.Status, o.Pending
 		return rep, err
 	}
@@ -464,7 +464,7 @@ func (s *Session) stepRound(ctx context.Context) (RoundReport, error) {
 		s.st.EndChecked = s.st.Round
 		s.stage()
 	}
-	return s.st.report(s.outcome()), err
+	return s.st.report(s.st.outcome()), err
 }
 
 // failed records a fatal error (the session stays resumable) and builds the
@@ -497,11 +497,13 @@ func (s *Session) resumeFailed() {
 	}
 }
 
-func (s *Session) outcome() Outcome {
-	o := Outcome{Status: s.st.Outcome, Round: s.st.Round, Reason: s.st.OutcomeReason}
-	if len(s.st.Pending) > 0 {
-		o.Pending = slices.Clone(s.st.Pending)
-		if !onlyCleanupPending(s.st) { // a finished session's cleanup question waits
+// outcome is where the session in st stands: its outcome, or Paused with
+// the questions waiting, or Running.
+func (st *state) outcome() Outcome {
+	o := Outcome{Status: st.Outcome, Round: st.Round, Reason: st.OutcomeReason}
+	if len(st.Pending) > 0 {
+		o.Pending = slices.Clone(st.Pending)
+		if !onlyCleanupPending(st) { // a finished session's cleanup question waits
 			o.Status = StatusPaused
 		}
 	}
@@ -686,7 +688,7 @@ func (s *Session) ask(ctx context.Context, q Question) (a Answer, paused bool, e
 		return ans, false, nil
 	}
 	// A person may take a while: nothing staged may be lost meanwhile.
-	if im, ok := s.cfg.Asker.(Immediate); !ok || !im.Immediate() || s.external() {
+	if im, ok := s.cfg.Asker.(Immediate); !ok || !im.Immediate() || s.ext.on() {
 		if err := s.flush(ctx); err != nil {
 			return Answer{}, false, err
 		}
@@ -700,7 +702,7 @@ func (s *Session) ask(ctx context.Context, q Question) (a Answer, paused bool, e
 		}
 		var ans Answer
 		var err error
-		if s.external() {
+		if s.ext.on() {
 			err = ErrDeferred // Next's caller answers
 		} else {
 			ans, err = s.cfg.Asker.Ask(ctx, ask)
