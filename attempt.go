@@ -43,11 +43,13 @@ type attemptPlan struct {
 	// journaled holds a response journaled before a crash or pause: the
 	// role is not called again.
 	journaled *string
-	// delivered holds the response Deliver handed over in Next's mode;
-	// needed marks a call Next returns for the caller to make.
-	delivered *Response
+	// delivered holds the result of the call the driver made; needed
+	// marks a call the Ready asks the driver to make.
+	delivered *roleResult
 	needed    bool
 	started   time.Time
+	// phase is PhaseIntegration for the integration step's calls.
+	phase Phase
 	// ctx is the attempt's scope (a SpanObserver's span), the context the
 	// role is called with.
 	ctx context.Context
@@ -59,6 +61,27 @@ type roleResult struct {
 	resp  Response
 	calls int
 	err   error
+	// failure says how the call failed, for the error's wording.
+	failure callFailure
+}
+
+// callFailure is how a role call failed.
+type callFailure struct {
+	// cancelled: the caller's context ended; retries: gave up after this
+	// many transport retries (0: a permanent error).
+	cancelled bool
+	retries   int
+}
+
+// wrap words the failure of the call where names.
+func (f callFailure) wrap(where string, role RoleName, err error) error {
+	switch {
+	case f.cancelled:
+		return fmt.Errorf("%s: %w", where, err)
+	case f.retries > 0:
+		return fmt.Errorf("%s: %s: gave up after %d transport retries: %w", where, role, f.retries, err)
+	}
+	return fmt.Errorf("%s: %s: %w", where, role, err)
 }
 
 // transportNote is one transient role error retried after a delay.
@@ -72,24 +95,17 @@ type transportNote struct {
 }
 
 // attempt plays one attempt of a sequential role phase on the session's
-// goroutine: plan, journal the prompt, call, validate, record.
+// goroutine: plan, journal the prompt, and either stop for the call
+// (errNeedCalls: the driver makes it) or validate and record its result.
 func (s *Session) attempt(ctx context.Context, role RoleName, k int, rp *rolePhase) (attemptOutcome, error) {
 	plan, err := s.planAttempt(ctx, role, "", k, rp)
 	if err != nil {
 		return attemptOutcome{}, err
 	}
 	if plan.needed {
-		return attemptOutcome{}, errNeedCalls // run makes the prompt durable
+		return attemptOutcome{}, errNeedCalls // the Ready makes the prompt durable
 	}
-	if plan.journaled == nil {
-		if err := s.flush(ctx); err != nil {
-			err = fmt.Errorf("%s: journal prompt: %w", plan.where, err)
-			s.endAttempt(plan, attemptOutcome{}, err)
-			return attemptOutcome{}, err
-		}
-	}
-	res := callRole(&s.cfg, s.clock, plan, s.jitter(), s.noteTransport)
-	return s.settle(ctx, plan, res, &rp.Attempts)
+	return s.settle(ctx, plan, plan.result(), &rp.Attempts)
 }
 
 // settle validates a role call's result, records the attempt in attempts
@@ -133,65 +149,37 @@ func (s *Session) planAttempt(ctx context.Context, role RoleName, part string, k
 		plan.journaled = &c
 	} else if !errors.Is(err, ErrNotFound) {
 		return attemptPlan{}, fmt.Errorf("%s: read response journal: %w", where, err)
-	} else if s.ext.on() {
-		// Next's mode: the caller makes the call. Its prompt is durable
-		// before Next returns it; the response comes back by Deliver.
-		if resp, ok := s.ext.take(plan.req); ok {
-			plan.delivered = &resp
-		} else {
-			s.stage(Put(promptKey, []byte(renderPrompt(where, msgs))))
-			plan.needed = true
-			return plan, nil
-		}
+	} else if res, ok := s.ext.take(plan.req); ok {
+		plan.delivered = &res
 	} else {
-		// The prompt, and everything staged before it, is durable before
-		// the call: a crash during the call loses nothing already paid for.
+		// The driver makes the call. Its prompt, and everything staged
+		// before it, is durable before the call: a crash during the call
+		// loses nothing already paid for.
 		s.stage(Put(promptKey, []byte(renderPrompt(where, msgs))))
+		plan.needed = true
+		s.ext.keepScope(plan, func() context.Context { return s.tel.beginScope(ctx, plan.startEvent()) })
+		return plan, nil
 	}
-	plan.ctx = s.tel.beginScope(ctx, Event{Kind: EventAttemptStarted, Role: role, Attempt: k, Gap: part, ExampleTier: ex.Tier})
+	s.ext.scope(&plan, func() context.Context { return s.tel.beginScope(ctx, plan.startEvent()) })
 	return plan, nil
 }
 
-// callRole calls the plan's role (of cfg), retrying transient errors with
-// backoff, sleeping on clock. It touches no session state, so parallel
-// drafting runs it on worker goroutines; note reports each transport
-// retry to the session's goroutine, which records it.
-func callRole(cfg *Config, clock Clock, plan attemptPlan, jitter func() float64, note func(transportNote)) roleResult {
+// startEvent is the event that opens the attempt's scope.
+func (plan attemptPlan) startEvent() Event {
+	return Event{Kind: EventAttemptStarted, Role: plan.role, Attempt: plan.k, Gap: plan.part, ExampleTier: plan.example.Tier, Phase: plan.phase}
+}
+
+// result is the plan's role call's result: the response journaled before
+// a crash or pause, or what the driver delivered.
+func (plan attemptPlan) result() roleResult {
 	if plan.journaled != nil {
 		return roleResult{resp: Response{Content: *plan.journaled}}
 	}
-	if plan.delivered != nil {
-		return roleResult{resp: *plan.delivered, calls: 1}
+	res := *plan.delivered
+	if res.err != nil {
+		res.err = res.failure.wrap(plan.where, plan.req.Role, res.err)
 	}
-	r := cfg.Engineer
-	if plan.role == Reviewer {
-		r = cfg.Reviewer
-	}
-	ctx, req := plan.ctx, plan.req
-	b := retry.Backoff{Base: cfg.BackoffBase, Max: cfg.BackoffMax}
-	calls := 0
-	for try := 1; ; try++ {
-		resp, err := r.Respond(ctx, req)
-		calls++
-		if err == nil {
-			return roleResult{resp: resp, calls: calls}
-		}
-		if ctx.Err() != nil {
-			return roleResult{calls: calls, err: fmt.Errorf("%s: %w", plan.where, ctx.Err())}
-		}
-		transient, hint := IsTransient(err)
-		if !transient {
-			return roleResult{calls: calls, err: fmt.Errorf("%s: %s: %w", plan.where, req.Role, err)}
-		}
-		if try > cfg.TransportRetries {
-			return roleResult{calls: calls, err: fmt.Errorf("%s: %s: gave up after %d transport retries: %w", plan.where, req.Role, cfg.TransportRetries, err)}
-		}
-		d := b.Delay(try, hint, jitter)
-		note(transportNote{role: req.Role, round: req.Round, attempt: req.Attempt, err: err, try: try, delay: d})
-		if err := clock.Sleep(ctx, d); err != nil {
-			return roleResult{calls: calls, err: fmt.Errorf("%s: %w", plan.where, err)}
-		}
-	}
+	return res
 }
 
 // noteTransport records a transport retry; on the session's goroutine only.

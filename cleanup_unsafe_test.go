@@ -59,20 +59,25 @@ func TestSessionEndCleanupKeepsUnsafeArchives(t *testing.T) {
 // end.
 type finishCounter struct {
 	refine.Store
-	finished bool
-	after    int
+	// finished is set at the session's end, durable is set once the
+	// commit that records it is made.
+	finished, durable bool
+	after             int
 }
 
 func (f *finishCounter) Commit(ctx context.Context, ops ...refine.Op) error {
-	if f.finished {
+	if f.durable {
 		f.after++
 	}
 	return f.Store.Commit(ctx, ops...)
 }
 
 func (f *finishCounter) Observe(e refine.Event) {
-	if e.Kind == refine.EventSessionFinished {
+	switch {
+	case e.Kind == refine.EventSessionFinished:
 		f.finished = true
+	case e.Kind == refine.EventCommitted && f.finished:
+		f.durable = true
 	}
 }
 

@@ -56,6 +56,13 @@ func (s *Session) checkTermination(ctx context.Context) (bool, error) {
 		if s.st.Outcome.Terminal() {
 			return true, nil
 		}
+		if r := s.st.Deciding; r != 0 {
+			// The blocking decisions of round r are still being asked.
+			if paused, err := s.resolveConflicts(ctx, r); err != nil || paused {
+				return false, err
+			}
+			s.st.Deciding = 0
+		}
 		d := convergence.Decide(terminationInput(s.st, s.cfg.MaxRounds))
 		switch {
 		case d.Outcome.Terminal():
@@ -69,9 +76,11 @@ func (s *Session) checkTermination(ctx context.Context) (bool, error) {
 			if err := blockedWithoutDecisions(s.st); err != nil {
 				return false, err
 			}
+			s.st.Deciding = s.st.Round
 			if paused, err := s.resolveConflicts(ctx, s.st.Round); err != nil || paused {
 				return false, err
 			}
+			s.st.Deciding = 0
 		case d.OfferEarlyTermination && s.st.Round > 0:
 			// Before round 1 nothing has been refined: no offer yet.
 			if again, err := s.offerEarlyTermination(ctx, d.OpenSet); !again {

@@ -34,7 +34,7 @@ func (s *Session) integrationCall(ctx context.Context, role RoleName, k int, msg
 	in := s.st.Integration
 	promptKey, respKey := finalAttemptKeys(role, k)
 	where := fmt.Sprintf("integration %s attempt %d", role, k)
-	plan := attemptPlan{role: role, k: k, where: where, msgs: msgs, started: s.now()}
+	plan := attemptPlan{role: role, k: k, where: where, msgs: msgs, started: s.now(), phase: PhaseIntegration}
 	plan.req = Request{Role: role, Round: in.Round, Attempt: k, Call: s.st.Usage.callIndex(role, respKey),
 		Gaps: slices.Clone(gaps), Messages: msgs, MaxTokens: s.cfg.MaxTokens, Stable: stable}
 	if b, err := s.get(ctx, respKey); err == nil {
@@ -42,23 +42,18 @@ func (s *Session) integrationCall(ctx context.Context, role RoleName, k int, msg
 		plan.journaled = &c
 	} else if !errors.Is(err, ErrNotFound) {
 		return integrationAttempt{}, fmt.Errorf("%s: read response journal: %w", where, err)
-	} else if s.ext.on() {
-		resp, ok := s.ext.take(plan.req)
-		if !ok {
-			s.stage(Put(promptKey, []byte(renderPrompt(where, msgs))))
-			return integrationAttempt{}, errNeedCalls
-		}
-		plan.delivered = &resp
+	} else if res, ok := s.ext.take(plan.req); ok {
+		plan.delivered = &res
 	} else {
-		// The prompt, and everything staged before it, is durable before
-		// the call: a crash during the call repeats this call only.
+		// The driver makes the call; its prompt, and everything staged
+		// before it, is durable before the call: a crash during the call
+		// repeats this call only.
 		s.stage(Put(promptKey, []byte(renderPrompt(where, msgs))))
-		if err := s.flush(ctx); err != nil {
-			return integrationAttempt{}, fmt.Errorf("%s: journal prompt: %w", where, err)
-		}
+		s.ext.keepScope(plan, func() context.Context { return s.tel.beginScope(ctx, plan.startEvent()) })
+		return integrationAttempt{}, errNeedCalls
 	}
-	plan.ctx = s.tel.beginScope(ctx, Event{Kind: EventAttemptStarted, Role: role, Attempt: k, Phase: PhaseIntegration})
-	res := callRole(&s.cfg, s.clock, plan, s.jitter(), s.noteTransport)
+	s.ext.scope(&plan, func() context.Context { return s.tel.beginScope(ctx, plan.startEvent()) })
+	res := plan.result()
 	if res.err != nil && errors.Is(res.err, ErrNoResponse) && s.st.Usage.NextCall[string(role)] == plan.req.Call {
 		// No response is no call: the number goes to the role's next call
 		// (a session rolled back and replayed again numbers its calls as

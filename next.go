@@ -1,10 +1,16 @@
 package refine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
+	"time"
+
+	"github.com/refine-spec/refine/validate"
 )
 
 // Ready is what a session hands its caller from Next, as etcd's raft
@@ -52,30 +58,43 @@ func (s *Session) Next(ctx context.Context) (Ready, error) {
 		return Ready{Outcome: Outcome{Status: StatusFailed, Reason: err.Error()}}, err
 	}
 	s.resumeFailed()
-	if s.ext == nil {
-		s.ext = &externalCalls{delivered: map[callID]Response{}}
-	}
-	s.ext.active, s.ext.needed = true, nil
-	inProcess, store := s.workers, s.cfg.Store
-	s.workers = &inlineWorkers{} // calls are not made here, and results come back in a fixed order
-	staging := newStagingStore(store)
-	s.cfg.Store = staging
-	defer func() {
-		s.ext.active, s.workers, s.cfg.Store = false, inProcess, store
-		if len(staging.ops) > 0 {
-			s.unpersisted = staging.commits
-		}
-	}()
-
 	if s.tel.startRunScope(ctx) {
 		s.dirty = true
 	}
-	o, err := s.run(ctx)
+	var o Outcome
+	r, err := s.decide(ctx, func(ctx context.Context) (err error) {
+		o, err = s.run(ctx)
+		return err
+	})
+	r.Outcome = o
 	s.tel.endRunScope(o, err)
-	r := Ready{Persist: staging.ops, Outcome: o}
+	return r, err
+}
+
+// decide plays play, the engine's decisions from the state in memory,
+// with the session's Store behind a staging view: the commits play makes
+// are kept, in order, for the Ready, and role calls and questions stop it
+// (errNeedCalls, a deferred question) instead of being made. It returns
+// the writes and the calls; the caller commits the one and makes the
+// other. Every driver (Next, Run, Step, Rollback) plays through decide.
+func (s *Session) decide(ctx context.Context, play func(ctx context.Context) error) (Ready, error) {
+	s.ext.needed, s.ext.asked = nil, nil
+	store := s.cfg.Store
+	staging := newStagingStore(store)
+	s.cfg.Store = staging
+	err := play(ctx)
+	s.cfg.Store = store
+	if len(staging.ops) > 0 {
+		s.unpersisted = staging.commits
+	}
+	r := Ready{Persist: staging.ops}
 	if errors.Is(err, errNeedCalls) {
 		r.Calls = slices.Clone(s.ext.needed)
 		return r, nil
+	}
+	if err != nil {
+		// The calls asked for will not be delivered: their attempts end here.
+		s.ext.endScopes(&s.tel, s.now(), err)
 	}
 	return r, err
 }
@@ -90,15 +109,7 @@ func (s *Session) Advance(ctx context.Context) error {
 		return fmt.Errorf("waiting for the session: %w", ctx.Err())
 	}
 	defer s.unlock()
-	commits := s.unpersisted
-	if commits == 0 {
-		return nil
-	}
-	s.unpersisted = 0
-	s.publish()
-	for range commits {
-		s.tel.emit(Event{Kind: EventCommitted})
-	}
+	s.advance()
 	return nil
 }
 
@@ -113,7 +124,7 @@ func (s *Session) Deliver(ctx context.Context, req Request, resp Response) error
 	if s.ext == nil || !slices.ContainsFunc(s.ext.needed, func(r Request) bool { return (callID{r.Role, r.Call}) == id }) {
 		return fmt.Errorf("deliver %s call %d: %w: Next did not ask for it", req.Role, req.Call, ErrUnknownCall)
 	}
-	s.ext.delivered[id] = resp
+	s.ext.delivered[id] = roleResult{resp: resp, calls: 1}
 	return nil
 }
 
@@ -127,58 +138,89 @@ type callID struct {
 	call int
 }
 
-// externalCalls is the state of Next's mode: the calls asked for and the
-// responses delivered for them.
+// externalCalls are the role calls and answers that come from outside
+// the decisions: the calls the last Ready asked for, the results handed
+// back for them, the attempt scopes they run in, and which answers an
+// Immediate asker gave.
 type externalCalls struct {
-	active    bool
 	needed    []Request
-	delivered map[callID]Response
+	delivered map[callID]roleResult
+	// scopes are the attempt scopes of the calls asked for, begun when the
+	// call was asked for so that the call runs inside its attempt's scope.
+	scopes map[callID]callScope
+	// asked are the questions the steps asked since the driver last
+	// asked its Asker: the driver asks them.
+	asked []Question
+	// auto marks the questions an Immediate asker answered: their answers
+	// are recorded as automatic.
+	auto map[string]bool
 }
 
-// on reports whether role calls and questions are the caller's (Next's
-// mode); a nil e is off.
-func (e *externalCalls) on() bool { return e != nil && e.active }
+// callScope is the scope of an attempt whose call is outside: its context
+// and when the attempt started.
+type callScope struct {
+	ctx     context.Context
+	started time.Time
+	plan    attemptPlan
+}
 
-// take returns the response delivered for req, if any, and forgets it;
+func newExternalCalls() *externalCalls {
+	return &externalCalls{delivered: map[callID]roleResult{}, scopes: map[callID]callScope{}, auto: map[string]bool{}}
+}
+
+// take returns the result delivered for req, if any, and forgets it;
 // otherwise it records req as needed.
-func (e *externalCalls) take(req Request) (Response, bool) {
+func (e *externalCalls) take(req Request) (roleResult, bool) {
 	id := callID{req.Role, req.Call}
-	if resp, ok := e.delivered[id]; ok {
+	if res, ok := e.delivered[id]; ok {
 		delete(e.delivered, id)
-		return resp, true
+		return res, true
 	}
 	e.needed = append(e.needed, req)
-	return Response{}, false
+	return roleResult{}, false
 }
 
-// inlineWorkers runs parallel drafting's work on the session's goroutine,
-// in the order it was started, when a Receive needs a value: in Next's
-// mode every call's response is already there, so nothing blocks.
-type inlineWorkers struct{ queue []func() }
-
-func (w *inlineWorkers) Go(ctx context.Context, work func(ctx context.Context)) {
-	w.queue = append(w.queue, func() { work(ctx) })
-}
-
-func (w *inlineWorkers) NewChannel(context.Context) channel { return &inlineChannel{w: w} }
-
-type inlineChannel struct {
-	w    *inlineWorkers
-	vals []any
-}
-
-func (c *inlineChannel) Send(_ context.Context, v any) { c.vals = append(c.vals, v) }
-
-func (c *inlineChannel) Receive(context.Context) any {
-	for len(c.vals) == 0 && len(c.w.queue) > 0 {
-		work := c.w.queue[0]
-		c.w.queue = c.w.queue[1:]
-		work()
+// scope returns the scope the attempt of plan runs in: the one begun when
+// its call was asked for, or a new one (begin).
+func (e *externalCalls) scope(plan *attemptPlan, begin func() context.Context) {
+	id := callID{plan.req.Role, plan.req.Call}
+	if sc, ok := e.scopes[id]; ok {
+		delete(e.scopes, id)
+		plan.ctx, plan.started = sc.ctx, sc.started
+		return
 	}
-	if len(c.vals) == 0 {
-		panic("refine: inline worker channel: Receive with no work left to send a value")
+	plan.ctx = begin()
+}
+
+// keepScope keeps plan's scope, begun with begin, for the call Next asks for.
+func (e *externalCalls) keepScope(plan attemptPlan, begin func() context.Context) {
+	id := callID{plan.req.Role, plan.req.Call}
+	if _, ok := e.scopes[id]; ok {
+		return
 	}
-	v := c.vals[0]
-	c.vals = c.vals[1:]
-	return v
+	plan.ctx = begin()
+	e.scopes[id] = callScope{ctx: plan.ctx, started: plan.started, plan: plan}
+}
+
+// callContext is the context the call for req runs in: its attempt's scope.
+func (e *externalCalls) callContext(ctx context.Context, req Request) context.Context {
+	if sc, ok := e.scopes[callID{req.Role, req.Call}]; ok && sc.ctx != nil {
+		return valueCtx{ctx, sc.ctx}
+	}
+	return ctx
+}
+
+// endScopes ends the scopes of the calls asked for and never delivered,
+// with err (the error that stopped the session).
+func (e *externalCalls) endScopes(t *telemetry, now time.Time, err error) {
+	ids := slices.SortedFunc(maps.Keys(e.scopes), func(a, b callID) int {
+		return cmp.Or(strings.Compare(string(a.role), string(b.role)), cmp.Compare(a.call, b.call))
+	})
+	for _, id := range ids {
+		sc := e.scopes[id]
+		delete(e.scopes, id)
+		ev := Event{Kind: EventAttemptFinished, Role: sc.plan.role, Attempt: sc.plan.k, Gap: sc.plan.part, ExampleTier: sc.plan.example.Tier,
+			Phase: sc.plan.phase, Elapsed: now.Sub(sc.started), FailureType: validate.ExecutionError, Message: err.Error(), Err: err}
+		t.endScope(sc.ctx, ev)
+	}
 }

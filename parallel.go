@@ -98,31 +98,29 @@ func mergeParts(parts []*partState) *acceptedOutput {
 	return acc
 }
 
-// partCall is a worker's message to the session's goroutine: a transport
-// retry on the way, or the call's result (done).
+// partCall is a part's attempt whose result is in: delivered by the
+// driver or journaled before a crash.
 type partCall struct {
 	part *partState
 	plan attemptPlan
-	note *transportNote
-	res  roleResult
 }
 
-// draftParts runs every running part's attempts until each is accepted or
-// exhausted. At most ParallelGaps role calls are in flight; the first error
-// cancels the others and is returned once they have stopped.
+// draftParts plays every running part's attempts until each is accepted
+// or exhausted, or stops for the calls the driver must make
+// (errNeedCalls): at most ParallelGaps at a time, asked for together in
+// one Ready. The first error stops it.
 func (s *Session) draftParts(ctx context.Context, rp *rolePhase) error {
-	wctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	d := &partDrafter{s: s, rp: rp, ctx: ctx, wctx: wctx, cancel: cancel, msgs: s.workers.NewChannel(ctx)}
+	d := &partDrafter{s: s, rp: rp, ctx: ctx}
 	d.queueRunning()
 	for {
 		d.dispatchQueued()
-		if d.inFlight == 0 {
+		if len(d.results) == 0 {
 			break
 		}
-		d.take(d.msgs.Receive(ctx).(partCall))
+		m := d.results[0]
+		d.results = d.results[1:]
+		d.take(m)
 	}
-	// Every worker has sent its result, its last act: none is left running.
 	if d.firstErr == nil && d.needed > 0 {
 		return errNeedCalls
 	}
@@ -130,27 +128,23 @@ func (s *Session) draftParts(ctx context.Context, rp *rolePhase) error {
 }
 
 // partDrafter is one run of draftParts, on the session's goroutine: the
-// parts waiting for an attempt, the role calls in flight on workers, the
-// calls left to Next's caller, and the first error.
+// parts waiting for an attempt, the attempts whose result is in (taken in
+// the order they were dispatched), the calls left to the driver, and the
+// first error.
 type partDrafter struct {
-	s  *Session
-	rp *rolePhase
-	// ctx is draftParts' context; wctx, cancelled by the first error, is
-	// the one the role calls run in.
-	ctx, wctx context.Context
-	cancel    context.CancelFunc
-	msgs      channel
-	queue     []*partState
-	inFlight  int
-	needed    int // calls left to Next's caller
-	firstErr  error
+	s        *Session
+	rp       *rolePhase
+	ctx      context.Context
+	queue    []*partState
+	results  []partCall
+	needed   int // calls left to the driver
+	firstErr error
 }
 
-// fail keeps the first error and cancels the calls in flight.
+// fail keeps the first error.
 func (d *partDrafter) fail(err error) {
 	if d.firstErr == nil {
 		d.firstErr = err
-		d.cancel()
 	}
 }
 
@@ -162,20 +156,18 @@ func (d *partDrafter) queueRunning() {
 			d.queue = append(d.queue, p)
 		}
 	}
-	if s.ext.on() {
-		// Parts whose response Deliver has handed over go first: their
-		// results are settled, and journaled with the next Ready, before
-		// new calls are asked for. Otherwise a crash after that Ready lost
-		// responses already paid for (simulator seed 20700).
-		slices.SortStableFunc(d.queue, func(a, b *partState) int {
-			return cmp.Compare(s.ext.hasDelivered(s.st, b, len(b.Attempts)+1), s.ext.hasDelivered(s.st, a, len(a.Attempts)+1))
-		})
-	}
+	// Parts whose response the driver has handed over go first: their
+	// results are settled, and journaled with the next Ready, before new
+	// calls are asked for. Otherwise a crash after that Ready lost
+	// responses already paid for (simulator seed 20700).
+	slices.SortStableFunc(d.queue, func(a, b *partState) int {
+		return cmp.Compare(s.ext.hasDelivered(s.st, b, len(b.Attempts)+1), s.ext.hasDelivered(s.st, a, len(a.Attempts)+1))
+	})
 }
 
 // dispatchQueued dispatches queued parts while there is room for a call.
 func (d *partDrafter) dispatchQueued() {
-	for d.firstErr == nil && len(d.queue) > 0 && d.inFlight+d.needed < d.s.cfg.ParallelGaps {
+	for d.firstErr == nil && len(d.queue) > 0 && len(d.results)+d.needed < d.s.cfg.ParallelGaps {
 		p := d.queue[0]
 		d.queue = d.queue[1:]
 		if err := d.dispatch(p); err != nil {
@@ -184,57 +176,36 @@ func (d *partDrafter) dispatchQueued() {
 	}
 }
 
-// dispatch plans the next attempt of p, makes its prompt durable and
-// hands the role call to a worker.
+// dispatch plans the next attempt of p: its result is in (queued for
+// take), or its call is left to the driver.
 func (d *partDrafter) dispatch(p *partState) error {
 	s, ctx := d.s, d.ctx
 	if len(p.Attempts) >= 1+s.cfg.MaxRetries {
 		p.Status = partExhausted
 		return s.commit(ctx)
 	}
-	plan, err := s.planAttempt(d.wctx, Engineer, string(p.Gap), len(p.Attempts)+1, d.rp)
+	plan, err := s.planAttempt(ctx, Engineer, string(p.Gap), len(p.Attempts)+1, d.rp)
 	if err != nil {
 		return err
 	}
 	if plan.needed {
-		d.needed++ // Next returns it; the part goes on when it is delivered
+		d.needed++ // the Ready asks for it; the part goes on when it is delivered
 		return nil
 	}
-	if plan.journaled == nil {
-		if err := s.flush(ctx); err != nil {
-			err = fmt.Errorf("%s: journal prompt: %w", plan.where, err)
-			s.endAttempt(plan, attemptOutcome{}, err)
-			return err
-		}
-	}
-	jitter := s.jitter()
-	d.inFlight++
-	msgs := d.msgs
-	s.workers.Go(plan.ctx, func(ctx context.Context) {
-		plan := plan
-		plan.ctx = ctx
-		note := func(n transportNote) { msgs.Send(ctx, partCall{part: p, plan: plan, note: &n}) }
-		msgs.Send(ctx, partCall{part: p, plan: plan, res: callRole(&s.cfg, s.clock, plan, jitter, note)})
-	})
+	d.results = append(d.results, partCall{part: p, plan: plan})
 	return nil
 }
 
-// take handles a worker's message: records a transport retry, or settles
-// and commits a call's result and queues its part again while it runs.
+// take settles and commits an attempt's result and queues its part again
+// while it runs.
 func (d *partDrafter) take(m partCall) {
 	s, ctx := d.s, d.ctx
-	if m.note != nil {
-		s.noteTransport(*m.note)
-		return
-	}
-	d.inFlight--
 	if d.firstErr != nil {
-		// Stopping: the call's result is not recorded, but its scope
-		// is closed.
+		// Stopping: the result is not recorded, but its scope is closed.
 		s.endAttempt(m.plan, attemptOutcome{}, d.firstErr)
 		return
 	}
-	out, err := s.settle(ctx, m.plan, m.res, &m.part.Attempts)
+	out, err := s.settle(ctx, m.plan, m.plan.result(), &m.part.Attempts)
 	if err != nil {
 		d.fail(err)
 		return
@@ -254,7 +225,7 @@ func (d *partDrafter) take(m partCall) {
 
 // hasDelivered reports, as 1 or 0, whether Deliver has handed over the
 // response to attempt k of part p of the round in progress (x nil: not
-// in Next's mode).
+// no driver).
 func (x *externalCalls) hasDelivered(st *state, p *partState, k int) int {
 	_, respKey := attemptKeys(st.Current.N, Engineer, string(p.Gap), k)
 	n, ok := st.Usage.InFlight[respKey]

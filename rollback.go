@@ -110,7 +110,21 @@ func (s *Session) Rollback(ctx context.Context, req RollbackRequest) (RollbackRe
 	// escalation whose budget is still spent, the good-enough offer, the
 	// archive cleanup when the session ends again).
 	s.st.Pending, s.st.Answers = nil, nil
+	s.ext.asked = nil
 	rep, err := s.driveRollback(ctx)
+	k := newAsking()
+	for s.st.RollbackFlow != nil && (err == nil || errors.Is(err, ErrRollbackLimit)) {
+		// The dialog waits for an answer: ask the Asker, then play on.
+		answered, aerr := s.askPending(ctx, k)
+		if aerr != nil {
+			rep, err = RollbackReport{}, aerr
+			break
+		}
+		if !answered {
+			break
+		}
+		rep, err = s.driveRollback(ctx)
+	}
 	if err == nil {
 		err = s.flush(ctx)
 	}

@@ -38,9 +38,7 @@ type Session struct {
 	turn chan struct{}
 	st   *state
 	rnd  *rand.Rand
-	// workers runs parallel drafting's role calls.
-	workers workers
-	// ext is Next's mode: role calls and questions are the caller's.
+	// ext holds the role calls and answers the drivers bring in.
 	ext *externalCalls
 	// stale is set when a commit failed: the in-memory state may be ahead
 	// of the Store, so the next call reloads it.
@@ -109,7 +107,7 @@ func prepare(cfg Config) (*Session, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Session{cfg: cfg, clock: cfg.Clock, tok: cfg.Tokenizer, log: cfg.Logger, turn: make(chan struct{}, 1), workers: goWorkers{}, j: newJournal(cfg.Store)}
+	s := &Session{cfg: cfg, clock: cfg.Clock, tok: cfg.Tokenizer, log: cfg.Logger, turn: make(chan struct{}, 1), ext: newExternalCalls(), j: newJournal(cfg.Store)}
 	if s.clock == nil {
 		s.clock = SystemClock{}
 	}
@@ -332,25 +330,6 @@ func (s *Session) begin(ctx context.Context) error {
 	return nil
 }
 
-// Run plays rounds until the session reaches a terminal outcome, pauses at
-// a question, or fails. A cancelled ctx stops promptly with state committed;
-// Run then returns the context's error and an Outcome with Status Paused.
-func (s *Session) Run(ctx context.Context) (o Outcome, err error) {
-	if err := s.lock(ctx); err != nil {
-		return Outcome{Status: StatusPaused, Reason: err.Error()}, err
-	}
-	defer s.unlock()
-	if err := s.begin(ctx); err != nil {
-		return Outcome{Status: StatusFailed, Reason: err.Error()}, err
-	}
-	s.resumeFailed()
-	if s.tel.startRunScope(ctx) {
-		s.dirty = true
-	}
-	defer func() { s.tel.endRunScope(o, err) }()
-	return s.run(ctx)
-}
-
 func (s *Session) run(ctx context.Context) (Outcome, error) {
 	for {
 		if s.st.Outcome.Terminal() && s.st.RollbackFlow == nil {
@@ -407,49 +386,6 @@ func (s *Session) finishSession(ctx context.Context) (Outcome, error) {
 func (st *state) finishPending() bool {
 	in := st.Integration
 	return (in != nil && in.Step != integDone) || !st.CleanupDone
-}
-
-// Step plays exactly one round, or the rest of the round in progress. The
-// step that ends the session also plays what follows the end (the
-// integration step and the archive cleanup), as Run does; a Step on a
-// finished session whose follow-up a crash interrupted plays the rest of it.
-func (s *Session) Step(ctx context.Context) (rep RoundReport, err error) {
-	if err := s.lock(ctx); err != nil {
-		return RoundReport{Outcome: StatusPaused}, err
-	}
-	defer s.unlock()
-	if err := s.begin(ctx); err != nil {
-		return RoundReport{Outcome: StatusFailed}, err
-	}
-	s.resumeFailed()
-	if s.st.Outcome.Terminal() && s.st.RollbackFlow == nil && !s.st.finishPending() {
-		return RoundReport{Round: s.st.Round, Outcome: s.st.Outcome}, fmt.Errorf("step: %w (%s); roll back to reopen it", ErrFinished, s.st.Outcome)
-	}
-	if s.tel.startRunScope(ctx) {
-		s.dirty = true
-	}
-	defer func() { s.tel.endRunScope(Outcome{Status: rep.Outcome, Round: rep.Round}, err) }()
-	if s.st.Outcome.Terminal() && s.st.RollbackFlow == nil {
-		o, err := s.finishSession(ctx)
-		rep = s.st.report(s.st.outcome())
-		rep.Outcome, rep.Pending = o.Status, o.Pending
-		return rep, err
-	}
-	rep, err = s.stepRound(ctx)
-	if err == nil && s.st.Outcome.Terminal() && s.st.RollbackFlow == nil {
-		o, ferr := s.finishSession(ctx)
-		rep.Outcome, rep.Pending = o.Status, o.Pending
-		return rep, ferr
-	}
-	if err == nil {
-		err = s.flush(ctx)
-	}
-	if err != nil {
-		out, err := s.failed(ctx, err)
-		rep.Outcome = out.Status
-		return rep, err
-	}
-	return rep, nil
 }
 
 // stepRound plays what is left of the round in progress: its end-of-round
@@ -680,57 +616,24 @@ func statusOf(s *state, vc *validationCache) Status {
 	return st
 }
 
-// ask gets an answer to q: one recorded through Answer, else from the
-// Asker. paused is true when the question was deferred and is now pending.
-// Invalid answers from the Asker are asked again, up to three times.
+// ask gets an answer to q: one accepted already (given to the driver's
+// Asker or through Answer), else q becomes pending, durable with the
+// commit that records it, and paused is true: the driver asks it, and the
+// step that asked takes the answer when the session plays on.
 func (s *Session) ask(ctx context.Context, q Question) (a Answer, paused bool, err error) {
-	if ans, ok := s.takeAnswer(q, false); ok {
+	if ans, ok := s.takeAnswer(q, s.ext.auto[q.ID]); ok {
+		delete(s.ext.auto, q.ID)
 		return ans, false, nil
-	}
-	// A person may take a while: nothing staged may be lost meanwhile.
-	if im, ok := s.cfg.Asker.(Immediate); !ok || !im.Immediate() || s.ext.on() {
-		if err := s.flush(ctx); err != nil {
-			return Answer{}, false, err
-		}
 	}
 	s.tel.emit(Event{Kind: EventQuestionAsked, Question: &q})
-	var lastErr error
-	for try := 0; try < 3; try++ {
-		ask := q
-		if lastErr != nil {
-			ask.Body = fmt.Sprintf("%s\n\n(Previous answer rejected: %v)", q.Body, lastErr)
-		}
-		var ans Answer
-		var err error
-		if s.ext.on() {
-			err = ErrDeferred // Next's caller answers
-		} else {
-			ans, err = s.cfg.Asker.Ask(ctx, ask)
-		}
-		if errors.Is(err, ErrDeferred) {
-			if !slices.ContainsFunc(s.st.Pending, func(p Question) bool { return p.ID == q.ID }) {
-				s.st.Pending = append(s.st.Pending, q)
-			}
-			if err := s.commit(ctx); err != nil {
-				return Answer{}, false, err
-			}
-			return Answer{}, true, nil
-		}
-		if err != nil {
-			return Answer{}, false, fmt.Errorf("round %d: ask %s: %w", q.Round, q.ID, err)
-		}
-		if err := s.st.acceptAnswer(q, ans); err != nil {
-			lastErr = err
-			s.log.Warn("asker gave an invalid answer", "question", q.ID, "err", err)
-			continue
-		}
-		// An Immediate asker is a policy, not a person: its answers are
-		// recorded as automatic.
-		im, automatic := s.cfg.Asker.(Immediate)
-		ans, _ = s.takeAnswer(q, automatic && im.Immediate())
-		return ans, false, nil
+	if !slices.ContainsFunc(s.st.Pending, func(p Question) bool { return p.ID == q.ID }) {
+		s.st.Pending = append(s.st.Pending, q)
 	}
-	return Answer{}, false, fmt.Errorf("round %d: ask %s: %w", q.Round, q.ID, lastErr)
+	s.ext.asked = append(s.ext.asked, q)
+	if err := s.commit(ctx); err != nil {
+		return Answer{}, false, err
+	}
+	return Answer{}, true, nil
 }
 
 // recordDecision adds a user decision, made at at, to decisions.md.

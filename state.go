@@ -130,6 +130,10 @@ type state struct {
 	// done, so Step knows whether the round in progress still has its end
 	// to play (after a crash between the round's end and its check).
 	EndChecked int `json:"end_checked,omitempty"`
+	// Deciding is the round whose blocking decisions (every open gap
+	// BLOCKED) are being asked, one at a time: the rest are asked under
+	// that round however the answers come, at once or one by one.
+	Deciding int `json:"deciding,omitempty"`
 	// Choice is a standing termination choice (accept, force_complete, …).
 	Choice string `json:"choice,omitempty"`
 	// HighAck records the user's acknowledgment of unresolved HIGH conflicts.

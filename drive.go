@@ -1,0 +1,305 @@
+package refine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/refine-spec/refine/retry"
+)
+
+// The drivers: Run, Step and Rollback play the session's decisions
+// (decide) and do what they ask for, as etcd raft's node loop drives its
+// RawNode: commit the Ready's writes, make its role calls (transport
+// retries with backoff, parallel calls at once), deliver the results, ask
+// the Asker the questions the session waits for, record the answers, and
+// play on. Next hands the same Ready to a caller that does this itself.
+
+// Run plays rounds until the session reaches a terminal outcome, pauses at
+// a question, or fails. A cancelled ctx stops promptly with state committed;
+// Run then returns the context's error and an Outcome with Status Paused.
+func (s *Session) Run(ctx context.Context) (o Outcome, err error) {
+	if err := s.lock(ctx); err != nil {
+		return Outcome{Status: StatusPaused, Reason: err.Error()}, err
+	}
+	defer s.unlock()
+	if err := s.begin(ctx); err != nil {
+		return Outcome{Status: StatusFailed, Reason: err.Error()}, err
+	}
+	s.resumeFailed()
+	if s.tel.startRunScope(ctx) {
+		s.dirty = true
+	}
+	defer func() { s.tel.endRunScope(o, err) }()
+	return drive(ctx, s, s.run, func(o Outcome) Outcome { return o })
+}
+
+// Step plays exactly one round, or the rest of the round in progress. The
+// step that ends the session also plays what follows the end (the
+// integration step and the archive cleanup), as Run does; a Step on a
+// finished session whose follow-up a crash interrupted plays the rest of it.
+func (s *Session) Step(ctx context.Context) (rep RoundReport, err error) {
+	if err := s.lock(ctx); err != nil {
+		return RoundReport{Outcome: StatusPaused}, err
+	}
+	defer s.unlock()
+	if err := s.begin(ctx); err != nil {
+		return RoundReport{Outcome: StatusFailed}, err
+	}
+	s.resumeFailed()
+	if s.st.Outcome.Terminal() && s.st.RollbackFlow == nil && !s.st.finishPending() {
+		return RoundReport{Round: s.st.Round, Outcome: s.st.Outcome}, fmt.Errorf("step: %w (%s); roll back to reopen it", ErrFinished, s.st.Outcome)
+	}
+	if s.tel.startRunScope(ctx) {
+		s.dirty = true
+	}
+	defer func() { s.tel.endRunScope(Outcome{Status: rep.Outcome, Round: rep.Round}, err) }()
+	return drive(ctx, s, s.step, func(o Outcome) RoundReport {
+		rep := s.st.report(o)
+		rep.Outcome = o.Status
+		return rep
+	})
+}
+
+// step plays the rest of the round in progress, or the next round, and
+// what follows the session's end.
+func (s *Session) step(ctx context.Context) (RoundReport, error) {
+	if s.st.Outcome.Terminal() && s.st.RollbackFlow == nil {
+		o, err := s.finishSession(ctx)
+		rep := s.st.report(s.st.outcome())
+		rep.Outcome, rep.Pending = o.Status, o.Pending
+		return rep, err
+	}
+	rep, err := s.stepRound(ctx)
+	if errors.Is(err, errNeedCalls) {
+		// The calls' prompts become durable with the Ready.
+		if ferr := s.flush(ctx); ferr != nil {
+			err = ferr
+		} else {
+			return rep, err
+		}
+	}
+	if err == nil && s.st.Outcome.Terminal() && s.st.RollbackFlow == nil {
+		o, ferr := s.finishSession(ctx)
+		rep.Outcome, rep.Pending = o.Status, o.Pending
+		return rep, ferr
+	}
+	if err == nil {
+		err = s.flush(ctx)
+	}
+	if err != nil {
+		out, err := s.failed(ctx, err)
+		rep.Outcome = out.Status
+		return rep, err
+	}
+	return rep, nil
+}
+
+// drive is the loop of Run and Step: play the decisions, commit their
+// writes, make the calls they ask for or ask the questions they wait for,
+// and play on, until play stops at neither. failedAs builds the result
+// of a failure the driver meets (a commit, the Asker).
+func drive[T any](ctx context.Context, s *Session, play func(context.Context) (T, error), failedAs func(Outcome) T) (T, error) {
+	k := newAsking()
+	for {
+		var res T
+		r, err := s.decide(ctx, func(ctx context.Context) (err error) {
+			res, err = play(ctx)
+			return err
+		})
+		if perr := s.persist(ctx, r.Persist); perr != nil {
+			return failedAs(Outcome{Status: StatusFailed, Round: s.st.Round, Reason: perr.Error()}), perr
+		}
+		if err != nil {
+			return res, err
+		}
+		if len(r.Calls) > 0 {
+			s.makeCalls(ctx, r.Calls)
+			continue
+		}
+		answered, err := s.askPending(ctx, k)
+		if err != nil {
+			o, err := s.failed(ctx, err)
+			return failedAs(o), err
+		}
+		if !answered {
+			return res, nil
+		}
+	}
+}
+
+// persist commits a Ready's writes to the session's Store and advances.
+// Writes decided before a cancellation are committed all the same: they
+// record work done. A failed commit leaves the session stale: the next
+// call reads it as stored.
+func (s *Session) persist(ctx context.Context, ops []Op) error {
+	if len(ops) > 0 {
+		if err := s.cfg.Store.Commit(context.WithoutCancel(ctx), ops...); err != nil {
+			s.unpersisted, s.stale, s.lastRendered = 0, true, nil
+			return fmt.Errorf("commit: %w", err)
+		}
+	}
+	s.advance()
+	return nil
+}
+
+// advance makes the Ready just committed what Status reports.
+func (s *Session) advance() {
+	commits := s.unpersisted
+	if commits == 0 {
+		return
+	}
+	s.unpersisted = 0
+	s.publish()
+	for range commits {
+		s.tel.emit(Event{Kind: EventCommitted})
+	}
+}
+
+// makeCalls makes the role calls of a Ready, all at once, each in its
+// attempt's scope, and delivers their results. The first call that fails
+// for good cancels the others, which are then not delivered (the session
+// stops at the failure); transport retries are recorded as they happen.
+func (s *Session) makeCalls(ctx context.Context, reqs []Request) {
+	type done struct {
+		i   int
+		res roleResult
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	notes, finished := make(chan transportNote), make(chan done)
+	for i, req := range reqs {
+		jitter, callCtx := s.jitter(), s.ext.callContext(cctx, req)
+		go func() {
+			finished <- done{i, callRole(callCtx, &s.cfg, s.clock, req, jitter, func(n transportNote) { notes <- n })}
+		}()
+	}
+	results := make([]roleResult, len(reqs))
+	for left := len(reqs); left > 0; {
+		select {
+		case n := <-notes:
+			s.noteTransport(n)
+		case d := <-finished:
+			results[d.i] = d.res
+			left--
+			if d.res.err != nil && !d.res.failure.cancelled {
+				cancel()
+			}
+		}
+	}
+	for i, req := range reqs {
+		res := results[i]
+		if res.failure.cancelled && ctx.Err() == nil {
+			continue // stopped by another call's failure
+		}
+		s.ext.delivered[callID{req.Role, req.Call}] = res
+	}
+}
+
+// callRole makes the call req to its role of cfg, retrying transient
+// errors with backoff (sleeping on clock); note reports each retry. It
+// touches no session state: it runs on a goroutine of its own.
+func callRole(ctx context.Context, cfg *Config, clock Clock, req Request, jitter func() float64, note func(transportNote)) roleResult {
+	r := cfg.Engineer
+	if req.Role == Reviewer {
+		r = cfg.Reviewer
+	}
+	b := retry.Backoff{Base: cfg.BackoffBase, Max: cfg.BackoffMax}
+	calls := 0
+	for try := 1; ; try++ {
+		resp, err := r.Respond(ctx, req)
+		calls++
+		if err == nil {
+			return roleResult{resp: resp, calls: calls}
+		}
+		if ctx.Err() != nil {
+			return roleResult{calls: calls, err: ctx.Err(), failure: callFailure{cancelled: true}}
+		}
+		transient, hint := IsTransient(err)
+		if !transient {
+			return roleResult{calls: calls, err: err}
+		}
+		if try > cfg.TransportRetries {
+			return roleResult{calls: calls, err: err, failure: callFailure{retries: cfg.TransportRetries}}
+		}
+		d := b.Delay(try, hint, jitter)
+		note(transportNote{role: req.Role, round: req.Round, attempt: req.Attempt, err: err, try: try, delay: d})
+		if err := clock.Sleep(ctx, d); err != nil {
+			return roleResult{calls: calls, err: err, failure: callFailure{cancelled: true}}
+		}
+	}
+}
+
+// asking is what a driver call has asked its Asker: the questions it
+// asked and those the Asker deferred.
+type asking struct {
+	asked, deferred map[string]bool
+}
+
+func newAsking() *asking { return &asking{asked: map[string]bool{}, deferred: map[string]bool{}} }
+
+// askPending asks the Asker the questions the session waits for and
+// records each valid answer; it reports whether it recorded any. It asks
+// the questions the last decisions asked (as the session's steps reached
+// them), then any other question waiting without an answer that this
+// driver call has not asked yet (one pending since an earlier process,
+// say). A question the Asker defers is not asked again by this driver
+// call; nor is one whose answer kept it pending (the user chose to
+// pause) unless a step asks it again. An invalid answer is asked again,
+// with why, up to three times.
+func (s *Session) askPending(ctx context.Context, k *asking) (answered bool, err error) {
+	im, ok := s.cfg.Asker.(Immediate)
+	automatic := ok && im.Immediate()
+	questions := s.ext.asked
+	s.ext.asked = nil
+	for _, q := range s.st.Pending {
+		if !k.asked[q.ID] && !slices.ContainsFunc(questions, func(p Question) bool { return p.ID == q.ID }) {
+			questions = append(questions, q)
+		}
+	}
+	for _, q := range questions {
+		_, has := s.st.Answers[q.ID]
+		if has || k.deferred[q.ID] || !slices.ContainsFunc(s.st.Pending, func(p Question) bool { return p.ID == q.ID }) {
+			continue
+		}
+		k.asked[q.ID] = true
+		err := s.askAsker(ctx, q)
+		if errors.Is(err, ErrDeferred) {
+			k.deferred[q.ID] = true
+			break
+		}
+		if err != nil {
+			return answered, err
+		}
+		s.ext.auto[q.ID] = automatic
+		s.dirty, answered = true, true
+	}
+	return answered, nil
+}
+
+// askAsker asks q until the Asker gives an answer q accepts (recorded in
+// the state), at most three times, or defers, or fails.
+func (s *Session) askAsker(ctx context.Context, q Question) error {
+	var lastErr error
+	for range 3 {
+		ask := q
+		if lastErr != nil {
+			ask.Body = fmt.Sprintf("%s\n\n(Previous answer rejected: %v)", q.Body, lastErr)
+		}
+		a, err := s.cfg.Asker.Ask(ctx, ask)
+		if errors.Is(err, ErrDeferred) {
+			return err
+		}
+		if err != nil {
+			return fmt.Errorf("round %d: ask %s: %w", q.Round, q.ID, err)
+		}
+		if err := s.st.acceptAnswer(q, a); err != nil {
+			lastErr = err
+			s.log.Warn("asker gave an invalid answer", "question", q.ID, "err", err)
+			continue
+		}
+		return nil
+	}
+	return fmt.Errorf("round %d: ask %s: %w", q.Round, q.ID, lastErr)
+}
