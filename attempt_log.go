@@ -1,6 +1,7 @@
 package refine
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"time"
@@ -63,9 +64,36 @@ func (st *state) validationRows(from, to int) []validationEntry {
 			rows = append(rows, v)
 		}
 	}
-	facts := slices.DeleteFunc(slices.Clone(st.AttemptLog), func(f attemptFact) bool { return !in(f.Round) })
-	rows = st.factRows(rows, facts, in)
+	rows = st.factRows(rows, st.factsIn(from, to, in), in)
 	return st.orphanWarnings(rows, in)
+}
+
+// factRound orders attempt facts by round, as the engine records them.
+func factRound(f attemptFact, round int) int { return cmp.Compare(f.Round, round) }
+
+// factsInOrder reports whether the attempt log is in round order, as the
+// engine writes it (an edited state.json may not be).
+func (st *state) factsInOrder() bool {
+	return slices.IsSortedFunc(st.AttemptLog, func(a, b attemptFact) int { return cmp.Compare(a.Round, b.Round) })
+}
+
+// factsIn returns the attempt facts of rounds from to to (0: no bound),
+// for reading only: a part of the log when it is in round order, found
+// by binary search (a long session's status.md shows its recent rounds at
+// every durable point, and copying the whole log to filter it grew with
+// the session), else a filtered copy.
+func (st *state) factsIn(from, to int, in func(round int) bool) []attemptFact {
+	log := st.AttemptLog
+	if !st.factsInOrder() {
+		return slices.DeleteFunc(slices.Clone(log), func(f attemptFact) bool { return !in(f.Round) })
+	}
+	lo, _ := slices.BinarySearchFunc(log, from, factRound)
+	hi := len(log)
+	if to != 0 {
+		hi, _ = slices.BinarySearchFunc(log, to+1, factRound)
+	}
+	hi = max(hi, lo)
+	return log[lo:hi:hi]
 }
 
 // factRows appends the rows of facts, each round's followed by its
@@ -114,13 +142,24 @@ func (st *state) factRows(rows []validationEntry, facts []attemptFact, in func(r
 
 // orphanWarnings appends the warnings (in range) of rounds with no
 // attempt facts (a legacy round).
+// A log in round order is searched rather than indexed in a map: this
+// runs at every durable point, and the map grew with the session.
 func (st *state) orphanWarnings(rows []validationEntry, in func(round int) bool) []validationEntry {
-	withFacts := map[int]bool{}
-	for _, f := range st.AttemptLog {
-		withFacts[f.Round] = true
+	var withFacts func(round int) bool
+	if st.factsInOrder() {
+		withFacts = func(round int) bool {
+			_, found := slices.BinarySearchFunc(st.AttemptLog, round, factRound)
+			return found
+		}
+	} else {
+		rounds := map[int]bool{}
+		for _, f := range st.AttemptLog {
+			rounds[f.Round] = true
+		}
+		withFacts = func(round int) bool { return rounds[round] }
 	}
 	for _, w := range st.Warnings {
-		if in(w.Round) && !withFacts[w.Round] {
+		if in(w.Round) && !withFacts(w.Round) {
 			rows = append(rows, w.row())
 		}
 	}
@@ -175,15 +214,17 @@ func (c *validationCache) records(st *state) []ValidationRecord {
 }
 
 // retryRows returns the retry details: legacy ones, then one per failure
-// that led to a retry, its outcome read from the attempt that followed.
-func (st *state) retryRows() []retryDetail {
+// of round from or later that led to a retry, its outcome read from the
+// attempt that followed.
+func (st *state) retryRows(from int) []retryDetail {
 	rows := slices.Clone(st.LegacyRetries)
-	for i, f := range st.AttemptLog {
+	facts := st.factsIn(from, 0, func(round int) bool { return round >= from })
+	for i, f := range facts {
 		if f.Retry == nil {
 			continue
 		}
 		outcome := "pending"
-		for _, next := range st.AttemptLog[i+1:] {
+		for _, next := range facts[i+1:] {
 			if next.Round == f.Round && next.Role == f.Role && next.Part == f.Part && next.N == f.N+1 {
 				outcome = "Failed again (" + string(next.FailureType) + ")"
 				if next.Success {
