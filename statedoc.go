@@ -90,12 +90,15 @@ type encodedGap struct {
 // encodeLedger encodes l as json.Marshal would, reusing the encoding of
 // every gap unchanged since the last call: a long session's ledger
 // (every gap's transitions) was the largest part of the state encoded
-// whole at every durable point.
+// whole at every durable point. It writes the encoding into buf, where
+// the gaps up to the first that changed since buf was last written are
+// in place already: a new buffer the size of the ledger at each change
+// (three a round, 42 KiB at round 90) fed the collector.
 //
 // It also returns the encoding's split for the journal's diff (the gaps
 // array and its elements), so that a durable point does not scan the
 // whole ledger to find the gap that changed.
-func encodeLedger(l gap.Ledger, cache map[gap.ID]encodedGap) ([]byte, *journal.Split, error) {
+func encodeLedger(l gap.Ledger, cache map[gap.ID]encodedGap, buf *ledgerBuf) ([]byte, *journal.Split, error) {
 	const open = `{"gaps":[`
 	elems := make([][]byte, 0, len(l.Gaps))
 	size := len(open) + len(l.Gaps) + 2
@@ -114,17 +117,46 @@ func encodeLedger(l gap.Ledger, cache map[gap.ID]encodedGap) ([]byte, *journal.S
 		elems = append(elems, e.enc)
 		size += len(e.enc)
 	}
-	// Sized exactly: growing it as it was joined cost more than the copy.
-	out := append(make([]byte, 0, size), open...)
-	for i, enc := range elems {
+	// buf holds open and its elems, joined by commas: keep those that are
+	// this ledger's too (the same encodings, compared by identity).
+	out := buf.b[:0]
+	kept := 0
+	if len(buf.b) >= len(open) {
+		n := len(open)
+		for kept < len(elems) && kept < len(buf.elems) && sameBytes(buf.elems[kept], elems[kept]) {
+			if kept > 0 {
+				n++
+			}
+			n += len(elems[kept])
+			kept++
+		}
+		out = buf.b[:n]
+	} else {
+		out = append(out, open...)
+	}
+	out = slices.Grow(out, size-len(out))
+	for i := kept; i < len(elems); i++ {
 		if i > 0 {
 			out = append(out, ',')
 		}
-		out = append(out, enc...)
+		out = append(out, elems[i]...)
 	}
 	out = append(out, "]}"...)
+	buf.b, buf.elems = out, elems
 	gaps := out[len(open)-1 : len(out)-1]
 	return out, &journal.Split{Keys: [][]byte{[]byte("gaps")}, Vals: [][]byte{gaps}, Subs: []*journal.Split{{Vals: elems}}}, nil
+}
+
+// ledgerBuf is a buffer for the ledger's encoding and the gap encodings
+// it holds, in order.
+type ledgerBuf struct {
+	b     []byte
+	elems [][]byte
+}
+
+// sameBytes reports whether a and b are the same bytes in memory.
+func sameBytes(a, b []byte) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // encodedEntries are the first n entries of a history log, encoded and
@@ -148,6 +180,12 @@ type historyCache struct {
 	ledgerVer   []gapVersion
 	ledgerEnc   []byte
 	ledgerSplit *journal.Split
+	// ledgerBufs are two buffers the ledger's encodings take turns to
+	// write to (as bufs below): the last encoding is in one.
+	ledgerBufs [2]ledgerBuf
+	ledgerTurn int
+	// vers is scratch space for the gaps' versions (swapped with ledgerVer).
+	vers []gapVersion
 	// tracker re-encodes only the convergence tracker's rows that
 	// changed: a row a round, 14 KiB at round 90, was encoded whole.
 	tracker convergence.Encoder
@@ -285,17 +323,19 @@ func (c *historyCache) ledger(st *state) ([]byte, *journal.Split, error) {
 	if c.gaps == nil {
 		c.gaps = map[gap.ID]encodedGap{}
 	}
-	vers := make([]gapVersion, len(st.Ledger.Gaps))
+	vers := c.vers[:0]
 	for i := range st.Ledger.Gaps {
-		vers[i] = versionOf(&st.Ledger.Gaps[i])
+		vers = append(vers, versionOf(&st.Ledger.Gaps[i]))
 	}
+	c.vers = vers
 	val, split := c.ledgerEnc, c.ledgerSplit
 	if c.ledgerEnc == nil || !slices.Equal(vers, c.ledgerVer) {
 		var err error
-		if val, split, err = encodeLedger(st.Ledger, c.gaps); err != nil {
+		if val, split, err = encodeLedger(st.Ledger, c.gaps, &c.ledgerBufs[c.ledgerTurn]); err != nil {
 			return nil, nil, err
 		}
-		c.ledgerVer, c.ledgerEnc, c.ledgerSplit = vers, val, split
+		c.ledgerTurn ^= 1
+		c.ledgerVer, c.vers, c.ledgerEnc, c.ledgerSplit = vers, c.ledgerVer, val, split
 	}
 	if checkingHistory() {
 		if want, err := json.Marshal(st.Ledger); err != nil || !bytes.Equal(val, want) {

@@ -308,9 +308,12 @@ func diffSplit(ops *[]Op, path []string, old, cur []byte, os, cs *Split, depth i
 			set()
 		}
 	case '[':
-		if len(old) > 2 && len(cur) > len(old) && cur[len(old)-1] == ',' && bytes.Equal(old[:len(old)-1], cur[:len(old)-1]) {
+		if (os == nil || cs == nil) && len(old) > 2 && len(cur) > len(old) && cur[len(old)-1] == ',' && bytes.Equal(old[:len(old)-1], cur[:len(old)-1]) {
 			// Only appended to, as logs are: the kept elements need no
-			// scan, the new ones are the tail.
+			// scan, the new ones are the tail. With the writers' splits
+			// the elements are compared below instead (the same ops: an
+			// unchanged element is often the same bytes in memory, which
+			// compare at once, where this compared the whole prefix).
 			tail := make([]byte, 0, len(cur)-len(old)+2)
 			tail = append(append(tail, '['), cur[len(old):]...)
 			if _, _, err := members(tail); err == nil {
