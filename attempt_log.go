@@ -142,11 +142,16 @@ func (st *state) factRows(rows []validationEntry, facts []attemptFact, in func(r
 
 // orphanWarnings appends the warnings (in range) of rounds with no
 // attempt facts (a legacy round).
-// A log in round order is searched rather than indexed in a map: this
-// runs at every durable point, and the map grew with the session.
 func (st *state) orphanWarnings(rows []validationEntry, in func(round int) bool) []validationEntry {
+	return st.orphans(rows, in, st.factsInOrder())
+}
+
+// orphans is orphanWarnings, told whether the attempt log is in round
+// order: such a log is searched rather than indexed in a map (this runs
+// at every durable point, and the map grew with the session).
+func (st *state) orphans(rows []validationEntry, in func(round int) bool, inOrder bool) []validationEntry {
 	var withFacts func(round int) bool
-	if st.factsInOrder() {
+	if inOrder {
 		withFacts = func(round int) bool {
 			_, found := slices.BinarySearchFunc(st.AttemptLog, round, factRound)
 			return found
@@ -177,20 +182,30 @@ func (w warningFact) row() validationEntry {
 type validationCache struct {
 	st    *state
 	round int // the records are those of the rounds before round
-	facts int // taken from AttemptLog[:facts]
+	facts int // taken from AttemptLog[:facts], which is in round order
 	recs  []ValidationRecord
 }
 
 // records returns Status.Validation for st, reusing the records of ended
 // rounds. Test binaries check it against the records built whole.
+//
+// The records returned share memory with the cache until the next call:
+// the records of the round in flight are written after the cached ones,
+// in the cache's spare capacity (copying every ended round's records at
+// each durable point grew with the session). The caller copies them
+// (Session.publish clones the Status).
 func (c *validationCache) records(st *state) []ValidationRecord {
 	whole := func() []ValidationRecord { return validationRecords(st.validationRows(0, 0)) }
-	byRound := func(a, b attemptFact) int { return a.Round - b.Round }
-	if len(st.LegacyValidation) > 0 || !slices.IsSortedFunc(st.AttemptLog, byRound) {
-		return whole() // an old session's or an unordered log: no blocks to reuse
+	if len(st.LegacyValidation) > 0 {
+		return whole() // an old session's: no blocks to reuse
 	}
 	if c.st != st || c.facts > len(st.AttemptLog) || c.round > st.Round {
 		*c = validationCache{st: st}
+	}
+	// The facts before c.facts were in round order when cached and have
+	// not changed since: only the rest needs checking.
+	if !slices.IsSortedFunc(st.AttemptLog[max(c.facts-1, 0):], func(a, b attemptFact) int { return cmp.Compare(a.Round, b.Round) }) {
+		return whole() // an unordered log: no blocks to reuse
 	}
 	all := func(int) bool { return true }
 	if st.Round > c.round {
@@ -203,8 +218,9 @@ func (c *validationCache) records(st *state) []ValidationRecord {
 		c.facts, c.round = n, st.Round
 	}
 	from := c.round
-	out := append(c.recs[:len(c.recs):len(c.recs)], validationRecords(st.factRows(nil, st.AttemptLog[c.facts:], func(r int) bool { return r >= from }))...)
-	out = append(out, validationRecords(st.orphanWarnings(nil, all))...)
+	out := append(c.recs, validationRecords(st.factRows(nil, st.AttemptLog[c.facts:], func(r int) bool { return r >= from }))...)
+	out = append(out, validationRecords(st.orphans(nil, all, true))...)
+	c.recs = out[:len(c.recs)] // the same records, in out's array when it grew
 	if checkingHistory() {
 		if want := whole(); !slices.Equal(out, want) {
 			panic(fmt.Sprintf("validation records: the cached records of ended rounds differ from the records built whole:\ncached %v\nwhole  %v", out, want))
