@@ -109,3 +109,31 @@ func TestEncoderReusesUnchanged(t *testing.T) {
 		t.Error("the new encoding was written over the last one")
 	}
 }
+
+// TestRowsFrom: the rows of a round and later, as Rows filtered.
+func TestRowsFrom(t *testing.T) {
+	tr := &Tracker{}
+	for _, r := range []int{1, 2, 4, 7} {
+		tr.Record(Row{Round: r})
+	}
+	for _, from := range []int{-1, 0, 1, 2, 3, 4, 5, 7, 8} {
+		var want []Row
+		for _, r := range tr.Rows() {
+			if r.Round >= from {
+				want = append(want, r)
+			}
+		}
+		if got := tr.RowsFrom(from); !slices.Equal(got, want) {
+			t.Errorf("RowsFrom(%d) = %v, want %v", from, got, want)
+		}
+	}
+	if got := tr.RowsFrom(1); len(got) > 0 {
+		got[0].Round = 99
+		if tr.Rows()[0].Round == 99 {
+			t.Error("RowsFrom shares the tracker's rows")
+		}
+	}
+	if tr.Len() != 4 || (&Tracker{}).Len() != 0 {
+		t.Errorf("Len = %d, want 4", tr.Len())
+	}
+}
