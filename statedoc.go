@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/convergence"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/internal/journal"
@@ -186,6 +187,8 @@ type historyCache struct {
 	ledgerTurn int
 	// vers is scratch space for the gaps' versions (swapped with ledgerVer).
 	vers []gapVersion
+	// rate re-encodes only the rate history's records that changed.
+	rate conflict.RateEncoder
 	// tracker re-encodes only the convergence tracker's rows that
 	// changed: a row a round, 14 KiB at round 90, was encoded whole.
 	tracker convergence.Encoder
@@ -237,9 +240,9 @@ func encodeState(st *state, c *historyCache) (journal.Version, error) {
 	if c.st != st { // a new or replaced state (opened, rolled back)
 		*c = historyCache{st: st}
 	}
-	b, err := json.Marshal(withoutHistory(st))
+	base, err := c.base(st)
 	if err != nil {
-		return journal.Version{}, fmt.Errorf("encode state: %w", err)
+		return journal.Version{}, err
 	}
 	var m members
 	for i, h := range historyLogs {
@@ -265,7 +268,39 @@ func encodeState(st *state, c *historyCache) (journal.Version, error) {
 		}
 		m.add("convergence", val, split)
 	}
-	return journal.NewVersion(b).AppendMembers(m.keys, m.vals, m.subs), nil
+	return base.AppendMembers(m.keys, m.vals, m.subs), nil
+}
+
+// base encodes st without the members encoded apart and appended after
+// it, split at the top level. The rate history (a record a round, 4.6 KiB
+// at round 90) keeps its place among the other members: it is encoded
+// by c.rate, which re-encodes only the records that changed, and set in
+// the place of the empty history the rest was encoded with.
+func (c *historyCache) base(st *state) (journal.Version, error) {
+	core := withoutHistory(st)
+	core.RateHistory = conflict.RateHistory{}
+	b, err := json.Marshal(core)
+	if err != nil {
+		return journal.Version{}, fmt.Errorf("encode state: %w", err)
+	}
+	rate, err := c.rate.Encode(st.RateHistory)
+	if err != nil {
+		return journal.Version{}, fmt.Errorf("encode state: %w", err)
+	}
+	v, ok := journal.NewVersion(b).SetMember("rate_history", rate)
+	if !ok { // never: the member is always there
+		b, err := json.Marshal(withoutHistory(st))
+		if err != nil {
+			return journal.Version{}, fmt.Errorf("encode state: %w", err)
+		}
+		return journal.NewVersion(b), nil
+	}
+	if checkingHistory() {
+		if want, err := json.Marshal(withoutHistory(st)); err != nil || !bytes.Equal(v.Bytes(), want) {
+			return journal.Version{}, fmt.Errorf("state: the rate history set in place gives another document:\nset   %s\nwhole %s (%v)", v.Bytes(), want, err)
+		}
+	}
+	return v, nil
 }
 
 // members are the state's members encoded apart, with their splits for

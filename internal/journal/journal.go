@@ -540,3 +540,45 @@ func (v Version) AppendMembers(keys []string, vals [][]byte, subs []*Split) Vers
 	}
 	return out
 }
+
+// SetMember returns v with the value of its top-level member key
+// replaced by val, a compact JSON value: a writer that encodes a member
+// apart (reusing the bytes of its unchanged part) puts it back in its
+// place, so the document keeps its members in their order. ok is false,
+// and v is returned as it is, when v is not an object split by
+// NewVersion or has no member key. val is copied.
+func (v Version) SetMember(key string, val []byte) (_ Version, ok bool) {
+	if !v.ok || v.joined != nil {
+		return v, false
+	}
+	k := slices.IndexFunc(v.keys, func(raw []byte) bool { return string(raw) == key })
+	if k < 0 || len(v.vals[k]) == 0 {
+		return v, false
+	}
+	doc := v.doc
+	// NewVersion's keys and values are slices of doc: their offsets
+	// follow from their capacities.
+	at := func(s []byte) int { return cap(doc) - cap(s) }
+	start, old := at(v.vals[k]), len(v.vals[k])
+	if start < 0 || start+old > len(doc) || &doc[start] != &v.vals[k][0] {
+		return v, false
+	}
+	out := make([]byte, 0, len(doc)-old+len(val))
+	out = append(append(append(out, doc[:start]...), val...), doc[start+old:]...)
+	shift := func(s []byte) []byte {
+		off := at(s)
+		if off > start {
+			off += len(val) - old
+		}
+		return out[off : off+len(s)]
+	}
+	w := Version{doc: out, ok: true, subs: v.subs, keys: make([][]byte, len(v.keys)), vals: make([][]byte, len(v.vals))}
+	for i := range v.keys {
+		w.keys[i] = shift(v.keys[i])
+		if i != k {
+			w.vals[i] = shift(v.vals[i])
+		}
+	}
+	w.vals[k] = out[start : start+len(val)]
+	return w, true
+}
