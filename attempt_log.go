@@ -1,6 +1,7 @@
 package refine
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"time"
@@ -63,9 +64,36 @@ func (st *state) validationRows(from, to int) []validationEntry {
 			rows = append(rows, v)
 		}
 	}
-	facts := slices.DeleteFunc(slices.Clone(st.AttemptLog), func(f attemptFact) bool { return !in(f.Round) })
-	rows = st.factRows(rows, facts, in)
+	rows = st.factRows(rows, st.factsIn(from, to, in), in)
 	return st.orphanWarnings(rows, in)
+}
+
+// factRound orders attempt facts by round, as the engine records them.
+func factRound(f attemptFact, round int) int { return cmp.Compare(f.Round, round) }
+
+// factsInOrder reports whether the attempt log is in round order, as the
+// engine writes it (an edited state.json may not be).
+func (st *state) factsInOrder() bool {
+	return slices.IsSortedFunc(st.AttemptLog, func(a, b attemptFact) int { return cmp.Compare(a.Round, b.Round) })
+}
+
+// factsIn returns the attempt facts of rounds from to to (0: no bound),
+// for reading only: a part of the log when it is in round order, found
+// by binary search (a long session's status.md shows its recent rounds at
+// every durable point, and copying the whole log to filter it grew with
+// the session), else a filtered copy.
+func (st *state) factsIn(from, to int, in func(round int) bool) []attemptFact {
+	log := st.AttemptLog
+	if !st.factsInOrder() {
+		return slices.DeleteFunc(slices.Clone(log), func(f attemptFact) bool { return !in(f.Round) })
+	}
+	lo, _ := slices.BinarySearchFunc(log, from, factRound)
+	hi := len(log)
+	if to != 0 {
+		hi, _ = slices.BinarySearchFunc(log, to+1, factRound)
+	}
+	hi = max(hi, lo)
+	return log[lo:hi:hi]
 }
 
 // factRows appends the rows of facts, each round's followed by its
@@ -115,12 +143,28 @@ func (st *state) factRows(rows []validationEntry, facts []attemptFact, in func(r
 // orphanWarnings appends the warnings (in range) of rounds with no
 // attempt facts (a legacy round).
 func (st *state) orphanWarnings(rows []validationEntry, in func(round int) bool) []validationEntry {
-	withFacts := map[int]bool{}
-	for _, f := range st.AttemptLog {
-		withFacts[f.Round] = true
+	return st.orphans(rows, in, st.factsInOrder())
+}
+
+// orphans is orphanWarnings, told whether the attempt log is in round
+// order: such a log is searched rather than indexed in a map (this runs
+// at every durable point, and the map grew with the session).
+func (st *state) orphans(rows []validationEntry, in func(round int) bool, inOrder bool) []validationEntry {
+	var withFacts func(round int) bool
+	if inOrder {
+		withFacts = func(round int) bool {
+			_, found := slices.BinarySearchFunc(st.AttemptLog, round, factRound)
+			return found
+		}
+	} else {
+		rounds := map[int]bool{}
+		for _, f := range st.AttemptLog {
+			rounds[f.Round] = true
+		}
+		withFacts = func(round int) bool { return rounds[round] }
 	}
 	for _, w := range st.Warnings {
-		if in(w.Round) && !withFacts[w.Round] {
+		if in(w.Round) && !withFacts(w.Round) {
 			rows = append(rows, w.row())
 		}
 	}
@@ -138,20 +182,30 @@ func (w warningFact) row() validationEntry {
 type validationCache struct {
 	st    *state
 	round int // the records are those of the rounds before round
-	facts int // taken from AttemptLog[:facts]
+	facts int // taken from AttemptLog[:facts], which is in round order
 	recs  []ValidationRecord
 }
 
 // records returns Status.Validation for st, reusing the records of ended
 // rounds. Test binaries check it against the records built whole.
+//
+// The records returned share memory with the cache until the next call:
+// the records of the round in flight are written after the cached ones,
+// in the cache's spare capacity (copying every ended round's records at
+// each durable point grew with the session). The caller copies them
+// (Session.publish clones the Status).
 func (c *validationCache) records(st *state) []ValidationRecord {
 	whole := func() []ValidationRecord { return validationRecords(st.validationRows(0, 0)) }
-	byRound := func(a, b attemptFact) int { return a.Round - b.Round }
-	if len(st.LegacyValidation) > 0 || !slices.IsSortedFunc(st.AttemptLog, byRound) {
-		return whole() // an old session's or an unordered log: no blocks to reuse
+	if len(st.LegacyValidation) > 0 {
+		return whole() // an old session's: no blocks to reuse
 	}
 	if c.st != st || c.facts > len(st.AttemptLog) || c.round > st.Round {
 		*c = validationCache{st: st}
+	}
+	// The facts before c.facts were in round order when cached and have
+	// not changed since: only the rest needs checking.
+	if !slices.IsSortedFunc(st.AttemptLog[max(c.facts-1, 0):], func(a, b attemptFact) int { return cmp.Compare(a.Round, b.Round) }) {
+		return whole() // an unordered log: no blocks to reuse
 	}
 	all := func(int) bool { return true }
 	if st.Round > c.round {
@@ -164,8 +218,9 @@ func (c *validationCache) records(st *state) []ValidationRecord {
 		c.facts, c.round = n, st.Round
 	}
 	from := c.round
-	out := append(c.recs[:len(c.recs):len(c.recs)], validationRecords(st.factRows(nil, st.AttemptLog[c.facts:], func(r int) bool { return r >= from }))...)
-	out = append(out, validationRecords(st.orphanWarnings(nil, all))...)
+	out := append(c.recs, validationRecords(st.factRows(nil, st.AttemptLog[c.facts:], func(r int) bool { return r >= from }))...)
+	out = append(out, validationRecords(st.orphans(nil, all, true))...)
+	c.recs = out[:len(c.recs)] // the same records, in out's array when it grew
 	if checkingHistory() {
 		if want := whole(); !slices.Equal(out, want) {
 			panic(fmt.Sprintf("validation records: the cached records of ended rounds differ from the records built whole:\ncached %v\nwhole  %v", out, want))
@@ -175,15 +230,17 @@ func (c *validationCache) records(st *state) []ValidationRecord {
 }
 
 // retryRows returns the retry details: legacy ones, then one per failure
-// that led to a retry, its outcome read from the attempt that followed.
-func (st *state) retryRows() []retryDetail {
+// of round from or later that led to a retry, its outcome read from the
+// attempt that followed.
+func (st *state) retryRows(from int) []retryDetail {
 	rows := slices.Clone(st.LegacyRetries)
-	for i, f := range st.AttemptLog {
+	facts := st.factsIn(from, 0, func(round int) bool { return round >= from })
+	for i, f := range facts {
 		if f.Retry == nil {
 			continue
 		}
 		outcome := "pending"
-		for _, next := range st.AttemptLog[i+1:] {
+		for _, next := range facts[i+1:] {
 			if next.Round == f.Round && next.Role == f.Role && next.Part == f.Part && next.N == f.N+1 {
 				outcome = "Failed again (" + string(next.FailureType) + ")"
 				if next.Success {

@@ -120,17 +120,14 @@ func writeRounds(b *strings.Builder, rounds []roundRecord, recent int) {
 // writeConvergence writes the "## Convergence Tracking" section: the
 // tracker's state, the no-progress note of round, and the recent rows.
 func writeConvergence(b *strings.Builder, tr *convergence.Tracker, round, recent int) {
-	if tr == nil || len(tr.Rows()) == 0 {
+	if tr == nil || tr.Len() == 0 {
 		return
 	}
 	fmt.Fprintf(b, "\n## Convergence Tracking\n\nCurrent state: **%s**\n\n", tr.Current())
-	if note := noProgressNote(tr.Rows(), round); note != "" {
+	if note := noProgressNote(tr.RowsFrom(round), round); note != "" {
 		b.WriteString(note + "\n\n")
 	}
-	rows := tr.Rows()
-	for len(rows) > 0 && rows[0].Round < recent {
-		rows = rows[1:]
-	}
+	rows := tr.RowsFrom(recent)
 	fmt.Fprintf(b, "%s\n![Open gaps and weighted open load per round](convergence.svg)\n", convergence.Table(rows))
 }
 

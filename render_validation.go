@@ -8,7 +8,7 @@ import (
 // writeValidationLogs writes the validation log of every recent round
 // that has validation rows.
 func writeValidationLogs(b *strings.Builder, st *state, recent int) {
-	vrows, rrows := st.validationRows(recent, 0), st.retryRows()
+	vrows, rrows := st.validationRows(recent, 0), st.retryRows(recent)
 	for _, n := range roundsWith(vrows) {
 		if n >= recent {
 			renderValidationLog(b, st, n, vrows, rrows)

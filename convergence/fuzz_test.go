@@ -12,7 +12,8 @@ import (
 // (record a row, accept complexity, reset, rewind, JSON round trip) and
 // checks that it never panics, every state is a valid form and follows
 // the state rules (CONVERGING, STALLED(k), DIVERGENCE_WARNING), and a JSON
-// round trip never changes the tracker.
+// round trip never changes the tracker; an Encoder encodes it as
+// json.Marshal does after every operation.
 func FuzzTracker(f *testing.F) {
 	f.Add([]byte{0, 1, 1, 0, 0, 0, 0, 0, 0x7c, 0x7c, 1, 0, 0, 0, 0})
 	f.Add([]byte{2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 4, 3})
@@ -43,6 +44,7 @@ func fuzzTracker(t *testing.T, data []byte) {
 	if err != nil {
 		t.Fatalf("settings %+v: %v", settings, err)
 	}
+	var enc Encoder
 	for len(data) > 0 {
 		switch op := next() & 0x7; op {
 		case 0, 1, 2, 3:
@@ -66,6 +68,7 @@ func fuzzTracker(t *testing.T, data []byte) {
 				t.Fatalf("JSON round trip changed the tracker:\n%s", diff)
 			}
 		}
+		checkEncoder(t, &enc, tr)
 		if !tr.Current().Valid() {
 			t.Fatalf("Current() = %q is not a valid state", tr.Current())
 		}

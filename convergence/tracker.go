@@ -1,8 +1,10 @@
 package convergence
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/refine-spec/refine/gap"
 )
@@ -215,6 +217,17 @@ func (t *Tracker) Current() State {
 
 // Rows returns a copy of the recorded rows, oldest first.
 func (t *Tracker) Rows() []Row { return append([]Row(nil), t.rows...) }
+
+// RowsFrom returns a copy of the recorded rows of round and later, oldest
+// first: a status page shows its recent rounds, and copying every row of
+// a long session to drop most of them grew with the session.
+func (t *Tracker) RowsFrom(round int) []Row {
+	i, _ := slices.BinarySearchFunc(t.rows, round, func(r Row, round int) int { return cmp.Compare(r.Round, round) })
+	return append([]Row(nil), t.rows[i:]...)
+}
+
+// Len returns the number of recorded rows.
+func (t *Tracker) Len() int { return len(t.rows) }
 
 // Events returns a copy of the recorded user responses, oldest first.
 func (t *Tracker) Events() []Event { return append([]Event(nil), t.events...) }

@@ -308,9 +308,12 @@ func diffSplit(ops *[]Op, path []string, old, cur []byte, os, cs *Split, depth i
 			set()
 		}
 	case '[':
-		if len(old) > 2 && len(cur) > len(old) && cur[len(old)-1] == ',' && bytes.Equal(old[:len(old)-1], cur[:len(old)-1]) {
+		if (os == nil || cs == nil) && len(old) > 2 && len(cur) > len(old) && cur[len(old)-1] == ',' && bytes.Equal(old[:len(old)-1], cur[:len(old)-1]) {
 			// Only appended to, as logs are: the kept elements need no
-			// scan, the new ones are the tail.
+			// scan, the new ones are the tail. With the writers' splits
+			// the elements are compared below instead (the same ops: an
+			// unchanged element is often the same bytes in memory, which
+			// compare at once, where this compared the whole prefix).
 			tail := make([]byte, 0, len(cur)-len(old)+2)
 			tail = append(append(tail, '['), cur[len(old):]...)
 			if _, _, err := members(tail); err == nil {
@@ -536,4 +539,46 @@ func (v Version) AppendMembers(keys []string, vals [][]byte, subs []*Split) Vers
 		out.subs = append(out.subs, subs...)
 	}
 	return out
+}
+
+// SetMember returns v with the value of its top-level member key
+// replaced by val, a compact JSON value: a writer that encodes a member
+// apart (reusing the bytes of its unchanged part) puts it back in its
+// place, so the document keeps its members in their order. ok is false,
+// and v is returned as it is, when v is not an object split by
+// NewVersion or has no member key. val is copied.
+func (v Version) SetMember(key string, val []byte) (_ Version, ok bool) {
+	if !v.ok || v.joined != nil {
+		return v, false
+	}
+	k := slices.IndexFunc(v.keys, func(raw []byte) bool { return string(raw) == key })
+	if k < 0 || len(v.vals[k]) == 0 {
+		return v, false
+	}
+	doc := v.doc
+	// NewVersion's keys and values are slices of doc: their offsets
+	// follow from their capacities.
+	at := func(s []byte) int { return cap(doc) - cap(s) }
+	start, old := at(v.vals[k]), len(v.vals[k])
+	if start < 0 || start+old > len(doc) || &doc[start] != &v.vals[k][0] {
+		return v, false
+	}
+	out := make([]byte, 0, len(doc)-old+len(val))
+	out = append(append(append(out, doc[:start]...), val...), doc[start+old:]...)
+	shift := func(s []byte) []byte {
+		off := at(s)
+		if off > start {
+			off += len(val) - old
+		}
+		return out[off : off+len(s)]
+	}
+	w := Version{doc: out, ok: true, subs: v.subs, keys: make([][]byte, len(v.keys)), vals: make([][]byte, len(v.vals))}
+	for i := range v.keys {
+		w.keys[i] = shift(v.keys[i])
+		if i != k {
+			w.vals[i] = shift(v.vals[i])
+		}
+	}
+	w.vals[k] = out[start : start+len(val)]
+	return w, true
 }
