@@ -78,7 +78,7 @@ func (s *Store) keepSpare(temp string) {
 		s.spares = append(s.spares, temp)
 		return
 	}
-	if err := s.root.Remove(temp); err != nil {
+	if err := s.walDir.remove(walBase(temp)); err != nil {
 		// Open discards it with the other temporary files.
 		s.log.Warn("fs: could not remove a replaced value; the next Open discards it", "dir", s.dir, "file", temp, "err", err)
 	}
@@ -99,7 +99,7 @@ func (s *Store) makeSpare() error {
 // dropSpares removes the spares, at Close: they hold old values.
 func (s *Store) dropSpares() {
 	for _, t := range s.spares {
-		s.root.Remove(t)
+		s.walDir.remove(walBase(t))
 	}
 	s.spares = nil
 }
@@ -107,12 +107,12 @@ func (s *Store) dropSpares() {
 // writeSpare writes data over the spare rel, without fsync. An error
 // wrapping errNotSpare means rel is left as it was and must not be used.
 func (s *Store) writeSpare(rel string, data []byte) error {
-	f, err := s.root.OpenFile(rel, os.O_WRONLY|noFollow, 0)
+	f, err := s.walDir.openFile(walBase(rel), os.O_WRONLY, 0)
 	if err != nil {
 		return fmt.Errorf("%w: %v", errNotSpare, err)
 	}
 	fi, err := f.Stat()
-	if err != nil || !reusable(fi) || !lockSpare(f) {
+	if err != nil || !reusable(fi, s.euid) || !lockSpare(f) {
 		f.Close()
 		return errNotSpare
 	}
