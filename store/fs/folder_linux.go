@@ -4,6 +4,8 @@ package fs
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	iofs "io/fs"
 	"os"
 	"path/filepath"
@@ -217,4 +219,107 @@ func sameFile(a, b iofs.FileInfo) bool {
 	sa, ok1 := a.Sys().(*syscall.Stat_t)
 	sb, ok2 := b.Sys().(*syscall.Stat_t)
 	return ok1 && ok2 && sa.Dev == sb.Dev && sa.Ino == sb.Ino
+}
+
+// The three file operations of the commit path (creating a temporary
+// file, rewriting a spare, reading a key) work on the raw descriptor: an
+// os.File would cost a fcntl each to ask whether the descriptor is
+// non-blocking.
+
+// create creates the file name (mode 0600, failing if something is there)
+// holding data.
+func (f folder) create(name string, data []byte) error {
+	f.count()
+	fd, err := retry(func() (int, error) {
+		return unix.Openat(f.fd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	})
+	if err != nil {
+		return f.pathErr("open", name, err)
+	}
+	err = pwriteAll(fd, data)
+	if cerr := unix.Close(fd); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return f.pathErr("write", name, err)
+	}
+	return nil
+}
+
+// rewrite writes data over the file name from its start, and cuts it to
+// len(data), if reusable accepts it and an exclusive flock on it can be
+// had without waiting; otherwise it leaves the file alone and returns an
+// error wrapping errNotSpare.
+func (f folder) rewrite(name string, data []byte, reusable func(iofs.FileInfo) bool) error {
+	f.count()
+	fd, err := retry(func() (int, error) {
+		return unix.Openat(f.fd, name, unix.O_WRONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	})
+	if err != nil {
+		return fmt.Errorf("%w: %v", errNotSpare, f.pathErr("open", name, err))
+	}
+	defer unix.Close(fd) // releases the flock
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil || !reusable(newFileInfo(name, &st)) {
+		return errNotSpare
+	}
+	if _, err := retry(func() (struct{}, error) { return struct{}{}, unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB) }); err != nil {
+		return errNotSpare
+	}
+	err = pwriteAll(fd, data)
+	if err == nil && st.Size > int64(len(data)) {
+		_, err = retry(func() (struct{}, error) { return struct{}{}, unix.Ftruncate(fd, int64(len(data))) })
+	}
+	if err != nil {
+		return f.pathErr("write", name, err)
+	}
+	return nil
+}
+
+// read returns the contents of the file name, opened without following a
+// link, if it is the file want describes; otherwise an error wrapping
+// errChanged.
+func (f folder) read(name string, want iofs.FileInfo) ([]byte, error) {
+	f.count()
+	fd, err := retry(func() (int, error) {
+		return unix.Openat(f.fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	})
+	if err != nil {
+		if err == unix.ENOENT || err == unix.ELOOP || err == unix.ENOTDIR {
+			return nil, errChanged
+		}
+		return nil, f.pathErr("open", name, err)
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return nil, f.pathErr("stat", name, err)
+	}
+	if !sameFile(want, newFileInfo(name, &st)) {
+		return nil, fmt.Errorf("%s %w", f.rel(name), errChanged)
+	}
+	b := make([]byte, st.Size)
+	for off := 0; off < len(b); {
+		n, err := retry(func() (int, error) { return unix.Pread(fd, b[off:], int64(off)) })
+		switch {
+		case err != nil:
+			return nil, f.pathErr("read", name, err)
+		case n == 0:
+			return nil, f.pathErr("read", name, io.ErrUnexpectedEOF)
+		}
+		off += n
+	}
+	return b, nil
+}
+
+// pwriteAll writes data at the start of fd.
+func pwriteAll(fd int, data []byte) error {
+	for off := 0; off < len(data); {
+		n, err := retry(func() (int, error) { return unix.Pwrite(fd, data[off:], int64(off)) })
+		if err != nil {
+			return err
+		}
+		off += n
+	}
+	return nil
 }

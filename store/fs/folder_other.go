@@ -4,6 +4,8 @@ package fs
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	iofs "io/fs"
 	"os"
 	"path/filepath"
@@ -91,3 +93,65 @@ func (f folder) close() error {
 
 // sameFile reports whether a and b describe the same file.
 func sameFile(a, b iofs.FileInfo) bool { return os.SameFile(a, b) }
+
+// create creates the file name (mode 0600, failing if something is there)
+// holding data.
+func (f folder) create(name string, data []byte) error {
+	file, err := f.openFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if len(data) > 0 {
+		_, err = file.Write(data)
+	}
+	if cerr := file.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// rewrite writes data over the file name, if reusable accepts it and it
+// can be locked (see spares.go; never here, where there are no spares).
+func (f folder) rewrite(name string, data []byte, reusable func(iofs.FileInfo) bool) error {
+	file, err := f.openFile(name, os.O_WRONLY, 0)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errNotSpare, err)
+	}
+	defer file.Close()
+	fi, err := file.Stat()
+	if err != nil || !reusable(fi) || !lockSpare(file) {
+		return errNotSpare
+	}
+	if _, err := file.WriteAt(data, 0); err != nil {
+		return err
+	}
+	if fi.Size() > int64(len(data)) {
+		return file.Truncate(int64(len(data)))
+	}
+	return nil
+}
+
+// read returns the contents of the file name if it is the file want
+// describes; otherwise an error wrapping errChanged.
+func (f folder) read(name string, want iofs.FileInfo) ([]byte, error) {
+	file, err := f.openFile(name, os.O_RDONLY, 0)
+	if err != nil {
+		if isNotExist(err) {
+			return nil, errChanged
+		}
+		return nil, err
+	}
+	defer file.Close()
+	st, err := file.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !sameFile(want, st) {
+		return nil, fmt.Errorf("%s %w", f.rel(name), errChanged)
+	}
+	b := make([]byte, st.Size())
+	if _, err := io.ReadFull(file, b); err != nil {
+		return nil, err
+	}
+	return b, nil
+}

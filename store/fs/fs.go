@@ -560,6 +560,10 @@ func (s *Store) readOnce(key string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if !s.readOnly {
+		// Only this Store writes the folder: read without locking.
+		return dir.read(name, fi)
+	}
 	f, err := dir.openFile(name, os.O_RDONLY, 0)
 	if err != nil {
 		if isNotExist(err) || errors.Is(err, syscall.ELOOP) {
@@ -577,20 +581,18 @@ func (s *Store) readOnce(key string) ([]byte, error) {
 	if !sameFile(fi, st) {
 		return nil, fmt.Errorf("%s %w", key, errChanged)
 	}
-	if s.readOnly {
-		// A live writer may have swapped this file out of key since we
-		// opened it, and may rewrite it as a spare (see spares.go): hold it
-		// still, then check key still names it, which means it holds
-		// key's whole value.
-		if err := readLock(f); err != nil {
-			return nil, err
-		}
-		if now, _, err := s.lstatKey(key); err != nil || now == nil || !sameFile(now, st) {
-			return nil, errChanged
-		}
-		if st, err = f.Stat(); err != nil {
-			return nil, err
-		}
+	// A live writer may have swapped this file out of key since we
+	// opened it, and may rewrite it as a spare (see spares.go): hold it
+	// still, then check key still names it, which means it holds key's
+	// whole value.
+	if err := readLock(f); err != nil {
+		return nil, err
+	}
+	if now, _, err := s.lstatKey(key); err != nil || now == nil || !sameFile(now, st) {
+		return nil, errChanged
+	}
+	if st, err = f.Stat(); err != nil {
+		return nil, err
 	}
 	b := make([]byte, st.Size())
 	if _, err := io.ReadFull(f, b); err != nil {
@@ -705,6 +707,9 @@ func isNotExist(err error) bool {
 // and fsyncs it for purpose unless that is syncNone (or the Store is
 // NoSync).
 func (s *Store) writeFile(rel string, data []byte, purpose syncPurpose) error {
+	if purpose == syncNone || !s.sync {
+		return s.walDir.create(walBase(rel), data)
+	}
 	f, err := s.walDir.openFile(walBase(rel), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err

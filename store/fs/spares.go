@@ -107,21 +107,5 @@ func (s *Store) dropSpares() {
 // writeSpare writes data over the spare rel, without fsync. An error
 // wrapping errNotSpare means rel is left as it was and must not be used.
 func (s *Store) writeSpare(rel string, data []byte) error {
-	f, err := s.walDir.openFile(walBase(rel), os.O_WRONLY, 0)
-	if err != nil {
-		return fmt.Errorf("%w: %v", errNotSpare, err)
-	}
-	fi, err := f.Stat()
-	if err != nil || !reusable(fi, s.euid) || !lockSpare(f) {
-		f.Close()
-		return errNotSpare
-	}
-	_, err = f.WriteAt(data, 0)
-	if err == nil && fi.Size() > int64(len(data)) {
-		err = f.Truncate(int64(len(data)))
-	}
-	if cerr := f.Close(); err == nil { // releases the flock
-		err = cerr
-	}
-	return err
+	return s.walDir.rewrite(walBase(rel), data, func(fi os.FileInfo) bool { return reusable(fi, s.euid) })
 }
