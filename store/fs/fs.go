@@ -702,10 +702,10 @@ func isNotExist(err error) bool {
 	return errors.Is(err, iofs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
 }
 
-// writeFile creates rel (root-relative, in the log folder) with data, mode 0600, failing if
-// something is already there (so a planted link is never written through),
-// and fsyncs it for purpose unless that is syncNone (or the Store is
-// NoSync).
+// writeFile creates rel (root-relative, in the log folder) with data,
+// mode 0600, failing if something is already there (so a planted link is
+// never written through), and fsyncs it for purpose unless that is
+// syncNone (or the Store is NoSync).
 func (s *Store) writeFile(rel string, data []byte, purpose syncPurpose) error {
 	if purpose == syncNone || !s.sync {
 		return s.walDir.create(walBase(rel), data)

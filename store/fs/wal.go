@@ -252,10 +252,10 @@ func (s *Store) appendRecordFile(seq uint64, data []byte) (committed bool, err e
 	return true, nil
 }
 
-// replaceFile writes data to rel (in the log folder), replacing whatever a failed attempt
-// left there, and fsyncs it for purpose (see writeFile). The name is
-// normally free, so it is only cleared when the exclusive create finds it
-// taken.
+// replaceFile writes data to rel (in the log folder), replacing whatever
+// a failed attempt left there, and fsyncs it for purpose (see writeFile).
+// The name is normally free, so it is only cleared when the exclusive
+// create finds it taken.
 func (s *Store) replaceFile(rel string, data []byte, purpose syncPurpose) error {
 	err := s.writeFile(rel, data, purpose)
 	if errors.Is(err, iofs.ErrExist) {
