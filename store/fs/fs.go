@@ -133,8 +133,10 @@
 // symbolic link: List skips links, Get refuses them, a put under a linked
 // folder fails, and a put or delete at a link replaces or removes the link
 // itself, so a link planted in the folder cannot read or write outside it.
-// (A process that swaps a folder for a link while a commit is renaming
-// into it is not defended against: os.Root has no Rename before Go 1.25.)
+// Every file operation on a key is made relative to a handle of the key's
+// folder, opened from its parent's handle without following a link (see
+// folder.go), so a folder swapped for a link while a commit is renaming
+// into it is not written through either.
 // Files that are not valid keys (a name with a space, say) are ignored by
 // List.
 package fs
