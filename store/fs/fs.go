@@ -133,10 +133,11 @@
 // symbolic link: List skips links, Get refuses them, a put under a linked
 // folder fails, and a put or delete at a link replaces or removes the link
 // itself, so a link planted in the folder cannot read or write outside it.
-// Every file operation on a key is made relative to a handle of the key's
-// folder, opened from its parent's handle without following a link (see
-// folder.go), so a folder swapped for a link while a commit is renaming
-// into it is not written through either.
+// On Linux every file operation on a key is made relative to a handle of
+// the key's folder, opened from its parent's handle without following a
+// link (see folder.go), so a folder swapped for a link while a commit is
+// renaming into it is not written through either; elsewhere renames take
+// absolute paths, and that race is not defended against.
 // Files that are not valid keys (a name with a space, say) are ignored by
 // List.
 package fs
