@@ -4,10 +4,9 @@ import (
 	"errors"
 	"fmt"
 	iofs "io/fs"
-	"os"
 	"path/filepath"
+	"sort"
 	"strings"
-	"syscall"
 )
 
 // stage writes each put's value to a temporary file in the log folder,
@@ -30,7 +29,7 @@ func (s *Store) stage(seq uint64, changes []change) ([]string, error) {
 			err = s.replaceFile(name, c.value, syncNone)
 		}
 		if err != nil {
-			s.root.Remove(name)
+			s.walDir.remove(walBase(name))
 			temps[i] = ""
 			s.discard(temps)
 			return nil, fmt.Errorf("put %s: %w", c.key, err)
@@ -44,7 +43,7 @@ func (s *Store) stage(seq uint64, changes []change) ([]string, error) {
 func (s *Store) discard(temps []string) {
 	for _, t := range temps {
 		if t != "" {
-			s.root.Remove(t)
+			s.walDir.remove(walBase(t))
 		}
 	}
 }
@@ -66,15 +65,23 @@ func (s *Store) discard(temps []string) {
 func (s *Store) apply(seq uint64, changes []change, temps []string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	fs := s.folders()
+	defer fs.close()
 	// Deletes first, so a put can take the place of a deleted key's folder.
+	emptied := map[string]bool{} // folders that lost a key
 	for _, c := range changes {
 		if !c.del {
 			continue
 		}
-		if err := s.removeKey(c.key); err != nil {
+		removed, err := s.removeKey(fs, c.key)
+		if err != nil {
 			return fmt.Errorf("delete %s: %w", c.key, err)
 		}
+		if i := strings.LastIndexByte(c.key, '/'); removed && i > 0 {
+			emptied[c.key[:i]] = true
+		}
 	}
+	s.prune(fs, emptied)
 	for i, c := range changes {
 		if c.del {
 			continue
@@ -82,7 +89,7 @@ func (s *Store) apply(seq uint64, changes []change, temps []string) error {
 		if err := s.hook("put " + c.key); err != nil {
 			return err
 		}
-		swapped, err := s.place(temps[i], c.key)
+		swapped, err := s.place(fs, temps[i], c.key)
 		if err != nil {
 			return fmt.Errorf("put %s: %w", c.key, err)
 		}
@@ -95,57 +102,111 @@ func (s *Store) apply(seq uint64, changes []change, temps []string) error {
 	return nil
 }
 
-// removeKey removes the file at key, if any, and prunes the folders that
-// leaves empty. A key below a link is not a key of this store.
-func (s *Store) removeKey(key string) error {
-	fi, _, err := s.lstatKey(key)
+// removeKey removes the file at key, if any, and reports whether it did.
+// A key below a link is not a key of this store.
+func (s *Store) removeKey(fs *folders, key string) (removed bool, err error) {
+	fi, _, err := fs.lstatKey(key)
 	switch {
 	case errors.Is(err, errLink):
-		return nil
+		return false, nil
 	case err != nil:
-		return err
+		return false, err
 	case fi == nil || fi.IsDir():
-		return nil
+		return false, nil
 	}
-	if err := s.root.Remove(filepath.FromSlash(key)); err != nil {
-		return err
+	dir, name, _, err := fs.keyFolder(key, false)
+	if err != nil {
+		return false, err
 	}
-	for i := strings.LastIndexByte(key, '/'); i > 0; i = strings.LastIndexByte(key[:i], '/') {
-		if s.root.Remove(filepath.FromSlash(key[:i])) != nil {
-			break // not empty: keep it and its parents
+	if err := dir.remove(name); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// prune removes the folders in emptied that are now empty, and their
+// parents that this leaves empty: each folder is tried once, deepest
+// first, however many of its keys the commit deleted.
+func (s *Store) prune(fs *folders, emptied map[string]bool) {
+	if len(emptied) == 0 {
+		return
+	}
+	dirs := make([]string, 0, len(emptied))
+	for d := range emptied {
+		dirs = append(dirs, d)
+	}
+	// Deeper first; a parent follows all its subfolders.
+	sort.Slice(dirs, func(i, j int) bool {
+		if a, b := strings.Count(dirs[i], "/"), strings.Count(dirs[j], "/"); a != b {
+			return a > b
+		}
+		return dirs[i] < dirs[j]
+	})
+	kept := map[string]bool{} // folders not empty, nor their parents
+	for len(dirs) > 0 {
+		d := dirs[0]
+		dirs = dirs[1:]
+		if kept[d] {
+			continue
+		}
+		parent, name, _, err := fs.keyFolder(d, false)
+		if err == nil {
+			err = parent.rmdir(name)
+		}
+		if err != nil {
+			// Not empty: keep it and its parents.
+			forFolders(d, func(dir string) { kept[dir] = true })
+			continue
+		}
+		fs.forget(d)
+		if i := strings.LastIndexByte(d, '/'); i > 0 && !emptied[d[:i]] {
+			emptied[d[:i]] = true
+			dirs = insertByDepth(dirs, d[:i])
 		}
 	}
-	return nil
+}
+
+// insertByDepth puts d into dirs, which are sorted deepest first, after
+// every folder at least as deep.
+func insertByDepth(dirs []string, d string) []string {
+	n := strings.Count(d, "/")
+	i := sort.Search(len(dirs), func(i int) bool { return strings.Count(dirs[i], "/") < n })
+	return append(dirs[:i], append([]string{d}, dirs[i:]...)...)
 }
 
 // place moves the temporary file temp over key, creating key's folders.
 // swapped reports that temp now holds key's old file, a regular one (see
 // replace).
-func (s *Store) place(temp, key string) (swapped bool, err error) {
-	if err := s.mkdirParents(key); err != nil {
-		return false, err
-	}
-	fi, _, err := s.lstatKey(key)
+func (s *Store) place(fs *folders, temp, key string) (swapped bool, err error) {
+	dir, name, _, err := fs.keyFolder(key, true)
 	if err != nil {
 		return false, err
 	}
-	if fi != nil && fi.IsDir() {
+	fi, err := dir.lstat(name)
+	switch {
+	case isNotExist(err):
+		fi = nil
+	case err != nil:
+		return false, err
+	case fi.IsDir():
+		fs.forget(key)
 		if err := s.removeEmptyTree(key); err != nil {
 			return false, err
 		}
 	}
-	swapped, err = s.replace(temp, key, fi != nil && !fi.IsDir())
+	swapped, err = s.replace(temp, dir, name, fi != nil && !fi.IsDir())
 	if swapped && !fi.Mode().IsRegular() {
 		// A link swapped out of key is no spare.
-		s.root.Remove(temp)
+		s.walDir.remove(walBase(temp))
 		swapped = false
 	}
 	return swapped, err
 }
 
-// replace moves the temporary file temp to key, atomically: a reader, even
-// in another process, finds either the old value or the new one there,
-// never nothing. exists says something (a file or a link) is at key.
+// replace moves the temporary file temp to name in dir (a key's folder),
+// atomically: a reader, even in another process, finds either the old
+// value or the new one there, never nothing. exists says something (a
+// file or a link) is there.
 //
 // Over an existing file it swaps the two with renameat2(RENAME_EXCHANGE),
 // rather than renaming over it, and reports swapped: temp then holds the
@@ -158,48 +219,22 @@ func (s *Store) place(temp, key string) (swapped bool, err error) {
 // commits' files at once. Where swapping is not available the put is
 // renamed over the key.
 //
-// Paths are absolute: os.Root has no Rename before Go 1.25 (see the
-// package doc).
-func (s *Store) replace(temp, key string, exists bool) (swapped bool, err error) {
-	from, to := filepath.Join(s.dir, temp), filepath.Join(s.dir, filepath.FromSlash(key))
+// Both names are relative to open folders (see folder.go), so no path is
+// resolved again.
+func (s *Store) replace(temp string, dir folder, name string, exists bool) (swapped bool, err error) {
+	from := walBase(temp)
 	if exists && !s.noExchange.Load() {
-		err := exchange(from, to)
+		err := s.walDir.renameTo(from, dir, name, true)
 		if err == nil {
 			return true, nil
 		}
-		if errors.Is(err, errors.ErrUnsupported) || errors.Is(err, syscall.ENOSYS) || errors.Is(err, syscall.EINVAL) {
+		if cannotExchange(err) {
 			s.noExchange.Store(true) // this file system cannot swap: stop trying
 		}
 		// Any other failure (the key vanished meanwhile, say): the rename
 		// below either works or reports the real problem.
 	}
-	return false, os.Rename(from, to)
-}
-
-// mkdirParents creates key's missing folders one at a time, checking each
-// existing one is a real folder, so no link is followed on the way.
-func (s *Store) mkdirParents(key string) error {
-	for i := strings.IndexByte(key, '/'); i >= 0; i = nextSlash(key, i) {
-		anc := filepath.FromSlash(key[:i])
-		fi, err := s.root.Lstat(anc)
-		if isNotExist(err) {
-			if err = s.root.Mkdir(anc, 0o700); err == nil {
-				continue
-			}
-			if errors.Is(err, iofs.ErrExist) {
-				fi, err = s.root.Lstat(anc) // created meanwhile: check what it is
-			}
-		}
-		switch {
-		case err != nil:
-			return err
-		case fi.Mode()&iofs.ModeSymlink != 0:
-			return linkError(key[:i])
-		case !fi.IsDir():
-			return fmt.Errorf("%s is a file, so it cannot be a folder", key[:i])
-		}
-	}
-	return nil
+	return false, s.walDir.renameTo(from, dir, name, false)
 }
 
 // removeEmptyTree removes the folder at key, which must hold nothing but

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	iofs "io/fs"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -232,6 +231,8 @@ func (s *Store) checkLayout(changes []change) error {
 	// looked at.
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	fs := s.folders() // each folder looked up once for the whole commit
+	defer fs.close()
 	final := make(map[string]bool, len(changes)) // key → put (true) or delete
 	for _, c := range changes {
 		final[c.key] = !c.del
@@ -248,14 +249,14 @@ func (s *Store) checkLayout(changes []change) error {
 				return invalid("%q is put in the same commit, so nothing can be stored below it", c.key[:i])
 			}
 		}
-		fi, blocker, err := s.lstatKey(c.key)
+		fi, blocker, err := fs.lstatKey(c.key)
 		p, isPending := s.overlay.lookup(c.key)
 		switch {
 		case err != nil:
 			return fmt.Errorf("fs: commit %s: %w", c.key, err)
 		case blocker != "":
 			if put, ok := final[blocker]; ok && !put {
-				if bfi, err := s.root.Lstat(filepath.FromSlash(blocker)); err == nil && bfi.Mode().IsRegular() {
+				if bfi, _, err := fs.lstatKey(blocker); err == nil && bfi != nil && bfi.Mode().IsRegular() {
 					continue // deleted first, then replaced by a folder
 				}
 			}

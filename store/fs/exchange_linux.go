@@ -5,17 +5,7 @@ package fs
 import (
 	"os"
 	"syscall"
-
-	"golang.org/x/sys/unix"
 )
-
-// exchange atomically swaps the files at the absolute paths a and b. It
-// fails if either is missing, or if the file system cannot swap (the
-// caller then renames).
-func exchange(a, b string) error {
-	// The paths are absolute, so the directory descriptors are unused.
-	return unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, b, unix.RENAME_EXCHANGE)
-}
 
 // recycles says the store keeps the files that exchange swaps out of keys
 // as spares, and rewrites them for later puts (see spares.go): creating a
@@ -41,12 +31,12 @@ func readLock(f *os.File) error {
 
 // reusable reports whether the file f, whose FileInfo is fi, may be
 // rewritten in place as a spare: a regular file with mode 0600, owned by
-// this user, and linked nowhere else (a hard link planted at a key must
-// not let a put write outside the folder).
-func reusable(fi os.FileInfo) bool {
+// this user (euid), and linked nowhere else (a hard link planted at a key
+// must not let a put write outside the folder).
+func reusable(fi os.FileInfo, euid int) bool {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	return ok && fi.Mode().IsRegular() && fi.Mode().Perm() == 0o600 &&
-		st.Nlink == 1 && int(st.Uid) == os.Geteuid()
+		st.Nlink == 1 && int(st.Uid) == euid
 }
 
 // noFollow makes an open fail on a symbolic link.

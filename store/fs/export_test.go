@@ -135,3 +135,8 @@ var WithIdleDelay = withIdleDelay
 // SyncsFileSystems reports that a checkpoint syncs file systems (syncfs)
 // rather than each file and folder: two sync calls a checkpoint.
 const SyncsFileSystems = syncsFileSystems
+
+// FileOps returns how many file operations s has made through its folder
+// handles so far (see folder.go): lookups, opens and creates, folder
+// creations, renames and removals.
+func FileOps(s *Store) int64 { return s.fileOps.Load() }

@@ -133,8 +133,11 @@
 // symbolic link: List skips links, Get refuses them, a put under a linked
 // folder fails, and a put or delete at a link replaces or removes the link
 // itself, so a link planted in the folder cannot read or write outside it.
-// (A process that swaps a folder for a link while a commit is renaming
-// into it is not defended against: os.Root has no Rename before Go 1.25.)
+// On Linux every file operation on a key is made relative to a handle of
+// the key's folder, opened from its parent's handle without following a
+// link (see folder.go), so a folder swapped for a link while a commit is
+// renaming into it is not written through either; elsewhere renames take
+// absolute paths, and that race is not defended against.
 // Files that are not valid keys (a name with a space, say) are ignored by
 // List.
 package fs
@@ -185,6 +188,10 @@ const (
 type Store struct {
 	dir      string // absolute path of the session folder
 	root     *os.Root
+	rootDir  folder // the session folder's handle (see folder.go)
+	walDir   folder // the log folder's, from Open's recovery on; a read-only Store has none
+	euid     int    // this process's, for the spares' owner check
+	fileOps  opCounter
 	lock     *os.File // nil for a read-only Store
 	crashed  bool     // the lock's last holder stopped without Close
 	readOnly bool
@@ -299,9 +306,13 @@ func Open(dir string, opts ...Option) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{dir: abs, root: root, lock: lock, crashed: crashed, sync: !o.noSync, log: o.log, testHook: o.hook, syncer: o.syncer,
-		logSize: o.logSize, logLimit: o.logLimit, idleDelay: o.idleDelay}
+		logSize: o.logSize, logLimit: o.logLimit, idleDelay: o.idleDelay, euid: os.Geteuid()}
 	s.wal.init(o.maxRecords, o.maxBytes)
-	if err := s.recover(); err != nil {
+	s.rootDir, err = openRootFolder(abs, root, &s.fileOps)
+	if err == nil {
+		err = s.recover()
+	}
+	if err != nil {
 		// Not Close: a checkpoint now would declare a half-done recovery
 		// durable and drop the records it still needs. The lock file is
 		// left saying what it said: whether its last holder crashed.
@@ -345,7 +356,12 @@ func OpenReadOnly(dir string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fs: open %s read-only: %w", abs, err)
 	}
-	return &Store{dir: abs, root: root, readOnly: true, log: slog.New(slog.DiscardHandler)}, nil
+	s := &Store{dir: abs, root: root, readOnly: true, log: slog.New(slog.DiscardHandler)}
+	if s.rootDir, err = openRootFolder(abs, root, &s.fileOps); err != nil {
+		root.Close()
+		return nil, fmt.Errorf("fs: open %s read-only: %w", abs, err)
+	}
+	return s, nil
 }
 
 func absDir(dir string) (string, error) {
@@ -420,6 +436,8 @@ func (s *Store) release() error {
 	if s.lock != nil {
 		errs = append(errs, unlockFile(s.root, s.lock))
 	}
+	errs = append(errs, s.walDir.close(), s.rootDir.close())
+	s.walDir, s.rootDir = folder{}, folder{}
 	errs = append(errs, s.root.Close())
 	return errors.Join(errs...)
 }
@@ -528,7 +546,9 @@ func (s *Store) read(key string) ([]byte, error) {
 var errChanged = errors.New("changed while being opened; retry")
 
 func (s *Store) readOnce(key string) ([]byte, error) {
-	fi, blocker, err := s.lstatKey(key)
+	fs := s.folders()
+	defer fs.close()
+	fi, blocker, err := fs.lstatKey(key)
 	switch {
 	case err != nil:
 		return nil, err
@@ -539,9 +559,17 @@ func (s *Store) readOnce(key string) ([]byte, error) {
 	case !fi.Mode().IsRegular():
 		return nil, fmt.Errorf("%s is not a regular file (%v); remove it", key, fi.Mode().Type())
 	}
-	f, err := s.root.Open(filepath.FromSlash(key))
+	dir, name, _, err := fs.keyFolder(key, false)
 	if err != nil {
-		if isNotExist(err) {
+		return nil, err
+	}
+	if !s.readOnly {
+		// Only this Store writes the folder: read without locking.
+		return dir.read(name, fi)
+	}
+	f, err := dir.openFile(name, os.O_RDONLY, 0)
+	if err != nil {
+		if isNotExist(err) || errors.Is(err, syscall.ELOOP) {
 			return nil, errChanged
 		}
 		return nil, err
@@ -551,25 +579,23 @@ func (s *Store) readOnce(key string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The Root cannot escape the folder, but it would follow a link inside
-	// it: make sure we opened the file we checked.
-	if !os.SameFile(fi, st) {
+	// The file is opened without following a link: make sure it is the
+	// one we checked.
+	if !sameFile(fi, st) {
 		return nil, fmt.Errorf("%s %w", key, errChanged)
 	}
-	if s.readOnly {
-		// A live writer may have swapped this file out of key since we
-		// opened it, and may rewrite it as a spare (see spares.go): hold it
-		// still, then check key still names it, which means it holds
-		// key's whole value.
-		if err := readLock(f); err != nil {
-			return nil, err
-		}
-		if now, _, err := s.lstatKey(key); err != nil || now == nil || !os.SameFile(now, st) {
-			return nil, errChanged
-		}
-		if st, err = f.Stat(); err != nil {
-			return nil, err
-		}
+	// A live writer may have swapped this file out of key since we
+	// opened it, and may rewrite it as a spare (see spares.go): hold it
+	// still, then check key still names it, which means it holds key's
+	// whole value.
+	if err := readLock(f); err != nil {
+		return nil, err
+	}
+	if now, _, err := s.lstatKey(key); err != nil || now == nil || !sameFile(now, st) {
+		return nil, errChanged
+	}
+	if st, err = f.Stat(); err != nil {
+		return nil, err
 	}
 	b := make([]byte, st.Size())
 	if _, err := io.ReadFull(f, b); err != nil {
@@ -658,29 +684,12 @@ func linkError(path string) error {
 	return fmt.Errorf("%s %w; remove the link", path, errLink)
 }
 
-// lstatKey looks at key without following links. It returns key's FileInfo
-// (nil if absent), or the first ancestor that exists but is not a folder
-// (blocker), or an error wrapping errLink if an ancestor is a link.
+// lstatKey looks at key without following links, resolving its folders
+// afresh (see folders.lstatKey).
 func (s *Store) lstatKey(key string) (fi iofs.FileInfo, blocker string, err error) {
-	for i := strings.IndexByte(key, '/'); i >= 0; i = nextSlash(key, i) {
-		anc := key[:i]
-		fi, err := s.root.Lstat(filepath.FromSlash(anc))
-		switch {
-		case isNotExist(err):
-			return nil, "", nil
-		case err != nil:
-			return nil, "", err
-		case fi.Mode()&iofs.ModeSymlink != 0:
-			return nil, anc, linkError(anc)
-		case !fi.IsDir():
-			return nil, anc, nil
-		}
-	}
-	fi, err = s.root.Lstat(filepath.FromSlash(key))
-	if isNotExist(err) {
-		return nil, "", nil
-	}
-	return fi, "", err
+	fs := s.folders()
+	defer fs.close()
+	return fs.lstatKey(key)
 }
 
 func nextSlash(s string, i int) int {
@@ -696,16 +705,21 @@ func isNotExist(err error) bool {
 	return errors.Is(err, iofs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
 }
 
-// writeFile creates rel (root-relative) with data, mode 0600, failing if
-// something is already there (so a planted link is never written through),
-// and fsyncs it for purpose unless that is syncNone (or the Store is
-// NoSync).
+// writeFile creates rel (root-relative, in the log folder) with data,
+// mode 0600, failing if something is already there (so a planted link is
+// never written through), and fsyncs it for purpose unless that is
+// syncNone (or the Store is NoSync).
 func (s *Store) writeFile(rel string, data []byte, purpose syncPurpose) error {
-	f, err := s.root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if purpose == syncNone || !s.sync {
+		return s.walDir.create(walBase(rel), data)
+	}
+	f, err := s.walDir.openFile(walBase(rel), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(data)
+	if len(data) > 0 { // an empty spare needs no write
+		_, err = f.Write(data)
+	}
 	if err == nil && purpose != syncNone && s.sync {
 		err = s.syncCall(f, syncCall{purpose: purpose, path: rel})
 	}

@@ -7,7 +7,6 @@ import (
 	"hash/crc32"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"sync"
 )
 
@@ -286,8 +285,8 @@ func (s *Store) createLog(size int64, marker uint64) (*walLog, error) {
 	if err := s.replaceFile(temp, data, syncOpen); err != nil {
 		return nil, fmt.Errorf("create the log file: %w", err)
 	}
-	if err := os.Rename(filepath.Join(s.dir, temp), filepath.Join(s.dir, walPath(logName))); err != nil {
-		s.root.Remove(temp)
+	if err := s.walDir.renameTo(walBase(temp), s.walDir, logName, false); err != nil {
+		s.walDir.remove(walBase(temp))
 		return nil, fmt.Errorf("create the log file: %w", err)
 	}
 	if err := s.syncDir(walName, syncOpen); err != nil {
@@ -298,7 +297,7 @@ func (s *Store) createLog(size int64, marker uint64) (*walLog, error) {
 
 // openLog opens the log file for appending, as the scan found it.
 func (s *Store) openLog(h logHeader, off int64, last uint64) (*walLog, error) {
-	f, err := s.root.OpenFile(walPath(logName), os.O_RDWR|noFollow, 0)
+	f, err := s.walDir.openFile(logName, os.O_RDWR, 0)
 	if err != nil {
 		return nil, fmt.Errorf("open the log file: %w", err)
 	}

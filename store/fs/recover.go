@@ -58,6 +58,13 @@ func (s *Store) recover() error {
 	if err := s.ensureLog(); err != nil {
 		return fail(err)
 	}
+	// The log folder stays open as long as the Store: temporary files,
+	// spares and record files are named relative to it.
+	walDir, err := s.rootDir.openFolder(walName)
+	if err != nil {
+		return fail(fmt.Errorf("open the log folder: %w", err))
+	}
+	s.walDir = walDir
 	scan, err := s.scanLog()
 	if err != nil {
 		return fail(err)
@@ -164,9 +171,11 @@ func (s *Store) recover() error {
 // durability: the records stay in the log until a checkpoint fsyncs every
 // file and folder they touched, skipped or not.
 func (s *Store) unapplied(changes []change) ([]change, error) {
+	fs := s.folders()
+	defer fs.close()
 	var out []change
 	for _, c := range changes {
-		fi, blocker, err := s.lstatKey(c.key)
+		fi, blocker, err := fs.lstatKey(c.key)
 		switch {
 		case errors.Is(err, errLink):
 			// A link on the way to the key: apply reports it, as ever.

@@ -78,7 +78,7 @@ func (s *Store) keepSpare(temp string) {
 		s.spares = append(s.spares, temp)
 		return
 	}
-	if err := s.root.Remove(temp); err != nil {
+	if err := s.walDir.remove(walBase(temp)); err != nil {
 		// Open discards it with the other temporary files.
 		s.log.Warn("fs: could not remove a replaced value; the next Open discards it", "dir", s.dir, "file", temp, "err", err)
 	}
@@ -99,7 +99,7 @@ func (s *Store) makeSpare() error {
 // dropSpares removes the spares, at Close: they hold old values.
 func (s *Store) dropSpares() {
 	for _, t := range s.spares {
-		s.root.Remove(t)
+		s.walDir.remove(walBase(t))
 	}
 	s.spares = nil
 }
@@ -107,21 +107,5 @@ func (s *Store) dropSpares() {
 // writeSpare writes data over the spare rel, without fsync. An error
 // wrapping errNotSpare means rel is left as it was and must not be used.
 func (s *Store) writeSpare(rel string, data []byte) error {
-	f, err := s.root.OpenFile(rel, os.O_WRONLY|noFollow, 0)
-	if err != nil {
-		return fmt.Errorf("%w: %v", errNotSpare, err)
-	}
-	fi, err := f.Stat()
-	if err != nil || !reusable(fi) || !lockSpare(f) {
-		f.Close()
-		return errNotSpare
-	}
-	_, err = f.WriteAt(data, 0)
-	if err == nil && fi.Size() > int64(len(data)) {
-		err = f.Truncate(int64(len(data)))
-	}
-	if cerr := f.Close(); err == nil { // releases the flock
-		err = cerr
-	}
-	return err
+	return s.walDir.rewrite(walBase(rel), data, func(fi os.FileInfo) bool { return reusable(fi, s.euid) })
 }

@@ -242,8 +242,8 @@ func (s *Store) appendRecordFile(seq uint64, data []byte) (committed bool, err e
 	if err := s.replaceFile(temp, data, syncCommit); err != nil {
 		return false, fmt.Errorf("write log record %s: %w", name, err)
 	}
-	if err := os.Rename(filepath.Join(s.dir, temp), filepath.Join(s.dir, walPath(name))); err != nil {
-		s.root.Remove(temp)
+	if err := s.walDir.renameTo(walBase(temp), s.walDir, name, false); err != nil {
+		s.walDir.remove(walBase(temp))
 		return false, fmt.Errorf("write log record %s: %w", name, err)
 	}
 	if err := s.syncDir(walName, syncCommit); err != nil {
@@ -252,20 +252,20 @@ func (s *Store) appendRecordFile(seq uint64, data []byte) (committed bool, err e
 	return true, nil
 }
 
-// replaceFile writes data to rel, replacing whatever a failed attempt
-// left there, and fsyncs it for purpose (see writeFile). The name is
-// normally free, so it is only cleared when the exclusive create finds it
-// taken.
+// replaceFile writes data to rel (in the log folder), replacing whatever
+// a failed attempt left there, and fsyncs it for purpose (see writeFile).
+// The name is normally free, so it is only cleared when the exclusive
+// create finds it taken.
 func (s *Store) replaceFile(rel string, data []byte, purpose syncPurpose) error {
 	err := s.writeFile(rel, data, purpose)
 	if errors.Is(err, iofs.ErrExist) {
-		if err := s.root.Remove(rel); err != nil {
+		if err := s.walDir.remove(walBase(rel)); err != nil {
 			return fmt.Errorf("remove stale %s: %w", rel, err)
 		}
 		err = s.writeFile(rel, data, purpose)
 	}
 	if err != nil {
-		s.root.Remove(rel)
+		s.walDir.remove(walBase(rel))
 	}
 	return err
 }
