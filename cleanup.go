@@ -19,7 +19,7 @@ func (s *Session) sessionEnd(ctx context.Context) (bool, error) {
 	if s.st.CleanupDone {
 		return false, nil
 	}
-	q, infos, ok, err := cleanupQuestion(ctx, s.cfg.Store, &s.cfg, s.st.Rollbacks)
+	q, infos, ok, err := cleanupQuestion(ctx, s.out, &s.cfg, s.st.Rollbacks)
 	if err != nil {
 		return false, err
 	}
@@ -36,7 +36,7 @@ func (s *Session) sessionEnd(ctx context.Context) (bool, error) {
 	opt, _ := q.Option(a.Key)
 	mode, now := rollback.Cleanup(opt.Effect), s.now()
 	if mode == rollback.CleanupCold {
-		if err := moveToCold(ctx, s.cfg.Store, s.cfg.ColdStore, coldSessionID(s.st.SessionID), now, infos); err != nil {
+		if err := moveToCold(ctx, s.out, s.cfg.ColdStore, coldSessionID(s.st.SessionID), now, infos); err != nil {
 			return false, err
 		}
 	}

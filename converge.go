@@ -157,7 +157,7 @@ func (s *Session) finish(ctx context.Context, o OutcomeStatus, reason string) er
 	if !s.st.CleanupDone {
 		// With no archive the session-end cleanup has nothing to ask: it
 		// is settled in this commit rather than in one of its own.
-		if _, _, ask, err := cleanupQuestion(ctx, s.cfg.Store, &s.cfg, s.st.Rollbacks); err != nil {
+		if _, _, ask, err := cleanupQuestion(ctx, s.out, &s.cfg, s.st.Rollbacks); err != nil {
 			return err
 		} else if !ask {
 			s.st.CleanupDone = true

@@ -120,13 +120,28 @@ func drive[T any](ctx context.Context, s *Session, play func(context.Context) (T
 		}
 		answered, err := s.askPending(ctx, k)
 		if err != nil {
-			o, err := s.failed(ctx, err)
+			var o Outcome
+			_ = s.apply(ctx, func(ctx context.Context) error {
+				o, err = s.failed(ctx, err)
+				return nil
+			})
 			return failedAs(o), err
 		}
 		if !answered {
 			return res, nil
 		}
 	}
+}
+
+// apply plays the decisions of one input (decide) and commits their
+// writes: the way every method but the drivers' loops changes the
+// session.
+func (s *Session) apply(ctx context.Context, play func(ctx context.Context) error) error {
+	r, err := s.decide(ctx, play)
+	if perr := s.persist(ctx, r.Persist); perr != nil {
+		return perr
+	}
+	return err
 }
 
 // persist commits a Ready's writes to the session's Store and advances.

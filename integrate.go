@@ -190,7 +190,7 @@ func (s *Session) integrationStartOps(ctx context.Context) ([]Op, error) {
 	case in.Step == integDone:
 		return []Op{Delete(keyFinalTrace)}, nil
 	}
-	old, err := s.cfg.Store.List(ctx, "final/")
+	old, err := s.out.List(ctx, "final/")
 	if err != nil {
 		return nil, fmt.Errorf("integration: list final/: %w", err)
 	}

@@ -79,15 +79,14 @@ func (s *Session) Next(ctx context.Context) (Ready, error) {
 // other. Every driver (Next, Run, Step, Rollback) plays through decide.
 func (s *Session) decide(ctx context.Context, play func(ctx context.Context) error) (Ready, error) {
 	s.ext.needed, s.ext.asked = nil, nil
-	store := s.cfg.Store
-	staging := newStagingStore(store)
-	s.cfg.Store = staging
+	s.out = newReadyWrites(s.cfg.Store)
 	err := play(ctx)
-	s.cfg.Store = store
-	if len(staging.ops) > 0 {
-		s.unpersisted = staging.commits
+	out := s.out
+	s.out = nil
+	if len(out.ops) > 0 {
+		s.unpersisted = out.commits
 	}
-	r := Ready{Persist: staging.ops}
+	r := Ready{Persist: out.ops}
 	if errors.Is(err, errNeedCalls) {
 		r.Calls = slices.Clone(s.ext.needed)
 		return r, nil

@@ -90,10 +90,47 @@ func (s *Session) Rollback(ctx context.Context, req RollbackRequest) (RollbackRe
 	if s.st.RollbackFlow != nil {
 		return RollbackReport{Pending: slices.Clone(s.st.Pending)}, fmt.Errorf("rollback: a rollback of round %d already waits for an answer: %w", s.st.RollbackFlow.Current, ErrDeferred)
 	}
+	var rep RollbackReport
+	err := s.apply(ctx, func(ctx context.Context) (err error) {
+		rep, err = s.startRollback(ctx, req, current)
+		return err
+	})
+	k := newAsking()
+	for s.st.RollbackFlow != nil && (err == nil || errors.Is(err, ErrRollbackLimit)) {
+		// The dialog waits for an answer: ask the Asker, then play on.
+		answered, aerr := s.askPending(ctx, k)
+		if aerr != nil {
+			rep, err = RollbackReport{}, aerr
+			break
+		}
+		if !answered {
+			break
+		}
+		err = s.apply(ctx, func(ctx context.Context) (err error) {
+			rep, err = s.driveRollback(ctx)
+			if err == nil {
+				err = s.flush(ctx)
+			}
+			return err
+		})
+	}
+	if failedUncommitted(err) {
+		// The rollback failed before its commit (a backup that does not
+		// read, say): what it changed in memory (its dialog, the questions
+		// it set aside) was never stored. The next call reads the session
+		// as stored, as a process that opened it would.
+		s.stale = true
+	}
+	return rep, err
+}
+
+// startRollback checks the target of a requested rollback and plays its
+// dialogs until they execute it, cancel it or wait for an answer.
+func (s *Session) startRollback(ctx context.Context, req RollbackRequest, current int) (RollbackReport, error) {
 	if err := s.flush(ctx); err != nil {
 		return RollbackReport{}, fmt.Errorf("rollback: %w", err)
 	}
-	keys, err := s.cfg.Store.List(ctx, "")
+	keys, err := s.out.List(ctx, "")
 	if err != nil {
 		return RollbackReport{}, fmt.Errorf("rollback: list session: %w", err)
 	}
@@ -110,30 +147,9 @@ func (s *Session) Rollback(ctx context.Context, req RollbackRequest) (RollbackRe
 	// escalation whose budget is still spent, the good-enough offer, the
 	// archive cleanup when the session ends again).
 	s.st.Pending, s.st.Answers = nil, nil
-	s.ext.asked = nil
 	rep, err := s.driveRollback(ctx)
-	k := newAsking()
-	for s.st.RollbackFlow != nil && (err == nil || errors.Is(err, ErrRollbackLimit)) {
-		// The dialog waits for an answer: ask the Asker, then play on.
-		answered, aerr := s.askPending(ctx, k)
-		if aerr != nil {
-			rep, err = RollbackReport{}, aerr
-			break
-		}
-		if !answered {
-			break
-		}
-		rep, err = s.driveRollback(ctx)
-	}
 	if err == nil {
 		err = s.flush(ctx)
-	}
-	if failedUncommitted(err) {
-		// The rollback failed before its commit (a backup that does not
-		// read, say): what it changed in memory (its dialog, the questions
-		// it set aside) was never stored. The next call reads the session
-		// as stored, as a process that opened it would.
-		s.stale = true
 	}
 	return rep, err
 }
@@ -222,7 +238,7 @@ func (s *Session) execRollback(ctx context.Context, x rollbackExec) (RollbackRep
 	if err := s.flush(ctx); err != nil {
 		return RollbackReport{}, fmt.Errorf("rollback: %w", err)
 	}
-	keys, err := s.cfg.Store.List(ctx, "")
+	keys, err := s.out.List(ctx, "")
 	if err != nil {
 		return RollbackReport{}, fmt.Errorf("rollback: list session: %w", err)
 	}
@@ -231,7 +247,7 @@ func (s *Session) execRollback(ctx context.Context, x rollbackExec) (RollbackRep
 	if err != nil {
 		return RollbackReport{}, err
 	}
-	files, err := readRollbackFiles(ctx, s.cfg.Store, plan)
+	files, err := readRollbackFiles(ctx, s.out, plan)
 	if err != nil {
 		return RollbackReport{}, err
 	}
@@ -321,7 +337,7 @@ func (s *Session) SetRollbackMode(ctx context.Context, m rollback.Mode) error {
 	set := s.cfg.Settings
 	set.RollbackMode = m
 	s.log.Info(rollbacktext.OverrideMessage(m == rollback.ModeAutoRetry))
-	return s.applySettings(ctx, set)
+	return s.apply(ctx, func(ctx context.Context) error { return s.applySettings(ctx, set) })
 }
 
 // rollbackAvailable reports whether "roll back" may be offered: the round

@@ -38,6 +38,9 @@ type Session struct {
 	turn chan struct{}
 	st   *state
 	rnd  *rand.Rand
+	// out holds the writes of the Ready being decided (decide): the
+	// decisions read the session through it and never write the Store.
+	out *readyWrites
 	// ext holds the role calls and answers the drivers bring in.
 	ext *externalCalls
 	// stale is set when a commit failed: the in-memory state may be ahead
@@ -163,7 +166,7 @@ func New(ctx context.Context, cfg Config) (*Session, error) {
 	if err := s.st.storeSettings(s.cfg.Settings); err != nil {
 		return nil, fmt.Errorf("new session: %w", err)
 	}
-	if err := s.commit(ctx, Put(keySpec, []byte(cfg.Spec))); err != nil {
+	if err := s.apply(ctx, func(ctx context.Context) error { return s.commit(ctx, Put(keySpec, []byte(cfg.Spec))) }); err != nil {
 		return nil, fmt.Errorf("new session: %w", err)
 	}
 	s.log.Info("session created", "session", st.SessionID, "gaps", len(cfg.Gaps))
@@ -223,14 +226,14 @@ func (s *Session) stage(ops ...Op) {
 // get reads key as the session sees it: the latest staged write, else
 // the Store.
 func (s *Session) get(ctx context.Context, key string) ([]byte, error) {
-	return storeView{store: s.cfg.Store, pending: s.pending}.get(ctx, key)
+	return storeView{store: s.out, pending: s.pending}.get(ctx, key)
 }
 
 // copyOp writes value at key as a copy of from, which holds the same
 // value once the ops before it apply, when the Store copies (see Copier);
 // otherwise as a put.
 func (s *Session) copyOp(key, from string, value []byte) Op {
-	if copies(s.cfg.Store) {
+	if copies(s.out) {
 		return Copy(key, from)
 	}
 	return Put(key, value)
@@ -248,11 +251,14 @@ func (s *Session) flush(ctx context.Context) error {
 // journal record of what changed in the state (or, now and then, a whole
 // snapshot; see persist.go) and the renderings when they are due.
 func (s *Session) commit(ctx context.Context, ops ...Op) error {
+	if s.out == nil {
+		return errors.New("refine: internal error: a commit outside decide; please report it")
+	}
 	s.st.UpdatedAt = s.clock.Now().UTC()
 	all := make([]Op, 0, len(s.pending)+len(ops)+4)
 	all = append(all, s.pending...)
 	all = append(all, ops...)
-	jops, err := s.j.commitOps(ctx, storeView{store: s.cfg.Store, pending: s.pending}, s.st, all)
+	jops, err := s.j.commitOps(ctx, storeView{store: s.out, pending: s.pending}, s.st, all)
 	if err != nil {
 		s.stale = true
 		return fmt.Errorf("commit: %w", err)
@@ -268,7 +274,7 @@ func (s *Session) commit(ctx context.Context, ops ...Op) error {
 		}
 	}
 	all = append(all, summaryOp(s.st))
-	if err := s.cfg.Store.Commit(ctx, all...); err != nil {
+	if err := s.out.Commit(ctx, all...); err != nil {
 		s.lastRendered = nil // unknown what the Store holds now
 		s.stale = true
 		s.pending, s.dirty = nil, false // the reload discards them with the state
@@ -277,12 +283,6 @@ func (s *Session) commit(ctx context.Context, ops ...Op) error {
 	s.pending, s.dirty = nil, false
 	if rendered != nil {
 		s.lastRendered = rendered
-	}
-	if _, staged := s.cfg.Store.(*stagingStore); !staged {
-		// Under Next the writes are the caller's: Advance says when they
-		// are durable.
-		s.publish()
-		s.tel.emit(Event{Kind: EventCommitted})
 	}
 	return nil
 }
@@ -471,7 +471,7 @@ func (s *Session) Answer(ctx context.Context, questionID string, a Answer) error
 	if err := s.st.acceptAnswer(s.st.Pending[i], a); err != nil {
 		return fmt.Errorf("answer %q: %w", questionID, err)
 	}
-	return s.commit(ctx)
+	return s.apply(ctx, func(ctx context.Context) error { return s.commit(ctx) })
 }
 
 // acceptAnswer is where every answer enters, whoever gives it: a person

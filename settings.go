@@ -67,7 +67,7 @@ func (s *Session) SetSettings(ctx context.Context, set Settings) error {
 	if err := s.begin(ctx); err != nil {
 		return err
 	}
-	return s.applySettings(ctx, set)
+	return s.apply(ctx, func(ctx context.Context) error { return s.applySettings(ctx, set) })
 }
 
 // applySettings validates, records and commits new settings; the caller

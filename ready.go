@@ -8,12 +8,13 @@ import (
 	"strings"
 )
 
-// stagingStore is the Store a session writes to while Next plays: commits
-// are not made but kept, in order, for Next to hand its caller in
-// Ready.Persist; reads see them over the session's Store. It accepts what
-// the session's Store accepts (appends, copies), so the ops it keeps are
-// ones that Store takes as they are.
-type stagingStore struct {
+// readyWrites are the writes of the Ready being decided: the decisions'
+// commits are not made but kept, in order, for the driver to commit as
+// Ready.Persist; the decisions read the session through it, seeing their
+// own writes over the session's Store, which they never write. It accepts
+// what the session's Store accepts (appends, copies), so the ops it keeps
+// are ones that Store takes as they are.
+type readyWrites struct {
 	base Store
 	ops  []Op
 	// values holds the keys the kept ops changed: a value, or nil for a
@@ -22,18 +23,18 @@ type stagingStore struct {
 	commits int
 }
 
-func newStagingStore(base Store) *stagingStore {
-	return &stagingStore{base: base, values: map[string][]byte{}}
+func newReadyWrites(base Store) *readyWrites {
+	return &readyWrites{base: base, values: map[string][]byte{}}
 }
 
 // Appends forwards the session Store's Appender capability.
-func (st *stagingStore) Appends() bool { return appends(st.base) }
+func (st *readyWrites) Appends() bool { return appends(st.base) }
 
 // Copies forwards the session Store's Copier capability.
-func (st *stagingStore) Copies() bool { return copies(st.base) }
+func (st *readyWrites) Copies() bool { return copies(st.base) }
 
 // Get returns key's value as the kept commits leave it.
-func (st *stagingStore) Get(ctx context.Context, key string) ([]byte, error) {
+func (st *readyWrites) Get(ctx context.Context, key string) ([]byte, error) {
 	if v, ok := st.values[key]; ok {
 		if v == nil {
 			return nil, fmt.Errorf("get %s: %w", key, ErrNotFound)
@@ -44,7 +45,7 @@ func (st *stagingStore) Get(ctx context.Context, key string) ([]byte, error) {
 }
 
 // List lists the keys as the kept commits leave them.
-func (st *stagingStore) List(ctx context.Context, prefix string) ([]string, error) {
+func (st *readyWrites) List(ctx context.Context, prefix string) ([]string, error) {
 	keys, err := st.base.List(ctx, prefix)
 	if err != nil {
 		return nil, err
@@ -64,7 +65,7 @@ func (st *stagingStore) List(ctx context.Context, prefix string) ([]string, erro
 
 // Commit keeps ops, all or nothing, as the session's Store would apply
 // them.
-func (st *stagingStore) Commit(ctx context.Context, ops ...Op) error {
+func (st *readyWrites) Commit(ctx context.Context, ops ...Op) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
