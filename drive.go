@@ -102,12 +102,25 @@ func (s *Session) step(ctx context.Context) (RoundReport, error) {
 // of a failure the driver meets (a commit, the Asker).
 func drive[T any](ctx context.Context, s *Session, play func(context.Context) (T, error), failedAs func(Outcome) T) (T, error) {
 	k := newAsking()
+	im, ok := s.cfg.Asker.(Immediate)
+	atOnce := ok && im.Immediate()
 	for {
 		var res T
 		r, err := s.decide(ctx, func(ctx context.Context) (err error) {
 			res, err = play(ctx)
 			return err
 		})
+		asked, answered, aerr := false, false, error(nil)
+		if err == nil && len(r.Calls) == 0 && atOnce {
+			// A policy answers at once, with no person to wait for: its
+			// answers and what follows ride on this Ready, committed
+			// before the next role call or stop.
+			asked = true
+			if answered, aerr = s.askPending(ctx, k); aerr == nil && answered {
+				s.out = r.writes
+				continue
+			}
+		}
 		if perr := s.persist(ctx, r.Persist); perr != nil {
 			return failedAs(Outcome{Status: StatusFailed, Round: s.st.Round, Reason: perr.Error()}), perr
 		}
@@ -118,14 +131,16 @@ func drive[T any](ctx context.Context, s *Session, play func(context.Context) (T
 			s.makeCalls(ctx, r.Calls)
 			continue
 		}
-		answered, err := s.askPending(ctx, k)
-		if err != nil {
+		if !asked {
+			answered, aerr = s.askPending(ctx, k)
+		}
+		if aerr != nil {
 			var o Outcome
 			_ = s.apply(ctx, func(ctx context.Context) error {
-				o, err = s.failed(ctx, err)
+				o, aerr = s.failed(ctx, aerr)
 				return nil
 			})
-			return failedAs(o), err
+			return failedAs(o), aerr
 		}
 		if !answered {
 			return res, nil

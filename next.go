@@ -27,6 +27,9 @@ type Ready struct {
 	// several (parallel drafting) they may run concurrently. Make each and
 	// hand its Response to Deliver, then call Next again.
 	Calls []Request
+	// writes are the Persist ops with the view over the Store they make,
+	// for a driver that decides on before committing them.
+	writes *readyWrites
 	// Outcome is where the session stands: Running while Calls wait,
 	// Paused with its Pending questions (answer them with Answer, then
 	// call Next), or a terminal outcome.
@@ -79,14 +82,16 @@ func (s *Session) Next(ctx context.Context) (Ready, error) {
 // other. Every driver (Next, Run, Step, Rollback) plays through decide.
 func (s *Session) decide(ctx context.Context, play func(ctx context.Context) error) (Ready, error) {
 	s.ext.needed, s.ext.asked = nil, nil
-	s.out = newReadyWrites(s.cfg.Store)
+	if s.out == nil {
+		s.out = newReadyWrites(s.cfg.Store)
+	}
 	err := play(ctx)
 	out := s.out
 	s.out = nil
 	if len(out.ops) > 0 {
 		s.unpersisted = out.commits
 	}
-	r := Ready{Persist: out.ops}
+	r := Ready{Persist: compactOps(out.ops), writes: out}
 	if errors.Is(err, errNeedCalls) {
 		r.Calls = slices.Clone(s.ext.needed)
 		return r, nil

@@ -116,3 +116,55 @@ func (st *readyWrites) Commit(ctx context.Context, ops ...Op) error {
 	st.commits++
 	return nil
 }
+
+// compactOps returns ops with what a later op of the same commit makes
+// moot left out: a Put or Append superseded by a later Put or Delete of
+// its key (unless a Copy reads the key in between), and runs of Appends to
+// one key joined into one. Committed as one atomic Commit, the result
+// leaves every key as ops would, with fewer writes.
+func compactOps(ops []Op) []Op {
+	if len(ops) < 2 {
+		return ops
+	}
+	keep := make([]bool, len(ops))
+	// Backwards: a key is overwritten from here on until a Copy reads it.
+	overwritten := map[string]bool{}
+	for i := len(ops) - 1; i >= 0; i-- {
+		op := ops[i]
+		switch op.Kind {
+		case OpPut, OpDelete:
+			keep[i] = !overwritten[op.Key]
+			overwritten[op.Key] = true
+		case OpAppend:
+			keep[i] = !overwritten[op.Key]
+		case OpCopy:
+			keep[i] = !overwritten[op.Key]
+			overwritten[op.Key] = true
+			delete(overwritten, op.From) // the copy reads From as it is here
+		}
+	}
+	out := make([]Op, 0, len(ops))
+	// lastAppend is, for each key, the index in out of an Append that no
+	// later kept op of that key (nor a Copy from it) has followed yet.
+	lastAppend := map[string]int{}
+	for i, op := range ops {
+		if !keep[i] {
+			continue
+		}
+		switch op.Kind {
+		case OpAppend:
+			if j, ok := lastAppend[op.Key]; ok {
+				out[j].Value = append(slices.Clip(out[j].Value), op.Value...)
+				continue
+			}
+			lastAppend[op.Key] = len(out)
+		case OpCopy:
+			delete(lastAppend, op.Key)
+			delete(lastAppend, op.From)
+		default:
+			delete(lastAppend, op.Key)
+		}
+		out = append(out, op)
+	}
+	return out
+}
