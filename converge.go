@@ -56,12 +56,8 @@ func (s *Session) checkTermination(ctx context.Context) (bool, error) {
 		if s.st.Outcome.Terminal() {
 			return true, nil
 		}
-		if r := s.st.Deciding; r != 0 {
-			// The blocking decisions of round r are still being asked.
-			if paused, err := s.resolveConflicts(ctx, r); err != nil || paused {
-				return false, err
-			}
-			s.st.Deciding = 0
+		if paused, err := s.resumeDeciding(ctx); err != nil || paused {
+			return false, err
 		}
 		d := convergence.Decide(terminationInput(s.st, s.cfg.MaxRounds))
 		switch {
@@ -91,6 +87,20 @@ func (s *Session) checkTermination(ctx context.Context) (bool, error) {
 			return false, nil
 		}
 	}
+}
+
+// resumeDeciding goes on asking the blocking decisions of the round
+// whose decisions were being asked (state.Deciding), if any.
+func (s *Session) resumeDeciding(ctx context.Context) (paused bool, err error) {
+	r := s.st.Deciding
+	if r == 0 {
+		return false, nil
+	}
+	if paused, err := s.resolveConflicts(ctx, r); err != nil || paused {
+		return paused, err
+	}
+	s.st.Deciding = 0
+	return false, nil
 }
 
 // askHighAck asks the user to acknowledge the unresolved HIGH conflicts;

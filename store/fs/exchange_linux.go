@@ -12,12 +12,6 @@ import (
 // file costs far more here than rewriting one.
 const recycles = true
 
-// lockSpare takes an exclusive flock on a spare about to be rewritten,
-// without waiting: false means a reader holds it (see readLocked).
-func lockSpare(f *os.File) bool {
-	return syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil
-}
-
 // readLock takes a shared flock on a file a read-only Store is reading,
 // waiting for a writer rewriting it as a spare; closing f releases it.
 func readLock(f *os.File) error {
