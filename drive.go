@@ -196,6 +196,13 @@ func (s *Session) makeCalls(ctx context.Context, reqs []Request) {
 		i   int
 		res roleResult
 	}
+	if len(reqs) == 1 {
+		// One call: made here, with no goroutine to hand it to.
+		req := reqs[0]
+		res := callRole(s.ext.callContext(ctx, req), &s.cfg, s.clock, req, s.jitter(), s.noteTransport)
+		s.ext.delivered[callID{req.Role, req.Call}] = res
+		return
+	}
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	notes, finished := make(chan transportNote), make(chan done)

@@ -17,14 +17,22 @@ import (
 type readyWrites struct {
 	base Store
 	ops  []Op
-	// values holds the keys the kept ops changed: a value, or nil for a
-	// deleted key.
-	values  map[string][]byte
+	// values holds the keys the kept ops changed.
+	values  map[string]stagedKey
 	commits int
 }
 
+// stagedKey is a key as the kept ops leave it: deleted, or a value, or (a key
+// only appended to) a suffix to the Store's value, which is not read
+// unless the key is.
+type stagedKey struct {
+	v        []byte
+	deleted  bool
+	overBase bool
+}
+
 func newReadyWrites(base Store) *readyWrites {
-	return &readyWrites{base: base, values: map[string][]byte{}}
+	return &readyWrites{base: base, values: map[string]stagedKey{}}
 }
 
 // Appends forwards the session Store's Appender capability.
@@ -36,12 +44,24 @@ func (st *readyWrites) Copies() bool { return copies(st.base) }
 // Get returns key's value as the kept commits leave it.
 func (st *readyWrites) Get(ctx context.Context, key string) ([]byte, error) {
 	if v, ok := st.values[key]; ok {
-		if v == nil {
-			return nil, fmt.Errorf("get %s: %w", key, ErrNotFound)
-		}
-		return slices.Clone(v), nil
+		return st.value(ctx, key, v)
 	}
 	return st.base.Get(ctx, key)
+}
+
+// value is the value of key, stagedKey as v.
+func (st *readyWrites) value(ctx context.Context, key string, v stagedKey) ([]byte, error) {
+	switch {
+	case v.deleted:
+		return nil, fmt.Errorf("get %s: %w", key, ErrNotFound)
+	case v.overBase:
+		b, err := st.base.Get(ctx, key)
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return nil, err
+		}
+		return append(b, v.v...), nil
+	}
+	return slices.Clone(v.v), nil
 }
 
 // List lists the keys as the kept commits leave them.
@@ -52,10 +72,10 @@ func (st *readyWrites) List(ctx context.Context, prefix string) ([]string, error
 	}
 	keys = slices.DeleteFunc(keys, func(k string) bool {
 		v, changed := st.values[k]
-		return changed && v == nil
+		return changed && v.deleted
 	})
 	for k, v := range st.values {
-		if v != nil && strings.HasPrefix(k, prefix) && !slices.Contains(keys, k) {
+		if !v.deleted && strings.HasPrefix(k, prefix) && !slices.Contains(keys, k) {
 			keys = append(keys, k)
 		}
 	}
@@ -72,47 +92,53 @@ func (st *readyWrites) Commit(ctx context.Context, ops ...Op) error {
 	if err := ValidStoreOps(ops, st.Appends(), st.Copies()); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
-	next := map[string][]byte{}
-	current := func(key string) ([]byte, error) {
-		if v, ok := next[key]; ok {
-			return v, nil
-		}
-		b, err := st.Get(ctx, key)
-		if errors.Is(err, ErrNotFound) {
-			return nil, nil
-		}
-		return b, err
+	kept := make([]Op, len(ops))
+	for i, op := range ops {
+		op.Value = slices.Clone(op.Value) // the caller may reuse its slices
+		kept[i] = op
 	}
-	for _, op := range ops {
+	next := map[string]stagedKey{}
+	current := func(key string) (stagedKey, bool) {
+		if v, ok := next[key]; ok {
+			return v, true
+		}
+		v, ok := st.values[key]
+		return v, ok
+	}
+	for _, op := range kept {
 		switch op.Kind {
 		case OpPut:
-			next[op.Key] = append([]byte{}, op.Value...)
+			next[op.Key] = stagedKey{v: op.Value}
 		case OpDelete:
-			next[op.Key] = nil
+			next[op.Key] = stagedKey{deleted: true}
 		case OpAppend:
-			base, err := current(op.Key)
-			if err != nil {
-				return fmt.Errorf("commit: append %s: %w", op.Key, err)
+			cur, ok := current(op.Key)
+			switch {
+			case !ok:
+				next[op.Key] = stagedKey{v: op.Value, overBase: true}
+			case cur.deleted:
+				next[op.Key] = stagedKey{v: op.Value}
+			default:
+				next[op.Key] = stagedKey{v: append(slices.Clip(cur.v), op.Value...), overBase: cur.overBase}
 			}
-			next[op.Key] = append(slices.Clip(base), op.Value...)
 		case OpCopy:
-			v, err := current(op.From)
+			var v []byte
+			var err error
+			if cur, ok := current(op.From); ok {
+				v, err = st.value(ctx, op.From, cur)
+			} else {
+				v, err = st.base.Get(ctx, op.From)
+			}
 			if err != nil {
 				return fmt.Errorf("commit: copy %s to %s: %w", op.From, op.Key, err)
 			}
-			if v == nil {
-				return fmt.Errorf("commit: copy %s to %s: %w", op.From, op.Key, ErrNotFound)
-			}
-			next[op.Key] = v
+			next[op.Key] = stagedKey{v: v}
 		}
 	}
 	for k, v := range next {
 		st.values[k] = v
 	}
-	for _, op := range ops {
-		op.Value = slices.Clone(op.Value) // the caller may reuse its slices
-		st.ops = append(st.ops, op)
-	}
+	st.ops = append(st.ops, kept...)
 	st.commits++
 	return nil
 }
