@@ -48,8 +48,10 @@ type Question = question.Question
 type Answer = question.Answer
 
 // Immediate is implemented by Askers that answer at once, with no person
-// in the loop (automated policies). The Mediator then does not make its
-// staged progress durable before asking, which saves a Store commit.
+// in the loop (automated policies). Run and Step then ask before they
+// commit the decisions that led to the question, which saves a Store
+// commit, and record the answers as automatic; any other Asker is asked
+// once the question is durable.
 type Immediate interface {
 	Immediate() bool
 }
