@@ -108,7 +108,7 @@ func endReason(base, note string) string {
 
 // fileEndDecision records an approve/abandon decision and clears what was
 // waiting: questions and a rollback in its dialogs.
-func (s *Session) fileEndDecision(title, key, outcome, note string) {
+func (s *engine) fileEndDecision(title, key, outcome, note string) {
 	round := s.st.currentRound()
 	q := Question{ID: fmt.Sprintf("r%d-%s", round, key), Kind: KindEarlyTermination, Round: round, Title: title}
 	s.st.recordProcedural(s.now(), round, "", q, Answer{Key: key, Text: strings.TrimSpace(note)}, "Session ended as "+outcome)

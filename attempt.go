@@ -97,7 +97,7 @@ type transportNote struct {
 // attempt plays one attempt of a sequential role phase on the session's
 // goroutine: plan, journal the prompt, and either stop for the call
 // (errNeedCalls: the driver makes it) or validate and record its result.
-func (s *Session) attempt(ctx context.Context, role RoleName, k int, rp *rolePhase) (attemptOutcome, error) {
+func (s *engine) attempt(ctx context.Context, role RoleName, k int, rp *rolePhase) (attemptOutcome, error) {
 	plan, err := s.planAttempt(ctx, role, "", k, rp)
 	if err != nil {
 		return attemptOutcome{}, err
@@ -110,7 +110,7 @@ func (s *Session) attempt(ctx context.Context, role RoleName, k int, rp *rolePha
 
 // settle validates a role call's result, records the attempt in attempts
 // and closes the attempt's scope.
-func (s *Session) settle(ctx context.Context, plan attemptPlan, res roleResult, attempts *[]attemptRec) (attemptOutcome, error) {
+func (s *engine) settle(ctx context.Context, plan attemptPlan, res roleResult, attempts *[]attemptRec) (attemptOutcome, error) {
 	out, err := s.st.finishAttempt(plan, res, s.cfg.MaxOutputBytes, s.tok, s.now)
 	if err != nil {
 		s.endAttempt(plan, out, err)
@@ -124,7 +124,7 @@ func (s *Session) settle(ctx context.Context, plan attemptPlan, res roleResult, 
 // planAttempt builds the prompt and stages it for the journal, or finds
 // the response journaled before a crash or pause. It runs on the session's
 // goroutine; the caller makes the staged prompt durable before the call.
-func (s *Session) planAttempt(ctx context.Context, role RoleName, part string, k int, rp *rolePhase) (attemptPlan, error) {
+func (s *engine) planAttempt(ctx context.Context, role RoleName, part string, k int, rp *rolePhase) (attemptPlan, error) {
 	cur := s.st.Current
 	gaps, prev := rp.Gaps, rp.Attempts
 	if part != "" {
@@ -183,7 +183,7 @@ func (plan attemptPlan) result() roleResult {
 }
 
 // noteTransport records a transport retry; on the session's goroutine only.
-func (s *Session) noteTransport(n transportNote) {
+func (s *engine) noteTransport(n transportNote) {
 	s.st.Logged = append(s.st.Logged, loggedEvent{Kind: loggedTransportRetry, Round: n.round, At: s.now(), Role: n.role,
 		Err: oneLine(n.err.Error()), Try: n.try, Delay: n.delay})
 	s.log.Warn("transient role error, backing off", "round", n.round, "role", n.role, "attempt", n.attempt, "retry", n.try, "delay", n.delay, "err", n.err)
@@ -193,7 +193,7 @@ func (s *Session) noteTransport(n transportNote) {
 // jitter returns a source of backoff jitter for one role call. Each call
 // gets its own generator, seeded from the session's, so parallel calls
 // share nothing and a fixed JitterSeed still gives fixed delays.
-func (s *Session) jitter() func() float64 {
+func (s *engine) jitter() func() float64 {
 	r := rand.New(rand.NewPCG(s.rnd.Uint64(), s.rnd.Uint64()))
 	return r.Float64
 }
@@ -271,7 +271,7 @@ func capOutput(content string, limit int) string {
 
 // endAttempt closes the attempt's scope and reports it finished: its
 // validation verdict, or err when the attempt could not be played.
-func (s *Session) endAttempt(plan attemptPlan, out attemptOutcome, err error) {
+func (s *engine) endAttempt(plan attemptPlan, out attemptOutcome, err error) {
 	e := Event{Kind: EventAttemptFinished, Role: plan.role, Attempt: plan.k, Gap: plan.part, ExampleTier: plan.example.Tier,
 		Elapsed: s.now().Sub(plan.started), FailureType: out.rec.FailureType, Message: out.rec.Message,
 		Model: out.rec.Model, FinishReason: out.finishReason, AttemptUsage: out.rec.Usage, Success: out.rec.Success}
@@ -305,7 +305,7 @@ func complianceCheck(res validate.Result, content string, decided []conflict.Rul
 // which the validation and error tables are rendered), on the session's
 // goroutine, and prepares the retry a failed attempt with budget left
 // gets.
-func (s *Session) recordAttempt(ctx context.Context, role RoleName, part string, attempts *[]attemptRec, out attemptOutcome) {
+func (s *engine) recordAttempt(ctx context.Context, role RoleName, part string, attempts *[]attemptRec, out attemptOutcome) {
 	cur := s.st.Current
 	rec := out.rec
 	*attempts = append(*attempts, rec)
@@ -372,7 +372,7 @@ func (st *state) settleLegacyRetry(n int, role RoleName, part string, rec attemp
 // prepareRetry selects the example the retry after the failed attempt rec
 // attaches, logs it on the attempt's fact (at factAt) and in the example
 // log, and announces the retry.
-func (s *Session) prepareRetry(ctx context.Context, role RoleName, part string, rec attemptRec, factAt int) {
+func (s *engine) prepareRetry(ctx context.Context, role RoleName, part string, rec attemptRec, factAt int) {
 	cur := s.st.Current
 	sel, err := s.example(ctx, role, rec.FailureType, s.cfg.RetryExampleBudget)
 	label := exampleLabel(sel)

@@ -15,7 +15,7 @@ import (
 // sessionEnd offers, once a session has finished, what to do with its
 // rollback archives (FLOW-007 archive cleanup): keep, delete, keep recent,
 // or move to cold storage when Config.ColdStore is set.
-func (s *Session) sessionEnd(ctx context.Context) (bool, error) {
+func (s *engine) sessionEnd(ctx context.Context) (bool, error) {
 	if s.st.CleanupDone {
 		return false, nil
 	}
@@ -36,9 +36,11 @@ func (s *Session) sessionEnd(ctx context.Context) (bool, error) {
 	opt, _ := q.Option(a.Key)
 	mode, now := rollback.Cleanup(opt.Effect), s.now()
 	if mode == rollback.CleanupCold {
-		if err := moveToCold(ctx, s.out, s.cfg.ColdStore, coldSessionID(s.st.SessionID), now, infos); err != nil {
+		cold, err := coldOps(ctx, s.out, s.cfg.ColdStore, coldSessionID(s.st.SessionID), now, infos)
+		if err != nil {
 			return false, err
 		}
+		s.out.cold = append(s.out.cold, cold...)
 	}
 	ops := cleanupDeletes(mode, infos, now)
 	s.st.CleanupDone = true
@@ -123,38 +125,36 @@ func archiveInfos(ctx context.Context, store Store, h rollback.History) ([]rollb
 	return infos, nil
 }
 
-// moveToCold copies the archives from store into cold under
-// spec_refinement_workflow/<date>_session_<id>/, updates manifest.json and
-// appends to cleanup_log.txt, all in one commit of the cold store; the
-// caller then deletes the archives from the session.
-func moveToCold(ctx context.Context, store, cold Store, sessionID string, now time.Time, infos []rollback.ArchiveInfo) error {
+// coldOps are the writes that copy the archives from store into cold
+// under spec_refinement_workflow/<date>_session_<id>/, update
+// manifest.json and append to cleanup_log.txt: one commit of the cold
+// store, which the driver makes before the commit that deletes the
+// archives from the session (Ready.Cold). It only reads cold.
+func coldOps(ctx context.Context, store, cold Store, sessionID string, now time.Time, infos []rollback.ArchiveInfo) ([]Op, error) {
 	manifestKey := path.Join(rollback.ColdWorkflowDir, rollback.ManifestName)
 	existing, err := cold.Get(ctx, manifestKey)
 	if err != nil && !errors.Is(err, ErrNotFound) {
-		return fmt.Errorf("cold storage: read manifest: %w", err)
+		return nil, fmt.Errorf("cold storage: read manifest: %w", err)
 	}
 	plan, err := rollback.ColdPlan(existing, infos, sessionID, ".", now)
 	if err != nil {
-		return fmt.Errorf("cold storage: %w", err)
+		return nil, fmt.Errorf("cold storage: %w", err)
 	}
 	key := func(p string) string { return strings.TrimPrefix(path.Clean(strings.ReplaceAll(p, "\\", "/")), "./") }
 	var ops []Op
 	for _, m := range plan.Moves {
 		b, err := store.Get(ctx, m.Key)
 		if err != nil {
-			return fmt.Errorf("cold storage: read %s: %w", m.Key, err)
+			return nil, fmt.Errorf("cold storage: read %s: %w", m.Key, err)
 		}
 		ops = append(ops, Put(key(m.Path), b))
 	}
 	log, err := cold.Get(ctx, key(plan.LogPath))
 	if err != nil && !errors.Is(err, ErrNotFound) {
-		return fmt.Errorf("cold storage: read log: %w", err)
+		return nil, fmt.Errorf("cold storage: read log: %w", err)
 	}
 	ops = append(ops, Put(key(plan.ManifestPath), plan.Manifest), Put(key(plan.LogPath), append(log, plan.LogLine...)))
-	if err := cold.Commit(ctx, ops...); err != nil {
-		return fmt.Errorf("cold storage: %w", err)
-	}
-	return nil
+	return ops, nil
 }
 
 // coldSessionID makes a session ID usable in cold-storage folder names.

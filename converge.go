@@ -16,7 +16,7 @@ const keyConvergenceSVG = "convergence.svg"
 
 // converge records the round's convergence row (once) and, on
 // DIVERGENCE_WARNING, asks the divergence question (FLOW-002).
-func (s *Session) converge(ctx context.Context) (stop, error) {
+func (s *engine) converge(ctx context.Context) (stop, error) {
 	cur := s.st.Current
 	t := tracker(s.st, &s.cfg)
 	if !cur.Converged {
@@ -51,7 +51,7 @@ func (s *Session) converge(ctx context.Context) (stop, error) {
 
 // checkTermination walks the termination tree between rounds (FLOW-005),
 // asking the early-termination offer and acknowledgments as they come due.
-func (s *Session) checkTermination(ctx context.Context) (bool, error) {
+func (s *engine) checkTermination(ctx context.Context) (bool, error) {
 	for {
 		if s.st.Outcome.Terminal() {
 			return true, nil
@@ -91,7 +91,7 @@ func (s *Session) checkTermination(ctx context.Context) (bool, error) {
 
 // resumeDeciding goes on asking the blocking decisions of the round
 // whose decisions were being asked (state.Deciding), if any.
-func (s *Session) resumeDeciding(ctx context.Context) (paused bool, err error) {
+func (s *engine) resumeDeciding(ctx context.Context) (paused bool, err error) {
 	r := s.st.Deciding
 	if r == 0 {
 		return false, nil
@@ -105,7 +105,7 @@ func (s *Session) resumeDeciding(ctx context.Context) (paused bool, err error) {
 
 // askHighAck asks the user to acknowledge the unresolved HIGH conflicts;
 // again is false when the walk stops (paused, or an error).
-func (s *Session) askHighAck(ctx context.Context) (again bool, err error) {
+func (s *engine) askHighAck(ctx context.Context) (again bool, err error) {
 	q := highAckQuestion(s.st)
 	a, paused, err := s.ask(ctx, q)
 	if err != nil || paused {
@@ -124,7 +124,7 @@ func (s *Session) askHighAck(ctx context.Context) (again bool, err error) {
 
 // offerEarlyTermination offers to end the session with openSet open;
 // again is false when the walk stops (paused, or an error).
-func (s *Session) offerEarlyTermination(ctx context.Context, openSet string) (again bool, err error) {
+func (s *engine) offerEarlyTermination(ctx context.Context, openSet string) (again bool, err error) {
 	q := earlyTerminationQuestion(s.st, s.cfg.MaxRounds, tracker(s.st, &s.cfg).Current() == convergence.Converging)
 	a, paused, err := s.ask(ctx, q)
 	if err != nil || paused {
@@ -150,7 +150,7 @@ func (s *Session) offerEarlyTermination(ctx context.Context, openSet string) (ag
 
 // finish ends the session with a terminal outcome and writes the final
 // artifacts.
-func (s *Session) finish(ctx context.Context, o OutcomeStatus, reason string) error {
+func (s *engine) finish(ctx context.Context, o OutcomeStatus, reason string) error {
 	s.st.Outcome, s.st.OutcomeReason, s.st.FinishedAt = o, reason, s.now()
 	s.log.Info("session finished", "outcome", o, "reason", reason)
 	dropPendingAtEnd(s.st)
@@ -181,7 +181,7 @@ func (s *Session) finish(ctx context.Context, o OutcomeStatus, reason string) er
 }
 
 // finalOps renders final_summary.md and final_spec.md.
-func (s *Session) finalOps(ctx context.Context) ([]Op, error) {
+func (s *engine) finalOps(ctx context.Context) ([]Op, error) {
 	sum := convergence.Summary(convergence.SummaryInput{
 		Outcome: s.st.Outcome, Reason: s.st.OutcomeReason, Rounds: s.st.Round,
 		Started: s.st.CreatedAt, Finished: s.st.FinishedAt, Ledger: &s.st.Ledger, Extra: extraLimitations(s.st), SpecKey: keyFinalSpec,
@@ -213,7 +213,7 @@ func (s *Session) finalOps(ctx context.Context) ([]Op, error) {
 // Engineer output that addressed it. Each round's output is read and
 // parsed at most once, newest first, however many gaps it resolved, so the
 // final round costs time linear in the session's outputs.
-func (s *Session) finalResolutions(ctx context.Context, ids []gap.ID) (map[gap.ID]string, error) {
+func (s *engine) finalResolutions(ctx context.Context, ids []gap.ID) (map[gap.ID]string, error) {
 	out := make(map[gap.ID]string, len(ids))
 	wanted := make(map[gap.ID]bool, len(ids))
 	for _, id := range ids {

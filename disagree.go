@@ -31,7 +31,7 @@ type disagreeState struct {
 // review, checks the DISAGREE rate, and asks the user to resolve each
 // conflict; unresolved HIGH/CRITICAL conflicts keep their gaps BLOCKED.
 // Each step is decided in disagree_decide.go; here it is asked and staged.
-func (s *Session) disagreement(ctx context.Context) (stop, error) {
+func (s *engine) disagreement(ctx context.Context) (stop, error) {
 	cur := s.st.Current
 	ds := &cur.Disagree
 	if ds.Done || cur.Engineer.Status != roleAccepted {
@@ -66,7 +66,7 @@ func (s *Session) disagreement(ctx context.Context) (stop, error) {
 // detectDisagreement reads the round's Engineer output and the one the
 // review being answered (the last completed round's) saw, and files what
 // detectDisagreement decides.
-func (s *Session) detectDisagreement(ctx context.Context) error {
+func (s *engine) detectDisagreement(ctx context.Context) error {
 	cur := s.st.Current
 	prev := s.st.Round
 	out, err := s.get(ctx, outputKey(cur.N, Engineer))
@@ -86,7 +86,7 @@ func (s *Session) detectDisagreement(ctx context.Context) error {
 
 // askFindings asks about each implicit-disagreement finding not answered
 // yet and applies the answers.
-func (s *Session) askFindings(ctx context.Context) (stop, error) {
+func (s *engine) askFindings(ctx context.Context) (stop, error) {
 	cur := s.st.Current
 	ds := &cur.Disagree
 	for ds.NextFinding < len(ds.Findings) {
@@ -112,7 +112,7 @@ func (s *Session) askFindings(ctx context.Context) (stop, error) {
 
 // askAlerts asks each DISAGREE rate alert not answered yet and applies the
 // answers; a "request revision" sends the round back to the Engineer.
-func (s *Session) askAlerts(ctx context.Context) (stop, error) {
+func (s *engine) askAlerts(ctx context.Context) (stop, error) {
 	cur := s.st.Current
 	ds := &cur.Disagree
 	for ds.NextAlert < len(ds.Alerts) {
@@ -150,7 +150,7 @@ func (s *Session) askAlerts(ctx context.Context) (stop, error) {
 // resolveConflicts asks the user to decide every unresolved conflict, most
 // severe first (FLOW-006 §4), and applies each decision to its gap. The
 // gaps of unresolved HIGH/CRITICAL conflicts are BLOCKED meanwhile.
-func (s *Session) resolveConflicts(ctx context.Context, round int) (bool, error) {
+func (s *engine) resolveConflicts(ctx context.Context, round int) (bool, error) {
 	if err := blockConflictGaps(s.st, s.now); err != nil {
 		return false, err
 	}

@@ -64,7 +64,7 @@ func (s *Session) Step(ctx context.Context) (rep RoundReport, err error) {
 
 // step plays the rest of the round in progress, or the next round, and
 // what follows the session's end.
-func (s *Session) step(ctx context.Context) (RoundReport, error) {
+func (s *engine) step(ctx context.Context) (RoundReport, error) {
 	if s.st.Outcome.Terminal() && s.st.RollbackFlow == nil {
 		o, err := s.finishSession(ctx)
 		rep := s.st.report(s.st.outcome())
@@ -121,7 +121,7 @@ func drive[T any](ctx context.Context, s *Session, play func(context.Context) (T
 				continue
 			}
 		}
-		if perr := s.persist(ctx, r.Persist); perr != nil {
+		if perr := s.persist(ctx, r); perr != nil {
 			return failedAs(Outcome{Status: StatusFailed, Round: s.st.Round, Reason: perr.Error()}), perr
 		}
 		if err != nil {
@@ -153,19 +153,26 @@ func drive[T any](ctx context.Context, s *Session, play func(context.Context) (T
 // session.
 func (s *Session) apply(ctx context.Context, play func(ctx context.Context) error) error {
 	r, err := s.decide(ctx, play)
-	if perr := s.persist(ctx, r.Persist); perr != nil {
+	if perr := s.persist(ctx, r); perr != nil {
 		return perr
 	}
 	return err
 }
 
-// persist commits a Ready's writes to the session's Store and advances.
-// Writes decided before a cancellation are committed all the same: they
-// record work done. A failed commit leaves the session stale: the next
-// call reads it as stored.
-func (s *Session) persist(ctx context.Context, ops []Op) error {
-	if len(ops) > 0 {
-		if err := s.cfg.Store.Commit(context.WithoutCancel(ctx), ops...); err != nil {
+// persist commits a Ready's writes (its cold-storage writes first) to
+// the session's Store and advances. Writes decided before a cancellation
+// are committed all the same: they record work done. A failed commit
+// leaves the session stale: the next call reads it as stored.
+func (s *Session) persist(ctx context.Context, r Ready) error {
+	ctx = context.WithoutCancel(ctx)
+	if len(r.Cold) > 0 {
+		if err := s.cfg.ColdStore.Commit(ctx, r.Cold...); err != nil {
+			s.unpersisted, s.stale, s.lastRendered = 0, true, nil
+			return fmt.Errorf("cold storage: %w", err)
+		}
+	}
+	if len(r.Persist) > 0 {
+		if err := s.cfg.Store.Commit(ctx, r.Persist...); err != nil {
 			s.unpersisted, s.stale, s.lastRendered = 0, true, nil
 			return fmt.Errorf("commit: %w", err)
 		}

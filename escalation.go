@@ -10,7 +10,7 @@ import (
 
 // escalate asks the user what to do after role spent its attempts (FLOW-001
 // §5) and applies the answer.
-func (s *Session) escalate(ctx context.Context, role RoleName) (stop, error) {
+func (s *engine) escalate(ctx context.Context, role RoleName) (stop, error) {
 	cur := s.st.Current
 	rp := cur.role(role)
 	last, attempts, err := rp.lastFailure()
@@ -52,7 +52,7 @@ func (s *Session) escalate(ctx context.Context, role RoleName) (stop, error) {
 func (rp *rolePhase) escalations() int { return rp.Escalated }
 
 // askRoundFailed handles a round in which both roles were skipped.
-func (s *Session) askRoundFailed(ctx context.Context) (stop, error) {
+func (s *engine) askRoundFailed(ctx context.Context) (stop, error) {
 	cur := s.st.Current
 	q := roundFailedQuestion(cur.N)
 	a, paused, err := s.ask(ctx, q)

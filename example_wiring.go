@@ -12,7 +12,7 @@ import (
 // canonical returns the Tier 1 examples: Config's overrides, else those
 // extracted from the source spec once per process (GAP-FLOW-018: an
 // extraction failure falls through to the next tier, with its reason).
-func (s *Session) canonical(ctx context.Context) (exemplar.Canonical, error) {
+func (s *engine) canonical(ctx context.Context) (exemplar.Canonical, error) {
 	s.canonOnce.Do(func() {
 		src, err := s.source(ctx)
 		if err != nil {
@@ -36,7 +36,7 @@ func (s *Session) canonical(ctx context.Context) (exemplar.Canonical, error) {
 
 // history returns the validated outputs of the completed rounds (rolled-back
 // rounds are gone from the live session, so never chosen).
-func (s *Session) history(ctx context.Context, role RoleName) ([]exemplar.HistoryItem, error) {
+func (s *engine) history(ctx context.Context, role RoleName) ([]exemplar.HistoryItem, error) {
 	var out []exemplar.HistoryItem
 	rounds := s.st.Rounds
 	if len(rounds) > historyRounds {
@@ -69,7 +69,7 @@ func retryExampleKey(n int, role RoleName, k int, failureType validate.FailureTy
 // retryExample returns the example for a retry prompt: the one chosen (and
 // logged) when the failure was recorded, else a new selection (a process
 // that resumed between the two).
-func (s *Session) retryExample(ctx context.Context, role RoleName, k int, failureType validate.FailureType) (exemplar.Selection, error) {
+func (s *engine) retryExample(ctx context.Context, role RoleName, k int, failureType validate.FailureType) (exemplar.Selection, error) {
 	if sel, ok := s.chosenExamples[retryExampleKey(s.st.Current.N, role, k, failureType)]; ok {
 		return sel, nil
 	}
@@ -79,7 +79,7 @@ func (s *Session) retryExample(ctx context.Context, role RoleName, k int, failur
 // example selects the example for a prompt (GAP-FLOW-008): failureType ""
 // for an initial prompt (canonical format, else template), otherwise the
 // failure's mapping with Tier 1 → 2 → 3 fallthrough, truncated to budget.
-func (s *Session) example(ctx context.Context, role RoleName, failureType validate.FailureType, budget int) (exemplar.Selection, error) {
+func (s *engine) example(ctx context.Context, role RoleName, failureType validate.FailureType, budget int) (exemplar.Selection, error) {
 	canon, canonErr := s.canonical(ctx)
 	req := exemplar.Request{Role: role, FailureType: failureType, Gaps: s.st.Ledger.IDs(),
 		Canonical: canon, CanonicalErr: canonErr, Budget: budget, Tokenizer: s.tok}

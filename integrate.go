@@ -182,7 +182,7 @@ func newIntegration(st *state, integrate bool, maxRetries int) *integrationState
 // integrationStartOps sets up the integration step as the session ends
 // (finish): a previous integration's files (a session rolled back after
 // it finished) are deleted in the same commit.
-func (s *Session) integrationStartOps(ctx context.Context) ([]Op, error) {
+func (s *engine) integrationStartOps(ctx context.Context) ([]Op, error) {
 	s.st.Integration = newIntegration(s.st, s.cfg.Integrate, s.cfg.MaxRetries)
 	switch in := s.st.Integration; {
 	case in == nil:
@@ -214,7 +214,7 @@ func dropIntegrationQuestions(st *state) {
 
 // integrate plays the integration step until final_spec.md is written or
 // a question waits; paused is true in the latter case.
-func (s *Session) integrate(ctx context.Context) (paused bool, err error) {
+func (s *engine) integrate(ctx context.Context) (paused bool, err error) {
 	in := s.st.Integration
 	if in != nil && in.Step != integDone && !s.cfg.Integrate {
 		dropIntegrationQuestions(s.st)
@@ -274,7 +274,7 @@ func (m integrationMaterial) input(maxOutputBytes int, decisions []string) valid
 	return in
 }
 
-func (s *Session) integrationMaterial(ctx context.Context) (integrationMaterial, error) {
+func (s *engine) integrationMaterial(ctx context.Context) (integrationMaterial, error) {
 	var m integrationMaterial
 	src, err := s.source(ctx)
 	if err != nil {
@@ -379,7 +379,7 @@ func integrationCheck(check validate.IntegrationInput) func(string) validate.Res
 // integrationEngineer plays the Engineer's integration attempts until one
 // is valid or the attempts allowed are spent; stopped says why they end
 // early (see integrationState.stopped).
-func (s *Session) integrationEngineer(ctx context.Context) (stopped string, err error) {
+func (s *engine) integrationEngineer(ctx context.Context) (stopped string, err error) {
 	in := s.st.Integration
 	m, err := s.integrationMaterial(ctx)
 	if err != nil {
@@ -494,7 +494,7 @@ func reviewCheck(st *state, maxOutputBytes int) func(string) validate.Result {
 
 // integrationReview plays the consistency review of the accepted
 // integration.
-func (s *Session) integrationReview(ctx context.Context) error {
+func (s *engine) integrationReview(ctx context.Context) error {
 	in := s.st.Integration
 	specKey := in.specKey()
 	spec, err := s.get(ctx, specKey)
@@ -611,7 +611,7 @@ const (
 // integrationAsk escalates to the user: after a consistency review whose
 // CRITICAL/HIGH issues the retry did not fix, or after every integration
 // attempt failed validation.
-func (s *Session) integrationAsk(ctx context.Context) (stop, error) {
+func (s *engine) integrationAsk(ctx context.Context) (stop, error) {
 	q := integrationQuestion(s.st, s.cfg.MaxRetries)
 	a, paused, err := s.ask(ctx, q)
 	if err != nil || paused {

@@ -30,7 +30,7 @@ type integrationAttempt struct {
 // before the call, a journaled response reused, Next's caller asked to
 // make the call in its mode. The attempt's usage is recorded and its end
 // reported to observers.
-func (s *Session) integrationCall(ctx context.Context, role RoleName, k int, msgs []Message, stable int, gaps []gap.ID, check func(string) validate.Result) (integrationAttempt, error) {
+func (s *engine) integrationCall(ctx context.Context, role RoleName, k int, msgs []Message, stable int, gaps []gap.ID, check func(string) validate.Result) (integrationAttempt, error) {
 	in := s.st.Integration
 	promptKey, respKey := finalAttemptKeys(role, k)
 	where := fmt.Sprintf("integration %s attempt %d", role, k)

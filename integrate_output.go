@@ -18,7 +18,7 @@ import (
 
 // integrationDone writes final_spec.md in its final form, the trace, and a
 // line of final_summary.md saying which form it is.
-func (s *Session) integrationDone(ctx context.Context, form, reason string) error {
+func (s *engine) integrationDone(ctx context.Context, form, reason string) error {
 	in := s.st.Integration
 	in.Step, in.Form, in.Reason = integDone, form, reason
 	var written string

@@ -188,7 +188,7 @@ func newPartPrompt(st *state, m integrationMaterial, p integrationPart, i, n int
 // integrationParts plays the part-by-part integration: the Engineer's
 // attempts for each part in turn, then the join; stopped says why it ends
 // early (see integrationState.stopped).
-func (s *Session) integrationParts(ctx context.Context, m integrationMaterial) (stopped string, err error) {
+func (s *engine) integrationParts(ctx context.Context, m integrationMaterial) (stopped string, err error) {
 	in := s.st.Integration
 	lim := limitsOf(s.cfg, s.tok)
 	parts, why, err := integrationPlan(s.st, m, lim)
@@ -259,7 +259,7 @@ func (in *integrationState) partSettled(rec attemptRec, i, n, maxRetries int) {
 
 // partTexts are the parts as integrated, for each part accepted so far:
 // its accepted attempt, or its source when it had nothing to merge.
-func (s *Session) partTexts(ctx context.Context, parts []integrationPart, accepted []int) ([]string, error) {
+func (s *engine) partTexts(ctx context.Context, parts []integrationPart, accepted []int) ([]string, error) {
 	texts := make([]string, len(accepted))
 	for i, k := range accepted {
 		if k == 0 {

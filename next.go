@@ -27,6 +27,11 @@ type Ready struct {
 	// several (parallel drafting) they may run concurrently. Make each and
 	// hand its Response to Deliver, then call Next again.
 	Calls []Request
+	// Cold are writes to Config.ColdStore: the session-end cleanup moving
+	// the rollback archives to cold storage. Commit them to the ColdStore
+	// before Persist, which deletes the archives from the session. Empty
+	// unless a ColdStore is configured.
+	Cold []Op
 	// writes are the Persist ops with the view over the Store they make,
 	// for a driver that decides on before committing them.
 	writes *readyWrites
@@ -91,7 +96,7 @@ func (s *Session) decide(ctx context.Context, play func(ctx context.Context) err
 	if len(out.ops) > 0 {
 		s.unpersisted = out.commits
 	}
-	r := Ready{Persist: compactOps(out.ops), writes: out}
+	r := Ready{Persist: compactOps(out.ops), Cold: out.cold, writes: out}
 	if errors.Is(err, errNeedCalls) {
 		r.Calls = slices.Clone(s.ext.needed)
 		return r, nil

@@ -31,7 +31,7 @@ func (rp *rolePhase) part(id gap.ID) *partState {
 // Only the role calls run on worker goroutines. Everything else (building
 // prompts, journaling, validating, recording, committing) happens here, on
 // the session's goroutine, as each call's result comes back.
-func (s *Session) runParallel(ctx context.Context) (done bool, err error) {
+func (s *engine) runParallel(ctx context.Context) (done bool, err error) {
 	cur := s.st.Current
 	rp := &cur.Engineer
 	if len(rp.Parts) == 0 {
@@ -109,7 +109,7 @@ type partCall struct {
 // or exhausted, or stops for the calls the driver must make
 // (errNeedCalls): at most ParallelGaps at a time, asked for together in
 // one Ready. The first error stops it.
-func (s *Session) draftParts(ctx context.Context, rp *rolePhase) error {
+func (s *engine) draftParts(ctx context.Context, rp *rolePhase) error {
 	d := &partDrafter{s: s, rp: rp, ctx: ctx}
 	d.queueRunning()
 	for {
@@ -132,7 +132,7 @@ func (s *Session) draftParts(ctx context.Context, rp *rolePhase) error {
 // the order they were dispatched), the calls left to the driver, and the
 // first error.
 type partDrafter struct {
-	s        *Session
+	s        *engine
 	rp       *rolePhase
 	ctx      context.Context
 	queue    []*partState

@@ -170,7 +170,7 @@ type exampleChoice = exemplar.Selection
 // prefix before both is untouched. It reads what the prompt needs (the
 // material under review, the examples, the spec); a prompter builds the
 // messages from that, the state and the config.
-func (s *Session) buildPrompt(ctx context.Context, role RoleName, k int, gaps []gap.ID, prev []attemptRec, userContext []string) ([]Message, int, exampleChoice, error) {
+func (s *engine) buildPrompt(ctx context.Context, role RoleName, k int, gaps []gap.ID, prev []attemptRec, userContext []string) ([]Message, int, exampleChoice, error) {
 	var in promptInputs
 	var err error
 	if role == Reviewer {
@@ -449,7 +449,7 @@ func (p prompter) renderWithinBudget(tmpl *template.Template, d *PromptData, bud
 // materialUnderReview gathers the accepted Engineer outputs that proposed
 // the gaps under review: this round's, and earlier rounds' for proposals a
 // skipped Reviewer left unreviewed.
-func (s *Session) materialUnderReview(ctx context.Context, gaps []gap.ID) (string, error) {
+func (s *engine) materialUnderReview(ctx context.Context, gaps []gap.ID) (string, error) {
 	var rounds []int
 	if s.st.Current.Engineer.Status == roleAccepted {
 		rounds = append(rounds, s.st.Current.N)

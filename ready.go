@@ -17,6 +17,8 @@ import (
 type readyWrites struct {
 	base Store
 	ops  []Op
+	// cold are the writes to Config.ColdStore (Ready.Cold).
+	cold []Op
 	// values holds the keys the kept ops changed.
 	values  map[string]stagedKey
 	commits int

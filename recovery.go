@@ -15,7 +15,7 @@ import (
 // recoverDecisions asks, before the first round after a rollback, what to
 // do with the decisions the undone rounds had recorded (FLOW-007 Example 5):
 // re-apply, modify then re-apply, or leave them archived.
-func (s *Session) recoverDecisions(ctx context.Context) (bool, error) {
+func (s *engine) recoverDecisions(ctx context.Context) (bool, error) {
 	if len(s.st.Recover) == 0 {
 		return false, nil
 	}

@@ -126,7 +126,7 @@ func (s *Session) Rollback(ctx context.Context, req RollbackRequest) (RollbackRe
 
 // startRollback checks the target of a requested rollback and plays its
 // dialogs until they execute it, cancel it or wait for an answer.
-func (s *Session) startRollback(ctx context.Context, req RollbackRequest, current int) (RollbackReport, error) {
+func (s *engine) startRollback(ctx context.Context, req RollbackRequest, current int) (RollbackReport, error) {
 	if err := s.flush(ctx); err != nil {
 		return RollbackReport{}, fmt.Errorf("rollback: %w", err)
 	}
@@ -230,7 +230,7 @@ func planAssignment(st *state, cands []gap.Gap) []gap.Gap {
 
 // execRollback carries out a rollback as one atomic commit: it reads what
 // the checked plan needs, plans the rollback (planRollback) and commits it.
-func (s *Session) execRollback(ctx context.Context, x rollbackExec) (RollbackReport, error) {
+func (s *engine) execRollback(ctx context.Context, x rollbackExec) (RollbackReport, error) {
 	if x.Trigger == "" {
 		x.Trigger = rollback.TriggerUser
 	}
@@ -344,7 +344,7 @@ func (s *Session) SetRollbackMode(ctx context.Context, m rollback.Mode) error {
 // before the current one can be restored. At the session limit the option
 // still leads to the limit question: the session limit is checked first, for
 // every trigger (docs/workflow.md#rollback-dialogs).
-func (s *Session) rollbackAvailable(ctx context.Context) bool {
+func (s *engine) rollbackAvailable(ctx context.Context) bool {
 	return slices.Contains(rollbackStoreView{s: s, ctx: ctx}.availableTargets(), s.st.currentRound()-1)
 }
 
@@ -353,7 +353,7 @@ func (s *Session) rollbackAvailable(ctx context.Context) bool {
 // target is the round before the current one unless the user picks
 // several rounds in the rollback options question. It reports whether the
 // session paused at a rollback question.
-func (s *Session) startRollbackFromQuestion(ctx context.Context, a Answer, trigger rollback.Trigger, reason, origin string, first ...flowDecision) (stop, error) {
+func (s *engine) startRollbackFromQuestion(ctx context.Context, a Answer, trigger rollback.Trigger, reason, origin string, first ...flowDecision) (stop, error) {
 	text := strings.TrimSpace(a.Text)
 	if text != "" {
 		reason = text

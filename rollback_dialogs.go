@@ -20,7 +20,7 @@ import (
 // driveRollback runs the rollback flow in state until it executes, is
 // cancelled, or pauses at a question (the report's Pending): the dialogs
 // (rollbackDialogs) decide, the Session asks and commits.
-func (s *Session) driveRollback(ctx context.Context) (RollbackReport, error) {
+func (s *engine) driveRollback(ctx context.Context) (RollbackReport, error) {
 	for {
 		f := s.st.RollbackFlow
 		if f == nil {
@@ -61,7 +61,7 @@ func flowPaused(st *state, limit int, ask *flowAsk) (RollbackReport, error) {
 
 // applyMove carries out a move of the rollback flow; done is false when
 // the flow only moved to another stage.
-func (s *Session) applyMove(ctx context.Context, f *rollbackFlow, m flowMove) (rep RollbackReport, done bool, err error) {
+func (s *engine) applyMove(ctx context.Context, f *rollbackFlow, m flowMove) (rep RollbackReport, done bool, err error) {
 	switch {
 	case m.AtLimit:
 		rep, err = s.limitOutcome(ctx, f, m)
@@ -84,7 +84,7 @@ func (s *Session) applyMove(ctx context.Context, f *rollbackFlow, m flowMove) (r
 // flowCancel ends the flow without a rollback and lets what triggered it
 // go on: the divergence question counts as answered; an escalation is asked
 // again (or, with skip, the role is skipped).
-func (s *Session) flowCancel(f *rollbackFlow, decision string, skip bool) error {
+func (s *engine) flowCancel(f *rollbackFlow, decision string, skip bool) error {
 	for _, d := range f.Decisions {
 		s.st.recordProcedural(s.now(), f.Current, d.Issue, d.Question, d.Answer, d.Decision)
 	}
@@ -115,7 +115,7 @@ func (s *Session) flowCancel(f *rollbackFlow, decision string, skip bool) error 
 }
 
 // pauseAt keeps q pending (the user chose "pause") and commits.
-func (s *Session) pauseAt(ctx context.Context, q Question) (RollbackReport, error) {
+func (s *engine) pauseAt(ctx context.Context, q Question) (RollbackReport, error) {
 	if !slices.ContainsFunc(s.st.Pending, func(p Question) bool { return p.ID == q.ID }) {
 		s.st.Pending = append(s.st.Pending, q)
 	}
@@ -127,7 +127,7 @@ func (s *Session) pauseAt(ctx context.Context, q Question) (RollbackReport, erro
 
 // limitOutcome applies the answer to the limit question: no rollback
 // happens; the session pauses, ends or goes on with its prompts refreshed.
-func (s *Session) limitOutcome(ctx context.Context, f *rollbackFlow, m flowMove) (RollbackReport, error) {
+func (s *engine) limitOutcome(ctx context.Context, f *rollbackFlow, m flowMove) (RollbackReport, error) {
 	used, limit := s.st.Rollbacks.Used(), s.cfg.rollbackLimit()
 	rep := m.Report
 	if m.Pause {
@@ -169,7 +169,7 @@ func (s *Session) limitOutcome(ctx context.Context, f *rollbackFlow, m flowMove)
 // acceptAsApproved ends the session as USER_APPROVED now, or, while
 // unresolved HIGH/CRITICAL conflicts need the termination tree (an
 // acknowledgment, or resolution first), leaves that choice standing.
-func (s *Session) acceptAsApproved(ctx context.Context, reason string) error {
+func (s *engine) acceptAsApproved(ctx context.Context, reason string) error {
 	crit, high := conflict.Blocking(s.st.Conflicts)
 	if crit == 0 && (high == 0 || s.st.HighAck) {
 		return s.finish(ctx, StatusUserApproved, reason)
@@ -182,7 +182,7 @@ func (s *Session) acceptAsApproved(ctx context.Context, reason string) error {
 // rollbackStoreView is the rollback dialogs' view of the Session's Store, bound
 // to the context of the call that drives them (rollbackView).
 type rollbackStoreView struct {
-	s   *Session
+	s   *engine
 	ctx context.Context
 }
 
@@ -365,7 +365,7 @@ func decisionsSince(st *state, t int) int {
 // continueRollback resumes a rollback flow left waiting at a question: it
 // waits for an answer again, or the rollback replaced the round, or none
 // happened (cancelled, or refused at the limit) and the round goes on.
-func (s *Session) continueRollback(ctx context.Context) (stop, error) {
+func (s *engine) continueRollback(ctx context.Context) (stop, error) {
 	if s.st.RollbackFlow == nil {
 		return goOn, nil
 	}

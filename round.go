@@ -12,7 +12,7 @@ import (
 
 // playRound plays the round in progress, or starts the next one, until it
 // is done or pauses at a question.
-func (s *Session) playRound(ctx context.Context) (RoundReport, error) {
+func (s *engine) playRound(ctx context.Context) (RoundReport, error) {
 	// A rollback waiting in its dialogs comes first (rollback_dialogs.go);
 	// once it is done the session plays on from where it put it.
 	flow := s.st.RollbackFlow != nil
@@ -46,7 +46,7 @@ func (s *Session) playRound(ctx context.Context) (RoundReport, error) {
 // playPhases plays the round's phases in order from the one in progress.
 // Each phase's handler decides how it ended (a stop); only this loop
 // changes the phase.
-func (s *Session) playPhases(ctx context.Context) (RoundReport, error) {
+func (s *engine) playPhases(ctx context.Context) (RoundReport, error) {
 	for {
 		cur := s.st.Current
 		s.tel.openRoundScope(ctx, nil)
@@ -133,7 +133,7 @@ func (st *state) report(o Outcome) RoundReport {
 }
 
 // startRound rotates backups, assigns gaps and commits the new round.
-func (s *Session) startRound(ctx context.Context) error {
+func (s *engine) startRound(ctx context.Context) error {
 	n := s.st.Round + 1
 	ops, err := s.backupOps(ctx, n)
 	if err != nil {
@@ -174,7 +174,7 @@ func (st *state) assignable() []gap.Gap {
 // backupOps snapshots the state after round n-1 and drops the backup that
 // falls out of the retention window (Settings.BackupRetention), at the
 // start of round n.
-func (s *Session) backupOps(ctx context.Context, n int) ([]Op, error) {
+func (s *engine) backupOps(ctx context.Context, n int) ([]Op, error) {
 	prev := n - 1
 	ops, err := s.j.stateBackupOps(s.st, prev)
 	if err != nil {
@@ -199,7 +199,7 @@ func backupKeyStatus(n int) string    { return fmt.Sprintf("status_backup_round_
 func backupKeyDecisions(n int) string { return fmt.Sprintf("decisions_backup_round_%d.md", n) }
 
 // runEngineer plays the Engineer phase.
-func (s *Session) runEngineer(ctx context.Context) (stop, error) {
+func (s *engine) runEngineer(ctx context.Context) (stop, error) {
 	cur := s.st.Current
 	rp := &cur.Engineer
 	if rp.Status != roleRunning {
@@ -222,7 +222,7 @@ func (s *Session) runEngineer(ctx context.Context) (stop, error) {
 // the both-roles-failed question when both roles were skipped and it has
 // not been answered yet (also when resumed after the phase ended: the
 // question may still wait, answered from another process).
-func (s *Session) runReviewer(ctx context.Context) (stop, error) {
+func (s *engine) runReviewer(ctx context.Context) (stop, error) {
 	cur := s.st.Current
 	if rp := &cur.Reviewer; rp.Status == roleRunning {
 		if cur.Reviewed == nil {
@@ -251,7 +251,7 @@ func (s *Session) runReviewer(ctx context.Context) (stop, error) {
 
 // runRole runs attempts until one validates, escalating when the budget is
 // spent.
-func (s *Session) runRole(ctx context.Context, role RoleName) (stop, error) {
+func (s *engine) runRole(ctx context.Context, role RoleName) (stop, error) {
 	cur := s.st.Current
 	rp := cur.role(role)
 	for rp.Status == roleRunning {
@@ -457,7 +457,7 @@ func blockingIssues(issues []issueRecord) map[gap.ID][]string {
 }
 
 // finishRound records the round, commits its summary and checks termination.
-func (s *Session) finishRound(ctx context.Context) (RoundReport, error) {
+func (s *engine) finishRound(ctx context.Context) (RoundReport, error) {
 	rec := s.st.roundRecord(s.now())
 	s.st.Rounds = append(s.st.Rounds, rec)
 	summary := renderSummary(s.st, rec)

@@ -28,16 +28,38 @@ import (
 // method: parallel drafting only calls the Engineer on worker goroutines
 // and hands the responses back.
 type Session struct {
+	// engine decides: the state, the Ready being decided and everything
+	// the decisions need. The Session is the shell around it: it takes
+	// the turn, reads and commits the Store, makes the role calls, asks
+	// the Asker (drive.go) and publishes what Status reports.
+	*engine
+	// turn serialises the methods that change the session; unlike a
+	// mutex, waiting for it honours the caller's context.
+	turn chan struct{}
+	// unpersisted counts the commits of the last Ready.Persist until
+	// Advance says they are in the Store.
+	unpersisted int
+	// published is the state as of the last durable point, as stored;
+	// Status reads it without taking a turn.
+	published atomic.Pointer[Status]
+	// validation holds the published validation records of ended rounds.
+	validation validationCache
+}
+
+// engine is the session's decisions: the state in memory and what they
+// read and record. Its methods play the session from the state, reading
+// the Store through the Ready's writes (out) and writing only to them;
+// they make no role call and ask no question: they stop for them
+// (errNeedCalls, a pending question) and the drivers bring the results
+// in (ext). TestDecisionsDoNoIO holds them to that.
+type engine struct {
 	cfg   Config
 	clock Clock
 	tok   Tokenizer
 	log   *slog.Logger
 
-	// turn serialises the methods that change the session; unlike a
-	// mutex, waiting for it honours the caller's context.
-	turn chan struct{}
-	st   *state
-	rnd  *rand.Rand
+	st  *state
+	rnd *rand.Rand
 	// out holds the writes of the Ready being decided (decide): the
 	// decisions read the session through it and never write the Store.
 	out *readyWrites
@@ -51,9 +73,6 @@ type Session struct {
 	// and before Run or Step returns.
 	pending []Op
 	dirty   bool
-	// unpersisted counts the commits of the last Ready.Persist until
-	// Advance says they are in the Store.
-	unpersisted int
 	// lastRendered holds the renderings last committed, so an unchanged
 	// one is not written again.
 	lastRendered map[string]string
@@ -61,11 +80,6 @@ type Session struct {
 	canonOnce sync.Once
 	canon     exemplar.Canonical
 	canonErr  error
-	// published is the state as of the last durable point, as stored;
-	// Status reads it without taking a turn.
-	published atomic.Pointer[Status]
-	// validation holds the published validation records of ended rounds.
-	validation validationCache
 	// tel reports events and keeps the SpanObserver scopes.
 	tel telemetry
 	// j is the session's position in its journal (persist.go).
@@ -110,7 +124,7 @@ func prepare(cfg Config) (*Session, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Session{cfg: cfg, clock: cfg.Clock, tok: cfg.Tokenizer, log: cfg.Logger, turn: make(chan struct{}, 1), ext: newExternalCalls(), j: newJournal(cfg.Store)}
+	s := &Session{engine: &engine{cfg: cfg, clock: cfg.Clock, tok: cfg.Tokenizer, log: cfg.Logger, ext: newExternalCalls(), j: newJournal(cfg.Store)}, turn: make(chan struct{}, 1)}
 	if s.clock == nil {
 		s.clock = SystemClock{}
 	}
@@ -204,8 +218,8 @@ func (s *Session) reload(ctx context.Context) error {
 }
 
 // source returns the spec being refined ("" if the session has none).
-func (s *Session) source(ctx context.Context) (string, error) {
-	b, err := s.cfg.Store.Get(ctx, keySpec)
+func (s *engine) source(ctx context.Context) (string, error) {
+	b, err := s.out.Get(ctx, keySpec)
 	if errors.Is(err, ErrNotFound) {
 		return "", nil
 	}
@@ -218,21 +232,21 @@ func (s *Session) source(ctx context.Context) (string, error) {
 // stage queues ops, with the state as it will then be, for the next
 // durable point. Work between two durable points is CPU only, so a crash
 // there can repeat at most the one role call whose response was in memory.
-func (s *Session) stage(ops ...Op) {
+func (s *engine) stage(ops ...Op) {
 	s.pending = append(s.pending, ops...)
 	s.dirty = true
 }
 
 // get reads key as the session sees it: the latest staged write, else
 // the Store.
-func (s *Session) get(ctx context.Context, key string) ([]byte, error) {
+func (s *engine) get(ctx context.Context, key string) ([]byte, error) {
 	return storeView{store: s.out, pending: s.pending}.get(ctx, key)
 }
 
 // copyOp writes value at key as a copy of from, which holds the same
 // value once the ops before it apply, when the Store copies (see Copier);
 // otherwise as a put.
-func (s *Session) copyOp(key, from string, value []byte) Op {
+func (s *engine) copyOp(key, from string, value []byte) Op {
 	if copies(s.out) {
 		return Copy(key, from)
 	}
@@ -240,7 +254,7 @@ func (s *Session) copyOp(key, from string, value []byte) Op {
 }
 
 // flush makes everything staged durable; nothing staged, nothing written.
-func (s *Session) flush(ctx context.Context) error {
+func (s *engine) flush(ctx context.Context) error {
 	if !s.dirty && len(s.pending) == 0 {
 		return nil
 	}
@@ -250,7 +264,7 @@ func (s *Session) flush(ctx context.Context) error {
 // commit writes, in one atomic Store commit, the staged ops, ops, the
 // journal record of what changed in the state (or, now and then, a whole
 // snapshot; see persist.go) and the renderings when they are due.
-func (s *Session) commit(ctx context.Context, ops ...Op) error {
+func (s *engine) commit(ctx context.Context, ops ...Op) error {
 	if s.out == nil {
 		return errors.New("refine: internal error: a commit outside decide; please report it")
 	}
@@ -290,7 +304,7 @@ func (s *Session) commit(ctx context.Context, ops ...Op) error {
 // renderingOps stages status.md and decisions.md as rendered, each only
 // if it changed since last committed. The next commit makes them durable;
 // a failed one forgets what was rendered.
-func (s *Session) renderingOps(status, decisions string) []Op {
+func (s *engine) renderingOps(status, decisions string) []Op {
 	var ops []Op
 	if s.lastRendered == nil {
 		s.lastRendered = map[string]string{}
@@ -312,7 +326,7 @@ func (s *Session) renderingOps(status, decisions string) []Op {
 // end, also in the middle of a round), while a question waits, and at the
 // first commit of a process.
 // Durable points inside a round only journal.
-func (s *Session) renderDue() bool {
+func (s *engine) renderDue() bool {
 	if s.renderNext {
 		s.renderNext = false
 		return true
@@ -321,7 +335,7 @@ func (s *Session) renderDue() bool {
 		s.st.Outcome.Terminal() // a session ended mid-round (abandoned, approved) shows its end
 }
 
-func (s *Session) now() time.Time { return s.clock.Now().UTC() }
+func (s *engine) now() time.Time { return s.clock.Now().UTC() }
 
 func (s *Session) begin(ctx context.Context) error {
 	if s.stale || s.st == nil {
@@ -330,7 +344,7 @@ func (s *Session) begin(ctx context.Context) error {
 	return nil
 }
 
-func (s *Session) run(ctx context.Context) (Outcome, error) {
+func (s *engine) run(ctx context.Context) (Outcome, error) {
 	for {
 		if s.st.Outcome.Terminal() && s.st.RollbackFlow == nil {
 			return s.finishSession(ctx)
@@ -361,7 +375,7 @@ func (s *Session) run(ctx context.Context) (Outcome, error) {
 // finishSession plays what follows a terminal outcome: the integration
 // step (integrate.go), then the archive cleanup; both may stop at a
 // question, which shows as Pending in the outcome.
-func (s *Session) finishSession(ctx context.Context) (Outcome, error) {
+func (s *engine) finishSession(ctx context.Context) (Outcome, error) {
 	paused, err := s.integrate(ctx)
 	if errors.Is(err, errNeedCalls) {
 		if err := s.flush(ctx); err != nil {
@@ -391,7 +405,7 @@ func (st *state) finishPending() bool {
 // stepRound plays what is left of the round in progress: its end-of-round
 // check when only that is (a crash or a question came between the two),
 // else the round.
-func (s *Session) stepRound(ctx context.Context) (RoundReport, error) {
+func (s *engine) stepRound(ctx context.Context) (RoundReport, error) {
 	if !s.st.endOfRoundDue() {
 		return s.playRound(ctx)
 	}
@@ -405,7 +419,7 @@ func (s *Session) stepRound(ctx context.Context) (RoundReport, error) {
 
 // failed records a fatal error (the session stays resumable) and builds the
 // Outcome. Context cancellation is a pause, not a failure.
-func (s *Session) failed(ctx context.Context, err error) (Outcome, error) {
+func (s *engine) failed(ctx context.Context, err error) (Outcome, error) {
 	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 		return Outcome{Status: StatusPaused, Round: s.st.Round, Reason: "interrupted: " + ctx.Err().Error() + "; run again to resume", Pending: slices.Clone(s.st.Pending)}, err
 	}
@@ -426,7 +440,7 @@ func (s *Session) failed(ctx context.Context, err error) (Outcome, error) {
 
 // resumeFailed takes a session that failed up again: FAILED is where it
 // stood, not where it ends (the next durable point records RUNNING).
-func (s *Session) resumeFailed() {
+func (s *engine) resumeFailed() {
 	if s.st.Outcome == StatusFailed {
 		s.st.Outcome, s.st.OutcomeReason = "", ""
 		s.renderNext = true
@@ -513,7 +527,7 @@ func (st *state) takeAnswer(q Question, auto bool, at time.Time) (Answer, bool) 
 }
 
 // takeAnswer takes q's accepted answer (state.takeAnswer) and reports it.
-func (s *Session) takeAnswer(q Question, auto bool) (Answer, bool) {
+func (s *engine) takeAnswer(q Question, auto bool) (Answer, bool) {
 	if _, ok := s.st.Answers[q.ID]; !ok {
 		return Answer{}, false // no clock reading: nothing is logged
 	}
@@ -620,7 +634,7 @@ func statusOf(s *state, vc *validationCache) Status {
 // Asker or through Answer), else q becomes pending, durable with the
 // commit that records it, and paused is true: the driver asks it, and the
 // step that asked takes the answer when the session plays on.
-func (s *Session) ask(ctx context.Context, q Question) (a Answer, paused bool, err error) {
+func (s *engine) ask(ctx context.Context, q Question) (a Answer, paused bool, err error) {
 	if ans, ok := s.takeAnswer(q, s.ext.auto[q.ID]); ok {
 		delete(s.ext.auto, q.ID)
 		return ans, false, nil

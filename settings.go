@@ -72,7 +72,7 @@ func (s *Session) SetSettings(ctx context.Context, set Settings) error {
 
 // applySettings validates, records and commits new settings; the caller
 // holds the session's turn.
-func (s *Session) applySettings(ctx context.Context, set Settings) error {
+func (s *engine) applySettings(ctx context.Context, set Settings) error {
 	cfg := s.cfg
 	cfg.Settings = set
 	if err := cfg.Validate(); err != nil {
