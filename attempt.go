@@ -135,11 +135,14 @@ func (s *engine) planAttempt(ctx context.Context, role RoleName, part string, k 
 	if part != "" {
 		where = fmt.Sprintf("round %d %s (%s) attempt %d", cur.N, role, part, k)
 	}
+	promptKey, respKey := attemptKeys(cur.N, role, part, k)
+	if plan, ok := s.ext.resume(role, s.st.Usage.callIndex(role, respKey)); ok {
+		return plan, nil // planned when its call was asked for
+	}
 	msgs, stable, ex, err := s.buildPrompt(ctx, role, k, gaps, prev, rp.Context)
 	if err != nil {
 		return attemptPlan{}, fmt.Errorf("%s: build prompt: %w", where, err)
 	}
-	promptKey, respKey := attemptKeys(cur.N, role, part, k)
 	plan := attemptPlan{role: role, part: part, k: k, where: where, msgs: msgs, example: ex, started: s.now()}
 	plan.req = Request{Role: role, Round: cur.N, Attempt: k, Call: s.st.Usage.callIndex(role, respKey),
 		Gaps: slices.Clone(gaps), Messages: msgs, MaxTokens: s.cfg.MaxTokens, Stable: stable}

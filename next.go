@@ -201,6 +201,24 @@ func (e *externalCalls) scope(plan *attemptPlan, begin func() context.Context) {
 	plan.ctx = begin()
 }
 
+// resume returns the plan of the attempt whose call (role, call) was
+// asked for and is delivered, as it was planned then, with its result:
+// the attempt goes on where it stopped, without building its prompt
+// again.
+func (e *externalCalls) resume(role RoleName, call int) (attemptPlan, bool) {
+	id := callID{role, call}
+	sc, asked := e.scopes[id]
+	res, delivered := e.delivered[id]
+	if !asked || !delivered || sc.plan.msgs == nil {
+		return attemptPlan{}, false
+	}
+	delete(e.scopes, id)
+	delete(e.delivered, id)
+	plan := sc.plan
+	plan.ctx, plan.started, plan.needed, plan.delivered = sc.ctx, sc.started, false, &res
+	return plan, true
+}
+
 // keepScope keeps plan's scope, begun with begin, for the call Next asks for.
 func (e *externalCalls) keepScope(plan attemptPlan, begin func() context.Context) {
 	id := callID{plan.req.Role, plan.req.Call}
