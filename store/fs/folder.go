@@ -156,3 +156,18 @@ func (fs *folders) lstatKey(key string) (fi iofs.FileInfo, blocker string, err e
 func walBase(rel string) string {
 	return strings.TrimPrefix(strings.ReplaceAll(rel, "\\", "/"), walName+"/")
 }
+
+// count counts one file operation made through the folder's handle.
+func (f folder) count() {
+	if f.ops != nil {
+		f.ops.Add(1)
+	}
+}
+
+// rel is name's path relative to the session folder.
+func (f folder) rel(name string) string {
+	if f.path == "." {
+		return name
+	}
+	return f.path + "/" + name
+}

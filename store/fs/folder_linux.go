@@ -45,19 +45,6 @@ func retry[T any](fn func() (T, error)) (T, error) {
 	}
 }
 
-func (f folder) count() {
-	if f.ops != nil {
-		f.ops.Add(1)
-	}
-}
-
-func (f folder) rel(name string) string {
-	if f.path == "." {
-		return name
-	}
-	return f.path + "/" + name
-}
-
 func (f folder) pathErr(op, name string, err error) error {
 	return &os.PathError{Op: op, Path: filepath.FromSlash(f.rel(name)), Err: err}
 }

@@ -27,19 +27,6 @@ func openRootFolder(abs string, root *os.Root, ops *opCounter) (folder, error) {
 	return folder{root: root, abs: abs, path: ".", ops: ops}, nil
 }
 
-func (f folder) count() {
-	if f.ops != nil {
-		f.ops.Add(1)
-	}
-}
-
-func (f folder) rel(name string) string {
-	if f.path == "." {
-		return name
-	}
-	return f.path + "/" + name
-}
-
 func (f folder) openFolder(name string) (folder, error) {
 	f.count()
 	fi, err := f.root.Lstat(name)
