@@ -11,8 +11,8 @@ import (
 )
 
 // The integration step's role calls: journaled under final/, numbered as
-// the role's next call, reused after a crash, made by Next's caller in its
-// mode (see integrate.go).
+// the role's next call, reused after a crash, made by the driver like
+// every role call (see integrate.go).
 
 // integrationAttempt is an integration-step role call, played and
 // validated.
@@ -27,8 +27,8 @@ type integrationAttempt struct {
 
 // integrationCall makes attempt k of role in the integration step and
 // validates its response with check: the prompt journaled and durable
-// before the call, a journaled response reused, Next's caller asked to
-// make the call in its mode. The attempt's usage is recorded and its end
+// before the call, a journaled response reused, the driver asked to make
+// the call (errNeedCalls). The attempt's usage is recorded and its end
 // reported to observers.
 func (s *engine) integrationCall(ctx context.Context, role RoleName, k int, msgs []Message, stable int, gaps []gap.ID, check func(string) validate.Result) (integrationAttempt, error) {
 	in := s.st.Integration

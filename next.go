@@ -80,7 +80,7 @@ func (s *Session) Next(ctx context.Context) (Ready, error) {
 }
 
 // decide plays play, the engine's decisions from the state in memory,
-// with the session's Store behind a staging view: the commits play makes
+// reading the session's Store through the Ready's writes: the commits play makes
 // are kept, in order, for the Ready, and role calls and questions stop it
 // (errNeedCalls, a deferred question) instead of being made. It returns
 // the writes and the calls; the caller commits the one and makes the

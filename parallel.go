@@ -28,9 +28,9 @@ func (rp *rolePhase) part(id gap.ID) *partState {
 // the valid outputs into engineer.md in gap order. done is false when every
 // call failed: the caller then escalates as for a single call.
 //
-// Only the role calls run on worker goroutines. Everything else (building
-// prompts, journaling, validating, recording, committing) happens here, on
-// the session's goroutine, as each call's result comes back.
+// The driver makes the calls, all of a Ready's at once; everything else
+// (building prompts, journaling, validating, recording, committing)
+// happens here, as the results are delivered.
 func (s *engine) runParallel(ctx context.Context) (done bool, err error) {
 	cur := s.st.Current
 	rp := &cur.Engineer

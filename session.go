@@ -25,8 +25,8 @@ import (
 // last durable point.
 //
 // All of a session's state changes happen on the goroutine running the
-// method: parallel drafting only calls the Engineer on worker goroutines
-// and hands the responses back.
+// method: the drivers make parallel drafting's role calls on goroutines
+// that only call the Engineer and hand the results back.
 type Session struct {
 	// engine decides: the state, the Ready being decided and everything
 	// the decisions need. The Session is the shell around it: it takes
@@ -351,7 +351,7 @@ func (s *engine) run(ctx context.Context) (Outcome, error) {
 		}
 		rep, err := s.playRound(ctx)
 		if errors.Is(err, errNeedCalls) {
-			// Next's caller makes the calls; their prompts become durable now.
+			// The driver makes the calls; their prompts become durable with the Ready.
 			if err := s.flush(ctx); err != nil {
 				return s.failed(ctx, err)
 			}
