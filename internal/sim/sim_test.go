@@ -194,7 +194,10 @@ func TestSimulateRegressionSeeds(t *testing.T) {
 		16, 825, // Step after a crash before the round's termination check
 		986, 1086, 1932, 2181, // a backup staged with the finishing snapshot
 		1425, 2114, 5200, // Step and what follows a session's end
-		9282, // Step after a crash in a rollback dialog
+		9282,          // Step after a crash in a rollback dialog
+		88,            // the drivers: a reopened process asks what its twin asked
+		183, 230, 300, // the drivers: an answer kept waiting behind an earlier one
+		1366, 1695, // the drivers: blocking decisions answered out of order
 	}
 	quarter := []uint64{ // the 100,000-seed run, -probes=0.25
 		2397, 10156, 23591, 33748, 37738, 44715, 46140, 47673, 54520, 60446, 82448, // split of a gap the restored ledger cannot split
