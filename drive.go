@@ -106,10 +106,12 @@ func drive[T any](ctx context.Context, s *Session, play func(context.Context) (T
 	atOnce := ok && im.Immediate()
 	for {
 		var res T
+		s.ext.atOnce = atOnce
 		r, err := s.decide(ctx, func(ctx context.Context) (err error) {
 			res, err = play(ctx)
 			return err
 		})
+		s.ext.atOnce = false
 		asked, answered, aerr := false, false, error(nil)
 		if err == nil && len(r.Calls) == 0 && atOnce {
 			// A policy answers at once, with no person to wait for: its
@@ -119,6 +121,11 @@ func drive[T any](ctx context.Context, s *Session, play func(context.Context) (T
 			if answered, aerr = s.askPending(ctx, k); aerr == nil && answered {
 				s.out = r.writes
 				continue
+			}
+			// Not answered: the questions become durable with this Ready.
+			s.out = r.writes
+			if r, err = s.decide(ctx, s.flush); err != nil {
+				aerr = nil
 			}
 		}
 		if perr := s.persist(ctx, r); perr != nil {

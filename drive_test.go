@@ -3,6 +3,7 @@ package refine_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -53,5 +54,58 @@ func TestDriverAsksAgainAfterAnInvalidAnswer(t *testing.T) {
 				t.Errorf("asked %d times, want 3", len(asked))
 			}
 		})
+	}
+}
+
+// immediateThenDefer is a policy Asker (Immediate) that answers its first
+// question and defers the rest: a question it does not answer must still
+// be durable when Run returns, though the policy's questions need no
+// commit of their own.
+type immediateThenDefer struct {
+	answers *refinetest.Asker
+	asked   int
+}
+
+func (a *immediateThenDefer) Immediate() bool { return true }
+
+func (a *immediateThenDefer) Ask(ctx context.Context, q refine.Question) (refine.Answer, error) {
+	a.asked++
+	if a.asked > 1 {
+		return refine.Answer{}, refine.ErrDeferred
+	}
+	return a.answers.Ask(ctx, q)
+}
+
+// A policy Asker's unanswered question is in the Store when Run returns:
+// another process sees it pending.
+func TestImmediateAskerLeavesItsUnansweredQuestionDurable(t *testing.T) {
+	ctx := context.Background()
+	eng := refinetest.Script(exhausted(exhausted(engineerDoc("GAP-FLOW-001", "GAP-FLOW-002"))...)...)
+	rev := refinetest.Script(reviewerDoc(1, "GAP-FLOW-001, GAP-FLOW-002"), reviewerDoc(2, "GAP-FLOW-001, GAP-FLOW-002"))
+	ask := &immediateThenDefer{answers: refinetest.Keys("1")}
+	cfg := refinetest.Config(eng, rev, ask, twoGaps...)
+	s, err := refine.New(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := s.Run(ctx)
+	if err != nil || out.Status != refine.StatusPaused || len(out.Pending) == 0 {
+		t.Fatalf("Run = %+v, %v; want PAUSED at the deferred question", out, err)
+	}
+	if ask.asked < 2 {
+		t.Fatalf("the policy was asked %d questions, want an answered one and a deferred one", ask.asked)
+	}
+	st, err := refine.Inspect(ctx, cfg.Store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stored []string
+	for _, q := range st.Pending {
+		stored = append(stored, q.ID)
+	}
+	for _, q := range out.Pending {
+		if !slices.Contains(stored, q.ID) {
+			t.Errorf("question %s is pending in Run's outcome but not in the Store (pending there: %v)", q.ID, stored)
+		}
 	}
 }

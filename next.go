@@ -93,6 +93,9 @@ func (s *Session) decide(ctx context.Context, play func(ctx context.Context) err
 	err := play(ctx)
 	out := s.out
 	s.out = nil
+	if uerr := out.unchanged(); uerr != nil {
+		return Ready{}, uerr
+	}
 	if len(out.ops) > 0 {
 		s.unpersisted = out.commits
 	}
@@ -163,6 +166,10 @@ type externalCalls struct {
 	// auto marks the questions an Immediate asker answered: their answers
 	// are recorded as automatic.
 	auto map[string]bool
+	// atOnce says the driver answers the questions of this play before
+	// its Ready is committed (an Immediate asker): a question then needs
+	// no commit of its own to be durable before it is asked.
+	atOnce bool
 }
 
 // callScope is the scope of an attempt whose call is outside: its context

@@ -3,9 +3,11 @@ package refine
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/refine-spec/refine/store/memory"
 )
 
 // applyOpsToMap applies ops as one Store commit would, to a map; ok is
@@ -81,5 +83,24 @@ func TestCompactOpsDropsWhatIsMoot(t *testing.T) {
 	want := []Op{Append("j", []byte("xy")), Put("s", []byte("2")), Put("m", []byte("old")), Copy("b", "m"), Put("m", []byte("new"))}
 	if diff := cmp.Diff(want, compactOps(ops)); diff != "" {
 		t.Errorf("compactOps (-want +got):\n%s", diff)
+	}
+}
+
+// The Ready's writes keep the committers' slices; in test binaries a
+// slice written again after its commit is reported, not persisted.
+func TestReadyWritesReportAValueWrittenAfterItsCommit(t *testing.T) {
+	ctx := t.Context()
+	w := newReadyWrites(memory.New())
+	buf := []byte("first")
+	if err := w.Commit(ctx, Put("a", buf), Put("b", []byte("other"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.unchanged(); err != nil {
+		t.Fatalf("unchanged before any write: %v", err)
+	}
+	copy(buf, "FIRST")
+	err := w.unchanged()
+	if err == nil || !strings.Contains(err.Error(), "a was written after its commit") {
+		t.Fatalf("unchanged after the slice was written again = %v, want it reported for key a", err)
 	}
 }

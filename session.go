@@ -1,6 +1,7 @@
 package refine
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -42,8 +43,36 @@ type Session struct {
 	// published is the state as of the last durable point, as stored;
 	// Status reads it without taking a turn.
 	published atomic.Pointer[Status]
-	// validation holds the published validation records of ended rounds.
-	validation validationCache
+	// status holds what publishing reuses between durable points.
+	status statusCache
+}
+
+// statusCache is what building a Status reuses from the last one: the
+// validation records of ended rounds and the decoded settings, which
+// change rarely (decoding them at every durable point was a twentieth
+// of a short session's time).
+type statusCache struct {
+	validation   validationCache
+	settingsRaw  []byte
+	settings     Settings
+	settingsRead bool
+}
+
+// settingsOf returns the settings stored in raw (validated when stored),
+// decoding them only when they changed since the last call.
+func (c *statusCache) settingsOf(raw []byte) Settings {
+	if c != nil && c.settingsRead && bytes.Equal(raw, c.settingsRaw) {
+		return c.settings
+	}
+	set := DefaultConfig().Settings
+	if len(raw) > 0 {
+		_ = json.Unmarshal(raw, &set) // validated when stored
+	}
+	if c != nil {
+		c.settingsRaw = append(c.settingsRaw[:0], raw...)
+		c.settings, c.settingsRead = set, true
+	}
+	return set
 }
 
 // engine is the session's decisions: the state in memory and what they
@@ -114,7 +143,7 @@ func (s *Session) unlock() { <-s.turn }
 // Status is built now, as a copy, so Status neither waits for the turn
 // nor parses the stored state.
 func (s *Session) publish() {
-	st := statusOf(s.st, &s.validation).clone()
+	st := statusOf(s.st, &s.status).clone()
 	s.published.Store(&st)
 }
 
@@ -254,8 +283,15 @@ func (s *engine) copyOp(key, from string, value []byte) Op {
 }
 
 // flush makes everything staged durable; nothing staged, nothing written.
+// A play stopped at questions its driver answers at once (ext.atOnce)
+// leaves what it staged to the Ready that records the answers, or to the
+// driver's flush if they are not given (drive): a commit here would record
+// the state twice.
 func (s *engine) flush(ctx context.Context) error {
 	if !s.dirty && len(s.pending) == 0 {
+		return nil
+	}
+	if s.ext.atOnce && len(s.ext.asked) > 0 {
 		return nil
 	}
 	return s.commit(ctx)
@@ -577,7 +613,7 @@ func cloneOrNil[T any](xs []T) []T {
 	return slices.Clone(xs)
 }
 
-func statusOf(s *state, vc *validationCache) Status {
+func statusOf(s *state, c *statusCache) Status {
 	st := Status{
 		SessionID: s.SessionID,
 		Round:     s.Round,
@@ -591,10 +627,7 @@ func statusOf(s *state, vc *validationCache) Status {
 	for r, n := range s.Usage.Responses {
 		st.Responses[RoleName(r)] = n
 	}
-	st.Settings = DefaultConfig().Settings
-	if len(s.Settings) > 0 {
-		_ = json.Unmarshal(s.Settings, &st.Settings) // validated when stored
-	}
+	st.Settings = c.settingsOf(s.Settings)
 	st.FinalSpec, st.FinalSpecReason = finalSpecStatus(s) // integrate.go
 	st.Outcome = s.Outcome
 	switch {
@@ -616,8 +649,8 @@ func statusOf(s *state, vc *validationCache) Status {
 		st.Decisions = append(st.Decisions, DecisionStatus{ID: d.ID, Issue: d.IssueID, Option: d.ChosenOption, Decision: d.Decision})
 	}
 	slices.SortStableFunc(st.Decisions, func(a, b DecisionStatus) int { return compareDecisionIDs(a.ID, b.ID) })
-	if vc != nil {
-		st.Validation = vc.records(s)
+	if c != nil {
+		st.Validation = c.validation.records(s)
 	} else {
 		st.Validation = validationRecords(s.validationRows(0, 0))
 	}
@@ -632,7 +665,8 @@ func statusOf(s *state, vc *validationCache) Status {
 
 // ask gets an answer to q: one accepted already (given to the driver's
 // Asker or through Answer), else q becomes pending, durable with the
-// commit that records it, and paused is true: the driver asks it, and the
+// commit that records it (or, answered at once, with the Ready that
+// records the answer), and paused is true: the driver asks it, and the
 // step that asked takes the answer when the session plays on.
 func (s *engine) ask(ctx context.Context, q Question) (a Answer, paused bool, err error) {
 	if ans, ok := s.takeAnswer(q, s.ext.auto[q.ID]); ok {
@@ -644,6 +678,12 @@ func (s *engine) ask(ctx context.Context, q Question) (a Answer, paused bool, er
 		s.st.Pending = append(s.st.Pending, q)
 	}
 	s.ext.asked = append(s.ext.asked, q)
+	if s.ext.atOnce {
+		// Answered before the Ready is committed; if it is not, the driver
+		// makes it durable then (drive).
+		s.dirty = true
+		return Answer{}, true, nil
+	}
 	if err := s.commit(ctx); err != nil {
 		return Answer{}, false, err
 	}

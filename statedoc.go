@@ -277,6 +277,14 @@ func encodeState(st *state, c *historyCache) (journal.Version, error) {
 // by c.rate, which re-encodes only the records that changed, and set in
 // the place of the empty history the rest was encoded with.
 func (c *historyCache) base(st *state) (journal.Version, error) {
+	if len(st.RateHistory.Records) < rateSpliceMin {
+		// A short history costs less in place than set apart.
+		b, err := json.Marshal(withoutHistory(st))
+		if err != nil {
+			return journal.Version{}, fmt.Errorf("encode state: %w", err)
+		}
+		return journal.NewVersion(b), nil
+	}
 	core := withoutHistory(st)
 	core.RateHistory = conflict.RateHistory{}
 	b, err := json.Marshal(core)
@@ -302,6 +310,11 @@ func (c *historyCache) base(st *state) (journal.Version, error) {
 	}
 	return v, nil
 }
+
+// rateSpliceMin is the rate history length (a record a round) from which
+// base encodes it apart: below it, setting it in place costs more than
+// encoding it with the rest (a twentieth of a 5-round session's bytes).
+const rateSpliceMin = 16
 
 // members are the state's members encoded apart, with their splits for
 // the journal's diff (journal.Version.AppendMembers).
