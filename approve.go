@@ -53,7 +53,7 @@ func (s *Session) Approve(ctx context.Context, req ApproveRequest) error {
 	}
 	reason := endReason("approved by the user", req.Note)
 	s.fileEndDecision("Approve the spec as it stands", "approve", "USER_APPROVED", req.Note)
-	return s.apply(ctx, func(ctx context.Context) error { return s.finish(ctx, StatusUserApproved, reason) })
+	return s.apply(ctx, func() error { return s.finish(StatusUserApproved, reason) })
 }
 
 // Abandon ends the session now as ABANDONED; it always works on a session
@@ -71,7 +71,7 @@ func (s *Session) Abandon(ctx context.Context, reason string) error {
 	}
 	why := endReason("abandoned by the user", reason)
 	s.fileEndDecision("Abandon the session", "abandon", "ABANDONED", reason)
-	return s.apply(ctx, func(ctx context.Context) error { return s.finish(ctx, StatusAbandoned, why) })
+	return s.apply(ctx, func() error { return s.finish(StatusAbandoned, why) })
 }
 
 // approvalBlocked is why st cannot be approved: unresolved CRITICAL

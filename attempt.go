@@ -1,7 +1,6 @@
 package refine
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -50,9 +49,9 @@ type attemptPlan struct {
 	started   time.Time
 	// phase is PhaseIntegration for the integration step's calls.
 	phase Phase
-	// ctx is the attempt's scope (a SpanObserver's span), the context the
-	// role is called with.
-	ctx context.Context
+	// scope is the attempt's scope (a SpanObserver's span), which the
+	// role is called in.
+	scope spanScope
 }
 
 // roleResult is what a role call hands back: the response, how many calls
@@ -97,26 +96,26 @@ type transportNote struct {
 // attempt plays one attempt of a sequential role phase on the session's
 // goroutine: plan, journal the prompt, and either stop for the call
 // (errNeedCalls: the driver makes it) or validate and record its result.
-func (s *engine) attempt(ctx context.Context, role RoleName, k int, rp *rolePhase) (attemptOutcome, error) {
-	plan, err := s.planAttempt(ctx, role, "", k, rp)
+func (s *engine) attempt(role RoleName, k int, rp *rolePhase) (attemptOutcome, error) {
+	plan, err := s.planAttempt(role, "", k, rp)
 	if err != nil {
 		return attemptOutcome{}, err
 	}
 	if plan.needed {
 		return attemptOutcome{}, errNeedCalls // the Ready makes the prompt durable
 	}
-	return s.settle(ctx, plan, plan.result(), &rp.Attempts)
+	return s.settle(plan, plan.result(), &rp.Attempts)
 }
 
 // settle validates a role call's result, records the attempt in attempts
 // and closes the attempt's scope.
-func (s *engine) settle(ctx context.Context, plan attemptPlan, res roleResult, attempts *[]attemptRec) (attemptOutcome, error) {
+func (s *engine) settle(plan attemptPlan, res roleResult, attempts *[]attemptRec) (attemptOutcome, error) {
 	out, err := s.st.finishAttempt(plan, res, s.cfg.MaxOutputBytes, s.tok, s.now)
 	if err != nil {
 		s.endAttempt(plan, out, err)
 		return out, err
 	}
-	s.recordAttempt(ctx, plan.role, plan.part, attempts, out)
+	s.recordAttempt(plan.role, plan.part, attempts, out)
 	s.endAttempt(plan, out, nil)
 	return out, nil
 }
@@ -124,7 +123,7 @@ func (s *engine) settle(ctx context.Context, plan attemptPlan, res roleResult, a
 // planAttempt builds the prompt and stages it for the journal, or finds
 // the response journaled before a crash or pause. It runs on the session's
 // goroutine; the caller makes the staged prompt durable before the call.
-func (s *engine) planAttempt(ctx context.Context, role RoleName, part string, k int, rp *rolePhase) (attemptPlan, error) {
+func (s *engine) planAttempt(role RoleName, part string, k int, rp *rolePhase) (attemptPlan, error) {
 	cur := s.st.Current
 	gaps, prev := rp.Gaps, rp.Attempts
 	if part != "" {
@@ -139,14 +138,14 @@ func (s *engine) planAttempt(ctx context.Context, role RoleName, part string, k 
 	if plan, ok := s.ext.resume(role, s.st.Usage.callIndex(role, respKey)); ok {
 		return plan, nil // planned when its call was asked for
 	}
-	msgs, stable, ex, err := s.buildPrompt(ctx, role, k, gaps, prev, rp.Context)
+	msgs, stable, ex, err := s.buildPrompt(role, k, gaps, prev, rp.Context)
 	if err != nil {
 		return attemptPlan{}, fmt.Errorf("%s: build prompt: %w", where, err)
 	}
 	plan := attemptPlan{role: role, part: part, k: k, where: where, msgs: msgs, example: ex, started: s.now()}
 	plan.req = Request{Role: role, Round: cur.N, Attempt: k, Call: s.st.Usage.callIndex(role, respKey),
 		Gaps: slices.Clone(gaps), Messages: msgs, MaxTokens: s.cfg.MaxTokens, Stable: stable}
-	if b, err := s.get(ctx, respKey); err == nil {
+	if b, err := s.get(respKey); err == nil {
 		// A journaled response from before a crash or pause: never pay twice.
 		c := string(b)
 		plan.journaled = &c
@@ -160,10 +159,10 @@ func (s *engine) planAttempt(ctx context.Context, role RoleName, part string, k 
 		// loses nothing already paid for.
 		s.stage(Put(promptKey, []byte(renderPrompt(where, msgs))))
 		plan.needed = true
-		s.ext.keepScope(plan, func() context.Context { return s.tel.beginScope(ctx, plan.startEvent()) })
+		s.ext.keepScope(plan, func() spanScope { return s.tel.beginAttempt(plan.startEvent()) })
 		return plan, nil
 	}
-	s.ext.scope(&plan, func() context.Context { return s.tel.beginScope(ctx, plan.startEvent()) })
+	s.ext.scope(&plan, func() spanScope { return s.tel.beginAttempt(plan.startEvent()) })
 	return plan, nil
 }
 
@@ -281,7 +280,7 @@ func (s *engine) endAttempt(plan attemptPlan, out attemptOutcome, err error) {
 	if err != nil {
 		e.FailureType, e.Message, e.Err = validate.ExecutionError, err.Error(), err
 	}
-	s.tel.endScope(plan.ctx, e)
+	s.tel.endAttempt(plan.scope, e)
 }
 
 // complianceCheck holds a valid Engineer output to the recorded decisions
@@ -308,7 +307,7 @@ func complianceCheck(res validate.Result, content string, decided []conflict.Rul
 // which the validation and error tables are rendered), on the session's
 // goroutine, and prepares the retry a failed attempt with budget left
 // gets.
-func (s *engine) recordAttempt(ctx context.Context, role RoleName, part string, attempts *[]attemptRec, out attemptOutcome) {
+func (s *engine) recordAttempt(role RoleName, part string, attempts *[]attemptRec, out attemptOutcome) {
 	cur := s.st.Current
 	rec := out.rec
 	*attempts = append(*attempts, rec)
@@ -324,7 +323,7 @@ func (s *engine) recordAttempt(ctx context.Context, role RoleName, part string, 
 	s.st.settleExampleOutcome(cur.N, role, rec)
 	s.st.settleLegacyRetry(cur.N, role, part, rec)
 	if !rec.Success && rec.N < s.st.budgetFor(role, part, s.cfg.MaxRetries) {
-		s.prepareRetry(ctx, role, part, rec, factAt)
+		s.prepareRetry(role, part, rec, factAt)
 	}
 }
 
@@ -375,9 +374,9 @@ func (st *state) settleLegacyRetry(n int, role RoleName, part string, rec attemp
 // prepareRetry selects the example the retry after the failed attempt rec
 // attaches, logs it on the attempt's fact (at factAt) and in the example
 // log, and announces the retry.
-func (s *engine) prepareRetry(ctx context.Context, role RoleName, part string, rec attemptRec, factAt int) {
+func (s *engine) prepareRetry(role RoleName, part string, rec attemptRec, factAt int) {
 	cur := s.st.Current
-	sel, err := s.example(ctx, role, rec.FailureType, s.cfg.RetryExampleBudget)
+	sel, err := s.example(role, rec.FailureType, s.cfg.RetryExampleBudget)
 	label := exampleLabel(sel)
 	if err != nil {
 		label = "unavailable: " + err.Error()

@@ -1,7 +1,6 @@
 package refine
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"path"
@@ -15,11 +14,11 @@ import (
 // sessionEnd offers, once a session has finished, what to do with its
 // rollback archives (FLOW-007 archive cleanup): keep, delete, keep recent,
 // or move to cold storage when Config.ColdStore is set.
-func (s *engine) sessionEnd(ctx context.Context) (bool, error) {
+func (s *engine) sessionEnd() (bool, error) {
 	if s.st.CleanupDone {
 		return false, nil
 	}
-	q, infos, ok, err := cleanupQuestion(ctx, s.out, &s.cfg, s.st.Rollbacks)
+	q, infos, ok, err := cleanupQuestion(s.reads, &s.cfg, s.st.Rollbacks)
 	if err != nil {
 		return false, err
 	}
@@ -29,14 +28,14 @@ func (s *engine) sessionEnd(ctx context.Context) (bool, error) {
 		return false, nil
 	}
 	q.Round = s.st.Round
-	a, paused, err := s.ask(ctx, q)
+	a, paused, err := s.ask(q)
 	if err != nil || paused {
 		return paused, err
 	}
 	opt, _ := q.Option(a.Key)
 	mode, now := rollback.Cleanup(opt.Effect), s.now()
 	if mode == rollback.CleanupCold {
-		cold, err := coldOps(ctx, s.out, s.cfg.ColdStore, coldSessionID(s.st.SessionID), now, infos)
+		cold, err := coldOps(s.reads, s.reads.of(s.cfg.ColdStore), coldSessionID(s.st.SessionID), now, infos)
 		if err != nil {
 			return false, err
 		}
@@ -45,7 +44,7 @@ func (s *engine) sessionEnd(ctx context.Context) (bool, error) {
 	ops := cleanupDeletes(mode, infos, now)
 	s.st.CleanupDone = true
 	s.st.recordProcedural(s.now(), s.st.Round, "", q, a, fmt.Sprintf("%s (%d archive(s) removed from the session)", opt.Label, len(ops)))
-	return false, s.commit(ctx, ops...)
+	return false, s.commit(ops...)
 }
 
 // cleanupDeletes returns the deletions of the archives that the
@@ -70,8 +69,8 @@ func cleanupDeletes(mode rollback.Cleanup, infos []rollback.ArchiveInfo, now tim
 // session-end question about them; ok is false when there is nothing to
 // ask (no archive). h is the session's rollback history, cfg its
 // configuration (the cold store).
-func cleanupQuestion(ctx context.Context, store Store, cfg *Config, h rollback.History) (q Question, infos []rollback.ArchiveInfo, ok bool, err error) {
-	infos, err = archiveInfos(ctx, store, h)
+func cleanupQuestion(store view, cfg *Config, h rollback.History) (q Question, infos []rollback.ArchiveInfo, ok bool, err error) {
+	infos, err = archiveInfos(store, h)
 	if err != nil {
 		return Question{}, nil, false, err
 	}
@@ -93,8 +92,8 @@ func coldStoreName(cfg *Config) string {
 
 // archiveInfos lists the rollback archives in store, each with when the
 // rollback in h that made it happened.
-func archiveInfos(ctx context.Context, store Store, h rollback.History) ([]rollback.ArchiveInfo, error) {
-	keys, err := store.List(ctx, "")
+func archiveInfos(store view, h rollback.History) ([]rollback.ArchiveInfo, error) {
+	keys, err := store.List("")
 	if err != nil {
 		return nil, fmt.Errorf("archive cleanup: %w", err)
 	}
@@ -104,7 +103,7 @@ func archiveInfos(ctx context.Context, store Store, h rollback.History) ([]rollb
 		if !ok {
 			continue
 		}
-		b, err := store.Get(ctx, k)
+		b, err := store.Get(k)
 		if err != nil {
 			return nil, fmt.Errorf("archive cleanup: read %s: %w", k, err)
 		}
@@ -130,9 +129,9 @@ func archiveInfos(ctx context.Context, store Store, h rollback.History) ([]rollb
 // manifest.json and append to cleanup_log.txt: one commit of the cold
 // store, which the driver makes before the commit that deletes the
 // archives from the session (Ready.Cold). It only reads cold.
-func coldOps(ctx context.Context, store, cold Store, sessionID string, now time.Time, infos []rollback.ArchiveInfo) ([]Op, error) {
+func coldOps(store, cold view, sessionID string, now time.Time, infos []rollback.ArchiveInfo) ([]Op, error) {
 	manifestKey := path.Join(rollback.ColdWorkflowDir, rollback.ManifestName)
-	existing, err := cold.Get(ctx, manifestKey)
+	existing, err := cold.Get(manifestKey)
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return nil, fmt.Errorf("cold storage: read manifest: %w", err)
 	}
@@ -143,13 +142,13 @@ func coldOps(ctx context.Context, store, cold Store, sessionID string, now time.
 	key := func(p string) string { return strings.TrimPrefix(path.Clean(strings.ReplaceAll(p, "\\", "/")), "./") }
 	var ops []Op
 	for _, m := range plan.Moves {
-		b, err := store.Get(ctx, m.Key)
+		b, err := store.Get(m.Key)
 		if err != nil {
 			return nil, fmt.Errorf("cold storage: read %s: %w", m.Key, err)
 		}
 		ops = append(ops, Put(key(m.Path), b))
 	}
-	log, err := cold.Get(ctx, key(plan.LogPath))
+	log, err := cold.Get(key(plan.LogPath))
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return nil, fmt.Errorf("cold storage: read log: %w", err)
 	}

@@ -35,7 +35,7 @@ func Compact(ctx context.Context, st Store) error {
 				return fmt.Errorf("compact: read %s: %w", k, err)
 			}
 			if _, isRef := parseBackupRef(b); isRef {
-				whole, err := resolveBackup(ctx, st, k, b)
+				whole, err := resolveBackup(bind(ctx, st), k, b)
 				if err != nil {
 					return fmt.Errorf("compact: %s: %w", k, err)
 				}

@@ -1,7 +1,6 @@
 package refine
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -16,7 +15,7 @@ const keyConvergenceSVG = "convergence.svg"
 
 // converge records the round's convergence row (once) and, on
 // DIVERGENCE_WARNING, asks the divergence question (FLOW-002).
-func (s *engine) converge(ctx context.Context) (stop, error) {
+func (s *engine) converge() (stop, error) {
 	cur := s.st.Current
 	t := tracker(s.st, &s.cfg)
 	if !cur.Converged {
@@ -27,9 +26,9 @@ func (s *engine) converge(ctx context.Context) (stop, error) {
 	if t.Current() != convergence.DivergenceWarning || cur.DivergenceDone {
 		return goOn, nil
 	}
-	q := convergence.DivergenceQuestion(convergence.DivergenceInput{Rows: t.Rows(), Settings: t.Settings(), Ledger: &s.st.Ledger, RollbackAvailable: s.rollbackAvailable(ctx)})
+	q := convergence.DivergenceQuestion(convergence.DivergenceInput{Rows: t.Rows(), Settings: t.Settings(), Ledger: &s.st.Ledger, RollbackAvailable: s.rollbackAvailable()})
 	q.ID, q.Round = fmt.Sprintf("r%d-divergence", cur.N), cur.N
-	a, paused, err := s.ask(ctx, q)
+	a, paused, err := s.ask(q)
 	if err != nil || paused {
 		return waitIf(paused), err
 	}
@@ -38,7 +37,7 @@ func (s *engine) converge(ctx context.Context) (stop, error) {
 		// The decision is filed under this round once the rollback's
 		// dialogs are done, so the round's archive does not swallow it.
 		first := flowDecision{Question: Question{ID: q.ID, Kind: q.Kind, Round: q.Round, Title: q.Title}, Answer: a, Decision: opt.Label}
-		return s.startRollbackFromQuestion(ctx, a, rollback.TriggerDivergence, "divergence warning in round "+fmt.Sprint(cur.N), originDivergence, first)
+		return s.startRollbackFromQuestion(a, rollback.TriggerDivergence, "divergence warning in round "+fmt.Sprint(cur.N), originDivergence, first)
 	}
 	da := decideDivergence(&s.st.Ledger, opt.Key, opt.Label, a.Text)
 	if err := applyDivergence(s.st, t, cur.N, da, s.now); err != nil {
@@ -51,20 +50,20 @@ func (s *engine) converge(ctx context.Context) (stop, error) {
 
 // checkTermination walks the termination tree between rounds (FLOW-005),
 // asking the early-termination offer and acknowledgments as they come due.
-func (s *engine) checkTermination(ctx context.Context) (bool, error) {
+func (s *engine) checkTermination() (bool, error) {
 	for {
 		if s.st.Outcome.Terminal() {
 			return true, nil
 		}
-		if paused, err := s.resumeDeciding(ctx); err != nil || paused {
+		if paused, err := s.resumeDeciding(); err != nil || paused {
 			return false, err
 		}
 		d := convergence.Decide(terminationInput(s.st, s.cfg.MaxRounds))
 		switch {
 		case d.Outcome.Terminal():
-			return true, s.finish(ctx, d.Outcome, d.Reason)
+			return true, s.finish(d.Outcome, d.Reason)
 		case d.NeedsAcknowledgment:
-			if again, err := s.askHighAck(ctx); !again {
+			if again, err := s.askHighAck(); !again {
 				return false, err
 			}
 		case d.NeedsUserDecisions:
@@ -73,13 +72,13 @@ func (s *engine) checkTermination(ctx context.Context) (bool, error) {
 				return false, err
 			}
 			s.st.Deciding = s.st.Round
-			if paused, err := s.resolveConflicts(ctx, s.st.Round); err != nil || paused {
+			if paused, err := s.resolveConflicts(s.st.Round); err != nil || paused {
 				return false, err
 			}
 			s.st.Deciding = 0
 		case d.OfferEarlyTermination && s.st.Round > 0:
 			// Before round 1 nothing has been refined: no offer yet.
-			if again, err := s.offerEarlyTermination(ctx, d.OpenSet); !again {
+			if again, err := s.offerEarlyTermination(d.OpenSet); !again {
 				return false, err
 			}
 		default:
@@ -91,12 +90,12 @@ func (s *engine) checkTermination(ctx context.Context) (bool, error) {
 
 // resumeDeciding goes on asking the blocking decisions of the round
 // whose decisions were being asked (state.Deciding), if any.
-func (s *engine) resumeDeciding(ctx context.Context) (paused bool, err error) {
+func (s *engine) resumeDeciding() (paused bool, err error) {
 	r := s.st.Deciding
 	if r == 0 {
 		return false, nil
 	}
-	if paused, err := s.resolveConflicts(ctx, r); err != nil || paused {
+	if paused, err := s.resolveConflicts(r); err != nil || paused {
 		return paused, err
 	}
 	s.st.Deciding = 0
@@ -105,9 +104,9 @@ func (s *engine) resumeDeciding(ctx context.Context) (paused bool, err error) {
 
 // askHighAck asks the user to acknowledge the unresolved HIGH conflicts;
 // again is false when the walk stops (paused, or an error).
-func (s *engine) askHighAck(ctx context.Context) (again bool, err error) {
+func (s *engine) askHighAck() (again bool, err error) {
 	q := highAckQuestion(s.st)
-	a, paused, err := s.ask(ctx, q)
+	a, paused, err := s.ask(q)
 	if err != nil || paused {
 		return false, err
 	}
@@ -124,9 +123,9 @@ func (s *engine) askHighAck(ctx context.Context) (again bool, err error) {
 
 // offerEarlyTermination offers to end the session with openSet open;
 // again is false when the walk stops (paused, or an error).
-func (s *engine) offerEarlyTermination(ctx context.Context, openSet string) (again bool, err error) {
+func (s *engine) offerEarlyTermination(openSet string) (again bool, err error) {
 	q := earlyTerminationQuestion(s.st, s.cfg.MaxRounds, tracker(s.st, &s.cfg).Current() == convergence.Converging)
-	a, paused, err := s.ask(ctx, q)
+	a, paused, err := s.ask(q)
 	if err != nil || paused {
 		return false, err
 	}
@@ -139,7 +138,7 @@ func (s *engine) offerEarlyTermination(ctx context.Context, openSet string) (aga
 	if ea.Pause {
 		s.st.Pending = append(s.st.Pending, q)
 		s.st.OfferedOpenSet = ""
-		return false, s.commit(ctx)
+		return false, s.commit()
 	}
 	if ea.SetChoice {
 		s.st.Choice = ea.Choice
@@ -150,15 +149,15 @@ func (s *engine) offerEarlyTermination(ctx context.Context, openSet string) (aga
 
 // finish ends the session with a terminal outcome and writes the final
 // artifacts.
-func (s *engine) finish(ctx context.Context, o OutcomeStatus, reason string) error {
+func (s *engine) finish(o OutcomeStatus, reason string) error {
 	s.st.Outcome, s.st.OutcomeReason, s.st.FinishedAt = o, reason, s.now()
 	s.log.Info("session finished", "outcome", o, "reason", reason)
 	dropPendingAtEnd(s.st)
-	ops, err := s.finalOps(ctx)
+	ops, err := s.finalOps()
 	if err != nil {
 		return err
 	}
-	iops, err := s.integrationStartOps(ctx) // integrate.go
+	iops, err := s.integrationStartOps() // integrate.go
 	if err != nil {
 		return err
 	}
@@ -167,13 +166,13 @@ func (s *engine) finish(ctx context.Context, o OutcomeStatus, reason string) err
 	if !s.st.CleanupDone {
 		// With no archive the session-end cleanup has nothing to ask: it
 		// is settled in this commit rather than in one of its own.
-		if _, _, ask, err := cleanupQuestion(ctx, s.out, &s.cfg, s.st.Rollbacks); err != nil {
+		if _, _, ask, err := cleanupQuestion(s.reads, &s.cfg, s.st.Rollbacks); err != nil {
 			return err
 		} else if !ask {
 			s.st.CleanupDone = true
 		}
 	}
-	if err := s.commit(ctx, ops...); err != nil {
+	if err := s.commit(ops...); err != nil {
 		return err
 	}
 	s.tel.emit(Event{Kind: EventSessionFinished, Outcome: o, Message: reason})
@@ -181,7 +180,7 @@ func (s *engine) finish(ctx context.Context, o OutcomeStatus, reason string) err
 }
 
 // finalOps renders final_summary.md and final_spec.md.
-func (s *engine) finalOps(ctx context.Context) ([]Op, error) {
+func (s *engine) finalOps() ([]Op, error) {
 	sum := convergence.Summary(convergence.SummaryInput{
 		Outcome: s.st.Outcome, Reason: s.st.OutcomeReason, Rounds: s.st.Round,
 		Started: s.st.CreatedAt, Finished: s.st.FinishedAt, Ledger: &s.st.Ledger, Extra: extraLimitations(s.st), SpecKey: keyFinalSpec,
@@ -191,7 +190,7 @@ func (s *engine) finalOps(ctx context.Context) ([]Op, error) {
 	for i, g := range acceptedGaps {
 		ids[i] = g.ID
 	}
-	texts, err := s.finalResolutions(ctx, ids)
+	texts, err := s.finalResolutions(ids)
 	if err != nil {
 		return nil, err
 	}
@@ -201,7 +200,7 @@ func (s *engine) finalOps(ctx context.Context) ([]Op, error) {
 	}
 	decisions := decisionLines(s.st, nil) // user and conflict decisions (integrate.go)
 	limits := append(convergence.Limitations(&s.st.Ledger), extraLimitations(s.st)...)
-	src, err := s.source(ctx)
+	src, err := s.source()
 	if err != nil {
 		return nil, fmt.Errorf("final spec: %w", err)
 	}
@@ -213,7 +212,7 @@ func (s *engine) finalOps(ctx context.Context) ([]Op, error) {
 // Engineer output that addressed it. Each round's output is read and
 // parsed at most once, newest first, however many gaps it resolved, so the
 // final round costs time linear in the session's outputs.
-func (s *engine) finalResolutions(ctx context.Context, ids []gap.ID) (map[gap.ID]string, error) {
+func (s *engine) finalResolutions(ids []gap.ID) (map[gap.ID]string, error) {
 	out := make(map[gap.ID]string, len(ids))
 	wanted := make(map[gap.ID]bool, len(ids))
 	for _, id := range ids {
@@ -224,7 +223,7 @@ func (s *engine) finalResolutions(ctx context.Context, ids []gap.ID) (map[gap.ID
 		if !slices.ContainsFunc(r.GapsAddressed, func(id gap.ID) bool { return wanted[id] }) {
 			continue
 		}
-		b, err := s.get(ctx, outputKey(r.N, Engineer))
+		b, err := s.get(outputKey(r.N, Engineer))
 		if err != nil {
 			return nil, fmt.Errorf("final spec: read %s: %w", outputKey(r.N, Engineer), err)
 		}

@@ -14,7 +14,9 @@ import (
 // make no role call, ask no Asker, commit nothing but to the Ready's
 // writes, never reach the Store, the Asker or the Roles through the
 // Config, read no wall clock and start no goroutine. The drivers
-// (drive.go, next.go) do all of that.
+// (drive.go, next.go) do all of that. Nor do they take or use a
+// context: they read through the view the driver binds (reads) and open
+// scopes in the driver's context (telemetry).
 func TestDecisionsDoNoIO(t *testing.T) {
 	files, err := filepath.Glob("*.go")
 	if err != nil {
@@ -40,6 +42,11 @@ func TestDecisionsDoNoIO(t *testing.T) {
 				continue
 			}
 			methods++
+			for _, p := range fn.Type.Params.List {
+				if sel, ok := p.Type.(*ast.SelectorExpr); ok && sel.Sel.Name == "Context" {
+					t.Errorf("%s: engine.%s takes a context", fset.Position(p.Pos()), fn.Name.Name)
+				}
+			}
 			ast.Inspect(fn.Body, func(n ast.Node) bool {
 				if why := ioIn(n); why != "" {
 					t.Errorf("%s: engine.%s %s", fset.Position(n.Pos()), fn.Name.Name, why)
@@ -83,16 +90,20 @@ func ioIn(n ast.Node) string {
 		case "Sleep":
 			return "sleeps"
 		case "Commit":
-			if x, ok := sel.X.(*ast.SelectorExpr); ok && x.Sel.Name == "out" {
-				return "" // the Ready's writes
-			}
-			return "commits to a Store"
+			return "commits to a Store (the decisions keep their writes: out.keep)"
 		case "Now":
 			if x, ok := sel.X.(*ast.Ident); ok && x.Name == "time" {
 				return "reads the wall clock"
 			}
 		}
+	case *ast.Ident:
+		if n.Name == "ctx" {
+			return "uses a context (ctx)"
+		}
 	case *ast.SelectorExpr:
+		if x, ok := n.X.(*ast.Ident); ok && x.Name == "context" {
+			return "uses package context"
+		}
 		if x, ok := n.X.(*ast.SelectorExpr); ok && x.Sel.Name == "cfg" {
 			switch n.Sel.Name {
 			case "Store", "Asker", "Engineer", "Reviewer":

@@ -1,7 +1,6 @@
 package refine
 
 import (
-	"context"
 	"errors"
 	"fmt"
 
@@ -31,19 +30,19 @@ type disagreeState struct {
 // review, checks the DISAGREE rate, and asks the user to resolve each
 // conflict; unresolved HIGH/CRITICAL conflicts keep their gaps BLOCKED.
 // Each step is decided in disagree_decide.go; here it is asked and staged.
-func (s *engine) disagreement(ctx context.Context) (stop, error) {
+func (s *engine) disagreement() (stop, error) {
 	cur := s.st.Current
 	ds := &cur.Disagree
 	if ds.Done || cur.Engineer.Status != roleAccepted {
 		return goOn, nil
 	}
 	if !ds.Detected {
-		if err := s.detectDisagreement(ctx); err != nil {
+		if err := s.detectDisagreement(); err != nil {
 			return goOn, err
 		}
 	}
 	// Ignored feedback first: the answers may add conflicts.
-	if st, err := s.askFindings(ctx); err != nil || st != goOn {
+	if st, err := s.askFindings(); err != nil || st != goOn {
 		return st, err
 	}
 	// A session paused by refine 0.1 computed its alerts before the implicit
@@ -52,10 +51,10 @@ func (s *engine) disagreement(ctx context.Context) (stop, error) {
 		checkRate(s.st, cur, s.st.Round, conflictLimits(&s.cfg))
 		s.stage()
 	}
-	if st, err := s.askAlerts(ctx); err != nil || st != goOn {
+	if st, err := s.askAlerts(); err != nil || st != goOn {
 		return st, err
 	}
-	paused, err := s.resolveConflicts(ctx, cur.N)
+	paused, err := s.resolveConflicts(cur.N)
 	if err != nil || paused {
 		return waitIf(paused), err
 	}
@@ -66,15 +65,15 @@ func (s *engine) disagreement(ctx context.Context) (stop, error) {
 // detectDisagreement reads the round's Engineer output and the one the
 // review being answered (the last completed round's) saw, and files what
 // detectDisagreement decides.
-func (s *engine) detectDisagreement(ctx context.Context) error {
+func (s *engine) detectDisagreement() error {
 	cur := s.st.Current
 	prev := s.st.Round
-	out, err := s.get(ctx, outputKey(cur.N, Engineer))
+	out, err := s.get(outputKey(cur.N, Engineer))
 	if err != nil {
 		return fmt.Errorf("round %d disagreement: read engineer.md: %w", cur.N, err)
 	}
 	var previous string
-	if b, err := s.get(ctx, outputKey(prev, Engineer)); err == nil {
+	if b, err := s.get(outputKey(prev, Engineer)); err == nil {
 		previous = string(b)
 	} else if !errors.Is(err, ErrNotFound) {
 		return fmt.Errorf("round %d disagreement: read %s: %w", cur.N, outputKey(prev, Engineer), err)
@@ -86,14 +85,14 @@ func (s *engine) detectDisagreement(ctx context.Context) error {
 
 // askFindings asks about each implicit-disagreement finding not answered
 // yet and applies the answers.
-func (s *engine) askFindings(ctx context.Context) (stop, error) {
+func (s *engine) askFindings() (stop, error) {
 	cur := s.st.Current
 	ds := &cur.Disagree
 	for ds.NextFinding < len(ds.Findings) {
 		f := ds.Findings[ds.NextFinding]
 		q := conflict.ImplicitQuestion(f)
 		q.Round = cur.N
-		a, paused, err := s.ask(ctx, q)
+		a, paused, err := s.ask(q)
 		if err != nil || paused {
 			return waitIf(paused), err
 		}
@@ -112,14 +111,14 @@ func (s *engine) askFindings(ctx context.Context) (stop, error) {
 
 // askAlerts asks each DISAGREE rate alert not answered yet and applies the
 // answers; a "request revision" sends the round back to the Engineer.
-func (s *engine) askAlerts(ctx context.Context) (stop, error) {
+func (s *engine) askAlerts() (stop, error) {
 	cur := s.st.Current
 	ds := &cur.Disagree
 	for ds.NextAlert < len(ds.Alerts) {
 		alert := ds.Alerts[ds.NextAlert]
 		q := conflict.RateQuestion(alert)
 		q.Round = cur.N
-		a, paused, err := s.ask(ctx, q)
+		a, paused, err := s.ask(q)
 		if err != nil || paused {
 			return waitIf(paused), err
 		}
@@ -150,7 +149,7 @@ func (s *engine) askAlerts(ctx context.Context) (stop, error) {
 // resolveConflicts asks the user to decide every unresolved conflict, most
 // severe first (FLOW-006 §4), and applies each decision to its gap. The
 // gaps of unresolved HIGH/CRITICAL conflicts are BLOCKED meanwhile.
-func (s *engine) resolveConflicts(ctx context.Context, round int) (bool, error) {
+func (s *engine) resolveConflicts(round int) (bool, error) {
 	if err := blockConflictGaps(s.st, s.now); err != nil {
 		return false, err
 	}
@@ -162,7 +161,7 @@ func (s *engine) resolveConflicts(ctx context.Context, round int) (bool, error) 
 		c := pending[0]
 		q := conflict.ConflictQuestion(c)
 		q.Round = round // a conflict of an earlier round may be decided now
-		a, paused, err := s.ask(ctx, q)
+		a, paused, err := s.ask(q)
 		if err != nil || paused {
 			return paused, err
 		}

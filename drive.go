@@ -64,32 +64,32 @@ func (s *Session) Step(ctx context.Context) (rep RoundReport, err error) {
 
 // step plays the rest of the round in progress, or the next round, and
 // what follows the session's end.
-func (s *engine) step(ctx context.Context) (RoundReport, error) {
+func (s *engine) step() (RoundReport, error) {
 	if s.st.Outcome.Terminal() && s.st.RollbackFlow == nil {
-		o, err := s.finishSession(ctx)
+		o, err := s.finishSession()
 		rep := s.st.report(s.st.outcome())
 		rep.Outcome, rep.Pending = o.Status, o.Pending
 		return rep, err
 	}
-	rep, err := s.stepRound(ctx)
+	rep, err := s.stepRound()
 	if errors.Is(err, errNeedCalls) {
 		// The calls' prompts become durable with the Ready.
-		if ferr := s.flush(ctx); ferr != nil {
+		if ferr := s.flush(); ferr != nil {
 			err = ferr
 		} else {
 			return rep, err
 		}
 	}
 	if err == nil && s.st.Outcome.Terminal() && s.st.RollbackFlow == nil {
-		o, ferr := s.finishSession(ctx)
+		o, ferr := s.finishSession()
 		rep.Outcome, rep.Pending = o.Status, o.Pending
 		return rep, ferr
 	}
 	if err == nil {
-		err = s.flush(ctx)
+		err = s.flush()
 	}
 	if err != nil {
-		out, err := s.failed(ctx, err)
+		out, err := s.failed(err)
 		rep.Outcome = out.Status
 		return rep, err
 	}
@@ -100,15 +100,15 @@ func (s *engine) step(ctx context.Context) (RoundReport, error) {
 // writes, make the calls they ask for or ask the questions they wait for,
 // and play on, until play stops at neither. failedAs builds the result
 // of a failure the driver meets (a commit, the Asker).
-func drive[T any](ctx context.Context, s *Session, play func(context.Context) (T, error), failedAs func(Outcome) T) (T, error) {
+func drive[T any](ctx context.Context, s *Session, play func() (T, error), failedAs func(Outcome) T) (T, error) {
 	k := newAsking()
 	im, ok := s.cfg.Asker.(Immediate)
 	atOnce := ok && im.Immediate()
 	for {
 		var res T
 		s.ext.atOnce = atOnce
-		r, err := s.decide(ctx, func(ctx context.Context) (err error) {
-			res, err = play(ctx)
+		r, err := s.decide(ctx, func() (err error) {
+			res, err = play()
 			return err
 		})
 		s.ext.atOnce = false
@@ -143,8 +143,8 @@ func drive[T any](ctx context.Context, s *Session, play func(context.Context) (T
 		}
 		if aerr != nil {
 			var o Outcome
-			_ = s.apply(ctx, func(ctx context.Context) error {
-				o, aerr = s.failed(ctx, aerr)
+			_ = s.apply(ctx, func() error {
+				o, aerr = s.failed(aerr)
 				return nil
 			})
 			return failedAs(o), aerr
@@ -158,7 +158,7 @@ func drive[T any](ctx context.Context, s *Session, play func(context.Context) (T
 // apply plays the decisions of one input (decide) and commits their
 // writes: the way every method but the drivers' loops changes the
 // session.
-func (s *Session) apply(ctx context.Context, play func(ctx context.Context) error) error {
+func (s *Session) apply(ctx context.Context, play func() error) error {
 	r, err := s.decide(ctx, play)
 	if perr := s.persist(ctx, r); perr != nil {
 		return perr

@@ -1,7 +1,6 @@
 package refine
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/refine-spec/refine/retry"
@@ -10,7 +9,7 @@ import (
 
 // escalate asks the user what to do after role spent its attempts (FLOW-001
 // §5) and applies the answer.
-func (s *engine) escalate(ctx context.Context, role RoleName) (stop, error) {
+func (s *engine) escalate(role RoleName) (stop, error) {
 	cur := s.st.Current
 	rp := cur.role(role)
 	last, attempts, err := rp.lastFailure()
@@ -18,10 +17,10 @@ func (s *engine) escalate(ctx context.Context, role RoleName) (stop, error) {
 		return goOn, fmt.Errorf("round %d %s: %w", cur.N, role, err)
 	}
 	// FLOW-001 §10: validation failures can trigger a rollback (FLOW-007).
-	q := retry.EscalationQuestion(string(role), cur.N, last.FailureType, attempts, s.rollbackAvailable(ctx))
+	q := retry.EscalationQuestion(string(role), cur.N, last.FailureType, attempts, s.rollbackAvailable())
 	q.ID = fmt.Sprintf("r%d-%s-escalation-%d", cur.N, role, rp.escalations()+1)
 	s.tel.emit(Event{Kind: EventEscalation, Role: role, FailureType: last.FailureType, Message: q.Title})
-	a, paused, err := s.ask(ctx, q)
+	a, paused, err := s.ask(q)
 	if err != nil || paused {
 		return waitIf(paused), err
 	}
@@ -30,12 +29,12 @@ func (s *engine) escalate(ctx context.Context, role RoleName) (stop, error) {
 	case retry.OptionRollback:
 		reason := fmt.Sprintf("%s exhausted its retries in round %d (%s)", role.Title(), cur.N, last.FailureType)
 		first := flowDecision{Question: Question{ID: q.ID, Kind: q.Kind, Round: q.Round, Title: q.Title}, Answer: a, Decision: opt.Label}
-		return s.startRollbackFromQuestion(ctx, a, rollback.TriggerValidation, reason, originEscalation+string(role), first)
+		return s.startRollbackFromQuestion(a, rollback.TriggerValidation, reason, originEscalation+string(role), first)
 	case retry.OptionPause:
 		// Offer the same decision again when the session resumes.
 		s.st.Pending = append(s.st.Pending, q)
 		s.st.recordDecision(s.now(), cur.N, "", q, a, opt.Label)
-		return waitForAnswer, s.commit(ctx)
+		return waitForAnswer, s.commit()
 	}
 	p := decideEscalation(s.st, role, escalationAnswer{Key: opt.Key, Label: opt.Label, Text: a.Text, FailureType: last.FailureType}, s.st.assignable(), &s.cfg)
 	if err := applyEscalation(s.st, role, p, s.now); err != nil {
@@ -52,10 +51,10 @@ func (s *engine) escalate(ctx context.Context, role RoleName) (stop, error) {
 func (rp *rolePhase) escalations() int { return rp.Escalated }
 
 // askRoundFailed handles a round in which both roles were skipped.
-func (s *engine) askRoundFailed(ctx context.Context) (stop, error) {
+func (s *engine) askRoundFailed() (stop, error) {
 	cur := s.st.Current
 	q := roundFailedQuestion(cur.N)
-	a, paused, err := s.ask(ctx, q)
+	a, paused, err := s.ask(q)
 	if err != nil || paused {
 		return waitIf(paused), err
 	}
@@ -64,12 +63,12 @@ func (s *engine) askRoundFailed(ctx context.Context) (stop, error) {
 	switch opt.Key {
 	case "2":
 		s.st.Pending = append(s.st.Pending, q)
-		return waitForAnswer, s.commit(ctx)
+		return waitForAnswer, s.commit()
 	}
 	cur.RoundFailedDone = true
 	switch opt.Key {
 	case "3":
-		return sessionEnded, s.finish(ctx, StatusAbandoned, "abandoned by the user after round "+fmt.Sprint(cur.N)+" failed")
+		return sessionEnded, s.finish(StatusAbandoned, "abandoned by the user after round "+fmt.Sprint(cur.N)+" failed")
 	}
-	return goOn, s.commit(ctx)
+	return goOn, s.commit()
 }

@@ -1,7 +1,6 @@
 package refine
 
 import (
-	"context"
 	"errors"
 	"fmt"
 
@@ -12,9 +11,9 @@ import (
 // canonical returns the Tier 1 examples: Config's overrides, else those
 // extracted from the source spec once per process (GAP-FLOW-018: an
 // extraction failure falls through to the next tier, with its reason).
-func (s *engine) canonical(ctx context.Context) (exemplar.Canonical, error) {
+func (s *engine) canonical() (exemplar.Canonical, error) {
 	s.canonOnce.Do(func() {
-		src, err := s.source(ctx)
+		src, err := s.source()
 		if err != nil {
 			s.canonErr = err
 			return
@@ -36,14 +35,14 @@ func (s *engine) canonical(ctx context.Context) (exemplar.Canonical, error) {
 
 // history returns the validated outputs of the completed rounds (rolled-back
 // rounds are gone from the live session, so never chosen).
-func (s *engine) history(ctx context.Context, role RoleName) ([]exemplar.HistoryItem, error) {
+func (s *engine) history(role RoleName) ([]exemplar.HistoryItem, error) {
 	var out []exemplar.HistoryItem
 	rounds := s.st.Rounds
 	if len(rounds) > historyRounds {
 		rounds = rounds[len(rounds)-historyRounds:]
 	}
 	for _, r := range rounds {
-		b, err := s.get(ctx, outputKey(r.N, role))
+		b, err := s.get(outputKey(r.N, role))
 		if errors.Is(err, ErrNotFound) {
 			continue // the role was skipped that round
 		}
@@ -69,18 +68,18 @@ func retryExampleKey(n int, role RoleName, k int, failureType validate.FailureTy
 // retryExample returns the example for a retry prompt: the one chosen (and
 // logged) when the failure was recorded, else a new selection (a process
 // that resumed between the two).
-func (s *engine) retryExample(ctx context.Context, role RoleName, k int, failureType validate.FailureType) (exemplar.Selection, error) {
+func (s *engine) retryExample(role RoleName, k int, failureType validate.FailureType) (exemplar.Selection, error) {
 	if sel, ok := s.chosenExamples[retryExampleKey(s.st.Current.N, role, k, failureType)]; ok {
 		return sel, nil
 	}
-	return s.example(ctx, role, failureType, s.cfg.RetryExampleBudget)
+	return s.example(role, failureType, s.cfg.RetryExampleBudget)
 }
 
 // example selects the example for a prompt (GAP-FLOW-008): failureType ""
 // for an initial prompt (canonical format, else template), otherwise the
 // failure's mapping with Tier 1 → 2 → 3 fallthrough, truncated to budget.
-func (s *engine) example(ctx context.Context, role RoleName, failureType validate.FailureType, budget int) (exemplar.Selection, error) {
-	canon, canonErr := s.canonical(ctx)
+func (s *engine) example(role RoleName, failureType validate.FailureType, budget int) (exemplar.Selection, error) {
+	canon, canonErr := s.canonical()
 	req := exemplar.Request{Role: role, FailureType: failureType, Gaps: s.st.Ledger.IDs(),
 		Canonical: canon, CanonicalErr: canonErr, Budget: budget, Tokenizer: s.tok}
 	if s.st.Current != nil {
@@ -89,7 +88,7 @@ func (s *engine) example(ctx context.Context, role RoleName, failureType validat
 	if failureType == "" {
 		return exemplar.SelectInitial(req), nil
 	}
-	h, err := s.history(ctx, role)
+	h, err := s.history(role)
 	if err != nil {
 		return exemplar.Selection{}, err
 	}

@@ -1,7 +1,6 @@
 package refine
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -182,7 +181,7 @@ func newIntegration(st *state, integrate bool, maxRetries int) *integrationState
 // integrationStartOps sets up the integration step as the session ends
 // (finish): a previous integration's files (a session rolled back after
 // it finished) are deleted in the same commit.
-func (s *engine) integrationStartOps(ctx context.Context) ([]Op, error) {
+func (s *engine) integrationStartOps() ([]Op, error) {
 	s.st.Integration = newIntegration(s.st, s.cfg.Integrate, s.cfg.MaxRetries)
 	switch in := s.st.Integration; {
 	case in == nil:
@@ -190,7 +189,7 @@ func (s *engine) integrationStartOps(ctx context.Context) ([]Op, error) {
 	case in.Step == integDone:
 		return []Op{Delete(keyFinalTrace)}, nil
 	}
-	old, err := s.out.List(ctx, "final/")
+	old, err := s.reads.List("final/")
 	if err != nil {
 		return nil, fmt.Errorf("integration: list final/: %w", err)
 	}
@@ -214,28 +213,28 @@ func dropIntegrationQuestions(st *state) {
 
 // integrate plays the integration step until final_spec.md is written or
 // a question waits; paused is true in the latter case.
-func (s *engine) integrate(ctx context.Context) (paused bool, err error) {
+func (s *engine) integrate() (paused bool, err error) {
 	in := s.st.Integration
 	if in != nil && in.Step != integDone && !s.cfg.Integrate {
 		dropIntegrationQuestions(s.st)
-		return false, s.integrationDone(ctx, FinalSpecAppendix, "integration was turned off before it finished (Settings.Integrate false, --no-integrate)")
+		return false, s.integrationDone(FinalSpecAppendix, "integration was turned off before it finished (Settings.Integrate false, --no-integrate)")
 	}
 	for in != nil && in.Step != integDone {
 		var st stop
 		var why string
 		switch in.Step {
 		case integEngineer:
-			why, err = s.integrationEngineer(ctx)
+			why, err = s.integrationEngineer()
 		case integReview:
-			err = s.integrationReview(ctx)
+			err = s.integrationReview()
 		case integAsk:
-			st, err = s.integrationAsk(ctx)
+			st, err = s.integrationAsk()
 		default:
 			return false, fmt.Errorf("integration: %w: unknown step %q in state.json", ErrCorrupt, in.Step)
 		}
 		if err == nil && why != "" {
 			if in.stopped(why) {
-				err = s.integrationDone(ctx, FinalSpecAppendix, why)
+				err = s.integrationDone(FinalSpecAppendix, why)
 			} else {
 				s.stage()
 			}
@@ -274,15 +273,15 @@ func (m integrationMaterial) input(maxOutputBytes int, decisions []string) valid
 	return in
 }
 
-func (s *engine) integrationMaterial(ctx context.Context) (integrationMaterial, error) {
+func (s *engine) integrationMaterial() (integrationMaterial, error) {
 	var m integrationMaterial
-	src, err := s.source(ctx)
+	src, err := s.source()
 	if err != nil {
 		return m, fmt.Errorf("integration: %w", err)
 	}
 	m.source = src
 	m.accepted = s.st.Ledger.InState(gap.Accepted)
-	texts, err := s.finalResolutions(ctx, m.ids())
+	texts, err := s.finalResolutions(m.ids())
 	if err != nil {
 		return m, fmt.Errorf("integration: %w", err)
 	}
@@ -379,14 +378,14 @@ func integrationCheck(check validate.IntegrationInput) func(string) validate.Res
 // integrationEngineer plays the Engineer's integration attempts until one
 // is valid or the attempts allowed are spent; stopped says why they end
 // early (see integrationState.stopped).
-func (s *engine) integrationEngineer(ctx context.Context) (stopped string, err error) {
+func (s *engine) integrationEngineer() (stopped string, err error) {
 	in := s.st.Integration
-	m, err := s.integrationMaterial(ctx)
+	m, err := s.integrationMaterial()
 	if err != nil {
 		return "", err
 	}
 	if in.PartsMode {
-		return s.integrationParts(ctx, m)
+		return s.integrationParts(m)
 	}
 	lim := limitsOf(s.cfg, s.tok)
 	d := newIntegrationData(s.st, m)
@@ -399,12 +398,12 @@ func (s *engine) integrationEngineer(ctx context.Context) (stopped string, err e
 		}
 		if n := countMessages(lim.tok, msgs); n > lim.cap {
 			if in.startParts() {
-				return s.integrationParts(ctx, m)
+				return s.integrationParts(m)
 			}
 			return fmt.Sprintf("the source spec and its %d accepted resolutions make a %d-token prompt, above the integration cap of %d tokens (twice PromptBudget); raise PromptBudget to integrate",
 				len(m.accepted), n, lim.cap), nil
 		}
-		at, err := s.integrationCall(ctx, Engineer, k, msgs, stable, m.ids(), integrationCheck(check))
+		at, err := s.integrationCall(Engineer, k, msgs, stable, m.ids(), integrationCheck(check))
 		if errors.Is(err, ErrNoResponse) {
 			return fmt.Sprintf("the Engineer has no response for the integration call (Engineer call %d: %s)", s.st.Usage.NextCall[string(Engineer)]+1, roleError(err)), nil
 		}
@@ -494,10 +493,10 @@ func reviewCheck(st *state, maxOutputBytes int) func(string) validate.Result {
 
 // integrationReview plays the consistency review of the accepted
 // integration.
-func (s *engine) integrationReview(ctx context.Context) error {
+func (s *engine) integrationReview() error {
 	in := s.st.Integration
 	specKey := in.specKey()
-	spec, err := s.get(ctx, specKey)
+	spec, err := s.get(specKey)
 	if err != nil {
 		return fmt.Errorf("integration: read %s: %w", specKey, err)
 	}
@@ -511,12 +510,12 @@ func (s *engine) integrationReview(ctx context.Context) error {
 		}
 		if n := countMessages(lim.tok, msgs); n > lim.cap {
 			in.Notes = append(in.Notes, fmt.Sprintf("no consistency review: the spec makes a %d-token review prompt, above the cap of %d", n, lim.cap))
-			return s.integrationDone(ctx, FinalSpecIntegrated, "")
+			return s.integrationDone(FinalSpecIntegrated, "")
 		}
-		at, err := s.integrationCall(ctx, Reviewer, k, msgs, stable, ids, reviewCheck(s.st, lim.maxOutputBytes))
+		at, err := s.integrationCall(Reviewer, k, msgs, stable, ids, reviewCheck(s.st, lim.maxOutputBytes))
 		if errors.Is(err, ErrNoResponse) {
 			in.Notes = append(in.Notes, fmt.Sprintf("no consistency review: the Reviewer has no response for it (Reviewer call %d: %s)", s.st.Usage.NextCall[string(Reviewer)]+1, roleError(err)))
-			return s.integrationDone(ctx, FinalSpecIntegrated, "")
+			return s.integrationDone(FinalSpecIntegrated, "")
 		}
 		if err != nil {
 			return err
@@ -529,12 +528,12 @@ func (s *engine) integrationReview(ctx context.Context) error {
 		_, respKey := finalAttemptKeys(Reviewer, k)
 		s.stage(append(at.ops, s.copyOp(finalOutputKey(Reviewer), respKey, []byte(at.content)))...)
 		if in.reviewed(at.vr.Issues) {
-			return s.integrationDone(ctx, FinalSpecIntegrated, "")
+			return s.integrationDone(FinalSpecIntegrated, "")
 		}
 		return nil
 	}
 	in.reviewSpent()
-	return s.integrationDone(ctx, FinalSpecIntegrated, "")
+	return s.integrationDone(FinalSpecIntegrated, "")
 }
 
 // reviewed records a valid consistency review's issues and decides what
@@ -611,9 +610,9 @@ const (
 // integrationAsk escalates to the user: after a consistency review whose
 // CRITICAL/HIGH issues the retry did not fix, or after every integration
 // attempt failed validation.
-func (s *engine) integrationAsk(ctx context.Context) (stop, error) {
+func (s *engine) integrationAsk() (stop, error) {
 	q := integrationQuestion(s.st, s.cfg.MaxRetries)
-	a, paused, err := s.ask(ctx, q)
+	a, paused, err := s.ask(q)
 	if err != nil || paused {
 		return waitIf(paused), err
 	}
@@ -622,7 +621,7 @@ func (s *engine) integrationAsk(ctx context.Context) (stop, error) {
 		// Offer the same decision again when the session resumes.
 		s.st.Pending = append(s.st.Pending, q)
 		s.st.recordDecision(s.now(), s.st.Round, "", q, a, opt.Label)
-		return waitForAnswer, s.commit(ctx)
+		return waitForAnswer, s.commit()
 	}
 	form, why := s.st.Integration.answered(opt.Key, s.cfg.MaxRetries)
 	s.st.recordDecision(s.now(), s.st.Round, "", q, a, opt.Label)
@@ -630,7 +629,7 @@ func (s *engine) integrationAsk(ctx context.Context) (stop, error) {
 		s.stage()
 		return goOn, nil
 	}
-	return goOn, s.integrationDone(ctx, form, why)
+	return goOn, s.integrationDone(form, why)
 }
 
 // answered applies the user's answer to the integration's escalation

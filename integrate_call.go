@@ -1,7 +1,6 @@
 package refine
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -30,14 +29,14 @@ type integrationAttempt struct {
 // before the call, a journaled response reused, the driver asked to make
 // the call (errNeedCalls). The attempt's usage is recorded and its end
 // reported to observers.
-func (s *engine) integrationCall(ctx context.Context, role RoleName, k int, msgs []Message, stable int, gaps []gap.ID, check func(string) validate.Result) (integrationAttempt, error) {
+func (s *engine) integrationCall(role RoleName, k int, msgs []Message, stable int, gaps []gap.ID, check func(string) validate.Result) (integrationAttempt, error) {
 	in := s.st.Integration
 	promptKey, respKey := finalAttemptKeys(role, k)
 	where := fmt.Sprintf("integration %s attempt %d", role, k)
 	plan := attemptPlan{role: role, k: k, where: where, msgs: msgs, started: s.now(), phase: PhaseIntegration}
 	plan.req = Request{Role: role, Round: in.Round, Attempt: k, Call: s.st.Usage.callIndex(role, respKey),
 		Gaps: slices.Clone(gaps), Messages: msgs, MaxTokens: s.cfg.MaxTokens, Stable: stable}
-	if b, err := s.get(ctx, respKey); err == nil {
+	if b, err := s.get(respKey); err == nil {
 		c := string(b)
 		plan.journaled = &c
 	} else if !errors.Is(err, ErrNotFound) {
@@ -49,10 +48,10 @@ func (s *engine) integrationCall(ctx context.Context, role RoleName, k int, msgs
 		// before it, is durable before the call: a crash during the call
 		// repeats this call only.
 		s.stage(Put(promptKey, []byte(renderPrompt(where, msgs))))
-		s.ext.keepScope(plan, func() context.Context { return s.tel.beginScope(ctx, plan.startEvent()) })
+		s.ext.keepScope(plan, func() spanScope { return s.tel.beginAttempt(plan.startEvent()) })
 		return integrationAttempt{}, errNeedCalls
 	}
-	s.ext.scope(&plan, func() context.Context { return s.tel.beginScope(ctx, plan.startEvent()) })
+	s.ext.scope(&plan, func() spanScope { return s.tel.beginAttempt(plan.startEvent()) })
 	res := plan.result()
 	if res.err != nil && errors.Is(res.err, ErrNoResponse) && s.st.Usage.NextCall[string(role)] == plan.req.Call {
 		// No response is no call: the number goes to the role's next call
@@ -62,7 +61,7 @@ func (s *engine) integrationCall(ctx context.Context, role RoleName, k int, msgs
 		delete(s.st.Usage.InFlight, respKey)
 	}
 	if res.err != nil {
-		s.tel.endScope(plan.ctx, Event{Kind: EventAttemptFinished, Role: role, Attempt: k, Phase: PhaseIntegration, Elapsed: s.now().Sub(plan.started),
+		s.tel.endAttempt(plan.scope, Event{Kind: EventAttemptFinished, Role: role, Attempt: k, Phase: PhaseIntegration, Elapsed: s.now().Sub(plan.started),
 			FailureType: validate.ExecutionError, Message: res.err.Error(), Err: res.err})
 		return integrationAttempt{}, res.err
 	}
@@ -82,7 +81,7 @@ func (s *engine) integrationCall(ctx context.Context, role RoleName, k int, msgs
 	if !vr.Success {
 		s.tel.emit(Event{Kind: EventValidationFailed, Role: role, Attempt: k, Phase: PhaseIntegration, FailureType: rec.FailureType, Message: rec.Message})
 	}
-	s.tel.endScope(plan.ctx, Event{Kind: EventAttemptFinished, Role: role, Attempt: k, Phase: PhaseIntegration,
+	s.tel.endAttempt(plan.scope, Event{Kind: EventAttemptFinished, Role: role, Attempt: k, Phase: PhaseIntegration,
 		Elapsed: s.now().Sub(plan.started), FailureType: rec.FailureType, Message: rec.Message, Model: rec.Model,
 		FinishReason: res.resp.FinishReason, AttemptUsage: rec.Usage, Success: rec.Success})
 	at.vr, at.rec = vr, rec

@@ -1,7 +1,6 @@
 package refine
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,30 +17,30 @@ import (
 
 // integrationDone writes final_spec.md in its final form, the trace, and a
 // line of final_summary.md saying which form it is.
-func (s *engine) integrationDone(ctx context.Context, form, reason string) error {
+func (s *engine) integrationDone(form, reason string) error {
 	in := s.st.Integration
 	in.Step, in.Form, in.Reason = integDone, form, reason
 	var written string
 	var check validate.IntegrationInput
 	if form == FinalSpecIntegrated {
 		key := in.specKey()
-		b, err := s.get(ctx, key)
+		b, err := s.get(key)
 		if err != nil {
 			return fmt.Errorf("integration: read %s: %w", key, err)
 		}
-		m, err := s.integrationMaterial(ctx)
+		m, err := s.integrationMaterial()
 		if err != nil {
 			return err
 		}
 		written, check = string(b), m.input(s.cfg.MaxOutputBytes, in.Decisions)
 	} else {
-		ops, err := s.finalOps(ctx)
+		ops, err := s.finalOps()
 		if err != nil {
 			return err
 		}
 		written = opValue(ops, keyFinalSpec)
 	}
-	sum, err := s.get(ctx, keyFinalSum)
+	sum, err := s.get(keyFinalSum)
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return fmt.Errorf("integration: read %s: %w", keyFinalSum, err)
 	}

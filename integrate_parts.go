@@ -1,7 +1,6 @@
 package refine
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -188,7 +187,7 @@ func newPartPrompt(st *state, m integrationMaterial, p integrationPart, i, n int
 // integrationParts plays the part-by-part integration: the Engineer's
 // attempts for each part in turn, then the join; stopped says why it ends
 // early (see integrationState.stopped).
-func (s *engine) integrationParts(ctx context.Context, m integrationMaterial) (stopped string, err error) {
+func (s *engine) integrationParts(m integrationMaterial) (stopped string, err error) {
 	in := s.st.Integration
 	lim := limitsOf(s.cfg, s.tok)
 	parts, why, err := integrationPlan(s.st, m, lim)
@@ -209,7 +208,7 @@ func (s *engine) integrationParts(ctx context.Context, m integrationMaterial) (s
 		}
 		var others []string
 		if p.last {
-			texts, err := s.partTexts(ctx, parts, in.Parts)
+			texts, err := s.partTexts(parts, in.Parts)
 			if err != nil {
 				return "", err
 			}
@@ -221,7 +220,7 @@ func (s *engine) integrationParts(ctx context.Context, m integrationMaterial) (s
 		if err != nil {
 			return "", fmt.Errorf("integration: %w", err)
 		}
-		at, err := s.integrationCall(ctx, Engineer, k, msgs, stable, pp.ids, integrationCheck(pp.check))
+		at, err := s.integrationCall(Engineer, k, msgs, stable, pp.ids, integrationCheck(pp.check))
 		if errors.Is(err, ErrNoResponse) {
 			return fmt.Sprintf("the Engineer has no response for the integration call of part %d of %d (Engineer call %d: %s)", i+1, len(parts), s.st.Usage.NextCall[string(Engineer)]+1, roleError(err)), nil
 		}
@@ -233,7 +232,7 @@ func (s *engine) integrationParts(ctx context.Context, m integrationMaterial) (s
 	}
 	// The join: the parts made one spec with one Resolution Log,
 	// validated against the whole material, then sent to review.
-	texts, err := s.partTexts(ctx, parts, in.Parts)
+	texts, err := s.partTexts(parts, in.Parts)
 	if err != nil {
 		return "", err
 	}
@@ -259,7 +258,7 @@ func (in *integrationState) partSettled(rec attemptRec, i, n, maxRetries int) {
 
 // partTexts are the parts as integrated, for each part accepted so far:
 // its accepted attempt, or its source when it had nothing to merge.
-func (s *engine) partTexts(ctx context.Context, parts []integrationPart, accepted []int) ([]string, error) {
+func (s *engine) partTexts(parts []integrationPart, accepted []int) ([]string, error) {
 	texts := make([]string, len(accepted))
 	for i, k := range accepted {
 		if k == 0 {
@@ -267,7 +266,7 @@ func (s *engine) partTexts(ctx context.Context, parts []integrationPart, accepte
 			continue
 		}
 		_, key := finalAttemptKeys(Engineer, k)
-		b, err := s.get(ctx, key)
+		b, err := s.get(key)
 		if err != nil {
 			return nil, fmt.Errorf("integration: read %s: %w", key, err)
 		}

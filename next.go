@@ -70,8 +70,8 @@ func (s *Session) Next(ctx context.Context) (Ready, error) {
 		s.dirty = true
 	}
 	var o Outcome
-	r, err := s.decide(ctx, func(ctx context.Context) (err error) {
-		o, err = s.run(ctx)
+	r, err := s.decide(ctx, func() (err error) {
+		o, err = s.run()
 		return err
 	})
 	r.Outcome = o
@@ -85,14 +85,16 @@ func (s *Session) Next(ctx context.Context) (Ready, error) {
 // (errNeedCalls, a deferred question) instead of being made. It returns
 // the writes and the calls; the caller commits the one and makes the
 // other. Every driver (Next, Run, Step, Rollback) plays through decide.
-func (s *Session) decide(ctx context.Context, play func(ctx context.Context) error) (Ready, error) {
+func (s *Session) decide(ctx context.Context, play func() error) (Ready, error) {
 	s.ext.needed, s.ext.asked = nil, nil
 	if s.out == nil {
 		s.out = newReadyWrites(s.cfg.Store)
 	}
-	err := play(ctx)
+	// The decisions take no context: their reads and scopes use ctx.
+	s.out.ctx, s.reads, s.tel.ctx = ctx, bind(ctx, s.out), ctx
+	err := play()
 	out := s.out
-	s.out = nil
+	out.ctx, s.out, s.reads, s.tel.ctx = nil, nil, bound{}, nil
 	if uerr := out.unchanged(); uerr != nil {
 		return Ready{}, uerr
 	}
@@ -175,7 +177,7 @@ type externalCalls struct {
 // callScope is the scope of an attempt whose call is outside: its context
 // and when the attempt started.
 type callScope struct {
-	ctx     context.Context
+	scope   spanScope
 	started time.Time
 	plan    attemptPlan
 }
@@ -198,14 +200,14 @@ func (e *externalCalls) take(req Request) (roleResult, bool) {
 
 // scope returns the scope the attempt of plan runs in: the one begun when
 // its call was asked for, or a new one (begin).
-func (e *externalCalls) scope(plan *attemptPlan, begin func() context.Context) {
+func (e *externalCalls) scope(plan *attemptPlan, begin func() spanScope) {
 	id := callID{plan.req.Role, plan.req.Call}
 	if sc, ok := e.scopes[id]; ok {
 		delete(e.scopes, id)
-		plan.ctx, plan.started = sc.ctx, sc.started
+		plan.scope, plan.started = sc.scope, sc.started
 		return
 	}
-	plan.ctx = begin()
+	plan.scope = begin()
 }
 
 // resume returns the plan of the attempt whose call (role, call) was
@@ -222,24 +224,24 @@ func (e *externalCalls) resume(role RoleName, call int) (attemptPlan, bool) {
 	delete(e.scopes, id)
 	delete(e.delivered, id)
 	plan := sc.plan
-	plan.ctx, plan.started, plan.needed, plan.delivered = sc.ctx, sc.started, false, &res
+	plan.scope, plan.started, plan.needed, plan.delivered = sc.scope, sc.started, false, &res
 	return plan, true
 }
 
 // keepScope keeps plan's scope, begun with begin, for the call Next asks for.
-func (e *externalCalls) keepScope(plan attemptPlan, begin func() context.Context) {
+func (e *externalCalls) keepScope(plan attemptPlan, begin func() spanScope) {
 	id := callID{plan.req.Role, plan.req.Call}
 	if _, ok := e.scopes[id]; ok {
 		return
 	}
-	plan.ctx = begin()
-	e.scopes[id] = callScope{ctx: plan.ctx, started: plan.started, plan: plan}
+	plan.scope = begin()
+	e.scopes[id] = callScope{scope: plan.scope, started: plan.started, plan: plan}
 }
 
 // callContext is the context the call for req runs in: its attempt's scope.
 func (e *externalCalls) callContext(ctx context.Context, req Request) context.Context {
-	if sc, ok := e.scopes[callID{req.Role, req.Call}]; ok && sc.ctx != nil {
-		return valueCtx{ctx, sc.ctx}
+	if sc, ok := e.scopes[callID{req.Role, req.Call}]; ok && sc.scope.ctx != nil {
+		return valueCtx{ctx, sc.scope.ctx}
 	}
 	return ctx
 }
@@ -255,6 +257,6 @@ func (e *externalCalls) endScopes(t *telemetry, now time.Time, err error) {
 		delete(e.scopes, id)
 		ev := Event{Kind: EventAttemptFinished, Role: sc.plan.role, Attempt: sc.plan.k, Gap: sc.plan.part, ExampleTier: sc.plan.example.Tier,
 			Phase: sc.plan.phase, Elapsed: now.Sub(sc.started), FailureType: validate.ExecutionError, Message: err.Error(), Err: err}
-		t.endScope(sc.ctx, ev)
+		t.endAttempt(sc.scope, ev)
 	}
 }

@@ -2,7 +2,6 @@ package refine
 
 import (
 	"cmp"
-	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -31,18 +30,18 @@ func (rp *rolePhase) part(id gap.ID) *partState {
 // The driver makes the calls, all of a Ready's at once; everything else
 // (building prompts, journaling, validating, recording, committing)
 // happens here, as the results are delivered.
-func (s *engine) runParallel(ctx context.Context) (done bool, err error) {
+func (s *engine) runParallel() (done bool, err error) {
 	cur := s.st.Current
 	rp := &cur.Engineer
 	if len(rp.Parts) == 0 {
 		for _, id := range rp.Gaps {
 			rp.Parts = append(rp.Parts, &partState{Gap: id})
 		}
-		if err := s.commit(ctx); err != nil {
+		if err := s.commit(); err != nil {
 			return false, err
 		}
 	}
-	if err := s.draftParts(ctx, rp); err != nil {
+	if err := s.draftParts(rp); err != nil {
 		return false, err
 	}
 
@@ -52,7 +51,7 @@ func (s *engine) runParallel(ctx context.Context) (done bool, err error) {
 			continue
 		}
 		_, respKey := attemptKeys(cur.N, Engineer, string(p.Gap), len(p.Attempts))
-		b, err := s.get(ctx, respKey)
+		b, err := s.get(respKey)
 		if err != nil {
 			return false, fmt.Errorf("round %d engineer (%s): read accepted output: %w", cur.N, p.Gap, err)
 		}
@@ -62,14 +61,14 @@ func (s *engine) runParallel(ctx context.Context) (done bool, err error) {
 	if len(texts) == 0 {
 		// Every call failed: escalate once for the whole phase.
 		rp.Budget = 0
-		return false, s.commit(ctx)
+		return false, s.commit()
 	}
 	rp.Status = roleAccepted
 	if err := s.st.applyEngineer(rp, mergeParts(rp.Parts), s.now); err != nil {
 		return false, err
 	}
 	merged := strings.Join(texts, "\n\n") + "\n"
-	return true, s.commit(ctx, Put(outputKey(cur.N, Engineer), []byte(merged)))
+	return true, s.commit(Put(outputKey(cur.N, Engineer), []byte(merged)))
 }
 
 // mergeParts is the Engineer's output as the parts make it: the gaps
@@ -109,8 +108,8 @@ type partCall struct {
 // or exhausted, or stops for the calls the driver must make
 // (errNeedCalls): at most ParallelGaps at a time, asked for together in
 // one Ready. The first error stops it.
-func (s *engine) draftParts(ctx context.Context, rp *rolePhase) error {
-	d := &partDrafter{s: s, rp: rp, ctx: ctx}
+func (s *engine) draftParts(rp *rolePhase) error {
+	d := &partDrafter{s: s, rp: rp}
 	d.queueRunning()
 	for {
 		d.dispatchQueued()
@@ -134,7 +133,6 @@ func (s *engine) draftParts(ctx context.Context, rp *rolePhase) error {
 type partDrafter struct {
 	s        *engine
 	rp       *rolePhase
-	ctx      context.Context
 	queue    []*partState
 	results  []partCall
 	needed   int // calls left to the driver
@@ -179,12 +177,12 @@ func (d *partDrafter) dispatchQueued() {
 // dispatch plans the next attempt of p: its result is in (queued for
 // take), or its call is left to the driver.
 func (d *partDrafter) dispatch(p *partState) error {
-	s, ctx := d.s, d.ctx
+	s := d.s
 	if len(p.Attempts) >= 1+s.cfg.MaxRetries {
 		p.Status = partExhausted
-		return s.commit(ctx)
+		return s.commit()
 	}
-	plan, err := s.planAttempt(ctx, Engineer, string(p.Gap), len(p.Attempts)+1, d.rp)
+	plan, err := s.planAttempt(Engineer, string(p.Gap), len(p.Attempts)+1, d.rp)
 	if err != nil {
 		return err
 	}
@@ -199,13 +197,13 @@ func (d *partDrafter) dispatch(p *partState) error {
 // take settles and commits an attempt's result and queues its part again
 // while it runs.
 func (d *partDrafter) take(m partCall) {
-	s, ctx := d.s, d.ctx
+	s := d.s
 	if d.firstErr != nil {
 		// Stopping: the result is not recorded, but its scope is closed.
 		s.endAttempt(m.plan, attemptOutcome{}, d.firstErr)
 		return
 	}
-	out, err := s.settle(ctx, m.plan, m.plan.result(), &m.part.Attempts)
+	out, err := s.settle(m.plan, m.plan.result(), &m.part.Attempts)
 	if err != nil {
 		d.fail(err)
 		return
@@ -214,7 +212,7 @@ func (d *partDrafter) take(m partCall) {
 		m.part.Status = roleAccepted
 		m.part.Result = acceptedFrom(Engineer, s.st.Current.N, out.result)
 	}
-	if err := s.commit(ctx, out.ops...); err != nil {
+	if err := s.commit(out.ops...); err != nil {
 		d.fail(err)
 		return
 	}

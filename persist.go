@@ -1,7 +1,6 @@
 package refine
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strconv"
@@ -115,25 +114,25 @@ func newJournal(store Store) stateJournal { return stateJournal{appends: appends
 // committed, and the writes the session has staged for the commit being
 // built (Session.pending), which the state backups are read with.
 type storeView struct {
-	store   Store
+	store   view
 	pending []Op
 }
 
 // get reads key as the commit being built will leave it: the latest
 // staged write, else the Store (as Session.get does).
-func (v storeView) get(ctx context.Context, key string) ([]byte, error) {
+func (v storeView) get(key string) ([]byte, error) {
 	for i := len(v.pending) - 1; i >= 0; i-- {
 		if op := v.pending[i]; op.Key == key {
 			switch op.Kind {
 			case OpDelete:
 				return nil, fmt.Errorf("get %s: %w", key, ErrNotFound)
 			case OpCopy:
-				return v.get(ctx, op.From)
+				return v.get(op.From)
 			}
 			return op.Value, nil
 		}
 	}
-	return v.store.Get(ctx, key)
+	return v.store.Get(key)
 }
 
 // bgSnapshot is a snapshot written a chunk per commit: the state as of
@@ -150,11 +149,11 @@ type bgSnapshot struct {
 // built, after staged (the rest of that commit): a whole snapshot when one
 // is due, else the record of what changed and the next chunk of a
 // background snapshot.
-func (j *stateJournal) commitOps(ctx context.Context, v storeView, st *state, staged []Op) ([]Op, error) {
+func (j *stateJournal) commitOps(v storeView, st *state, staged []Op) ([]Op, error) {
 	if j.snapshotDue() {
-		return j.snapshotOps(ctx, v, st)
+		return j.snapshotOps(v, st)
 	}
-	return j.recordOps(ctx, v, st, staged)
+	return j.recordOps(v, st, staged)
 }
 
 // record returns the record of what changed in st since the last record,
@@ -218,7 +217,7 @@ func (j *stateJournal) rotationDue() bool {
 // a background snapshot: one starts, frozen at this record, when a
 // rotation is due and none is being written. staged is the rest of the
 // commit: the records in it count towards the chunk's size.
-func (j *stateJournal) recordOps(ctx context.Context, v storeView, st *state, staged []Op) ([]Op, error) {
+func (j *stateJournal) recordOps(v storeView, st *state, staged []Op) ([]Op, error) {
 	start := j.bg == nil && j.rotationDue()
 	if start {
 		// The record is the snapshot's position, and says so.
@@ -239,7 +238,7 @@ func (j *stateJournal) recordOps(ctx context.Context, v storeView, st *state, st
 	if j.bg == nil {
 		return ops, nil
 	}
-	more, err := j.chunkOps(ctx, v, recordBytes(staged, ops))
+	more, err := j.chunkOps(v, recordBytes(staged, ops))
 	return append(ops, more...), err
 }
 
@@ -260,7 +259,7 @@ func recordBytes(staged, ops []Op) int {
 // chunkOps appends the next chunk of the background snapshot, at least
 // rec bytes, and when it is the last, drops what the snapshot makes
 // unnecessary.
-func (j *stateJournal) chunkOps(ctx context.Context, v storeView, rec int) ([]Op, error) {
+func (j *stateJournal) chunkOps(v storeView, rec int) ([]Op, error) {
 	bg := j.bg
 	n := min(len(bg.doc)-bg.off, max(snapshotChunk, rec))
 	key := snapshotKey(bg.seq)
@@ -274,7 +273,7 @@ func (j *stateJournal) chunkOps(ctx context.Context, v storeView, rec int) ([]Op
 	if bg.off < len(bg.doc) {
 		return ops, nil
 	}
-	drop, err := j.dropBefore(ctx, v, bg.seq, key)
+	drop, err := j.dropBefore(v, bg.seq, key)
 	if err != nil {
 		return nil, err
 	}
@@ -285,12 +284,12 @@ func (j *stateJournal) chunkOps(ctx context.Context, v storeView, rec int) ([]Op
 // dropBefore returns the deletions a new snapshot at seq, kept at key,
 // allows: the records at or before it and the older snapshots, except
 // what the state backups still need (see keptBases).
-func (j *stateJournal) dropBefore(ctx context.Context, v storeView, seq int64, key string) ([]Op, error) {
-	bases, err := snapshotBases(ctx, v.store)
+func (j *stateJournal) dropBefore(v storeView, seq int64, key string) ([]Op, error) {
+	bases, err := snapshotBases(v.store)
 	if err != nil {
 		return nil, err
 	}
-	keep, oldest, err := keptBases(ctx, v, bases, seq)
+	keep, oldest, err := keptBases(v, bases, seq)
 	if err != nil {
 		return nil, err
 	}
@@ -300,7 +299,7 @@ func (j *stateJournal) dropBefore(ctx context.Context, v storeView, seq int64, k
 			ops = append(ops, Delete(b.key))
 		}
 	}
-	dead, err := j.segmentsUpTo(ctx, v.store, keptFrom(seq, oldest))
+	dead, err := j.segmentsUpTo(v.store, keptFrom(seq, oldest))
 	return append(ops, dead...), err
 }
 
@@ -315,8 +314,8 @@ func keptFrom(seq, oldest int64) int64 {
 
 // snapshotOps writes state.json whole, st as of a new journal position,
 // and deletes the records and older snapshots no backup needs any more.
-func (j *stateJournal) snapshotOps(ctx context.Context, v storeView, st *state) ([]Op, error) {
-	bases, err := snapshotBases(ctx, v.store)
+func (j *stateJournal) snapshotOps(v storeView, st *state) ([]Op, error) {
+	bases, err := snapshotBases(v.store)
 	if err != nil {
 		return nil, err
 	}
@@ -326,7 +325,7 @@ func (j *stateJournal) snapshotOps(ctx context.Context, v storeView, st *state) 
 	}
 	j.seq++ // the snapshot is a journal position of its own
 	st.JournalSeq = j.seq
-	keep, oldest, err := keptBases(ctx, v, bases, j.seq)
+	keep, oldest, err := keptBases(v, bases, j.seq)
 	if err != nil {
 		return nil, err
 	}
@@ -335,7 +334,7 @@ func (j *stateJournal) snapshotOps(ctx context.Context, v storeView, st *state) 
 		return nil, err
 	}
 	ops := replacedBases(bases, keep)
-	dead, err := j.segmentsUpTo(ctx, v.store, keptFrom(j.seq, oldest))
+	dead, err := j.segmentsUpTo(v.store, keptFrom(j.seq, oldest))
 	if err != nil {
 		return nil, err
 	}
@@ -368,8 +367,8 @@ func replacedBases(bases []*snapshotBase, keep map[*snapshotBase]bool) []Op {
 
 // segmentsUpTo returns the deletions of the journal segments in store
 // whose records are all at or before seq.
-func (j *stateJournal) segmentsUpTo(ctx context.Context, store Store, seq int64) ([]Op, error) {
-	records, err := store.List(ctx, journalPrefix)
+func (j *stateJournal) segmentsUpTo(store view, seq int64) ([]Op, error) {
+	records, err := store.List(journalPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("list journal: %w", err)
 	}

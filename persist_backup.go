@@ -2,7 +2,6 @@ package refine
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -56,8 +55,8 @@ func (j *stateJournal) stateBackupOps(st *state, n int) ([]Op, error) {
 // has no record, so the records cannot carry a backup across it from an
 // older snapshot. oldest is the oldest kept snapshot's position (-1:
 // none), from which on the records are kept.
-func keptBases(ctx context.Context, v storeView, bases []*snapshotBase, seq int64) (keep map[*snapshotBase]bool, oldest int64, err error) {
-	refs, err := backupSeqs(ctx, v)
+func keptBases(v storeView, bases []*snapshotBase, seq int64) (keep map[*snapshotBase]bool, oldest int64, err error) {
+	refs, err := backupSeqs(v)
 	if err != nil {
 		return nil, -1, err
 	}
@@ -66,7 +65,7 @@ func keptBases(ctx context.Context, v storeView, bases []*snapshotBase, seq int6
 		if want >= seq {
 			continue // the new snapshot, or the records after it, hold it
 		}
-		b, err := newestComplete(ctx, v.store, bases, want)
+		b, err := newestComplete(v.store, bases, want)
 		if err != nil {
 			return nil, -1, err
 		}
@@ -86,8 +85,8 @@ func keptBases(ctx context.Context, v storeView, bases []*snapshotBase, seq int6
 // once the commit being built applies: a round's start stages its backup
 // in the same commit that may write a whole snapshot, so the staged
 // backups count (v.get reads staged writes and deletes first).
-func backupSeqs(ctx context.Context, v storeView) ([]int64, error) {
-	keys, err := v.store.List(ctx, "state_backup_round_")
+func backupSeqs(v storeView) ([]int64, error) {
+	keys, err := v.store.List("state_backup_round_")
 	if err != nil {
 		return nil, fmt.Errorf("list backups: %w", err)
 	}
@@ -98,7 +97,7 @@ func backupSeqs(ctx context.Context, v storeView) ([]int64, error) {
 	}
 	var seqs []int64
 	for _, k := range keys {
-		b, err := v.get(ctx, k)
+		b, err := v.get(k)
 		if errors.Is(err, ErrNotFound) {
 			continue
 		}
@@ -128,12 +127,12 @@ func parseBackupRef(b []byte) (backupRef, bool) {
 // bytes, read through v: a schema-1 backup holds it whole; a schema-2
 // backup refers to the journal and is rebuilt from the newest snapshot at
 // or before it.
-func readStateBackup(ctx context.Context, v storeView, n int) ([]byte, error) {
-	b, err := v.get(ctx, backupKeyState(n))
+func readStateBackup(v storeView, n int) ([]byte, error) {
+	b, err := v.get(backupKeyState(n))
 	if err != nil {
 		return nil, err
 	}
-	return resolveBackup(ctx, v.store, backupKeyState(n), b)
+	return resolveBackup(v.store, backupKeyState(n), b)
 }
 
 // resolveBackup turns a state backup's content, read from key in store,
@@ -141,7 +140,7 @@ func readStateBackup(ctx context.Context, v storeView, n int) ([]byte, error) {
 // one already; a later backup is verified (checksum.go) and, when it
 // refers to the journal, rebuilt from the newest snapshot at or before its
 // journal position.
-func resolveBackup(ctx context.Context, store Store, key string, b []byte) ([]byte, error) {
+func resolveBackup(store view, key string, b []byte) ([]byte, error) {
 	b, _, err := openDoc(key, b)
 	if err != nil {
 		return nil, err
@@ -151,18 +150,18 @@ func resolveBackup(ctx context.Context, store Store, key string, b []byte) ([]by
 		return append(b, '\n'), nil
 	}
 	want := ref.BackupRef.JournalSeq
-	bases, err := snapshotBases(ctx, store)
+	bases, err := snapshotBases(store)
 	if err != nil {
 		return nil, err
 	}
-	base, err := newestComplete(ctx, store, bases, want)
+	base, err := newestComplete(store, bases, want)
 	if err != nil {
 		return nil, err
 	}
 	if base == nil {
 		return nil, fmt.Errorf("%w: no snapshot at or before journal record %d for the backup of round %d", ErrCorrupt, want, ref.BackupRef.Round)
 	}
-	doc, _, _, err := replay(ctx, store, base.plain, want)
+	doc, _, _, err := replay(store, base.plain, want)
 	if err != nil {
 		return nil, fmt.Errorf("rebuild the backup of round %d: %w", ref.BackupRef.Round, err)
 	}

@@ -45,7 +45,7 @@ func TestStateJournalWithoutSession(t *testing.T) {
 					pending, backedUp[round] = ops, len(st.Adjustments)
 				}
 				st.Adjustments = append(st.Adjustments, fmt.Sprintf("%d %s", i, strings.Repeat("x", 1000)))
-				ops, err := j.commitOps(ctx, storeView{store: tc.store, pending: pending}, st, pending)
+				ops, err := j.commitOps(storeView{store: bind(ctx, tc.store), pending: pending}, st, pending)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -64,7 +64,7 @@ func TestStateJournalWithoutSession(t *testing.T) {
 				t.Errorf("loaded record %d (want %d), adjustments -want +got:\n%s", ls.j.seq, j.seq, diff)
 			}
 			for r, want := range backedUp {
-				b, err := readStateBackup(ctx, storeView{store: tc.store}, r)
+				b, err := readStateBackup(storeView{store: bind(ctx, tc.store)}, r)
 				if err != nil {
 					t.Fatalf("backup of round %d: %v", r, err)
 				}

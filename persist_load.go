@@ -27,9 +27,9 @@ type snapshotBase struct {
 
 // complete reads the snapshot and reports whether it is whole: a
 // background snapshot is an incomplete JSON document until its last chunk.
-func (b *snapshotBase) complete(ctx context.Context, store Store) (bool, error) {
+func (b *snapshotBase) complete(store view) (bool, error) {
 	if b.doc == nil {
-		d, err := store.Get(ctx, b.key)
+		d, err := store.Get(b.key)
 		if errors.Is(err, ErrNotFound) {
 			return false, nil // dropped meanwhile by a writer
 		}
@@ -50,12 +50,12 @@ func (b *snapshotBase) complete(ctx context.Context, store Store) (bool, error) 
 
 // newestComplete returns the newest complete snapshot among bases at or
 // before journal record upTo (-1: any), or nil.
-func newestComplete(ctx context.Context, store Store, bases []*snapshotBase, upTo int64) (*snapshotBase, error) {
+func newestComplete(store view, bases []*snapshotBase, upTo int64) (*snapshotBase, error) {
 	for _, b := range bases {
 		if upTo >= 0 && b.seq > upTo {
 			continue
 		}
-		ok, err := b.complete(ctx, store)
+		ok, err := b.complete(store)
 		if err != nil {
 			return nil, err
 		}
@@ -68,8 +68,8 @@ func newestComplete(ctx context.Context, store Store, bases []*snapshotBase, upT
 
 // snapshotBases lists the snapshots in store, newest first: state.json
 // (read, if there is one yet) and those under snapshots/, complete or not.
-func snapshotBases(ctx context.Context, store Store) ([]*snapshotBase, error) {
-	keys, err := store.List(ctx, snapshotPrefix)
+func snapshotBases(store view) ([]*snapshotBase, error) {
+	keys, err := store.List(snapshotPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("list snapshots: %w", err)
 	}
@@ -79,7 +79,7 @@ func snapshotBases(ctx context.Context, store Store) ([]*snapshotBase, error) {
 			out = append(out, &snapshotBase{key: k, seq: n})
 		}
 	}
-	b, err := store.Get(ctx, keyState)
+	b, err := store.Get(keyState)
 	switch {
 	case errors.Is(err, ErrNotFound):
 		// A session's first commit writes it.
@@ -133,7 +133,7 @@ func loadState(ctx context.Context, store Store) (loadedState, error) {
 		if base, err = newestSnapshot(ctx, store); err != nil {
 			return loadedState{}, err
 		}
-		doc, since, last, err = replay(ctx, store, base.plain, -1)
+		doc, since, last, err = replay(bind(ctx, store), base.plain, -1)
 		if err == nil || !errors.Is(err, ErrCorrupt) || try == 3 {
 			break
 		}
@@ -170,7 +170,7 @@ func passedOver(ctx context.Context, store Store, base *snapshotBase, err error)
 	if base == nil || !errors.Is(err, ErrCorrupt) {
 		return err
 	}
-	bases, lerr := snapshotBases(ctx, store)
+	bases, lerr := snapshotBases(bind(ctx, store))
 	if lerr != nil {
 		return err
 	}
@@ -188,21 +188,21 @@ func passedOver(ctx context.Context, store Store, base *snapshotBase, err error)
 
 // newestSnapshot returns the newest complete snapshot in store, read.
 func newestSnapshot(ctx context.Context, store Store) (*snapshotBase, error) {
-	bases, err := snapshotBases(ctx, store)
+	bases, err := snapshotBases(bind(ctx, store))
 	if err != nil {
 		return nil, err
 	}
 	if !slices.ContainsFunc(bases, func(b *snapshotBase) bool { return b.key == keyState }) {
 		return nil, fmt.Errorf("%w: the store has no state.json; start a session with `refine run` (or refine.New)", ErrNoSession)
 	}
-	return newestComplete(ctx, store, bases, -1) // state.json at least
+	return newestComplete(bind(ctx, store), bases, -1) // state.json at least
 }
 
 // replay applies to the snapshot b (verified, compact: snapshotBase.plain)
 // the journal records after it, up to and
 // including record upTo (-1: all). It returns the rebuilt document, the
 // bytes of the records applied and the last record's number.
-func replay(ctx context.Context, store Store, b []byte, upTo int64) (doc []byte, since int, last int64, err error) {
+func replay(store view, b []byte, upTo int64) (doc []byte, since int, last int64, err error) {
 	var head struct {
 		Schema     int   `json:"schema"`
 		JournalSeq int64 `json:"journal_seq"`
@@ -215,7 +215,7 @@ func replay(ctx context.Context, store Store, b []byte, upTo int64) (doc []byte,
 		return doc, 0, 0, nil // no journal before schema 2
 	}
 	r := replayer{doc: journal.NewDoc(doc), from: head.JournalSeq, last: head.JournalSeq, upTo: upTo}
-	keys, err := store.List(ctx, journalPrefix)
+	keys, err := store.List(journalPrefix)
 	if err != nil {
 		return nil, 0, 0, fmt.Errorf("list journal: %w", err)
 	}
@@ -227,7 +227,7 @@ func replay(ctx context.Context, store Store, b []byte, upTo int64) (doc []byte,
 		if upTo >= 0 && start > upTo {
 			break
 		}
-		if err := r.segment(ctx, store, k, start); err != nil {
+		if err := r.segment(store, k, start); err != nil {
 			return nil, 0, 0, err
 		}
 	}
@@ -251,8 +251,8 @@ type replayer struct {
 
 // segment applies the records of the journal segment at key in store,
 // whose first record is start.
-func (r *replayer) segment(ctx context.Context, store Store, key string, start int64) error {
-	rb, err := store.Get(ctx, key)
+func (r *replayer) segment(store view, key string, start int64) error {
+	rb, err := store.Get(key)
 	if errors.Is(err, ErrNotFound) {
 		return fmt.Errorf("%w: journal segment %s vanished while it was read", ErrCorrupt, key)
 	}

@@ -1,7 +1,6 @@
 package refine
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -170,18 +169,18 @@ type exampleChoice = exemplar.Selection
 // prefix before both is untouched. It reads what the prompt needs (the
 // material under review, the examples, the spec); a prompter builds the
 // messages from that, the state and the config.
-func (s *engine) buildPrompt(ctx context.Context, role RoleName, k int, gaps []gap.ID, prev []attemptRec, userContext []string) ([]Message, int, exampleChoice, error) {
+func (s *engine) buildPrompt(role RoleName, k int, gaps []gap.ID, prev []attemptRec, userContext []string) ([]Message, int, exampleChoice, error) {
 	var in promptInputs
 	var err error
 	if role == Reviewer {
-		if in.material, err = s.materialUnderReview(ctx, gaps); err != nil {
+		if in.material, err = s.materialUnderReview(gaps); err != nil {
 			return nil, 0, exampleChoice{}, err
 		}
 	}
-	if in.initial, err = s.example(ctx, role, "", s.cfg.InitialExampleBudget); err != nil {
+	if in.initial, err = s.example(role, "", s.cfg.InitialExampleBudget); err != nil {
 		return nil, 0, exampleChoice{}, err
 	}
-	if in.source, err = s.source(ctx); err != nil {
+	if in.source, err = s.source(); err != nil {
 		return nil, 0, exampleChoice{}, err
 	}
 	p := prompter{st: s.st, cfg: &s.cfg, tok: s.tok}
@@ -191,7 +190,7 @@ func (s *engine) buildPrompt(ctx context.Context, role RoleName, k int, gaps []g
 	}
 	ex := in.initial
 	if last, ok := retryOf(k, prev); ok {
-		if ex, err = s.retryExample(ctx, role, k, last.FailureType); err != nil {
+		if ex, err = s.retryExample(role, k, last.FailureType); err != nil {
 			return nil, 0, exampleChoice{}, err
 		}
 		user = p.retry(role, k, gaps, last, ex, user)
@@ -449,7 +448,7 @@ func (p prompter) renderWithinBudget(tmpl *template.Template, d *PromptData, bud
 // materialUnderReview gathers the accepted Engineer outputs that proposed
 // the gaps under review: this round's, and earlier rounds' for proposals a
 // skipped Reviewer left unreviewed.
-func (s *engine) materialUnderReview(ctx context.Context, gaps []gap.ID) (string, error) {
+func (s *engine) materialUnderReview(gaps []gap.ID) (string, error) {
 	var rounds []int
 	if s.st.Current.Engineer.Status == roleAccepted {
 		rounds = append(rounds, s.st.Current.N)
@@ -467,7 +466,7 @@ func (s *engine) materialUnderReview(ctx context.Context, gaps []gap.ID) (string
 	}
 	var parts []string
 	for _, n := range rounds {
-		b, err := s.get(ctx, outputKey(n, Engineer))
+		b, err := s.get(outputKey(n, Engineer))
 		if err != nil {
 			return "", fmt.Errorf("read %s: %w", outputKey(n, Engineer), err)
 		}

@@ -28,6 +28,9 @@ type readyWrites struct {
 	// written again.
 	kept    [][]byte
 	guarded bool
+	// ctx is the driver's context, which decide binds: keep reads the
+	// values a Copy copies with it.
+	ctx context.Context
 	// next is Commit's scratch map (the keys one commit changes),
 	// reused from commit to commit.
 	next map[string]stagedKey
@@ -44,6 +47,16 @@ type stagedKey struct {
 
 func newReadyWrites(base Store) *readyWrites {
 	return &readyWrites{base: base, values: map[string]stagedKey{}, guarded: checkingHistory()}
+}
+
+// guard keeps a copy of ops' values in test binaries, for unchanged.
+func (st *readyWrites) guard(ops []Op) {
+	if !st.guarded {
+		return
+	}
+	for _, op := range ops {
+		st.kept = append(st.kept, slices.Clone(op.Value))
+	}
 }
 
 // unchanged reports an op whose value was written after its commit: the
@@ -117,6 +130,15 @@ func (st *readyWrites) Commit(ctx context.Context, ops ...Op) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
+	saved := st.ctx
+	st.ctx = ctx
+	defer func() { st.ctx = saved }()
+	return st.keep(ops...)
+}
+
+// keep keeps ops, all or nothing: the decisions' commit, which takes no
+// context (decide binds the driver's to the reads).
+func (st *readyWrites) keep(ops ...Op) error {
 	if err := ValidStoreOps(ops, st.Appends(), st.Copies()); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
@@ -154,9 +176,9 @@ func (st *readyWrites) Commit(ctx context.Context, ops ...Op) error {
 			var v []byte
 			var err error
 			if cur, ok := current(op.From); ok {
-				v, err = st.value(ctx, op.From, cur)
+				v, err = st.value(st.ctx, op.From, cur)
 			} else {
-				v, err = st.base.Get(ctx, op.From)
+				v, err = st.base.Get(st.ctx, op.From)
 			}
 			if err != nil {
 				return fmt.Errorf("commit: copy %s to %s: %w", op.From, op.Key, err)
@@ -168,11 +190,7 @@ func (st *readyWrites) Commit(ctx context.Context, ops ...Op) error {
 		st.values[k] = v
 	}
 	st.ops = append(st.ops, ops...)
-	if st.guarded {
-		for _, op := range ops {
-			st.kept = append(st.kept, slices.Clone(op.Value))
-		}
-	}
+	st.guard(ops)
 	st.commits++
 	return nil
 }

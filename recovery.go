@@ -1,7 +1,6 @@
 package refine
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"time"
@@ -15,7 +14,7 @@ import (
 // recoverDecisions asks, before the first round after a rollback, what to
 // do with the decisions the undone rounds had recorded (FLOW-007 Example 5):
 // re-apply, modify then re-apply, or leave them archived.
-func (s *engine) recoverDecisions(ctx context.Context) (bool, error) {
+func (s *engine) recoverDecisions() (bool, error) {
 	if len(s.st.Recover) == 0 {
 		return false, nil
 	}
@@ -24,7 +23,7 @@ func (s *engine) recoverDecisions(ctx context.Context) (bool, error) {
 	from := s.st.Recover[0].Round()
 	q := rollbacktext.RecoveryQuestion(from, s.st.Recover)
 	q.Round = s.st.Round + 1
-	a, paused, err := s.ask(ctx, q)
+	a, paused, err := s.ask(q)
 	if err != nil || paused {
 		return paused, err
 	}

@@ -91,8 +91,8 @@ func (s *Session) Rollback(ctx context.Context, req RollbackRequest) (RollbackRe
 		return RollbackReport{Pending: slices.Clone(s.st.Pending)}, fmt.Errorf("rollback: a rollback of round %d already waits for an answer: %w", s.st.RollbackFlow.Current, ErrDeferred)
 	}
 	var rep RollbackReport
-	err := s.apply(ctx, func(ctx context.Context) (err error) {
-		rep, err = s.startRollback(ctx, req, current)
+	err := s.apply(ctx, func() (err error) {
+		rep, err = s.startRollback(req, current)
 		return err
 	})
 	k := newAsking()
@@ -106,10 +106,10 @@ func (s *Session) Rollback(ctx context.Context, req RollbackRequest) (RollbackRe
 		if !answered {
 			break
 		}
-		err = s.apply(ctx, func(ctx context.Context) (err error) {
-			rep, err = s.driveRollback(ctx)
+		err = s.apply(ctx, func() (err error) {
+			rep, err = s.driveRollback()
 			if err == nil {
-				err = s.flush(ctx)
+				err = s.flush()
 			}
 			return err
 		})
@@ -126,11 +126,11 @@ func (s *Session) Rollback(ctx context.Context, req RollbackRequest) (RollbackRe
 
 // startRollback checks the target of a requested rollback and plays its
 // dialogs until they execute it, cancel it or wait for an answer.
-func (s *engine) startRollback(ctx context.Context, req RollbackRequest, current int) (RollbackReport, error) {
-	if err := s.flush(ctx); err != nil {
+func (s *engine) startRollback(req RollbackRequest, current int) (RollbackReport, error) {
+	if err := s.flush(); err != nil {
 		return RollbackReport{}, fmt.Errorf("rollback: %w", err)
 	}
-	keys, err := s.out.List(ctx, "")
+	keys, err := s.reads.List("")
 	if err != nil {
 		return RollbackReport{}, fmt.Errorf("rollback: list session: %w", err)
 	}
@@ -147,9 +147,9 @@ func (s *engine) startRollback(ctx context.Context, req RollbackRequest, current
 	// escalation whose budget is still spent, the good-enough offer, the
 	// archive cleanup when the session ends again).
 	s.st.Pending, s.st.Answers = nil, nil
-	rep, err := s.driveRollback(ctx)
+	rep, err := s.driveRollback()
 	if err == nil {
-		err = s.flush(ctx)
+		err = s.flush()
 	}
 	return rep, err
 }
@@ -230,15 +230,15 @@ func planAssignment(st *state, cands []gap.Gap) []gap.Gap {
 
 // execRollback carries out a rollback as one atomic commit: it reads what
 // the checked plan needs, plans the rollback (planRollback) and commits it.
-func (s *engine) execRollback(ctx context.Context, x rollbackExec) (RollbackReport, error) {
+func (s *engine) execRollback(x rollbackExec) (RollbackReport, error) {
 	if x.Trigger == "" {
 		x.Trigger = rollback.TriggerUser
 	}
 	current := s.st.currentRound()
-	if err := s.flush(ctx); err != nil {
+	if err := s.flush(); err != nil {
 		return RollbackReport{}, fmt.Errorf("rollback: %w", err)
 	}
-	keys, err := s.out.List(ctx, "")
+	keys, err := s.reads.List("")
 	if err != nil {
 		return RollbackReport{}, fmt.Errorf("rollback: list session: %w", err)
 	}
@@ -247,12 +247,12 @@ func (s *engine) execRollback(ctx context.Context, x rollbackExec) (RollbackRepo
 	if err != nil {
 		return RollbackReport{}, err
 	}
-	files, err := readRollbackFiles(ctx, s.out, plan)
+	files, err := readRollbackFiles(s.reads, plan)
 	if err != nil {
 		return RollbackReport{}, err
 	}
 	in := rollbackInputs{Plan: plan, Files: files, Current: current, Now: s.now(), Mode: rollbackModeOf(&s.cfg), Threshold: analysisThresholdOf(&s.cfg)}
-	if in.Spec, err = s.source(ctx); err != nil {
+	if in.Spec, err = s.source(); err != nil {
 		return RollbackReport{}, fmt.Errorf("rollback: %w", err)
 	}
 	c, err := planRollback(s.st, x, in)
@@ -272,7 +272,7 @@ func (s *engine) execRollback(ctx context.Context, x rollbackExec) (RollbackRepo
 	for _, d := range x.File {
 		s.st.recordProcedural(s.now(), x.FileIn, d.Issue, d.Question, d.Answer, d.Decision)
 	}
-	if err := s.commit(ctx, append(c.Ops, convergenceOps(tracker(s.st, &s.cfg))...)...); err != nil {
+	if err := s.commit(append(c.Ops, convergenceOps(tracker(s.st, &s.cfg))...)...); err != nil {
 		return RollbackReport{}, fmt.Errorf("rollback: %w", err)
 	}
 	report := c.Report
@@ -337,15 +337,15 @@ func (s *Session) SetRollbackMode(ctx context.Context, m rollback.Mode) error {
 	set := s.cfg.Settings
 	set.RollbackMode = m
 	s.log.Info(rollbacktext.OverrideMessage(m == rollback.ModeAutoRetry))
-	return s.apply(ctx, func(ctx context.Context) error { return s.applySettings(ctx, set) })
+	return s.apply(ctx, func() error { return s.applySettings(set) })
 }
 
 // rollbackAvailable reports whether "roll back" may be offered: the round
 // before the current one can be restored. At the session limit the option
 // still leads to the limit question: the session limit is checked first, for
 // every trigger (docs/workflow.md#rollback-dialogs).
-func (s *engine) rollbackAvailable(ctx context.Context) bool {
-	return slices.Contains(rollbackStoreView{s: s, ctx: ctx}.availableTargets(), s.st.currentRound()-1)
+func (s *engine) rollbackAvailable() bool {
+	return slices.Contains(rollbackStoreView{s: s}.availableTargets(), s.st.currentRound()-1)
 }
 
 // startRollbackFromQuestion carries out "roll back" chosen in a question:
@@ -353,14 +353,14 @@ func (s *engine) rollbackAvailable(ctx context.Context) bool {
 // target is the round before the current one unless the user picks
 // several rounds in the rollback options question. It reports whether the
 // session paused at a rollback question.
-func (s *engine) startRollbackFromQuestion(ctx context.Context, a Answer, trigger rollback.Trigger, reason, origin string, first ...flowDecision) (stop, error) {
+func (s *engine) startRollbackFromQuestion(a Answer, trigger rollback.Trigger, reason, origin string, first ...flowDecision) (stop, error) {
 	text := strings.TrimSpace(a.Text)
 	if text != "" {
 		reason = text
 	}
 	current := s.st.currentRound()
 	s.st.RollbackFlow = &rollbackFlow{Trigger: trigger, Reason: reason, Text: text, Current: current, To: current - 1, Origin: origin, Decisions: first}
-	return s.continueRollback(ctx)
+	return s.continueRollback()
 }
 
 func joinInts(ns []int) string {

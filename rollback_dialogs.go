@@ -1,7 +1,6 @@
 package refine
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -20,20 +19,20 @@ import (
 // driveRollback runs the rollback flow in state until it executes, is
 // cancelled, or pauses at a question (the report's Pending): the dialogs
 // (rollbackDialogs) decide, the Session asks and commits.
-func (s *engine) driveRollback(ctx context.Context) (RollbackReport, error) {
+func (s *engine) driveRollback() (RollbackReport, error) {
 	for {
 		f := s.st.RollbackFlow
 		if f == nil {
 			return RollbackReport{}, nil
 		}
-		d := rollbackDialogs{st: s.st, view: rollbackStoreView{s: s, ctx: ctx},
+		d := rollbackDialogs{st: s.st, view: rollbackStoreView{s: s},
 			policy: rollbackPolicy{Limit: s.cfg.rollbackLimit(), Mode: rollbackModeOf(&s.cfg), Threshold: analysisThresholdOf(&s.cfg), Weights: s.cfg.Weights}}
 		m, err := d.step(f)
 		if err != nil {
 			return RollbackReport{}, err
 		}
 		if m.Ask != nil {
-			a, paused, err := s.ask(ctx, m.Ask.Q)
+			a, paused, err := s.ask(m.Ask.Q)
 			if err != nil {
 				return RollbackReport{}, err
 			}
@@ -42,7 +41,7 @@ func (s *engine) driveRollback(ctx context.Context) (RollbackReport, error) {
 			}
 			m = d.answer(f, m.Ask, a)
 		}
-		if rep, done, err := s.applyMove(ctx, f, m); done {
+		if rep, done, err := s.applyMove(f, m); done {
 			return rep, err
 		}
 	}
@@ -61,17 +60,17 @@ func flowPaused(st *state, limit int, ask *flowAsk) (RollbackReport, error) {
 
 // applyMove carries out a move of the rollback flow; done is false when
 // the flow only moved to another stage.
-func (s *engine) applyMove(ctx context.Context, f *rollbackFlow, m flowMove) (rep RollbackReport, done bool, err error) {
+func (s *engine) applyMove(f *rollbackFlow, m flowMove) (rep RollbackReport, done bool, err error) {
 	switch {
 	case m.AtLimit:
-		rep, err = s.limitOutcome(ctx, f, m)
+		rep, err = s.limitOutcome(f, m)
 		return rep, true, err
 	case m.Exec != nil:
-		rep, err = s.execRollback(ctx, f.execution(*m.Exec))
+		rep, err = s.execRollback(f.execution(*m.Exec))
 		return rep, true, err
 	case m.Pause:
 		s.st.recordProcedural(s.now(), f.Current, "", m.Q, m.A, m.Label)
-		rep, err = s.pauseAt(ctx, m.Q)
+		rep, err = s.pauseAt(m.Q)
 		rep.RootCause = m.Report.RootCause
 		return rep, true, err
 	case m.Cancel:
@@ -115,11 +114,11 @@ func (s *engine) flowCancel(f *rollbackFlow, decision string, skip bool) error {
 }
 
 // pauseAt keeps q pending (the user chose "pause") and commits.
-func (s *engine) pauseAt(ctx context.Context, q Question) (RollbackReport, error) {
+func (s *engine) pauseAt(q Question) (RollbackReport, error) {
 	if !slices.ContainsFunc(s.st.Pending, func(p Question) bool { return p.ID == q.ID }) {
 		s.st.Pending = append(s.st.Pending, q)
 	}
-	if err := s.commit(ctx); err != nil {
+	if err := s.commit(); err != nil {
 		return RollbackReport{}, err
 	}
 	return RollbackReport{Pending: slices.Clone(s.st.Pending)}, nil
@@ -127,12 +126,12 @@ func (s *engine) pauseAt(ctx context.Context, q Question) (RollbackReport, error
 
 // limitOutcome applies the answer to the limit question: no rollback
 // happens; the session pauses, ends or goes on with its prompts refreshed.
-func (s *engine) limitOutcome(ctx context.Context, f *rollbackFlow, m flowMove) (RollbackReport, error) {
+func (s *engine) limitOutcome(f *rollbackFlow, m flowMove) (RollbackReport, error) {
 	used, limit := s.st.Rollbacks.Used(), s.cfg.rollbackLimit()
 	rep := m.Report
 	if m.Pause {
 		s.st.recordProcedural(s.now(), f.Current, "", m.Q, m.A, m.Label)
-		r, err := s.pauseAt(ctx, m.Q)
+		r, err := s.pauseAt(m.Q)
 		if err != nil {
 			return r, err
 		}
@@ -150,14 +149,14 @@ func (s *engine) limitOutcome(ctx context.Context, f *rollbackFlow, m flowMove) 
 	var err error
 	switch m.Effect {
 	case rollbacktext.EffectAccept:
-		err = s.acceptAsApproved(ctx, "accepted at the session rollback limit")
+		err = s.acceptAsApproved("accepted at the session rollback limit")
 	case rollbacktext.EffectAbandon:
-		err = s.finish(ctx, StatusAbandoned, "abandoned at the session rollback limit")
+		err = s.finish(StatusAbandoned, "abandoned at the session rollback limit")
 	}
 	if err != nil {
 		return rep, err
 	}
-	if err := s.commit(ctx); err != nil {
+	if err := s.commit(); err != nil {
 		return rep, err
 	}
 	if f.Origin == originAPI {
@@ -169,21 +168,20 @@ func (s *engine) limitOutcome(ctx context.Context, f *rollbackFlow, m flowMove) 
 // acceptAsApproved ends the session as USER_APPROVED now, or, while
 // unresolved HIGH/CRITICAL conflicts need the termination tree (an
 // acknowledgment, or resolution first), leaves that choice standing.
-func (s *engine) acceptAsApproved(ctx context.Context, reason string) error {
+func (s *engine) acceptAsApproved(reason string) error {
 	crit, high := conflict.Blocking(s.st.Conflicts)
 	if crit == 0 && (high == 0 || s.st.HighAck) {
-		return s.finish(ctx, StatusUserApproved, reason)
+		return s.finish(StatusUserApproved, reason)
 	}
 	s.st.Choice = "force_complete"
 	s.stage()
 	return nil
 }
 
-// rollbackStoreView is the rollback dialogs' view of the Session's Store, bound
-// to the context of the call that drives them (rollbackView).
+// rollbackStoreView is the rollback dialogs' view of the session, read
+// through the decisions' reads (bound to the driver's context).
 type rollbackStoreView struct {
-	s   *engine
-	ctx context.Context
+	s *engine
 }
 
 // splitGap is the gap a repeated-rollback split applies to: the round's
@@ -195,14 +193,14 @@ func (v rollbackStoreView) splitGap(round, to int) (gap.ID, string, error) {
 	// backup): a gap the undone rounds added, or one that ledger holds
 	// as accepted, cannot be split there.
 	key := rollback.StateBackupKey(to)
-	b, err := v.s.out.Get(v.ctx, key)
+	b, err := v.s.reads.Get(key)
 	if errors.Is(err, ErrNotFound) {
 		return "", "", nil // no backup: the rollback itself will say so
 	}
 	if err != nil {
 		return "", "", fmt.Errorf("rollback analysis: read %s: %w", key, err)
 	}
-	if b, err = resolveBackup(v.ctx, v.s.out, key, b); err != nil {
+	if b, err = resolveBackup(v.s.reads, key, b); err != nil {
 		return "", "", fmt.Errorf("rollback analysis: %s: %w", key, err)
 	}
 	restored, err := parseState(b)
@@ -224,7 +222,7 @@ func (v rollbackStoreView) archivedAttempts(round int) ([]rollback.AttemptInfo, 
 	var out []rollback.AttemptInfo
 	for _, r := range v.s.st.Rollbacks.ForRound(round) {
 		ai := rollback.AttemptInfo{Attempt: r.Attempt, Reason: r.Reason, Trigger: r.Trigger, Patterns: r.Patterns}
-		if b, err := v.s.out.Get(v.ctx, r.Archive); err == nil {
+		if b, err := v.s.reads.Get(r.Archive); err == nil {
 			if files, _, err := rollback.ReadArchive(b, rollback.Limits{}); err == nil {
 				// Archive paths are relative to the archived round folder.
 				ai.Engineer, ai.Reviewer = string(files["engineer.md"]), string(files["reviewer.md"])
@@ -246,13 +244,13 @@ func (v rollbackStoreView) RCA(f *rollbackFlow, attempt int) (rollbacktext.RCAIn
 		return in, err
 	}
 	now := rollback.AttemptInfo{Attempt: attempt, Reason: f.Reason, Trigger: f.Trigger}
-	if b, err := v.s.get(v.ctx, outputKey(f.Current, Engineer)); err == nil {
+	if b, err := v.s.get(outputKey(f.Current, Engineer)); err == nil {
 		now.Engineer = string(b)
 	}
-	if b, err := v.s.get(v.ctx, outputKey(f.Current, Reviewer)); err == nil {
+	if b, err := v.s.get(outputKey(f.Current, Reviewer)); err == nil {
 		now.Reviewer = string(b)
 	}
-	spec, err := v.s.source(v.ctx)
+	spec, err := v.s.source()
 	if err != nil {
 		return in, err
 	}
@@ -302,10 +300,10 @@ func (v rollbackStoreView) availableTargets() []int {
 	if current < 1 {
 		return nil
 	}
-	if err := v.s.flush(v.ctx); err != nil {
+	if err := v.s.flush(); err != nil {
 		return nil
 	}
-	keys, err := v.s.out.List(v.ctx, "")
+	keys, err := v.s.reads.List("")
 	if err != nil {
 		return nil
 	}
@@ -333,7 +331,7 @@ func (v rollbackStoreView) Targets(current int) ([]rollbacktext.Target, error) {
 	var rows []rollbacktext.Target
 	for _, t := range v.limitedTargets(current) {
 		row := rollbacktext.Target{Round: t}
-		b, err := readStateBackup(v.ctx, storeView{store: v.s.out, pending: v.s.pending}, t)
+		b, err := readStateBackup(storeView{store: v.s.reads, pending: v.s.pending}, t)
 		if err != nil {
 			return nil, fmt.Errorf("rollback targets: read %s: %w", backupKeyState(t), err)
 		}
@@ -365,11 +363,11 @@ func decisionsSince(st *state, t int) int {
 // continueRollback resumes a rollback flow left waiting at a question: it
 // waits for an answer again, or the rollback replaced the round, or none
 // happened (cancelled, or refused at the limit) and the round goes on.
-func (s *engine) continueRollback(ctx context.Context) (stop, error) {
+func (s *engine) continueRollback() (stop, error) {
 	if s.st.RollbackFlow == nil {
 		return goOn, nil
 	}
-	rep, err := s.driveRollback(ctx)
+	rep, err := s.driveRollback()
 	return rollbackStop(rep, err, s.st.Outcome.Terminal())
 }
 

@@ -1,7 +1,6 @@
 package refine
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -244,16 +243,16 @@ func commitOps(rops []rollback.Op) []Op {
 
 // readRollbackFiles reads every key plan needs from store, state backups
 // rebuilt into whole states.
-func readRollbackFiles(ctx context.Context, store Store, plan rollback.Plan) (map[string][]byte, error) {
+func readRollbackFiles(store view, plan rollback.Plan) (map[string][]byte, error) {
 	files := map[string][]byte{}
 	for _, k := range plan.Reads() {
-		b, err := store.Get(ctx, k)
+		b, err := store.Get(k)
 		if err != nil {
 			return nil, fmt.Errorf("rollback: read %s: %w", k, err)
 		}
 		if kind, _, ok := rollback.ParseBackupKey(k); ok && kind == rollback.StateBackup {
 			// A state backup refers to the session's journal: rebuild it.
-			if b, err = resolveBackup(ctx, store, k, b); err != nil {
+			if b, err = resolveBackup(store, k, b); err != nil {
 				return nil, fmt.Errorf("rollback: %s: %w", k, err)
 			}
 		}

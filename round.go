@@ -1,7 +1,6 @@
 package refine
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"time"
@@ -12,11 +11,11 @@ import (
 
 // playRound plays the round in progress, or starts the next one, until it
 // is done or pauses at a question.
-func (s *engine) playRound(ctx context.Context) (RoundReport, error) {
+func (s *engine) playRound() (RoundReport, error) {
 	// A rollback waiting in its dialogs comes first (rollback_dialogs.go);
 	// once it is done the session plays on from where it put it.
 	flow := s.st.RollbackFlow != nil
-	if st, err := s.continueRollback(ctx); err != nil || st == waitForAnswer || s.st.Outcome.Terminal() {
+	if st, err := s.continueRollback(); err != nil || st == waitForAnswer || s.st.Outcome.Terminal() {
 		return s.st.report(s.st.outcome()), err
 	}
 	if flow && s.st.RollbackFlow == nil {
@@ -26,47 +25,47 @@ func (s *engine) playRound(ctx context.Context) (RoundReport, error) {
 		return s.st.report(s.st.outcome()), nil
 	}
 	if s.st.Current == nil {
-		if done, err := s.checkTermination(ctx); err != nil || done {
+		if done, err := s.checkTermination(); err != nil || done {
 			return s.st.report(s.st.outcome()), err
 		}
 		if s.st.unansweredPending() {
 			return s.st.report(s.st.outcome()), nil
 		}
 		s.st.EndChecked = s.st.Round
-		if paused, err := s.recoverDecisions(ctx); err != nil || paused {
+		if paused, err := s.recoverDecisions(); err != nil || paused {
 			return s.st.report(s.st.outcome()), err
 		}
-		if err := s.startRound(ctx); err != nil {
+		if err := s.startRound(); err != nil {
 			return s.st.report(s.st.outcome()), err
 		}
 	}
-	return s.playPhases(ctx)
+	return s.playPhases()
 }
 
 // playPhases plays the round's phases in order from the one in progress.
 // Each phase's handler decides how it ended (a stop); only this loop
 // changes the phase.
-func (s *engine) playPhases(ctx context.Context) (RoundReport, error) {
+func (s *engine) playPhases() (RoundReport, error) {
 	for {
 		cur := s.st.Current
-		s.tel.openRoundScope(ctx, nil)
-		if err := ctx.Err(); err != nil {
+		s.tel.openRound(nil)
+		if err := s.reads.interrupted(); err != nil {
 			return s.st.report(s.st.outcome()), err
 		}
 		st, err := goOn, error(nil)
 		next := phaseAfter(cur.Phase)
 		switch cur.Phase {
 		case PhaseEngineer:
-			st, err = s.runEngineer(ctx)
+			st, err = s.runEngineer()
 		case PhaseDisagree:
-			st, err = s.disagreement(ctx)
+			st, err = s.disagreement()
 		case PhaseReviewer:
-			st, err = s.runReviewer(ctx)
+			st, err = s.runReviewer()
 		case PhaseSynthesize:
 			err = s.st.synthesize(s.now)
 		case PhaseConverge:
-			if st, err = s.converge(ctx); err == nil && st == goOn {
-				return s.finishRound(ctx)
+			if st, err = s.converge(); err == nil && st == goOn {
+				return s.finishRound()
 			}
 		}
 		if st == backToEngineer {
@@ -133,9 +132,9 @@ func (st *state) report(o Outcome) RoundReport {
 }
 
 // startRound rotates backups, assigns gaps and commits the new round.
-func (s *engine) startRound(ctx context.Context) error {
+func (s *engine) startRound() error {
 	n := s.st.Round + 1
-	ops, err := s.backupOps(ctx, n)
+	ops, err := s.backupOps(n)
 	if err != nil {
 		return fmt.Errorf("round %d: backups: %w", n, err)
 	}
@@ -154,7 +153,7 @@ func (s *engine) startRound(ctx context.Context) error {
 	cur.Engineer = rolePhase{Gaps: slices.Clone(cur.Assigned), Budget: 1 + s.cfg.MaxRetries}
 	cur.Instructions, s.st.Instructions = s.st.Instructions, nil
 	cur.Reviewer = rolePhase{Budget: 1 + s.cfg.MaxRetries}
-	s.tel.openRoundScope(ctx, &Event{Kind: EventRoundStarted, Round: n, Phase: cur.Phase, Message: fmt.Sprintf("assigned %v", cur.Assigned)})
+	s.tel.openRound(&Event{Kind: EventRoundStarted, Round: n, Phase: cur.Phase, Message: fmt.Sprintf("assigned %v", cur.Assigned)})
 	s.log.Info("round started", "round", n, "assigned", cur.Assigned)
 	s.stage(ops...)
 	return nil
@@ -174,7 +173,7 @@ func (st *state) assignable() []gap.Gap {
 // backupOps snapshots the state after round n-1 and drops the backup that
 // falls out of the retention window (Settings.BackupRetention), at the
 // start of round n.
-func (s *engine) backupOps(ctx context.Context, n int) ([]Op, error) {
+func (s *engine) backupOps(n int) ([]Op, error) {
 	prev := n - 1
 	ops, err := s.j.stateBackupOps(s.st, prev)
 	if err != nil {
@@ -199,7 +198,7 @@ func backupKeyStatus(n int) string    { return fmt.Sprintf("status_backup_round_
 func backupKeyDecisions(n int) string { return fmt.Sprintf("decisions_backup_round_%d.md", n) }
 
 // runEngineer plays the Engineer phase.
-func (s *engine) runEngineer(ctx context.Context) (stop, error) {
+func (s *engine) runEngineer() (stop, error) {
 	cur := s.st.Current
 	rp := &cur.Engineer
 	if rp.Status != roleRunning {
@@ -210,19 +209,19 @@ func (s *engine) runEngineer(ctx context.Context) (stop, error) {
 		return goOn, nil
 	}
 	if s.cfg.ParallelGaps > 1 && len(rp.Gaps) > 1 && !rp.ParallelDone && len(rp.Attempts) == 0 {
-		done, err := s.runParallel(ctx)
+		done, err := s.runParallel()
 		if err != nil || done {
 			return goOn, err
 		}
 	}
-	return s.runRole(ctx, Engineer)
+	return s.runRole(Engineer)
 }
 
 // runReviewer plays the Reviewer phase over every PROPOSED gap, then asks
 // the both-roles-failed question when both roles were skipped and it has
 // not been answered yet (also when resumed after the phase ended: the
 // question may still wait, answered from another process).
-func (s *engine) runReviewer(ctx context.Context) (stop, error) {
+func (s *engine) runReviewer() (stop, error) {
 	cur := s.st.Current
 	if rp := &cur.Reviewer; rp.Status == roleRunning {
 		if cur.Reviewed == nil {
@@ -239,31 +238,31 @@ func (s *engine) runReviewer(ctx context.Context) (stop, error) {
 			}
 			return goOn, nil
 		}
-		if st, err := s.runRole(ctx, Reviewer); err != nil || st != goOn {
+		if st, err := s.runRole(Reviewer); err != nil || st != goOn {
 			return st, err
 		}
 	}
 	if cur = s.st.Current; cur.Reviewer.Status != roleSkipped || cur.Engineer.Status != roleSkipped || cur.RoundFailedDone {
 		return goOn, nil
 	}
-	return s.askRoundFailed(ctx)
+	return s.askRoundFailed()
 }
 
 // runRole runs attempts until one validates, escalating when the budget is
 // spent.
-func (s *engine) runRole(ctx context.Context, role RoleName) (stop, error) {
+func (s *engine) runRole(role RoleName) (stop, error) {
 	cur := s.st.Current
 	rp := cur.role(role)
 	for rp.Status == roleRunning {
 		if len(rp.Attempts) >= rp.Budget {
-			st, err := s.escalate(ctx, role)
+			st, err := s.escalate(role)
 			if err != nil || st != goOn {
 				return st, err
 			}
 			continue
 		}
 		k := len(rp.Attempts) + 1
-		out, err := s.attempt(ctx, role, k, rp)
+		out, err := s.attempt(role, k, rp)
 		if err != nil {
 			return goOn, err
 		}
@@ -457,7 +456,7 @@ func blockingIssues(issues []issueRecord) map[gap.ID][]string {
 }
 
 // finishRound records the round, commits its summary and checks termination.
-func (s *engine) finishRound(ctx context.Context) (RoundReport, error) {
+func (s *engine) finishRound() (RoundReport, error) {
 	rec := s.st.roundRecord(s.now())
 	s.st.Rounds = append(s.st.Rounds, rec)
 	summary := renderSummary(s.st, rec)
@@ -466,7 +465,7 @@ func (s *engine) finishRound(ctx context.Context) (RoundReport, error) {
 	s.st.PrevLedger = snapshotLedger(&s.st.Ledger)
 	s.tel.endRoundScope(Event{Kind: EventRoundFinished, Round: rec.N, Message: fmt.Sprintf("engineer %s, reviewer %s", rec.Engineer, rec.Reviewer)})
 	s.stage(append(convergenceOps(tracker(s.st, &s.cfg)), Put(summaryKey(rec.N), []byte(summary)))...)
-	if done, err := s.checkTermination(ctx); err != nil || done {
+	if done, err := s.checkTermination(); err != nil || done {
 		return s.st.report(s.st.outcome()), err
 	}
 	if !s.st.unansweredPending() {

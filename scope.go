@@ -19,7 +19,28 @@ type telemetry struct {
 	state func() *state
 	// runScope and roundScope are the open SpanObserver scopes.
 	runScope, roundScope *scope
+	// ctx is the driver's context while the decisions play (decide binds
+	// it): the scopes they open are opened in it, so that the decisions
+	// take no context.
+	ctx context.Context
 }
+
+// spanScope is an attempt's open scope, as the decisions hold it: the
+// context its role call runs in and its span ends with.
+type spanScope struct{ ctx context.Context }
+
+// beginAttempt reports e (an attempt's start) and opens its scope in the
+// driver's context.
+func (t *telemetry) beginAttempt(e Event) spanScope {
+	return spanScope{t.beginScope(t.ctx, e)}
+}
+
+// endAttempt reports e (the attempt's end) and closes its scope.
+func (t *telemetry) endAttempt(sc spanScope, e Event) { t.endScope(sc.ctx, e) }
+
+// openRound makes sure the round in progress has an open scope, in the
+// driver's context (openRoundScope).
+func (t *telemetry) openRound(started *Event) { t.openRoundScope(t.ctx, started) }
 
 // scope is an open run or round scope.
 type scope struct {

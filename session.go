@@ -92,6 +92,9 @@ type engine struct {
 	// out holds the writes of the Ready being decided (decide): the
 	// decisions read the session through it and never write the Store.
 	out *readyWrites
+	// reads is out with the driver's context bound (decide binds it):
+	// the decisions read the session through it.
+	reads bound
 	// ext holds the role calls and answers the drivers bring in.
 	ext *externalCalls
 	// stale is set when a commit failed: the in-memory state may be ahead
@@ -209,7 +212,7 @@ func New(ctx context.Context, cfg Config) (*Session, error) {
 	if err := s.st.storeSettings(s.cfg.Settings); err != nil {
 		return nil, fmt.Errorf("new session: %w", err)
 	}
-	if err := s.apply(ctx, func(ctx context.Context) error { return s.commit(ctx, Put(keySpec, []byte(cfg.Spec))) }); err != nil {
+	if err := s.apply(ctx, func() error { return s.commit(Put(keySpec, []byte(cfg.Spec))) }); err != nil {
 		return nil, fmt.Errorf("new session: %w", err)
 	}
 	s.log.Info("session created", "session", st.SessionID, "gaps", len(cfg.Gaps))
@@ -247,8 +250,8 @@ func (s *Session) reload(ctx context.Context) error {
 }
 
 // source returns the spec being refined ("" if the session has none).
-func (s *engine) source(ctx context.Context) (string, error) {
-	b, err := s.out.Get(ctx, keySpec)
+func (s *engine) source() (string, error) {
+	b, err := s.reads.Get(keySpec)
 	if errors.Is(err, ErrNotFound) {
 		return "", nil
 	}
@@ -268,8 +271,8 @@ func (s *engine) stage(ops ...Op) {
 
 // get reads key as the session sees it: the latest staged write, else
 // the Store.
-func (s *engine) get(ctx context.Context, key string) ([]byte, error) {
-	return storeView{store: s.out, pending: s.pending}.get(ctx, key)
+func (s *engine) get(key string) ([]byte, error) {
+	return storeView{store: s.reads, pending: s.pending}.get(key)
 }
 
 // copyOp writes value at key as a copy of from, which holds the same
@@ -287,20 +290,20 @@ func (s *engine) copyOp(key, from string, value []byte) Op {
 // leaves what it staged to the Ready that records the answers, or to the
 // driver's flush if they are not given (drive): a commit here would record
 // the state twice.
-func (s *engine) flush(ctx context.Context) error {
+func (s *engine) flush() error {
 	if !s.dirty && len(s.pending) == 0 {
 		return nil
 	}
 	if s.ext.atOnce && len(s.ext.asked) > 0 {
 		return nil
 	}
-	return s.commit(ctx)
+	return s.commit()
 }
 
 // commit writes, in one atomic Store commit, the staged ops, ops, the
 // journal record of what changed in the state (or, now and then, a whole
 // snapshot; see persist.go) and the renderings when they are due.
-func (s *engine) commit(ctx context.Context, ops ...Op) error {
+func (s *engine) commit(ops ...Op) error {
 	if s.out == nil {
 		return errors.New("refine: internal error: a commit outside decide; please report it")
 	}
@@ -308,7 +311,7 @@ func (s *engine) commit(ctx context.Context, ops ...Op) error {
 	all := make([]Op, 0, len(s.pending)+len(ops)+4)
 	all = append(all, s.pending...)
 	all = append(all, ops...)
-	jops, err := s.j.commitOps(ctx, storeView{store: s.out, pending: s.pending}, s.st, all)
+	jops, err := s.j.commitOps(storeView{store: s.reads, pending: s.pending}, s.st, all)
 	if err != nil {
 		s.stale = true
 		return fmt.Errorf("commit: %w", err)
@@ -324,7 +327,7 @@ func (s *engine) commit(ctx context.Context, ops ...Op) error {
 		}
 	}
 	all = append(all, summaryOp(s.st))
-	if err := s.out.Commit(ctx, all...); err != nil {
+	if err := s.out.keep(all...); err != nil {
 		s.lastRendered = nil // unknown what the Store holds now
 		s.stale = true
 		s.pending, s.dirty = nil, false // the reload discards them with the state
@@ -380,28 +383,28 @@ func (s *Session) begin(ctx context.Context) error {
 	return nil
 }
 
-func (s *engine) run(ctx context.Context) (Outcome, error) {
+func (s *engine) run() (Outcome, error) {
 	for {
 		if s.st.Outcome.Terminal() && s.st.RollbackFlow == nil {
-			return s.finishSession(ctx)
+			return s.finishSession()
 		}
-		rep, err := s.playRound(ctx)
+		rep, err := s.playRound()
 		if errors.Is(err, errNeedCalls) {
 			// The driver makes the calls; their prompts become durable with the Ready.
-			if err := s.flush(ctx); err != nil {
-				return s.failed(ctx, err)
+			if err := s.flush(); err != nil {
+				return s.failed(err)
 			}
 			return Outcome{Status: StatusRunning, Round: s.st.Round}, err
 		}
 		if err != nil {
-			return s.failed(ctx, err)
+			return s.failed(err)
 		}
 		if rep.Outcome.Terminal() {
 			continue // the archive cleanup above, then return
 		}
 		if rep.Outcome != StatusRunning {
-			if err := s.flush(ctx); err != nil {
-				return s.failed(ctx, err)
+			if err := s.flush(); err != nil {
+				return s.failed(err)
 			}
 			return s.st.outcome(), nil
 		}
@@ -411,22 +414,22 @@ func (s *engine) run(ctx context.Context) (Outcome, error) {
 // finishSession plays what follows a terminal outcome: the integration
 // step (integrate.go), then the archive cleanup; both may stop at a
 // question, which shows as Pending in the outcome.
-func (s *engine) finishSession(ctx context.Context) (Outcome, error) {
-	paused, err := s.integrate(ctx)
+func (s *engine) finishSession() (Outcome, error) {
+	paused, err := s.integrate()
 	if errors.Is(err, errNeedCalls) {
-		if err := s.flush(ctx); err != nil {
-			return s.failed(ctx, err)
+		if err := s.flush(); err != nil {
+			return s.failed(err)
 		}
 		return Outcome{Status: StatusRunning, Round: s.st.Round}, err
 	}
 	if err == nil && !paused {
-		_, err = s.sessionEnd(ctx)
+		_, err = s.sessionEnd()
 	}
 	if err == nil {
-		err = s.flush(ctx)
+		err = s.flush()
 	}
 	if err != nil {
-		return s.failed(ctx, err)
+		return s.failed(err)
 	}
 	return s.st.outcome(), nil
 }
@@ -441,11 +444,11 @@ func (st *state) finishPending() bool {
 // stepRound plays what is left of the round in progress: its end-of-round
 // check when only that is (a crash or a question came between the two),
 // else the round.
-func (s *engine) stepRound(ctx context.Context) (RoundReport, error) {
+func (s *engine) stepRound() (RoundReport, error) {
 	if !s.st.endOfRoundDue() {
-		return s.playRound(ctx)
+		return s.playRound()
 	}
-	_, err := s.checkTermination(ctx)
+	_, err := s.checkTermination()
 	if err == nil && !s.st.unansweredPending() && !s.st.Outcome.Terminal() {
 		s.st.EndChecked = s.st.Round
 		s.stage()
@@ -455,9 +458,9 @@ func (s *engine) stepRound(ctx context.Context) (RoundReport, error) {
 
 // failed records a fatal error (the session stays resumable) and builds the
 // Outcome. Context cancellation is a pause, not a failure.
-func (s *engine) failed(ctx context.Context, err error) (Outcome, error) {
-	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
-		return Outcome{Status: StatusPaused, Round: s.st.Round, Reason: "interrupted: " + ctx.Err().Error() + "; run again to resume", Pending: slices.Clone(s.st.Pending)}, err
+func (s *engine) failed(err error) (Outcome, error) {
+	if cause := s.reads.interrupted(); cause != nil && errors.Is(err, cause) {
+		return Outcome{Status: StatusPaused, Round: s.st.Round, Reason: "interrupted: " + cause.Error() + "; run again to resume", Pending: slices.Clone(s.st.Pending)}, err
 	}
 	s.log.Error("session failed", "round", s.st.Round, "err", err)
 	if !s.stale && !s.st.Outcome.Terminal() {
@@ -469,7 +472,7 @@ func (s *engine) failed(ctx context.Context, err error) (Outcome, error) {
 			s.st.Logged = append(s.st.Logged, loggedEvent{Kind: loggedExecutionError, Round: s.st.Current.N, At: s.now(), Err: oneLine(err.Error())})
 		}
 		// Best effort: the record is useful, but the failure is what we return.
-		_ = s.commit(context.WithoutCancel(ctx))
+		_ = s.commit()
 	}
 	return Outcome{Status: StatusFailed, Round: s.st.Round, Reason: err.Error()}, err
 }
@@ -521,7 +524,7 @@ func (s *Session) Answer(ctx context.Context, questionID string, a Answer) error
 	if err := s.st.acceptAnswer(s.st.Pending[i], a); err != nil {
 		return fmt.Errorf("answer %q: %w", questionID, err)
 	}
-	return s.apply(ctx, func(ctx context.Context) error { return s.commit(ctx) })
+	return s.apply(ctx, func() error { return s.commit() })
 }
 
 // acceptAnswer is where every answer enters, whoever gives it: a person
@@ -668,7 +671,7 @@ func statusOf(s *state, c *statusCache) Status {
 // commit that records it (or, answered at once, with the Ready that
 // records the answer), and paused is true: the driver asks it, and the
 // step that asked takes the answer when the session plays on.
-func (s *engine) ask(ctx context.Context, q Question) (a Answer, paused bool, err error) {
+func (s *engine) ask(q Question) (a Answer, paused bool, err error) {
 	if ans, ok := s.takeAnswer(q, s.ext.auto[q.ID]); ok {
 		delete(s.ext.auto, q.ID)
 		return ans, false, nil
@@ -684,7 +687,7 @@ func (s *engine) ask(ctx context.Context, q Question) (a Answer, paused bool, er
 		s.dirty = true
 		return Answer{}, true, nil
 	}
-	if err := s.commit(ctx); err != nil {
+	if err := s.commit(); err != nil {
 		return Answer{}, false, err
 	}
 	return Answer{}, true, nil

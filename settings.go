@@ -67,12 +67,12 @@ func (s *Session) SetSettings(ctx context.Context, set Settings) error {
 	if err := s.begin(ctx); err != nil {
 		return err
 	}
-	return s.apply(ctx, func(ctx context.Context) error { return s.applySettings(ctx, set) })
+	return s.apply(ctx, func() error { return s.applySettings(set) })
 }
 
 // applySettings validates, records and commits new settings; the caller
 // holds the session's turn.
-func (s *engine) applySettings(ctx context.Context, set Settings) error {
+func (s *engine) applySettings(set Settings) error {
 	cfg := s.cfg
 	cfg.Settings = set
 	if err := cfg.Validate(); err != nil {
@@ -88,7 +88,7 @@ func (s *engine) applySettings(ctx context.Context, set Settings) error {
 	}
 	s.st.SettingsLog = append(s.st.SettingsLog, settingsChange{Round: s.st.Round, At: s.now().Format("2006-01-02 15:04:05"), Changes: changes})
 	s.log.Info("settings changed", "changes", strings.Join(changes, "; "))
-	return s.commit(ctx)
+	return s.commit()
 }
 
 // diffSettings lists the fields that differ, by their JSON names.

@@ -1,0 +1,41 @@
+package refine
+
+import "context"
+
+// view is what the decisions read the session through, as etcd raft's
+// RawNode reads its Storage: keys and their values, with no context (the
+// driver binds its own, see bind). It writes nothing.
+type view interface {
+	Get(key string) ([]byte, error)
+	List(prefix string) ([]string, error)
+}
+
+// bound is a Store read with a context bound: the view a driver hands
+// the decisions (decide binds the Ready's writes), and how the loading
+// code, which has a context, calls what the decisions share with it.
+type bound struct {
+	ctx context.Context
+	st  Store
+}
+
+// bind returns st read with ctx.
+func bind(ctx context.Context, st Store) bound { return bound{ctx: ctx, st: st} }
+
+// Get returns key's value.
+func (b bound) Get(key string) ([]byte, error) { return b.st.Get(b.ctx, key) }
+
+// List returns the keys under prefix.
+func (b bound) List(prefix string) ([]string, error) { return b.st.List(b.ctx, prefix) }
+
+// of returns st read with the same context: another Store the decisions
+// read (the cold storage).
+func (b bound) of(st Store) bound { return bound{ctx: b.ctx, st: st} }
+
+// interrupted returns why the driver's context ended, or nil: the
+// decisions stop at the next round's start.
+func (b bound) interrupted() error {
+	if b.ctx == nil {
+		return nil
+	}
+	return b.ctx.Err()
+}
