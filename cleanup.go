@@ -18,7 +18,7 @@ func (s *engine) sessionEnd() (bool, error) {
 	if s.st.CleanupDone {
 		return false, nil
 	}
-	q, infos, ok, err := cleanupQuestion(s.reads, &s.cfg, s.st.Rollbacks)
+	q, infos, ok, err := cleanupQuestion(s.out, &s.cfg, s.st.Rollbacks)
 	if err != nil {
 		return false, err
 	}
@@ -35,7 +35,7 @@ func (s *engine) sessionEnd() (bool, error) {
 	opt, _ := q.Option(a.Key)
 	mode, now := rollback.Cleanup(opt.Effect), s.now()
 	if mode == rollback.CleanupCold {
-		cold, err := coldOps(s.reads, s.reads.of(s.cfg.ColdStore), coldSessionID(s.st.SessionID), now, infos)
+		cold, err := coldOps(s.out, s.out.coldBase, coldSessionID(s.st.SessionID), now, infos)
 		if err != nil {
 			return false, err
 		}

@@ -166,7 +166,7 @@ func (s *engine) finish(o OutcomeStatus, reason string) error {
 	if !s.st.CleanupDone {
 		// With no archive the session-end cleanup has nothing to ask: it
 		// is settled in this commit rather than in one of its own.
-		if _, _, ask, err := cleanupQuestion(s.reads, &s.cfg, s.st.Rollbacks); err != nil {
+		if _, _, ask, err := cleanupQuestion(s.out, &s.cfg, s.st.Rollbacks); err != nil {
 			return err
 		} else if !ask {
 			s.st.CleanupDone = true

@@ -189,7 +189,7 @@ func (s *engine) integrationStartOps() ([]Op, error) {
 	case in.Step == integDone:
 		return []Op{Delete(keyFinalTrace)}, nil
 	}
-	old, err := s.reads.List("final/")
+	old, err := s.out.List("final/")
 	if err != nil {
 		return nil, fmt.Errorf("integration: list final/: %w", err)
 	}

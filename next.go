@@ -91,10 +91,13 @@ func (s *Session) decide(ctx context.Context, play func() error) (Ready, error) 
 		s.out = newReadyWrites(s.cfg.Store)
 	}
 	// The decisions take no context: their reads and scopes use ctx.
-	s.out.ctx, s.reads, s.tel.ctx = ctx, bind(ctx, s.out), ctx
+	s.out.base, s.tel.ctx = bind(ctx, s.cfg.Store), ctx
+	if s.cfg.ColdStore != nil {
+		s.out.coldBase = bind(ctx, s.cfg.ColdStore)
+	}
 	err := play()
 	out := s.out
-	out.ctx, s.out, s.reads, s.tel.ctx = nil, nil, bound{}, nil
+	out.base, out.coldBase, s.out, s.tel.ctx = nil, nil, nil, nil
 	if uerr := out.unchanged(); uerr != nil {
 		return Ready{}, uerr
 	}

@@ -2,7 +2,6 @@ package refine
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -11,13 +10,19 @@ import (
 
 // readyWrites are the writes of the Ready being decided: the decisions'
 // commits are not made but kept, in order, for the driver to commit as
-// Ready.Persist; the decisions read the session through it, seeing their
-// own writes over the session's Store, which they never write. It accepts
+// Ready.Persist; the decisions read the session through it (a view),
+// seeing their own writes over the session's Store, which they read
+// through the view the driver binds (base) and never write. It accepts
 // what the session's Store accepts (appends, copies), so the ops it keeps
 // are ones that Store takes as they are.
 type readyWrites struct {
-	base Store
-	ops  []Op
+	// base is the session's Store as the driver binds it for a decide.
+	base source
+	// coldBase is Config.ColdStore as the driver binds it (nil: none).
+	coldBase view
+	// appendOK and copyOK are the session Store's capabilities.
+	appendOK, copyOK bool
+	ops              []Op
 	// cold are the writes to Config.ColdStore (Ready.Cold).
 	cold []Op
 	// values holds the keys the kept ops changed.
@@ -28,9 +33,6 @@ type readyWrites struct {
 	// written again.
 	kept    [][]byte
 	guarded bool
-	// ctx is the driver's context, which decide binds: keep reads the
-	// values a Copy copies with it.
-	ctx context.Context
 	// next is Commit's scratch map (the keys one commit changes),
 	// reused from commit to commit.
 	next map[string]stagedKey
@@ -45,9 +47,20 @@ type stagedKey struct {
 	overBase bool
 }
 
-func newReadyWrites(base Store) *readyWrites {
-	return &readyWrites{base: base, values: map[string]stagedKey{}, guarded: checkingHistory()}
+// source is what the Ready's writes read the session's Store through:
+// a view, and whether the driver was interrupted (bound).
+type source interface {
+	view
+	interrupted() error
 }
+
+func newReadyWrites(st Store) *readyWrites {
+	return &readyWrites{appendOK: appends(st), copyOK: copies(st), values: map[string]stagedKey{}, guarded: checkingHistory()}
+}
+
+// interrupted returns why the driver's context ended, or nil: the
+// decisions stop at the next round's start.
+func (st *readyWrites) interrupted() error { return st.base.interrupted() }
 
 // guard keeps a copy of ops' values in test binaries, for unchanged.
 func (st *readyWrites) guard(ops []Op) {
@@ -77,26 +90,26 @@ func (st *readyWrites) unchanged() error {
 }
 
 // Appends forwards the session Store's Appender capability.
-func (st *readyWrites) Appends() bool { return appends(st.base) }
+func (st *readyWrites) Appends() bool { return st.appendOK }
 
 // Copies forwards the session Store's Copier capability.
-func (st *readyWrites) Copies() bool { return copies(st.base) }
+func (st *readyWrites) Copies() bool { return st.copyOK }
 
 // Get returns key's value as the kept commits leave it.
-func (st *readyWrites) Get(ctx context.Context, key string) ([]byte, error) {
+func (st *readyWrites) Get(key string) ([]byte, error) {
 	if v, ok := st.values[key]; ok {
-		return st.value(ctx, key, v)
+		return st.value(key, v)
 	}
-	return st.base.Get(ctx, key)
+	return st.base.Get(key)
 }
 
 // value is the value of key, stagedKey as v.
-func (st *readyWrites) value(ctx context.Context, key string, v stagedKey) ([]byte, error) {
+func (st *readyWrites) value(key string, v stagedKey) ([]byte, error) {
 	switch {
 	case v.deleted:
 		return nil, fmt.Errorf("get %s: %w", key, ErrNotFound)
 	case v.overBase:
-		b, err := st.base.Get(ctx, key)
+		b, err := st.base.Get(key)
 		if err != nil && !errors.Is(err, ErrNotFound) {
 			return nil, err
 		}
@@ -106,8 +119,8 @@ func (st *readyWrites) value(ctx context.Context, key string, v stagedKey) ([]by
 }
 
 // List lists the keys as the kept commits leave them.
-func (st *readyWrites) List(ctx context.Context, prefix string) ([]string, error) {
-	keys, err := st.base.List(ctx, prefix)
+func (st *readyWrites) List(prefix string) ([]string, error) {
+	keys, err := st.base.List(prefix)
 	if err != nil {
 		return nil, err
 	}
@@ -124,20 +137,8 @@ func (st *readyWrites) List(ctx context.Context, prefix string) ([]string, error
 	return keys, nil
 }
 
-// Commit keeps ops, all or nothing, as the session's Store would apply
-// them.
-func (st *readyWrites) Commit(ctx context.Context, ops ...Op) error {
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("commit: %w", err)
-	}
-	saved := st.ctx
-	st.ctx = ctx
-	defer func() { st.ctx = saved }()
-	return st.keep(ops...)
-}
-
-// keep keeps ops, all or nothing: the decisions' commit, which takes no
-// context (decide binds the driver's to the reads).
+// keep keeps ops, all or nothing, as the session's Store would apply
+// them: the decisions' commit.
 func (st *readyWrites) keep(ops ...Op) error {
 	if err := ValidStoreOps(ops, st.Appends(), st.Copies()); err != nil {
 		return fmt.Errorf("commit: %w", err)
@@ -176,9 +177,9 @@ func (st *readyWrites) keep(ops ...Op) error {
 			var v []byte
 			var err error
 			if cur, ok := current(op.From); ok {
-				v, err = st.value(st.ctx, op.From, cur)
+				v, err = st.value(op.From, cur)
 			} else {
-				v, err = st.base.Get(st.ctx, op.From)
+				v, err = st.base.Get(op.From)
 			}
 			if err != nil {
 				return fmt.Errorf("commit: copy %s to %s: %w", op.From, op.Key, err)

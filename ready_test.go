@@ -89,10 +89,11 @@ func TestCompactOpsDropsWhatIsMoot(t *testing.T) {
 // The Ready's writes keep the committers' slices; in test binaries a
 // slice written again after its commit is reported, not persisted.
 func TestReadyWritesReportAValueWrittenAfterItsCommit(t *testing.T) {
-	ctx := t.Context()
-	w := newReadyWrites(memory.New())
+	st := memory.New()
+	w := newReadyWrites(st)
+	w.base = bind(t.Context(), st)
 	buf := []byte("first")
-	if err := w.Commit(ctx, Put("a", buf), Put("b", []byte("other"))); err != nil {
+	if err := w.keep(Put("a", buf), Put("b", []byte("other"))); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.unchanged(); err != nil {

@@ -130,7 +130,7 @@ func (s *engine) startRollback(req RollbackRequest, current int) (RollbackReport
 	if err := s.flush(); err != nil {
 		return RollbackReport{}, fmt.Errorf("rollback: %w", err)
 	}
-	keys, err := s.reads.List("")
+	keys, err := s.out.List("")
 	if err != nil {
 		return RollbackReport{}, fmt.Errorf("rollback: list session: %w", err)
 	}
@@ -238,7 +238,7 @@ func (s *engine) execRollback(x rollbackExec) (RollbackReport, error) {
 	if err := s.flush(); err != nil {
 		return RollbackReport{}, fmt.Errorf("rollback: %w", err)
 	}
-	keys, err := s.reads.List("")
+	keys, err := s.out.List("")
 	if err != nil {
 		return RollbackReport{}, fmt.Errorf("rollback: list session: %w", err)
 	}
@@ -247,7 +247,7 @@ func (s *engine) execRollback(x rollbackExec) (RollbackReport, error) {
 	if err != nil {
 		return RollbackReport{}, err
 	}
-	files, err := readRollbackFiles(s.reads, plan)
+	files, err := readRollbackFiles(s.out, plan)
 	if err != nil {
 		return RollbackReport{}, err
 	}

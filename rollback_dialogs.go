@@ -193,14 +193,14 @@ func (v rollbackStoreView) splitGap(round, to int) (gap.ID, string, error) {
 	// backup): a gap the undone rounds added, or one that ledger holds
 	// as accepted, cannot be split there.
 	key := rollback.StateBackupKey(to)
-	b, err := v.s.reads.Get(key)
+	b, err := v.s.out.Get(key)
 	if errors.Is(err, ErrNotFound) {
 		return "", "", nil // no backup: the rollback itself will say so
 	}
 	if err != nil {
 		return "", "", fmt.Errorf("rollback analysis: read %s: %w", key, err)
 	}
-	if b, err = resolveBackup(v.s.reads, key, b); err != nil {
+	if b, err = resolveBackup(v.s.out, key, b); err != nil {
 		return "", "", fmt.Errorf("rollback analysis: %s: %w", key, err)
 	}
 	restored, err := parseState(b)
@@ -222,7 +222,7 @@ func (v rollbackStoreView) archivedAttempts(round int) ([]rollback.AttemptInfo, 
 	var out []rollback.AttemptInfo
 	for _, r := range v.s.st.Rollbacks.ForRound(round) {
 		ai := rollback.AttemptInfo{Attempt: r.Attempt, Reason: r.Reason, Trigger: r.Trigger, Patterns: r.Patterns}
-		if b, err := v.s.reads.Get(r.Archive); err == nil {
+		if b, err := v.s.out.Get(r.Archive); err == nil {
 			if files, _, err := rollback.ReadArchive(b, rollback.Limits{}); err == nil {
 				// Archive paths are relative to the archived round folder.
 				ai.Engineer, ai.Reviewer = string(files["engineer.md"]), string(files["reviewer.md"])
@@ -303,7 +303,7 @@ func (v rollbackStoreView) availableTargets() []int {
 	if err := v.s.flush(); err != nil {
 		return nil
 	}
-	keys, err := v.s.reads.List("")
+	keys, err := v.s.out.List("")
 	if err != nil {
 		return nil
 	}
@@ -331,7 +331,7 @@ func (v rollbackStoreView) Targets(current int) ([]rollbacktext.Target, error) {
 	var rows []rollbacktext.Target
 	for _, t := range v.limitedTargets(current) {
 		row := rollbacktext.Target{Round: t}
-		b, err := readStateBackup(storeView{store: v.s.reads, pending: v.s.pending}, t)
+		b, err := readStateBackup(storeView{store: v.s.out, pending: v.s.pending}, t)
 		if err != nil {
 			return nil, fmt.Errorf("rollback targets: read %s: %w", backupKeyState(t), err)
 		}

@@ -49,7 +49,7 @@ func (s *engine) playPhases() (RoundReport, error) {
 	for {
 		cur := s.st.Current
 		s.tel.openRound(nil)
-		if err := s.reads.interrupted(); err != nil {
+		if err := s.out.interrupted(); err != nil {
 			return s.st.report(s.st.outcome()), err
 		}
 		st, err := goOn, error(nil)

@@ -92,9 +92,6 @@ type engine struct {
 	// out holds the writes of the Ready being decided (decide): the
 	// decisions read the session through it and never write the Store.
 	out *readyWrites
-	// reads is out with the driver's context bound (decide binds it):
-	// the decisions read the session through it.
-	reads bound
 	// ext holds the role calls and answers the drivers bring in.
 	ext *externalCalls
 	// stale is set when a commit failed: the in-memory state may be ahead
@@ -251,7 +248,7 @@ func (s *Session) reload(ctx context.Context) error {
 
 // source returns the spec being refined ("" if the session has none).
 func (s *engine) source() (string, error) {
-	b, err := s.reads.Get(keySpec)
+	b, err := s.out.Get(keySpec)
 	if errors.Is(err, ErrNotFound) {
 		return "", nil
 	}
@@ -272,14 +269,14 @@ func (s *engine) stage(ops ...Op) {
 // get reads key as the session sees it: the latest staged write, else
 // the Store.
 func (s *engine) get(key string) ([]byte, error) {
-	return storeView{store: s.reads, pending: s.pending}.get(key)
+	return storeView{store: s.out, pending: s.pending}.get(key)
 }
 
 // copyOp writes value at key as a copy of from, which holds the same
 // value once the ops before it apply, when the Store copies (see Copier);
 // otherwise as a put.
 func (s *engine) copyOp(key, from string, value []byte) Op {
-	if copies(s.out) {
+	if s.out.copyOK {
 		return Copy(key, from)
 	}
 	return Put(key, value)
@@ -311,7 +308,7 @@ func (s *engine) commit(ops ...Op) error {
 	all := make([]Op, 0, len(s.pending)+len(ops)+4)
 	all = append(all, s.pending...)
 	all = append(all, ops...)
-	jops, err := s.j.commitOps(storeView{store: s.reads, pending: s.pending}, s.st, all)
+	jops, err := s.j.commitOps(storeView{store: s.out, pending: s.pending}, s.st, all)
 	if err != nil {
 		s.stale = true
 		return fmt.Errorf("commit: %w", err)
@@ -459,7 +456,7 @@ func (s *engine) stepRound() (RoundReport, error) {
 // failed records a fatal error (the session stays resumable) and builds the
 // Outcome. Context cancellation is a pause, not a failure.
 func (s *engine) failed(err error) (Outcome, error) {
-	if cause := s.reads.interrupted(); cause != nil && errors.Is(err, cause) {
+	if cause := s.out.interrupted(); cause != nil && errors.Is(err, cause) {
 		return Outcome{Status: StatusPaused, Round: s.st.Round, Reason: "interrupted: " + cause.Error() + "; run again to resume", Pending: slices.Clone(s.st.Pending)}, err
 	}
 	s.log.Error("session failed", "round", s.st.Round, "err", err)

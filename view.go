@@ -11,8 +11,9 @@ type view interface {
 }
 
 // bound is a Store read with a context bound: the view a driver hands
-// the decisions (decide binds the Ready's writes), and how the loading
-// code, which has a context, calls what the decisions share with it.
+// the decisions (decide binds the session's Store and the cold storage
+// under the Ready's writes), and how the loading code, which has a
+// context, calls what the decisions share with it.
 type bound struct {
 	ctx context.Context
 	st  Store
@@ -26,10 +27,6 @@ func (b bound) Get(key string) ([]byte, error) { return b.st.Get(b.ctx, key) }
 
 // List returns the keys under prefix.
 func (b bound) List(prefix string) ([]string, error) { return b.st.List(b.ctx, prefix) }
-
-// of returns st read with the same context: another Store the decisions
-// read (the cold storage).
-func (b bound) of(st Store) bound { return bound{ctx: b.ctx, st: st} }
 
 // interrupted returns why the driver's context ended, or nil: the
 // decisions stop at the next round's start.
