@@ -283,15 +283,16 @@ func (s *engine) copyOp(key, from string, value []byte) Op {
 }
 
 // flush makes everything staged durable; nothing staged, nothing written.
-// A play stopped at questions its driver answers at once (ext.atOnce)
-// leaves what it staged to the Ready that records the answers, or to the
-// driver's flush if they are not given (drive): a commit here would record
-// the state twice.
+// A play stopped at questions its driver answers at once (ext.atOnce),
+// and at no role call, leaves what it staged to the Ready that records
+// the answers, or to the driver's flush if they are not given (drive): a
+// commit here would record the state twice. A call's prompt is always
+// made durable before the call.
 func (s *engine) flush() error {
 	if !s.dirty && len(s.pending) == 0 {
 		return nil
 	}
-	if s.ext.atOnce && len(s.ext.asked) > 0 {
+	if s.ext.atOnce && len(s.ext.asked) > 0 && len(s.ext.needed) == 0 {
 		return nil
 	}
 	return s.commit()
