@@ -108,4 +108,32 @@ func TestImmediateAskerLeavesItsUnansweredQuestionDurable(t *testing.T) {
 			t.Errorf("question %s is pending in Run's outcome but not in the Store (pending there: %v)", q.ID, stored)
 		}
 	}
+
+	// Another process (the first dropped, as after a crash) opens the
+	// session, answers the question with its default and plays on: the
+	// answer is recorded as a decision and the session goes past it.
+	cfg2 := refinetest.Config(eng, rev, refine.DeferAsker{}, twoGaps...)
+	cfg2.Store = cfg.Store
+	s2, err := refine.Open(ctx, cfg2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := st.Pending[0]
+	if err := s2.Answer(ctx, q.ID, refine.Answer{Key: q.Default}); err != nil {
+		t.Fatalf("answer %s from another process: %v", q.ID, err)
+	}
+	out2, err := s2.Run(ctx)
+	if err != nil {
+		t.Fatalf("Run after the answer: %+v, %v", out2, err)
+	}
+	if slices.ContainsFunc(out2.Pending, func(p refine.Question) bool { return p.ID == q.ID }) {
+		t.Errorf("question %s still pending after it was answered from another process", q.ID)
+	}
+	after, err := refine.Inspect(ctx, cfg.Store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(after.Decisions) <= len(st.Decisions) {
+		t.Errorf("no decision recorded for %s answered from another process: %d decisions before, %d after", q.ID, len(st.Decisions), len(after.Decisions))
+	}
 }
