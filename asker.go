@@ -2,8 +2,6 @@ package refine
 
 import (
 	"context"
-
-	"github.com/refine-spec/refine/question"
 )
 
 // Asker asks the user a question and returns the chosen option. An Asker
@@ -20,32 +18,6 @@ type AskerFunc func(ctx context.Context, q Question) (Answer, error)
 
 // Ask calls f.
 func (f AskerFunc) Ask(ctx context.Context, q Question) (Answer, error) { return f(ctx, q) }
-
-// QuestionKind says which decision a Question is about.
-type QuestionKind = question.Kind
-
-// The kinds of question the Mediator asks.
-const (
-	KindEscalation       = question.KindEscalation       // a role exhausted its retries (FLOW-001 §5)
-	KindRoundFailed      = question.KindRoundFailed      // both roles failed in one round
-	KindDivergence       = question.KindDivergence       // DIVERGENCE_WARNING (FLOW-002)
-	KindEarlyTermination = question.KindEarlyTermination // good-enough criteria met (FLOW-005)
-	KindConflict         = question.KindConflict         // an explicit or converted disagreement (FLOW-006)
-	KindImplicit         = question.KindImplicit         // feedback apparently ignored (FLOW-013)
-	KindDisagreeRate     = question.KindDisagreeRate     // DISAGREE rate limit (FLOW-006 §3)
-	KindRollback         = question.KindRollback         // rollback limit / recovery (FLOW-007)
-)
-
-// Option is one choice of a Question.
-type Option = question.Option
-
-// Question is a decision the Mediator needs from the user. Its Check
-// method returns an error wrapping ErrInvalidAnswer when an Answer does not
-// fit it.
-type Question = question.Question
-
-// Answer is the user's choice.
-type Answer = question.Answer
 
 // Immediate is implemented by Askers that answer at once, with no person
 // in the loop (automated policies). Run and Step then ask before they

@@ -51,7 +51,7 @@ type attemptPlan struct {
 	phase Phase
 	// scope is the attempt's scope (a SpanObserver's span), which the
 	// role is called in.
-	scope spanScope
+	scope attemptScope
 }
 
 // roleResult is what a role call hands back: the response, how many calls
@@ -159,16 +159,16 @@ func (s *engine) planAttempt(role RoleName, part string, k int, rp *rolePhase) (
 		// loses nothing already paid for.
 		s.stage(Put(promptKey, []byte(renderPrompt(where, msgs))))
 		plan.needed = true
-		s.ext.keepScope(plan, func() spanScope { return s.tel.beginAttempt(plan.startEvent()) })
+		s.ext.keepScope(plan, func() attemptScope { return s.tel.BeginAttempt(plan.startEvent()) })
 		return plan, nil
 	}
-	s.ext.scope(&plan, func() spanScope { return s.tel.beginAttempt(plan.startEvent()) })
+	s.ext.scope(&plan, func() attemptScope { return s.tel.BeginAttempt(plan.startEvent()) })
 	return plan, nil
 }
 
 // startEvent is the event that opens the attempt's scope.
-func (plan attemptPlan) startEvent() Event {
-	return Event{Kind: EventAttemptStarted, Role: plan.role, Attempt: plan.k, Gap: plan.part, ExampleTier: plan.example.Tier, Phase: plan.phase}
+func (plan attemptPlan) startEvent() decisionEvent {
+	return decisionEvent{Kind: EventAttemptStarted, Role: plan.role, Attempt: plan.k, Gap: plan.part, ExampleTier: plan.example.Tier, Phase: plan.phase}
 }
 
 // result is the plan's role call's result: the response journaled before
@@ -189,7 +189,7 @@ func (s *engine) noteTransport(n transportNote) {
 	s.st.Logged = append(s.st.Logged, loggedEvent{Kind: loggedTransportRetry, Round: n.round, At: s.now(), Role: n.role,
 		Err: oneLine(n.err.Error()), Try: n.try, Delay: n.delay})
 	s.log.Warn("transient role error, backing off", "round", n.round, "role", n.role, "attempt", n.attempt, "retry", n.try, "delay", n.delay, "err", n.err)
-	s.tel.emit(Event{Kind: EventTransportRetry, Role: n.role, Attempt: n.attempt, Message: n.err.Error(), Elapsed: n.delay})
+	s.tel.Emit(decisionEvent{Kind: EventTransportRetry, Role: n.role, Attempt: n.attempt, Message: n.err.Error(), Elapsed: n.delay})
 }
 
 // jitter returns a source of backoff jitter for one role call. Each call
@@ -274,13 +274,13 @@ func capOutput(content string, limit int) string {
 // endAttempt closes the attempt's scope and reports it finished: its
 // validation verdict, or err when the attempt could not be played.
 func (s *engine) endAttempt(plan attemptPlan, out attemptOutcome, err error) {
-	e := Event{Kind: EventAttemptFinished, Role: plan.role, Attempt: plan.k, Gap: plan.part, ExampleTier: plan.example.Tier,
+	e := decisionEvent{Kind: EventAttemptFinished, Role: plan.role, Attempt: plan.k, Gap: plan.part, ExampleTier: plan.example.Tier,
 		Elapsed: s.now().Sub(plan.started), FailureType: out.rec.FailureType, Message: out.rec.Message,
 		Model: out.rec.Model, FinishReason: out.finishReason, AttemptUsage: out.rec.Usage, Success: out.rec.Success}
 	if err != nil {
 		e.FailureType, e.Message, e.Err = validate.ExecutionError, err.Error(), err
 	}
-	s.tel.endAttempt(plan.scope, e)
+	s.tel.EndAttempt(plan.scope, e)
 }
 
 // complianceCheck holds a valid Engineer output to the recorded decisions
@@ -316,7 +316,7 @@ func (s *engine) recordAttempt(role RoleName, part string, attempts *[]attemptRe
 	delete(s.st.Usage.InFlight, respKey)
 	fact := newAttemptFact(cur.N, role, part, rec, out.result)
 	if !rec.Success {
-		s.tel.emit(Event{Kind: EventValidationFailed, Role: role, Attempt: rec.N, Gap: part, FailureType: rec.FailureType, Message: rec.Message})
+		s.tel.Emit(decisionEvent{Kind: EventValidationFailed, Role: role, Attempt: rec.N, Gap: part, FailureType: rec.FailureType, Message: rec.Message})
 	}
 	s.st.AttemptLog = append(s.st.AttemptLog, fact)
 	factAt := len(s.st.AttemptLog) - 1
@@ -391,7 +391,7 @@ func (s *engine) prepareRetry(role RoleName, part string, rec attemptRec, factAt
 		s.st.ExampleLog = append(s.st.ExampleLog, entry)
 	}
 	s.st.AttemptLog[factAt].Retry = &retryFact{Modification: retry.Label(rec.FailureType), Example: label}
-	s.tel.emit(Event{Kind: EventRetry, Role: role, Attempt: rec.N + 1, Gap: part, FailureType: rec.FailureType})
+	s.tel.Emit(decisionEvent{Kind: EventRetry, Role: role, Attempt: rec.N + 1, Gap: part, FailureType: rec.FailureType})
 }
 
 // budgetFor is how many attempts role (a part of it, when drafted in

@@ -1,7 +1,6 @@
 package refine
 
 import (
-	"context"
 	"time"
 
 	"github.com/refine-spec/refine/store"
@@ -54,12 +53,6 @@ type PageRequest = store.PageRequest
 // SessionPager is [store.SessionPager]: a Backend that lists a page at a
 // time by a keyset.
 type SessionPager = store.SessionPager
-
-// ListSessions returns one page of b's sessions, newest activity first, then
-// by ID ([store.ListSessions]).
-func ListSessions(ctx context.Context, b Backend, req PageRequest) (SessionPage, error) {
-	return store.ListSessions(ctx, b, req)
-}
 
 // PageOf cuts a page out of a whole listing ([store.PageOf]).
 func PageOf(all []SessionInfo, req PageRequest) (SessionPage, error) {

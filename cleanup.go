@@ -69,7 +69,7 @@ func cleanupDeletes(mode rollback.Cleanup, infos []rollback.ArchiveInfo, now tim
 // session-end question about them; ok is false when there is nothing to
 // ask (no archive). h is the session's rollback history, cfg its
 // configuration (the cold store).
-func cleanupQuestion(store view, cfg *Config, h rollback.History) (q Question, infos []rollback.ArchiveInfo, ok bool, err error) {
+func cleanupQuestion(store view, cfg *Params, h rollback.History) (q Question, infos []rollback.ArchiveInfo, ok bool, err error) {
 	infos, err = archiveInfos(store, h)
 	if err != nil {
 		return Question{}, nil, false, err
@@ -80,9 +80,9 @@ func cleanupQuestion(store view, cfg *Config, h rollback.History) (q Question, i
 
 // coldStoreName is how the session-end question names the cold store:
 // "" when there is none.
-func coldStoreName(cfg *Config) string {
+func coldStoreName(cfg *Params) string {
 	switch {
-	case cfg.ColdStore == nil:
+	case !cfg.HasColdStore:
 		return ""
 	case cfg.ColdStorage != "":
 		return cfg.ColdStorage // where the host says it is

@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/internal/sessionid"
 )
 
@@ -37,22 +36,9 @@ func (SystemClock) Sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// IDSource makes identifiers for sessions.
-type IDSource interface {
-	NewID() string
-}
-
 // randomIDs are the IDs Backends hand out (internal/sessionid): the
 // clock's time to the second and six random hex digits, so sessions
 // started in the same second by two processes still differ.
 type randomIDs struct{ clock Clock }
 
 func (r randomIDs) NewID() string { return sessionid.Generator{Now: r.clock.Now}.New() }
-
-// Tokenizer counts tokens for prompt budgets and example truncation. It is
-// exemplar.Tokenizer: one interface for the whole library.
-type Tokenizer = exemplar.Tokenizer
-
-// CharTokenizer is the spec's estimate of four characters (runes) per
-// token, rounded up: the default, with no network access.
-type CharTokenizer = exemplar.CharTokenizer

@@ -175,7 +175,7 @@ func (s *engine) finish(o OutcomeStatus, reason string) error {
 	if err := s.commit(ops...); err != nil {
 		return err
 	}
-	s.tel.emit(Event{Kind: EventSessionFinished, Outcome: o, Message: reason})
+	s.tel.Emit(decisionEvent{Kind: EventSessionFinished, Outcome: o, Message: reason})
 	return nil
 }
 

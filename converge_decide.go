@@ -18,7 +18,7 @@ import (
 // questions themselves. The Session asks, stages and commits (converge.go).
 
 // convergenceSettings are the tracker's settings from Config.
-func convergenceSettings(cfg *Config) convergence.Settings {
+func convergenceSettings(cfg *Params) convergence.Settings {
 	set := convergence.DefaultSettings()
 	set.StallRounds = cfg.StallRounds
 	set.Weights = cfg.Weights
@@ -27,7 +27,7 @@ func convergenceSettings(cfg *Config) convergence.Settings {
 
 // tracker returns the session's convergence tracker, creating it with the
 // configured settings on first use.
-func tracker(st *state, cfg *Config) *convergence.Tracker {
+func tracker(st *state, cfg *Params) *convergence.Tracker {
 	if st.Tracker == nil {
 		t, err := convergence.NewTracker(convergenceSettings(cfg))
 		if err != nil {

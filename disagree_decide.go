@@ -18,7 +18,7 @@ import (
 // where the record it stamps is made.
 
 // conflictLimits are the DISAGREE rate limits from Config.
-func conflictLimits(cfg *Config) conflict.Limits {
+func conflictLimits(cfg *Params) conflict.Limits {
 	return conflict.Limits{RoundRate: cfg.DisagreeRoundLimit, SessionRate: cfg.DisagreeSessionLimit,
 		SessionRounds: cfg.DisagreeWindow, MaxPerRound: cfg.DisagreeMaxPerRound}
 }

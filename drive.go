@@ -102,7 +102,7 @@ func (s *engine) step() (RoundReport, error) {
 // of a failure the driver meets (a commit, the Asker).
 func drive[T any](ctx context.Context, s *Session, play func() (T, error), failedAs func(Outcome) T) (T, error) {
 	k := newAsking()
-	im, ok := s.cfg.Asker.(Immediate)
+	im, ok := s.config.Asker.(Immediate)
 	atOnce := ok && im.Immediate()
 	for {
 		var res T
@@ -173,13 +173,13 @@ func (s *Session) apply(ctx context.Context, play func() error) error {
 func (s *Session) persist(ctx context.Context, r Ready) error {
 	ctx = context.WithoutCancel(ctx)
 	if len(r.Cold) > 0 {
-		if err := s.cfg.ColdStore.Commit(ctx, r.Cold...); err != nil {
+		if err := s.config.ColdStore.Commit(ctx, r.Cold...); err != nil {
 			s.unpersisted, s.stale, s.lastRendered = 0, true, nil
 			return fmt.Errorf("cold storage: %w", err)
 		}
 	}
 	if len(r.Persist) > 0 {
-		if err := s.cfg.Store.Commit(ctx, r.Persist...); err != nil {
+		if err := s.config.Store.Commit(ctx, r.Persist...); err != nil {
 			s.unpersisted, s.stale, s.lastRendered = 0, true, nil
 			return fmt.Errorf("commit: %w", err)
 		}
@@ -210,10 +210,14 @@ func (s *Session) makeCalls(ctx context.Context, reqs []Request) {
 		i   int
 		res roleResult
 	}
+	// The roles come from the host's Config, the retry settings from the
+	// session's (SetSettings may have changed them).
+	cfg := s.config
+	cfg.Settings = s.cfg.Settings
 	if len(reqs) == 1 {
 		// One call: made here, with no goroutine to hand it to.
 		req := reqs[0]
-		res := callRole(s.ext.callContext(ctx, req), &s.cfg, s.clock, req, s.jitter(), s.noteTransport)
+		res := callRole(callContext(s.ext, ctx, req), &cfg, s.clock, req, s.jitter(), s.noteTransport)
 		s.ext.delivered[callID{req.Role, req.Call}] = res
 		return
 	}
@@ -221,9 +225,9 @@ func (s *Session) makeCalls(ctx context.Context, reqs []Request) {
 	defer cancel()
 	notes, finished := make(chan transportNote), make(chan done)
 	for i, req := range reqs {
-		jitter, callCtx := s.jitter(), s.ext.callContext(cctx, req)
+		jitter, callCtx := s.jitter(), callContext(s.ext, cctx, req)
 		go func() {
-			finished <- done{i, callRole(callCtx, &s.cfg, s.clock, req, jitter, func(n transportNote) { notes <- n })}
+			finished <- done{i, callRole(callCtx, &cfg, s.clock, req, jitter, func(n transportNote) { notes <- n })}
 		}()
 	}
 	results := make([]roleResult, len(reqs))
@@ -300,7 +304,7 @@ func newAsking() *asking { return &asking{asked: map[string]bool{}, deferred: ma
 // pause) unless a step asks it again. An invalid answer is asked again,
 // with why, up to three times.
 func (s *Session) askPending(ctx context.Context, k *asking) (answered bool, err error) {
-	im, ok := s.cfg.Asker.(Immediate)
+	im, ok := s.config.Asker.(Immediate)
 	automatic := ok && im.Immediate()
 	questions := s.ext.asked
 	s.ext.asked = nil
@@ -338,7 +342,7 @@ func (s *Session) askAsker(ctx context.Context, q Question) error {
 		if lastErr != nil {
 			ask.Body = fmt.Sprintf("%s\n\n(Previous answer rejected: %v)", q.Body, lastErr)
 		}
-		a, err := s.cfg.Asker.Ask(ctx, ask)
+		a, err := s.config.Asker.Ask(ctx, ask)
 		if errors.Is(err, ErrDeferred) {
 			return err
 		}

@@ -19,7 +19,7 @@ func (s *engine) escalate(role RoleName) (stop, error) {
 	// FLOW-001 §10: validation failures can trigger a rollback (FLOW-007).
 	q := retry.EscalationQuestion(string(role), cur.N, last.FailureType, attempts, s.rollbackAvailable())
 	q.ID = fmt.Sprintf("r%d-%s-escalation-%d", cur.N, role, rp.escalations()+1)
-	s.tel.emit(Event{Kind: EventEscalation, Role: role, FailureType: last.FailureType, Message: q.Title})
+	s.tel.Emit(decisionEvent{Kind: EventEscalation, Role: role, FailureType: last.FailureType, Message: q.Title})
 	a, paused, err := s.ask(q)
 	if err != nil || paused {
 		return waitIf(paused), err

@@ -52,7 +52,7 @@ type escalationAnswer struct {
 // assignable are the gaps a round may take on, maxRetries and
 // gapsPerRound and weights come from Config. Rollback and pause are not
 // decided here: they leave the round as it is.
-func decideEscalation(st *state, role RoleName, a escalationAnswer, assignable []gap.Gap, cfg *Config) escalationPlan {
+func decideEscalation(st *state, role RoleName, a escalationAnswer, assignable []gap.Gap, cfg *Params) escalationPlan {
 	rp := st.Current.role(role)
 	p := escalationPlan{Decision: a.Label}
 	switch a.Key {

@@ -46,7 +46,7 @@ func assignableOf(st *state) []gap.Gap {
 }
 
 func TestDecideEscalation(t *testing.T) {
-	cfg := &Config{Settings: Settings{GapsPerRound: 1, MaxRetries: 2, Weights: gap.DefaultWeights()}}
+	cfg := &Params{Settings: Settings{GapsPerRound: 1, MaxRetries: 2, Weights: gap.DefaultWeights()}}
 	tests := []struct {
 		name string
 		role RoleName
@@ -98,7 +98,7 @@ func TestDecideEscalationReassignWithNothingLeft(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got := decideEscalation(st, Engineer, escalationAnswer{Key: retry.OptionReassign, Label: "Reassign"}, assignableOf(st), &Config{Settings: Settings{GapsPerRound: 2}})
+	got := decideEscalation(st, Engineer, escalationAnswer{Key: retry.OptionReassign, Label: "Reassign"}, assignableOf(st), &Params{Settings: Settings{GapsPerRound: 2}})
 	want := escalationPlan{Decision: "Reassign (no other gap available: skipped)", SkipNote: "no other gap to reassign to",
 		Release: []gap.ID{"GAP-FLOW-001", "GAP-FLOW-002"}, ReleaseWhy: "Engineer skipped this round"}
 	if diff := cmp.Diff(want, got); diff != "" {

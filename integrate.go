@@ -151,7 +151,7 @@ type integrationLimits struct {
 	maxOutputBytes int
 }
 
-func limitsOf(cfg Config, tok Tokenizer) integrationLimits {
+func limitsOf(cfg Params, tok Tokenizer) integrationLimits {
 	return integrationLimits{tok: tok, cap: 2 * cfg.PromptBudget, maxRetries: cfg.MaxRetries, maxOutputBytes: cfg.MaxOutputBytes}
 }
 

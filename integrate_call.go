@@ -48,10 +48,10 @@ func (s *engine) integrationCall(role RoleName, k int, msgs []Message, stable in
 		// before it, is durable before the call: a crash during the call
 		// repeats this call only.
 		s.stage(Put(promptKey, []byte(renderPrompt(where, msgs))))
-		s.ext.keepScope(plan, func() spanScope { return s.tel.beginAttempt(plan.startEvent()) })
+		s.ext.keepScope(plan, func() attemptScope { return s.tel.BeginAttempt(plan.startEvent()) })
 		return integrationAttempt{}, errNeedCalls
 	}
-	s.ext.scope(&plan, func() spanScope { return s.tel.beginAttempt(plan.startEvent()) })
+	s.ext.scope(&plan, func() attemptScope { return s.tel.BeginAttempt(plan.startEvent()) })
 	res := plan.result()
 	if res.err != nil && errors.Is(res.err, ErrNoResponse) && s.st.Usage.NextCall[string(role)] == plan.req.Call {
 		// No response is no call: the number goes to the role's next call
@@ -61,7 +61,7 @@ func (s *engine) integrationCall(role RoleName, k int, msgs []Message, stable in
 		delete(s.st.Usage.InFlight, respKey)
 	}
 	if res.err != nil {
-		s.tel.endAttempt(plan.scope, Event{Kind: EventAttemptFinished, Role: role, Attempt: k, Phase: PhaseIntegration, Elapsed: s.now().Sub(plan.started),
+		s.tel.EndAttempt(plan.scope, decisionEvent{Kind: EventAttemptFinished, Role: role, Attempt: k, Phase: PhaseIntegration, Elapsed: s.now().Sub(plan.started),
 			FailureType: validate.ExecutionError, Message: res.err.Error(), Err: res.err})
 		return integrationAttempt{}, res.err
 	}
@@ -79,9 +79,9 @@ func (s *engine) integrationCall(role RoleName, k int, msgs []Message, stable in
 	s.st.Usage.add(role, rec.Usage, rec.Calls)
 	delete(s.st.Usage.InFlight, respKey)
 	if !vr.Success {
-		s.tel.emit(Event{Kind: EventValidationFailed, Role: role, Attempt: k, Phase: PhaseIntegration, FailureType: rec.FailureType, Message: rec.Message})
+		s.tel.Emit(decisionEvent{Kind: EventValidationFailed, Role: role, Attempt: k, Phase: PhaseIntegration, FailureType: rec.FailureType, Message: rec.Message})
 	}
-	s.tel.endAttempt(plan.scope, Event{Kind: EventAttemptFinished, Role: role, Attempt: k, Phase: PhaseIntegration,
+	s.tel.EndAttempt(plan.scope, decisionEvent{Kind: EventAttemptFinished, Role: role, Attempt: k, Phase: PhaseIntegration,
 		Elapsed: s.now().Sub(plan.started), FailureType: rec.FailureType, Message: rec.Message, Model: rec.Model,
 		FinishReason: res.resp.FinishReason, AttemptUsage: rec.Usage, Success: rec.Success})
 	at.vr, at.rec = vr, rec

@@ -55,7 +55,7 @@ func (s *engine) integrationDone(form, reason string) error {
 		msg = "final_spec.md is the appendix form: " + reason
 	}
 	s.log.Info("final spec written", "form", form, "reason", reason)
-	s.tel.emit(Event{Kind: EventIntegrated, Phase: PhaseIntegration, Message: msg})
+	s.tel.Emit(decisionEvent{Kind: EventIntegrated, Phase: PhaseIntegration, Message: msg})
 	return nil
 }
 

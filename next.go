@@ -88,12 +88,12 @@ func (s *Session) Next(ctx context.Context) (Ready, error) {
 func (s *Session) decide(ctx context.Context, play func() error) (Ready, error) {
 	s.ext.needed, s.ext.asked = nil, nil
 	if s.out == nil {
-		s.out = newReadyWrites(s.cfg.Store)
+		s.out = newReadyWrites(s.config.Store)
 	}
 	// The decisions take no context: their reads and scopes use ctx.
-	s.out.base, s.tel.ctx = bind(ctx, s.cfg.Store), ctx
-	if s.cfg.ColdStore != nil {
-		s.out.coldBase = bind(ctx, s.cfg.ColdStore)
+	s.out.base, s.tel.ctx = bind(ctx, s.config.Store), ctx
+	if s.config.ColdStore != nil {
+		s.out.coldBase = bind(ctx, s.config.ColdStore)
 	}
 	err := play()
 	out := s.out
@@ -111,7 +111,7 @@ func (s *Session) decide(ctx context.Context, play func() error) (Ready, error) 
 	}
 	if err != nil {
 		// The calls asked for will not be delivered: their attempts end here.
-		s.ext.endScopes(&s.tel, s.now(), err)
+		endScopes(s.ext, s.tel, s.now(), err)
 	}
 	return r, err
 }
@@ -145,121 +145,27 @@ func (s *Session) Deliver(ctx context.Context, req Request, resp Response) error
 	return nil
 }
 
-// errNeedCalls stops a Next at the role calls it needs made; run turns it
-// into Ready.Calls.
-var errNeedCalls = errors.New("role calls needed")
-
-// callID names a role call: the role and its session-wide call number.
-type callID struct {
-	role RoleName
-	call int
-}
-
-// externalCalls are the role calls and answers that come from outside
-// the decisions: the calls the last Ready asked for, the results handed
-// back for them, the attempt scopes they run in, and which answers an
-// Immediate asker gave.
-type externalCalls struct {
-	needed    []Request
-	delivered map[callID]roleResult
-	// scopes are the attempt scopes of the calls asked for, begun when the
-	// call was asked for so that the call runs inside its attempt's scope.
-	scopes map[callID]callScope
-	// asked are the questions the steps asked since the driver last
-	// asked its Asker: the driver asks them.
-	asked []Question
-	// auto marks the questions an Immediate asker answered: their answers
-	// are recorded as automatic.
-	auto map[string]bool
-	// atOnce says the driver answers the questions of this play before
-	// its Ready is committed (an Immediate asker): a question then needs
-	// no commit of its own to be durable before it is asked.
-	atOnce bool
-}
-
-// callScope is the scope of an attempt whose call is outside: its context
-// and when the attempt started.
-type callScope struct {
-	scope   spanScope
-	started time.Time
-	plan    attemptPlan
-}
-
-func newExternalCalls() *externalCalls {
-	return &externalCalls{delivered: map[callID]roleResult{}, scopes: map[callID]callScope{}, auto: map[string]bool{}}
-}
-
-// take returns the result delivered for req, if any, and forgets it;
-// otherwise it records req as needed.
-func (e *externalCalls) take(req Request) (roleResult, bool) {
-	id := callID{req.Role, req.Call}
-	if res, ok := e.delivered[id]; ok {
-		delete(e.delivered, id)
-		return res, true
-	}
-	e.needed = append(e.needed, req)
-	return roleResult{}, false
-}
-
-// scope returns the scope the attempt of plan runs in: the one begun when
-// its call was asked for, or a new one (begin).
-func (e *externalCalls) scope(plan *attemptPlan, begin func() spanScope) {
-	id := callID{plan.req.Role, plan.req.Call}
-	if sc, ok := e.scopes[id]; ok {
-		delete(e.scopes, id)
-		plan.scope, plan.started = sc.scope, sc.started
-		return
-	}
-	plan.scope = begin()
-}
-
-// resume returns the plan of the attempt whose call (role, call) was
-// asked for and is delivered, as it was planned then, with its result:
-// the attempt goes on where it stopped, without building its prompt
-// again.
-func (e *externalCalls) resume(role RoleName, call int) (attemptPlan, bool) {
-	id := callID{role, call}
-	sc, asked := e.scopes[id]
-	res, delivered := e.delivered[id]
-	if !asked || !delivered || sc.plan.msgs == nil {
-		return attemptPlan{}, false
-	}
-	delete(e.scopes, id)
-	delete(e.delivered, id)
-	plan := sc.plan
-	plan.scope, plan.started, plan.needed, plan.delivered = sc.scope, sc.started, false, &res
-	return plan, true
-}
-
-// keepScope keeps plan's scope, begun with begin, for the call Next asks for.
-func (e *externalCalls) keepScope(plan attemptPlan, begin func() spanScope) {
-	id := callID{plan.req.Role, plan.req.Call}
-	if _, ok := e.scopes[id]; ok {
-		return
-	}
-	plan.scope = begin()
-	e.scopes[id] = callScope{scope: plan.scope, started: plan.started, plan: plan}
-}
-
 // callContext is the context the call for req runs in: its attempt's scope.
-func (e *externalCalls) callContext(ctx context.Context, req Request) context.Context {
-	if sc, ok := e.scopes[callID{req.Role, req.Call}]; ok && sc.scope.ctx != nil {
-		return valueCtx{ctx, sc.scope.ctx}
+func callContext(e *externalCalls, ctx context.Context, req Request) context.Context {
+	if sc, ok := e.scopes[callID{req.Role, req.Call}]; ok {
+		if in, ok := sc.scope.(spanScope); ok && in.ctx != nil {
+			return valueCtx{ctx, in.ctx}
+		}
 	}
 	return ctx
 }
 
 // endScopes ends the scopes of the calls asked for and never delivered,
 // with err (the error that stopped the session).
-func (e *externalCalls) endScopes(t *telemetry, now time.Time, err error) {
+func endScopes(e *externalCalls, t *telemetry, now time.Time, err error) {
 	ids := slices.SortedFunc(maps.Keys(e.scopes), func(a, b callID) int {
 		return cmp.Or(strings.Compare(string(a.role), string(b.role)), cmp.Compare(a.call, b.call))
 	})
 	for _, id := range ids {
 		sc := e.scopes[id]
 		delete(e.scopes, id)
-		ev := Event{Kind: EventAttemptFinished, Role: sc.plan.role, Attempt: sc.plan.k, Gap: sc.plan.part, ExampleTier: sc.plan.example.Tier,
+		ev := decisionEvent{Kind: EventAttemptFinished, Role: sc.plan.role, Attempt: sc.plan.k, Gap: sc.plan.part, ExampleTier: sc.plan.example.Tier,
 			Phase: sc.plan.phase, Elapsed: now.Sub(sc.started), FailureType: validate.ExecutionError, Message: err.Error(), Err: err}
-		t.endAttempt(sc.scope, ev)
+		t.EndAttempt(sc.scope, ev)
 	}
 }

@@ -7,27 +7,6 @@ import (
 	"github.com/refine-spec/refine/validate"
 )
 
-// EventKind names what happened.
-type EventKind string
-
-// The events an Observer receives, in the order a round produces them.
-const (
-	EventRoundStarted     EventKind = "round_started"
-	EventRoundFinished    EventKind = "round_finished"
-	EventPhaseStarted     EventKind = "phase_started"
-	EventPhaseFinished    EventKind = "phase_finished"
-	EventAttemptStarted   EventKind = "attempt_started"
-	EventAttemptFinished  EventKind = "attempt_finished"
-	EventValidationFailed EventKind = "validation_failed"
-	EventRetry            EventKind = "retry"
-	EventTransportRetry   EventKind = "transport_retry"
-	EventEscalation       EventKind = "escalation"
-	EventQuestionAsked    EventKind = "question_asked"
-	EventQuestionAnswered EventKind = "question_answered"
-	EventCommitted        EventKind = "committed"
-	EventSessionFinished  EventKind = "session_finished"
-)
-
 // Event is one progress report. Fields not relevant to a Kind are zero.
 type Event struct {
 	Kind    EventKind
@@ -85,12 +64,6 @@ type ObserverFunc func(Event)
 
 // Observe calls f.
 func (f ObserverFunc) Observe(e Event) { f(e) }
-
-// Run lifecycle events, sent by Run and Step around the work they do.
-const (
-	EventRunStarted  EventKind = "run_started"
-	EventRunFinished EventKind = "run_finished"
-)
 
 // SpanObserver is an Observer that also scopes work, so a host can open and
 // close its own spans (OpenTelemetry, a profiler) around a run, a round and

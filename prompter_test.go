@@ -33,7 +33,7 @@ func TestPrompterPlacesTheSpec(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg := &Config{Settings: Settings{PromptBudget: 1000}, ExcerptPrompts: tt.excerpt}
+			cfg := &Params{Settings: Settings{PromptBudget: 1000}, ExcerptPrompts: tt.excerpt}
 			p := prompter{st: st, cfg: cfg, tok: CharTokenizer{}}
 			stable, user, err := p.build(Engineer, 1, []gap.ID{"GAP-PT-001"}, nil, promptInputs{source: tt.source})
 			if err != nil {

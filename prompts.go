@@ -210,7 +210,7 @@ type promptInputs struct {
 // prompt's inputs; it reads and writes nothing.
 type prompter struct {
 	st  *state
-	cfg *Config
+	cfg *Params
 	tok Tokenizer
 }
 

@@ -48,7 +48,7 @@ func (s *engine) playRound() (RoundReport, error) {
 func (s *engine) playPhases() (RoundReport, error) {
 	for {
 		cur := s.st.Current
-		s.tel.openRound(nil)
+		s.tel.OpenRound(nil)
 		if err := s.out.interrupted(); err != nil {
 			return s.st.report(s.st.outcome()), err
 		}
@@ -78,9 +78,9 @@ func (s *engine) playPhases() (RoundReport, error) {
 		}
 		// The phase change rides on the next commit: every phase is
 		// idempotent on resume (a finished role phase returns at once).
-		s.tel.emit(Event{Kind: EventPhaseFinished, Phase: cur.Phase})
+		s.tel.Emit(decisionEvent{Kind: EventPhaseFinished, Phase: cur.Phase})
 		cur.Phase = next
-		s.tel.emit(Event{Kind: EventPhaseStarted, Phase: next})
+		s.tel.Emit(decisionEvent{Kind: EventPhaseStarted, Phase: next})
 	}
 }
 
@@ -153,7 +153,7 @@ func (s *engine) startRound() error {
 	cur.Engineer = rolePhase{Gaps: slices.Clone(cur.Assigned), Budget: 1 + s.cfg.MaxRetries}
 	cur.Instructions, s.st.Instructions = s.st.Instructions, nil
 	cur.Reviewer = rolePhase{Budget: 1 + s.cfg.MaxRetries}
-	s.tel.openRound(&Event{Kind: EventRoundStarted, Round: n, Phase: cur.Phase, Message: fmt.Sprintf("assigned %v", cur.Assigned)})
+	s.tel.OpenRound(&decisionEvent{Kind: EventRoundStarted, Round: n, Phase: cur.Phase, Message: fmt.Sprintf("assigned %v", cur.Assigned)})
 	s.log.Info("round started", "round", n, "assigned", cur.Assigned)
 	s.stage(ops...)
 	return nil
@@ -463,7 +463,7 @@ func (s *engine) finishRound() (RoundReport, error) {
 	s.st.Round = rec.N
 	s.st.Current = nil
 	s.st.PrevLedger = snapshotLedger(&s.st.Ledger)
-	s.tel.endRoundScope(Event{Kind: EventRoundFinished, Round: rec.N, Message: fmt.Sprintf("engineer %s, reviewer %s", rec.Engineer, rec.Reviewer)})
+	s.tel.EndRound(decisionEvent{Kind: EventRoundFinished, Round: rec.N, Message: fmt.Sprintf("engineer %s, reviewer %s", rec.Engineer, rec.Reviewer)})
 	s.stage(append(convergenceOps(tracker(s.st, &s.cfg)), Put(summaryKey(rec.N), []byte(summary)))...)
 	if done, err := s.checkTermination(); err != nil || done {
 		return s.st.report(s.st.outcome()), err

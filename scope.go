@@ -29,19 +29,6 @@ type telemetry struct {
 // context its role call runs in and its span ends with.
 type spanScope struct{ ctx context.Context }
 
-// beginAttempt reports e (an attempt's start) and opens its scope in the
-// driver's context.
-func (t *telemetry) beginAttempt(e Event) spanScope {
-	return spanScope{t.beginScope(t.ctx, e)}
-}
-
-// endAttempt reports e (the attempt's end) and closes its scope.
-func (t *telemetry) endAttempt(sc spanScope, e Event) { t.endScope(sc.ctx, e) }
-
-// openRound makes sure the round in progress has an open scope, in the
-// driver's context (openRoundScope).
-func (t *telemetry) openRound(started *Event) { t.openRoundScope(t.ctx, started) }
-
 // scope is an open run or round scope.
 type scope struct {
 	ctx   context.Context

@@ -84,7 +84,7 @@ func TestDecideDivergence(t *testing.T) {
 
 func TestApplyDivergenceDefers(t *testing.T) {
 	st := &state{Ledger: decideLedger(t, map[gap.ID]gap.State{"GAP-FLOW-001": gap.Open, "GAP-FLOW-002": gap.Accepted})}
-	tr := tracker(st, &Config{})
+	tr := tracker(st, &Params{})
 	da := divergenceAnswer{Defer: []gap.ID{"GAP-FLOW-001"}, Narrow: true, ResetStall: true, Choice: "stop"}
 	if err := applyDivergence(st, tr, 3, da, ticks()); err != nil {
 		t.Fatal(err)

@@ -2,14 +2,6 @@ package refine
 
 import "context"
 
-// view is what the decisions read the session through, as etcd raft's
-// RawNode reads its Storage: keys and their values, with no context (the
-// driver binds its own, see bind). It writes nothing.
-type view interface {
-	Get(key string) ([]byte, error)
-	List(prefix string) ([]string, error)
-}
-
 // bound is a Store read with a context bound: the view a driver hands
 // the decisions (decide binds the session's Store and the cold storage
 // under the Ready's writes), and how the loading code, which has a
