@@ -62,40 +62,6 @@ func (s *Session) Step(ctx context.Context) (rep RoundReport, err error) {
 	})
 }
 
-// step plays the rest of the round in progress, or the next round, and
-// what follows the session's end.
-func (s *engine) step() (RoundReport, error) {
-	if s.st.Outcome.Terminal() && s.st.RollbackFlow == nil {
-		o, err := s.finishSession()
-		rep := s.st.report(s.st.outcome())
-		rep.Outcome, rep.Pending = o.Status, o.Pending
-		return rep, err
-	}
-	rep, err := s.stepRound()
-	if errors.Is(err, errNeedCalls) {
-		// The calls' prompts become durable with the Ready.
-		if ferr := s.flush(); ferr != nil {
-			err = ferr
-		} else {
-			return rep, err
-		}
-	}
-	if err == nil && s.st.Outcome.Terminal() && s.st.RollbackFlow == nil {
-		o, ferr := s.finishSession()
-		rep.Outcome, rep.Pending = o.Status, o.Pending
-		return rep, ferr
-	}
-	if err == nil {
-		err = s.flush()
-	}
-	if err != nil {
-		out, err := s.failed(err)
-		rep.Outcome = out.Status
-		return rep, err
-	}
-	return rep, nil
-}
-
 // drive is the loop of Run and Step: play the decisions, commit their
 // writes, make the calls they ask for or ask the questions they wait for,
 // and play on, until play stops at neither. failedAs builds the result

@@ -23,7 +23,7 @@ import (
 // in (ext). TestDecisionsDoNoIO holds them to that.
 type engine struct {
 	cfg   Params
-	clock Clock
+	clock nower
 	tok   Tokenizer
 	log   *slog.Logger
 
@@ -432,3 +432,40 @@ func oneLine(s string) string {
 	}
 	return string(out)
 }
+
+// step plays the rest of the round in progress, or the next round, and
+// what follows the session's end.
+func (s *engine) step() (RoundReport, error) {
+	if s.st.Outcome.Terminal() && s.st.RollbackFlow == nil {
+		o, err := s.finishSession()
+		rep := s.st.report(s.st.outcome())
+		rep.Outcome, rep.Pending = o.Status, o.Pending
+		return rep, err
+	}
+	rep, err := s.stepRound()
+	if errors.Is(err, errNeedCalls) {
+		// The calls' prompts become durable with the Ready.
+		if ferr := s.flush(); ferr != nil {
+			err = ferr
+		} else {
+			return rep, err
+		}
+	}
+	if err == nil && s.st.Outcome.Terminal() && s.st.RollbackFlow == nil {
+		o, ferr := s.finishSession()
+		rep.Outcome, rep.Pending = o.Status, o.Pending
+		return rep, ferr
+	}
+	if err == nil {
+		err = s.flush()
+	}
+	if err != nil {
+		out, err := s.failed(err)
+		rep.Outcome = out.Status
+		return rep, err
+	}
+	return rep, nil
+}
+
+// nower is the clock the decisions read: the driver's Clock.
+type nower interface{ Now() time.Time }

@@ -32,6 +32,9 @@ type Session struct {
 	// tel is the session's telemetry: the decisions report through it
 	// (engine.tel), the driver opens and closes the run's scope with it.
 	tel *telemetry
+	// clock is the host's Clock (or the system's): the driver sleeps on
+	// it between transport retries, the decisions read its time.
+	clock Clock
 	// config is the host's Config as given (with its defaults filled in):
 	// the Store, the roles and the Asker the driver uses.
 	config Config
@@ -108,10 +111,11 @@ func prepare(cfg Config) (*Session, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Session{config: cfg, engine: &engine{cfg: cfg.params(), clock: cfg.Clock, tok: cfg.Tokenizer, log: cfg.Logger, ext: newExternalCalls(), j: newJournal(cfg.Store)}, turn: make(chan struct{}, 1)}
-	if s.clock == nil {
+	s := &Session{config: cfg, engine: &engine{cfg: cfg.params(), tok: cfg.Tokenizer, log: cfg.Logger, ext: newExternalCalls(), j: newJournal(cfg.Store)}, turn: make(chan struct{}, 1)}
+	if s.clock = cfg.Clock; s.clock == nil {
 		s.clock = SystemClock{}
 	}
+	s.engine.clock = s.clock
 	if s.tok == nil {
 		s.tok = CharTokenizer{}
 	}
