@@ -3,6 +3,7 @@ package refine
 import (
 	"context"
 	"fmt"
+	"github.com/refine-spec/refine/internal/core"
 )
 
 // ApproveRequest is the user's approval of the spec as it stands.
@@ -29,19 +30,19 @@ func (s *Session) Approve(ctx context.Context, req ApproveRequest) error {
 	if err := s.begin(ctx); err != nil {
 		return err
 	}
-	if s.st.Outcome.Terminal() {
-		return fmt.Errorf("approve: %w (%s)", ErrFinished, s.st.Outcome)
+	if s.St.Outcome.Terminal() {
+		return fmt.Errorf("approve: %w (%s)", ErrFinished, s.St.Outcome)
 	}
-	high, err := approvalBlocked(s.st, req.AcknowledgeHigh)
+	high, err := core.ApprovalBlocked(s.St, req.AcknowledgeHigh)
 	if err != nil {
 		return err
 	}
 	if high {
-		s.st.HighAck = true
+		s.St.HighAck = true
 	}
-	reason := endReason("approved by the user", req.Note)
-	s.fileEndDecision("Approve the spec as it stands", "approve", "USER_APPROVED", req.Note)
-	return s.apply(ctx, func() error { return s.finish(StatusUserApproved, reason) })
+	reason := core.EndReason("approved by the user", req.Note)
+	s.FileEndDecision("Approve the spec as it stands", "approve", "USER_APPROVED", req.Note)
+	return s.apply(ctx, func() error { return s.Finish(StatusUserApproved, reason) })
 }
 
 // Abandon ends the session now as ABANDONED; it always works on a session
@@ -54,10 +55,10 @@ func (s *Session) Abandon(ctx context.Context, reason string) error {
 	if err := s.begin(ctx); err != nil {
 		return err
 	}
-	if s.st.Outcome.Terminal() {
-		return fmt.Errorf("abandon: %w (%s)", ErrFinished, s.st.Outcome)
+	if s.St.Outcome.Terminal() {
+		return fmt.Errorf("abandon: %w (%s)", ErrFinished, s.St.Outcome)
 	}
-	why := endReason("abandoned by the user", reason)
-	s.fileEndDecision("Abandon the session", "abandon", "ABANDONED", reason)
-	return s.apply(ctx, func() error { return s.finish(StatusAbandoned, why) })
+	why := core.EndReason("abandoned by the user", reason)
+	s.FileEndDecision("Abandon the session", "abandon", "ABANDONED", reason)
+	return s.apply(ctx, func() error { return s.Finish(StatusAbandoned, why) })
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/refine-spec/refine/internal/core"
 	"strings"
 )
 
@@ -27,28 +28,28 @@ func Compact(ctx context.Context, st Store) error {
 	var ops []Op
 	for _, k := range keys {
 		switch {
-		case strings.HasPrefix(k, journalPrefix), strings.HasPrefix(k, snapshotPrefix):
+		case strings.HasPrefix(k, core.JournalPrefix), strings.HasPrefix(k, core.SnapshotPrefix):
 			ops = append(ops, Delete(k))
 		case strings.HasPrefix(k, "state_backup_round_"):
 			b, err := st.Get(ctx, k)
 			if err != nil {
 				return fmt.Errorf("compact: read %s: %w", k, err)
 			}
-			if _, isRef := parseBackupRef(b); isRef {
-				whole, err := resolveBackup(bind(ctx, st), k, b)
+			if _, isRef := core.ParseBackupRef(b); isRef {
+				whole, err := core.ResolveBackup(bind(ctx, st), k, b)
 				if err != nil {
 					return fmt.Errorf("compact: %s: %w", k, err)
 				}
-				ops = append(ops, Put(k, sealDoc(bytes.TrimSuffix(whole, []byte("\n")))))
+				ops = append(ops, Put(k, core.SealDoc(bytes.TrimSuffix(whole, []byte("\n")))))
 			}
 		}
 	}
-	ls.st.JournalSeq = ls.j.seq
+	ls.st.JournalSeq = ls.j.Seq
 	doc, err := json.Marshal(ls.st)
 	if err != nil {
 		return fmt.Errorf("compact: encode state: %w", err)
 	}
-	ops = append(ops, Put(keyState, sealDoc(doc)))
+	ops = append(ops, Put(core.KeyState, core.SealDoc(doc)))
 	if err := st.Commit(ctx, ops...); err != nil {
 		return fmt.Errorf("compact: %w", err)
 	}

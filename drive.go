@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/refine-spec/refine/internal/core"
 	"slices"
 
 	"github.com/refine-spec/refine/retry"
@@ -27,12 +28,12 @@ func (s *Session) Run(ctx context.Context) (o Outcome, err error) {
 	if err := s.begin(ctx); err != nil {
 		return Outcome{Status: StatusFailed, Reason: err.Error()}, err
 	}
-	s.resumeFailed()
+	s.ResumeFailed()
 	if s.tel.startRunScope(ctx) {
-		s.dirty = true
+		s.Dirty = true
 	}
 	defer func() { s.tel.endRunScope(o, err) }()
-	return drive(ctx, s, s.run, func(o Outcome) Outcome { return o })
+	return drive(ctx, s, s.RunRounds, func(o Outcome) Outcome { return o })
 }
 
 // Step plays exactly one round, or the rest of the round in progress. The
@@ -47,16 +48,16 @@ func (s *Session) Step(ctx context.Context) (rep RoundReport, err error) {
 	if err := s.begin(ctx); err != nil {
 		return RoundReport{Outcome: StatusFailed}, err
 	}
-	s.resumeFailed()
-	if s.st.Outcome.Terminal() && s.st.RollbackFlow == nil && !s.st.finishPending() {
-		return RoundReport{Round: s.st.Round, Outcome: s.st.Outcome}, fmt.Errorf("step: %w (%s); roll back to reopen it", ErrFinished, s.st.Outcome)
+	s.ResumeFailed()
+	if s.St.Outcome.Terminal() && s.St.RollbackFlow == nil && !s.St.FinishPending() {
+		return RoundReport{Round: s.St.Round, Outcome: s.St.Outcome}, fmt.Errorf("step: %w (%s); roll back to reopen it", ErrFinished, s.St.Outcome)
 	}
 	if s.tel.startRunScope(ctx) {
-		s.dirty = true
+		s.Dirty = true
 	}
 	defer func() { s.tel.endRunScope(Outcome{Status: rep.Outcome, Round: rep.Round}, err) }()
-	return drive(ctx, s, s.step, func(o Outcome) RoundReport {
-		rep := s.st.report(o)
+	return drive(ctx, s, s.StepOnce, func(o Outcome) RoundReport {
+		rep := s.St.Report(o)
 		rep.Outcome = o.Status
 		return rep
 	})
@@ -72,12 +73,12 @@ func drive[T any](ctx context.Context, s *Session, play func() (T, error), faile
 	atOnce := ok && im.Immediate()
 	for {
 		var res T
-		s.ext.atOnce = atOnce
+		s.Ext.AtOnce = atOnce
 		r, err := s.decide(ctx, func() (err error) {
 			res, err = play()
 			return err
 		})
-		s.ext.atOnce = false
+		s.Ext.AtOnce = false
 		asked, answered, aerr := false, false, error(nil)
 		if err == nil && len(r.Calls) == 0 && atOnce {
 			// A policy answers at once, with no person to wait for: its
@@ -85,17 +86,17 @@ func drive[T any](ctx context.Context, s *Session, play func() (T, error), faile
 			// before the next role call or stop.
 			asked = true
 			if answered, aerr = s.askPending(ctx, k); aerr == nil && answered {
-				s.out = r.writes
+				s.Out = r.writes
 				continue
 			}
 			// Not answered: the questions become durable with this Ready.
-			s.out = r.writes
-			if r, err = s.decide(ctx, s.flush); err != nil {
+			s.Out = r.writes
+			if r, err = s.decide(ctx, s.Flush); err != nil {
 				aerr = nil
 			}
 		}
 		if perr := s.persist(ctx, r); perr != nil {
-			return failedAs(Outcome{Status: StatusFailed, Round: s.st.Round, Reason: perr.Error()}), perr
+			return failedAs(Outcome{Status: StatusFailed, Round: s.St.Round, Reason: perr.Error()}), perr
 		}
 		if err != nil {
 			return res, err
@@ -110,7 +111,7 @@ func drive[T any](ctx context.Context, s *Session, play func() (T, error), faile
 		if aerr != nil {
 			var o Outcome
 			_ = s.apply(ctx, func() error {
-				o, aerr = s.failed(aerr)
+				o, aerr = s.Failed(aerr)
 				return nil
 			})
 			return failedAs(o), aerr
@@ -140,13 +141,13 @@ func (s *Session) persist(ctx context.Context, r Ready) error {
 	ctx = context.WithoutCancel(ctx)
 	if len(r.Cold) > 0 {
 		if err := s.config.ColdStore.Commit(ctx, r.Cold...); err != nil {
-			s.unpersisted, s.stale, s.lastRendered = 0, true, nil
+			s.unpersisted, s.Stale, s.LastRendered = 0, true, nil
 			return fmt.Errorf("cold storage: %w", err)
 		}
 	}
 	if len(r.Persist) > 0 {
 		if err := s.config.Store.Commit(ctx, r.Persist...); err != nil {
-			s.unpersisted, s.stale, s.lastRendered = 0, true, nil
+			s.unpersisted, s.Stale, s.LastRendered = 0, true, nil
 			return fmt.Errorf("commit: %w", err)
 		}
 	}
@@ -174,54 +175,54 @@ func (s *Session) advance() {
 func (s *Session) makeCalls(ctx context.Context, reqs []Request) {
 	type done struct {
 		i   int
-		res roleResult
+		res core.RoleResult
 	}
 	// The roles come from the host's Config, the retry settings from the
 	// session's (SetSettings may have changed them).
 	cfg := s.config
-	cfg.Settings = s.cfg.Settings
+	cfg.Settings = s.Cfg.Settings
 	if len(reqs) == 1 {
 		// One call: made here, with no goroutine to hand it to.
 		req := reqs[0]
-		res := callRole(callContext(s.ext, ctx, req), &cfg, s.clock, req, s.jitter(), s.noteTransport)
-		s.ext.delivered[callID{req.Role, req.Call}] = res
+		res := callRole(callContext(s.Ext, ctx, req), &cfg, s.clock, req, s.Jitter(), s.NoteTransport)
+		s.Ext.Delivered[core.CallID{Role: req.Role, Call: req.Call}] = res
 		return
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	notes, finished := make(chan transportNote), make(chan done)
+	notes, finished := make(chan core.TransportNote), make(chan done)
 	for i, req := range reqs {
-		jitter, callCtx := s.jitter(), callContext(s.ext, cctx, req)
+		jitter, callCtx := s.Jitter(), callContext(s.Ext, cctx, req)
 		go func() {
-			finished <- done{i, callRole(callCtx, &cfg, s.clock, req, jitter, func(n transportNote) { notes <- n })}
+			finished <- done{i, callRole(callCtx, &cfg, s.clock, req, jitter, func(n core.TransportNote) { notes <- n })}
 		}()
 	}
-	results := make([]roleResult, len(reqs))
+	results := make([]core.RoleResult, len(reqs))
 	for left := len(reqs); left > 0; {
 		select {
 		case n := <-notes:
-			s.noteTransport(n)
+			s.NoteTransport(n)
 		case d := <-finished:
 			results[d.i] = d.res
 			left--
-			if d.res.err != nil && !d.res.failure.cancelled {
+			if d.res.Err != nil && !d.res.Failure.Cancelled {
 				cancel()
 			}
 		}
 	}
 	for i, req := range reqs {
 		res := results[i]
-		if res.failure.cancelled && ctx.Err() == nil {
+		if res.Failure.Cancelled && ctx.Err() == nil {
 			continue // stopped by another call's failure
 		}
-		s.ext.delivered[callID{req.Role, req.Call}] = res
+		s.Ext.Delivered[core.CallID{Role: req.Role, Call: req.Call}] = res
 	}
 }
 
 // callRole makes the call req to its role of cfg, retrying transient
 // errors with backoff (sleeping on clock); note reports each retry. It
 // touches no session state: it runs on a goroutine of its own.
-func callRole(ctx context.Context, cfg *Config, clock Clock, req Request, jitter func() float64, note func(transportNote)) roleResult {
+func callRole(ctx context.Context, cfg *Config, clock Clock, req Request, jitter func() float64, note func(core.TransportNote)) core.RoleResult {
 	r := cfg.Engineer
 	if req.Role == Reviewer {
 		r = cfg.Reviewer
@@ -232,22 +233,22 @@ func callRole(ctx context.Context, cfg *Config, clock Clock, req Request, jitter
 		resp, err := r.Respond(ctx, req)
 		calls++
 		if err == nil {
-			return roleResult{resp: resp, calls: calls}
+			return core.RoleResult{Resp: resp, Calls: calls}
 		}
 		if ctx.Err() != nil {
-			return roleResult{calls: calls, err: ctx.Err(), failure: callFailure{cancelled: true}}
+			return core.RoleResult{Calls: calls, Err: ctx.Err(), Failure: core.CallFailure{Cancelled: true}}
 		}
 		transient, hint := IsTransient(err)
 		if !transient {
-			return roleResult{calls: calls, err: err}
+			return core.RoleResult{Calls: calls, Err: err}
 		}
 		if try > cfg.TransportRetries {
-			return roleResult{calls: calls, err: err, failure: callFailure{retries: cfg.TransportRetries}}
+			return core.RoleResult{Calls: calls, Err: err, Failure: core.CallFailure{Retries: cfg.TransportRetries}}
 		}
 		d := b.Delay(try, hint, jitter)
-		note(transportNote{role: req.Role, round: req.Round, attempt: req.Attempt, err: err, try: try, delay: d})
+		note(core.TransportNote{Role: req.Role, Round: req.Round, Attempt: req.Attempt, Err: err, Try: try, Delay: d})
 		if err := clock.Sleep(ctx, d); err != nil {
-			return roleResult{calls: calls, err: err, failure: callFailure{cancelled: true}}
+			return core.RoleResult{Calls: calls, Err: err, Failure: core.CallFailure{Cancelled: true}}
 		}
 	}
 }
@@ -272,16 +273,16 @@ func newAsking() *asking { return &asking{asked: map[string]bool{}, deferred: ma
 func (s *Session) askPending(ctx context.Context, k *asking) (answered bool, err error) {
 	im, ok := s.config.Asker.(Immediate)
 	automatic := ok && im.Immediate()
-	questions := s.ext.asked
-	s.ext.asked = nil
-	for _, q := range s.st.Pending {
+	questions := s.Ext.Asked
+	s.Ext.Asked = nil
+	for _, q := range s.St.Pending {
 		if !k.asked[q.ID] && !slices.ContainsFunc(questions, func(p Question) bool { return p.ID == q.ID }) {
 			questions = append(questions, q)
 		}
 	}
 	for _, q := range questions {
-		_, has := s.st.Answers[q.ID]
-		if has || k.deferred[q.ID] || !slices.ContainsFunc(s.st.Pending, func(p Question) bool { return p.ID == q.ID }) {
+		_, has := s.St.Answers[q.ID]
+		if has || k.deferred[q.ID] || !slices.ContainsFunc(s.St.Pending, func(p Question) bool { return p.ID == q.ID }) {
 			continue
 		}
 		k.asked[q.ID] = true
@@ -293,8 +294,8 @@ func (s *Session) askPending(ctx context.Context, k *asking) (answered bool, err
 		if err != nil {
 			return answered, err
 		}
-		s.ext.auto[q.ID] = automatic
-		s.dirty, answered = true, true
+		s.Ext.Auto[q.ID] = automatic
+		s.Dirty, answered = true, true
 	}
 	return answered, nil
 }
@@ -315,9 +316,9 @@ func (s *Session) askAsker(ctx context.Context, q Question) error {
 		if err != nil {
 			return fmt.Errorf("round %d: ask %s: %w", q.Round, q.ID, err)
 		}
-		if err := s.st.acceptAnswer(q, a); err != nil {
+		if err := s.St.AcceptAnswer(q, a); err != nil {
 			lastErr = err
-			s.log.Warn("asker gave an invalid answer", "question", q.ID, "err", err)
+			s.Log.Warn("asker gave an invalid answer", "question", q.ID, "err", err)
 			continue
 		}
 		return nil

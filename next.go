@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/refine-spec/refine/internal/core"
 	"maps"
 	"slices"
 	"strings"
@@ -34,7 +35,7 @@ type Ready struct {
 	Cold []Op
 	// writes are the Persist ops with the view over the Store they make,
 	// for a driver that decides on before committing them.
-	writes *readyWrites
+	writes *core.ReadyWrites
 	// Outcome is where the session stands: Running while Calls wait,
 	// Paused with its Pending questions (answer them with Answer, then
 	// call Next), or a terminal outcome.
@@ -65,13 +66,13 @@ func (s *Session) Next(ctx context.Context) (Ready, error) {
 	if err := s.begin(ctx); err != nil {
 		return Ready{Outcome: Outcome{Status: StatusFailed, Reason: err.Error()}}, err
 	}
-	s.resumeFailed()
+	s.ResumeFailed()
 	if s.tel.startRunScope(ctx) {
-		s.dirty = true
+		s.Dirty = true
 	}
 	var o Outcome
 	r, err := s.decide(ctx, func() (err error) {
-		o, err = s.run()
+		o, err = s.RunRounds()
 		return err
 	})
 	r.Outcome = o
@@ -86,32 +87,32 @@ func (s *Session) Next(ctx context.Context) (Ready, error) {
 // the writes and the calls; the caller commits the one and makes the
 // other. Every driver (Next, Run, Step, Rollback) plays through decide.
 func (s *Session) decide(ctx context.Context, play func() error) (Ready, error) {
-	s.ext.needed, s.ext.asked = nil, nil
-	if s.out == nil {
-		s.out = newReadyWrites(s.config.Store)
+	s.Ext.Needed, s.Ext.Asked = nil, nil
+	if s.Out == nil {
+		s.Out = core.NewReadyWrites(s.config.Store)
 	}
 	// The decisions take no context: their reads and scopes use ctx.
-	s.out.base, s.tel.ctx = bind(ctx, s.config.Store), ctx
+	s.Out.Base, s.tel.ctx = bind(ctx, s.config.Store), ctx
 	if s.config.ColdStore != nil {
-		s.out.coldBase = bind(ctx, s.config.ColdStore)
+		s.Out.ColdBase = bind(ctx, s.config.ColdStore)
 	}
 	err := play()
-	out := s.out
-	out.base, out.coldBase, s.out, s.tel.ctx = nil, nil, nil, nil
-	if uerr := out.unchanged(); uerr != nil {
+	out := s.Out
+	out.Base, out.ColdBase, s.Out, s.tel.ctx = nil, nil, nil, nil
+	if uerr := out.Unchanged(); uerr != nil {
 		return Ready{}, uerr
 	}
-	if len(out.ops) > 0 {
-		s.unpersisted = out.commits
+	if len(out.Ops) > 0 {
+		s.unpersisted = out.Commits
 	}
-	r := Ready{Persist: compactOps(out.ops), Cold: out.cold, writes: out}
-	if errors.Is(err, errNeedCalls) {
-		r.Calls = slices.Clone(s.ext.needed)
+	r := Ready{Persist: core.CompactOps(out.Ops), Cold: out.Cold, writes: out}
+	if errors.Is(err, core.ErrNeedCalls) {
+		r.Calls = slices.Clone(s.Ext.Needed)
 		return r, nil
 	}
 	if err != nil {
 		// The calls asked for will not be delivered: their attempts end here.
-		endScopes(s.ext, s.tel, s.now(), err)
+		endScopes(s.Ext, s.tel, s.Now(), err)
 	}
 	return r, err
 }
@@ -137,18 +138,18 @@ func (s *Session) Deliver(ctx context.Context, req Request, resp Response) error
 		return err
 	}
 	defer s.unlock()
-	id := callID{req.Role, req.Call}
-	if s.ext == nil || !slices.ContainsFunc(s.ext.needed, func(r Request) bool { return (callID{r.Role, r.Call}) == id }) {
+	id := core.CallID{Role: req.Role, Call: req.Call}
+	if s.Ext == nil || !slices.ContainsFunc(s.Ext.Needed, func(r Request) bool { return (core.CallID{Role: r.Role, Call: r.Call}) == id }) {
 		return fmt.Errorf("deliver %s call %d: %w: Next did not ask for it", req.Role, req.Call, ErrUnknownCall)
 	}
-	s.ext.delivered[id] = roleResult{resp: resp, calls: 1}
+	s.Ext.Delivered[id] = core.RoleResult{Resp: resp, Calls: 1}
 	return nil
 }
 
 // callContext is the context the call for req runs in: its attempt's scope.
-func callContext(e *externalCalls, ctx context.Context, req Request) context.Context {
-	if sc, ok := e.scopes[callID{req.Role, req.Call}]; ok {
-		if in, ok := sc.scope.(spanScope); ok && in.ctx != nil {
+func callContext(e *core.ExternalCalls, ctx context.Context, req Request) context.Context {
+	if sc, ok := e.Scopes[core.CallID{Role: req.Role, Call: req.Call}]; ok {
+		if in, ok := sc.Scope.(spanScope); ok && in.ctx != nil {
 			return valueCtx{ctx, in.ctx}
 		}
 	}
@@ -157,15 +158,15 @@ func callContext(e *externalCalls, ctx context.Context, req Request) context.Con
 
 // endScopes ends the scopes of the calls asked for and never delivered,
 // with err (the error that stopped the session).
-func endScopes(e *externalCalls, t *telemetry, now time.Time, err error) {
-	ids := slices.SortedFunc(maps.Keys(e.scopes), func(a, b callID) int {
-		return cmp.Or(strings.Compare(string(a.role), string(b.role)), cmp.Compare(a.call, b.call))
+func endScopes(e *core.ExternalCalls, t *telemetry, now time.Time, err error) {
+	ids := slices.SortedFunc(maps.Keys(e.Scopes), func(a, b core.CallID) int {
+		return cmp.Or(strings.Compare(string(a.Role), string(b.Role)), cmp.Compare(a.Call, b.Call))
 	})
 	for _, id := range ids {
-		sc := e.scopes[id]
-		delete(e.scopes, id)
-		ev := decisionEvent{Kind: EventAttemptFinished, Role: sc.plan.role, Attempt: sc.plan.k, Gap: sc.plan.part, ExampleTier: sc.plan.example.Tier,
-			Phase: sc.plan.phase, Elapsed: now.Sub(sc.started), FailureType: validate.ExecutionError, Message: err.Error(), Err: err}
-		t.EndAttempt(sc.scope, ev)
+		sc := e.Scopes[id]
+		delete(e.Scopes, id)
+		ev := core.Event{Kind: EventAttemptFinished, Role: sc.Plan.Role, Attempt: sc.Plan.K, Gap: sc.Plan.Part, ExampleTier: sc.Plan.Example.Tier,
+			Phase: sc.Plan.Phase, Elapsed: now.Sub(sc.Started), FailureType: validate.ExecutionError, Message: err.Error(), Err: err}
+		t.EndAttempt(sc.Scope, ev)
 	}
 }

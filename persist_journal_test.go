@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/refine-spec/refine/internal/core"
 	"github.com/refine-spec/refine/store/memory"
 )
 
@@ -25,27 +26,27 @@ func TestStateJournalWithoutSession(t *testing.T) {
 		store   Store
 		snapKey string // where the last snapshot is
 	}{
-		{"appends", memory.New(), snapshotPrefix},
-		{"puts", putOnly{memory.New()}, keyState},
+		{"appends", memory.New(), core.SnapshotPrefix},
+		{"puts", putOnly{memory.New()}, core.KeyState},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
-			st := &state{Schema: schemaVersion, SessionID: "journal-only"}
-			j := newJournal(tc.store)
+			st := &core.State{Schema: core.SchemaVersion, SessionID: "journal-only"}
+			j := core.NewJournal(tc.store)
 			backedUp := map[int]int{} // round -> adjustments then
 			round := 0
 			for i := 1; i <= 400; i++ {
-				var pending []Op
+				var pending []core.Op
 				if i%60 == 0 {
 					round++
-					ops, err := j.stateBackupOps(st, round)
+					ops, err := j.StateBackupOps(st, round)
 					if err != nil {
 						t.Fatal(err)
 					}
 					pending, backedUp[round] = ops, len(st.Adjustments)
 				}
 				st.Adjustments = append(st.Adjustments, fmt.Sprintf("%d %s", i, strings.Repeat("x", 1000)))
-				ops, err := j.commitOps(storeView{store: bind(ctx, tc.store), pending: pending}, st, pending)
+				ops, err := j.CommitOps(core.StoreView{Store: bind(ctx, tc.store), Pending: pending}, st, pending)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -53,22 +54,22 @@ func TestStateJournalWithoutSession(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if !strings.HasPrefix(j.snapKey, tc.snapKey) || j.snapSeq <= 1 {
-				t.Errorf("last snapshot %s at record %d, want a new one under %q", j.snapKey, j.snapSeq, tc.snapKey)
+			if !strings.HasPrefix(j.SnapKey, tc.snapKey) || j.SnapSeq <= 1 {
+				t.Errorf("last snapshot %s at record %d, want a new one under %q", j.SnapKey, j.SnapSeq, tc.snapKey)
 			}
 			ls, err := loadState(ctx, tc.store)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(st.Adjustments, ls.st.Adjustments); diff != "" || ls.j.seq != j.seq {
-				t.Errorf("loaded record %d (want %d), adjustments -want +got:\n%s", ls.j.seq, j.seq, diff)
+			if diff := cmp.Diff(st.Adjustments, ls.st.Adjustments); diff != "" || ls.j.Seq != j.Seq {
+				t.Errorf("loaded record %d (want %d), adjustments -want +got:\n%s", ls.j.Seq, j.Seq, diff)
 			}
 			for r, want := range backedUp {
-				b, err := readStateBackup(storeView{store: bind(ctx, tc.store)}, r)
+				b, err := core.ReadStateBackup(core.StoreView{Store: bind(ctx, tc.store)}, r)
 				if err != nil {
 					t.Fatalf("backup of round %d: %v", r, err)
 				}
-				old, err := parseState(b)
+				old, err := core.ParseState(b)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/refine-spec/refine/internal/core"
 	"slices"
 	"strings"
 )
@@ -14,8 +15,8 @@ import (
 
 // loadedState is a session's state as read from its Store.
 type loadedState struct {
-	st *state
-	j  stateJournal
+	st *core.State
+	j  core.StateJournal
 	// raw is the state document as rebuilt (for Status).
 	raw []byte
 }
@@ -23,7 +24,7 @@ type loadedState struct {
 // loadState reads the snapshot and applies the journal records after it.
 // A state.json written by an older refine (schema 1) has no journal.
 func loadState(ctx context.Context, store Store) (loadedState, error) {
-	var base *snapshotBase
+	var base *core.SnapshotBase
 	var doc []byte
 	var since int
 	var last int64
@@ -36,32 +37,32 @@ func loadState(ctx context.Context, store Store) (loadedState, error) {
 		if base, err = newestSnapshot(ctx, store); err != nil {
 			return loadedState{}, err
 		}
-		doc, since, last, err = replay(bind(ctx, store), base.plain, -1)
+		doc, since, last, err = core.Replay(bind(ctx, store), base.Plain, -1)
 		if err == nil || !errors.Is(err, ErrCorrupt) || try == 3 {
 			break
 		}
-		if now, gerr := newestSnapshot(ctx, store); gerr != nil || now.key == base.key && bytes.Equal(now.doc, base.doc) {
+		if now, gerr := newestSnapshot(ctx, store); gerr != nil || now.Key == base.Key && bytes.Equal(now.Doc, base.Doc) {
 			break // not a concurrent snapshot: the journal is damaged
 		}
 	}
 	if err != nil {
 		return loadedState{}, passedOver(ctx, store, base, err)
 	}
-	st, err := parseState(doc)
+	st, err := core.ParseState(doc)
 	if err != nil {
 		return loadedState{}, err
 	}
-	j := stateJournal{seq: last, since: since, snapSeq: base.seq, snapSize: len(base.doc), snapKey: base.key, legacyState: st.Schema < 2, appends: appends(store)}
-	if st.Schema < schemaVersion {
-		st.Schema = schemaVersion
-		j.snapshotNext = true // rewrite it in this refine's format at the next commit
+	j := core.StateJournal{Seq: last, Since: since, SnapSeq: base.Seq, SnapSize: len(base.Doc), SnapKey: base.Key, LegacyState: st.Schema < 2, Appends: core.Appends(store)}
+	if st.Schema < core.SchemaVersion {
+		st.Schema = core.SchemaVersion
+		j.SnapshotNext = true // rewrite it in this refine's format at the next commit
 	}
-	ver, err := encodeState(st, &j.hist)
+	ver, err := core.EncodeState(st, &j.Hist)
 	if err != nil {
 		return loadedState{}, err
 	}
 	canonical := ver.Bytes()
-	j.ver, j.has = ver, true
+	j.Ver, j.Has = ver, true
 	return loadedState{st: st, j: j, raw: canonical}, nil
 }
 
@@ -69,34 +70,34 @@ func loadState(ctx context.Context, store Store) (loadedState, error) {
 // base that were passed over as incomplete: a damaged one looks so when
 // the damage is to its size (checksum.go), and the records it held are
 // then missing.
-func passedOver(ctx context.Context, store Store, base *snapshotBase, err error) error {
+func passedOver(ctx context.Context, store Store, base *core.SnapshotBase, err error) error {
 	if base == nil || !errors.Is(err, ErrCorrupt) {
 		return err
 	}
-	bases, lerr := snapshotBases(bind(ctx, store))
+	bases, lerr := core.SnapshotBases(bind(ctx, store))
 	if lerr != nil {
 		return err
 	}
 	var newer []string
 	for _, b := range bases {
-		if b.seq > base.seq && b.key != keyState {
-			newer = append(newer, b.key)
+		if b.Seq > base.Seq && b.Key != core.KeyState {
+			newer = append(newer, b.Key)
 		}
 	}
 	if len(newer) == 0 {
 		return err
 	}
-	return fmt.Errorf("%w (starting from %s: the newer %s is incomplete or damaged)", err, base.key, strings.Join(newer, ", "))
+	return fmt.Errorf("%w (starting from %s: the newer %s is incomplete or damaged)", err, base.Key, strings.Join(newer, ", "))
 }
 
 // newestSnapshot returns the newest complete snapshot in store, read.
-func newestSnapshot(ctx context.Context, store Store) (*snapshotBase, error) {
-	bases, err := snapshotBases(bind(ctx, store))
+func newestSnapshot(ctx context.Context, store Store) (*core.SnapshotBase, error) {
+	bases, err := core.SnapshotBases(bind(ctx, store))
 	if err != nil {
 		return nil, err
 	}
-	if !slices.ContainsFunc(bases, func(b *snapshotBase) bool { return b.key == keyState }) {
+	if !slices.ContainsFunc(bases, func(b *core.SnapshotBase) bool { return b.Key == core.KeyState }) {
 		return nil, fmt.Errorf("%w: the store has no state.json; start a session with `refine run` (or refine.New)", ErrNoSession)
 	}
-	return newestComplete(bind(ctx, store), bases, -1) // state.json at least
+	return core.NewestComplete(bind(ctx, store), bases, -1) // state.json at least
 }

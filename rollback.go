@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/refine-spec/refine/internal/core"
+
 	"github.com/refine-spec/refine/internal/rollbacktext"
 	"github.com/refine-spec/refine/rollback"
 )
@@ -33,17 +35,17 @@ func (s *Session) Rollback(ctx context.Context, req RollbackRequest) (RollbackRe
 	if req.Trigger == "" {
 		req.Trigger = rollback.TriggerUser
 	}
-	current := s.st.currentRound()
-	if s.st.RollbackFlow != nil {
-		return RollbackReport{Pending: slices.Clone(s.st.Pending)}, fmt.Errorf("rollback: a rollback of round %d already waits for an answer: %w", s.st.RollbackFlow.Current, ErrDeferred)
+	current := s.St.CurrentRound()
+	if s.St.RollbackFlow != nil {
+		return RollbackReport{Pending: slices.Clone(s.St.Pending)}, fmt.Errorf("rollback: a rollback of round %d already waits for an answer: %w", s.St.RollbackFlow.Current, ErrDeferred)
 	}
 	var rep RollbackReport
 	err := s.apply(ctx, func() (err error) {
-		rep, err = s.startRollback(req, current)
+		rep, err = s.StartRollback(req, current)
 		return err
 	})
 	k := newAsking()
-	for s.st.RollbackFlow != nil && (err == nil || errors.Is(err, ErrRollbackLimit)) {
+	for s.St.RollbackFlow != nil && (err == nil || errors.Is(err, ErrRollbackLimit)) {
 		// The dialog waits for an answer: ask the Asker, then play on.
 		answered, aerr := s.askPending(ctx, k)
 		if aerr != nil {
@@ -54,9 +56,9 @@ func (s *Session) Rollback(ctx context.Context, req RollbackRequest) (RollbackRe
 			break
 		}
 		err = s.apply(ctx, func() (err error) {
-			rep, err = s.driveRollback()
+			rep, err = s.DriveRollback()
 			if err == nil {
-				err = s.flush()
+				err = s.Flush()
 			}
 			return err
 		})
@@ -66,7 +68,7 @@ func (s *Session) Rollback(ctx context.Context, req RollbackRequest) (RollbackRe
 		// read, say): what it changed in memory (its dialog, the questions
 		// it set aside) was never stored. The next call reads the session
 		// as stored, as a process that opened it would.
-		s.stale = true
+		s.Stale = true
 	}
 	return rep, err
 }
@@ -86,11 +88,19 @@ func (s *Session) SetRollbackMode(ctx context.Context, m rollback.Mode) error {
 	if err := s.begin(ctx); err != nil {
 		return err
 	}
-	if rollbackModeOf(&s.cfg) == m {
+	if core.RollbackModeOf(&s.Cfg) == m {
 		return nil
 	}
-	set := s.cfg.Settings
+	set := s.Cfg.Settings
 	set.RollbackMode = m
-	s.log.Info(rollbacktext.OverrideMessage(m == rollback.ModeAutoRetry))
-	return s.apply(ctx, func() error { return s.applySettings(set) })
+	s.Log.Info(rollbacktext.OverrideMessage(m == rollback.ModeAutoRetry))
+	return s.apply(ctx, func() error { return s.ApplySettings(set) })
+}
+
+// failedUncommitted says whether a rollback's error is a failure, not one
+// of its dialog's outcomes (waiting for an answer, the limit reached) or
+// a cancellation, whose state is kept and committed by the next step.
+func failedUncommitted(err error) bool {
+	return err != nil && !errors.Is(err, ErrDeferred) && !errors.Is(err, ErrRollbackLimit) &&
+		!errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
 }

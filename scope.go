@@ -1,5 +1,7 @@
 package refine
 
+import "github.com/refine-spec/refine/internal/core"
+
 import "context"
 
 // Scopes let a SpanObserver wrap a run, a round and each attempt in its own
@@ -16,7 +18,7 @@ type telemetry struct {
 	clock    Clock
 	// state returns the session's state as it is now (nil before it is
 	// loaded).
-	state func() *state
+	state func() *core.State
 	// runScope and roundScope are the open SpanObserver scopes.
 	runScope, roundScope *scope
 	// ctx is the driver's context while the decisions play (decide binds

@@ -1,10 +1,12 @@
 package refine
 
+import "github.com/refine-spec/refine/internal/core"
+
 // The telemetry as the decisions see it (Telemetry): their events are
 // Events without a context, which the driver's scopes give them.
 
 // publicEvent is the Event a decision reported, without its context yet.
-func publicEvent(e decisionEvent) Event {
+func publicEvent(e core.Event) Event {
 	return Event{
 		Kind:         e.Kind,
 		At:           e.At,
@@ -32,23 +34,23 @@ func publicEvent(e decisionEvent) Event {
 }
 
 // Emit reports a decision's event.
-func (t *telemetry) Emit(e decisionEvent) { t.emit(publicEvent(e)) }
+func (t *telemetry) Emit(e core.Event) { t.emit(publicEvent(e)) }
 
 // BeginAttempt reports e (an attempt's start) and opens its scope in the
 // driver's context.
-func (t *telemetry) BeginAttempt(e decisionEvent) attemptScope {
+func (t *telemetry) BeginAttempt(e core.Event) core.AttemptScope {
 	return spanScope{t.beginScope(t.ctx, publicEvent(e))}
 }
 
 // EndAttempt reports e (the attempt's end) and closes its scope.
-func (t *telemetry) EndAttempt(sc attemptScope, e decisionEvent) {
+func (t *telemetry) EndAttempt(sc core.AttemptScope, e core.Event) {
 	s, _ := sc.(spanScope)
 	t.endScope(s.ctx, publicEvent(e))
 }
 
 // OpenRound makes sure the round in progress has an open scope, in the
 // driver's context (openRoundScope).
-func (t *telemetry) OpenRound(started *decisionEvent) {
+func (t *telemetry) OpenRound(started *core.Event) {
 	if started == nil {
 		t.openRoundScope(t.ctx, nil)
 		return
@@ -58,4 +60,4 @@ func (t *telemetry) OpenRound(started *decisionEvent) {
 }
 
 // EndRound closes the round's scope with e.
-func (t *telemetry) EndRound(e decisionEvent) { t.endRoundScope(publicEvent(e)) }
+func (t *telemetry) EndRound(e core.Event) { t.endRoundScope(publicEvent(e)) }

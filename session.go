@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/refine-spec/refine/internal/core"
 	"log/slog"
 	"math/rand/v2"
 	"slices"
@@ -28,7 +29,7 @@ type Session struct {
 	// the decisions need. The Session is the shell around it: it takes
 	// the turn, reads and commits the Store, makes the role calls, asks
 	// the Asker (drive.go) and publishes what Status reports.
-	*engine
+	*core.Engine
 	// tel is the session's telemetry: the decisions report through it
 	// (engine.tel), the driver opens and closes the run's scope with it.
 	tel *telemetry
@@ -56,7 +57,7 @@ type Session struct {
 // change rarely (decoding them at every durable point was a twentieth
 // of a short session's time).
 type statusCache struct {
-	validation   validationCache
+	validation   core.ValidationCache
 	settingsRaw  []byte
 	settings     Settings
 	settingsRead bool
@@ -101,7 +102,7 @@ func (s *Session) unlock() { <-s.turn }
 // Status is built now, as a copy, so Status neither waits for the turn
 // nor parses the stored state.
 func (s *Session) publish() {
-	st := statusOf(s.st, &s.status).clone()
+	st := statusOf(s.St, &s.status).Clone()
 	s.published.Store(&st)
 }
 
@@ -111,27 +112,27 @@ func prepare(cfg Config) (*Session, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Session{config: cfg, engine: &engine{cfg: cfg.params(), tok: cfg.Tokenizer, log: cfg.Logger, ext: newExternalCalls(), j: newJournal(cfg.Store)}, turn: make(chan struct{}, 1)}
+	s := &Session{config: cfg, Engine: &core.Engine{Cfg: cfg.params(), Tok: cfg.Tokenizer, Log: cfg.Logger, Ext: core.NewExternalCalls(), J: core.NewJournal(cfg.Store)}, turn: make(chan struct{}, 1)}
 	if s.clock = cfg.Clock; s.clock == nil {
 		s.clock = SystemClock{}
 	}
-	s.engine.clock = s.clock
-	if s.tok == nil {
-		s.tok = CharTokenizer{}
+	s.Engine.Clock = s.clock
+	if s.Tok == nil {
+		s.Tok = CharTokenizer{}
 	}
-	if s.log == nil {
-		s.log = slog.New(slog.DiscardHandler)
+	if s.Log == nil {
+		s.Log = slog.New(slog.DiscardHandler)
 	}
 	if s.config.IDs == nil {
 		s.config.IDs = randomIDs{clock: s.clock}
 	}
-	s.tel = &telemetry{observer: cfg.Observer, clock: s.clock, state: func() *state { return s.st }}
-	s.engine.tel = s.tel
+	s.tel = &telemetry{observer: cfg.Observer, clock: s.clock, state: func() *core.State { return s.St }}
+	s.Engine.Tel = s.tel
 	seed := cfg.JitterSeed
 	if seed == 0 {
 		seed = uint64(s.clock.Now().UnixNano())
 	}
-	s.rnd = rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	s.Rnd = rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	return s, nil
 }
 
@@ -145,17 +146,17 @@ func New(ctx context.Context, cfg Config) (*Session, error) {
 	if err := cfg.validateNew(); err != nil {
 		return nil, err
 	}
-	if _, err := cfg.Store.Get(ctx, keyState); err == nil {
+	if _, err := cfg.Store.Get(ctx, core.KeyState); err == nil {
 		return nil, fmt.Errorf("new session: %w: the store already has state.json; use Open to resume it", ErrSessionExists)
 	} else if !errors.Is(err, ErrNotFound) {
 		return nil, fmt.Errorf("new session: read state.json: %w", err)
 	}
 	now := s.clock.Now().UTC()
-	id, ok := storeSessionID(s.config.Store)
+	id, ok := core.StoreSessionID(s.config.Store)
 	if !ok {
 		id = s.config.IDs.NewID()
 	}
-	st := &state{Schema: schemaVersion, SessionID: id, CreatedAt: now, UpdatedAt: now}
+	st := &core.State{Schema: core.SchemaVersion, SessionID: id, CreatedAt: now, UpdatedAt: now}
 	initial := make([]gap.Gap, len(cfg.Gaps))
 	for i, g := range cfg.Gaps {
 		g.State, g.History, g.Round = gap.Open, nil, 0
@@ -164,15 +165,15 @@ func New(ctx context.Context, cfg Config) (*Session, error) {
 	if err := st.Ledger.AddAll(initial); err != nil {
 		return nil, fmt.Errorf("new session: %w", err)
 	}
-	st.PrevLedger = snapshotLedger(&st.Ledger)
-	s.st = st
-	if err := s.st.storeSettings(s.cfg.Settings); err != nil {
+	st.PrevLedger = core.SnapshotLedger(&st.Ledger)
+	s.St = st
+	if err := s.St.StoreSettings(s.Cfg.Settings); err != nil {
 		return nil, fmt.Errorf("new session: %w", err)
 	}
-	if err := s.apply(ctx, func() error { return s.commit(Put(keySpec, []byte(cfg.Spec))) }); err != nil {
+	if err := s.apply(ctx, func() error { return s.Checkpoint(Put(core.KeySpec, []byte(cfg.Spec))) }); err != nil {
 		return nil, fmt.Errorf("new session: %w", err)
 	}
-	s.log.Info("session created", "session", st.SessionID, "gaps", len(cfg.Gaps))
+	s.Log.Info("session created", "session", st.SessionID, "gaps", len(cfg.Gaps))
 	return s, nil
 }
 
@@ -195,19 +196,19 @@ func (s *Session) reload(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.st, s.j, s.stale = ls.st, ls.j, false
-	s.pending, s.dirty, s.lastRendered = nil, false, nil
-	set, err := restoredSettings(s.cfg, s.st)
+	s.St, s.J, s.Stale = ls.st, ls.j, false
+	s.Pending, s.Dirty, s.LastRendered = nil, false, nil
+	set, err := core.RestoredSettings(s.Cfg, s.St)
 	if err != nil {
 		return err
 	}
-	s.cfg.Settings = set
+	s.Cfg.Settings = set
 	s.publish()
 	return nil
 }
 
 func (s *Session) begin(ctx context.Context) error {
-	if s.stale || s.st == nil {
+	if s.Stale || s.St == nil {
 		return s.reload(ctx)
 	}
 	return nil
@@ -224,18 +225,18 @@ func (s *Session) Answer(ctx context.Context, questionID string, a Answer) error
 	if err := s.begin(ctx); err != nil {
 		return err
 	}
-	i := slices.IndexFunc(s.st.Pending, func(q Question) bool { return q.ID == questionID })
+	i := slices.IndexFunc(s.St.Pending, func(q Question) bool { return q.ID == questionID })
 	if i < 0 {
-		ids := make([]string, len(s.st.Pending))
-		for k, q := range s.st.Pending {
+		ids := make([]string, len(s.St.Pending))
+		for k, q := range s.St.Pending {
 			ids[k] = q.ID
 		}
 		return fmt.Errorf("answer %q: %w (pending: %v)", questionID, ErrUnknownQuestion, ids)
 	}
-	if err := s.st.acceptAnswer(s.st.Pending[i], a); err != nil {
+	if err := s.St.AcceptAnswer(s.St.Pending[i], a); err != nil {
 		return fmt.Errorf("answer %q: %w", questionID, err)
 	}
-	return s.apply(ctx, func() error { return s.commit() })
+	return s.apply(ctx, func() error { return s.Checkpoint() })
 }
 
 // Status reports where the session stood at its last durable point. It
@@ -249,7 +250,7 @@ func (s *Session) Status(ctx context.Context) (Status, error) {
 	if p == nil {
 		return Status{}, fmt.Errorf("status: %w", ErrNoSession)
 	}
-	return p.clone(), nil
+	return p.Clone(), nil
 }
 
 // Inspect reads the status of the session in st without opening it: no
@@ -273,7 +274,7 @@ func cloneOrNil[T any](xs []T) []T {
 	return slices.Clone(xs)
 }
 
-func statusOf(s *state, c *statusCache) Status {
+func statusOf(s *core.State, c *statusCache) Status {
 	st := Status{
 		SessionID: s.SessionID,
 		Round:     s.Round,
@@ -288,10 +289,10 @@ func statusOf(s *state, c *statusCache) Status {
 		st.Responses[RoleName(r)] = n
 	}
 	st.Settings = c.settingsOf(s.Settings)
-	st.FinalSpec, st.FinalSpecReason = finalSpecStatus(s) // integrate.go
+	st.FinalSpec, st.FinalSpecReason = core.FinalSpecStatus(s) // integrate.go
 	st.Outcome = s.Outcome
 	switch {
-	case len(s.Pending) > 0 && !onlyCleanupPending(s):
+	case len(s.Pending) > 0 && !core.OnlyCleanupPending(s):
 		st.Outcome = StatusPaused
 	case st.Outcome == "":
 		st.Outcome = StatusRunning
@@ -308,11 +309,11 @@ func statusOf(s *state, c *statusCache) Status {
 	for _, d := range s.ConflictDecisions {
 		st.Decisions = append(st.Decisions, DecisionStatus{ID: d.ID, Issue: d.IssueID, Option: d.ChosenOption, Decision: d.Decision})
 	}
-	slices.SortStableFunc(st.Decisions, func(a, b DecisionStatus) int { return compareDecisionIDs(a.ID, b.ID) })
+	slices.SortStableFunc(st.Decisions, func(a, b DecisionStatus) int { return core.CompareDecisionIDs(a.ID, b.ID) })
 	if c != nil {
-		st.Validation = c.validation.records(s)
+		st.Validation = c.validation.Records(s)
 	} else {
-		st.Validation = validationRecords(s.validationRows(0, 0))
+		st.Validation = core.ValidationRecords(s.ValidationRows(0, 0))
 	}
 	st.Conflicts = cloneOrNil(s.Conflicts)
 	st.Rollbacks = cloneOrNil(s.Rollbacks.Records)

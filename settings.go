@@ -10,7 +10,7 @@ func (s *Session) Settings() Settings {
 		return Settings{}
 	}
 	defer s.unlock()
-	return s.cfg.Settings
+	return s.Cfg.Settings
 }
 
 // SetSettings changes the session's settings (a higher MaxRounds, another
@@ -25,5 +25,5 @@ func (s *Session) SetSettings(ctx context.Context, set Settings) error {
 	if err := s.begin(ctx); err != nil {
 		return err
 	}
-	return s.apply(ctx, func() error { return s.applySettings(set) })
+	return s.apply(ctx, func() error { return s.ApplySettings(set) })
 }

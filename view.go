@@ -20,9 +20,9 @@ func (b bound) Get(key string) ([]byte, error) { return b.st.Get(b.ctx, key) }
 // List returns the keys under prefix.
 func (b bound) List(prefix string) ([]string, error) { return b.st.List(b.ctx, prefix) }
 
-// interrupted returns why the driver's context ended, or nil: the
+// Interrupted returns why the driver's context ended, or nil: the
 // decisions stop at the next round's start.
-func (b bound) interrupted() error {
+func (b bound) Interrupted() error {
 	if b.ctx == nil {
 		return nil
 	}

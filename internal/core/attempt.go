@@ -1,0 +1,441 @@
+package core
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/refine-spec/refine/conflict"
+	"github.com/refine-spec/refine/exemplar"
+	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/retry"
+	"github.com/refine-spec/refine/validate"
+)
+
+// attemptOutcome is one attempt's journal and verdict, not yet committed.
+type attemptOutcome struct {
+	rec     AttemptRec
+	content string
+	result  validate.Result
+	ops     []Op
+	example exampleChoice
+	// estimated is set when usage was estimated, not reported.
+	estimated bool
+	// finishReason is the backend's, for observers.
+	finishReason string
+}
+
+// attemptPlan is an attempt prepared on the session's goroutine: the
+// prompt built and journaled (or a journaled response found), ready for a
+// role call that may run on another goroutine.
+type attemptPlan struct {
+	Role    RoleName
+	Part    string
+	K       int
+	where   string
+	req     Request
+	msgs    []Message
+	Example exampleChoice
+	// journaled holds a response journaled before a crash or pause: the
+	// role is not called again.
+	journaled *string
+	// delivered holds the result of the call the driver made; needed
+	// marks a call the Ready asks the driver to make.
+	delivered *RoleResult
+	needed    bool
+	started   time.Time
+	// phase is PhaseIntegration for the integration step's calls.
+	Phase Phase
+	// scope is the attempt's scope (a SpanObserver's span), which the
+	// role is called in.
+	scope AttemptScope
+}
+
+// roleResult is what a role call hands back: the response, how many calls
+// it took, and the transport retries made on the way.
+type RoleResult struct {
+	Resp  Response
+	Calls int
+	Err   error
+	// failure says how the call failed, for the error's wording.
+	Failure CallFailure
+}
+
+// callFailure is how a role call failed.
+type CallFailure struct {
+	// cancelled: the caller's context ended; retries: gave up after this
+	// many transport retries (0: a permanent error).
+	Cancelled bool
+	Retries   int
+}
+
+// wrap words the failure of the call where names.
+func (f CallFailure) wrap(where string, role RoleName, err error) error {
+	switch {
+	case f.Cancelled:
+		return fmt.Errorf("%s: %w", where, err)
+	case f.Retries > 0:
+		return fmt.Errorf("%s: %s: gave up after %d transport retries: %w", where, role, f.Retries, err)
+	}
+	return fmt.Errorf("%s: %s: %w", where, role, err)
+}
+
+// transportNote is one transient role error retried after a delay.
+type TransportNote struct {
+	Role    RoleName
+	Round   int
+	Attempt int
+	Err     error
+	Try     int
+	Delay   time.Duration
+}
+
+// attempt plays one attempt of a sequential role phase on the session's
+// goroutine: plan, journal the prompt, and either stop for the call
+// (errNeedCalls: the driver makes it) or validate and record its result.
+func (s *Engine) attempt(role RoleName, k int, rp *RolePhase) (attemptOutcome, error) {
+	plan, err := s.planAttempt(role, "", k, rp)
+	if err != nil {
+		return attemptOutcome{}, err
+	}
+	if plan.needed {
+		return attemptOutcome{}, ErrNeedCalls // the Ready makes the prompt durable
+	}
+	return s.settle(plan, plan.result(), &rp.Attempts)
+}
+
+// settle validates a role call's result, records the attempt in attempts
+// and closes the attempt's scope.
+func (s *Engine) settle(plan attemptPlan, res RoleResult, attempts *[]AttemptRec) (attemptOutcome, error) {
+	out, err := s.St.finishAttempt(plan, res, s.Cfg.MaxOutputBytes, s.Tok, s.Now)
+	if err != nil {
+		s.endAttempt(plan, out, err)
+		return out, err
+	}
+	s.recordAttempt(plan.Role, plan.Part, attempts, out)
+	s.endAttempt(plan, out, nil)
+	return out, nil
+}
+
+// planAttempt builds the prompt and stages it for the journal, or finds
+// the response journaled before a crash or pause. It runs on the session's
+// goroutine; the caller makes the staged prompt durable before the call.
+func (s *Engine) planAttempt(role RoleName, part string, k int, rp *RolePhase) (attemptPlan, error) {
+	cur := s.St.Current
+	gaps, prev := rp.Gaps, rp.Attempts
+	if part != "" {
+		p := rp.part(gap.ID(part))
+		gaps, prev = []gap.ID{p.Gap}, p.Attempts
+	}
+	where := fmt.Sprintf("round %d %s attempt %d", cur.N, role, k)
+	if part != "" {
+		where = fmt.Sprintf("round %d %s (%s) attempt %d", cur.N, role, part, k)
+	}
+	promptKey, respKey := attemptKeys(cur.N, role, part, k)
+	if plan, ok := s.Ext.resume(role, s.St.Usage.callIndex(role, respKey)); ok {
+		return plan, nil // planned when its call was asked for
+	}
+	msgs, stable, ex, err := s.buildPrompt(role, k, gaps, prev, rp.Context)
+	if err != nil {
+		return attemptPlan{}, fmt.Errorf("%s: build prompt: %w", where, err)
+	}
+	plan := attemptPlan{Role: role, Part: part, K: k, where: where, msgs: msgs, Example: ex, started: s.Now()}
+	plan.req = Request{Role: role, Round: cur.N, Attempt: k, Call: s.St.Usage.callIndex(role, respKey),
+		Gaps: slices.Clone(gaps), Messages: msgs, MaxTokens: s.Cfg.MaxTokens, Stable: stable}
+	if b, err := s.get(respKey); err == nil {
+		// A journaled response from before a crash or pause: never pay twice.
+		c := string(b)
+		plan.journaled = &c
+	} else if !errors.Is(err, ErrNotFound) {
+		return attemptPlan{}, fmt.Errorf("%s: read response journal: %w", where, err)
+	} else if res, ok := s.Ext.take(plan.req); ok {
+		plan.delivered = &res
+	} else {
+		// The driver makes the call. Its prompt, and everything staged
+		// before it, is durable before the call: a crash during the call
+		// loses nothing already paid for.
+		s.stage(Put(promptKey, []byte(renderPrompt(where, msgs))))
+		plan.needed = true
+		s.Ext.keepScope(plan, func() AttemptScope { return s.Tel.BeginAttempt(plan.startEvent()) })
+		return plan, nil
+	}
+	s.Ext.scope(&plan, func() AttemptScope { return s.Tel.BeginAttempt(plan.startEvent()) })
+	return plan, nil
+}
+
+// startEvent is the event that opens the attempt's scope.
+func (plan attemptPlan) startEvent() Event {
+	return Event{Kind: EventAttemptStarted, Role: plan.Role, Attempt: plan.K, Gap: plan.Part, ExampleTier: plan.Example.Tier, Phase: plan.Phase}
+}
+
+// result is the plan's role call's result: the response journaled before
+// a crash or pause, or what the driver delivered.
+func (plan attemptPlan) result() RoleResult {
+	if plan.journaled != nil {
+		return RoleResult{Resp: Response{Content: *plan.journaled}}
+	}
+	res := *plan.delivered
+	if res.Err != nil {
+		res.Err = res.Failure.wrap(plan.where, plan.req.Role, res.Err)
+	}
+	return res
+}
+
+// noteTransport records a transport retry; on the session's goroutine only.
+func (s *Engine) NoteTransport(n TransportNote) {
+	s.St.Logged = append(s.St.Logged, loggedEvent{Kind: loggedTransportRetry, Round: n.Round, At: s.Now(), Role: n.Role,
+		Err: oneLine(n.Err.Error()), Try: n.Try, Delay: n.Delay})
+	s.Log.Warn("transient role error, backing off", "round", n.Round, "role", n.Role, "attempt", n.Attempt, "retry", n.Try, "delay", n.Delay, "err", n.Err)
+	s.Tel.Emit(Event{Kind: EventTransportRetry, Role: n.Role, Attempt: n.Attempt, Message: n.Err.Error(), Elapsed: n.Delay})
+}
+
+// jitter returns a source of backoff jitter for one role call. Each call
+// gets its own generator, seeded from the session's, so parallel calls
+// share nothing and a fixed JitterSeed still gives fixed delays.
+func (s *Engine) Jitter() func() float64 {
+	r := rand.New(rand.NewPCG(s.Rnd.Uint64(), s.Rnd.Uint64()))
+	return r.Float64
+}
+
+// finishAttempt journals the raw response (capped at maxOutputBytes) and
+// validates it; usage the backend did not report is estimated with tok,
+// and now stamps the attempt. The caller records the outcome and commits
+// its ops.
+func (st *State) finishAttempt(plan attemptPlan, res RoleResult, maxOutputBytes int, tok Tokenizer, now func() time.Time) (attemptOutcome, error) {
+	role, part, k := plan.Role, plan.Part, plan.K
+	cur := st.Current
+	out := attemptOutcome{example: plan.Example}
+	if res.Err != nil {
+		return attemptOutcome{}, res.Err
+	}
+	var usage Usage
+	out.content = res.Resp.Content
+	if plan.journaled == nil {
+		usage = res.Resp.Usage
+		if usage == (Usage{}) {
+			// The backend reported nothing (a replay, some local servers):
+			// estimate with the Tokenizer so status never shows a free call.
+			for _, m := range plan.msgs {
+				usage.PromptTokens += tok.Count(m.Content)
+			}
+			usage.CompletionTokens = tok.Count(res.Resp.Content)
+			out.estimated = true
+		}
+		out.content = capOutput(out.content, maxOutputBytes)
+		_, respKey := attemptKeys(cur.N, role, part, k)
+		journaled := out.content
+		if len(journaled) > maxOutputBytes {
+			// The journal never holds more than the limit; validation fails
+			// the attempt as WRONG_FORMAT from the full size.
+			journaled = journaled[:maxOutputBytes]
+		}
+		out.ops = append(out.ops, Put(respKey, []byte(journaled)))
+	}
+
+	vr := st.validateOutput(role, out.content, maxOutputBytes)
+	out.result = vr
+	out.rec = AttemptRec{N: k, At: now(), Success: vr.Success, FailureType: vr.FailureType, Tier: string(vr.Tier),
+		Line: vr.Line, Message: vr.Message, Warnings: vr.Warnings, Usage: usage, Calls: res.Calls, UsageEstimated: out.estimated,
+		Model: res.Resp.Model}
+	out.finishReason = res.Resp.FinishReason
+	return out, nil
+}
+
+// validateOutput validates a role's output in the round in progress
+// against the ledger, the issues raised and the decisions recorded.
+func (st *State) validateOutput(role RoleName, content string, maxOutputBytes int) validate.Result {
+	if content == "" {
+		return validate.FileMissing(OutputKey(st.Current.N, role))
+	}
+	opts := validate.Options{KnownGaps: st.Ledger.IDs(), KnownIssues: st.issueIDs(), Round: st.Current.N, MaxOutputBytes: maxOutputBytes}
+	decided := slices.Clone(st.ConflictDecisions)
+	for _, d := range decided {
+		opts.ResolvedIssues = append(opts.ResolvedIssues, d.IssueID)
+	}
+	if role != Engineer {
+		return validate.Reviewer(content, opts)
+	}
+	return complianceCheck(validate.Engineer(content, opts), content, decided)
+}
+
+// capOutput keeps at most limit (MaxOutputBytes) bytes, plus one so
+// validation still sees that the output was too large, of a role's
+// response: the journal never holds more than the limit.
+func capOutput(content string, limit int) string {
+	if limit > 0 && len(content) > limit+1 {
+		return content[:limit+1]
+	}
+	return content
+}
+
+// endAttempt closes the attempt's scope and reports it finished: its
+// validation verdict, or err when the attempt could not be played.
+func (s *Engine) endAttempt(plan attemptPlan, out attemptOutcome, err error) {
+	e := Event{Kind: EventAttemptFinished, Role: plan.Role, Attempt: plan.K, Gap: plan.Part, ExampleTier: plan.Example.Tier,
+		Elapsed: s.Now().Sub(plan.started), FailureType: out.rec.FailureType, Message: out.rec.Message,
+		Model: out.rec.Model, FinishReason: out.finishReason, AttemptUsage: out.rec.Usage, Success: out.rec.Success}
+	if err != nil {
+		e.FailureType, e.Message, e.Err = validate.ExecutionError, err.Error(), err
+	}
+	s.Tel.EndAttempt(plan.scope, e)
+}
+
+// complianceCheck holds a valid Engineer output to the recorded decisions
+// (FLOW-006 §5): re-arguing a decided conflict is the retriable failure
+// RE_ARGUED_CONFLICT, quoting the decision; a repeated position is a warning.
+func complianceCheck(res validate.Result, content string, decided []conflict.Ruling) validate.Result {
+	if len(decided) == 0 || (!res.Success && res.FailureType != validate.ReArguedConflict) {
+		return res
+	}
+	for _, v := range conflict.CheckCompliance(content, decided) {
+		if v.Fatal {
+			f := validate.Fail(validate.ReArguedConflict, v.Message)
+			f.Line = v.Line
+			return f
+		}
+		if res.Success {
+			res.Warnings = append(res.Warnings, v.Message)
+		}
+	}
+	return res
+}
+
+// recordAttempt appends the attempt and its fact in the attempt log (from
+// which the validation and error tables are rendered), on the session's
+// goroutine, and prepares the retry a failed attempt with budget left
+// gets.
+func (s *Engine) recordAttempt(role RoleName, part string, attempts *[]AttemptRec, out attemptOutcome) {
+	cur := s.St.Current
+	rec := out.rec
+	*attempts = append(*attempts, rec)
+	s.St.Usage.add(role, rec.Usage, rec.Calls)
+	_, respKey := attemptKeys(cur.N, role, part, rec.N)
+	delete(s.St.Usage.InFlight, respKey)
+	fact := newAttemptFact(cur.N, role, part, rec, out.result)
+	if !rec.Success {
+		s.Tel.Emit(Event{Kind: EventValidationFailed, Role: role, Attempt: rec.N, Gap: part, FailureType: rec.FailureType, Message: rec.Message})
+	}
+	s.St.AttemptLog = append(s.St.AttemptLog, fact)
+	factAt := len(s.St.AttemptLog) - 1
+	s.St.settleExampleOutcome(cur.N, role, rec)
+	s.St.settleLegacyRetry(cur.N, role, part, rec)
+	if !rec.Success && rec.N < s.St.budgetFor(role, part, s.Cfg.MaxRetries) {
+		s.prepareRetry(role, part, rec, factAt)
+	}
+}
+
+// newAttemptFact is the attempt log's fact for attempt rec of role (of
+// part, when drafted in parallel) in round n.
+func newAttemptFact(n int, role RoleName, part string, rec AttemptRec, res validate.Result) AttemptFact {
+	fact := AttemptFact{Round: n, Role: role, Part: part, N: rec.N, At: rec.At, Success: rec.Success}
+	if rec.Success {
+		fact.Summary = contentSummary(role, res)
+		return fact
+	}
+	msg := rec.Message
+	if rec.Line > 0 && !strings.Contains(msg, "line ") {
+		msg = fmt.Sprintf("line %d: %s", rec.Line, msg)
+	}
+	fact.Tier, fact.FailureType, fact.Message = rec.Tier, rec.FailureType, oneLine(msg)
+	return fact
+}
+
+// settleExampleOutcome gives the example logged for the retry attempt rec
+// answered its outcome.
+func (st *State) settleExampleOutcome(n int, role RoleName, rec AttemptRec) {
+	for i := len(st.ExampleLog) - 1; i >= 0 && rec.N > 1; i-- {
+		e := &st.ExampleLog[i]
+		if e.Round == n && e.Role == role && e.Retry == rec.N-1 && e.Outcome == exemplar.OutcomePending {
+			e.Outcome = exemplar.OutcomeFailed
+			if rec.Success {
+				e.Outcome = exemplar.OutcomeSuccess
+			}
+			return
+		}
+	}
+}
+
+// settleLegacyRetry: a session started before the attempt log keeps its
+// round's retry rows; the one attempt rec answered gets its outcome.
+func (st *State) settleLegacyRetry(n int, role RoleName, part string, rec AttemptRec) {
+	for i := range st.LegacyRetries {
+		if d := &st.LegacyRetries[i]; d.Round == n && d.Role == role && d.Part == part && d.Retry == rec.N-1 && d.Outcome == "pending" {
+			d.Outcome = "Failed again (" + string(rec.FailureType) + ")"
+			if rec.Success {
+				d.Outcome = "Success on retry"
+			}
+		}
+	}
+}
+
+// prepareRetry selects the example the retry after the failed attempt rec
+// attaches, logs it on the attempt's fact (at factAt) and in the example
+// log, and announces the retry.
+func (s *Engine) prepareRetry(role RoleName, part string, rec AttemptRec, factAt int) {
+	cur := s.St.Current
+	sel, err := s.example(role, rec.FailureType, s.Cfg.RetryExampleBudget)
+	label := exampleLabel(sel)
+	if err != nil {
+		label = "unavailable: " + err.Error()
+	} else {
+		// Selected once: the retry prompt attaches this very example.
+		if s.chosenExamples == nil {
+			s.chosenExamples = map[string]exemplar.Selection{}
+		}
+		s.chosenExamples[retryExampleKey(cur.N, role, rec.N+1, rec.FailureType)] = sel
+		entry := exemplar.NewLogEntry(cur.N, role, rec.N, rec.FailureType, sel)
+		entry.Outcome = exemplar.OutcomePending
+		s.St.ExampleLog = append(s.St.ExampleLog, entry)
+	}
+	s.St.AttemptLog[factAt].Retry = &retryFact{Modification: retry.Label(rec.FailureType), Example: label}
+	s.Tel.Emit(Event{Kind: EventRetry, Role: role, Attempt: rec.N + 1, Gap: part, FailureType: rec.FailureType})
+}
+
+// budgetFor is how many attempts role (a part of it, when drafted in
+// parallel) has in the round in progress.
+func (st *State) budgetFor(role RoleName, part string, maxRetries int) int {
+	if part != "" {
+		return 1 + maxRetries
+	}
+	return st.Current.role(role).Budget
+}
+
+func contentSummary(role RoleName, r validate.Result) string {
+	if role == Engineer {
+		n := len(r.GapsAddressed)
+		return fmt.Sprintf("%d gap%s addressed", n, plural(n))
+	}
+	if r.NoIssuesFound && len(r.Issues) == 0 {
+		return "NO_ISSUES_FOUND"
+	}
+	n := len(r.Issues)
+	return fmt.Sprintf("%d issue%s, verdict %s", n, plural(n), r.Verdict)
+}
+
+func (st *State) issueIDs() []string {
+	out := make([]string, len(st.Issues))
+	for i, is := range st.Issues {
+		out[i] = is.ID
+	}
+	return out
+}
+
+func idStrings(ids []gap.ID) []string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = string(id)
+	}
+	return out
+}
+
+func renderPrompt(where string, msgs []Message) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "<!-- refine prompt: %s -->\n", where)
+	for _, m := range msgs {
+		fmt.Fprintf(&b, "\n<!-- %s -->\n%s\n", m.Role, m.Content)
+	}
+	return b.String()
+}

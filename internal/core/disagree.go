@@ -1,0 +1,177 @@
+package core
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/refine-spec/refine/conflict"
+)
+
+// disagreeState is the progress of a round's disagreement phase (the step
+// after validation that handles DISAGREE blocks and implicit disagreement;
+// docs/workflow.md#one-round), so a deferred question resumes exactly where
+// it stopped.
+type DisagreeState struct {
+	Detected bool                 `json:"detected,omitempty"`
+	Findings []conflict.Finding   `json:"findings,omitempty"`
+	Alerts   []conflict.RateAlert `json:"alerts,omitempty"`
+	// NextFinding and NextAlert count the questions already answered.
+	NextFinding int  `json:"next_finding,omitempty"`
+	NextAlert   int  `json:"next_alert,omitempty"`
+	Done        bool `json:"done,omitempty"`
+	// Submitted is the number of DISAGREE blocks written; RateChecked is
+	// set once the rate check ran, after the implicit findings were
+	// answered (converted ones count as DISAGREEs: round-10 §9 Phase 2).
+	Submitted   int  `json:"submitted,omitempty"`
+	RateChecked bool `json:"rate_checked,omitempty"`
+}
+
+// disagreement detects explicit and implicit disagreement with the previous
+// review, checks the DISAGREE rate, and asks the user to resolve each
+// conflict; unresolved HIGH/CRITICAL conflicts keep their gaps BLOCKED.
+// Each step is decided in disagree_decide.go; here it is asked and staged.
+func (s *Engine) disagreement() (stop, error) {
+	cur := s.St.Current
+	ds := &cur.Disagree
+	if ds.Done || cur.Engineer.Status != RoleAccepted {
+		return goOn, nil
+	}
+	if !ds.Detected {
+		if err := s.detectDisagreement(); err != nil {
+			return goOn, err
+		}
+	}
+	// Ignored feedback first: the answers may add conflicts.
+	if st, err := s.askFindings(); err != nil || st != goOn {
+		return st, err
+	}
+	// A session paused by refine 0.1 computed its alerts before the implicit
+	// findings and has no RateChecked: its alerts stand.
+	if !ds.RateChecked && len(ds.Alerts) == 0 {
+		checkRate(s.St, cur, s.St.Round, conflictLimits(&s.Cfg))
+		s.stage()
+	}
+	if st, err := s.askAlerts(); err != nil || st != goOn {
+		return st, err
+	}
+	paused, err := s.resolveConflicts(cur.N)
+	if err != nil || paused {
+		return waitIf(paused), err
+	}
+	ds.Done = true
+	return goOn, nil
+}
+
+// detectDisagreement reads the round's Engineer output and the one the
+// review being answered (the last completed round's) saw, and files what
+// detectDisagreement decides.
+func (s *Engine) detectDisagreement() error {
+	cur := s.St.Current
+	prev := s.St.Round
+	out, err := s.get(OutputKey(cur.N, Engineer))
+	if err != nil {
+		return fmt.Errorf("round %d disagreement: read engineer.md: %w", cur.N, err)
+	}
+	var previous string
+	if b, err := s.get(OutputKey(prev, Engineer)); err == nil {
+		previous = string(b)
+	} else if !errors.Is(err, ErrNotFound) {
+		return fmt.Errorf("round %d disagreement: read %s: %w", cur.N, OutputKey(prev, Engineer), err)
+	}
+	ApplyDetection(s.St, cur, DetectDisagreement(s.St, cur, prev, string(out), previous, s.Now))
+	s.stage()
+	return nil
+}
+
+// askFindings asks about each implicit-disagreement finding not answered
+// yet and applies the answers.
+func (s *Engine) askFindings() (stop, error) {
+	cur := s.St.Current
+	ds := &cur.Disagree
+	for ds.NextFinding < len(ds.Findings) {
+		f := ds.Findings[ds.NextFinding]
+		q := conflict.ImplicitQuestion(f)
+		q.Round = cur.N
+		a, paused, err := s.ask(q)
+		if err != nil || paused {
+			return waitIf(paused), err
+		}
+		o, err := conflict.ResolveImplicit(f, a.Key, a.Text, NextDecisionID(s.St, cur.N), s.Now(), s.St.Ignore)
+		if err != nil {
+			return goOn, fmt.Errorf("round %d: %s: %w", cur.N, q.ID, err)
+		}
+		if err := applyImplicit(s.St, cur.N, f, o, s.Now); err != nil {
+			return goOn, err
+		}
+		ds.NextFinding++
+		s.stage()
+	}
+	return goOn, nil
+}
+
+// askAlerts asks each DISAGREE rate alert not answered yet and applies the
+// answers; a "request revision" sends the round back to the Engineer.
+func (s *Engine) askAlerts() (stop, error) {
+	cur := s.St.Current
+	ds := &cur.Disagree
+	for ds.NextAlert < len(ds.Alerts) {
+		alert := ds.Alerts[ds.NextAlert]
+		q := conflict.RateQuestion(alert)
+		q.Round = cur.N
+		a, paused, err := s.ask(q)
+		if err != nil || paused {
+			return waitIf(paused), err
+		}
+		opt, _ := q.Option(a.Key)
+		ds.NextAlert++
+		s.St.recordDecision(s.Now(), cur.N, "", q, a, opt.Label)
+		aa := DecideAlert(alert, opt.Effect, a.Text)
+		if aa.Redo != "" {
+			// The round goes back to the Engineer: disagreement returns
+			// backToEngineer and playRound sets the phase; both ride on
+			// the next commit (the Engineer's prompt), or on neither after
+			// a crash, when the answer that asked for this is applied
+			// again.
+			if err := RedoEngineer(s.St, aa.Redo, s.Cfg.MaxRetries, s.Now); err != nil {
+				return backToEngineer, err
+			}
+			s.stage()
+			return backToEngineer, nil
+		}
+		if err := applyAlert(s.St, cur.N, aa); err != nil {
+			return goOn, err
+		}
+		s.stage()
+	}
+	return goOn, nil
+}
+
+// resolveConflicts asks the user to decide every unresolved conflict, most
+// severe first (FLOW-006 §4), and applies each decision to its gap. The
+// gaps of unresolved HIGH/CRITICAL conflicts are BLOCKED meanwhile.
+func (s *Engine) resolveConflicts(round int) (bool, error) {
+	if err := blockConflictGaps(s.St, s.Now); err != nil {
+		return false, err
+	}
+	for {
+		pending := conflict.Pending(s.St.Conflicts)
+		if len(pending) == 0 {
+			return false, nil
+		}
+		c := pending[0]
+		q := conflict.ConflictQuestion(c)
+		q.Round = round // a conflict of an earlier round may be decided now
+		a, paused, err := s.ask(q)
+		if err != nil || paused {
+			return paused, err
+		}
+		d, resolved, err := conflict.Decide(c, conflict.Resolution{Option: a.Key, Text: a.Text}, NextDecisionID(s.St, round), s.Now())
+		if err != nil {
+			return false, fmt.Errorf("round %d: decide %s: %w", round, c.IssueID, err)
+		}
+		if err := applyConflictDecision(s.St, round, c, resolved, d, s.Now); err != nil {
+			return false, err
+		}
+		s.stage()
+	}
+}

@@ -1,0 +1,471 @@
+package core
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/refine-spec/refine/exemplar"
+	"github.com/refine-spec/refine/gap"
+)
+
+// engine is the session's decisions: the state in memory and what they
+// read and record. Its methods play the session from the state, reading
+// the Store through the Ready's writes (out) and writing only to them;
+// they make no role call and ask no question: they stop for them
+// (errNeedCalls, a pending question) and the drivers bring the results
+// in (ext). TestDecisionsDoNoIO holds them to that.
+type Engine struct {
+	Cfg   Params
+	Clock nower
+	Tok   Tokenizer
+	Log   *slog.Logger
+
+	St  *State
+	Rnd *rand.Rand
+	// out holds the writes of the Ready being decided (decide): the
+	// decisions read the session through it and never write the Store.
+	Out *ReadyWrites
+	// ext holds the role calls and answers the drivers bring in.
+	Ext *ExternalCalls
+	// stale is set when a commit failed: the in-memory state may be ahead
+	// of the Store, so the next call reloads it.
+	Stale bool
+	// pending holds staged writes (and dirty staged state changes) that the
+	// next durable point commits: before a role call, before a question,
+	// and before Run or Step returns.
+	Pending []Op
+	Dirty   bool
+	// lastRendered holds the renderings last committed, so an unchanged
+	// one is not written again.
+	LastRendered map[string]string
+	// canon caches the Tier 1 examples extracted from the spec.
+	canonOnce sync.Once
+	canon     exemplar.Canonical
+	canonErr  error
+	// tel reports events and keeps the SpanObserver scopes.
+	Tel Telemetry
+	// j is the session's position in its journal (persist.go).
+	J StateJournal
+	// chosenExamples holds the example selected for each pending retry, so
+	// the prompt attaches the one the example log names.
+	chosenExamples map[string]exemplar.Selection
+	// renderNext makes the next commit render status.md and decisions.md
+	// even inside a round (the run stops there: a failure, a pause).
+	renderNext bool
+}
+
+// source returns the spec being refined ("" if the session has none).
+func (s *Engine) source() (string, error) {
+	b, err := s.Out.Get(KeySpec)
+	if errors.Is(err, ErrNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", KeySpec, err)
+	}
+	return string(b), nil
+}
+
+// stage queues ops, with the state as it will then be, for the next
+// durable point. Work between two durable points is CPU only, so a crash
+// there can repeat at most the one role call whose response was in memory.
+func (s *Engine) stage(ops ...Op) {
+	s.Pending = append(s.Pending, ops...)
+	s.Dirty = true
+}
+
+// get reads key as the session sees it: the latest staged write, else
+// the Store.
+func (s *Engine) get(key string) ([]byte, error) {
+	return StoreView{Store: s.Out, Pending: s.Pending}.get(key)
+}
+
+// copyOp writes value at key as a copy of from, which holds the same
+// value once the ops before it apply, when the Store copies (see Copier);
+// otherwise as a put.
+func (s *Engine) copyOp(key, from string, value []byte) Op {
+	if s.Out.copyOK {
+		return Copy(key, from)
+	}
+	return Put(key, value)
+}
+
+// flush makes everything staged durable; nothing staged, nothing written.
+// A play stopped at questions its driver answers at once (ext.atOnce),
+// and at no role call, leaves what it staged to the Ready that records
+// the answers, or to the driver's flush if they are not given (drive): a
+// commit here would record the state twice. A call's prompt is always
+// made durable before the call.
+func (s *Engine) Flush() error {
+	if !s.Dirty && len(s.Pending) == 0 {
+		return nil
+	}
+	if s.Ext.AtOnce && len(s.Ext.Asked) > 0 && len(s.Ext.Needed) == 0 {
+		return nil
+	}
+	return s.Checkpoint()
+}
+
+// commit writes, in one atomic Store commit, the staged ops, ops, the
+// journal record of what changed in the state (or, now and then, a whole
+// snapshot; see persist.go) and the renderings when they are due.
+func (s *Engine) Checkpoint(ops ...Op) error {
+	if s.Out == nil {
+		return errors.New("refine: internal error: a commit outside decide; please report it")
+	}
+	s.St.UpdatedAt = s.Clock.Now().UTC()
+	all := make([]Op, 0, len(s.Pending)+len(ops)+4)
+	all = append(all, s.Pending...)
+	all = append(all, ops...)
+	jops, err := s.J.CommitOps(StoreView{Store: s.Out, Pending: s.Pending}, s.St, all)
+	if err != nil {
+		s.Stale = true
+		return fmt.Errorf("commit: %w", err)
+	}
+	all = append(all, jops...)
+	var rendered map[string]string
+	if s.renderDue() {
+		rendered = map[string]string{keyStatus: renderStatus(s.St, s.Cfg.rollbackLimit(), s.Cfg.Backend), keyDecisions: renderDecisions(s.St)}
+		for _, k := range []string{keyStatus, keyDecisions} {
+			if old, ok := s.LastRendered[k]; !ok || old != rendered[k] {
+				all = append(all, Put(k, []byte(rendered[k])))
+			}
+		}
+	}
+	all = append(all, summaryOp(s.St))
+	if err := s.Out.Keep(all...); err != nil {
+		s.LastRendered = nil // unknown what the Store holds now
+		s.Stale = true
+		s.Pending, s.Dirty = nil, false // the reload discards them with the state
+		return fmt.Errorf("commit: %w", err)
+	}
+	s.Pending, s.Dirty = nil, false
+	if rendered != nil {
+		s.LastRendered = rendered
+	}
+	return nil
+}
+
+// renderingOps stages status.md and decisions.md as rendered, each only
+// if it changed since last committed. The next commit makes them durable;
+// a failed one forgets what was rendered.
+func (s *Engine) renderingOps(status, decisions string) []Op {
+	var ops []Op
+	if s.LastRendered == nil {
+		s.LastRendered = map[string]string{}
+	} else {
+		s.LastRendered = maps.Clone(s.LastRendered)
+	}
+	for k, v := range map[string]string{keyStatus: status, keyDecisions: decisions} {
+		if old, ok := s.LastRendered[k]; !ok || old != v {
+			ops = append(ops, Put(k, []byte(v)))
+			s.LastRendered[k] = v
+		}
+	}
+	slices.SortFunc(ops, func(a, b Op) int { return strings.Compare(a.Key, b.Key) })
+	return ops
+}
+
+// renderDue reports whether this commit rewrites status.md and
+// decisions.md: between rounds (a round's end, a rollback, the session's
+// end, also in the middle of a round), while a question waits, and at the
+// first commit of a process.
+// Durable points inside a round only journal.
+func (s *Engine) renderDue() bool {
+	if s.renderNext {
+		s.renderNext = false
+		return true
+	}
+	return s.LastRendered == nil || s.St.Current == nil || len(s.St.Pending) > 0 || s.St.Current.Phase == PhaseBegin ||
+		s.St.Outcome.Terminal() // a session ended mid-round (abandoned, approved) shows its end
+}
+
+func (s *Engine) Now() time.Time { return s.Clock.Now().UTC() }
+
+func (s *Engine) RunRounds() (Outcome, error) {
+	for {
+		if s.St.Outcome.Terminal() && s.St.RollbackFlow == nil {
+			return s.finishSession()
+		}
+		rep, err := s.playRound()
+		if errors.Is(err, ErrNeedCalls) {
+			// The driver makes the calls; their prompts become durable with the Ready.
+			if err := s.Flush(); err != nil {
+				return s.Failed(err)
+			}
+			return Outcome{Status: StatusRunning, Round: s.St.Round}, err
+		}
+		if err != nil {
+			return s.Failed(err)
+		}
+		if rep.Outcome.Terminal() {
+			continue // the archive cleanup above, then return
+		}
+		if rep.Outcome != StatusRunning {
+			if err := s.Flush(); err != nil {
+				return s.Failed(err)
+			}
+			return s.St.outcome(), nil
+		}
+	}
+}
+
+// finishSession plays what follows a terminal outcome: the integration
+// step (integrate.go), then the archive cleanup; both may stop at a
+// question, which shows as Pending in the outcome.
+func (s *Engine) finishSession() (Outcome, error) {
+	paused, err := s.integrate()
+	if errors.Is(err, ErrNeedCalls) {
+		if err := s.Flush(); err != nil {
+			return s.Failed(err)
+		}
+		return Outcome{Status: StatusRunning, Round: s.St.Round}, err
+	}
+	if err == nil && !paused {
+		_, err = s.sessionEnd()
+	}
+	if err == nil {
+		err = s.Flush()
+	}
+	if err != nil {
+		return s.Failed(err)
+	}
+	return s.St.outcome(), nil
+}
+
+// finishPending reports whether a finished session still has its
+// integration step or its archive cleanup to play.
+func (st *State) FinishPending() bool {
+	in := st.Integration
+	return (in != nil && in.Step != IntegDone) || !st.CleanupDone
+}
+
+// stepRound plays what is left of the round in progress: its end-of-round
+// check when only that is (a crash or a question came between the two),
+// else the round.
+func (s *Engine) stepRound() (RoundReport, error) {
+	if !s.St.endOfRoundDue() {
+		return s.playRound()
+	}
+	_, err := s.checkTermination()
+	if err == nil && !s.St.unansweredPending() && !s.St.Outcome.Terminal() {
+		s.St.EndChecked = s.St.Round
+		s.stage()
+	}
+	return s.St.Report(s.St.outcome()), err
+}
+
+// failed records a fatal error (the session stays resumable) and builds the
+// Outcome. Context cancellation is a pause, not a failure.
+func (s *Engine) Failed(err error) (Outcome, error) {
+	if cause := s.Out.interrupted(); cause != nil && errors.Is(err, cause) {
+		return Outcome{Status: StatusPaused, Round: s.St.Round, Reason: "interrupted: " + cause.Error() + "; run again to resume", Pending: slices.Clone(s.St.Pending)}, err
+	}
+	s.Log.Error("session failed", "round", s.St.Round, "err", err)
+	if !s.Stale && !s.St.Outcome.Terminal() {
+		// The state says so (status, status.md, the console), until the
+		// next run takes the session up again (resumeFailed).
+		s.renderNext = true
+		s.St.Outcome, s.St.OutcomeReason = StatusFailed, oneLine(err.Error())
+		if s.St.Current != nil {
+			s.St.Logged = append(s.St.Logged, loggedEvent{Kind: loggedExecutionError, Round: s.St.Current.N, At: s.Now(), Err: oneLine(err.Error())})
+		}
+		// Best effort: the record is useful, but the failure is what we return.
+		_ = s.Checkpoint()
+	}
+	return Outcome{Status: StatusFailed, Round: s.St.Round, Reason: err.Error()}, err
+}
+
+// resumeFailed takes a session that failed up again: FAILED is where it
+// stood, not where it ends (the next durable point records RUNNING).
+func (s *Engine) ResumeFailed() {
+	if s.St.Outcome == StatusFailed {
+		s.St.Outcome, s.St.OutcomeReason = "", ""
+		s.renderNext = true
+	}
+}
+
+// outcome is where the session in st stands: its outcome, or Paused with
+// the questions waiting, or Running.
+func (st *State) outcome() Outcome {
+	o := Outcome{Status: st.Outcome, Round: st.Round, Reason: st.OutcomeReason}
+	if len(st.Pending) > 0 {
+		o.Pending = slices.Clone(st.Pending)
+		if !OnlyCleanupPending(st) { // a finished session's cleanup question waits
+			o.Status = StatusPaused
+		}
+	}
+	if o.Status == "" {
+		o.Status = StatusRunning
+	}
+	return o
+}
+
+// acceptAnswer is where every answer enters, whoever gives it: a person
+// at the Asker, or Answer (another process, the console, a Temporal
+// Update). A refused answer changes nothing; an accepted one waits in
+// state until the question's own step takes it (takeAnswer).
+func (st *State) AcceptAnswer(q Question, a Answer) error {
+	if err := q.Check(a); err != nil {
+		return err
+	}
+	if st.Answers == nil {
+		st.Answers = map[string]Answer{}
+	}
+	st.Answers[q.ID] = a
+	return nil
+}
+
+// takeAnswer hands q's accepted answer to its step, once, and logs it as
+// given at at; the caller reports it (EventQuestionAnswered).
+func (st *State) takeAnswer(q Question, auto bool, at time.Time) (Answer, bool) {
+	a, ok := st.Answers[q.ID]
+	if !ok {
+		return Answer{}, false
+	}
+	delete(st.Answers, q.ID)
+	if len(st.Answers) == 0 {
+		st.Answers = nil
+	}
+	st.Pending = slices.DeleteFunc(st.Pending, func(p Question) bool { return p.ID == q.ID })
+	logged := a
+	if o, ok := q.Option(a.Key); ok {
+		logged.Key = o.Key
+	}
+	// The log keeps what was asked and answered; the full wording is in
+	// decisions.md and the question's package, so it is not stored again.
+	asked := Question{ID: q.ID, Kind: q.Kind, Round: q.Round, Title: q.Title}
+	st.Asked = append(st.Asked, AnsweredQuestion{Question: asked, Answer: logged, At: at, Auto: auto})
+	return a, true
+}
+
+// takeAnswer takes q's accepted answer (state.takeAnswer) and reports it.
+func (s *Engine) takeAnswer(q Question, auto bool) (Answer, bool) {
+	if _, ok := s.St.Answers[q.ID]; !ok {
+		return Answer{}, false // no clock reading: nothing is logged
+	}
+	a, ok := s.St.takeAnswer(q, auto, s.Now())
+	if ok {
+		logged := a
+		if o, found := q.Option(a.Key); found {
+			logged.Key = o.Key
+		}
+		s.Tel.Emit(Event{Kind: EventQuestionAnswered, Question: &q, Answer: &logged})
+	}
+	return a, ok
+}
+
+// ask gets an answer to q: one accepted already (given to the driver's
+// Asker or through Answer), else q becomes pending, durable with the
+// commit that records it (or, answered at once, with the Ready that
+// records the answer), and paused is true: the driver asks it, and the
+// step that asked takes the answer when the session plays on.
+func (s *Engine) ask(q Question) (a Answer, paused bool, err error) {
+	if ans, ok := s.takeAnswer(q, s.Ext.Auto[q.ID]); ok {
+		delete(s.Ext.Auto, q.ID)
+		return ans, false, nil
+	}
+	s.Tel.Emit(Event{Kind: EventQuestionAsked, Question: &q})
+	if !slices.ContainsFunc(s.St.Pending, func(p Question) bool { return p.ID == q.ID }) {
+		s.St.Pending = append(s.St.Pending, q)
+	}
+	s.Ext.Asked = append(s.Ext.Asked, q)
+	if s.Ext.AtOnce {
+		// Answered before the Ready is committed; if it is not, the driver
+		// makes it durable then (drive).
+		s.Dirty = true
+		return Answer{}, true, nil
+	}
+	if err := s.Checkpoint(); err != nil {
+		return Answer{}, false, err
+	}
+	return Answer{}, true, nil
+}
+
+// recordDecision adds a user decision, made at at, to decisions.md.
+func (st *State) recordDecision(at time.Time, round int, issue string, q Question, a Answer, decision string) DecisionRecord {
+	d := DecisionRecord{
+		ID: NextDecisionID(st, round), Round: round, Issue: issue,
+		Question: q.Title, Option: a.Key, Decision: decision, Text: a.Text, At: at,
+	}
+	st.Decisions = append(st.Decisions, d)
+	return d
+}
+
+// recordProcedural adds a decision about the session's procedure (a
+// rollback, the end, the archives), made at at, to decisions.md.
+func (st *State) recordProcedural(at time.Time, round int, issue string, q Question, a Answer, decision string) {
+	st.recordDecision(at, round, issue, q, a, decision)
+	st.Decisions[len(st.Decisions)-1].Procedural = true
+}
+
+// compareDecisionIDs orders decision IDs by round, then number.
+func CompareDecisionIDs(a, b string) int {
+	da, errA := gap.ParseDecisionID(a)
+	db, errB := gap.ParseDecisionID(b)
+	if errA != nil || errB != nil {
+		return strings.Compare(a, b)
+	}
+	if da.Round != db.Round {
+		return da.Round - db.Round
+	}
+	return da.Number - db.Number
+}
+
+func oneLine(s string) string {
+	out := []rune{}
+	for _, r := range s {
+		if r == '\n' || r == '\r' || r == '|' {
+			r = ' '
+		}
+		out = append(out, r)
+	}
+	if len(out) > 300 {
+		out = append(out[:297], '.', '.', '.')
+	}
+	return string(out)
+}
+
+// step plays the rest of the round in progress, or the next round, and
+// what follows the session's end.
+func (s *Engine) StepOnce() (RoundReport, error) {
+	if s.St.Outcome.Terminal() && s.St.RollbackFlow == nil {
+		o, err := s.finishSession()
+		rep := s.St.Report(s.St.outcome())
+		rep.Outcome, rep.Pending = o.Status, o.Pending
+		return rep, err
+	}
+	rep, err := s.stepRound()
+	if errors.Is(err, ErrNeedCalls) {
+		// The calls' prompts become durable with the Ready.
+		if ferr := s.Flush(); ferr != nil {
+			err = ferr
+		} else {
+			return rep, err
+		}
+	}
+	if err == nil && s.St.Outcome.Terminal() && s.St.RollbackFlow == nil {
+		o, ferr := s.finishSession()
+		rep.Outcome, rep.Pending = o.Status, o.Pending
+		return rep, ferr
+	}
+	if err == nil {
+		err = s.Flush()
+	}
+	if err != nil {
+		out, err := s.Failed(err)
+		rep.Outcome = out.Status
+		return rep, err
+	}
+	return rep, nil
+}
+
+// nower is the clock the decisions read: the driver's Clock.
+type nower interface{ Now() time.Time }

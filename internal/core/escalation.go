@@ -1,0 +1,74 @@
+package core
+
+import (
+	"fmt"
+
+	"github.com/refine-spec/refine/retry"
+	"github.com/refine-spec/refine/rollback"
+)
+
+// escalate asks the user what to do after role spent its attempts (FLOW-001
+// §5) and applies the answer.
+func (s *Engine) escalate(role RoleName) (stop, error) {
+	cur := s.St.Current
+	rp := cur.role(role)
+	last, attempts, err := rp.lastFailure()
+	if err != nil {
+		return goOn, fmt.Errorf("round %d %s: %w", cur.N, role, err)
+	}
+	// FLOW-001 §10: validation failures can trigger a rollback (FLOW-007).
+	q := retry.EscalationQuestion(string(role), cur.N, last.FailureType, attempts, s.rollbackAvailable())
+	q.ID = fmt.Sprintf("r%d-%s-escalation-%d", cur.N, role, rp.escalations()+1)
+	s.Tel.Emit(Event{Kind: EventEscalation, Role: role, FailureType: last.FailureType, Message: q.Title})
+	a, paused, err := s.ask(q)
+	if err != nil || paused {
+		return waitIf(paused), err
+	}
+	opt, _ := q.Option(a.Key)
+	switch opt.Key {
+	case retry.OptionRollback:
+		reason := fmt.Sprintf("%s exhausted its retries in round %d (%s)", role.Title(), cur.N, last.FailureType)
+		first := flowDecision{Question: Question{ID: q.ID, Kind: q.Kind, Round: q.Round, Title: q.Title}, Answer: a, Decision: opt.Label}
+		return s.startRollbackFromQuestion(a, rollback.TriggerValidation, reason, originEscalation+string(role), first)
+	case retry.OptionPause:
+		// Offer the same decision again when the session resumes.
+		s.St.Pending = append(s.St.Pending, q)
+		s.St.recordDecision(s.Now(), cur.N, "", q, a, opt.Label)
+		return waitForAnswer, s.Checkpoint()
+	}
+	p := DecideEscalation(s.St, role, EscalationAnswer{Key: opt.Key, Label: opt.Label, Text: a.Text, FailureType: last.FailureType}, s.St.assignable(), &s.Cfg)
+	if err := ApplyEscalation(s.St, role, p, s.Now); err != nil {
+		return goOn, err
+	}
+	rp.Escalated++
+	s.St.recordDecision(s.Now(), cur.N, "", q, a, p.Decision)
+	s.stage()
+	return goOn, nil
+}
+
+// escalations counts the escalation questions already answered (other
+// than "pause") for this role, which keeps question IDs stable.
+func (rp *RolePhase) escalations() int { return rp.Escalated }
+
+// askRoundFailed handles a round in which both roles were skipped.
+func (s *Engine) askRoundFailed() (stop, error) {
+	cur := s.St.Current
+	q := roundFailedQuestion(cur.N)
+	a, paused, err := s.ask(q)
+	if err != nil || paused {
+		return waitIf(paused), err
+	}
+	opt, _ := q.Option(a.Key)
+	s.St.recordDecision(s.Now(), cur.N, "", q, a, opt.Label)
+	switch opt.Key {
+	case "2":
+		s.St.Pending = append(s.St.Pending, q)
+		return waitForAnswer, s.Checkpoint()
+	}
+	cur.RoundFailedDone = true
+	switch opt.Key {
+	case "3":
+		return sessionEnded, s.Finish(StatusAbandoned, "abandoned by the user after round "+fmt.Sprint(cur.N)+" failed")
+	}
+	return goOn, s.Checkpoint()
+}

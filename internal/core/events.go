@@ -1,0 +1,72 @@
+package core
+
+import (
+	"time"
+
+	"github.com/refine-spec/refine/validate"
+)
+
+// decisionEvent is what the decisions report: an Event without the
+// context its scope gives it, which only the driver's telemetry knows.
+type Event struct {
+	Kind    EventKind
+	At      time.Time
+	Round   int
+	Phase   Phase
+	Role    RoleName
+	Attempt int
+	Gap     string
+	// FailureType is set for validation failures and retries.
+	FailureType validate.FailureType
+	Message     string
+	Question    *Question
+	Answer      *Answer
+	// Usage is the session's running total after this event.
+	Usage Usage
+	// AttemptUsage is, for EventAttemptFinished, what this attempt's role
+	// call used (estimated with the Tokenizer when the backend said nothing).
+	AttemptUsage Usage
+	// Elapsed is how long the attempt or phase took.
+	Elapsed time.Duration
+	Outcome OutcomeStatus
+	// Success is, for EventAttemptFinished, whether the output validated.
+	Success bool
+	// Err is, for EventAttemptFinished and EventRunFinished, the error that
+	// stopped the attempt or the run (a role's permanent error, a failed
+	// commit, a cancelled context); nil otherwise.
+	Err error `json:"-"`
+	// Model is the model that answered an attempt, when the Role reported it.
+	Model string
+	// FinishReason is why the backend stopped generating, when reported.
+	FinishReason string
+	// ExampleTier is the tier (1-3) of the example attached to a retry's
+	// prompt, 0 when none was.
+	ExampleTier int
+	// PreviousRun is, for EventRunStarted, the link stored for the last run
+	// (see RunLinker); empty on the first.
+	PreviousRun string
+	// SessionID names the session the event belongs to.
+	SessionID string
+}
+
+// attemptScope is an attempt's open scope as the decisions hold it: opaque
+// to them, read only by the telemetry that opened it.
+type AttemptScope any
+
+// Telemetry is how the decisions report their events and open and close
+// the scopes a SpanObserver wraps rounds and attempts in. The driver's
+// implementation opens them in the context it binds while the decisions
+// play, so that they take none.
+type Telemetry interface {
+	// Emit reports e.
+	Emit(e Event)
+	// BeginAttempt reports an attempt's start and opens its scope.
+	BeginAttempt(e Event) AttemptScope
+	// EndAttempt reports the attempt's end and closes its scope.
+	EndAttempt(sc AttemptScope, e Event)
+	// OpenRound makes sure the round in progress has an open scope;
+	// started is its round_started event when it has just started.
+	OpenRound(started *Event)
+	// EndRound closes the round's scope with e.
+	EndRound(e Event)
+}

@@ -1,0 +1,103 @@
+package core
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/validate"
+)
+
+// The integration step's role calls: journaled under final/, numbered as
+// the role's next call, reused after a crash, made by the driver like
+// every role call (see integrate.go).
+
+// integrationAttempt is an integration-step role call, played and
+// validated.
+type integrationAttempt struct {
+	// content is the response, capped at MaxOutputBytes+1.
+	content string
+	vr      validate.Result
+	rec     AttemptRec
+	// ops journal a fresh response.
+	ops []Op
+}
+
+// integrationCall makes attempt k of role in the integration step and
+// validates its response with check: the prompt journaled and durable
+// before the call, a journaled response reused, the driver asked to make
+// the call (errNeedCalls). The attempt's usage is recorded and its end
+// reported to observers.
+func (s *Engine) integrationCall(role RoleName, k int, msgs []Message, stable int, gaps []gap.ID, check func(string) validate.Result) (integrationAttempt, error) {
+	in := s.St.Integration
+	promptKey, respKey := finalAttemptKeys(role, k)
+	where := fmt.Sprintf("integration %s attempt %d", role, k)
+	plan := attemptPlan{Role: role, K: k, where: where, msgs: msgs, started: s.Now(), Phase: PhaseIntegration}
+	plan.req = Request{Role: role, Round: in.Round, Attempt: k, Call: s.St.Usage.callIndex(role, respKey),
+		Gaps: slices.Clone(gaps), Messages: msgs, MaxTokens: s.Cfg.MaxTokens, Stable: stable}
+	if b, err := s.get(respKey); err == nil {
+		c := string(b)
+		plan.journaled = &c
+	} else if !errors.Is(err, ErrNotFound) {
+		return integrationAttempt{}, fmt.Errorf("%s: read response journal: %w", where, err)
+	} else if res, ok := s.Ext.take(plan.req); ok {
+		plan.delivered = &res
+	} else {
+		// The driver makes the call; its prompt, and everything staged
+		// before it, is durable before the call: a crash during the call
+		// repeats this call only.
+		s.stage(Put(promptKey, []byte(renderPrompt(where, msgs))))
+		s.Ext.keepScope(plan, func() AttemptScope { return s.Tel.BeginAttempt(plan.startEvent()) })
+		return integrationAttempt{}, ErrNeedCalls
+	}
+	s.Ext.scope(&plan, func() AttemptScope { return s.Tel.BeginAttempt(plan.startEvent()) })
+	res := plan.result()
+	if res.Err != nil && errors.Is(res.Err, ErrNoResponse) && s.St.Usage.NextCall[string(role)] == plan.req.Call {
+		// No response is no call: the number goes to the role's next call
+		// (a session rolled back and replayed again numbers its calls as
+		// its recording does).
+		s.St.Usage.NextCall[string(role)]--
+		delete(s.St.Usage.InFlight, respKey)
+	}
+	if res.Err != nil {
+		s.Tel.EndAttempt(plan.scope, Event{Kind: EventAttemptFinished, Role: role, Attempt: k, Phase: PhaseIntegration, Elapsed: s.Now().Sub(plan.started),
+			FailureType: validate.ExecutionError, Message: res.Err.Error(), Err: res.Err})
+		return integrationAttempt{}, res.Err
+	}
+	at := integrationAttempt{content: res.Resp.Content}
+	rec := AttemptRec{N: k, Calls: res.Calls, Model: res.Resp.Model}
+	if plan.journaled == nil {
+		rec.Usage, rec.UsageEstimated = callUsage(res.Resp.Usage, msgs, at.content, s.Tok)
+		at.content = capOutput(at.content, s.Cfg.MaxOutputBytes)
+		at.ops = append(at.ops, Put(respKey, []byte(at.content[:min(len(at.content), s.Cfg.MaxOutputBytes)])))
+	}
+	// The verdict, the usage, and the attempt's end for observers.
+	vr := check(at.content)
+	rec.At, rec.Success, rec.FailureType, rec.Tier = s.Now(), vr.Success, vr.FailureType, string(vr.Tier)
+	rec.Line, rec.Message, rec.Warnings = vr.Line, vr.Message, vr.Warnings
+	s.St.Usage.add(role, rec.Usage, rec.Calls)
+	delete(s.St.Usage.InFlight, respKey)
+	if !vr.Success {
+		s.Tel.Emit(Event{Kind: EventValidationFailed, Role: role, Attempt: k, Phase: PhaseIntegration, FailureType: rec.FailureType, Message: rec.Message})
+	}
+	s.Tel.EndAttempt(plan.scope, Event{Kind: EventAttemptFinished, Role: role, Attempt: k, Phase: PhaseIntegration,
+		Elapsed: s.Now().Sub(plan.started), FailureType: rec.FailureType, Message: rec.Message, Model: rec.Model,
+		FinishReason: res.Resp.FinishReason, AttemptUsage: rec.Usage, Success: rec.Success})
+	at.vr, at.rec = vr, rec
+	return at, nil
+}
+
+// callUsage is a fresh response's usage: as the provider reported it, or
+// estimated (true) with tok from the prompt and the content.
+func callUsage(reported Usage, msgs []Message, content string, tok Tokenizer) (Usage, bool) {
+	if reported != (Usage{}) {
+		return reported, false
+	}
+	var u Usage
+	for _, m := range msgs {
+		u.PromptTokens += tok.Count(m.Content)
+	}
+	u.CompletionTokens = tok.Count(content)
+	return u, true
+}

@@ -1,0 +1,239 @@
+package core
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/refine-spec/refine/internal/markdown"
+	"github.com/refine-spec/refine/validate"
+)
+
+// What the integration step leaves: final_spec.md in its final form,
+// final_spec_trace.json, the line of final_summary.md and the section of
+// status.md naming the form (see integrate.go).
+
+// integrationDone writes final_spec.md in its final form, the trace, and a
+// line of final_summary.md saying which form it is.
+func (s *Engine) integrationDone(form, reason string) error {
+	in := s.St.Integration
+	in.Step, in.Form, in.Reason = IntegDone, form, reason
+	var written string
+	var check validate.IntegrationInput
+	if form == FinalSpecIntegrated {
+		key := in.specKey()
+		b, err := s.get(key)
+		if err != nil {
+			return fmt.Errorf("integration: read %s: %w", key, err)
+		}
+		m, err := s.integrationMaterial()
+		if err != nil {
+			return err
+		}
+		written, check = string(b), m.input(s.Cfg.MaxOutputBytes, in.Decisions)
+	} else {
+		ops, err := s.finalOps()
+		if err != nil {
+			return err
+		}
+		written = opValue(ops, keyFinalSpec)
+	}
+	sum, err := s.get(keyFinalSum)
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return fmt.Errorf("integration: read %s: %w", keyFinalSum, err)
+	}
+	ops, err := in.finalFiles(written, check, sum, err == nil)
+	if err != nil {
+		return err
+	}
+	s.renderNext = true
+	s.stage(ops...)
+	msg := "final_spec.md is the integrated spec (v1.0)"
+	if form == FinalSpecAppendix {
+		msg = "final_spec.md is the appendix form: " + reason
+	}
+	s.Log.Info("final spec written", "form", form, "reason", reason)
+	s.Tel.Emit(Event{Kind: EventIntegrated, Phase: PhaseIntegration, Message: msg})
+	return nil
+}
+
+// opValue is the value the last of ops putting key writes ("" if none).
+func opValue(ops []Op, key string) string {
+	var v string
+	for _, op := range ops {
+		if op.Key == key {
+			v = string(op.Value)
+		}
+	}
+	return v
+}
+
+// finalFiles are the writes of the integration step's end, in the form
+// in names: final_spec.md made from written (the accepted integration,
+// validated again against check for its Resolution Log, or the appendix
+// form), final_spec_trace.json, and final_summary.md (summary, when
+// hasSummary) with its line on the form. The notes gain the accepted
+// integration's warnings and its review's lesser issues.
+func (in *IntegrationState) finalFiles(written string, check validate.IntegrationInput, summary []byte, hasSummary bool) ([]Op, error) {
+	var spec string
+	var log []validate.LogEntry
+	if in.Form == FinalSpecIntegrated {
+		log = validate.Integration(written, check).Log
+		in.Notes = append(slices.Clone(in.Engineer[in.Accepted-1].Warnings), in.Notes...)
+		for _, is := range in.Issues {
+			if !is.Severity.AtLeastHigh() {
+				in.Notes = append(in.Notes, fmt.Sprintf("consistency review: %s (%s): %s", is.ID, is.Severity, oneLine(is.Summary)))
+			}
+		}
+		spec = withKnownIssues(written, in.KnownIssues)
+	} else {
+		spec = fmt.Sprintf("> **Integration failed:** %s. This is the appendix form: the source spec, then each accepted resolution, the decisions and the known limitations.\n\n%s", strings.TrimSuffix(in.Reason, "."), written)
+	}
+	trace, err := json.MarshalIndent(in.trace(log), "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("integration: encode trace: %w", err)
+	}
+	ops := []Op{Put(keyFinalSpec, []byte(spec)), Put(keyFinalTrace, append(trace, '\n'))}
+	if hasSummary {
+		ops = append(ops, Put(keyFinalSum, []byte(strings.TrimRight(string(summary), "\n")+"\n"+in.finalSpecLine(len(log))+"\n")))
+	}
+	return ops, nil
+}
+
+// finalSpecLine is final_summary.md's line on the final spec's form.
+func (in *IntegrationState) finalSpecLine(logRows int) string {
+	if in.Form == FinalSpecIntegrated {
+		line := fmt.Sprintf("Form: integrated (v1.0): every accepted resolution merged into its section; %d Resolution Log rows, also in `%s`", logRows, keyFinalTrace)
+		if n := len(in.KnownIssues); n > 0 {
+			line += fmt.Sprintf("; %d consistency issue(s) accepted as known limitations", n)
+		}
+		return line
+	}
+	return "Form: appendix (" + in.Reason + ")"
+}
+
+// integrationTrace is final_spec_trace.json.
+type integrationTrace struct {
+	Form   string `json:"form"`
+	Reason string `json:"reason,omitempty"`
+	// Log is the Resolution Log as parsed; empty for the appendix form.
+	Log         []validate.LogEntry `json:"log"`
+	KnownIssues []traceIssue        `json:"known_issues"`
+	Notes       []string            `json:"notes"`
+	// Attempts and Reviews count the Engineer's integration attempts and
+	// the Reviewer's valid consistency reviews.
+	Attempts int `json:"attempts"`
+	Reviews  int `json:"reviews"`
+}
+
+type traceIssue struct {
+	ID       string `json:"id"`
+	Severity string `json:"severity"`
+	Summary  string `json:"summary"`
+}
+
+// trace is final_spec_trace.json with the Resolution Log log.
+func (in *IntegrationState) trace(log []validate.LogEntry) integrationTrace {
+	t := integrationTrace{Form: in.Form, Reason: in.Reason, Log: log, Notes: slices.Clone(in.Notes), Attempts: len(in.Engineer), Reviews: in.Reviews}
+	if t.Log == nil {
+		t.Log = []validate.LogEntry{}
+	}
+	if t.Notes == nil {
+		t.Notes = []string{}
+	}
+	t.KnownIssues = []traceIssue{}
+	for _, is := range in.KnownIssues {
+		t.KnownIssues = append(t.KnownIssues, traceIssue{ID: is.ID, Severity: is.Severity.String(), Summary: is.Summary})
+	}
+	return t
+}
+
+// withKnownIssues lists accepted consistency issues under the spec's
+// "## Known Limitations" (made, before the Resolution Log, if absent).
+func withKnownIssues(spec string, issues []IssueRecord) string {
+	if len(issues) == 0 {
+		return spec
+	}
+	var b strings.Builder
+	for _, is := range issues {
+		fmt.Fprintf(&b, "- %s (%s, consistency review): %s\n", is.ID, is.Severity, oneLine(is.Summary))
+	}
+	lines := b.String()
+	d := markdown.Parse(spec)
+	text := d.Text
+	for _, sec := range d.SectionsAt(2) {
+		if strings.EqualFold(strings.TrimSpace(sec.Title), "Known Limitations") {
+			body := strings.TrimRight(text[sec.BodyStart:sec.End], "\n")
+			if t := strings.TrimSpace(body); strings.EqualFold(strings.TrimSuffix(t, "."), "none") {
+				body = ""
+			}
+			return text[:sec.BodyStart] + body + "\n" + lines + "\n" + text[sec.End:]
+		}
+	}
+	for _, sec := range d.SectionsAt(2) {
+		if strings.EqualFold(strings.TrimSpace(sec.Title), "Resolution Log") {
+			return text[:sec.Start] + "## Known Limitations\n\n" + lines + "\n" + text[sec.Start:]
+		}
+	}
+	return strings.TrimRight(text, "\n") + "\n\n## Known Limitations\n\n" + lines
+}
+
+// FinalSpecPending is Status.FinalSpec while the integration step runs.
+const FinalSpecPending = "pending"
+
+// finalSpecStatus is the form of final_spec.md for Status.
+func FinalSpecStatus(st *State) (form, reason string) {
+	switch in := st.Integration; {
+	case in != nil && in.Step == IntegDone:
+		return in.Form, in.Reason
+	case in != nil:
+		return FinalSpecPending, ""
+	case st.Outcome.Terminal():
+		return FinalSpecAppendix, ""
+	}
+	return "", ""
+}
+
+// renderIntegration is status.md's "Final Spec" section: the form of
+// final_spec.md and the integration step's attempts.
+func renderIntegration(b *strings.Builder, in *IntegrationState) {
+	if in == nil {
+		return
+	}
+	b.WriteString("\n## Final Spec\n\n")
+	switch {
+	case in.Step != IntegDone:
+		b.WriteString("The integration step is under way: final_spec.md holds the appendix form until it ends.\n")
+	case in.Form == FinalSpecIntegrated:
+		fmt.Fprintf(b, "final_spec.md is the integrated spec (v1.0); its Resolution Log is also in %s.\n", keyFinalTrace)
+	default:
+		fmt.Fprintf(b, "final_spec.md is the appendix form: %s.\n", in.Reason)
+	}
+	if len(in.Engineer)+len(in.Reviewer) == 0 {
+		return
+	}
+	b.WriteString("\n| Timestamp | Role | Attempt | Tier | Result | Message |\n|-----------|------|---------|------|--------|---------|\n")
+	row := func(role RoleName, a AttemptRec) {
+		result, msg := "PASS", a.Message
+		if !a.Success {
+			result, msg = "FAIL "+string(a.FailureType), a.Message
+		}
+		fmt.Fprintf(b, "| %s | %s | %d | %s | %s | %s |\n", a.At.UTC().Format("2006-01-02 15:04:05"), role.Title(), a.N, dash(a.Tier), result, cell(oneLine(msg)))
+	}
+	i, j := 0, 0
+	for i < len(in.Engineer) || j < len(in.Reviewer) {
+		if j >= len(in.Reviewer) || (i < len(in.Engineer) && !in.Engineer[i].At.After(in.Reviewer[j].At)) {
+			row(Engineer, in.Engineer[i])
+			i++
+		} else {
+			row(Reviewer, in.Reviewer[j])
+			j++
+		}
+	}
+}
+
+// reviewRound is the round number the consistency review's issue IDs
+// carry: the round after the last, within the three digits IDs have.
+func (in *IntegrationState) reviewRound() int { return min(in.Round+1, 999) }

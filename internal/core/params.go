@@ -1,0 +1,22 @@
+package core
+
+import "text/template"
+
+// Params is what the decisions read of the host's Config: the settings and
+// the prompt material, without the Store, the roles, the Asker or the
+// Observer, which only the driver uses.
+type Params struct {
+	Settings
+	// HasColdStore is set when the host configured a cold store.
+	HasColdStore bool
+	// EngineerTemplate and ReviewerTemplate are Config's prompt templates.
+	EngineerTemplate *template.Template
+	ReviewerTemplate *template.Template
+	// ExcerptPrompts is Config.ExcerptPrompts.
+	ExcerptPrompts bool
+	// CanonicalEngineer and CanonicalReviewer are Config's Tier 1 examples.
+	CanonicalEngineer string
+	CanonicalReviewer string
+	// CheckSettings validates settings as Config.Validate would with them.
+	CheckSettings func(Settings) error
+}

@@ -1,0 +1,456 @@
+package core
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/rollbacktext"
+	"github.com/refine-spec/refine/rollback"
+)
+
+// A rollback goes through the dialogs of round-06 in one order, whatever
+// triggered it (a "roll back" answer, Session.Rollback, `refine rollback`):
+//
+//  1. the session limit is reached → the limit question;
+//  2. AUTO_RETRY and the round's first rollback → no question;
+//  3. the round's second or later rollback, or STRICT → the repeated-
+//     rollback question with its root-cause analysis;
+//  4. otherwise, unless the caller gave adjustments, the rollback options
+//     question (and, for "multiple rounds", the target question and its
+//     confirmation);
+//  5. execute; decision recovery follows before the next round.
+//
+// The progress is state (rollbackFlow), so a deferred question resumes at
+// the same dialog after a restart. The dialogs are a pure transition
+// (rollbackDialogs): from the flow and, once its question is answered, the
+// answer, it says which question to ask or what to do next; the Session
+// asks and commits (rollback_dialogs.go).
+
+// Origins of a rollback flow: what resumes when no rollback happens.
+const (
+	originAPI        = "api"
+	originDivergence = "divergence"
+	originEscalation = "escalation:" // + role name
+)
+
+// flowStage is where a rollback flow stands in its dialogs; it is stored
+// with the flow (state.json) as its string.
+type FlowStage string
+
+// Stages of a rollback flow.
+const (
+	stageDecide   FlowStage = ""
+	StageLimit    FlowStage = "limit"
+	StageAnalysis FlowStage = "analysis"
+	StageOptions  FlowStage = "options"
+	StageTargets  FlowStage = "targets"
+	StageConfirm  FlowStage = "confirm"
+)
+
+// rollbackFlow is a rollback in progress through its dialogs.
+type RollbackFlow struct {
+	Trigger rollback.Trigger `json:"trigger"`
+	// Reason is why (the user's text given with "rollback", or the
+	// situation); Text is that user text alone ("" when none was given).
+	Reason string `json:"reason,omitempty"`
+	Text   string `json:"text,omitempty"`
+	// Current is the round being rolled back; To the target round.
+	Current int `json:"current"`
+	To      int `json:"to"`
+	// Explicit: the caller chose the target (Session.Rollback, `refine
+	// rollback --to`), so the "multiple rounds" option is not offered.
+	Explicit    bool      `json:"explicit,omitempty"`
+	Adjustments []string  `json:"adjustments,omitempty"`
+	Origin      string    `json:"origin,omitempty"`
+	Stage       FlowStage `json:"stage,omitempty"`
+	// Seq numbers repeated target questions ("choose different target").
+	Seq int `json:"seq,omitempty"`
+	// Decisions are the answered dialog questions, filed under round
+	// Current once the rollback is done (or cancelled), so the rollback's
+	// archive does not swallow the decision that caused it.
+	Decisions []flowDecision `json:"decisions,omitempty"`
+	// Analysis and RootCause are kept from the repeated-rollback question.
+	Analysis  *rollback.AnalysisRecord `json:"analysis,omitempty"`
+	RootCause string                   `json:"root_cause,omitempty"`
+}
+
+// flowDecision is one answered question of a rollback flow.
+type flowDecision struct {
+	Issue    string   `json:"issue,omitempty"`
+	Question Question `json:"question"`
+	Answer   Answer   `json:"answer"`
+	Decision string   `json:"decision"`
+}
+
+func (f *RollbackFlow) note(q Question, a Answer, decision string) {
+	f.Decisions = append(f.Decisions, flowDecision{Question: Question{ID: q.ID, Kind: q.Kind, Round: q.Round, Title: q.Title}, Answer: a, Decision: decision})
+}
+
+// execution completes x, the rollback the dialogs chose, with what the
+// flow holds: its target, reason and adjustments, its analysis, and its
+// answered questions to file with the rollback.
+func (f *RollbackFlow) Execution(x RollbackExec) RollbackExec {
+	x.To, x.Reason, x.Trigger = f.To, f.Reason, f.Trigger
+	if x.Reason == "" {
+		x.Reason = "rollback requested"
+	}
+	x.Adjustments = append(slices.Clone(f.Adjustments), x.Adjustments...)
+	if x.Analysis == nil {
+		x.Analysis = f.Analysis
+	}
+	x.RootCause = f.RootCause
+	x.File, x.FileIn = f.Decisions, f.Current
+	return x
+}
+
+// rollbackPolicy is the session's rollback settings as the dialogs use
+// them: the session limit, the mode and the analysis threshold, and the
+// severity weights "narrow scope" picks the simplest gap by.
+type RollbackPolicy struct {
+	Limit     int
+	Mode      rollback.Mode
+	Threshold int
+	Weights   gap.Weights
+}
+
+// rollbackView is what the rollback dialogs read besides the state; the
+// Session binds it to its Store (rollbackStoreView).
+type rollbackView interface {
+	// RCA is the root-cause input for rolling back f's round now, its
+	// rollback number attempt.
+	RCA(f *RollbackFlow, attempt int) (rollbacktext.RCAInput, error)
+	// Targets are the rows of the targets table for a rollback from
+	// round current; TargetCount is how many there are, without reading
+	// the backups.
+	Targets(current int) ([]rollbacktext.Target, error)
+	TargetCount(current int) int
+}
+
+// rollbackDialogs is the rollback flow's transition: a pure function of
+// the flow, the state (read only), the policy and the view. It changes
+// only the flow (its stage, target, notes, analysis).
+type RollbackDialogs struct {
+	St     *State
+	Policy RollbackPolicy
+	View   rollbackView
+}
+
+// flowAsk is a dialog question to ask.
+type FlowAsk struct {
+	Q Question
+	// Paused is the report when the question is deferred (the Session
+	// adds the questions pending); AtLimit reports it as ErrRollbackLimit
+	// with Paused.Decision.
+	Paused  RollbackReport
+	AtLimit bool
+	// rca is the root-cause input the analysis question was built from.
+	rca rollbacktext.RCAInput
+}
+
+// flowMove is one step of the rollback flow. With none of Ask, Exec,
+// Pause, Cancel and AtLimit set, the flow moved to another stage.
+type FlowMove struct {
+	// Ask is the question to ask; its answer goes to answer.
+	Ask *FlowAsk
+	// Exec is the rollback to carry out.
+	Exec *RollbackExec
+	// Pause keeps Q pending (the user chose "pause"), the answer A
+	// recorded; Cancel ends the flow without a rollback (Skip: the role
+	// that escalated is skipped).
+	Pause, Cancel, Skip bool
+	// AtLimit: the limit question was answered with the option Effect.
+	AtLimit bool
+	Effect  string
+	Q       Question
+	A       Answer
+	// Label is the option chosen; Report what to report when no rollback
+	// is carried out.
+	Label  string
+	Report RollbackReport
+}
+
+// step is the flow's move at its stage before any answer: the question to
+// ask or, where none is, the next stage or the rollback to carry out.
+func (d RollbackDialogs) Step(f *RollbackFlow) (FlowMove, error) {
+	attempt := d.St.Rollbacks.Attempts(f.Current) + 1
+	switch f.Stage {
+	case stageDecide:
+		return d.decide(f, attempt), nil
+	case StageLimit:
+		return FlowMove{Ask: d.limitQuestion(f)}, nil
+	case StageAnalysis:
+		return d.analysisQuestion(f, attempt)
+	case StageOptions:
+		return FlowMove{Ask: d.optionsQuestion(f, attempt)}, nil
+	case StageTargets:
+		return d.targetsQuestion(f, attempt)
+	case StageConfirm:
+		return d.confirmQuestion(f, attempt)
+	}
+	return FlowMove{}, fmt.Errorf("rollback: unknown dialog stage %q", f.Stage)
+}
+
+// answer is the flow's move once ask, asked by step, was answered with a.
+func (d RollbackDialogs) Answer(f *RollbackFlow, ask *FlowAsk, a Answer) FlowMove {
+	opt, _ := ask.Q.Option(a.Key)
+	switch f.Stage {
+	case StageLimit:
+		return limitAnswer(f, ask.Q, a, opt)
+	case StageAnalysis:
+		return analysisAnswer(d.St, f, ask, a, opt)
+	case StageOptions:
+		return d.optionsAnswer(f, ask.Q, a, opt)
+	case StageTargets:
+		return targetsAnswer(f, ask.Q, a, opt)
+	}
+	return confirmAnswer(f, ask.Q, a, opt)
+}
+
+// decide picks the first dialog, or carries out the rollback at once.
+func (d RollbackDialogs) decide(f *RollbackFlow, attempt int) FlowMove {
+	needed := max(1, f.Current-f.To)
+	multi := f.To < f.Current-1
+	switch {
+	case d.St.Rollbacks.Used()+needed > d.Policy.Limit:
+		f.Stage = StageLimit
+	case d.Policy.Mode == rollback.ModeAutoRetry && attempt == 1 && !multi && d.Policy.Threshold > 1:
+		return FlowMove{Exec: &RollbackExec{Auto: true}}
+	case attempt >= d.Policy.Threshold:
+		f.Stage = StageAnalysis
+	case len(f.Adjustments) > 0:
+		return FlowMove{Exec: &RollbackExec{}}
+	default:
+		f.Stage = StageOptions
+	}
+	return FlowMove{}
+}
+
+// execMove carries out x, the answer noted as decision.
+func execMove(f *RollbackFlow, q Question, a Answer, x RollbackExec, decision string) FlowMove {
+	f.note(q, a, decision)
+	x.Decision = decision
+	return FlowMove{Exec: &x}
+}
+
+// cancelMove ends the flow without a rollback, label chosen.
+func cancelMove(label string, skip bool, rep RollbackReport) FlowMove {
+	rep.Decision = label
+	return FlowMove{Cancel: true, Skip: skip, Label: label, Report: rep}
+}
+
+// limitQuestion is the SESSION ROLLBACK LIMIT REACHED question.
+func (d RollbackDialogs) limitQuestion(f *RollbackFlow) *FlowAsk {
+	// The round asked to be rolled back again is failing whatever its last
+	// retry's outcome said (spec Example 4: "Round 7: 2 rollbacks (still failing)").
+	h := rollback.History{Records: slices.Clone(d.St.Rollbacks.Records)}
+	for i := len(h.Records) - 1; i >= 0; i-- {
+		if h.Records[i].Round == f.Current {
+			h.Records[i].Outcome = "still failing"
+			break
+		}
+	}
+	q := rollbacktext.LimitQuestion(h, d.Policy.Limit)
+	q.Round = f.Current
+	q.ID = fmt.Sprintf("r%d-rollback-limit-%d", f.Current, d.St.Rollbacks.Used())
+	q.Body = "This session has used all " + fmt.Sprint(d.Policy.Limit) + " rollback attempts.\nThis suggests systematic issues beyond individual round problems.\n\n" +
+		"Possible causes:\n1. Source spec fundamentally ambiguous\n2. Session scope too broad\n3. Prompt engineering issues\n4. Domain expertise mismatch\n\n" + q.Body
+	return &FlowAsk{Q: q, AtLimit: true, Paused: RollbackReport{Decision: "the limit question waits for an answer"}}
+}
+
+// limitAnswer notes the limit question's answer; the Session applies its
+// effect (limitOutcome).
+func limitAnswer(f *RollbackFlow, q Question, a Answer, opt Option) FlowMove {
+	m := FlowMove{AtLimit: true, Effect: opt.Effect, Q: q, A: a, Label: opt.Label, Report: RollbackReport{Decision: opt.Label}}
+	switch opt.Effect {
+	case rollbacktext.EffectPause:
+		m.Pause = true
+	case rollbacktext.EffectAccept, rollbacktext.EffectAbandon:
+		f.note(q, a, opt.Label)
+		m.Cancel = true
+	case rollbacktext.EffectPromptRefresh:
+		f.note(q, a, opt.Label+": older adjustments and instructions dropped from the next prompts")
+		m.Cancel = true
+	}
+	return m
+}
+
+// analysisQuestion is the REPEATED ROLLBACK DETECTED question; the flow
+// keeps its root-cause analysis.
+func (d RollbackDialogs) analysisQuestion(f *RollbackFlow, attempt int) (FlowMove, error) {
+	in, err := d.View.RCA(f, attempt)
+	if err != nil {
+		return FlowMove{}, err
+	}
+	q := rollbacktext.AnalysisQuestion(in)
+	q.Round = f.Current
+	q.ID = fmt.Sprintf("r%d-rollback-analysis-%d", f.Current, attempt)
+	if _, ok := q.Option("1"); ok && len(in.Split) < 2 {
+		q.TextRequired = append(q.TextRequired, "1") // sub-gap titles
+	}
+	q.TextRequired = append(q.TextRequired, "2") // the context
+	f.RootCause = q.Body
+	f.Analysis = in.Diagnosis.Record()
+	return FlowMove{Ask: &FlowAsk{Q: q, Paused: RollbackReport{RootCause: q.Body}, rca: in}}, nil
+}
+
+// analysisAnswer applies the repeated-rollback question's answer.
+func analysisAnswer(st *State, f *RollbackFlow, ask *FlowAsk, a Answer, opt Option) FlowMove {
+	q := ask.Q
+	text := strings.TrimSpace(a.Text)
+	x := RollbackExec{}
+	decision := opt.Label
+	switch rollback.Action(opt.Effect) {
+	case rollback.ActionSplit:
+		x, decision = splitChoice(ask.rca, opt.Label, text)
+	case rollback.ActionContext:
+		x.Adjustments = append(x.Adjustments, text)
+	case rollback.ActionReassign:
+		x.Next = &NextRoundPlan{Avoid: slices.Clone(assignedIn(st, f.Current))}
+	case rollback.ActionForce:
+		f.note(q, a, opt.Label+": round kept, no rollback")
+		if f.Analysis != nil {
+			f.Analysis.Recommendation += " (user forced proceeding)"
+		}
+		return cancelMove(opt.Label, false, RollbackReport{RootCause: q.Body})
+	case rollback.ActionPause:
+		return FlowMove{Pause: true, Q: q, A: a, Label: opt.Label, Report: RollbackReport{RootCause: q.Body}}
+	}
+	return execMove(f, q, a, x, decision)
+}
+
+// splitChoice is the rollback a "split the gap" answer asks for: the
+// user's titles (none: the suggested ones), the retry narrowed to the
+// first sub-gap; one title is no split and becomes context for the retry.
+func splitChoice(in rollbacktext.RCAInput, label, text string) (RollbackExec, string) {
+	titles := rollback.ParseSplitTitles(text)
+	if text == "" {
+		for _, c := range in.Split { // "as suggested"
+			titles = append(titles, c.Title)
+		}
+	}
+	if len(titles) < 2 {
+		// One title is no split: keep the user's words as context.
+		return RollbackExec{Adjustments: []string{text}}, "Split needs at least two sub-gap titles; the text was used as context for the retry instead"
+	}
+	x := RollbackExec{Split: &splitPlan{Gap: in.Gap, Titles: titles}, Next: &NextRoundPlan{Only: []gap.ID{in.Gap.Child('a')}}}
+	return x, fmt.Sprintf("%s: %s into %d sub-gaps", label, in.Gap, len(titles))
+}
+
+// optionsQuestion is the rollback options question (1-5).
+func (d RollbackDialogs) optionsQuestion(f *RollbackFlow, attempt int) *FlowAsk {
+	targets := 0
+	if !f.Explicit {
+		targets = d.View.TargetCount(f.Current)
+	}
+	q := rollbacktext.OptionsQuestion(f.Current, attempt, f.Reason, targets)
+	q.Round = f.Current
+	q.ID = fmt.Sprintf("r%d-rollback-options-%d", f.Current, attempt)
+	if f.Explicit && f.To < f.Current-1 {
+		q.Body += fmt.Sprintf("Target: Round %d (undo %d rounds)\n", f.To, f.Current-f.To)
+	}
+	if f.Text == "" {
+		q.TextRequired = append(q.TextRequired, "3")
+	} else {
+		q.Body += fmt.Sprintf("\nOption 3 without text uses your words: %q\n", f.Text)
+	}
+	return &FlowAsk{Q: q}
+}
+
+// optionsAnswer applies the rollback options question's answer.
+func (d RollbackDialogs) optionsAnswer(f *RollbackFlow, q Question, a Answer, opt Option) FlowMove {
+	text := strings.TrimSpace(a.Text)
+	x := RollbackExec{}
+	decision := opt.Label
+	switch opt.Effect {
+	case rollbacktext.EffectRetrySame:
+		if text != "" {
+			x.Adjustments = append(x.Adjustments, text)
+		}
+	case rollbacktext.EffectRetryNarrow:
+		if assigned := assignedIn(d.St, f.Current); len(assigned) > 0 {
+			g := SimplestGap(&d.St.Ledger, &RolePhase{Gaps: assigned}, d.Policy.Weights)
+			x.Next = &NextRoundPlan{Only: []gap.ID{g}}
+			decision += ": " + string(g)
+		}
+	case rollbacktext.EffectRetryContext:
+		if text == "" {
+			text = f.Text
+		}
+		x.Adjustments = append(x.Adjustments, text)
+	case rollbacktext.EffectMultiRound:
+		f.note(q, a, decision)
+		f.Stage = StageTargets
+		return FlowMove{}
+	case rollbacktext.EffectSkip:
+		f.note(q, a, opt.Label+": round kept, no rollback")
+		return cancelMove(opt.Label, true, RollbackReport{})
+	}
+	return execMove(f, q, a, x, decision)
+}
+
+// targetsQuestion asks which round to return to; the option keys are the
+// round numbers, as `refine rollback --to N` takes them.
+func (d RollbackDialogs) targetsQuestion(f *RollbackFlow, attempt int) (FlowMove, error) {
+	rows, err := d.View.Targets(f.Current)
+	if err != nil {
+		return FlowMove{}, err
+	}
+	q := rollbacktext.TargetsQuestion(f.Current, rows)
+	for i := range q.Options {
+		if n, ok := rollbacktext.TargetOf(q.Options[i].Effect); ok {
+			q.Options[i].Key = fmt.Sprint(n)
+		} else {
+			q.Options[i].Key = "cancel"
+		}
+	}
+	q.Default = q.Options[0].Key
+	q.Round = f.Current
+	q.ID = fmt.Sprintf("r%d-rollback-targets-%d-%d", f.Current, attempt, f.Seq)
+	q.Body = "MULTI-ROUND ROLLBACK\n\n" + q.Body
+	return FlowMove{Ask: &FlowAsk{Q: q}}, nil
+}
+
+// targetsAnswer moves to the confirmation of the chosen target, or cancels.
+func targetsAnswer(f *RollbackFlow, q Question, a Answer, opt Option) FlowMove {
+	f.note(q, a, opt.Label)
+	if n, ok := rollbacktext.TargetOf(opt.Effect); ok {
+		f.To = n
+		f.Stage = StageConfirm
+		return FlowMove{}
+	}
+	return cancelMove(opt.Label, false, RollbackReport{})
+}
+
+// confirmQuestion confirms a multi-round rollback (spec Example 2); a
+// target no longer available is asked for again.
+func (d RollbackDialogs) confirmQuestion(f *RollbackFlow, attempt int) (FlowMove, error) {
+	rows, err := d.View.Targets(f.Current)
+	if err != nil {
+		return FlowMove{}, err
+	}
+	i := slices.IndexFunc(rows, func(t rollbacktext.Target) bool { return t.Round == f.To })
+	if i < 0 {
+		f.Stage, f.Seq = StageTargets, f.Seq+1
+		return FlowMove{}, nil
+	}
+	q := rollbacktext.ConfirmQuestion(f.Current, rows[i], rows, len(d.St.Ledger.Open()))
+	q.Round = f.Current
+	q.ID = fmt.Sprintf("r%d-rollback-confirm-%d-to%d-%d", f.Current, attempt, f.To, f.Seq)
+	return FlowMove{Ask: &FlowAsk{Q: q}}, nil
+}
+
+// confirmAnswer carries out the confirmed rollback, asks for another
+// target, or cancels.
+func confirmAnswer(f *RollbackFlow, q Question, a Answer, opt Option) FlowMove {
+	f.note(q, a, opt.Label)
+	switch opt.Effect {
+	case rollbacktext.EffectChooseOther:
+		f.Stage, f.Seq = StageTargets, f.Seq+1
+		return FlowMove{}
+	case rollbacktext.EffectCancel:
+		return cancelMove(opt.Label, false, RollbackReport{})
+	}
+	return FlowMove{Exec: &RollbackExec{Decision: opt.Label}}
+}

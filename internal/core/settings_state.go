@@ -1,0 +1,81 @@
+package core
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+)
+
+// settingsChange is one recorded change of a session's Settings.
+type settingsChange struct {
+	Round   int      `json:"round"`
+	At      string   `json:"at"`
+	Changes []string `json:"changes"` // "max_rounds: 10 → 20"
+}
+
+// storeSettings records the session's settings in its state, as JSON so
+// that a later refine with new fields restores the old ones and defaults
+// the rest.
+func (st *State) StoreSettings(set Settings) error {
+	b, err := json.Marshal(set)
+	if err != nil {
+		return fmt.Errorf("settings: %w", err)
+	}
+	st.Settings = b
+	return nil
+}
+
+// restoredSettings returns the settings the session in st was started (or
+// last changed) with, over cfg's: a session from before settings were
+// stored keeps cfg's.
+func RestoredSettings(cfg Params, st *State) (Settings, error) {
+	if len(st.Settings) == 0 {
+		return cfg.Settings, nil
+	}
+	set := cfg.Settings
+	if err := json.Unmarshal(st.Settings, &set); err != nil {
+		return Settings{}, fmt.Errorf("%w: stored settings: %v", ErrCorrupt, err)
+	}
+	if err := cfg.CheckSettings(set); err != nil {
+		return Settings{}, fmt.Errorf("stored settings: %w", err)
+	}
+	return set, nil
+}
+
+// applySettings validates, records and commits new settings; the caller
+// holds the session's turn.
+func (s *Engine) ApplySettings(set Settings) error {
+	if err := s.Cfg.CheckSettings(set); err != nil {
+		return fmt.Errorf("set settings: %w", err)
+	}
+	changes := diffSettings(s.Cfg.Settings, set)
+	if len(changes) == 0 {
+		return nil
+	}
+	s.Cfg.Settings = set
+	if err := s.St.StoreSettings(s.Cfg.Settings); err != nil {
+		return err
+	}
+	s.St.SettingsLog = append(s.St.SettingsLog, settingsChange{Round: s.St.Round, At: s.Now().Format("2006-01-02 15:04:05"), Changes: changes})
+	s.Log.Info("settings changed", "changes", strings.Join(changes, "; "))
+	return s.Checkpoint()
+}
+
+// diffSettings lists the fields that differ, by their JSON names.
+func diffSettings(old, cur Settings) []string {
+	var out []string
+	ov, cv := reflect.ValueOf(old), reflect.ValueOf(cur)
+	t := ov.Type()
+	for i := range t.NumField() {
+		a, b := ov.Field(i).Interface(), cv.Field(i).Interface()
+		if reflect.DeepEqual(a, b) {
+			continue
+		}
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		out = append(out, fmt.Sprintf("%s: %v → %v", name, a, b))
+	}
+	slices.Sort(out)
+	return out
+}
