@@ -396,12 +396,6 @@ func ValidPrefix(prefix string) error { return core.ValidPrefix(prefix) }
 // wraps ErrInvalidKey.
 func ValidSessionID(id string) error { return core.ValidSessionID(id) }
 
-// ValidStoreOps is ValidOps for a Store that accepts appends, copies or both
-// ([store.ValidStoreOps]).
-func ValidStoreOps(ops []Op, appendOK bool, copyOK bool) error {
-	return core.ValidStoreOps(ops, appendOK, copyOK)
-}
-
 // ValidationRecord is one row of a session's validation log: the result of
 // one validation tier for one attempt of a role.
 type ValidationRecord = core.ValidationRecord

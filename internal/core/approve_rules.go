@@ -16,7 +16,7 @@ import (
 // approve --acknowledge-high`).
 var ErrBlocked = errors.New("approval blocked by unresolved conflicts")
 
-// approvalBlocked is why st cannot be approved: unresolved CRITICAL
+// ApprovalBlocked is why st cannot be approved: unresolved CRITICAL
 // conflicts, or HIGH ones neither resolved nor acknowledged (ack, or an
 // earlier acknowledgment). high says HIGH conflicts are unresolved: the
 // approval acknowledges them.
@@ -39,7 +39,7 @@ func ApprovalBlocked(st *State, ack bool) (high bool, err error) {
 	return len(highs) > 0, nil
 }
 
-// endReason is the outcome's reason for an ending the user asked for,
+// EndReason is the outcome's reason for an ending the user asked for,
 // with the user's note.
 func EndReason(base, note string) string {
 	if n := strings.TrimSpace(note); n != "" {
@@ -48,7 +48,7 @@ func EndReason(base, note string) string {
 	return base
 }
 
-// fileEndDecision records an approve/abandon decision and clears what was
+// FileEndDecision records an approve/abandon decision and clears what was
 // waiting: questions and a rollback in its dialogs.
 func (s *Engine) FileEndDecision(title, key, outcome, note string) {
 	round := s.St.CurrentRound()
@@ -57,7 +57,7 @@ func (s *Engine) FileEndDecision(title, key, outcome, note string) {
 	s.St.Pending, s.St.Answers, s.St.RollbackFlow = nil, nil, nil
 }
 
-// onlyCleanupPending reports whether the session is finished and the only
+// OnlyCleanupPending reports whether the session is finished and the only
 // questions left are the end-of-session archive cleanup: the session then
 // reports its outcome, not PAUSED (the question waits).
 func OnlyCleanupPending(st *State) bool {

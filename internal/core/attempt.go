@@ -47,24 +47,24 @@ type attemptPlan struct {
 	delivered *RoleResult
 	needed    bool
 	started   time.Time
-	// phase is PhaseIntegration for the integration step's calls.
+	// Phase is PhaseIntegration for the integration step's calls.
 	Phase Phase
 	// scope is the attempt's scope (a SpanObserver's span), which the
 	// role is called in.
 	scope AttemptScope
 }
 
-// roleResult is what a role call hands back: the response, how many calls
+// RoleResult is what a role call hands back: the response, how many calls
 // it took, and the transport retries made on the way.
 type RoleResult struct {
 	Resp  Response
 	Calls int
 	Err   error
-	// failure says how the call failed, for the error's wording.
+	// Failure says how the call failed, for the error's wording.
 	Failure CallFailure
 }
 
-// callFailure is how a role call failed.
+// CallFailure is how a role call failed.
 type CallFailure struct {
 	// cancelled: the caller's context ended; retries: gave up after this
 	// many transport retries (0: a permanent error).
@@ -83,7 +83,7 @@ func (f CallFailure) wrap(where string, role RoleName, err error) error {
 	return fmt.Errorf("%s: %s: %w", where, role, err)
 }
 
-// transportNote is one transient role error retried after a delay.
+// TransportNote is one transient role error retried after a delay.
 type TransportNote struct {
 	Role    RoleName
 	Round   int
@@ -184,7 +184,7 @@ func (plan attemptPlan) result() RoleResult {
 	return res
 }
 
-// noteTransport records a transport retry; on the session's goroutine only.
+// NoteTransport records a transport retry; on the session's goroutine only.
 func (s *Engine) NoteTransport(n TransportNote) {
 	s.St.Logged = append(s.St.Logged, loggedEvent{Kind: loggedTransportRetry, Round: n.Round, At: s.Now(), Role: n.Role,
 		Err: oneLine(n.Err.Error()), Try: n.Try, Delay: n.Delay})
@@ -192,7 +192,7 @@ func (s *Engine) NoteTransport(n TransportNote) {
 	s.Tel.Emit(Event{Kind: EventTransportRetry, Role: n.Role, Attempt: n.Attempt, Message: n.Err.Error(), Elapsed: n.Delay})
 }
 
-// jitter returns a source of backoff jitter for one role call. Each call
+// Jitter returns a source of backoff jitter for one role call. Each call
 // gets its own generator, seeded from the session's, so parallel calls
 // share nothing and a fixed JitterSeed still gives fixed delays.
 func (s *Engine) Jitter() func() float64 {

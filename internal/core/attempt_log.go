@@ -9,7 +9,7 @@ import (
 	"github.com/refine-spec/refine/validate"
 )
 
-// attemptFact is what one attempt came to, recorded once when it is
+// AttemptFact is what one attempt came to, recorded once when it is
 // settled and never edited: status.md's validation log and retry details,
 // its validation summary and Status.Validation are all derived from these
 // facts when rendered.
@@ -36,7 +36,7 @@ type retryFact struct {
 	Example      string `json:"example"`
 }
 
-// tierEscalation is the Tier of the validation log row that records a
+// TierEscalation is the Tier of the validation log row that records a
 // role's spent retry budget (MAX_RETRIES_EXHAUSTED); it is no attempt.
 const TierEscalation = "Escalation"
 
@@ -50,7 +50,7 @@ type warningFact struct {
 	Message string    `json:"message"`
 }
 
-// validationRows returns the validation log's rows of rounds from to to
+// ValidationRows returns the validation log's rows of rounds from to to
 // (0: no bound): a session's legacy rows (written before attempt facts),
 // then, round by round, the rows of each attempt followed by the round's
 // warnings, then the warnings of rounds without attempt facts. It is
@@ -176,7 +176,7 @@ func (w warningFact) row() ValidationEntry {
 	return ValidationEntry{Round: w.Round, At: w.At, Role: w.Role, Attempt: w.Attempt, Tier: "Warning", Result: resultWarn, Message: w.Message}
 }
 
-// validationCache holds the validation records of a state's ended rounds,
+// ValidationCache holds the validation records of a state's ended rounds,
 // which no longer change (see historyCache), so that publishing a long
 // session's Status does not rebuild them at every durable point.
 type ValidationCache struct {
@@ -186,7 +186,7 @@ type ValidationCache struct {
 	recs  []ValidationRecord
 }
 
-// records returns Status.Validation for st, reusing the records of ended
+// Records returns Status.Validation for st, reusing the records of ended
 // rounds. Test binaries check it against the records built whole.
 //
 // The records returned share memory with the cache until the next call:

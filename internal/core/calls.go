@@ -5,33 +5,33 @@ import (
 	"time"
 )
 
-// errNeedCalls stops a Next at the role calls it needs made; run turns it
+// ErrNeedCalls stops a Next at the role calls it needs made; run turns it
 // into Ready.Calls.
 var ErrNeedCalls = errors.New("role calls needed")
 
-// callID names a role call: the role and its session-wide call number.
+// CallID names a role call: the role and its session-wide call number.
 type CallID struct {
 	Role RoleName
 	Call int
 }
 
-// externalCalls are the role calls and answers that come from outside
+// ExternalCalls are the role calls and answers that come from outside
 // the decisions: the calls the last Ready asked for, the results handed
 // back for them, the attempt scopes they run in, and which answers an
 // Immediate asker gave.
 type ExternalCalls struct {
 	Needed    []Request
 	Delivered map[CallID]RoleResult
-	// scopes are the attempt scopes of the calls asked for, begun when the
+	// Scopes are the attempt scopes of the calls asked for, begun when the
 	// call was asked for so that the call runs inside its attempt's scope.
 	Scopes map[CallID]callScope
-	// asked are the questions the steps asked since the driver last
+	// Asked are the questions the steps asked since the driver last
 	// asked its Asker: the driver asks them.
 	Asked []Question
-	// auto marks the questions an Immediate asker answered: their answers
+	// Auto marks the questions an Immediate asker answered: their answers
 	// are recorded as automatic.
 	Auto map[string]bool
-	// atOnce says the driver answers the questions of this play before
+	// AtOnce says the driver answers the questions of this play before
 	// its Ready is committed (an Immediate asker): a question then needs
 	// no commit of its own to be durable before it is asked.
 	AtOnce bool

@@ -26,7 +26,7 @@ import (
 // header. Documents written before schema 3 carry no checksum and are read
 // as they are; schema 3 without one is refused.
 
-// sealPrefix starts every sealed document.
+// SealPrefix starts every sealed document.
 const SealPrefix = `{"checksum":"crc32c:`
 
 // legacyPrefix starts every unsealed compact state document.
@@ -35,7 +35,7 @@ const legacyPrefix = `{"schema":`
 // castagnoli is the CRC-32C table.
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// sealDoc returns doc, a compact JSON object, sealed and newline-terminated.
+// SealDoc returns doc, a compact JSON object, sealed and newline-terminated.
 func SealDoc(doc []byte) []byte {
 	head := fmt.Sprintf(`%s%08x","size":%d`, SealPrefix, crc32.Checksum(doc, castagnoli), len(doc))
 	out := make([]byte, 0, len(head)+len(doc)+2)
@@ -47,7 +47,7 @@ func SealDoc(doc []byte) []byte {
 	return append(out, '\n')
 }
 
-// openDoc verifies a stored state document read from key and returns it
+// OpenDoc verifies a stored state document read from key and returns it
 // compact, without its seal. complete is false for a snapshot still being
 // written (only keys under snapshots/ may be); err wraps ErrCorrupt and
 // names key when the document is damaged.

@@ -47,7 +47,7 @@ func (s *Engine) sessionEnd() (bool, error) {
 	return false, s.Checkpoint(ops...)
 }
 
-// cleanupDeletes returns the deletions of the archives that the
+// CleanupDeletes returns the deletions of the archives that the
 // session-end cleanup in mode removes from the session at now: all of
 // them when they were moved to cold storage.
 func CleanupDeletes(mode rollback.Cleanup, infos []rollback.ArchiveInfo, now time.Time) []Op {

@@ -147,7 +147,7 @@ func (s *Engine) offerEarlyTermination(openSet string) (again bool, err error) {
 	return true, nil
 }
 
-// finish ends the session with a terminal outcome and writes the final
+// Finish ends the session with a terminal outcome and writes the final
 // artifacts.
 func (s *Engine) Finish(o OutcomeStatus, reason string) error {
 	s.St.Outcome, s.St.OutcomeReason, s.St.FinishedAt = o, reason, s.Now()

@@ -25,7 +25,7 @@ func convergenceSettings(cfg *Params) convergence.Settings {
 	return set
 }
 
-// tracker returns the session's convergence tracker, creating it with the
+// Tracker returns the session's convergence tracker, creating it with the
 // configured settings on first use.
 func Tracker(st *State, cfg *Params) *convergence.Tracker {
 	if st.Tracker == nil {
@@ -94,13 +94,13 @@ func recordWarnings(st *State, cur *RoundState, now func() time.Time) []logLine 
 	return logs
 }
 
-// reviewGap is a gap made of a Reviewer issue (st.Issues[Issue]).
+// ReviewGap is a gap made of a Reviewer issue (st.Issues[Issue]).
 type ReviewGap struct {
 	Issue int
 	Gap   gap.Gap
 }
 
-// planReviewGaps turns each HIGH/CRITICAL Reviewer issue of round n that
+// PlanReviewGaps turns each HIGH/CRITICAL Reviewer issue of round n that
 // names no gap into a new gap GAP-REVIEW-NNN with the issue's severity and
 // summary, counted as New, so the loop can act on it instead of waiting
 // for a review that never approves.
@@ -127,7 +127,7 @@ func PlanReviewGaps(st *State, n int) []ReviewGap {
 	return out
 }
 
-// addReviewGaps adds the planned review gaps to the ledger and links each
+// AddReviewGaps adds the planned review gaps to the ledger and links each
 // issue to its gap; it returns a line to log for each the ledger refused.
 func AddReviewGaps(st *State, plan []ReviewGap) []logLine {
 	var failed []logLine
@@ -142,7 +142,7 @@ func AddReviewGaps(st *State, plan []ReviewGap) []logLine {
 	return failed
 }
 
-// recordRetryOutcome records, when a round that was rolled back finishes
+// RecordRetryOutcome records, when a round that was rolled back finishes
 // again, how its retry went (round-06 "Outcome" of the rollback history
 // and the auto-retry block): successful when the Engineer's output was
 // accepted, failed otherwise. A later rollback of the same round marks it
@@ -173,7 +173,7 @@ func RecordRetryOutcome(st *State, cur *RoundState) {
 	}
 }
 
-// divergenceAnswer is what an answer to the divergence question changes.
+// DivergenceAnswer is what an answer to the divergence question changes.
 type DivergenceAnswer struct {
 	// Decision is the decision filed in decisions.md.
 	Decision string
@@ -189,7 +189,7 @@ type DivergenceAnswer struct {
 	Choice string
 }
 
-// decideDivergence decides what the chosen option (key, label) of the
+// DecideDivergence decides what the chosen option (key, label) of the
 // divergence question does with the user's text; l is the ledger the
 // gaps to defer are picked from. A rollback is not decided here: it opens
 // the rollback dialogs.
@@ -217,7 +217,7 @@ func DecideDivergence(l *gap.Ledger, key, label, text string) DivergenceAnswer {
 	return da
 }
 
-// applyDivergence applies a divergence answer to the state and the tracker
+// ApplyDivergence applies a divergence answer to the state and the tracker
 // in round n.
 func ApplyDivergence(st *State, t *convergence.Tracker, n int, da DivergenceAnswer, now func() time.Time) error {
 	for _, id := range da.Defer {
@@ -268,7 +268,7 @@ func LastReviewApproved(st *State) bool {
 	return len(st.Ledger.Gaps) == 0
 }
 
-// blockedWithoutDecisions is the error of a session whose every open gap
+// BlockedWithoutDecisions is the error of a session whose every open gap
 // is BLOCKED with no conflict pending to unblock one; nil otherwise.
 func BlockedWithoutDecisions(st *State) error {
 	if len(conflict.Pending(st.Conflicts)) == 0 {
@@ -277,7 +277,7 @@ func BlockedWithoutDecisions(st *State) error {
 	return nil
 }
 
-// choiceBetweenRounds is what is left of a termination choice once the
+// ChoiceBetweenRounds is what is left of a termination choice once the
 // session goes on to another round: only "continue" outlives the check.
 func ChoiceBetweenRounds(choice string) string {
 	if choice != "" && choice != string(convergence.ChoiceContinue) {
@@ -286,7 +286,7 @@ func ChoiceBetweenRounds(choice string) string {
 	return choice
 }
 
-// dropPendingAtEnd drops the questions a finished session no longer
+// DropPendingAtEnd drops the questions a finished session no longer
 // asks, with their waiting answers: a finished session asks nothing but
 // its archive cleanup, and a question still pending (one asked before a
 // rollback's limit question ended the session) can no longer apply and
@@ -309,7 +309,7 @@ func highAckQuestion(st *State) Question {
 	return q
 }
 
-// earlyTerminationQuestion offers to end the session early; converging
+// EarlyTerminationQuestion offers to end the session early; converging
 // makes "continue" the automated policy's default.
 func EarlyTerminationQuestion(st *State, maxRounds int, converging bool) Question {
 	q := convergence.EarlyTerminationQuestion(convergence.EarlyTerminationInput{Round: st.Round, MaxRounds: maxRounds, Ledger: &st.Ledger})
@@ -322,7 +322,7 @@ func EarlyTerminationQuestion(st *State, maxRounds int, converging bool) Questio
 	return q
 }
 
-// earlyTerminationAnswer is what an answer to the early-termination offer
+// EarlyTerminationAnswer is what an answer to the early-termination offer
 // changes.
 type EarlyTerminationAnswer struct {
 	// Record files the answer in decisions.md.
@@ -334,7 +334,7 @@ type EarlyTerminationAnswer struct {
 	Choice    string
 }
 
-// decideEarlyTermination decides what the chosen option key does; auto
+// DecideEarlyTermination decides what the chosen option key does; auto
 // tells the automated policy's answer from a person's.
 func DecideEarlyTermination(key string, auto bool) EarlyTerminationAnswer {
 	// "Continue" changes nothing: it stays in the question log, and

@@ -7,7 +7,7 @@ import (
 	"github.com/refine-spec/refine/conflict"
 )
 
-// disagreeState is the progress of a round's disagreement phase (the step
+// DisagreeState is the progress of a round's disagreement phase (the step
 // after validation that handles DISAGREE blocks and implicit disagreement;
 // docs/workflow.md#one-round), so a deferred question resumes exactly where
 // it stopped.

@@ -58,7 +58,7 @@ type disagreeDetection struct {
 	Submitted       int
 }
 
-// detectDisagreement finds explicit and implicit disagreement of the
+// DetectDisagreement finds explicit and implicit disagreement of the
 // round's Engineer output (out) with the review of round prev; previous is
 // the Engineer output that review answered ("" when there is none).
 func DetectDisagreement(st *State, cur *RoundState, prev int, out, previous string, now func() time.Time) disagreeDetection {
@@ -99,7 +99,7 @@ func DetectDisagreement(st *State, cur *RoundState, prev int, out, previous stri
 	return d
 }
 
-// applyDetection files a detection in the state: the round's disagreement
+// ApplyDetection files a detection in the state: the round's disagreement
 // phase is detected.
 func ApplyDetection(st *State, cur *RoundState, d disagreeDetection) {
 	ds := &cur.Disagree
@@ -149,7 +149,7 @@ func checkRate(st *State, cur *RoundState, prev int, limits conflict.Limits) {
 	cur.Disagree.RateChecked = true
 }
 
-// alertAnswer is what an answer to a DISAGREE rate alert changes.
+// AlertAnswer is what an answer to a DISAGREE rate alert changes.
 type AlertAnswer struct {
 	// Redo is the instruction the Engineer redoes the round with ("" for
 	// no redo).
@@ -162,7 +162,7 @@ type AlertAnswer struct {
 	Overrides string
 }
 
-// decideAlert decides what the chosen option of a rate alert's question
+// DecideAlert decides what the chosen option of a rate alert's question
 // does, with the user's text.
 func DecideAlert(alert conflict.RateAlert, effect, text string) AlertAnswer {
 	switch effect {
@@ -211,7 +211,7 @@ func applyConflictDecision(st *State, round int, c, resolved conflict.Conflict, 
 	return st.Ledger.Transition(d.Gap, to, round, now(), why)
 }
 
-// decisionMove decides where a conflict decision moves the decided issue's
+// DecisionMove decides where a conflict decision moves the decided issue's
 // gap: out of BLOCKED to the state the decision suggests (OPEN to revise
 // per the decision, ACCEPTED when the Engineer's proposal stands), unless
 // another conflict still holds it. ok is false when the gap stays.
@@ -241,13 +241,13 @@ func DecisionMove(st *State, d conflict.Ruling) (to gap.State, why string, ok bo
 	return to, fmt.Sprintf("%s: option %s chosen for %s", d.ID, d.ChosenOption, d.IssueID), true
 }
 
-// issueSeverity is one severity override the user's text names.
+// IssueSeverity is one severity override the user's text names.
 type IssueSeverity struct {
 	ID       string
 	Severity gap.Severity
 }
 
-// severityOverrides reads severity overrides from the user's text: each
+// SeverityOverrides reads severity overrides from the user's text: each
 // issue ID takes the first severity named after it (so "ISSUE-R7-001 and
 // ISSUE-R7-002 to LOW" downgrades both).
 func SeverityOverrides(text string) []IssueSeverity {
@@ -260,7 +260,7 @@ func SeverityOverrides(text string) []IssueSeverity {
 	return out
 }
 
-// applyOverrides applies the severity overrides of the user's text to the
+// ApplyOverrides applies the severity overrides of the user's text to the
 // session and to its open conflicts.
 func ApplyOverrides(st *State, round int, text string) error {
 	for _, o := range SeverityOverrides(text) {
@@ -307,7 +307,7 @@ func blockConflictGaps(st *State, now func() time.Time) error {
 	return nil
 }
 
-// redoPath is the way a gap of the round goes back to IN_PROGRESS when the
+// RedoPath is the way a gap of the round goes back to IN_PROGRESS when the
 // Engineer redoes the round: the states it passes through, in order.
 func RedoPath(from gap.State) []gap.State {
 	var path []gap.State
@@ -324,7 +324,7 @@ func RedoPath(from gap.State) []gap.State {
 	return path
 }
 
-// redoEngineer readies the round to go back to the Engineer with an
+// RedoEngineer readies the round to go back to the Engineer with an
 // instruction (the DISAGREE limit's "request revision"): its proposals
 // return to IN_PROGRESS and this round's conflicts are dropped, to be
 // detected again. The Engineer gets maxRetries retries afresh.
@@ -375,7 +375,7 @@ func extraLimitations(st *State) []convergence.Limitation {
 	return out
 }
 
-// nextDecisionID numbers decisions per round across every kind of
+// NextDecisionID numbers decisions per round across every kind of
 // decision (gap.NextDecisionID over the session's decisions and conflict
 // decisions), so a decision re-applied after a rollback, which keeps its ID
 // and may be filed under another round, is never issued twice.

@@ -15,7 +15,7 @@ import (
 	"github.com/refine-spec/refine/gap"
 )
 
-// engine is the session's decisions: the state in memory and what they
+// Engine is the session's decisions: the state in memory and what they
 // read and record. Its methods play the session from the state, reading
 // the Store through the Ready's writes (out) and writing only to them;
 // they make no role call and ask no question: they stop for them
@@ -29,29 +29,29 @@ type Engine struct {
 
 	St  *State
 	Rnd *rand.Rand
-	// out holds the writes of the Ready being decided (decide): the
+	// Out holds the writes of the Ready being decided (decide): the
 	// decisions read the session through it and never write the Store.
 	Out *ReadyWrites
-	// ext holds the role calls and answers the drivers bring in.
+	// Ext holds the role calls and answers the drivers bring in.
 	Ext *ExternalCalls
-	// stale is set when a commit failed: the in-memory state may be ahead
+	// Stale is set when a commit failed: the in-memory state may be ahead
 	// of the Store, so the next call reloads it.
 	Stale bool
-	// pending holds staged writes (and dirty staged state changes) that the
+	// Pending holds staged writes (and dirty staged state changes) that the
 	// next durable point commits: before a role call, before a question,
 	// and before Run or Step returns.
 	Pending []Op
 	Dirty   bool
-	// lastRendered holds the renderings last committed, so an unchanged
+	// LastRendered holds the renderings last committed, so an unchanged
 	// one is not written again.
 	LastRendered map[string]string
 	// canon caches the Tier 1 examples extracted from the spec.
 	canonOnce sync.Once
 	canon     exemplar.Canonical
 	canonErr  error
-	// tel reports events and keeps the SpanObserver scopes.
+	// Tel reports events and keeps the SpanObserver scopes.
 	Tel Telemetry
-	// j is the session's position in its journal (persist.go).
+	// J is the session's position in its journal (persist.go).
 	J StateJournal
 	// chosenExamples holds the example selected for each pending retry, so
 	// the prompt attaches the one the example log names.
@@ -97,7 +97,7 @@ func (s *Engine) copyOp(key, from string, value []byte) Op {
 	return Put(key, value)
 }
 
-// flush makes everything staged durable; nothing staged, nothing written.
+// Flush makes everything staged durable; nothing staged, nothing written.
 // A play stopped at questions its driver answers at once (ext.atOnce),
 // and at no role call, leaves what it staged to the Ready that records
 // the answers, or to the driver's flush if they are not given (drive): a
@@ -113,7 +113,7 @@ func (s *Engine) Flush() error {
 	return s.Checkpoint()
 }
 
-// commit writes, in one atomic Store commit, the staged ops, ops, the
+// Checkpoint writes, in one atomic Store commit, the staged ops, ops, the
 // journal record of what changed in the state (or, now and then, a whole
 // snapshot; see persist.go) and the renderings when they are due.
 func (s *Engine) Checkpoint(ops ...Op) error {
@@ -240,7 +240,7 @@ func (s *Engine) finishSession() (Outcome, error) {
 	return s.St.outcome(), nil
 }
 
-// finishPending reports whether a finished session still has its
+// FinishPending reports whether a finished session still has its
 // integration step or its archive cleanup to play.
 func (st *State) FinishPending() bool {
 	in := st.Integration
@@ -262,7 +262,7 @@ func (s *Engine) stepRound() (RoundReport, error) {
 	return s.St.Report(s.St.outcome()), err
 }
 
-// failed records a fatal error (the session stays resumable) and builds the
+// Failed records a fatal error (the session stays resumable) and builds the
 // Outcome. Context cancellation is a pause, not a failure.
 func (s *Engine) Failed(err error) (Outcome, error) {
 	if cause := s.Out.interrupted(); cause != nil && errors.Is(err, cause) {
@@ -283,7 +283,7 @@ func (s *Engine) Failed(err error) (Outcome, error) {
 	return Outcome{Status: StatusFailed, Round: s.St.Round, Reason: err.Error()}, err
 }
 
-// resumeFailed takes a session that failed up again: FAILED is where it
+// ResumeFailed takes a session that failed up again: FAILED is where it
 // stood, not where it ends (the next durable point records RUNNING).
 func (s *Engine) ResumeFailed() {
 	if s.St.Outcome == StatusFailed {
@@ -308,7 +308,7 @@ func (st *State) outcome() Outcome {
 	return o
 }
 
-// acceptAnswer is where every answer enters, whoever gives it: a person
+// AcceptAnswer is where every answer enters, whoever gives it: a person
 // at the Asker, or Answer (another process, the console, a Temporal
 // Update). A refused answer changes nothing; an accepted one waits in
 // state until the question's own step takes it (takeAnswer).
@@ -406,7 +406,7 @@ func (st *State) recordProcedural(at time.Time, round int, issue string, q Quest
 	st.Decisions[len(st.Decisions)-1].Procedural = true
 }
 
-// compareDecisionIDs orders decision IDs by round, then number.
+// CompareDecisionIDs orders decision IDs by round, then number.
 func CompareDecisionIDs(a, b string) int {
 	da, errA := gap.ParseDecisionID(a)
 	db, errB := gap.ParseDecisionID(b)
@@ -433,7 +433,7 @@ func oneLine(s string) string {
 	return string(out)
 }
 
-// step plays the rest of the round in progress, or the next round, and
+// StepOnce plays the rest of the round in progress, or the next round, and
 // what follows the session's end.
 func (s *Engine) StepOnce() (RoundReport, error) {
 	if s.St.Outcome.Terminal() && s.St.RollbackFlow == nil {

@@ -17,7 +17,7 @@ import (
 // from the state and applied to it. The Session asks and stages
 // (escalation.go).
 
-// escalationPlan is what an answer to an escalation question changes in
+// EscalationPlan is what an answer to an escalation question changes in
 // the round in progress, for the role that escalated.
 type EscalationPlan struct {
 	// Decision is the decision filed in decisions.md.
@@ -41,14 +41,14 @@ type EscalationPlan struct {
 	Budget    int
 }
 
-// escalationAnswer is the answer an escalation plan is decided on: the
+// EscalationAnswer is the answer an escalation plan is decided on: the
 // chosen option, the user's text, and the failure that escalated.
 type EscalationAnswer struct {
 	Key, Label, Text string
 	FailureType      validate.FailureType
 }
 
-// decideEscalation decides what the answer to role's escalation does;
+// DecideEscalation decides what the answer to role's escalation does;
 // assignable are the gaps a round may take on, maxRetries and
 // gapsPerRound and weights come from Config. Rollback and pause are not
 // decided here: they leave the round as it is.
@@ -118,7 +118,7 @@ func (p *EscalationPlan) reassignEngineer(rp *RolePhase, picked []gap.ID) {
 	p.SetAssigned, p.Assigned = true, picked
 }
 
-// applyEscalation applies an escalation plan to role's phase of the round
+// ApplyEscalation applies an escalation plan to role's phase of the round
 // in progress.
 func ApplyEscalation(st *State, role RoleName, p EscalationPlan, now func() time.Time) error {
 	cur := st.Current
@@ -197,7 +197,7 @@ func reassignPick(cur *RoundState, role RoleName, text string, assignable []gap.
 	return picked
 }
 
-// simplestGap picks the gap "narrow scope" keeps among rp's: lowest
+// SimplestGap picks the gap "narrow scope" keeps among rp's: lowest
 // severity weight, then fewest failed attempts, then ID.
 func SimplestGap(l *gap.Ledger, rp *RolePhase, weights gap.Weights) gap.ID {
 	var gs []gap.Gap

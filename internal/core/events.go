@@ -6,7 +6,7 @@ import (
 	"github.com/refine-spec/refine/validate"
 )
 
-// decisionEvent is what the decisions report: an Event without the
+// Event is what the decisions report: an Event without the
 // context its scope gives it, which only the driver's telemetry knows.
 type Event struct {
 	Kind    EventKind
@@ -49,7 +49,7 @@ type Event struct {
 	SessionID string
 }
 
-// attemptScope is an attempt's open scope as the decisions hold it: opaque
+// AttemptScope is an attempt's open scope as the decisions hold it: opaque
 // to them, read only by the telemetry that opened it.
 type AttemptScope any
 

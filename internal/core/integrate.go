@@ -68,7 +68,7 @@ const (
 	IntegDone     = "done"
 )
 
-// integrationState is the integration step's progress, in state.json.
+// IntegrationState is the integration step's progress, in state.json.
 type IntegrationState struct {
 	Step string `json:"step"`
 	// Round is the last round played; the consistency review's issue IDs
@@ -155,7 +155,7 @@ func limitsOf(cfg Params, tok Tokenizer) integrationLimits {
 	return integrationLimits{tok: tok, cap: 2 * cfg.PromptBudget, maxRetries: cfg.MaxRetries, maxOutputBytes: cfg.MaxOutputBytes}
 }
 
-// newIntegration is the integration step a session that ends with st's
+// NewIntegration is the integration step a session that ends with st's
 // outcome starts with: none when the outcome keeps no work, the appendix
 // form when integration is off (the one finalOps writes stands), else the
 // Engineer's first attempts, with the decisions in force.
@@ -246,7 +246,7 @@ func (s *Engine) integrate() (paused bool, err error) {
 	return false, nil
 }
 
-// integrationMaterial is what the integration merges.
+// IntegrationMaterial is what the integration merges.
 type IntegrationMaterial struct {
 	Source      string
 	Accepted    []gap.Gap
@@ -432,7 +432,7 @@ func (in *IntegrationState) startParts() bool {
 	return false
 }
 
-// engineerSettled records an Engineer attempt of the whole spec; a valid
+// EngineerSettled records an Engineer attempt of the whole spec; a valid
 // one is accepted and goes to its consistency review (true).
 func (in *IntegrationState) EngineerSettled(rec AttemptRec, maxRetries int) (accepted bool) {
 	in.Engineer = append(in.Engineer, rec)
@@ -454,7 +454,7 @@ func (in *IntegrationState) engineerSpent() {
 	in.Step = IntegAsk
 }
 
-// stopped ends the Engineer's attempts for why: the appendix form (true),
+// Stopped ends the Engineer's attempts for why: the appendix form (true),
 // unless an integration already validated (the retry after a consistency
 // review), which then goes to the user with its issues.
 func (in *IntegrationState) Stopped(why string) (appendix bool) {
@@ -536,7 +536,7 @@ func (s *Engine) integrationReview() error {
 	return s.integrationDone(FinalSpecIntegrated, "")
 }
 
-// reviewed records a valid consistency review's issues and decides what
+// Reviewed records a valid consistency review's issues and decides what
 // follows: done (true) when none is CRITICAL/HIGH, else one more
 // integration attempt with the issues attached, or, that one made, the
 // user's decision.
@@ -632,7 +632,7 @@ func (s *Engine) integrationAsk() (stop, error) {
 	return goOn, s.integrationDone(form, why)
 }
 
-// answered applies the user's answer to the integration's escalation
+// Answered applies the user's answer to the integration's escalation
 // (any option but pause): the form final_spec.md takes and why, or no
 // form when the Engineer integrates again.
 func (in *IntegrationState) Answered(key string, maxRetries int) (form, why string) {

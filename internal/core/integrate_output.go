@@ -183,7 +183,7 @@ func withKnownIssues(spec string, issues []IssueRecord) string {
 // FinalSpecPending is Status.FinalSpec while the integration step runs.
 const FinalSpecPending = "pending"
 
-// finalSpecStatus is the form of final_spec.md for Status.
+// FinalSpecStatus is the form of final_spec.md for Status.
 func FinalSpecStatus(st *State) (form, reason string) {
 	switch in := st.Integration; {
 	case in != nil && in.Step == IntegDone:

@@ -37,7 +37,7 @@ func (p integrationPart) needsCall(m IntegrationMaterial) bool {
 	return len(p.Res) > 0 || p.Last && (len(m.decisions) > 0 || len(m.limits) > 0)
 }
 
-// planParts cuts the source at its level-1/2 headings and packs the pieces
+// PlanParts cuts the source at its level-1/2 headings and packs the pieces
 // into parts of at most budget tokens (source and resolutions). It fails
 // when one piece with its resolutions is larger than budget.
 func PlanParts(m IntegrationMaterial, tok Tokenizer, budget int) ([]integrationPart, error) {
@@ -243,7 +243,7 @@ func (s *Engine) integrationParts(m IntegrationMaterial) (stopped string, err er
 	return why, nil
 }
 
-// partSettled records the Engineer's attempt at part i of n; a valid one
+// PartSettled records the Engineer's attempt at part i of n; a valid one
 // is the part's, and the next part gets a fresh run of attempts.
 func (in *IntegrationState) PartSettled(rec AttemptRec, i, n, maxRetries int) {
 	if !rec.Success {
@@ -303,7 +303,7 @@ func (in *IntegrationState) join(texts []string, m IntegrationMaterial, lim inte
 	return spec, ""
 }
 
-// joinPartTexts joins the integrated parts' texts into one spec: each
+// JoinPartTexts joins the integrated parts' texts into one spec: each
 // part's body, then one Resolution Log of all their rows.
 func JoinPartTexts(texts []string) string {
 	var body, log strings.Builder

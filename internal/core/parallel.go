@@ -71,7 +71,7 @@ func (s *Engine) runParallel() (done bool, err error) {
 	return true, s.Checkpoint(Put(OutputKey(cur.N, Engineer), []byte(merged)))
 }
 
-// mergeParts is the Engineer's output as the parts make it: the gaps
+// MergeParts is the Engineer's output as the parts make it: the gaps
 // their accepted outputs addressed (each once), their new gaps,
 // disagreements and warnings in gap order, and a warning for each part
 // left without a valid output.

@@ -64,33 +64,33 @@ func seqOf(key, prefix string) (int64, bool) {
 	return n, err == nil && n >= 0 && strings.HasPrefix(key, prefix)
 }
 
-// stateJournal is how a session's state is stored: its position in the
+// StateJournal is how a session's state is stored: its position in the
 // journal, the snapshot being written in the background and the Store
 // capability it writes for. At each durable point the session asks it for
 // the ops that make the state durable (commitOps) and commits them with
 // its own; it reads the Store only through the view it is handed
 // (storeView) and writes nothing itself.
 type StateJournal struct {
-	// ver is the state as of the last record, split for the next diff
+	// Ver is the state as of the last record, split for the next diff
 	// (see journal.Version); its document (compact JSON, no newline) is
 	// joined only when a snapshot needs it. has says there is one.
 	Ver journal.Version
 	Has bool
-	// hist reuses the encoding of the state's history (statedoc.go).
+	// Hist reuses the encoding of the state's history (statedoc.go).
 	Hist HistoryCache
-	// seq is the last record's number.
+	// Seq is the last record's number.
 	Seq int64
-	// since counts the record bytes written after the last snapshot.
+	// Since counts the record bytes written after the last snapshot.
 	Since int
 	// snapSeq, snapSize: the last snapshot's position and size.
 	SnapSeq  int64
 	SnapSize int
-	// snapshotNext forces a whole snapshot (state.json) at the next commit.
+	// SnapshotNext forces a whole snapshot (state.json) at the next commit.
 	SnapshotNext bool
-	// snapKey is where the last snapshot is: state.json or a key under
+	// SnapKey is where the last snapshot is: state.json or a key under
 	// snapshots/.
 	SnapKey string
-	// legacyState says state.json was written by an older refine (schema
+	// LegacyState says state.json was written by an older refine (schema
 	// 1): no journal snapshot, not to be kept for backups.
 	LegacyState bool
 	// bg is the snapshot being written in the background, if any.
@@ -100,17 +100,17 @@ type StateJournal struct {
 	// cannot append.
 	segStart int64
 	seg      []byte
-	// appends says the Store takes OpAppend (refine.Appender): a record
+	// Appends says the Store takes OpAppend (refine.Appender): a record
 	// is then appended to its segment, and snapshots are written in the
 	// background.
 	Appends bool
 }
 
-// newJournal returns the journal of a session not stored yet, in store:
+// NewJournal returns the journal of a session not stored yet, in store:
 // its first commit writes a whole snapshot.
 func NewJournal(store Store) StateJournal { return StateJournal{Appends: Appends(store)} }
 
-// storeView is what the journal reads of the session's Store: the Store as
+// StoreView is what the journal reads of the session's Store: the Store as
 // committed, and the writes the session has staged for the commit being
 // built (Session.pending), which the state backups are read with.
 type StoreView struct {
@@ -145,7 +145,7 @@ type bgSnapshot struct {
 	since int
 }
 
-// commitOps returns the ops that make st durable in the commit being
+// CommitOps returns the ops that make st durable in the commit being
 // built, after staged (the rest of that commit): a whole snapshot when one
 // is due, else the record of what changed and the next chunk of a
 // background snapshot.

@@ -23,7 +23,7 @@ type backupRef struct {
 	} `json:"backup_ref"`
 }
 
-// stateBackupOps returns the state backup of round n, st as it is now: a
+// StateBackupOps returns the state backup of round n, st as it is now: a
 // reference to a journal record holding it, written in the same commit.
 func (j *StateJournal) StateBackupOps(st *State, n int) ([]Op, error) {
 	var ops []Op
@@ -111,7 +111,7 @@ func backupSeqs(v StoreView) ([]int64, error) {
 	return seqs, nil
 }
 
-// parseBackupRef recognises a schema-2 state backup.
+// ParseBackupRef recognises a schema-2 state backup.
 func ParseBackupRef(b []byte) (backupRef, bool) {
 	if !bytes.Contains(b, []byte(`"backup_ref"`)) {
 		return backupRef{}, false
@@ -123,7 +123,7 @@ func ParseBackupRef(b []byte) (backupRef, bool) {
 	return ref, true
 }
 
-// readStateBackup returns the state as it was after round n, as state.json
+// ReadStateBackup returns the state as it was after round n, as state.json
 // bytes, read through v: a schema-1 backup holds it whole; a schema-2
 // backup refers to the journal and is rebuilt from the newest snapshot at
 // or before it.
@@ -135,7 +135,7 @@ func ReadStateBackup(v StoreView, n int) ([]byte, error) {
 	return ResolveBackup(v.Store, BackupKeyState(n), b)
 }
 
-// resolveBackup turns a state backup's content, read from key in store,
+// ResolveBackup turns a state backup's content, read from key in store,
 // into a whole state, compact and newline-terminated: a schema-1 backup is
 // one already; a later backup is verified (checksum.go) and, when it
 // refers to the journal, rebuilt from the newest snapshot at or before its

@@ -12,7 +12,7 @@ import (
 	"github.com/refine-spec/refine/internal/journal"
 )
 
-// snapshotBase is a snapshot a reader may start from.
+// SnapshotBase is a snapshot a reader may start from.
 type SnapshotBase struct {
 	Key string
 	Seq int64
@@ -44,7 +44,7 @@ func (b *SnapshotBase) complete(store view) (bool, error) {
 	return true, nil
 }
 
-// newestComplete returns the newest complete snapshot among bases at or
+// NewestComplete returns the newest complete snapshot among bases at or
 // before journal record upTo (-1: any), or nil.
 func NewestComplete(store view, bases []*SnapshotBase, upTo int64) (*SnapshotBase, error) {
 	for _, b := range bases {
@@ -62,7 +62,7 @@ func NewestComplete(store view, bases []*SnapshotBase, upTo int64) (*SnapshotBas
 	return nil, nil
 }
 
-// snapshotBases lists the snapshots in store, newest first: state.json
+// SnapshotBases lists the snapshots in store, newest first: state.json
 // (read, if there is one yet) and those under snapshots/, complete or not.
 func SnapshotBases(store view) ([]*SnapshotBase, error) {
 	keys, err := store.List(SnapshotPrefix)
@@ -105,7 +105,7 @@ func SnapshotBases(store view) ([]*SnapshotBase, error) {
 	return out, nil
 }
 
-// replay applies to the snapshot b (verified, compact: snapshotBase.plain)
+// Replay applies to the snapshot b (verified, compact: snapshotBase.plain)
 // the journal records after it, up to and
 // including record upTo (-1: all). It returns the rebuilt document, the
 // bytes of the records applied and the last record's number.

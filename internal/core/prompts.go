@@ -198,7 +198,7 @@ func (s *Engine) buildPrompt(role RoleName, k int, gaps []gap.ID, prev []Attempt
 	return append(stable, Message{Role: "user", Content: user}), len(stable), ex, nil
 }
 
-// promptInputs are what a prompt reads from the Store: the material under
+// PromptInputs are what a prompt reads from the Store: the material under
 // review (Reviewer), the initial example and the spec.
 type PromptInputs struct {
 	material string
@@ -206,7 +206,7 @@ type PromptInputs struct {
 	Source   string
 }
 
-// prompter builds role prompts from the state, the config and the
+// Prompter builds role prompts from the state, the config and the
 // prompt's inputs; it reads and writes nothing.
 type Prompter struct {
 	St  *State
@@ -214,7 +214,7 @@ type Prompter struct {
 	Tok Tokenizer
 }
 
-// build returns the stable prefix and the user message of a first
+// Build returns the stable prefix and the user message of a first
 // attempt (or one after a valid output).
 func (p Prompter) Build(role RoleName, k int, gaps []gap.ID, userContext []string, in PromptInputs) ([]Message, string, error) {
 	d := p.data(role, k, gaps, userContext, in.material)

@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// readyWrites are the writes of the Ready being decided: the decisions'
+// ReadyWrites are the writes of the Ready being decided: the decisions'
 // commits are not made but kept, in order, for the driver to commit as
 // Ready.Persist; the decisions read the session through it (a view),
 // seeing their own writes over the session's Store, which they read
@@ -16,14 +16,14 @@ import (
 // what the session's Store accepts (appends, copies), so the ops it keeps
 // are ones that Store takes as they are.
 type ReadyWrites struct {
-	// base is the session's Store as the driver binds it for a decide.
+	// Base is the session's Store as the driver binds it for a decide.
 	Base source
-	// coldBase is Config.ColdStore as the driver binds it (nil: none).
+	// ColdBase is Config.ColdStore as the driver binds it (nil: none).
 	ColdBase view
 	// appendOK and copyOK are the session Store's capabilities.
 	appendOK, copyOK bool
 	Ops              []Op
-	// cold are the writes to Config.ColdStore (Ready.Cold).
+	// Cold are the writes to Config.ColdStore (Ready.Cold).
 	Cold []Op
 	// values holds the keys the kept ops changed.
 	values  map[string]stagedKey
@@ -72,7 +72,7 @@ func (st *ReadyWrites) guard(ops []Op) {
 	}
 }
 
-// unchanged reports an op whose value was written after its commit: the
+// Unchanged reports an op whose value was written after its commit: the
 // writes keep the slices they are given (copying every value cost a tenth
 // of a short session's allocations), so a committer that reuses a buffer
 // would change a write already decided. Test binaries check it at every
@@ -137,7 +137,7 @@ func (st *ReadyWrites) List(prefix string) ([]string, error) {
 	return keys, nil
 }
 
-// keep keeps ops, all or nothing, as the session's Store would apply
+// Keep keeps ops, all or nothing, as the session's Store would apply
 // them: the decisions' commit.
 func (st *ReadyWrites) Keep(ops ...Op) error {
 	if err := ValidStoreOps(ops, st.Appends(), st.Copies()); err != nil {
@@ -196,7 +196,7 @@ func (st *ReadyWrites) Keep(ops ...Op) error {
 	return nil
 }
 
-// compactOps returns ops with what a later op of the same commit makes
+// CompactOps returns ops with what a later op of the same commit makes
 // moot left out: a Put or Append superseded by a later Put or Delete of
 // its key (unless a Copy reads the key in between), and runs of Appends to
 // one key joined into one. Committed as one atomic Commit, the result

@@ -16,7 +16,7 @@ func writeValidationLogs(b *strings.Builder, st *State, recent int) {
 	}
 }
 
-// renderValidationLog writes the "## Round N Validation Log" of spec
+// RenderValidationLog writes the "## Round N Validation Log" of spec
 // round-09 §9 from the session's validation and retry rows.
 func RenderValidationLog(b *strings.Builder, st *State, n int, rows []ValidationEntry, retries []retryDetail) {
 	fmt.Fprintf(b, "\n## Round %d Validation Log\n\n### Validation Summary\n| Role | Outcome | Attempts | Final Failure Type |\n|------|---------|----------|-------------------|\n", n)

@@ -16,7 +16,7 @@ import (
 // The Session's side of the rollback dialogs (rollback_flow.go): it binds
 // their view to its Store, asks their questions and commits their moves.
 
-// driveRollback runs the rollback flow in state until it executes, is
+// DriveRollback runs the rollback flow in state until it executes, is
 // cancelled, or pauses at a question (the report's Pending): the dialogs
 // (rollbackDialogs) decide, the Session asks and commits.
 func (s *Engine) DriveRollback() (RollbackReport, error) {
@@ -47,7 +47,7 @@ func (s *Engine) DriveRollback() (RollbackReport, error) {
 	}
 }
 
-// flowPaused reports a dialog question deferred: it waits for an answer
+// FlowPaused reports a dialog question deferred: it waits for an answer
 // among the questions st has pending.
 func FlowPaused(st *State, limit int, ask *FlowAsk) (RollbackReport, error) {
 	rep := ask.Paused

@@ -60,7 +60,7 @@ type RollbackReport struct {
 	Decision string
 }
 
-// startRollback checks the target of a requested rollback and plays its
+// StartRollback checks the target of a requested rollback and plays its
 // dialogs until they execute it, cancel it or wait for an answer.
 func (s *Engine) StartRollback(req RollbackRequest, current int) (RollbackReport, error) {
 	if err := s.Flush(); err != nil {
@@ -90,7 +90,7 @@ func (s *Engine) StartRollback(req RollbackRequest, current int) (RollbackReport
 	return rep, err
 }
 
-// currentRound is the round a rollback would undo: the one in progress,
+// CurrentRound is the round a rollback would undo: the one in progress,
 // else the last completed one.
 func (st *State) CurrentRound() int {
 	if st.Current != nil {
@@ -99,7 +99,7 @@ func (st *State) CurrentRound() int {
 	return st.Round
 }
 
-// rollbackExec is one rollback to carry out, as the dialogs settled it.
+// RollbackExec is one rollback to carry out, as the dialogs settled it.
 type RollbackExec struct {
 	To          int
 	Reason      string
@@ -127,7 +127,7 @@ type splitPlan struct {
 	Titles []string `json:"titles"`
 }
 
-// nextRoundPlan steers the assignment of the retried round: Only narrows
+// NextRoundPlan steers the assignment of the retried round: Only narrows
 // it to these gaps, Avoid keeps these out when others are open.
 type NextRoundPlan struct {
 	Only  []gap.ID `json:"only,omitempty"`
@@ -226,7 +226,7 @@ func (c *Params) rollbackLimit() int {
 	return c.RollbackLimit
 }
 
-// rollbackModeOf is the session's rollback mode: the one recorded with the
+// RollbackModeOf is the session's rollback mode: the one recorded with the
 // session (SetRollbackMode, `--rollback-mode`), else Config.RollbackMode.
 func RollbackModeOf(c *Params) rollback.Mode {
 	if c.RollbackMode.Valid() {

@@ -35,7 +35,7 @@ const (
 	originEscalation = "escalation:" // + role name
 )
 
-// flowStage is where a rollback flow stands in its dialogs; it is stored
+// FlowStage is where a rollback flow stands in its dialogs; it is stored
 // with the flow (state.json) as its string.
 type FlowStage string
 
@@ -49,7 +49,7 @@ const (
 	StageConfirm  FlowStage = "confirm"
 )
 
-// rollbackFlow is a rollback in progress through its dialogs.
+// RollbackFlow is a rollback in progress through its dialogs.
 type RollbackFlow struct {
 	Trigger rollback.Trigger `json:"trigger"`
 	// Reason is why (the user's text given with "rollback", or the
@@ -88,7 +88,7 @@ func (f *RollbackFlow) note(q Question, a Answer, decision string) {
 	f.Decisions = append(f.Decisions, flowDecision{Question: Question{ID: q.ID, Kind: q.Kind, Round: q.Round, Title: q.Title}, Answer: a, Decision: decision})
 }
 
-// execution completes x, the rollback the dialogs chose, with what the
+// Execution completes x, the rollback the dialogs chose, with what the
 // flow holds: its target, reason and adjustments, its analysis, and its
 // answered questions to file with the rollback.
 func (f *RollbackFlow) Execution(x RollbackExec) RollbackExec {
@@ -105,7 +105,7 @@ func (f *RollbackFlow) Execution(x RollbackExec) RollbackExec {
 	return x
 }
 
-// rollbackPolicy is the session's rollback settings as the dialogs use
+// RollbackPolicy is the session's rollback settings as the dialogs use
 // them: the session limit, the mode and the analysis threshold, and the
 // severity weights "narrow scope" picks the simplest gap by.
 type RollbackPolicy struct {
@@ -128,7 +128,7 @@ type rollbackView interface {
 	TargetCount(current int) int
 }
 
-// rollbackDialogs is the rollback flow's transition: a pure function of
+// RollbackDialogs is the rollback flow's transition: a pure function of
 // the flow, the state (read only), the policy and the view. It changes
 // only the flow (its stage, target, notes, analysis).
 type RollbackDialogs struct {
@@ -137,7 +137,7 @@ type RollbackDialogs struct {
 	View   rollbackView
 }
 
-// flowAsk is a dialog question to ask.
+// FlowAsk is a dialog question to ask.
 type FlowAsk struct {
 	Q Question
 	// Paused is the report when the question is deferred (the Session
@@ -149,7 +149,7 @@ type FlowAsk struct {
 	rca rollbacktext.RCAInput
 }
 
-// flowMove is one step of the rollback flow. With none of Ask, Exec,
+// FlowMove is one step of the rollback flow. With none of Ask, Exec,
 // Pause, Cancel and AtLimit set, the flow moved to another stage.
 type FlowMove struct {
 	// Ask is the question to ask; its answer goes to answer.
@@ -171,7 +171,7 @@ type FlowMove struct {
 	Report RollbackReport
 }
 
-// step is the flow's move at its stage before any answer: the question to
+// Step is the flow's move at its stage before any answer: the question to
 // ask or, where none is, the next stage or the rollback to carry out.
 func (d RollbackDialogs) Step(f *RollbackFlow) (FlowMove, error) {
 	attempt := d.St.Rollbacks.Attempts(f.Current) + 1
@@ -192,7 +192,7 @@ func (d RollbackDialogs) Step(f *RollbackFlow) (FlowMove, error) {
 	return FlowMove{}, fmt.Errorf("rollback: unknown dialog stage %q", f.Stage)
 }
 
-// answer is the flow's move once ask, asked by step, was answered with a.
+// Answer is the flow's move once ask, asked by step, was answered with a.
 func (d RollbackDialogs) Answer(f *RollbackFlow, ask *FlowAsk, a Answer) FlowMove {
 	opt, _ := ask.Q.Option(a.Key)
 	switch f.Stage {

@@ -17,7 +17,7 @@ import (
 // those values into a rollbackCommit without any I/O, and execRollback
 // puts the restored state in place and commits the ops at once.
 
-// rollbackInputs are the values a rollback is planned from besides the
+// RollbackInputs are the values a rollback is planned from besides the
 // state: the checked plan, the bytes it reads, the spec and the session's
 // rollback settings.
 type RollbackInputs struct {
@@ -54,7 +54,7 @@ type undoneFacts struct {
 	failure              map[int]string
 }
 
-// planRollback plans the rollback x of old from in: it archives the undone
+// PlanRollback plans the rollback x of old from in: it archives the undone
 // rounds, restores the target's state and carries over what outlives the
 // rounds. It does no I/O and leaves old as it was.
 func PlanRollback(old *State, x RollbackExec, in RollbackInputs) (rollbackCommit, error) {

@@ -115,7 +115,7 @@ func (st *State) unansweredPending() bool {
 	return false
 }
 
-// report describes the current round (or the last one) for Step, with
+// Report describes the current round (or the last one) for Step, with
 // the session's outcome o.
 func (st *State) Report(o Outcome) RoundReport {
 	r := RoundReport{Round: st.Round, Outcome: o.Status, Pending: o.Pending}
@@ -394,14 +394,14 @@ func (st *State) synthesize(now func() time.Time) error {
 	return nil
 }
 
-// transition is a lifecycle move decided before it is applied.
+// Transition is a lifecycle move decided before it is applied.
 type Transition struct {
 	id  gap.ID
 	to  gap.State
 	why string
 }
 
-// verdictTransitions decides the review's moves: each reviewed PROPOSED
+// VerdictTransitions decides the review's moves: each reviewed PROPOSED
 // gap is ACCEPTED, or NEEDS_REVISION when a HIGH/CRITICAL issue names it;
 // an ACCEPTED gap outside the review that such an issue names is reopened.
 func VerdictTransitions(l *gap.Ledger, underReview []gap.ID, rev *AcceptedOutput) []Transition {
@@ -528,7 +528,7 @@ func (st *State) endOfRoundDue() bool {
 	return st.Current == nil && st.RollbackFlow == nil && st.Round > 0 && st.EndChecked < st.Round && !st.Outcome.Terminal()
 }
 
-// snapshotLedger copies the gaps without their transition history: the
+// SnapshotLedger copies the gaps without their transition history: the
 // next convergence row compares states, not histories.
 func SnapshotLedger(l *gap.Ledger) *gap.Ledger {
 	c := l.Clone()

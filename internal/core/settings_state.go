@@ -15,7 +15,7 @@ type settingsChange struct {
 	Changes []string `json:"changes"` // "max_rounds: 10 → 20"
 }
 
-// storeSettings records the session's settings in its state, as JSON so
+// StoreSettings records the session's settings in its state, as JSON so
 // that a later refine with new fields restores the old ones and defaults
 // the rest.
 func (st *State) StoreSettings(set Settings) error {
@@ -27,7 +27,7 @@ func (st *State) StoreSettings(set Settings) error {
 	return nil
 }
 
-// restoredSettings returns the settings the session in st was started (or
+// RestoredSettings returns the settings the session in st was started (or
 // last changed) with, over cfg's: a session from before settings were
 // stored keeps cfg's.
 func RestoredSettings(cfg Params, st *State) (Settings, error) {
@@ -44,7 +44,7 @@ func RestoredSettings(cfg Params, st *State) (Settings, error) {
 	return set, nil
 }
 
-// applySettings validates, records and commits new settings; the caller
+// ApplySettings validates, records and commits new settings; the caller
 // holds the session's turn.
 func (s *Engine) ApplySettings(set Settings) error {
 	if err := s.Cfg.CheckSettings(set); err != nil {

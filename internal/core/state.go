@@ -15,7 +15,7 @@ import (
 	"github.com/refine-spec/refine/validate"
 )
 
-// schemaVersion is the version of state.json this refine writes. Open
+// SchemaVersion is the version of state.json this refine writes. Open
 // refuses newer versions rather than guess at them, and reads schema 1
 // (no journal; backups hold whole states) as written by refine 0.1.
 const SchemaVersion = 3
@@ -60,7 +60,7 @@ const (
 	PhaseDone       Phase = "done"
 )
 
-// state is the source of truth, persisted as state.json. Markdown files are
+// State is the source of truth, persisted as state.json. Markdown files are
 // renderings of it; nothing is parsed back from them.
 type State struct {
 	Schema    int       `json:"schema"`
@@ -179,7 +179,7 @@ type State struct {
 	RecoverConflicts []conflict.Ruling `json:"recover_conflicts,omitempty"`
 }
 
-// roundState is the progress of the round in flight.
+// RoundState is the progress of the round in flight.
 type RoundState struct {
 	N         int       `json:"n"`
 	Phase     Phase     `json:"phase"`
@@ -203,7 +203,7 @@ type RoundState struct {
 	Instructions []string `json:"instructions,omitempty"`
 }
 
-// roleStatus is where a role stands within a round, or one gap's call of
+// RoleStatus is where a role stands within a round, or one gap's call of
 // parallel drafting (which may also be partExhausted). state.json holds it
 // as its string; the zero value is roleRunning.
 type RoleStatus string
@@ -216,7 +216,7 @@ const (
 	RoleNotNeeded RoleStatus = "not_needed"
 )
 
-// rolePhase is one role's progress within a round.
+// RolePhase is one role's progress within a round.
 type RolePhase struct {
 	Status RoleStatus `json:"status,omitempty"`
 	// Gaps are the gaps this role works on (narrowed or reassigned by escalation).
@@ -239,7 +239,7 @@ type RolePhase struct {
 	Result *AcceptedOutput `json:"result,omitempty"`
 }
 
-// partState is one gap's call in parallel drafting.
+// PartState is one gap's call in parallel drafting.
 type PartState struct {
 	Gap      gap.ID       `json:"gap"`
 	Status   RoleStatus   `json:"status,omitempty"`
@@ -249,7 +249,7 @@ type PartState struct {
 	Result *AcceptedOutput `json:"result,omitempty"`
 }
 
-// attemptRec is one validated attempt.
+// AttemptRec is one validated attempt.
 type AttemptRec struct {
 	N           int                  `json:"n"`
 	At          time.Time            `json:"at"`
@@ -267,7 +267,7 @@ type AttemptRec struct {
 	Model string `json:"model,omitempty"`
 }
 
-// acceptedOutput is what the Mediator keeps of a valid output.
+// AcceptedOutput is what the Mediator keeps of a valid output.
 type AcceptedOutput struct {
 	GapsAddressed []gap.ID      `json:"gaps_addressed,omitempty"`
 	NewGaps       []NewGap      `json:"new_gaps,omitempty"`
@@ -285,11 +285,11 @@ type NewGap struct {
 	Title    string       `json:"title"`
 }
 
-// issueRecord is one Reviewer issue (Gap is set when a review gap is made
+// IssueRecord is one Reviewer issue (Gap is set when a review gap is made
 // for it): the one Issue type validate parses and conflict reasons about.
 type IssueRecord = conflict.Issue
 
-// roundRecord is the history of a completed round.
+// RoundRecord is the history of a completed round.
 type RoundRecord struct {
 	N             int       `json:"n"`
 	StartedAt     time.Time `json:"started_at"`
@@ -316,7 +316,7 @@ type AnsweredQuestion struct {
 	Auto bool `json:"auto,omitempty"`
 }
 
-// decisionRecord is a user decision recorded in decisions.md.
+// DecisionRecord is a user decision recorded in decisions.md.
 type DecisionRecord struct {
 	ID       string    `json:"id"`
 	Round    int       `json:"round"`
@@ -333,7 +333,7 @@ type DecisionRecord struct {
 	Procedural bool `json:"procedural,omitempty"`
 }
 
-// validationEntry is a row of the status.md validation log (GAP-FLOW-001 §9),
+// ValidationEntry is a row of the status.md validation log (GAP-FLOW-001 §9),
 // derived from the attempt log (or kept by a legacy session).
 type ValidationEntry struct {
 	Round   int       `json:"round"`
@@ -363,7 +363,7 @@ type retryDetail struct {
 	Outcome      string               `json:"outcome"`
 }
 
-// loggedKind says what a loggedEvent records.
+// LoggedKind says what a loggedEvent records.
 type LoggedKind string
 
 // The kinds of logged event.
@@ -496,7 +496,7 @@ func (u *usageTotals) add(role RoleName, v Usage, calls int) {
 	}
 }
 
-// parseState decodes state.json, refusing newer schemas and corrupt files
+// ParseState decodes state.json, refusing newer schemas and corrupt files
 // without touching them.
 func ParseState(b []byte) (*State, error) {
 	var probe struct {

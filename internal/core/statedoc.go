@@ -167,7 +167,7 @@ type encodedEntries struct {
 	enc []byte
 }
 
-// historyCache holds the encoded history of one state.
+// HistoryCache holds the encoded history of one state.
 type HistoryCache struct {
 	st *State
 	// frozen are the entries as of the last round end; last as of the
@@ -226,7 +226,7 @@ func (c *HistoryCache) buffer(i int, frozen []byte) []byte {
 	return h.b[:1+len(frozen)]
 }
 
-// freeze marks every history entry of st as of its last encoding as no
+// Freeze marks every history entry of st as of its last encoding as no
 // longer changing: a round has just ended.
 func (c *HistoryCache) Freeze(st *State) {
 	if c.st == st {
@@ -234,7 +234,7 @@ func (c *HistoryCache) Freeze(st *State) {
 	}
 }
 
-// encodeState encodes st compactly and splits it for the journal's diff,
+// EncodeState encodes st compactly and splits it for the journal's diff,
 // reusing c's frozen history entries.
 func EncodeState(st *State, c *HistoryCache) (journal.Version, error) {
 	if c.st != st { // a new or replaced state (opened, rolled back)

@@ -5,7 +5,7 @@ import (
 	"slices"
 )
 
-// clone copies st so that nothing in the copy shares memory with st: the
+// Clone copies st so that nothing in the copy shares memory with st: the
 // session keeps one published Status (Session.publish) and hands each
 // caller its own copy, which the caller may change.
 func (st Status) Clone() Status {

@@ -73,7 +73,7 @@ func ValidStoreOps(ops []Op, appendOK, copyOK bool) error {
 	return store.ValidStoreOps(ops, appendOK, copyOK)
 }
 
-// appends reports whether st accepts OpAppend.
+// Appends reports whether st accepts OpAppend.
 func Appends(st Store) bool {
 	a, ok := st.(Appender)
 	return ok && a.Appends()
@@ -85,7 +85,7 @@ func copies(st Store) bool {
 	return ok && c.Copies()
 }
 
-// storeSessionID returns the session ID st knows, if any and valid.
+// StoreSessionID returns the session ID st knows, if any and valid.
 func StoreSessionID(st Store) (string, bool) {
 	i, ok := st.(Identified)
 	if !ok {
