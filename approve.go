@@ -3,6 +3,7 @@ package refine
 import (
 	"context"
 	"fmt"
+
 	"github.com/refine-spec/refine/internal/core"
 )
 

@@ -5,8 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/refine-spec/refine/internal/core"
 	"strings"
+
+	"github.com/refine-spec/refine/internal/core"
 )
 
 // Compact rewrites the session in st so that it stands on its own: the

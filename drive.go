@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/refine-spec/refine/internal/core"
 	"slices"
 
+	"github.com/refine-spec/refine/internal/core"
 	"github.com/refine-spec/refine/retry"
 )
 

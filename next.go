@@ -5,12 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/refine-spec/refine/internal/core"
 	"maps"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/refine-spec/refine/internal/core"
 	"github.com/refine-spec/refine/validate"
 )
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/refine-spec/refine/internal/core"
 	"github.com/refine-spec/refine/store/memory"
 )

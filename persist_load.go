@@ -5,9 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/refine-spec/refine/internal/core"
 	"slices"
 	"strings"
+
+	"github.com/refine-spec/refine/internal/core"
 )
 
 // Reading a stored session: its snapshots, and the journal records

@@ -7,7 +7,6 @@ import (
 	"slices"
 
 	"github.com/refine-spec/refine/internal/core"
-
 	"github.com/refine-spec/refine/internal/rollbacktext"
 	"github.com/refine-spec/refine/rollback"
 )

@@ -1,8 +1,10 @@
 package refine
 
-import "github.com/refine-spec/refine/internal/core"
+import (
+	"context"
 
-import "context"
+	"github.com/refine-spec/refine/internal/core"
+)
 
 // Scopes let a SpanObserver wrap a run, a round and each attempt in its own
 // context (a trace span, say). The session's telemetry keeps the run's and

@@ -6,13 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/refine-spec/refine/internal/core"
 	"log/slog"
 	"math/rand/v2"
 	"slices"
 	"sync/atomic"
 
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core"
 )
 
 // Session is a refinement session bound to a Store. It implements Mediator.
@@ -25,13 +25,13 @@ import (
 // method: the drivers make parallel drafting's role calls on goroutines
 // that only call the Engineer and hand the results back.
 type Session struct {
-	// engine decides: the state, the Ready being decided and everything
-	// the decisions need. The Session is the shell around it: it takes
-	// the turn, reads and commits the Store, makes the role calls, asks
-	// the Asker (drive.go) and publishes what Status reports.
+	// Engine decides (internal/core): the state, the Ready being decided
+	// and everything the decisions need. The Session is the shell around
+	// it: it takes the turn, reads and commits the Store, makes the role
+	// calls, asks the Asker (drive.go) and publishes what Status reports.
 	*core.Engine
 	// tel is the session's telemetry: the decisions report through it
-	// (engine.tel), the driver opens and closes the run's scope with it.
+	// (as the Engine's Telemetry), the driver opens and closes the run's scope with it.
 	tel *telemetry
 	// clock is the host's Clock (or the system's): the driver sleeps on
 	// it between transport retries, the decisions read its time.

@@ -377,7 +377,7 @@ func integrationCheck(check validate.IntegrationInput) func(string) validate.Res
 
 // integrationEngineer plays the Engineer's integration attempts until one
 // is valid or the attempts allowed are spent; stopped says why they end
-// early (see integrationState.stopped).
+// early (see IntegrationState.Stopped).
 func (s *Engine) integrationEngineer() (stopped string, err error) {
 	in := s.St.Integration
 	m, err := s.integrationMaterial()

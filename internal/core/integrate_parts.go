@@ -186,7 +186,7 @@ func newPartPrompt(st *State, m IntegrationMaterial, p integrationPart, i, n int
 
 // integrationParts plays the part-by-part integration: the Engineer's
 // attempts for each part in turn, then the join; stopped says why it ends
-// early (see integrationState.stopped).
+// early (see IntegrationState.Stopped).
 func (s *Engine) integrationParts(m IntegrationMaterial) (stopped string, err error) {
 	in := s.St.Integration
 	lim := limitsOf(s.Cfg, s.Tok)

@@ -18,7 +18,7 @@ import (
 
 // DriveRollback runs the rollback flow in state until it executes, is
 // cancelled, or pauses at a question (the report's Pending): the dialogs
-// (rollbackDialogs) decide, the Session asks and commits.
+// (RollbackDialogs) decide, the Session asks and commits.
 func (s *Engine) DriveRollback() (RollbackReport, error) {
 	for {
 		f := s.St.RollbackFlow

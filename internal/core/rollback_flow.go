@@ -24,7 +24,7 @@ import (
 //
 // The progress is state (rollbackFlow), so a deferred question resumes at
 // the same dialog after a restart. The dialogs are a pure transition
-// (rollbackDialogs): from the flow and, once its question is answered, the
+// (RollbackDialogs): from the flow and, once its question is answered, the
 // answer, it says which question to ask or what to do next; the Session
 // asks and commits (rollback_dialogs.go).
 

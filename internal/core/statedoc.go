@@ -198,7 +198,7 @@ type HistoryCache struct {
 	// the frozen entries are usually in place already. Building a
 	// history member anew at every durable point copied a long session's
 	// whole history. The caller keeps only the last encoding (see
-	// stateJournal.record).
+	// StateJournal.record).
 	bufs [len(historyLogs)][2]historyBuf
 	turn [len(historyLogs)]int
 }
