@@ -45,6 +45,7 @@ type callScope struct {
 	Plan    attemptPlan
 }
 
+// NewExternalCalls returns an empty set of calls and answers.
 func NewExternalCalls() *ExternalCalls {
 	return &ExternalCalls{Delivered: map[CallID]RoleResult{}, Scopes: map[CallID]callScope{}, Auto: map[string]bool{}}
 }

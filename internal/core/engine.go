@@ -187,8 +187,12 @@ func (s *Engine) renderDue() bool {
 		s.St.Outcome.Terminal() // a session ended mid-round (abandoned, approved) shows its end
 }
 
+// Now is the session's time, in UTC: the driver's clock, never the wall
+// clock.
 func (s *Engine) Now() time.Time { return s.Clock.Now().UTC() }
 
+// RunRounds plays rounds until the session ends, pauses for an answer or
+// stops for role calls (ErrNeedCalls): what Run drives.
 func (s *Engine) RunRounds() (Outcome, error) {
 	for {
 		if s.St.Outcome.Terminal() && s.St.RollbackFlow == nil {

@@ -54,6 +54,8 @@ type source interface {
 	Interrupted() error
 }
 
+// NewReadyWrites returns the writes of a new Ready over st (whose
+// capabilities say which ops it accepts).
 func NewReadyWrites(st Store) *ReadyWrites {
 	return &ReadyWrites{appendOK: Appends(st), copyOK: copies(st), values: map[string]stagedKey{}, guarded: checkingHistory()}
 }

@@ -193,6 +193,8 @@ func (s *Engine) backupOps(n int) ([]Op, error) {
 	return ops, nil
 }
 
+// BackupKeyState, BackupKeyStatus and BackupKeyDecisions name round n's
+// backups (FLOW-007 §2).
 func BackupKeyState(n int) string     { return fmt.Sprintf("state_backup_round_%d.json", n) }
 func BackupKeyStatus(n int) string    { return fmt.Sprintf("status_backup_round_%d.md", n) }
 func BackupKeyDecisions(n int) string { return fmt.Sprintf("decisions_backup_round_%d.md", n) }
@@ -538,6 +540,8 @@ func SnapshotLedger(l *gap.Ledger) *gap.Ledger {
 	return c
 }
 
+// RoleSummary is how a round report shows role's phase: "OK (1 attempt)",
+// "SKIP", ….
 func RoleSummary(role RoleName, rp *RolePhase) string {
 	switch rp.Status {
 	case RoleAccepted:

@@ -30,7 +30,9 @@ const (
 	keyFinalSum  = "final_summary.md"
 )
 
-func roundDir(n int) string                 { return fmt.Sprintf("round_%03d", n) }
+func roundDir(n int) string { return fmt.Sprintf("round_%03d", n) }
+
+// OutputKey names role's output of round n.
 func OutputKey(n int, role RoleName) string { return fmt.Sprintf("%s/%s.md", roundDir(n), role) }
 func summaryKey(n int) string               { return roundDir(n) + "/summary.md" }
 
@@ -279,6 +281,7 @@ type AcceptedOutput struct {
 	Warnings      []string      `json:"warnings,omitempty"`
 }
 
+// NewGap is a gap the Reviewer raised in a round.
 type NewGap struct {
 	ID       gap.ID       `json:"id"`
 	Severity gap.Severity `json:"severity"`
@@ -308,6 +311,7 @@ type RoundRecord struct {
 	Unreviewed []gap.ID `json:"unreviewed,omitempty"`
 }
 
+// AnsweredQuestion is a question and the answer it was given.
 type AnsweredQuestion struct {
 	Question Question  `json:"question"`
 	Answer   Answer    `json:"answer"`

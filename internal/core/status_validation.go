@@ -17,6 +17,7 @@ type ValidationRecord struct {
 	Message string `json:"message"`
 }
 
+// ValidationRecords are the public records (Status.Validation) of in.
 func ValidationRecords(in []ValidationEntry) []ValidationRecord {
 	out := make([]ValidationRecord, len(in))
 	for i, e := range in {
