@@ -8,6 +8,8 @@ import (
 
 // Event is what the decisions report: an Event without the
 // context its scope gives it, which only the driver's telemetry knows.
+// Its fields are the public Event's but Context; the root's
+// TestPublicEventCopiesEveryDecisionField keeps the two in step.
 type Event struct {
 	Kind    EventKind
 	At      time.Time
