@@ -94,6 +94,7 @@ func DefaultConfig() Config {
 		RetryExampleBudget:        2000,
 		InitialExampleBudget:      1000,
 		PromptBudget:              24000,
+		MaxTokensCap:              DefaultMaxTokensCap,
 		MaxOutputBytes:            1 << 20,
 		BackupRetention:           3,
 		RollbackLimit:             7,
@@ -151,6 +152,11 @@ func configChecks() []configCheck {
 		atLeast("InitialExampleBudget", 1, "is %d tokens: want more than 0", func(c *Config) int { return c.InitialExampleBudget }),
 		atLeast("PromptBudget", 1, "is %d tokens: want more than 0", func(c *Config) int { return c.PromptBudget }),
 		atLeast("MaxTokens", 0, "is %d: want 0 (backend default) or more", func(c *Config) int { return c.MaxTokens }),
+		{"MaxTokensCap", func(c *Config) bool {
+			return c.MaxTokensCap < 0 || (c.MaxTokensCap > 0 && c.MaxTokensCap < c.MaxTokens)
+		}, func(c *Config) string {
+			return fmt.Sprintf("is %d: want 0 (DefaultMaxTokensCap) or at least MaxTokens (%d)", c.MaxTokensCap, c.MaxTokens)
+		}},
 		atLeast("MaxOutputBytes", 1, "is %d: want more than 0", func(c *Config) int { return c.MaxOutputBytes }),
 		atLeast("BackupRetention", 1, "is %d: want at least 1", func(c *Config) int { return c.BackupRetention }),
 		atLeast("RollbackLimit", 0, "is %d: want 0 or more", func(c *Config) int { return c.RollbackLimit }),

@@ -81,6 +81,11 @@ var ErrDeferred = core.ErrDeferred
 // ErrFinished: the session reached a terminal outcome; roll back to reopen it.
 var ErrFinished = core.ErrFinished
 
+// ErrContextWindow: the backend ended an answer because the prompt
+// filled the model's context window; a larger completion limit does not
+// help, a smaller prompt (PromptBudget) or a larger model does.
+var ErrContextWindow = core.ErrContextWindow
+
 // ErrInvalidAnswer: an Answer picks an option that was not offered, or
 // carries text where none is allowed.
 var ErrInvalidAnswer = core.ErrInvalidAnswer
@@ -215,6 +220,10 @@ const MaxPageSize = core.MaxPageSize
 // one to three round digits (ISSUE-R999-001), and round folders sort with
 // three (round_999).
 const MaxRoundsLimit = core.MaxRoundsLimit
+
+// DefaultMaxTokensCap is the MaxTokensCap of DefaultConfig: the largest
+// completion most chat models give in one answer.
+const DefaultMaxTokensCap = core.DefaultMaxTokensCap
 
 // MaxSessionIDLen is the longest session ID a Backend accepts, in bytes
 // ([store.MaxSessionIDLen]).
@@ -395,6 +404,11 @@ func ValidPrefix(prefix string) error { return core.ValidPrefix(prefix) }
 // ValidSessionID checks a session ID ([store.ValidSessionID]). The error
 // wraps ErrInvalidKey.
 func ValidSessionID(id string) error { return core.ValidSessionID(id) }
+
+// NormalizedCount is how often one kind of quirk was read onto the
+// canonical form in one role's answers over the session (DESIGN §18): a
+// host sees which model needs a better prompt.
+type NormalizedCount = core.NormalizedCount
 
 // ValidationRecord is one row of a session's validation log: the result of
 // one validation tier for one attempt of a role.

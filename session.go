@@ -315,6 +315,7 @@ func statusOf(s *core.State, c *statusCache) Status {
 	} else {
 		st.Validation = core.ValidationRecords(s.ValidationRows(0, 0))
 	}
+	st.Normalized = s.NormalizedCounts()
 	st.Conflicts = cloneOrNil(s.Conflicts)
 	st.Rollbacks = cloneOrNil(s.Rollbacks.Records)
 	if s.Tracker != nil {

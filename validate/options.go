@@ -33,6 +33,12 @@ type Options struct {
 	// MinSectionChars is the THIN_CONTENT warning threshold per Gap
 	// Resolution section; 0 means DefaultMinSectionChars.
 	MinSectionChars int
+	// FinishReason is the backend's reason for ending this answer, as
+	// journaled with it ("length", "max_tokens", "refusal", …; "" when
+	// unknown). One that says the token limit cut the answer makes it
+	// TRUNCATED before any other check (CutByTokenLimit); a provider's
+	// refusal signal makes it REFUSAL (ProviderRefusal).
+	FinishReason string
 }
 
 func (o Options) maxBytes() int {

@@ -38,6 +38,13 @@ type Result struct {
 	// Warnings are advisory findings (THIN_CONTENT, INCOMPLETE_STRUCTURE and
 	// others) that do not fail validation.
 	Warnings []string
+	// Text is the answer as read: normalized (DESIGN §18) and with its
+	// lines where they were. Checks after validation and the prompts that
+	// quote the answer read it. "" after a Structure failure.
+	Text string
+	// Normalized lists each kind of quirk normalization mapped onto the
+	// canonical form, with its count and first place.
+	Normalized []Normalization
 
 	// GapsAddressed are the distinct gap IDs heading "## Gap Resolution:"
 	// sections, sorted with gap.Compare.

@@ -348,7 +348,8 @@ func (s *Server) roundView(ctx context.Context, id string, n int) (roundView, er
 	}
 	for _, k := range keys {
 		name, ok := strings.CutPrefix(k, dir+"attempts/")
-		if !ok || strings.Contains(name, "/") {
+		if !ok || strings.Contains(name, "/") || !strings.HasSuffix(name, ".md") {
+			// Not a response: a finish reason journaled beside one.
 			continue
 		}
 		a := parseAttemptName(strings.TrimSuffix(name, ".md"))

@@ -56,6 +56,10 @@ type sessionFlags struct {
 	analysisThreshold int
 	backupRetention   int
 	coldDir           string
+	// maxTokens and maxTokensCap bound each answer and the raised bound
+	// of a retry after an answer the token limit cut (#38).
+	maxTokens    int
+	maxTokensCap int
 	cold              *lazyStore // the cold store sessionConfig set up; closed when the command ends
 }
 
@@ -90,6 +94,8 @@ func (f *sessionFlags) register(fl *flag.FlagSet, run bool) {
 	fl.IntVar(&f.rollbackLimit, "rollback-limit", 0, fmt.Sprintf("%show many rollbacks the session allows before it asks what to do (default %d; stored with the session)", change, def.RollbackLimit))
 	fl.IntVar(&f.analysisThreshold, "analysis-threshold", 0, fmt.Sprintf("%srollbacks of one round before a root-cause analysis (default %d; stored with the session)", change, def.RollbackAnalysisThreshold))
 	fl.IntVar(&f.backupRetention, "backup-retention", 0, fmt.Sprintf("%show many round backups are kept (default %d; stored with the session)", change, def.BackupRetention))
+	fl.IntVar(&f.maxTokens, "max-tokens", 0, fmt.Sprintf("%scap of each answer in tokens (default 0: the backend's own; stored with the session)", change))
+	fl.IntVar(&f.maxTokensCap, "max-tokens-cap", 0, fmt.Sprintf("%shighest answer cap a retry after an answer cut by the token limit asks for; each such retry doubles the cap (default %d; stored with the session)", change, def.MaxTokensCap))
 	fl.StringVar(&f.coldDir, "cold-dir", "", "cold-storage folder offered for rollback archives when the session ends (the default answer with --auto; stored with the session)")
 	if run {
 		fl.IntVar(&f.maxRounds, "max-rounds", 10, "stop with MAX_ROUNDS after this many rounds (1-999)")
@@ -172,6 +178,10 @@ func (f *sessionFlags) settingsFromFlags(fl *flag.FlagSet, set refine.Settings) 
 			set.BackupRetention = f.backupRetention
 		case "cold-dir":
 			set.ColdStorage = absPath(f.coldDir)
+		case "max-tokens":
+			set.MaxTokens = f.maxTokens
+		case "max-tokens-cap":
+			set.MaxTokensCap = f.maxTokensCap
 		}
 	})
 	return set, err

@@ -40,8 +40,10 @@ type attemptPlan struct {
 	msgs    []Message
 	Example exampleChoice
 	// journaled holds a response journaled before a crash or pause: the
-	// role is not called again.
-	journaled *string
+	// role is not called again; journaledFinish is the finish reason
+	// journaled beside it.
+	journaled       *string
+	journaledFinish string
 	// delivered holds the result of the call the driver made; needed
 	// marks a call the Ready asks the driver to make.
 	delivered *RoleResult
@@ -115,6 +117,7 @@ func (s *Engine) settle(plan attemptPlan, res RoleResult, attempts *[]AttemptRec
 		s.endAttempt(plan, out, err)
 		return out, err
 	}
+	out.rec.Free = !out.rec.Success && freeReask(out.rec, *attempts, s.Cfg.TokensCap())
 	s.recordAttempt(plan.Role, plan.Part, attempts, out)
 	s.endAttempt(plan, out, nil)
 	return out, nil
@@ -144,11 +147,11 @@ func (s *Engine) planAttempt(role RoleName, part string, k int, rp *RolePhase) (
 	}
 	plan := attemptPlan{Role: role, Part: part, K: k, where: where, msgs: msgs, Example: ex, started: s.Now()}
 	plan.req = Request{Role: role, Round: cur.N, Attempt: k, Call: s.St.Usage.callIndex(role, respKey),
-		Gaps: slices.Clone(gaps), Messages: msgs, MaxTokens: s.Cfg.MaxTokens, Stable: stable}
+		Gaps: slices.Clone(gaps), Messages: msgs, MaxTokens: nextMaxTokens(s.Cfg.MaxTokens, s.Cfg.TokensCap(), prev), Stable: stable}
 	if b, err := s.get(respKey); err == nil {
 		// A journaled response from before a crash or pause: never pay twice.
 		c := string(b)
-		plan.journaled = &c
+		plan.journaled, plan.journaledFinish = &c, s.journaledFinish(respKey)
 	} else if !errors.Is(err, ErrNotFound) {
 		return attemptPlan{}, fmt.Errorf("%s: read response journal: %w", where, err)
 	} else if res, ok := s.Ext.take(plan.req); ok {
@@ -175,7 +178,7 @@ func (plan attemptPlan) startEvent() Event {
 // a crash or pause, or what the driver delivered.
 func (plan attemptPlan) result() RoleResult {
 	if plan.journaled != nil {
-		return RoleResult{Resp: Response{Content: *plan.journaled}}
+		return RoleResult{Resp: Response{Content: *plan.journaled, FinishReason: plan.journaledFinish}}
 	}
 	res := *plan.delivered
 	if res.Err != nil {
@@ -225,40 +228,51 @@ func (st *State) finishAttempt(plan attemptPlan, res RoleResult, maxOutputBytes 
 			out.estimated = true
 		}
 		out.content = capOutput(out.content, maxOutputBytes)
+		// The journal never holds more than the limit; validation fails
+		// the attempt as WRONG_FORMAT from the full size.
 		_, respKey := attemptKeys(cur.N, role, part, k)
-		journaled := out.content
-		if len(journaled) > maxOutputBytes {
-			// The journal never holds more than the limit; validation fails
-			// the attempt as WRONG_FORMAT from the full size.
-			journaled = journaled[:maxOutputBytes]
-		}
-		out.ops = append(out.ops, Put(respKey, []byte(journaled)))
+		out.ops = append(out.ops, journalResponse(respKey, out.content, res.Resp.FinishReason, maxOutputBytes)...)
+	}
+	finish := res.Resp.FinishReason
+	if validate.ContextExceeded(finish) {
+		return attemptOutcome{}, contextExceeded(plan.where, finish, plan.msgs, tok)
 	}
 
-	vr := st.validateOutput(role, out.content, maxOutputBytes)
+	vr := st.validateOutput(role, out.content, finish, maxOutputBytes)
 	out.result = vr
 	out.rec = AttemptRec{N: k, At: now(), Success: vr.Success, FailureType: vr.FailureType, Tier: string(vr.Tier),
 		Line: vr.Line, Message: vr.Message, Warnings: vr.Warnings, Usage: usage, Calls: res.Calls, UsageEstimated: out.estimated,
-		Model: res.Resp.Model}
-	out.finishReason = res.Resp.FinishReason
+		Model: res.Resp.Model, MaxTokens: plan.req.MaxTokens, FinishReason: finish, Normalized: normalizedQuirks(vr.Normalized)}
+	out.finishReason = finish
 	return out, nil
 }
 
-// validateOutput validates a role's output in the round in progress
-// against the ledger, the issues raised and the decisions recorded.
-func (st *State) validateOutput(role RoleName, content string, maxOutputBytes int) validate.Result {
-	if content == "" {
-		return validate.FileMissing(OutputKey(st.Current.N, role))
-	}
+// validateOutput validates a role's output in the round in progress, an
+// answer that ended for finish, against the ledger, the issues raised and
+// the decisions recorded.
+func (st *State) validateOutput(role RoleName, content, finish string, maxOutputBytes int) validate.Result {
 	opts := validate.Options{KnownGaps: st.Ledger.IDs(), KnownIssues: st.issueIDs(), Round: st.Current.N, MaxOutputBytes: maxOutputBytes}
 	decided := slices.Clone(st.ConflictDecisions)
 	for _, d := range decided {
 		opts.ResolvedIssues = append(opts.ResolvedIssues, d.IssueID)
 	}
+	opts.FinishReason = finish
 	if role != Engineer {
-		return validate.Reviewer(content, opts)
+		return readAnswer(content, finish, maxOutputBytes, func(c string) validate.Result { return validate.Reviewer(c, opts) })
 	}
-	return complianceCheck(validate.Engineer(content, opts), content, decided)
+	res := readAnswer(content, finish, maxOutputBytes, func(c string) validate.Result { return validate.Engineer(c, opts) })
+	// The decisions hold the answer as read: a quirk of form neither
+	// hides nor invents a re-argued conflict.
+	return complianceCheck(res, readText(res, content), decided)
+}
+
+// readText is the text of an answer as its validation read it: the
+// normalized text, or the answer itself when validation kept none.
+func readText(res validate.Result, content string) string {
+	if res.Text != "" {
+		return res.Text
+	}
+	return content
 }
 
 // capOutput keeps at most limit (MaxOutputBytes) bytes, plus one so
@@ -322,6 +336,11 @@ func (s *Engine) recordAttempt(role RoleName, part string, attempts *[]AttemptRe
 	factAt := len(s.St.AttemptLog) - 1
 	s.St.settleExampleOutcome(cur.N, role, rec)
 	s.St.settleLegacyRetry(cur.N, role, part, rec)
+	if !rec.Success && rec.Free && part == "" {
+		// Re-asked without spending the retry budget; a part's budget
+		// counts its free attempts (budgetFor).
+		cur.role(role).Budget++
+	}
 	if !rec.Success && rec.N < s.St.budgetFor(role, part, s.Cfg.MaxRetries) {
 		s.prepareRetry(role, part, rec, factAt)
 	}
@@ -330,7 +349,7 @@ func (s *Engine) recordAttempt(role RoleName, part string, attempts *[]AttemptRe
 // newAttemptFact is the attempt log's fact for attempt rec of role (of
 // part, when drafted in parallel) in round n.
 func newAttemptFact(n int, role RoleName, part string, rec AttemptRec, res validate.Result) AttemptFact {
-	fact := AttemptFact{Round: n, Role: role, Part: part, N: rec.N, At: rec.At, Success: rec.Success}
+	fact := AttemptFact{Round: n, Role: role, Part: part, N: rec.N, At: rec.At, Success: rec.Success, Normalized: rec.Normalized}
 	if rec.Success {
 		fact.Summary = contentSummary(role, res)
 		return fact
@@ -398,9 +417,22 @@ func (s *Engine) prepareRetry(role RoleName, part string, rec AttemptRec, factAt
 // parallel) has in the round in progress.
 func (st *State) budgetFor(role RoleName, part string, maxRetries int) int {
 	if part != "" {
-		return 1 + maxRetries
+		return partBudget(st.Current.Engineer.part(gap.ID(part)).Attempts, maxRetries)
 	}
 	return st.Current.role(role).Budget
+}
+
+// partBudget is how many attempts a part of parallel drafting whose
+// attempts so far are attempts has: 1 + maxRetries, plus its free
+// re-asks.
+func partBudget(attempts []AttemptRec, maxRetries int) int {
+	n := 1 + maxRetries
+	for _, a := range attempts {
+		if a.Free {
+			n++
+		}
+	}
+	return n
 }
 
 func contentSummary(role RoleName, r validate.Result) string {

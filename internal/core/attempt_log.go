@@ -28,6 +28,9 @@ type AttemptFact struct {
 	Message     string               `json:"message,omitempty"`
 	// Retry is the retry a failure led to; nil when the budget was spent.
 	Retry *retryFact `json:"retry,omitempty"`
+	// Normalized are the quirks the answer's reading mapped onto the
+	// canonical form (DESIGN §18), counted per role in status.
+	Normalized []NormalizedQuirk `json:"normalized,omitempty"`
 }
 
 // retryFact is how the retry after a failure was built.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/validate"
 )
 
 // Engine is the session's decisions: the state in memory and what they
@@ -95,6 +96,18 @@ func (s *Engine) copyOp(key, from string, value []byte) Op {
 		return Copy(key, from)
 	}
 	return Put(key, value)
+}
+
+// acceptOp writes an accepted answer, journaled at respKey as content, to
+// key as its validation read it: the normalized text when the reading
+// changed it (a wrapper fence, shifted headings: the prompts that quote
+// the answer and the checks after validation read the canonical form),
+// else a copy of the journal.
+func (s *Engine) acceptOp(key, respKey, content string, res validate.Result) Op {
+	if res.Text != "" && res.Text != content {
+		return Put(key, []byte(res.Text))
+	}
+	return s.copyOp(key, respKey, []byte(content))
 }
 
 // Flush makes everything staged durable; nothing staged, nothing written.

@@ -69,6 +69,10 @@ var (
 	// Role error; the integration step falls back to the appendix form
 	// ([llm.ErrNoResponse]).
 	ErrNoResponse = llm.ErrNoResponse
+	// ErrContextWindow: the backend ended an answer because the prompt
+	// filled the model's context window; a larger completion limit does
+	// not help, a smaller prompt (PromptBudget) or a larger model does.
+	ErrContextWindow = errors.New("the prompt fills the model's context window")
 	// ErrInvalidConfig: Config.Validate rejected a field.
 	ErrInvalidConfig = errors.New("invalid config")
 )

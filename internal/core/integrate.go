@@ -365,12 +365,9 @@ func nextAttempt(recs []AttemptRec, from int) (k int, prev *AttemptRec) {
 }
 
 // integrationCheck validates an integration attempt's output against
-// check; an empty one is a missing file.
+// check (readAnswer reads its finish reason and an empty answer first).
 func integrationCheck(check validate.IntegrationInput) func(string) validate.Result {
 	return func(content string) validate.Result {
-		if content == "" {
-			return validate.FileMissing(keyFinalSpec)
-		}
 		return validate.Integration(content, check).Result
 	}
 }
@@ -412,7 +409,7 @@ func (s *Engine) integrationEngineer() (stopped string, err error) {
 		}
 		if in.EngineerSettled(at.rec, lim.maxRetries) {
 			_, respKey := finalAttemptKeys(Engineer, k)
-			s.stage(append(at.ops, s.copyOp(finalOutputKey(Engineer), respKey, []byte(at.content)))...)
+			s.stage(append(at.ops, s.acceptOp(finalOutputKey(Engineer), respKey, at.content, at.vr))...)
 			return "", nil
 		}
 		s.stage(at.ops...)
@@ -480,13 +477,10 @@ func newConsistencyData(st *State, spec string) (*consistencyData, []gap.ID) {
 	return d, ids
 }
 
-// reviewCheck validates a consistency review of st's integration; an
-// empty one is a missing file.
+// reviewCheck validates a consistency review of st's integration
+// (readAnswer reads its finish reason and an empty answer first).
 func reviewCheck(st *State, maxOutputBytes int) func(string) validate.Result {
 	return func(content string) validate.Result {
-		if content == "" {
-			return validate.FileMissing(finalOutputKey(Reviewer))
-		}
 		return validate.Reviewer(content, validate.Options{KnownGaps: st.Ledger.IDs(), Round: st.Integration.reviewRound(), MaxOutputBytes: maxOutputBytes})
 	}
 }
@@ -526,7 +520,7 @@ func (s *Engine) integrationReview() error {
 			continue
 		}
 		_, respKey := finalAttemptKeys(Reviewer, k)
-		s.stage(append(at.ops, s.copyOp(finalOutputKey(Reviewer), respKey, []byte(at.content)))...)
+		s.stage(append(at.ops, s.acceptOp(finalOutputKey(Reviewer), respKey, at.content, at.vr))...)
 		if in.Reviewed(at.vr.Issues) {
 			return s.integrationDone(FinalSpecIntegrated, "")
 		}

@@ -34,11 +34,12 @@ func (s *Engine) integrationCall(role RoleName, k int, msgs []Message, stable in
 	promptKey, respKey := finalAttemptKeys(role, k)
 	where := fmt.Sprintf("integration %s attempt %d", role, k)
 	plan := attemptPlan{Role: role, K: k, where: where, msgs: msgs, started: s.Now(), Phase: PhaseIntegration}
+	prior := in.runAttempts(role)
 	plan.req = Request{Role: role, Round: in.Round, Attempt: k, Call: s.St.Usage.callIndex(role, respKey),
-		Gaps: slices.Clone(gaps), Messages: msgs, MaxTokens: s.Cfg.MaxTokens, Stable: stable}
+		Gaps: slices.Clone(gaps), Messages: msgs, MaxTokens: nextMaxTokens(s.Cfg.MaxTokens, s.Cfg.TokensCap(), prior), Stable: stable}
 	if b, err := s.get(respKey); err == nil {
 		c := string(b)
-		plan.journaled = &c
+		plan.journaled, plan.journaledFinish = &c, s.journaledFinish(respKey)
 	} else if !errors.Is(err, ErrNotFound) {
 		return integrationAttempt{}, fmt.Errorf("%s: read response journal: %w", where, err)
 	} else if res, ok := s.Ext.take(plan.req); ok {
@@ -66,16 +67,27 @@ func (s *Engine) integrationCall(role RoleName, k int, msgs []Message, stable in
 		return integrationAttempt{}, res.Err
 	}
 	at := integrationAttempt{content: res.Resp.Content}
-	rec := AttemptRec{N: k, Calls: res.Calls, Model: res.Resp.Model}
+	finish := res.Resp.FinishReason
+	rec := AttemptRec{N: k, Calls: res.Calls, Model: res.Resp.Model, MaxTokens: plan.req.MaxTokens, FinishReason: finish}
 	if plan.journaled == nil {
 		rec.Usage, rec.UsageEstimated = callUsage(res.Resp.Usage, msgs, at.content, s.Tok)
 		at.content = capOutput(at.content, s.Cfg.MaxOutputBytes)
-		at.ops = append(at.ops, Put(respKey, []byte(at.content[:min(len(at.content), s.Cfg.MaxOutputBytes)])))
+		at.ops = append(at.ops, journalResponse(respKey, at.content, finish, s.Cfg.MaxOutputBytes)...)
+	}
+	if validate.ContextExceeded(finish) {
+		err := contextExceeded(where, finish, msgs, s.Tok)
+		s.Tel.EndAttempt(plan.scope, Event{Kind: EventAttemptFinished, Role: role, Attempt: k, Phase: PhaseIntegration, Elapsed: s.Now().Sub(plan.started),
+			FailureType: validate.ExecutionError, Message: err.Error(), Err: err})
+		return integrationAttempt{}, err
 	}
 	// The verdict, the usage, and the attempt's end for observers.
-	vr := check(at.content)
+	vr := readAnswer(at.content, finish, s.Cfg.MaxOutputBytes, check)
 	rec.At, rec.Success, rec.FailureType, rec.Tier = s.Now(), vr.Success, vr.FailureType, string(vr.Tier)
 	rec.Line, rec.Message, rec.Warnings = vr.Line, vr.Message, vr.Warnings
+	rec.Normalized = normalizedQuirks(vr.Normalized)
+	if rec.Free = !vr.Success && freeReask(rec, prior, s.Cfg.TokensCap()); rec.Free {
+		in.extendBudget(role) // re-asked without spending the retry budget
+	}
 	s.St.Usage.add(role, rec.Usage, rec.Calls)
 	delete(s.St.Usage.InFlight, respKey)
 	if !vr.Success {
@@ -100,4 +112,23 @@ func callUsage(reported Usage, msgs []Message, content string, tok Tokenizer) (U
 	}
 	u.CompletionTokens = tok.Count(content)
 	return u, true
+}
+
+// runAttempts are role's attempts in the integration step's current run
+// of attempts (since its budget was last set).
+func (in *IntegrationState) runAttempts(role RoleName) []AttemptRec {
+	if role == Reviewer {
+		return in.Reviewer[min(in.ReviewerFrom, len(in.Reviewer)):]
+	}
+	return in.Engineer[min(in.EngineerFrom, len(in.Engineer)):]
+}
+
+// extendBudget gives role one more attempt in the current run: a free
+// re-ask (an answer the token limit cut below the cap, a first refusal).
+func (in *IntegrationState) extendBudget(role RoleName) {
+	if role == Reviewer {
+		in.ReviewerBudget++
+		return
+	}
+	in.EngineerBudget++
 }

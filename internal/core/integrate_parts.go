@@ -270,7 +270,7 @@ func (s *Engine) partTexts(parts []integrationPart, accepted []int) ([]string, e
 		if err != nil {
 			return nil, fmt.Errorf("integration: read %s: %w", key, err)
 		}
-		texts[i] = string(b)
+		texts[i], _ = validate.Normalize(string(b)) // as read: a wrapper fence unwrapped
 	}
 	return texts, nil
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/validate"
 )
 
 // Part statuses beyond the role statuses.
@@ -55,7 +56,9 @@ func (s *Engine) runParallel() (done bool, err error) {
 		if err != nil {
 			return false, fmt.Errorf("round %d engineer (%s): read accepted output: %w", cur.N, p.Gap, err)
 		}
-		texts = append(texts, strings.TrimSpace(string(b)))
+		// Merged as read: the Reviewer's prompt quotes the canonical form.
+		text, _ := validate.Normalize(string(b))
+		texts = append(texts, strings.TrimSpace(text))
 	}
 	rp.ParallelDone = true
 	if len(texts) == 0 {
@@ -178,7 +181,7 @@ func (d *partDrafter) dispatchQueued() {
 // take), or its call is left to the driver.
 func (d *partDrafter) dispatch(p *PartState) error {
 	s := d.s
-	if len(p.Attempts) >= 1+s.Cfg.MaxRetries {
+	if len(p.Attempts) >= partBudget(p.Attempts, s.Cfg.MaxRetries) {
 		p.Status = PartExhausted
 		return s.Checkpoint()
 	}

@@ -30,6 +30,7 @@ func renderStatus(st *State, rollbackLimit int, backend BackendInfo) string {
 	writeRounds(&b, st.Rounds, recent)
 	writeConvergence(&b, st.Tracker, st.Round, recent)
 	writeValidationLogs(&b, st, recent)
+	writeNormalized(&b, st.NormalizedCounts())
 	writeErrors(&b, st.errorRows(), recent)
 	writeExampleLog(&b, st.ExampleLog, recent)
 	writeConflicts(&b, st.Conflicts)

@@ -272,7 +272,7 @@ func (s *Engine) runRole(role RoleName) (stop, error) {
 		if out.rec.Success {
 			// The accepted output is the response its attempt journaled.
 			_, respKey := attemptKeys(cur.N, role, "", k)
-			ops = append(ops, s.copyOp(OutputKey(cur.N, role), respKey, []byte(out.content)))
+			ops = append(ops, s.acceptOp(OutputKey(cur.N, role), respKey, out.content, out.result))
 			if err := s.St.accept(role, rp, out.result, s.Now); err != nil {
 				return goOn, err
 			}

@@ -44,6 +44,7 @@ func (st Status) Clone() Status {
 		q.Options, q.TextRequired = slices.Clone(q.Options), slices.Clone(q.TextRequired)
 	}
 	st.Validation = slices.Clone(st.Validation)
+	st.Normalized = slices.Clone(st.Normalized)
 	st.Responses = maps.Clone(st.Responses)
 	return st
 }

@@ -91,6 +91,9 @@ type Status struct {
 	// Validation is the validation log: one entry per tier an attempt
 	// passed or failed, oldest first (what status.md shows).
 	Validation []ValidationRecord
+	// Normalized counts, per role and kind, the quirks of form the
+	// session's answers were read through (DESIGN §18).
+	Normalized []NormalizedCount
 	Usage      Usage
 	Calls      int
 	// Responses counts each role's responses so far (transport failures

@@ -29,6 +29,18 @@ type Status struct {
 	FinalSpec  FinalSpec `json:"final_spec"`
 	// Roles say which provider and model play each role.
 	Roles Roles `json:"roles"`
+	// Normalized counts, per role and kind, the quirks of form the
+	// session's answers were read through (a wrapper fence, shifted
+	// headings, …; DESIGN §18): places mapped, and answers that had any.
+	Normalized []Normalized `json:"normalized"`
+}
+
+// Normalized is one role's count of one kind of normalized quirk.
+type Normalized struct {
+	Role    string `json:"role"`
+	Kind    string `json:"kind"`
+	Count   int    `json:"count"`
+	Answers int    `json:"answers"`
 }
 
 // Roles are the backends of the two roles.
@@ -147,6 +159,7 @@ func From(st refine.Status) Status {
 	out := Status{
 		Round: st.Round, Outcome: string(st.Outcome),
 		Gaps: []Gap{}, Convergence: []convergence.Row{}, Decisions: []DecisionEntry{}, Conflicts: []Conflict{}, Rollbacks: []Rollback{}, Pending: []Pending{},
+		Normalized: []Normalized{},
 		Usage: Usage{PromptTokens: st.Usage.PromptTokens, CompletionTokens: st.Usage.CompletionTokens,
 			CachedPromptTokens: st.Usage.CachedPromptTokens, CacheWriteTokens: st.Usage.CacheWriteTokens, Calls: st.Calls},
 		Integrated: st.FinalSpec == refine.FinalSpecIntegrated,
@@ -180,6 +193,9 @@ func From(st refine.Status) Status {
 	}
 	for _, q := range st.Pending {
 		out.Pending = append(out.Pending, PendingOf(q))
+	}
+	for _, n := range st.Normalized {
+		out.Normalized = append(out.Normalized, Normalized{Role: string(n.Role), Kind: n.Kind, Count: n.Count, Answers: n.Answers})
 	}
 	return out
 }
