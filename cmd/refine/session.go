@@ -60,7 +60,7 @@ type sessionFlags struct {
 	// of a retry after an answer the token limit cut (#38).
 	maxTokens    int
 	maxTokensCap int
-	cold              *lazyStore // the cold store sessionConfig set up; closed when the command ends
+	cold         *lazyStore // the cold store sessionConfig set up; closed when the command ends
 }
 
 func (f *sessionFlags) register(fl *flag.FlagSet, run bool) {
