@@ -324,10 +324,6 @@ type RoleName = core.RoleName
 // RollbackReport says what a rollback did.
 type RollbackReport = core.RollbackReport
 
-// RollbackRequest asks to undo rounds To+1 … current, restoring the session
-// as it was after round To (0: before round 1).
-type RollbackRequest = core.RollbackRequest
-
 // RoundReport is what Step returns about the round it played.
 type RoundReport = core.RoundReport
 
@@ -365,12 +361,6 @@ type Store = core.Store
 // SummaryKey is the Store key of a session's summary record
 // ([store.SummaryKey]).
 const SummaryKey = core.SummaryKey
-
-// Telemetry is how the decisions report their events and open and close
-// the scopes a SpanObserver wraps rounds and attempts in. The driver's
-// implementation opens them in the context it binds while the decisions
-// play, so that they take none.
-type Telemetry = core.Telemetry
 
 // Tokenizer counts tokens for prompt budgets and example truncation. It is
 // exemplar.Tokenizer: one interface for the whole library.

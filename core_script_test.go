@@ -87,7 +87,7 @@ func (h *scriptHarness) run(t *testing.T, td *datadriven.TestData) string {
 	case "open":
 		return h.open(t, td)
 	case "next":
-		r, err := h.s.Next(h.ctx)
+		r, err := h.s.Next(h.ctx, refine.Play{})
 		h.last, h.pending = r, append(h.pending, r.Persist...)
 		return printReady(r, err)
 	case "persist":

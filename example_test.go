@@ -104,7 +104,7 @@ func ExampleSession_Next() {
 		return
 	}
 	for {
-		ready, err := s.Next(ctx)
+		ready, err := s.Next(ctx, refine.Play{})
 		if err != nil {
 			fmt.Println(err)
 			return

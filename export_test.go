@@ -7,6 +7,6 @@ import "github.com/refine-spec/refine/internal/core"
 // cannot reach through its API (one saved by an older refine, say). It
 // encodes with a cache of its own, leaving the journal's untouched.
 func (s *Session) StateJSONForTest() ([]byte, error) {
-	v, err := core.EncodeState(s.St, &core.HistoryCache{})
+	v, err := core.EncodeState(s.core.St, &core.HistoryCache{})
 	return v.Bytes(), err
 }

@@ -508,7 +508,7 @@ func TestIntegrationThroughNext(t *testing.T) {
 		if i > 20 {
 			t.Fatal("Next never finished")
 		}
-		r, err := s.Next(ctx)
+		r, err := s.Next(ctx, refine.Play{})
 		if err != nil {
 			t.Fatalf("Next: %v", err)
 		}

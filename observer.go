@@ -9,11 +9,14 @@ import (
 
 // Event is one progress report. Fields not relevant to a Kind are zero.
 type Event struct {
-	Kind    EventKind
-	At      time.Time
-	Round   int
-	Phase   Phase
-	Role    RoleName
+	Kind  EventKind
+	At    time.Time
+	Round int
+	Phase Phase
+	Role  RoleName
+	// Call is, for an attempt's events, the session-wide index of the
+	// role's call (Request.Call).
+	Call    int
 	Attempt int
 	Gap     string
 	// FailureType is set for validation failures and retries.

@@ -195,7 +195,7 @@ func RefineSession(ctx workflow.Context, in SessionInput) (SessionResult, error)
 	}
 	for {
 		h.running = true
-		ready, runErr := sess.Next(root)
+		ready, runErr := sess.Next(root, refine.Play{})
 		// What Next decided goes into the workflow's store (and, at a
 		// rendering, to the mirror) before any call is made.
 		if err := store.Commit(root, ready.Persist...); err != nil {

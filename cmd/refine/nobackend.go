@@ -41,7 +41,7 @@ func (c *cli) resumeWithoutBackend(ctx context.Context, st sessionStore, loc ses
 		return code
 	}
 	for {
-		r, err := s.Next(ctx)
+		r, err := s.Next(ctx, refine.Play{})
 		if len(r.Persist) > 0 {
 			if cerr := st.Commit(ctx, r.Persist...); cerr != nil {
 				fmt.Fprintf(c.stderr, "refine resume: %v\n", safeErr(cerr))

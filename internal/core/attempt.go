@@ -3,7 +3,6 @@ package core
 import (
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"time"
@@ -51,9 +50,6 @@ type attemptPlan struct {
 	started   time.Time
 	// Phase is PhaseIntegration for the integration step's calls.
 	Phase Phase
-	// scope is the attempt's scope (a SpanObserver's span), which the
-	// role is called in.
-	scope AttemptScope
 }
 
 // RoleResult is what a role call hands back: the response, how many calls
@@ -78,12 +74,22 @@ type CallFailure struct {
 func (f CallFailure) wrap(where string, role RoleName, err error) error {
 	switch {
 	case f.Cancelled:
-		return fmt.Errorf("%s: %w", where, err)
+		return &interruption{cause: err, err: fmt.Errorf("%s: %w", where, err)}
 	case f.Retries > 0:
 		return fmt.Errorf("%s: %s: gave up after %d transport retries: %w", where, role, f.Retries, err)
 	}
 	return fmt.Errorf("%s: %s: %w", where, role, err)
 }
+
+// interruption is the error of a call the driver's context ended: the
+// run stops there, paused, not failed.
+type interruption struct {
+	cause error // the context's error
+	err   error
+}
+
+func (e *interruption) Error() string { return e.err.Error() }
+func (e *interruption) Unwrap() error { return e.err }
 
 // TransportNote is one transient role error retried after a delay.
 type TransportNote struct {
@@ -162,16 +168,16 @@ func (s *Engine) planAttempt(role RoleName, part string, k int, rp *RolePhase) (
 		// loses nothing already paid for.
 		s.stage(Put(promptKey, []byte(renderPrompt(where, msgs))))
 		plan.needed = true
-		s.Ext.keepScope(plan, func() AttemptScope { return s.Tel.BeginAttempt(plan.startEvent()) })
+		s.keepPlan(plan)
 		return plan, nil
 	}
-	s.Ext.scope(&plan, func() AttemptScope { return s.Tel.BeginAttempt(plan.startEvent()) })
+	s.startPlan(&plan)
 	return plan, nil
 }
 
 // startEvent is the event that opens the attempt's scope.
 func (plan attemptPlan) startEvent() Event {
-	return Event{Kind: EventAttemptStarted, Role: plan.Role, Attempt: plan.K, Gap: plan.Part, ExampleTier: plan.Example.Tier, Phase: plan.Phase}
+	return Event{Kind: EventAttemptStarted, Role: plan.Role, Call: plan.req.Call, Attempt: plan.K, Gap: plan.Part, ExampleTier: plan.Example.Tier, Phase: plan.Phase}
 }
 
 // result is the plan's role call's result: the response journaled before
@@ -187,20 +193,12 @@ func (plan attemptPlan) result() RoleResult {
 	return res
 }
 
-// NoteTransport records a transport retry; on the session's goroutine only.
+// NoteTransport records a transport retry the driver made (and reported
+// as it happened).
 func (s *Engine) NoteTransport(n TransportNote) {
 	s.St.Logged = append(s.St.Logged, loggedEvent{Kind: loggedTransportRetry, Round: n.Round, At: s.Now(), Role: n.Role,
 		Err: oneLine(n.Err.Error()), Try: n.Try, Delay: n.Delay})
 	s.Log.Warn("transient role error, backing off", "round", n.Round, "role", n.Role, "attempt", n.Attempt, "retry", n.Try, "delay", n.Delay, "err", n.Err)
-	s.Tel.Emit(Event{Kind: EventTransportRetry, Role: n.Role, Attempt: n.Attempt, Message: n.Err.Error(), Elapsed: n.Delay})
-}
-
-// Jitter returns a source of backoff jitter for one role call. Each call
-// gets its own generator, seeded from the session's, so parallel calls
-// share nothing and a fixed JitterSeed still gives fixed delays.
-func (s *Engine) Jitter() func() float64 {
-	r := rand.New(rand.NewPCG(s.Rnd.Uint64(), s.Rnd.Uint64()))
-	return r.Float64
 }
 
 // finishAttempt journals the raw response (capped at maxOutputBytes) and
@@ -288,13 +286,13 @@ func capOutput(content string, limit int) string {
 // endAttempt closes the attempt's scope and reports it finished: its
 // validation verdict, or err when the attempt could not be played.
 func (s *Engine) endAttempt(plan attemptPlan, out attemptOutcome, err error) {
-	e := Event{Kind: EventAttemptFinished, Role: plan.Role, Attempt: plan.K, Gap: plan.Part, ExampleTier: plan.Example.Tier,
+	e := Event{Kind: EventAttemptFinished, Role: plan.Role, Call: plan.req.Call, Attempt: plan.K, Gap: plan.Part, ExampleTier: plan.Example.Tier,
 		Elapsed: s.Now().Sub(plan.started), FailureType: out.rec.FailureType, Message: out.rec.Message,
 		Model: out.rec.Model, FinishReason: out.finishReason, AttemptUsage: out.rec.Usage, Success: out.rec.Success}
 	if err != nil {
 		e.FailureType, e.Message, e.Err = validate.ExecutionError, err.Error(), err
 	}
-	s.Tel.EndAttempt(plan.scope, e)
+	s.emit(e)
 }
 
 // complianceCheck holds a valid Engineer output to the recorded decisions
@@ -330,7 +328,7 @@ func (s *Engine) recordAttempt(role RoleName, part string, attempts *[]AttemptRe
 	delete(s.St.Usage.InFlight, respKey)
 	fact := newAttemptFact(cur.N, role, part, rec, out.result)
 	if !rec.Success {
-		s.Tel.Emit(Event{Kind: EventValidationFailed, Role: role, Attempt: rec.N, Gap: part, FailureType: rec.FailureType, Message: rec.Message})
+		s.emit(Event{Kind: EventValidationFailed, Role: role, Attempt: rec.N, Gap: part, FailureType: rec.FailureType, Message: rec.Message})
 	}
 	s.St.AttemptLog = append(s.St.AttemptLog, fact)
 	factAt := len(s.St.AttemptLog) - 1
@@ -410,7 +408,7 @@ func (s *Engine) prepareRetry(role RoleName, part string, rec AttemptRec, factAt
 		s.St.ExampleLog = append(s.St.ExampleLog, entry)
 	}
 	s.St.AttemptLog[factAt].Retry = &retryFact{Modification: retry.Label(rec.FailureType), Example: label}
-	s.Tel.Emit(Event{Kind: EventRetry, Role: role, Attempt: rec.N + 1, Gap: part, FailureType: rec.FailureType})
+	s.emit(Event{Kind: EventRetry, Role: role, Attempt: rec.N + 1, Gap: part, FailureType: rec.FailureType})
 }
 
 // budgetFor is how many attempts role (a part of it, when drafted in

@@ -175,7 +175,7 @@ func (s *Engine) Finish(o OutcomeStatus, reason string) error {
 	if err := s.Checkpoint(ops...); err != nil {
 		return err
 	}
-	s.Tel.Emit(Event{Kind: EventSessionFinished, Outcome: o, Message: reason})
+	s.emit(Event{Kind: EventSessionFinished, Outcome: o, Message: reason})
 	return nil
 }
 

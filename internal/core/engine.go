@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync"
@@ -23,13 +22,27 @@ import (
 // (errNeedCalls, a pending question) and the drivers bring the results
 // in (ext). TestDecisionsDoNoIO holds them to that.
 type Engine struct {
-	Cfg   Params
-	Clock nower
-	Tok   Tokenizer
-	Log   *slog.Logger
+	Cfg Params
+	Tok Tokenizer
+	Log *slog.Logger
+	// now is the time of the input being decided: the decisions read no
+	// clock.
+	now time.Time
+	// caps are the session Store's capabilities (appends, copies): the
+	// writes the Ready holds are ones that Store takes.
+	caps StoreCaps
+	// run is the run in progress; events are the events of the input
+	// being decided; unpersisted counts the commits of the last Ready
+	// until Advance.
+	run         runState
+	passYield   bool
+	// scopeRound is the round whose scope the driver was told is open in
+	// this run (EventRoundStarted, EventRoundResumed).
+	scopeRound int
+	events      []Event
+	unpersisted int
 
-	St  *State
-	Rnd *rand.Rand
+	St *State
 	// Out holds the writes of the Ready being decided (decide): the
 	// decisions read the session through it and never write the Store.
 	Out *ReadyWrites
@@ -50,13 +63,13 @@ type Engine struct {
 	canonOnce sync.Once
 	canon     exemplar.Canonical
 	canonErr  error
-	// Tel reports events and keeps the SpanObserver scopes.
-	Tel Telemetry
 	// J is the session's position in its journal (persist.go).
 	J StateJournal
 	// chosenExamples holds the example selected for each pending retry, so
 	// the prompt attaches the one the example log names.
 	chosenExamples map[string]exemplar.Selection
+	// status is what building a Status reuses.
+	status statusCache
 	// renderNext makes the next commit render status.md and decisions.md
 	// even inside a round (the run stops there: a failure, a pause).
 	renderNext bool
@@ -133,7 +146,7 @@ func (s *Engine) Checkpoint(ops ...Op) error {
 	if s.Out == nil {
 		return errors.New("refine: internal error: a commit outside decide; please report it")
 	}
-	s.St.UpdatedAt = s.Clock.Now().UTC()
+	s.St.UpdatedAt = s.now
 	all := make([]Op, 0, len(s.Pending)+len(ops)+4)
 	all = append(all, s.Pending...)
 	all = append(all, ops...)
@@ -202,7 +215,7 @@ func (s *Engine) renderDue() bool {
 
 // Now is the session's time, in UTC: the driver's clock, never the wall
 // clock.
-func (s *Engine) Now() time.Time { return s.Clock.Now().UTC() }
+func (s *Engine) Now() time.Time { return s.now }
 
 // RunRounds plays rounds until the session ends, pauses for an answer or
 // stops for role calls (ErrNeedCalls): what Run drives.
@@ -212,6 +225,9 @@ func (s *Engine) RunRounds() (Outcome, error) {
 			return s.finishSession()
 		}
 		rep, err := s.playRound()
+		if errors.Is(err, errYield) {
+			return Outcome{Status: StatusRunning, Round: s.St.Round}, err
+		}
 		if errors.Is(err, ErrNeedCalls) {
 			// The driver makes the calls; their prompts become durable with the Ready.
 			if err := s.Flush(); err != nil {
@@ -282,8 +298,10 @@ func (s *Engine) stepRound() (RoundReport, error) {
 // Failed records a fatal error (the session stays resumable) and builds the
 // Outcome. Context cancellation is a pause, not a failure.
 func (s *Engine) Failed(err error) (Outcome, error) {
-	if cause := s.Out.interrupted(); cause != nil && errors.Is(err, cause) {
-		return Outcome{Status: StatusPaused, Round: s.St.Round, Reason: "interrupted: " + cause.Error() + "; run again to resume", Pending: slices.Clone(s.St.Pending)}, err
+	var stopped *interruption
+	if errors.As(err, &stopped) {
+		// The driver's context ended during a call: a pause, not a failure.
+		return Outcome{Status: StatusPaused, Round: s.St.Round, Reason: "interrupted: " + stopped.cause.Error() + "; run again to resume", Pending: slices.Clone(s.St.Pending)}, err
 	}
 	s.Log.Error("session failed", "round", s.St.Round, "err", err)
 	if !s.Stale && !s.St.Outcome.Terminal() {
@@ -374,7 +392,7 @@ func (s *Engine) takeAnswer(q Question, auto bool) (Answer, bool) {
 		if o, found := q.Option(a.Key); found {
 			logged.Key = o.Key
 		}
-		s.Tel.Emit(Event{Kind: EventQuestionAnswered, Question: &q, Answer: &logged})
+		s.emit(Event{Kind: EventQuestionAnswered, Question: &q, Answer: &logged})
 	}
 	return a, ok
 }
@@ -389,7 +407,7 @@ func (s *Engine) ask(q Question) (a Answer, paused bool, err error) {
 		delete(s.Ext.Auto, q.ID)
 		return ans, false, nil
 	}
-	s.Tel.Emit(Event{Kind: EventQuestionAsked, Question: &q})
+	s.emit(Event{Kind: EventQuestionAsked, Question: &q})
 	if !slices.ContainsFunc(s.St.Pending, func(p Question) bool { return p.ID == q.ID }) {
 		s.St.Pending = append(s.St.Pending, q)
 	}
@@ -460,6 +478,9 @@ func (s *Engine) StepOnce() (RoundReport, error) {
 		return rep, err
 	}
 	rep, err := s.stepRound()
+	if errors.Is(err, errYield) {
+		return rep, err
+	}
 	if errors.Is(err, ErrNeedCalls) {
 		// The calls' prompts become durable with the Ready.
 		if ferr := s.Flush(); ferr != nil {
@@ -483,6 +504,3 @@ func (s *Engine) StepOnce() (RoundReport, error) {
 	}
 	return rep, nil
 }
-
-// nower is the clock the decisions read: the driver's Clock.
-type nower interface{ Now() time.Time }

@@ -19,7 +19,7 @@ func (s *Engine) escalate(role RoleName) (stop, error) {
 	// FLOW-001 §10: validation failures can trigger a rollback (FLOW-007).
 	q := retry.EscalationQuestion(string(role), cur.N, last.FailureType, attempts, s.rollbackAvailable())
 	q.ID = fmt.Sprintf("r%d-%s-escalation-%d", cur.N, role, rp.escalations()+1)
-	s.Tel.Emit(Event{Kind: EventEscalation, Role: role, FailureType: last.FailureType, Message: q.Title})
+	s.emit(Event{Kind: EventEscalation, Role: role, FailureType: last.FailureType, Message: q.Title})
 	a, paused, err := s.ask(q)
 	if err != nil || paused {
 		return waitIf(paused), err

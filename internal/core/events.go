@@ -11,11 +11,15 @@ import (
 // Its fields are the public Event's but Context; the root's
 // TestPublicEventCopiesEveryDecisionField keeps the two in step.
 type Event struct {
-	Kind    EventKind
-	At      time.Time
-	Round   int
-	Phase   Phase
-	Role    RoleName
+	Kind  EventKind
+	At    time.Time
+	Round int
+	Phase Phase
+	Role  RoleName
+	// Call is, for an attempt's events, the session-wide index of the
+	// role's call (Request.Call): a driver runs the call in the scope it
+	// opened for the attempt's start.
+	Call    int
 	Attempt int
 	Gap     string
 	// FailureType is set for validation failures and retries.
@@ -49,26 +53,4 @@ type Event struct {
 	PreviousRun string
 	// SessionID names the session the event belongs to.
 	SessionID string
-}
-
-// AttemptScope is an attempt's open scope as the decisions hold it: opaque
-// to them, read only by the telemetry that opened it.
-type AttemptScope any
-
-// Telemetry is how the decisions report their events and open and close
-// the scopes a SpanObserver wraps rounds and attempts in. The driver's
-// implementation opens them in the context it binds while the decisions
-// play, so that they take none.
-type Telemetry interface {
-	// Emit reports e.
-	Emit(e Event)
-	// BeginAttempt reports an attempt's start and opens its scope.
-	BeginAttempt(e Event) AttemptScope
-	// EndAttempt reports the attempt's end and closes its scope.
-	EndAttempt(sc AttemptScope, e Event)
-	// OpenRound makes sure the round in progress has an open scope;
-	// started is its round_started event when it has just started.
-	OpenRound(started *Event)
-	// EndRound closes the round's scope with e.
-	EndRound(e Event)
 }

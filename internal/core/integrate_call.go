@@ -49,10 +49,10 @@ func (s *Engine) integrationCall(role RoleName, k int, msgs []Message, stable in
 		// before it, is durable before the call: a crash during the call
 		// repeats this call only.
 		s.stage(Put(promptKey, []byte(renderPrompt(where, msgs))))
-		s.Ext.keepScope(plan, func() AttemptScope { return s.Tel.BeginAttempt(plan.startEvent()) })
+		s.keepPlan(plan)
 		return integrationAttempt{}, ErrNeedCalls
 	}
-	s.Ext.scope(&plan, func() AttemptScope { return s.Tel.BeginAttempt(plan.startEvent()) })
+	s.startPlan(&plan)
 	res := plan.result()
 	if res.Err != nil && errors.Is(res.Err, ErrNoResponse) && s.St.Usage.NextCall[string(role)] == plan.req.Call {
 		// No response is no call: the number goes to the role's next call
@@ -62,7 +62,7 @@ func (s *Engine) integrationCall(role RoleName, k int, msgs []Message, stable in
 		delete(s.St.Usage.InFlight, respKey)
 	}
 	if res.Err != nil {
-		s.Tel.EndAttempt(plan.scope, Event{Kind: EventAttemptFinished, Role: role, Attempt: k, Phase: PhaseIntegration, Elapsed: s.Now().Sub(plan.started),
+		s.emit(Event{Kind: EventAttemptFinished, Role: role, Call: plan.req.Call, Attempt: k, Phase: PhaseIntegration, Elapsed: s.Now().Sub(plan.started),
 			FailureType: validate.ExecutionError, Message: res.Err.Error(), Err: res.Err})
 		return integrationAttempt{}, res.Err
 	}
@@ -76,7 +76,7 @@ func (s *Engine) integrationCall(role RoleName, k int, msgs []Message, stable in
 	}
 	if validate.ContextExceeded(finish) {
 		err := contextExceeded(where, finish, msgs, s.Tok)
-		s.Tel.EndAttempt(plan.scope, Event{Kind: EventAttemptFinished, Role: role, Attempt: k, Phase: PhaseIntegration, Elapsed: s.Now().Sub(plan.started),
+		s.emit(Event{Kind: EventAttemptFinished, Role: role, Call: plan.req.Call, Attempt: k, Phase: PhaseIntegration, Elapsed: s.Now().Sub(plan.started),
 			FailureType: validate.ExecutionError, Message: err.Error(), Err: err})
 		return integrationAttempt{}, err
 	}
@@ -91,9 +91,9 @@ func (s *Engine) integrationCall(role RoleName, k int, msgs []Message, stable in
 	s.St.Usage.add(role, rec.Usage, rec.Calls)
 	delete(s.St.Usage.InFlight, respKey)
 	if !vr.Success {
-		s.Tel.Emit(Event{Kind: EventValidationFailed, Role: role, Attempt: k, Phase: PhaseIntegration, FailureType: rec.FailureType, Message: rec.Message})
+		s.emit(Event{Kind: EventValidationFailed, Role: role, Attempt: k, Phase: PhaseIntegration, FailureType: rec.FailureType, Message: rec.Message})
 	}
-	s.Tel.EndAttempt(plan.scope, Event{Kind: EventAttemptFinished, Role: role, Attempt: k, Phase: PhaseIntegration,
+	s.emit(Event{Kind: EventAttemptFinished, Role: role, Call: plan.req.Call, Attempt: k, Phase: PhaseIntegration,
 		Elapsed: s.Now().Sub(plan.started), FailureType: rec.FailureType, Message: rec.Message, Model: rec.Model,
 		FinishReason: res.Resp.FinishReason, AttemptUsage: rec.Usage, Success: rec.Success})
 	at.vr, at.rec = vr, rec

@@ -55,7 +55,7 @@ func (s *Engine) integrationDone(form, reason string) error {
 		msg = "final_spec.md is the appendix form: " + reason
 	}
 	s.Log.Info("final spec written", "form", form, "reason", reason)
-	s.Tel.Emit(Event{Kind: EventIntegrated, Phase: PhaseIntegration, Message: msg})
+	s.emit(Event{Kind: EventIntegrated, Phase: PhaseIntegration, Message: msg})
 	return nil
 }
 

@@ -108,7 +108,7 @@ type StateJournal struct {
 
 // NewJournal returns the journal of a session not stored yet, in store:
 // its first commit writes a whole snapshot.
-func NewJournal(store Store) StateJournal { return StateJournal{Appends: Appends(store)} }
+func NewJournal(caps StoreCaps) StateJournal { return StateJournal{Appends: caps.Appends} }
 
 // StoreView is what the journal reads of the session's Store: the Store as
 // committed, and the writes the session has staged for the commit being

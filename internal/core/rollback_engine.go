@@ -205,7 +205,7 @@ func (s *Engine) execRollback(x RollbackExec) (RollbackReport, error) {
 	}
 	report := c.Report
 	s.Log.Info("rolled back", "to", x.To, "undone", report.Undone, "archives", report.Archives)
-	s.Tel.Emit(Event{Kind: EventRolledBack, Round: x.To, Message: fmt.Sprintf("rolled back round(s) %s to round %d: %s", joinInts(report.Undone), x.To, strings.Join(report.Archives, ", "))})
+	s.emit(Event{Kind: EventRolledBack, Round: x.To, Message: fmt.Sprintf("rolled back round(s) %s to round %d: %s", joinInts(report.Undone), x.To, strings.Join(report.Archives, ", "))})
 	report.Remaining = max(0, s.Cfg.rollbackLimit()-s.St.Rollbacks.Used())
 	return report, nil
 }

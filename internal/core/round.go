@@ -48,9 +48,12 @@ func (s *Engine) playRound() (RoundReport, error) {
 func (s *Engine) playPhases() (RoundReport, error) {
 	for {
 		cur := s.St.Current
-		s.Tel.OpenRound(nil)
-		if err := s.Out.interrupted(); err != nil {
-			return s.St.Report(s.St.outcome()), err
+		if s.scopeRound != cur.N {
+			s.scopeRound = cur.N
+			s.emit(Event{Kind: EventRoundResumed, Round: cur.N})
+		}
+		if s.yieldHere() {
+			return s.St.Report(s.St.outcome()), errYield
 		}
 		st, err := goOn, error(nil)
 		next := phaseAfter(cur.Phase)
@@ -78,9 +81,9 @@ func (s *Engine) playPhases() (RoundReport, error) {
 		}
 		// The phase change rides on the next commit: every phase is
 		// idempotent on resume (a finished role phase returns at once).
-		s.Tel.Emit(Event{Kind: EventPhaseFinished, Phase: cur.Phase})
+		s.emit(Event{Kind: EventPhaseFinished, Phase: cur.Phase})
 		cur.Phase = next
-		s.Tel.Emit(Event{Kind: EventPhaseStarted, Phase: next})
+		s.emit(Event{Kind: EventPhaseStarted, Phase: next})
 	}
 }
 
@@ -153,7 +156,7 @@ func (s *Engine) startRound() error {
 	cur.Engineer = RolePhase{Gaps: slices.Clone(cur.Assigned), Budget: 1 + s.Cfg.MaxRetries}
 	cur.Instructions, s.St.Instructions = s.St.Instructions, nil
 	cur.Reviewer = RolePhase{Budget: 1 + s.Cfg.MaxRetries}
-	s.Tel.OpenRound(&Event{Kind: EventRoundStarted, Round: n, Phase: cur.Phase, Message: fmt.Sprintf("assigned %v", cur.Assigned)})
+	s.emit(Event{Kind: EventRoundStarted, Round: n, Phase: cur.Phase, Message: fmt.Sprintf("assigned %v", cur.Assigned)})
 	s.Log.Info("round started", "round", n, "assigned", cur.Assigned)
 	s.stage(ops...)
 	return nil
@@ -465,7 +468,7 @@ func (s *Engine) finishRound() (RoundReport, error) {
 	s.St.Round = rec.N
 	s.St.Current = nil
 	s.St.PrevLedger = SnapshotLedger(&s.St.Ledger)
-	s.Tel.EndRound(Event{Kind: EventRoundFinished, Round: rec.N, Message: fmt.Sprintf("engineer %s, reviewer %s", rec.Engineer, rec.Reviewer)})
+	s.emit(Event{Kind: EventRoundFinished, Round: rec.N, Message: fmt.Sprintf("engineer %s, reviewer %s", rec.Engineer, rec.Reviewer)})
 	s.stage(append(convergenceOps(Tracker(s.St, &s.Cfg)), Put(summaryKey(rec.N), []byte(summary)))...)
 	if done, err := s.checkTermination(); err != nil || done {
 		return s.St.Report(s.St.outcome()), err

@@ -38,7 +38,7 @@ func RestoredSettings(cfg Params, st *State) (Settings, error) {
 	if err := json.Unmarshal(st.Settings, &set); err != nil {
 		return Settings{}, fmt.Errorf("%w: stored settings: %v", ErrCorrupt, err)
 	}
-	if err := cfg.CheckSettings(set); err != nil {
+	if err := set.Validate(); err != nil {
 		return Settings{}, fmt.Errorf("stored settings: %w", err)
 	}
 	return set, nil
@@ -47,7 +47,7 @@ func RestoredSettings(cfg Params, st *State) (Settings, error) {
 // ApplySettings validates, records and commits new settings; the caller
 // holds the session's turn.
 func (s *Engine) ApplySettings(set Settings) error {
-	if err := s.Cfg.CheckSettings(set); err != nil {
+	if err := set.Validate(); err != nil {
 		return fmt.Errorf("set settings: %w", err)
 	}
 	changes := diffSettings(s.Cfg.Settings, set)

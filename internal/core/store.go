@@ -73,6 +73,13 @@ func ValidStoreOps(ops []Op, appendOK, copyOK bool) error {
 	return store.ValidStoreOps(ops, appendOK, copyOK)
 }
 
+// StoreCaps are the capabilities of a session's Store the decisions'
+// writes may use: appends (Appender) and copies (Copier).
+type StoreCaps struct{ Appends, Copies bool }
+
+// CapsOf returns st's capabilities.
+func CapsOf(st Store) StoreCaps { return StoreCaps{Appends: Appends(st), Copies: copies(st)} }
+
 // Appends reports whether st accepts OpAppend.
 func Appends(st Store) bool {
 	a, ok := st.(Appender)

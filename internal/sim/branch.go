@@ -135,7 +135,7 @@ func (b *branch) advance(ctx context.Context) stop {
 func (b *branch) next(ctx context.Context) stop {
 	cfg := b.config(nil)
 	for range 1000 {
-		r, err := b.sess.Next(ctx)
+		r, err := b.sess.Next(ctx, refine.Play{})
 		if len(r.Persist) > 0 {
 			if cerr := b.store.Commit(ctx, r.Persist...); cerr != nil {
 				return stop{Outcome: r.Outcome, Err: fmt.Errorf("persist a Ready: %w", cerr)}

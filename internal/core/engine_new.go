@@ -1,0 +1,81 @@
+package core
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/refine-spec/refine/gap"
+)
+
+// Options are what the decisions of a session are made with besides its
+// state: the host's parameters, what the session's Store accepts, the
+// tokenizer that estimates usage and the logger.
+type Options struct {
+	Params Params
+	Caps   StoreCaps
+	Tok    Tokenizer
+	Log    *slog.Logger
+}
+
+func newEngine(o Options) *Engine {
+	if o.Tok == nil {
+		o.Tok = CharTokenizer{}
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	return &Engine{Cfg: o.Params, caps: o.Caps, Tok: o.Tok, Log: o.Log, Ext: NewExternalCalls()}
+}
+
+// Create starts a new session, id, refining spec's gaps at time at: the
+// decisions, and the Ready of its first commit (spec.md, the state, the
+// renderings) for the driver to persist and Advance.
+func Create(o Options, v View, id, spec string, gaps []gap.Gap, at time.Time) (*Engine, Ready, error) {
+	at = at.UTC()
+	st := &State{Schema: SchemaVersion, SessionID: id, CreatedAt: at, UpdatedAt: at}
+	initial := make([]gap.Gap, len(gaps))
+	for i, g := range gaps {
+		g.State, g.History, g.Round = gap.Open, nil, 0
+		initial[i] = g
+	}
+	if err := st.Ledger.AddAll(initial); err != nil {
+		return nil, Ready{}, fmt.Errorf("new session: %w", err)
+	}
+	st.PrevLedger = SnapshotLedger(&st.Ledger)
+	if err := st.StoreSettings(o.Params.Settings); err != nil {
+		return nil, Ready{}, fmt.Errorf("new session: %w", err)
+	}
+	s := newEngine(o)
+	s.St, s.J = st, NewJournal(o.Caps)
+	s.now = at
+	s.Out = newReadyWrites(s.caps)
+	s.Out.Base = v
+	err := s.Checkpoint(Put(KeySpec, []byte(spec)))
+	r, rerr := s.ready(err)
+	if rerr != nil {
+		return nil, Ready{}, fmt.Errorf("new session: %w", rerr)
+	}
+	s.Log.Info("session created", "session", id, "gaps", len(gaps))
+	return s, r, nil
+}
+
+// Load takes up a session as stored: st and j as the journal's reader
+// rebuilt them. The settings are the session's own (Params' when it
+// stored none).
+func Load(o Options, st *State, j StateJournal) (*Engine, error) {
+	set, err := RestoredSettings(o.Params, st)
+	if err != nil {
+		return nil, err
+	}
+	o.Params.Settings = set
+	s := newEngine(o)
+	s.St, s.J = st, j
+	return s, nil
+}
+
+// Settings are the session's settings as they stand.
+func (s *Engine) Settings() Settings { return s.Cfg.Settings }
+
+// RunLink is the link stored for the session's last run (see Run.Link).
+func (s *Engine) RunLink() string { return s.St.RunLink }

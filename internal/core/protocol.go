@@ -1,0 +1,566 @@
+package core
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/refine-spec/refine/rollback"
+)
+
+// The protocol between the decisions and their driver (DESIGN §15, §20),
+// in the shape of etcd raft's RawNode: an Input goes in through Handle, a
+// Ready comes out; the driver commits its writes and calls Advance, makes
+// its calls, asks its questions, and hands the results back as Inputs.
+// The decisions never read a clock (every Input carries its time), call
+// nothing and write nothing but the Ready.
+
+// Input is one thing that happens to a session. Every Input carries the
+// time it happened, which is the time of everything it decides.
+type Input interface{ inputAt() time.Time }
+
+// Run starts a run of the session: play rounds until a terminal outcome,
+// a question or a call (Step: one round, or the rest of the one in
+// progress).
+type Run struct {
+	At   time.Time
+	Step bool
+	// Asks says the driver has an Asker: the Ready lists the questions to
+	// ask it (Ready.Ask). Immediate says the Asker answers at once, with
+	// no person to wait for: a question then needs no commit of its own.
+	Asks, Immediate bool
+	// Link is the run's link from a RunLinker, kept in the state for the
+	// next run's start event ("" for none).
+	Link string
+}
+
+// Continue goes on after a Ready with More: the driver was not cancelled.
+type Continue struct{ At time.Time }
+
+// Interrupt ends the run: the driver's context ended (Cause).
+type Interrupt struct {
+	At    time.Time
+	Cause error
+}
+
+// Deliver hands over the results of the calls the last Ready asked for,
+// and the transport retries made on the way.
+type Deliver struct {
+	At      time.Time
+	Results []CallResult
+	Notes   []TransportNote
+}
+
+// CallResult is one call's result.
+type CallResult struct {
+	Call   CallID
+	Result RoleResult
+}
+
+// Answered is an answer to a pending question: from the run's Asker (the
+// question of Ready.Ask) or from the host (Session.Answer, another
+// process).
+type Answered struct {
+	At       time.Time
+	Question string
+	Answer   Answer
+}
+
+// Deferred says the run's Asker cannot answer the question now.
+type Deferred struct {
+	At       time.Time
+	Question string
+}
+
+// AskFailed says the run's Asker failed on the question.
+type AskFailed struct {
+	At       time.Time
+	Question string
+	Err      error
+}
+
+// Approve ends the session now as USER_APPROVED.
+type Approve struct {
+	At              time.Time
+	Note            string
+	AcknowledgeHigh bool
+}
+
+// Abandon ends the session now as ABANDONED.
+type Abandon struct {
+	At     time.Time
+	Reason string
+}
+
+// Rollback undoes whole rounds (after the dialogs the rollback mode calls
+// for, asked through Ready.Ask).
+type Rollback struct {
+	At      time.Time
+	Request RollbackRequest
+	// Asks and Immediate are Run's.
+	Asks, Immediate bool
+}
+
+// ChangeSettings records new settings with the session.
+type ChangeSettings struct {
+	At       time.Time
+	Settings Settings
+}
+
+func (in Run) inputAt() time.Time            { return in.At }
+func (in Continue) inputAt() time.Time       { return in.At }
+func (in Interrupt) inputAt() time.Time      { return in.At }
+func (in Deliver) inputAt() time.Time        { return in.At }
+func (in Answered) inputAt() time.Time       { return in.At }
+func (in Deferred) inputAt() time.Time       { return in.At }
+func (in AskFailed) inputAt() time.Time      { return in.At }
+func (in Approve) inputAt() time.Time        { return in.At }
+func (in Abandon) inputAt() time.Time        { return in.At }
+func (in Rollback) inputAt() time.Time       { return in.At }
+func (in ChangeSettings) inputAt() time.Time { return in.At }
+
+// Ready is what an Input decided, as plain data: commit Cold to the cold
+// store and Persist to the session's Store (one Commit each), call
+// Advance, then make the Calls and hand their results back (Deliver), or
+// ask Ask[0] and hand the answer back (Answered, Deferred, AskFailed), or
+// Continue when More is set, or stop: the run ended at Outcome.
+type Ready struct {
+	Persist []Op
+	Cold    []Op
+	// Commits is how many commits of the decisions Persist holds.
+	Commits int
+	Calls   []Request
+	// Ask are the questions the run's Asker is to be asked, in order.
+	Ask    []Question
+	Events []Event
+	// More says the decisions stopped between two phases with more to
+	// play: Continue, unless the run is to stop (Interrupt).
+	More bool
+	// Round is the round in progress, 0 between rounds: the round whose
+	// scope the driver keeps open.
+	Round   int
+	Outcome Outcome
+	// Report is the round's report of a Step, Rollback the report of a
+	// Rollback.
+	Report   RoundReport
+	Rollback RollbackReport
+	// Stale says the decisions hold what was never stored (a failed
+	// rollback): take the session up again from its Store.
+	Stale bool
+}
+
+// failedUncommitted says whether a rollback's error is a failure, not one
+// of its dialog's outcomes (waiting for an answer, the limit reached) or
+// a cancellation, whose state is kept and committed by the next step.
+func failedUncommitted(err error) bool {
+	var stopped *interruption
+	return err != nil && !errors.Is(err, ErrDeferred) && !errors.Is(err, ErrRollbackLimit) && !errors.As(err, &stopped)
+}
+
+// errYield stops the decisions between two phases: the driver may stop
+// there (Interrupt) or go on (Continue).
+var errYield = errors.New("yield to the driver")
+
+// runMode is what a run plays.
+type runMode int
+
+const (
+	modeNone runMode = iota
+	modeRun
+	modeStep
+	modeRollback
+)
+
+// runState is the run in progress: what it plays, how its questions are
+// asked, and what it asked so far.
+type runState struct {
+	mode            runMode
+	asks, immediate bool
+	// queue are the questions the run's steps asked, to be asked in
+	// order; offered are those the last Ready asked; asked and deferred
+	// are those the run's Asker answered and deferred (not asked again by
+	// this run unless a step asks again); tries counts invalid answers to
+	// a question (asked again with why, three times at most).
+	queue           []string
+	offered         map[string]bool
+	asked, deferred map[string]bool
+	tries           map[string]int
+	rejected        map[string]error
+	// limitErr is the rollback limit a rollback's dialog reached while it
+	// asks what to do: the run's error if the question is deferred.
+	limitErr error
+	// stopAsking is set once the Asker deferred: the run asks nothing more.
+	stopAsking bool
+	outcome    Outcome
+	report     RoundReport
+	rollback   RollbackReport
+}
+
+// View is what the decisions read the session's Store through: a read-only
+// view the driver binds (with its context) for each Handle.
+type View interface {
+	Get(key string) ([]byte, error)
+	List(prefix string) ([]string, error)
+}
+
+// Handle plays in and returns what it decided. Until the driver calls
+// Advance for a Ready with writes, it refuses every input with
+// ErrNotPersisted. v is the session's Store and cold is the cold store
+// (nil: none), as the driver reads them now.
+func (s *Engine) Handle(v, cold View, in Input) (Ready, error) {
+	if s.unpersisted > 0 {
+		return Ready{}, fmt.Errorf("%w: commit the last Ready.Persist to the Store, then call Advance", ErrNotPersisted)
+	}
+	s.now = in.inputAt().UTC()
+	if s.Out == nil {
+		s.Out = newReadyWrites(s.caps)
+	}
+	s.Out.Base, s.Out.ColdBase = v, cold
+	err := s.handle(in)
+	return s.ready(err)
+}
+
+// Advance acknowledges that the last Ready's writes are committed.
+func (s *Engine) Advance() { s.unpersisted = 0 }
+
+// handle decides in.
+func (s *Engine) handle(in Input) error {
+	switch in := in.(type) {
+	case Run:
+		s.run.outcome = Outcome{}
+		mode := modeRun
+		if in.Step {
+			mode = modeStep
+			if s.St.Outcome.Terminal() && s.St.RollbackFlow == nil && !s.St.FinishPending() {
+				return fmt.Errorf("step: %w (%s); roll back to reopen it", ErrFinished, s.St.Outcome)
+			}
+		}
+		s.startRun(mode, in.Asks, in.Immediate)
+		s.ResumeFailed()
+		if in.Link != "" && in.Link != s.St.RunLink {
+			s.St.RunLink, s.Dirty = in.Link, true
+		}
+		return s.play()
+	case Continue:
+		s.passYield = true
+		return s.play()
+	case Interrupt:
+		// The calls made for this run are made again by the next.
+		clear(s.Ext.Delivered)
+		s.run.outcome = Outcome{Status: StatusPaused, Round: s.St.Round, Reason: "interrupted: " + in.Cause.Error() + "; run again to resume", Pending: slices.Clone(s.St.Pending)}
+		s.run.mode = modeNone
+		return in.Cause
+	case Deliver:
+		for _, n := range in.Notes {
+			s.NoteTransport(n)
+		}
+		for _, r := range in.Results {
+			s.Ext.Delivered[r.Call] = r.Result
+		}
+		return s.play()
+	case Answered:
+		return s.answered(in)
+	case Deferred:
+		s.settleAsked(in.Question)
+		s.run.deferred[in.Question] = true
+		s.run.stopAsking = true // the run stops here, paused
+		// The question becomes durable now if it rode on the Ready.
+		if err := s.Flush(); err != nil {
+			return err
+		}
+		return s.run.limitErr
+	case AskFailed:
+		s.settleAsked(in.Question)
+		q, _ := s.pending(in.Question)
+		err := fmt.Errorf("round %d: ask %s: %w", q.Round, in.Question, in.Err)
+		if s.run.mode == modeRollback {
+			// The rollback's dialog stays where it was: nothing more is
+			// decided, and the session is not failed.
+			s.run.rollback, s.run.mode = RollbackReport{}, modeNone
+			return err
+		}
+		o, err := s.Failed(err)
+		s.run.outcome, s.run.mode = o, modeNone
+		return err
+	case Approve:
+		return s.approve(in)
+	case Abandon:
+		if s.St.Outcome.Terminal() {
+			return fmt.Errorf("abandon: %w (%s)", ErrFinished, s.St.Outcome)
+		}
+		s.FileEndDecision("Abandon the session", "abandon", "ABANDONED", in.Reason)
+		return s.Finish(StatusAbandoned, EndReason("abandoned by the user", in.Reason))
+	case Rollback:
+		return s.rollback(in)
+	case ChangeSettings:
+		return s.ApplySettings(in.Settings)
+	}
+	return fmt.Errorf("refine: internal error: unknown input %T", in)
+}
+
+// startRun begins a run of mode.
+func (s *Engine) startRun(mode runMode, asks, immediate bool) {
+	s.run = runState{mode: mode, asks: asks, immediate: immediate, offered: map[string]bool{},
+		asked: map[string]bool{}, deferred: map[string]bool{}, tries: map[string]int{}, rejected: map[string]error{}}
+	s.Ext.AtOnce = asks && immediate
+	s.passYield = true
+	s.scopeRound = 0 // the driver's round scope ends with each run
+}
+
+// yieldHere stops the decisions between two phases of a run, once: the
+// driver ends the run there if its context ended (Interrupt), else the
+// Continue that follows plays on from here.
+func (s *Engine) yieldHere() bool {
+	if s.passYield || s.run.mode == modeNone {
+		s.passYield = false
+		return false
+	}
+	return true
+}
+
+// play plays the run's decisions on from where they stopped.
+func (s *Engine) play() error {
+	switch s.run.mode {
+	case modeRun:
+		o, err := s.RunRounds()
+		s.run.outcome = o
+		return err
+	case modeStep:
+		rep, err := s.StepOnce()
+		s.run.report = rep
+		return err
+	case modeRollback:
+		rep, err := s.DriveRollback()
+		if err == nil {
+			err = s.Flush()
+		}
+		s.run.rollback = rep
+		return err
+	}
+	return nil // no run: an answer or a delivery outside one is only recorded
+}
+
+// pending returns the pending question id.
+func (s *Engine) pending(id string) (Question, bool) {
+	i := slices.IndexFunc(s.St.Pending, func(q Question) bool { return q.ID == id })
+	if i < 0 {
+		return Question{}, false
+	}
+	return s.St.Pending[i], true
+}
+
+// answered records an answer: the run's Asker's (asked again with why
+// when invalid, three times at most), or the host's.
+func (s *Engine) answered(in Answered) error {
+	q, ok := s.pending(in.Question)
+	if !ok {
+		ids := make([]string, len(s.St.Pending))
+		for k, p := range s.St.Pending {
+			ids[k] = p.ID
+		}
+		return fmt.Errorf("answer %q: %w (pending: %v)", in.Question, ErrUnknownQuestion, ids)
+	}
+	fromAsker := s.run.mode != modeNone && s.run.asks && s.run.offered[q.ID]
+	if fromAsker {
+		s.settleAsked(q.ID)
+	}
+	if err := s.St.AcceptAnswer(q, in.Answer); err != nil {
+		if !fromAsker {
+			return fmt.Errorf("answer %q: %w", in.Question, err)
+		}
+		s.Log.Warn("asker gave an invalid answer", "question", q.ID, "err", err)
+		s.run.tries[q.ID]++
+		if s.run.tries[q.ID] >= 3 {
+			o, ferr := s.Failed(fmt.Errorf("round %d: ask %s: %w", q.Round, q.ID, err))
+			s.run.outcome, s.run.mode = o, modeNone
+			return ferr
+		}
+		s.run.rejected[q.ID] = err
+		return nil // asked again (Ready.Ask), with why
+	}
+	delete(s.run.rejected, q.ID)
+	if !fromAsker {
+		return s.Checkpoint()
+	}
+	s.Ext.Auto[q.ID] = s.run.immediate
+	s.Dirty = true
+	s.run.limitErr = nil
+	return s.play()
+}
+
+// settleAsked records that the run's Asker gave its word on question id.
+func (s *Engine) settleAsked(id string) {
+	s.run.asked[id] = true
+	delete(s.run.offered, id)
+	s.run.queue = slices.DeleteFunc(s.run.queue, func(q string) bool { return q == id })
+}
+
+// approve ends the session as USER_APPROVED, unless a conflict blocks it.
+func (s *Engine) approve(in Approve) error {
+	if s.St.Outcome.Terminal() {
+		return fmt.Errorf("approve: %w (%s)", ErrFinished, s.St.Outcome)
+	}
+	high, err := ApprovalBlocked(s.St, in.AcknowledgeHigh)
+	if err != nil {
+		return err
+	}
+	if high {
+		s.St.HighAck = true
+	}
+	s.FileEndDecision("Approve the spec as it stands", "approve", "USER_APPROVED", in.Note)
+	return s.Finish(StatusUserApproved, EndReason("approved by the user", in.Note))
+}
+
+// rollback starts a rollback and plays its dialogs as far as they go.
+func (s *Engine) rollback(in Rollback) error {
+	req := in.Request
+	if req.Trigger == "" {
+		req.Trigger = rollback.TriggerUser
+	}
+	if s.St.RollbackFlow != nil {
+		s.run.rollback = RollbackReport{Pending: slices.Clone(s.St.Pending)}
+		return fmt.Errorf("rollback: a rollback of round %d already waits for an answer: %w", s.St.RollbackFlow.Current, ErrDeferred)
+	}
+	s.startRun(modeRollback, in.Asks, in.Immediate)
+	rep, err := s.StartRollback(req, s.St.CurrentRound())
+	s.run.rollback = rep
+	return err
+}
+
+// ready turns what Handle decided, stopped by err, into the Ready.
+func (s *Engine) ready(err error) (Ready, error) {
+	r := Ready{Events: s.events}
+	s.events = nil
+	if cur := s.St.Current; cur != nil {
+		r.Round = cur.N
+	}
+	if errors.Is(err, errYield) {
+		// Nothing to commit yet: the writes so far ride on a later Ready.
+		r.More = true
+		return r, nil
+	}
+	needCalls := errors.Is(err, ErrNeedCalls)
+	if needCalls {
+		err = nil
+	}
+	atLimit := s.run.mode == modeRollback && errors.Is(err, ErrRollbackLimit)
+	if (err == nil || atLimit) && !needCalls {
+		r.Ask = s.toAsk()
+		if len(r.Ask) > 0 && atLimit {
+			// Asked what to do at the limit: the rollback goes on with the answer.
+			s.run.limitErr, err = err, nil
+		}
+		if len(r.Ask) > 0 && s.Ext.AtOnce && len(s.Ext.Needed) == 0 {
+			// An Immediate Asker's answers ride on this Ready's writes.
+			r.Outcome = s.St.outcome()
+			return r, nil
+		}
+	}
+	if err != nil && s.run.mode == modeRollback && failedUncommitted(err) {
+		// The rollback failed before its commit (a backup that does not
+		// read, say): what it changed in memory was never stored.
+		s.Stale = true
+	}
+	out := s.Out
+	s.Out = nil
+	out.Base, out.ColdBase = nil, nil
+	if uerr := out.Unchanged(); uerr != nil {
+		return Ready{}, uerr
+	}
+	r.Persist, r.Cold, r.Commits = CompactOps(out.Ops), out.Cold, out.Commits
+	if len(out.Ops) > 0 || len(out.Cold) > 0 {
+		s.unpersisted = max(1, out.Commits)
+	}
+	if needCalls {
+		r.Calls = slices.Clone(s.Ext.Needed)
+		s.Ext.Needed = nil
+		r.Outcome = Outcome{Status: StatusRunning, Round: s.St.Round}
+		return r, nil
+	}
+	if err != nil {
+		// The calls asked for will not be delivered: their attempts end here.
+		s.endPlans(err)
+		r.Events, s.events = append(r.Events, s.events...), nil
+	}
+	r.Outcome = s.St.outcome()
+	if s.run.outcome.Status != "" {
+		r.Outcome = s.run.outcome
+	}
+	r.Report, r.Rollback, r.Stale = s.run.report, s.run.rollback, s.Stale
+	if len(r.Ask) == 0 {
+		s.run.mode = modeNone // the run ends here
+	}
+	return r, err
+}
+
+// toAsk are the questions the run's Asker is to be asked now: a question
+// asked again after an invalid answer (with why), those the run's steps
+// asked, in order, then any other waiting without an answer that this run
+// has not asked (one pending since an earlier process), less those it
+// deferred.
+func (s *Engine) toAsk() []Question {
+	if s.run.mode == modeNone || !s.run.asks || s.run.stopAsking {
+		s.Ext.Asked = nil
+		return nil
+	}
+	for _, q := range s.Ext.Asked {
+		if !slices.Contains(s.run.queue, q.ID) {
+			s.run.queue = append(s.run.queue, q.ID)
+		}
+	}
+	s.Ext.Asked = nil
+	var out []Question
+	add := func(id string) {
+		q, waits := s.pending(id)
+		if _, has := s.St.Answers[id]; !waits || has || s.run.deferred[id] || slices.ContainsFunc(out, func(p Question) bool { return p.ID == id }) {
+			return
+		}
+		if err := s.run.rejected[id]; err != nil {
+			q.Body = fmt.Sprintf("%s\n\n(Previous answer rejected: %v)", q.Body, err)
+		}
+		out = append(out, q)
+	}
+	for _, id := range slices.Sorted(maps.Keys(s.run.rejected)) {
+		add(id)
+	}
+	for _, id := range s.run.queue {
+		add(id)
+	}
+	for _, q := range s.St.Pending {
+		if !s.run.asked[q.ID] {
+			add(q.ID)
+		}
+	}
+	clear(s.run.offered)
+	for _, q := range out {
+		s.run.offered[q.ID] = true
+	}
+	return out
+}
+
+// emit reports e at the time of the input being decided.
+func (s *Engine) emit(e Event) {
+	switch e.Kind {
+	case EventRoundStarted:
+		s.scopeRound = e.Round
+	case EventRoundFinished:
+		s.scopeRound = 0
+	}
+	if e.At.IsZero() {
+		e.At = s.now
+	}
+	e.SessionID = s.St.SessionID
+	if e.Round == 0 {
+		e.Round = s.St.Round
+		if s.St.Current != nil {
+			e.Round = s.St.Current.N
+		}
+	}
+	if e.Phase == "" && s.St.Current != nil && s.St.Current.N == e.Round {
+		e.Phase = s.St.Current.Phase
+	}
+	e.Usage = s.St.Usage.Total
+	s.events = append(s.events, e)
+}
