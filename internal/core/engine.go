@@ -34,11 +34,11 @@ type Engine struct {
 	// run is the run in progress; events are the events of the input
 	// being decided; unpersisted counts the commits of the last Ready
 	// until Advance.
-	run         runState
-	passYield   bool
+	run       runState
+	passYield bool
 	// scopeRound is the round whose scope the driver was told is open in
 	// this run (EventRoundStarted, EventRoundResumed).
-	scopeRound int
+	scopeRound  int
 	events      []Event
 	unpersisted int
 
