@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/refine-spec/refine/internal/core"
+	"github.com/refine-spec/refine/internal/selfcheck"
 )
 
 // Session is a refinement session bound to a Store. It implements Mediator.
@@ -103,7 +104,7 @@ func prepare(cfg Config) (*Session, error) {
 
 // options are what the decisions are made with.
 func (s *Session) options() core.Options {
-	return core.Options{Params: s.config.params(), Caps: core.CapsOf(s.config.Store), Tok: s.config.Tokenizer, Log: s.config.Logger}
+	return core.Options{Params: s.config.params(), Caps: core.CapsOf(s.config.Store), Tok: s.config.Tokenizer, Log: s.config.Logger, SelfCheck: selfcheck.Enabled()}
 }
 
 // now is the time of an input.

@@ -53,7 +53,7 @@ func EndReason(base, note string) string {
 func (s *Engine) FileEndDecision(title, key, outcome, note string) {
 	round := s.St.CurrentRound()
 	q := Question{ID: fmt.Sprintf("r%d-%s", round, key), Kind: KindEarlyTermination, Round: round, Title: title}
-	s.St.recordProcedural(s.Now(), round, "", q, Answer{Key: key, Text: strings.TrimSpace(note)}, "Session ended as "+outcome)
+	s.St.recordProcedural(s.at(), round, "", q, Answer{Key: key, Text: strings.TrimSpace(note)}, "Session ended as "+outcome)
 	s.St.Pending, s.St.Answers, s.St.RollbackFlow = nil, nil, nil
 }
 

@@ -118,7 +118,7 @@ func (s *Engine) attempt(role RoleName, k int, rp *RolePhase) (attemptOutcome, e
 // settle validates a role call's result, records the attempt in attempts
 // and closes the attempt's scope.
 func (s *Engine) settle(plan attemptPlan, res RoleResult, attempts *[]AttemptRec) (attemptOutcome, error) {
-	out, err := s.St.finishAttempt(plan, res, s.Cfg.MaxOutputBytes, s.Tok, s.Now)
+	out, err := s.St.finishAttempt(plan, res, s.Cfg.MaxOutputBytes, s.Tok, s.at)
 	if err != nil {
 		s.endAttempt(plan, out, err)
 		return out, err
@@ -151,7 +151,7 @@ func (s *Engine) planAttempt(role RoleName, part string, k int, rp *RolePhase) (
 	if err != nil {
 		return attemptPlan{}, fmt.Errorf("%s: build prompt: %w", where, err)
 	}
-	plan := attemptPlan{Role: role, Part: part, K: k, where: where, msgs: msgs, Example: ex, started: s.Now()}
+	plan := attemptPlan{Role: role, Part: part, K: k, where: where, msgs: msgs, Example: ex, started: s.at()}
 	plan.req = Request{Role: role, Round: cur.N, Attempt: k, Call: s.St.Usage.callIndex(role, respKey),
 		Gaps: slices.Clone(gaps), Messages: msgs, MaxTokens: nextMaxTokens(s.Cfg.MaxTokens, s.Cfg.TokensCap(), prev), Stable: stable}
 	if b, err := s.get(respKey); err == nil {
@@ -196,7 +196,7 @@ func (plan attemptPlan) result() RoleResult {
 // NoteTransport records a transport retry the driver made (and reported
 // as it happened).
 func (s *Engine) NoteTransport(n TransportNote) {
-	s.St.Logged = append(s.St.Logged, loggedEvent{Kind: loggedTransportRetry, Round: n.Round, At: s.Now(), Role: n.Role,
+	s.St.Logged = append(s.St.Logged, loggedEvent{Kind: loggedTransportRetry, Round: n.Round, At: s.at(), Role: n.Role,
 		Err: oneLine(n.Err.Error()), Try: n.Try, Delay: n.Delay})
 	s.Log.Warn("transient role error, backing off", "round", n.Round, "role", n.Role, "attempt", n.Attempt, "retry", n.Try, "delay", n.Delay, "err", n.Err)
 }
@@ -287,7 +287,7 @@ func capOutput(content string, limit int) string {
 // validation verdict, or err when the attempt could not be played.
 func (s *Engine) endAttempt(plan attemptPlan, out attemptOutcome, err error) {
 	e := Event{Kind: EventAttemptFinished, Role: plan.Role, Call: plan.req.Call, Attempt: plan.K, Gap: plan.Part, ExampleTier: plan.Example.Tier,
-		Elapsed: s.Now().Sub(plan.started), FailureType: out.rec.FailureType, Message: out.rec.Message,
+		Elapsed: s.at().Sub(plan.started), FailureType: out.rec.FailureType, Message: out.rec.Message,
 		Model: out.rec.Model, FinishReason: out.finishReason, AttemptUsage: out.rec.Usage, Success: out.rec.Success}
 	if err != nil {
 		e.FailureType, e.Message, e.Err = validate.ExecutionError, err.Error(), err

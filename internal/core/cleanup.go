@@ -33,7 +33,7 @@ func (s *Engine) sessionEnd() (bool, error) {
 		return paused, err
 	}
 	opt, _ := q.Option(a.Key)
-	mode, now := rollback.Cleanup(opt.Effect), s.Now()
+	mode, now := rollback.Cleanup(opt.Effect), s.at()
 	if mode == rollback.CleanupCold {
 		cold, err := coldOps(s.Out, s.Out.ColdBase, coldSessionID(s.St.SessionID), now, infos)
 		if err != nil {
@@ -43,7 +43,7 @@ func (s *Engine) sessionEnd() (bool, error) {
 	}
 	ops := CleanupDeletes(mode, infos, now)
 	s.St.CleanupDone = true
-	s.St.recordProcedural(s.Now(), s.St.Round, "", q, a, fmt.Sprintf("%s (%d archive(s) removed from the session)", opt.Label, len(ops)))
+	s.St.recordProcedural(s.at(), s.St.Round, "", q, a, fmt.Sprintf("%s (%d archive(s) removed from the session)", opt.Label, len(ops)))
 	return false, s.Checkpoint(ops...)
 }
 

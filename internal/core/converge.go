@@ -19,7 +19,7 @@ func (s *Engine) converge() (stop, error) {
 	cur := s.St.Current
 	t := Tracker(s.St, &s.Cfg)
 	if !cur.Converged {
-		for _, l := range recordConvergence(s.St, cur, t, s.Now) {
+		for _, l := range recordConvergence(s.St, cur, t, s.at) {
 			s.Log.Warn(l.Msg, l.Args...)
 		}
 	}
@@ -40,11 +40,11 @@ func (s *Engine) converge() (stop, error) {
 		return s.startRollbackFromQuestion(a, rollback.TriggerDivergence, "divergence warning in round "+fmt.Sprint(cur.N), originDivergence, first)
 	}
 	da := DecideDivergence(&s.St.Ledger, opt.Key, opt.Label, a.Text)
-	if err := ApplyDivergence(s.St, t, cur.N, da, s.Now); err != nil {
+	if err := ApplyDivergence(s.St, t, cur.N, da, s.at); err != nil {
 		return goOn, err
 	}
 	cur.DivergenceDone = true
-	s.St.recordDecision(s.Now(), cur.N, "", q, a, da.Decision)
+	s.St.recordDecision(s.at(), cur.N, "", q, a, da.Decision)
 	return goOn, nil
 }
 
@@ -111,7 +111,7 @@ func (s *Engine) askHighAck() (again bool, err error) {
 		return false, err
 	}
 	opt, _ := q.Option(a.Key)
-	s.St.recordDecision(s.Now(), s.St.Round, "", q, a, opt.Label)
+	s.St.recordDecision(s.at(), s.St.Round, "", q, a, opt.Label)
 	if opt.Key == convergence.KeyAcknowledge {
 		s.St.HighAck = true
 	} else {
@@ -132,7 +132,7 @@ func (s *Engine) offerEarlyTermination(openSet string) (again bool, err error) {
 	opt, _ := q.Option(a.Key)
 	ea := DecideEarlyTermination(opt.Key, lastAnswerAuto(s.St))
 	if ea.Record {
-		s.St.recordDecision(s.Now(), s.St.Round, "", q, a, opt.Label)
+		s.St.recordDecision(s.at(), s.St.Round, "", q, a, opt.Label)
 	}
 	s.St.OfferedOpenSet = openSet
 	if ea.Pause {
@@ -150,7 +150,7 @@ func (s *Engine) offerEarlyTermination(openSet string) (again bool, err error) {
 // Finish ends the session with a terminal outcome and writes the final
 // artifacts.
 func (s *Engine) Finish(o OutcomeStatus, reason string) error {
-	s.St.Outcome, s.St.OutcomeReason, s.St.FinishedAt = o, reason, s.Now()
+	s.St.Outcome, s.St.OutcomeReason, s.St.FinishedAt = o, reason, s.at()
 	s.Log.Info("session finished", "outcome", o, "reason", reason)
 	DropPendingAtEnd(s.St)
 	ops, err := s.finalOps()

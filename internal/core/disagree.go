@@ -78,7 +78,7 @@ func (s *Engine) detectDisagreement() error {
 	} else if !errors.Is(err, ErrNotFound) {
 		return fmt.Errorf("round %d disagreement: read %s: %w", cur.N, OutputKey(prev, Engineer), err)
 	}
-	ApplyDetection(s.St, cur, DetectDisagreement(s.St, cur, prev, string(out), previous, s.Now))
+	ApplyDetection(s.St, cur, DetectDisagreement(s.St, cur, prev, string(out), previous, s.at))
 	s.stage()
 	return nil
 }
@@ -96,11 +96,11 @@ func (s *Engine) askFindings() (stop, error) {
 		if err != nil || paused {
 			return waitIf(paused), err
 		}
-		o, err := conflict.ResolveImplicit(f, a.Key, a.Text, NextDecisionID(s.St, cur.N), s.Now(), s.St.Ignore)
+		o, err := conflict.ResolveImplicit(f, a.Key, a.Text, NextDecisionID(s.St, cur.N), s.at(), s.St.Ignore)
 		if err != nil {
 			return goOn, fmt.Errorf("round %d: %s: %w", cur.N, q.ID, err)
 		}
-		if err := applyImplicit(s.St, cur.N, f, o, s.Now); err != nil {
+		if err := applyImplicit(s.St, cur.N, f, o, s.at); err != nil {
 			return goOn, err
 		}
 		ds.NextFinding++
@@ -124,7 +124,7 @@ func (s *Engine) askAlerts() (stop, error) {
 		}
 		opt, _ := q.Option(a.Key)
 		ds.NextAlert++
-		s.St.recordDecision(s.Now(), cur.N, "", q, a, opt.Label)
+		s.St.recordDecision(s.at(), cur.N, "", q, a, opt.Label)
 		aa := DecideAlert(alert, opt.Effect, a.Text)
 		if aa.Redo != "" {
 			// The round goes back to the Engineer: disagreement returns
@@ -132,7 +132,7 @@ func (s *Engine) askAlerts() (stop, error) {
 			// the next commit (the Engineer's prompt), or on neither after
 			// a crash, when the answer that asked for this is applied
 			// again.
-			if err := RedoEngineer(s.St, aa.Redo, s.Cfg.MaxRetries, s.Now); err != nil {
+			if err := RedoEngineer(s.St, aa.Redo, s.Cfg.MaxRetries, s.at); err != nil {
 				return backToEngineer, err
 			}
 			s.stage()
@@ -150,7 +150,7 @@ func (s *Engine) askAlerts() (stop, error) {
 // severe first (FLOW-006 §4), and applies each decision to its gap. The
 // gaps of unresolved HIGH/CRITICAL conflicts are BLOCKED meanwhile.
 func (s *Engine) resolveConflicts(round int) (bool, error) {
-	if err := blockConflictGaps(s.St, s.Now); err != nil {
+	if err := blockConflictGaps(s.St, s.at); err != nil {
 		return false, err
 	}
 	for {
@@ -165,11 +165,11 @@ func (s *Engine) resolveConflicts(round int) (bool, error) {
 		if err != nil || paused {
 			return paused, err
 		}
-		d, resolved, err := conflict.Decide(c, conflict.Resolution{Option: a.Key, Text: a.Text}, NextDecisionID(s.St, round), s.Now())
+		d, resolved, err := conflict.Decide(c, conflict.Resolution{Option: a.Key, Text: a.Text}, NextDecisionID(s.St, round), s.at())
 		if err != nil {
 			return false, fmt.Errorf("round %d: decide %s: %w", round, c.IssueID, err)
 		}
-		if err := applyConflictDecision(s.St, round, c, resolved, d, s.Now); err != nil {
+		if err := applyConflictDecision(s.St, round, c, resolved, d, s.at); err != nil {
 			return false, err
 		}
 		s.stage()

@@ -68,6 +68,8 @@ type Engine struct {
 	// chosenExamples holds the example selected for each pending retry, so
 	// the prompt attaches the one the example log names.
 	chosenExamples map[string]exemplar.Selection
+	// checks turns the self-checks on (Options.SelfCheck).
+	checks bool
 	// status is what building a Status reuses.
 	status statusCache
 	// renderNext makes the next commit render status.md and decisions.md
@@ -213,9 +215,9 @@ func (s *Engine) renderDue() bool {
 		s.St.Outcome.Terminal() // a session ended mid-round (abandoned, approved) shows its end
 }
 
-// Now is the session's time, in UTC: the driver's clock, never the wall
-// clock.
-func (s *Engine) Now() time.Time { return s.now }
+// at is the time of the input being decided, in UTC: the decisions read
+// no clock.
+func (s *Engine) at() time.Time { return s.now }
 
 // RunRounds plays rounds until the session ends, pauses for an answer or
 // stops for role calls (ErrNeedCalls): what Run drives.
@@ -310,7 +312,7 @@ func (s *Engine) Failed(err error) (Outcome, error) {
 		s.renderNext = true
 		s.St.Outcome, s.St.OutcomeReason = StatusFailed, oneLine(err.Error())
 		if s.St.Current != nil {
-			s.St.Logged = append(s.St.Logged, loggedEvent{Kind: loggedExecutionError, Round: s.St.Current.N, At: s.Now(), Err: oneLine(err.Error())})
+			s.St.Logged = append(s.St.Logged, loggedEvent{Kind: loggedExecutionError, Round: s.St.Current.N, At: s.at(), Err: oneLine(err.Error())})
 		}
 		// Best effort: the record is useful, but the failure is what we return.
 		_ = s.Checkpoint()
@@ -386,7 +388,7 @@ func (s *Engine) takeAnswer(q Question, auto bool) (Answer, bool) {
 	if _, ok := s.St.Answers[q.ID]; !ok {
 		return Answer{}, false // no clock reading: nothing is logged
 	}
-	a, ok := s.St.takeAnswer(q, auto, s.Now())
+	a, ok := s.St.takeAnswer(q, auto, s.at())
 	if ok {
 		logged := a
 		if o, found := q.Option(a.Key); found {

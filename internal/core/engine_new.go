@@ -16,6 +16,9 @@ type Options struct {
 	Caps   StoreCaps
 	Tok    Tokenizer
 	Log    *slog.Logger
+	// SelfCheck makes the decisions check their caches and kept writes
+	// against whole recomputations (test binaries turn it on).
+	SelfCheck bool
 }
 
 func newEngine(o Options) *Engine {
@@ -25,7 +28,9 @@ func newEngine(o Options) *Engine {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
-	return &Engine{Cfg: o.Params, caps: o.Caps, Tok: o.Tok, Log: o.Log, Ext: NewExternalCalls()}
+	s := &Engine{Cfg: o.Params, caps: o.Caps, Tok: o.Tok, Log: o.Log, Ext: NewExternalCalls(), checks: o.SelfCheck}
+	s.status.validation.Check = o.SelfCheck
+	return s
 }
 
 // Create starts a new session, id, refining spec's gaps at time at: the
@@ -48,8 +53,9 @@ func Create(o Options, v View, id, spec string, gaps []gap.Gap, at time.Time) (*
 	}
 	s := newEngine(o)
 	s.St, s.J = st, NewJournal(o.Caps)
+	s.J.Hist.Check = o.SelfCheck
 	s.now = at
-	s.Out = newReadyWrites(s.caps)
+	s.Out = newReadyWrites(s.caps, s.checks)
 	s.Out.Base = v
 	err := s.Checkpoint(Put(KeySpec, []byte(spec)))
 	r, rerr := s.ready(err)
@@ -70,6 +76,7 @@ func Load(o Options, st *State, j StateJournal) (*Engine, error) {
 	}
 	o.Params.Settings = set
 	s := newEngine(o)
+	j.Hist.Check = o.SelfCheck
 	s.St, s.J = st, j
 	return s, nil
 }

@@ -33,15 +33,15 @@ func (s *Engine) escalate(role RoleName) (stop, error) {
 	case retry.OptionPause:
 		// Offer the same decision again when the session resumes.
 		s.St.Pending = append(s.St.Pending, q)
-		s.St.recordDecision(s.Now(), cur.N, "", q, a, opt.Label)
+		s.St.recordDecision(s.at(), cur.N, "", q, a, opt.Label)
 		return waitForAnswer, s.Checkpoint()
 	}
 	p := DecideEscalation(s.St, role, EscalationAnswer{Key: opt.Key, Label: opt.Label, Text: a.Text, FailureType: last.FailureType}, s.St.assignable(), &s.Cfg)
-	if err := ApplyEscalation(s.St, role, p, s.Now); err != nil {
+	if err := ApplyEscalation(s.St, role, p, s.at); err != nil {
 		return goOn, err
 	}
 	rp.Escalated++
-	s.St.recordDecision(s.Now(), cur.N, "", q, a, p.Decision)
+	s.St.recordDecision(s.at(), cur.N, "", q, a, p.Decision)
 	s.stage()
 	return goOn, nil
 }
@@ -59,7 +59,7 @@ func (s *Engine) askRoundFailed() (stop, error) {
 		return waitIf(paused), err
 	}
 	opt, _ := q.Option(a.Key)
-	s.St.recordDecision(s.Now(), cur.N, "", q, a, opt.Label)
+	s.St.recordDecision(s.at(), cur.N, "", q, a, opt.Label)
 	switch opt.Key {
 	case "2":
 		s.St.Pending = append(s.St.Pending, q)

@@ -614,11 +614,11 @@ func (s *Engine) integrationAsk() (stop, error) {
 	if opt.Key == integKeyPause {
 		// Offer the same decision again when the session resumes.
 		s.St.Pending = append(s.St.Pending, q)
-		s.St.recordDecision(s.Now(), s.St.Round, "", q, a, opt.Label)
+		s.St.recordDecision(s.at(), s.St.Round, "", q, a, opt.Label)
 		return waitForAnswer, s.Checkpoint()
 	}
 	form, why := s.St.Integration.Answered(opt.Key, s.Cfg.MaxRetries)
-	s.St.recordDecision(s.Now(), s.St.Round, "", q, a, opt.Label)
+	s.St.recordDecision(s.at(), s.St.Round, "", q, a, opt.Label)
 	if form == "" {
 		s.stage()
 		return goOn, nil

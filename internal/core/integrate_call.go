@@ -33,7 +33,7 @@ func (s *Engine) integrationCall(role RoleName, k int, msgs []Message, stable in
 	in := s.St.Integration
 	promptKey, respKey := finalAttemptKeys(role, k)
 	where := fmt.Sprintf("integration %s attempt %d", role, k)
-	plan := attemptPlan{Role: role, K: k, where: where, msgs: msgs, started: s.Now(), Phase: PhaseIntegration}
+	plan := attemptPlan{Role: role, K: k, where: where, msgs: msgs, started: s.at(), Phase: PhaseIntegration}
 	prior := in.runAttempts(role)
 	plan.req = Request{Role: role, Round: in.Round, Attempt: k, Call: s.St.Usage.callIndex(role, respKey),
 		Gaps: slices.Clone(gaps), Messages: msgs, MaxTokens: nextMaxTokens(s.Cfg.MaxTokens, s.Cfg.TokensCap(), prior), Stable: stable}
@@ -62,7 +62,7 @@ func (s *Engine) integrationCall(role RoleName, k int, msgs []Message, stable in
 		delete(s.St.Usage.InFlight, respKey)
 	}
 	if res.Err != nil {
-		s.emit(Event{Kind: EventAttemptFinished, Role: role, Call: plan.req.Call, Attempt: k, Phase: PhaseIntegration, Elapsed: s.Now().Sub(plan.started),
+		s.emit(Event{Kind: EventAttemptFinished, Role: role, Call: plan.req.Call, Attempt: k, Phase: PhaseIntegration, Elapsed: s.at().Sub(plan.started),
 			FailureType: validate.ExecutionError, Message: res.Err.Error(), Err: res.Err})
 		return integrationAttempt{}, res.Err
 	}
@@ -76,13 +76,13 @@ func (s *Engine) integrationCall(role RoleName, k int, msgs []Message, stable in
 	}
 	if validate.ContextExceeded(finish) {
 		err := contextExceeded(where, finish, msgs, s.Tok)
-		s.emit(Event{Kind: EventAttemptFinished, Role: role, Call: plan.req.Call, Attempt: k, Phase: PhaseIntegration, Elapsed: s.Now().Sub(plan.started),
+		s.emit(Event{Kind: EventAttemptFinished, Role: role, Call: plan.req.Call, Attempt: k, Phase: PhaseIntegration, Elapsed: s.at().Sub(plan.started),
 			FailureType: validate.ExecutionError, Message: err.Error(), Err: err})
 		return integrationAttempt{}, err
 	}
 	// The verdict, the usage, and the attempt's end for observers.
 	vr := readAnswer(at.content, finish, s.Cfg.MaxOutputBytes, check)
-	rec.At, rec.Success, rec.FailureType, rec.Tier = s.Now(), vr.Success, vr.FailureType, string(vr.Tier)
+	rec.At, rec.Success, rec.FailureType, rec.Tier = s.at(), vr.Success, vr.FailureType, string(vr.Tier)
 	rec.Line, rec.Message, rec.Warnings = vr.Line, vr.Message, vr.Warnings
 	rec.Normalized = normalizedQuirks(vr.Normalized)
 	if rec.Free = !vr.Success && freeReask(rec, prior, s.Cfg.TokensCap()); rec.Free {
@@ -94,7 +94,7 @@ func (s *Engine) integrationCall(role RoleName, k int, msgs []Message, stable in
 		s.emit(Event{Kind: EventValidationFailed, Role: role, Attempt: k, Phase: PhaseIntegration, FailureType: rec.FailureType, Message: rec.Message})
 	}
 	s.emit(Event{Kind: EventAttemptFinished, Role: role, Call: plan.req.Call, Attempt: k, Phase: PhaseIntegration,
-		Elapsed: s.Now().Sub(plan.started), FailureType: rec.FailureType, Message: rec.Message, Model: rec.Model,
+		Elapsed: s.at().Sub(plan.started), FailureType: rec.FailureType, Message: rec.Message, Model: rec.Model,
 		FinishReason: res.Resp.FinishReason, AttemptUsage: rec.Usage, Success: rec.Success})
 	at.vr, at.rec = vr, rec
 	return at, nil

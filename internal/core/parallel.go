@@ -67,7 +67,7 @@ func (s *Engine) runParallel() (done bool, err error) {
 		return false, s.Checkpoint()
 	}
 	rp.Status = RoleAccepted
-	if err := s.St.applyEngineer(rp, MergeParts(rp.Parts), s.Now); err != nil {
+	if err := s.St.applyEngineer(rp, MergeParts(rp.Parts), s.at); err != nil {
 		return false, err
 	}
 	merged := strings.Join(texts, "\n\n") + "\n"

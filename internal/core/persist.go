@@ -164,7 +164,7 @@ func (j *StateJournal) record(st *State) (op Op, ok bool, err error) {
 		return Op{}, false, err
 	}
 	ops := journal.DiffVersions(j.Ver, ver)
-	if checkingHistory() {
+	if j.Hist.Check {
 		// The writer's splits (encodeLedger) spare the diff a scan; the
 		// operations must be those of the documents scanned.
 		if want := journal.Diff(j.Ver.Bytes(), ver.Bytes()); !slices.EqualFunc(ops, want, sameOp) {

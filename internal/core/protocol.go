@@ -215,7 +215,7 @@ func (s *Engine) Handle(v, cold View, in Input) (Ready, error) {
 	}
 	s.now = in.inputAt().UTC()
 	if s.Out == nil {
-		s.Out = newReadyWrites(s.caps)
+		s.Out = newReadyWrites(s.caps, s.checks)
 	}
 	s.Out.Base, s.Out.ColdBase = v, cold
 	err := s.handle(in)

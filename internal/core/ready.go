@@ -49,8 +49,8 @@ type stagedKey struct {
 
 // newReadyWrites returns the writes of a new Ready over a Store with
 // caps (which say which ops it accepts).
-func newReadyWrites(caps StoreCaps) *ReadyWrites {
-	return &ReadyWrites{appendOK: caps.Appends, copyOK: caps.Copies, values: map[string]stagedKey{}, guarded: checkingHistory()}
+func newReadyWrites(caps StoreCaps, check bool) *ReadyWrites {
+	return &ReadyWrites{appendOK: caps.Appends, copyOK: caps.Copies, values: map[string]stagedKey{}, guarded: check}
 }
 
 // guard keeps a copy of ops' values in test binaries, for unchanged.

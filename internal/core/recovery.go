@@ -32,9 +32,9 @@ func (s *Engine) recoverDecisions() (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("decision recovery: %w", err)
 	}
-	reapplyDecisions(s.St, rec, a.Text, s.Now)
+	reapplyDecisions(s.St, rec, a.Text, s.at)
 	s.St.Recover, s.St.RecoverConflicts = nil, nil
-	s.St.recordProcedural(s.Now(), s.St.Round, "", q, a, opt.Label)
+	s.St.recordProcedural(s.at(), s.St.Round, "", q, a, opt.Label)
 	s.stage()
 	return false, nil
 }

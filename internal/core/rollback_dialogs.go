@@ -69,7 +69,7 @@ func (s *Engine) applyMove(f *RollbackFlow, m FlowMove) (rep RollbackReport, don
 		rep, err = s.execRollback(f.Execution(*m.Exec))
 		return rep, true, err
 	case m.Pause:
-		s.St.recordProcedural(s.Now(), f.Current, "", m.Q, m.A, m.Label)
+		s.St.recordProcedural(s.at(), f.Current, "", m.Q, m.A, m.Label)
 		rep, err = s.pauseAt(m.Q)
 		rep.RootCause = m.Report.RootCause
 		return rep, true, err
@@ -85,7 +85,7 @@ func (s *Engine) applyMove(f *RollbackFlow, m FlowMove) (rep RollbackReport, don
 // again (or, with skip, the role is skipped).
 func (s *Engine) flowCancel(f *RollbackFlow, decision string, skip bool) error {
 	for _, d := range f.Decisions {
-		s.St.recordProcedural(s.Now(), f.Current, d.Issue, d.Question, d.Answer, d.Decision)
+		s.St.recordProcedural(s.at(), f.Current, d.Issue, d.Question, d.Answer, d.Decision)
 	}
 	f.Decisions = nil
 	s.St.RollbackFlow = nil
@@ -101,7 +101,7 @@ func (s *Engine) flowCancel(f *RollbackFlow, decision string, skip bool) error {
 			if skip {
 				rp.Status, rp.SkipNote = RoleSkipped, "skipped by the user instead of a rollback"
 				if role == Engineer {
-					if err := releaseGaps(s.St, rp.Gaps, "Engineer skipped this round", s.Now); err != nil {
+					if err := releaseGaps(s.St, rp.Gaps, "Engineer skipped this round", s.at); err != nil {
 						return err
 					}
 				}
@@ -130,7 +130,7 @@ func (s *Engine) limitOutcome(f *RollbackFlow, m FlowMove) (RollbackReport, erro
 	used, limit := s.St.Rollbacks.Used(), s.Cfg.rollbackLimit()
 	rep := m.Report
 	if m.Pause {
-		s.St.recordProcedural(s.Now(), f.Current, "", m.Q, m.A, m.Label)
+		s.St.recordProcedural(s.at(), f.Current, "", m.Q, m.A, m.Label)
 		r, err := s.pauseAt(m.Q)
 		if err != nil {
 			return r, err

@@ -179,7 +179,7 @@ func (s *Engine) execRollback(x RollbackExec) (RollbackReport, error) {
 	if err != nil {
 		return RollbackReport{}, err
 	}
-	in := RollbackInputs{Plan: plan, Files: files, Current: current, Now: s.Now(), Mode: RollbackModeOf(&s.Cfg), Threshold: analysisThresholdOf(&s.Cfg)}
+	in := RollbackInputs{Plan: plan, Files: files, Current: current, Now: s.at(), Mode: RollbackModeOf(&s.Cfg), Threshold: analysisThresholdOf(&s.Cfg)}
 	if in.Spec, err = s.source(); err != nil {
 		return RollbackReport{}, fmt.Errorf("rollback: %w", err)
 	}
@@ -193,12 +193,12 @@ func (s *Engine) execRollback(x RollbackExec) (RollbackReport, error) {
 	s.St = c.State
 	s.J.SnapshotNext = true // the state was replaced wholesale
 	if x.Split != nil {
-		if err := applySplit(s.St, x.Split, s.Now()); err != nil {
+		if err := applySplit(s.St, x.Split, s.at()); err != nil {
 			return RollbackReport{}, err
 		}
 	}
 	for _, d := range x.File {
-		s.St.recordProcedural(s.Now(), x.FileIn, d.Issue, d.Question, d.Answer, d.Decision)
+		s.St.recordProcedural(s.at(), x.FileIn, d.Issue, d.Question, d.Answer, d.Decision)
 	}
 	if err := s.Checkpoint(append(c.Ops, convergenceOps(Tracker(s.St, &s.Cfg))...)...); err != nil {
 		return RollbackReport{}, fmt.Errorf("rollback: %w", err)

@@ -65,7 +65,7 @@ func (s *Engine) playPhases() (RoundReport, error) {
 		case PhaseReviewer:
 			st, err = s.runReviewer()
 		case PhaseSynthesize:
-			err = s.St.synthesize(s.Now)
+			err = s.St.synthesize(s.at)
 		case PhaseConverge:
 			if st, err = s.converge(); err == nil && st == goOn {
 				return s.finishRound()
@@ -141,7 +141,7 @@ func (s *Engine) startRound() error {
 	if err != nil {
 		return fmt.Errorf("round %d: backups: %w", n, err)
 	}
-	cur := &RoundState{N: n, Phase: PhaseBegin, StartedAt: s.Now()}
+	cur := &RoundState{N: n, Phase: PhaseBegin, StartedAt: s.at()}
 	s.chosenExamples = nil // the last round's retries are done
 	s.St.Current = cur
 	cands := s.St.assignable()
@@ -149,7 +149,7 @@ func (s *Engine) startRound() error {
 	cands = planAssignment(s.St, cands) // a rollback dialog may narrow or reassign
 	for i := 0; i < len(cands) && i < s.Cfg.GapsPerRound; i++ {
 		cur.Assigned = append(cur.Assigned, cands[i].ID)
-		if err := s.St.Ledger.Transition(cands[i].ID, gap.InProgress, n, s.Now(), "assigned to round"); err != nil {
+		if err := s.St.Ledger.Transition(cands[i].ID, gap.InProgress, n, s.at(), "assigned to round"); err != nil {
 			return fmt.Errorf("round %d: assign: %w", n, err)
 		}
 	}
@@ -276,7 +276,7 @@ func (s *Engine) runRole(role RoleName) (stop, error) {
 			// The accepted output is the response its attempt journaled.
 			_, respKey := attemptKeys(cur.N, role, "", k)
 			ops = append(ops, s.acceptOp(OutputKey(cur.N, role), respKey, out.content, out.result))
-			if err := s.St.accept(role, rp, out.result, s.Now); err != nil {
+			if err := s.St.accept(role, rp, out.result, s.at); err != nil {
 				return goOn, err
 			}
 		}
@@ -462,7 +462,7 @@ func blockingIssues(issues []IssueRecord) map[gap.ID][]string {
 
 // finishRound records the round, commits its summary and checks termination.
 func (s *Engine) finishRound() (RoundReport, error) {
-	rec := s.St.roundRecord(s.Now())
+	rec := s.St.roundRecord(s.at())
 	s.St.Rounds = append(s.St.Rounds, rec)
 	summary := renderSummary(s.St, rec)
 	s.St.Round = rec.N

@@ -58,7 +58,7 @@ func (s *Engine) ApplySettings(set Settings) error {
 	if err := s.St.StoreSettings(s.Cfg.Settings); err != nil {
 		return err
 	}
-	s.St.SettingsLog = append(s.St.SettingsLog, settingsChange{Round: s.St.Round, At: s.Now().Format("2006-01-02 15:04:05"), Changes: changes})
+	s.St.SettingsLog = append(s.St.SettingsLog, settingsChange{Round: s.St.Round, At: s.at().Format("2006-01-02 15:04:05"), Changes: changes})
 	s.Log.Info("settings changed", "changes", strings.Join(changes, "; "))
 	return s.Checkpoint()
 }
