@@ -259,7 +259,7 @@ func TestSpecRollbackExample2MultiRound(t *testing.T) {
 			t.Errorf("confirmation lacks %q:\n%s", w, confirm.Body)
 		}
 	}
-	if diff := cmp.Diff([]string{"1 Rollback to Round 5 (3 rounds back)", "2 Choose different target", "3 Cancel rollback"}, optionLabels(confirm)); diff != "" {
+	if diff := cmp.Diff([]string{"1 Rollback to Round 5 (3 rounds back)", "2 Choose different target", "cancel Cancel rollback"}, optionLabels(confirm)); diff != "" {
 		t.Errorf("confirmation options (-want +got):\n%s", diff)
 	}
 	st, err := s.Status(ctx)
@@ -384,7 +384,8 @@ func TestSpecRollbackExample3RootCauseSplit(t *testing.T) {
 		}
 	}
 	wantOpts := []string{"1 Split gap as suggested", "2 Provide additional context for retry",
-		"3 Reassign to different gaps this round", "4 Force proceed with best available output", "5 Pause session for external consultation"}
+		"3 Reassign to different gaps this round", "4 Force proceed with best available output", "5 Pause session for external consultation",
+		"cancel Cancel the rollback: the session stays as it was before the request"}
 	if diff := cmp.Diff(wantOpts, optionLabels(q)); diff != "" {
 		t.Errorf("analysis options (-want +got):\n%s", diff)
 	}
@@ -527,7 +528,8 @@ func TestSpecRollbackExample4SessionLimit(t *testing.T) {
 		}
 	}
 	wantOpts := []string{"1 Pause for human review - Export session state", "2 Accept current state - USER_APPROVED flow",
-		"3 Abandon session", "4 Prompt refresh (experimental) - Reset Mediator context"}
+		"3 Abandon session", "4 Prompt refresh (experimental) - Reset Mediator context",
+		"cancel Cancel the rollback: the session stays as it was before the request"}
 	if diff := cmp.Diff(wantOpts, optionLabels(q)); diff != "" {
 		t.Errorf("limit options (-want +got):\n%s", diff)
 	}

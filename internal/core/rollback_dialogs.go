@@ -75,6 +75,9 @@ func (s *Engine) applyMove(f *RollbackFlow, m FlowMove) (rep RollbackReport, don
 		return rep, true, err
 	case m.Cancel:
 		return m.Report, true, s.flowCancel(f, m.Label, m.Skip)
+	case m.Restore:
+		s.flowRestore(f)
+		return m.Report, true, nil
 	}
 	s.stage()
 	return RollbackReport{}, false, nil
@@ -111,6 +114,22 @@ func (s *Engine) flowCancel(f *RollbackFlow, decision string, skip bool) error {
 	s.Log.Info("rollback not carried out", "round", f.Current, "decision", decision)
 	s.stage()
 	return nil
+}
+
+// flowRestore drops the rollback request f: nothing is recorded, the
+// questions it set aside wait again, and a question that asked for the
+// rollback (divergence, escalation) is asked again by its step.
+func (s *Engine) flowRestore(f *RollbackFlow) {
+	s.St.RollbackFlow = nil
+	s.St.Pending = append(s.St.Pending, f.SetAside...)
+	for id, a := range f.SetAsideAnswers {
+		if s.St.Answers == nil {
+			s.St.Answers = map[string]Answer{}
+		}
+		s.St.Answers[id] = a
+	}
+	s.Log.Info("rollback cancelled: the session is as before the request", "round", f.Current)
+	s.stage()
 }
 
 // pauseAt keeps q pending (the user chose "pause") and commits.
