@@ -542,14 +542,11 @@ func TestSpecRollbackExample4SessionLimit(t *testing.T) {
 	}
 }
 
-// Round-06 Example 5: Decision Recovery After Rollback. Round 6 resolved
-// two conflicts (the error threshold weights and the stall detection
-// threshold); after round 6 is rolled back, the next round first asks
-// DECISION RECOVERY listing both with their choice, offering the five
-// options; "Re-apply DECISION-R6-001 only" puts that resolution back
-// (decisions.md, the next Engineer prompt) with the note, and leaves the
-// other archived.
-func TestSpecRollbackExample5DecisionRecovery(t *testing.T) {
+// example5Session plays round-06 Example 5 up to its rollback: round 6
+// resolved two conflicts (DECISION-R6-001 and -002), then was rolled back
+// to round 5; the next Step asks DECISION RECOVERY, answered by recovery.
+func example5Session(t *testing.T, recovery ...scripted) (*refine.Session, refine.Config, *script, *promptLog, refine.RollbackReport) {
+	t.Helper()
 	ctx := context.Background()
 	gaps := []gap.Gap{
 		{ID: "GAP-FLOW-012", Title: "Error threshold weights", Severity: gap.High},
@@ -558,7 +555,7 @@ func TestSpecRollbackExample5DecisionRecovery(t *testing.T) {
 	for i := 1; i <= 8; i++ {
 		gaps = append(gaps, gap.Gap{ID: gap.ID(fmt.Sprintf("GAP-AAA-%03d", i)), Title: "Earlier gap", Severity: gap.High})
 	}
-	var prompts promptLog
+	prompts := &promptLog{}
 	eng := refinetest.Func(func(_ context.Context, req refine.Request) (refine.Response, error) {
 		prompts.add(req)
 		out := engineerDoc(req.Gaps...)
@@ -578,8 +575,8 @@ func TestSpecRollbackExample5DecisionRecovery(t *testing.T) {
 	sc := &script{answers: []scripted{
 		{"Conflict: ISSUE-R5-001", refine.Answer{Key: "B"}},
 		{"Conflict: ISSUE-R5-002", refine.Answer{Key: "B"}},
-		{"DECISION RECOVERY", refine.Answer{Key: "1"}},
 	}}
+	sc.answers = append(sc.answers, recovery...)
 	cfg := refinetest.Config(eng, rev, sc, gaps...)
 	cfg.GapsPerRound = 2
 	cfg.MaxRounds = 10
@@ -607,6 +604,19 @@ func TestSpecRollbackExample5DecisionRecovery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s, cfg, sc, prompts, rep
+}
+
+// Round-06 Example 5: Decision Recovery After Rollback. Round 6 resolved
+// two conflicts (the error threshold weights and the stall detection
+// threshold); after round 6 is rolled back, the next round first asks
+// DECISION RECOVERY listing both with their choice, offering the five
+// options; "Re-apply DECISION-R6-001 only" puts that resolution back
+// (decisions.md, the next Engineer prompt) with the note, and leaves the
+// other archived.
+func TestSpecRollbackExample5DecisionRecovery(t *testing.T) {
+	ctx := context.Background()
+	s, cfg, sc, prompts, rep := example5Session(t, scripted{"DECISION RECOVERY", refine.Answer{Key: "1"}})
 	files := archiveFiles(t, cfg, rep.Archives[0])
 	archived := string(files["decisions_from_round_6.md"])
 	for _, id := range []string{"DECISION-R6-001", "DECISION-R6-002"} {
