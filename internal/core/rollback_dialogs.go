@@ -282,17 +282,18 @@ func (v rollbackStoreView) RCA(f *RollbackFlow, attempt int) (rollbacktext.RCAIn
 		return in, err
 	}
 	if in.Gap != "" {
-		for _, t := range rollback.SuggestSplit(in.GapTitle, concernsAbout(st, in.Gap, f.Current, in.Attempts)) {
+		concerns := rollback.Concerns(in.Attempts, findingsAbout(st, in.Gap, f.Current, in.Attempts))
+		for _, t := range rollback.SuggestSplit(in.GapTitle, concerns) {
 			in.Split = append(in.Split, rollbacktext.SplitChild{Title: t})
 		}
 	}
 	return in, nil
 }
 
-// concernsAbout returns the Reviewer's findings against id across a
+// findingsAbout returns the Reviewer's findings against id across a
 // round's rolled-back attempts (their archived reviews) and the attempt
 // being rolled back now, oldest first.
-func concernsAbout(st *State, id gap.ID, round int, attempts []rollback.AttemptInfo) []string {
+func findingsAbout(st *State, id gap.ID, round int, attempts []rollback.AttemptInfo) []string {
 	var out []string
 	for _, a := range attempts {
 		if a.Reviewer == "" {
