@@ -56,7 +56,7 @@ func cmdRollback(ctx context.Context, c *cli, args []string) int {
 	reason := fl.String("reason", "", "why the rounds are rolled back (required; recorded in the archive)")
 	var adjust multiFlag
 	fl.Var(&adjust, "adjust", "an instruction for the retried rounds (repeatable)")
-	option := fl.String("option", "", "answer the rollback's question with this option: N or N:text (e.g. 2, or 3:context for the retried round)")
+	option := fl.String("option", "", "answer the rollback's question with this option: N or N:text (e.g. 2, or 3:context for the retried round), or cancel (no rollback: the session stays as it was)")
 	answers := fl.String("answers", "", "file of answers for the rollback's questions, one per line: KEY or KEY: text")
 	auto := fl.Bool("auto", false, "answer the rollback's questions with their documented defaults")
 	if err := fl.Parse(args); err != nil {
