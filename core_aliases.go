@@ -138,6 +138,12 @@ var ErrReadOnly = core.ErrReadOnly
 // (Config.RollbackLimit); raise the limit or finish the session.
 var ErrRollbackLimit = core.ErrRollbackLimit
 
+// ErrRollbackPending: Rollback was asked for while another rollback waits
+// for an answer in its dialog with another target, reason or adjustments
+// (PendingRollbackError names it): answer that one, or cancel it with the
+// answer "cancel", first.
+var ErrRollbackPending = core.ErrRollbackPending
+
 // ErrSchema: state.json was written by a newer refine; nothing is touched.
 var ErrSchema = core.ErrSchema
 
@@ -320,6 +326,11 @@ type RoleFunc = core.RoleFunc
 // gap.Role (and [llm.RoleName]), the one role type every refine package
 // shares.
 type RoleName = core.RoleName
+
+// PendingRollbackError refuses a rollback request while another rollback
+// waits in its dialog with another target, reason or adjustments: it names
+// that one. It wraps ErrRollbackPending; get it with errors.As.
+type PendingRollbackError = core.PendingRollbackError
 
 // RollbackReport says what a rollback did.
 type RollbackReport = core.RollbackReport

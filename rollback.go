@@ -23,6 +23,15 @@ import (
 // status.md and decisions.md are restored from the target round's backups.
 // A rollback of a finished session reopens it. A target outside the
 // rounds played, or whose backups were rotated out, fails at once.
+//
+// Nothing is committed until the dialogs carry the rollback out or an
+// answer is deferred (RollbackReport.Pending): an Asker that fails on a
+// rollback question, or the answer "cancel" (offered by every dialog;
+// RollbackReport.Cancelled), leaves the session as it was. While a
+// rollback waits for its answer, the same request (target, reason,
+// adjustments) returns ErrDeferred with its question, and any other is
+// refused with an error wrapping ErrRollbackPending that names it
+// (PendingRollbackError).
 func (s *Session) Rollback(ctx context.Context, req RollbackRequest) (RollbackReport, error) {
 	if err := s.lock(ctx); err != nil {
 		return RollbackReport{}, err
@@ -34,27 +43,37 @@ func (s *Session) Rollback(ctx context.Context, req RollbackRequest) (RollbackRe
 	if req.Trigger == "" {
 		req.Trigger = rollback.TriggerUser
 	}
-	current := s.St.CurrentRound()
-	if s.St.RollbackFlow != nil {
-		return RollbackReport{Pending: slices.Clone(s.St.Pending)}, fmt.Errorf("rollback: a rollback of round %d already waits for an answer: %w", s.St.RollbackFlow.Current, ErrDeferred)
+	if f := s.St.RollbackFlow; f != nil {
+		pending := slices.Clone(s.St.Pending)
+		if !f.Requested(req) {
+			// Not an answer to that one's dialog: its target and reason
+			// would be taken for this request's.
+			return RollbackReport{Pending: pending}, pendingRollback(f, pending)
+		}
+		return RollbackReport{Pending: pending}, fmt.Errorf("rollback: a rollback of round %d already waits for an answer: %w", f.Current, ErrDeferred)
 	}
+	current := s.St.CurrentRound()
+	// Nothing is committed until the dialogs carry the rollback out,
+	// cancel it, or wait for an answer: an answer the Asker cannot give
+	// (an option not offered, say) leaves the session as it was.
 	var rep RollbackReport
-	err := s.apply(ctx, func() (err error) {
+	k := newAsking()
+	r, err := s.decide(ctx, func() (err error) {
 		rep, err = s.StartRollback(req, current)
 		return err
 	})
-	k := newAsking()
 	for s.St.RollbackFlow != nil && (err == nil || errors.Is(err, ErrRollbackLimit)) {
 		// The dialog waits for an answer: ask the Asker, then play on.
 		answered, aerr := s.askPending(ctx, k)
 		if aerr != nil {
-			rep, err = RollbackReport{}, aerr
-			break
+			s.discard()
+			return RollbackReport{}, fmt.Errorf("%w (the session is unchanged)", aerr)
 		}
 		if !answered {
-			break
+			break // the question waits, committed with the rollback's dialog
 		}
-		err = s.apply(ctx, func() (err error) {
+		s.Out = r.writes
+		r, err = s.decide(ctx, func() (err error) {
 			rep, err = s.DriveRollback()
 			if err == nil {
 				err = s.Flush()
@@ -62,14 +81,32 @@ func (s *Session) Rollback(ctx context.Context, req RollbackRequest) (RollbackRe
 			return err
 		})
 	}
-	if failedUncommitted(err) {
-		// The rollback failed before its commit (a backup that does not
-		// read, say): what it changed in memory (its dialog, the questions
-		// it set aside) was never stored. The next call reads the session
-		// as stored, as a process that opened it would.
-		s.Stale = true
+	if failedUncommitted(err) || rep.Cancelled {
+		// Failed before its commit (a backup that does not read, say), or
+		// cancelled: the session stays as stored, untouched.
+		s.discard()
+		return rep, err
+	}
+	if perr := s.persist(ctx, r); perr != nil {
+		return RollbackReport{}, perr
 	}
 	return rep, err
+}
+
+// discard drops what the decisions since the last commit changed in
+// memory and did not commit: the next call reads the session as stored.
+func (s *Session) discard() {
+	s.unpersisted, s.Stale, s.LastRendered, s.Out = 0, true, nil, nil
+}
+
+// pendingRollback is the refusal of a rollback request while the rollback
+// f waits in its dialog at the questions pending.
+func pendingRollback(f *core.RollbackFlow, pending []Question) error {
+	e := &PendingRollbackError{Round: f.Current, To: f.To, Reason: f.Reason, Adjustments: slices.Clone(f.Adjustments)}
+	if len(pending) > 0 {
+		e.Question = pending[0].ID
+	}
+	return fmt.Errorf("rollback: %w", e)
 }
 
 // SetRollbackMode changes the session's rollback mode and records it with

@@ -292,7 +292,9 @@ func statusOf(s *core.State, c *statusCache) Status {
 	st.FinalSpec, st.FinalSpecReason = core.FinalSpecStatus(s) // integrate.go
 	st.Outcome = s.Outcome
 	switch {
-	case len(s.Pending) > 0 && !core.OnlyCleanupPending(s):
+	case len(s.Pending) > 0 && !s.Outcome.Terminal():
+		// A finished session keeps its outcome while a question waits
+		// (the integration's, a rollback's dialog, the archive cleanup).
 		st.Outcome = StatusPaused
 	case st.Outcome == "":
 		st.Outcome = StatusRunning

@@ -27,7 +27,8 @@ func errStatus(err error) int {
 	case errors.Is(err, refine.ErrNotFound), errors.Is(err, refine.ErrNoSession), errors.Is(err, errNoRound), errors.Is(err, refine.ErrInvalidKey):
 		return http.StatusNotFound
 	case errors.Is(err, refine.ErrLocked), errors.Is(err, errRunning), errors.Is(err, refine.ErrUnknownQuestion),
-		errors.Is(err, refine.ErrRollbackLimit), errors.Is(err, refine.ErrFinished), errors.Is(err, errRollbackWaiting):
+		errors.Is(err, refine.ErrRollbackLimit), errors.Is(err, refine.ErrFinished), errors.Is(err, errRollbackWaiting),
+		errors.Is(err, refine.ErrRollbackPending):
 		return http.StatusConflict
 	case errors.Is(err, errReadOnly), errors.Is(err, errClosing):
 		return http.StatusServiceUnavailable

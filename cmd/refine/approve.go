@@ -38,7 +38,7 @@ func (c *cli) endSession(ctx context.Context, verb string, args []string) int {
 		fmt.Fprintf(c.stderr, "refine %s: --dir is required\n", verb)
 		return exitUsage
 	}
-	st, err := c.openSession(*dir, false)
+	st, err := c.openSession(*dir)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "refine %s: %v\n", verb, safeErr(err))
 		return exitUsage

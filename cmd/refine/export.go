@@ -84,7 +84,7 @@ func cmdImport(ctx context.Context, c *cli, args []string) int {
 	}
 	// Opened for writing: a folder a crash left is recovered first, and a
 	// live run's folder is refused rather than copied half-way.
-	src, err := c.openSession(*dir, false)
+	src, err := c.openSession(*dir)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "refine import: %v\n", safeErr(err))
 		return exitUsage

@@ -60,7 +60,7 @@ func (c *cli) resumeWithoutBackend(ctx context.Context, st sessionStore, loc ses
 		switch {
 		case len(r.Calls) > 0:
 			if status, err := s.Status(context.WithoutCancel(ctx)); err == nil {
-				printSummary(c.stdout, status, loc.dir)
+				printSummary(c.stdout, status, loc)
 			}
 			how := "--llm openai|anthropic|ollama|replay [--replay DIR] (or --engineer and --reviewer PROVIDER:MODEL)"
 			if b := s.Settings().Backend; b.Kind != "" {

@@ -447,7 +447,7 @@ func (c *cli) drive(ctx context.Context, s *refine.Session, st refine.Store, loc
 func (c *cli) report(ctx context.Context, s *refine.Session, loc sessionLoc, out refine.Outcome, err error) int {
 	status, serr := s.Status(context.WithoutCancel(ctx))
 	if serr == nil {
-		printSummary(c.stdout, status, loc.dir)
+		printSummary(c.stdout, status, loc)
 	}
 	switch {
 	case err != nil && out.Status == refine.StatusPaused:
@@ -475,14 +475,15 @@ func (c *cli) report(ctx context.Context, s *refine.Session, loc sessionLoc, out
 	return exitFailed
 }
 
-func printSummary(w io.Writer, st refine.Status, dir string) {
+func printSummary(w io.Writer, st refine.Status, loc sessionLoc) {
+	dir := loc.dir
 	open := 0
 	for _, g := range st.Gaps {
 		if g.State.IsOpen() {
 			open++
 		}
 	}
-	fmt.Fprintf(w, "\nSession %s: %s after round %d\n", safeLine(st.SessionID), st.Outcome, st.Round)
+	fmt.Fprintf(w, "\nSession %s: %s\n", safeLine(st.SessionID), headline(st, loc.live))
 	if st.Reason != "" {
 		fmt.Fprintf(w, "  %s\n", safeText(st.Reason))
 	}
@@ -503,6 +504,24 @@ func printSummary(w io.Writer, st refine.Status, dir string) {
 	if dir != "" { // a SQL store has no folder: refine export writes one
 		fmt.Fprintf(w, "  folder: %s (open status.md first)\n", dir)
 	}
+}
+
+// headline says where the session stands: its outcome after its last
+// round, IDLE while it is RUNNING but no run drives it (live says one
+// does), and that a question waits when a finished session has one.
+func headline(st refine.Status, live bool) string {
+	if st.Outcome == refine.StatusRunning && !live {
+		return fmt.Sprintf("IDLE after round %d (resume to continue)", st.Round)
+	}
+	h := fmt.Sprintf("%s after round %d", st.Outcome, st.Round)
+	switch n := len(st.Pending); {
+	case !st.Outcome.Terminal() || n == 0:
+	case n == 1:
+		h += "; a question waits for an answer"
+	default:
+		h += fmt.Sprintf("; %d questions wait for an answer", n)
+	}
+	return h
 }
 
 func cmdStatus(ctx context.Context, c *cli, args []string) int {
@@ -533,13 +552,13 @@ func cmdStatus(ctx context.Context, c *cli, args []string) int {
 		return exitUsage
 	}
 	if *asJSON {
-		if err := writeStatusJSON(c.stdout, status); err != nil {
+		if err := writeStatusJSON(c.stdout, status, loc.live); err != nil {
 			fmt.Fprintf(c.stderr, "refine status: %v\n", safeErr(err))
 			return exitUsage
 		}
 		return exitOK
 	}
-	printSummary(c.stdout, status, loc.dir)
+	printSummary(c.stdout, status, loc)
 	if len(status.Pending) > 0 {
 		fmt.Fprintln(c.stdout, "\nPending questions:")
 		for _, q := range status.Pending {

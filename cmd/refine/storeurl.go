@@ -30,6 +30,9 @@ type sessionLoc struct {
 	dir   string // the session folder; "" for a SQL store
 	store string // the --store value as shown; "" with --dir
 	id    string // --session
+	// live: a run in another process holds the session; a reader
+	// (openRead) got a read-only view of it.
+	live bool
 }
 
 // flags are the flags that name the session on another command line.
@@ -96,7 +99,12 @@ func (c *cli) openLoc(ctx context.Context, dir, store, id string, mode openMode)
 		case openCreate:
 			st, err = c.openStore(dir)
 		default:
-			st, err = c.openSession(dir, mode == openRead)
+			st, err = c.openSession(dir)
+			if mode == openRead && errors.Is(err, refine.ErrLocked) {
+				// A run is live: it keeps the folder up to date itself.
+				st, err = fs.OpenReadOnly(dir)
+				loc.live = err == nil
+			}
 		}
 		if err != nil {
 			return nil, loc, err
@@ -122,11 +130,16 @@ func (c *cli) openLoc(ctx context.Context, dir, store, id string, mode openMode)
 		return nil, sessionLoc{}, err
 	}
 	st, id, err := openInBackend(ctx, b, id, mode)
+	live := false
+	if mode == openRead && errors.Is(err, refine.ErrLocked) {
+		st, err = b.View(ctx, id) // a run is live: read what it has committed
+		live = err == nil
+	}
 	if err != nil {
 		b.Close()
 		return nil, sessionLoc{}, err
 	}
-	loc := sessionLoc{store: u.Shown, id: id}
+	loc := sessionLoc{store: u.Shown, id: id, live: live}
 	if u.Kind == "file" {
 		loc.dir = filepath.Join(u.Target, id)
 	}
@@ -147,12 +160,6 @@ func openInBackend(ctx context.Context, b refine.Backend, id string, mode openMo
 				return nil, "", fmt.Errorf("session %s does not exist and this store cannot create a chosen ID; leave out --session", id)
 			}
 			st, err = nc.CreateNamed(ctx, id)
-		}
-		return st, id, err
-	case openRead:
-		st, err := b.Session(ctx, id)
-		if errors.Is(err, refine.ErrLocked) {
-			st, err = b.View(ctx, id) // a run is live: read what it has committed
 		}
 		return st, id, err
 	}

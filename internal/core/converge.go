@@ -37,7 +37,11 @@ func (s *Engine) converge() (stop, error) {
 		// The decision is filed under this round once the rollback's
 		// dialogs are done, so the round's archive does not swallow it.
 		first := flowDecision{Question: Question{ID: q.ID, Kind: q.Kind, Round: q.Round, Title: q.Title}, Answer: a, Decision: opt.Label}
-		return s.startRollbackFromQuestion(a, rollback.TriggerDivergence, "divergence warning in round "+fmt.Sprint(cur.N), originDivergence, first)
+		st, err := s.startRollbackFromQuestion(a, rollback.TriggerDivergence, "divergence warning in round "+fmt.Sprint(cur.N), originDivergence, first)
+		if err == nil && st == goOn && s.St.RollbackFlow == nil && !cur.DivergenceDone {
+			return s.converge() // the rollback was cancelled: the question is asked again
+		}
+		return st, err
 	}
 	da := DecideDivergence(&s.St.Ledger, opt.Key, opt.Label, a.Text)
 	if err := ApplyDivergence(s.St, t, cur.N, da, s.Now); err != nil {

@@ -81,7 +81,8 @@ type IntegrationState struct {
 	Engineer       []AttemptRec `json:"engineer,omitempty"`
 	EngineerBudget int          `json:"engineer_budget"`
 	// EngineerFrom is where the current run of attempts started (a retry
-	// notice answers an attempt of the same run).
+	// notice answers an attempt of the same run); a run the user's "retry"
+	// starts after failures takes the last failed attempt in.
 	EngineerFrom   int          `json:"engineer_from,omitempty"`
 	Reviewer       []AttemptRec `json:"reviewer,omitempty"`
 	ReviewerBudget int          `json:"reviewer_budget,omitempty"`
@@ -640,6 +641,9 @@ func (in *IntegrationState) Answered(key string, maxRetries int) (form, why stri
 		in.EngineerBudget = len(in.Engineer) + 1
 		if in.Accepted == 0 {
 			in.EngineerBudget += maxRetries
+			// The run takes the last failed attempt in: the first new
+			// attempt's retry notice says what failed (#40 item 2d).
+			in.EngineerFrom--
 		}
 		in.Step = IntegEngineer
 		return "", ""

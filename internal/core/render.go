@@ -56,8 +56,9 @@ func writeStatusHeader(b *strings.Builder, st *State) {
 }
 
 // statusOutcome is status.md's outcome line: the session's outcome,
-// RUNNING while it has none, PAUSED while a question waits (the archive
-// cleanup question only notes that it waits).
+// RUNNING while it has none, PAUSED while a question waits; a finished
+// session keeps its outcome and notes that a question waits (the
+// integration's, a rollback's dialog, the archive cleanup).
 func statusOutcome(st *State) string {
 	outcome := string(st.Outcome)
 	if outcome == "" {
@@ -66,6 +67,8 @@ func statusOutcome(st *State) string {
 	switch {
 	case OnlyCleanupPending(st):
 		outcome += " (the archive cleanup question waits for an answer)"
+	case len(st.Pending) > 0 && st.Outcome.Terminal():
+		outcome += " (a question waits for an answer)"
 	case len(st.Pending) > 0:
 		outcome = "PAUSED (waiting for an answer)"
 	}

@@ -12,10 +12,14 @@ import (
 )
 
 // Status is the document. Round is the last round played; Outcome is
-// RUNNING, PAUSED, FAILED or a terminal outcome.
+// RUNNING, PAUSED, FAILED or a terminal outcome. Running says a process
+// drives the session now (From leaves it false: the caller knows);
+// Waiting says a question waits for an answer.
 type Status struct {
 	Round       int               `json:"round"`
 	Outcome     string            `json:"outcome"`
+	Running     bool              `json:"running"`
+	Waiting     bool              `json:"waiting"`
 	Gaps        []Gap             `json:"gaps"`
 	Convergence []convergence.Row `json:"convergence"`
 	Decisions   []DecisionEntry   `json:"decisions"`
@@ -162,6 +166,7 @@ func From(st refine.Status) Status {
 		Normalized: []Normalized{},
 		Usage: Usage{PromptTokens: st.Usage.PromptTokens, CompletionTokens: st.Usage.CompletionTokens,
 			CachedPromptTokens: st.Usage.CachedPromptTokens, CacheWriteTokens: st.Usage.CacheWriteTokens, Calls: st.Calls},
+		Waiting:    len(st.Pending) > 0,
 		Integrated: st.FinalSpec == refine.FinalSpecIntegrated,
 		FinalSpec:  FinalSpec{Form: st.FinalSpec, Reason: st.FinalSpecReason},
 	}
@@ -223,5 +228,10 @@ func TakesText(q refine.Question, key string) bool {
 // every character a terminal would obey written as a \u escape (the
 // escape policy of text output, termtext).
 func Write(w io.Writer, st refine.Status) error {
-	return termtext.WriteJSON(w, From(st))
+	return WriteDoc(w, From(st))
+}
+
+// WriteDoc writes the document d as Write does.
+func WriteDoc(w io.Writer, d Status) error {
+	return termtext.WriteJSON(w, d)
 }
