@@ -73,7 +73,13 @@ func cmdServe(ctx context.Context, c *cli, args []string) int {
 			return exitUsage
 		}
 	}
-	backend, err := c.serveBackend(ctx, *storeURL)
+	// The console reads the store's sessions: a missing store is refused,
+	// not created empty (#40).
+	u, err := parseStoreURL(*storeURL)
+	var backend refine.Backend
+	if err == nil {
+		backend, err = c.openExistingBackend(ctx, u)
+	}
 	if err != nil {
 		fmt.Fprintf(c.stderr, "refine serve: %v\n", safeErr(err))
 		return exitUsage
@@ -160,8 +166,9 @@ func isLoopback(addr string) (bool, error) {
 	return ip != nil && ip.IsLoopback(), nil
 }
 
-// serveBackend opens the sessions --store names: a folder of session
-// folders (created when missing), SQLite or PostgreSQL.
+// serveBackend opens the sessions refine mcp's --store names: a folder of
+// session folders (created when missing: its default is a folder under the
+// state directory nobody made yet), SQLite or PostgreSQL.
 func (c *cli) serveBackend(ctx context.Context, raw string) (refine.Backend, error) {
 	u, err := parseStoreURL(raw)
 	if err != nil {
