@@ -100,7 +100,8 @@ func cmdServe(ctx context.Context, c *cli, args []string) int {
 	}
 	defer ln.Close()
 	// The console answers only requests naming it (DNS rebinding).
-	cfg := web.Config{Backend: backend, Token: *token, Logger: c.storeLogger(), Addr: ln.Addr().String(), AllowedHosts: allowedHosts}
+	cfg := web.Config{Backend: backend, Token: *token, Logger: c.storeLogger(), Addr: ln.Addr().String(), AllowedHosts: allowedHosts,
+		ResumeCommand: serveResumeCommand(u)}
 	if f.hasBackend() {
 		f.quiet = true // progress shows in the console
 		cfg.Configure = func(ctx context.Context, id string, st refine.Store) (refine.Config, error) {
@@ -180,4 +181,11 @@ func (c *cli) serveBackend(ctx context.Context, raw string) (refine.Backend, err
 		}
 	}
 	return c.openBackend(ctx, u)
+}
+
+// serveResumeCommand is the command a watch-only console shows for
+// answering a session's question: resume, naming the session in the
+// console's store exactly as the store was given (#40).
+func serveResumeCommand(u storeURL) func(id string) string {
+	return func(id string) string { return "refine resume " + sessionLoc{store: u.Shown, id: id}.flags() }
 }
