@@ -226,4 +226,8 @@ func TestDemoKeepsItsFolder(t *testing.T) {
 	if !strings.Contains(second, matches[0]) {
 		t.Errorf("the second demo does not print where its session is (%s):\n%s", matches[0], second)
 	}
+	// It says why its session is not in ./refine-demo (#40).
+	if !strings.Contains(second, "./refine-demo exists") {
+		t.Errorf("the second demo does not say ./refine-demo exists:\n%s", second)
+	}
 }

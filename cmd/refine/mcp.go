@@ -50,6 +50,10 @@ func cmdMCP(ctx context.Context, c *cli, args []string) int {
 		fmt.Fprintf(c.stderr, "refine mcp: unexpected argument %q\n", fl.Arg(0))
 		return exitUsage
 	}
+	if err := checkFlagValues(fl); err != nil {
+		fmt.Fprintf(c.stderr, "refine mcp: %v\n", err)
+		return exitUsage
+	}
 	if *storeURL == "" {
 		fmt.Fprintln(c.stderr, "refine mcp: --store is required: no state directory is known here (set XDG_STATE_HOME or HOME)")
 		return exitUsage

@@ -47,6 +47,10 @@ func cmdServe(ctx context.Context, c *cli, args []string) int {
 		fmt.Fprintf(c.stderr, "refine serve: unexpected argument %q\n", fl.Arg(0))
 		return exitUsage
 	}
+	if err := checkFlagValues(fl); err != nil {
+		fmt.Fprintf(c.stderr, "refine serve: %v\n", err)
+		return exitUsage
+	}
 	if *storeURL == "" {
 		fmt.Fprintln(c.stderr, "refine serve: --store is required (file:ROOT, a folder path, sqlite:PATH or postgres://…)")
 		return exitUsage

@@ -249,6 +249,10 @@ func TestDemoWithSQLiteStore(t *testing.T) {
 	if code := c.main(context.Background(), []string{"demo", "--store", db, "--quiet"}); code != exitOK {
 		t.Fatalf("demo --store exit %d\n%s\n%s", code, out, errb)
 	}
+	// A store's session is named as one, not as a folder (#40).
+	if !strings.Contains(out.String(), "Session: ") || !strings.Contains(out.String(), " in "+db+"\n") || strings.Contains(out.String(), "Session folder:") {
+		t.Errorf("demo --store does not name its session in the store:\n%s", out)
+	}
 	if !strings.Contains(out.String(), "refine export --store "+db+" --session ") {
 		t.Errorf("demo output does not say how to export the session:\n%s", out)
 	}
