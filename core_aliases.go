@@ -366,6 +366,10 @@ type SessionSummary = core.SessionSummary
 // continues as it was started. DefaultConfig holds the spec's defaults.
 type Settings = core.Settings
 
+// SettingValue is one setting as status reports show it (Settings.View):
+// its JSON name and its value as text.
+type SettingValue = core.SettingValue
+
 // Status is a snapshot of the session.
 type Status = core.Status
 

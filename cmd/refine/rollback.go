@@ -121,7 +121,7 @@ func cmdRollback(ctx context.Context, c *cli, args []string) int {
 			ans = rep.Pending[0].Default
 		}
 		fmt.Fprintf(c.stdout, "The rollback of round %d waits for its answer; answering it with %s.\n", rep.Pending[0].Round, safeLine(ans))
-		return c.resumeWithoutBackend(ctx, st, loc, ans)
+		return c.answerWithoutBackend(ctx, "rollback", st, loc, ans)
 	}
 	if len(rep.Pending) > 0 {
 		// The rollback mode asks first (the options, the repeated-rollback
@@ -137,7 +137,7 @@ func cmdRollback(ctx context.Context, c *cli, args []string) int {
 	if err != nil {
 		fmt.Fprintf(c.stderr, "refine rollback: %v\n", err)
 		if errors.Is(err, refine.ErrRollbackLimit) {
-			fmt.Fprintln(c.stderr, "The session rollback limit is reached: finish the session (refine approve|abandon --dir DIR), or raise the limit in a host program (Config.RollbackLimit).")
+			fmt.Fprintf(c.stderr, "The session rollback limit is reached: finish the session (refine approve|abandon %s), or raise the limit with refine resume %s --rollback-limit N.\n", loc.flags(), loc.flags())
 		}
 		if errors.Is(err, refine.ErrInvalidAnswer) {
 			return exitUsage

@@ -125,7 +125,11 @@ func (c *cli) openLoc(ctx context.Context, dir, store, id string, mode openMode)
 			return nil, sessionLoc{}, fmt.Errorf("--session: %w", err)
 		}
 	}
-	b, err := c.openBackend(ctx, u)
+	open := c.openExistingBackend // a session is read: its store exists (#40)
+	if mode == openCreate {
+		open = c.openBackend
+	}
+	b, err := open(ctx, u)
 	if err != nil {
 		return nil, sessionLoc{}, err
 	}
@@ -182,5 +186,16 @@ func (l sessionLoc) inspect(ctx context.Context, st refine.Store) (refine.Status
 	if errors.Is(err, refine.ErrNoSession) {
 		return status, l.noSession()
 	}
-	return status, err
+	return l.named(status), err
+}
+
+// named gives st the ID its store knows the session by: a session
+// imported into a store (or exported from one) keeps in its state the ID
+// it was started with, the source folder's name, which no command takes
+// (#40).
+func (l sessionLoc) named(st refine.Status) refine.Status {
+	if l.store != "" && l.id != "" {
+		st.SessionID = l.id
+	}
+	return st
 }

@@ -187,7 +187,7 @@ func (s *Engine) Finish(o OutcomeStatus, reason string) error {
 func (s *Engine) finalOps() ([]Op, error) {
 	sum := convergence.Summary(convergence.SummaryInput{
 		Outcome: s.St.Outcome, Reason: s.St.OutcomeReason, Rounds: s.St.Round,
-		Started: s.St.CreatedAt, Finished: s.St.FinishedAt, Ledger: &s.St.Ledger, Extra: extraLimitations(s.St), SpecKey: keyFinalSpec,
+		Started: s.St.CreatedAt, Finished: s.St.FinishedAt, Ledger: &s.St.Ledger, Extra: extraKnown(s.St), SpecKey: keyFinalSpec,
 	})
 	acceptedGaps := s.St.Ledger.InState(gap.Accepted)
 	ids := make([]gap.ID, len(acceptedGaps))
@@ -203,7 +203,7 @@ func (s *Engine) finalOps() ([]Op, error) {
 		accepted = append(accepted, convergence.Resolution{ID: g.ID, Title: g.Title, Text: texts[g.ID]})
 	}
 	decisions := decisionLines(s.St, nil) // user and conflict decisions (integrate.go)
-	limits := append(convergence.Limitations(&s.St.Ledger), extraLimitations(s.St)...)
+	limits := knownLimitations(s.St)      // limitations.go
 	src, err := s.source()
 	if err != nil {
 		return nil, fmt.Errorf("final spec: %w", err)

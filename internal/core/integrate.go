@@ -268,9 +268,7 @@ func (m IntegrationMaterial) ids() []gap.ID {
 // against.
 func (m IntegrationMaterial) input(maxOutputBytes int, decisions []string) validate.IntegrationInput {
 	in := validate.IntegrationInput{Source: m.Source, Resolutions: m.Resolutions, Decisions: decisions, MaxOutputBytes: maxOutputBytes}
-	for _, l := range m.limits {
-		in.Limitations = append(in.Limitations, gap.ID(l.ID))
-	}
+	in.Limitations, in.OpenIssues = limitationIDs(m.limits)
 	return in
 }
 
@@ -290,7 +288,7 @@ func (s *Engine) integrationMaterial() (IntegrationMaterial, error) {
 		m.Resolutions = append(m.Resolutions, validate.Resolution{ID: g.ID, Text: texts[g.ID]})
 	}
 	m.decisions = decisionLines(s.St, s.St.Integration.Decisions)
-	m.limits = convergence.Limitations(&s.St.Ledger)
+	m.limits = knownLimitations(s.St) // limitations.go
 	return m, nil
 }
 
@@ -345,7 +343,7 @@ func newIntegrationData(st *State, m IntegrationMaterial) *integrationData {
 	d.MinChars = int(validate.IntegrationMinSize*float64(material)) + 1
 	d.MaxChars = int(validate.IntegrationMaxSize * float64(material))
 	for _, l := range m.limits {
-		d.Limitations = append(d.Limitations, PromptGap{ID: gap.ID(l.ID), Title: l.Title, Severity: l.Severity, State: gap.State(strings.ToUpper(l.Note))})
+		d.Limitations = append(d.Limitations, l)
 	}
 	for _, is := range in.Issues {
 		if is.Severity.AtLeastHigh() {

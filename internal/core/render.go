@@ -19,9 +19,9 @@ func ts(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05Z") }
 
 // renderStatus renders status.md from state: gaps, validation log, errors,
 // and usage. It is a rendering only; nothing is parsed back from it. Of
-// the configuration it shows the session's effective rollback limit and
-// the backend that plays each role.
-func renderStatus(st *State, rollbackLimit int, backend BackendInfo) string {
+// the configuration it shows the session's settings (with their changes),
+// its effective rollback limit and the backend that plays each role.
+func renderStatus(st *State, p *Params) string {
 	var b strings.Builder
 	recent := recentFrom(st)
 	writeStatusHeader(&b, st)
@@ -34,9 +34,10 @@ func renderStatus(st *State, rollbackLimit int, backend BackendInfo) string {
 	writeErrors(&b, st.errorRows(), recent)
 	writeExampleLog(&b, st.ExampleLog, recent)
 	writeConflicts(&b, st.Conflicts)
-	writeRollbacks(&b, st, rollbackLimit)
+	writeRollbacks(&b, st, p.rollbackLimit())
 	renderIntegration(&b, st.Integration) // integrate_output.go
-	renderUsage(&b, st.Usage, backend)
+	writeSettings(&b, p, st.SettingsLog)  // settings_view.go
+	renderUsage(&b, st.Usage, p.Backend)
 	return b.String()
 }
 
