@@ -138,6 +138,12 @@ var ErrReadOnly = core.ErrReadOnly
 // (Config.RollbackLimit); raise the limit or finish the session.
 var ErrRollbackLimit = core.ErrRollbackLimit
 
+// ErrRollbackPending: Rollback was asked for while another rollback waits
+// for an answer in its dialog with another target, reason or adjustments
+// (PendingRollbackError names it): answer that one, or cancel it with the
+// answer "cancel", first.
+var ErrRollbackPending = core.ErrRollbackPending
+
 // ErrSchema: state.json was written by a newer refine; nothing is touched.
 var ErrSchema = core.ErrSchema
 
@@ -321,6 +327,11 @@ type RoleFunc = core.RoleFunc
 // shares.
 type RoleName = core.RoleName
 
+// PendingRollbackError refuses a rollback request while another rollback
+// waits in its dialog with another target, reason or adjustments: it names
+// that one. It wraps ErrRollbackPending; get it with errors.As.
+type PendingRollbackError = core.PendingRollbackError
+
 // RollbackReport says what a rollback did.
 type RollbackReport = core.RollbackReport
 
@@ -350,6 +361,10 @@ type SessionSummary = core.SessionSummary
 // resumed session (another process, the CLI's resume, a web console)
 // continues as it was started. DefaultConfig holds the spec's defaults.
 type Settings = core.Settings
+
+// SettingValue is one setting as status reports show it (Settings.View):
+// its JSON name and its value as text.
+type SettingValue = core.SettingValue
 
 // Status is a snapshot of the session.
 type Status = core.Status

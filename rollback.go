@@ -38,6 +38,15 @@ func (r RollbackRequest) core() core.RollbackRequest {
 // status.md and decisions.md are restored from the target round's backups.
 // A rollback of a finished session reopens it. A target outside the
 // rounds played, or whose backups were rotated out, fails at once.
+//
+// Nothing is committed until the dialogs carry the rollback out or an
+// answer is deferred (RollbackReport.Pending): an Asker that fails on a
+// rollback question, or the answer "cancel" (offered by every dialog;
+// RollbackReport.Cancelled), leaves the session as it was. While a
+// rollback waits for its answer, the same request (target, reason,
+// adjustments) returns ErrDeferred with its question, and any other is
+// refused with an error wrapping ErrRollbackPending that names it
+// (PendingRollbackError).
 func (s *Session) Rollback(ctx context.Context, req RollbackRequest) (RollbackReport, error) {
 	im, ok := s.config.Asker.(Immediate)
 	r, err := s.input(ctx, core.Rollback{At: s.now(), Request: req.core(), Asks: true, Immediate: ok && im.Immediate()}, true)

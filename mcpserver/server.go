@@ -240,7 +240,7 @@ func (s *Server) useSampling(p peer) (bool, error) {
 	switch s.cfg.Roles {
 	case RolesSampling:
 		if !p.sampling {
-			return false, errors.New("this client does not offer sampling, and refine mcp runs its roles only through sampling: restart it with --llm openai|ollama|replay, or use a client that samples")
+			return false, errors.New("this client does not offer sampling, and refine mcp runs its roles only through sampling: restart it with --llm openai|anthropic|ollama|replay (or --engineer and --reviewer PROVIDER:MODEL), or use a client that samples")
 		}
 		return true, nil
 	case RolesServer:
@@ -250,7 +250,7 @@ func (s *Server) useSampling(p peer) (bool, error) {
 		return true, nil
 	}
 	if s.cfg.Configure == nil {
-		return false, errors.New("this client does not offer sampling and refine mcp has no server-side backend: restart it with --llm openai|ollama|replay, or use a client that samples")
+		return false, errors.New("this client does not offer sampling and refine mcp has no server-side backend: restart it with --llm openai|anthropic|ollama|replay (or --engineer and --reviewer PROVIDER:MODEL), or use a client that samples")
 	}
 	return false, nil
 }

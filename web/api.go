@@ -138,7 +138,11 @@ func (s *Server) apiStatus(w http.ResponseWriter, r *http.Request, id string) {
 		s.apiFail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, statusjson.From(st))
+	doc := statusjson.From(st)
+	if live, ok := s.peek(id); ok {
+		doc.Running = live.Running
+	}
+	writeJSON(w, http.StatusOK, doc)
 }
 
 // liveJSON is GET /api/sessions/{id}/live: what the page script polls.

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/convergence"
 	"github.com/refine-spec/refine/rollback"
 )
 
@@ -27,7 +28,8 @@ func errStatus(err error) int {
 	case errors.Is(err, refine.ErrNotFound), errors.Is(err, refine.ErrNoSession), errors.Is(err, errNoRound), errors.Is(err, refine.ErrInvalidKey):
 		return http.StatusNotFound
 	case errors.Is(err, refine.ErrLocked), errors.Is(err, errRunning), errors.Is(err, refine.ErrUnknownQuestion),
-		errors.Is(err, refine.ErrRollbackLimit), errors.Is(err, refine.ErrFinished), errors.Is(err, errRollbackWaiting):
+		errors.Is(err, refine.ErrRollbackLimit), errors.Is(err, refine.ErrFinished), errors.Is(err, errRollbackWaiting),
+		errors.Is(err, refine.ErrRollbackPending):
 		return http.StatusConflict
 	case errors.Is(err, errReadOnly), errors.Is(err, errClosing):
 		return http.StatusServiceUnavailable
@@ -110,11 +112,15 @@ func (s *Server) handleChart(w http.ResponseWriter, r *http.Request, id string) 
 		return
 	}
 	defer closeStore(st)
-	b, err := st.Get(r.Context(), "convergence.svg")
+	// Drawn from the rows the page's table shows: convergence.svg is
+	// rewritten when a round ends, so while a question waits in the
+	// middle of a round it lacks the round's row (#40).
+	status, err := refine.Inspect(r.Context(), st)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
+	b := convergence.SVG(status.Convergence)
 	h := w.Header()
 	h.Set("Content-Type", "image/svg+xml")
 	h.Set("Content-Security-Policy", chartCSP)

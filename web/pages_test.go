@@ -332,7 +332,7 @@ func TestReadOnlyConsole(t *testing.T) {
 	req, _ := http.NewRequest(http.MethodGet, "/sessions/"+f.id, nil)
 	rec := newRecorder()
 	ro.ServeHTTP(rec, req)
-	if rec.Code != http.StatusOK || strings.Contains(rec.Body.String(), `name="key"`) || !strings.Contains(rec.Body.String(), "refine resume --answer") {
+	if rec.Code != http.StatusOK || strings.Contains(rec.Body.String(), `name="key"`) || !strings.Contains(rec.Body.String(), "refine resume --store URL --session "+f.id+" --answer ") {
 		t.Errorf("read-only session page: %d, must show no answer form but the CLI hint", rec.Code)
 	}
 }

@@ -45,6 +45,12 @@ type Config struct {
 	// AllowedHosts are further names requests may carry in Host, each
 	// NAME (any port) or NAME:PORT: a reverse proxy's public name.
 	AllowedHosts []string
+	// ResumeCommand names the command line that resumes session id
+	// outside the console ("refine resume --store file:ROOT --session
+	// ID"): a console without Configure shows it, with each option's
+	// --answer, under a pending question. Nil: "refine resume --store
+	// URL --session ID".
+	ResumeCommand func(id string) string
 }
 
 // Validate reports a Config that cannot work.

@@ -120,6 +120,9 @@ type sessionView struct {
 	Poll    bool
 	Targets []int
 	Error   string
+	// Resume is the command that answers a question outside the console
+	// (Config.ResumeCommand), shown when the console cannot answer.
+	Resume string
 }
 
 type gapRow struct {
@@ -153,7 +156,10 @@ type optionView struct {
 var viewFiles = []string{"final_spec.md", "final_summary.md", "status.md", "decisions.md", "source_spec.md"}
 
 func (s *Server) sessionView(ctx context.Context, id string) (sessionView, error) {
-	v := sessionView{ID: id, Title: "Session " + id, CanDrive: s.cfg.Configure != nil}
+	v := sessionView{ID: id, Title: "Session " + id, CanDrive: s.cfg.Configure != nil, Resume: "refine resume --store URL --session " + id}
+	if s.cfg.ResumeCommand != nil {
+		v.Resume = s.cfg.ResumeCommand(id)
+	}
 	store, err := s.cfg.Backend.View(ctx, id)
 	if err != nil {
 		return v, err
@@ -170,7 +176,7 @@ func (s *Server) sessionView(ctx context.Context, id string) (sessionView, error
 	if err != nil {
 		return v, fmt.Errorf("list session %s: %w", id, err)
 	}
-	v.Chart = slices.Contains(keys, "convergence.svg")
+	v.Chart = len(st.Convergence) > 0 // the chart is drawn from these rows
 	v.Final = slices.Contains(keys, "final_spec.md")
 	for _, f := range viewFiles {
 		if slices.Contains(keys, f) {
@@ -344,7 +350,7 @@ func (s *Server) roundView(ctx context.Context, id string, n int) (roundView, er
 		v.Reviewer, v.HasRev = md.HTML(t), true
 	}
 	if t, ok := get(dir + "summary.md"); ok {
-		v.Summary, v.HasSum = md.HTML(t), true
+		v.Summary, v.HasSum = md.Section(t), true
 	}
 	for _, k := range keys {
 		name, ok := strings.CutPrefix(k, dir+"attempts/")

@@ -84,7 +84,7 @@ func cmdImport(ctx context.Context, c *cli, args []string) int {
 	}
 	// Opened for writing: a folder a crash left is recovered first, and a
 	// live run's folder is refused rather than copied half-way.
-	src, err := c.openSession(*dir, false)
+	src, err := c.openSession(*dir)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "refine import: %v\n", safeErr(err))
 		return exitUsage
@@ -133,7 +133,8 @@ func cmdImport(ctx context.Context, c *cli, args []string) int {
 		fmt.Fprintf(c.stderr, "refine import: %v\n", safeErr(err))
 		return exitFailed
 	}
-	fmt.Fprintf(c.stdout, "Imported %s (%d files) as session %s\nContinue with: refine resume --store %s --session %s --llm …\n", *dir, n, newID, shellQuote(u.Shown), newID)
+	loc := sessionLoc{store: u.Shown, id: newID}
+	fmt.Fprintf(c.stdout, "Imported %s (%d files) as session %s\n%s\n", *dir, n, newID, importedNext(ctx, src, loc))
 	for _, sk := range scan.skipped {
 		fmt.Fprintf(c.stderr, "refine import: skipped %s: %s\n", safeLine(sk.path), sk.why)
 	}
@@ -263,4 +264,22 @@ func scanFolder(dir string, limit int64) (folderScan, error) {
 		return nil
 	})
 	return scan, err
+}
+
+// importedNext says what to do with a session just imported, by where it
+// stands: a finished one is read, not resumed (#40).
+func importedNext(ctx context.Context, src refine.Store, loc sessionLoc) string {
+	st, err := refine.Inspect(ctx, src)
+	if err != nil {
+		return fmt.Sprintf("Continue with: refine resume %s --llm …", loc.flags())
+	}
+	switch {
+	case st.Outcome.Terminal() && len(st.Pending) > 0:
+		return fmt.Sprintf("The session is finished (%s); a question still waits: refine resume %s --answer KEY", st.Outcome, loc.flags())
+	case st.Outcome.Terminal():
+		return fmt.Sprintf("The session is finished (%s): read it with refine status %s, or refine serve --store %s", st.Outcome, loc.flags(), shellQuote(loc.store))
+	case len(st.Pending) > 0:
+		return fmt.Sprintf("The session waits for an answer: refine resume %s --answer KEY[:text]", loc.flags())
+	}
+	return fmt.Sprintf("Continue with: refine resume %s --llm …", loc.flags())
 }

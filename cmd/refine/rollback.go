@@ -56,7 +56,7 @@ func cmdRollback(ctx context.Context, c *cli, args []string) int {
 	reason := fl.String("reason", "", "why the rounds are rolled back (required; recorded in the archive)")
 	var adjust multiFlag
 	fl.Var(&adjust, "adjust", "an instruction for the retried rounds (repeatable)")
-	option := fl.String("option", "", "answer the rollback's question with this option: N or N:text (e.g. 2, or 3:context for the retried round)")
+	option := fl.String("option", "", "answer the rollback's question with this option: N or N:text (e.g. 2, or 3:context for the retried round), or cancel (no rollback: the session stays as it was)")
 	answers := fl.String("answers", "", "file of answers for the rollback's questions, one per line: KEY or KEY: text")
 	auto := fl.Bool("auto", false, "answer the rollback's questions with their documented defaults")
 	if err := fl.Parse(args); err != nil {
@@ -102,17 +102,26 @@ func cmdRollback(ctx context.Context, c *cli, args []string) int {
 	}
 	before, _ := s.Status(ctx)
 	rep, err := s.Rollback(ctx, refine.RollbackRequest{To: *to, Reason: *reason, Adjustments: adjust})
+	if pe := (*refine.PendingRollbackError)(nil); errors.As(err, &pe) {
+		// Another rollback waits: this command's --to, --reason and
+		// --adjust are not that one's, and must not be taken for them.
+		same := rollbackFlags(loc, pe.To, pe.Reason, pe.Adjustments)
+		fmt.Fprintf(c.stderr, "refine rollback: the rollback of round %d to round %d (--reason %s) waits for its answer (question %s); nothing was changed.\n"+
+			"Answer it: %s --option KEY[:text]\nor drop it: %s --option cancel\nthen ask for this rollback again.\n",
+			pe.Round, pe.To, safeLine(shellQuote(pe.Reason)), safeLine(pe.Question), same, same)
+		return exitUsage
+	}
 	if waiting := len(rep.Pending) > 0 && errors.Is(err, refine.ErrDeferred) && slices.ContainsFunc(before.Pending, func(q refine.Question) bool {
 		return q.ID == rep.Pending[0].ID
 	}); waiting && (*option != "" || *auto) {
-		// An earlier rollback waits at this question: answer it, carry
-		// the rollback out and stop before the first role call.
+		// This rollback waits at this question: answer it, carry it out
+		// and stop before the first role call.
 		ans := *option
 		if ans == "" {
 			ans = rep.Pending[0].Default
 		}
-		fmt.Fprintf(c.stdout, "An earlier rollback of round %d waits for its answer; answering it with %s.\n", rep.Pending[0].Round, safeLine(ans))
-		return c.resumeWithoutBackend(ctx, st, loc, ans)
+		fmt.Fprintf(c.stdout, "The rollback of round %d waits for its answer; answering it with %s.\n", rep.Pending[0].Round, safeLine(ans))
+		return c.answerWithoutBackend(ctx, "rollback", st, loc, ans)
 	}
 	if len(rep.Pending) > 0 {
 		// The rollback mode asks first (the options, the repeated-rollback
@@ -121,15 +130,23 @@ func cmdRollback(ctx context.Context, c *cli, args []string) int {
 		for _, q := range rep.Pending {
 			printQuestion(c.stdout, q)
 		}
-		fmt.Fprintf(c.stdout, "\nThe rollback waits for this answer: refine rollback %s --to %d --reason … --option KEY[:text] (or --auto) answers it and stops; refine resume %s --answer KEY[:text] answers it and goes on\n", loc.flags(), *to, loc.flags())
+		same := rollbackFlags(loc, *to, *reason, adjust)
+		fmt.Fprintf(c.stdout, "\nThe rollback waits for this answer: %s --option KEY[:text] (or --auto) answers it and stops; --option cancel drops it; refine resume %s --answer KEY[:text] answers it and goes on\n", same, loc.flags())
 		return exitPaused
 	}
 	if err != nil {
 		fmt.Fprintf(c.stderr, "refine rollback: %v\n", err)
 		if errors.Is(err, refine.ErrRollbackLimit) {
-			fmt.Fprintln(c.stderr, "The session rollback limit is reached: finish the session (refine approve|abandon --dir DIR), or raise the limit in a host program (Config.RollbackLimit).")
+			fmt.Fprintf(c.stderr, "The session rollback limit is reached: finish the session (refine approve|abandon %s), or raise the limit with refine resume %s --rollback-limit N.\n", loc.flags(), loc.flags())
+		}
+		if errors.Is(err, refine.ErrInvalidAnswer) {
+			return exitUsage
 		}
 		return exitFailed
+	}
+	if rep.Cancelled {
+		fmt.Fprintf(c.stdout, "Cancelled: no rollback; the session is as it was before the request.\n")
+		return exitOK
 	}
 	if len(rep.Undone) == 0 {
 		fmt.Fprintf(c.stdout, "No rollback: %s\n", rep.Decision)
@@ -433,6 +450,16 @@ func (c *cli) expireCold(coldDir string, retention time.Duration) int {
 	}
 	fmt.Fprintf(c.stdout, "Expired %d archive(s).\n", len(ex.Expired))
 	return exitOK
+}
+
+// rollbackFlags is the `refine rollback` command line of the rollback to
+// round to with reason and adjustments, for the session at loc.
+func rollbackFlags(loc sessionLoc, to int, reason string, adjustments []string) string {
+	cmd := fmt.Sprintf("refine rollback %s --to %d --reason %s", loc.flags(), to, shellQuote(reason))
+	for _, a := range adjustments {
+		cmd += " --adjust " + shellQuote(a)
+	}
+	return safeLine(cmd)
 }
 
 type multiFlag []string

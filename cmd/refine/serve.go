@@ -47,6 +47,10 @@ func cmdServe(ctx context.Context, c *cli, args []string) int {
 		fmt.Fprintf(c.stderr, "refine serve: unexpected argument %q\n", fl.Arg(0))
 		return exitUsage
 	}
+	if err := checkFlagValues(fl); err != nil {
+		fmt.Fprintf(c.stderr, "refine serve: %v\n", err)
+		return exitUsage
+	}
 	if *storeURL == "" {
 		fmt.Fprintln(c.stderr, "refine serve: --store is required (file:ROOT, a folder path, sqlite:PATH or postgres://…)")
 		return exitUsage
@@ -73,7 +77,13 @@ func cmdServe(ctx context.Context, c *cli, args []string) int {
 			return exitUsage
 		}
 	}
-	backend, err := c.serveBackend(ctx, *storeURL)
+	// The console reads the store's sessions: a missing store is refused,
+	// not created empty (#40).
+	u, err := parseStoreURL(*storeURL)
+	var backend refine.Backend
+	if err == nil {
+		backend, err = c.openExistingBackend(ctx, u)
+	}
 	if err != nil {
 		fmt.Fprintf(c.stderr, "refine serve: %v\n", safeErr(err))
 		return exitUsage
@@ -94,7 +104,8 @@ func cmdServe(ctx context.Context, c *cli, args []string) int {
 	}
 	defer ln.Close()
 	// The console answers only requests naming it (DNS rebinding).
-	cfg := web.Config{Backend: backend, Token: *token, Logger: c.storeLogger(), Addr: ln.Addr().String(), AllowedHosts: allowedHosts}
+	cfg := web.Config{Backend: backend, Token: *token, Logger: c.storeLogger(), Addr: ln.Addr().String(), AllowedHosts: allowedHosts,
+		ResumeCommand: serveResumeCommand(u)}
 	if f.hasBackend() {
 		f.quiet = true // progress shows in the console
 		cfg.Configure = func(ctx context.Context, id string, st refine.Store) (refine.Config, error) {
@@ -160,8 +171,9 @@ func isLoopback(addr string) (bool, error) {
 	return ip != nil && ip.IsLoopback(), nil
 }
 
-// serveBackend opens the sessions --store names: a folder of session
-// folders (created when missing), SQLite or PostgreSQL.
+// serveBackend opens the sessions refine mcp's --store names: a folder of
+// session folders (created when missing: its default is a folder under the
+// state directory nobody made yet), SQLite or PostgreSQL.
 func (c *cli) serveBackend(ctx context.Context, raw string) (refine.Backend, error) {
 	u, err := parseStoreURL(raw)
 	if err != nil {
@@ -173,4 +185,11 @@ func (c *cli) serveBackend(ctx context.Context, raw string) (refine.Backend, err
 		}
 	}
 	return c.openBackend(ctx, u)
+}
+
+// serveResumeCommand is the command a watch-only console shows for
+// answering a session's question: resume, naming the session in the
+// console's store exactly as the store was given (#40).
+func serveResumeCommand(u storeURL) func(id string) string {
+	return func(id string) string { return "refine resume " + sessionLoc{store: u.Shown, id: id}.flags() }
 }

@@ -160,7 +160,7 @@ func (f *sessionFlags) settingsFromFlags(fl *flag.FlagSet, set refine.Settings) 
 		case "rollback-mode":
 			m, perr := rollback.ParseMode(f.rollbackMode)
 			if perr != nil {
-				err = fmt.Errorf("--rollback-mode: %w", perr)
+				err = fmt.Errorf("--rollback-mode %s: want %s", f.rollbackMode, rollbackModeNames)
 			}
 			set.RollbackMode = m
 		case "no-integrate":
@@ -207,6 +207,18 @@ func cmdRun(ctx context.Context, c *cli, args []string) int {
 		fmt.Fprintln(c.stderr, "refine run: use --answers or --auto, not both")
 		return exitUsage
 	}
+	// Every argument is checked before anything is created: a refused run
+	// leaves no folder, lock or database behind (#40).
+	if err := checkFlagValues(fl); err != nil {
+		fmt.Fprintf(c.stderr, "refine run: %v\n", err)
+		return exitUsage
+	}
+	if f.store == "" {
+		if err := refuseUsedDir(f.dir); err != nil {
+			fmt.Fprintf(c.stderr, "refine run: %v\n", err)
+			return exitUsage
+		}
+	}
 	spec, err := readFileLimited(specFile, maxInputBytes)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "refine run: read spec: %v\n", safeErr(err))
@@ -222,20 +234,18 @@ func cmdRun(ctx context.Context, c *cli, args []string) int {
 		fmt.Fprintf(c.stderr, "refine run: %v\n", safeErr(err))
 		return exitUsage
 	}
-	st, loc, err := c.openLoc(ctx, f.dir, f.store, f.session, openCreate)
-	if err != nil {
-		fmt.Fprintf(c.stderr, "refine run: %v\n", safeErr(err))
-		return exitUsage
-	}
-	defer st.Close()
-	if f.store != "" && f.session == "" {
-		fmt.Fprintf(c.stdout, "Session ID: %s\n", loc.id)
-	}
-	cfg, code := c.sessionConfig(ctx, &f, st)
+	// The roles, the asker and the settings before the store: a bad
+	// --llm, a missing --replay or key, an unreadable --answers file.
+	cfg, code := c.sessionConfig(ctx, &f, nil)
 	if code != exitOK {
 		return code
 	}
-	defer c.closeTelemetry(ctx, &f)
+	telemetryOpen := true // closed here unless the store opens
+	defer func() {
+		if telemetryOpen {
+			c.closeTelemetry(ctx, &f)
+		}
+	}()
 	defer f.closeCold()
 	cfg.Spec, cfg.Gaps = string(spec), gaps
 	cfg.MaxRounds, cfg.ParallelGaps = f.maxRounds, f.parallel
@@ -243,10 +253,28 @@ func cmdRun(ctx context.Context, c *cli, args []string) int {
 		fmt.Fprintf(c.stderr, "refine run: %v\n", safeErr(err))
 		return exitUsage
 	}
-	s, err := refine.New(ctx, cfg)
+	st, loc, err := c.openLoc(ctx, f.dir, f.store, f.session, openCreate)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "refine run: %v\n", safeErr(err))
 		return exitUsage
+	}
+	defer st.Close()
+	cfg.Store = st
+	if f.telemetry != nil {
+		f.telemetry.store = st // it reports the session's gaps and rollbacks at the end
+	}
+	telemetryOpen = false
+	defer c.closeTelemetry(ctx, &f) // before the store closes
+	s, err := refine.New(ctx, cfg)
+	if errors.Is(err, refine.ErrSessionExists) {
+		err = fmt.Errorf("%s already holds a session: continue it with refine resume %s, or start a new one elsewhere", loc.describe(), loc.flags())
+	}
+	if err != nil {
+		fmt.Fprintf(c.stderr, "refine run: %v\n", safeErr(err))
+		return exitUsage
+	}
+	if f.store != "" && f.session == "" {
+		fmt.Fprintf(c.stdout, "Session ID: %s\n", loc.id)
 	}
 	if err := s.SetRollbackMode(ctx, cfg.RollbackMode); err != nil {
 		fmt.Fprintf(c.stderr, "refine run: %v\n", safeErr(err))
@@ -269,6 +297,10 @@ func cmdResume(ctx context.Context, c *cli, args []string) int {
 		fmt.Fprintln(c.stderr, "refine resume: --dir (or --store with --session) is required")
 		return exitUsage
 	}
+	if err := checkFlagValues(fl); err != nil {
+		fmt.Fprintf(c.stderr, "refine resume: %v\n", err)
+		return exitUsage
+	}
 	// The store first: its log may hold the session's first commit.
 	st, loc, err := c.openLoc(ctx, f.dir, f.store, f.session, openWrite)
 	if err != nil {
@@ -279,7 +311,13 @@ func cmdResume(ctx context.Context, c *cli, args []string) int {
 	// Settings live with the session: the backend it was started with,
 	// unless flags name another.
 	if status, err := refine.Inspect(ctx, st); err == nil {
+		given := f.hasBackend() || f.replayDir != ""
 		f.fillFromSession(status.Settings.Backend)
+		if !given && f.llm == "replay" && f.replayDir == "" && f.engineer == "" && f.reviewer == "" {
+			// A replay with no folder (the demo's built-in recording)
+			// cannot be rebuilt: the session is resumed without a backend.
+			f.llm = ""
+		}
 		if f.coldDir == "" {
 			f.coldDir = status.Settings.ColdStorage
 		}
@@ -328,6 +366,9 @@ func cmdResume(ctx context.Context, c *cli, args []string) int {
 // sessionConfig builds the Config shared by run and resume: roles for the
 // backend (resumed past the calls the session already made), the asker and
 // progress reporting.
+//
+// st is nil when the store is not open yet (run opens it only once every
+// flag has passed); the caller sets Config.Store.
 func (c *cli) sessionConfig(ctx context.Context, f *sessionFlags, st refine.Store) (refine.Config, int) {
 	cfg := refine.DefaultConfig()
 	cfg.Store = st
@@ -347,7 +388,7 @@ func (c *cli) sessionConfig(ctx context.Context, f *sessionFlags, st refine.Stor
 	if f.rollbackMode != "" {
 		m, err := rollback.ParseMode(f.rollbackMode)
 		if err != nil {
-			fmt.Fprintf(c.stderr, "refine: --rollback-mode: %v\n", err)
+			fmt.Fprintf(c.stderr, "refine: --rollback-mode %s: want %s\n", safeLine(f.rollbackMode), rollbackModeNames)
 			return cfg, exitUsage
 		}
 		cfg.RollbackMode = m
@@ -377,7 +418,9 @@ func (c *cli) sessionConfig(ctx context.Context, f *sessionFlags, st refine.Stor
 	// session already received (counted in state, so rollbacks, which
 	// archive journals, do not rewind it).
 	var responses map[refine.RoleName]int
-	if status, err := refine.Inspect(ctx, st); err == nil {
+	if st == nil {
+		// A new session: no responses yet.
+	} else if status, err := refine.Inspect(ctx, st); err == nil {
 		responses = status.Responses
 	} else if !errors.Is(err, refine.ErrNoSession) {
 		fmt.Fprintf(c.stderr, "refine: %v\n", safeErr(err))
@@ -447,7 +490,7 @@ func (c *cli) drive(ctx context.Context, s *refine.Session, st refine.Store, loc
 func (c *cli) report(ctx context.Context, s *refine.Session, loc sessionLoc, out refine.Outcome, err error) int {
 	status, serr := s.Status(context.WithoutCancel(ctx))
 	if serr == nil {
-		printSummary(c.stdout, status, loc.dir)
+		printSummary(c.stdout, loc.named(status), loc)
 	}
 	switch {
 	case err != nil && out.Status == refine.StatusPaused:
@@ -475,14 +518,15 @@ func (c *cli) report(ctx context.Context, s *refine.Session, loc sessionLoc, out
 	return exitFailed
 }
 
-func printSummary(w io.Writer, st refine.Status, dir string) {
+func printSummary(w io.Writer, st refine.Status, loc sessionLoc) {
+	dir := loc.dir
 	open := 0
 	for _, g := range st.Gaps {
 		if g.State.IsOpen() {
 			open++
 		}
 	}
-	fmt.Fprintf(w, "\nSession %s: %s after round %d\n", safeLine(st.SessionID), st.Outcome, st.Round)
+	fmt.Fprintf(w, "\nSession %s: %s\n", safeLine(st.SessionID), headline(st, loc.live))
 	if st.Reason != "" {
 		fmt.Fprintf(w, "  %s\n", safeText(st.Reason))
 	}
@@ -503,6 +547,24 @@ func printSummary(w io.Writer, st refine.Status, dir string) {
 	if dir != "" { // a SQL store has no folder: refine export writes one
 		fmt.Fprintf(w, "  folder: %s (open status.md first)\n", dir)
 	}
+}
+
+// headline says where the session stands: its outcome after its last
+// round, IDLE while it is RUNNING but no run drives it (live says one
+// does), and that a question waits when a finished session has one.
+func headline(st refine.Status, live bool) string {
+	if st.Outcome == refine.StatusRunning && !live {
+		return fmt.Sprintf("IDLE after round %d (resume to continue)", st.Round)
+	}
+	h := fmt.Sprintf("%s after round %d", st.Outcome, st.Round)
+	switch n := len(st.Pending); {
+	case !st.Outcome.Terminal() || n == 0:
+	case n == 1:
+		h += "; a question waits for an answer"
+	default:
+		h += fmt.Sprintf("; %d questions wait for an answer", n)
+	}
+	return h
 }
 
 func cmdStatus(ctx context.Context, c *cli, args []string) int {
@@ -533,13 +595,14 @@ func cmdStatus(ctx context.Context, c *cli, args []string) int {
 		return exitUsage
 	}
 	if *asJSON {
-		if err := writeStatusJSON(c.stdout, status); err != nil {
+		if err := writeStatusJSON(c.stdout, status, loc.live); err != nil {
 			fmt.Fprintf(c.stderr, "refine status: %v\n", safeErr(err))
 			return exitUsage
 		}
 		return exitOK
 	}
-	printSummary(c.stdout, status, loc.dir)
+	printSummary(c.stdout, status, loc)
+	printSettings(c.stdout, status.Settings, loc)
 	if len(status.Pending) > 0 {
 		fmt.Fprintln(c.stdout, "\nPending questions:")
 		for _, q := range status.Pending {

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/store/fs"
 )
 
@@ -42,9 +41,9 @@ var errNoSessionDir = errors.New("holds no session")
 // (a session's first commit may be there and nowhere else), and only then
 // can anyone tell whether dir holds a session. A folder with neither
 // state.json nor the store's log holds none and is left untouched. When
-// another process holds the folder and readOnly is set (status), it falls
-// back to reading the folder as that process leaves it.
-func (c *cli) openSession(dir string, readOnly bool) (*fs.Store, error) {
+// another process holds the folder it fails with refine.ErrLocked (a
+// reader then opens it read-only: openLoc).
+func (c *cli) openSession(dir string) (*fs.Store, error) {
 	fi, err := os.Stat(dir)
 	if err != nil {
 		return nil, fmt.Errorf("%w; check the session folder's path", err)
@@ -59,12 +58,7 @@ func (c *cli) openSession(dir string, readOnly bool) (*fs.Store, error) {
 	if _, err := os.Stat(filepath.Join(dir, "state.json")); err != nil && !hasLog {
 		return nil, noSession(dir)
 	}
-	st, err := c.openStore(dir)
-	if readOnly && errors.Is(err, refine.ErrLocked) {
-		// A run is live: it keeps the folder up to date itself.
-		return fs.OpenReadOnly(dir)
-	}
-	return st, err
+	return c.openStore(dir)
 }
 
 func noSession(dir string) error {

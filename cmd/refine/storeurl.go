@@ -30,6 +30,9 @@ type sessionLoc struct {
 	dir   string // the session folder; "" for a SQL store
 	store string // the --store value as shown; "" with --dir
 	id    string // --session
+	// live: a run in another process holds the session; a reader
+	// (openRead) got a read-only view of it.
+	live bool
 }
 
 // flags are the flags that name the session on another command line.
@@ -96,7 +99,12 @@ func (c *cli) openLoc(ctx context.Context, dir, store, id string, mode openMode)
 		case openCreate:
 			st, err = c.openStore(dir)
 		default:
-			st, err = c.openSession(dir, mode == openRead)
+			st, err = c.openSession(dir)
+			if mode == openRead && errors.Is(err, refine.ErrLocked) {
+				// A run is live: it keeps the folder up to date itself.
+				st, err = fs.OpenReadOnly(dir)
+				loc.live = err == nil
+			}
 		}
 		if err != nil {
 			return nil, loc, err
@@ -117,16 +125,25 @@ func (c *cli) openLoc(ctx context.Context, dir, store, id string, mode openMode)
 			return nil, sessionLoc{}, fmt.Errorf("--session: %w", err)
 		}
 	}
-	b, err := c.openBackend(ctx, u)
+	open := c.openExistingBackend // a session is read: its store exists (#40)
+	if mode == openCreate {
+		open = c.openBackend
+	}
+	b, err := open(ctx, u)
 	if err != nil {
 		return nil, sessionLoc{}, err
 	}
 	st, id, err := openInBackend(ctx, b, id, mode)
+	live := false
+	if mode == openRead && errors.Is(err, refine.ErrLocked) {
+		st, err = b.View(ctx, id) // a run is live: read what it has committed
+		live = err == nil
+	}
 	if err != nil {
 		b.Close()
 		return nil, sessionLoc{}, err
 	}
-	loc := sessionLoc{store: u.Shown, id: id}
+	loc := sessionLoc{store: u.Shown, id: id, live: live}
 	if u.Kind == "file" {
 		loc.dir = filepath.Join(u.Target, id)
 	}
@@ -149,12 +166,6 @@ func openInBackend(ctx context.Context, b refine.Backend, id string, mode openMo
 			st, err = nc.CreateNamed(ctx, id)
 		}
 		return st, id, err
-	case openRead:
-		st, err := b.Session(ctx, id)
-		if errors.Is(err, refine.ErrLocked) {
-			st, err = b.View(ctx, id) // a run is live: read what it has committed
-		}
-		return st, id, err
 	}
 	st, err := b.Session(ctx, id)
 	return st, id, err
@@ -175,5 +186,16 @@ func (l sessionLoc) inspect(ctx context.Context, st refine.Store) (refine.Status
 	if errors.Is(err, refine.ErrNoSession) {
 		return status, l.noSession()
 	}
-	return status, err
+	return l.named(status), err
+}
+
+// named gives st the ID its store knows the session by: a session
+// imported into a store (or exported from one) keeps in its state the ID
+// it was started with, the source folder's name, which no command takes
+// (#40).
+func (l sessionLoc) named(st refine.Status) refine.Status {
+	if l.store != "" && l.id != "" {
+		st.SessionID = l.id
+	}
+	return st
 }

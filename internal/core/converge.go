@@ -37,7 +37,11 @@ func (s *Engine) converge() (stop, error) {
 		// The decision is filed under this round once the rollback's
 		// dialogs are done, so the round's archive does not swallow it.
 		first := flowDecision{Question: Question{ID: q.ID, Kind: q.Kind, Round: q.Round, Title: q.Title}, Answer: a, Decision: opt.Label}
-		return s.startRollbackFromQuestion(a, rollback.TriggerDivergence, "divergence warning in round "+fmt.Sprint(cur.N), originDivergence, first)
+		st, err := s.startRollbackFromQuestion(a, rollback.TriggerDivergence, "divergence warning in round "+fmt.Sprint(cur.N), originDivergence, first)
+		if err == nil && st == goOn && s.St.RollbackFlow == nil && !cur.DivergenceDone {
+			return s.converge() // the rollback was cancelled: the question is asked again
+		}
+		return st, err
 	}
 	da := DecideDivergence(&s.St.Ledger, opt.Key, opt.Label, a.Text)
 	if err := ApplyDivergence(s.St, t, cur.N, da, s.at); err != nil {
@@ -183,7 +187,7 @@ func (s *Engine) Finish(o OutcomeStatus, reason string) error {
 func (s *Engine) finalOps() ([]Op, error) {
 	sum := convergence.Summary(convergence.SummaryInput{
 		Outcome: s.St.Outcome, Reason: s.St.OutcomeReason, Rounds: s.St.Round,
-		Started: s.St.CreatedAt, Finished: s.St.FinishedAt, Ledger: &s.St.Ledger, Extra: extraLimitations(s.St), SpecKey: keyFinalSpec,
+		Started: s.St.CreatedAt, Finished: s.St.FinishedAt, Ledger: &s.St.Ledger, Extra: extraKnown(s.St), SpecKey: keyFinalSpec,
 	})
 	acceptedGaps := s.St.Ledger.InState(gap.Accepted)
 	ids := make([]gap.ID, len(acceptedGaps))
@@ -199,7 +203,7 @@ func (s *Engine) finalOps() ([]Op, error) {
 		accepted = append(accepted, convergence.Resolution{ID: g.ID, Title: g.Title, Text: texts[g.ID]})
 	}
 	decisions := decisionLines(s.St, nil) // user and conflict decisions (integrate.go)
-	limits := append(convergence.Limitations(&s.St.Ledger), extraLimitations(s.St)...)
+	limits := knownLimitations(s.St)      // limitations.go
 	src, err := s.source()
 	if err != nil {
 		return nil, fmt.Errorf("final spec: %w", err)

@@ -160,7 +160,7 @@ func (s *Engine) Checkpoint(ops ...Op) error {
 	all = append(all, jops...)
 	var rendered map[string]string
 	if s.renderDue() {
-		rendered = map[string]string{keyStatus: renderStatus(s.St, s.Cfg.rollbackLimit(), s.Cfg.Backend), keyDecisions: renderDecisions(s.St)}
+		rendered = map[string]string{keyStatus: renderStatus(s.St, &s.Cfg), keyDecisions: renderDecisions(s.St)}
 		for _, k := range []string{keyStatus, keyDecisions} {
 			if old, ok := s.LastRendered[k]; !ok || old != rendered[k] {
 				all = append(all, Put(k, []byte(rendered[k])))

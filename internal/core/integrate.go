@@ -81,7 +81,8 @@ type IntegrationState struct {
 	Engineer       []AttemptRec `json:"engineer,omitempty"`
 	EngineerBudget int          `json:"engineer_budget"`
 	// EngineerFrom is where the current run of attempts started (a retry
-	// notice answers an attempt of the same run).
+	// notice answers an attempt of the same run); a run the user's "retry"
+	// starts after failures takes the last failed attempt in.
 	EngineerFrom   int          `json:"engineer_from,omitempty"`
 	Reviewer       []AttemptRec `json:"reviewer,omitempty"`
 	ReviewerBudget int          `json:"reviewer_budget,omitempty"`
@@ -267,9 +268,7 @@ func (m IntegrationMaterial) ids() []gap.ID {
 // against.
 func (m IntegrationMaterial) input(maxOutputBytes int, decisions []string) validate.IntegrationInput {
 	in := validate.IntegrationInput{Source: m.Source, Resolutions: m.Resolutions, Decisions: decisions, MaxOutputBytes: maxOutputBytes}
-	for _, l := range m.limits {
-		in.Limitations = append(in.Limitations, gap.ID(l.ID))
-	}
+	in.Limitations, in.OpenIssues = limitationIDs(m.limits)
 	return in
 }
 
@@ -289,7 +288,7 @@ func (s *Engine) integrationMaterial() (IntegrationMaterial, error) {
 		m.Resolutions = append(m.Resolutions, validate.Resolution{ID: g.ID, Text: texts[g.ID]})
 	}
 	m.decisions = decisionLines(s.St, s.St.Integration.Decisions)
-	m.limits = convergence.Limitations(&s.St.Ledger)
+	m.limits = knownLimitations(s.St) // limitations.go
 	return m, nil
 }
 
@@ -344,7 +343,7 @@ func newIntegrationData(st *State, m IntegrationMaterial) *integrationData {
 	d.MinChars = int(validate.IntegrationMinSize*float64(material)) + 1
 	d.MaxChars = int(validate.IntegrationMaxSize * float64(material))
 	for _, l := range m.limits {
-		d.Limitations = append(d.Limitations, PromptGap{ID: gap.ID(l.ID), Title: l.Title, Severity: l.Severity, State: gap.State(strings.ToUpper(l.Note))})
+		d.Limitations = append(d.Limitations, l)
 	}
 	for _, is := range in.Issues {
 		if is.Severity.AtLeastHigh() {
@@ -640,6 +639,9 @@ func (in *IntegrationState) Answered(key string, maxRetries int) (form, why stri
 		in.EngineerBudget = len(in.Engineer) + 1
 		if in.Accepted == 0 {
 			in.EngineerBudget += maxRetries
+			// The run takes the last failed attempt in: the first new
+			// attempt's retry notice says what failed (#40 item 2d).
+			in.EngineerFrom--
 		}
 		in.Step = IntegEngineer
 		return "", ""

@@ -191,6 +191,9 @@ type runState struct {
 	// limitErr is the rollback limit a rollback's dialog reached while it
 	// asks what to do: the run's error if the question is deferred.
 	limitErr error
+	// discard drops what the run decided: a rollback cancelled or failed
+	// before its commit leaves the session as it was.
+	discard bool
 	// stopAsking is set once the Asker deferred: the run asks nothing more.
 	stopAsking bool
 	outcome    Outcome
@@ -276,10 +279,10 @@ func (s *Engine) handle(in Input) error {
 		q, _ := s.pending(in.Question)
 		err := fmt.Errorf("round %d: ask %s: %w", q.Round, in.Question, in.Err)
 		if s.run.mode == modeRollback {
-			// The rollback's dialog stays where it was: nothing more is
-			// decided, and the session is not failed.
-			s.run.rollback, s.run.mode = RollbackReport{}, modeNone
-			return err
+			// Nothing the rollback decided is kept: the session is as it
+			// was before the request.
+			s.run.rollback, s.run.discard = RollbackReport{}, true
+			return fmt.Errorf("%w (the session is unchanged)", err)
 		}
 		o, err := s.Failed(err)
 		s.run.outcome, s.run.mode = o, modeNone
@@ -419,9 +422,19 @@ func (s *Engine) rollback(in Rollback) error {
 	if req.Trigger == "" {
 		req.Trigger = rollback.TriggerUser
 	}
-	if s.St.RollbackFlow != nil {
-		s.run.rollback = RollbackReport{Pending: slices.Clone(s.St.Pending)}
-		return fmt.Errorf("rollback: a rollback of round %d already waits for an answer: %w", s.St.RollbackFlow.Current, ErrDeferred)
+	if f := s.St.RollbackFlow; f != nil {
+		pending := slices.Clone(s.St.Pending)
+		s.run.rollback = RollbackReport{Pending: pending}
+		if !f.Requested(req) {
+			// Not an answer to that one's dialog: its target and reason
+			// would be taken for this request's.
+			e := &PendingRollbackError{Round: f.Current, To: f.To, Reason: f.Reason, Adjustments: slices.Clone(f.Adjustments)}
+			if len(pending) > 0 {
+				e.Question = pending[0].ID
+			}
+			return fmt.Errorf("rollback: %w", e)
+		}
+		return fmt.Errorf("rollback: a rollback of round %d already waits for an answer: %w", f.Current, ErrDeferred)
 	}
 	s.startRun(modeRollback, in.Asks, in.Immediate)
 	rep, err := s.StartRollback(req, s.St.CurrentRound())
@@ -452,16 +465,27 @@ func (s *Engine) ready(err error) (Ready, error) {
 			// Asked what to do at the limit: the rollback goes on with the answer.
 			s.run.limitErr, err = err, nil
 		}
-		if len(r.Ask) > 0 && s.Ext.AtOnce && len(s.Ext.Needed) == 0 {
-			// An Immediate Asker's answers ride on this Ready's writes.
+		if len(r.Ask) > 0 && (s.Ext.AtOnce && len(s.Ext.Needed) == 0 || s.run.mode == modeRollback) {
+			// An Immediate Asker's answers ride on this Ready's writes;
+			// a rollback commits nothing until its dialogs carry it out,
+			// cancel it or wait for an answer.
 			r.Outcome = s.St.outcome()
+			r.Rollback = s.run.rollback
 			return r, nil
 		}
 	}
-	if err != nil && s.run.mode == modeRollback && failedUncommitted(err) {
-		// The rollback failed before its commit (a backup that does not
-		// read, say): what it changed in memory was never stored.
-		s.Stale = true
+	if s.run.mode == modeRollback && (failedUncommitted(err) || s.run.rollback.Cancelled) {
+		// Failed before its commit (a backup that does not read, say), or
+		// cancelled: nothing it decided is kept.
+		s.run.discard = true
+	}
+	if s.run.discard {
+		// What the decisions hold was never stored: the driver takes the
+		// session up again from its Store.
+		s.Out, s.Stale = nil, true
+		r.Stale, r.Rollback, r.Outcome = true, s.run.rollback, s.St.outcome()
+		s.run = runState{}
+		return r, err
 	}
 	out := s.Out
 	s.Out = nil

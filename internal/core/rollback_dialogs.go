@@ -75,6 +75,9 @@ func (s *Engine) applyMove(f *RollbackFlow, m FlowMove) (rep RollbackReport, don
 		return rep, true, err
 	case m.Cancel:
 		return m.Report, true, s.flowCancel(f, m.Label, m.Skip)
+	case m.Restore:
+		s.flowRestore(f)
+		return m.Report, true, nil
 	}
 	s.stage()
 	return RollbackReport{}, false, nil
@@ -111,6 +114,22 @@ func (s *Engine) flowCancel(f *RollbackFlow, decision string, skip bool) error {
 	s.Log.Info("rollback not carried out", "round", f.Current, "decision", decision)
 	s.stage()
 	return nil
+}
+
+// flowRestore drops the rollback request f: nothing is recorded, the
+// questions it set aside wait again, and a question that asked for the
+// rollback (divergence, escalation) is asked again by its step.
+func (s *Engine) flowRestore(f *RollbackFlow) {
+	s.St.RollbackFlow = nil
+	s.St.Pending = append(s.St.Pending, f.SetAside...)
+	for id, a := range f.SetAsideAnswers {
+		if s.St.Answers == nil {
+			s.St.Answers = map[string]Answer{}
+		}
+		s.St.Answers[id] = a
+	}
+	s.Log.Info("rollback cancelled: the session is as before the request", "round", f.Current)
+	s.stage()
 }
 
 // pauseAt keeps q pending (the user chose "pause") and commits.
@@ -263,17 +282,18 @@ func (v rollbackStoreView) RCA(f *RollbackFlow, attempt int) (rollbacktext.RCAIn
 		return in, err
 	}
 	if in.Gap != "" {
-		for _, t := range rollback.SuggestSplit(in.GapTitle, concernsAbout(st, in.Gap, f.Current, in.Attempts)) {
+		concerns := rollback.Concerns(in.Attempts, findingsAbout(st, in.Gap, f.Current, in.Attempts))
+		for _, t := range rollback.SuggestSplit(in.GapTitle, concerns) {
 			in.Split = append(in.Split, rollbacktext.SplitChild{Title: t})
 		}
 	}
 	return in, nil
 }
 
-// concernsAbout returns the Reviewer's findings against id across a
+// findingsAbout returns the Reviewer's findings against id across a
 // round's rolled-back attempts (their archived reviews) and the attempt
 // being rolled back now, oldest first.
-func concernsAbout(st *State, id gap.ID, round int, attempts []rollback.AttemptInfo) []string {
+func findingsAbout(st *State, id gap.ID, round int, attempts []rollback.AttemptInfo) []string {
 	var out []string
 	for _, a := range attempts {
 		if a.Reviewer == "" {

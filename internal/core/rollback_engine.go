@@ -58,7 +58,30 @@ type RollbackReport struct {
 	// cancelled, forced proceeding, or the limit was reached) Undone is
 	// empty and Decision says why.
 	Decision string
+	// Cancelled says the user chose "cancel" in a rollback dialog: the
+	// request was dropped and the session is as it was before it.
+	Cancelled bool
 }
+
+// PendingRollbackError refuses a rollback request while another rollback
+// waits in its dialog: it names that one. It wraps ErrRollbackPending.
+type PendingRollbackError struct {
+	// Round is the round the waiting rollback undoes, To its target,
+	// Reason and Adjustments what it was asked with.
+	Round, To   int
+	Reason      string
+	Adjustments []string
+	// Question is the ID of the question it waits at.
+	Question string
+}
+
+func (e *PendingRollbackError) Error() string {
+	return fmt.Sprintf("%v: the rollback of round %d to round %d (reason %q) waits for an answer to %s; answer it, or cancel it with the answer %q, before asking for another",
+		ErrRollbackPending, e.Round, e.To, e.Reason, e.Question, KeyCancelRollback)
+}
+
+// Unwrap makes errors.Is(err, ErrRollbackPending) hold.
+func (e *PendingRollbackError) Unwrap() error { return ErrRollbackPending }
 
 // StartRollback checks the target of a requested rollback and plays its
 // dialogs until they execute it, cancel it or wait for an answer.
@@ -75,7 +98,7 @@ func (s *Engine) StartRollback(req RollbackRequest, current int) (RollbackReport
 		return RollbackReport{}, err
 	}
 	s.St.RollbackFlow = &RollbackFlow{Trigger: req.Trigger, Reason: req.Reason, Current: current, To: req.To, Explicit: true,
-		Adjustments: slices.Clone(req.Adjustments), Origin: originAPI}
+		Adjustments: slices.Clone(req.Adjustments), Origin: originAPI, SetAside: s.St.Pending, SetAsideAnswers: s.St.Answers}
 	// The questions waiting give way: the rollback's dialog is the one an
 	// answer must reach (it runs first, and a pending question behind it
 	// could be answered but never taken). Each is asked again by its own

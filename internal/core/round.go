@@ -184,7 +184,7 @@ func (s *Engine) backupOps(n int) ([]Op, error) {
 	}
 	// status.md and decisions.md as the round ended are written between
 	// rounds, and the backups are copies of them.
-	status, decisions := renderStatus(s.St, s.Cfg.rollbackLimit(), s.Cfg.Backend), renderDecisions(s.St)
+	status, decisions := renderStatus(s.St, &s.Cfg), renderDecisions(s.St)
 	ops = append(ops, s.renderingOps(status, decisions)...)
 	ops = append(ops,
 		s.copyOp(BackupKeyStatus(prev), keyStatus, []byte(status)),

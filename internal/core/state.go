@@ -179,6 +179,9 @@ type State struct {
 	// RecoverConflicts are the conflict decisions of rolled-back rounds,
 	// restored when decision recovery re-applies them.
 	RecoverConflicts []conflict.Ruling `json:"recover_conflicts,omitempty"`
+	// RecoverDialog is how far the decision-recovery dialog has gone once
+	// its first question is answered (nil before).
+	RecoverDialog *RecoverDialog `json:"recover_dialog,omitempty"`
 }
 
 // RoundState is the progress of the round in flight.

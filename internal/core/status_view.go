@@ -75,7 +75,9 @@ func statusOf(s *State, c *statusCache, defaults Settings) Status {
 	st.FinalSpec, st.FinalSpecReason = FinalSpecStatus(s) // integrate.go
 	st.Outcome = s.Outcome
 	switch {
-	case len(s.Pending) > 0 && !OnlyCleanupPending(s):
+	case len(s.Pending) > 0 && !s.Outcome.Terminal():
+		// A finished session keeps its outcome while a question waits
+		// (the integration's, a rollback's dialog, the archive cleanup).
 		st.Outcome = StatusPaused
 	case st.Outcome == "":
 		st.Outcome = StatusRunning
