@@ -43,8 +43,8 @@ func costSession() SessionInput {
 }
 
 // localHistoryFile is a recorded history of the cost session with local
-// role calls (versionLocalCalls), replayed by TestReplayRecordedHistory.
-const localHistoryFile = "testdata/history-v3-local.json"
+// role calls (versionNextInputs), replayed by TestReplayRecordedHistory.
+const localHistoryFile = "testdata/history-v4-local.json"
 
 // costRounds and costCalls are what costSession plays.
 const (

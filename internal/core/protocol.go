@@ -384,6 +384,13 @@ func (s *Engine) answered(in Answered) error {
 		return nil // asked again (Ready.Ask), with why
 	}
 	delete(s.run.rejected, q.ID)
+	if !fromAsker && s.St.RollbackFlow != nil && s.run.mode == modeNone {
+		// An answer to a waiting rollback's dialog carries the rollback
+		// on, whoever gives it (a host through Next, another process): the
+		// dialog's next question, or the rollback carried out.
+		s.startRun(modeRollback, false, false)
+		return s.play()
+	}
 	if !fromAsker {
 		return s.Checkpoint()
 	}
