@@ -118,12 +118,12 @@ func (s *Engine) attempt(role RoleName, k int, rp *RolePhase) (attemptOutcome, e
 // settle validates a role call's result, records the attempt in attempts
 // and closes the attempt's scope.
 func (s *Engine) settle(plan attemptPlan, res RoleResult, attempts *[]AttemptRec) (attemptOutcome, error) {
-	out, err := s.St.finishAttempt(plan, res, s.Cfg.MaxOutputBytes, s.Tok, s.at)
+	out, err := s.st.finishAttempt(plan, res, s.cfg.MaxOutputBytes, s.tok, s.at)
 	if err != nil {
 		s.endAttempt(plan, out, err)
 		return out, err
 	}
-	out.rec.Free = !out.rec.Success && freeReask(out.rec, *attempts, s.Cfg.TokensCap())
+	out.rec.Free = !out.rec.Success && freeReask(out.rec, *attempts, s.cfg.TokensCap())
 	s.recordAttempt(plan.Role, plan.Part, attempts, out)
 	s.endAttempt(plan, out, nil)
 	return out, nil
@@ -133,7 +133,7 @@ func (s *Engine) settle(plan attemptPlan, res RoleResult, attempts *[]AttemptRec
 // the response journaled before a crash or pause. It runs on the session's
 // goroutine; the caller makes the staged prompt durable before the call.
 func (s *Engine) planAttempt(role RoleName, part string, k int, rp *RolePhase) (attemptPlan, error) {
-	cur := s.St.Current
+	cur := s.st.Current
 	gaps, prev := rp.Gaps, rp.Attempts
 	if part != "" {
 		p := rp.part(gap.ID(part))
@@ -144,7 +144,7 @@ func (s *Engine) planAttempt(role RoleName, part string, k int, rp *RolePhase) (
 		where = fmt.Sprintf("round %d %s (%s) attempt %d", cur.N, role, part, k)
 	}
 	promptKey, respKey := attemptKeys(cur.N, role, part, k)
-	if plan, ok := s.Ext.resume(role, s.St.Usage.callIndex(role, respKey)); ok {
+	if plan, ok := s.ext.resume(role, s.st.Usage.callIndex(role, respKey)); ok {
 		return plan, nil // planned when its call was asked for
 	}
 	msgs, stable, ex, err := s.buildPrompt(role, k, gaps, prev, rp.Context)
@@ -152,15 +152,15 @@ func (s *Engine) planAttempt(role RoleName, part string, k int, rp *RolePhase) (
 		return attemptPlan{}, fmt.Errorf("%s: build prompt: %w", where, err)
 	}
 	plan := attemptPlan{Role: role, Part: part, K: k, where: where, msgs: msgs, Example: ex, started: s.at()}
-	plan.req = Request{Role: role, Round: cur.N, Attempt: k, Call: s.St.Usage.callIndex(role, respKey),
-		Gaps: slices.Clone(gaps), Messages: msgs, MaxTokens: nextMaxTokens(s.Cfg.MaxTokens, s.Cfg.TokensCap(), prev), Stable: stable}
+	plan.req = Request{Role: role, Round: cur.N, Attempt: k, Call: s.st.Usage.callIndex(role, respKey),
+		Gaps: slices.Clone(gaps), Messages: msgs, MaxTokens: nextMaxTokens(s.cfg.MaxTokens, s.cfg.TokensCap(), prev), Stable: stable}
 	if b, err := s.get(respKey); err == nil {
 		// A journaled response from before a crash or pause: never pay twice.
 		c := string(b)
 		plan.journaled, plan.journaledFinish = &c, s.journaledFinish(respKey)
 	} else if !errors.Is(err, ErrNotFound) {
 		return attemptPlan{}, fmt.Errorf("%s: read response journal: %w", where, err)
-	} else if res, ok := s.Ext.take(plan.req); ok {
+	} else if res, ok := s.ext.take(plan.req); ok {
 		plan.delivered = &res
 	} else {
 		// The driver makes the call. Its prompt, and everything staged
@@ -193,12 +193,12 @@ func (plan attemptPlan) result() RoleResult {
 	return res
 }
 
-// NoteTransport records a transport retry the driver made (and reported
+// noteTransport records a transport retry the driver made (and reported
 // as it happened).
-func (s *Engine) NoteTransport(n TransportNote) {
-	s.St.Logged = append(s.St.Logged, loggedEvent{Kind: loggedTransportRetry, Round: n.Round, At: s.at(), Role: n.Role,
+func (s *Engine) noteTransport(n TransportNote) {
+	s.st.Logged = append(s.st.Logged, loggedEvent{Kind: loggedTransportRetry, Round: n.Round, At: s.at(), Role: n.Role,
 		Err: oneLine(n.Err.Error()), Try: n.Try, Delay: n.Delay})
-	s.Log.Warn("transient role error, backing off", "round", n.Round, "role", n.Role, "attempt", n.Attempt, "retry", n.Try, "delay", n.Delay, "err", n.Err)
+	s.log.Warn("transient role error, backing off", "round", n.Round, "role", n.Role, "attempt", n.Attempt, "retry", n.Try, "delay", n.Delay, "err", n.Err)
 }
 
 // finishAttempt journals the raw response (capped at maxOutputBytes) and
@@ -320,26 +320,26 @@ func complianceCheck(res validate.Result, content string, decided []conflict.Rul
 // goroutine, and prepares the retry a failed attempt with budget left
 // gets.
 func (s *Engine) recordAttempt(role RoleName, part string, attempts *[]AttemptRec, out attemptOutcome) {
-	cur := s.St.Current
+	cur := s.st.Current
 	rec := out.rec
 	*attempts = append(*attempts, rec)
-	s.St.Usage.add(role, rec.Usage, rec.Calls)
+	s.st.Usage.add(role, rec.Usage, rec.Calls)
 	_, respKey := attemptKeys(cur.N, role, part, rec.N)
-	delete(s.St.Usage.InFlight, respKey)
+	delete(s.st.Usage.InFlight, respKey)
 	fact := newAttemptFact(cur.N, role, part, rec, out.result)
 	if !rec.Success {
 		s.emit(Event{Kind: EventValidationFailed, Role: role, Attempt: rec.N, Gap: part, FailureType: rec.FailureType, Message: rec.Message})
 	}
-	s.St.AttemptLog = append(s.St.AttemptLog, fact)
-	factAt := len(s.St.AttemptLog) - 1
-	s.St.settleExampleOutcome(cur.N, role, rec)
-	s.St.settleLegacyRetry(cur.N, role, part, rec)
+	s.st.AttemptLog = append(s.st.AttemptLog, fact)
+	factAt := len(s.st.AttemptLog) - 1
+	s.st.settleExampleOutcome(cur.N, role, rec)
+	s.st.settleLegacyRetry(cur.N, role, part, rec)
 	if !rec.Success && rec.Free && part == "" {
 		// Re-asked without spending the retry budget; a part's budget
 		// counts its free attempts (budgetFor).
 		cur.role(role).Budget++
 	}
-	if !rec.Success && rec.N < s.St.budgetFor(role, part, s.Cfg.MaxRetries) {
+	if !rec.Success && rec.N < s.st.budgetFor(role, part, s.cfg.MaxRetries) {
 		s.prepareRetry(role, part, rec, factAt)
 	}
 }
@@ -392,8 +392,8 @@ func (st *State) settleLegacyRetry(n int, role RoleName, part string, rec Attemp
 // attaches, logs it on the attempt's fact (at factAt) and in the example
 // log, and announces the retry.
 func (s *Engine) prepareRetry(role RoleName, part string, rec AttemptRec, factAt int) {
-	cur := s.St.Current
-	sel, err := s.example(role, rec.FailureType, s.Cfg.RetryExampleBudget)
+	cur := s.st.Current
+	sel, err := s.example(role, rec.FailureType, s.cfg.RetryExampleBudget)
 	label := exampleLabel(sel)
 	if err != nil {
 		label = "unavailable: " + err.Error()
@@ -405,9 +405,9 @@ func (s *Engine) prepareRetry(role RoleName, part string, rec AttemptRec, factAt
 		s.chosenExamples[retryExampleKey(cur.N, role, rec.N+1, rec.FailureType)] = sel
 		entry := exemplar.NewLogEntry(cur.N, role, rec.N, rec.FailureType, sel)
 		entry.Outcome = exemplar.OutcomePending
-		s.St.ExampleLog = append(s.St.ExampleLog, entry)
+		s.st.ExampleLog = append(s.st.ExampleLog, entry)
 	}
-	s.St.AttemptLog[factAt].Retry = &retryFact{Modification: retry.Label(rec.FailureType), Example: label}
+	s.st.AttemptLog[factAt].Retry = &retryFact{Modification: retry.Label(rec.FailureType), Example: label}
 	s.emit(Event{Kind: EventRetry, Role: role, Attempt: rec.N + 1, Gap: part, FailureType: rec.FailureType})
 }
 

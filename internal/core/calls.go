@@ -70,8 +70,8 @@ func (e *ExternalCalls) take(req Request) (RoleResult, bool) {
 // asked for goes on (its start time), or a new one starts now.
 func (s *Engine) startPlan(plan *attemptPlan) {
 	id := CallID{plan.req.Role, plan.req.Call}
-	if kp, ok := s.Ext.Plans[id]; ok {
-		delete(s.Ext.Plans, id)
+	if kp, ok := s.ext.Plans[id]; ok {
+		delete(s.ext.Plans, id)
 		plan.started = kp.Started
 		return
 	}
@@ -100,22 +100,22 @@ func (e *ExternalCalls) resume(role RoleName, call int) (attemptPlan, bool) {
 // attempt started.
 func (s *Engine) keepPlan(plan attemptPlan) {
 	id := CallID{plan.req.Role, plan.req.Call}
-	if _, ok := s.Ext.Plans[id]; ok {
+	if _, ok := s.ext.Plans[id]; ok {
 		return
 	}
 	s.emit(plan.startEvent())
-	s.Ext.Plans[id] = keptPlan{Started: plan.started, Plan: plan}
+	s.ext.Plans[id] = keptPlan{Started: plan.started, Plan: plan}
 }
 
 // endPlans ends the attempts whose calls were asked for and will not be
 // delivered, with err (what stopped the session).
 func (s *Engine) endPlans(err error) {
-	ids := slices.SortedFunc(maps.Keys(s.Ext.Plans), func(a, b CallID) int {
+	ids := slices.SortedFunc(maps.Keys(s.ext.Plans), func(a, b CallID) int {
 		return cmp.Or(strings.Compare(string(a.Role), string(b.Role)), cmp.Compare(a.Call, b.Call))
 	})
 	for _, id := range ids {
-		kp := s.Ext.Plans[id]
-		delete(s.Ext.Plans, id)
+		kp := s.ext.Plans[id]
+		delete(s.ext.Plans, id)
 		p := kp.Plan
 		s.emit(Event{Kind: EventAttemptFinished, Role: p.Role, Call: p.req.Call, Attempt: p.K, Gap: p.Part, ExampleTier: p.Example.Tier,
 			Phase: p.Phase, Elapsed: s.now.Sub(kp.Started), FailureType: validate.ExecutionError, Message: err.Error(), Err: err})

@@ -28,7 +28,7 @@ func newEngine(o Options) *Engine {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
-	s := &Engine{Cfg: o.Params, caps: o.Caps, Tok: o.Tok, Log: o.Log, Ext: NewExternalCalls(), checks: o.SelfCheck}
+	s := &Engine{cfg: o.Params, caps: o.Caps, tok: o.Tok, log: o.Log, ext: NewExternalCalls(), checks: o.SelfCheck}
 	s.status.validation.Check = o.SelfCheck
 	return s
 }
@@ -52,17 +52,17 @@ func Create(o Options, v View, id, spec string, gaps []gap.Gap, at time.Time) (*
 		return nil, Ready{}, fmt.Errorf("new session: %w", err)
 	}
 	s := newEngine(o)
-	s.St, s.J = st, NewJournal(o.Caps)
-	s.J.Hist.Check = o.SelfCheck
+	s.st, s.journal = st, NewJournal(o.Caps)
+	s.journal.Hist.Check = o.SelfCheck
 	s.now = at
-	s.Out = newReadyWrites(s.caps, s.checks)
-	s.Out.Base = v
-	err := s.Checkpoint(Put(KeySpec, []byte(spec)))
+	s.out = newReadyWrites(s.caps, s.checks)
+	s.out.Base = v
+	err := s.checkpoint(Put(KeySpec, []byte(spec)))
 	r, rerr := s.ready(err)
 	if rerr != nil {
 		return nil, Ready{}, fmt.Errorf("new session: %w", rerr)
 	}
-	s.Log.Info("session created", "session", id, "gaps", len(gaps))
+	s.log.Info("session created", "session", id, "gaps", len(gaps))
 	return s, r, nil
 }
 
@@ -77,12 +77,19 @@ func Load(o Options, st *State, j StateJournal) (*Engine, error) {
 	o.Params.Settings = set
 	s := newEngine(o)
 	j.Hist.Check = o.SelfCheck
-	s.St, s.J = st, j
+	s.st, s.journal = st, j
 	return s, nil
 }
 
 // Settings are the session's settings as they stand.
-func (s *Engine) Settings() Settings { return s.Cfg.Settings }
+func (s *Engine) Settings() Settings { return s.cfg.Settings }
 
 // RunLink is the link stored for the session's last run (see Run.Link).
-func (s *Engine) RunLink() string { return s.St.RunLink }
+func (s *Engine) RunLink() string { return s.st.RunLink }
+
+// StateDoc is the session's whole state as a state.json snapshot would
+// hold it, encoded with a cache of its own (the journal's is untouched).
+func (s *Engine) StateDoc() ([]byte, error) {
+	v, err := EncodeState(s.st, &HistoryCache{})
+	return v.Bytes(), err
+}

@@ -183,14 +183,14 @@ func NewIntegration(st *State, integrate bool, maxRetries int) *IntegrationState
 // (finish): a previous integration's files (a session rolled back after
 // it finished) are deleted in the same commit.
 func (s *Engine) integrationStartOps() ([]Op, error) {
-	s.St.Integration = NewIntegration(s.St, s.Cfg.Integrate, s.Cfg.MaxRetries)
-	switch in := s.St.Integration; {
+	s.st.Integration = NewIntegration(s.st, s.cfg.Integrate, s.cfg.MaxRetries)
+	switch in := s.st.Integration; {
 	case in == nil:
 		return nil, nil
 	case in.Step == IntegDone:
 		return []Op{Delete(keyFinalTrace)}, nil
 	}
-	old, err := s.Out.List("final/")
+	old, err := s.out.List("final/")
 	if err != nil {
 		return nil, fmt.Errorf("integration: list final/: %w", err)
 	}
@@ -215,9 +215,9 @@ func dropIntegrationQuestions(st *State) {
 // integrate plays the integration step until final_spec.md is written or
 // a question waits; paused is true in the latter case.
 func (s *Engine) integrate() (paused bool, err error) {
-	in := s.St.Integration
-	if in != nil && in.Step != IntegDone && !s.Cfg.Integrate {
-		dropIntegrationQuestions(s.St)
+	in := s.st.Integration
+	if in != nil && in.Step != IntegDone && !s.cfg.Integrate {
+		dropIntegrationQuestions(s.st)
 		return false, s.integrationDone(FinalSpecAppendix, "integration was turned off before it finished (Settings.Integrate false, --no-integrate)")
 	}
 	for in != nil && in.Step != IntegDone {
@@ -279,7 +279,7 @@ func (s *Engine) integrationMaterial() (IntegrationMaterial, error) {
 		return m, fmt.Errorf("integration: %w", err)
 	}
 	m.Source = src
-	m.Accepted = s.St.Ledger.InState(gap.Accepted)
+	m.Accepted = s.st.Ledger.InState(gap.Accepted)
 	texts, err := s.finalResolutions(m.ids())
 	if err != nil {
 		return m, fmt.Errorf("integration: %w", err)
@@ -287,8 +287,8 @@ func (s *Engine) integrationMaterial() (IntegrationMaterial, error) {
 	for _, g := range m.Accepted {
 		m.Resolutions = append(m.Resolutions, validate.Resolution{ID: g.ID, Text: texts[g.ID]})
 	}
-	m.decisions = decisionLines(s.St, s.St.Integration.Decisions)
-	m.limits = knownLimitations(s.St) // limitations.go
+	m.decisions = decisionLines(s.st, s.st.Integration.Decisions)
+	m.limits = knownLimitations(s.st) // limitations.go
 	return m, nil
 }
 
@@ -375,7 +375,7 @@ func integrationCheck(check validate.IntegrationInput) func(string) validate.Res
 // is valid or the attempts allowed are spent; stopped says why they end
 // early (see IntegrationState.Stopped).
 func (s *Engine) integrationEngineer() (stopped string, err error) {
-	in := s.St.Integration
+	in := s.st.Integration
 	m, err := s.integrationMaterial()
 	if err != nil {
 		return "", err
@@ -383,8 +383,8 @@ func (s *Engine) integrationEngineer() (stopped string, err error) {
 	if in.PartsMode {
 		return s.integrationParts(m)
 	}
-	lim := limitsOf(s.Cfg, s.Tok)
-	d := newIntegrationData(s.St, m)
+	lim := limitsOf(s.cfg, s.tok)
+	d := newIntegrationData(s.st, m)
 	check := m.input(lim.maxOutputBytes, in.Decisions)
 	for len(in.Engineer) < in.EngineerBudget {
 		k, prev := nextAttempt(in.Engineer, in.EngineerFrom)
@@ -401,7 +401,7 @@ func (s *Engine) integrationEngineer() (stopped string, err error) {
 		}
 		at, err := s.integrationCall(Engineer, k, msgs, stable, m.ids(), integrationCheck(check))
 		if errors.Is(err, ErrNoResponse) {
-			return fmt.Sprintf("the Engineer has no response for the integration call (Engineer call %d: %s)", s.St.Usage.NextCall[string(Engineer)]+1, roleError(err)), nil
+			return fmt.Sprintf("the Engineer has no response for the integration call (Engineer call %d: %s)", s.st.Usage.NextCall[string(Engineer)]+1, roleError(err)), nil
 		}
 		if err != nil {
 			return "", err
@@ -487,14 +487,14 @@ func reviewCheck(st *State, maxOutputBytes int) func(string) validate.Result {
 // integrationReview plays the consistency review of the accepted
 // integration.
 func (s *Engine) integrationReview() error {
-	in := s.St.Integration
+	in := s.st.Integration
 	specKey := in.specKey()
 	spec, err := s.get(specKey)
 	if err != nil {
 		return fmt.Errorf("integration: read %s: %w", specKey, err)
 	}
-	lim := limitsOf(s.Cfg, s.Tok)
-	d, ids := newConsistencyData(s.St, string(spec))
+	lim := limitsOf(s.cfg, s.tok)
+	d, ids := newConsistencyData(s.st, string(spec))
 	for len(in.Reviewer) < in.ReviewerBudget {
 		k, prev := nextAttempt(in.Reviewer, in.ReviewerFrom)
 		msgs, stable, err := consistencyMessages(d, k-in.ReviewerFrom, in.ReviewerBudget-in.ReviewerFrom, prev)
@@ -505,9 +505,9 @@ func (s *Engine) integrationReview() error {
 			in.Notes = append(in.Notes, fmt.Sprintf("no consistency review: the spec makes a %d-token review prompt, above the cap of %d", n, lim.cap))
 			return s.integrationDone(FinalSpecIntegrated, "")
 		}
-		at, err := s.integrationCall(Reviewer, k, msgs, stable, ids, reviewCheck(s.St, lim.maxOutputBytes))
+		at, err := s.integrationCall(Reviewer, k, msgs, stable, ids, reviewCheck(s.st, lim.maxOutputBytes))
 		if errors.Is(err, ErrNoResponse) {
-			in.Notes = append(in.Notes, fmt.Sprintf("no consistency review: the Reviewer has no response for it (Reviewer call %d: %s)", s.St.Usage.NextCall[string(Reviewer)]+1, roleError(err)))
+			in.Notes = append(in.Notes, fmt.Sprintf("no consistency review: the Reviewer has no response for it (Reviewer call %d: %s)", s.st.Usage.NextCall[string(Reviewer)]+1, roleError(err)))
 			return s.integrationDone(FinalSpecIntegrated, "")
 		}
 		if err != nil {
@@ -604,7 +604,7 @@ const (
 // CRITICAL/HIGH issues the retry did not fix, or after every integration
 // attempt failed validation.
 func (s *Engine) integrationAsk() (stop, error) {
-	q := integrationQuestion(s.St, s.Cfg.MaxRetries)
+	q := integrationQuestion(s.st, s.cfg.MaxRetries)
 	a, paused, err := s.ask(q)
 	if err != nil || paused {
 		return waitIf(paused), err
@@ -612,12 +612,12 @@ func (s *Engine) integrationAsk() (stop, error) {
 	opt, _ := q.Option(a.Key)
 	if opt.Key == integKeyPause {
 		// Offer the same decision again when the session resumes.
-		s.St.Pending = append(s.St.Pending, q)
-		s.St.recordDecision(s.at(), s.St.Round, "", q, a, opt.Label)
-		return waitForAnswer, s.Checkpoint()
+		s.st.Pending = append(s.st.Pending, q)
+		s.st.recordDecision(s.at(), s.st.Round, "", q, a, opt.Label)
+		return waitForAnswer, s.checkpoint()
 	}
-	form, why := s.St.Integration.Answered(opt.Key, s.Cfg.MaxRetries)
-	s.St.recordDecision(s.at(), s.St.Round, "", q, a, opt.Label)
+	form, why := s.st.Integration.Answered(opt.Key, s.cfg.MaxRetries)
+	s.st.recordDecision(s.at(), s.st.Round, "", q, a, opt.Label)
 	if form == "" {
 		s.stage()
 		return goOn, nil

@@ -30,19 +30,19 @@ type integrationAttempt struct {
 // the call (errNeedCalls). The attempt's usage is recorded and its end
 // reported to observers.
 func (s *Engine) integrationCall(role RoleName, k int, msgs []Message, stable int, gaps []gap.ID, check func(string) validate.Result) (integrationAttempt, error) {
-	in := s.St.Integration
+	in := s.st.Integration
 	promptKey, respKey := finalAttemptKeys(role, k)
 	where := fmt.Sprintf("integration %s attempt %d", role, k)
 	plan := attemptPlan{Role: role, K: k, where: where, msgs: msgs, started: s.at(), Phase: PhaseIntegration}
 	prior := in.runAttempts(role)
-	plan.req = Request{Role: role, Round: in.Round, Attempt: k, Call: s.St.Usage.callIndex(role, respKey),
-		Gaps: slices.Clone(gaps), Messages: msgs, MaxTokens: nextMaxTokens(s.Cfg.MaxTokens, s.Cfg.TokensCap(), prior), Stable: stable}
+	plan.req = Request{Role: role, Round: in.Round, Attempt: k, Call: s.st.Usage.callIndex(role, respKey),
+		Gaps: slices.Clone(gaps), Messages: msgs, MaxTokens: nextMaxTokens(s.cfg.MaxTokens, s.cfg.TokensCap(), prior), Stable: stable}
 	if b, err := s.get(respKey); err == nil {
 		c := string(b)
 		plan.journaled, plan.journaledFinish = &c, s.journaledFinish(respKey)
 	} else if !errors.Is(err, ErrNotFound) {
 		return integrationAttempt{}, fmt.Errorf("%s: read response journal: %w", where, err)
-	} else if res, ok := s.Ext.take(plan.req); ok {
+	} else if res, ok := s.ext.take(plan.req); ok {
 		plan.delivered = &res
 	} else {
 		// The driver makes the call; its prompt, and everything staged
@@ -54,12 +54,12 @@ func (s *Engine) integrationCall(role RoleName, k int, msgs []Message, stable in
 	}
 	s.startPlan(&plan)
 	res := plan.result()
-	if res.Err != nil && errors.Is(res.Err, ErrNoResponse) && s.St.Usage.NextCall[string(role)] == plan.req.Call {
+	if res.Err != nil && errors.Is(res.Err, ErrNoResponse) && s.st.Usage.NextCall[string(role)] == plan.req.Call {
 		// No response is no call: the number goes to the role's next call
 		// (a session rolled back and replayed again numbers its calls as
 		// its recording does).
-		s.St.Usage.NextCall[string(role)]--
-		delete(s.St.Usage.InFlight, respKey)
+		s.st.Usage.NextCall[string(role)]--
+		delete(s.st.Usage.InFlight, respKey)
 	}
 	if res.Err != nil {
 		s.emit(Event{Kind: EventAttemptFinished, Role: role, Call: plan.req.Call, Attempt: k, Phase: PhaseIntegration, Elapsed: s.at().Sub(plan.started),
@@ -70,26 +70,26 @@ func (s *Engine) integrationCall(role RoleName, k int, msgs []Message, stable in
 	finish := res.Resp.FinishReason
 	rec := AttemptRec{N: k, Calls: res.Calls, Model: res.Resp.Model, MaxTokens: plan.req.MaxTokens, FinishReason: finish}
 	if plan.journaled == nil {
-		rec.Usage, rec.UsageEstimated = callUsage(res.Resp.Usage, msgs, at.content, s.Tok)
-		at.content = capOutput(at.content, s.Cfg.MaxOutputBytes)
-		at.ops = append(at.ops, journalResponse(respKey, at.content, finish, s.Cfg.MaxOutputBytes)...)
+		rec.Usage, rec.UsageEstimated = callUsage(res.Resp.Usage, msgs, at.content, s.tok)
+		at.content = capOutput(at.content, s.cfg.MaxOutputBytes)
+		at.ops = append(at.ops, journalResponse(respKey, at.content, finish, s.cfg.MaxOutputBytes)...)
 	}
 	if validate.ContextExceeded(finish) {
-		err := contextExceeded(where, finish, msgs, s.Tok)
+		err := contextExceeded(where, finish, msgs, s.tok)
 		s.emit(Event{Kind: EventAttemptFinished, Role: role, Call: plan.req.Call, Attempt: k, Phase: PhaseIntegration, Elapsed: s.at().Sub(plan.started),
 			FailureType: validate.ExecutionError, Message: err.Error(), Err: err})
 		return integrationAttempt{}, err
 	}
 	// The verdict, the usage, and the attempt's end for observers.
-	vr := readAnswer(at.content, finish, s.Cfg.MaxOutputBytes, check)
+	vr := readAnswer(at.content, finish, s.cfg.MaxOutputBytes, check)
 	rec.At, rec.Success, rec.FailureType, rec.Tier = s.at(), vr.Success, vr.FailureType, string(vr.Tier)
 	rec.Line, rec.Message, rec.Warnings = vr.Line, vr.Message, vr.Warnings
 	rec.Normalized = normalizedQuirks(vr.Normalized)
-	if rec.Free = !vr.Success && freeReask(rec, prior, s.Cfg.TokensCap()); rec.Free {
+	if rec.Free = !vr.Success && freeReask(rec, prior, s.cfg.TokensCap()); rec.Free {
 		in.extendBudget(role) // re-asked without spending the retry budget
 	}
-	s.St.Usage.add(role, rec.Usage, rec.Calls)
-	delete(s.St.Usage.InFlight, respKey)
+	s.st.Usage.add(role, rec.Usage, rec.Calls)
+	delete(s.st.Usage.InFlight, respKey)
 	if !vr.Success {
 		s.emit(Event{Kind: EventValidationFailed, Role: role, Attempt: k, Phase: PhaseIntegration, FailureType: rec.FailureType, Message: rec.Message})
 	}

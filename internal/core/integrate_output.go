@@ -17,7 +17,7 @@ import (
 // integrationDone writes final_spec.md in its final form, the trace, and a
 // line of final_summary.md saying which form it is.
 func (s *Engine) integrationDone(form, reason string) error {
-	in := s.St.Integration
+	in := s.st.Integration
 	in.Step, in.Form, in.Reason = IntegDone, form, reason
 	var written string
 	var check validate.IntegrationInput
@@ -31,7 +31,7 @@ func (s *Engine) integrationDone(form, reason string) error {
 		if err != nil {
 			return err
 		}
-		written, check = string(b), m.input(s.Cfg.MaxOutputBytes, in.Decisions)
+		written, check = string(b), m.input(s.cfg.MaxOutputBytes, in.Decisions)
 	} else {
 		ops, err := s.finalOps()
 		if err != nil {
@@ -53,7 +53,7 @@ func (s *Engine) integrationDone(form, reason string) error {
 	if form == FinalSpecAppendix {
 		msg = "final_spec.md is the appendix form: " + reason
 	}
-	s.Log.Info("final spec written", "form", form, "reason", reason)
+	s.log.Info("final spec written", "form", form, "reason", reason)
 	s.emit(Event{Kind: EventIntegrated, Phase: PhaseIntegration, Message: msg})
 	return nil
 }

@@ -217,10 +217,10 @@ func (s *Engine) Handle(v, cold View, in Input) (Ready, error) {
 		return Ready{}, fmt.Errorf("%w: commit the last Ready.Persist to the Store, then call Advance", ErrNotPersisted)
 	}
 	s.now = in.inputAt().UTC()
-	if s.Out == nil {
-		s.Out = newReadyWrites(s.caps, s.checks)
+	if s.out == nil {
+		s.out = newReadyWrites(s.caps, s.checks)
 	}
-	s.Out.Base, s.Out.ColdBase = v, cold
+	s.out.Base, s.out.ColdBase = v, cold
 	err := s.handle(in)
 	return s.ready(err)
 }
@@ -236,14 +236,14 @@ func (s *Engine) handle(in Input) error {
 		mode := modeRun
 		if in.Step {
 			mode = modeStep
-			if s.St.Outcome.Terminal() && s.St.RollbackFlow == nil && !s.St.FinishPending() {
-				return fmt.Errorf("step: %w (%s); roll back to reopen it", ErrFinished, s.St.Outcome)
+			if s.st.Outcome.Terminal() && s.st.RollbackFlow == nil && !s.st.FinishPending() {
+				return fmt.Errorf("step: %w (%s); roll back to reopen it", ErrFinished, s.st.Outcome)
 			}
 		}
 		s.startRun(mode, in.Asks, in.Immediate)
-		s.ResumeFailed()
-		if in.Link != "" && in.Link != s.St.RunLink {
-			s.St.RunLink, s.Dirty = in.Link, true
+		s.resumeFailed()
+		if in.Link != "" && in.Link != s.st.RunLink {
+			s.st.RunLink, s.dirty = in.Link, true
 		}
 		return s.play()
 	case Continue:
@@ -251,16 +251,16 @@ func (s *Engine) handle(in Input) error {
 		return s.play()
 	case Interrupt:
 		// The calls made for this run are made again by the next.
-		clear(s.Ext.Delivered)
-		s.run.outcome = Outcome{Status: StatusPaused, Round: s.St.Round, Reason: "interrupted: " + in.Cause.Error() + "; run again to resume", Pending: slices.Clone(s.St.Pending)}
+		clear(s.ext.Delivered)
+		s.run.outcome = Outcome{Status: StatusPaused, Round: s.st.Round, Reason: "interrupted: " + in.Cause.Error() + "; run again to resume", Pending: slices.Clone(s.st.Pending)}
 		s.run.mode = modeNone
 		return in.Cause
 	case Deliver:
 		for _, n := range in.Notes {
-			s.NoteTransport(n)
+			s.noteTransport(n)
 		}
 		for _, r := range in.Results {
-			s.Ext.Delivered[r.Call] = r.Result
+			s.ext.Delivered[r.Call] = r.Result
 		}
 		return s.play()
 	case Answered:
@@ -270,13 +270,13 @@ func (s *Engine) handle(in Input) error {
 		s.run.deferred[in.Question] = true
 		s.run.stopAsking = true // the run stops here, paused
 		// The question becomes durable now if it rode on the Ready.
-		if err := s.Flush(); err != nil {
+		if err := s.flush(); err != nil {
 			return err
 		}
 		return s.run.limitErr
 	case AskFailed:
 		s.settleAsked(in.Question)
-		q, _ := s.pending(in.Question)
+		q, _ := s.pendingQuestion(in.Question)
 		err := fmt.Errorf("round %d: ask %s: %w", q.Round, in.Question, in.Err)
 		if s.run.mode == modeRollback {
 			// Nothing the rollback decided is kept: the session is as it
@@ -284,21 +284,21 @@ func (s *Engine) handle(in Input) error {
 			s.run.rollback, s.run.discard = RollbackReport{}, true
 			return fmt.Errorf("%w (the session is unchanged)", err)
 		}
-		o, err := s.Failed(err)
+		o, err := s.failed(err)
 		s.run.outcome, s.run.mode = o, modeNone
 		return err
 	case Approve:
 		return s.approve(in)
 	case Abandon:
-		if s.St.Outcome.Terminal() {
-			return fmt.Errorf("abandon: %w (%s)", ErrFinished, s.St.Outcome)
+		if s.st.Outcome.Terminal() {
+			return fmt.Errorf("abandon: %w (%s)", ErrFinished, s.st.Outcome)
 		}
-		s.FileEndDecision("Abandon the session", "abandon", "ABANDONED", in.Reason)
-		return s.Finish(StatusAbandoned, EndReason("abandoned by the user", in.Reason))
+		s.fileEndDecision("Abandon the session", "abandon", "ABANDONED", in.Reason)
+		return s.finish(StatusAbandoned, EndReason("abandoned by the user", in.Reason))
 	case Rollback:
 		return s.rollback(in)
 	case ChangeSettings:
-		return s.ApplySettings(in.Settings)
+		return s.applySettings(in.Settings)
 	}
 	return fmt.Errorf("refine: internal error: unknown input %T", in)
 }
@@ -307,7 +307,7 @@ func (s *Engine) handle(in Input) error {
 func (s *Engine) startRun(mode runMode, asks, immediate bool) {
 	s.run = runState{mode: mode, asks: asks, immediate: immediate, offered: map[string]bool{},
 		asked: map[string]bool{}, deferred: map[string]bool{}, tries: map[string]int{}, rejected: map[string]error{}}
-	s.Ext.AtOnce = asks && immediate
+	s.ext.AtOnce = asks && immediate
 	s.passYield = true
 	s.scopeRound = 0 // the driver's round scope ends with each run
 }
@@ -327,17 +327,17 @@ func (s *Engine) yieldHere() bool {
 func (s *Engine) play() error {
 	switch s.run.mode {
 	case modeRun:
-		o, err := s.RunRounds()
+		o, err := s.runRounds()
 		s.run.outcome = o
 		return err
 	case modeStep:
-		rep, err := s.StepOnce()
+		rep, err := s.stepOnce()
 		s.run.report = rep
 		return err
 	case modeRollback:
-		rep, err := s.DriveRollback()
+		rep, err := s.driveRollback()
 		if err == nil {
-			err = s.Flush()
+			err = s.flush()
 		}
 		s.run.rollback = rep
 		return err
@@ -345,22 +345,22 @@ func (s *Engine) play() error {
 	return nil // no run: an answer or a delivery outside one is only recorded
 }
 
-// pending returns the pending question id.
-func (s *Engine) pending(id string) (Question, bool) {
-	i := slices.IndexFunc(s.St.Pending, func(q Question) bool { return q.ID == id })
+// pendingQuestion returns the pendingQuestion question id.
+func (s *Engine) pendingQuestion(id string) (Question, bool) {
+	i := slices.IndexFunc(s.st.Pending, func(q Question) bool { return q.ID == id })
 	if i < 0 {
 		return Question{}, false
 	}
-	return s.St.Pending[i], true
+	return s.st.Pending[i], true
 }
 
 // answered records an answer: the run's Asker's (asked again with why
 // when invalid, three times at most), or the host's.
 func (s *Engine) answered(in Answered) error {
-	q, ok := s.pending(in.Question)
+	q, ok := s.pendingQuestion(in.Question)
 	if !ok {
-		ids := make([]string, len(s.St.Pending))
-		for k, p := range s.St.Pending {
+		ids := make([]string, len(s.st.Pending))
+		for k, p := range s.st.Pending {
 			ids[k] = p.ID
 		}
 		return fmt.Errorf("answer %q: %w (pending: %v)", in.Question, ErrUnknownQuestion, ids)
@@ -369,14 +369,14 @@ func (s *Engine) answered(in Answered) error {
 	if fromAsker {
 		s.settleAsked(q.ID)
 	}
-	if err := s.St.AcceptAnswer(q, in.Answer); err != nil {
+	if err := s.st.AcceptAnswer(q, in.Answer); err != nil {
 		if !fromAsker {
 			return fmt.Errorf("answer %q: %w", in.Question, err)
 		}
-		s.Log.Warn("asker gave an invalid answer", "question", q.ID, "err", err)
+		s.log.Warn("asker gave an invalid answer", "question", q.ID, "err", err)
 		s.run.tries[q.ID]++
 		if s.run.tries[q.ID] >= 3 {
-			o, ferr := s.Failed(fmt.Errorf("round %d: ask %s: %w", q.Round, q.ID, err))
+			o, ferr := s.failed(fmt.Errorf("round %d: ask %s: %w", q.Round, q.ID, err))
 			s.run.outcome, s.run.mode = o, modeNone
 			return ferr
 		}
@@ -384,7 +384,7 @@ func (s *Engine) answered(in Answered) error {
 		return nil // asked again (Ready.Ask), with why
 	}
 	delete(s.run.rejected, q.ID)
-	if !fromAsker && s.St.RollbackFlow != nil && s.run.mode == modeNone {
+	if !fromAsker && s.st.RollbackFlow != nil && s.run.mode == modeNone {
 		// An answer to a waiting rollback's dialog carries the rollback
 		// on, whoever gives it (a host through Next, another process): the
 		// dialog's next question, or the rollback carried out.
@@ -392,10 +392,10 @@ func (s *Engine) answered(in Answered) error {
 		return s.play()
 	}
 	if !fromAsker {
-		return s.Checkpoint()
+		return s.checkpoint()
 	}
-	s.Ext.Auto[q.ID] = s.run.immediate
-	s.Dirty = true
+	s.ext.Auto[q.ID] = s.run.immediate
+	s.dirty = true
 	s.run.limitErr = nil
 	return s.play()
 }
@@ -409,18 +409,18 @@ func (s *Engine) settleAsked(id string) {
 
 // approve ends the session as USER_APPROVED, unless a conflict blocks it.
 func (s *Engine) approve(in Approve) error {
-	if s.St.Outcome.Terminal() {
-		return fmt.Errorf("approve: %w (%s)", ErrFinished, s.St.Outcome)
+	if s.st.Outcome.Terminal() {
+		return fmt.Errorf("approve: %w (%s)", ErrFinished, s.st.Outcome)
 	}
-	high, err := ApprovalBlocked(s.St, in.AcknowledgeHigh)
+	high, err := ApprovalBlocked(s.st, in.AcknowledgeHigh)
 	if err != nil {
 		return err
 	}
 	if high {
-		s.St.HighAck = true
+		s.st.HighAck = true
 	}
-	s.FileEndDecision("Approve the spec as it stands", "approve", "USER_APPROVED", in.Note)
-	return s.Finish(StatusUserApproved, EndReason("approved by the user", in.Note))
+	s.fileEndDecision("Approve the spec as it stands", "approve", "USER_APPROVED", in.Note)
+	return s.finish(StatusUserApproved, EndReason("approved by the user", in.Note))
 }
 
 // rollback starts a rollback and plays its dialogs as far as they go.
@@ -429,8 +429,8 @@ func (s *Engine) rollback(in Rollback) error {
 	if req.Trigger == "" {
 		req.Trigger = rollback.TriggerUser
 	}
-	if f := s.St.RollbackFlow; f != nil {
-		pending := slices.Clone(s.St.Pending)
+	if f := s.st.RollbackFlow; f != nil {
+		pending := slices.Clone(s.st.Pending)
 		s.run.rollback = RollbackReport{Pending: pending}
 		if !f.Requested(req) {
 			// Not an answer to that one's dialog: its target and reason
@@ -444,7 +444,7 @@ func (s *Engine) rollback(in Rollback) error {
 		return fmt.Errorf("rollback: a rollback of round %d already waits for an answer: %w", f.Current, ErrDeferred)
 	}
 	s.startRun(modeRollback, in.Asks, in.Immediate)
-	rep, err := s.StartRollback(req, s.St.CurrentRound())
+	rep, err := s.startRollback(req, s.st.CurrentRound())
 	s.run.rollback = rep
 	return err
 }
@@ -453,7 +453,7 @@ func (s *Engine) rollback(in Rollback) error {
 func (s *Engine) ready(err error) (Ready, error) {
 	r := Ready{Events: s.events}
 	s.events = nil
-	if cur := s.St.Current; cur != nil {
+	if cur := s.st.Current; cur != nil {
 		r.Round = cur.N
 	}
 	if errors.Is(err, errYield) {
@@ -472,11 +472,11 @@ func (s *Engine) ready(err error) (Ready, error) {
 			// Asked what to do at the limit: the rollback goes on with the answer.
 			s.run.limitErr, err = err, nil
 		}
-		if len(r.Ask) > 0 && (s.Ext.AtOnce && len(s.Ext.Needed) == 0 || s.run.mode == modeRollback) {
+		if len(r.Ask) > 0 && (s.ext.AtOnce && len(s.ext.Needed) == 0 || s.run.mode == modeRollback) {
 			// An Immediate Asker's answers ride on this Ready's writes;
 			// a rollback commits nothing until its dialogs carry it out,
 			// cancel it or wait for an answer.
-			r.Outcome = s.St.outcome()
+			r.Outcome = s.st.outcome()
 			r.Rollback = s.run.rollback
 			return r, nil
 		}
@@ -489,13 +489,13 @@ func (s *Engine) ready(err error) (Ready, error) {
 	if s.run.discard {
 		// What the decisions hold was never stored: the driver takes the
 		// session up again from its Store.
-		s.Out, s.Stale = nil, true
-		r.Stale, r.Rollback, r.Outcome = true, s.run.rollback, s.St.outcome()
+		s.out, s.stale = nil, true
+		r.Stale, r.Rollback, r.Outcome = true, s.run.rollback, s.st.outcome()
 		s.run = runState{}
 		return r, err
 	}
-	out := s.Out
-	s.Out = nil
+	out := s.out
+	s.out = nil
 	out.Base, out.ColdBase = nil, nil
 	if uerr := out.Unchanged(); uerr != nil {
 		return Ready{}, uerr
@@ -505,9 +505,9 @@ func (s *Engine) ready(err error) (Ready, error) {
 		s.unpersisted = max(1, out.Commits)
 	}
 	if needCalls {
-		r.Calls = slices.Clone(s.Ext.Needed)
-		s.Ext.Needed = nil
-		r.Outcome = Outcome{Status: StatusRunning, Round: s.St.Round}
+		r.Calls = slices.Clone(s.ext.Needed)
+		s.ext.Needed = nil
+		r.Outcome = Outcome{Status: StatusRunning, Round: s.st.Round}
 		return r, nil
 	}
 	if err != nil {
@@ -515,11 +515,11 @@ func (s *Engine) ready(err error) (Ready, error) {
 		s.endPlans(err)
 		r.Events, s.events = append(r.Events, s.events...), nil
 	}
-	r.Outcome = s.St.outcome()
+	r.Outcome = s.st.outcome()
 	if s.run.outcome.Status != "" {
 		r.Outcome = s.run.outcome
 	}
-	r.Report, r.Rollback, r.Stale = s.run.report, s.run.rollback, s.Stale
+	r.Report, r.Rollback, r.Stale = s.run.report, s.run.rollback, s.stale
 	if len(r.Ask) == 0 {
 		s.run.mode = modeNone // the run ends here
 	}
@@ -533,19 +533,19 @@ func (s *Engine) ready(err error) (Ready, error) {
 // deferred.
 func (s *Engine) toAsk() []Question {
 	if s.run.mode == modeNone || !s.run.asks || s.run.stopAsking {
-		s.Ext.Asked = nil
+		s.ext.Asked = nil
 		return nil
 	}
-	for _, q := range s.Ext.Asked {
+	for _, q := range s.ext.Asked {
 		if !slices.Contains(s.run.queue, q.ID) {
 			s.run.queue = append(s.run.queue, q.ID)
 		}
 	}
-	s.Ext.Asked = nil
+	s.ext.Asked = nil
 	var out []Question
 	add := func(id string) {
-		q, waits := s.pending(id)
-		if _, has := s.St.Answers[id]; !waits || has || s.run.deferred[id] || slices.ContainsFunc(out, func(p Question) bool { return p.ID == id }) {
+		q, waits := s.pendingQuestion(id)
+		if _, has := s.st.Answers[id]; !waits || has || s.run.deferred[id] || slices.ContainsFunc(out, func(p Question) bool { return p.ID == id }) {
 			return
 		}
 		if err := s.run.rejected[id]; err != nil {
@@ -559,7 +559,7 @@ func (s *Engine) toAsk() []Question {
 	for _, id := range s.run.queue {
 		add(id)
 	}
-	for _, q := range s.St.Pending {
+	for _, q := range s.st.Pending {
 		if !s.run.asked[q.ID] {
 			add(q.ID)
 		}
@@ -582,16 +582,16 @@ func (s *Engine) emit(e Event) {
 	if e.At.IsZero() {
 		e.At = s.now
 	}
-	e.SessionID = s.St.SessionID
+	e.SessionID = s.st.SessionID
 	if e.Round == 0 {
-		e.Round = s.St.Round
-		if s.St.Current != nil {
-			e.Round = s.St.Current.N
+		e.Round = s.st.Round
+		if s.st.Current != nil {
+			e.Round = s.st.Current.N
 		}
 	}
-	if e.Phase == "" && s.St.Current != nil && s.St.Current.N == e.Round {
-		e.Phase = s.St.Current.Phase
+	if e.Phase == "" && s.st.Current != nil && s.st.Current.N == e.Round {
+		e.Phase = s.st.Current.Phase
 	}
-	e.Usage = s.St.Usage.Total
+	e.Usage = s.st.Usage.Total
 	s.events = append(s.events, e)
 }

@@ -35,19 +35,19 @@ type RecoverDialog struct {
 // one decision, named in the MODIFY DECISION question, and asks again for
 // the others.
 func (s *Engine) recoverDecisions() (bool, error) {
-	for len(s.St.Recover) > 0 {
+	for len(s.st.Recover) > 0 {
 		// Listed in the order they were made, whatever their kind.
-		slices.SortStableFunc(s.St.Recover, func(a, b rollback.RoundDecision) int { return CompareDecisionIDs(a.ID, b.ID) })
-		dlg := s.St.RecoverDialog
+		slices.SortStableFunc(s.st.Recover, func(a, b rollback.RoundDecision) int { return CompareDecisionIDs(a.ID, b.ID) })
+		dlg := s.st.RecoverDialog
 		if dlg == nil {
 			dlg = &RecoverDialog{}
 		}
-		from := s.St.Recover[0].Round()
+		from := s.st.Recover[0].Round()
 		var q Question
 		if dlg.Modify {
-			q = rollbacktext.ModifyQuestion(from, s.St.Recover, dlg.Text)
+			q = rollbacktext.ModifyQuestion(from, s.st.Recover, dlg.Text)
 		} else {
-			q = rollbacktext.RecoveryQuestion(from, s.St.Recover)
+			q = rollbacktext.RecoveryQuestion(from, s.st.Recover)
 			if len(dlg.Modified) > 0 {
 				q.Body = fmt.Sprintf("Re-applied as modified: %s.\n\n", strings.Join(dlg.Modified, ", ")) + q.Body
 			}
@@ -55,7 +55,7 @@ func (s *Engine) recoverDecisions() (bool, error) {
 		if dlg.Asked > 0 {
 			q.ID += fmt.Sprintf("-%d", dlg.Asked+1)
 		}
-		q.Round = s.St.Round + 1
+		q.Round = s.st.Round + 1
 		a, paused, err := s.ask(q)
 		if err != nil || paused {
 			return paused, err
@@ -63,37 +63,37 @@ func (s *Engine) recoverDecisions() (bool, error) {
 		opt, _ := q.Option(a.Key)
 		decision := opt.Label
 		dlg.Asked++
-		s.St.RecoverDialog = dlg
+		s.st.RecoverDialog = dlg
 		text := strings.TrimSpace(a.Text)
 		switch {
 		case dlg.Modify:
 			dlg.Modify = false
-			if d, ok := rollbacktext.ModifyTarget(s.St.Recover, opt); ok {
-				decision = modifyDecision(s.St, d, cmp.Or(text, dlg.Text), s.at)
+			if d, ok := rollbacktext.ModifyTarget(s.st.Recover, opt); ok {
+				decision = modifyDecision(s.st, d, cmp.Or(text, dlg.Text), s.at)
 			}
 		default:
-			rec, err := rollbacktext.ResolveRecovery(s.St.Recover, opt)
+			rec, err := rollbacktext.ResolveRecovery(s.st.Recover, opt)
 			if err != nil {
 				return false, fmt.Errorf("decision recovery: %w", err)
 			}
 			switch {
-			case rec.Modify && len(s.St.Recover) == 1 && text != "":
+			case rec.Modify && len(s.st.Recover) == 1 && text != "":
 				// One decision, and the answer says what it becomes.
-				decision = modifyDecision(s.St, s.St.Recover[0], text, s.at)
+				decision = modifyDecision(s.st, s.st.Recover[0], text, s.at)
 			case rec.Modify:
 				dlg.Modify, dlg.Text = true, text
 			default:
 				for i := range rec.Reapply {
 					rec.Reapply[i] = rollbacktext.Reapply(rec.Reapply[i], rec.Reapply[i].Round())
 				}
-				reapplyDecisions(s.St, rec.Reapply, s.at)
-				s.St.Recover = nil
+				reapplyDecisions(s.st, rec.Reapply, s.at)
+				s.st.Recover = nil
 			}
 		}
-		s.St.recordProcedural(s.at(), s.St.Round, "", q, a, decision)
+		s.st.recordProcedural(s.at(), s.st.Round, "", q, a, decision)
 		s.stage()
 	}
-	s.St.Recover, s.St.RecoverConflicts, s.St.RecoverDialog = nil, nil, nil
+	s.st.Recover, s.st.RecoverConflicts, s.st.RecoverDialog = nil, nil, nil
 	return false, nil
 }
 

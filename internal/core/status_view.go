@@ -40,7 +40,7 @@ func (c *statusCache) settingsOf(raw []byte, defaults Settings) Settings {
 
 // Status is the session's Status as of its last durable point, a copy.
 func (s *Engine) Status() Status {
-	return statusOf(s.St, &s.status, s.Cfg.Defaults).Clone()
+	return statusOf(s.st, &s.status, s.cfg.Defaults).Clone()
 }
 
 // StatusOf is the Status of a session's state as stored, with defaults
