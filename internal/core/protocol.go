@@ -192,8 +192,9 @@ type runState struct {
 	// asks what to do: the run's error if the question is deferred.
 	limitErr error
 	// discard drops what the run decided: a rollback cancelled or failed
-	// before its commit leaves the session as it was.
-	discard bool
+	// before its commit leaves the session as it was. fresh marks a run
+	// of a new rollback request, which has committed nothing yet.
+	discard, fresh bool
 	// stopAsking is set once the Asker deferred: the run asks nothing more.
 	stopAsking bool
 	outcome    Outcome
@@ -389,7 +390,13 @@ func (s *Engine) answered(in Answered) error {
 		// on, whoever gives it (a host through Next, another process): the
 		// dialog's next question, or the rollback carried out.
 		s.startRun(modeRollback, false, false)
-		return s.play()
+		err := s.play()
+		if errors.Is(err, ErrRollbackLimit) || errors.Is(err, ErrDeferred) {
+			// An outcome of the dialog (the limit's answer, a question
+			// waiting), not a failure of the answer: Status shows it.
+			err = nil
+		}
+		return err
 	}
 	if !fromAsker {
 		return s.checkpoint()
@@ -444,6 +451,7 @@ func (s *Engine) rollback(in Rollback) error {
 		return fmt.Errorf("rollback: a rollback of round %d already waits for an answer: %w", f.Current, ErrDeferred)
 	}
 	s.startRun(modeRollback, in.Asks, in.Immediate)
+	s.run.fresh = true
 	rep, err := s.startRollback(req, s.st.CurrentRound())
 	s.run.rollback = rep
 	return err
@@ -481,7 +489,7 @@ func (s *Engine) ready(err error) (Ready, error) {
 			return r, nil
 		}
 	}
-	if s.run.mode == modeRollback && (failedUncommitted(err) || s.run.rollback.Cancelled) {
+	if s.run.mode == modeRollback && s.run.fresh && (failedUncommitted(err) || s.run.rollback.Cancelled) {
 		// Failed before its commit (a backup that does not read, say), or
 		// cancelled: nothing it decided is kept.
 		s.run.discard = true
