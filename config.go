@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core"
 	"github.com/refine-spec/refine/rollback"
 )
 
@@ -175,8 +176,8 @@ func (c *Config) validateNew() error {
 }
 
 // params returns what the decisions read of c.
-func (c *Config) params() Params {
-	return Params{
+func (c *Config) params() core.Params {
+	return core.Params{
 		Settings:          c.Settings,
 		Defaults:          DefaultConfig().Settings,
 		HasColdStore:      c.ColdStore != nil,

@@ -16,6 +16,7 @@ import (
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/refinetest"
 	"github.com/refine-spec/refine/rollback"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/store/memory"
 )
 
@@ -83,7 +84,7 @@ type scriptHarness struct {
 	// and not yet committed (a Next refused with ErrNotPersisted hands
 	// out none, and the earlier ones still wait).
 	last    refine.Ready
-	pending []refine.Op
+	pending []store.Op
 }
 
 // run plays one command of a script and returns what it prints.
@@ -443,15 +444,15 @@ func printReady(r refine.Ready, err error) string {
 }
 
 // printOp names a write's kind, key and size.
-func printOp(op refine.Op) string {
+func printOp(op store.Op) string {
 	switch op.Kind {
-	case refine.OpPut:
+	case store.OpPut:
 		return fmt.Sprintf("put %s (%d bytes)", op.Key, len(op.Value))
-	case refine.OpAppend:
+	case store.OpAppend:
 		return fmt.Sprintf("append %s (%d bytes)", op.Key, len(op.Value))
-	case refine.OpDelete:
+	case store.OpDelete:
 		return "delete " + op.Key
-	case refine.OpCopy:
+	case store.OpCopy:
 		return fmt.Sprintf("copy %s from %s", op.Key, op.From)
 	}
 	return fmt.Sprintf("op %d %s", op.Kind, op.Key)

@@ -7,6 +7,7 @@ import (
 	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/refinetest"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/store/memory"
 )
 
@@ -74,7 +75,7 @@ type countingStore struct {
 	commits int
 }
 
-func (c *countingStore) Commit(ctx context.Context, ops ...refine.Op) error {
+func (c *countingStore) Commit(ctx context.Context, ops ...store.Op) error {
 	c.commits++
 	return c.Store.Commit(ctx, ops...)
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/refine-spec/refine/internal/core"
+	"github.com/refine-spec/refine/store"
 )
 
 // Ready is what a session hands its caller from Next, as etcd's raft
@@ -17,7 +18,7 @@ type Ready struct {
 	// the session's Store in one Commit, then call Advance, before making
 	// the calls; the session refuses every other input (ErrNotPersisted)
 	// until then. Empty when Next decided nothing that needs writing.
-	Persist []Op
+	Persist []store.Op
 	// Calls are the role calls the session waits for; when there are
 	// several (parallel drafting) they may run concurrently. Make each and
 	// hand its Response to Deliver, then call Next again.
@@ -26,7 +27,7 @@ type Ready struct {
 	// the rollback archives to cold storage. Commit them to the ColdStore
 	// before Persist, which deletes the archives from the session. Empty
 	// unless a ColdStore is configured.
-	Cold []Op
+	Cold []store.Op
 	// Outcome is where the session stands: Running while Calls wait,
 	// Paused with its Pending questions (answer each with Next and a
 	// Reply), or a terminal outcome.

@@ -11,6 +11,7 @@ import (
 	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/refinetest"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/store/memory"
 )
 
@@ -150,7 +151,7 @@ func TestNextPlaysAsRun(t *testing.T) {
 	facts := func(st refine.Store) map[string]string {
 		m := storeContents(t, st)
 		for k := range m {
-			if strings.HasPrefix(k, "journal/") || strings.HasPrefix(k, "state") || k == refine.SummaryKey {
+			if strings.HasPrefix(k, "journal/") || strings.HasPrefix(k, "state") || k == store.SummaryKey {
 				delete(m, k)
 			}
 		}

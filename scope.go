@@ -125,7 +125,7 @@ func (t *telemetry) endRun(o Outcome, err error) {
 // start and end, and keeps the scope of r's round in progress open.
 func (t *telemetry) report(ctx context.Context, r core.Ready) {
 	for _, ce := range r.Events {
-		e := publicEvent(ce)
+		e := ce
 		switch e.Kind {
 		case EventRoundStarted:
 			t.endRound(Event{Kind: EventRoundFinished, Round: 0, Message: "replaced by a rollback"})

@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 )
 
 // protocolMRTR is the first protocol version where a server returns input
@@ -70,7 +71,7 @@ func decodeState(s string) (id string, batch, trips int, err error) {
 	}
 	batch, err1 := strconv.Atoi(parts[2])
 	trips, err2 := strconv.Atoi(parts[3])
-	if err1 != nil || err2 != nil || refine.ValidSessionID(parts[1]) != nil {
+	if err1 != nil || err2 != nil || store.ValidSessionID(parts[1]) != nil {
 		return "", 0, 0, errors.New("requestState: malformed")
 	}
 	return parts[1], batch, trips, nil

@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 )
 
 // RoleMode says who plays the Engineer and Reviewer of the sessions the
@@ -56,7 +57,7 @@ const (
 // Config configures a Server.
 type Config struct {
 	// Backend holds the sessions. Required.
-	Backend refine.Backend
+	Backend store.Backend
 	// Configure builds each session's base Config. Nil: DefaultConfig and
 	// no server-side roles, so sessions need a client that samples.
 	Configure ConfigureFunc

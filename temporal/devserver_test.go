@@ -22,6 +22,7 @@ import (
 	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/internal/statusjson"
 	"github.com/refine-spec/refine/llm/replay"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/store/fs"
 	"github.com/refine-spec/refine/temporal/internal/devserver"
 )
@@ -67,7 +68,7 @@ func (c *countingRole) Respond(ctx context.Context, req refine.Request) (refine.
 	return resp, err
 }
 
-func startWorker(t *testing.T, cl client.Client, queue string, role refine.Role, mirror refine.Backend) worker.Worker {
+func startWorker(t *testing.T, cl client.Client, queue string, role refine.Role, mirror store.Backend) worker.Worker {
 	t.Helper()
 	w := worker.New(cl, queue, worker.Options{})
 	w.RegisterWorkflowWithOptions(RefineSession, workflow.RegisterOptions{Name: WorkflowName})

@@ -11,6 +11,7 @@ import (
 	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/internal/statusjson"
 	"github.com/refine-spec/refine/internal/termtext"
+	"github.com/refine-spec/refine/store"
 )
 
 // apiError is the body of every API error: what went wrong and, for an
@@ -96,7 +97,7 @@ func jsonTime(t time.Time) string {
 
 func (s *Server) apiList(w http.ResponseWriter, r *http.Request) {
 	page, err := s.sessions(r)
-	if errors.Is(err, refine.ErrInvalidCursor) {
+	if errors.Is(err, store.ErrInvalidCursor) {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
 		return
 	}

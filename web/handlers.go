@@ -11,6 +11,7 @@ import (
 	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/convergence"
 	"github.com/refine-spec/refine/rollback"
+	"github.com/refine-spec/refine/store"
 )
 
 // errStatus maps an error to the HTTP status that tells the client what to
@@ -76,7 +77,7 @@ type listView struct {
 
 func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
 	page, err := s.sessions(r)
-	if errors.Is(err, refine.ErrInvalidCursor) {
+	if errors.Is(err, store.ErrInvalidCursor) {
 		s.errorPage(w, r, http.StatusBadRequest, err.Error())
 		return
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 )
 
 func TestPages(t *testing.T) {
@@ -110,9 +110,9 @@ func TestHostileOutputEscaped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := st.Commit(ctx, refine.Put("round_001/engineer.md", []byte(hostile)), refine.Put("round_001/reviewer.md", []byte(hostile)),
-		refine.Put("round_001/attempts/engineer-1.md", []byte(hostile)), refine.Put("round_001/prompts/engineer-1.md", []byte(hostile)),
-		refine.Put("status.md", []byte(hostile))); err != nil {
+	if err := st.Commit(ctx, store.Put("round_001/engineer.md", []byte(hostile)), store.Put("round_001/reviewer.md", []byte(hostile)),
+		store.Put("round_001/attempts/engineer-1.md", []byte(hostile)), store.Put("round_001/prompts/engineer-1.md", []byte(hostile)),
+		store.Put("status.md", []byte(hostile))); err != nil {
 		t.Fatal(err)
 	}
 	closeStore(st)

@@ -15,6 +15,7 @@ import (
 	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/internal/statusjson"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/validate"
 )
 
@@ -62,17 +63,17 @@ func sevCounts(m map[string]int) []sevCount {
 // after, before and limit). A session whose summary record is missing
 // (written by a refine that kept none) is listed as it is, never loaded
 // whole for a list: its next writer writes the summary.
-func (s *Server) sessions(r *http.Request) (refine.SessionPage, error) {
+func (s *Server) sessions(r *http.Request) (store.SessionPage, error) {
 	q := r.URL.Query()
 	limit := 0
 	if l := q.Get("limit"); l != "" {
 		n, err := strconv.Atoi(l)
 		if err != nil || n < 1 {
-			return refine.SessionPage{}, fmt.Errorf("%w: limit %q: want a positive number", refine.ErrInvalidCursor, l)
+			return store.SessionPage{}, fmt.Errorf("%w: limit %q: want a positive number", store.ErrInvalidCursor, l)
 		}
 		limit = n
 	}
-	page, err := refine.ListSessions(r.Context(), s.cfg.Backend, refine.PageRequest{After: q.Get("after"), Before: q.Get("before"), Limit: limit})
+	page, err := store.ListSessions(r.Context(), s.cfg.Backend, store.PageRequest{After: q.Get("after"), Before: q.Get("before"), Limit: limit})
 	if err != nil {
 		return page, err
 	}

@@ -37,7 +37,7 @@ func cmdDemo(ctx context.Context, c *cli, args []string) int {
 	fl := flag.NewFlagSet("refine demo", flag.ContinueOnError)
 	fl.SetOutput(c.stderr)
 	dir := fl.String("dir", "", "the session folder, kept (default: ./"+demoDir+", or a new temporary folder when that exists)")
-	store := fl.String("store", "", "run the demo as a new session in this store (sqlite:demo.db, file:ROOT, postgres://…) instead of a folder")
+	store := storeFlag(fl, "", "run the demo as a new session in this store instead of a folder")
 	quiet := fl.Bool("quiet", false, "no progress lines on stderr")
 	if err := fl.Parse(args); err != nil {
 		return exitUsage

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 )
 
 // cmdExport copies a session out of a store into a session folder:
@@ -19,13 +20,13 @@ import (
 func cmdExport(ctx context.Context, c *cli, args []string) int {
 	fl := flag.NewFlagSet("refine export", flag.ContinueOnError)
 	fl.SetOutput(c.stderr)
-	store := fl.String("store", "", "the store holding the session (required)")
+	storeURL := storeFlag(fl, "", "the store holding the session (required)")
 	id := fl.String("session", "", "the session's ID (required)")
 	dir := fl.String("dir", "", "the session folder to write; must not hold a session yet (required)")
 	if err := fl.Parse(args); err != nil {
 		return exitUsage
 	}
-	if *store == "" || *id == "" || *dir == "" {
+	if *storeURL == "" || *id == "" || *dir == "" {
 		fmt.Fprintln(c.stderr, "refine export: --store, --session and --dir are required")
 		return exitUsage
 	}
@@ -33,7 +34,7 @@ func cmdExport(ctx context.Context, c *cli, args []string) int {
 		fmt.Fprintf(c.stderr, "refine export: %v\n", err)
 		return exitUsage
 	}
-	src, loc, err := c.openLoc(ctx, "", *store, *id, openRead)
+	src, loc, err := c.openLoc(ctx, "", *storeURL, *id, openRead)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "refine export: %v\n", safeErr(err))
 		return exitUsage
@@ -68,13 +69,13 @@ func cmdImport(ctx context.Context, c *cli, args []string) int {
 	fl := flag.NewFlagSet("refine import", flag.ContinueOnError)
 	fl.SetOutput(c.stderr)
 	dir := fl.String("dir", "", "the session folder to read (required)")
-	store := fl.String("store", "", "the store to copy it into (required)")
+	storeURL := storeFlag(fl, "", "the store to copy it into (required)")
 	id := fl.String("session", "", "the new session's ID (default: a fresh one)")
 	limit := fl.Int64("max-file-bytes", maxInputBytes, "refuse the import if a file of the folder is larger than this")
 	if err := fl.Parse(args); err != nil {
 		return exitUsage
 	}
-	if *store == "" || *dir == "" {
+	if *storeURL == "" || *dir == "" {
 		fmt.Fprintln(c.stderr, "refine import: --dir and --store are required")
 		return exitUsage
 	}
@@ -96,7 +97,7 @@ func cmdImport(ctx context.Context, c *cli, args []string) int {
 		fmt.Fprintf(c.stderr, "refine import: %v\n", safeErr(err))
 		return exitUsage
 	}
-	u, err := parseStoreURL(*store)
+	u, err := parseStoreURL(*storeURL)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "refine import: %v\n", err)
 		return exitUsage
@@ -111,7 +112,7 @@ func cmdImport(ctx context.Context, c *cli, args []string) int {
 	newID := *id
 	if newID == "" {
 		newID, dst, err = b.Create(ctx)
-	} else if nc, ok := b.(refine.NamedCreator); ok {
+	} else if nc, ok := b.(store.NamedCreator); ok {
 		dst, err = nc.CreateNamed(ctx, newID)
 	} else {
 		err = errors.New("this store cannot create a chosen ID; leave out --session")
@@ -171,7 +172,7 @@ func copyKeysLimited(ctx context.Context, src, dst refine.Store, sizes map[strin
 	if err != nil {
 		return 0, err
 	}
-	ops := make([]refine.Op, 0, len(keys))
+	ops := make([]store.Op, 0, len(keys))
 	for _, k := range keys {
 		if size, ok := sizes[k]; ok && limit >= 0 && size > limit {
 			return 0, tooLarge(k, size, limit)
@@ -183,7 +184,7 @@ func copyKeysLimited(ctx context.Context, src, dst refine.Store, sizes map[strin
 		if limit >= 0 && int64(len(v)) > limit {
 			return 0, tooLarge(k, int64(len(v)), limit)
 		}
-		ops = append(ops, refine.Put(k, v))
+		ops = append(ops, store.Put(k, v))
 	}
 	if err := dst.Commit(ctx, ops...); err != nil {
 		return 0, err
@@ -236,7 +237,7 @@ func scanFolder(dir string, limit int64) (folderScan, error) {
 			}
 			return nil
 		}
-		if err := refine.ValidKey(key); err != nil {
+		if err := store.ValidKey(key); err != nil {
 			return skip(fmt.Sprintf("the name cannot be a session key (%v)", err))
 		}
 		switch t := d.Type(); {

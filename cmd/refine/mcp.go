@@ -27,7 +27,7 @@ const mcpTokenEnv = "REFINE_MCP_TOKEN"
 func cmdMCP(ctx context.Context, c *cli, args []string) int {
 	fl := flag.NewFlagSet("refine mcp", flag.ContinueOnError)
 	fl.SetOutput(c.stderr)
-	storeURL := fl.String("store", defaultMCPStore(c.getenv), "the sessions: file:ROOT (or a folder path), sqlite:PATH or postgres://…; the default is a folder under your state directory")
+	storeURL := storeFlag(fl, defaultMCPStore(c.getenv), "the sessions (default: a folder under your state directory)")
 	httpAddr := fl.String("http", "", "serve streamable HTTP on this address (127.0.0.1:PORT) instead of stdio; anything but loopback needs --token")
 	token := fl.String("token", "", "with --http, require this token as Authorization: Bearer TOKEN (or set "+mcpTokenEnv+")")
 	var f sessionFlags

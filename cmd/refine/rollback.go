@@ -15,6 +15,7 @@ import (
 	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/internal/rollbackfmt"
 	"github.com/refine-spec/refine/rollback"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/store/fs"
 )
 
@@ -49,9 +50,8 @@ func (a *firstAnswer) Ask(ctx context.Context, q refine.Question) (refine.Answer
 func cmdRollback(ctx context.Context, c *cli, args []string) int {
 	fl := flag.NewFlagSet("refine rollback", flag.ContinueOnError)
 	fl.SetOutput(c.stderr)
-	dir := fl.String("dir", "", "session folder (required unless --store)")
-	store := fl.String("store", "", "store of many sessions: file:ROOT, sqlite:PATH or postgres://… (with --session)")
-	id := fl.String("session", "", "session ID in --store")
+	var at locFlags
+	at.register(fl, "session folder (required unless --store)", "session ID in --store")
 	to := fl.Int("to", -1, "restore the state after this round, undoing the rounds after it (required)")
 	reason := fl.String("reason", "", "why the rounds are rolled back (required; recorded in the archive)")
 	var adjust multiFlag
@@ -66,15 +66,15 @@ func cmdRollback(ctx context.Context, c *cli, args []string) int {
 		fmt.Fprintln(c.stderr, "refine rollback: use --answers or --auto, not both")
 		return exitUsage
 	}
-	if (*dir == "" && *store == "") || *to < 0 || strings.TrimSpace(*reason) == "" {
+	if at.missing() || *to < 0 || strings.TrimSpace(*reason) == "" {
 		fmt.Fprintln(c.stderr, "refine rollback: --dir (or --store with --session), --to N (0 or more) and --reason are required")
 		return exitUsage
 	}
-	if _, err := os.Stat(filepath.Join(*dir, "state.json")); *store == "" && err != nil {
-		fmt.Fprintf(c.stderr, "refine rollback: %s holds no session (no state.json)\n", *dir)
+	if _, err := os.Stat(filepath.Join(at.dir, "state.json")); at.store == "" && err != nil {
+		fmt.Fprintf(c.stderr, "refine rollback: %s holds no session (no state.json)\n", at.dir)
 		return exitUsage
 	}
-	st, loc, err := c.openLoc(ctx, *dir, *store, *id, openWrite)
+	st, loc, err := c.openLoc(ctx, at.dir, at.store, at.session, openWrite)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "refine rollback: %v\n", err)
 		return exitUsage
@@ -176,9 +176,8 @@ func cmdRollback(ctx context.Context, c *cli, args []string) int {
 func cmdArchives(ctx context.Context, c *cli, args []string) int {
 	fl := flag.NewFlagSet("refine archives", flag.ContinueOnError)
 	fl.SetOutput(c.stderr)
-	dir := fl.String("dir", "", "session folder (required unless only --expire is asked, or --store)")
-	store := fl.String("store", "", "store of many sessions: file:ROOT, sqlite:PATH or postgres://… (with --session)")
-	id := fl.String("session", "", "session ID in --store")
+	var at locFlags
+	at.register(fl, "session folder (required unless only --expire is asked, or --store)", "session ID in --store")
 	cleanup := fl.String("cleanup", "", "keep, delete, recent (last 7 days) or cold (move to --cold-dir)")
 	coldDir := fl.String("cold-dir", "", "cold-storage root (for --cleanup cold and --expire)")
 	expire := fl.Bool("expire", false, "delete cold-stored archives older than --retention (the retention job)")
@@ -190,7 +189,7 @@ func cmdArchives(ctx context.Context, c *cli, args []string) int {
 	if *expire {
 		return c.expireCold(*coldDir, *retention)
 	}
-	if *dir == "" && *store == "" {
+	if at.missing() {
 		fmt.Fprintln(c.stderr, "refine archives: --dir (or --store with --session) is required")
 		return exitUsage
 	}
@@ -208,12 +207,12 @@ func cmdArchives(ctx context.Context, c *cli, args []string) int {
 		}
 	}
 	var st refine.Store
-	if *store != "" {
+	if at.store != "" {
 		om := openWrite
 		if mode == "" {
 			om = openRead
 		}
-		s, _, err := c.openLoc(ctx, *dir, *store, *id, om)
+		s, _, err := c.openLoc(ctx, at.dir, at.store, at.session, om)
 		if err != nil {
 			fmt.Fprintf(c.stderr, "refine archives: %v\n", safeErr(err))
 			return exitUsage
@@ -221,7 +220,7 @@ func cmdArchives(ctx context.Context, c *cli, args []string) int {
 		defer s.Close()
 		st = s
 	} else if mode == "" {
-		ro, err := fs.OpenReadOnly(*dir)
+		ro, err := fs.OpenReadOnly(at.dir)
 		if err != nil {
 			fmt.Fprintf(c.stderr, "refine archives: %v\n", safeErr(err))
 			return exitUsage
@@ -229,7 +228,7 @@ func cmdArchives(ctx context.Context, c *cli, args []string) int {
 		defer ro.Close()
 		st = ro
 	} else {
-		rw, err := c.openStore(*dir)
+		rw, err := c.openStore(at.dir)
 		if err != nil {
 			fmt.Fprintf(c.stderr, "refine archives: %v\n", safeErr(err))
 			return exitUsage
@@ -281,9 +280,9 @@ func cmdArchives(ctx context.Context, c *cli, args []string) int {
 		return c.moveCold(ctx, st, safe, *coldDir, now)
 	}
 	_, remove := rollback.CleanupPlan(mode, infos, now, 0)
-	var ops []refine.Op
+	var ops []store.Op
 	for _, k := range remove {
-		ops = append(ops, refine.Delete(k))
+		ops = append(ops, store.Delete(k))
 	}
 	if err := st.Commit(ctx, ops...); err != nil {
 		fmt.Fprintf(c.stderr, "refine archives: %v\n", safeErr(err))
@@ -356,7 +355,7 @@ func (c *cli) moveCold(ctx context.Context, st refine.Store, infos []rollback.Ar
 	if err != nil {
 		return fail(exitFailed, "%v", safeErr(err))
 	}
-	var ops []refine.Op
+	var ops []store.Op
 	for _, m := range plan.Moves {
 		rel, err := cold.rel(m.Path)
 		var b []byte
@@ -369,7 +368,7 @@ func (c *cli) moveCold(ctx context.Context, st refine.Store, infos []rollback.Ar
 		if err != nil {
 			return fail(exitFailed, "move %s: %v (nothing was removed from the session)", m.Key, safeErr(err))
 		}
-		ops = append(ops, refine.Delete(m.Key))
+		ops = append(ops, store.Delete(m.Key))
 	}
 	if err := cold.writeDurable(manifestRel, plan.Manifest); err != nil {
 		return fail(exitFailed, "write manifest: %v (nothing was removed from the session)", safeErr(err))

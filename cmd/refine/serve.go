@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/web"
 )
 
@@ -23,7 +24,7 @@ func cmdServe(ctx context.Context, c *cli, args []string) int {
 	fl := flag.NewFlagSet("refine serve", flag.ContinueOnError)
 	fl.SetOutput(c.stderr)
 	addr := fl.String("addr", "127.0.0.1:8080", "address to listen on; anything but loopback needs --token")
-	storeURL := fl.String("store", "", "the sessions: file:ROOT (or a folder path), sqlite:PATH or postgres://… (required)")
+	storeURL := storeFlag(fl, "", "the sessions (required)")
 	token := fl.String("token", "", "require this token: Bearer for the API, a login form for pages (or set "+serveTokenEnv+")")
 	var allowedHosts multiFlag
 	fl.Var(&allowedHosts, "allowed-host", "also answer requests for this Host, NAME or NAME:PORT: a reverse proxy's name (repeatable); others get 403")
@@ -80,7 +81,7 @@ func cmdServe(ctx context.Context, c *cli, args []string) int {
 	// The console reads the store's sessions: a missing store is refused,
 	// not created empty (#40).
 	u, err := parseStoreURL(*storeURL)
-	var backend refine.Backend
+	var backend store.Backend
 	if err == nil {
 		backend, err = c.openExistingBackend(ctx, u)
 	}
@@ -174,7 +175,7 @@ func isLoopback(addr string) (bool, error) {
 // serveBackend opens the sessions refine mcp's --store names: a folder of
 // session folders (created when missing: its default is a folder under the
 // state directory nobody made yet), SQLite or PostgreSQL.
-func (c *cli) serveBackend(ctx context.Context, raw string) (refine.Backend, error) {
+func (c *cli) serveBackend(ctx context.Context, raw string) (store.Backend, error) {
 	u, err := parseStoreURL(raw)
 	if err != nil {
 		return nil, err

@@ -20,9 +20,8 @@ import (
 
 // sessionFlags are the flags run and resume share.
 type sessionFlags struct {
-	dir           string
-	store         string // --store URL; with session, replaces dir (storeurl.go)
-	session       string
+	// locFlags are --dir, or --store with --session (storeurl.go).
+	locFlags
 	llm           string
 	model         string
 	engineerModel string
@@ -64,9 +63,7 @@ type sessionFlags struct {
 }
 
 func (f *sessionFlags) register(fl *flag.FlagSet, run bool) {
-	fl.StringVar(&f.dir, "dir", "", "session folder (required unless --store)")
-	fl.StringVar(&f.store, "store", "", "store of many sessions: file:ROOT, sqlite:PATH or postgres://… (with --session)")
-	fl.StringVar(&f.session, "session", "", "session ID in --store (run: default a new session, whose ID it prints)")
+	f.locFlags.register(fl, "session folder (required unless --store)", "session ID in --store (run: default a new session, whose ID it prints)")
 	fl.StringVar(&f.llm, "llm", "", "backend of both roles: openai, anthropic, ollama or replay (run: required unless --engineer and --reviewer; resume: default replay when --replay is given)")
 	fl.StringVar(&f.model, "model", "", "model name for both roles")
 	fl.StringVar(&f.engineerModel, "engineer-model", "", "model for the Engineer (overrides --model)")
@@ -570,20 +567,19 @@ func headline(st refine.Status, live bool) string {
 func cmdStatus(ctx context.Context, c *cli, args []string) int {
 	fl := flag.NewFlagSet("refine status", flag.ContinueOnError)
 	fl.SetOutput(c.stderr)
-	dir := fl.String("dir", "", "session folder (required unless --store)")
-	store := fl.String("store", "", "store of many sessions: file:ROOT, sqlite:PATH or postgres://… (with --session)")
-	id := fl.String("session", "", "session ID in --store")
+	var at locFlags
+	at.register(fl, "session folder (required unless --store)", "session ID in --store")
 	asJSON := fl.Bool("json", false, "print the status as one JSON object (snake_case keys, every field present)")
 	if err := fl.Parse(args); err != nil {
 		return exitUsage
 	}
-	if *dir == "" && *store == "" {
+	if at.missing() {
 		fmt.Fprintln(c.stderr, "refine status: --dir (or --store with --session) is required")
 		return exitUsage
 	}
 	// The store first (read-only only while a run holds it): its log may
 	// hold commits, even the session's first, that opening redoes.
-	st, loc, err := c.openLoc(ctx, *dir, *store, *id, openRead)
+	st, loc, err := c.openLoc(ctx, at.dir, at.store, at.session, openRead)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "refine status: %v\n", safeErr(err))
 		return exitUsage

@@ -8,7 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 	storefs "github.com/refine-spec/refine/store/fs"
 )
 
@@ -49,7 +49,7 @@ func requireStore(u storeURL) error {
 // openExistingBackend opens the store u names for a command that reads
 // its sessions (serve, sessions, status, export, resume): refused when it
 // does not exist.
-func (c *cli) openExistingBackend(ctx context.Context, u storeURL) (refine.Backend, error) {
+func (c *cli) openExistingBackend(ctx context.Context, u storeURL) (store.Backend, error) {
 	if err := requireStore(u); err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -10,17 +11,41 @@ import (
 
 	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/internal/storeurl"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/store/fs"
 )
 
 // storeURL is a parsed --store value.
 type storeURL = storeurl.URL
 
+// storeForms is the one help text of the --store URL forms.
+const storeForms = "file:ROOT (or a folder of session folders), sqlite:PATH or postgres://…"
+
+// storeFlag registers --store, the store a command works on: use says
+// what it is for, the URL forms follow.
+func storeFlag(fl *flag.FlagSet, def, use string) *string {
+	return fl.String("store", def, use+": "+storeForms)
+}
+
+// locFlags are the flags that name one session: --dir, or --store with
+// --session. dirUse says what --dir is to the command, sessionUse what
+// --session is.
+type locFlags struct{ dir, store, session string }
+
+func (l *locFlags) register(fl *flag.FlagSet, dirUse, sessionUse string) {
+	fl.StringVar(&l.dir, "dir", "", dirUse)
+	fl.StringVar(&l.store, "store", "", "store of many sessions (with --session): "+storeForms)
+	fl.StringVar(&l.session, "session", "", sessionUse)
+}
+
+// missing reports whether neither --dir nor --store was given.
+func (l *locFlags) missing() bool { return l.dir == "" && l.store == "" }
+
 // parseStoreURL reads a --store value (see storeurl.Parse).
 func parseStoreURL(s string) (storeURL, error) { return storeurl.Parse(s) }
 
 // openBackend opens the store u names.
-func (c *cli) openBackend(ctx context.Context, u storeURL) (refine.Backend, error) {
+func (c *cli) openBackend(ctx context.Context, u storeURL) (store.Backend, error) {
 	return storeurl.Open(ctx, u, fs.WithLogger(c.storeLogger()))
 }
 
@@ -72,7 +97,7 @@ type sessionStore interface {
 
 type backendSession struct {
 	refine.Store
-	b refine.Backend
+	b store.Backend
 }
 
 func (s backendSession) Close() error {
@@ -87,11 +112,11 @@ func (s backendSession) Close() error {
 // openLoc opens the session a command names: --dir D (one session folder)
 // or --store URL with --session ID. run may leave --session out to create
 // a session, whose ID it prints.
-func (c *cli) openLoc(ctx context.Context, dir, store, id string, mode openMode) (sessionStore, sessionLoc, error) {
+func (c *cli) openLoc(ctx context.Context, dir, storeArg, id string, mode openMode) (sessionStore, sessionLoc, error) {
 	switch {
-	case store == "" && id != "":
+	case storeArg == "" && id != "":
 		return nil, sessionLoc{}, errors.New("--session needs --store URL (with --dir, the folder is the session)")
-	case store == "":
+	case storeArg == "":
 		loc := sessionLoc{dir: dir}
 		var st *fs.Store
 		var err error
@@ -113,7 +138,7 @@ func (c *cli) openLoc(ctx context.Context, dir, store, id string, mode openMode)
 	case dir != "":
 		return nil, sessionLoc{}, errors.New("use --dir (one session folder) or --store URL --session ID, not both")
 	}
-	u, err := parseStoreURL(store)
+	u, err := parseStoreURL(storeArg)
 	if err != nil {
 		return nil, sessionLoc{}, err
 	}
@@ -121,7 +146,7 @@ func (c *cli) openLoc(ctx context.Context, dir, store, id string, mode openMode)
 		return nil, sessionLoc{}, fmt.Errorf("--store %s needs --session ID; refine sessions --store %s lists them", u.Shown, shellQuote(u.Shown))
 	}
 	if id != "" {
-		if err := refine.ValidSessionID(id); err != nil {
+		if err := store.ValidSessionID(id); err != nil {
 			return nil, sessionLoc{}, fmt.Errorf("--session: %w", err)
 		}
 	}
@@ -150,7 +175,7 @@ func (c *cli) openLoc(ctx context.Context, dir, store, id string, mode openMode)
 	return backendSession{Store: st, b: b}, loc, nil
 }
 
-func openInBackend(ctx context.Context, b refine.Backend, id string, mode openMode) (refine.Store, string, error) {
+func openInBackend(ctx context.Context, b store.Backend, id string, mode openMode) (refine.Store, string, error) {
 	switch mode {
 	case openCreate:
 		if id == "" {
@@ -159,7 +184,7 @@ func openInBackend(ctx context.Context, b refine.Backend, id string, mode openMo
 		}
 		st, err := b.Session(ctx, id)
 		if errors.Is(err, refine.ErrNotFound) {
-			nc, ok := b.(refine.NamedCreator)
+			nc, ok := b.(store.NamedCreator)
 			if !ok {
 				return nil, "", fmt.Errorf("session %s does not exist and this store cannot create a chosen ID; leave out --session", id)
 			}

@@ -6,10 +6,9 @@ import (
 	"github.com/refine-spec/refine/validate"
 )
 
-// Event is what the decisions report: an Event without the
-// context its scope gives it, which only the driver's telemetry knows.
-// Its fields are the public Event's but Context; the root's
-// TestPublicEventCopiesEveryDecisionField keeps the two in step.
+// Event is one progress report: what the decisions report, with the
+// context of its scope once the driver's telemetry gives it one. Fields
+// not relevant to a Kind are zero.
 type Event struct {
 	Kind  EventKind
 	At    time.Time
@@ -53,4 +52,19 @@ type Event struct {
 	PreviousRun string
 	// SessionID names the session the event belongs to.
 	SessionID string
+	// Context is the context of the scope the event happened in (a run, a
+	// round or an attempt; see refine.SpanObserver): a context.Context,
+	// which the driver sets. Nil for plain Observers' events outside any
+	// scope.
+	Context ScopeContext `json:"-"`
+}
+
+// ScopeContext is context.Context's method set, so that an Event carries
+// its scope's context.Context although the decisions import no context:
+// the two interface types are assignable to each other.
+type ScopeContext interface {
+	Deadline() (deadline time.Time, ok bool)
+	Done() <-chan struct{}
+	Err() error
+	Value(key any) any
 }

@@ -18,7 +18,7 @@ import (
 // it concerns. Records are lines of a journal segment,
 // journal/NNNNNNNNNN.jsonl, named by its first record; a segment holds one
 // round's records (a new one starts at each round and after each
-// snapshot). A Store that is a refine.Appender is handed only each new
+// snapshot). A Store that is a store.Appender is handed only each new
 // line; another gets the segment rewritten. Opening a session reads the
 // snapshot and applies the records after it. A new snapshot is due when
 // the records since the last one outweigh it (so the bytes a session hands
@@ -100,7 +100,7 @@ type StateJournal struct {
 	// cannot append.
 	segStart int64
 	seg      []byte
-	// Appends says the Store takes OpAppend (refine.Appender): a record
+	// Appends says the Store takes OpAppend (store.Appender): a record
 	// is then appended to its segment, and snapshots are written in the
 	// background.
 	Appends bool
