@@ -9,6 +9,9 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/refine-spec/refine/internal/termtext"
 )
 
 // quietHandler is the SDK's logger: it logs a notification the transport
@@ -176,4 +179,24 @@ func (h *holdBadRequest) finish(body *capped) {
 	}
 	w.WriteHeader(h.status)
 	_, _ = h.held.WriteTo(w)
+}
+
+// escapeToolText applies refine's escape policy (package termtext) to the
+// text of every tool result, errors included: the client's model reads
+// it, and a client may print it on the user's terminal, so no control
+// character or bidi override a model wrote reaches either raw. The
+// structured content is data and stays verbatim, as JSON output does;
+// resources are the session's files, verbatim too.
+func escapeToolText(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if r, ok := res.(*mcp.CallToolResult); ok && r != nil {
+			for _, c := range r.Content {
+				if t, ok := c.(*mcp.TextContent); ok {
+					t.Text = termtext.Escape(t.Text)
+				}
+			}
+		}
+		return res, err
+	}
 }

@@ -141,6 +141,7 @@ func New(cfg Config) (*Server, error) {
 			SubscribeHandler:   func(context.Context, *mcp.SubscribeRequest) error { return nil },
 			UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
 		})
+	s.mcp.AddReceivingMiddleware(escapeToolText)
 	s.addTools()
 	s.addResourceTemplates()
 	if err := s.registerExisting(s.ctx); err != nil {
