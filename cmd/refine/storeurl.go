@@ -24,6 +24,16 @@ func (c *cli) openBackend(ctx context.Context, u storeURL) (refine.Backend, erro
 	return storeurl.Open(ctx, u, fs.WithLogger(c.storeLogger()))
 }
 
+// openExistingReader is openExistingBackend for a command that only
+// reads the store (status, sessions, export): a SQL store opens as a
+// reader (storeurl.OpenReader), which takes no write lock.
+func (c *cli) openExistingReader(ctx context.Context, u storeURL) (refine.Backend, error) {
+	if err := requireStore(u); err != nil {
+		return nil, err
+	}
+	return storeurl.OpenReader(ctx, u, fs.WithLogger(c.storeLogger()))
+}
+
 // sessionLoc says where a command's session lives, for the commands it
 // suggests and the folder it names.
 type sessionLoc struct {
@@ -58,7 +68,7 @@ func shellQuote(s string) string {
 type openMode int
 
 const (
-	openRead   openMode = iota // status: write lock if free, else read-only
+	openRead   openMode = iota // status, export: a SQL store as a reader; a folder with its write lock if free, else read-only
 	openWrite                  // resume, rollback: an existing session, locked
 	openCreate                 // run: a new session (or an empty named one)
 )
@@ -126,8 +136,11 @@ func (c *cli) openLoc(ctx context.Context, dir, store, id string, mode openMode)
 		}
 	}
 	open := c.openExistingBackend // a session is read: its store exists (#40)
-	if mode == openCreate {
+	switch mode {
+	case openCreate:
 		open = c.openBackend
+	case openRead:
+		open = c.openExistingReader
 	}
 	b, err := open(ctx, u)
 	if err != nil {
@@ -135,9 +148,13 @@ func (c *cli) openLoc(ctx context.Context, dir, store, id string, mode openMode)
 	}
 	st, id, err := openInBackend(ctx, b, id, mode)
 	live := false
-	if mode == openRead && errors.Is(err, refine.ErrLocked) {
-		st, err = b.View(ctx, id) // a run is live: read what it has committed
-		live = err == nil
+	if mode == openRead && (errors.Is(err, refine.ErrLocked) || errors.Is(err, refine.ErrReadOnly)) {
+		// A run is live, or the store was opened as a reader (SQL): read
+		// what has been committed; a reader asks the lease whether a run
+		// is live.
+		live = errors.Is(err, refine.ErrLocked) || leased(ctx, b, id)
+		st, err = b.View(ctx, id)
+		live = live && err == nil
 	}
 	if err != nil {
 		b.Close()
@@ -148,6 +165,19 @@ func (c *cli) openLoc(ctx context.Context, dir, store, id string, mode openMode)
 		loc.dir = filepath.Join(u.Target, id)
 	}
 	return backendSession{Store: st, b: b}, loc, nil
+}
+
+// leased reports whether a writer holds a live lease on session id of b
+// (a SQL store, read without taking any lock).
+func leased(ctx context.Context, b refine.Backend, id string) bool {
+	lh, ok := b.(interface {
+		LeaseHolder(ctx context.Context, id string) (string, error)
+	})
+	if !ok {
+		return false
+	}
+	holder, err := lh.LeaseHolder(ctx, id)
+	return err == nil && holder != ""
 }
 
 func openInBackend(ctx context.Context, b refine.Backend, id string, mode openMode) (refine.Store, string, error) {
