@@ -2,10 +2,16 @@ package main
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/refine-spec/refine/mcpserver"
+	"github.com/refine-spec/refine/web"
 
 	"github.com/refine-spec/refine/internal/sqlkv/sqlkvtest"
 )
@@ -41,5 +47,49 @@ func TestReadersIgnoreAFrozenSQLiteWriter(t *testing.T) {
 		if code != exitOK {
 			t.Errorf("%s with a write transaction held: exit %d\n%s\n%s", strings.Join(args, " "), code, out, errb)
 		}
+	}
+
+	// The console and the MCP server open the store as a writer (they
+	// drive sessions): its schema is current, so opening takes no write
+	// lock, and their pages and resources read through the WAL.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	b, err := c.serveBackend(ctx, db)
+	if err != nil {
+		t.Fatalf("open the store for serve/mcp: %v", err)
+	}
+	defer b.Close()
+	console, err := web.New(web.Config{Backend: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer console.Close()
+	for _, path := range []string{"/", "/sessions/done", "/api/sessions/done"} {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest(http.MethodGet, "http://localhost"+path, nil).WithContext(ctx)
+		console.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			t.Errorf("console GET %s: %d\n%s", path, rec.Code, rec.Body)
+		}
+	}
+	ms, err := mcpserver.New(mcpserver.Config{Backend: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ms.Close()
+	st, cl := mcp.NewInMemoryTransports()
+	ss, err := ms.MCP().Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t"}, nil).Connect(ctx, cl, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "refine://sessions/done/status.md"})
+	if err != nil || len(res.Contents) == 0 || !strings.Contains(res.Contents[0].Text, "COMPLETE") {
+		t.Errorf("MCP resource status.md: %v", err)
 	}
 }
