@@ -162,6 +162,7 @@ func (s *Session) advance() {
 		return
 	}
 	s.unpersisted = 0
+	s.recordedRepairs()
 	s.publish()
 	for range commits {
 		s.tel.emit(Event{Kind: EventCommitted})

@@ -50,6 +50,10 @@ type Session struct {
 	published atomic.Pointer[Status]
 	// status holds what publishing reuses between durable points.
 	status statusCache
+	// unrecorded are the IDs of the Store's repairs the state took in,
+	// which the Store is told are recorded after the next commit
+	// (repairs.go).
+	unrecorded []string
 }
 
 // statusCache is what building a Status reuses from the last one: the
@@ -203,6 +207,7 @@ func (s *Session) reload(ctx context.Context) error {
 		return err
 	}
 	s.Cfg.Settings = set
+	s.noteRepairs()
 	s.publish()
 	return nil
 }
@@ -261,7 +266,7 @@ func Inspect(ctx context.Context, st Store) (Status, error) {
 	if err != nil {
 		return Status{}, fmt.Errorf("inspect: %w", err)
 	}
-	return statusOf(ls.st, nil), nil
+	return withStoreRepairs(statusOf(ls.st, nil), st), nil
 }
 
 // cloneOrNil copies xs, or returns nil if it is empty: an empty list in
@@ -320,6 +325,7 @@ func statusOf(s *core.State, c *statusCache) Status {
 	st.Normalized = s.NormalizedCounts()
 	st.Conflicts = cloneOrNil(s.Conflicts)
 	st.Rollbacks = cloneOrNil(s.Rollbacks.Records)
+	st.Repairs = cloneOrNil(s.Repairs)
 	if s.Tracker != nil {
 		st.Convergence = s.Tracker.Rows()
 		st.ConvergenceState = string(s.Tracker.Current())

@@ -85,6 +85,22 @@ type backendSession struct {
 	b refine.Backend
 }
 
+// Repairs forwards the repairs of the session's Store (refine.Repairer).
+func (s backendSession) Repairs() ([]refine.Repair, error) {
+	if r, ok := s.Store.(refine.Repairer); ok {
+		return r.Repairs()
+	}
+	return nil, nil
+}
+
+// RepairsRecorded forwards to the session's Store (refine.Repairer).
+func (s backendSession) RepairsRecorded(ids []string) error {
+	if r, ok := s.Store.(refine.Repairer); ok {
+		return r.RepairsRecorded(ids)
+	}
+	return nil
+}
+
 func (s backendSession) Close() error {
 	var errs []error
 	if c, ok := s.Store.(io.Closer); ok {

@@ -186,19 +186,23 @@ const (
 // the files, checkpoint the log, stop its background goroutine and
 // release the lock.
 type Store struct {
-	dir      string // absolute path of the session folder
-	root     *os.Root
-	rootDir  folder // the session folder's handle (see folder.go)
-	walDir   folder // the log folder's, from Open's recovery on; a read-only Store has none
-	euid     int    // this process's, for the spares' owner check
-	fileOps  opCounter
-	lock     *os.File // nil for a read-only Store
-	shared   *os.File // a snapshot's shared lock (OpenSnapshot); nil otherwise
-	crashed  bool     // the lock's last holder stopped without Close
-	readOnly bool
-	snapshot bool // read-only, with the log's unapplied commits in overlay (OpenSnapshot)
-	sync     bool
-	log      *slog.Logger
+	dir     string // absolute path of the session folder
+	root    *os.Root
+	rootDir folder // the session folder's handle (see folder.go)
+	walDir  folder // the log folder's, from Open's recovery on; a read-only Store has none
+	euid    int    // this process's, for the spares' owner check
+	fileOps opCounter
+	lock    *os.File // nil for a read-only Store
+	shared  *os.File // a snapshot's shared lock (OpenSnapshot); nil otherwise
+	crashed bool     // the lock's last holder stopped without Close
+	// closedCleanly: the lock file says its last holder closed (where
+	// the lock is flock: a lock file emptied by Close), so a file behind
+	// the log was damaged since (repair.go).
+	closedCleanly bool
+	readOnly      bool
+	snapshot      bool // read-only, with the log's unapplied commits in overlay (OpenSnapshot)
+	sync          bool
+	log           *slog.Logger
 
 	// commitMu serializes commits and Close; mu keeps readers out while a
 	// commit is renamed into place and guards the overlay, so in-process
@@ -302,12 +306,14 @@ func Open(dir string, opts ...Option) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fs: open %s: %w", abs, err)
 	}
+	_, lerr := root.Lstat(lockName)
 	lock, crashed, err := lockFile(root, abs)
 	if err != nil {
 		root.Close()
 		return nil, err
 	}
-	s := &Store{dir: abs, root: root, lock: lock, crashed: crashed, sync: !o.noSync, log: o.log, testHook: o.hook, syncer: o.syncer,
+	s := &Store{dir: abs, root: root, lock: lock, crashed: crashed, closedCleanly: lerr == nil && !crashed,
+		sync: !o.noSync, log: o.log, testHook: o.hook, syncer: o.syncer,
 		logSize: o.logSize, logLimit: o.logLimit, idleDelay: o.idleDelay, euid: os.Geteuid()}
 	s.wal.init(o.maxRecords, o.maxBytes)
 	s.rootDir, err = openRootFolder(abs, root, &s.fileOps)
