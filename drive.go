@@ -139,6 +139,7 @@ func (s *Session) persist(ctx context.Context, r core.Ready) error {
 // advance makes the Ready just committed what Status reports.
 func (s *Session) advance(commits int) {
 	s.core.Advance()
+	s.recordedRepairs()
 	s.publish()
 	for range max(commits, 1) {
 		s.tel.emit(Event{Kind: EventCommitted, At: s.now().UTC(), SessionID: s.published.Load().SessionID})

@@ -52,6 +52,10 @@ type Session struct {
 	// published is the state as of the last durable point, as stored;
 	// Status reads it without taking a turn.
 	published atomic.Pointer[Status]
+	// unrecorded are the IDs of the Store's repairs the state took in,
+	// which the Store is told are recorded after the next commit
+	// (repairs.go).
+	unrecorded []string
 }
 
 // lock takes the session's turn, or returns ctx's error if ctx ends
@@ -160,7 +164,9 @@ func (s *Session) reload(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	c, err := core.Load(s.options(), ls.st, ls.j)
+	o := s.options()
+	o.Repairs = s.storeRepairs()
+	c, err := core.Load(o, ls.st, ls.j)
 	if err != nil {
 		return err
 	}
@@ -207,5 +213,5 @@ func Inspect(ctx context.Context, st Store) (Status, error) {
 	if err != nil {
 		return Status{}, fmt.Errorf("inspect: %w", err)
 	}
-	return core.StatusOf(ls.st, DefaultConfig().Settings), nil
+	return withStoreRepairs(core.StatusOf(ls.st, DefaultConfig().Settings), st), nil
 }

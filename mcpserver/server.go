@@ -89,9 +89,10 @@ type Config struct {
 // Server serves refine sessions over MCP. Create it with New; MCP returns
 // the protocol server to run on a transport.
 type Server struct {
-	cfg Config
-	log *slog.Logger
-	mcp *mcp.Server
+	cfg    Config
+	log    *slog.Logger
+	sdkLog *slog.Logger // log, with undeliverable notifications at Debug (quietHandler)
+	mcp    *mcp.Server
 
 	ctx    context.Context // parent of every run; cancelled by Close
 	cancel context.CancelFunc
@@ -128,11 +129,12 @@ func New(cfg Config) (*Server, error) {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
+	s.sdkLog = slog.New(quietHandler{s.log.Handler()})
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "refine", Title: "refine: spec refinement sessions", Version: cfg.Version},
 		&mcp.ServerOptions{
 			Instructions: instructions,
-			Logger:       s.log,
+			Logger:       s.sdkLog,
 			Capabilities: &mcp.ServerCapabilities{
 				Tools:     &mcp.ToolCapabilities{ListChanged: true},
 				Resources: &mcp.ResourceCapabilities{ListChanged: true, Subscribe: true},
@@ -140,6 +142,7 @@ func New(cfg Config) (*Server, error) {
 			SubscribeHandler:   func(context.Context, *mcp.SubscribeRequest) error { return nil },
 			UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
 		})
+	s.mcp.AddReceivingMiddleware(escapeToolText)
 	s.addTools()
 	s.addResourceTemplates()
 	if err := s.registerExisting(s.ctx); err != nil {

@@ -163,7 +163,8 @@ func (s *Server) apiLive(w http.ResponseWriter, r *http.Request, id string) {
 		return
 	}
 	live, _ := s.peek(id)
-	writeJSON(w, http.StatusOK, liveJSON{Token: liveToken(st, live), Running: live.Running, Activity: live.Activity,
+	// Activity is shown as it is by the page's script: escaped here.
+	writeJSON(w, http.StatusOK, liveJSON{Token: liveToken(st, live), Running: live.Running, Activity: termtext.Line(live.Activity),
 		Outcome: string(st.Outcome), Round: st.Round, Error: live.LastErr})
 }
 

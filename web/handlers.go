@@ -10,6 +10,7 @@ import (
 
 	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/convergence"
+	"github.com/refine-spec/refine/internal/termtext"
 	"github.com/refine-spec/refine/rollback"
 	"github.com/refine-spec/refine/store"
 )
@@ -126,7 +127,7 @@ func (s *Server) handleChart(w http.ResponseWriter, r *http.Request, id string) 
 	h.Set("Content-Type", "image/svg+xml")
 	h.Set("Content-Security-Policy", chartCSP)
 	h.Set("Cache-Control", "no-cache")
-	_, _ = w.Write(b)
+	_, _ = w.Write(termtext.Markup(b)) // shown by the escape policy, as every page
 }
 
 type fileView struct {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/store"
+	"github.com/refine-spec/refine/store/fs"
 )
 
 // cmdExport copies a session out of a store into a session folder:
@@ -83,16 +84,23 @@ func cmdImport(ctx context.Context, c *cli, args []string) int {
 		fmt.Fprintf(c.stderr, "refine import: --max-file-bytes %d: give a positive size\n", *limit)
 		return exitUsage
 	}
-	// Opened for writing: a folder a crash left is recovered first, and a
-	// live run's folder is refused rather than copied half-way.
-	src, err := c.openSession(*dir)
+	// Opened read-only, as its log says: the folder is never written (a
+	// crashed run's last commits are read from its log, not replayed into
+	// the folder), and a live run's folder is refused rather than copied
+	// half-way.
+	src, err := openSnapshot(*dir)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "refine import: %v\n", safeErr(err))
 		return exitUsage
 	}
 	defer src.Close()
-	// Every file is checked against the limit before any is read.
-	scan, err := scanFolder(*dir, *limit)
+	// Every value is checked against the limit, from its size, before any
+	// is read.
+	sizes, err := valueSizes(ctx, src, *limit)
+	var skipped []skippedEntry
+	if err == nil {
+		skipped, err = scanFolder(*dir)
+	}
 	if err != nil {
 		fmt.Fprintf(c.stderr, "refine import: %v\n", safeErr(err))
 		return exitUsage
@@ -121,7 +129,7 @@ func cmdImport(ctx context.Context, c *cli, args []string) int {
 		fmt.Fprintf(c.stderr, "refine import: %v\n", safeErr(err))
 		return exitUsage
 	}
-	n, err := copyKeysLimited(ctx, src, dst, scan.sizes, *limit)
+	n, err := copyKeysLimited(ctx, src, dst, sizes, *limit)
 	if cl, ok := dst.(io.Closer); ok {
 		if cerr := cl.Close(); err == nil {
 			err = cerr
@@ -136,10 +144,40 @@ func cmdImport(ctx context.Context, c *cli, args []string) int {
 	}
 	loc := sessionLoc{store: u.Shown, id: newID}
 	fmt.Fprintf(c.stdout, "Imported %s (%d files) as session %s\n%s\n", *dir, n, newID, importedNext(ctx, src, loc))
-	for _, sk := range scan.skipped {
+	for _, sk := range skipped {
 		fmt.Fprintf(c.stderr, "refine import: skipped %s: %s\n", safeLine(sk.path), sk.why)
 	}
 	return exitOK
+}
+
+// openSnapshot opens the session folder dir read-only, as its log says
+// (fs.OpenSnapshot): nothing is written to it.
+func openSnapshot(dir string) (*fs.Store, error) {
+	if err := checkSessionDir(dir); err != nil {
+		return nil, err
+	}
+	return fs.OpenSnapshot(dir)
+}
+
+// valueSizes returns the size of every value of src, refusing one above
+// limit before any is read.
+func valueSizes(ctx context.Context, src *fs.Store, limit int64) (map[string]int64, error) {
+	keys, err := src.List(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	sizes := make(map[string]int64, len(keys))
+	for _, k := range keys {
+		n, err := src.Size(ctx, k)
+		if err != nil {
+			return nil, err
+		}
+		if n > limit {
+			return nil, tooLarge(k, n, limit)
+		}
+		sizes[k] = n
+	}
+	return sizes, nil
 }
 
 // refuseExisting fails if dir already holds a session (or anything at
@@ -165,7 +203,7 @@ func copyKeys(ctx context.Context, src, dst refine.Store) (int, error) {
 }
 
 // copyKeysLimited is copyKeys refusing a value above limit bytes (-1: no
-// limit): a file whose size (sizes, from scanFolder) is above it is
+// limit): a value whose size (sizes, from valueSizes) is above it is
 // refused before it is read.
 func copyKeysLimited(ctx context.Context, src, dst refine.Store, sizes map[string]int64, limit int64) (int, error) {
 	keys, err := src.List(ctx, "")
@@ -198,23 +236,15 @@ func tooLarge(key string, size, limit int64) error {
 		key, errTooLarge, size, limit)
 }
 
-// folderScan is what a session folder holds besides the store's own
-// files: the size of each regular file, by key, and the entries an
-// import does not copy, with why.
-type folderScan struct {
-	sizes   map[string]int64
-	skipped []skippedEntry
-}
-
 // skippedEntry is an entry of a session folder an import does not copy.
 type skippedEntry struct{ path, why string }
 
-// scanFolder walks the session folder dir without following links. A
-// regular file above limit fails the scan (its content is never read);
-// links, named pipes, devices, sockets and names that cannot be store keys
-// are listed as skipped, with why.
-func scanFolder(dir string, limit int64) (folderScan, error) {
-	scan := folderScan{sizes: map[string]int64{}}
+// scanFolder walks the session folder dir without following links, and
+// returns the entries an import does not copy, with why: links, named
+// pipes, devices, sockets and names that cannot be store keys. It reads
+// no file.
+func scanFolder(dir string) ([]skippedEntry, error) {
+	var skipped []skippedEntry
 	err := filepath.WalkDir(dir, func(p string, d iofs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -231,7 +261,7 @@ func scanFolder(dir string, limit int64) (folderScan, error) {
 			return nil // the store's own files (lock, log)
 		}
 		skip := func(why string) error {
-			scan.skipped = append(scan.skipped, skippedEntry{key, why})
+			skipped = append(skipped, skippedEntry{key, why})
 			if d.IsDir() {
 				return iofs.SkipDir
 			}
@@ -254,17 +284,9 @@ func scanFolder(dir string, limit int64) (folderScan, error) {
 		case !t.IsRegular():
 			return skip("not a regular file")
 		}
-		fi, err := d.Info()
-		if err != nil {
-			return err
-		}
-		if fi.Size() > limit {
-			return tooLarge(key, fi.Size(), limit)
-		}
-		scan.sizes[key] = fi.Size()
 		return nil
 	})
-	return scan, err
+	return skipped, err
 }
 
 // importedNext says what to do with a session just imported, by where it

@@ -533,6 +533,9 @@ func printSummary(w io.Writer, st refine.Status, loc sessionLoc) {
 	for _, g := range st.Gaps {
 		fmt.Fprintf(w, "  %-16s %-8s %-15s %s\n", g.ID, g.Severity, g.State, safeLine(g.Title))
 	}
+	for _, r := range st.Repairs {
+		fmt.Fprintf(w, "  repaired %s: %s from the store's log (it held %s)\n", r.At.UTC().Format(time.DateTime), safeLine(r.Key), safeLine(r.Detail))
+	}
 	switch st.FinalSpec {
 	case refine.FinalSpecIntegrated:
 		fmt.Fprintln(w, "  final spec: integrated (v1.0), final_spec.md")

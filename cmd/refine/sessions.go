@@ -34,7 +34,7 @@ func cmdSessions(ctx context.Context, c *cli, args []string) int {
 		fmt.Fprintf(c.stderr, "refine sessions: %v\n", err)
 		return exitUsage
 	}
-	b, err := c.openExistingBackend(ctx, u)
+	b, err := c.openExistingReader(ctx, u)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "refine sessions: %v\n", safeErr(err))
 		return exitUsage

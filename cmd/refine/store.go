@@ -44,21 +44,30 @@ var errNoSessionDir = errors.New("holds no session")
 // another process holds the folder it fails with refine.ErrLocked (a
 // reader then opens it read-only: openLoc).
 func (c *cli) openSession(dir string) (*fs.Store, error) {
+	if err := checkSessionDir(dir); err != nil {
+		return nil, err
+	}
+	return c.openStore(dir)
+}
+
+// checkSessionDir fails unless dir is a folder that may hold a session:
+// one with state.json or the store's log. It creates nothing.
+func checkSessionDir(dir string) error {
 	fi, err := os.Stat(dir)
 	if err != nil {
-		return nil, fmt.Errorf("%w; check the session folder's path", err)
+		return fmt.Errorf("%w; check the session folder's path", err)
 	}
 	if !fi.IsDir() {
-		return nil, fmt.Errorf("%s is not a folder; pass the session folder", dir)
+		return fmt.Errorf("%s is not a folder; pass the session folder", dir)
 	}
 	hasLog, err := fs.HasLog(dir)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if _, err := os.Stat(filepath.Join(dir, "state.json")); err != nil && !hasLog {
-		return nil, noSession(dir)
+		return noSession(dir)
 	}
-	return c.openStore(dir)
+	return nil
 }
 
 func noSession(dir string) error {

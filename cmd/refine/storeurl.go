@@ -49,6 +49,16 @@ func (c *cli) openBackend(ctx context.Context, u storeURL) (store.Backend, error
 	return storeurl.Open(ctx, u, fs.WithLogger(c.storeLogger()))
 }
 
+// openExistingReader is openExistingBackend for a command that only
+// reads the store (status, sessions, export): a SQL store opens as a
+// reader (storeurl.OpenReader), which takes no write lock.
+func (c *cli) openExistingReader(ctx context.Context, u storeURL) (store.Backend, error) {
+	if err := requireStore(u); err != nil {
+		return nil, err
+	}
+	return storeurl.OpenReader(ctx, u, fs.WithLogger(c.storeLogger()))
+}
+
 // sessionLoc says where a command's session lives, for the commands it
 // suggests and the folder it names.
 type sessionLoc struct {
@@ -83,7 +93,7 @@ func shellQuote(s string) string {
 type openMode int
 
 const (
-	openRead   openMode = iota // status: write lock if free, else read-only
+	openRead   openMode = iota // status, export: a SQL store as a reader; a folder with its write lock if free, else read-only
 	openWrite                  // resume, rollback: an existing session, locked
 	openCreate                 // run: a new session (or an empty named one)
 )
@@ -98,6 +108,22 @@ type sessionStore interface {
 type backendSession struct {
 	refine.Store
 	b store.Backend
+}
+
+// Repairs forwards the repairs of the session's Store (store.Repairer).
+func (s backendSession) Repairs() ([]refine.Repair, error) {
+	if r, ok := s.Store.(store.Repairer); ok {
+		return r.Repairs()
+	}
+	return nil, nil
+}
+
+// RepairsRecorded forwards to the session's Store (store.Repairer).
+func (s backendSession) RepairsRecorded(ids []string) error {
+	if r, ok := s.Store.(store.Repairer); ok {
+		return r.RepairsRecorded(ids)
+	}
+	return nil
 }
 
 func (s backendSession) Close() error {
@@ -151,8 +177,11 @@ func (c *cli) openLoc(ctx context.Context, dir, storeArg, id string, mode openMo
 		}
 	}
 	open := c.openExistingBackend // a session is read: its store exists (#40)
-	if mode == openCreate {
+	switch mode {
+	case openCreate:
 		open = c.openBackend
+	case openRead:
+		open = c.openExistingReader
 	}
 	b, err := open(ctx, u)
 	if err != nil {
@@ -160,9 +189,13 @@ func (c *cli) openLoc(ctx context.Context, dir, storeArg, id string, mode openMo
 	}
 	st, id, err := openInBackend(ctx, b, id, mode)
 	live := false
-	if mode == openRead && errors.Is(err, refine.ErrLocked) {
-		st, err = b.View(ctx, id) // a run is live: read what it has committed
-		live = err == nil
+	if mode == openRead && (errors.Is(err, refine.ErrLocked) || errors.Is(err, refine.ErrReadOnly)) {
+		// A run is live, or the store was opened as a reader (SQL): read
+		// what has been committed; a reader asks the lease whether a run
+		// is live.
+		live = errors.Is(err, refine.ErrLocked) || leased(ctx, b, id)
+		st, err = b.View(ctx, id)
+		live = live && err == nil
 	}
 	if err != nil {
 		b.Close()
@@ -173,6 +206,19 @@ func (c *cli) openLoc(ctx context.Context, dir, storeArg, id string, mode openMo
 		loc.dir = filepath.Join(u.Target, id)
 	}
 	return backendSession{Store: st, b: b}, loc, nil
+}
+
+// leased reports whether a writer holds a live lease on session id of b
+// (a SQL store, read without taking any lock).
+func leased(ctx context.Context, b store.Backend, id string) bool {
+	lh, ok := b.(interface {
+		LeaseHolder(ctx context.Context, id string) (string, error)
+	})
+	if !ok {
+		return false
+	}
+	holder, err := lh.LeaseHolder(ctx, id)
+	return err == nil && holder != ""
 }
 
 func openInBackend(ctx context.Context, b store.Backend, id string, mode openMode) (refine.Store, string, error) {

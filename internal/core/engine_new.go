@@ -19,6 +19,9 @@ type Options struct {
 	// SelfCheck makes the decisions check their caches and kept writes
 	// against whole recomputations (test binaries turn it on).
 	SelfCheck bool
+	// Repairs are the repairs the session's Store made when it opened
+	// (store.Repairer), for Load to record in the state.
+	Repairs []Repair
 }
 
 func newEngine(o Options) *Engine {
@@ -78,6 +81,9 @@ func Load(o Options, st *State, j StateJournal) (*Engine, error) {
 	s := newEngine(o)
 	j.Hist.Check = o.SelfCheck
 	s.st, s.journal = st, j
+	if st.NoteRepairs(o.Repairs) {
+		s.dirty = true // recorded at the next durable point
+	}
 	return s, nil
 }
 

@@ -3,6 +3,7 @@ package core
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -182,6 +183,23 @@ type State struct {
 	// RecoverDialog is how far the decision-recovery dialog has gone once
 	// its first question is answered (nil before).
 	RecoverDialog *RecoverDialog `json:"recover_dialog,omitempty"`
+	// Repairs are the values the session's Store found damaged and wrote
+	// again from its own log (store.Repairer), oldest first; they
+	// survive rollbacks.
+	Repairs []Repair `json:"repairs,omitempty"`
+}
+
+// NoteRepairs adds the repairs the state does not hold yet (by ID), and
+// reports whether it added any.
+func (st *State) NoteRepairs(rs []Repair) bool {
+	added := false
+	for _, r := range rs {
+		if !slices.ContainsFunc(st.Repairs, func(h Repair) bool { return h.ID == r.ID }) {
+			st.Repairs = append(st.Repairs, r)
+			added = true
+		}
+	}
+	return added
 }
 
 // RoundState is the progress of the round in flight.

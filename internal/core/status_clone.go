@@ -24,6 +24,7 @@ func (st Status) Clone() Status {
 			c.Synthesis = &syn
 		}
 	}
+	st.Repairs = slices.Clone(st.Repairs)
 	st.Rollbacks = slices.Clone(st.Rollbacks)
 	for i := range st.Rollbacks {
 		r := &st.Rollbacks[i]

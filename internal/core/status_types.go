@@ -109,4 +109,8 @@ type Status struct {
 	// was kept.
 	FinalSpec       string
 	FinalSpecReason string
+	// Repairs are the values the session's Store found damaged and wrote
+	// again from its own log, oldest first: those the state records, then
+	// those the Store reports that a run has not recorded yet.
+	Repairs []Repair
 }

@@ -101,6 +101,7 @@ func statusOf(s *State, c *statusCache, defaults Settings) Status {
 		st.Validation = ValidationRecords(s.ValidationRows(0, 0))
 	}
 	st.Normalized = s.NormalizedCounts()
+	st.Repairs = cloneOrNil(s.Repairs)
 	st.Conflicts = cloneOrNil(s.Conflicts)
 	st.Rollbacks = cloneOrNil(s.Rollbacks.Records)
 	if s.Tracker != nil {

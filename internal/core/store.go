@@ -49,6 +49,14 @@ type Copier = store.Copier
 // holds. New takes its SessionID as the session's ID.
 type Identified = store.Identified
 
+// Repair is [store.Repair]: a value the Store found damaged and wrote
+// again from its own log.
+type Repair = store.Repair
+
+// Repairer is [store.Repairer]: a Store that reports the repairs it made
+// when it opened.
+type Repairer = store.Repairer
+
 // MaxKeyLen is the longest key a Store accepts, in bytes ([store.MaxKeyLen]).
 const MaxKeyLen = store.MaxKeyLen
 

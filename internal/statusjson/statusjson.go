@@ -41,6 +41,9 @@ type Status struct {
 	// Settings are the session's settings as stored with it (changed by
 	// `refine resume --FLAG`, Session.SetSettings). Never a key or token.
 	Settings Settings `json:"settings"`
+	// Repairs are the files the session's store found damaged and wrote
+	// again from its own log, oldest first.
+	Repairs []Repair `json:"repairs"`
 }
 
 // Normalized is one role's count of one kind of normalized quirk.
@@ -91,6 +94,15 @@ func settingsOf(set refine.Settings) Settings {
 		Integrate: set.Integrate, TransportRetries: set.TransportRetries, BackoffBaseSeconds: set.BackoffBase.Seconds(), BackoffMaxSeconds: set.BackoffMax.Seconds(),
 		PromptBudget: set.PromptBudget, MaxTokens: set.MaxTokens, MaxTokensCap: set.MaxTokensCap, MaxOutputBytes: set.MaxOutputBytes,
 	}
+}
+
+// Repair is one value the store repaired from its log: the key, when,
+// and what it held instead.
+type Repair struct {
+	Key    string `json:"key"`
+	At     string `json:"at"`
+	Detail string `json:"detail"`
+	ID     string `json:"id"`
 }
 
 // Roles are the backends of the two roles.
@@ -209,7 +221,7 @@ func From(st refine.Status) Status {
 	out := Status{
 		Round: st.Round, Outcome: string(st.Outcome),
 		Gaps: []Gap{}, Convergence: []convergence.Row{}, Decisions: []DecisionEntry{}, Conflicts: []Conflict{}, Rollbacks: []Rollback{}, Pending: []Pending{},
-		Normalized: []Normalized{},
+		Normalized: []Normalized{}, Repairs: []Repair{},
 		Usage: Usage{PromptTokens: st.Usage.PromptTokens, CompletionTokens: st.Usage.CompletionTokens,
 			CachedPromptTokens: st.Usage.CachedPromptTokens, CacheWriteTokens: st.Usage.CacheWriteTokens, Calls: st.Calls},
 		Waiting:    len(st.Pending) > 0,
@@ -248,6 +260,9 @@ func From(st refine.Status) Status {
 	}
 	for _, n := range st.Normalized {
 		out.Normalized = append(out.Normalized, Normalized{Role: string(n.Role), Kind: n.Kind, Count: n.Count, Answers: n.Answers})
+	}
+	for _, r := range st.Repairs {
+		out.Repairs = append(out.Repairs, Repair{Key: r.Key, At: r.At.UTC().Format(timeFormat), Detail: r.Detail, ID: r.ID})
 	}
 	return out
 }

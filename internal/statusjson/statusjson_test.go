@@ -23,7 +23,7 @@ func TestEmptyStatusHasEveryField(t *testing.T) {
 	}
 	want := map[string]any{
 		"round": 0.0, "outcome": "RUNNING", "gaps": []any{}, "convergence": []any{}, "decisions": []any{}, "conflicts": []any{},
-		"rollbacks": []any{}, "pending": []any{}, "usage": map[string]any{"prompt_tokens": 0.0, "completion_tokens": 0.0, "cached_prompt_tokens": 0.0, "cache_write_tokens": 0.0, "calls": 0.0},
+		"rollbacks": []any{}, "pending": []any{}, "repairs": []any{}, "usage": map[string]any{"prompt_tokens": 0.0, "completion_tokens": 0.0, "cached_prompt_tokens": 0.0, "cache_write_tokens": 0.0, "calls": 0.0},
 		"roles":      map[string]any{"engineer": map[string]any{"provider": "", "model": ""}, "reviewer": map[string]any{"provider": "", "model": ""}},
 		"integrated": false, "final_spec": map[string]any{"form": "", "reason": ""}, "normalized": []any{}, "running": false, "waiting": false,
 		// Unset settings read as the defaults they stand for (#40).
