@@ -1,0 +1,59 @@
+package coretest
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/refine-spec/refine/internal/core"
+	"github.com/refine-spec/refine/store"
+)
+
+// view is a Store as the decisions read it: Get and List without a
+// context (the harness has none to end).
+type view struct{ st store.Store }
+
+func (v view) Get(key string) ([]byte, error) { return v.st.Get(context.Background(), key) }
+
+func (v view) List(prefix string) ([]string, error) {
+	return v.st.List(context.Background(), prefix)
+}
+
+// load takes the session in st up as a new process does: the newest
+// complete snapshot, the journal records after it replayed, and core.Load
+// over the state they rebuild. It is the root's loadState without what
+// only a reader beside a live writer needs (reading again when a newer
+// snapshot appears meanwhile).
+func load(o core.Options, st store.Store) (*core.Engine, error) {
+	v := view{st}
+	bases, err := core.SnapshotBases(v)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.ContainsFunc(bases, func(b *core.SnapshotBase) bool { return b.Key == core.KeyState }) {
+		return nil, fmt.Errorf("load: %w: the store has no state.json", core.ErrNoSession)
+	}
+	base, err := core.NewestComplete(v, bases, -1)
+	if err != nil {
+		return nil, err
+	}
+	doc, since, last, err := core.Replay(v, base.Plain, -1)
+	if err != nil {
+		return nil, err
+	}
+	state, err := core.ParseState(doc)
+	if err != nil {
+		return nil, err
+	}
+	j := core.StateJournal{Seq: last, Since: since, SnapSeq: base.Seq, SnapSize: len(base.Doc), SnapKey: base.Key,
+		LegacyState: state.Schema < 2, Appends: o.Caps.Appends}
+	if state.Schema < core.SchemaVersion {
+		state.Schema, j.SnapshotNext = core.SchemaVersion, true
+	}
+	ver, err := core.EncodeState(state, &j.Hist)
+	if err != nil {
+		return nil, err
+	}
+	j.Ver, j.Has = ver, true
+	return core.Load(o, state, j)
+}
