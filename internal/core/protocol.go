@@ -289,8 +289,10 @@ func (s *Engine) handle(in Input) error {
 		s.run.outcome, s.run.mode = o, modeNone
 		return err
 	case Approve:
+		s.run.outcome = Outcome{} // the Ready's outcome is the session's, not the last run's
 		return s.approve(in)
 	case Abandon:
+		s.run.outcome = Outcome{}
 		if s.st.Outcome.Terminal() {
 			return fmt.Errorf("abandon: %w (%s)", ErrFinished, s.st.Outcome)
 		}
