@@ -174,6 +174,11 @@ func (h *Harness) Do(t *testing.T, td *datadriven.TestData) string {
 	case "prompt":
 		return h.prompt(t, td)
 	}
+	if td.Cmd == "deliver" && td.HasArg("role") {
+		if msg := h.stage(t, td); strings.HasPrefix(msg, "stage: ") {
+			return msg // nothing delivered
+		}
+	}
 	in := h.input(t, td)
 	return h.handle(t, td, in)
 }
@@ -265,9 +270,6 @@ func (h *Harness) input(t *testing.T, td *datadriven.TestData) core.Input {
 	case "interrupt":
 		return core.Interrupt{At: at, Cause: errStopped}
 	case "deliver":
-		if td.HasArg("role") {
-			h.stage(t, td)
-		}
 		in := core.Deliver{At: at, Results: h.staged, Notes: h.notes}
 		h.staged, h.notes = nil, nil
 		return in
@@ -384,8 +386,8 @@ func (h *Harness) handle(t *testing.T, td *datadriven.TestData, in core.Input) s
 // settle prints r and, unless the command holds them, commits its
 // writes and advances.
 func (h *Harness) settle(td *datadriven.TestData, r core.Ready, err error) string {
+	out := printReady(r, err, h.printWrite, h.last.Report)
 	h.last, h.lastErr = r, err
-	out := printReady(r, err, h.printWrite)
 	if r.Stale {
 		// What the decisions hold was never stored: a driver takes the
 		// session up again from the Store (load).

@@ -14,7 +14,7 @@ import (
 // writes (each one with writes, else their number), the calls, the
 // questions to ask, the outcome with its pending questions, and what a
 // Step or a Rollback reported.
-func printReady(r core.Ready, err error, writes bool) string {
+func printReady(r core.Ready, err error, writes bool, lastReport core.RoundReport) string {
 	var b strings.Builder
 	if err != nil {
 		fmt.Fprintf(&b, "error: %s\n", errText(err))
@@ -48,7 +48,7 @@ func printReady(r core.Ready, err error, writes bool) string {
 			fmt.Fprintf(&b, "  rejected: %s\n", strings.TrimSuffix(strings.TrimSpace(why), ")"))
 		}
 	}
-	if rep := r.Report; rep.Engineer != "" || rep.Reviewer != "" {
+	if rep := r.Report; (rep.Engineer != "" || rep.Reviewer != "") && !sameReport(rep, lastReport) {
 		fmt.Fprintf(&b, "report: round %d engineer %q reviewer %q", rep.Round, rep.Engineer, rep.Reviewer)
 		if rep.Verdict != "" {
 			fmt.Fprintf(&b, " verdict %s", rep.Verdict)
@@ -248,7 +248,7 @@ func errText(err error) string {
 		{"ErrUnknownQuestion", core.ErrUnknownQuestion}, {"ErrInvalidAnswer", core.ErrInvalidAnswer},
 		{"ErrDeferred", core.ErrDeferred}, {"ErrRollbackLimit", core.ErrRollbackLimit},
 		{"ErrContextWindow", core.ErrContextWindow}, {"ErrOutOfRange", core.ErrOutOfRange},
-		{"ErrNoResponse", core.ErrNoResponse},
+		{"ErrNoResponse", core.ErrNoResponse}, {"ErrBlocked", core.ErrBlocked},
 	} {
 		if errors.Is(err, s.err) {
 			return s.name + ": " + err.Error()
@@ -267,4 +267,10 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// sameReport says whether a and b are the same round report: a Ready
+// repeats its run's last one until the next run.
+func sameReport(a, b core.RoundReport) bool {
+	return fmt.Sprint(a) == fmt.Sprint(b)
 }

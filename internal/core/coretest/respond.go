@@ -58,7 +58,10 @@ func (h *Harness) stage(t *testing.T, td *datadriven.TestData) string {
 	}
 	content := expand(t, td, td.Input)
 	if td.HasArg("gen") {
-		content = generate(t, td, req)
+		var err error
+		if content, err = generate(t, td, req); err != nil {
+			return "stage: " + err.Error()
+		}
 	}
 	res.Resp = core.Response{Content: content, Usage: core.Usage{PromptTokens: 100, CompletionTokens: 50}}
 	if td.HasArg("finish") {
@@ -77,11 +80,11 @@ func (h *Harness) stage(t *testing.T, td *datadriven.TestData) string {
 // newgap (an output that introduces new=ID:SEV), approve (a Reviewer
 // output with no issues) or issue (a Reviewer output with one issue of
 // severity sev=, HIGH by default).
-func generate(t *testing.T, td *datadriven.TestData, req core.Request) string {
+func generate(t *testing.T, td *datadriven.TestData, req core.Request) (string, error) {
 	var kind string
 	td.ScanArgs(t, "gen", &kind)
 	if len(req.Gaps) == 0 {
-		td.Fatalf(t, "gen=%s: the last Ready has no %s call %d with gaps", kind, req.Role, req.Call)
+		return "", fmt.Errorf("gen=%s: the last Ready has no %s call %d with gaps", kind, req.Role, req.Call)
 	}
 	issue := func() string {
 		var id string
@@ -90,11 +93,11 @@ func generate(t *testing.T, td *datadriven.TestData, req core.Request) string {
 	}
 	switch kind {
 	case "resolve":
-		return refinetest.EngineerOutput(req.Gaps...)
+		return refinetest.EngineerOutput(req.Gaps...), nil
 	case "revise":
-		return refinetest.Revision(req.Gaps[0], issue(), "")
+		return refinetest.Revision(req.Gaps[0], issue(), ""), nil
 	case "disagree":
-		return refinetest.EngineerOutput(req.Gaps...) + "\n" + refinetest.Disagree(issue(), "the retry bound is missing", "")
+		return refinetest.EngineerOutput(req.Gaps...) + "\n" + refinetest.Disagree(issue(), "the retry bound is missing", ""), nil
 	case "newgap":
 		var spec string
 		td.ScanArgs(t, "new", &spec)
@@ -103,9 +106,9 @@ func generate(t *testing.T, td *datadriven.TestData, req core.Request) string {
 		if err != nil {
 			td.Fatalf(t, "new=%s: %v", spec, err)
 		}
-		return refinetest.NewGap(gap.ID(id), level, "a gap found on the way", req.Gaps...)
+		return refinetest.NewGap(gap.ID(id), level, "a gap found on the way", req.Gaps...), nil
 	case "approve":
-		return refinetest.ReviewerOutput(req.Round, req.Gaps)
+		return refinetest.ReviewerOutput(req.Round, req.Gaps), nil
 	case "issue":
 		sev := gap.High
 		if td.HasArg("sev") {
@@ -116,10 +119,9 @@ func generate(t *testing.T, td *datadriven.TestData, req core.Request) string {
 				td.Fatalf(t, "sev=%s: %v", name, err)
 			}
 		}
-		return refinetest.ReviewerOutput(req.Round, req.Gaps, refinetest.Issue{Severity: sev, Summary: "the retry bound is missing"})
+		return refinetest.ReviewerOutput(req.Round, req.Gaps, refinetest.Issue{Severity: sev, Summary: "the retry bound is missing"}), nil
 	}
-	td.Fatalf(t, "gen=%s: want resolve, revise, disagree, newgap, approve or issue", kind)
-	return ""
+	return "", fmt.Errorf("gen=%s: want resolve, revise, disagree, newgap, approve or issue", kind)
 }
 
 // expand turns a response block into the role's output, expanding the
