@@ -69,6 +69,9 @@
 //	events [kind=(K, …)]  the events of the last input (all its Readies).
 //	prompt role=R call=N  for each input line, the first line of that
 //	                  call's prompt (of the last Ready) containing it.
+//	question id=Q     a pending question: its title and options (key,
+//	                  label, * the default, ! recommended), and for each
+//	                  input line the first line of its body containing it.
 //	get key=K         the stored value of K: whole, or for each input
 //	                  line, its first line containing it.
 //	digest            the Store's keys and a hash of every key and value.
@@ -173,6 +176,8 @@ func (h *Harness) Do(t *testing.T, td *datadriven.TestData) string {
 		return h.events(t, td)
 	case "prompt":
 		return h.prompt(t, td)
+	case "question":
+		return h.question(t, td)
 	}
 	if td.Cmd == "deliver" && td.HasArg("role") {
 		if msg := h.stage(t, td); strings.HasPrefix(msg, "stage: ") {
@@ -515,7 +520,7 @@ func (h *Harness) prompt(t *testing.T, td *datadriven.TestData) string {
 		}
 	}
 	if text == nil {
-		td.Fatalf(t, "prompt: the last Ready has no %s call %d", role, call)
+		return fmt.Sprintf("prompt: the last Ready has no %s call %d", role, call)
 	}
 	return findLines(text, td.Input)
 }
@@ -553,6 +558,35 @@ func (h *Harness) events(t *testing.T, td *datadriven.TestData) string {
 	}
 	if b.Len() == 0 {
 		return "no events"
+	}
+	return b.String()
+}
+
+// question prints a pending question: title, options and the lines of
+// its body the input lines look for.
+func (h *Harness) question(t *testing.T, td *datadriven.TestData) string {
+	var id string
+	td.ScanArgs(t, "id", &id)
+	st := h.eng.Status()
+	i := slices.IndexFunc(st.Pending, func(q core.Question) bool { return q.ID == id })
+	if i < 0 {
+		return "no pending question " + id
+	}
+	q := st.Pending[i]
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (%s, round %d) %q\n", q.ID, q.Kind, q.Round, q.Title)
+	for _, o := range q.Options {
+		mark := ""
+		if o.Key == q.Default {
+			mark += "*"
+		}
+		if o.Recommended {
+			mark += "!"
+		}
+		fmt.Fprintf(&b, "  %s%s: %s\n", o.Key, mark, o.Label)
+	}
+	if strings.TrimSpace(td.Input) != "" {
+		b.WriteString(findLines(strings.Split(q.Body, "\n"), td.Input))
 	}
 	return b.String()
 }
