@@ -93,7 +93,8 @@ func printRollback(rb core.RollbackReport) string {
 		fmt.Fprintf(&b, "rollback: to round %d, undone %v, archives %v, %d left\n", rb.Round, rb.Undone, rb.Archives, rb.Remaining)
 	}
 	if rb.RootCause != "" {
-		fmt.Fprintf(&b, "  root cause: %s\n", rb.RootCause)
+		line, _, _ := strings.Cut(rb.RootCause, "\n")
+		fmt.Fprintf(&b, "  root cause: %s\n", line)
 	}
 	if len(rb.Adjustments) > 0 {
 		applied := "recommended"
