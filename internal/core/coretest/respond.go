@@ -132,6 +132,8 @@ func generate(t *testing.T, td *datadriven.TestData, req core.Request) (string, 
 //	@disagree ISSUE concern…                Disagree
 //	@review ROUND GAP…                      ReviewerOutput, with the @issue lines after it
 //	@issue SEV GAP summary…                 one issue of the @review above
+//	@resolution GAP                         the body of EngineerOutput's section for GAP
+//	                                        (what an integrated spec carries as accepted)
 //
 // Other lines are kept as they are.
 func expand(t *testing.T, td *datadriven.TestData, body string) string {
@@ -169,6 +171,8 @@ func expand(t *testing.T, td *datadriven.TestData, body string) string {
 				out = out[:i] + strings.Join(news, "") + out[i+len("- None\n"):]
 			}
 			b.WriteString(out)
+		case f[0] == "@resolution" && len(f) == 2:
+			b.WriteString(resolutionBody(gap.ID(f[1])) + "\n")
 		case f[0] == "@revision" && len(f) == 3:
 			b.WriteString(refinetest.Revision(gap.ID(f[1]), f[2], ""))
 		case f[0] == "@disagree" && len(f) >= 3:
@@ -196,4 +200,12 @@ func expand(t *testing.T, td *datadriven.TestData, body string) string {
 		b.WriteString(refinetest.ReviewerOutput(rev.round, rev.gaps, rev.issues...))
 	}
 	return b.String()
+}
+
+// resolutionBody is the body of refinetest.EngineerOutput's section for
+// id, past its heading: the resolution the decisions accept from it.
+func resolutionBody(id gap.ID) string {
+	out := refinetest.EngineerOutput(id)
+	_, body, _ := strings.Cut(out, "## Gap Resolution: "+string(id)+"\n")
+	return strings.TrimSpace(body)
 }
