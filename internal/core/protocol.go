@@ -251,8 +251,13 @@ func (s *Engine) handle(in Input) error {
 		s.passYield = true
 		return s.play()
 	case Interrupt:
-		// The calls made for this run are made again by the next.
+		// The calls made for this run are made again by the next; what
+		// the decisions settled before the stop (a phase's output) is
+		// committed now, not asked for again.
 		clear(s.ext.Delivered)
+		if err := s.flush(); err != nil {
+			return err
+		}
 		s.run.outcome = Outcome{Status: StatusPaused, Round: s.st.Round, Reason: "interrupted: " + in.Cause.Error() + "; run again to resume", Pending: slices.Clone(s.st.Pending)}
 		s.run.mode = modeNone
 		return in.Cause
