@@ -54,10 +54,11 @@
 //	    core.Continue, core.Interrupt (the driver's context ended).
 //
 // Every input command takes hold (the Ready's writes are not committed:
-// commit or advance them, or crash), and stop (the driver's context ends
-// during the input: at the first yield it hands core.Interrupt instead of
-// core.Continue, which it hands otherwise, as both drivers do). Each
-// input's time is the harness clock's next second.
+// commit or advance them, or crash), and stop[=N] (the driver's context
+// ends during the input: at its N-th yield, the first by default, the
+// harness hands core.Interrupt instead of core.Continue, which it hands
+// at every yield otherwise, as both drivers do). Each input's time is the
+// harness clock's next second.
 //
 //	commit            commits the writes held, without Advance.
 //	advance           commits them if not yet done, then Advance.
@@ -337,6 +338,17 @@ func (h *Harness) input(t *testing.T, td *datadriven.TestData) core.Input {
 	return nil
 }
 
+// stopAt reads stop[=N]: the yield at which the context ends (1 by default).
+func stopAt(t *testing.T, td *datadriven.TestData) int {
+	arg, _ := td.Arg("stop")
+	if len(arg.Vals) == 0 || arg.Vals[0] == "" {
+		return 1
+	}
+	var n int
+	td.ScanArgs(t, "stop", &n)
+	return n
+}
+
 // errStopped is the cause of an Interrupt: the driver's context ended.
 var errStopped = errors.New("context canceled")
 
@@ -363,6 +375,7 @@ func askerArg(t *testing.T, td *datadriven.TestData) (asks, immediate bool) {
 func (h *Harness) handle(t *testing.T, td *datadriven.TestData, in core.Input) string {
 	var events []core.Event
 	var b strings.Builder
+	yields := 0
 	for {
 		r, err := h.eng.Handle(view{h.store}, h.coldView(), in)
 		events = append(events, r.Events...)
@@ -379,8 +392,9 @@ func (h *Harness) handle(t *testing.T, td *datadriven.TestData, in core.Input) s
 		if len(r.Persist) > 0 || len(r.Cold) > 0 || len(r.Calls) > 0 || len(r.Ask) > 0 {
 			td.Fatalf(t, "a Ready with More carries writes, calls or questions: %+v", r)
 		}
-		if td.HasArg("stop") {
-			b.WriteString("yield: the context ended, interrupt\n")
+		yields++
+		if td.HasArg("stop") && yields >= stopAt(t, td) {
+			fmt.Fprintf(&b, "yield %d: the context ended, interrupt\n", yields)
 			in = core.Interrupt{At: h.tick(), Cause: errStopped}
 			continue
 		}
