@@ -93,6 +93,7 @@ import (
 	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/internal/core"
+	"github.com/refine-spec/refine/question"
 	"github.com/refine-spec/refine/refinetest"
 	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/store/memory"
@@ -209,7 +210,7 @@ func (h *Harness) create(t *testing.T, td *datadriven.TestData) string {
 	h.printWrite = td.HasArg("writes")
 	h.opts = core.Options{
 		Params: core.Params{Settings: set, Defaults: refine.DefaultConfig().Settings, HasColdStore: h.cold != nil},
-		Caps:   core.CapsOf(h.store), Log: slog.New(slog.DiscardHandler), SelfCheck: true,
+		Caps:   capsOf(h.store), Log: slog.New(slog.DiscardHandler), SelfCheck: true,
 	}
 	spec := td.Input
 	if strings.TrimSpace(spec) == "" {
@@ -283,7 +284,7 @@ func (h *Harness) input(t *testing.T, td *datadriven.TestData) core.Input {
 		var id, key string
 		td.ScanArgs(t, "id", &id)
 		td.ScanArgs(t, "key", &key)
-		return core.Answered{At: at, Question: id, Answer: core.Answer{Key: key, Text: strings.TrimSpace(td.Input)}}
+		return core.Answered{At: at, Question: id, Answer: question.Answer{Key: key, Text: strings.TrimSpace(td.Input)}}
 	case "defer":
 		var id string
 		td.ScanArgs(t, "id", &id)
@@ -582,7 +583,7 @@ func (h *Harness) question(t *testing.T, td *datadriven.TestData) string {
 	var id string
 	td.ScanArgs(t, "id", &id)
 	st := h.eng.Status()
-	i := slices.IndexFunc(st.Pending, func(q core.Question) bool { return q.ID == id })
+	i := slices.IndexFunc(st.Pending, func(q question.Question) bool { return q.ID == id })
 	if i < 0 {
 		return "no pending question " + id
 	}

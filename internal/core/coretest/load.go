@@ -9,6 +9,14 @@ import (
 	"github.com/refine-spec/refine/store"
 )
 
+// capsOf returns the capabilities of st the decisions' writes may use,
+// as the root's driver reads them.
+func capsOf(st store.Store) core.StoreCaps {
+	a, appends := st.(store.Appender)
+	c, copies := st.(store.Copier)
+	return core.StoreCaps{Appends: appends && a.Appends(), Copies: copies && c.Copies()}
+}
+
 // view is a Store as the decisions read it: Get and List without a
 // context (the harness has none to end).
 type view struct{ st store.Store }

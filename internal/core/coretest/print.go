@@ -7,6 +7,9 @@ import (
 	"unicode"
 
 	"github.com/refine-spec/refine/internal/core"
+	"github.com/refine-spec/refine/llm"
+	"github.com/refine-spec/refine/question"
+	"github.com/refine-spec/refine/rollback"
 	"github.com/refine-spec/refine/store"
 )
 
@@ -123,7 +126,7 @@ func printOp(op store.Op) string {
 
 // printQuestion prints a question: ID, kind, title, option keys (the
 // default marked *).
-func printQuestion(q core.Question) string {
+func printQuestion(q question.Question) string {
 	keys := make([]string, 0, len(q.Options))
 	for _, o := range q.Options {
 		k := o.Key
@@ -225,7 +228,7 @@ func printEvent(e core.Event) string {
 // promptLine is the first line with a word in it of the call's last
 // message: what this call asks, after the stable prefix (system text,
 // spec, decisions), and past banner rules.
-func promptLine(r core.Request) string {
+func promptLine(r llm.Request) string {
 	if len(r.Messages) == 0 {
 		return "(no prompt)"
 	}
@@ -245,11 +248,11 @@ func errText(err error) string {
 		err  error
 	}{
 		{"ErrNotPersisted", core.ErrNotPersisted}, {"ErrUnknownCall", core.ErrUnknownCall},
-		{"ErrFinished", core.ErrFinished}, {"ErrCorrupt", core.ErrCorrupt},
-		{"ErrUnknownQuestion", core.ErrUnknownQuestion}, {"ErrInvalidAnswer", core.ErrInvalidAnswer},
-		{"ErrDeferred", core.ErrDeferred}, {"ErrRollbackLimit", core.ErrRollbackLimit},
-		{"ErrContextWindow", core.ErrContextWindow}, {"ErrOutOfRange", core.ErrOutOfRange},
-		{"ErrNoResponse", core.ErrNoResponse}, {"ErrBlocked", core.ErrBlocked},
+		{"ErrFinished", core.ErrFinished}, {"ErrCorrupt", store.ErrCorrupt},
+		{"ErrUnknownQuestion", core.ErrUnknownQuestion}, {"ErrInvalidAnswer", question.ErrInvalidAnswer},
+		{"ErrDeferred", core.ErrDeferred}, {"ErrRollbackLimit", rollback.ErrLimit},
+		{"ErrContextWindow", core.ErrContextWindow}, {"ErrOutOfRange", rollback.ErrOutOfRange},
+		{"ErrNoResponse", llm.ErrNoResponse}, {"ErrBlocked", core.ErrBlocked},
 	} {
 		if errors.Is(err, s.err) {
 			return s.name + ": " + err.Error()

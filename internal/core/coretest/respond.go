@@ -13,6 +13,7 @@ import (
 
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/internal/core"
+	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/refinetest"
 )
 
@@ -25,7 +26,7 @@ func (h *Harness) stage(t *testing.T, td *datadriven.TestData) string {
 	var call int
 	td.ScanArgs(t, "role", &role)
 	td.ScanArgs(t, "call", &call)
-	req := core.Request{Role: core.RoleName(role), Call: call}
+	req := llm.Request{Role: llm.RoleName(role), Call: call}
 	for _, r := range h.last.Calls {
 		if r.Role == req.Role && r.Call == call {
 			req = r
@@ -63,7 +64,7 @@ func (h *Harness) stage(t *testing.T, td *datadriven.TestData) string {
 			return "stage: " + err.Error()
 		}
 	}
-	res.Resp = core.Response{Content: content, Usage: core.Usage{PromptTokens: 100, CompletionTokens: 50}}
+	res.Resp = llm.Response{Content: content, Usage: llm.Usage{PromptTokens: 100, CompletionTokens: 50}}
 	if td.HasArg("finish") {
 		td.ScanArgs(t, "finish", &res.Resp.FinishReason)
 	}
@@ -80,7 +81,7 @@ func (h *Harness) stage(t *testing.T, td *datadriven.TestData) string {
 // newgap (an output that introduces new=ID:SEV), approve (a Reviewer
 // output with no issues) or issue (a Reviewer output with one issue of
 // severity sev=, HIGH by default).
-func generate(t *testing.T, td *datadriven.TestData, req core.Request) (string, error) {
+func generate(t *testing.T, td *datadriven.TestData, req llm.Request) (string, error) {
 	var kind string
 	td.ScanArgs(t, "gen", &kind)
 	if len(req.Gaps) == 0 {
