@@ -200,6 +200,9 @@ func (h *Harness) tick() time.Time {
 func (h *Harness) create(t *testing.T, td *datadriven.TestData) string {
 	cfg := refinetest.Config(nil, nil, nil, parseGaps(t, td)...)
 	set, err := withSettings(cfg.Settings, td, "gaps", "writes", "cold", "hold")
+	if err == nil {
+		err = set.Validate()
+	}
 	if err != nil {
 		td.Fatalf(t, "create: %v", err)
 	}
