@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/refinetest"
@@ -135,5 +136,70 @@ func TestImmediateAskerLeavesItsUnansweredQuestionDurable(t *testing.T) {
 	}
 	if len(after.Decisions) <= len(st.Decisions) {
 		t.Errorf("no decision recorded for %s answered from another process: %d decisions before, %d after", q.ID, len(st.Decisions), len(after.Decisions))
+	}
+}
+
+func TestTransportRetriesDoNotSpendValidationBudget(t *testing.T) {
+	eng := refinetest.Replies(
+		refinetest.Reply{Err: transient{after: 3 * time.Second}},
+		refinetest.Reply{Err: transient{}},
+		refinetest.Reply{Content: engineerDoc("GAP-TEST-001"), Usage: refine.Usage{PromptTokens: 10, CompletionTokens: 5}},
+	)
+	rev := refinetest.Script(reviewerDoc(1, "GAP-TEST-001"))
+	cfg := refinetest.Config(eng, rev, auto())
+	clock := cfg.Clock.(*refinetest.Clock)
+	s, out := run(t, cfg)
+	if out.Status != refine.StatusComplete {
+		t.Fatalf("outcome %+v", out)
+	}
+	slept := clock.Slept()
+	if len(slept) != 2 || slept[0] < 3*time.Second {
+		t.Errorf("backoff sleeps = %v, want 2 with the first ≥ the 3s hint", slept)
+	}
+	st, _ := s.Status(context.Background())
+	if st.Calls != 4 || st.Usage.PromptTokens != 110 {
+		t.Errorf("calls = %d usage = %+v", st.Calls, st.Usage)
+	}
+	if strings.Contains(get(t, cfg, "status.md"), "RETRY ATTEMPT") || strings.Count(get(t, cfg, "status.md"), "Transport retry") != 2 {
+		t.Errorf("status.md transport rows wrong:\n%s", get(t, cfg, "status.md"))
+	}
+}
+
+func TestTransportGivesUpAfterTheBoundAndStaysResumable(t *testing.T) {
+	ctx := context.Background()
+	calls := 0
+	eng := refinetest.Func(func(ctx context.Context, req refine.Request) (refine.Response, error) {
+		calls++
+		if calls <= 4 {
+			return refine.Response{}, transient{after: 2 * time.Second}
+		}
+		return refine.Response{Content: engineerDoc("GAP-TEST-001")}, nil
+	})
+	cfg := refinetest.Config(eng, refinetest.Script(reviewerDoc(1, "GAP-TEST-001")), auto())
+	cfg.TransportRetries = 3
+	cfg.BackoffMax = 5 * time.Second
+	clock := cfg.Clock.(*refinetest.Clock)
+	s, _ := refine.New(ctx, cfg)
+	out, err := s.Run(ctx)
+	if out.Status != refine.StatusFailed || err == nil || !strings.Contains(err.Error(), "gave up after 3 transport retries") {
+		t.Fatalf("Run = %+v, %v; want FAILED after 3 transport retries", out, err)
+	}
+	slept := clock.Slept()
+	if len(slept) != 3 {
+		t.Errorf("slept %v, want 3 backoffs", slept)
+	}
+	for _, d := range slept {
+		if d < 2*time.Second || d > 5*time.Second {
+			t.Errorf("backoff %s outside [hint 2s, max 5s]", d)
+		}
+	}
+	// Resumable: the next Run succeeds and the validation budget was untouched.
+	s2, _ := refine.Open(ctx, cfg)
+	out, err = s2.Run(ctx)
+	if err != nil || out.Status != refine.StatusComplete {
+		t.Fatalf("resume = %+v, %v", out, err)
+	}
+	if strings.Contains(get(t, cfg, "round_001/prompts/engineer-1.md"), "RETRY ATTEMPT") {
+		t.Errorf("a transport failure was treated as a validation retry")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/internal/core"
 	"github.com/refine-spec/refine/store"
 )
@@ -64,4 +65,17 @@ func load(o core.Options, st store.Store) (*core.Engine, error) {
 	}
 	j.Ver, j.Has = ver, true
 	return core.Load(o, state, j)
+}
+
+// StateDoc returns the state of the session in st, as a state.json
+// snapshot would hold it: for a test that builds a stored session the
+// decisions cannot reach through their inputs (one saved by an older
+// refine, say).
+func StateDoc(st store.Store) ([]byte, error) {
+	set := refine.DefaultConfig().Settings
+	eng, err := load(core.Options{Params: core.Params{Settings: set, Defaults: set}, Caps: capsOf(st)}, st)
+	if err != nil {
+		return nil, err
+	}
+	return eng.StateDoc()
 }

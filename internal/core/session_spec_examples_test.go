@@ -1,11 +1,4 @@
-package refine_test
-
-// The Examples of the spec's round-06 (rollback) and round-10 (conflict
-// resolution) documents, replayed as sessions: through refine.New,
-// Session.Run/Step/Rollback/Answer with scripted roles and a recording
-// Asker. Each test asserts what the example shows: the questions asked,
-// the decisions recorded, the gap states, the archives and the status.md
-// blocks. Long role outputs are in testdata/spec-examples.
+package core_test
 
 import (
 	"context"
@@ -24,6 +17,13 @@ import (
 	"github.com/refine-spec/refine/refinetest"
 	"github.com/refine-spec/refine/rollback"
 )
+
+// The Examples of the spec's round-06 (rollback) and round-10 (conflict
+// resolution) documents, replayed as sessions: through refine.New,
+// Session.Run/Step/Rollback/Answer with scripted roles and a recording
+// Asker. Each test asserts what the example shows: the questions asked,
+// the decisions recorded, the gap states, the archives and the status.md
+// blocks. Long role outputs are in testdata/spec-examples.
 
 // specExample reads a role output of the replayed examples.
 func specExample(t *testing.T, name string) string {
