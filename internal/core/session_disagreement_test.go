@@ -17,6 +17,10 @@ import (
 	"github.com/refine-spec/refine/store"
 )
 
+// Conflicts through a whole Session: explicit and implicit disagreement,
+// the DISAGREE rate warning and its rewinds, disagreements with earlier
+// rounds, blocked gaps.
+
 // disagreeDoc is a round-2 Engineer output that keeps its proposal and
 // formally disagrees with issueID.
 func disagreeDoc(gapID, issueID, quote string) string {

@@ -14,6 +14,10 @@ import (
 	"github.com/refine-spec/refine/store"
 )
 
+// Helpers of the tests that drive a whole refine.Session beside the
+// decisions (session_*_test.go): refinetest's builders in the shapes these
+// tests use, and Stores that fail on purpose.
+
 // auto answers every question with its documented default.
 func auto() *refinetest.Asker { return &refinetest.Asker{DefaultAfterScript: true} }
 

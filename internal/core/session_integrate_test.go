@@ -19,6 +19,8 @@ import (
 	"github.com/refine-spec/refine/validate"
 )
 
+// The integration step through a whole Session (DESIGN §16).
+
 // The integration step's tests play a one-round session over a small spec
 // (two gaps resolved in round 1, a third left open by MaxRounds 1), then
 // script the integration calls.

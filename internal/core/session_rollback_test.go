@@ -18,6 +18,10 @@ import (
 	"github.com/refine-spec/refine/storetest"
 )
 
+// Rollback through a whole Session: targets, limits, modes, every dialog
+// and its cancel, atomicity under Store faults, decision recovery and the
+// archives.
+
 // roundsSession runs n rounds, each accepting one HIGH gap, and returns the
 // session and its config. The Engineer and Reviewer keep answering for
 // retried rounds too.

@@ -15,6 +15,12 @@ import (
 	"github.com/refine-spec/refine/refinetest"
 )
 
+// The round through a whole Session (refine.New, Run, Step with scripted
+// roles and askers): validation retries and their examples, escalation,
+// the Engineer's and the Reviewer's steps, new gaps, parallel drafting and
+// long sessions. The scripts in testdata specify these decisions input by
+// input; these tests play the longer cases through the driver.
+
 func TestRetryThenSuccess(t *testing.T) {
 	eng := refinetest.Script("Here are my thoughts on error recovery, without headers.", engineerDoc("GAP-TEST-001"))
 	rev := refinetest.Script(reviewerDoc(1, "GAP-TEST-001"))

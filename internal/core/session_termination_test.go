@@ -22,6 +22,10 @@ import (
 	"github.com/refine-spec/refine/storetest"
 )
 
+// Termination through a whole Session: the divergence answers, every
+// outcome, what a finished session still plays (integration, cleanup),
+// Step after a crash, and questions answered later from another process.
+
 // stallingRoles: the Engineer proposes every assigned gap, the Reviewer
 // always raises a HIGH issue, so no round makes progress and the
 // divergence question comes after round 2.

@@ -99,12 +99,12 @@ import (
 	"github.com/refine-spec/refine/store/memory"
 )
 
-// Start is the time of a script's first input.
-var Start = time.Date(2026, 1, 12, 14, 30, 0, 0, time.UTC)
+// start is the time a script starts at: its first input is a second later.
+func start() time.Time { return time.Date(2026, 1, 12, 14, 30, 0, 0, time.UTC) }
 
-// Harness is one script's session: the decisions, their Store, the
+// harness is one script's session: the decisions, their Store, the
 // Ready being acted on and the results staged for the next Deliver.
-type Harness struct {
+type harness struct {
 	opts       core.Options
 	store      store.Store
 	cold       store.Store
@@ -124,16 +124,16 @@ type Harness struct {
 	notes       []core.TransportNote
 }
 
-// Run runs the script at path with a new Harness.
+// Run runs the script at path with a new harness.
 func Run(t *testing.T, path string) {
-	h := &Harness{now: Start}
+	h := &harness{now: start()}
 	datadriven.RunTest(t, path, func(t *testing.T, td *datadriven.TestData) string {
-		return h.Do(t, td)
+		return h.do(t, td)
 	})
 }
 
-// Do plays one command and returns what it prints.
-func (h *Harness) Do(t *testing.T, td *datadriven.TestData) string {
+// do plays one command and returns what it prints.
+func (h *harness) do(t *testing.T, td *datadriven.TestData) string {
 	switch td.Cmd {
 	case "create":
 		return h.create(t, td)
@@ -191,13 +191,13 @@ func (h *Harness) Do(t *testing.T, td *datadriven.TestData) string {
 }
 
 // tick is the time of the next input.
-func (h *Harness) tick() time.Time {
+func (h *harness) tick() time.Time {
 	h.now = h.now.Add(time.Second)
 	return h.now
 }
 
 // create starts a session on a fresh memory Store.
-func (h *Harness) create(t *testing.T, td *datadriven.TestData) string {
+func (h *harness) create(t *testing.T, td *datadriven.TestData) string {
 	cfg := refinetest.Config(nil, nil, nil, parseGaps(t, td)...)
 	set, err := withSettings(cfg.Settings, td, "gaps", "writes", "cold", "hold")
 	if err == nil {
@@ -252,7 +252,7 @@ func parseGaps(t *testing.T, td *datadriven.TestData) []gap.Gap {
 }
 
 // load takes the session up from its Store, as a new process.
-func (h *Harness) load() string {
+func (h *harness) load() string {
 	if h.store == nil {
 		return "load: no store (create first)"
 	}
@@ -265,7 +265,7 @@ func (h *Harness) load() string {
 }
 
 // input builds the input a command names.
-func (h *Harness) input(t *testing.T, td *datadriven.TestData) core.Input {
+func (h *harness) input(t *testing.T, td *datadriven.TestData) core.Input {
 	at := h.tick()
 	switch td.Cmd {
 	case "run":
@@ -376,7 +376,7 @@ func askerArg(t *testing.T, td *datadriven.TestData) (asks, immediate bool) {
 
 // handle hands in to the decisions, continuing after each yield (or
 // interrupting, with stop) as a driver does, and prints the last Ready.
-func (h *Harness) handle(t *testing.T, td *datadriven.TestData, in core.Input) string {
+func (h *harness) handle(t *testing.T, td *datadriven.TestData, in core.Input) string {
 	var events []core.Event
 	var b strings.Builder
 	yields := 0
@@ -408,7 +408,7 @@ func (h *Harness) handle(t *testing.T, td *datadriven.TestData, in core.Input) s
 
 // settle prints r and, unless the command holds them, commits its
 // writes and advances.
-func (h *Harness) settle(td *datadriven.TestData, r core.Ready, err error) string {
+func (h *harness) settle(td *datadriven.TestData, r core.Ready, err error) string {
 	out := printReady(r, err, h.printWrite, h.last.Report)
 	h.last, h.lastErr = r, err
 	if r.Stale {
@@ -434,7 +434,7 @@ func (h *Harness) settle(td *datadriven.TestData, r core.Ready, err error) strin
 
 // commitHeld commits the writes held, cold first, as a driver does; it
 // returns what went wrong, if anything.
-func (h *Harness) commitHeld() string {
+func (h *harness) commitHeld() string {
 	ctx := t0()
 	if len(h.heldCold) > 0 {
 		if h.cold == nil {
@@ -454,7 +454,7 @@ func (h *Harness) commitHeld() string {
 }
 
 // commit commits the writes held, without Advance.
-func (h *Harness) commit() string {
+func (h *harness) commit() string {
 	if h.committed || len(h.held)+len(h.heldCold) == 0 {
 		return "nothing to commit"
 	}
@@ -465,7 +465,7 @@ func (h *Harness) commit() string {
 }
 
 // advance commits the writes held if need be, then advances.
-func (h *Harness) advance() string {
+func (h *harness) advance() string {
 	var b strings.Builder
 	if !h.committed && len(h.held)+len(h.heldCold) > 0 {
 		b.WriteString(h.commit() + "\n")
@@ -477,7 +477,7 @@ func (h *Harness) advance() string {
 }
 
 // coldView is the cold store as the decisions read it, nil when none.
-func (h *Harness) coldView() core.View {
+func (h *harness) coldView() core.View {
 	if h.cold == nil {
 		return nil
 	}
@@ -486,7 +486,7 @@ func (h *Harness) coldView() core.View {
 
 // digest prints the number of the Store's keys and a hash of every key
 // and value.
-func (h *Harness) digest() string {
+func (h *harness) digest() string {
 	ctx := t0()
 	keys, err := h.store.List(ctx, "")
 	if err != nil {
@@ -505,7 +505,7 @@ func (h *Harness) digest() string {
 }
 
 // get prints a stored value, or the lines of it the input lines look for.
-func (h *Harness) get(t *testing.T, td *datadriven.TestData) string {
+func (h *harness) get(t *testing.T, td *datadriven.TestData) string {
 	var key string
 	td.ScanArgs(t, "key", &key)
 	st := h.store
@@ -524,7 +524,7 @@ func (h *Harness) get(t *testing.T, td *datadriven.TestData) string {
 
 // prompt prints, for each input line, the first line of the prompt of
 // one of the last Ready's calls that contains it, or that none does.
-func (h *Harness) prompt(t *testing.T, td *datadriven.TestData) string {
+func (h *harness) prompt(t *testing.T, td *datadriven.TestData) string {
 	var role string
 	var call int
 	td.ScanArgs(t, "role", &role)
@@ -562,7 +562,7 @@ func findLines(text []string, want string) string {
 }
 
 // events prints the events of the last input, of the kinds asked for.
-func (h *Harness) events(t *testing.T, td *datadriven.TestData) string {
+func (h *harness) events(t *testing.T, td *datadriven.TestData) string {
 	var kinds []string
 	if arg, ok := td.Arg("kind"); ok {
 		kinds = arg.Vals
@@ -582,7 +582,7 @@ func (h *Harness) events(t *testing.T, td *datadriven.TestData) string {
 
 // question prints a pending question: title, options and the lines of
 // its body the input lines look for.
-func (h *Harness) question(t *testing.T, td *datadriven.TestData) string {
+func (h *harness) question(t *testing.T, td *datadriven.TestData) string {
 	var id string
 	td.ScanArgs(t, "id", &id)
 	st := h.eng.Status()

@@ -21,7 +21,7 @@ import (
 func t0() context.Context { return context.Background() }
 
 // stage keeps one call's result for the next deliver.
-func (h *Harness) stage(t *testing.T, td *datadriven.TestData) string {
+func (h *harness) stage(t *testing.T, td *datadriven.TestData) string {
 	var role string
 	var call int
 	td.ScanArgs(t, "role", &role)
