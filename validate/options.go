@@ -33,6 +33,13 @@ type Options struct {
 	// MinSectionChars is the THIN_CONTENT warning threshold per Gap
 	// Resolution section; 0 means DefaultMinSectionChars.
 	MinSectionChars int
+	// FinishReason is the backend's finish reason for this answer, as
+	// journaled ("stop", "length", "max_tokens", "refusal", …; "" when the
+	// backend gives none). One that says the token limit cut the answer
+	// (CutByTokenLimit) makes it TRUNCATED and one that reports a refusal or
+	// a content filter (ProviderRefusal) makes it REFUSAL, before any other
+	// check but the MaxOutputBytes bound.
+	FinishReason string
 }
 
 func (o Options) maxBytes() int {

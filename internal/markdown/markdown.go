@@ -45,6 +45,11 @@ type Doc struct {
 	Prose string
 	// Headings are the headings outside code, in order.
 	Headings []Heading
+	// Unclosed is the 1-based line of a fence that opens a code block and
+	// is never closed (the block runs to the end of the document), 0 when
+	// every fenced block is closed. A writer who left a fence open hides
+	// everything after it as code, so readers may want to say so.
+	Unclosed int
 
 	lineStarts []int // byte offset of each line's first byte
 	sections   []Section
@@ -86,6 +91,7 @@ func Parse(src string) *Doc {
 		char  byte
 		count int
 	}
+	fenceLine := 0
 	for start := 0; start <= len(text); {
 		end := strings.IndexByte(text[start:], '\n')
 		next := 0
@@ -107,6 +113,7 @@ func Parse(src string) *Doc {
 		} else if ch, n, ok := openingFence(line); ok {
 			writeSpaces(&prose, len(line))
 			fence.open, fence.char, fence.count = true, ch, n
+			fenceLine = len(d.lineStarts)
 		} else {
 			writeMaskedLine(&prose, line)
 			if lvl, title, ok := atxHeading(line); ok {
@@ -120,6 +127,9 @@ func Parse(src string) *Doc {
 			prose.WriteByte('\n')
 		}
 		start = next
+	}
+	if fence.open {
+		d.Unclosed = fenceLine
 	}
 	d.Prose = prose.String()
 	d.sections = sectionsOf(d.Headings, len(text))
@@ -374,4 +384,33 @@ func writeMaskedLine(w *strings.Builder, line string) {
 		}
 	}
 	w.WriteString(line[written:])
+}
+
+// OpeningFence reports whether line opens a fenced code block: its fence
+// character ('`' or '~'), the fence's length, and the info string after
+// it, trimmed ("markdown" for "```markdown").
+func OpeningFence(line string) (char byte, count int, info string, ok bool) {
+	char, count, ok = openingFence(line)
+	if !ok {
+		return 0, 0, "", false
+	}
+	_, rest := indent(line)
+	return char, count, strings.TrimSpace(rest[count:]), true
+}
+
+// ClosingFence reports whether line closes a block opened by a fence of
+// count chars.
+func ClosingFence(line string, char byte, count int) bool { return isClosingFence(line, char, count) }
+
+// ATXHeading reports whether line is an ATX heading, with its level and
+// title (trimmed, closing #s removed).
+func ATXHeading(line string) (level int, title string, ok bool) { return atxHeading(line) }
+
+// LineStart returns the byte offset in Text of the first byte of 1-based
+// line n, or len(Text) when n is out of range.
+func (d *Doc) LineStart(n int) int {
+	if n < 1 || n > len(d.lineStarts) {
+		return len(d.Text)
+	}
+	return d.lineStarts[n-1]
 }
