@@ -2,6 +2,7 @@ package validate
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -35,10 +36,11 @@ const (
 // undecided issue. Thin sections, missing Trade-offs and similar findings
 // are warnings.
 func Engineer(content string, opt Options) Result {
-	d, base, ok := begin(content, opt.maxBytes(), opt.FinishReason, roleEngineer)
+	sc, base, ok := begin(content, opt.maxBytes(), opt.FinishReason, roleEngineer)
 	if !ok {
 		return base
 	}
+	d := sc.d
 
 	heads := sectionsTitled(d, 2, gapResolutionTitle)
 	if len(heads) == 0 {
@@ -68,7 +70,11 @@ func Engineer(content string, opt Options) Result {
 
 	// Tier 2: nothing unread, then, in the spec's order, gaps addressed,
 	// cross-references and the DISAGREE blocks (GAP-FLOW-006 §2, §5).
-	if u := unreadIn(d, &res, false, 0); len(u) > 0 {
+	taken := make([]int, 0, len(heads))
+	for _, h := range heads {
+		taken = append(taken, h.Line)
+	}
+	if u := unreadIn(sc, &res, false, 0, false, taken); len(u) > 0 {
 		return res.fail(failAt(AmbiguousStructure, u[0].line, "%s", u[0].msg))
 	}
 	if len(noID) > 0 {
@@ -259,21 +265,27 @@ func responses(d *markdown.Doc) []string {
 			out = append(out, id)
 		}
 	}
-	eachLine(d, findIssueIDs(d.Prose), func(n int) {
-		p := d.ProseLine(n)
-		if lvl, _, ok := markdown.ATXHeading(p); ok && lvl > 0 {
-			t := strings.TrimLeft(strings.TrimLeft(p, " "), "#")
-			if hasPrefixFold(strings.TrimSpace(t), "Response to") {
-				for _, m := range findIssueIDs(t) {
-					add(m.ID)
-				}
-				return
+	type at struct {
+		line int
+		id   string
+	}
+	var found []at
+	for _, h := range d.Headings {
+		if p, _ := headingTitle(d, h); hasPrefixFold(p, "Response to") {
+			for _, m := range findIssueIDs(p) {
+				found = append(found, at{h.Line, m.ID})
 			}
 		}
-		if id := leadingIssue(d, n); id != "" && disagreeLike(p) == "" {
-			add(id)
+	}
+	eachLeadingIssue(d, nil, func(n int, id string) {
+		if disagreeLike(d.ProseLine(n)) == "" {
+			found = append(found, at{n, id})
 		}
 	})
+	slices.SortStableFunc(found, func(a, b at) int { return a.line - b.line })
+	for _, f := range found {
+		add(f.id)
+	}
 	return out
 }
 

@@ -57,32 +57,45 @@ func (k hkind) allowedFor(role readRole) bool {
 // header is a recognised header-like title.
 type header struct {
 	kind hkind
-	// canon is the canonical title ("Gap Resolution: GAP-X …", "High
-	// Priority"); for a confidence statement, its value.
-	canon string
-	sev   gap.Severity
+	sev  gap.Severity
+	// The canonical title is prefix, then join, then rest (a part of the
+	// title as written): built by canon only when the title is rewritten,
+	// so reading an answer written to the format allocates nothing here.
+	prefix, join, rest string
 	// notes are the kinds of mapping the title needs besides its level.
-	notes []string
+	notes noteSet
 	// tail is set when a section title (Trade-offs) has more words after
 	// it: a heading may, a bold line or setext title may not.
 	tail bool
 }
 
+// canon is the canonical title ("Gap Resolution: GAP-X …", "High
+// Priority"); for a confidence statement, its value.
+func (h header) canon() string {
+	switch {
+	case h.rest == "":
+		return h.prefix
+	case h.prefix == "":
+		return h.rest
+	}
+	return h.prefix + h.join + h.rest
+}
+
 // decoration before a keyword: emoji, a numbering prefix, emphasis.
-func stripDecoration(p string) (i int, number string, notes []string) {
+func stripDecoration(p string) (i int, number string, notes noteSet) {
 	for range 6 {
 		j := skipSpace(p, i)
 		if k := skipEmoji(p, j); k > j {
-			notes, i = addNote(notes, KindEmoji), k
+			notes, i = notes|noteEmoji, k
 			continue
 		}
 		if k := skipNumbering(p, j); k > j {
 			number = strings.TrimSpace(p[j:k])
-			notes, i = addNote(notes, KindNumbered), k
+			notes, i = notes|noteNumbered, k
 			continue
 		}
 		if k := skipMarks(p, j); k > j {
-			notes, i = addNote(notes, KindEmphasis), k
+			notes, i = notes|noteEmphasis, k
 			continue
 		}
 		return j, number, notes
@@ -90,13 +103,29 @@ func stripDecoration(p string) (i int, number string, notes []string) {
 	return skipSpace(p, i), number, notes
 }
 
-func addNote(notes []string, kind string) []string {
-	for _, n := range notes {
-		if n == kind {
-			return notes
+// noteSet is a set of the kinds of mapping a title needs: bits, so that
+// reading a title allocates nothing.
+type noteSet uint8
+
+const (
+	noteEmoji noteSet = 1 << iota
+	noteNumbered
+	noteEmphasis
+	noteSeparator
+	noteKeywordCase
+	noteSectionTitle
+	noteSeverityTitle
+)
+
+// kinds returns the Kind… names of the set, in a fixed order.
+func (n noteSet) kinds() []string {
+	var out []string
+	for i, k := range [...]string{KindEmoji, KindNumbered, KindEmphasis, KindSeparator, KindKeywordCase, KindSectionTitle, KindSeverityTitle} {
+		if n&(1<<i) != 0 {
+			out = append(out, k)
 		}
 	}
-	return append(notes, kind)
+	return out
 }
 
 // skipMarks skips emphasis marks.
@@ -206,8 +235,10 @@ func startsWithID(s, lit string) bool {
 func recognize(p, r string) (header, bool) {
 	i, number, notes := stripDecoration(p)
 	rest := p[i:]
-	value := func(at int) string { return trimEmphasis(strings.TrimSpace(r[at:])) }
-	h := header{notes: notes}
+	if rest == "" || strings.IndexByte("gGrRdDnNtTkKcCbBhHmMlL", rest[0]) < 0 {
+		return header{}, false // no keyword starts so: most titles stop here
+	}
+	h := header{notes: notes, join: " "}
 	// Headers about one ID: the keyword, a separator (or the ID right
 	// after it), then the ID and any title.
 	for _, k := range [...]struct {
@@ -219,7 +250,7 @@ func recognize(p, r string) (header, bool) {
 			if sep == "" && !startsWithID(p[at:], k.lit) {
 				return header{}, false
 			}
-			h.kind, h.canon = k.kind, k.canon+": "+value(at)
+			h.kind, h.prefix, h.join, h.rest = k.kind, k.canon+":", " ", valueAt(r, at)
 			h.notes = sepCase(h.notes, sep, c)
 			return h, true
 		}
@@ -229,7 +260,7 @@ func recognize(p, r string) (header, bool) {
 		if sep == "" && strings.TrimSpace(p[at:]) != "" && !startsWithID(p[at:], "GAP-") {
 			return header{}, false
 		}
-		h.kind, h.canon = hReview, strings.TrimSpace("Review: "+value(at))
+		h.kind, h.prefix, h.rest = hReview, "Review:", valueAt(r, at)
 		if sep == "" && strings.TrimSpace(p[at:]) == "" {
 			sep = ":" // a bare "Review" heading needs no separator
 		}
@@ -239,9 +270,9 @@ func recognize(p, r string) (header, bool) {
 	if n, c, ok := keywordAt(rest, "new gaps", "New Gaps"); ok {
 		word := ""
 		j := skipSpace(p, i+n)
-		for _, w := range [...]string{"Introduced", "Identified"} {
-			if k, wc, ok := keywordAt(p[j:], strings.ToLower(w), w); ok {
-				word, j, c = w, j+k, c || wc
+		for _, w := range [...]struct{ kw, canon string }{{"introduced", "Introduced"}, {"identified", "Identified"}} {
+			if k, wc, ok := keywordAt(p[j:], w.kw, w.canon); ok {
+				word, j, c = w.canon, j+k, c || wc
 				break
 			}
 		}
@@ -251,20 +282,20 @@ func recognize(p, r string) (header, bool) {
 		}
 		h.tail = tail != ""
 		if word == "" {
-			h.notes = append(h.notes, KindSectionTitle)
-			word = "Introduced" // the role decides; see canonNewGaps
+			h.notes |= noteSectionTitle
+			word = "Introduced" // the role decides; see lineLevel
 		}
 		if c {
-			h.notes = append(h.notes, KindKeywordCase)
+			h.notes |= noteKeywordCase
 		}
-		h.kind, h.canon = hNewGaps, "New Gaps "+word
+		h.kind, h.prefix = hNewGaps, "New Gaps "+word
 		if tail != "" {
-			h.canon += " " + strings.TrimSpace(r[len(p)-len(tail):])
+			h.rest = strings.TrimSpace(r[len(p)-len(tail):])
 		}
 		return h, true
 	}
 	if n, ok := tradeOffsAt(rest); ok {
-		h.kind, h.canon = hTradeOffs, strings.TrimRight(strings.TrimSpace(r[i:]), "*_: \t")
+		h.kind, h.rest = hTradeOffs, strings.TrimRight(strings.TrimSpace(r[i:]), "*_: \t")
 		h.tail = strings.TrimSpace(strings.TrimLeft(rest[n:], "*_: \t")) != ""
 		return h, true
 	}
@@ -276,12 +307,12 @@ func recognize(p, r string) (header, bool) {
 			if tail := strings.TrimSpace(strings.TrimLeft(p[i+n:], "*_: \t")); tail != "" {
 				return header{}, false
 			}
-			h.kind, h.canon = s.kind, s.canon
+			h.kind, h.rest = s.kind, s.canon
 			if number != "" {
 				// An integrated spec may number it like its other sections;
 				// the number stays (the section is found without it).
-				h.canon = number + " " + s.canon
-				h.notes = dropNote(h.notes, KindNumbered)
+				h.prefix = number
+				h.notes &^= noteNumbered
 			}
 			h.notes = sepCase(h.notes, ":", c)
 			return h, true
@@ -293,58 +324,63 @@ func recognize(p, r string) (header, bool) {
 			if sep == "" {
 				return header{}, false
 			}
-			h.kind, h.canon = hConfidence, value(at)
+			h.kind, h.rest = hConfidence, valueAt(r, at)
 			return h, true
 		}
 	}
 	if sev, exact, ok := severityTitle(rest); ok {
 		h.kind, h.sev = hSeverity, sev
-		h.canon = strings.TrimRight(strings.TrimSpace(r[i:]), "*_: \t")
-		if !exact {
-			h.canon = severityCanon(sev)
-			h.notes = append(h.notes, KindSeverityTitle)
+		if exact {
+			h.rest = strings.TrimRight(strings.TrimSpace(r[i:]), "*_: \t")
+		} else {
+			h.prefix = severityCanon(sev)
+			h.notes |= noteSeverityTitle
 		}
 		return h, true
 	}
 	return header{}, false
 }
 
-func sepCase(notes []string, sep string, caseNote bool) []string {
+// valueAt is the text of a title after its keyword and separator.
+func valueAt(r string, at int) string { return trimEmphasis(strings.TrimSpace(r[at:])) }
+
+func sepCase(notes noteSet, sep string, caseNote bool) noteSet {
 	if sep != ":" {
-		notes = addNote(notes, KindSeparator)
+		notes |= noteSeparator
 	}
 	if caseNote {
-		notes = addNote(notes, KindKeywordCase)
+		notes |= noteKeywordCase
 	}
 	return notes
 }
 
-func dropNote(notes []string, kind string) []string {
-	out := notes[:0:0]
-	for _, n := range notes {
-		if n != kind {
-			out = append(out, n)
-		}
+// severityWord returns the severity a title's first word names, lower
+// case: the format's four and their usual synonyms (Blocker, Major, Minor,
+// Nits…).
+func severityWordOf(w string) (gap.Severity, bool) {
+	switch w {
+	case "critical", "blocker", "blockers", "blocking":
+		return gap.Critical, true
+	case "high", "major":
+		return gap.High, true
+	case "medium", "moderate", "minor":
+		return gap.Medium, true
+	case "low", "nit", "nits", "nitpick", "nitpicks", "trivial":
+		return gap.Low, true
 	}
-	return out
+	return 0, false
 }
 
-// severityWords name a severity by their word; the format's titles are
-// those of severitySections.
-var severityWords = map[string]gap.Severity{
-	"critical": gap.Critical, "blocker": gap.Critical, "blockers": gap.Critical, "blocking": gap.Critical,
-	"high": gap.High, "major": gap.High,
-	"medium": gap.Medium, "moderate": gap.Medium, "minor": gap.Medium,
-	"low": gap.Low, "nit": gap.Low, "nits": gap.Low, "nitpick": gap.Low, "nitpicks": gap.Low, "trivial": gap.Low,
-}
-
-// severityModifiers may follow a severity word in a severity title
-// ("High Priority Issues", "Low Severity / Nits").
-var severityModifiers = map[string]bool{
-	"priority": true, "issues": true, "issue": true, "severity": true, "concerns": true, "concern": true,
-	"findings": true, "finding": true, "problems": true, "problem": true, "risk": true, "risks": true,
-	"items": true, "and": true, "or": true, "level": true, "suggestions": true, "recommendations": true,
-	"improvements": true, "notes": true, "observations": true, "comments": true, "none": true,
+// severityModifier reports whether a word may follow a severity word in a
+// severity title ("High Priority Issues", "Low Severity / Nits").
+func severityModifier(w string) bool {
+	switch w {
+	case "priority", "issues", "issue", "severity", "concerns", "concern", "findings", "finding", "problems", "problem",
+		"risk", "risks", "items", "and", "or", "level", "suggestions", "recommendations", "improvements", "notes",
+		"observations", "comments", "none":
+		return true
+	}
+	return false
 }
 
 // severityTitle reads a severity heading's title: exact when the format's
@@ -354,18 +390,31 @@ func severityTitle(s string) (sev gap.Severity, exact, ok bool) {
 	if sev, ok := severityOf(s); ok {
 		return sev, true, true
 	}
+	// Most titles are no severity: judge the first word before splitting.
+	var buf [12]byte
+	n := 0
+	for n < len(s) && isLetter(s[n]) {
+		if n == len(buf) {
+			return 0, false, false
+		}
+		buf[n] = s[n] | 0x20
+		n++
+	}
+	if _, ok := severityWordOf(string(buf[:n])); !ok {
+		return 0, false, false
+	}
 	words := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r >= 0x80 && unicode.IsLetter(r))
 	})
 	if len(words) == 0 {
 		return 0, false, false
 	}
-	sev, ok = severityWords[words[0]]
+	sev, ok = severityWordOf(words[0])
 	if !ok {
 		return 0, false, false
 	}
 	for _, w := range words[1:] {
-		if _, isSev := severityWords[w]; isSev || severityModifiers[w] || allDigits(w) {
+		if _, isSev := severityWordOf(w); isSev || severityModifier(w) || allDigits(w) {
 			continue
 		}
 		return 0, false, false
@@ -452,8 +501,8 @@ func confidenceLine(p, r string) (string, bool) {
 		return "", false
 	}
 	out := prefix + "**Confidence:**"
-	if h.canon != "" {
-		out += " " + h.canon
+	if v := h.canon(); v != "" {
+		out += " " + v
 	}
 	return out, true
 }

@@ -138,10 +138,11 @@ func Integration(content string, in IntegrationInput) IntegrationResult {
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxOutputBytes
 	}
-	d, base, ok := begin(content, maxBytes, in.FinishReason, roleIntegration)
+	sc, base, ok := begin(content, maxBytes, in.FinishReason, roleIntegration)
 	if !ok {
 		return IntegrationResult{Result: base}
 	}
+	d := sc.d
 	out := parseDoc(d)
 	src := parseDoc(markdown.Parse(in.Source))
 	for _, h := range in.OtherHeadings {

@@ -35,14 +35,21 @@ type newHead struct {
 // §18, the sections they hold when their level changes, confidence
 // statements and DISAGREE labels. It returns one replacement per changed
 // line.
-func lineLevel(d *markdown.Doc, role readRole, nb *notebook) []repl {
+func lineLevel(sc scanned, role readRole, nb *notebook) []repl {
 	if role == roleNone {
 		return nil
+	}
+	d := sc.d
+	loose := looseHeaders(sc, role)
+	if len(loose) == 0 && role != roleGuess {
+		if rs, ok := asWritten(d, role, nb); ok {
+			return rs
+		}
 	}
 	secs := d.Sections()
 	var cands []cand
 	for si, s := range secs {
-		if s.Level > 4 {
+		if s.Level > 4 || !maybeKeyword(s.Title) {
 			continue
 		}
 		p, r := headingTitle(d, s.Heading)
@@ -50,7 +57,7 @@ func lineLevel(d *markdown.Doc, role readRole, nb *notebook) []repl {
 			cands = append(cands, cand{line: s.Line, form: formATX, sec: si, h: h, accepted: accepted(h, s.Level, p)})
 		}
 	}
-	cands = append(cands, looseHeaders(d, role)...)
+	cands = append(cands, loose...)
 	if role == roleGuess {
 		role = guessRole(cands)
 		cands = slices.DeleteFunc(cands, func(c cand) bool { return !c.h.kind.allowedFor(role) })
@@ -61,12 +68,12 @@ func lineLevel(d *markdown.Doc, role readRole, nb *notebook) []repl {
 	slices.SortStableFunc(cands, func(a, b cand) int { return a.line - b.line })
 	cands = dropContainers(d, cands)
 	for i := range cands {
-		if c := &cands[i]; c.h.kind == hNewGaps && role == roleReviewer && slices.Contains(c.h.notes, KindSectionTitle) {
-			c.h.canon = strings.Replace(c.h.canon, "New Gaps Introduced", "New Gaps Identified", 1)
+		if c := &cands[i]; c.h.kind == hNewGaps && role == roleReviewer && c.h.notes&noteSectionTitle != 0 {
+			c.h.prefix = "New Gaps Identified"
 		}
 	}
-
 	lines := map[int]string{}
+
 	newLevel := headingLevels(d, cands)
 	var heads []newHead
 	byLine := map[int]int{}
@@ -84,14 +91,14 @@ func lineLevel(d *markdown.Doc, role readRole, nb *notebook) []repl {
 		switch {
 		case isCand && !cands[ci].accepted:
 			c := cands[ci]
-			text = strings.Repeat("#", lvl) + " " + c.h.canon
+			text = strings.Repeat("#", lvl) + " " + c.h.canon()
 			if text == strings.TrimRight(raw, " \t") {
 				continue
 			}
 			if lvl != s.Level {
 				nb.add(KindHeadingLevel, s.Line, raw)
 			}
-			for _, k := range c.h.notes {
+			for _, k := range c.h.notes.kinds() {
 				nb.add(k, s.Line, raw)
 			}
 		case lvl != s.Level:
@@ -115,14 +122,14 @@ func lineLevel(d *markdown.Doc, role readRole, nb *notebook) []repl {
 		}
 		heads = append(heads, newHead{c.line, lvl})
 		raw := d.Line(c.line)
-		lines[c.line] = strings.Repeat("#", lvl) + " " + c.h.canon
+		lines[c.line] = strings.Repeat("#", lvl) + " " + c.h.canon()
 		kind := KindBoldHeader
 		if c.form == formSetext {
 			kind = KindSetext
 			lines[c.line+1] = ""
 		}
 		nb.add(kind, c.line, raw)
-		for _, k := range c.h.notes {
+		for _, k := range c.h.notes.kinds() {
 			if k != KindEmphasis || c.form != formBold {
 				nb.add(k, c.line, raw)
 			}
@@ -139,6 +146,14 @@ func lineLevel(d *markdown.Doc, role readRole, nb *notebook) []repl {
 			}
 		}
 	}
+	return replsOf(d, lines)
+}
+
+// replsOf turns line rewrites into replacements.
+func replsOf(d *markdown.Doc, lines map[int]string) []repl {
+	if len(lines) == 0 {
+		return nil
+	}
 	rs := make([]repl, 0, len(lines))
 	for n, t := range lines {
 		start := d.LineStart(n)
@@ -147,13 +162,166 @@ func lineLevel(d *markdown.Doc, role readRole, nb *notebook) []repl {
 	return rs
 }
 
-// dropContainers leaves alone a heading above its level that holds
-// headers of its own kind: "# Review - Round 3" over "## Review: …"
-// sections is the answer's title, not a misplaced header.
+// maybeKeyword reports whether a title may start with a header keyword
+// (after emoji, numbering and emphasis): most titles are passed over on
+// their first word, without being read. Confidence statements are found
+// by confidenceIn, not here.
+func maybeKeyword(title string) bool {
+	if title == "" {
+		return false
+	}
+	switch c := title[0]; {
+	case !isLetter(c), len(title) > 1 && (title[1] == '.' || title[1] == ')'),
+		c == 'I', c == 'V', c == 'X', c == 'i', c == 'v', c == 'x':
+		i, _, _ := stripDecoration(title) // decorated, or maybe numbered
+		title = title[i:]
+	}
+	var buf, buf2 [12]byte
+	w, next := lowerWord(&buf, title)
+	second := func(want string) bool {
+		w2, _ := lowerWord(&buf2, strings.TrimLeft(next, " "))
+		return string(w2) == want
+	}
+	switch string(w) {
+	case "gap":
+		return second("resolution")
+	case "resolution":
+		return second("log")
+	case "new":
+		return second("gaps")
+	case "known":
+		return second("limitations")
+	case "review", "disagree", "trade", "tradeoffs":
+		return true
+	}
+	_, ok := severityWordOf(string(w))
+	return ok
+}
+
+// lowerWord writes the first word of s (ASCII letters, lower case, at most
+// 12; none when longer) into buf and returns it and what follows.
+func lowerWord(buf *[12]byte, s string) ([]byte, string) {
+	n := 0
+	for n < len(s) && isLetter(s[n]) {
+		if n == len(buf) {
+			return nil, s
+		}
+		buf[n] = s[n] | 0x20
+		n++
+	}
+	return buf[:n], s[n:]
+}
+
+// asWritten is lineLevel for an answer whose headers all read as the
+// format writes them, titles over headers of their kind aside (the usual
+// case, kept cheap: nothing is collected); ok is false when one needs
+// mapping. The sections are then as written, and only an Engineer's
+// confidence statements and DISAGREE labels may need mapping.
+func asWritten(d *markdown.Doc, role readRole, nb *notebook) ([]repl, bool) {
+	secs := d.Sections()
+	type title struct {
+		kind     hkind
+		end      int
+		resolved bool
+	}
+	type block struct {
+		sec  int
+		kind hkind
+	}
+	var titles []title // headings that may be titles over headers of their kind
+	var blocks []block // an Engineer's Gap Resolution and DISAGREE sections
+	for si, s := range secs {
+		// A title's section is over: it held a header of its kind, or it
+		// is one to map. Only open titles are kept, so this stays linear.
+		for len(titles) > 0 && titles[len(titles)-1].end <= s.Start {
+			if !titles[len(titles)-1].resolved {
+				return nil, false
+			}
+			titles = titles[:len(titles)-1]
+		}
+		if s.Level > 4 || !maybeKeyword(s.Title) {
+			continue
+		}
+		kind, ok := canonical(s.Level, s.Title, role)
+		if !ok || strings.IndexByte(s.Title, '`') >= 0 {
+			p, r := headingTitle(d, s.Heading)
+			if kind, ok = canonical(s.Level, p, role); !ok {
+				h, isHeader := recognize(p, r)
+				switch {
+				case !isHeader || !h.kind.allowedFor(role) || h.kind == hConfidence:
+					continue
+				case !accepted(h, s.Level, p):
+					if h.kind == hSeverity || s.Level >= h.kind.target() || strings.Contains(h.rest, "GAP-") || strings.Contains(h.rest, "ISSUE-R") {
+						return nil, false // a header to map
+					}
+					titles = append(titles, title{kind: h.kind, end: s.End})
+					continue
+				}
+				kind = h.kind
+			}
+		}
+		for i := range titles {
+			if titles[i].kind == kind && s.Start < titles[i].end {
+				titles[i].resolved = true
+			}
+		}
+		if role == roleEngineer && (kind == hGapResolution || kind == hDisagree) {
+			blocks = append(blocks, block{si, kind})
+		}
+	}
+	for _, t := range titles {
+		if !t.resolved {
+			return nil, false
+		}
+	}
+	lines := map[int]string{}
+	for _, b := range blocks {
+		s := secs[b.sec]
+		end := d.LineCount() + 1
+		if s.End < len(d.Text) {
+			end = d.LineOf(s.End)
+		}
+		if b.kind == hDisagree {
+			labelsIn(d, s.Line, end, lines, nb)
+		} else {
+			confidenceIn(d, s.Line, end, lines, nb)
+		}
+	}
+	return replsOf(d, lines), true
+}
+
+// canonical returns the kind of a heading of role written exactly as the
+// format has it (the common case), without reading it further.
+func canonical(level int, p string, role readRole) (hkind, bool) {
+	switch {
+	case role == roleEngineer && level == 2 && strings.HasPrefix(p, gapResolutionTitle):
+		return hGapResolution, true
+	case role == roleEngineer && level == 2 && strings.HasPrefix(p, "DISAGREE:"):
+		return hDisagree, true
+	case role == roleReviewer && level == 2 && strings.HasPrefix(p, reviewTitle):
+		return hReview, true
+	case role == roleEngineer && isTradeOffs(p):
+		return hTradeOffs, true
+	case (role == roleEngineer || role == roleReviewer) && isNewGapsTitle(p):
+		return hNewGaps, true
+	}
+	if role == roleReviewer && level == 3 {
+		if _, ok := severityOf(p); ok {
+			return hSeverity, true
+		}
+	}
+	return hNone, false
+}
+
+// dropContainers leaves alone a heading above its level that names no ID
+// and holds headers of its own kind: "# Review - Round 3" over "## Review:
+// …" sections is the answer's title, not a misplaced header (where "# Gap
+// Resolution: GAP-…" over a demoted "### Gap Resolution: GAP-…" is one).
 func dropContainers(d *markdown.Doc, cands []cand) []cand {
 	secs := d.Sections()
 	return slices.DeleteFunc(cands, func(c cand) bool {
-		if c.form != formATX || c.accepted || c.h.kind == hSeverity || secs[c.sec].Level >= c.h.kind.target() {
+		if c.form != formATX || c.accepted || c.h.kind == hSeverity || secs[c.sec].Level >= c.h.kind.target() ||
+			strings.Contains(c.h.rest, "GAP-") || strings.Contains(c.h.rest, "ISSUE-R") {
 			return false
 		}
 		s := secs[c.sec]
@@ -228,19 +396,39 @@ func headingLevels(d *markdown.Doc, cands []cand) []int {
 	// A moved header's region ends where its section ends, or at the next
 	// header at its level or above: "## High Priority" over "### Medium
 	// Priority" holds what lies between them, not its sibling.
-	regionEnd := func(s markdown.Section, line, target int) int {
+	// A severity section holds its issue headings: the first other
+	// heading ("### Consistency Checks" under "## Low Priority") is the
+	// review's next section, written at the severities' level.
+	regionEnd := func(si int, c cand, target int) int {
+		s := secs[si]
 		end := s.End
-		i, _ := slices.BinarySearchFunc(cands, line+1, func(c cand, l int) int { return c.line - l })
+		i, _ := slices.BinarySearchFunc(cands, c.line+1, func(o cand, l int) int { return o.line - l })
 		for ; i < len(cands) && d.LineStart(cands[i].line) < end; i++ {
 			if t := cands[i].h.kind.target(); t > 0 && t <= target {
-				return d.LineStart(cands[i].line)
+				end = d.LineStart(cands[i].line)
+				break
+			}
+		}
+		if c.h.kind == hSeverity {
+			for _, sub := range secs[si+1:] {
+				if sub.Start >= end {
+					break
+				}
+				if p, _ := headingTitle(d, sub.Heading); leadingIssueID(p[skipDecorations(p):]) == "" {
+					return sub.Start
+				}
 			}
 		}
 		return end
 	}
+	issueHeading := func(si int) bool {
+		p, _ := headingTitle(d, secs[si].Heading)
+		return leadingIssueID(p[skipDecorations(p):]) != ""
+	}
 	type frame struct{ end, shift int }
 	var stack []frame
 	shift := 0
+	underSeverity := false // the last heading at level 3 or above is a severity section's
 	for si, s := range secs {
 		for len(stack) > 0 && stack[len(stack)-1].end <= s.Start {
 			shift -= stack[len(stack)-1].shift
@@ -250,25 +438,42 @@ func headingLevels(d *markdown.Doc, cands []cand) []int {
 		out[si] = eff
 		c, ok := bySec[si]
 		target := c.h.kind.target()
-		if !ok || target == 0 || c.accepted && eff == s.Level {
-			continue
-		}
-		out[si] = target
-		if target > eff {
-			end := regionEnd(s, c.line, target)
-			deepest := 7
-			for _, ch := range d.Within(s) {
-				if ch.Start < end {
-					deepest = min(deepest, ch.Level+shift)
+		switch {
+		case !ok || target == 0:
+			// A heading a parent's move pushed under a severity section is
+			// the review's next section unless it is an issue.
+			if eff == 4 && s.Level != 4 && underSeverity && !issueHeading(si) {
+				out[si] = 3
+			}
+		case c.accepted && eff == s.Level:
+		default:
+			out[si] = target
+			if target > eff {
+				end := regionEnd(si, c, target)
+				deepest := 7
+				for _, ch := range d.Within(s) {
+					if ch.Start < end {
+						deepest = min(deepest, ch.Level+shift)
+					}
+				}
+				if deepest <= target {
+					stack = append(stack, frame{end, target - eff})
+					shift += target - eff
 				}
 			}
-			if deepest <= target {
-				stack = append(stack, frame{end, target - eff})
-				shift += target - eff
-			}
+		}
+		if out[si] <= 3 {
+			underSeverity = ok && c.h.kind == hSeverity && out[si] == 3
 		}
 	}
 	return out
+}
+
+// skipDecorations returns where a title's text starts after emoji, a
+// numbering prefix and emphasis.
+func skipDecorations(p string) int {
+	i, _, _ := stripDecoration(p)
+	return i
 }
 
 // sectionEnd returns the line of the first heading after line whose level
@@ -285,7 +490,9 @@ func sectionEnd(heads []newHead, line, level, last int) int {
 
 // confidenceIn maps the first confidence statement of a Gap Resolution
 // section (lines from+1 to to-1) that is written in another form, when the
-// section has none in the format's form.
+// section has none in the format's form. Its rewrite replaces any other of
+// the line (a heading moved with its section is no heading once it is a
+// statement).
 func confidenceIn(d *markdown.Doc, from, to int, lines map[int]string, nb *notebook) {
 	bs, be := d.LineStart(from+1), d.LineStart(to)
 	if bs >= be {
@@ -302,9 +509,6 @@ func confidenceIn(d *markdown.Doc, from, to int, lines map[int]string, nb *noteb
 		}
 		off += i + len("onfidence")
 		n := d.LineOf(bs + off - 1)
-		if _, done := lines[n]; done {
-			continue
-		}
 		if t, ok := confidenceLine(d.ProseLine(n), d.Line(n)); ok {
 			lines[n] = t
 			nb.add(KindConfidence, n, d.Line(n))
@@ -339,45 +543,64 @@ func labelsIn(d *markdown.Doc, from, to int, lines map[int]string, nb *notebook)
 // looseHeaders finds the header-like lines that are not ATX headings: a
 // bold line standing alone, and a setext heading (a one-line paragraph
 // underlined with === or ---), each recognised as a header of role.
-func looseHeaders(d *markdown.Doc, role readRole) []cand {
+func looseHeaders(sc scanned, role readRole) []cand {
+	d := sc.d
 	var out []cand
-	n := 0
-	prevStart, prevEnd := -1, -1
-	prevBlank, prev2Blank := true, true
-	for off := 0; off <= len(d.Prose); {
-		e := lineEnd(d.Prose, off)
-		n++
-		p := d.Prose[off:e]
-		j := 0
-		for j < len(p) && j < 4 && p[j] == ' ' {
-			j++
+	for _, n := range sc.bold {
+		if c, ok := boldHeader(d.ProseLine(n), d.Line(n), n, role); ok {
+			out = append(out, c)
 		}
-		blank := j == len(p) || strings.TrimSpace(p[j:]) == ""
-		if !blank && j < 4 {
-			switch p[j] {
-			case '*', '_':
-				if c, ok := boldHeader(p, d.Text[off:e], n, role); ok {
-					out = append(out, c)
-				}
-			case '=', '-':
-				if !prevBlank && prev2Blank && isUnderline(p[j:]) {
-					if c, ok := setextHeader(d.Prose[prevStart:prevEnd], d.Text[prevStart:prevEnd], n-1, role); ok {
-						if k := len(out) - 1; k >= 0 && out[k].line == n-1 {
-							out = out[:k] // a bold title underlined: one header
-						}
-						out = append(out, c)
-					}
-				}
+	}
+	for _, n := range sc.setext {
+		if c, ok := setextHeader(d.ProseLine(n), d.Line(n), n, role); ok {
+			if k, found := slices.BinarySearchFunc(out, n, func(c cand, l int) int { return c.line - l }); found {
+				out[k] = c // a bold title underlined: one header
+				continue
+			}
+			out = append(out, c)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b cand) int { return a.line - b.line })
+	return out
+}
+
+// looseLines scans d's lines by their lead bytes (see scanned): bold
+// lines (the prose starts with "**" or "__" after at most three spaces),
+// setext titles (a non-blank line after a blank one, over a line of two or
+// more '=' or '-'), and the lines that may be DISAGREE-like.
+func looseLines(d *markdown.Doc) scanned {
+	sc := scanned{d: d}
+	text := d.Text
+	for i, c := range d.Lead {
+		n := i + 1
+		switch c {
+		case 0:
+			continue
+		case '*', '_':
+			// The lead is the raw text's: a line starting with "**" starts
+			// so in the prose too (code would start with a backtick).
+			if at := skipSpace(text, d.LineStart(n)); strings.HasPrefix(text[at:], "**") || strings.HasPrefix(text[at:], "__") {
+				sc.bold = append(sc.bold, n)
+			}
+		case '=', '-':
+			if n >= 2 && d.Lead[i-1] != 0 && (n == 2 || d.Lead[i-2] == 0) && isUnderline(strings.TrimLeft(d.ProseLine(n), " ")) &&
+				strings.TrimSpace(d.ProseLine(n-1)) != "" {
+				sc.setext = append(sc.setext, n-1) // a setext title is one line after a blank one
+				continue
 			}
 		}
-		prev2Blank, prevBlank = prevBlank, blank
-		prevStart, prevEnd = off, e
-		if e >= len(d.Prose) {
-			break
+		switch {
+		case c == 'D' || c == 'd' || c >= 0x80:
+		case c == '#' || c == '-' || c == '*' || c == '+' || c == '_' || c == '>' || c >= '0' && c <= '9':
+			if !leadsWithD(text, d.LineStart(n)) {
+				continue
+			}
+		default:
+			continue
 		}
-		off = e + 1
+		sc.disagree = append(sc.disagree, n)
 	}
-	return out
+	return sc
 }
 
 // isUnderline reports whether s is a setext underline: two or more '=' or
@@ -394,7 +617,7 @@ func looseKind(h header, tail bool) bool {
 	case hGapResolution, hDisagree:
 		return true
 	case hReview:
-		return !tail || strings.Contains(h.canon, "GAP-")
+		return !tail || strings.Contains(h.rest, "GAP-")
 	case hSeverity, hLog, hLimits:
 		return !tail
 	case hNewGaps, hTradeOffs:
@@ -404,6 +627,9 @@ func looseKind(h header, tail bool) bool {
 }
 
 func boldHeader(p, r string, n int, role readRole) (cand, bool) {
+	if !maybeKeyword(strings.TrimLeft(p, " ")) {
+		return cand{}, false
+	}
 	tp, tr, tail, ok := boldAlone(p, r)
 	if !ok {
 		return cand{}, false
@@ -417,6 +643,9 @@ func boldHeader(p, r string, n int, role readRole) (cand, bool) {
 
 func setextHeader(p, r string, n int, role readRole) (cand, bool) {
 	t := strings.TrimLeft(p, " ")
+	if len(p)-len(t) > 3 {
+		return cand{}, false
+	}
 	if t == "" || t[0] == '#' || t[0] == '>' || t[0] == '|' {
 		return cand{}, false
 	}
@@ -426,6 +655,9 @@ func setextHeader(p, r string, n int, role readRole) (cand, bool) {
 	i := len(p) - len(t)
 	if tp, tr, _, ok := boldAlone(p, r); ok {
 		p, r, i = tp, tr, 0
+	}
+	if !maybeKeyword(p[i:]) {
+		return cand{}, false
 	}
 	h, ok := recognize(p[i:], r[i:])
 	if !ok || !h.kind.allowedFor(role) || !looseKind(h, false) {

@@ -2,6 +2,7 @@ package validate
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/refine-spec/refine/gap"
@@ -18,6 +19,41 @@ import (
 type unread struct {
 	line int
 	msg  string
+}
+
+// eachHeaderLine calls f for each header-like line of sc, in order, with
+// its title's prose: the ATX headings that name an ID, the bold lines
+// standing alone (not a label with text after it, not a sentence) and
+// the setext titles.
+func eachHeaderLine(sc scanned, f func(n int, title string)) {
+	d := sc.d
+	loose := append(slices.Clip(sc.bold), sc.setext...)
+	slices.Sort(loose)
+	hs := d.Headings
+	for len(hs) > 0 || len(loose) > 0 {
+		if len(loose) == 0 || len(hs) > 0 && hs[0].Line <= loose[0] {
+			if len(loose) > 0 && loose[0] == hs[0].Line {
+				loose = loose[1:]
+			}
+			if t := hs[0].Title; strings.Contains(t, "GAP-") || strings.Contains(t, "ISSUE-R") {
+				p, _ := headingTitle(d, hs[0])
+				f(hs[0].Line, p)
+			}
+			hs = hs[1:]
+			continue
+		}
+		n := loose[0]
+		loose = loose[1:]
+		if len(loose) > 0 && loose[0] == n {
+			continue // bold and a setext title: once
+		}
+		if pl := d.ProseLine(n); !strings.Contains(pl, "GAP-") && !strings.Contains(pl, "ISSUE-R") {
+			continue
+		}
+		if p, _, ok := titleOf(d, n); ok {
+			f(n, p)
+		}
+	}
 }
 
 // titleOf returns the title of a header-like line of d (prose and raw,
@@ -52,7 +88,7 @@ func titleOf(d *markdown.Doc, n int) (p, r string, ok bool) {
 func subjectGap(p string) gap.ID {
 	i, _, _ := stripDecoration(p)
 	t := p[i:]
-	if id := leadingID(t, findGapIDs); id != "" {
+	if id := leadingGapID(t); id != "" {
 		return gap.ID(id)
 	}
 	j := strings.IndexAny(t, ":—–-")
@@ -60,8 +96,8 @@ func subjectGap(p string) gap.ID {
 		return ""
 	}
 	label := strings.TrimSpace(strings.Trim(t[:j], "*_ "))
-	if strings.HasSuffix(label, "GAP") || len(strings.Fields(label)) > 4 {
-		return ""
+	if strings.HasSuffix(label, "GAP") || strings.Count(label, " ") > 3 {
+		return "" // an ID's own dash, or more than a short label
 	}
 	for _, c := range label {
 		if !(c == ' ' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '*' || c == '_') {
@@ -69,18 +105,34 @@ func subjectGap(p string) gap.ID {
 		}
 	}
 	_, at := afterKeyword(t, j)
-	return gap.ID(leadingID(t[at:], findGapIDs))
+	return gap.ID(leadingGapID(t[at:]))
 }
 
-// leadingID returns the ID find reads at the start of s, after brackets
-// and emphasis, or "".
-func leadingID(s string, find func(string) []gap.Match) string {
-	k := len(s) - len(strings.TrimLeft(s, "*_[(` \t"))
-	ms := find(s[k:min(len(s), k+24)])
-	if len(ms) == 0 || ms[0].Start != 0 {
+// leadingGapID returns the gap ID at the start of s, after brackets and
+// emphasis, as findGapIDs reads it, or "".
+func leadingGapID(s string) string {
+	s = strings.TrimLeft(s, "*_[(` \t")
+	if !strings.HasPrefix(s, "GAP-") {
 		return ""
 	}
-	return ms[0].ID
+	n := gapIDLen(s[4:])
+	if n == 0 || strings.HasSuffix(strings.TrimRight(s[:4+n], "abcdefghijklmnopqrstuvwxyz"), "-000") {
+		return ""
+	}
+	return s[:4+n]
+}
+
+// leadingIssueID returns the issue ID at the start of s, after brackets
+// and emphasis, as findIssueIDs reads it, or "".
+func leadingIssueID(s string) string {
+	s = strings.TrimLeft(s, "*_[(` \t")
+	if !strings.HasPrefix(s, "ISSUE-R") {
+		return ""
+	}
+	if n := issueIDLen(s[7:]); n > 0 {
+		return s[:7+n]
+	}
+	return ""
 }
 
 // leadingIssue returns the issue ID that opens a header-like line or a
@@ -97,7 +149,7 @@ func leadingIssue(d *markdown.Doc, n int) string {
 		p = pl[at:]
 	}
 	i, _, _ := stripDecoration(p)
-	return leadingID(p[i:], findIssueIDs)
+	return leadingIssueID(p[i:])
 }
 
 // disagreeLike returns the issue ID of a line that opens with the word
@@ -124,79 +176,135 @@ func disagreeLike(p string) string {
 			break
 		}
 	}
-	return leadingID(rest, findIssueIDs)
+	return leadingIssueID(rest)
 }
 
-// eachLine calls f once for each line holding a match of find in the
-// prose, in order, with the first match on it.
-func eachLine(d *markdown.Doc, ms []gap.Match, f func(n int)) {
-	last := 0
-	for _, m := range ms {
-		n := d.LineOf(m.Start)
-		if n == last {
-			continue
+// hitLines returns the lines whose prose holds needle, in order, each
+// once: a fast search of the text, not a walk over its lines.
+func hitLines(d *markdown.Doc, needle string) []int {
+	var offs []int
+	for off := 0; ; {
+		i := strings.Index(d.Prose[off:], needle)
+		if i < 0 {
+			break
 		}
-		last = n
-		f(n)
+		offs = append(offs, off+i)
+		off = lineEnd(d.Prose, off+i) + 1
+		if off > len(d.Prose) {
+			break
+		}
 	}
-}
-
-// disagreeHits returns the offsets of the word "disagree" in the prose, in
-// any of its usual cases, in order.
-func disagreeLines(d *markdown.Doc) []int {
 	var lines []int
-	seen := map[int]bool{}
-	for _, lit := range [...]string{"isagree", "ISAGREE"} {
-		for off := 0; ; {
-			i := strings.Index(d.Prose[off:], lit)
-			if i < 0 {
-				break
-			}
-			off += i + len(lit)
-			if n := d.LineOf(off - 1); !seen[n] {
-				seen[n] = true
-				lines = append(lines, n)
-			}
+	n, at := 1, 0
+	for _, o := range offs {
+		n += strings.Count(d.Prose[at:o], "\n")
+		at = o
+		if len(lines) == 0 || lines[len(lines)-1] != n {
+			lines = append(lines, n)
 		}
 	}
 	return lines
 }
 
+// leadsWithD reports whether the line of text starting at offset at has,
+// as its first letter after markers, digits and emphasis, a D, or starts
+// with an emoji after them.
+func leadsWithD(text string, at int) bool {
+	for i := at; i < len(text); i++ {
+		switch c := text[i]; {
+		case c == ' ' || c == '\t' || c == '#' || c == '>' || c == '-' || c == '*' || c == '+' || c == '_' ||
+			c == '.' || c == ')' || c == '[' || c >= '0' && c <= '9':
+		case c == 'D' || c == 'd' || c >= 0x80:
+			return true
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// eachLeadingIssue calls f for each line of d that opens with an issue ID
+// (a header-like line or a list item, after its marker, numbering, emoji
+// and emphasis), in order, with the ID.
+//
+// skip, when not nil, passes over lines before they are read (lines the
+// caller knows are taken), in increasing order of n.
+func eachLeadingIssue(d *markdown.Doc, skip func(n int) bool, f func(n int, id string)) {
+	// "UE-R": a capital U is rare in prose, so the search is fast.
+	for _, n := range hitLines(d, "UE-R") {
+		switch c := d.Lead[n-1]; {
+		case c == '#' || c == '-' || c == '*' || c == '+' || c == '_' || c >= '0' && c <= '9':
+		case c != 0 && n < len(d.Lead) && (d.Lead[n] == '-' || d.Lead[n] == '='): // a setext title?
+		default:
+			continue // prose: no issue opens it
+		}
+		if skip != nil && skip(n) {
+			continue
+		}
+		if id := leadingIssue(d, n); id != "" {
+			f(n, id)
+		}
+	}
+}
+
 // unreadIn finds the lines of d the reading in res did not take. round is
 // the round of the Reviewer's issues (0 when unknown: then the round of
 // the issues read, and when none was read, no issue line is judged).
-func unreadIn(d *markdown.Doc, res *Result, reviewer bool, round int) []unread {
+//
+// responses is set when the Engineer's responses are to be checked too:
+// Unread does, the validator need not (it reads every such line as one).
+// taken, sorted, are lines the validator read as headers or entries (its
+// Gap Resolution and Review headers, its issue entries): they are passed
+// over without a look. Unread gives none and judges every line by the IDs
+// the result holds.
+func unreadIn(sc scanned, res *Result, reviewer bool, round int, responses bool, taken []int) []unread {
+	d := sc.d
 	var out []unread
-	read := map[gap.ID]bool{}
-	for _, id := range res.GapsAddressed {
-		read[id] = true
-	}
-	for _, ng := range res.NewGaps {
-		read[ng.ID] = true
-	}
-	issues := map[string]bool{}
-	latest := 0
-	for _, is := range res.Issues {
-		issues[is.ID] = true
-		read[is.Gap] = true
-		latest = max(latest, issueRound(is.ID))
-	}
-	if round == 0 {
-		round = latest
-	}
-	if reviewer {
-		for _, h := range res.ReviewHeaders {
-			for _, m := range findGapIDs(h) {
-				read[gap.ID(m.ID)] = true
+	// The gaps the reading took, built when a header-like line about a gap
+	// is met that is not a Gap Resolution header the reading took.
+	var read map[gap.ID]bool
+	took := func(id gap.ID) bool {
+		if read == nil {
+			read = map[gap.ID]bool{}
+			for _, id := range res.GapsAddressed {
+				read[id] = true
+			}
+			for _, ng := range res.NewGaps {
+				read[ng.ID] = true
+			}
+			for _, is := range res.Issues {
+				read[is.Gap] = true
+			}
+			for _, title := range res.ReviewHeaders {
+				for i := strings.Index(title, "GAP-"); i >= 0; {
+					if id := leadingGapID(title[i:]); id != "" && (i == 0 || !isWordByte(title[i-1])) {
+						read[gap.ID(id)] = true
+					}
+					j := strings.Index(title[i+4:], "GAP-")
+					if j < 0 {
+						break
+					}
+					i += 4 + j
+				}
 			}
 		}
+		return read[id]
 	}
-	eachLine(d, findGapIDs(d.Prose), func(n int) {
-		p, _, ok := titleOf(d, n)
-		if !ok {
+	// isTaken walks taken forward: lines come in increasing order.
+	isTaken := func(t []int) func(int) bool {
+		return func(n int) bool {
+			for len(t) > 0 && t[0] < n {
+				t = t[1:]
+			}
+			return len(t) > 0 && t[0] == n
+		}
+	}
+	headerTaken := isTaken(taken)
+	eachHeaderLine(sc, func(n int, p string) {
+		if headerTaken(n) || !strings.Contains(p, "GAP-") {
 			return
 		}
-		if id := subjectGap(p); id != "" && !read[id] {
+		if id := subjectGap(p); id != "" && !took(id) {
 			what := "addressed (a '## Gap Resolution: " + string(id) + "' section) or listed under '### New Gaps Introduced'"
 			if reviewer {
 				what = "named in a '## Review:' header, an issue's gap, or listed under '### New Gaps Identified'"
@@ -205,11 +313,19 @@ func unreadIn(d *markdown.Doc, res *Result, reviewer bool, round int) []unread {
 				quote(d.Line(n)), id, what)})
 		}
 	})
+	issues := map[string]bool{}
+	for _, is := range res.Issues {
+		issues[is.ID] = true
+	}
+	if reviewer && round == 0 {
+		for _, is := range res.Issues {
+			round = max(round, issueRound(is.ID))
+		}
+	}
 	if reviewer {
 		if round > 0 {
-			eachLine(d, findIssueIDs(d.Prose), func(n int) {
-				id := leadingIssue(d, n)
-				if id == "" || issues[id] || issueRound(id) != round {
+			eachLeadingIssue(d, isTaken(taken), func(n int, id string) {
+				if issues[id] || issueRound(id) != round {
 					return // read, or an earlier round's issue referred to
 				}
 				out = append(out, unread{n, fmt.Sprintf("%s opens %s, which is not an entry of a severity section: write each issue of this round under '### Critical Issues', '### High Priority', '### Medium Priority' or '### Low Priority', as \"- **%s**: summary\"",
@@ -222,18 +338,20 @@ func unreadIn(d *markdown.Doc, res *Result, reviewer bool, round int) []unread {
 	for _, id := range res.Responses {
 		responded[id] = true
 	}
-	taken := map[int]bool{}
+	blocks := map[int]bool{}
 	for _, dg := range res.Disagreements {
-		taken[dg.Line] = true
+		blocks[dg.Line] = true
 		responded[dg.IssueID] = true
 	}
-	eachLine(d, findIssueIDs(d.Prose), func(n int) {
-		if id := leadingIssue(d, n); id != "" && !responded[id] && disagreeLike(d.ProseLine(n)) == "" {
-			out = append(out, unread{n, fmt.Sprintf("%s opens %s but the reading did not take it as a response", id, quote(d.Line(n)))})
-		}
-	})
-	for _, n := range disagreeLines(d) {
-		if id := disagreeLike(d.ProseLine(n)); id != "" && !taken[n] {
+	if responses {
+		eachLeadingIssue(d, nil, func(n int, id string) {
+			if !responded[id] && disagreeLike(d.ProseLine(n)) == "" {
+				out = append(out, unread{n, fmt.Sprintf("%s opens %s but the reading did not take it as a response", id, quote(d.Line(n)))})
+			}
+		})
+	}
+	for _, n := range sc.disagree {
+		if id := disagreeLike(d.ProseLine(n)); id != "" && !blocks[n] {
 			out = append(out, unread{n, fmt.Sprintf("%s reads like a DISAGREE for %s but is not a DISAGREE block: write it as a level-2 heading '## DISAGREE: %s' followed by **Reviewer Concern:**, **Engineer Position:** and **Rationale:**",
 				quote(d.Line(n)), id, id)})
 		}
@@ -258,9 +376,8 @@ func Unread(res Result) []string {
 	if !reviewer && len(res.Sections) == 0 {
 		return nil
 	}
-	d := markdown.Parse(res.Text)
 	var out []string
-	for _, u := range unreadIn(d, &res, reviewer, 0) {
+	for _, u := range unreadIn(scan(markdown.Parse(res.Text)), &res, reviewer, 0, true, nil) {
 		out = append(out, fmt.Sprintf("line %d: %s", u.line, u.msg))
 	}
 	return out

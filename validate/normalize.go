@@ -91,8 +91,8 @@ func (n Normalization) Warning() string {
 // answer's headers (Gap Resolution: Engineer; Review: Reviewer; Resolution
 // Log: an integrated spec) and normalizes as that validator would.
 func Normalize(content string) (text string, notes []Normalization) {
-	d, notes, _ := read(content, roleGuess)
-	return d.Text, notes
+	sc, notes, _ := read(content, roleGuess)
+	return sc.d.Text, notes
 }
 
 // readRole says which header rules apply: each role's own, so that an
@@ -184,25 +184,37 @@ func apply(src string, rs []repl) string {
 // newlinesOf keeps only the line breaks of s, so removing it keeps lines.
 func newlinesOf(s string) string { return strings.Repeat("\n", strings.Count(s, "\n")) }
 
+// scanned is a document as read, with the lines a reading looks at
+// beyond the headings, found in one pass over the lines' lead bytes: bold
+// lines and setext titles (maybe headers), and lines whose first letter
+// after markers is a D (maybe DISAGREE-like).
+type scanned struct {
+	d                      *markdown.Doc
+	bold, setext, disagree []int
+}
+
+func scan(d *markdown.Doc) scanned { return looseLines(d) }
+
 // read normalizes content for role and scans the result: the document as
 // read and what was normalized.
 //
 // unclosed is the line of a fence left open inside an answer that is
 // otherwise one fenced block: such an answer is not unwrapped (its reading
 // is in doubt), and the fence is what to fix.
-func read(content string, role readRole) (d *markdown.Doc, notes []Normalization, unclosed int) {
+func read(content string, role readRole) (sc scanned, notes []Normalization, unclosed int) {
 	var nb notebook
 	text := markdown.Normalize(content)
 	text = stripThink(text, &nb)
 	text, unclosed = unwrap(text, &nb)
-	d = markdown.Parse(text)
+	d := markdown.Parse(text)
 	if rs := textLevel(d, &nb); len(rs) > 0 {
 		d = markdown.Parse(apply(d.Text, rs))
 	}
-	if rs := lineLevel(d, role, &nb); len(rs) > 0 {
-		d = markdown.Parse(apply(d.Text, rs))
+	sc = scan(d)
+	if rs := lineLevel(sc, role, &nb); len(rs) > 0 {
+		sc = scan(markdown.Parse(apply(d.Text, rs)))
 	}
-	return d, nb.result(), unclosed
+	return sc, nb.result(), unclosed
 }
 
 // lineStart returns the offset of the line holding offset i.
@@ -379,52 +391,80 @@ func textLevel(d *markdown.Doc, nb *notebook) []repl {
 	return rs
 }
 
-// Hyphens and invisible characters a writer's tooling puts inside IDs.
-var (
-	idHyphens   = [...]rune{'\u2010', '\u2011', '\u2012', '\u2013', '\u2014', '\u2015', '\u2212', '\uFE58', '\uFE63', '\uFF0D'}
-	idInvisible = [...]rune{'\u200B', '\u200C', '\u200D', '\u2060', '\uFEFF', '\u00AD'}
-)
+// isIDHyphen reports whether r is a hyphen a writer's tooling puts inside
+// IDs instead of '-' (U+2011 from GPT-4o, dashes, the minus sign).
+func isIDHyphen(r rune) bool {
+	switch r {
+	case '\u2010', '\u2011', '\u2012', '\u2013', '\u2014', '\u2015', '\u2212', '\uFE58', '\uFE63', '\uFF0D':
+		return true
+	}
+	return false
+}
+
+// isInvisible reports whether r is a zero-width character (or a soft
+// hyphen) that can hide inside an ID.
+func isInvisible(r rune) bool {
+	switch r {
+	case '\u200B', '\u200C', '\u200D', '\u2060', '\uFEFF', '\u00AD':
+		return true
+	}
+	return false
+}
 
 // foldIDs finds IDs (GAP-…, ISSUE-R…, DECISION-R…) outside code written
 // with Unicode hyphens or zero-width characters and returns the ASCII
-// form for each; everything around an ID is left as written.
+// form for each; everything around an ID is left as written. It starts
+// from those characters (their lead bytes), so an answer without them
+// costs three fast byte searches.
 func foldIDs(d *markdown.Doc) []repl {
+	text := d.Text
 	var out []repl
-	for _, lit := range [...]string{"GAP", "ISSUE", "DECISION"} {
+	var seen map[int]bool // IDs folded, by start: an ID may hold several hyphens
+	for _, lead := range [...]byte{0xC2, 0xE2, 0xEF} {
 		for off := 0; ; {
-			i := strings.Index(d.Text[off:], lit)
+			i := strings.IndexByte(text[off:], lead)
 			if i < 0 {
 				break
 			}
 			i += off
-			off = i + len(lit)
-			if i > 0 && isWordByte(d.Text[i-1]) || d.InCode(i) {
+			off = i + 1
+			r, _ := utf8.DecodeRuneInString(text[i:])
+			if !isIDHyphen(r) && !isInvisible(r) || d.InCode(i) {
 				continue
 			}
-			// Only IDs that hold a non-ASCII byte need folding.
-			end := min(len(d.Text), off+48)
-			if !hasNonASCII(d.Text[off:end]) {
-				continue
+			// Back to the start of the word the character sits in.
+			start := i
+			for start > 0 && i-start < 48 {
+				c := text[start-1]
+				if isWordByte(c) || c == '-' {
+					start--
+					continue
+				}
+				if c >= 0x80 {
+					q, size := utf8.DecodeLastRuneInString(text[:start])
+					if isIDHyphen(q) || isInvisible(q) {
+						start -= size
+						continue
+					}
+				}
+				break
 			}
-			if r, ok := foldAt(d.Text, i, lit); ok {
-				out = append(out, r)
-				off = r.end
+			for _, lit := range [...]string{"GAP", "ISSUE", "DECISION"} {
+				if strings.HasPrefix(text[start:], lit) {
+					if f, ok := foldAt(text, start, lit); ok && !seen[f.start] {
+						if seen == nil {
+							seen = map[int]bool{}
+						}
+						seen[f.start] = true
+						out = append(out, f)
+					}
+					break
+				}
 			}
 		}
 	}
+	slices.SortFunc(out, func(a, b repl) int { return a.start - b.start })
 	return out
-}
-
-func hasNonASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return true
-		}
-		if s[i] == ' ' || s[i] == '\n' {
-			return false
-		}
-	}
-	return false
 }
 
 // foldAt folds the ID starting at offset i of s, whose literal prefix is lit.
@@ -446,10 +486,10 @@ func foldAt(s string, i int, lit string) (repl, bool) {
 		}
 		r, size := utf8.DecodeRuneInString(s[j:])
 		switch {
-		case slices.Contains(idHyphens[:], r):
+		case isIDHyphen(r):
 			folded = append(folded, '-')
 			orig = append(orig, j+size)
-		case slices.Contains(idInvisible[:], r):
+		case isInvisible(r):
 			if len(orig) > 0 {
 				orig[len(orig)-1] = j + size
 			}

@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/refine-spec/refine/internal/markdown"
 )
 
 // preflight runs the Tier 1 checks that need no scanning: size first (so a
@@ -52,11 +50,12 @@ func preflight(content string, maxBytes int, reason string) (Result, bool) {
 // turns the rest of the answer into code, is unclosed (WRONG_FORMAT, or
 // INTEGRATION_STRUCTURE for an integrated spec). ok is false with the
 // failure when one fails.
-func begin(content string, maxBytes int, reason string, role readRole) (*markdown.Doc, Result, bool) {
+func begin(content string, maxBytes int, reason string, role readRole) (scanned, Result, bool) {
 	if r, ok := preflight(content, maxBytes, reason); !ok {
-		return nil, r, false
+		return scanned{}, r, false
 	}
-	d, norm, unclosed := read(content, role)
+	sc, norm, unclosed := read(content, role)
+	d := sc.d
 	base := Result{Tier: Content, Text: d.Text, Normalized: norm}
 	w := warningsOf(norm)
 	base.Warnings = w.list()
@@ -65,19 +64,19 @@ func begin(content string, maxBytes int, reason string, role readRole) (*markdow
 		for _, n := range norm {
 			kinds = append(kinds, n.Kind)
 		}
-		return d, base.fail(Fail(EmptyOutput, "the answer holds nothing once read: only "+strings.Join(kinds, ", ")+" (removed: a <think> block and HTML comments are not read)")), false
+		return sc, base.fail(Fail(EmptyOutput, "the answer holds nothing once read: only "+strings.Join(kinds, ", ")+" (removed: a <think> block and HTML comments are not read)")), false
 	}
 	t := WrongFormat
 	if role == roleIntegration {
 		t = IntegrationStructure
 	}
 	if n := unclosed; n > 0 {
-		return d, base.fail(failAt(t, n, "the answer is one fenced block, but the fence %s inside it is never closed, so it cannot be told from the wrapper's end: close it with a matching fence line", quote(d.Line(n)))), false
+		return sc, base.fail(failAt(t, n, "the answer is one fenced block, but the fence %s inside it is never closed, so it cannot be told from the wrapper's end: close it with a matching fence line", quote(d.Line(n)))), false
 	}
 	if n := d.Unclosed; n > 0 {
-		return d, base.fail(failAt(t, n, "the fence %s opens a code block that is never closed, so everything after it reads as code: close it with a matching fence line, or remove it", quote(d.Line(n)))), false
+		return sc, base.fail(failAt(t, n, "the fence %s opens a code block that is never closed, so everything after it reads as code: close it with a matching fence line, or remove it", quote(d.Line(n)))), false
 	}
-	return d, base, true
+	return sc, base, true
 }
 
 // failAt builds a failure located at a line; the message gets the

@@ -2,6 +2,7 @@ package validate
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/refine-spec/refine/gap"
@@ -56,10 +57,11 @@ type severitySection struct {
 // outside code to be known, except gaps listed under "New Gaps Identified".
 // The verdict is computed: Approve unless an issue is HIGH or CRITICAL.
 func Reviewer(content string, opt Options) Result {
-	d, base, ok := begin(content, opt.maxBytes(), opt.FinishReason, roleReviewer)
+	sc, base, ok := begin(content, opt.maxBytes(), opt.FinishReason, roleReviewer)
 	if !ok {
 		return base
 	}
+	d := sc.d
 
 	reviews := sectionsTitled(d, 2, reviewTitle)
 	if len(reviews) == 0 {
@@ -109,7 +111,15 @@ func Reviewer(content string, opt Options) Result {
 	}
 	res.Warnings = w.list()
 
-	if u := unreadIn(d, &res, true, opt.Round); len(u) > 0 {
+	taken := make([]int, 0, len(reviews)+len(issues))
+	for _, r := range reviews {
+		taken = append(taken, r.Line)
+	}
+	for _, is := range issues {
+		taken = append(taken, is.Line)
+	}
+	slices.Sort(taken)
+	if u := unreadIn(sc, &res, true, opt.Round, false, taken); len(u) > 0 {
 		return res.fail(failAt(AmbiguousStructure, u[0].line, "%s", u[0].msg))
 	}
 	if known != nil {

@@ -45,6 +45,12 @@ type Doc struct {
 	Prose string
 	// Headings are the headings outside code, in order.
 	Headings []Heading
+	// Lead holds, for each line (index n-1 for line n), the first byte of
+	// the line after at most three spaces of indentation: 0 for a blank
+	// line, a line of a fenced block (fence lines included) or one
+	// indented four spaces or more. A reader looking for lines that start
+	// a certain way scans it instead of the text.
+	Lead []byte
 	// Unclosed is the 1-based line of a fence that opens a code block and
 	// is never closed (the block runs to the end of the document), 0 when
 	// every fenced block is closed. A writer who left a fence open hides
@@ -80,7 +86,8 @@ func Normalize(src string) string {
 // Parse scans src. It never fails.
 func Parse(src string) *Doc {
 	text := Normalize(src)
-	d := &Doc{Text: text, lineStarts: make([]int, 0, strings.Count(text, "\n")+1)}
+	lines := strings.Count(text, "\n") + 1
+	d := &Doc{Text: text, lineStarts: make([]int, 0, lines), Lead: make([]byte, 0, lines)}
 	// Prose is written line by line; strings.Builder hands its buffer over
 	// without a copy.
 	var prose strings.Builder
@@ -104,6 +111,7 @@ func Parse(src string) *Doc {
 		}
 		d.lineStarts = append(d.lineStarts, start)
 		line := text[start:end]
+		lead := byte(0)
 
 		if fence.open {
 			writeSpaces(&prose, len(line))
@@ -115,6 +123,9 @@ func Parse(src string) *Doc {
 			fence.open, fence.char, fence.count = true, ch, n
 			fenceLine = len(d.lineStarts)
 		} else {
+			if n, rest := indent(line); n < 4 && rest != "" {
+				lead = rest[0]
+			}
 			writeMaskedLine(&prose, line)
 			if lvl, title, ok := atxHeading(line); ok {
 				d.Headings = append(d.Headings, Heading{
@@ -123,6 +134,7 @@ func Parse(src string) *Doc {
 				})
 			}
 		}
+		d.Lead = append(d.Lead, lead)
 		if next <= len(text) {
 			prose.WriteByte('\n')
 		}
