@@ -271,6 +271,9 @@ func responses(d *markdown.Doc) []string {
 	}
 	var found []at
 	for _, h := range d.Headings {
+		if !hasPrefixFold(h.Title, "Response to") && !strings.Contains(h.Title, "`") {
+			continue // most headings: no "Response to" (code aside, the title as written tells)
+		}
 		if p, _ := headingTitle(d, h); hasPrefixFold(p, "Response to") {
 			for _, m := range findIssueIDs(p) {
 				found = append(found, at{h.Line, m.ID})

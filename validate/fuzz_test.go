@@ -155,3 +155,15 @@ func FuzzNormalize(f *testing.F) {
 		}
 	})
 }
+
+// gapKey reads IDs exactly as gap.ID's methods do.
+func TestGapKeyMatchesGapPackage(t *testing.T) {
+	for _, s := range []string{"GAP-FLOW-001", "GAP-FLOW-001a", "GAP-AB-999", "GAP-ABCDEFGHIJ-010z", "GAP-A-001", "GAP-ABCDEFGHIJK-001",
+		"GAP-FLOW-01", "GAP-FLOW-0012", "GAP-FLOW-001ab", "GAP-FLOW-001A", "GAP-flow-001", "X-FLOW-001", "", "GAP-", "GAP-FL-00x"} {
+		id := gap.ID(s)
+		c, n, sfx := gapKey(id)
+		if c != id.Category() || n != id.Number() || sfx != id.Suffix() {
+			t.Errorf("%q: gapKey %q %d %q, gap %q %d %q", s, c, n, sfx, id.Category(), id.Number(), id.Suffix())
+		}
+	}
+}

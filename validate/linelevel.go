@@ -170,6 +170,13 @@ func maybeKeyword(title string) bool {
 	if title == "" {
 		return false
 	}
+	switch title[0] | 0x20 { // the letters keywords start with, and decoration
+	case 'g', 'r', 'n', 'k', 'd', 't', 'b', 'c', 'h', 'm', 'l', 'a', 'i', 'v', 'x':
+	default:
+		if isLetter(title[0]) && (len(title) < 2 || title[1] != '.' && title[1] != ')') {
+			return false // "Proposed Solution", "Examples": most titles stop here
+		}
+	}
 	switch c := title[0]; {
 	case !isLetter(c), len(title) > 1 && (title[1] == '.' || title[1] == ')'),
 		c == 'I', c == 'V', c == 'X', c == 'i', c == 'v', c == 'x':
@@ -572,26 +579,31 @@ func looseLines(d *markdown.Doc) scanned {
 	sc := scanned{d: d}
 	text := d.Text
 	for i, c := range d.Lead {
-		n := i + 1
-		switch c {
-		case 0:
+		if c == 0 {
 			continue
-		case '*', '_':
-			// The lead is the raw text's: a line starting with "**" starts
-			// so in the prose too (code would start with a backtick).
+		}
+		n, k := i+1, d.Content[i]
+		switch {
+		case (c == '*' || c == '_') && k == c:
+			// "**" or "__" (a list marker would be followed by a space).
 			if at := skipSpace(text, d.LineStart(n)); strings.HasPrefix(text[at:], "**") || strings.HasPrefix(text[at:], "__") {
 				sc.bold = append(sc.bold, n)
+				if leadsWithD(text, at) {
+					sc.disagree = append(sc.disagree, n)
+				}
 			}
-		case '=', '-':
+			continue
+		case (c == '=' || c == '-') && k == c:
 			if n >= 2 && d.Lead[i-1] != 0 && (n == 2 || d.Lead[i-2] == 0) && isUnderline(strings.TrimLeft(d.ProseLine(n), " ")) &&
 				strings.TrimSpace(d.ProseLine(n-1)) != "" {
 				sc.setext = append(sc.setext, n-1) // a setext title is one line after a blank one
-				continue
 			}
+			continue
 		}
+		// The first letter after markers, numbering and emphasis.
 		switch {
-		case c == 'D' || c == 'd' || c >= 0x80:
-		case c == '#' || c == '-' || c == '*' || c == '+' || c == '_' || c == '>' || c >= '0' && c <= '9':
+		case k == 'D' || k == 'd' || k >= 0x80:
+		case k == '*' || k == '_' || k >= '0' && k <= '9' || k == '[':
 			if !leadsWithD(text, d.LineStart(n)) {
 				continue
 			}

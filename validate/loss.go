@@ -21,25 +21,27 @@ type unread struct {
 	msg  string
 }
 
-// eachHeaderLine calls f for each header-like line of sc, in order, with
-// its title's prose: the ATX headings that name an ID, the bold lines
-// standing alone (not a label with text after it, not a sentence) and
-// the setext titles.
-func eachHeaderLine(sc scanned, f func(n int, title string)) {
+// eachHeaderLine calls f for each header-like line of sc that names a gap
+// ("GAP-" in it), in order, with its title's prose: the ATX headings, the
+// bold lines standing alone (not a label with text after it, not a
+// sentence) and the setext titles. Lines skip reports are passed over
+// before their title is read.
+func eachHeaderLine(sc scanned, skip func(n int) bool, f func(n int, title string)) {
 	d := sc.d
 	loose := append(slices.Clip(sc.bold), sc.setext...)
 	slices.Sort(loose)
 	hs := d.Headings
 	for len(hs) > 0 || len(loose) > 0 {
 		if len(loose) == 0 || len(hs) > 0 && hs[0].Line <= loose[0] {
-			if len(loose) > 0 && loose[0] == hs[0].Line {
+			h := hs[0]
+			hs = hs[1:]
+			if len(loose) > 0 && loose[0] == h.Line {
 				loose = loose[1:]
 			}
-			if t := hs[0].Title; strings.Contains(t, "GAP-") || strings.Contains(t, "ISSUE-R") {
-				p, _ := headingTitle(d, hs[0])
-				f(hs[0].Line, p)
+			if strings.Contains(h.Title, "GAP-") && !skip(h.Line) {
+				p, _ := headingTitle(d, h)
+				f(h.Line, p)
 			}
-			hs = hs[1:]
 			continue
 		}
 		n := loose[0]
@@ -47,7 +49,7 @@ func eachHeaderLine(sc scanned, f func(n int, title string)) {
 		if len(loose) > 0 && loose[0] == n {
 			continue // bold and a setext title: once
 		}
-		if pl := d.ProseLine(n); !strings.Contains(pl, "GAP-") && !strings.Contains(pl, "ISSUE-R") {
+		if !strings.Contains(d.ProseLine(n), "GAP-") || skip(n) {
 			continue
 		}
 		if p, _, ok := titleOf(d, n); ok {
@@ -179,12 +181,29 @@ func disagreeLike(p string) string {
 	return leadingIssueID(rest)
 }
 
+// indexRare is strings.Index for a needle whose first byte is rare in the
+// text: it looks for that byte alone (the fastest search there is) and
+// checks the rest, where strings.Index, after a few false starts, falls
+// back to a slower general search.
+func indexRare(s, needle string) int {
+	for off := 0; ; {
+		i := strings.IndexByte(s[off:], needle[0])
+		if i < 0 {
+			return -1
+		}
+		if strings.HasPrefix(s[off+i:], needle) {
+			return off + i
+		}
+		off += i + 1
+	}
+}
+
 // hitLines returns the lines whose prose holds needle, in order, each
 // once: a fast search of the text, not a walk over its lines.
 func hitLines(d *markdown.Doc, needle string) []int {
 	var offs []int
 	for off := 0; ; {
-		i := strings.Index(d.Prose[off:], needle)
+		i := indexRare(d.Prose[off:], needle)
 		if i < 0 {
 			break
 		}
@@ -299,10 +318,9 @@ func unreadIn(sc scanned, res *Result, reviewer bool, round int, responses bool,
 			return len(t) > 0 && t[0] == n
 		}
 	}
-	headerTaken := isTaken(taken)
-	eachHeaderLine(sc, func(n int, p string) {
-		if headerTaken(n) || !strings.Contains(p, "GAP-") {
-			return
+	eachHeaderLine(sc, isTaken(taken), func(n int, p string) {
+		if !strings.Contains(p, "GAP-") {
+			return // the ID was in code
 		}
 		if id := subjectGap(p); id != "" && !took(id) {
 			what := "addressed (a '## Gap Resolution: " + string(id) + "' section) or listed under '### New Gaps Introduced'"
@@ -313,9 +331,15 @@ func unreadIn(sc scanned, res *Result, reviewer bool, round int, responses bool,
 				quote(d.Line(n)), id, what)})
 		}
 	})
-	issues := map[string]bool{}
-	for _, is := range res.Issues {
-		issues[is.ID] = true
+	var issues map[string]bool // built when a line not taken opens with an issue
+	issueRead := func(id string) bool {
+		if issues == nil {
+			issues = make(map[string]bool, len(res.Issues))
+			for _, is := range res.Issues {
+				issues[is.ID] = true
+			}
+		}
+		return issues[id]
 	}
 	if reviewer && round == 0 {
 		for _, is := range res.Issues {
@@ -325,7 +349,7 @@ func unreadIn(sc scanned, res *Result, reviewer bool, round int, responses bool,
 	if reviewer {
 		if round > 0 {
 			eachLeadingIssue(d, isTaken(taken), func(n int, id string) {
-				if issues[id] || issueRound(id) != round {
+				if issueRound(id) != round || issueRead(id) {
 					return // read, or an earlier round's issue referred to
 				}
 				out = append(out, unread{n, fmt.Sprintf("%s opens %s, which is not an entry of a severity section: write each issue of this round under '### Critical Issues', '### High Priority', '### Medium Priority' or '### Low Priority', as \"- **%s**: summary\"",

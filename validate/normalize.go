@@ -363,7 +363,7 @@ func textLevel(d *markdown.Doc, nb *notebook) []repl {
 	var rs []repl
 	var comments [][2]int
 	for off := 0; ; {
-		i := strings.Index(d.Prose[off:], "<!--")
+		i := indexRare(d.Prose[off:], "<!--")
 		if i < 0 {
 			break
 		}

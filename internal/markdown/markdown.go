@@ -51,6 +51,12 @@ type Doc struct {
 	// indented four spaces or more. A reader looking for lines that start
 	// a certain way scans it instead of the text.
 	Lead []byte
+	// Content holds, for each line, the first byte of its content after
+	// the block markers Lead may be: quote markers, heading marks, a list
+	// marker ("- ", "* ", "+ ", "1. ", "1) ") and the spaces after them; 0
+	// where Lead is 0 or nothing follows them. "- DISAGREE" has Lead '-'
+	// and Content 'D', "**Bold**" Lead and Content '*', "---" both '-'.
+	Content []byte
 	// Unclosed is the 1-based line of a fence that opens a code block and
 	// is never closed (the block runs to the end of the document), 0 when
 	// every fenced block is closed. A writer who left a fence open hides
@@ -87,7 +93,7 @@ func Normalize(src string) string {
 func Parse(src string) *Doc {
 	text := Normalize(src)
 	lines := strings.Count(text, "\n") + 1
-	d := &Doc{Text: text, lineStarts: make([]int, 0, lines), Lead: make([]byte, 0, lines)}
+	d := &Doc{Text: text, lineStarts: make([]int, 0, lines), Lead: make([]byte, 0, lines), Content: make([]byte, 0, lines)}
 	// Prose is written line by line; strings.Builder hands its buffer over
 	// without a copy.
 	var prose strings.Builder
@@ -111,7 +117,7 @@ func Parse(src string) *Doc {
 		}
 		d.lineStarts = append(d.lineStarts, start)
 		line := text[start:end]
-		lead := byte(0)
+		lead, content := byte(0), byte(0)
 
 		if fence.open {
 			writeSpaces(&prose, len(line))
@@ -124,7 +130,7 @@ func Parse(src string) *Doc {
 			fenceLine = len(d.lineStarts)
 		} else {
 			if n, rest := indent(line); n < 4 && rest != "" {
-				lead = rest[0]
+				lead, content = rest[0], contentLead(rest)
 			}
 			writeMaskedLine(&prose, line)
 			if lvl, title, ok := atxHeading(line); ok {
@@ -135,6 +141,7 @@ func Parse(src string) *Doc {
 			}
 		}
 		d.Lead = append(d.Lead, lead)
+		d.Content = append(d.Content, content)
 		if next <= len(text) {
 			prose.WriteByte('\n')
 		}
@@ -425,4 +432,52 @@ func (d *Doc) LineStart(n int) int {
 		return len(d.Text)
 	}
 	return d.lineStarts[n-1]
+}
+
+// contentLead returns the first byte of s (a line without its indentation)
+// after quote markers, heading marks or a list marker and the spaces after
+// them; 0 when nothing follows them.
+func contentLead(s string) byte {
+	i := 0
+	skip := func() {
+		for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+			i++
+		}
+	}
+	for i < len(s) && s[i] == '>' {
+		i++
+		skip()
+	}
+	if i >= len(s) {
+		return 0
+	}
+	switch c := s[i]; {
+	case c == '#':
+		j := i
+		for j < len(s) && s[j] == '#' {
+			j++
+		}
+		if j == len(s) || s[j] == ' ' || s[j] == '\t' {
+			i = j
+			skip()
+		}
+	case c == '-' || c == '*' || c == '+':
+		if i+1 < len(s) && (s[i+1] == ' ' || s[i+1] == '\t') {
+			i++
+			skip()
+		}
+	case c >= '0' && c <= '9':
+		j := i
+		for j < len(s) && j-i < 9 && s[j] >= '0' && s[j] <= '9' {
+			j++
+		}
+		if j+1 < len(s) && (s[j] == '.' || s[j] == ')') && (s[j+1] == ' ' || s[j+1] == '\t') {
+			i = j + 1
+			skip()
+		}
+	}
+	if i >= len(s) {
+		return 0
+	}
+	return s[i]
 }
