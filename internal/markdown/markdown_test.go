@@ -177,10 +177,10 @@ func FuzzParse(f *testing.F) {
 		}
 		for i, c := range d.Lead {
 			line := d.Line(i + 1)
-			if c != 0 && !strings.Contains(line, string(c)) || c == 0 && d.Content[i] != 0 {
+			if c != 0 && strings.IndexByte(line, c) < 0 || c == 0 && d.Content[i] != 0 {
 				t.Fatalf("line %d %q: lead %q content %q", i+1, line, c, d.Content[i])
 			}
-			if d.Content[i] != 0 && !strings.Contains(line, string(d.Content[i])) {
+			if d.Content[i] != 0 && strings.IndexByte(line, d.Content[i]) < 0 {
 				t.Fatalf("line %d %q: content %q", i+1, line, d.Content[i])
 			}
 		}
