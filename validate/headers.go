@@ -250,6 +250,11 @@ func recognize(p, r string) (header, bool) {
 			if sep == "" && !startsWithID(p[at:], k.lit) {
 				return header{}, false
 			}
+			if k.kind == hDisagree && !startsWithID(p[at:], k.lit) {
+				// "## Disagree: glossary wording" names no issue: an informal
+				// disagreement the conflict package logs, left as written.
+				return header{}, false
+			}
 			h.kind, h.prefix, h.join, h.rest = k.kind, k.canon+":", " ", valueAt(r, at)
 			h.notes = sepCase(h.notes, sep, c)
 			return h, true

@@ -461,6 +461,16 @@ func TestNormalizeKeepsOtherRolesHeaders(t *testing.T) {
 	}
 }
 
+// A "Disagree:" heading naming no issue is an informal disagreement (the
+// conflict package logs it), not a DISAGREE block to map or to fail.
+func TestInformalDisagreeIsLeftAsWritten(t *testing.T) {
+	src := engineerAnswer + "\n## Disagree: glossary wording\n\nThe terms are fine as written.\n"
+	r := Engineer(src, Options{})
+	if !r.Success || len(r.Normalized) != 0 || len(r.Disagreements) != 1 || r.Text != src {
+		t.Errorf("%s %s, normalized %v, %d disagreements", r.FailureType, r.Message, r.Normalized, len(r.Disagreements))
+	}
+}
+
 func TestFinishReasons(t *testing.T) {
 	for _, tt := range []struct {
 		reason                 string
