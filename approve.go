@@ -2,7 +2,6 @@ package refine
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/refine-spec/refine/internal/core"
 )
@@ -24,42 +23,13 @@ type ApproveRequest struct {
 // questions are dropped (the archive cleanup question follows on the next
 // Run). Approving a finished session fails with ErrFinished.
 func (s *Session) Approve(ctx context.Context, req ApproveRequest) error {
-	if err := s.lock(ctx); err != nil {
-		return err
-	}
-	defer s.unlock()
-	if err := s.begin(ctx); err != nil {
-		return err
-	}
-	if s.St.Outcome.Terminal() {
-		return fmt.Errorf("approve: %w (%s)", ErrFinished, s.St.Outcome)
-	}
-	high, err := core.ApprovalBlocked(s.St, req.AcknowledgeHigh)
-	if err != nil {
-		return err
-	}
-	if high {
-		s.St.HighAck = true
-	}
-	reason := core.EndReason("approved by the user", req.Note)
-	s.FileEndDecision("Approve the spec as it stands", "approve", "USER_APPROVED", req.Note)
-	return s.apply(ctx, func() error { return s.Finish(StatusUserApproved, reason) })
+	_, err := s.input(ctx, core.Approve{At: s.now(), Note: req.Note, AcknowledgeHigh: req.AcknowledgeHigh}, false)
+	return err
 }
 
 // Abandon ends the session now as ABANDONED; it always works on a session
 // that is not finished yet (ErrFinished otherwise).
 func (s *Session) Abandon(ctx context.Context, reason string) error {
-	if err := s.lock(ctx); err != nil {
-		return err
-	}
-	defer s.unlock()
-	if err := s.begin(ctx); err != nil {
-		return err
-	}
-	if s.St.Outcome.Terminal() {
-		return fmt.Errorf("abandon: %w (%s)", ErrFinished, s.St.Outcome)
-	}
-	why := core.EndReason("abandoned by the user", reason)
-	s.FileEndDecision("Abandon the session", "abandon", "ABANDONED", reason)
-	return s.apply(ctx, func() error { return s.Finish(StatusAbandoned, why) })
+	_, err := s.input(ctx, core.Abandon{At: s.now(), Reason: reason}, false)
+	return err
 }

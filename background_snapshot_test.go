@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/refinetest"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/store/memory"
 )
 
@@ -20,14 +21,14 @@ import (
 type commitLog struct {
 	refine.Store
 	mu      sync.Mutex
-	commits [][]refine.Op
-	crashAt func(ops []refine.Op) bool
+	commits [][]store.Op
+	crashAt func(ops []store.Op) bool
 	crashed bool
 }
 
 var errCrashed = errors.New("the process died here")
 
-func (c *commitLog) Commit(ctx context.Context, ops ...refine.Op) error {
+func (c *commitLog) Commit(ctx context.Context, ops ...store.Op) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.crashed || c.crashAt != nil && c.crashAt(ops) {
@@ -59,13 +60,13 @@ func longSession(t *testing.T, st refine.Store) refine.Config {
 // snapshotChunks returns, per commit, the background-snapshot ops it
 // holds (Put of the first chunk, Append of the others) and its journal
 // record's size.
-func snapshotChunks(commits [][]refine.Op) (chunks [][]refine.Op, records []int) {
+func snapshotChunks(commits [][]store.Op) (chunks [][]store.Op, records []int) {
 	for _, ops := range commits {
-		var cs []refine.Op
+		var cs []store.Op
 		rec := 0
 		for _, op := range ops {
 			switch {
-			case strings.HasPrefix(op.Key, "snapshots/") && op.Kind != refine.OpDelete:
+			case strings.HasPrefix(op.Key, "snapshots/") && op.Kind != store.OpDelete:
 				cs = append(cs, op)
 			case strings.HasPrefix(op.Key, "journal/"):
 				rec += len(op.Value)
@@ -98,7 +99,7 @@ func TestBackgroundSnapshot(t *testing.T) {
 	first, done := -1, -1
 	for i, cs := range chunks {
 		for _, op := range cs {
-			if op.Kind == refine.OpPut && strings.HasPrefix(op.Key, "snapshots/state_") && first < 0 {
+			if op.Kind == store.OpPut && strings.HasPrefix(op.Key, "snapshots/state_") && first < 0 {
 				// The first background snapshot; an earlier one is a copy
 				// of state.json kept for a backup.
 				var head struct {
@@ -139,7 +140,7 @@ func TestBackgroundSnapshot(t *testing.T) {
 	}
 	dropped := 0
 	for _, op := range log.commits[done] {
-		if op.Kind == refine.OpDelete && strings.HasPrefix(op.Key, "journal/") {
+		if op.Kind == store.OpDelete && strings.HasPrefix(op.Key, "journal/") {
 			dropped++
 		}
 	}
@@ -163,9 +164,9 @@ func TestBackgroundSnapshotCrash(t *testing.T) {
 	ctx := context.Background()
 	appends := 0
 	mem := memory.New()
-	log := &commitLog{Store: mem, crashAt: func(ops []refine.Op) bool {
+	log := &commitLog{Store: mem, crashAt: func(ops []store.Op) bool {
 		for _, op := range ops {
-			if strings.HasPrefix(op.Key, "snapshots/state_") && op.Kind == refine.OpAppend {
+			if strings.HasPrefix(op.Key, "snapshots/state_") && op.Kind == store.OpAppend {
 				appends++
 			}
 		}
@@ -210,7 +211,7 @@ func TestBackgroundSnapshotCrash(t *testing.T) {
 	}
 }
 
-func opKeys(ops []refine.Op) []string {
+func opKeys(ops []store.Op) []string {
 	var ks []string
 	for _, op := range ops {
 		ks = append(ks, op.Key)

@@ -15,6 +15,7 @@ import (
 	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/refinetest"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/store/fs"
 	"github.com/refine-spec/refine/store/memory"
 )
@@ -52,7 +53,7 @@ func roundOf(key string) (int, bool) {
 	return n, err == nil
 }
 
-func (c *byteCounter) Commit(ctx context.Context, ops ...refine.Op) error {
+func (c *byteCounter) Commit(ctx context.Context, ops ...store.Op) error {
 	c.mu.Lock()
 	if c.segments == nil {
 		c.segments, c.ownBytes = map[string]int{}, map[int]int{}
@@ -85,16 +86,16 @@ func (c *byteCounter) Commit(ctx context.Context, ops ...refine.Op) error {
 	return c.Store.Commit(ctx, ops...)
 }
 
-// Appends forwards the wrapped Store's refine.Appender capability, as a
+// Appends forwards the wrapped Store's store.Appender capability, as a
 // host's wrapper should.
 func (c *byteCounter) Appends() bool {
-	a, ok := c.Store.(refine.Appender)
+	a, ok := c.Store.(store.Appender)
 	return ok && a.Appends()
 }
 
-// Copies forwards the wrapped Store's refine.Copier capability.
+// Copies forwards the wrapped Store's store.Copier capability.
 func (c *byteCounter) Copies() bool {
-	a, ok := c.Store.(refine.Copier)
+	a, ok := c.Store.(store.Copier)
 	return ok && a.Copies()
 }
 

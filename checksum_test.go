@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/store/fs"
 	"github.com/refine-spec/refine/store/memory"
 )
@@ -37,14 +38,14 @@ func damagedSessions(t *testing.T) map[string]*memory.Store {
 
 	died := memory.New()
 	completed := false
-	log := &commitLog{Store: died, crashAt: func(ops []refine.Op) bool {
+	log := &commitLog{Store: died, crashAt: func(ops []store.Op) bool {
 		if completed {
 			return true
 		}
 		var chunk, drop bool
 		for _, op := range ops {
-			chunk = chunk || op.Kind == refine.OpAppend && strings.HasPrefix(op.Key, "snapshots/")
-			drop = drop || op.Kind == refine.OpDelete && strings.HasPrefix(op.Key, "journal/")
+			chunk = chunk || op.Kind == store.OpAppend && strings.HasPrefix(op.Key, "snapshots/")
+			drop = drop || op.Kind == store.OpDelete && strings.HasPrefix(op.Key, "journal/")
 		}
 		completed = chunk && drop // the last chunk drops the records it holds
 		return false
@@ -136,13 +137,13 @@ func TestDamagedStateNeverRollsBack(t *testing.T) {
 					damaged[fmt.Sprintf("bit %d of byte %d", i%8, i)] = b
 				}
 				for what, b := range damaged {
-					if err := mem.Commit(ctx, refine.Put(key, b)); err != nil {
+					if err := mem.Commit(ctx, store.Put(key, b)); err != nil {
 						t.Fatal(err)
 					}
 					got, err := refine.Inspect(ctx, mem)
 					check(t, key+": "+what, key, got, err)
 				}
-				if err := mem.Commit(ctx, refine.Put(key, orig)); err != nil {
+				if err := mem.Commit(ctx, store.Put(key, orig)); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/refinetest"
+	"github.com/refine-spec/refine/store"
 )
 
 // hostileArchive is a gzipped tar whose one entry climbs out of its folder.
@@ -39,7 +40,7 @@ func TestSessionEndCleanupKeepsUnsafeArchives(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cfg.Store.Commit(ctx, refine.Put("round_001_rolled_back_1.tar.gz", hostileArchive(t))); err != nil {
+	if err := cfg.Store.Commit(ctx, store.Put("round_001_rolled_back_1.tar.gz", hostileArchive(t))); err != nil {
 		t.Fatal(err)
 	}
 	out, err := s.Run(ctx)
@@ -65,7 +66,7 @@ type finishCounter struct {
 	after             int
 }
 
-func (f *finishCounter) Commit(ctx context.Context, ops ...refine.Op) error {
+func (f *finishCounter) Commit(ctx context.Context, ops ...store.Op) error {
 	if f.durable {
 		f.after++
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/refine-spec/refine/internal/core"
+	"github.com/refine-spec/refine/store"
 )
 
 // Compact rewrites the session in st so that it stands on its own: the
@@ -26,11 +27,11 @@ func Compact(ctx context.Context, st Store) error {
 	if err != nil {
 		return fmt.Errorf("compact: %w", err)
 	}
-	var ops []Op
+	var ops []store.Op
 	for _, k := range keys {
 		switch {
 		case strings.HasPrefix(k, core.JournalPrefix), strings.HasPrefix(k, core.SnapshotPrefix):
-			ops = append(ops, Delete(k))
+			ops = append(ops, store.Delete(k))
 		case strings.HasPrefix(k, "state_backup_round_"):
 			b, err := st.Get(ctx, k)
 			if err != nil {
@@ -41,7 +42,7 @@ func Compact(ctx context.Context, st Store) error {
 				if err != nil {
 					return fmt.Errorf("compact: %s: %w", k, err)
 				}
-				ops = append(ops, Put(k, core.SealDoc(bytes.TrimSuffix(whole, []byte("\n")))))
+				ops = append(ops, store.Put(k, core.SealDoc(bytes.TrimSuffix(whole, []byte("\n")))))
 			}
 		}
 	}
@@ -50,7 +51,7 @@ func Compact(ctx context.Context, st Store) error {
 	if err != nil {
 		return fmt.Errorf("compact: encode state: %w", err)
 	}
-	ops = append(ops, Put(core.KeyState, core.SealDoc(doc)))
+	ops = append(ops, store.Put(core.KeyState, core.SealDoc(doc)))
 	if err := st.Commit(ctx, ops...); err != nil {
 		return fmt.Errorf("compact: %w", err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/refinetest"
+	"github.com/refine-spec/refine/store"
 )
 
 // goid returns the calling goroutine's ID. Tests only: it lets a test
@@ -42,7 +43,7 @@ func (s *goroutineStore) note(what string) {
 	s.seen[goid()] = what
 }
 
-func (s *goroutineStore) Commit(ctx context.Context, ops ...refine.Op) error {
+func (s *goroutineStore) Commit(ctx context.Context, ops ...store.Op) error {
 	s.note("Commit")
 	return s.Store.Commit(ctx, ops...)
 }

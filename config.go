@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core"
 	"github.com/refine-spec/refine/rollback"
 )
 
@@ -94,6 +95,7 @@ func DefaultConfig() Config {
 		RetryExampleBudget:        2000,
 		InitialExampleBudget:      1000,
 		PromptBudget:              24000,
+		MaxTokensCap:              DefaultMaxTokensCap,
 		MaxOutputBytes:            1 << 20,
 		BackupRetention:           3,
 		RollbackLimit:             7,
@@ -119,10 +121,17 @@ func (c *Config) Validate() error {
 			return fmt.Errorf("%w: %s %s", ErrInvalidConfig, chk.field, chk.why(c))
 		}
 	}
-	if err := c.Weights.Validate(); err != nil {
-		return fmt.Errorf("%w: Weights: %w", ErrInvalidConfig, err)
+	return c.Settings.Validate()
+}
+
+// Validate's required fields, in the order it reports them.
+func configChecks() []configCheck {
+	return []configCheck{
+		isNil("Store", "use store/memory.New() or store/fs.Open(dir)", func(c *Config) bool { return c.Store == nil }),
+		isNil("Engineer", "set a Role", func(c *Config) bool { return c.Engineer == nil }),
+		isNil("Reviewer", "set a Role", func(c *Config) bool { return c.Reviewer == nil }),
+		isNil("Asker", "use refine.DefaultAsker{} for automated mode", func(c *Config) bool { return c.Asker == nil }),
 	}
-	return nil
 }
 
 // configCheck is one field's check: bad reports an unusable value, why
@@ -133,61 +142,9 @@ type configCheck struct {
 	why   func(*Config) string
 }
 
-// configChecks are Validate's checks, in the order it reports them.
-func configChecks() []configCheck {
-	return []configCheck{
-		isNil("Store", "use store/memory.New() or store/fs.Open(dir)", func(c *Config) bool { return c.Store == nil }),
-		isNil("Engineer", "set a Role", func(c *Config) bool { return c.Engineer == nil }),
-		isNil("Reviewer", "set a Role", func(c *Config) bool { return c.Reviewer == nil }),
-		isNil("Asker", "use refine.DefaultAsker{} for automated mode", func(c *Config) bool { return c.Asker == nil }),
-		{"MaxRounds", func(c *Config) bool { return c.MaxRounds < 1 || c.MaxRounds > MaxRoundsLimit }, func(c *Config) string {
-			return fmt.Sprintf("is %d: want 1 to %d (issue and decision IDs carry up to three round digits)", c.MaxRounds, MaxRoundsLimit)
-		}},
-		atLeast("GapsPerRound", 1, "is %d: want at least 1", func(c *Config) int { return c.GapsPerRound }),
-		atLeast("ParallelGaps", 1, "is %d: want at least 1", func(c *Config) int { return c.ParallelGaps }),
-		atLeast("MaxRetries", 0, "is %d: want 0 or more", func(c *Config) int { return c.MaxRetries }),
-		atLeast("StallRounds", 1, "is %d: want at least 1", func(c *Config) int { return c.StallRounds }),
-		atLeast("RetryExampleBudget", 1, "is %d tokens: want more than 0", func(c *Config) int { return c.RetryExampleBudget }),
-		atLeast("InitialExampleBudget", 1, "is %d tokens: want more than 0", func(c *Config) int { return c.InitialExampleBudget }),
-		atLeast("PromptBudget", 1, "is %d tokens: want more than 0", func(c *Config) int { return c.PromptBudget }),
-		atLeast("MaxTokens", 0, "is %d: want 0 (backend default) or more", func(c *Config) int { return c.MaxTokens }),
-		atLeast("MaxOutputBytes", 1, "is %d: want more than 0", func(c *Config) int { return c.MaxOutputBytes }),
-		atLeast("BackupRetention", 1, "is %d: want at least 1", func(c *Config) int { return c.BackupRetention }),
-		atLeast("RollbackLimit", 0, "is %d: want 0 or more", func(c *Config) int { return c.RollbackLimit }),
-		atLeast("RollbackAnalysisThreshold", 1, "is %d: want at least 1", func(c *Config) int { return c.RollbackAnalysisThreshold }),
-		{"RollbackMode", func(c *Config) bool { return !c.RollbackMode.Valid() }, func(c *Config) string {
-			return fmt.Sprintf("is %q: want INTERACTIVE, AUTO_RETRY or STRICT", c.RollbackMode)
-		}},
-		{"ArchiveRetention", func(c *Config) bool { return c.ArchiveRetention <= 0 }, func(c *Config) string {
-			return fmt.Sprintf("is %s: want a positive duration", c.ArchiveRetention)
-		}},
-		share("DisagreeRoundLimit", func(c *Config) float64 { return c.DisagreeRoundLimit }),
-		share("DisagreeSessionLimit", func(c *Config) float64 { return c.DisagreeSessionLimit }),
-		atLeast("DisagreeWindow", 1, "is %d: want at least 1", func(c *Config) int { return c.DisagreeWindow }),
-		atLeast("DisagreeMaxPerRound", 1, "is %d: want at least 1", func(c *Config) int { return c.DisagreeMaxPerRound }),
-		atLeast("TransportRetries", 0, "is %d: want 0 or more", func(c *Config) int { return c.TransportRetries }),
-		{"BackoffBase/BackoffMax", func(c *Config) bool { return c.BackoffBase <= 0 || c.BackoffMax < c.BackoffBase }, func(c *Config) string {
-			return fmt.Sprintf("are %s/%s: want 0 < base <= max", c.BackoffBase, c.BackoffMax)
-		}},
-	}
-}
-
 // isNil checks a required field: "is nil: " and what to do.
 func isNil(field, todo string, missing func(*Config) bool) configCheck {
 	return configCheck{field, missing, func(*Config) string { return "is nil: " + todo }}
-}
-
-// atLeast checks an int field against its least usable value; format
-// shows the value.
-func atLeast(field string, least int, format string, v func(*Config) int) configCheck {
-	return configCheck{field, func(c *Config) bool { return v(c) < least }, func(c *Config) string { return fmt.Sprintf(format, v(c)) }}
-}
-
-// share checks a share in (0, 1].
-func share(field string, v func(*Config) float64) configCheck {
-	return configCheck{field, func(c *Config) bool { return v(c) <= 0 || v(c) > 1 }, func(c *Config) string {
-		return fmt.Sprintf("is %v: want a share in (0, 1]", v(c))
-	}}
 }
 
 // DefaultMaxGaps is the longest initial gap list New accepts when
@@ -219,20 +176,15 @@ func (c *Config) validateNew() error {
 }
 
 // params returns what the decisions read of c.
-func (c *Config) params() Params {
-	base := *c
-	return Params{
+func (c *Config) params() core.Params {
+	return core.Params{
 		Settings:          c.Settings,
+		Defaults:          DefaultConfig().Settings,
 		HasColdStore:      c.ColdStore != nil,
 		EngineerTemplate:  c.EngineerTemplate,
 		ReviewerTemplate:  c.ReviewerTemplate,
 		ExcerptPrompts:    c.ExcerptPrompts,
 		CanonicalEngineer: c.CanonicalEngineer,
 		CanonicalReviewer: c.CanonicalReviewer,
-		CheckSettings: func(set Settings) error {
-			cfg := base
-			cfg.Settings = set
-			return cfg.Validate()
-		},
 	}
 }

@@ -19,18 +19,18 @@ import (
 // compile if an alias turns into a defined type.
 var (
 	_ *store.Store          = new(refine.Store)
-	_ *store.Op             = new(refine.Op)
-	_ *store.OpKind         = new(refine.OpKind)
-	_ *store.Appender       = new(refine.Appender)
-	_ *store.Copier         = new(refine.Copier)
-	_ *store.Identified     = new(refine.Identified)
-	_ *store.Backend        = new(refine.Backend)
-	_ *store.NamedCreator   = new(refine.NamedCreator)
-	_ *store.SessionSummary = new(refine.SessionSummary)
-	_ *store.SessionInfo    = new(refine.SessionInfo)
-	_ *store.SessionPage    = new(refine.SessionPage)
-	_ *store.PageRequest    = new(refine.PageRequest)
-	_ *store.SessionPager   = new(refine.SessionPager)
+	_ *store.Op             = new(store.Op)
+	_ *store.OpKind         = new(store.OpKind)
+	_ *store.Appender       = new(store.Appender)
+	_ *store.Copier         = new(store.Copier)
+	_ *store.Identified     = new(store.Identified)
+	_ *store.Backend        = new(store.Backend)
+	_ *store.NamedCreator   = new(store.NamedCreator)
+	_ *store.SessionSummary = new(store.SessionSummary)
+	_ *store.SessionInfo    = new(store.SessionInfo)
+	_ *store.SessionPage    = new(store.SessionPage)
+	_ *store.PageRequest    = new(store.PageRequest)
+	_ *store.SessionPager   = new(store.SessionPager)
 	_ *refine.OutcomeStatus = &new(store.SessionSummary).Outcome
 
 	_ *llm.Role           = new(refine.Role)
@@ -40,13 +40,13 @@ var (
 	_ *llm.Response       = new(refine.Response)
 	_ *llm.Message        = new(refine.Message)
 	_ *llm.Usage          = new(refine.Usage)
-	_ *llm.Transient      = new(refine.Transient)
+	_ *llm.Transient      = new(llm.Transient)
 	_ *llm.TransientError = new(refine.TransientError)
 
-	_ func(string, []byte) store.Op = refine.Put
-	_ func(string) store.Op         = refine.Delete
-	_ func(string, []byte) store.Op = refine.Append
-	_ func(string, string) store.Op = refine.Copy
+	_ func(string, []byte) store.Op = store.Put
+	_ func(string) store.Op         = store.Delete
+	_ func(string, []byte) store.Op = store.Append
+	_ func(string, string) store.Op = store.Copy
 )
 
 func TestStoreAndRoleAliasesShareSentinels(t *testing.T) {
@@ -58,7 +58,7 @@ func TestStoreAndRoleAliasesShareSentinels(t *testing.T) {
 		{"ErrInvalidKey", refine.ErrInvalidKey, store.ErrInvalidKey},
 		{"ErrLocked", refine.ErrLocked, store.ErrLocked},
 		{"ErrReadOnly", refine.ErrReadOnly, store.ErrReadOnly},
-		{"ErrInvalidCursor", refine.ErrInvalidCursor, store.ErrInvalidCursor},
+		{"ErrInvalidCursor", store.ErrInvalidCursor, store.ErrInvalidCursor},
 		{"ErrSessionExists", refine.ErrSessionExists, store.ErrSessionExists},
 		{"ErrCorrupt", refine.ErrCorrupt, store.ErrCorrupt},
 		{"ErrNoResponse", refine.ErrNoResponse, llm.ErrNoResponse},
@@ -82,14 +82,14 @@ func TestStoreAndRoleAliasesWorkAcrossPackages(t *testing.T) {
 	ctx := context.Background()
 	// A Store the contract package knows, driven through the root's names.
 	var st refine.Store = memory.New()
-	if err := st.Commit(ctx, refine.Put("a", []byte("1")), store.Delete("b")); err != nil {
+	if err := st.Commit(ctx, store.Put("a", []byte("1")), store.Delete("b")); err != nil {
 		t.Fatalf("Commit: %v", err)
 	}
 	if _, err := st.Get(ctx, "missing"); !errors.Is(err, refine.ErrNotFound) {
 		t.Errorf("Get(missing) = %v, want an error wrapping refine.ErrNotFound", err)
 	}
-	if err := refine.ValidKey(".refine-lock"); !errors.Is(err, store.ErrInvalidKey) {
-		t.Errorf("refine.ValidKey(.refine-lock) = %v, want an error wrapping store.ErrInvalidKey", err)
+	if err := store.ValidKey(".refine-lock"); !errors.Is(err, store.ErrInvalidKey) {
+		t.Errorf("store.ValidKey(.refine-lock) = %v, want an error wrapping store.ErrInvalidKey", err)
 	}
 
 	// A Role written against llm's names, used where refine's are expected.
@@ -109,43 +109,43 @@ func TestStoreAndRoleAliasesWorkAcrossPackages(t *testing.T) {
 // The root's check and listing functions answer as the contract's do: a
 // host that calls them through refine gets the same results and errors.
 func TestStoreForwardsAnswerAsTheContract(t *testing.T) {
-	ops := [][]refine.Op{
-		{refine.Put("a.md", []byte("x")), refine.Delete("b.md")},
-		{refine.Append("log", []byte("x"))},
-		{refine.Copy("c.md", "a.md")},
-		{refine.Put("../escape", nil)},
+	ops := [][]store.Op{
+		{store.Put("a.md", []byte("x")), store.Delete("b.md")},
+		{store.Append("log", []byte("x"))},
+		{store.Copy("c.md", "a.md")},
+		{store.Put("../escape", nil)},
 	}
 	errStr := func(err error) string { return fmt.Sprint(err) }
 	for _, o := range ops {
-		if got, want := errStr(refine.ValidOps(o)), errStr(store.ValidOps(o)); got != want {
+		if got, want := errStr(store.ValidOps(o)), errStr(store.ValidOps(o)); got != want {
 			t.Errorf("ValidOps(%v) = %s, contract %s", o, got, want)
 		}
-		if got, want := errStr(refine.ValidAppendOps(o)), errStr(store.ValidAppendOps(o)); got != want {
+		if got, want := errStr(store.ValidAppendOps(o)), errStr(store.ValidAppendOps(o)); got != want {
 			t.Errorf("ValidAppendOps(%v) = %s, contract %s", o, got, want)
 		}
 	}
-	if refine.ValidAppendOps(ops[1]) != nil || refine.ValidOps(ops[1]) == nil {
+	if store.ValidAppendOps(ops[1]) != nil || store.ValidOps(ops[1]) == nil {
 		t.Error("an append is valid for an Appender only")
 	}
 	for _, p := range []string{"", "round_001/", "../x", "a//b"} {
-		if got, want := errStr(refine.ValidPrefix(p)), errStr(store.ValidPrefix(p)); got != want {
+		if got, want := errStr(store.ValidPrefix(p)), errStr(store.ValidPrefix(p)); got != want {
 			t.Errorf("ValidPrefix(%q) = %s, contract %s", p, got, want)
 		}
 	}
 	at := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
-	info := func(id string, updated time.Time) refine.SessionInfo {
-		return refine.SessionInfo{ID: id, SessionSummary: refine.SessionSummary{Updated: updated}}
+	info := func(id string, updated time.Time) store.SessionInfo {
+		return store.SessionInfo{ID: id, SessionSummary: store.SessionSummary{Updated: updated}}
 	}
-	all := []refine.SessionInfo{info("b", at), info("a", at), info("c", at.Add(time.Hour))}
-	page, err := refine.PageOf(all, refine.PageRequest{Limit: 2})
+	all := []store.SessionInfo{info("b", at), info("a", at), info("c", at.Add(time.Hour))}
+	page, err := store.PageOf(all, store.PageRequest{Limit: 2})
 	want, werr := store.PageOf(all, store.PageRequest{Limit: 2})
 	if err != nil || werr != nil || fmt.Sprint(page) != fmt.Sprint(want) {
 		t.Fatalf("PageOf = %v, %v; contract %v, %v", page, err, want, werr)
 	}
-	if refine.CompareSessions(all[2], all[0]) >= 0 || refine.CompareSessions(all[1], all[0]) >= 0 {
+	if store.CompareSessions(all[2], all[0]) >= 0 || store.CompareSessions(all[1], all[0]) >= 0 {
 		t.Error("CompareSessions: want the newest first, then by ID")
 	}
-	updated, id, err := refine.ParseSessionCursor(refine.SessionCursor(all[0]))
+	updated, id, err := store.ParseSessionCursor(store.SessionCursor(all[0]))
 	if err != nil || id != "b" || !updated.Equal(at) {
 		t.Errorf("ParseSessionCursor(SessionCursor(b)) = %v, %q, %v", updated, id, err)
 	}

@@ -2,6 +2,7 @@ package refine_test
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/refinetest"
 	"github.com/refine-spec/refine/rollback"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/store/memory"
 )
 
@@ -43,8 +45,15 @@ import (
 //	    response, or gen builds a valid one with refinetest's builders.
 //	answer id=Q key=K
 //	    Session.Answer; the input block is the answer's text.
-//	rollback to=N [reason=…]
-//	    Session.Rollback; each input line is an adjustment.
+//	rollback to=N [reason=…] [option=K]
+//	    Session.Rollback; each input line is an adjustment. With option,
+//	    as `refine rollback --option K`: another process's Session whose
+//	    Asker answers the rollback's first question with K (checked
+//	    against the options it offers) and defers the others; the script's
+//	    session is then opened again.
+//	digest
+//	    every key and value of the Store: their number and a hash, so
+//	    that a script shows a step changed nothing.
 //	crash
 //	    drops the session: what was not committed to the Store is lost.
 //	reopen
@@ -75,7 +84,7 @@ type scriptHarness struct {
 	// and not yet committed (a Next refused with ErrNotPersisted hands
 	// out none, and the earlier ones still wait).
 	last    refine.Ready
-	pending []refine.Op
+	pending []store.Op
 }
 
 // run plays one command of a script and returns what it prints.
@@ -87,7 +96,7 @@ func (h *scriptHarness) run(t *testing.T, td *datadriven.TestData) string {
 	case "open":
 		return h.open(t, td)
 	case "next":
-		r, err := h.s.Next(h.ctx)
+		r, err := h.s.Next(h.ctx, refine.Play{})
 		h.last, h.pending = r, append(h.pending, r.Persist...)
 		return printReady(r, err)
 	case "persist":
@@ -114,6 +123,8 @@ func (h *scriptHarness) run(t *testing.T, td *datadriven.TestData) string {
 		return "answered " + id + " with " + key
 	case "rollback":
 		return h.rollback(t, td)
+	case "digest":
+		return h.digest()
 	case "crash":
 		lost := len(h.pending)
 		h.s, h.last, h.pending = nil, refine.Ready{}, nil
@@ -263,11 +274,72 @@ func (h *scriptHarness) rollback(t *testing.T, td *datadriven.TestData) string {
 			req.Adjustments = append(req.Adjustments, l)
 		}
 	}
-	rep, err := h.s.Rollback(h.ctx, req)
-	if err != nil {
+	s := h.s
+	if td.HasArg("option") {
+		var key string
+		td.ScanArgs(t, "option", &key)
+		cfg := h.cfg
+		cfg.Asker = &firstOption{key: key}
+		var err error
+		if s, err = refine.Open(h.ctx, cfg); err != nil {
+			return "open: " + scriptErr(err)
+		}
+	}
+	rep, err := s.Rollback(h.ctx, req)
+	if s != h.s {
+		// That process is done: the script's session reads the Store again.
+		var oerr error
+		if h.s, oerr = refine.Open(h.ctx, h.cfg); oerr != nil {
+			return "reopen: " + scriptErr(oerr)
+		}
+	}
+	switch {
+	case err != nil:
 		return scriptErr(err)
+	case rep.Cancelled:
+		return "cancelled: " + rep.Decision + "\n" + h.status()
+	case len(rep.Pending) > 0:
+		return "waits for an answer\n" + h.status()
 	}
 	return fmt.Sprintf("rolled back to round %d: undone %v, archives %v\n%s", rep.Round, rep.Undone, rep.Archives, h.status())
+}
+
+// firstOption answers the first question it is asked with key, checked
+// as `refine rollback --option` checks it, and defers the others.
+type firstOption struct {
+	key  string
+	used bool
+}
+
+func (a *firstOption) Ask(_ context.Context, q refine.Question) (refine.Answer, error) {
+	if a.used {
+		return refine.Answer{}, refine.ErrDeferred
+	}
+	a.used = true
+	ans := refine.Answer{Key: a.key}
+	if err := q.Check(ans); err != nil {
+		return refine.Answer{}, fmt.Errorf("option: %w", err)
+	}
+	return ans, nil
+}
+
+// digest prints the number of the Store's keys and a hash of every key
+// and value.
+func (h *scriptHarness) digest() string {
+	keys, err := h.store.List(h.ctx, "")
+	if err != nil {
+		return "list: " + scriptErr(err)
+	}
+	sum := sha256.New()
+	for _, k := range keys {
+		v, err := h.store.Get(h.ctx, k)
+		if err != nil {
+			return "get: " + scriptErr(err)
+		}
+		fmt.Fprintf(sum, "%s\x00%d\x00", k, len(v))
+		sum.Write(v)
+	}
+	return fmt.Sprintf("store: %d keys, sha256 %x", len(keys), sum.Sum(nil)[:8])
 }
 
 // status prints what Status reports that a script checks.
@@ -372,15 +444,15 @@ func printReady(r refine.Ready, err error) string {
 }
 
 // printOp names a write's kind, key and size.
-func printOp(op refine.Op) string {
+func printOp(op store.Op) string {
 	switch op.Kind {
-	case refine.OpPut:
+	case store.OpPut:
 		return fmt.Sprintf("put %s (%d bytes)", op.Key, len(op.Value))
-	case refine.OpAppend:
+	case store.OpAppend:
 		return fmt.Sprintf("append %s (%d bytes)", op.Key, len(op.Value))
-	case refine.OpDelete:
+	case store.OpDelete:
 		return "delete " + op.Key
-	case refine.OpCopy:
+	case store.OpCopy:
 		return fmt.Sprintf("copy %s from %s", op.Key, op.From)
 	}
 	return fmt.Sprintf("op %d %s", op.Kind, op.Key)

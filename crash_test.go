@@ -8,6 +8,7 @@ import (
 
 	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/refinetest"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/store/memory"
 )
 
@@ -22,7 +23,7 @@ type crashingStore struct {
 
 var errCrash = errors.New("simulated crash")
 
-func (c *crashingStore) Commit(ctx context.Context, ops ...refine.Op) error {
+func (c *crashingStore) Commit(ctx context.Context, ops ...store.Op) error {
 	c.mu.Lock()
 	c.commits++
 	n := c.commits

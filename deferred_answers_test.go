@@ -289,7 +289,7 @@ func driveToStop(t *testing.T, s *refine.Session, st refine.Store, eng, rev refi
 	t.Helper()
 	ctx := context.Background()
 	for range 200 {
-		r, err := s.Next(ctx)
+		r, err := s.Next(ctx, refine.Play{})
 		if err != nil {
 			t.Fatalf("Next: %v", err)
 		}

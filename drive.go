@@ -4,175 +4,154 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
+	"math/rand/v2"
 
 	"github.com/refine-spec/refine/internal/core"
 	"github.com/refine-spec/refine/retry"
 )
 
-// The drivers: Run, Step and Rollback play the session's decisions
-// (decide) and do what they ask for, as etcd raft's node loop drives its
-// RawNode: commit the Ready's writes, make its role calls (transport
-// retries with backoff, parallel calls at once), deliver the results, ask
-// the Asker the questions the session waits for, record the answers, and
-// play on. Next hands the same Ready to a caller that does this itself.
+// The driver: every method that changes the session hands its input to
+// the decisions (core.Engine.Handle) and does what the Ready they hand
+// back asks for, as etcd raft's node loop drives its RawNode: commit the
+// writes and Advance, make the role calls (transport retries with
+// backoff, parallel calls at once) and deliver their results, ask the
+// Asker and hand its answer back, go on after a yield unless the context
+// ended. Next hands the same Ready to a host that does this itself.
 
 // Run plays rounds until the session reaches a terminal outcome, pauses at
 // a question, or fails. A cancelled ctx stops promptly with state committed;
 // Run then returns the context's error and an Outcome with Status Paused.
-func (s *Session) Run(ctx context.Context) (o Outcome, err error) {
-	if err := s.lock(ctx); err != nil {
-		return Outcome{Status: StatusPaused, Reason: err.Error()}, err
-	}
-	defer s.unlock()
-	if err := s.begin(ctx); err != nil {
-		return Outcome{Status: StatusFailed, Reason: err.Error()}, err
-	}
-	s.ResumeFailed()
-	if s.tel.startRunScope(ctx) {
-		s.Dirty = true
-	}
-	defer func() { s.tel.endRunScope(o, err) }()
-	return drive(ctx, s, s.RunRounds, func(o Outcome) Outcome { return o })
+func (s *Session) Run(ctx context.Context) (Outcome, error) {
+	r, err := s.input(ctx, s.runInput(ctx, false), true)
+	return r.Outcome, err
 }
 
 // Step plays exactly one round, or the rest of the round in progress. The
 // step that ends the session also plays what follows the end (the
 // integration step and the archive cleanup), as Run does; a Step on a
 // finished session whose follow-up a crash interrupted plays the rest of it.
-func (s *Session) Step(ctx context.Context) (rep RoundReport, err error) {
+func (s *Session) Step(ctx context.Context) (RoundReport, error) {
+	r, err := s.input(ctx, s.runInput(ctx, true), true)
+	rep := r.Report
+	if rep.Outcome == "" || r.Outcome.Status == StatusFailed {
+		rep.Round, rep.Outcome = r.Outcome.Round, r.Outcome.Status
+	}
+	return rep, err
+}
+
+// runInput starts a run: a Step or Run with the session's Asker.
+func (s *Session) runInput(ctx context.Context, step bool) core.Input {
+	im, ok := s.config.Asker.(Immediate)
+	return core.Run{At: s.now(), Step: step, Asks: true, Immediate: ok && im.Immediate()}
+}
+
+// input takes the session's turn and drives in (asks: with the Asker).
+func (s *Session) input(ctx context.Context, in core.Input, asks bool) (core.Ready, error) {
 	if err := s.lock(ctx); err != nil {
-		return RoundReport{Outcome: StatusPaused}, err
+		return core.Ready{Outcome: Outcome{Status: StatusPaused, Reason: err.Error()}}, err
 	}
 	defer s.unlock()
 	if err := s.begin(ctx); err != nil {
-		return RoundReport{Outcome: StatusFailed}, err
+		return core.Ready{Outcome: Outcome{Status: StatusFailed, Reason: err.Error()}}, err
 	}
-	s.ResumeFailed()
-	if s.St.Outcome.Terminal() && s.St.RollbackFlow == nil && !s.St.FinishPending() {
-		return RoundReport{Round: s.St.Round, Outcome: s.St.Outcome}, fmt.Errorf("step: %w (%s); roll back to reopen it", ErrFinished, s.St.Outcome)
+	if run, ok := in.(core.Run); ok {
+		run.Link = s.tel.startRun(ctx, s.core.RunLink())
+		in = run
+		r, err := s.drive(ctx, in, asks)
+		s.tel.endRun(r.Outcome, err)
+		return r, err
 	}
-	if s.tel.startRunScope(ctx) {
-		s.Dirty = true
-	}
-	defer func() { s.tel.endRunScope(Outcome{Status: rep.Outcome, Round: rep.Round}, err) }()
-	return drive(ctx, s, s.StepOnce, func(o Outcome) RoundReport {
-		rep := s.St.Report(o)
-		rep.Outcome = o.Status
-		return rep
-	})
+	return s.drive(ctx, in, asks)
 }
 
-// drive is the loop of Run and Step: play the decisions, commit their
-// writes, make the calls they ask for or ask the questions they wait for,
-// and play on, until play stops at neither. failedAs builds the result
-// of a failure the driver meets (a commit, the Asker).
-func drive[T any](ctx context.Context, s *Session, play func() (T, error), failedAs func(Outcome) T) (T, error) {
-	k := newAsking()
-	im, ok := s.config.Asker.(Immediate)
-	atOnce := ok && im.Immediate()
+// drive hands in to the decisions and does what each Ready asks for until
+// one asks for nothing this driver does: no call, no question for its
+// Asker (asks), no yield.
+func (s *Session) drive(ctx context.Context, in core.Input, asks bool) (core.Ready, error) {
 	for {
-		var res T
-		s.Ext.AtOnce = atOnce
-		r, err := s.decide(ctx, func() (err error) {
-			res, err = play()
-			return err
-		})
-		s.Ext.AtOnce = false
-		asked, answered, aerr := false, false, error(nil)
-		if err == nil && len(r.Calls) == 0 && atOnce {
-			// A policy answers at once, with no person to wait for: its
-			// answers and what follows ride on this Ready, committed
-			// before the next role call or stop.
-			asked = true
-			if answered, aerr = s.askPending(ctx, k); aerr == nil && answered {
-				s.Out = r.writes
-				continue
-			}
-			// Not answered: the questions become durable with this Ready.
-			s.Out = r.writes
-			if r, err = s.decide(ctx, s.Flush); err != nil {
-				aerr = nil
-			}
-		}
-		if perr := s.persist(ctx, r); perr != nil {
-			return failedAs(Outcome{Status: StatusFailed, Round: s.St.Round, Reason: perr.Error()}), perr
-		}
+		r, err := s.handle(ctx, in)
 		if err != nil {
-			return res, err
+			return r, err
 		}
-		if len(r.Calls) > 0 {
-			s.makeCalls(ctx, r.Calls)
-			continue
-		}
-		if !asked {
-			answered, aerr = s.askPending(ctx, k)
-		}
-		if aerr != nil {
-			var o Outcome
-			_ = s.apply(ctx, func() error {
-				o, aerr = s.Failed(aerr)
-				return nil
-			})
-			return failedAs(o), aerr
-		}
-		if !answered {
-			return res, nil
+		switch {
+		case len(r.Calls) > 0:
+			in = s.makeCalls(ctx, r.Calls)
+		case len(r.Ask) > 0 && asks:
+			in = s.ask(ctx, r.Ask[0])
+		case r.More && ctx.Err() != nil:
+			in = core.Interrupt{At: s.now(), Cause: ctx.Err()}
+		case r.More:
+			in = core.Continue{At: s.now()}
+		default:
+			return r, nil
 		}
 	}
 }
 
-// apply plays the decisions of one input (decide) and commits their
-// writes: the way every method but the drivers' loops changes the
-// session.
-func (s *Session) apply(ctx context.Context, play func() error) error {
-	r, err := s.decide(ctx, play)
+// handle hands in to the decisions, commits the Ready's writes, advances
+// and reports its events.
+func (s *Session) handle(ctx context.Context, in core.Input) (core.Ready, error) {
+	r, err := s.core.Handle(bind(ctx, s.config.Store), s.coldView(ctx), in)
+	s.tel.report(ctx, r)
 	if perr := s.persist(ctx, r); perr != nil {
-		return perr
+		r.Outcome = Outcome{Status: StatusFailed, Round: r.Outcome.Round, Reason: perr.Error()}
+		return r, perr
 	}
-	return err
+	if r.Stale {
+		s.core = nil // what it holds was never stored
+	}
+	return r, err
+}
+
+// coldView is the cold store as the decisions read it, nil when none.
+func (s *Session) coldView(ctx context.Context) core.View {
+	if s.config.ColdStore == nil {
+		return nil
+	}
+	return bind(ctx, s.config.ColdStore)
 }
 
 // persist commits a Ready's writes (its cold-storage writes first) to
 // the session's Store and advances. Writes decided before a cancellation
 // are committed all the same: they record work done. A failed commit
-// leaves the session stale: the next call reads it as stored.
-func (s *Session) persist(ctx context.Context, r Ready) error {
+// drops the decisions: the next call reads the session as stored.
+func (s *Session) persist(ctx context.Context, r core.Ready) error {
+	if len(r.Persist) == 0 && len(r.Cold) == 0 {
+		return nil
+	}
 	ctx = context.WithoutCancel(ctx)
 	if len(r.Cold) > 0 {
 		if err := s.config.ColdStore.Commit(ctx, r.Cold...); err != nil {
-			s.unpersisted, s.Stale, s.LastRendered = 0, true, nil
+			s.core = nil
 			return fmt.Errorf("cold storage: %w", err)
 		}
 	}
 	if len(r.Persist) > 0 {
 		if err := s.config.Store.Commit(ctx, r.Persist...); err != nil {
-			s.unpersisted, s.Stale, s.LastRendered = 0, true, nil
+			s.core = nil
 			return fmt.Errorf("commit: %w", err)
 		}
 	}
-	s.advance()
+	s.advance(r.Commits)
 	return nil
 }
 
 // advance makes the Ready just committed what Status reports.
-func (s *Session) advance() {
-	commits := s.unpersisted
-	if commits == 0 {
-		return
-	}
-	s.unpersisted = 0
+func (s *Session) advance(commits int) {
+	s.core.Advance()
+	s.recordedRepairs()
 	s.publish()
-	for range commits {
-		s.tel.emit(Event{Kind: EventCommitted})
+	for range max(commits, 1) {
+		s.tel.emit(Event{Kind: EventCommitted, At: s.now().UTC(), SessionID: s.published.Load().SessionID})
 	}
 }
 
 // makeCalls makes the role calls of a Ready, all at once, each in its
-// attempt's scope, and delivers their results. The first call that fails
+// attempt's scope, and returns their results. The first call that fails
 // for good cancels the others, which are then not delivered (the session
-// stops at the failure); transport retries are recorded as they happen.
-func (s *Session) makeCalls(ctx context.Context, reqs []Request) {
+// stops at the failure). Transport retries are reported as they happen
+// and handed over with the results.
+func (s *Session) makeCalls(ctx context.Context, reqs []Request) core.Input {
 	type done struct {
 		i   int
 		res core.RoleResult
@@ -180,19 +159,25 @@ func (s *Session) makeCalls(ctx context.Context, reqs []Request) {
 	// The roles come from the host's Config, the retry settings from the
 	// session's (SetSettings may have changed them).
 	cfg := s.config
-	cfg.Settings = s.Cfg.Settings
+	cfg.Settings = s.core.Settings()
+	in := core.Deliver{}
+	note := func(n core.TransportNote) {
+		in.Notes = append(in.Notes, n)
+		s.tel.emit(Event{Kind: EventTransportRetry, At: s.now().UTC(), Round: n.Round, Role: n.Role, Attempt: n.Attempt, Message: n.Err.Error(), Elapsed: n.Delay})
+	}
 	if len(reqs) == 1 {
 		// One call: made here, with no goroutine to hand it to.
 		req := reqs[0]
-		res := callRole(callContext(s.Ext, ctx, req), &cfg, s.clock, req, s.Jitter(), s.NoteTransport)
-		s.Ext.Delivered[core.CallID{Role: req.Role, Call: req.Call}] = res
-		return
+		res := callRole(s.tel.callContext(ctx, req), &cfg, s.clock, req, s.jitterFor(), note)
+		in.Results = []core.CallResult{{Call: core.CallID{Role: req.Role, Call: req.Call}, Result: res}}
+		in.At = s.now()
+		return in
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	notes, finished := make(chan core.TransportNote), make(chan done)
 	for i, req := range reqs {
-		jitter, callCtx := s.Jitter(), callContext(s.Ext, cctx, req)
+		jitter, callCtx := s.jitterFor(), s.tel.callContext(cctx, req)
 		go func() {
 			finished <- done{i, callRole(callCtx, &cfg, s.clock, req, jitter, func(n core.TransportNote) { notes <- n })}
 		}()
@@ -201,7 +186,7 @@ func (s *Session) makeCalls(ctx context.Context, reqs []Request) {
 	for left := len(reqs); left > 0; {
 		select {
 		case n := <-notes:
-			s.NoteTransport(n)
+			note(n)
 		case d := <-finished:
 			results[d.i] = d.res
 			left--
@@ -215,8 +200,18 @@ func (s *Session) makeCalls(ctx context.Context, reqs []Request) {
 		if res.Failure.Cancelled && ctx.Err() == nil {
 			continue // stopped by another call's failure
 		}
-		s.Ext.Delivered[core.CallID{Role: req.Role, Call: req.Call}] = res
+		in.Results = append(in.Results, core.CallResult{Call: core.CallID{Role: req.Role, Call: req.Call}, Result: res})
 	}
+	in.At = s.now()
+	return in
+}
+
+// jitterFor returns a source of backoff jitter for one role call. Each
+// call gets its own generator, seeded from the session's, so parallel
+// calls share nothing and a fixed JitterSeed still gives fixed delays.
+func (s *Session) jitterFor() func() float64 {
+	r := rand.New(rand.NewPCG(s.jitter.Uint64(), s.jitter.Uint64()))
+	return r.Float64
 }
 
 // callRole makes the call req to its role of cfg, retrying transient
@@ -253,75 +248,14 @@ func callRole(ctx context.Context, cfg *Config, clock Clock, req Request, jitter
 	}
 }
 
-// asking is what a driver call has asked its Asker: the questions it
-// asked and those the Asker deferred.
-type asking struct {
-	asked, deferred map[string]bool
-}
-
-func newAsking() *asking { return &asking{asked: map[string]bool{}, deferred: map[string]bool{}} }
-
-// askPending asks the Asker the questions the session waits for and
-// records each valid answer; it reports whether it recorded any. It asks
-// the questions the last decisions asked (as the session's steps reached
-// them), then any other question waiting without an answer that this
-// driver call has not asked yet (one pending since an earlier process,
-// say). A question the Asker defers is not asked again by this driver
-// call; nor is one whose answer kept it pending (the user chose to
-// pause) unless a step asks it again. An invalid answer is asked again,
-// with why, up to three times.
-func (s *Session) askPending(ctx context.Context, k *asking) (answered bool, err error) {
-	im, ok := s.config.Asker.(Immediate)
-	automatic := ok && im.Immediate()
-	questions := s.Ext.Asked
-	s.Ext.Asked = nil
-	for _, q := range s.St.Pending {
-		if !k.asked[q.ID] && !slices.ContainsFunc(questions, func(p Question) bool { return p.ID == q.ID }) {
-			questions = append(questions, q)
-		}
+// ask asks the Asker q and returns what it said as the next input.
+func (s *Session) ask(ctx context.Context, q Question) core.Input {
+	a, err := s.config.Asker.Ask(ctx, q)
+	switch {
+	case errors.Is(err, ErrDeferred):
+		return core.Deferred{At: s.now(), Question: q.ID}
+	case err != nil:
+		return core.AskFailed{At: s.now(), Question: q.ID, Err: err}
 	}
-	for _, q := range questions {
-		_, has := s.St.Answers[q.ID]
-		if has || k.deferred[q.ID] || !slices.ContainsFunc(s.St.Pending, func(p Question) bool { return p.ID == q.ID }) {
-			continue
-		}
-		k.asked[q.ID] = true
-		err := s.askAsker(ctx, q)
-		if errors.Is(err, ErrDeferred) {
-			k.deferred[q.ID] = true
-			break
-		}
-		if err != nil {
-			return answered, err
-		}
-		s.Ext.Auto[q.ID] = automatic
-		s.Dirty, answered = true, true
-	}
-	return answered, nil
-}
-
-// askAsker asks q until the Asker gives an answer q accepts (recorded in
-// the state), at most three times, or defers, or fails.
-func (s *Session) askAsker(ctx context.Context, q Question) error {
-	var lastErr error
-	for range 3 {
-		ask := q
-		if lastErr != nil {
-			ask.Body = fmt.Sprintf("%s\n\n(Previous answer rejected: %v)", q.Body, lastErr)
-		}
-		a, err := s.config.Asker.Ask(ctx, ask)
-		if errors.Is(err, ErrDeferred) {
-			return err
-		}
-		if err != nil {
-			return fmt.Errorf("round %d: ask %s: %w", q.Round, q.ID, err)
-		}
-		if err := s.St.AcceptAnswer(q, a); err != nil {
-			lastErr = err
-			s.Log.Warn("asker gave an invalid answer", "question", q.ID, "err", err)
-			continue
-		}
-		return nil
-	}
-	return fmt.Errorf("round %d: ask %s: %w", q.Round, q.ID, lastErr)
+	return core.Answered{At: s.now(), Question: q.ID, Answer: a}
 }

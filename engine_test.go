@@ -13,6 +13,7 @@ import (
 	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/refinetest"
+	"github.com/refine-spec/refine/store"
 )
 
 var twoGaps = []gap.Gap{
@@ -417,7 +418,7 @@ func TestOpenRefusesNewerOrCorruptState(t *testing.T) {
 		{`not json`, refine.ErrCorrupt},
 	} {
 		cfg := refinetest.Config(refinetest.Script(), refinetest.Script(), auto())
-		if err := cfg.Store.Commit(ctx, refine.Put("state.json", []byte(tt.state))); err != nil {
+		if err := cfg.Store.Commit(ctx, store.Put("state.json", []byte(tt.state))); err != nil {
 			t.Fatal(err)
 		}
 		_, err := refine.Open(ctx, cfg)

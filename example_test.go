@@ -7,6 +7,7 @@ import (
 	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/refinetest"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/store/memory"
 )
 
@@ -74,7 +75,7 @@ type countingStore struct {
 	commits int
 }
 
-func (c *countingStore) Commit(ctx context.Context, ops ...refine.Op) error {
+func (c *countingStore) Commit(ctx context.Context, ops ...store.Op) error {
 	c.commits++
 	return c.Store.Commit(ctx, ops...)
 }
@@ -104,7 +105,7 @@ func ExampleSession_Next() {
 		return
 	}
 	for {
-		ready, err := s.Next(ctx)
+		ready, err := s.Next(ctx, refine.Play{})
 		if err != nil {
 			fmt.Println(err)
 			return

@@ -147,7 +147,7 @@ func TestIntegrationAcceptedFirstTime(t *testing.T) {
 		t.Errorf("stable prefix of %d messages, want 2 with the whole source spec first", stable)
 	}
 	for _, want := range []string{"# Integration: write the refined spec (v1.0)", "How deliveries are signed is TBD (GAP-HOOK-002).",
-		"### GAP-HOOK-001: Retry schedule is unspecified", hooksResolution("GAP-HOOK-002"), "- GAP-HOOK-003 (LOW): Ordering guarantees are unspecified [OPEN]",
+		"### GAP-HOOK-001: Retry schedule is unspecified", hooksResolution("GAP-HOOK-002"), "- GAP-HOOK-003 (LOW): Ordering guarantees are unspecified [open]",
 		"## Resolution Log"} {
 		if !strings.Contains(prompt, want) {
 			t.Errorf("integration prompt lacks %q", want)
@@ -508,7 +508,7 @@ func TestIntegrationThroughNext(t *testing.T) {
 		if i > 20 {
 			t.Fatal("Next never finished")
 		}
-		r, err := s.Next(ctx)
+		r, err := s.Next(ctx, refine.Play{})
 		if err != nil {
 			t.Fatalf("Next: %v", err)
 		}

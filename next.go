@@ -1,29 +1,24 @@
 package refine
 
 import (
-	"cmp"
 	"context"
-	"errors"
 	"fmt"
-	"maps"
 	"slices"
-	"strings"
-	"time"
 
 	"github.com/refine-spec/refine/internal/core"
-	"github.com/refine-spec/refine/validate"
+	"github.com/refine-spec/refine/store"
 )
 
 // Ready is what a session hands its caller from Next, as etcd's raft
-// package does: what to persist, then role calls to make, or answers to
-// its questions, or nothing more (a terminal outcome).
+// package does: what to persist, then role calls to make, or questions to
+// answer, or nothing more (a terminal outcome).
 type Ready struct {
 	// Persist are the writes of everything Next decided, in order: the
 	// journal records, prompts, outputs and renderings. Commit them to
 	// the session's Store in one Commit, then call Advance, before making
-	// the calls; the session refuses every other call (ErrNotPersisted)
+	// the calls; the session refuses every other input (ErrNotPersisted)
 	// until then. Empty when Next decided nothing that needs writing.
-	Persist []Op
+	Persist []store.Op
 	// Calls are the role calls the session waits for; when there are
 	// several (parallel drafting) they may run concurrently. Make each and
 	// hand its Response to Deliver, then call Next again.
@@ -32,141 +27,156 @@ type Ready struct {
 	// the rollback archives to cold storage. Commit them to the ColdStore
 	// before Persist, which deletes the archives from the session. Empty
 	// unless a ColdStore is configured.
-	Cold []Op
-	// writes are the Persist ops with the view over the Store they make,
-	// for a driver that decides on before committing them.
-	writes *core.ReadyWrites
+	Cold []store.Op
 	// Outcome is where the session stands: Running while Calls wait,
-	// Paused with its Pending questions (answer them with Answer, then
-	// call Next), or a terminal outcome.
+	// Paused with its Pending questions (answer each with Next and a
+	// Reply), or a terminal outcome.
 	Outcome Outcome
+	// Rollback is what a RollbackRequest did, when Next was given one.
+	Rollback RollbackReport
 }
 
-// Next plays the session as Run does, except that it does no I/O of its
-// own but reads: it writes nothing to the Store, makes no role call and
-// asks no question. It stops at the first role calls it needs, or at its
-// questions, and returns them with the writes its decisions made. The
-// caller commits Ready.Persist and calls Advance, then makes the calls (a
-// durable-execution engine runs each as an activity, with its own
-// timeouts and retries), delivers each response with Deliver and calls
-// Next again; it answers questions with Answer. A delivered response is
-// kept in memory until the next Next takes it, so after a crash in
-// between, the call is made again.
+// Input is what a host hands the session through Next: Play (play on), a
+// Reply to a question, an ApproveRequest, an AbandonRequest, a
+// RollbackRequest or a SettingsChange.
+type Input interface{ nextInput() }
+
+// Play plays the session on: the rounds, as Run does, up to the next role
+// calls, question or outcome. The responses handed to Deliver since the
+// last Next go in first.
+type Play struct{}
+
+// Reply answers a pending question.
+type Reply struct {
+	Question string
+	Answer   Answer
+}
+
+// AbandonRequest ends the session as ABANDONED, with Reason.
+type AbandonRequest struct{ Reason string }
+
+// SettingsChange records new settings with the session.
+type SettingsChange struct{ Settings Settings }
+
+func (Play) nextInput()            {}
+func (Reply) nextInput()           {}
+func (ApproveRequest) nextInput()  {}
+func (AbandonRequest) nextInput()  {}
+func (RollbackRequest) nextInput() {}
+func (SettingsChange) nextInput()  {}
+
+// Next hands in to the session, as Run, Answer, Approve, Abandon,
+// Rollback or SetSettings would, except that it does no I/O of its own
+// but reads: it writes nothing to the Store, makes no role call and asks
+// no question. It returns what in decided: the writes, and the role calls
+// or the questions the session now waits for. The caller commits
+// Ready.Persist and calls Advance, then makes the calls (a durable-
+// execution engine runs each as an activity, with its own timeouts and
+// retries), delivers each response with Deliver and calls Next with Play
+// again; it answers a question with a Reply. A nil in is Play. A
+// delivered response is kept in memory until the next Play takes it, so
+// after a crash in between, the call is made again.
 //
 // If the Commit of Ready.Persist fails, drop the session and Open it
-// again: it resumes from what was persisted. Next returns the errors Run
-// returns, with the writes made up to the failure in Ready.Persist
-// (persist them too), and ErrUnknownCall never. Transport retries are the
-// caller's: a call that fails is not delivered.
-func (s *Session) Next(ctx context.Context) (Ready, error) {
+// again: it resumes from what was persisted. Next returns the errors the
+// other methods return, with the writes made up to the failure in
+// Ready.Persist (persist them too). Transport retries are the caller's: a
+// call that fails is not delivered.
+func (s *Session) Next(ctx context.Context, in Input) (Ready, error) {
 	if err := s.lock(ctx); err != nil {
 		return Ready{Outcome: Outcome{Status: StatusPaused, Reason: err.Error()}}, err
 	}
 	defer s.unlock()
+	if s.commits > 0 {
+		err := fmt.Errorf("%w: commit the last Ready.Persist to the Store, then call Advance", ErrNotPersisted)
+		return Ready{Outcome: Outcome{Status: StatusPaused, Reason: err.Error()}}, err
+	}
 	if err := s.begin(ctx); err != nil {
 		return Ready{Outcome: Outcome{Status: StatusFailed, Reason: err.Error()}}, err
 	}
-	s.ResumeFailed()
-	if s.tel.startRunScope(ctx) {
-		s.Dirty = true
+	var cin core.Input
+	now := s.now()
+	switch in := in.(type) {
+	case nil, Play:
+		cin = core.Run{At: now}
+		if s.calls != nil {
+			cin = core.Deliver{At: now, Results: s.delivered}
+		} else {
+			run := core.Run{At: now}
+			run.Link = s.tel.startRun(ctx, s.core.RunLink())
+			defer func() { s.tel.endRun(Outcome{Status: StatusRunning}, nil) }()
+			cin = run
+		}
+		s.calls, s.delivered = nil, nil
+	case Reply:
+		cin = core.Answered{At: now, Question: in.Question, Answer: in.Answer}
+	case ApproveRequest:
+		cin = core.Approve{At: now, Note: in.Note, AcknowledgeHigh: in.AcknowledgeHigh}
+	case AbandonRequest:
+		cin = core.Abandon{At: now, Reason: in.Reason}
+	case RollbackRequest:
+		cin = core.Rollback{At: now, Request: in.core()}
+	case SettingsChange:
+		cin = core.ChangeSettings{At: now, Settings: in.Settings}
+	default:
+		return Ready{}, fmt.Errorf("next: unknown input %T", in)
 	}
-	var o Outcome
-	r, err := s.decide(ctx, func() (err error) {
-		o, err = s.RunRounds()
-		return err
-	})
-	r.Outcome = o
-	s.tel.endRunScope(o, err)
-	return r, err
-}
-
-// decide plays play, the engine's decisions from the state in memory,
-// reading the session's Store through the Ready's writes: the commits play makes
-// are kept, in order, for the Ready, and role calls and questions stop it
-// (errNeedCalls, a deferred question) instead of being made. It returns
-// the writes and the calls; the caller commits the one and makes the
-// other. Every driver (Next, Run, Step, Rollback) plays through decide.
-func (s *Session) decide(ctx context.Context, play func() error) (Ready, error) {
-	s.Ext.Needed, s.Ext.Asked = nil, nil
-	if s.Out == nil {
-		s.Out = core.NewReadyWrites(s.config.Store)
+	r, err := s.core.Handle(bind(ctx, s.config.Store), s.coldView(ctx), cin)
+	for err == nil && r.More && len(r.Persist) == 0 && len(r.Cold) == 0 {
+		// A yield between two phases: nothing to write, go on here.
+		if ctx.Err() != nil {
+			r, err = s.core.Handle(bind(ctx, s.config.Store), s.coldView(ctx), core.Interrupt{At: s.now(), Cause: ctx.Err()})
+			break
+		}
+		s.tel.report(ctx, r)
+		r, err = s.core.Handle(bind(ctx, s.config.Store), s.coldView(ctx), core.Continue{At: s.now()})
 	}
-	// The decisions take no context: their reads and scopes use ctx.
-	s.Out.Base, s.tel.ctx = bind(ctx, s.config.Store), ctx
-	if s.config.ColdStore != nil {
-		s.Out.ColdBase = bind(ctx, s.config.ColdStore)
+	s.tel.report(ctx, r)
+	if len(r.Persist) > 0 || len(r.Cold) > 0 {
+		s.commits = max(r.Commits, 1)
 	}
-	err := play()
-	out := s.Out
-	out.Base, out.ColdBase, s.Out, s.tel.ctx = nil, nil, nil, nil
-	if uerr := out.Unchanged(); uerr != nil {
-		return Ready{}, uerr
+	if len(r.Calls) > 0 {
+		s.calls = slices.Clone(r.Calls)
 	}
-	if len(out.Ops) > 0 {
-		s.unpersisted = out.Commits
+	if r.Stale {
+		s.core = nil
 	}
-	r := Ready{Persist: core.CompactOps(out.Ops), Cold: out.Cold, writes: out}
-	if errors.Is(err, core.ErrNeedCalls) {
-		r.Calls = slices.Clone(s.Ext.Needed)
-		return r, nil
-	}
-	if err != nil {
-		// The calls asked for will not be delivered: their attempts end here.
-		endScopes(s.Ext, s.tel, s.Now(), err)
-	}
-	return r, err
+	return Ready{Persist: r.Persist, Calls: r.Calls, Cold: r.Cold, Outcome: r.Outcome, Rollback: r.Rollback}, err
 }
 
 // Advance tells the session that the last Ready.Persist is committed to
 // its Store: what Next decided is durable now, Status reports it, and the
-// session takes calls again. Without a Ready to persist it does nothing.
+// session takes inputs again. Without a Ready to persist it does nothing.
 func (s *Session) Advance(ctx context.Context) error {
-	select {
-	case s.turn <- struct{}{}:
-	case <-ctx.Done():
-		return fmt.Errorf("waiting for the session: %w", ctx.Err())
+	if err := s.lock(ctx); err != nil {
+		return err
 	}
 	defer s.unlock()
-	s.advance()
+	if s.commits == 0 || s.core == nil {
+		return nil
+	}
+	commits := s.commits
+	s.commits = 0
+	s.advance(commits)
 	return nil
 }
 
 // Deliver hands the session the response to a call the last Next asked
-// for. It fails with ErrUnknownCall for any other request.
+// for; the next Play takes it. It fails with ErrUnknownCall for any other
+// request.
 func (s *Session) Deliver(ctx context.Context, req Request, resp Response) error {
 	if err := s.lock(ctx); err != nil {
 		return err
 	}
 	defer s.unlock()
+	if s.commits > 0 {
+		return fmt.Errorf("deliver %s call %d: %w: commit the last Ready.Persist to the Store, then call Advance", req.Role, req.Call, ErrNotPersisted)
+	}
 	id := core.CallID{Role: req.Role, Call: req.Call}
-	if s.Ext == nil || !slices.ContainsFunc(s.Ext.Needed, func(r Request) bool { return (core.CallID{Role: r.Role, Call: r.Call}) == id }) {
+	if !slices.ContainsFunc(s.calls, func(r Request) bool { return (core.CallID{Role: r.Role, Call: r.Call}) == id }) {
 		return fmt.Errorf("deliver %s call %d: %w: Next did not ask for it", req.Role, req.Call, ErrUnknownCall)
 	}
-	s.Ext.Delivered[id] = core.RoleResult{Resp: resp, Calls: 1}
+	s.delivered = slices.DeleteFunc(s.delivered, func(c core.CallResult) bool { return c.Call == id })
+	s.delivered = append(s.delivered, core.CallResult{Call: id, Result: core.RoleResult{Resp: resp, Calls: 1}})
 	return nil
-}
-
-// callContext is the context the call for req runs in: its attempt's scope.
-func callContext(e *core.ExternalCalls, ctx context.Context, req Request) context.Context {
-	if sc, ok := e.Scopes[core.CallID{Role: req.Role, Call: req.Call}]; ok {
-		if in, ok := sc.Scope.(spanScope); ok && in.ctx != nil {
-			return valueCtx{ctx, in.ctx}
-		}
-	}
-	return ctx
-}
-
-// endScopes ends the scopes of the calls asked for and never delivered,
-// with err (the error that stopped the session).
-func endScopes(e *core.ExternalCalls, t *telemetry, now time.Time, err error) {
-	ids := slices.SortedFunc(maps.Keys(e.Scopes), func(a, b core.CallID) int {
-		return cmp.Or(strings.Compare(string(a.Role), string(b.Role)), cmp.Compare(a.Call, b.Call))
-	})
-	for _, id := range ids {
-		sc := e.Scopes[id]
-		delete(e.Scopes, id)
-		ev := core.Event{Kind: EventAttemptFinished, Role: sc.Plan.Role, Attempt: sc.Plan.K, Gap: sc.Plan.Part, ExampleTier: sc.Plan.Example.Tier,
-			Phase: sc.Plan.Phase, Elapsed: now.Sub(sc.Started), FailureType: validate.ExecutionError, Message: err.Error(), Err: err}
-		t.EndAttempt(sc.Scope, ev)
-	}
 }

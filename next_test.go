@@ -11,6 +11,7 @@ import (
 	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/refinetest"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/store/memory"
 )
 
@@ -22,7 +23,7 @@ func drive(t *testing.T, s *refine.Session, st refine.Store, eng, rev refine.Rol
 	ctx := context.Background()
 	var readies []refine.Ready
 	for range 200 {
-		r, err := s.Next(ctx)
+		r, err := s.Next(ctx, refine.Play{})
 		if err != nil {
 			t.Fatalf("Next: %v", err)
 		}
@@ -150,7 +151,7 @@ func TestNextPlaysAsRun(t *testing.T) {
 	facts := func(st refine.Store) map[string]string {
 		m := storeContents(t, st)
 		for k := range m {
-			if strings.HasPrefix(k, "journal/") || strings.HasPrefix(k, "state") || k == refine.SummaryKey {
+			if strings.HasPrefix(k, "journal/") || strings.HasPrefix(k, "state") || k == store.SummaryKey {
 				delete(m, k)
 			}
 		}
@@ -186,7 +187,7 @@ func TestNextReturnsParallelCallsTogether(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := s.Next(ctx)
+	r, err := s.Next(ctx, refine.Play{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +218,7 @@ func TestNextReturnsParallelCallsTogether(t *testing.T) {
 func TestNextDeliverAndReopen(t *testing.T) {
 	ctx := context.Background()
 	s, store := deferredSession(t)
-	r, err := s.Next(ctx)
+	r, err := s.Next(ctx, refine.Play{})
 	if err != nil || len(r.Calls) != 1 {
 		t.Fatalf("Next: %v, %d calls", err, len(r.Calls))
 	}
@@ -260,7 +261,7 @@ func reopenAndNext(t *testing.T, store refine.Store) (*refine.Session, refine.Re
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := s.Next(ctx)
+	r, err := s.Next(ctx, refine.Play{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +278,7 @@ func TestNextHandsOverItsWrites(t *testing.T) {
 	s, store := deferredSession(t)
 	before := storeContents(t, store)
 	statusBefore, _ := s.Status(ctx)
-	r, err := s.Next(ctx)
+	r, err := s.Next(ctx, refine.Play{})
 	if err != nil || len(r.Calls) != 1 || len(r.Persist) == 0 {
 		t.Fatalf("Next: %v, %d calls, %d writes", err, len(r.Calls), len(r.Persist))
 	}
@@ -290,7 +291,7 @@ func TestNextHandsOverItsWrites(t *testing.T) {
 	if err := s.Deliver(ctx, r.Calls[0], refine.Response{Content: engineerDoc(r.Calls[0].Gaps...)}); !errors.Is(err, refine.ErrNotPersisted) {
 		t.Errorf("Deliver before Advance = %v, want ErrNotPersisted", err)
 	}
-	if _, err := s.Next(ctx); !errors.Is(err, refine.ErrNotPersisted) {
+	if _, err := s.Next(ctx, refine.Play{}); !errors.Is(err, refine.ErrNotPersisted) {
 		t.Errorf("Next before Advance = %v, want ErrNotPersisted", err)
 	}
 

@@ -2,56 +2,13 @@ package refine
 
 import (
 	"context"
-	"time"
 
-	"github.com/refine-spec/refine/validate"
+	"github.com/refine-spec/refine/internal/core"
 )
 
-// Event is one progress report. Fields not relevant to a Kind are zero.
-type Event struct {
-	Kind    EventKind
-	At      time.Time
-	Round   int
-	Phase   Phase
-	Role    RoleName
-	Attempt int
-	Gap     string
-	// FailureType is set for validation failures and retries.
-	FailureType validate.FailureType
-	Message     string
-	Question    *Question
-	Answer      *Answer
-	// Usage is the session's running total after this event.
-	Usage Usage
-	// AttemptUsage is, for EventAttemptFinished, what this attempt's role
-	// call used (estimated with the Tokenizer when the backend said nothing).
-	AttemptUsage Usage
-	// Elapsed is how long the attempt or phase took.
-	Elapsed time.Duration
-	Outcome OutcomeStatus
-	// Success is, for EventAttemptFinished, whether the output validated.
-	Success bool
-	// Err is, for EventAttemptFinished and EventRunFinished, the error that
-	// stopped the attempt or the run (a role's permanent error, a failed
-	// commit, a cancelled context); nil otherwise.
-	Err error `json:"-"`
-	// Model is the model that answered an attempt, when the Role reported it.
-	Model string
-	// FinishReason is why the backend stopped generating, when reported.
-	FinishReason string
-	// ExampleTier is the tier (1-3) of the example attached to a retry's
-	// prompt, 0 when none was.
-	ExampleTier int
-	// PreviousRun is, for EventRunStarted, the link stored for the last run
-	// (see RunLinker); empty on the first.
-	PreviousRun string
-	// SessionID names the session the event belongs to.
-	SessionID string
-	// Context is the context of the scope the event happened in (a run, a
-	// round or an attempt; see SpanObserver). Nil for plain Observers' events
-	// outside any scope.
-	Context context.Context `json:"-"`
-}
+// Event is one progress report. Fields not relevant to a Kind are zero;
+// Context is the scope's context.Context (see SpanObserver).
+type Event = core.Event
 
 // Observer receives progress events synchronously from the goroutine doing
 // the work; it must return quickly and must not call back into the Mediator.

@@ -33,7 +33,7 @@ func TestStateJournalWithoutSession(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
 			st := &core.State{Schema: core.SchemaVersion, SessionID: "journal-only"}
-			j := core.NewJournal(tc.store)
+			j := core.NewJournal(core.CapsOf(tc.store))
 			backedUp := map[int]int{} // round -> adjustments then
 			round := 0
 			for i := 1; i <= 400; i++ {

@@ -11,6 +11,7 @@ import (
 	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/refinetest"
+	"github.com/refine-spec/refine/store"
 )
 
 // Tests of the engine's rewinds: a round sent back to the Engineer by the
@@ -209,14 +210,14 @@ func blockedBetweenRounds(t *testing.T, edit func(doc map[string]any)) refine.Co
 	if err != nil {
 		t.Fatal(err)
 	}
-	ops := []refine.Op{refine.Put("state.json", b)}
+	ops := []store.Op{store.Put("state.json", b)}
 	for _, prefix := range []string{"journal/", "snapshots/"} {
 		keys, err := cfg.Store.List(ctx, prefix)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, k := range keys {
-			ops = append(ops, refine.Delete(k))
+			ops = append(ops, store.Delete(k))
 		}
 	}
 	if err := cfg.Store.Commit(ctx, ops...); err != nil {

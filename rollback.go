@@ -2,14 +2,29 @@ package refine
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/refine-spec/refine/internal/core"
 	"github.com/refine-spec/refine/internal/rollbacktext"
 	"github.com/refine-spec/refine/rollback"
 )
+
+// RollbackRequest asks to undo whole rounds, back to the end of round To.
+type RollbackRequest struct {
+	To     int
+	Reason string
+	// Adjustments are instructions for the retried rounds; they are recorded
+	// in the archive metadata and carried into later prompts. In
+	// INTERACTIVE mode a rollback without adjustments asks the user for
+	// them (the rollback options question).
+	Adjustments []string
+	// Trigger says what asked for the rollback (default: the user).
+	Trigger rollback.Trigger
+}
+
+func (r RollbackRequest) core() core.RollbackRequest {
+	return core.RollbackRequest{To: r.To, Reason: r.Reason, Adjustments: r.Adjustments, Trigger: r.Trigger}
+}
 
 // Rollback undoes whole rounds as one atomic Store commit after the dialogs
 // the rollback mode calls for: at the session limit the limit question
@@ -23,53 +38,19 @@ import (
 // status.md and decisions.md are restored from the target round's backups.
 // A rollback of a finished session reopens it. A target outside the
 // rounds played, or whose backups were rotated out, fails at once.
+//
+// Nothing is committed until the dialogs carry the rollback out or an
+// answer is deferred (RollbackReport.Pending): an Asker that fails on a
+// rollback question, or the answer "cancel" (offered by every dialog;
+// RollbackReport.Cancelled), leaves the session as it was. While a
+// rollback waits for its answer, the same request (target, reason,
+// adjustments) returns ErrDeferred with its question, and any other is
+// refused with an error wrapping ErrRollbackPending that names it
+// (PendingRollbackError).
 func (s *Session) Rollback(ctx context.Context, req RollbackRequest) (RollbackReport, error) {
-	if err := s.lock(ctx); err != nil {
-		return RollbackReport{}, err
-	}
-	defer s.unlock()
-	if err := s.begin(ctx); err != nil {
-		return RollbackReport{}, err
-	}
-	if req.Trigger == "" {
-		req.Trigger = rollback.TriggerUser
-	}
-	current := s.St.CurrentRound()
-	if s.St.RollbackFlow != nil {
-		return RollbackReport{Pending: slices.Clone(s.St.Pending)}, fmt.Errorf("rollback: a rollback of round %d already waits for an answer: %w", s.St.RollbackFlow.Current, ErrDeferred)
-	}
-	var rep RollbackReport
-	err := s.apply(ctx, func() (err error) {
-		rep, err = s.StartRollback(req, current)
-		return err
-	})
-	k := newAsking()
-	for s.St.RollbackFlow != nil && (err == nil || errors.Is(err, ErrRollbackLimit)) {
-		// The dialog waits for an answer: ask the Asker, then play on.
-		answered, aerr := s.askPending(ctx, k)
-		if aerr != nil {
-			rep, err = RollbackReport{}, aerr
-			break
-		}
-		if !answered {
-			break
-		}
-		err = s.apply(ctx, func() (err error) {
-			rep, err = s.DriveRollback()
-			if err == nil {
-				err = s.Flush()
-			}
-			return err
-		})
-	}
-	if failedUncommitted(err) {
-		// The rollback failed before its commit (a backup that does not
-		// read, say): what it changed in memory (its dialog, the questions
-		// it set aside) was never stored. The next call reads the session
-		// as stored, as a process that opened it would.
-		s.Stale = true
-	}
-	return rep, err
+	im, ok := s.config.Asker.(Immediate)
+	r, err := s.input(ctx, core.Rollback{At: s.now(), Request: req.core(), Asks: true, Immediate: ok && im.Immediate()}, true)
+	return r.Rollback, err
 }
 
 // SetRollbackMode changes the session's rollback mode and records it with
@@ -80,26 +61,11 @@ func (s *Session) SetRollbackMode(ctx context.Context, m rollback.Mode) error {
 	if !m.Valid() {
 		return fmt.Errorf("%w: rollback mode %q: want INTERACTIVE, AUTO_RETRY or STRICT", ErrInvalidConfig, m)
 	}
-	if err := s.lock(ctx); err != nil {
-		return err
-	}
-	defer s.unlock()
-	if err := s.begin(ctx); err != nil {
-		return err
-	}
-	if core.RollbackModeOf(&s.Cfg) == m {
+	set := s.Settings()
+	if set.RollbackMode == m {
 		return nil
 	}
-	set := s.Cfg.Settings
 	set.RollbackMode = m
-	s.Log.Info(rollbacktext.OverrideMessage(m == rollback.ModeAutoRetry))
-	return s.apply(ctx, func() error { return s.ApplySettings(set) })
-}
-
-// failedUncommitted says whether a rollback's error is a failure, not one
-// of its dialog's outcomes (waiting for an answer, the limit reached) or
-// a cancellation, whose state is kept and committed by the next step.
-func failedUncommitted(err error) bool {
-	return err != nil && !errors.Is(err, ErrDeferred) && !errors.Is(err, ErrRollbackLimit) &&
-		!errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
+	s.config.Logger.Info(rollbacktext.OverrideMessage(m == rollback.ModeAutoRetry))
+	return s.SetSettings(ctx, set)
 }

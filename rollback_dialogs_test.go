@@ -113,7 +113,7 @@ func TestRollbackLimitQuestion(t *testing.T) {
 	for _, o := range q.Options {
 		keys = append(keys, o.Key+" "+o.Label)
 	}
-	if len(keys) != 4 || !strings.Contains(keys[1], "Accept current state") || !strings.Contains(keys[3], "Prompt refresh") {
+	if len(keys) != 5 || !strings.Contains(keys[1], "Accept current state") || !strings.Contains(keys[3], "Prompt refresh") || keys[4] != "cancel Cancel the rollback: the session stays as it was before the request" {
 		t.Errorf("limit options = %v", keys)
 	}
 	st, _ := s2.Status(ctx)
@@ -264,11 +264,8 @@ func TestDivergenceRollbackDialogs(t *testing.T) {
 		}, 1, []int{3, 2}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			eng, rev := stallingRoles()
 			sc := &script{answers: tt.answers}
-			gaps := []gap.Gap{{ID: "GAP-DV-001", Severity: gap.High}, {ID: "GAP-DV-002", Severity: gap.High}}
-			cfg := refinetest.Config(eng, rev, sc, gaps...)
-			cfg.GapsPerRound, cfg.MaxRounds, cfg.StallRounds = 1, 3, 3
+			cfg := divergingConfig(sc)
 			s, err := refine.New(ctx, cfg)
 			if err != nil {
 				t.Fatal(err)
@@ -300,6 +297,16 @@ func TestDivergenceRollbackDialogs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// divergingConfig is a session whose third round raises the divergence
+// warning, asking a.
+func divergingConfig(a refine.Asker) refine.Config {
+	eng, rev := stallingRoles()
+	gaps := []gap.Gap{{ID: "GAP-DV-001", Severity: gap.High}, {ID: "GAP-DV-002", Severity: gap.High}}
+	cfg := refinetest.Config(eng, rev, a, gaps...)
+	cfg.GapsPerRound, cfg.MaxRounds, cfg.StallRounds = 1, 3, 3
+	return cfg
 }
 
 // Approve refuses while a CRITICAL conflict is unresolved (ErrBlocked

@@ -7,31 +7,28 @@ import (
 )
 
 // Scopes let a SpanObserver wrap a run, a round and each attempt in its own
-// context (a trace span, say). The session's telemetry keeps the run's and
-// the round's scope; an attempt's scope is the context its Role is called
+// context (a trace span, say). The driver's telemetry reports the events
+// each Ready carries to the Observer, opening and closing the scopes they
+// start and end: the run's (around each driver call), the round's (the
+// round in progress) and each attempt's, whose context its Role is called
 // with.
 
-// telemetry reports a session's events to its Observer, stamped with what
-// every event carries, and keeps the SpanObserver scopes of the run and of
-// the round in progress. It decides nothing and writes nothing but the
-// run's link (RunLinker) into the state.
+// telemetry reports a session's events to its Observer and keeps the
+// SpanObserver scopes. It decides nothing and writes nothing.
 type telemetry struct {
 	observer Observer
 	clock    Clock
-	// state returns the session's state as it is now (nil before it is
-	// loaded).
-	state func() *core.State
-	// runScope and roundScope are the open SpanObserver scopes.
+	// status returns what Status reports now (nil before the session is
+	// loaded): the driver's own events are stamped with it.
+	status func() *Status
+	// runScope and roundScope are the open SpanObserver scopes, attempts
+	// the open attempts' contexts.
 	runScope, roundScope *scope
-	// ctx is the driver's context while the decisions play (decide binds
-	// it): the scopes they open are opened in it, so that the decisions
-	// take no context.
-	ctx context.Context
+	attempts             map[core.CallID]context.Context
+	// current is the round in progress at the last Ready (0: none since
+	// the run started): the round the driver's own events are stamped with.
+	current int
 }
-
-// spanScope is an attempt's open scope, as the decisions hold it: the
-// context its role call runs in and its span ends with.
-type spanScope struct{ ctx context.Context }
 
 // scope is an open run or round scope.
 type scope struct {
@@ -76,52 +73,47 @@ func (t *telemetry) inScope(ctx context.Context) context.Context {
 func (t *telemetry) beginScope(ctx context.Context, e Event) context.Context {
 	ctx = t.inScope(ctx)
 	if so := t.spanObserver(); so != nil {
-		e = t.stamp(e)
 		e.Context = ctx
 		if c := so.Begin(ctx, e); c != nil {
 			ctx = c
 		}
 	}
 	e.Context = ctx
-	t.emit(e)
+	t.observe(e)
 	return ctx
 }
 
 // endScope reports e (the matching finish) with the scope's context.
 func (t *telemetry) endScope(ctx context.Context, e Event) {
 	e.Context = ctx
-	t.emit(e)
+	t.observe(e)
 	if so := t.spanObserver(); so != nil && ctx != nil {
-		so.End(ctx, t.stamp(e))
+		so.End(ctx, e)
 	}
 }
 
-// startRunScope opens the run's scope: Begin sees the link stored for the
-// previous run, and a RunLinker's link for this one is kept in the state;
-// it reports whether that changed the state.
-func (t *telemetry) startRunScope(ctx context.Context) (changed bool) {
-	st := t.state()
-	e := Event{Kind: EventRunStarted, Round: st.Round, PreviousRun: st.RunLink}
-	c := t.beginScope(ctx, e)
+// startRun opens the run's scope: Begin sees prev, the link stored for the
+// previous run, and a RunLinker's link for this one is returned for the
+// decisions to keep.
+func (t *telemetry) startRun(ctx context.Context, prev string) (link string) {
+	t.current = 0
+	c := t.beginScope(ctx, t.stamp(Event{Kind: EventRunStarted, PreviousRun: prev}))
 	t.runScope = &scope{ctx: c}
 	if rl, ok := t.observer.(RunLinker); ok {
-		if link := rl.RunLink(c); link != "" && link != st.RunLink {
-			st.RunLink = link
-			return true
-		}
+		return rl.RunLink(c)
 	}
-	return false
+	return ""
 }
 
-// endRunScope closes the round's scope if one is open, then the run's.
-func (t *telemetry) endRunScope(o Outcome, err error) {
+// endRun closes the round's scope if one is open, then the run's.
+func (t *telemetry) endRun(o Outcome, err error) {
 	if t.roundScope != nil {
-		t.endRoundScope(Event{Kind: EventRoundFinished, Round: t.roundScope.round, Outcome: o.Status, Message: "run stopped: " + string(o.Status)})
+		t.endRound(t.stamp(Event{Kind: EventRoundFinished, Round: t.roundScope.round, Outcome: o.Status, Message: "run stopped: " + string(o.Status)}))
 	}
 	if t.runScope == nil {
 		return
 	}
-	e := Event{Kind: EventRunFinished, Round: o.Round, Outcome: o.Status, Message: o.Reason}
+	e := t.stamp(Event{Kind: EventRunFinished, Round: o.Round, Outcome: o.Status, Message: o.Reason})
 	if err != nil {
 		e.Message = err.Error()
 	}
@@ -129,38 +121,65 @@ func (t *telemetry) endRunScope(o Outcome, err error) {
 	t.runScope = nil
 }
 
-// openRoundScope makes sure the round in progress has an open scope. A
-// round resumed by a later run gets a new scope through Begin only: plain
-// Observers saw its round_started already.
-func (t *telemetry) openRoundScope(ctx context.Context, started *Event) {
-	cur := t.state().Current
-	if cur == nil {
-		return
+// report reports the events of r, opening and closing the scopes they
+// start and end, and keeps the scope of r's round in progress open.
+func (t *telemetry) report(ctx context.Context, r core.Ready) {
+	for _, ce := range r.Events {
+		e := ce
+		switch e.Kind {
+		case EventRoundStarted:
+			t.endRound(Event{Kind: EventRoundFinished, Round: 0, Message: "replaced by a rollback"})
+			t.roundScope = &scope{ctx: t.beginScope(ctx, e), round: e.Round}
+		case EventRoundFinished:
+			if t.roundScope != nil && t.roundScope.round == e.Round {
+				t.endRound(e)
+			} else {
+				t.observe(e)
+			}
+		case core.EventRoundResumed:
+			t.resumeRound(ctx, e.Round)
+		case EventAttemptStarted:
+			t.attempts[core.CallID{Role: e.Role, Call: e.Call}] = t.beginScope(ctx, e)
+		case EventAttemptFinished:
+			id := core.CallID{Role: e.Role, Call: e.Call}
+			c, ok := t.attempts[id]
+			delete(t.attempts, id)
+			if !ok {
+				c = t.inScope(ctx)
+			}
+			t.endScope(c, e)
+		default:
+			t.emit(e)
+		}
 	}
-	if t.roundScope != nil && t.roundScope.round == cur.N && started == nil {
+	if r.Round != 0 {
+		t.current = r.Round
+	}
+}
+
+// resumeRound makes sure round, the round in progress, has an open
+// scope. A round resumed by a later run gets a new scope through Begin
+// only: plain Observers saw its round_started already.
+func (t *telemetry) resumeRound(ctx context.Context, round int) {
+	if round == 0 || t.roundScope != nil && t.roundScope.round == round {
 		return
 	}
 	if t.roundScope != nil {
-		// A rollback replaced the round.
-		t.endRoundScope(Event{Kind: EventRoundFinished, Round: t.roundScope.round, Message: "replaced by a rollback"})
-	}
-	if started != nil {
-		t.roundScope = &scope{ctx: t.beginScope(ctx, *started), round: cur.N}
-		return
+		t.endRound(t.stamp(Event{Kind: EventRoundFinished, Message: "replaced by a rollback"}))
 	}
 	c := t.inScope(ctx)
 	if so := t.spanObserver(); so != nil {
-		e := t.stamp(Event{Kind: EventRoundStarted, Round: cur.N, Phase: cur.Phase, Message: "resumed"})
+		e := t.stamp(Event{Kind: EventRoundStarted, Round: round, Message: "resumed"})
 		e.Context = c
 		if r := so.Begin(c, e); r != nil {
 			c = r
 		}
 	}
-	t.roundScope = &scope{ctx: c, round: cur.N}
+	t.roundScope = &scope{ctx: c, round: round}
 }
 
-// endRoundScope closes the round's scope with e.
-func (t *telemetry) endRoundScope(e Event) {
+// endRound closes the round's scope with e.
+func (t *telemetry) endRound(e Event) {
 	if t.roundScope == nil {
 		return
 	}
@@ -169,25 +188,24 @@ func (t *telemetry) endRoundScope(e Event) {
 	if e.Round == 0 {
 		e.Round = sc.round
 	}
+	if e.At.IsZero() {
+		e = t.stamp(e)
+	}
 	t.endScope(sc.ctx, e)
 }
 
-// emit sends e to the Observer, on the session's goroutine.
-func (t *telemetry) emit(e Event) {
-	if t.observer == nil {
-		return
+// callContext is the context the call for req runs in: its attempt's
+// scope's values, with ctx's cancellation.
+func (t *telemetry) callContext(ctx context.Context, req Request) context.Context {
+	if c, ok := t.attempts[core.CallID{Role: req.Role, Call: req.Call}]; ok && c != nil {
+		return valueCtx{ctx, c}
 	}
-	t.observer.Observe(t.stamp(e))
+	return ctx
 }
 
-// stamp fills in what every event carries: the time, the round running
-// (or the last one played), its phase, and the session's usage so far.
-func (t *telemetry) stamp(e Event) Event {
-	if e.At.IsZero() {
-		e.At = t.clock.Now().UTC()
-	}
+// emit reports e in the innermost open scope.
+func (t *telemetry) emit(e Event) {
 	if e.Context == nil {
-		// An event inside a scope carries the scope's context.
 		switch {
 		case t.roundScope != nil:
 			e.Context = t.roundScope.ctx
@@ -195,20 +213,30 @@ func (t *telemetry) stamp(e Event) Event {
 			e.Context = t.runScope.ctx
 		}
 	}
-	st := t.state()
+	t.observe(e)
+}
+
+// observe sends e to the Observer, on the session's goroutine.
+func (t *telemetry) observe(e Event) {
+	if t.observer != nil {
+		t.observer.Observe(e)
+	}
+}
+
+// stamp fills in what the driver's own events carry: the time, and the
+// session, round and usage as Status reports them.
+func (t *telemetry) stamp(e Event) Event {
+	if e.At.IsZero() {
+		e.At = t.clock.Now().UTC()
+	}
+	st := t.status()
 	if st == nil {
 		return e
 	}
 	e.SessionID = st.SessionID
 	if e.Round == 0 {
-		e.Round = st.Round
-		if st.Current != nil {
-			e.Round = st.Current.N
-		}
+		e.Round = max(st.Round, t.current)
 	}
-	if e.Phase == "" && st.Current != nil && st.Current.N == e.Round {
-		e.Phase = st.Current.Phase
-	}
-	e.Usage = st.Usage.Total
+	e.Usage = st.Usage
 	return e
 }

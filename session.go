@@ -1,18 +1,16 @@
 package refine
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"slices"
 	"sync/atomic"
+	"time"
 
-	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/internal/core"
+	"github.com/refine-spec/refine/internal/selfcheck"
 )
 
 // Session is a refinement session bound to a Store. It implements Mediator.
@@ -21,88 +19,62 @@ import (
 // time; Status never waits for them: it reads the snapshot published at the
 // last durable point.
 //
-// All of a session's state changes happen on the goroutine running the
-// method: the drivers make parallel drafting's role calls on goroutines
-// that only call the Engineer and hand the results back.
+// A Session is a driver around the session's decisions: it hands each
+// input to them, commits the writes they decide, makes the role calls they
+// ask for, asks its Asker their questions, and hands the results back
+// (drive.go). The decisions take no context, read no clock and do no I/O.
 type Session struct {
-	// Engine decides (internal/core): the state, the Ready being decided
-	// and everything the decisions need. The Session is the shell around
-	// it: it takes the turn, reads and commits the Store, makes the role
-	// calls, asks the Asker (drive.go) and publishes what Status reports.
-	*core.Engine
-	// tel is the session's telemetry: the decisions report through it
-	// (as the Engine's Telemetry), the driver opens and closes the run's scope with it.
+	// core decides: the state, and everything the decisions need. nil
+	// until loaded, and again after a failed commit: the next call takes
+	// the session up again from its Store.
+	core *core.Engine
+	// tel is the session's telemetry: it reports the decisions' events
+	// to the Observer and keeps the SpanObserver scopes.
 	tel *telemetry
-	// clock is the host's Clock (or the system's): the driver sleeps on
-	// it between transport retries, the decisions read its time.
+	// clock is the host's Clock (or the system's): every input carries
+	// its time, and the driver sleeps on it between transport retries.
 	clock Clock
 	// config is the host's Config as given (with its defaults filled in):
 	// the Store, the roles and the Asker the driver uses.
 	config Config
+	// jitter draws the backoff jitter of transport retries.
+	jitter *rand.Rand
 	// turn serialises the methods that change the session; unlike a
 	// mutex, waiting for it honours the caller's context.
 	turn chan struct{}
-	// unpersisted counts the commits of the last Ready.Persist until
-	// Advance says they are in the Store.
-	unpersisted int
+	// commits counts the commits of the last Ready that Next handed out,
+	// until Advance says they are in the Store.
+	commits int
+	// calls are the role calls the last Next asked for, and delivered the
+	// results Deliver handed over for them, for the next Next.
+	calls     []Request
+	delivered []core.CallResult
 	// published is the state as of the last durable point, as stored;
 	// Status reads it without taking a turn.
 	published atomic.Pointer[Status]
-	// status holds what publishing reuses between durable points.
-	status statusCache
-}
-
-// statusCache is what building a Status reuses from the last one: the
-// validation records of ended rounds and the decoded settings, which
-// change rarely (decoding them at every durable point was a twentieth
-// of a short session's time).
-type statusCache struct {
-	validation   core.ValidationCache
-	settingsRaw  []byte
-	settings     Settings
-	settingsRead bool
-}
-
-// settingsOf returns the settings stored in raw (validated when stored),
-// decoding them only when they changed since the last call.
-func (c *statusCache) settingsOf(raw []byte) Settings {
-	if c != nil && c.settingsRead && bytes.Equal(raw, c.settingsRaw) {
-		return c.settings
-	}
-	set := DefaultConfig().Settings
-	if len(raw) > 0 {
-		_ = json.Unmarshal(raw, &set) // validated when stored
-	}
-	if c != nil {
-		c.settingsRaw = append(c.settingsRaw[:0], raw...)
-		c.settings, c.settingsRead = set, true
-	}
-	return set
+	// unrecorded are the IDs of the Store's repairs the state took in,
+	// which the Store is told are recorded after the next commit
+	// (repairs.go).
+	unrecorded []string
 }
 
 // lock takes the session's turn, or returns ctx's error if ctx ends
-// first, or ErrNotPersisted while what Next decided waits to be persisted.
+// first.
 func (s *Session) lock(ctx context.Context) error {
 	select {
 	case s.turn <- struct{}{}:
+		return nil
 	case <-ctx.Done():
 		return fmt.Errorf("waiting for the session: %w", ctx.Err())
 	}
-	if s.unpersisted > 0 {
-		s.unlock()
-		return fmt.Errorf("%w: commit the last Ready.Persist to the Store, then call Advance", ErrNotPersisted)
-	}
-	return nil
 }
 
 func (s *Session) unlock() { <-s.turn }
 
 // publish makes the state as just committed or loaded what Status
-// reports. It is called at a durable point, where s.st is that state; the
-// Status is built now, as a copy, so Status neither waits for the turn
-// nor parses the stored state.
+// reports.
 func (s *Session) publish() {
-	st := statusOf(s.St, &s.status).Clone()
+	st := s.core.Status()
 	s.published.Store(&st)
 }
 
@@ -112,29 +84,35 @@ func prepare(cfg Config) (*Session, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Session{config: cfg, Engine: &core.Engine{Cfg: cfg.params(), Tok: cfg.Tokenizer, Log: cfg.Logger, Ext: core.NewExternalCalls(), J: core.NewJournal(cfg.Store)}, turn: make(chan struct{}, 1)}
+	s := &Session{config: cfg, turn: make(chan struct{}, 1)}
 	if s.clock = cfg.Clock; s.clock == nil {
 		s.clock = SystemClock{}
 	}
-	s.Engine.Clock = s.clock
-	if s.Tok == nil {
-		s.Tok = CharTokenizer{}
+	if s.config.Tokenizer == nil {
+		s.config.Tokenizer = CharTokenizer{}
 	}
-	if s.Log == nil {
-		s.Log = slog.New(slog.DiscardHandler)
+	if s.config.Logger == nil {
+		s.config.Logger = slog.New(slog.DiscardHandler)
 	}
 	if s.config.IDs == nil {
 		s.config.IDs = randomIDs{clock: s.clock}
 	}
-	s.tel = &telemetry{observer: cfg.Observer, clock: s.clock, state: func() *core.State { return s.St }}
-	s.Engine.Tel = s.tel
+	s.tel = &telemetry{observer: cfg.Observer, clock: s.clock, status: s.published.Load, attempts: map[core.CallID]context.Context{}}
 	seed := cfg.JitterSeed
 	if seed == 0 {
 		seed = uint64(s.clock.Now().UnixNano())
 	}
-	s.Rnd = rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	s.jitter = rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	return s, nil
 }
+
+// options are what the decisions are made with.
+func (s *Session) options() core.Options {
+	return core.Options{Params: s.config.params(), Caps: core.CapsOf(s.config.Store), Tok: s.config.Tokenizer, Log: s.config.Logger, SelfCheck: selfcheck.Enabled()}
+}
+
+// now is the time of an input.
+func (s *Session) now() time.Time { return s.clock.Now() }
 
 // New starts a session in cfg.Store from cfg.Spec and cfg.Gaps. It fails
 // with ErrSessionExists if the Store already holds one (use Open).
@@ -151,29 +129,18 @@ func New(ctx context.Context, cfg Config) (*Session, error) {
 	} else if !errors.Is(err, ErrNotFound) {
 		return nil, fmt.Errorf("new session: read state.json: %w", err)
 	}
-	now := s.clock.Now().UTC()
 	id, ok := core.StoreSessionID(s.config.Store)
 	if !ok {
 		id = s.config.IDs.NewID()
 	}
-	st := &core.State{Schema: core.SchemaVersion, SessionID: id, CreatedAt: now, UpdatedAt: now}
-	initial := make([]gap.Gap, len(cfg.Gaps))
-	for i, g := range cfg.Gaps {
-		g.State, g.History, g.Round = gap.Open, nil, 0
-		initial[i] = g
+	c, r, err := core.Create(s.options(), bind(ctx, cfg.Store), id, cfg.Spec, cfg.Gaps, s.now())
+	if err != nil {
+		return nil, err
 	}
-	if err := st.Ledger.AddAll(initial); err != nil {
+	s.core = c
+	if err := s.persist(ctx, r); err != nil {
 		return nil, fmt.Errorf("new session: %w", err)
 	}
-	st.PrevLedger = core.SnapshotLedger(&st.Ledger)
-	s.St = st
-	if err := s.St.StoreSettings(s.Cfg.Settings); err != nil {
-		return nil, fmt.Errorf("new session: %w", err)
-	}
-	if err := s.apply(ctx, func() error { return s.Checkpoint(Put(core.KeySpec, []byte(cfg.Spec))) }); err != nil {
-		return nil, fmt.Errorf("new session: %w", err)
-	}
-	s.Log.Info("session created", "session", st.SessionID, "gaps", len(cfg.Gaps))
 	return s, nil
 }
 
@@ -191,24 +158,26 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	return s, nil
 }
 
+// reload takes the session up from its Store.
 func (s *Session) reload(ctx context.Context) error {
 	ls, err := loadState(ctx, s.config.Store)
 	if err != nil {
 		return err
 	}
-	s.St, s.J, s.Stale = ls.st, ls.j, false
-	s.Pending, s.Dirty, s.LastRendered = nil, false, nil
-	set, err := core.RestoredSettings(s.Cfg, s.St)
+	o := s.options()
+	o.Repairs = s.storeRepairs()
+	c, err := core.Load(o, ls.st, ls.j)
 	if err != nil {
 		return err
 	}
-	s.Cfg.Settings = set
+	s.core, s.calls, s.delivered = c, nil, nil
 	s.publish()
 	return nil
 }
 
+// begin makes sure the decisions are loaded.
 func (s *Session) begin(ctx context.Context) error {
-	if s.Stale || s.St == nil {
+	if s.core == nil {
 		return s.reload(ctx)
 	}
 	return nil
@@ -218,25 +187,8 @@ func (s *Session) begin(ctx context.Context) error {
 // ErrUnknownQuestion if no such question is pending and ErrInvalidAnswer if
 // a picks an option that was not offered.
 func (s *Session) Answer(ctx context.Context, questionID string, a Answer) error {
-	if err := s.lock(ctx); err != nil {
-		return err
-	}
-	defer s.unlock()
-	if err := s.begin(ctx); err != nil {
-		return err
-	}
-	i := slices.IndexFunc(s.St.Pending, func(q Question) bool { return q.ID == questionID })
-	if i < 0 {
-		ids := make([]string, len(s.St.Pending))
-		for k, q := range s.St.Pending {
-			ids[k] = q.ID
-		}
-		return fmt.Errorf("answer %q: %w (pending: %v)", questionID, ErrUnknownQuestion, ids)
-	}
-	if err := s.St.AcceptAnswer(s.St.Pending[i], a); err != nil {
-		return fmt.Errorf("answer %q: %w", questionID, err)
-	}
-	return s.apply(ctx, func() error { return s.Checkpoint() })
+	_, err := s.input(ctx, core.Answered{At: s.now(), Question: questionID, Answer: a}, false)
+	return err
 }
 
 // Status reports where the session stood at its last durable point. It
@@ -261,65 +213,5 @@ func Inspect(ctx context.Context, st Store) (Status, error) {
 	if err != nil {
 		return Status{}, fmt.Errorf("inspect: %w", err)
 	}
-	return statusOf(ls.st, nil), nil
-}
-
-// cloneOrNil copies xs, or returns nil if it is empty: an empty list in
-// the session's memory and a missing one in its stored state are the same
-// Status.
-func cloneOrNil[T any](xs []T) []T {
-	if len(xs) == 0 {
-		return nil
-	}
-	return slices.Clone(xs)
-}
-
-func statusOf(s *core.State, c *statusCache) Status {
-	st := Status{
-		SessionID: s.SessionID,
-		Round:     s.Round,
-		Reason:    s.OutcomeReason,
-		Usage:     s.Usage.Total,
-		Calls:     s.Usage.Calls,
-		Responses: map[RoleName]int{},
-		UpdatedAt: s.UpdatedAt,
-	}
-	st.Pending = cloneOrNil(s.Pending)
-	for r, n := range s.Usage.Responses {
-		st.Responses[RoleName(r)] = n
-	}
-	st.Settings = c.settingsOf(s.Settings)
-	st.FinalSpec, st.FinalSpecReason = core.FinalSpecStatus(s) // integrate.go
-	st.Outcome = s.Outcome
-	switch {
-	case len(s.Pending) > 0 && !core.OnlyCleanupPending(s):
-		st.Outcome = StatusPaused
-	case st.Outcome == "":
-		st.Outcome = StatusRunning
-	}
-	if s.Current != nil {
-		st.Phase = s.Current.Phase
-	}
-	for _, g := range s.Ledger.Gaps {
-		st.Gaps = append(st.Gaps, GapStatus{ID: g.ID, Title: g.Title, Severity: g.Severity, State: g.State, History: slices.Clone(g.History)})
-	}
-	for _, d := range s.Decisions {
-		st.Decisions = append(st.Decisions, DecisionStatus{ID: d.ID, Issue: d.Issue, Option: d.Option, Decision: d.Decision})
-	}
-	for _, d := range s.ConflictDecisions {
-		st.Decisions = append(st.Decisions, DecisionStatus{ID: d.ID, Issue: d.IssueID, Option: d.ChosenOption, Decision: d.Decision})
-	}
-	slices.SortStableFunc(st.Decisions, func(a, b DecisionStatus) int { return core.CompareDecisionIDs(a.ID, b.ID) })
-	if c != nil {
-		st.Validation = c.validation.Records(s)
-	} else {
-		st.Validation = core.ValidationRecords(s.ValidationRows(0, 0))
-	}
-	st.Conflicts = cloneOrNil(s.Conflicts)
-	st.Rollbacks = cloneOrNil(s.Rollbacks.Records)
-	if s.Tracker != nil {
-		st.Convergence = s.Tracker.Rows()
-		st.ConvergenceState = string(s.Tracker.Current())
-	}
-	return st
+	return withStoreRepairs(core.StatusOf(ls.st, DefaultConfig().Settings), st), nil
 }

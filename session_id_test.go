@@ -8,6 +8,7 @@ import (
 
 	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/refinetest"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/store/fs"
 	"github.com/refine-spec/refine/store/memory"
 	"github.com/refine-spec/refine/store/sqlite"
@@ -23,7 +24,7 @@ func TestSessionHasTheStoresID(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sq.Close()
-	backends := map[string]refine.Backend{
+	backends := map[string]store.Backend{
 		"memory": memory.NewBackend(),
 		"fs":     mustFS(t),
 		"sqlite": sq,

@@ -2,6 +2,8 @@ package refine
 
 import (
 	"context"
+
+	"github.com/refine-spec/refine/internal/core"
 )
 
 // Settings returns the session's current settings.
@@ -10,7 +12,13 @@ func (s *Session) Settings() Settings {
 		return Settings{}
 	}
 	defer s.unlock()
-	return s.Cfg.Settings
+	if s.core == nil {
+		if p := s.published.Load(); p != nil {
+			return p.Settings
+		}
+		return s.config.Settings
+	}
+	return s.core.Settings()
 }
 
 // SetSettings changes the session's settings (a higher MaxRounds, another
@@ -18,12 +26,6 @@ func (s *Session) Settings() Settings {
 // in this process or another, use them. It fails with ErrInvalidConfig,
 // changing nothing, when the new settings do not validate.
 func (s *Session) SetSettings(ctx context.Context, set Settings) error {
-	if err := s.lock(ctx); err != nil {
-		return err
-	}
-	defer s.unlock()
-	if err := s.begin(ctx); err != nil {
-		return err
-	}
-	return s.apply(ctx, func() error { return s.ApplySettings(set) })
+	_, err := s.input(ctx, core.ChangeSettings{At: s.now(), Settings: set}, false)
+	return err
 }

@@ -259,7 +259,7 @@ func TestSpecRollbackExample2MultiRound(t *testing.T) {
 			t.Errorf("confirmation lacks %q:\n%s", w, confirm.Body)
 		}
 	}
-	if diff := cmp.Diff([]string{"1 Rollback to Round 5 (3 rounds back)", "2 Choose different target", "3 Cancel rollback"}, optionLabels(confirm)); diff != "" {
+	if diff := cmp.Diff([]string{"1 Rollback to Round 5 (3 rounds back)", "2 Choose different target", "cancel Cancel rollback"}, optionLabels(confirm)); diff != "" {
 		t.Errorf("confirmation options (-want +got):\n%s", diff)
 	}
 	st, err := s.Status(ctx)
@@ -384,7 +384,8 @@ func TestSpecRollbackExample3RootCauseSplit(t *testing.T) {
 		}
 	}
 	wantOpts := []string{"1 Split gap as suggested", "2 Provide additional context for retry",
-		"3 Reassign to different gaps this round", "4 Force proceed with best available output", "5 Pause session for external consultation"}
+		"3 Reassign to different gaps this round", "4 Force proceed with best available output", "5 Pause session for external consultation",
+		"cancel Cancel the rollback: the session stays as it was before the request"}
 	if diff := cmp.Diff(wantOpts, optionLabels(q)); diff != "" {
 		t.Errorf("analysis options (-want +got):\n%s", diff)
 	}
@@ -527,7 +528,8 @@ func TestSpecRollbackExample4SessionLimit(t *testing.T) {
 		}
 	}
 	wantOpts := []string{"1 Pause for human review - Export session state", "2 Accept current state - USER_APPROVED flow",
-		"3 Abandon session", "4 Prompt refresh (experimental) - Reset Mediator context"}
+		"3 Abandon session", "4 Prompt refresh (experimental) - Reset Mediator context",
+		"cancel Cancel the rollback: the session stays as it was before the request"}
 	if diff := cmp.Diff(wantOpts, optionLabels(q)); diff != "" {
 		t.Errorf("limit options (-want +got):\n%s", diff)
 	}
@@ -540,14 +542,11 @@ func TestSpecRollbackExample4SessionLimit(t *testing.T) {
 	}
 }
 
-// Round-06 Example 5: Decision Recovery After Rollback. Round 6 resolved
-// two conflicts (the error threshold weights and the stall detection
-// threshold); after round 6 is rolled back, the next round first asks
-// DECISION RECOVERY listing both with their choice, offering the five
-// options; "Re-apply DECISION-R6-001 only" puts that resolution back
-// (decisions.md, the next Engineer prompt) with the note, and leaves the
-// other archived.
-func TestSpecRollbackExample5DecisionRecovery(t *testing.T) {
+// example5Session plays round-06 Example 5 up to its rollback: round 6
+// resolved two conflicts (DECISION-R6-001 and -002), then was rolled back
+// to round 5; the next Step asks DECISION RECOVERY, answered by recovery.
+func example5Session(t *testing.T, recovery ...scripted) (*refine.Session, refine.Config, *script, *promptLog, refine.RollbackReport) {
+	t.Helper()
 	ctx := context.Background()
 	gaps := []gap.Gap{
 		{ID: "GAP-FLOW-012", Title: "Error threshold weights", Severity: gap.High},
@@ -556,7 +555,7 @@ func TestSpecRollbackExample5DecisionRecovery(t *testing.T) {
 	for i := 1; i <= 8; i++ {
 		gaps = append(gaps, gap.Gap{ID: gap.ID(fmt.Sprintf("GAP-AAA-%03d", i)), Title: "Earlier gap", Severity: gap.High})
 	}
-	var prompts promptLog
+	prompts := &promptLog{}
 	eng := refinetest.Func(func(_ context.Context, req refine.Request) (refine.Response, error) {
 		prompts.add(req)
 		out := engineerDoc(req.Gaps...)
@@ -576,8 +575,8 @@ func TestSpecRollbackExample5DecisionRecovery(t *testing.T) {
 	sc := &script{answers: []scripted{
 		{"Conflict: ISSUE-R5-001", refine.Answer{Key: "B"}},
 		{"Conflict: ISSUE-R5-002", refine.Answer{Key: "B"}},
-		{"DECISION RECOVERY", refine.Answer{Key: "1"}},
 	}}
+	sc.answers = append(sc.answers, recovery...)
 	cfg := refinetest.Config(eng, rev, sc, gaps...)
 	cfg.GapsPerRound = 2
 	cfg.MaxRounds = 10
@@ -605,6 +604,19 @@ func TestSpecRollbackExample5DecisionRecovery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s, cfg, sc, prompts, rep
+}
+
+// Round-06 Example 5: Decision Recovery After Rollback. Round 6 resolved
+// two conflicts (the error threshold weights and the stall detection
+// threshold); after round 6 is rolled back, the next round first asks
+// DECISION RECOVERY listing both with their choice, offering the five
+// options; "Re-apply DECISION-R6-001 only" puts that resolution back
+// (decisions.md, the next Engineer prompt) with the note, and leaves the
+// other archived.
+func TestSpecRollbackExample5DecisionRecovery(t *testing.T) {
+	ctx := context.Background()
+	s, cfg, sc, prompts, rep := example5Session(t, scripted{"DECISION RECOVERY", refine.Answer{Key: "1"}})
 	files := archiveFiles(t, cfg, rep.Archives[0])
 	archived := string(files["decisions_from_round_6.md"])
 	for _, id := range []string{"DECISION-R6-001", "DECISION-R6-002"} {

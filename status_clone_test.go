@@ -20,7 +20,7 @@ func TestStatusCloneCoversEveryReference(t *testing.T) {
 		"Status.Rollbacks[].Analysis", "Status.Rollbacks[].Split", "Status.Rollbacks[].Split.Children",
 		"Status.Rollbacks[].Decisions",
 		"Status.Pending", "Status.Pending[].Options", "Status.Pending[].TextRequired",
-		"Status.Validation", "Status.Responses",
+		"Status.Validation", "Status.Normalized", "Status.Responses", "Status.Repairs",
 	}
 	var found []string
 	var walk func(path string, t reflect.Type)

@@ -19,12 +19,3 @@ func (b bound) Get(key string) ([]byte, error) { return b.st.Get(b.ctx, key) }
 
 // List returns the keys under prefix.
 func (b bound) List(prefix string) ([]string, error) { return b.st.List(b.ctx, prefix) }
-
-// Interrupted returns why the driver's context ended, or nil: the
-// decisions stop at the next round's start.
-func (b bound) Interrupted() error {
-	if b.ctx == nil {
-		return nil
-	}
-	return b.ctx.Err()
-}

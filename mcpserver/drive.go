@@ -12,6 +12,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/internal/termtext"
+	"github.com/refine-spec/refine/store"
 )
 
 // protocolMRTR is the first protocol version where a server returns input
@@ -70,7 +72,7 @@ func decodeState(s string) (id string, batch, trips int, err error) {
 	}
 	batch, err1 := strconv.Atoi(parts[2])
 	trips, err2 := strconv.Atoi(parts[3])
-	if err1 != nil || err2 != nil || refine.ValidSessionID(parts[1]) != nil {
+	if err1 != nil || err2 != nil || store.ValidSessionID(parts[1]) != nil {
 		return "", 0, 0, errors.New("requestState: malformed")
 	}
 	return parts[1], batch, trips, nil
@@ -361,17 +363,19 @@ const (
 // elicitParams asks q as a form: the question's text, its options as a
 // titled enum, and a text field when an option takes text.
 func elicitParams(q refine.Question) *mcp.ElicitParams {
+	// The client shows the form to the user: its text by the escape
+	// policy (package termtext).
 	var msg strings.Builder
-	msg.WriteString(q.Title)
+	msg.WriteString(termtext.Line(q.Title))
 	if b := strings.TrimSpace(q.Body); b != "" {
-		msg.WriteString("\n\n" + b)
+		msg.WriteString("\n\n" + termtext.Escape(b))
 	}
 	props := map[string]any{}
 	required := []string{}
 	if len(q.Options) > 0 {
 		one := make([]any, 0, len(q.Options))
 		for _, o := range q.Options {
-			title := o.Label
+			title := termtext.Line(o.Label)
 			if o.Recommended {
 				title += " (recommended)"
 			}

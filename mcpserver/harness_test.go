@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/llm/replay"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/store/memory"
 )
 
@@ -268,7 +269,7 @@ func signal(c chan struct{}) {
 	}
 }
 
-func newFuzzBackend() refine.Backend { return memory.NewBackend() }
+func newFuzzBackend() store.Backend { return memory.NewBackend() }
 
 func (c *client) mustContinue(ctx context.Context, id string) report {
 	c.t.Helper()

@@ -27,12 +27,12 @@ type Guard struct {
 // HTTPHandler serves s over MCP's streamable HTTP transport behind g.
 func (s *Server) HTTPHandler(g Guard) http.Handler {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
-		&mcp.StreamableHTTPOptions{Logger: s.log, MaxRequestBodyBytes: g.MaxBodyBytes})
+		&mcp.StreamableHTTPOptions{Logger: s.sdkLog, MaxRequestBodyBytes: g.MaxBodyBytes})
 	cop := http.NewCrossOriginProtection()
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "refine mcp: cross-origin request refused", http.StatusForbidden)
 	}))
-	inner := cop.Handler(h)
+	inner := cop.Handler(methodNotFound(h))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if g.Loopback && !loopbackHost(r.Host) {
 			http.Error(w, "refine mcp: Host "+safeHeader(r.Host)+" refused: this server answers to localhost only (DNS rebinding protection)", http.StatusForbidden)

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/internal/statusjson"
+	"github.com/refine-spec/refine/store"
 )
 
 // URIs of a session's files: refine://sessions/{id}/status.md,
@@ -54,7 +55,7 @@ func resourceKey(uri string) (id, key string, err error) {
 		return "", "", fmt.Errorf("not a refine session URI: %s", uri)
 	}
 	parts := strings.Split(rest, "/")
-	if refine.ValidSessionID(parts[0]) != nil {
+	if store.ValidSessionID(parts[0]) != nil {
 		return "", "", fmt.Errorf("bad session ID in %s", uri)
 	}
 	id = parts[0]

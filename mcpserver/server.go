@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 )
 
 // RoleMode says who plays the Engineer and Reviewer of the sessions the
@@ -56,7 +57,7 @@ const (
 // Config configures a Server.
 type Config struct {
 	// Backend holds the sessions. Required.
-	Backend refine.Backend
+	Backend store.Backend
 	// Configure builds each session's base Config. Nil: DefaultConfig and
 	// no server-side roles, so sessions need a client that samples.
 	Configure ConfigureFunc
@@ -88,9 +89,10 @@ type Config struct {
 // Server serves refine sessions over MCP. Create it with New; MCP returns
 // the protocol server to run on a transport.
 type Server struct {
-	cfg Config
-	log *slog.Logger
-	mcp *mcp.Server
+	cfg    Config
+	log    *slog.Logger
+	sdkLog *slog.Logger // log, with undeliverable notifications at Debug (quietHandler)
+	mcp    *mcp.Server
 
 	ctx    context.Context // parent of every run; cancelled by Close
 	cancel context.CancelFunc
@@ -127,11 +129,12 @@ func New(cfg Config) (*Server, error) {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
+	s.sdkLog = slog.New(quietHandler{s.log.Handler()})
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "refine", Title: "refine: spec refinement sessions", Version: cfg.Version},
 		&mcp.ServerOptions{
 			Instructions: instructions,
-			Logger:       s.log,
+			Logger:       s.sdkLog,
 			Capabilities: &mcp.ServerCapabilities{
 				Tools:     &mcp.ToolCapabilities{ListChanged: true},
 				Resources: &mcp.ResourceCapabilities{ListChanged: true, Subscribe: true},
@@ -139,6 +142,7 @@ func New(cfg Config) (*Server, error) {
 			SubscribeHandler:   func(context.Context, *mcp.SubscribeRequest) error { return nil },
 			UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
 		})
+	s.mcp.AddReceivingMiddleware(escapeToolText)
 	s.addTools()
 	s.addResourceTemplates()
 	if err := s.registerExisting(s.ctx); err != nil {
@@ -240,7 +244,7 @@ func (s *Server) useSampling(p peer) (bool, error) {
 	switch s.cfg.Roles {
 	case RolesSampling:
 		if !p.sampling {
-			return false, errors.New("this client does not offer sampling, and refine mcp runs its roles only through sampling: restart it with --llm openai|ollama|replay, or use a client that samples")
+			return false, errors.New("this client does not offer sampling, and refine mcp runs its roles only through sampling: restart it with --llm openai|anthropic|ollama|replay (or --engineer and --reviewer PROVIDER:MODEL), or use a client that samples")
 		}
 		return true, nil
 	case RolesServer:
@@ -250,7 +254,7 @@ func (s *Server) useSampling(p peer) (bool, error) {
 		return true, nil
 	}
 	if s.cfg.Configure == nil {
-		return false, errors.New("this client does not offer sampling and refine mcp has no server-side backend: restart it with --llm openai|ollama|replay, or use a client that samples")
+		return false, errors.New("this client does not offer sampling and refine mcp has no server-side backend: restart it with --llm openai|anthropic|ollama|replay (or --engineer and --reviewer PROVIDER:MODEL), or use a client that samples")
 	}
 	return false, nil
 }

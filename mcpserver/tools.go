@@ -12,6 +12,7 @@ import (
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/internal/statusjson"
 	"github.com/refine-spec/refine/rollback"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/validate"
 )
 
@@ -146,7 +147,7 @@ func checkSessionID(id string) error {
 	if id == "" {
 		return fieldErr("session_id", "is required")
 	}
-	if err := refine.ValidSessionID(id); err != nil {
+	if err := store.ValidSessionID(id); err != nil {
 		return fieldErr("session_id", "%v", err)
 	}
 	return nil
@@ -194,7 +195,7 @@ func (s *Server) toolStart(ctx context.Context, req *mcp.CallToolRequest, in sta
 		if err := checkSessionID(in.SessionID); err != nil {
 			return nil, report{}, err
 		}
-		nc, ok := s.cfg.Backend.(refine.NamedCreator)
+		nc, ok := s.cfg.Backend.(store.NamedCreator)
 		if !ok {
 			return nil, report{}, fieldErr("session_id", "this store cannot create a session under a chosen ID: leave it out")
 		}

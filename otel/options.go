@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 )
 
 // ScopeName is the instrumentation scope of every tracer and meter this
@@ -45,7 +46,7 @@ type Options struct {
 
 // Validate reports options that cannot work.
 func (o Options) Validate() error {
-	if len(o.SessionID) > refine.MaxSessionIDLen {
+	if len(o.SessionID) > store.MaxSessionIDLen {
 		return errors.New("refineotel: Options.SessionID is longer than a session ID can be")
 	}
 	return nil

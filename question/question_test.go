@@ -126,6 +126,14 @@ func TestMenu(t *testing.T) {
 			"1. Continue\n   Effect: Next round\n\n2. Pause\n\nChoose an option (1-2): ___"},
 		{"one option", []Option{{Key: "1", Label: "Go"}}, "1. Go\n\nChoose an option (1): ___"},
 		{"none", nil, "Answer in your own words: ___"},
+		// Keys that are not consecutive numbers are named, not read as a
+		// range: "(appendix-pause)" offered a key that does not exist (#40).
+		{"named keys", []Option{{Key: "appendix", Label: "Keep"}, {Key: "retry", Label: "Retry"}, {Key: "pause", Label: "Pause"}},
+			"appendix. Keep\n\nretry. Retry\n\npause. Pause\n\nChoose an option (appendix, retry or pause): ___"},
+		{"numbers and a name", []Option{{Key: "1", Label: "A"}, {Key: "2", Label: "B"}, {Key: "3", Label: "C"}, {Key: "cancel", Label: "Cancel"}},
+			"1. A\n\n2. B\n\n3. C\n\ncancel. Cancel\n\nChoose an option (1-3 or cancel): ___"},
+		{"a gap in the numbers", []Option{{Key: "1", Label: "A"}, {Key: "2", Label: "B"}, {Key: "4", Label: "D"}},
+			"1. A\n\n2. B\n\n4. D\n\nChoose an option (1-2 or 4): ___"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

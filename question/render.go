@@ -2,6 +2,7 @@ package question
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -34,7 +35,8 @@ func (q Question) Text() string {
 // part of the text the user reads (the escalation question's "=== Options
 // ===" block): per option "{key}. {label}", an indented "Effect: {effect}"
 // line when the option has one, and a blank line; then the prompt
-// "Choose an option ({first key}-{last key}): ___". A body built with Menu
+// "Choose an option (1-5): ___" (keys that are not consecutive numbers
+// are named: "1-5 or cancel", "appendix, retry or pause"). A body built with Menu
 // lists exactly the options the question offers, so an option added to a
 // question is never missing from its body.
 func Menu(opts []Option) string {
@@ -46,13 +48,39 @@ func Menu(opts []Option) string {
 		}
 		b.WriteString("\n")
 	}
-	switch len(opts) {
-	case 0:
+	if len(opts) == 0 {
 		b.WriteString("Answer in your own words: ___")
-	case 1:
-		fmt.Fprintf(&b, "Choose an option (%s): ___", opts[0].Key)
-	default:
-		fmt.Fprintf(&b, "Choose an option (%s-%s): ___", opts[0].Key, opts[len(opts)-1].Key)
+	} else {
+		fmt.Fprintf(&b, "Choose an option (%s): ___", keyList(opts))
 	}
 	return b.String()
+}
+
+// keyList names the keys a menu accepts: runs of consecutive numbers as
+// a range ("1-5"), every other key by name ("1-5 or cancel", "appendix,
+// retry or pause"), so no key reads as a range it is not (#40).
+func keyList(opts []Option) string {
+	var parts []string
+	for i := 0; i < len(opts); {
+		j := i
+		if n, err := strconv.Atoi(opts[i].Key); err == nil {
+			for j+1 < len(opts) {
+				m, err := strconv.Atoi(opts[j+1].Key)
+				if err != nil || m != n+(j+1-i) {
+					break
+				}
+				j++
+			}
+		}
+		if j > i {
+			parts = append(parts, opts[i].Key+"-"+opts[j].Key)
+		} else {
+			parts = append(parts, opts[i].Key)
+		}
+		i = j + 1
+	}
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " or " + parts[len(parts)-1]
 }

@@ -30,6 +30,10 @@ type Reply struct {
 	Content string
 	Usage   refine.Usage
 	Err     error
+	// FinishReason is the backend's reason for ending the answer ("length"
+	// for one the token limit cut, "refusal", "tool_use"; "" for a plain
+	// stop).
+	FinishReason string
 }
 
 // Script returns a Role that answers successive calls with contents, in
@@ -72,7 +76,7 @@ func (r *Role) Respond(ctx context.Context, req refine.Request) (refine.Response
 	if !ok {
 		return refine.Response{}, fmt.Errorf("refinetest: %s call %d (round %d attempt %d) has no scripted response: the script has %d: %w", req.Role, n+1, req.Round, req.Attempt, len(r.responses), refine.ErrNoResponse)
 	}
-	return refine.Response{Content: reply.Content, Usage: reply.Usage}, reply.Err
+	return refine.Response{Content: reply.Content, Usage: reply.Usage, FinishReason: reply.FinishReason}, reply.Err
 }
 
 // Calls returns the requests received so far.

@@ -188,8 +188,8 @@ INTEGRATED SPEC INCOMPLETE:
 Every accepted gap and every decision needs its own Resolution Log row,
 naming the section(s) of your spec that now hold it, exactly as their
 headings read (or — for a decision that changed no section). Every open
-gap is listed under "## Known Limitations". Merge each accepted
-resolution in full: its rules, field names, numbers and examples.
+gap and open issue is listed under "## Known Limitations". Merge each
+accepted resolution in full: its rules, field names, numbers and examples.
 `, c.Message)
 	case validate.IntegrationStale:
 		return fmt.Sprintf(`

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Store is the small transactional key/value store a session lives in. Keys
@@ -99,6 +100,36 @@ type Copier interface {
 type Identified interface {
 	Store
 	SessionID() string
+}
+
+// Repair is a value a Store found damaged when it opened, and wrote again
+// from its own log: the file (or row) no longer held what the last
+// commits put there, and the log, whose checksums vouch for it, still
+// held that value.
+type Repair struct {
+	// ID names the repair, unique in its session.
+	ID string `json:"id"`
+	// At is when the Store repaired the value.
+	At time.Time `json:"at"`
+	// Key is the key repaired.
+	Key string `json:"key"`
+	// Detail says what the key held instead, as "it held …" reads ("12
+	// bytes; the log holds 4096").
+	Detail string `json:"detail"`
+}
+
+// Repairer is an optional Store capability, found by type assertion: a
+// Store that repairs damaged values from its own log when it opens, and
+// reports each repair until the session records it in its state (a
+// repair made by a process that records nothing, refine status say, is
+// recorded by the next run). Repairs returns the repairs not recorded yet
+// (none for a wrapper whose Store repairs nothing); RepairsRecorded tells
+// the Store the session's state holds the repairs with these IDs, which
+// it then stops reporting.
+type Repairer interface {
+	Store
+	Repairs() ([]Repair, error)
+	RepairsRecorded(ids []string) error
 }
 
 // MaxKeyLen is the longest key a Store accepts, in bytes.

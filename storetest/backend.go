@@ -390,7 +390,7 @@ func testBackendDelete(t *testing.T, b store.Backend) {
 func testBackendCreateNamed(t *testing.T, b store.Backend) {
 	nc, ok := b.(store.NamedCreator)
 	if !ok {
-		t.Skip("the Backend does not implement refine.NamedCreator")
+		t.Skip("the Backend does not implement store.NamedCreator")
 	}
 	ctx := t.Context()
 	const id = "imported-1"
@@ -569,6 +569,6 @@ func testBackendSessionsPages(t *testing.T, b store.Backend) {
 		t.Errorf("pages back with Prev (-want +got):\n%s", diff)
 	}
 	if _, err := store.ListSessions(ctx, b, store.PageRequest{After: "not a cursor"}); !errors.Is(err, store.ErrInvalidCursor) {
-		t.Errorf("a bad cursor: %v, want refine.ErrInvalidCursor", err)
+		t.Errorf("a bad cursor: %v, want store.ErrInvalidCursor", err)
 	}
 }

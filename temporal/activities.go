@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 )
 
 // Error types of the CallRole activity's failures, for retry policies.
@@ -34,7 +35,7 @@ type Activities struct {
 	// SessionInput.Mirror (its renderings and state) at every rendering:
 	// a session named after its workflow ID. The copy is a local activity,
 	// so the worker that runs the workflow must have it. nil: no mirror.
-	Mirror refine.Backend
+	Mirror store.Backend
 	// HeartbeatEvery is how often a running role call heartbeats (0: 10 s).
 	// Keep it under the workflow's HeartbeatTimeout.
 	HeartbeatEvery time.Duration
@@ -123,12 +124,12 @@ func (a *Activities) MirrorSession(ctx context.Context, req MirrorRequest) error
 	if a.Mirror == nil {
 		return nil
 	}
-	if err := refine.ValidSessionID(req.Session); err != nil {
+	if err := store.ValidSessionID(req.Session); err != nil {
 		return temporal.NewNonRetryableApplicationError(fmt.Sprintf("mirror: %v; start the workflow with an ID of [A-Za-z0-9._-]", err), ErrTypePermanent, err)
 	}
 	st, err := a.Mirror.Session(ctx, req.Session)
 	if errors.Is(err, refine.ErrNotFound) {
-		nc, ok := a.Mirror.(refine.NamedCreator)
+		nc, ok := a.Mirror.(store.NamedCreator)
 		if !ok {
 			return temporal.NewNonRetryableApplicationError("mirror: the store cannot create a session by name", ErrTypePermanent, nil)
 		}
@@ -140,12 +141,12 @@ func (a *Activities) MirrorSession(ctx context.Context, req MirrorRequest) error
 	if c, ok := st.(io.Closer); ok {
 		defer c.Close()
 	}
-	ops := make([]refine.Op, 0, len(req.Puts)+len(req.Deletes))
+	ops := make([]store.Op, 0, len(req.Puts)+len(req.Deletes))
 	for _, e := range req.Puts {
-		ops = append(ops, refine.Put(e.Key, e.Value))
+		ops = append(ops, store.Put(e.Key, e.Value))
 	}
 	for _, k := range req.Deletes {
-		ops = append(ops, refine.Delete(k))
+		ops = append(ops, store.Delete(k))
 	}
 	if err := st.Commit(ctx, ops...); err != nil {
 		return fmt.Errorf("mirror session %s: %w", req.Session, err)

@@ -19,6 +19,7 @@ import (
 	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/refinetest"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/store/memory"
 	"github.com/refine-spec/refine/temporal/internal/devserver"
 )
@@ -43,8 +44,8 @@ func costSession() SessionInput {
 }
 
 // localHistoryFile is a recorded history of the cost session with local
-// role calls (versionLocalCalls), replayed by TestReplayRecordedHistory.
-const localHistoryFile = "testdata/history-v3-local.json"
+// role calls (versionNextInputs), replayed by TestReplayRecordedHistory.
+const localHistoryFile = "testdata/history-v4-local.json"
 
 // costRounds and costCalls are what costSession plays.
 const (
@@ -177,7 +178,7 @@ func costOf(h *historypb.History) historyCost {
 
 // startCostWorker runs a worker for the cost session's roles (and, when
 // mirror is set, a mirror) until the test ends.
-func startCostWorker(tb testing.TB, cl client.Client, queue string, role refine.Role, mirror refine.Backend) {
+func startCostWorker(tb testing.TB, cl client.Client, queue string, role refine.Role, mirror store.Backend) {
 	tb.Helper()
 	w := worker.New(cl, queue, worker.Options{})
 	w.RegisterWorkflowWithOptions(RefineSession, workflow.RegisterOptions{Name: WorkflowName})

@@ -22,15 +22,16 @@ import (
 	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/internal/statusjson"
 	"github.com/refine-spec/refine/llm/replay"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/store/fs"
 	"github.com/refine-spec/refine/temporal/internal/devserver"
 )
 
 // historyFile is a recorded history of the dev-server session below, as
-// the workflow plays it now (versionLocalCalls, mirrored), replayed by
+// the workflow plays it now (versionNextInputs, mirrored), replayed by
 // TestReplayRecordedHistory with the histories recorded by earlier
 // versions. REFINE_UPDATE_HISTORY=1 rewrites it from a fresh run.
-const historyFile = "testdata/history-v3.json"
+const historyFile = "testdata/history-v4.json"
 
 // blockingRole holds the call named key in flight until its worker stops,
 // and passes every other call on: the worker "dies" with that call running.
@@ -67,7 +68,7 @@ func (c *countingRole) Respond(ctx context.Context, req refine.Request) (refine.
 	return resp, err
 }
 
-func startWorker(t *testing.T, cl client.Client, queue string, role refine.Role, mirror refine.Backend) worker.Worker {
+func startWorker(t *testing.T, cl client.Client, queue string, role refine.Role, mirror store.Backend) worker.Worker {
 	t.Helper()
 	w := worker.New(cl, queue, worker.Options{})
 	w.RegisterWorkflowWithOptions(RefineSession, workflow.RegisterOptions{Name: WorkflowName})

@@ -18,7 +18,7 @@
 // retried by the activity's retry policy. The session's state lives in the
 // workflow (rebuilt by replay). When the starter asks for it
 // (SessionInput.Mirror), a local activity (Activities.MirrorSession)
-// copies it to a refine.Backend at every rendering, so status.md,
+// copies it to a store.Backend at every rendering, so status.md,
 // decisions.md and final_spec.md exist for humans and `refine status` and
 // `refine serve` read the mirror. A session costs one CallRole activity
 // and one workflow task per role call, plus the first workflow task.

@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/store/memory"
 )
 
@@ -50,7 +51,7 @@ func newMirroredStore(session string, mode mirrorMode) *mirroredStore {
 }
 
 // Commit applies ops in memory and mirrors the changes at renderings.
-func (m *mirroredStore) Commit(ctx context.Context, ops ...refine.Op) error {
+func (m *mirroredStore) Commit(ctx context.Context, ops ...store.Op) error {
 	if err := m.Store.Commit(ctx, ops...); err != nil {
 		return err
 	}

@@ -128,6 +128,12 @@ const (
 	// versionLocalCalls honours ActivitySettings.Local: role calls as
 	// local activities. Before it, every role call is an activity.
 	versionLocalCalls workflow.Version = 3
+	// versionNextInputs hands the Updates (answer, approve, abandon,
+	// rollback) to the session through Next, like the main loop's play:
+	// the session asks no Asker, and a rollback's dialog waits for its
+	// answers like any question. Before it they went through the
+	// session's methods (a rollback through its Asker, which deferred).
+	versionNextInputs workflow.Version = 4
 )
 
 // SessionResult is how a session workflow ended.
@@ -160,7 +166,7 @@ func RefineSession(ctx workflow.Context, in SessionInput) (SessionResult, error)
 	// A history recorded before a version replays with that version's
 	// commands: no integration step before versionIntegration, the
 	// Mirror activity at every rendering before versionLean.
-	version := workflow.GetVersion(ctx, changeIntegration, workflow.DefaultVersion, versionLocalCalls)
+	version := workflow.GetVersion(ctx, changeIntegration, workflow.DefaultVersion, versionNextInputs)
 	if version == workflow.DefaultVersion {
 		cfg.Integrate = false
 	}
@@ -189,13 +195,13 @@ func RefineSession(ctx workflow.Context, in SessionInput) (SessionResult, error)
 	if err != nil {
 		return SessionResult{}, temporal.NewNonRetryableApplicationError("start session: "+err.Error(), ErrTypePermanent, err)
 	}
-	h := &handlers{sess: sess}
+	h := &handlers{sess: sess, store: store, nextInputs: version >= versionNextInputs}
 	if err := h.register(ctx); err != nil {
 		return SessionResult{}, err
 	}
 	for {
 		h.running = true
-		ready, runErr := sess.Next(root)
+		ready, runErr := sess.Next(root, refine.Play{})
 		// What Next decided goes into the workflow's store (and, at a
 		// rendering, to the mirror) before any call is made.
 		if err := store.Commit(root, ready.Persist...); err != nil {
@@ -313,6 +319,25 @@ type handlers struct {
 	sess    *refine.Session
 	running bool
 	resume  bool
+	// nextInputs hands the Updates to the session through Next
+	// (versionNextInputs), whose writes go to store.
+	nextInputs bool
+	store      refine.Store
+}
+
+// next hands in to the session through Next and commits what it decided
+// to the workflow's store: no Asker, no role call (an Update never needs
+// one; the main loop plays on).
+func (h *handlers) next(ctx workflow.Context, in refine.Input) error {
+	root := withWorkflow(context.Background(), ctx)
+	ready, err := h.sess.Next(root, in)
+	if cerr := h.store.Commit(root, ready.Persist...); cerr != nil {
+		return cerr
+	}
+	if aerr := h.sess.Advance(root); aerr != nil {
+		return aerr
+	}
+	return err
 }
 
 func (h *handlers) register(ctx workflow.Context) error {
@@ -385,7 +410,13 @@ func (h *handlers) answer(ctx workflow.Context, req AnswerRequest) error {
 	if err != nil {
 		return err
 	}
-	if err := h.sess.Answer(withWorkflow(context.Background(), ctx), q.ID, refine.Answer{Key: req.Key, Text: req.Text}); err != nil {
+	a := refine.Answer{Key: req.Key, Text: req.Text}
+	if h.nextInputs {
+		err = h.next(ctx, refine.Reply{Question: q.ID, Answer: a})
+	} else {
+		err = h.sess.Answer(withWorkflow(context.Background(), ctx), q.ID, a)
+	}
+	if err != nil {
 		return err
 	}
 	h.resume = true
@@ -401,7 +432,14 @@ func (h *handlers) idle() error {
 }
 
 func (h *handlers) approve(ctx workflow.Context, req ApproveRequest) error {
-	if err := h.sess.Approve(withWorkflow(context.Background(), ctx), refine.ApproveRequest{Note: req.Note, AcknowledgeHigh: req.AcknowledgeHigh}); err != nil {
+	ar := refine.ApproveRequest{Note: req.Note, AcknowledgeHigh: req.AcknowledgeHigh}
+	var err error
+	if h.nextInputs {
+		err = h.next(ctx, ar)
+	} else {
+		err = h.sess.Approve(withWorkflow(context.Background(), ctx), ar)
+	}
+	if err != nil {
 		return err
 	}
 	h.resume = true
@@ -409,7 +447,13 @@ func (h *handlers) approve(ctx workflow.Context, req ApproveRequest) error {
 }
 
 func (h *handlers) abandon(ctx workflow.Context, req AbandonRequest) error {
-	if err := h.sess.Abandon(withWorkflow(context.Background(), ctx), req.Reason); err != nil {
+	var err error
+	if h.nextInputs {
+		err = h.next(ctx, refine.AbandonRequest{Reason: req.Reason})
+	} else {
+		err = h.sess.Abandon(withWorkflow(context.Background(), ctx), req.Reason)
+	}
+	if err != nil {
 		return err
 	}
 	h.resume = true
@@ -427,7 +471,13 @@ func (h *handlers) validRollback(_ workflow.Context, req RollbackRequest) error 
 }
 
 func (h *handlers) rollback(ctx workflow.Context, req RollbackRequest) error {
-	_, err := h.sess.Rollback(withWorkflow(context.Background(), ctx), refine.RollbackRequest{To: req.To, Reason: req.Reason, Adjustments: req.Adjustments})
+	rr := refine.RollbackRequest{To: req.To, Reason: req.Reason, Adjustments: req.Adjustments}
+	var err error
+	if h.nextInputs {
+		err = h.next(ctx, rr)
+	} else {
+		_, err = h.sess.Rollback(withWorkflow(context.Background(), ctx), rr)
+	}
 	if err != nil && !errors.Is(err, refine.ErrDeferred) {
 		return err
 	}

@@ -270,9 +270,14 @@ func TestReplayRecordedHistory(t *testing.T) {
 		// (recorded by 90ac97d).
 		{"lean", "testdata/history-v2.json"},
 		// versionLocalCalls: role calls as activities, or as local
-		// activities when the input asks for it (TestDevServerTasksPerRoleCall).
-		{"local-calls", historyFile},
-		{"local-calls local", localHistoryFile},
+		// activities when the input asks for it (recorded by fa3c1fd).
+		{"local-calls", "testdata/history-v3.json"},
+		{"local-calls local", "testdata/history-v3-local.json"},
+		// versionNextInputs: the Updates go through Next, with no Asker
+		// (TestDevServerSessionSurvivesAWorkerKill,
+		// TestDevServerTasksPerRoleCall).
+		{"next-inputs", historyFile},
+		{"next-inputs local", localHistoryFile},
 	} {
 		t.Run(tc.version, func(t *testing.T) {
 			replayer := worker.NewWorkflowReplayer()
@@ -524,7 +529,7 @@ func TestVersionBeforeLeanMirrorsByActivity(t *testing.T) {
 		t.Run(fmt.Sprint(v), func(t *testing.T) {
 			sc := newScript()
 			e, mirror := env(t, sc)
-			e.OnGetVersion(changeIntegration, workflow.DefaultVersion, versionLocalCalls).Return(v)
+			e.OnGetVersion(changeIntegration, workflow.DefaultVersion, versionNextInputs).Return(v)
 			starts := countStarts(e)
 			e.ExecuteWorkflow(WorkflowName, testInput())
 			if res := result(t, e); res.Outcome.Status != refine.StatusComplete {
@@ -571,7 +576,7 @@ func TestLocalRoleCalls(t *testing.T) {
 func TestVersionBeforeLocalCallsMakesActivities(t *testing.T) {
 	sc := newScript()
 	e, _ := env(t, sc)
-	e.OnGetVersion(changeIntegration, workflow.DefaultVersion, versionLocalCalls).Return(versionLean)
+	e.OnGetVersion(changeIntegration, workflow.DefaultVersion, versionNextInputs).Return(versionLean)
 	starts := countStarts(e)
 	in := testInput()
 	in.Activities.Local = true

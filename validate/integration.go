@@ -24,7 +24,7 @@ const (
 	IntegrationStructure FailureType = "INTEGRATION_STRUCTURE"
 	// IntegrationMissing is INTEGRATION_MISSING: an accepted gap or a
 	// decision has no row in the Resolution Log, a logged section does not
-	// exist, an open gap is not listed under Known Limitations, or the spec
+	// exist, an open gap or issue is not listed under Known Limitations, or the spec
 	// is so much shorter than its material that resolutions were dropped.
 	IntegrationMissing FailureType = "INTEGRATION_MISSING"
 	// IntegrationStale is INTEGRATION_STALE: the body still describes a
@@ -70,6 +70,10 @@ type IntegrationInput struct {
 	// Limitations are the gaps that stay open or deferred: each belongs
 	// under "## Known Limitations".
 	Limitations []gap.ID
+	// OpenIssues are the other known limitations, by ID (ISSUE-R…): open
+	// issues of the last approved review, unresolved conflicts, waived
+	// issues. Each belongs under "## Known Limitations" too.
+	OpenIssues []string
 	// MaxOutputBytes caps the output size; 0 means DefaultMaxOutputBytes.
 	MaxOutputBytes int
 	// KeyTermsThreshold overrides DefaultKeyTermsThreshold when positive.
@@ -123,12 +127,12 @@ type IntegrationResult struct {
 // a table "| Item | Section(s) | Note |" whose every row has three cells;
 // every level-1 and level-2 heading of the source kept (at any level, same
 // title, letter case and emphasis aside) unless a log row names it; a
-// "## Known Limitations" section when gaps remain open; and a size at most
+// "## Known Limitations" section when limitations are known; and a size at most
 // IntegrationMaxSize times the material.
 //
 // Tier 2 (Content): INTEGRATION_MISSING when an accepted gap or a decision
 // has no log row, a logged section names no heading of the output, an open
-// gap is not listed under Known Limitations, or the size is below
+// gap or open issue is not listed under Known Limitations, or the size is below
 // IntegrationMinSize times the material; INTEGRATION_STALE when a sentence
 // of the body (the output without its log) names a resolved gap and calls
 // it open, unspecified or TBD, or repeats a source sentence that did. A
@@ -178,13 +182,9 @@ func Integration(content string, in IntegrationInput) IntegrationResult {
 		return base.integrationFail(IntegrationStructure, 0, "the source heading %q (line %d of the source) is missing: keep it, or add a Resolution Log row | %s | <new heading or —> | renamed/removed: why |",
 			strings.Repeat("#", h.Level)+" "+h.Title, h.Line, h.Title)
 	}
-	var limits markdown.Section
-	hasLimits := false
-	if len(in.Limitations) > 0 {
-		if limits, hasLimits = out.section(2, knownLimitationsTitle); !hasLimits {
-			hint, line := missingHeader(d, "## "+knownLimitationsTitle)
-			return base.integrationFail(IntegrationStructure, line, "no \"## %s\" section%s: the open gaps %s belong under it", knownLimitationsTitle, hint, joinGapIDs(in.Limitations))
-		}
+	limits, hasLimits, lfail := limitationsSection(d, out, in)
+	if lfail != nil {
+		return IntegrationResult{Result: base.fail(lfail.Result)}
 	}
 	// The log is bookkeeping, not spec: the size is the rest's.
 	size, material := utf8.RuneCountInString(d.Text)-utf8.RuneCountInString(d.Text[logSec.Start:logSec.End]), materialSize(in)
@@ -221,14 +221,8 @@ func Integration(content string, in IntegrationInput) IntegrationResult {
 		}
 	}
 	if hasLimits {
-		listed := map[gap.ID]bool{}
-		for _, id := range gap.FindIDs(d.Body(limits)) {
-			listed[id] = true
-		}
-		for _, id := range in.Limitations {
-			if !listed[id] {
-				return base.integrationFail(IntegrationMissing, limits.Line, "the open gap %s is not listed under \"## %s\": list it with its severity and what is not yet specified", id, knownLimitationsTitle)
-			}
+		if fail := unlistedLimitation(d, limits, in); fail != nil {
+			return IntegrationResult{Result: base.fail(fail.Result)}
 		}
 	}
 	if material > 0 && !in.SkipSize && float64(size) < IntegrationMinSize*float64(material) {
@@ -267,6 +261,10 @@ func Integration(content string, in IntegrationInput) IntegrationResult {
 	res.Success, res.Warnings = true, w.list()
 	res.Message = fmt.Sprintf("integrated spec: %d log rows, %d source headings kept or logged", len(log), kept)
 	return IntegrationResult{Result: res, Log: log}
+}
+
+func failIntegration(t FailureType, line int, format string, args ...any) IntegrationResult {
+	return IntegrationResult{Result: failAt(t, line, format, args...)}
 }
 
 // integrationFail turns the reading res into the failure of type t.
@@ -550,7 +548,7 @@ func staleCheck(d *markdown.Doc, body string, in IntegrationInput) *Result {
 			continue
 		}
 		var named []gap.ID
-		other := false
+		other := namesOpenIssue(s.text, in.OpenIssues)
 		for _, id := range gap.FindIDs(s.text) {
 			switch {
 			case resolved[id]:

@@ -126,6 +126,13 @@ func TestRollbackAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.wait()
+	if len(rep.Pending) > 0 {
+		// Another rollback while this one waits: refused, naming it (#40).
+		resp, body := f.do(http.MethodPost, path, "application/json", `{"to":0,"reason":"something else"}`)
+		if resp.StatusCode != http.StatusConflict || !strings.Contains(body, "start over with narrower scope") {
+			t.Errorf("a second rollback while one waits: %d, want 409 naming the waiting one\n%s", resp.StatusCode, body)
+		}
+	}
 	// An interactive session asks how to retry first: answer with the
 	// first option (retry with the same prompt) until the rollback is done.
 	for i := 0; len(rep.Undone) == 0 && len(rep.Pending) > 0; i++ {

@@ -11,6 +11,7 @@ import (
 	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/internal/statusjson"
 	"github.com/refine-spec/refine/internal/termtext"
+	"github.com/refine-spec/refine/store"
 )
 
 // apiError is the body of every API error: what went wrong and, for an
@@ -96,7 +97,7 @@ func jsonTime(t time.Time) string {
 
 func (s *Server) apiList(w http.ResponseWriter, r *http.Request) {
 	page, err := s.sessions(r)
-	if errors.Is(err, refine.ErrInvalidCursor) {
+	if errors.Is(err, store.ErrInvalidCursor) {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
 		return
 	}
@@ -138,7 +139,11 @@ func (s *Server) apiStatus(w http.ResponseWriter, r *http.Request, id string) {
 		s.apiFail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, statusjson.From(st))
+	doc := statusjson.From(st)
+	if live, ok := s.peek(id); ok {
+		doc.Running = live.Running
+	}
+	writeJSON(w, http.StatusOK, doc)
 }
 
 // liveJSON is GET /api/sessions/{id}/live: what the page script polls.
@@ -158,7 +163,8 @@ func (s *Server) apiLive(w http.ResponseWriter, r *http.Request, id string) {
 		return
 	}
 	live, _ := s.peek(id)
-	writeJSON(w, http.StatusOK, liveJSON{Token: liveToken(st, live), Running: live.Running, Activity: live.Activity,
+	// Activity is shown as it is by the page's script: escaped here.
+	writeJSON(w, http.StatusOK, liveJSON{Token: liveToken(st, live), Running: live.Running, Activity: termtext.Line(live.Activity),
 		Outcome: string(st.Outcome), Round: st.Round, Error: live.LastErr})
 }
 

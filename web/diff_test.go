@@ -1,6 +1,7 @@
 package web
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -71,5 +72,35 @@ func TestLineDiffLargeFallsBack(t *testing.T) {
 	d := lineDiff(a.String(), b.String())
 	if len(d) != 6000 {
 		t.Errorf("%d lines, want 6000 (all removed, all added)", len(d))
+	}
+}
+
+// The source → final diff of the demo keeps the headings both texts have
+// as context, in place (#40: "## 3. Errors" was shown replaced by
+// "### 2.1 Pagination" and re-added further down).
+func TestLineDiffKeepsHeadings(t *testing.T) {
+	src, err := os.ReadFile("testdata/demo/spec.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	final, err := os.ReadFile("testdata/demo/final_spec.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, l := range lineDiff(string(src), string(final)) {
+		if strings.HasPrefix(l.Text, "#") {
+			got[l.Text] += string(l.Op)
+		}
+	}
+	for _, h := range []string{"## 1. Purpose", "## 2. Endpoints", "## 3. Errors", "## 4. Limits", "## 5. Versioning"} {
+		if got[h] != " " {
+			t.Errorf("%q is %q in the diff, want one context line", h, got[h])
+		}
+	}
+	for h, ops := range map[string]string{"### 2.1 Pagination": "+", "## Known Limitations": "+", "## 7. Examples": "-"} {
+		if got[h] != ops {
+			t.Errorf("%q is %q in the diff, want %q", h, got[h], ops)
+		}
 	}
 }

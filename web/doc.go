@@ -1,5 +1,5 @@
 // Package web is refine's browser console and JSON API: an http.Handler
-// over a refine.Backend (a folder of session folders, SQLite, PostgreSQL)
+// over a store.Backend (a folder of session folders, SQLite, PostgreSQL)
 // that lists sessions, shows one session's gaps, convergence chart, rounds,
 // decisions, conflicts, rollbacks and usage, renders each round's Engineer
 // and Reviewer outputs, and takes answers to pending questions.

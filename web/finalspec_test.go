@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 )
 
 func TestFinalSpecPage(t *testing.T) {
@@ -27,7 +27,7 @@ func TestFinalSpecPage(t *testing.T) {
 	source := "# Orders API — Draft\n\n## 2. Endpoints\n\nPaging is not specified (GAP-API-001).\n"
 	final := "# Orders API — v1.0\n\n## 2. Endpoints\n\nPages use `next_cursor`.\n\n## Resolution Log\n\n| Item | Section(s) | Note |\n|---|---|---|\n| GAP-API-001 | 2. Endpoints | <script>alert(1)</script> |\n"
 	trace := `{"form": "integrated", "log": [{"item": "GAP-API-001", "sections": ["2. Endpoints"], "note": "<script>alert(1)</script>"}], "notes": ["consistency review: ISSUE-R5-001 (LOW): a nit"]}`
-	if err := st.Commit(ctx, refine.Put("source_spec.md", []byte(source)), refine.Put("final_spec.md", []byte(final)), refine.Put("final_spec_trace.json", []byte(trace))); err != nil {
+	if err := st.Commit(ctx, store.Put("source_spec.md", []byte(source)), store.Put("final_spec.md", []byte(final)), store.Put("final_spec_trace.json", []byte(trace))); err != nil {
 		t.Fatal(err)
 	}
 	closeStore(st)

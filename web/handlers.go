@@ -9,7 +9,10 @@ import (
 	"strings"
 
 	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/convergence"
+	"github.com/refine-spec/refine/internal/termtext"
 	"github.com/refine-spec/refine/rollback"
+	"github.com/refine-spec/refine/store"
 )
 
 // errStatus maps an error to the HTTP status that tells the client what to
@@ -27,7 +30,8 @@ func errStatus(err error) int {
 	case errors.Is(err, refine.ErrNotFound), errors.Is(err, refine.ErrNoSession), errors.Is(err, errNoRound), errors.Is(err, refine.ErrInvalidKey):
 		return http.StatusNotFound
 	case errors.Is(err, refine.ErrLocked), errors.Is(err, errRunning), errors.Is(err, refine.ErrUnknownQuestion),
-		errors.Is(err, refine.ErrRollbackLimit), errors.Is(err, refine.ErrFinished), errors.Is(err, errRollbackWaiting):
+		errors.Is(err, refine.ErrRollbackLimit), errors.Is(err, refine.ErrFinished), errors.Is(err, errRollbackWaiting),
+		errors.Is(err, refine.ErrRollbackPending):
 		return http.StatusConflict
 	case errors.Is(err, errReadOnly), errors.Is(err, errClosing):
 		return http.StatusServiceUnavailable
@@ -74,7 +78,7 @@ type listView struct {
 
 func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
 	page, err := s.sessions(r)
-	if errors.Is(err, refine.ErrInvalidCursor) {
+	if errors.Is(err, store.ErrInvalidCursor) {
 		s.errorPage(w, r, http.StatusBadRequest, err.Error())
 		return
 	}
@@ -110,16 +114,20 @@ func (s *Server) handleChart(w http.ResponseWriter, r *http.Request, id string) 
 		return
 	}
 	defer closeStore(st)
-	b, err := st.Get(r.Context(), "convergence.svg")
+	// Drawn from the rows the page's table shows: convergence.svg is
+	// rewritten when a round ends, so while a question waits in the
+	// middle of a round it lacks the round's row (#40).
+	status, err := refine.Inspect(r.Context(), st)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
+	b := convergence.SVG(status.Convergence)
 	h := w.Header()
 	h.Set("Content-Type", "image/svg+xml")
 	h.Set("Content-Security-Policy", chartCSP)
 	h.Set("Cache-Control", "no-cache")
-	_, _ = w.Write(b)
+	_, _ = w.Write(termtext.Markup(b)) // shown by the escape policy, as every page
 }
 
 type fileView struct {

@@ -16,6 +16,7 @@ import (
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/llm/replay"
 	"github.com/refine-spec/refine/refinetest"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/store/memory"
 )
 
@@ -103,7 +104,7 @@ func newFixture(t *testing.T, token string) *fixture {
 
 // pausedDemo creates the demo session in b and runs it until it asks its
 // first question.
-func pausedDemo(t *testing.T, ctx context.Context, b refine.Backend, clock refine.Clock) string {
+func pausedDemo(t *testing.T, ctx context.Context, b store.Backend, clock refine.Clock) string {
 	t.Helper()
 	id, st, err := b.Create(ctx)
 	if err != nil {

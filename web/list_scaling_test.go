@@ -10,14 +10,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/store/sqlite"
 )
 
 // sqliteWithSessions returns a SQLite Backend holding n sessions with
 // summaries, written in one transaction (creating them one by one would
 // take minutes at 100,000).
-func sqliteWithSessions(b *testing.B, n int) refine.Backend {
+func sqliteWithSessions(b *testing.B, n int) store.Backend {
 	b.Helper()
 	ctx := context.Background()
 	path := filepath.Join(b.TempDir(), "sessions.db")
@@ -71,8 +71,8 @@ func BenchmarkSessionListScaling(b *testing.B) {
 			b.Fatal(err)
 		}
 		hs := httptest.NewServer(srv)
-		deep := refine.SessionCursor(refine.SessionInfo{ID: fmt.Sprintf("s-%06d", n/2),
-			SessionSummary: refine.SessionSummary{Updated: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(n/2) * time.Second)}})
+		deep := store.SessionCursor(store.SessionInfo{ID: fmt.Sprintf("s-%06d", n/2),
+			SessionSummary: store.SessionSummary{Updated: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(n/2) * time.Second)}})
 		paths := []string{"/", "/api/sessions", "/?after=" + deep, "/api/sessions?after=" + deep}
 		get := func(p string) {
 			req, _ := http.NewRequest(http.MethodGet, hs.URL+p, nil)

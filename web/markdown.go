@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"strings"
 
+	mdscan "github.com/refine-spec/refine/internal/markdown"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
@@ -29,7 +30,8 @@ func newMarkdown() *markdown {
 			goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(linkGuard{}, 0))),
 		}, extra...)...)
 	}
-	return &markdown{md: opts(), lines: opts(goldmark.WithRendererOptions(html.WithHardWraps()))}
+	return &markdown{md: opts(goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(fieldLines{}, 1)))),
+		lines: opts(goldmark.WithRendererOptions(html.WithHardWraps()))}
 }
 
 // HTML renders src. Rendering never fails on any input; should goldmark
@@ -44,7 +46,60 @@ func convert(md goldmark.Markdown, src string) template.HTML {
 	if err := md.Convert([]byte(src), &buf); err != nil {
 		return template.HTML("<pre>" + template.HTMLEscapeString(src) + "</pre>")
 	}
-	return template.HTML(buf.String()) // goldmark escaped every text and attribute; raw HTML is omitted
+	// Raw HTML is omitted, so every <table> is the renderer's: each goes
+	// in a box that scrolls sideways when the table is wider than the
+	// page (#40).
+	out := strings.NewReplacer("<table>", `<div class="table-scroll"><table>`, "</table>", "</table></div>").Replace(buf.String())
+	return template.HTML(out) // goldmark escaped every text and attribute
+}
+
+// Section renders src as the body of a page section that has its own
+// heading: a level-1 heading opening src (a summary's "# Round 2 Summary")
+// is dropped, and the others are shown one level lower, so that none is
+// larger than the section's (#40).
+func (m *markdown) Section(src string) template.HTML {
+	d := mdscan.Parse(src)
+	text := d.Text
+	var b strings.Builder
+	at := 0
+	for i, h := range d.Headings {
+		if i == 0 && h.Level == 1 && strings.TrimSpace(text[:h.Start]) == "" {
+			at = h.BodyStart
+			continue
+		}
+		hashes := h.Start + strings.IndexByte(text[h.Start:h.BodyStart], '#') // after up to three spaces
+		b.WriteString(text[at:hashes])
+		if h.Level < 6 {
+			b.WriteString("#")
+		}
+		at = hashes
+	}
+	b.WriteString(text[at:])
+	return convert(m.md, b.String())
+}
+
+// fieldLines keeps a field line on its own line: a line break followed by
+// "**Label:**" ("**Status:** v1.0" over "**Owner:** Platform team") is
+// kept as a line break, where markdown would join the two lines (#40).
+type fieldLines struct{}
+
+func (fieldLines) Transform(doc *ast.Document, reader text.Reader, _ parser.Context) {
+	src := reader.Source()
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		t, ok := n.(*ast.Text)
+		if !entering || !ok || !t.SoftLineBreak() {
+			return ast.WalkContinue, nil
+		}
+		e, ok := t.NextSibling().(*ast.Emphasis)
+		if !ok || e.Level != 2 {
+			return ast.WalkContinue, nil
+		}
+		label := strings.TrimSpace(string(e.Text(src)))
+		if after, ok := e.NextSibling().(*ast.Text); strings.HasSuffix(label, ":") || ok && strings.HasPrefix(string(after.Segment.Value(src)), ":") {
+			t.SetHardLineBreak(true) // "**Label:** value" or "**Label**: value"
+		}
+		return ast.WalkContinue, nil
+	})
 }
 
 // inlineCode renders one line of text whose only markup is `code` spans

@@ -50,7 +50,8 @@ func FuzzMarkdown(f *testing.F) {
 	}
 	md := newMarkdown()
 	f.Fuzz(func(t *testing.T, in string) {
-		out := strings.ToLower(string(md.HTML(in)))
+		// A section's body (headings shifted down) is as safe as the text.
+		out := strings.ToLower(string(md.HTML(in)) + string(md.Section(in)))
 		for _, bad := range []string{"<script", "href=\"javascript:", "src=\"javascript:", "href=\"data:", "<iframe", "<img src=x"} {
 			if strings.Contains(out, bad) {
 				t.Fatalf("%q renders %q, carrying %q", in, out, bad)
@@ -174,4 +175,32 @@ func FuzzParseAttemptName(f *testing.F) {
 			t.Fatalf("name %q became %q", name, a.Name)
 		}
 	})
+}
+
+// Field lines keep their line breaks, prose does not; a section's body
+// has no heading as large as the section's; a table scrolls in its own
+// box (#40).
+func TestMarkdownFirstHour(t *testing.T) {
+	m := newMarkdown()
+	for _, tc := range []struct {
+		name, src, want, not string
+	}{
+		{"field lines", "**Status:** v1.0\n**Owner:** Platform team\n", "v1.0<br", ""},
+		{"colon after the label", "**Status**: v1.0\n**Owner**: Platform team\n", "v1.0<br", ""},
+		{"prose joins", "The API lets merchants\n**create** orders.\n", "merchants\n<strong>", "<br"},
+		{"table", "| a | b |\n|---|---|\n| 1 | 2 |\n", `<div class="table-scroll"><table>`, ""},
+	} {
+		if got := string(m.HTML(tc.src)); !strings.Contains(got, tc.want) || tc.not != "" && strings.Contains(got, tc.not) {
+			t.Errorf("%s: %q", tc.name, got)
+		}
+	}
+	got := string(m.Section("# Round 2 Summary\n\nText.\n\n## Gap Changes\n\n```\n# not a heading\n```\n   ### Indented\n"))
+	for _, want := range []string{"<h3>Gap Changes</h3>", "<h4>Indented</h4>", "# not a heading"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("Section lacks %q: %s", want, got)
+		}
+	}
+	if strings.Contains(got, "Round 2 Summary") || strings.Contains(got, "<h1") || strings.Contains(got, "<h2") {
+		t.Errorf("Section keeps a heading as large as the section's: %s", got)
+	}
 }

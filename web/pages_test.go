@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 )
 
 func TestPages(t *testing.T) {
@@ -110,9 +110,9 @@ func TestHostileOutputEscaped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := st.Commit(ctx, refine.Put("round_001/engineer.md", []byte(hostile)), refine.Put("round_001/reviewer.md", []byte(hostile)),
-		refine.Put("round_001/attempts/engineer-1.md", []byte(hostile)), refine.Put("round_001/prompts/engineer-1.md", []byte(hostile)),
-		refine.Put("status.md", []byte(hostile))); err != nil {
+	if err := st.Commit(ctx, store.Put("round_001/engineer.md", []byte(hostile)), store.Put("round_001/reviewer.md", []byte(hostile)),
+		store.Put("round_001/attempts/engineer-1.md", []byte(hostile)), store.Put("round_001/prompts/engineer-1.md", []byte(hostile)),
+		store.Put("status.md", []byte(hostile))); err != nil {
 		t.Fatal(err)
 	}
 	closeStore(st)
@@ -332,7 +332,7 @@ func TestReadOnlyConsole(t *testing.T) {
 	req, _ := http.NewRequest(http.MethodGet, "/sessions/"+f.id, nil)
 	rec := newRecorder()
 	ro.ServeHTTP(rec, req)
-	if rec.Code != http.StatusOK || strings.Contains(rec.Body.String(), `name="key"`) || !strings.Contains(rec.Body.String(), "refine resume --answer") {
+	if rec.Code != http.StatusOK || strings.Contains(rec.Body.String(), `name="key"`) || !strings.Contains(rec.Body.String(), "refine resume --store URL --session "+f.id+" --answer ") {
 		t.Errorf("read-only session page: %d, must show no answer form but the CLI hint", rec.Code)
 	}
 }

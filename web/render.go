@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/refine-spec/refine/internal/termtext"
 )
 
 //go:embed templates/*.html
@@ -74,7 +76,9 @@ func (s *Server) render(w http.ResponseWriter, status int, name string, data any
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
-	_, _ = buf.WriteTo(w)
+	// The escape policy, on the whole page: no control or bidi override
+	// a model wrote reaches the browser raw, wherever the page shows it.
+	_, _ = w.Write(termtext.Markup(buf.Bytes()))
 }
 
 type errorView struct {

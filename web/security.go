@@ -8,7 +8,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 )
 
 // pageCSP allows the console's own stylesheet, script and images and
@@ -44,7 +44,7 @@ func (s *Server) secure(next http.Handler) http.Handler {
 func (s *Server) withID(h func(http.ResponseWriter, *http.Request, string)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		id := r.PathValue("id")
-		if err := refine.ValidSessionID(id); err != nil {
+		if err := store.ValidSessionID(id); err != nil {
 			if strings.HasPrefix(r.URL.Path, "/api/") {
 				writeJSONError(w, http.StatusNotFound, "no such session: session IDs are 1 to 64 characters of A-Z a-z 0-9 . _ -", nil)
 				return

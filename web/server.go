@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 )
 
 // DefaultMaxBodyBytes is the largest request body the console reads when
@@ -25,7 +26,7 @@ type ConfigureFunc func(ctx context.Context, id string, st refine.Store) (refine
 // Config configures a Server.
 type Config struct {
 	// Backend holds the sessions. Required.
-	Backend refine.Backend
+	Backend store.Backend
 	// Configure lets the console drive sessions (answer, resume, roll
 	// back). Nil makes the console read-only: those requests fail with 503.
 	Configure ConfigureFunc
@@ -45,6 +46,12 @@ type Config struct {
 	// AllowedHosts are further names requests may carry in Host, each
 	// NAME (any port) or NAME:PORT: a reverse proxy's public name.
 	AllowedHosts []string
+	// ResumeCommand names the command line that resumes session id
+	// outside the console ("refine resume --store file:ROOT --session
+	// ID"): a console without Configure shows it, with each option's
+	// --answer, under a pending question. Nil: "refine resume --store
+	// URL --session ID".
+	ResumeCommand func(id string) string
 }
 
 // Validate reports a Config that cannot work.

@@ -15,6 +15,7 @@ import (
 	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/internal/statusjson"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/validate"
 )
 
@@ -62,17 +63,17 @@ func sevCounts(m map[string]int) []sevCount {
 // after, before and limit). A session whose summary record is missing
 // (written by a refine that kept none) is listed as it is, never loaded
 // whole for a list: its next writer writes the summary.
-func (s *Server) sessions(r *http.Request) (refine.SessionPage, error) {
+func (s *Server) sessions(r *http.Request) (store.SessionPage, error) {
 	q := r.URL.Query()
 	limit := 0
 	if l := q.Get("limit"); l != "" {
 		n, err := strconv.Atoi(l)
 		if err != nil || n < 1 {
-			return refine.SessionPage{}, fmt.Errorf("%w: limit %q: want a positive number", refine.ErrInvalidCursor, l)
+			return store.SessionPage{}, fmt.Errorf("%w: limit %q: want a positive number", store.ErrInvalidCursor, l)
 		}
 		limit = n
 	}
-	page, err := refine.ListSessions(r.Context(), s.cfg.Backend, refine.PageRequest{After: q.Get("after"), Before: q.Get("before"), Limit: limit})
+	page, err := store.ListSessions(r.Context(), s.cfg.Backend, store.PageRequest{After: q.Get("after"), Before: q.Get("before"), Limit: limit})
 	if err != nil {
 		return page, err
 	}
@@ -120,6 +121,9 @@ type sessionView struct {
 	Poll    bool
 	Targets []int
 	Error   string
+	// Resume is the command that answers a question outside the console
+	// (Config.ResumeCommand), shown when the console cannot answer.
+	Resume string
 }
 
 type gapRow struct {
@@ -153,7 +157,10 @@ type optionView struct {
 var viewFiles = []string{"final_spec.md", "final_summary.md", "status.md", "decisions.md", "source_spec.md"}
 
 func (s *Server) sessionView(ctx context.Context, id string) (sessionView, error) {
-	v := sessionView{ID: id, Title: "Session " + id, CanDrive: s.cfg.Configure != nil}
+	v := sessionView{ID: id, Title: "Session " + id, CanDrive: s.cfg.Configure != nil, Resume: "refine resume --store URL --session " + id}
+	if s.cfg.ResumeCommand != nil {
+		v.Resume = s.cfg.ResumeCommand(id)
+	}
 	store, err := s.cfg.Backend.View(ctx, id)
 	if err != nil {
 		return v, err
@@ -170,7 +177,7 @@ func (s *Server) sessionView(ctx context.Context, id string) (sessionView, error
 	if err != nil {
 		return v, fmt.Errorf("list session %s: %w", id, err)
 	}
-	v.Chart = slices.Contains(keys, "convergence.svg")
+	v.Chart = len(st.Convergence) > 0 // the chart is drawn from these rows
 	v.Final = slices.Contains(keys, "final_spec.md")
 	for _, f := range viewFiles {
 		if slices.Contains(keys, f) {
@@ -344,11 +351,12 @@ func (s *Server) roundView(ctx context.Context, id string, n int) (roundView, er
 		v.Reviewer, v.HasRev = md.HTML(t), true
 	}
 	if t, ok := get(dir + "summary.md"); ok {
-		v.Summary, v.HasSum = md.HTML(t), true
+		v.Summary, v.HasSum = md.Section(t), true
 	}
 	for _, k := range keys {
 		name, ok := strings.CutPrefix(k, dir+"attempts/")
-		if !ok || strings.Contains(name, "/") {
+		if !ok || strings.Contains(name, "/") || !strings.HasSuffix(name, ".md") {
+			// Not a response: a finish reason journaled beside one.
 			continue
 		}
 		a := parseAttemptName(strings.TrimSuffix(name, ".md"))

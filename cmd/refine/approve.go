@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/gap"
 )
 
 // cmdApprove ends a session now as USER_APPROVED (`refine approve`).
@@ -38,7 +39,7 @@ func (c *cli) endSession(ctx context.Context, verb string, args []string) int {
 		fmt.Fprintf(c.stderr, "refine %s: --dir is required\n", verb)
 		return exitUsage
 	}
-	st, err := c.openSession(*dir, false)
+	st, err := c.openSession(*dir)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "refine %s: %v\n", verb, safeErr(err))
 		return exitUsage
@@ -59,13 +60,15 @@ func (c *cli) endSession(ctx context.Context, verb string, args []string) int {
 	} else {
 		err = s.Abandon(ctx, strings.TrimSpace(*note))
 	}
+	if errors.Is(err, refine.ErrBlocked) {
+		// The library's error names its request's fields; this one names
+		// the commands and flags that unblock it (#40).
+		fmt.Fprintf(c.stderr, "refine %s: %s\n", verb, blockedText(ctx, s, *dir))
+		return exitFailed
+	}
 	if err != nil {
 		fmt.Fprintf(c.stderr, "refine %s: %v\n", verb, safeErr(err))
-		if errors.Is(err, refine.ErrBlocked) {
-			// The library names its fields; say which flag or command does it.
-			fmt.Fprintf(c.stderr, "refine %s: answer the conflicts with refine resume --dir %s --answer KEY; a HIGH one may instead be acknowledged with refine approve --acknowledge-high\n", verb, *dir)
-		}
-		return exitFailed // ErrBlocked names the conflicts; ErrFinished the outcome
+		return exitFailed // ErrFinished names the outcome
 	}
 	if st, err := s.Status(ctx); err == nil && st.FinalSpec == refine.FinalSpecPending {
 		// The integration step calls the roles, which this command has not.
@@ -85,4 +88,27 @@ func (c *cli) endSession(ctx context.Context, verb string, args []string) int {
 		fmt.Fprintf(c.stdout, "\nThis question waits: refine resume --dir %s --answer KEY --llm replay --replay %s\n", *dir, *dir)
 	}
 	return exitOK
+}
+
+// blockedText says why approving is refused and what unblocks it: the
+// unresolved CRITICAL conflicts (answer them), or the HIGH ones (answer
+// them, or approve with --acknowledge-high).
+func blockedText(ctx context.Context, s *refine.Session, dir string) string {
+	var crit, high []string
+	if st, err := s.Status(ctx); err == nil {
+		for _, cf := range st.Conflicts {
+			switch {
+			case !cf.Open():
+			case cf.Issue.Severity == gap.Critical:
+				crit = append(crit, cf.IssueID)
+			case cf.Issue.Severity.AtLeastHigh():
+				high = append(high, cf.IssueID)
+			}
+		}
+	}
+	answer := fmt.Sprintf("answer their questions with refine resume --dir %s --answer KEY", shellQuote(dir))
+	if len(crit) > 0 {
+		return fmt.Sprintf("unresolved CRITICAL conflict(s) %s block every ending but abandoning: %s (or end the session with refine abandon --dir %s)", safeLine(strings.Join(crit, ", ")), answer, shellQuote(dir))
+	}
+	return fmt.Sprintf("unresolved HIGH conflict(s) %s: %s, or approve anyway with refine approve --dir %s --acknowledge-high (they become known limitations)", safeLine(strings.Join(high, ", ")), answer, shellQuote(dir))
 }

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"sync"
 
-	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/store/fs"
 )
 
@@ -48,7 +48,7 @@ func (l *lazyStore) List(ctx context.Context, prefix string) ([]string, error) {
 	return st.List(ctx, prefix)
 }
 
-func (l *lazyStore) Commit(ctx context.Context, ops ...refine.Op) error {
+func (l *lazyStore) Commit(ctx context.Context, ops ...store.Op) error {
 	st, err := l.store()
 	if err != nil {
 		return err

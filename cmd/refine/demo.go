@@ -37,7 +37,7 @@ func cmdDemo(ctx context.Context, c *cli, args []string) int {
 	fl := flag.NewFlagSet("refine demo", flag.ContinueOnError)
 	fl.SetOutput(c.stderr)
 	dir := fl.String("dir", "", "the session folder, kept (default: ./"+demoDir+", or a new temporary folder when that exists)")
-	store := fl.String("store", "", "run the demo as a new session in this store (sqlite:demo.db, file:ROOT, postgres://…) instead of a folder")
+	store := storeFlag(fl, "", "run the demo as a new session in this store instead of a folder")
 	quiet := fl.Bool("quiet", false, "no progress lines on stderr")
 	if err := fl.Parse(args); err != nil {
 		return exitUsage
@@ -46,13 +46,14 @@ func cmdDemo(ctx context.Context, c *cli, args []string) int {
 		fmt.Fprintln(c.stderr, "refine demo: use --dir or --store, not both")
 		return exitUsage
 	}
+	taken := false
 	if *dir == "" && *store == "" {
-		d, err := defaultDemoDir()
+		d, t, err := defaultDemoDir()
 		if err != nil {
 			fmt.Fprintf(c.stderr, "refine demo: %v; pick a folder with --dir\n", err)
 			return exitUsage
 		}
-		*dir = d
+		*dir, taken = d, t
 	} else if _, err := os.Stat(filepath.Join(*dir, "state.json")); err == nil {
 		fmt.Fprintf(c.stderr, "refine demo: %s already holds a session; pick a new --dir\n", *dir)
 		return exitUsage
@@ -85,9 +86,21 @@ func cmdDemo(ctx context.Context, c *cli, args []string) int {
 	}
 	defer st.Close()
 
-	fmt.Fprintf(c.stdout, "refine demo: refining a small Orders API spec (5 gaps) with recorded Engineer and Reviewer outputs.\nSession folder: %s\n", *dir)
+	fmt.Fprintln(c.stdout, "refine demo: refining a small Orders API spec (5 gaps) with recorded Engineer and Reviewer outputs.")
+	switch {
+	case loc.store != "":
+		fmt.Fprintf(c.stdout, "Session: %s in %s\n", loc.id, loc.store)
+	case taken:
+		// Say why the session is not where the last one was (#40).
+		fmt.Fprintf(c.stdout, "./%s exists (an earlier demo's session, or another folder); this one goes to a new folder.\nSession folder: %s\n", demoDir, *dir)
+	default:
+		fmt.Fprintf(c.stdout, "Session folder: %s\n", *dir)
+	}
 	cfg := refine.DefaultConfig()
 	cfg.Store = st
+	// The roles are recorded like run --llm replay's (status shows them);
+	// the recording is built in, so no folder is named (#40).
+	cfg.Backend = refine.BackendInfo{Kind: "replay"}
 	r := replay.New(recorded, replay.WithLabel("demo"))
 	cfg.Engineer, cfg.Reviewer = r, r
 	cfg.Asker = &demoAsker{w: c.stdout}
@@ -137,16 +150,17 @@ func cmdDemo(ctx context.Context, c *cli, args []string) int {
 const demoDir = "refine-demo"
 
 // defaultDemoDir is ./refine-demo, or a new temporary folder when that
-// exists (a folder the demo made before, or anything else): the demo
-// never writes into a folder it did not make.
-func defaultDemoDir() (string, error) {
+// exists (a folder the demo made before, or anything else; taken says
+// so): the demo never writes into a folder it did not make.
+func defaultDemoDir() (dir string, taken bool, err error) {
 	switch err := os.Mkdir(demoDir, 0o700); {
 	case err == nil:
-		return demoDir, nil
+		return demoDir, false, nil
 	case !errors.Is(err, fs.ErrExist):
-		return "", err
+		return "", false, err
 	}
-	return os.MkdirTemp("", demoDir+"-")
+	dir, err = os.MkdirTemp("", demoDir+"-")
+	return dir, true, err
 }
 
 // demoSpecLines is how many lines of the final spec the demo prints.

@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
+	"github.com/refine-spec/refine/store/fs"
 )
 
 // cmdExport copies a session out of a store into a session folder:
@@ -19,13 +21,13 @@ import (
 func cmdExport(ctx context.Context, c *cli, args []string) int {
 	fl := flag.NewFlagSet("refine export", flag.ContinueOnError)
 	fl.SetOutput(c.stderr)
-	store := fl.String("store", "", "the store holding the session (required)")
+	storeURL := storeFlag(fl, "", "the store holding the session (required)")
 	id := fl.String("session", "", "the session's ID (required)")
 	dir := fl.String("dir", "", "the session folder to write; must not hold a session yet (required)")
 	if err := fl.Parse(args); err != nil {
 		return exitUsage
 	}
-	if *store == "" || *id == "" || *dir == "" {
+	if *storeURL == "" || *id == "" || *dir == "" {
 		fmt.Fprintln(c.stderr, "refine export: --store, --session and --dir are required")
 		return exitUsage
 	}
@@ -33,7 +35,7 @@ func cmdExport(ctx context.Context, c *cli, args []string) int {
 		fmt.Fprintf(c.stderr, "refine export: %v\n", err)
 		return exitUsage
 	}
-	src, loc, err := c.openLoc(ctx, "", *store, *id, openRead)
+	src, loc, err := c.openLoc(ctx, "", *storeURL, *id, openRead)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "refine export: %v\n", safeErr(err))
 		return exitUsage
@@ -68,13 +70,13 @@ func cmdImport(ctx context.Context, c *cli, args []string) int {
 	fl := flag.NewFlagSet("refine import", flag.ContinueOnError)
 	fl.SetOutput(c.stderr)
 	dir := fl.String("dir", "", "the session folder to read (required)")
-	store := fl.String("store", "", "the store to copy it into (required)")
+	storeURL := storeFlag(fl, "", "the store to copy it into (required)")
 	id := fl.String("session", "", "the new session's ID (default: a fresh one)")
 	limit := fl.Int64("max-file-bytes", maxInputBytes, "refuse the import if a file of the folder is larger than this")
 	if err := fl.Parse(args); err != nil {
 		return exitUsage
 	}
-	if *store == "" || *dir == "" {
+	if *storeURL == "" || *dir == "" {
 		fmt.Fprintln(c.stderr, "refine import: --dir and --store are required")
 		return exitUsage
 	}
@@ -82,21 +84,28 @@ func cmdImport(ctx context.Context, c *cli, args []string) int {
 		fmt.Fprintf(c.stderr, "refine import: --max-file-bytes %d: give a positive size\n", *limit)
 		return exitUsage
 	}
-	// Opened for writing: a folder a crash left is recovered first, and a
-	// live run's folder is refused rather than copied half-way.
-	src, err := c.openSession(*dir, false)
+	// Opened read-only, as its log says: the folder is never written (a
+	// crashed run's last commits are read from its log, not replayed into
+	// the folder), and a live run's folder is refused rather than copied
+	// half-way.
+	src, err := openSnapshot(*dir)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "refine import: %v\n", safeErr(err))
 		return exitUsage
 	}
 	defer src.Close()
-	// Every file is checked against the limit before any is read.
-	scan, err := scanFolder(*dir, *limit)
+	// Every value is checked against the limit, from its size, before any
+	// is read.
+	sizes, err := valueSizes(ctx, src, *limit)
+	var skipped []skippedEntry
+	if err == nil {
+		skipped, err = scanFolder(*dir)
+	}
 	if err != nil {
 		fmt.Fprintf(c.stderr, "refine import: %v\n", safeErr(err))
 		return exitUsage
 	}
-	u, err := parseStoreURL(*store)
+	u, err := parseStoreURL(*storeURL)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "refine import: %v\n", err)
 		return exitUsage
@@ -111,7 +120,7 @@ func cmdImport(ctx context.Context, c *cli, args []string) int {
 	newID := *id
 	if newID == "" {
 		newID, dst, err = b.Create(ctx)
-	} else if nc, ok := b.(refine.NamedCreator); ok {
+	} else if nc, ok := b.(store.NamedCreator); ok {
 		dst, err = nc.CreateNamed(ctx, newID)
 	} else {
 		err = errors.New("this store cannot create a chosen ID; leave out --session")
@@ -120,7 +129,7 @@ func cmdImport(ctx context.Context, c *cli, args []string) int {
 		fmt.Fprintf(c.stderr, "refine import: %v\n", safeErr(err))
 		return exitUsage
 	}
-	n, err := copyKeysLimited(ctx, src, dst, scan.sizes, *limit)
+	n, err := copyKeysLimited(ctx, src, dst, sizes, *limit)
 	if cl, ok := dst.(io.Closer); ok {
 		if cerr := cl.Close(); err == nil {
 			err = cerr
@@ -133,11 +142,42 @@ func cmdImport(ctx context.Context, c *cli, args []string) int {
 		fmt.Fprintf(c.stderr, "refine import: %v\n", safeErr(err))
 		return exitFailed
 	}
-	fmt.Fprintf(c.stdout, "Imported %s (%d files) as session %s\nContinue with: refine resume --store %s --session %s --llm …\n", *dir, n, newID, shellQuote(u.Shown), newID)
-	for _, sk := range scan.skipped {
+	loc := sessionLoc{store: u.Shown, id: newID}
+	fmt.Fprintf(c.stdout, "Imported %s (%d files) as session %s\n%s\n", *dir, n, newID, importedNext(ctx, src, loc))
+	for _, sk := range skipped {
 		fmt.Fprintf(c.stderr, "refine import: skipped %s: %s\n", safeLine(sk.path), sk.why)
 	}
 	return exitOK
+}
+
+// openSnapshot opens the session folder dir read-only, as its log says
+// (fs.OpenSnapshot): nothing is written to it.
+func openSnapshot(dir string) (*fs.Store, error) {
+	if err := checkSessionDir(dir); err != nil {
+		return nil, err
+	}
+	return fs.OpenSnapshot(dir)
+}
+
+// valueSizes returns the size of every value of src, refusing one above
+// limit before any is read.
+func valueSizes(ctx context.Context, src *fs.Store, limit int64) (map[string]int64, error) {
+	keys, err := src.List(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	sizes := make(map[string]int64, len(keys))
+	for _, k := range keys {
+		n, err := src.Size(ctx, k)
+		if err != nil {
+			return nil, err
+		}
+		if n > limit {
+			return nil, tooLarge(k, n, limit)
+		}
+		sizes[k] = n
+	}
+	return sizes, nil
 }
 
 // refuseExisting fails if dir already holds a session (or anything at
@@ -163,14 +203,14 @@ func copyKeys(ctx context.Context, src, dst refine.Store) (int, error) {
 }
 
 // copyKeysLimited is copyKeys refusing a value above limit bytes (-1: no
-// limit): a file whose size (sizes, from scanFolder) is above it is
+// limit): a value whose size (sizes, from valueSizes) is above it is
 // refused before it is read.
 func copyKeysLimited(ctx context.Context, src, dst refine.Store, sizes map[string]int64, limit int64) (int, error) {
 	keys, err := src.List(ctx, "")
 	if err != nil {
 		return 0, err
 	}
-	ops := make([]refine.Op, 0, len(keys))
+	ops := make([]store.Op, 0, len(keys))
 	for _, k := range keys {
 		if size, ok := sizes[k]; ok && limit >= 0 && size > limit {
 			return 0, tooLarge(k, size, limit)
@@ -182,7 +222,7 @@ func copyKeysLimited(ctx context.Context, src, dst refine.Store, sizes map[strin
 		if limit >= 0 && int64(len(v)) > limit {
 			return 0, tooLarge(k, int64(len(v)), limit)
 		}
-		ops = append(ops, refine.Put(k, v))
+		ops = append(ops, store.Put(k, v))
 	}
 	if err := dst.Commit(ctx, ops...); err != nil {
 		return 0, err
@@ -196,23 +236,15 @@ func tooLarge(key string, size, limit int64) error {
 		key, errTooLarge, size, limit)
 }
 
-// folderScan is what a session folder holds besides the store's own
-// files: the size of each regular file, by key, and the entries an
-// import does not copy, with why.
-type folderScan struct {
-	sizes   map[string]int64
-	skipped []skippedEntry
-}
-
 // skippedEntry is an entry of a session folder an import does not copy.
 type skippedEntry struct{ path, why string }
 
-// scanFolder walks the session folder dir without following links. A
-// regular file above limit fails the scan (its content is never read);
-// links, named pipes, devices, sockets and names that cannot be store keys
-// are listed as skipped, with why.
-func scanFolder(dir string, limit int64) (folderScan, error) {
-	scan := folderScan{sizes: map[string]int64{}}
+// scanFolder walks the session folder dir without following links, and
+// returns the entries an import does not copy, with why: links, named
+// pipes, devices, sockets and names that cannot be store keys. It reads
+// no file.
+func scanFolder(dir string) ([]skippedEntry, error) {
+	var skipped []skippedEntry
 	err := filepath.WalkDir(dir, func(p string, d iofs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -229,13 +261,13 @@ func scanFolder(dir string, limit int64) (folderScan, error) {
 			return nil // the store's own files (lock, log)
 		}
 		skip := func(why string) error {
-			scan.skipped = append(scan.skipped, skippedEntry{key, why})
+			skipped = append(skipped, skippedEntry{key, why})
 			if d.IsDir() {
 				return iofs.SkipDir
 			}
 			return nil
 		}
-		if err := refine.ValidKey(key); err != nil {
+		if err := store.ValidKey(key); err != nil {
 			return skip(fmt.Sprintf("the name cannot be a session key (%v)", err))
 		}
 		switch t := d.Type(); {
@@ -252,15 +284,25 @@ func scanFolder(dir string, limit int64) (folderScan, error) {
 		case !t.IsRegular():
 			return skip("not a regular file")
 		}
-		fi, err := d.Info()
-		if err != nil {
-			return err
-		}
-		if fi.Size() > limit {
-			return tooLarge(key, fi.Size(), limit)
-		}
-		scan.sizes[key] = fi.Size()
 		return nil
 	})
-	return scan, err
+	return skipped, err
+}
+
+// importedNext says what to do with a session just imported, by where it
+// stands: a finished one is read, not resumed (#40).
+func importedNext(ctx context.Context, src refine.Store, loc sessionLoc) string {
+	st, err := refine.Inspect(ctx, src)
+	if err != nil {
+		return fmt.Sprintf("Continue with: refine resume %s --llm …", loc.flags())
+	}
+	switch {
+	case st.Outcome.Terminal() && len(st.Pending) > 0:
+		return fmt.Sprintf("The session is finished (%s); a question still waits: refine resume %s --answer KEY", st.Outcome, loc.flags())
+	case st.Outcome.Terminal():
+		return fmt.Sprintf("The session is finished (%s): read it with refine status %s, or refine serve --store %s", st.Outcome, loc.flags(), shellQuote(loc.store))
+	case len(st.Pending) > 0:
+		return fmt.Sprintf("The session waits for an answer: refine resume %s --answer KEY[:text]", loc.flags())
+	}
+	return fmt.Sprintf("Continue with: refine resume %s --llm …", loc.flags())
 }

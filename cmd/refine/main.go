@@ -46,7 +46,7 @@ func commandTable() map[string]command {
 	return map[string]command{
 		"validate": {"validate an Engineer or Reviewer output file", cmdValidate},
 		"demo":     {"run a bundled session end to end (no API key needed)", cmdDemo},
-		"run":      {"start a session: refine run --spec S --gaps G --dir D --llm openai|ollama|replay", cmdRun},
+		"run":      {"start a session: refine run --spec S --gaps G --dir D --llm openai|anthropic|ollama|replay", cmdRun},
 		"resume":   {"continue a paused, failed or interrupted session", cmdResume},
 		"status":   {"show a session's status (--json for the machine-readable form)", cmdStatus},
 		"rollback": {"undo rounds: refine rollback --dir D --to N --reason TEXT", cmdRollback},

@@ -27,11 +27,12 @@ const mcpTokenEnv = "REFINE_MCP_TOKEN"
 func cmdMCP(ctx context.Context, c *cli, args []string) int {
 	fl := flag.NewFlagSet("refine mcp", flag.ContinueOnError)
 	fl.SetOutput(c.stderr)
-	storeURL := fl.String("store", defaultMCPStore(c.getenv), "the sessions: file:ROOT (or a folder path), sqlite:PATH or postgres://…; the default is a folder under your state directory")
+	storeURL := storeFlag(fl, defaultMCPStore(c.getenv), "the sessions (default: a folder under your state directory)")
 	httpAddr := fl.String("http", "", "serve streamable HTTP on this address (127.0.0.1:PORT) instead of stdio; anything but loopback needs --token")
 	token := fl.String("token", "", "with --http, require this token as Authorization: Bearer TOKEN (or set "+mcpTokenEnv+")")
 	var f sessionFlags
-	fl.StringVar(&f.llm, "llm", "", "who plays the roles: sampling (the client's model; the default when the client offers sampling), or a server-side backend: openai, ollama or replay")
+	fl.StringVar(&f.llm, "llm", "", "who plays the roles: sampling (the client's model; the default when the client offers sampling), or a server-side backend: openai, anthropic, ollama or replay")
+	f.registerProviders(fl)
 	fl.StringVar(&f.model, "model", "", "model for both roles (a hint to the client under sampling)")
 	fl.StringVar(&f.engineerModel, "engineer-model", "", "model for the Engineer (overrides --model; a sampling model hint)")
 	fl.StringVar(&f.reviewerModel, "reviewer-model", "", "model for the Reviewer (overrides --model; a sampling model hint)")
@@ -49,6 +50,10 @@ func cmdMCP(ctx context.Context, c *cli, args []string) int {
 		fmt.Fprintf(c.stderr, "refine mcp: unexpected argument %q\n", fl.Arg(0))
 		return exitUsage
 	}
+	if err := checkFlagValues(fl); err != nil {
+		fmt.Fprintf(c.stderr, "refine mcp: %v\n", err)
+		return exitUsage
+	}
 	if *storeURL == "" {
 		fmt.Fprintln(c.stderr, "refine mcp: --store is required: no state directory is known here (set XDG_STATE_HOME or HOME)")
 		return exitUsage
@@ -61,10 +66,14 @@ func cmdMCP(ctx context.Context, c *cli, args []string) int {
 	}
 	cfg := mcpserver.Config{Version: version(), CallBudget: *budget, IdleTimeout: *idle, Logger: c.storeLogger(),
 		EngineerHint: cmp.Or(f.engineerModel, f.model), ReviewerHint: cmp.Or(f.reviewerModel, f.model), AllowPaths: *httpAddr == ""}
-	switch f.llm {
-	case "":
-	case mcpserver.SamplingKind:
+	switch {
+	case f.llm == "" && f.engineer == "" && f.reviewer == "":
+	case f.llm == mcpserver.SamplingKind && f.engineer == "" && f.reviewer == "":
 		cfg.Roles = mcpserver.RolesSampling
+	case !f.hasBackend() || f.llm == mcpserver.SamplingKind:
+		// A role per provider is a server-side backend: both roles named.
+		fmt.Fprintln(c.stderr, "refine mcp: --engineer and --reviewer PROVIDER:MODEL go together (or with --llm openai|anthropic|ollama|replay for the other role); under sampling the client's model plays both")
+		return exitUsage
 	default:
 		if _, _, err := c.roles(&f, 0); err != nil {
 			fmt.Fprintf(c.stderr, "refine mcp: %v\n", err)

@@ -68,15 +68,10 @@ func logOnly(t *testing.T, src string) string {
 // and resume open the store (which redoes the commit) before deciding.
 func TestStatusAndResumeRedoALoggedFirstCommit(t *testing.T) {
 	ctx := context.Background()
-	paused := filepath.Join(t.TempDir(), "s")
-	c, out, errb := newTestCLI()
-	if code := c.main(ctx, []string{"run", "--spec", "testdata/basic/spec.md", "--gaps", "testdata/basic/gaps.md", "--dir", paused,
-		"--llm", "replay", "--replay", "testdata/basic/replay", "--quiet"}); code != exitPaused {
-		t.Fatalf("run exit %d, want paused\n%s\n%s", code, out, errb)
-	}
+	paused := runPaused(t)
 
 	dir := logOnly(t, paused)
-	c, out, errb = newTestCLI()
+	c, out, errb := newTestCLI()
 	if code := c.main(ctx, []string{"status", "--dir", dir}); code != exitOK || !strings.Contains(out.String(), "PAUSED after round 1") {
 		t.Errorf("status on a logged first commit: exit %d\n%s\n%s", code, out, errb)
 	}

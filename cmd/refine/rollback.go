@@ -15,6 +15,7 @@ import (
 	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/internal/rollbackfmt"
 	"github.com/refine-spec/refine/rollback"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/store/fs"
 )
 
@@ -49,14 +50,13 @@ func (a *firstAnswer) Ask(ctx context.Context, q refine.Question) (refine.Answer
 func cmdRollback(ctx context.Context, c *cli, args []string) int {
 	fl := flag.NewFlagSet("refine rollback", flag.ContinueOnError)
 	fl.SetOutput(c.stderr)
-	dir := fl.String("dir", "", "session folder (required unless --store)")
-	store := fl.String("store", "", "store of many sessions: file:ROOT, sqlite:PATH or postgres://… (with --session)")
-	id := fl.String("session", "", "session ID in --store")
+	var at locFlags
+	at.register(fl, "session folder (required unless --store)", "session ID in --store")
 	to := fl.Int("to", -1, "restore the state after this round, undoing the rounds after it (required)")
 	reason := fl.String("reason", "", "why the rounds are rolled back (required; recorded in the archive)")
 	var adjust multiFlag
 	fl.Var(&adjust, "adjust", "an instruction for the retried rounds (repeatable)")
-	option := fl.String("option", "", "answer the rollback's question with this option: N or N:text (e.g. 2, or 3:context for the retried round)")
+	option := fl.String("option", "", "answer the rollback's question with this option: N or N:text (e.g. 2, or 3:context for the retried round), or cancel (no rollback: the session stays as it was)")
 	answers := fl.String("answers", "", "file of answers for the rollback's questions, one per line: KEY or KEY: text")
 	auto := fl.Bool("auto", false, "answer the rollback's questions with their documented defaults")
 	if err := fl.Parse(args); err != nil {
@@ -66,15 +66,15 @@ func cmdRollback(ctx context.Context, c *cli, args []string) int {
 		fmt.Fprintln(c.stderr, "refine rollback: use --answers or --auto, not both")
 		return exitUsage
 	}
-	if (*dir == "" && *store == "") || *to < 0 || strings.TrimSpace(*reason) == "" {
+	if at.missing() || *to < 0 || strings.TrimSpace(*reason) == "" {
 		fmt.Fprintln(c.stderr, "refine rollback: --dir (or --store with --session), --to N (0 or more) and --reason are required")
 		return exitUsage
 	}
-	if _, err := os.Stat(filepath.Join(*dir, "state.json")); *store == "" && err != nil {
-		fmt.Fprintf(c.stderr, "refine rollback: %s holds no session (no state.json)\n", *dir)
+	if _, err := os.Stat(filepath.Join(at.dir, "state.json")); at.store == "" && err != nil {
+		fmt.Fprintf(c.stderr, "refine rollback: %s holds no session (no state.json)\n", at.dir)
 		return exitUsage
 	}
-	st, loc, err := c.openLoc(ctx, *dir, *store, *id, openWrite)
+	st, loc, err := c.openLoc(ctx, at.dir, at.store, at.session, openWrite)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "refine rollback: %v\n", err)
 		return exitUsage
@@ -102,17 +102,26 @@ func cmdRollback(ctx context.Context, c *cli, args []string) int {
 	}
 	before, _ := s.Status(ctx)
 	rep, err := s.Rollback(ctx, refine.RollbackRequest{To: *to, Reason: *reason, Adjustments: adjust})
+	if pe := (*refine.PendingRollbackError)(nil); errors.As(err, &pe) {
+		// Another rollback waits: this command's --to, --reason and
+		// --adjust are not that one's, and must not be taken for them.
+		same := rollbackFlags(loc, pe.To, pe.Reason, pe.Adjustments)
+		fmt.Fprintf(c.stderr, "refine rollback: the rollback of round %d to round %d (--reason %s) waits for its answer (question %s); nothing was changed.\n"+
+			"Answer it: %s --option KEY[:text]\nor drop it: %s --option cancel\nthen ask for this rollback again.\n",
+			pe.Round, pe.To, safeLine(shellQuote(pe.Reason)), safeLine(pe.Question), same, same)
+		return exitUsage
+	}
 	if waiting := len(rep.Pending) > 0 && errors.Is(err, refine.ErrDeferred) && slices.ContainsFunc(before.Pending, func(q refine.Question) bool {
 		return q.ID == rep.Pending[0].ID
 	}); waiting && (*option != "" || *auto) {
-		// An earlier rollback waits at this question: answer it, carry
-		// the rollback out and stop before the first role call.
+		// This rollback waits at this question: answer it, carry it out
+		// and stop before the first role call.
 		ans := *option
 		if ans == "" {
 			ans = rep.Pending[0].Default
 		}
-		fmt.Fprintf(c.stdout, "An earlier rollback of round %d waits for its answer; answering it with %s.\n", rep.Pending[0].Round, safeLine(ans))
-		return c.resumeWithoutBackend(ctx, st, loc, ans)
+		fmt.Fprintf(c.stdout, "The rollback of round %d waits for its answer; answering it with %s.\n", rep.Pending[0].Round, safeLine(ans))
+		return c.answerWithoutBackend(ctx, "rollback", st, loc, ans)
 	}
 	if len(rep.Pending) > 0 {
 		// The rollback mode asks first (the options, the repeated-rollback
@@ -121,15 +130,23 @@ func cmdRollback(ctx context.Context, c *cli, args []string) int {
 		for _, q := range rep.Pending {
 			printQuestion(c.stdout, q)
 		}
-		fmt.Fprintf(c.stdout, "\nThe rollback waits for this answer: refine rollback %s --to %d --reason … --option KEY[:text] (or --auto) answers it and stops; refine resume %s --answer KEY[:text] answers it and goes on\n", loc.flags(), *to, loc.flags())
+		same := rollbackFlags(loc, *to, *reason, adjust)
+		fmt.Fprintf(c.stdout, "\nThe rollback waits for this answer: %s --option KEY[:text] (or --auto) answers it and stops; --option cancel drops it; refine resume %s --answer KEY[:text] answers it and goes on\n", same, loc.flags())
 		return exitPaused
 	}
 	if err != nil {
 		fmt.Fprintf(c.stderr, "refine rollback: %v\n", err)
 		if errors.Is(err, refine.ErrRollbackLimit) {
-			fmt.Fprintln(c.stderr, "The session rollback limit is reached: finish the session (refine approve|abandon --dir DIR), or raise the limit in a host program (Config.RollbackLimit).")
+			fmt.Fprintf(c.stderr, "The session rollback limit is reached: finish the session (refine approve|abandon %s), or raise the limit with refine resume %s --rollback-limit N.\n", loc.flags(), loc.flags())
+		}
+		if errors.Is(err, refine.ErrInvalidAnswer) {
+			return exitUsage
 		}
 		return exitFailed
+	}
+	if rep.Cancelled {
+		fmt.Fprintf(c.stdout, "Cancelled: no rollback; the session is as it was before the request.\n")
+		return exitOK
 	}
 	if len(rep.Undone) == 0 {
 		fmt.Fprintf(c.stdout, "No rollback: %s\n", rep.Decision)
@@ -159,9 +176,8 @@ func cmdRollback(ctx context.Context, c *cli, args []string) int {
 func cmdArchives(ctx context.Context, c *cli, args []string) int {
 	fl := flag.NewFlagSet("refine archives", flag.ContinueOnError)
 	fl.SetOutput(c.stderr)
-	dir := fl.String("dir", "", "session folder (required unless only --expire is asked, or --store)")
-	store := fl.String("store", "", "store of many sessions: file:ROOT, sqlite:PATH or postgres://… (with --session)")
-	id := fl.String("session", "", "session ID in --store")
+	var at locFlags
+	at.register(fl, "session folder (required unless only --expire is asked, or --store)", "session ID in --store")
 	cleanup := fl.String("cleanup", "", "keep, delete, recent (last 7 days) or cold (move to --cold-dir)")
 	coldDir := fl.String("cold-dir", "", "cold-storage root (for --cleanup cold and --expire)")
 	expire := fl.Bool("expire", false, "delete cold-stored archives older than --retention (the retention job)")
@@ -173,7 +189,7 @@ func cmdArchives(ctx context.Context, c *cli, args []string) int {
 	if *expire {
 		return c.expireCold(*coldDir, *retention)
 	}
-	if *dir == "" && *store == "" {
+	if at.missing() {
 		fmt.Fprintln(c.stderr, "refine archives: --dir (or --store with --session) is required")
 		return exitUsage
 	}
@@ -191,12 +207,12 @@ func cmdArchives(ctx context.Context, c *cli, args []string) int {
 		}
 	}
 	var st refine.Store
-	if *store != "" {
+	if at.store != "" {
 		om := openWrite
 		if mode == "" {
 			om = openRead
 		}
-		s, _, err := c.openLoc(ctx, *dir, *store, *id, om)
+		s, _, err := c.openLoc(ctx, at.dir, at.store, at.session, om)
 		if err != nil {
 			fmt.Fprintf(c.stderr, "refine archives: %v\n", safeErr(err))
 			return exitUsage
@@ -204,7 +220,7 @@ func cmdArchives(ctx context.Context, c *cli, args []string) int {
 		defer s.Close()
 		st = s
 	} else if mode == "" {
-		ro, err := fs.OpenReadOnly(*dir)
+		ro, err := fs.OpenReadOnly(at.dir)
 		if err != nil {
 			fmt.Fprintf(c.stderr, "refine archives: %v\n", safeErr(err))
 			return exitUsage
@@ -212,7 +228,7 @@ func cmdArchives(ctx context.Context, c *cli, args []string) int {
 		defer ro.Close()
 		st = ro
 	} else {
-		rw, err := c.openStore(*dir)
+		rw, err := c.openStore(at.dir)
 		if err != nil {
 			fmt.Fprintf(c.stderr, "refine archives: %v\n", safeErr(err))
 			return exitUsage
@@ -264,9 +280,9 @@ func cmdArchives(ctx context.Context, c *cli, args []string) int {
 		return c.moveCold(ctx, st, safe, *coldDir, now)
 	}
 	_, remove := rollback.CleanupPlan(mode, infos, now, 0)
-	var ops []refine.Op
+	var ops []store.Op
 	for _, k := range remove {
-		ops = append(ops, refine.Delete(k))
+		ops = append(ops, store.Delete(k))
 	}
 	if err := st.Commit(ctx, ops...); err != nil {
 		fmt.Fprintf(c.stderr, "refine archives: %v\n", safeErr(err))
@@ -339,7 +355,7 @@ func (c *cli) moveCold(ctx context.Context, st refine.Store, infos []rollback.Ar
 	if err != nil {
 		return fail(exitFailed, "%v", safeErr(err))
 	}
-	var ops []refine.Op
+	var ops []store.Op
 	for _, m := range plan.Moves {
 		rel, err := cold.rel(m.Path)
 		var b []byte
@@ -352,7 +368,7 @@ func (c *cli) moveCold(ctx context.Context, st refine.Store, infos []rollback.Ar
 		if err != nil {
 			return fail(exitFailed, "move %s: %v (nothing was removed from the session)", m.Key, safeErr(err))
 		}
-		ops = append(ops, refine.Delete(m.Key))
+		ops = append(ops, store.Delete(m.Key))
 	}
 	if err := cold.writeDurable(manifestRel, plan.Manifest); err != nil {
 		return fail(exitFailed, "write manifest: %v (nothing was removed from the session)", safeErr(err))
@@ -433,6 +449,16 @@ func (c *cli) expireCold(coldDir string, retention time.Duration) int {
 	}
 	fmt.Fprintf(c.stdout, "Expired %d archive(s).\n", len(ex.Expired))
 	return exitOK
+}
+
+// rollbackFlags is the `refine rollback` command line of the rollback to
+// round to with reason and adjustments, for the session at loc.
+func rollbackFlags(loc sessionLoc, to int, reason string, adjustments []string) string {
+	cmd := fmt.Sprintf("refine rollback %s --to %d --reason %s", loc.flags(), to, shellQuote(reason))
+	for _, a := range adjustments {
+		cmd += " --adjust " + shellQuote(a)
+	}
+	return safeLine(cmd)
 }
 
 type multiFlag []string

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/web"
 )
 
@@ -23,7 +24,7 @@ func cmdServe(ctx context.Context, c *cli, args []string) int {
 	fl := flag.NewFlagSet("refine serve", flag.ContinueOnError)
 	fl.SetOutput(c.stderr)
 	addr := fl.String("addr", "127.0.0.1:8080", "address to listen on; anything but loopback needs --token")
-	storeURL := fl.String("store", "", "the sessions: file:ROOT (or a folder path), sqlite:PATH or postgres://… (required)")
+	storeURL := storeFlag(fl, "", "the sessions (required)")
 	token := fl.String("token", "", "require this token: Bearer for the API, a login form for pages (or set "+serveTokenEnv+")")
 	var allowedHosts multiFlag
 	fl.Var(&allowedHosts, "allowed-host", "also answer requests for this Host, NAME or NAME:PORT: a reverse proxy's name (repeatable); others get 403")
@@ -45,6 +46,10 @@ func cmdServe(ctx context.Context, c *cli, args []string) int {
 	}
 	if fl.NArg() > 0 {
 		fmt.Fprintf(c.stderr, "refine serve: unexpected argument %q\n", fl.Arg(0))
+		return exitUsage
+	}
+	if err := checkFlagValues(fl); err != nil {
+		fmt.Fprintf(c.stderr, "refine serve: %v\n", err)
 		return exitUsage
 	}
 	if *storeURL == "" {
@@ -73,7 +78,13 @@ func cmdServe(ctx context.Context, c *cli, args []string) int {
 			return exitUsage
 		}
 	}
-	backend, err := c.serveBackend(ctx, *storeURL)
+	// The console reads the store's sessions: a missing store is refused,
+	// not created empty (#40).
+	u, err := parseStoreURL(*storeURL)
+	var backend store.Backend
+	if err == nil {
+		backend, err = c.openExistingBackend(ctx, u)
+	}
 	if err != nil {
 		fmt.Fprintf(c.stderr, "refine serve: %v\n", safeErr(err))
 		return exitUsage
@@ -94,7 +105,8 @@ func cmdServe(ctx context.Context, c *cli, args []string) int {
 	}
 	defer ln.Close()
 	// The console answers only requests naming it (DNS rebinding).
-	cfg := web.Config{Backend: backend, Token: *token, Logger: c.storeLogger(), Addr: ln.Addr().String(), AllowedHosts: allowedHosts}
+	cfg := web.Config{Backend: backend, Token: *token, Logger: c.storeLogger(), Addr: ln.Addr().String(), AllowedHosts: allowedHosts,
+		ResumeCommand: serveResumeCommand(u)}
 	if f.hasBackend() {
 		f.quiet = true // progress shows in the console
 		cfg.Configure = func(ctx context.Context, id string, st refine.Store) (refine.Config, error) {
@@ -160,9 +172,10 @@ func isLoopback(addr string) (bool, error) {
 	return ip != nil && ip.IsLoopback(), nil
 }
 
-// serveBackend opens the sessions --store names: a folder of session
-// folders (created when missing), SQLite or PostgreSQL.
-func (c *cli) serveBackend(ctx context.Context, raw string) (refine.Backend, error) {
+// serveBackend opens the sessions refine mcp's --store names: a folder of
+// session folders (created when missing: its default is a folder under the
+// state directory nobody made yet), SQLite or PostgreSQL.
+func (c *cli) serveBackend(ctx context.Context, raw string) (store.Backend, error) {
 	u, err := parseStoreURL(raw)
 	if err != nil {
 		return nil, err
@@ -173,4 +186,11 @@ func (c *cli) serveBackend(ctx context.Context, raw string) (refine.Backend, err
 		}
 	}
 	return c.openBackend(ctx, u)
+}
+
+// serveResumeCommand is the command a watch-only console shows for
+// answering a session's question: resume, naming the session in the
+// console's store exactly as the store was given (#40).
+func serveResumeCommand(u storeURL) func(id string) string {
+	return func(id string) string { return "refine resume " + sessionLoc{store: u.Shown, id: id}.flags() }
 }

@@ -20,9 +20,8 @@ import (
 
 // sessionFlags are the flags run and resume share.
 type sessionFlags struct {
-	dir           string
-	store         string // --store URL; with session, replaces dir (storeurl.go)
-	session       string
+	// locFlags are --dir, or --store with --session (storeurl.go).
+	locFlags
 	llm           string
 	model         string
 	engineerModel string
@@ -56,13 +55,15 @@ type sessionFlags struct {
 	analysisThreshold int
 	backupRetention   int
 	coldDir           string
-	cold              *lazyStore // the cold store sessionConfig set up; closed when the command ends
+	// maxTokens and maxTokensCap bound each answer and the raised bound
+	// of a retry after an answer the token limit cut (#38).
+	maxTokens    int
+	maxTokensCap int
+	cold         *lazyStore // the cold store sessionConfig set up; closed when the command ends
 }
 
 func (f *sessionFlags) register(fl *flag.FlagSet, run bool) {
-	fl.StringVar(&f.dir, "dir", "", "session folder (required unless --store)")
-	fl.StringVar(&f.store, "store", "", "store of many sessions: file:ROOT, sqlite:PATH or postgres://… (with --session)")
-	fl.StringVar(&f.session, "session", "", "session ID in --store (run: default a new session, whose ID it prints)")
+	f.locFlags.register(fl, "session folder (required unless --store)", "session ID in --store (run: default a new session, whose ID it prints)")
 	fl.StringVar(&f.llm, "llm", "", "backend of both roles: openai, anthropic, ollama or replay (run: required unless --engineer and --reviewer; resume: default replay when --replay is given)")
 	fl.StringVar(&f.model, "model", "", "model name for both roles")
 	fl.StringVar(&f.engineerModel, "engineer-model", "", "model for the Engineer (overrides --model)")
@@ -90,6 +91,8 @@ func (f *sessionFlags) register(fl *flag.FlagSet, run bool) {
 	fl.IntVar(&f.rollbackLimit, "rollback-limit", 0, fmt.Sprintf("%show many rollbacks the session allows before it asks what to do (default %d; stored with the session)", change, def.RollbackLimit))
 	fl.IntVar(&f.analysisThreshold, "analysis-threshold", 0, fmt.Sprintf("%srollbacks of one round before a root-cause analysis (default %d; stored with the session)", change, def.RollbackAnalysisThreshold))
 	fl.IntVar(&f.backupRetention, "backup-retention", 0, fmt.Sprintf("%show many round backups are kept (default %d; stored with the session)", change, def.BackupRetention))
+	fl.IntVar(&f.maxTokens, "max-tokens", 0, fmt.Sprintf("%scap of each answer in tokens (default 0: the backend's own; stored with the session)", change))
+	fl.IntVar(&f.maxTokensCap, "max-tokens-cap", 0, fmt.Sprintf("%shighest answer cap a retry after an answer cut by the token limit asks for; each such retry doubles the cap (default %d; stored with the session)", change, def.MaxTokensCap))
 	fl.StringVar(&f.coldDir, "cold-dir", "", "cold-storage folder offered for rollback archives when the session ends (the default answer with --auto; stored with the session)")
 	if run {
 		fl.IntVar(&f.maxRounds, "max-rounds", 10, "stop with MAX_ROUNDS after this many rounds (1-999)")
@@ -154,7 +157,7 @@ func (f *sessionFlags) settingsFromFlags(fl *flag.FlagSet, set refine.Settings) 
 		case "rollback-mode":
 			m, perr := rollback.ParseMode(f.rollbackMode)
 			if perr != nil {
-				err = fmt.Errorf("--rollback-mode: %w", perr)
+				err = fmt.Errorf("--rollback-mode %s: want %s", f.rollbackMode, rollbackModeNames)
 			}
 			set.RollbackMode = m
 		case "no-integrate":
@@ -172,6 +175,10 @@ func (f *sessionFlags) settingsFromFlags(fl *flag.FlagSet, set refine.Settings) 
 			set.BackupRetention = f.backupRetention
 		case "cold-dir":
 			set.ColdStorage = absPath(f.coldDir)
+		case "max-tokens":
+			set.MaxTokens = f.maxTokens
+		case "max-tokens-cap":
+			set.MaxTokensCap = f.maxTokensCap
 		}
 	})
 	return set, err
@@ -197,6 +204,18 @@ func cmdRun(ctx context.Context, c *cli, args []string) int {
 		fmt.Fprintln(c.stderr, "refine run: use --answers or --auto, not both")
 		return exitUsage
 	}
+	// Every argument is checked before anything is created: a refused run
+	// leaves no folder, lock or database behind (#40).
+	if err := checkFlagValues(fl); err != nil {
+		fmt.Fprintf(c.stderr, "refine run: %v\n", err)
+		return exitUsage
+	}
+	if f.store == "" {
+		if err := refuseUsedDir(f.dir); err != nil {
+			fmt.Fprintf(c.stderr, "refine run: %v\n", err)
+			return exitUsage
+		}
+	}
 	spec, err := readFileLimited(specFile, maxInputBytes)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "refine run: read spec: %v\n", safeErr(err))
@@ -212,20 +231,18 @@ func cmdRun(ctx context.Context, c *cli, args []string) int {
 		fmt.Fprintf(c.stderr, "refine run: %v\n", safeErr(err))
 		return exitUsage
 	}
-	st, loc, err := c.openLoc(ctx, f.dir, f.store, f.session, openCreate)
-	if err != nil {
-		fmt.Fprintf(c.stderr, "refine run: %v\n", safeErr(err))
-		return exitUsage
-	}
-	defer st.Close()
-	if f.store != "" && f.session == "" {
-		fmt.Fprintf(c.stdout, "Session ID: %s\n", loc.id)
-	}
-	cfg, code := c.sessionConfig(ctx, &f, st)
+	// The roles, the asker and the settings before the store: a bad
+	// --llm, a missing --replay or key, an unreadable --answers file.
+	cfg, code := c.sessionConfig(ctx, &f, nil)
 	if code != exitOK {
 		return code
 	}
-	defer c.closeTelemetry(ctx, &f)
+	telemetryOpen := true // closed here unless the store opens
+	defer func() {
+		if telemetryOpen {
+			c.closeTelemetry(ctx, &f)
+		}
+	}()
 	defer f.closeCold()
 	cfg.Spec, cfg.Gaps = string(spec), gaps
 	cfg.MaxRounds, cfg.ParallelGaps = f.maxRounds, f.parallel
@@ -233,10 +250,28 @@ func cmdRun(ctx context.Context, c *cli, args []string) int {
 		fmt.Fprintf(c.stderr, "refine run: %v\n", safeErr(err))
 		return exitUsage
 	}
-	s, err := refine.New(ctx, cfg)
+	st, loc, err := c.openLoc(ctx, f.dir, f.store, f.session, openCreate)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "refine run: %v\n", safeErr(err))
 		return exitUsage
+	}
+	defer st.Close()
+	cfg.Store = st
+	if f.telemetry != nil {
+		f.telemetry.store = st // it reports the session's gaps and rollbacks at the end
+	}
+	telemetryOpen = false
+	defer c.closeTelemetry(ctx, &f) // before the store closes
+	s, err := refine.New(ctx, cfg)
+	if errors.Is(err, refine.ErrSessionExists) {
+		err = fmt.Errorf("%s already holds a session: continue it with refine resume %s, or start a new one elsewhere", loc.describe(), loc.flags())
+	}
+	if err != nil {
+		fmt.Fprintf(c.stderr, "refine run: %v\n", safeErr(err))
+		return exitUsage
+	}
+	if f.store != "" && f.session == "" {
+		fmt.Fprintf(c.stdout, "Session ID: %s\n", loc.id)
 	}
 	if err := s.SetRollbackMode(ctx, cfg.RollbackMode); err != nil {
 		fmt.Fprintf(c.stderr, "refine run: %v\n", safeErr(err))
@@ -259,6 +294,10 @@ func cmdResume(ctx context.Context, c *cli, args []string) int {
 		fmt.Fprintln(c.stderr, "refine resume: --dir (or --store with --session) is required")
 		return exitUsage
 	}
+	if err := checkFlagValues(fl); err != nil {
+		fmt.Fprintf(c.stderr, "refine resume: %v\n", err)
+		return exitUsage
+	}
 	// The store first: its log may hold the session's first commit.
 	st, loc, err := c.openLoc(ctx, f.dir, f.store, f.session, openWrite)
 	if err != nil {
@@ -269,7 +308,13 @@ func cmdResume(ctx context.Context, c *cli, args []string) int {
 	// Settings live with the session: the backend it was started with,
 	// unless flags name another.
 	if status, err := refine.Inspect(ctx, st); err == nil {
+		given := f.hasBackend() || f.replayDir != ""
 		f.fillFromSession(status.Settings.Backend)
+		if !given && f.llm == "replay" && f.replayDir == "" && f.engineer == "" && f.reviewer == "" {
+			// A replay with no folder (the demo's built-in recording)
+			// cannot be rebuilt: the session is resumed without a backend.
+			f.llm = ""
+		}
 		if f.coldDir == "" {
 			f.coldDir = status.Settings.ColdStorage
 		}
@@ -318,6 +363,9 @@ func cmdResume(ctx context.Context, c *cli, args []string) int {
 // sessionConfig builds the Config shared by run and resume: roles for the
 // backend (resumed past the calls the session already made), the asker and
 // progress reporting.
+//
+// st is nil when the store is not open yet (run opens it only once every
+// flag has passed); the caller sets Config.Store.
 func (c *cli) sessionConfig(ctx context.Context, f *sessionFlags, st refine.Store) (refine.Config, int) {
 	cfg := refine.DefaultConfig()
 	cfg.Store = st
@@ -337,7 +385,7 @@ func (c *cli) sessionConfig(ctx context.Context, f *sessionFlags, st refine.Stor
 	if f.rollbackMode != "" {
 		m, err := rollback.ParseMode(f.rollbackMode)
 		if err != nil {
-			fmt.Fprintf(c.stderr, "refine: --rollback-mode: %v\n", err)
+			fmt.Fprintf(c.stderr, "refine: --rollback-mode %s: want %s\n", safeLine(f.rollbackMode), rollbackModeNames)
 			return cfg, exitUsage
 		}
 		cfg.RollbackMode = m
@@ -367,7 +415,9 @@ func (c *cli) sessionConfig(ctx context.Context, f *sessionFlags, st refine.Stor
 	// session already received (counted in state, so rollbacks, which
 	// archive journals, do not rewind it).
 	var responses map[refine.RoleName]int
-	if status, err := refine.Inspect(ctx, st); err == nil {
+	if st == nil {
+		// A new session: no responses yet.
+	} else if status, err := refine.Inspect(ctx, st); err == nil {
 		responses = status.Responses
 	} else if !errors.Is(err, refine.ErrNoSession) {
 		fmt.Fprintf(c.stderr, "refine: %v\n", safeErr(err))
@@ -437,7 +487,7 @@ func (c *cli) drive(ctx context.Context, s *refine.Session, st refine.Store, loc
 func (c *cli) report(ctx context.Context, s *refine.Session, loc sessionLoc, out refine.Outcome, err error) int {
 	status, serr := s.Status(context.WithoutCancel(ctx))
 	if serr == nil {
-		printSummary(c.stdout, status, loc.dir)
+		printSummary(c.stdout, loc.named(status), loc)
 	}
 	switch {
 	case err != nil && out.Status == refine.StatusPaused:
@@ -465,14 +515,15 @@ func (c *cli) report(ctx context.Context, s *refine.Session, loc sessionLoc, out
 	return exitFailed
 }
 
-func printSummary(w io.Writer, st refine.Status, dir string) {
+func printSummary(w io.Writer, st refine.Status, loc sessionLoc) {
+	dir := loc.dir
 	open := 0
 	for _, g := range st.Gaps {
 		if g.State.IsOpen() {
 			open++
 		}
 	}
-	fmt.Fprintf(w, "\nSession %s: %s after round %d\n", safeLine(st.SessionID), st.Outcome, st.Round)
+	fmt.Fprintf(w, "\nSession %s: %s\n", safeLine(st.SessionID), headline(st, loc.live))
 	if st.Reason != "" {
 		fmt.Fprintf(w, "  %s\n", safeText(st.Reason))
 	}
@@ -481,6 +532,9 @@ func printSummary(w io.Writer, st refine.Status, dir string) {
 	printRoles(w, st)
 	for _, g := range st.Gaps {
 		fmt.Fprintf(w, "  %-16s %-8s %-15s %s\n", g.ID, g.Severity, g.State, safeLine(g.Title))
+	}
+	for _, r := range st.Repairs {
+		fmt.Fprintf(w, "  repaired %s: %s from the store's log (it held %s)\n", r.At.UTC().Format(time.DateTime), safeLine(r.Key), safeLine(r.Detail))
 	}
 	switch st.FinalSpec {
 	case refine.FinalSpecIntegrated:
@@ -495,23 +549,40 @@ func printSummary(w io.Writer, st refine.Status, dir string) {
 	}
 }
 
+// headline says where the session stands: its outcome after its last
+// round, IDLE while it is RUNNING but no run drives it (live says one
+// does), and that a question waits when a finished session has one.
+func headline(st refine.Status, live bool) string {
+	if st.Outcome == refine.StatusRunning && !live {
+		return fmt.Sprintf("IDLE after round %d (resume to continue)", st.Round)
+	}
+	h := fmt.Sprintf("%s after round %d", st.Outcome, st.Round)
+	switch n := len(st.Pending); {
+	case !st.Outcome.Terminal() || n == 0:
+	case n == 1:
+		h += "; a question waits for an answer"
+	default:
+		h += fmt.Sprintf("; %d questions wait for an answer", n)
+	}
+	return h
+}
+
 func cmdStatus(ctx context.Context, c *cli, args []string) int {
 	fl := flag.NewFlagSet("refine status", flag.ContinueOnError)
 	fl.SetOutput(c.stderr)
-	dir := fl.String("dir", "", "session folder (required unless --store)")
-	store := fl.String("store", "", "store of many sessions: file:ROOT, sqlite:PATH or postgres://… (with --session)")
-	id := fl.String("session", "", "session ID in --store")
+	var at locFlags
+	at.register(fl, "session folder (required unless --store)", "session ID in --store")
 	asJSON := fl.Bool("json", false, "print the status as one JSON object (snake_case keys, every field present)")
 	if err := fl.Parse(args); err != nil {
 		return exitUsage
 	}
-	if *dir == "" && *store == "" {
+	if at.missing() {
 		fmt.Fprintln(c.stderr, "refine status: --dir (or --store with --session) is required")
 		return exitUsage
 	}
 	// The store first (read-only only while a run holds it): its log may
 	// hold commits, even the session's first, that opening redoes.
-	st, loc, err := c.openLoc(ctx, *dir, *store, *id, openRead)
+	st, loc, err := c.openLoc(ctx, at.dir, at.store, at.session, openRead)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "refine status: %v\n", safeErr(err))
 		return exitUsage
@@ -523,13 +594,14 @@ func cmdStatus(ctx context.Context, c *cli, args []string) int {
 		return exitUsage
 	}
 	if *asJSON {
-		if err := writeStatusJSON(c.stdout, status); err != nil {
+		if err := writeStatusJSON(c.stdout, status, loc.live); err != nil {
 			fmt.Fprintf(c.stderr, "refine status: %v\n", safeErr(err))
 			return exitUsage
 		}
 		return exitOK
 	}
-	printSummary(c.stdout, status, loc.dir)
+	printSummary(c.stdout, status, loc)
+	printSettings(c.stdout, status.Settings, loc)
 	if len(status.Pending) > 0 {
 		fmt.Fprintln(c.stdout, "\nPending questions:")
 		for _, q := range status.Pending {

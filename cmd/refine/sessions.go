@@ -9,8 +9,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/internal/termtext"
+	"github.com/refine-spec/refine/store"
 )
 
 // cmdSessions lists the sessions of a store: refine sessions --store URL
@@ -18,23 +18,23 @@ import (
 func cmdSessions(ctx context.Context, c *cli, args []string) int {
 	fl := flag.NewFlagSet("refine sessions", flag.ContinueOnError)
 	fl.SetOutput(c.stderr)
-	store := fl.String("store", "", "file:ROOT (or a folder of session folders), sqlite:PATH or postgres://… (required)")
+	storeURL := storeFlag(fl, "", "the sessions (required)")
 	asJSON := fl.Bool("json", false, `print [{"id","created_at","updated_at","round","outcome",…}]`)
 	limit := fl.Int("limit", 0, "list one page of at most this many sessions (default: all); the command for the next page is printed on stderr")
 	after := fl.String("after", "", "list the page after this cursor (printed with the previous page)")
 	if err := fl.Parse(args); err != nil {
 		return exitUsage
 	}
-	if *store == "" || fl.NArg() > 0 {
+	if *storeURL == "" || fl.NArg() > 0 {
 		fmt.Fprintln(c.stderr, "refine sessions: --store URL is required, and nothing else")
 		return exitUsage
 	}
-	u, err := parseStoreURL(*store)
+	u, err := parseStoreURL(*storeURL)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "refine sessions: %v\n", err)
 		return exitUsage
 	}
-	b, err := c.openBackend(ctx, u)
+	b, err := c.openExistingReader(ctx, u)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "refine sessions: %v\n", safeErr(err))
 		return exitUsage
@@ -44,10 +44,10 @@ func cmdSessions(ctx context.Context, c *cli, args []string) int {
 		fmt.Fprintln(c.stderr, "refine sessions: --limit must be positive")
 		return exitUsage
 	}
-	var infos []refine.SessionInfo
+	var infos []store.SessionInfo
 	next := *after
 	for {
-		page, err := refine.ListSessions(ctx, b, refine.PageRequest{After: next, Limit: *limit})
+		page, err := store.ListSessions(ctx, b, store.PageRequest{After: next, Limit: *limit})
 		if err != nil {
 			fmt.Fprintf(c.stderr, "refine sessions: %v\n", safeErr(err))
 			return exitUsage
@@ -64,7 +64,7 @@ func cmdSessions(ctx context.Context, c *cli, args []string) int {
 	}
 	if *asJSON {
 		if infos == nil {
-			infos = []refine.SessionInfo{} // [] rather than null
+			infos = []store.SessionInfo{} // [] rather than null
 		}
 		for i := range infos {
 			if infos[i].OpenGaps == nil {

@@ -9,6 +9,9 @@ import (
 
 // writeStatusJSON prints the `refine status --json` document; its shape
 // lives in internal/statusjson, shared with the web console's API.
-func writeStatusJSON(w io.Writer, st refine.Status) error {
-	return statusjson.Write(w, st)
+// running says a run (another process) drives the session now.
+func writeStatusJSON(w io.Writer, st refine.Status, running bool) error {
+	doc := statusjson.From(st)
+	doc.Running = running
+	return statusjson.WriteDoc(w, doc)
 }

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/store/fs"
 )
 
@@ -42,29 +41,33 @@ var errNoSessionDir = errors.New("holds no session")
 // (a session's first commit may be there and nowhere else), and only then
 // can anyone tell whether dir holds a session. A folder with neither
 // state.json nor the store's log holds none and is left untouched. When
-// another process holds the folder and readOnly is set (status), it falls
-// back to reading the folder as that process leaves it.
-func (c *cli) openSession(dir string, readOnly bool) (*fs.Store, error) {
+// another process holds the folder it fails with refine.ErrLocked (a
+// reader then opens it read-only: openLoc).
+func (c *cli) openSession(dir string) (*fs.Store, error) {
+	if err := checkSessionDir(dir); err != nil {
+		return nil, err
+	}
+	return c.openStore(dir)
+}
+
+// checkSessionDir fails unless dir is a folder that may hold a session:
+// one with state.json or the store's log. It creates nothing.
+func checkSessionDir(dir string) error {
 	fi, err := os.Stat(dir)
 	if err != nil {
-		return nil, fmt.Errorf("%w; check the session folder's path", err)
+		return fmt.Errorf("%w; check the session folder's path", err)
 	}
 	if !fi.IsDir() {
-		return nil, fmt.Errorf("%s is not a folder; pass the session folder", dir)
+		return fmt.Errorf("%s is not a folder; pass the session folder", dir)
 	}
 	hasLog, err := fs.HasLog(dir)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if _, err := os.Stat(filepath.Join(dir, "state.json")); err != nil && !hasLog {
-		return nil, noSession(dir)
+		return noSession(dir)
 	}
-	st, err := c.openStore(dir)
-	if readOnly && errors.Is(err, refine.ErrLocked) {
-		// A run is live: it keeps the folder up to date itself.
-		return fs.OpenReadOnly(dir)
-	}
-	return st, err
+	return nil
 }
 
 func noSession(dir string) error {

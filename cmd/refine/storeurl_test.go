@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/refine-spec/refine/store/sqlite"
 )
 
 // pausingReplay writes the responses of a session that pauses on an
@@ -201,7 +202,24 @@ func TestImportThenExportRoundTrip(t *testing.T) {
 
 func TestStoreFlagErrors(t *testing.T) {
 	ctx := context.Background()
-	db := "sqlite:" + filepath.Join(t.TempDir(), "e.db")
+	path := filepath.Join(t.TempDir(), "e.db")
+	db := "sqlite:" + path
+	// A store that does not exist is refused by the commands that read
+	// it, and not created (#40).
+	for _, args := range [][]string{{"status", "--store", db, "--session", "x"}, {"sessions", "--store", db}, {"export", "--store", db, "--session", "x", "--dir", filepath.Join(t.TempDir(), "out")}} {
+		c, _, errb := newTestCLI()
+		if code := c.main(ctx, args); code != exitUsage || !strings.Contains(errb.String(), "the database file "+path+" does not exist") {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and the missing database named", args, code, errb)
+		}
+		if _, err := os.Stat(path); err == nil {
+			t.Fatalf("%q created %s", args, path)
+		}
+	}
+	created, err := sqlite.Open(ctx, path, sqlite.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	created.Close()
 	tests := []struct {
 		args []string
 		want string
@@ -230,6 +248,10 @@ func TestDemoWithSQLiteStore(t *testing.T) {
 	c, out, errb := newTestCLI()
 	if code := c.main(context.Background(), []string{"demo", "--store", db, "--quiet"}); code != exitOK {
 		t.Fatalf("demo --store exit %d\n%s\n%s", code, out, errb)
+	}
+	// A store's session is named as one, not as a folder (#40).
+	if !strings.Contains(out.String(), "Session: ") || !strings.Contains(out.String(), " in "+db+"\n") || strings.Contains(out.String(), "Session folder:") {
+		t.Errorf("demo --store does not name its session in the store:\n%s", out)
 	}
 	if !strings.Contains(out.String(), "refine export --store "+db+" --session ") {
 		t.Errorf("demo output does not say how to export the session:\n%s", out)

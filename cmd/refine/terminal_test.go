@@ -48,7 +48,7 @@ func TestSummaryAndStatusTextAreEscaped(t *testing.T) {
 		Gaps:    []refine.GapStatus{{ID: "GAP-HOOK-001", Title: "Title " + evil, Severity: gap.High, State: gap.Open}},
 		Pending: []refine.Question{{ID: "q1", Title: "Pending " + evil, Options: []refine.Option{{Key: "A", Label: "L " + evil}}}}}
 	var b bytes.Buffer
-	printSummary(&b, st, "dir")
+	printSummary(&b, st, sessionLoc{dir: "dir"})
 	printPending(&b, st.Pending)
 	checkTerminalSafe(t, "summary", b.String())
 }
@@ -112,7 +112,7 @@ func TestStatusJSONIsTerminalSafe(t *testing.T) {
 		Gaps:    []refine.GapStatus{{ID: "GAP-HOOK-001", Title: text, Severity: gap.High, State: gap.Open}},
 		Pending: []refine.Question{{ID: "q1", Title: text, Body: text, Options: []refine.Option{{Key: "A", Label: text}}}}}
 	var b bytes.Buffer
-	if err := writeStatusJSON(&b, st); err != nil {
+	if err := writeStatusJSON(&b, st, false); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()

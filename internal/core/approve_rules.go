@@ -48,13 +48,13 @@ func EndReason(base, note string) string {
 	return base
 }
 
-// FileEndDecision records an approve/abandon decision and clears what was
+// fileEndDecision records an approve/abandon decision and clears what was
 // waiting: questions and a rollback in its dialogs.
-func (s *Engine) FileEndDecision(title, key, outcome, note string) {
-	round := s.St.CurrentRound()
+func (s *Engine) fileEndDecision(title, key, outcome, note string) {
+	round := s.st.CurrentRound()
 	q := Question{ID: fmt.Sprintf("r%d-%s", round, key), Kind: KindEarlyTermination, Round: round, Title: title}
-	s.St.recordProcedural(s.Now(), round, "", q, Answer{Key: key, Text: strings.TrimSpace(note)}, "Session ended as "+outcome)
-	s.St.Pending, s.St.Answers, s.St.RollbackFlow = nil, nil, nil
+	s.st.recordProcedural(s.at(), round, "", q, Answer{Key: key, Text: strings.TrimSpace(note)}, "Session ended as "+outcome)
+	s.st.Pending, s.st.Answers, s.st.RollbackFlow = nil, nil, nil
 }
 
 // OnlyCleanupPending reports whether the session is finished and the only

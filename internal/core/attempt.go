@@ -3,7 +3,6 @@ package core
 import (
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"time"
@@ -40,8 +39,10 @@ type attemptPlan struct {
 	msgs    []Message
 	Example exampleChoice
 	// journaled holds a response journaled before a crash or pause: the
-	// role is not called again.
-	journaled *string
+	// role is not called again; journaledFinish is the finish reason
+	// journaled beside it.
+	journaled       *string
+	journaledFinish string
 	// delivered holds the result of the call the driver made; needed
 	// marks a call the Ready asks the driver to make.
 	delivered *RoleResult
@@ -49,9 +50,6 @@ type attemptPlan struct {
 	started   time.Time
 	// Phase is PhaseIntegration for the integration step's calls.
 	Phase Phase
-	// scope is the attempt's scope (a SpanObserver's span), which the
-	// role is called in.
-	scope AttemptScope
 }
 
 // RoleResult is what a role call hands back: the response, how many calls
@@ -76,12 +74,22 @@ type CallFailure struct {
 func (f CallFailure) wrap(where string, role RoleName, err error) error {
 	switch {
 	case f.Cancelled:
-		return fmt.Errorf("%s: %w", where, err)
+		return &interruption{cause: err, err: fmt.Errorf("%s: %w", where, err)}
 	case f.Retries > 0:
 		return fmt.Errorf("%s: %s: gave up after %d transport retries: %w", where, role, f.Retries, err)
 	}
 	return fmt.Errorf("%s: %s: %w", where, role, err)
 }
+
+// interruption is the error of a call the driver's context ended: the
+// run stops there, paused, not failed.
+type interruption struct {
+	cause error // the context's error
+	err   error
+}
+
+func (e *interruption) Error() string { return e.err.Error() }
+func (e *interruption) Unwrap() error { return e.err }
 
 // TransportNote is one transient role error retried after a delay.
 type TransportNote struct {
@@ -110,11 +118,12 @@ func (s *Engine) attempt(role RoleName, k int, rp *RolePhase) (attemptOutcome, e
 // settle validates a role call's result, records the attempt in attempts
 // and closes the attempt's scope.
 func (s *Engine) settle(plan attemptPlan, res RoleResult, attempts *[]AttemptRec) (attemptOutcome, error) {
-	out, err := s.St.finishAttempt(plan, res, s.Cfg.MaxOutputBytes, s.Tok, s.Now)
+	out, err := s.st.finishAttempt(plan, res, s.cfg.MaxOutputBytes, s.tok, s.at)
 	if err != nil {
 		s.endAttempt(plan, out, err)
 		return out, err
 	}
+	out.rec.Free = !out.rec.Success && freeReask(out.rec, *attempts, s.cfg.TokensCap())
 	s.recordAttempt(plan.Role, plan.Part, attempts, out)
 	s.endAttempt(plan, out, nil)
 	return out, nil
@@ -124,7 +133,7 @@ func (s *Engine) settle(plan attemptPlan, res RoleResult, attempts *[]AttemptRec
 // the response journaled before a crash or pause. It runs on the session's
 // goroutine; the caller makes the staged prompt durable before the call.
 func (s *Engine) planAttempt(role RoleName, part string, k int, rp *RolePhase) (attemptPlan, error) {
-	cur := s.St.Current
+	cur := s.st.Current
 	gaps, prev := rp.Gaps, rp.Attempts
 	if part != "" {
 		p := rp.part(gap.ID(part))
@@ -135,23 +144,23 @@ func (s *Engine) planAttempt(role RoleName, part string, k int, rp *RolePhase) (
 		where = fmt.Sprintf("round %d %s (%s) attempt %d", cur.N, role, part, k)
 	}
 	promptKey, respKey := attemptKeys(cur.N, role, part, k)
-	if plan, ok := s.Ext.resume(role, s.St.Usage.callIndex(role, respKey)); ok {
+	if plan, ok := s.ext.resume(role, s.st.Usage.callIndex(role, respKey)); ok {
 		return plan, nil // planned when its call was asked for
 	}
 	msgs, stable, ex, err := s.buildPrompt(role, k, gaps, prev, rp.Context)
 	if err != nil {
 		return attemptPlan{}, fmt.Errorf("%s: build prompt: %w", where, err)
 	}
-	plan := attemptPlan{Role: role, Part: part, K: k, where: where, msgs: msgs, Example: ex, started: s.Now()}
-	plan.req = Request{Role: role, Round: cur.N, Attempt: k, Call: s.St.Usage.callIndex(role, respKey),
-		Gaps: slices.Clone(gaps), Messages: msgs, MaxTokens: s.Cfg.MaxTokens, Stable: stable}
+	plan := attemptPlan{Role: role, Part: part, K: k, where: where, msgs: msgs, Example: ex, started: s.at()}
+	plan.req = Request{Role: role, Round: cur.N, Attempt: k, Call: s.st.Usage.callIndex(role, respKey),
+		Gaps: slices.Clone(gaps), Messages: msgs, MaxTokens: nextMaxTokens(s.cfg.MaxTokens, s.cfg.TokensCap(), prev), Stable: stable}
 	if b, err := s.get(respKey); err == nil {
 		// A journaled response from before a crash or pause: never pay twice.
 		c := string(b)
-		plan.journaled = &c
+		plan.journaled, plan.journaledFinish = &c, s.journaledFinish(respKey)
 	} else if !errors.Is(err, ErrNotFound) {
 		return attemptPlan{}, fmt.Errorf("%s: read response journal: %w", where, err)
-	} else if res, ok := s.Ext.take(plan.req); ok {
+	} else if res, ok := s.ext.take(plan.req); ok {
 		plan.delivered = &res
 	} else {
 		// The driver makes the call. Its prompt, and everything staged
@@ -159,23 +168,23 @@ func (s *Engine) planAttempt(role RoleName, part string, k int, rp *RolePhase) (
 		// loses nothing already paid for.
 		s.stage(Put(promptKey, []byte(renderPrompt(where, msgs))))
 		plan.needed = true
-		s.Ext.keepScope(plan, func() AttemptScope { return s.Tel.BeginAttempt(plan.startEvent()) })
+		s.keepPlan(plan)
 		return plan, nil
 	}
-	s.Ext.scope(&plan, func() AttemptScope { return s.Tel.BeginAttempt(plan.startEvent()) })
+	s.startPlan(&plan)
 	return plan, nil
 }
 
 // startEvent is the event that opens the attempt's scope.
 func (plan attemptPlan) startEvent() Event {
-	return Event{Kind: EventAttemptStarted, Role: plan.Role, Attempt: plan.K, Gap: plan.Part, ExampleTier: plan.Example.Tier, Phase: plan.Phase}
+	return Event{Kind: EventAttemptStarted, Role: plan.Role, Call: plan.req.Call, Attempt: plan.K, Gap: plan.Part, ExampleTier: plan.Example.Tier, Phase: plan.Phase}
 }
 
 // result is the plan's role call's result: the response journaled before
 // a crash or pause, or what the driver delivered.
 func (plan attemptPlan) result() RoleResult {
 	if plan.journaled != nil {
-		return RoleResult{Resp: Response{Content: *plan.journaled}}
+		return RoleResult{Resp: Response{Content: *plan.journaled, FinishReason: plan.journaledFinish}}
 	}
 	res := *plan.delivered
 	if res.Err != nil {
@@ -184,20 +193,12 @@ func (plan attemptPlan) result() RoleResult {
 	return res
 }
 
-// NoteTransport records a transport retry; on the session's goroutine only.
-func (s *Engine) NoteTransport(n TransportNote) {
-	s.St.Logged = append(s.St.Logged, loggedEvent{Kind: loggedTransportRetry, Round: n.Round, At: s.Now(), Role: n.Role,
+// noteTransport records a transport retry the driver made (and reported
+// as it happened).
+func (s *Engine) noteTransport(n TransportNote) {
+	s.st.Logged = append(s.st.Logged, loggedEvent{Kind: loggedTransportRetry, Round: n.Round, At: s.at(), Role: n.Role,
 		Err: oneLine(n.Err.Error()), Try: n.Try, Delay: n.Delay})
-	s.Log.Warn("transient role error, backing off", "round", n.Round, "role", n.Role, "attempt", n.Attempt, "retry", n.Try, "delay", n.Delay, "err", n.Err)
-	s.Tel.Emit(Event{Kind: EventTransportRetry, Role: n.Role, Attempt: n.Attempt, Message: n.Err.Error(), Elapsed: n.Delay})
-}
-
-// Jitter returns a source of backoff jitter for one role call. Each call
-// gets its own generator, seeded from the session's, so parallel calls
-// share nothing and a fixed JitterSeed still gives fixed delays.
-func (s *Engine) Jitter() func() float64 {
-	r := rand.New(rand.NewPCG(s.Rnd.Uint64(), s.Rnd.Uint64()))
-	return r.Float64
+	s.log.Warn("transient role error, backing off", "round", n.Round, "role", n.Role, "attempt", n.Attempt, "retry", n.Try, "delay", n.Delay, "err", n.Err)
 }
 
 // finishAttempt journals the raw response (capped at maxOutputBytes) and
@@ -225,40 +226,51 @@ func (st *State) finishAttempt(plan attemptPlan, res RoleResult, maxOutputBytes 
 			out.estimated = true
 		}
 		out.content = capOutput(out.content, maxOutputBytes)
+		// The journal never holds more than the limit; validation fails
+		// the attempt as WRONG_FORMAT from the full size.
 		_, respKey := attemptKeys(cur.N, role, part, k)
-		journaled := out.content
-		if len(journaled) > maxOutputBytes {
-			// The journal never holds more than the limit; validation fails
-			// the attempt as WRONG_FORMAT from the full size.
-			journaled = journaled[:maxOutputBytes]
-		}
-		out.ops = append(out.ops, Put(respKey, []byte(journaled)))
+		out.ops = append(out.ops, journalResponse(respKey, out.content, res.Resp.FinishReason, maxOutputBytes)...)
+	}
+	finish := res.Resp.FinishReason
+	if validate.ContextExceeded(finish) {
+		return attemptOutcome{}, contextExceeded(plan.where, finish, plan.msgs, tok)
 	}
 
-	vr := st.validateOutput(role, out.content, maxOutputBytes)
+	vr := st.validateOutput(role, out.content, finish, maxOutputBytes)
 	out.result = vr
 	out.rec = AttemptRec{N: k, At: now(), Success: vr.Success, FailureType: vr.FailureType, Tier: string(vr.Tier),
 		Line: vr.Line, Message: vr.Message, Warnings: vr.Warnings, Usage: usage, Calls: res.Calls, UsageEstimated: out.estimated,
-		Model: res.Resp.Model}
-	out.finishReason = res.Resp.FinishReason
+		Model: res.Resp.Model, MaxTokens: plan.req.MaxTokens, FinishReason: finish, Normalized: normalizedQuirks(vr.Normalized)}
+	out.finishReason = finish
 	return out, nil
 }
 
-// validateOutput validates a role's output in the round in progress
-// against the ledger, the issues raised and the decisions recorded.
-func (st *State) validateOutput(role RoleName, content string, maxOutputBytes int) validate.Result {
-	if content == "" {
-		return validate.FileMissing(OutputKey(st.Current.N, role))
-	}
+// validateOutput validates a role's output in the round in progress, an
+// answer that ended for finish, against the ledger, the issues raised and
+// the decisions recorded.
+func (st *State) validateOutput(role RoleName, content, finish string, maxOutputBytes int) validate.Result {
 	opts := validate.Options{KnownGaps: st.Ledger.IDs(), KnownIssues: st.issueIDs(), Round: st.Current.N, MaxOutputBytes: maxOutputBytes}
 	decided := slices.Clone(st.ConflictDecisions)
 	for _, d := range decided {
 		opts.ResolvedIssues = append(opts.ResolvedIssues, d.IssueID)
 	}
+	opts.FinishReason = finish
 	if role != Engineer {
-		return validate.Reviewer(content, opts)
+		return readAnswer(content, finish, maxOutputBytes, func(c string) validate.Result { return validate.Reviewer(c, opts) })
 	}
-	return complianceCheck(validate.Engineer(content, opts), content, decided)
+	res := readAnswer(content, finish, maxOutputBytes, func(c string) validate.Result { return validate.Engineer(c, opts) })
+	// The decisions hold the answer as read: a quirk of form neither
+	// hides nor invents a re-argued conflict.
+	return complianceCheck(res, readText(res, content), decided)
+}
+
+// readText is the text of an answer as its validation read it: the
+// normalized text, or the answer itself when validation kept none.
+func readText(res validate.Result, content string) string {
+	if res.Text != "" {
+		return res.Text
+	}
+	return content
 }
 
 // capOutput keeps at most limit (MaxOutputBytes) bytes, plus one so
@@ -274,13 +286,13 @@ func capOutput(content string, limit int) string {
 // endAttempt closes the attempt's scope and reports it finished: its
 // validation verdict, or err when the attempt could not be played.
 func (s *Engine) endAttempt(plan attemptPlan, out attemptOutcome, err error) {
-	e := Event{Kind: EventAttemptFinished, Role: plan.Role, Attempt: plan.K, Gap: plan.Part, ExampleTier: plan.Example.Tier,
-		Elapsed: s.Now().Sub(plan.started), FailureType: out.rec.FailureType, Message: out.rec.Message,
+	e := Event{Kind: EventAttemptFinished, Role: plan.Role, Call: plan.req.Call, Attempt: plan.K, Gap: plan.Part, ExampleTier: plan.Example.Tier,
+		Elapsed: s.at().Sub(plan.started), FailureType: out.rec.FailureType, Message: out.rec.Message,
 		Model: out.rec.Model, FinishReason: out.finishReason, AttemptUsage: out.rec.Usage, Success: out.rec.Success}
 	if err != nil {
 		e.FailureType, e.Message, e.Err = validate.ExecutionError, err.Error(), err
 	}
-	s.Tel.EndAttempt(plan.scope, e)
+	s.emit(e)
 }
 
 // complianceCheck holds a valid Engineer output to the recorded decisions
@@ -308,21 +320,26 @@ func complianceCheck(res validate.Result, content string, decided []conflict.Rul
 // goroutine, and prepares the retry a failed attempt with budget left
 // gets.
 func (s *Engine) recordAttempt(role RoleName, part string, attempts *[]AttemptRec, out attemptOutcome) {
-	cur := s.St.Current
+	cur := s.st.Current
 	rec := out.rec
 	*attempts = append(*attempts, rec)
-	s.St.Usage.add(role, rec.Usage, rec.Calls)
+	s.st.Usage.add(role, rec.Usage, rec.Calls)
 	_, respKey := attemptKeys(cur.N, role, part, rec.N)
-	delete(s.St.Usage.InFlight, respKey)
+	delete(s.st.Usage.InFlight, respKey)
 	fact := newAttemptFact(cur.N, role, part, rec, out.result)
 	if !rec.Success {
-		s.Tel.Emit(Event{Kind: EventValidationFailed, Role: role, Attempt: rec.N, Gap: part, FailureType: rec.FailureType, Message: rec.Message})
+		s.emit(Event{Kind: EventValidationFailed, Role: role, Attempt: rec.N, Gap: part, FailureType: rec.FailureType, Message: rec.Message})
 	}
-	s.St.AttemptLog = append(s.St.AttemptLog, fact)
-	factAt := len(s.St.AttemptLog) - 1
-	s.St.settleExampleOutcome(cur.N, role, rec)
-	s.St.settleLegacyRetry(cur.N, role, part, rec)
-	if !rec.Success && rec.N < s.St.budgetFor(role, part, s.Cfg.MaxRetries) {
+	s.st.AttemptLog = append(s.st.AttemptLog, fact)
+	factAt := len(s.st.AttemptLog) - 1
+	s.st.settleExampleOutcome(cur.N, role, rec)
+	s.st.settleLegacyRetry(cur.N, role, part, rec)
+	if !rec.Success && rec.Free && part == "" {
+		// Re-asked without spending the retry budget; a part's budget
+		// counts its free attempts (budgetFor).
+		cur.role(role).Budget++
+	}
+	if !rec.Success && rec.N < s.st.budgetFor(role, part, s.cfg.MaxRetries) {
 		s.prepareRetry(role, part, rec, factAt)
 	}
 }
@@ -330,7 +347,7 @@ func (s *Engine) recordAttempt(role RoleName, part string, attempts *[]AttemptRe
 // newAttemptFact is the attempt log's fact for attempt rec of role (of
 // part, when drafted in parallel) in round n.
 func newAttemptFact(n int, role RoleName, part string, rec AttemptRec, res validate.Result) AttemptFact {
-	fact := AttemptFact{Round: n, Role: role, Part: part, N: rec.N, At: rec.At, Success: rec.Success}
+	fact := AttemptFact{Round: n, Role: role, Part: part, N: rec.N, At: rec.At, Success: rec.Success, Normalized: rec.Normalized}
 	if rec.Success {
 		fact.Summary = contentSummary(role, res)
 		return fact
@@ -375,8 +392,8 @@ func (st *State) settleLegacyRetry(n int, role RoleName, part string, rec Attemp
 // attaches, logs it on the attempt's fact (at factAt) and in the example
 // log, and announces the retry.
 func (s *Engine) prepareRetry(role RoleName, part string, rec AttemptRec, factAt int) {
-	cur := s.St.Current
-	sel, err := s.example(role, rec.FailureType, s.Cfg.RetryExampleBudget)
+	cur := s.st.Current
+	sel, err := s.example(role, rec.FailureType, s.cfg.RetryExampleBudget)
 	label := exampleLabel(sel)
 	if err != nil {
 		label = "unavailable: " + err.Error()
@@ -388,19 +405,32 @@ func (s *Engine) prepareRetry(role RoleName, part string, rec AttemptRec, factAt
 		s.chosenExamples[retryExampleKey(cur.N, role, rec.N+1, rec.FailureType)] = sel
 		entry := exemplar.NewLogEntry(cur.N, role, rec.N, rec.FailureType, sel)
 		entry.Outcome = exemplar.OutcomePending
-		s.St.ExampleLog = append(s.St.ExampleLog, entry)
+		s.st.ExampleLog = append(s.st.ExampleLog, entry)
 	}
-	s.St.AttemptLog[factAt].Retry = &retryFact{Modification: retry.Label(rec.FailureType), Example: label}
-	s.Tel.Emit(Event{Kind: EventRetry, Role: role, Attempt: rec.N + 1, Gap: part, FailureType: rec.FailureType})
+	s.st.AttemptLog[factAt].Retry = &retryFact{Modification: retry.Label(rec.FailureType), Example: label}
+	s.emit(Event{Kind: EventRetry, Role: role, Attempt: rec.N + 1, Gap: part, FailureType: rec.FailureType})
 }
 
 // budgetFor is how many attempts role (a part of it, when drafted in
 // parallel) has in the round in progress.
 func (st *State) budgetFor(role RoleName, part string, maxRetries int) int {
 	if part != "" {
-		return 1 + maxRetries
+		return partBudget(st.Current.Engineer.part(gap.ID(part)).Attempts, maxRetries)
 	}
 	return st.Current.role(role).Budget
+}
+
+// partBudget is how many attempts a part of parallel drafting whose
+// attempts so far are attempts has: 1 + maxRetries, plus its free
+// re-asks.
+func partBudget(attempts []AttemptRec, maxRetries int) int {
+	n := 1 + maxRetries
+	for _, a := range attempts {
+		if a.Free {
+			n++
+		}
+	}
+	return n
 }
 
 func contentSummary(role RoleName, r validate.Result) string {

@@ -28,6 +28,9 @@ type AttemptFact struct {
 	Message     string               `json:"message,omitempty"`
 	// Retry is the retry a failure led to; nil when the budget was spent.
 	Retry *retryFact `json:"retry,omitempty"`
+	// Normalized are the quirks the answer's reading mapped onto the
+	// canonical form (DESIGN §18), counted per role in status.
+	Normalized []NormalizedQuirk `json:"normalized,omitempty"`
 }
 
 // retryFact is how the retry after a failure was built.
@@ -180,6 +183,9 @@ func (w warningFact) row() ValidationEntry {
 // which no longer change (see historyCache), so that publishing a long
 // session's Status does not rebuild them at every durable point.
 type ValidationCache struct {
+	// Check makes each call check the cached records against records
+	// built whole (Options.SelfCheck).
+	Check bool
 	st    *State
 	round int // the records are those of the rounds before round
 	facts int // taken from AttemptLog[:facts], which is in round order
@@ -221,7 +227,7 @@ func (c *ValidationCache) Records(st *State) []ValidationRecord {
 	out := append(c.recs, ValidationRecords(st.factRows(nil, st.AttemptLog[c.facts:], func(r int) bool { return r >= from }))...)
 	out = append(out, ValidationRecords(st.orphans(nil, all, true))...)
 	c.recs = out[:len(c.recs)] // the same records, in out's array when it grew
-	if checkingHistory() {
+	if c.Check {
 		if want := whole(); !slices.Equal(out, want) {
 			panic(fmt.Sprintf("validation records: the cached records of ended rounds differ from the records built whole:\ncached %v\nwhole  %v", out, want))
 		}

@@ -1,8 +1,14 @@
 package core
 
 import (
+	"cmp"
 	"errors"
+	"maps"
+	"slices"
+	"strings"
 	"time"
+
+	"github.com/refine-spec/refine/validate"
 )
 
 // ErrNeedCalls stops a Next at the role calls it needs made; run turns it
@@ -16,38 +22,36 @@ type CallID struct {
 }
 
 // ExternalCalls are the role calls and answers that come from outside
-// the decisions: the calls the last Ready asked for, the results handed
-// back for them, the attempt scopes they run in, and which answers an
-// Immediate asker gave.
+// the decisions: the calls the last Ready asked for with the attempts
+// they were planned for, the results handed back for them, and which
+// answers an Immediate asker gave.
 type ExternalCalls struct {
 	Needed    []Request
 	Delivered map[CallID]RoleResult
-	// Scopes are the attempt scopes of the calls asked for, begun when the
-	// call was asked for so that the call runs inside its attempt's scope.
-	Scopes map[CallID]callScope
-	// Asked are the questions the steps asked since the driver last
-	// asked its Asker: the driver asks them.
+	// Plans are the attempts whose calls were asked for, kept so that the
+	// attempt goes on where it stopped when its result comes back.
+	Plans map[CallID]keptPlan
+	// Asked are the questions the steps asked since the last Ready: the
+	// run's Asker is asked them (Ready.Ask).
 	Asked []Question
 	// Auto marks the questions an Immediate asker answered: their answers
 	// are recorded as automatic.
 	Auto map[string]bool
-	// AtOnce says the driver answers the questions of this play before
-	// its Ready is committed (an Immediate asker): a question then needs
-	// no commit of its own to be durable before it is asked.
+	// AtOnce says the run's Asker answers at once (an Immediate asker):
+	// a question then needs no commit of its own to be durable before it
+	// is asked.
 	AtOnce bool
 }
 
-// callScope is the scope of an attempt whose call is outside: its context
-// and when the attempt started.
-type callScope struct {
-	Scope   AttemptScope
+// keptPlan is an attempt whose call is outside, and when it started.
+type keptPlan struct {
 	Started time.Time
 	Plan    attemptPlan
 }
 
 // NewExternalCalls returns an empty set of calls and answers.
 func NewExternalCalls() *ExternalCalls {
-	return &ExternalCalls{Delivered: map[CallID]RoleResult{}, Scopes: map[CallID]callScope{}, Auto: map[string]bool{}}
+	return &ExternalCalls{Delivered: map[CallID]RoleResult{}, Plans: map[CallID]keptPlan{}, Auto: map[string]bool{}}
 }
 
 // take returns the result delivered for req, if any, and forgets it;
@@ -62,16 +66,16 @@ func (e *ExternalCalls) take(req Request) (RoleResult, bool) {
 	return RoleResult{}, false
 }
 
-// scope returns the scope the attempt of plan runs in: the one begun when
-// its call was asked for, or a new one (begin).
-func (e *ExternalCalls) scope(plan *attemptPlan, begin func() AttemptScope) {
+// startPlan starts the attempt of plan: the one kept when its call was
+// asked for goes on (its start time), or a new one starts now.
+func (s *Engine) startPlan(plan *attemptPlan) {
 	id := CallID{plan.req.Role, plan.req.Call}
-	if sc, ok := e.Scopes[id]; ok {
-		delete(e.Scopes, id)
-		plan.scope, plan.started = sc.Scope, sc.Started
+	if kp, ok := s.ext.Plans[id]; ok {
+		delete(s.ext.Plans, id)
+		plan.started = kp.Started
 		return
 	}
-	plan.scope = begin()
+	s.emit(plan.startEvent())
 }
 
 // resume returns the plan of the attempt whose call (role, call) was
@@ -80,24 +84,40 @@ func (e *ExternalCalls) scope(plan *attemptPlan, begin func() AttemptScope) {
 // again.
 func (e *ExternalCalls) resume(role RoleName, call int) (attemptPlan, bool) {
 	id := CallID{role, call}
-	sc, asked := e.Scopes[id]
+	kp, asked := e.Plans[id]
 	res, delivered := e.Delivered[id]
-	if !asked || !delivered || sc.Plan.msgs == nil {
+	if !asked || !delivered || kp.Plan.msgs == nil {
 		return attemptPlan{}, false
 	}
-	delete(e.Scopes, id)
+	delete(e.Plans, id)
 	delete(e.Delivered, id)
-	plan := sc.Plan
-	plan.scope, plan.started, plan.needed, plan.delivered = sc.Scope, sc.Started, false, &res
+	plan := kp.Plan
+	plan.started, plan.needed, plan.delivered = kp.Started, false, &res
 	return plan, true
 }
 
-// keepScope keeps plan's scope, begun with begin, for the call Next asks for.
-func (e *ExternalCalls) keepScope(plan attemptPlan, begin func() AttemptScope) {
+// keepPlan keeps plan, whose call the Ready asks for, and reports its
+// attempt started.
+func (s *Engine) keepPlan(plan attemptPlan) {
 	id := CallID{plan.req.Role, plan.req.Call}
-	if _, ok := e.Scopes[id]; ok {
+	if _, ok := s.ext.Plans[id]; ok {
 		return
 	}
-	plan.scope = begin()
-	e.Scopes[id] = callScope{Scope: plan.scope, Started: plan.started, Plan: plan}
+	s.emit(plan.startEvent())
+	s.ext.Plans[id] = keptPlan{Started: plan.started, Plan: plan}
+}
+
+// endPlans ends the attempts whose calls were asked for and will not be
+// delivered, with err (what stopped the session).
+func (s *Engine) endPlans(err error) {
+	ids := slices.SortedFunc(maps.Keys(s.ext.Plans), func(a, b CallID) int {
+		return cmp.Or(strings.Compare(string(a.Role), string(b.Role)), cmp.Compare(a.Call, b.Call))
+	})
+	for _, id := range ids {
+		kp := s.ext.Plans[id]
+		delete(s.ext.Plans, id)
+		p := kp.Plan
+		s.emit(Event{Kind: EventAttemptFinished, Role: p.Role, Call: p.req.Call, Attempt: p.K, Gap: p.Part, ExampleTier: p.Example.Tier,
+			Phase: p.Phase, Elapsed: s.now.Sub(kp.Started), FailureType: validate.ExecutionError, Message: err.Error(), Err: err})
+	}
 }

@@ -15,36 +15,36 @@ import (
 // rollback archives (FLOW-007 archive cleanup): keep, delete, keep recent,
 // or move to cold storage when Config.ColdStore is set.
 func (s *Engine) sessionEnd() (bool, error) {
-	if s.St.CleanupDone {
+	if s.st.CleanupDone {
 		return false, nil
 	}
-	q, infos, ok, err := cleanupQuestion(s.Out, &s.Cfg, s.St.Rollbacks)
+	q, infos, ok, err := cleanupQuestion(s.out, &s.cfg, s.st.Rollbacks)
 	if err != nil {
 		return false, err
 	}
 	if !ok {
-		s.St.CleanupDone = true
+		s.st.CleanupDone = true
 		s.stage()
 		return false, nil
 	}
-	q.Round = s.St.Round
+	q.Round = s.st.Round
 	a, paused, err := s.ask(q)
 	if err != nil || paused {
 		return paused, err
 	}
 	opt, _ := q.Option(a.Key)
-	mode, now := rollback.Cleanup(opt.Effect), s.Now()
+	mode, now := rollback.Cleanup(opt.Effect), s.at()
 	if mode == rollback.CleanupCold {
-		cold, err := coldOps(s.Out, s.Out.ColdBase, coldSessionID(s.St.SessionID), now, infos)
+		cold, err := coldOps(s.out, s.out.ColdBase, coldSessionID(s.st.SessionID), now, infos)
 		if err != nil {
 			return false, err
 		}
-		s.Out.Cold = append(s.Out.Cold, cold...)
+		s.out.Cold = append(s.out.Cold, cold...)
 	}
 	ops := CleanupDeletes(mode, infos, now)
-	s.St.CleanupDone = true
-	s.St.recordProcedural(s.Now(), s.St.Round, "", q, a, fmt.Sprintf("%s (%d archive(s) removed from the session)", opt.Label, len(ops)))
-	return false, s.Checkpoint(ops...)
+	s.st.CleanupDone = true
+	s.st.recordProcedural(s.at(), s.st.Round, "", q, a, fmt.Sprintf("%s (%d archive(s) removed from the session)", opt.Label, len(ops)))
+	return false, s.checkpoint(ops...)
 }
 
 // CleanupDeletes returns the deletions of the archives that the

@@ -16,17 +16,17 @@ const keyConvergenceSVG = "convergence.svg"
 // converge records the round's convergence row (once) and, on
 // DIVERGENCE_WARNING, asks the divergence question (FLOW-002).
 func (s *Engine) converge() (stop, error) {
-	cur := s.St.Current
-	t := Tracker(s.St, &s.Cfg)
+	cur := s.st.Current
+	t := Tracker(s.st, &s.cfg)
 	if !cur.Converged {
-		for _, l := range recordConvergence(s.St, cur, t, s.Now) {
-			s.Log.Warn(l.Msg, l.Args...)
+		for _, l := range recordConvergence(s.st, cur, t, s.at) {
+			s.log.Warn(l.Msg, l.Args...)
 		}
 	}
 	if t.Current() != convergence.DivergenceWarning || cur.DivergenceDone {
 		return goOn, nil
 	}
-	q := convergence.DivergenceQuestion(convergence.DivergenceInput{Rows: t.Rows(), Settings: t.Settings(), Ledger: &s.St.Ledger, RollbackAvailable: s.rollbackAvailable()})
+	q := convergence.DivergenceQuestion(convergence.DivergenceInput{Rows: t.Rows(), Settings: t.Settings(), Ledger: &s.st.Ledger, RollbackAvailable: s.rollbackAvailable()})
 	q.ID, q.Round = fmt.Sprintf("r%d-divergence", cur.N), cur.N
 	a, paused, err := s.ask(q)
 	if err != nil || paused {
@@ -37,14 +37,18 @@ func (s *Engine) converge() (stop, error) {
 		// The decision is filed under this round once the rollback's
 		// dialogs are done, so the round's archive does not swallow it.
 		first := flowDecision{Question: Question{ID: q.ID, Kind: q.Kind, Round: q.Round, Title: q.Title}, Answer: a, Decision: opt.Label}
-		return s.startRollbackFromQuestion(a, rollback.TriggerDivergence, "divergence warning in round "+fmt.Sprint(cur.N), originDivergence, first)
+		st, err := s.startRollbackFromQuestion(a, rollback.TriggerDivergence, "divergence warning in round "+fmt.Sprint(cur.N), originDivergence, first)
+		if err == nil && st == goOn && s.st.RollbackFlow == nil && !cur.DivergenceDone {
+			return s.converge() // the rollback was cancelled: the question is asked again
+		}
+		return st, err
 	}
-	da := DecideDivergence(&s.St.Ledger, opt.Key, opt.Label, a.Text)
-	if err := ApplyDivergence(s.St, t, cur.N, da, s.Now); err != nil {
+	da := DecideDivergence(&s.st.Ledger, opt.Key, opt.Label, a.Text)
+	if err := ApplyDivergence(s.st, t, cur.N, da, s.at); err != nil {
 		return goOn, err
 	}
 	cur.DivergenceDone = true
-	s.St.recordDecision(s.Now(), cur.N, "", q, a, da.Decision)
+	s.st.recordDecision(s.at(), cur.N, "", q, a, da.Decision)
 	return goOn, nil
 }
 
@@ -52,37 +56,37 @@ func (s *Engine) converge() (stop, error) {
 // asking the early-termination offer and acknowledgments as they come due.
 func (s *Engine) checkTermination() (bool, error) {
 	for {
-		if s.St.Outcome.Terminal() {
+		if s.st.Outcome.Terminal() {
 			return true, nil
 		}
 		if paused, err := s.resumeDeciding(); err != nil || paused {
 			return false, err
 		}
-		d := convergence.Decide(terminationInput(s.St, s.Cfg.MaxRounds))
+		d := convergence.Decide(terminationInput(s.st, s.cfg.MaxRounds))
 		switch {
 		case d.Outcome.Terminal():
-			return true, s.Finish(d.Outcome, d.Reason)
+			return true, s.finish(d.Outcome, d.Reason)
 		case d.NeedsAcknowledgment:
 			if again, err := s.askHighAck(); !again {
 				return false, err
 			}
 		case d.NeedsUserDecisions:
 			// The conflicts every open gap is blocked on.
-			if err := BlockedWithoutDecisions(s.St); err != nil {
+			if err := BlockedWithoutDecisions(s.st); err != nil {
 				return false, err
 			}
-			s.St.Deciding = s.St.Round
-			if paused, err := s.resolveConflicts(s.St.Round); err != nil || paused {
+			s.st.Deciding = s.st.Round
+			if paused, err := s.resolveConflicts(s.st.Round); err != nil || paused {
 				return false, err
 			}
-			s.St.Deciding = 0
-		case d.OfferEarlyTermination && s.St.Round > 0:
+			s.st.Deciding = 0
+		case d.OfferEarlyTermination && s.st.Round > 0:
 			// Before round 1 nothing has been refined: no offer yet.
 			if again, err := s.offerEarlyTermination(d.OpenSet); !again {
 				return false, err
 			}
 		default:
-			s.St.Choice = ChoiceBetweenRounds(s.St.Choice)
+			s.st.Choice = ChoiceBetweenRounds(s.st.Choice)
 			return false, nil
 		}
 	}
@@ -91,31 +95,31 @@ func (s *Engine) checkTermination() (bool, error) {
 // resumeDeciding goes on asking the blocking decisions of the round
 // whose decisions were being asked (state.Deciding), if any.
 func (s *Engine) resumeDeciding() (paused bool, err error) {
-	r := s.St.Deciding
+	r := s.st.Deciding
 	if r == 0 {
 		return false, nil
 	}
 	if paused, err := s.resolveConflicts(r); err != nil || paused {
 		return paused, err
 	}
-	s.St.Deciding = 0
+	s.st.Deciding = 0
 	return false, nil
 }
 
 // askHighAck asks the user to acknowledge the unresolved HIGH conflicts;
 // again is false when the walk stops (paused, or an error).
 func (s *Engine) askHighAck() (again bool, err error) {
-	q := highAckQuestion(s.St)
+	q := highAckQuestion(s.st)
 	a, paused, err := s.ask(q)
 	if err != nil || paused {
 		return false, err
 	}
 	opt, _ := q.Option(a.Key)
-	s.St.recordDecision(s.Now(), s.St.Round, "", q, a, opt.Label)
+	s.st.recordDecision(s.at(), s.st.Round, "", q, a, opt.Label)
 	if opt.Key == convergence.KeyAcknowledge {
-		s.St.HighAck = true
+		s.st.HighAck = true
 	} else {
-		s.St.Choice = ""
+		s.st.Choice = ""
 	}
 	s.stage()
 	return true, nil
@@ -124,35 +128,35 @@ func (s *Engine) askHighAck() (again bool, err error) {
 // offerEarlyTermination offers to end the session with openSet open;
 // again is false when the walk stops (paused, or an error).
 func (s *Engine) offerEarlyTermination(openSet string) (again bool, err error) {
-	q := EarlyTerminationQuestion(s.St, s.Cfg.MaxRounds, Tracker(s.St, &s.Cfg).Current() == convergence.Converging)
+	q := EarlyTerminationQuestion(s.st, s.cfg.MaxRounds, Tracker(s.st, &s.cfg).Current() == convergence.Converging)
 	a, paused, err := s.ask(q)
 	if err != nil || paused {
 		return false, err
 	}
 	opt, _ := q.Option(a.Key)
-	ea := DecideEarlyTermination(opt.Key, lastAnswerAuto(s.St))
+	ea := DecideEarlyTermination(opt.Key, lastAnswerAuto(s.st))
 	if ea.Record {
-		s.St.recordDecision(s.Now(), s.St.Round, "", q, a, opt.Label)
+		s.st.recordDecision(s.at(), s.st.Round, "", q, a, opt.Label)
 	}
-	s.St.OfferedOpenSet = openSet
+	s.st.OfferedOpenSet = openSet
 	if ea.Pause {
-		s.St.Pending = append(s.St.Pending, q)
-		s.St.OfferedOpenSet = ""
-		return false, s.Checkpoint()
+		s.st.Pending = append(s.st.Pending, q)
+		s.st.OfferedOpenSet = ""
+		return false, s.checkpoint()
 	}
 	if ea.SetChoice {
-		s.St.Choice = ea.Choice
+		s.st.Choice = ea.Choice
 	}
 	s.stage()
 	return true, nil
 }
 
-// Finish ends the session with a terminal outcome and writes the final
+// finish ends the session with a terminal outcome and writes the final
 // artifacts.
-func (s *Engine) Finish(o OutcomeStatus, reason string) error {
-	s.St.Outcome, s.St.OutcomeReason, s.St.FinishedAt = o, reason, s.Now()
-	s.Log.Info("session finished", "outcome", o, "reason", reason)
-	DropPendingAtEnd(s.St)
+func (s *Engine) finish(o OutcomeStatus, reason string) error {
+	s.st.Outcome, s.st.OutcomeReason, s.st.FinishedAt = o, reason, s.at()
+	s.log.Info("session finished", "outcome", o, "reason", reason)
+	DropPendingAtEnd(s.st)
 	ops, err := s.finalOps()
 	if err != nil {
 		return err
@@ -162,30 +166,30 @@ func (s *Engine) Finish(o OutcomeStatus, reason string) error {
 		return err
 	}
 	ops = append(ops, iops...)
-	s.J.SnapshotNext = true // a finished session's state.json is whole and current
-	if !s.St.CleanupDone {
+	s.journal.SnapshotNext = true // a finished session's state.json is whole and current
+	if !s.st.CleanupDone {
 		// With no archive the session-end cleanup has nothing to ask: it
 		// is settled in this commit rather than in one of its own.
-		if _, _, ask, err := cleanupQuestion(s.Out, &s.Cfg, s.St.Rollbacks); err != nil {
+		if _, _, ask, err := cleanupQuestion(s.out, &s.cfg, s.st.Rollbacks); err != nil {
 			return err
 		} else if !ask {
-			s.St.CleanupDone = true
+			s.st.CleanupDone = true
 		}
 	}
-	if err := s.Checkpoint(ops...); err != nil {
+	if err := s.checkpoint(ops...); err != nil {
 		return err
 	}
-	s.Tel.Emit(Event{Kind: EventSessionFinished, Outcome: o, Message: reason})
+	s.emit(Event{Kind: EventSessionFinished, Outcome: o, Message: reason})
 	return nil
 }
 
 // finalOps renders final_summary.md and final_spec.md.
 func (s *Engine) finalOps() ([]Op, error) {
 	sum := convergence.Summary(convergence.SummaryInput{
-		Outcome: s.St.Outcome, Reason: s.St.OutcomeReason, Rounds: s.St.Round,
-		Started: s.St.CreatedAt, Finished: s.St.FinishedAt, Ledger: &s.St.Ledger, Extra: extraLimitations(s.St), SpecKey: keyFinalSpec,
+		Outcome: s.st.Outcome, Reason: s.st.OutcomeReason, Rounds: s.st.Round,
+		Started: s.st.CreatedAt, Finished: s.st.FinishedAt, Ledger: &s.st.Ledger, Extra: extraKnown(s.st), SpecKey: keyFinalSpec,
 	})
-	acceptedGaps := s.St.Ledger.InState(gap.Accepted)
+	acceptedGaps := s.st.Ledger.InState(gap.Accepted)
 	ids := make([]gap.ID, len(acceptedGaps))
 	for i, g := range acceptedGaps {
 		ids[i] = g.ID
@@ -198,8 +202,8 @@ func (s *Engine) finalOps() ([]Op, error) {
 	for _, g := range acceptedGaps {
 		accepted = append(accepted, convergence.Resolution{ID: g.ID, Title: g.Title, Text: texts[g.ID]})
 	}
-	decisions := decisionLines(s.St, nil) // user and conflict decisions (integrate.go)
-	limits := append(convergence.Limitations(&s.St.Ledger), extraLimitations(s.St)...)
+	decisions := decisionLines(s.st, nil) // user and conflict decisions (integrate.go)
+	limits := knownLimitations(s.st)      // limitations.go
 	src, err := s.source()
 	if err != nil {
 		return nil, fmt.Errorf("final spec: %w", err)
@@ -218,8 +222,8 @@ func (s *Engine) finalResolutions(ids []gap.ID) (map[gap.ID]string, error) {
 	for _, id := range ids {
 		wanted[id] = true
 	}
-	for i := len(s.St.Rounds) - 1; i >= 0 && len(wanted) > 0; i-- {
-		r := s.St.Rounds[i]
+	for i := len(s.st.Rounds) - 1; i >= 0 && len(wanted) > 0; i-- {
+		r := s.st.Rounds[i]
 		if !slices.ContainsFunc(r.GapsAddressed, func(id gap.ID) bool { return wanted[id] }) {
 			continue
 		}
@@ -227,7 +231,7 @@ func (s *Engine) finalResolutions(ids []gap.ID) (map[gap.ID]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("final spec: read %s: %w", OutputKey(r.N, Engineer), err)
 		}
-		res := validate.Engineer(string(b), validate.Options{MaxOutputBytes: s.Cfg.MaxOutputBytes})
+		res := validate.Engineer(string(b), validate.Options{MaxOutputBytes: s.cfg.MaxOutputBytes})
 		for _, sec := range res.Sections {
 			if wanted[sec.ID] && containsID(r.GapsAddressed, sec.ID) {
 				out[sec.ID] = strings.TrimSpace(sec.Body)

@@ -31,7 +31,7 @@ type DisagreeState struct {
 // conflict; unresolved HIGH/CRITICAL conflicts keep their gaps BLOCKED.
 // Each step is decided in disagree_decide.go; here it is asked and staged.
 func (s *Engine) disagreement() (stop, error) {
-	cur := s.St.Current
+	cur := s.st.Current
 	ds := &cur.Disagree
 	if ds.Done || cur.Engineer.Status != RoleAccepted {
 		return goOn, nil
@@ -48,7 +48,7 @@ func (s *Engine) disagreement() (stop, error) {
 	// A session paused by refine 0.1 computed its alerts before the implicit
 	// findings and has no RateChecked: its alerts stand.
 	if !ds.RateChecked && len(ds.Alerts) == 0 {
-		checkRate(s.St, cur, s.St.Round, conflictLimits(&s.Cfg))
+		checkRate(s.st, cur, s.st.Round, conflictLimits(&s.cfg))
 		s.stage()
 	}
 	if st, err := s.askAlerts(); err != nil || st != goOn {
@@ -66,8 +66,8 @@ func (s *Engine) disagreement() (stop, error) {
 // review being answered (the last completed round's) saw, and files what
 // detectDisagreement decides.
 func (s *Engine) detectDisagreement() error {
-	cur := s.St.Current
-	prev := s.St.Round
+	cur := s.st.Current
+	prev := s.st.Round
 	out, err := s.get(OutputKey(cur.N, Engineer))
 	if err != nil {
 		return fmt.Errorf("round %d disagreement: read engineer.md: %w", cur.N, err)
@@ -78,7 +78,7 @@ func (s *Engine) detectDisagreement() error {
 	} else if !errors.Is(err, ErrNotFound) {
 		return fmt.Errorf("round %d disagreement: read %s: %w", cur.N, OutputKey(prev, Engineer), err)
 	}
-	ApplyDetection(s.St, cur, DetectDisagreement(s.St, cur, prev, string(out), previous, s.Now))
+	ApplyDetection(s.st, cur, DetectDisagreement(s.st, cur, prev, string(out), previous, s.at))
 	s.stage()
 	return nil
 }
@@ -86,7 +86,7 @@ func (s *Engine) detectDisagreement() error {
 // askFindings asks about each implicit-disagreement finding not answered
 // yet and applies the answers.
 func (s *Engine) askFindings() (stop, error) {
-	cur := s.St.Current
+	cur := s.st.Current
 	ds := &cur.Disagree
 	for ds.NextFinding < len(ds.Findings) {
 		f := ds.Findings[ds.NextFinding]
@@ -96,11 +96,11 @@ func (s *Engine) askFindings() (stop, error) {
 		if err != nil || paused {
 			return waitIf(paused), err
 		}
-		o, err := conflict.ResolveImplicit(f, a.Key, a.Text, NextDecisionID(s.St, cur.N), s.Now(), s.St.Ignore)
+		o, err := conflict.ResolveImplicit(f, a.Key, a.Text, NextDecisionID(s.st, cur.N), s.at(), s.st.Ignore)
 		if err != nil {
 			return goOn, fmt.Errorf("round %d: %s: %w", cur.N, q.ID, err)
 		}
-		if err := applyImplicit(s.St, cur.N, f, o, s.Now); err != nil {
+		if err := applyImplicit(s.st, cur.N, f, o, s.at); err != nil {
 			return goOn, err
 		}
 		ds.NextFinding++
@@ -112,7 +112,7 @@ func (s *Engine) askFindings() (stop, error) {
 // askAlerts asks each DISAGREE rate alert not answered yet and applies the
 // answers; a "request revision" sends the round back to the Engineer.
 func (s *Engine) askAlerts() (stop, error) {
-	cur := s.St.Current
+	cur := s.st.Current
 	ds := &cur.Disagree
 	for ds.NextAlert < len(ds.Alerts) {
 		alert := ds.Alerts[ds.NextAlert]
@@ -124,7 +124,7 @@ func (s *Engine) askAlerts() (stop, error) {
 		}
 		opt, _ := q.Option(a.Key)
 		ds.NextAlert++
-		s.St.recordDecision(s.Now(), cur.N, "", q, a, opt.Label)
+		s.st.recordDecision(s.at(), cur.N, "", q, a, opt.Label)
 		aa := DecideAlert(alert, opt.Effect, a.Text)
 		if aa.Redo != "" {
 			// The round goes back to the Engineer: disagreement returns
@@ -132,13 +132,13 @@ func (s *Engine) askAlerts() (stop, error) {
 			// the next commit (the Engineer's prompt), or on neither after
 			// a crash, when the answer that asked for this is applied
 			// again.
-			if err := RedoEngineer(s.St, aa.Redo, s.Cfg.MaxRetries, s.Now); err != nil {
+			if err := RedoEngineer(s.st, aa.Redo, s.cfg.MaxRetries, s.at); err != nil {
 				return backToEngineer, err
 			}
 			s.stage()
 			return backToEngineer, nil
 		}
-		if err := applyAlert(s.St, cur.N, aa); err != nil {
+		if err := applyAlert(s.st, cur.N, aa); err != nil {
 			return goOn, err
 		}
 		s.stage()
@@ -150,11 +150,11 @@ func (s *Engine) askAlerts() (stop, error) {
 // severe first (FLOW-006 §4), and applies each decision to its gap. The
 // gaps of unresolved HIGH/CRITICAL conflicts are BLOCKED meanwhile.
 func (s *Engine) resolveConflicts(round int) (bool, error) {
-	if err := blockConflictGaps(s.St, s.Now); err != nil {
+	if err := blockConflictGaps(s.st, s.at); err != nil {
 		return false, err
 	}
 	for {
-		pending := conflict.Pending(s.St.Conflicts)
+		pending := conflict.Pending(s.st.Conflicts)
 		if len(pending) == 0 {
 			return false, nil
 		}
@@ -165,11 +165,11 @@ func (s *Engine) resolveConflicts(round int) (bool, error) {
 		if err != nil || paused {
 			return paused, err
 		}
-		d, resolved, err := conflict.Decide(c, conflict.Resolution{Option: a.Key, Text: a.Text}, NextDecisionID(s.St, round), s.Now())
+		d, resolved, err := conflict.Decide(c, conflict.Resolution{Option: a.Key, Text: a.Text}, NextDecisionID(s.st, round), s.at())
 		if err != nil {
 			return false, fmt.Errorf("round %d: decide %s: %w", round, c.IssueID, err)
 		}
-		if err := applyConflictDecision(s.St, round, c, resolved, d, s.Now); err != nil {
+		if err := applyConflictDecision(s.st, round, c, resolved, d, s.at); err != nil {
 			return false, err
 		}
 		s.stage()

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/validate"
 )
 
 // Engine is the session's decisions: the state in memory and what they
@@ -22,40 +22,56 @@ import (
 // (errNeedCalls, a pending question) and the drivers bring the results
 // in (ext). TestDecisionsDoNoIO holds them to that.
 type Engine struct {
-	Cfg   Params
-	Clock nower
-	Tok   Tokenizer
-	Log   *slog.Logger
+	cfg Params
+	tok Tokenizer
+	log *slog.Logger
+	// now is the time of the input being decided: the decisions read no
+	// clock.
+	now time.Time
+	// caps are the session Store's capabilities (appends, copies): the
+	// writes the Ready holds are ones that Store takes.
+	caps StoreCaps
+	// run is the run in progress; events are the events of the input
+	// being decided; unpersisted counts the commits of the last Ready
+	// until Advance.
+	run       runState
+	passYield bool
+	// scopeRound is the round whose scope the driver was told is open in
+	// this run (EventRoundStarted, EventRoundResumed).
+	scopeRound  int
+	events      []Event
+	unpersisted int
 
-	St  *State
-	Rnd *rand.Rand
-	// Out holds the writes of the Ready being decided (decide): the
+	st *State
+	// out holds the writes of the Ready being decided (decide): the
 	// decisions read the session through it and never write the Store.
-	Out *ReadyWrites
-	// Ext holds the role calls and answers the drivers bring in.
-	Ext *ExternalCalls
-	// Stale is set when a commit failed: the in-memory state may be ahead
+	out *ReadyWrites
+	// ext holds the role calls and answers the drivers bring in.
+	ext *ExternalCalls
+	// stale is set when a commit failed: the in-memory state may be ahead
 	// of the Store, so the next call reloads it.
-	Stale bool
-	// Pending holds staged writes (and dirty staged state changes) that the
+	stale bool
+	// staged holds staged writes (and dirty staged state changes) that the
 	// next durable point commits: before a role call, before a question,
 	// and before Run or Step returns.
-	Pending []Op
-	Dirty   bool
-	// LastRendered holds the renderings last committed, so an unchanged
+	staged []Op
+	dirty  bool
+	// lastRendered holds the renderings last committed, so an unchanged
 	// one is not written again.
-	LastRendered map[string]string
+	lastRendered map[string]string
 	// canon caches the Tier 1 examples extracted from the spec.
 	canonOnce sync.Once
 	canon     exemplar.Canonical
 	canonErr  error
-	// Tel reports events and keeps the SpanObserver scopes.
-	Tel Telemetry
-	// J is the session's position in its journal (persist.go).
-	J StateJournal
+	// journal is the session's position in its journal (persist.go).
+	journal StateJournal
 	// chosenExamples holds the example selected for each pending retry, so
 	// the prompt attaches the one the example log names.
 	chosenExamples map[string]exemplar.Selection
+	// checks turns the self-checks on (Options.SelfCheck).
+	checks bool
+	// status is what building a Status reuses.
+	status statusCache
 	// renderNext makes the next commit render status.md and decisions.md
 	// even inside a round (the run stops there: a failure, a pause).
 	renderNext bool
@@ -63,7 +79,7 @@ type Engine struct {
 
 // source returns the spec being refined ("" if the session has none).
 func (s *Engine) source() (string, error) {
-	b, err := s.Out.Get(KeySpec)
+	b, err := s.out.Get(KeySpec)
 	if errors.Is(err, ErrNotFound) {
 		return "", nil
 	}
@@ -77,78 +93,90 @@ func (s *Engine) source() (string, error) {
 // durable point. Work between two durable points is CPU only, so a crash
 // there can repeat at most the one role call whose response was in memory.
 func (s *Engine) stage(ops ...Op) {
-	s.Pending = append(s.Pending, ops...)
-	s.Dirty = true
+	s.staged = append(s.staged, ops...)
+	s.dirty = true
 }
 
 // get reads key as the session sees it: the latest staged write, else
 // the Store.
 func (s *Engine) get(key string) ([]byte, error) {
-	return StoreView{Store: s.Out, Pending: s.Pending}.get(key)
+	return StoreView{Store: s.out, Pending: s.staged}.get(key)
 }
 
 // copyOp writes value at key as a copy of from, which holds the same
 // value once the ops before it apply, when the Store copies (see Copier);
 // otherwise as a put.
 func (s *Engine) copyOp(key, from string, value []byte) Op {
-	if s.Out.copyOK {
+	if s.out.copyOK {
 		return Copy(key, from)
 	}
 	return Put(key, value)
 }
 
-// Flush makes everything staged durable; nothing staged, nothing written.
+// acceptOp writes an accepted answer, journaled at respKey as content, to
+// key as its validation read it: the normalized text when the reading
+// changed it (a wrapper fence, shifted headings: the prompts that quote
+// the answer and the checks after validation read the canonical form),
+// else a copy of the journal.
+func (s *Engine) acceptOp(key, respKey, content string, res validate.Result) Op {
+	if res.Text != "" && res.Text != content {
+		return Put(key, []byte(res.Text))
+	}
+	return s.copyOp(key, respKey, []byte(content))
+}
+
+// flush makes everything staged durable; nothing staged, nothing written.
 // A play stopped at questions its driver answers at once (ext.atOnce),
 // and at no role call, leaves what it staged to the Ready that records
 // the answers, or to the driver's flush if they are not given (drive): a
 // commit here would record the state twice. A call's prompt is always
 // made durable before the call.
-func (s *Engine) Flush() error {
-	if !s.Dirty && len(s.Pending) == 0 {
+func (s *Engine) flush() error {
+	if !s.dirty && len(s.staged) == 0 {
 		return nil
 	}
-	if s.Ext.AtOnce && len(s.Ext.Asked) > 0 && len(s.Ext.Needed) == 0 {
+	if s.ext.AtOnce && len(s.ext.Asked) > 0 && len(s.ext.Needed) == 0 {
 		return nil
 	}
-	return s.Checkpoint()
+	return s.checkpoint()
 }
 
-// Checkpoint writes, in one atomic Store commit, the staged ops, ops, the
+// checkpoint writes, in one atomic Store commit, the staged ops, ops, the
 // journal record of what changed in the state (or, now and then, a whole
 // snapshot; see persist.go) and the renderings when they are due.
-func (s *Engine) Checkpoint(ops ...Op) error {
-	if s.Out == nil {
+func (s *Engine) checkpoint(ops ...Op) error {
+	if s.out == nil {
 		return errors.New("refine: internal error: a commit outside decide; please report it")
 	}
-	s.St.UpdatedAt = s.Clock.Now().UTC()
-	all := make([]Op, 0, len(s.Pending)+len(ops)+4)
-	all = append(all, s.Pending...)
+	s.st.UpdatedAt = s.now
+	all := make([]Op, 0, len(s.staged)+len(ops)+4)
+	all = append(all, s.staged...)
 	all = append(all, ops...)
-	jops, err := s.J.CommitOps(StoreView{Store: s.Out, Pending: s.Pending}, s.St, all)
+	jops, err := s.journal.CommitOps(StoreView{Store: s.out, Pending: s.staged}, s.st, all)
 	if err != nil {
-		s.Stale = true
+		s.stale = true
 		return fmt.Errorf("commit: %w", err)
 	}
 	all = append(all, jops...)
 	var rendered map[string]string
 	if s.renderDue() {
-		rendered = map[string]string{keyStatus: renderStatus(s.St, s.Cfg.rollbackLimit(), s.Cfg.Backend), keyDecisions: renderDecisions(s.St)}
+		rendered = map[string]string{keyStatus: renderStatus(s.st, &s.cfg), keyDecisions: renderDecisions(s.st)}
 		for _, k := range []string{keyStatus, keyDecisions} {
-			if old, ok := s.LastRendered[k]; !ok || old != rendered[k] {
+			if old, ok := s.lastRendered[k]; !ok || old != rendered[k] {
 				all = append(all, Put(k, []byte(rendered[k])))
 			}
 		}
 	}
-	all = append(all, summaryOp(s.St))
-	if err := s.Out.Keep(all...); err != nil {
-		s.LastRendered = nil // unknown what the Store holds now
-		s.Stale = true
-		s.Pending, s.Dirty = nil, false // the reload discards them with the state
+	all = append(all, summaryOp(s.st))
+	if err := s.out.Keep(all...); err != nil {
+		s.lastRendered = nil // unknown what the Store holds now
+		s.stale = true
+		s.staged, s.dirty = nil, false // the reload discards them with the state
 		return fmt.Errorf("commit: %w", err)
 	}
-	s.Pending, s.Dirty = nil, false
+	s.staged, s.dirty = nil, false
 	if rendered != nil {
-		s.LastRendered = rendered
+		s.lastRendered = rendered
 	}
 	return nil
 }
@@ -158,15 +186,15 @@ func (s *Engine) Checkpoint(ops ...Op) error {
 // a failed one forgets what was rendered.
 func (s *Engine) renderingOps(status, decisions string) []Op {
 	var ops []Op
-	if s.LastRendered == nil {
-		s.LastRendered = map[string]string{}
+	if s.lastRendered == nil {
+		s.lastRendered = map[string]string{}
 	} else {
-		s.LastRendered = maps.Clone(s.LastRendered)
+		s.lastRendered = maps.Clone(s.lastRendered)
 	}
 	for k, v := range map[string]string{keyStatus: status, keyDecisions: decisions} {
-		if old, ok := s.LastRendered[k]; !ok || old != v {
+		if old, ok := s.lastRendered[k]; !ok || old != v {
 			ops = append(ops, Put(k, []byte(v)))
-			s.LastRendered[k] = v
+			s.lastRendered[k] = v
 		}
 	}
 	slices.SortFunc(ops, func(a, b Op) int { return strings.Compare(a.Key, b.Key) })
@@ -183,40 +211,43 @@ func (s *Engine) renderDue() bool {
 		s.renderNext = false
 		return true
 	}
-	return s.LastRendered == nil || s.St.Current == nil || len(s.St.Pending) > 0 || s.St.Current.Phase == PhaseBegin ||
-		s.St.Outcome.Terminal() // a session ended mid-round (abandoned, approved) shows its end
+	return s.lastRendered == nil || s.st.Current == nil || len(s.st.Pending) > 0 || s.st.Current.Phase == PhaseBegin ||
+		s.st.Outcome.Terminal() // a session ended mid-round (abandoned, approved) shows its end
 }
 
-// Now is the session's time, in UTC: the driver's clock, never the wall
-// clock.
-func (s *Engine) Now() time.Time { return s.Clock.Now().UTC() }
+// at is the time of the input being decided, in UTC: the decisions read
+// no clock.
+func (s *Engine) at() time.Time { return s.now }
 
-// RunRounds plays rounds until the session ends, pauses for an answer or
+// runRounds plays rounds until the session ends, pauses for an answer or
 // stops for role calls (ErrNeedCalls): what Run drives.
-func (s *Engine) RunRounds() (Outcome, error) {
+func (s *Engine) runRounds() (Outcome, error) {
 	for {
-		if s.St.Outcome.Terminal() && s.St.RollbackFlow == nil {
+		if s.st.Outcome.Terminal() && s.st.RollbackFlow == nil {
 			return s.finishSession()
 		}
 		rep, err := s.playRound()
+		if errors.Is(err, errYield) {
+			return Outcome{Status: StatusRunning, Round: s.st.Round}, err
+		}
 		if errors.Is(err, ErrNeedCalls) {
 			// The driver makes the calls; their prompts become durable with the Ready.
-			if err := s.Flush(); err != nil {
-				return s.Failed(err)
+			if err := s.flush(); err != nil {
+				return s.failed(err)
 			}
-			return Outcome{Status: StatusRunning, Round: s.St.Round}, err
+			return Outcome{Status: StatusRunning, Round: s.st.Round}, err
 		}
 		if err != nil {
-			return s.Failed(err)
+			return s.failed(err)
 		}
 		if rep.Outcome.Terminal() {
 			continue // the archive cleanup above, then return
 		}
 		if rep.Outcome != StatusRunning {
-			if err := s.Flush(); err != nil {
-				return s.Failed(err)
+			if err := s.flush(); err != nil {
+				return s.failed(err)
 			}
-			return s.St.outcome(), nil
+			return s.st.outcome(), nil
 		}
 	}
 }
@@ -227,21 +258,21 @@ func (s *Engine) RunRounds() (Outcome, error) {
 func (s *Engine) finishSession() (Outcome, error) {
 	paused, err := s.integrate()
 	if errors.Is(err, ErrNeedCalls) {
-		if err := s.Flush(); err != nil {
-			return s.Failed(err)
+		if err := s.flush(); err != nil {
+			return s.failed(err)
 		}
-		return Outcome{Status: StatusRunning, Round: s.St.Round}, err
+		return Outcome{Status: StatusRunning, Round: s.st.Round}, err
 	}
 	if err == nil && !paused {
 		_, err = s.sessionEnd()
 	}
 	if err == nil {
-		err = s.Flush()
+		err = s.flush()
 	}
 	if err != nil {
-		return s.Failed(err)
+		return s.failed(err)
 	}
-	return s.St.outcome(), nil
+	return s.st.outcome(), nil
 }
 
 // FinishPending reports whether a finished session still has its
@@ -255,43 +286,45 @@ func (st *State) FinishPending() bool {
 // check when only that is (a crash or a question came between the two),
 // else the round.
 func (s *Engine) stepRound() (RoundReport, error) {
-	if !s.St.endOfRoundDue() {
+	if !s.st.endOfRoundDue() {
 		return s.playRound()
 	}
 	_, err := s.checkTermination()
-	if err == nil && !s.St.unansweredPending() && !s.St.Outcome.Terminal() {
-		s.St.EndChecked = s.St.Round
+	if err == nil && !s.st.unansweredPending() && !s.st.Outcome.Terminal() {
+		s.st.EndChecked = s.st.Round
 		s.stage()
 	}
-	return s.St.Report(s.St.outcome()), err
+	return s.st.Report(s.st.outcome()), err
 }
 
-// Failed records a fatal error (the session stays resumable) and builds the
+// failed records a fatal error (the session stays resumable) and builds the
 // Outcome. Context cancellation is a pause, not a failure.
-func (s *Engine) Failed(err error) (Outcome, error) {
-	if cause := s.Out.interrupted(); cause != nil && errors.Is(err, cause) {
-		return Outcome{Status: StatusPaused, Round: s.St.Round, Reason: "interrupted: " + cause.Error() + "; run again to resume", Pending: slices.Clone(s.St.Pending)}, err
+func (s *Engine) failed(err error) (Outcome, error) {
+	var stopped *interruption
+	if errors.As(err, &stopped) {
+		// The driver's context ended during a call: a pause, not a failure.
+		return Outcome{Status: StatusPaused, Round: s.st.Round, Reason: "interrupted: " + stopped.cause.Error() + "; run again to resume", Pending: slices.Clone(s.st.Pending)}, err
 	}
-	s.Log.Error("session failed", "round", s.St.Round, "err", err)
-	if !s.Stale && !s.St.Outcome.Terminal() {
+	s.log.Error("session failed", "round", s.st.Round, "err", err)
+	if !s.stale && !s.st.Outcome.Terminal() {
 		// The state says so (status, status.md, the console), until the
 		// next run takes the session up again (resumeFailed).
 		s.renderNext = true
-		s.St.Outcome, s.St.OutcomeReason = StatusFailed, oneLine(err.Error())
-		if s.St.Current != nil {
-			s.St.Logged = append(s.St.Logged, loggedEvent{Kind: loggedExecutionError, Round: s.St.Current.N, At: s.Now(), Err: oneLine(err.Error())})
+		s.st.Outcome, s.st.OutcomeReason = StatusFailed, oneLine(err.Error())
+		if s.st.Current != nil {
+			s.st.Logged = append(s.st.Logged, loggedEvent{Kind: loggedExecutionError, Round: s.st.Current.N, At: s.at(), Err: oneLine(err.Error())})
 		}
 		// Best effort: the record is useful, but the failure is what we return.
-		_ = s.Checkpoint()
+		_ = s.checkpoint()
 	}
-	return Outcome{Status: StatusFailed, Round: s.St.Round, Reason: err.Error()}, err
+	return Outcome{Status: StatusFailed, Round: s.st.Round, Reason: err.Error()}, err
 }
 
-// ResumeFailed takes a session that failed up again: FAILED is where it
+// resumeFailed takes a session that failed up again: FAILED is where it
 // stood, not where it ends (the next durable point records RUNNING).
-func (s *Engine) ResumeFailed() {
-	if s.St.Outcome == StatusFailed {
-		s.St.Outcome, s.St.OutcomeReason = "", ""
+func (s *Engine) resumeFailed() {
+	if s.st.Outcome == StatusFailed {
+		s.st.Outcome, s.st.OutcomeReason = "", ""
 		s.renderNext = true
 	}
 }
@@ -352,16 +385,16 @@ func (st *State) takeAnswer(q Question, auto bool, at time.Time) (Answer, bool) 
 
 // takeAnswer takes q's accepted answer (state.takeAnswer) and reports it.
 func (s *Engine) takeAnswer(q Question, auto bool) (Answer, bool) {
-	if _, ok := s.St.Answers[q.ID]; !ok {
+	if _, ok := s.st.Answers[q.ID]; !ok {
 		return Answer{}, false // no clock reading: nothing is logged
 	}
-	a, ok := s.St.takeAnswer(q, auto, s.Now())
+	a, ok := s.st.takeAnswer(q, auto, s.at())
 	if ok {
 		logged := a
 		if o, found := q.Option(a.Key); found {
 			logged.Key = o.Key
 		}
-		s.Tel.Emit(Event{Kind: EventQuestionAnswered, Question: &q, Answer: &logged})
+		s.emit(Event{Kind: EventQuestionAnswered, Question: &q, Answer: &logged})
 	}
 	return a, ok
 }
@@ -372,22 +405,22 @@ func (s *Engine) takeAnswer(q Question, auto bool) (Answer, bool) {
 // records the answer), and paused is true: the driver asks it, and the
 // step that asked takes the answer when the session plays on.
 func (s *Engine) ask(q Question) (a Answer, paused bool, err error) {
-	if ans, ok := s.takeAnswer(q, s.Ext.Auto[q.ID]); ok {
-		delete(s.Ext.Auto, q.ID)
+	if ans, ok := s.takeAnswer(q, s.ext.Auto[q.ID]); ok {
+		delete(s.ext.Auto, q.ID)
 		return ans, false, nil
 	}
-	s.Tel.Emit(Event{Kind: EventQuestionAsked, Question: &q})
-	if !slices.ContainsFunc(s.St.Pending, func(p Question) bool { return p.ID == q.ID }) {
-		s.St.Pending = append(s.St.Pending, q)
+	s.emit(Event{Kind: EventQuestionAsked, Question: &q})
+	if !slices.ContainsFunc(s.st.Pending, func(p Question) bool { return p.ID == q.ID }) {
+		s.st.Pending = append(s.st.Pending, q)
 	}
-	s.Ext.Asked = append(s.Ext.Asked, q)
-	if s.Ext.AtOnce {
+	s.ext.Asked = append(s.ext.Asked, q)
+	if s.ext.AtOnce {
 		// Answered before the Ready is committed; if it is not, the driver
 		// makes it durable then (drive).
-		s.Dirty = true
+		s.dirty = true
 		return Answer{}, true, nil
 	}
-	if err := s.Checkpoint(); err != nil {
+	if err := s.checkpoint(); err != nil {
 		return Answer{}, false, err
 	}
 	return Answer{}, true, nil
@@ -437,39 +470,39 @@ func oneLine(s string) string {
 	return string(out)
 }
 
-// StepOnce plays the rest of the round in progress, or the next round, and
+// stepOnce plays the rest of the round in progress, or the next round, and
 // what follows the session's end.
-func (s *Engine) StepOnce() (RoundReport, error) {
-	if s.St.Outcome.Terminal() && s.St.RollbackFlow == nil {
+func (s *Engine) stepOnce() (RoundReport, error) {
+	if s.st.Outcome.Terminal() && s.st.RollbackFlow == nil {
 		o, err := s.finishSession()
-		rep := s.St.Report(s.St.outcome())
+		rep := s.st.Report(s.st.outcome())
 		rep.Outcome, rep.Pending = o.Status, o.Pending
 		return rep, err
 	}
 	rep, err := s.stepRound()
+	if errors.Is(err, errYield) {
+		return rep, err
+	}
 	if errors.Is(err, ErrNeedCalls) {
 		// The calls' prompts become durable with the Ready.
-		if ferr := s.Flush(); ferr != nil {
+		if ferr := s.flush(); ferr != nil {
 			err = ferr
 		} else {
 			return rep, err
 		}
 	}
-	if err == nil && s.St.Outcome.Terminal() && s.St.RollbackFlow == nil {
+	if err == nil && s.st.Outcome.Terminal() && s.st.RollbackFlow == nil {
 		o, ferr := s.finishSession()
 		rep.Outcome, rep.Pending = o.Status, o.Pending
 		return rep, ferr
 	}
 	if err == nil {
-		err = s.Flush()
+		err = s.flush()
 	}
 	if err != nil {
-		out, err := s.Failed(err)
+		out, err := s.failed(err)
 		rep.Outcome = out.Status
 		return rep, err
 	}
 	return rep, nil
 }
-
-// nower is the clock the decisions read: the driver's Clock.
-type nower interface{ Now() time.Time }

@@ -36,6 +36,11 @@ var (
 	// ErrRollbackLimit: the session has used all the rollbacks it allows
 	// (Config.RollbackLimit); raise the limit or finish the session.
 	ErrRollbackLimit = rollback.ErrLimit
+	// ErrRollbackPending: a rollback was asked for while another one waits
+	// for an answer in its dialog, with another target, reason or
+	// adjustments (see PendingRollbackError): answer that one, or cancel
+	// it with the answer "cancel", first.
+	ErrRollbackPending = errors.New("another rollback waits for an answer")
 	// ErrOutOfRange: a rollback target is not a round the session can
 	// return to (not yet played, or its backups rotated out); the error
 	// names the rounds that are available.
@@ -69,6 +74,10 @@ var (
 	// Role error; the integration step falls back to the appendix form
 	// ([llm.ErrNoResponse]).
 	ErrNoResponse = llm.ErrNoResponse
+	// ErrContextWindow: the backend ended an answer because the prompt
+	// filled the model's context window; a larger completion limit does
+	// not help, a smaller prompt (PromptBudget) or a larger model does.
+	ErrContextWindow = errors.New("the prompt fills the model's context window")
 	// ErrInvalidConfig: Config.Validate rejected a field.
 	ErrInvalidConfig = errors.New("invalid config")
 )

@@ -10,7 +10,7 @@ import (
 // escalate asks the user what to do after role spent its attempts (FLOW-001
 // §5) and applies the answer.
 func (s *Engine) escalate(role RoleName) (stop, error) {
-	cur := s.St.Current
+	cur := s.st.Current
 	rp := cur.role(role)
 	last, attempts, err := rp.lastFailure()
 	if err != nil {
@@ -19,7 +19,7 @@ func (s *Engine) escalate(role RoleName) (stop, error) {
 	// FLOW-001 §10: validation failures can trigger a rollback (FLOW-007).
 	q := retry.EscalationQuestion(string(role), cur.N, last.FailureType, attempts, s.rollbackAvailable())
 	q.ID = fmt.Sprintf("r%d-%s-escalation-%d", cur.N, role, rp.escalations()+1)
-	s.Tel.Emit(Event{Kind: EventEscalation, Role: role, FailureType: last.FailureType, Message: q.Title})
+	s.emit(Event{Kind: EventEscalation, Role: role, FailureType: last.FailureType, Message: q.Title})
 	a, paused, err := s.ask(q)
 	if err != nil || paused {
 		return waitIf(paused), err
@@ -32,16 +32,16 @@ func (s *Engine) escalate(role RoleName) (stop, error) {
 		return s.startRollbackFromQuestion(a, rollback.TriggerValidation, reason, originEscalation+string(role), first)
 	case retry.OptionPause:
 		// Offer the same decision again when the session resumes.
-		s.St.Pending = append(s.St.Pending, q)
-		s.St.recordDecision(s.Now(), cur.N, "", q, a, opt.Label)
-		return waitForAnswer, s.Checkpoint()
+		s.st.Pending = append(s.st.Pending, q)
+		s.st.recordDecision(s.at(), cur.N, "", q, a, opt.Label)
+		return waitForAnswer, s.checkpoint()
 	}
-	p := DecideEscalation(s.St, role, EscalationAnswer{Key: opt.Key, Label: opt.Label, Text: a.Text, FailureType: last.FailureType}, s.St.assignable(), &s.Cfg)
-	if err := ApplyEscalation(s.St, role, p, s.Now); err != nil {
+	p := DecideEscalation(s.st, role, EscalationAnswer{Key: opt.Key, Label: opt.Label, Text: a.Text, FailureType: last.FailureType}, s.st.assignable(), &s.cfg)
+	if err := ApplyEscalation(s.st, role, p, s.at); err != nil {
 		return goOn, err
 	}
 	rp.Escalated++
-	s.St.recordDecision(s.Now(), cur.N, "", q, a, p.Decision)
+	s.st.recordDecision(s.at(), cur.N, "", q, a, p.Decision)
 	s.stage()
 	return goOn, nil
 }
@@ -52,23 +52,23 @@ func (rp *RolePhase) escalations() int { return rp.Escalated }
 
 // askRoundFailed handles a round in which both roles were skipped.
 func (s *Engine) askRoundFailed() (stop, error) {
-	cur := s.St.Current
+	cur := s.st.Current
 	q := roundFailedQuestion(cur.N)
 	a, paused, err := s.ask(q)
 	if err != nil || paused {
 		return waitIf(paused), err
 	}
 	opt, _ := q.Option(a.Key)
-	s.St.recordDecision(s.Now(), cur.N, "", q, a, opt.Label)
+	s.st.recordDecision(s.at(), cur.N, "", q, a, opt.Label)
 	switch opt.Key {
 	case "2":
-		s.St.Pending = append(s.St.Pending, q)
-		return waitForAnswer, s.Checkpoint()
+		s.st.Pending = append(s.st.Pending, q)
+		return waitForAnswer, s.checkpoint()
 	}
 	cur.RoundFailedDone = true
 	switch opt.Key {
 	case "3":
-		return sessionEnded, s.Finish(StatusAbandoned, "abandoned by the user after round "+fmt.Sprint(cur.N)+" failed")
+		return sessionEnded, s.finish(StatusAbandoned, "abandoned by the user after round "+fmt.Sprint(cur.N)+" failed")
 	}
-	return goOn, s.Checkpoint()
+	return goOn, s.checkpoint()
 }

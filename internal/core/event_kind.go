@@ -26,3 +26,8 @@ const (
 	EventRunStarted  EventKind = "run_started"
 	EventRunFinished EventKind = "run_finished"
 )
+
+// EventRoundResumed tells the driver that the decisions play on in a round
+// whose start an earlier run reported: a SpanObserver gets a scope for it.
+// It is the driver's, not an Observer's: it is never observed.
+const EventRoundResumed EventKind = "round_resumed"

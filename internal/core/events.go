@@ -6,16 +6,19 @@ import (
 	"github.com/refine-spec/refine/validate"
 )
 
-// Event is what the decisions report: an Event without the
-// context its scope gives it, which only the driver's telemetry knows.
-// Its fields are the public Event's but Context; the root's
-// TestPublicEventCopiesEveryDecisionField keeps the two in step.
+// Event is one progress report: what the decisions report, with the
+// context of its scope once the driver's telemetry gives it one. Fields
+// not relevant to a Kind are zero.
 type Event struct {
-	Kind    EventKind
-	At      time.Time
-	Round   int
-	Phase   Phase
-	Role    RoleName
+	Kind  EventKind
+	At    time.Time
+	Round int
+	Phase Phase
+	Role  RoleName
+	// Call is, for an attempt's events, the session-wide index of the
+	// role's call (Request.Call): a driver runs the call in the scope it
+	// opened for the attempt's start.
+	Call    int
 	Attempt int
 	Gap     string
 	// FailureType is set for validation failures and retries.
@@ -49,26 +52,19 @@ type Event struct {
 	PreviousRun string
 	// SessionID names the session the event belongs to.
 	SessionID string
+	// Context is the context of the scope the event happened in (a run, a
+	// round or an attempt; see refine.SpanObserver): a context.Context,
+	// which the driver sets. Nil for plain Observers' events outside any
+	// scope.
+	Context ScopeContext `json:"-"`
 }
 
-// AttemptScope is an attempt's open scope as the decisions hold it: opaque
-// to them, read only by the telemetry that opened it.
-type AttemptScope any
-
-// Telemetry is how the decisions report their events and open and close
-// the scopes a SpanObserver wraps rounds and attempts in. The driver's
-// implementation opens them in the context it binds while the decisions
-// play, so that they take none.
-type Telemetry interface {
-	// Emit reports e.
-	Emit(e Event)
-	// BeginAttempt reports an attempt's start and opens its scope.
-	BeginAttempt(e Event) AttemptScope
-	// EndAttempt reports the attempt's end and closes its scope.
-	EndAttempt(sc AttemptScope, e Event)
-	// OpenRound makes sure the round in progress has an open scope;
-	// started is its round_started event when it has just started.
-	OpenRound(started *Event)
-	// EndRound closes the round's scope with e.
-	EndRound(e Event)
+// ScopeContext is context.Context's method set, so that an Event carries
+// its scope's context.Context although the decisions import no context:
+// the two interface types are assignable to each other.
+type ScopeContext interface {
+	Deadline() (deadline time.Time, ok bool)
+	Done() <-chan struct{}
+	Err() error
+	Value(key any) any
 }

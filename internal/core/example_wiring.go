@@ -19,15 +19,15 @@ func (s *Engine) canonical() (exemplar.Canonical, error) {
 			return
 		}
 		c, err := exemplar.ExtractCanonical(src)
-		if s.Cfg.CanonicalEngineer != "" {
-			c.Engineer = s.Cfg.CanonicalEngineer
+		if s.cfg.CanonicalEngineer != "" {
+			c.Engineer = s.cfg.CanonicalEngineer
 		}
-		if s.Cfg.CanonicalReviewer != "" {
-			c.Reviewer = s.Cfg.CanonicalReviewer
+		if s.cfg.CanonicalReviewer != "" {
+			c.Reviewer = s.cfg.CanonicalReviewer
 		}
 		s.canon, s.canonErr = c, err
 		if err != nil {
-			s.Log.Info("no canonical example in the spec; falling back to session history and templates", "reason", err)
+			s.log.Info("no canonical example in the spec; falling back to session history and templates", "reason", err)
 		}
 	})
 	return s.canon, s.canonErr
@@ -37,7 +37,7 @@ func (s *Engine) canonical() (exemplar.Canonical, error) {
 // rounds are gone from the live session, so never chosen).
 func (s *Engine) history(role RoleName) ([]exemplar.HistoryItem, error) {
 	var out []exemplar.HistoryItem
-	rounds := s.St.Rounds
+	rounds := s.st.Rounds
 	if len(rounds) > historyRounds {
 		rounds = rounds[len(rounds)-historyRounds:]
 	}
@@ -69,10 +69,10 @@ func retryExampleKey(n int, role RoleName, k int, failureType validate.FailureTy
 // logged) when the failure was recorded, else a new selection (a process
 // that resumed between the two).
 func (s *Engine) retryExample(role RoleName, k int, failureType validate.FailureType) (exemplar.Selection, error) {
-	if sel, ok := s.chosenExamples[retryExampleKey(s.St.Current.N, role, k, failureType)]; ok {
+	if sel, ok := s.chosenExamples[retryExampleKey(s.st.Current.N, role, k, failureType)]; ok {
 		return sel, nil
 	}
-	return s.example(role, failureType, s.Cfg.RetryExampleBudget)
+	return s.example(role, failureType, s.cfg.RetryExampleBudget)
 }
 
 // example selects the example for a prompt (GAP-FLOW-008): failureType ""
@@ -80,10 +80,10 @@ func (s *Engine) retryExample(role RoleName, k int, failureType validate.Failure
 // failure's mapping with Tier 1 → 2 → 3 fallthrough, truncated to budget.
 func (s *Engine) example(role RoleName, failureType validate.FailureType, budget int) (exemplar.Selection, error) {
 	canon, canonErr := s.canonical()
-	req := exemplar.Request{Role: role, FailureType: failureType, Gaps: s.St.Ledger.IDs(),
-		Canonical: canon, CanonicalErr: canonErr, Budget: budget, Tokenizer: s.Tok}
-	if s.St.Current != nil {
-		req.CurrentRound = s.St.Current.N
+	req := exemplar.Request{Role: role, FailureType: failureType, Gaps: s.st.Ledger.IDs(),
+		Canonical: canon, CanonicalErr: canonErr, Budget: budget, Tokenizer: s.tok}
+	if s.st.Current != nil {
+		req.CurrentRound = s.st.Current.N
 	}
 	if failureType == "" {
 		return exemplar.SelectInitial(req), nil

@@ -81,7 +81,8 @@ type IntegrationState struct {
 	Engineer       []AttemptRec `json:"engineer,omitempty"`
 	EngineerBudget int          `json:"engineer_budget"`
 	// EngineerFrom is where the current run of attempts started (a retry
-	// notice answers an attempt of the same run).
+	// notice answers an attempt of the same run); a run the user's "retry"
+	// starts after failures takes the last failed attempt in.
 	EngineerFrom   int          `json:"engineer_from,omitempty"`
 	Reviewer       []AttemptRec `json:"reviewer,omitempty"`
 	ReviewerBudget int          `json:"reviewer_budget,omitempty"`
@@ -182,14 +183,14 @@ func NewIntegration(st *State, integrate bool, maxRetries int) *IntegrationState
 // (finish): a previous integration's files (a session rolled back after
 // it finished) are deleted in the same commit.
 func (s *Engine) integrationStartOps() ([]Op, error) {
-	s.St.Integration = NewIntegration(s.St, s.Cfg.Integrate, s.Cfg.MaxRetries)
-	switch in := s.St.Integration; {
+	s.st.Integration = NewIntegration(s.st, s.cfg.Integrate, s.cfg.MaxRetries)
+	switch in := s.st.Integration; {
 	case in == nil:
 		return nil, nil
 	case in.Step == IntegDone:
 		return []Op{Delete(keyFinalTrace)}, nil
 	}
-	old, err := s.Out.List("final/")
+	old, err := s.out.List("final/")
 	if err != nil {
 		return nil, fmt.Errorf("integration: list final/: %w", err)
 	}
@@ -214,9 +215,9 @@ func dropIntegrationQuestions(st *State) {
 // integrate plays the integration step until final_spec.md is written or
 // a question waits; paused is true in the latter case.
 func (s *Engine) integrate() (paused bool, err error) {
-	in := s.St.Integration
-	if in != nil && in.Step != IntegDone && !s.Cfg.Integrate {
-		dropIntegrationQuestions(s.St)
+	in := s.st.Integration
+	if in != nil && in.Step != IntegDone && !s.cfg.Integrate {
+		dropIntegrationQuestions(s.st)
 		return false, s.integrationDone(FinalSpecAppendix, "integration was turned off before it finished (Settings.Integrate false, --no-integrate)")
 	}
 	for in != nil && in.Step != IntegDone {
@@ -267,9 +268,7 @@ func (m IntegrationMaterial) ids() []gap.ID {
 // against.
 func (m IntegrationMaterial) input(maxOutputBytes int, decisions []string) validate.IntegrationInput {
 	in := validate.IntegrationInput{Source: m.Source, Resolutions: m.Resolutions, Decisions: decisions, MaxOutputBytes: maxOutputBytes}
-	for _, l := range m.limits {
-		in.Limitations = append(in.Limitations, gap.ID(l.ID))
-	}
+	in.Limitations, in.OpenIssues = limitationIDs(m.limits)
 	return in
 }
 
@@ -280,7 +279,7 @@ func (s *Engine) integrationMaterial() (IntegrationMaterial, error) {
 		return m, fmt.Errorf("integration: %w", err)
 	}
 	m.Source = src
-	m.Accepted = s.St.Ledger.InState(gap.Accepted)
+	m.Accepted = s.st.Ledger.InState(gap.Accepted)
 	texts, err := s.finalResolutions(m.ids())
 	if err != nil {
 		return m, fmt.Errorf("integration: %w", err)
@@ -288,8 +287,8 @@ func (s *Engine) integrationMaterial() (IntegrationMaterial, error) {
 	for _, g := range m.Accepted {
 		m.Resolutions = append(m.Resolutions, validate.Resolution{ID: g.ID, Text: texts[g.ID]})
 	}
-	m.decisions = decisionLines(s.St, s.St.Integration.Decisions)
-	m.limits = convergence.Limitations(&s.St.Ledger)
+	m.decisions = decisionLines(s.st, s.st.Integration.Decisions)
+	m.limits = knownLimitations(s.st) // limitations.go
 	return m, nil
 }
 
@@ -344,7 +343,7 @@ func newIntegrationData(st *State, m IntegrationMaterial) *integrationData {
 	d.MinChars = int(validate.IntegrationMinSize*float64(material)) + 1
 	d.MaxChars = int(validate.IntegrationMaxSize * float64(material))
 	for _, l := range m.limits {
-		d.Limitations = append(d.Limitations, PromptGap{ID: gap.ID(l.ID), Title: l.Title, Severity: l.Severity, State: gap.State(strings.ToUpper(l.Note))})
+		d.Limitations = append(d.Limitations, l)
 	}
 	for _, is := range in.Issues {
 		if is.Severity.AtLeastHigh() {
@@ -365,12 +364,9 @@ func nextAttempt(recs []AttemptRec, from int) (k int, prev *AttemptRec) {
 }
 
 // integrationCheck validates an integration attempt's output against
-// check; an empty one is a missing file.
+// check (readAnswer reads its finish reason and an empty answer first).
 func integrationCheck(check validate.IntegrationInput) func(string) validate.Result {
 	return func(content string) validate.Result {
-		if content == "" {
-			return validate.FileMissing(keyFinalSpec)
-		}
 		return validate.Integration(content, check).Result
 	}
 }
@@ -379,7 +375,7 @@ func integrationCheck(check validate.IntegrationInput) func(string) validate.Res
 // is valid or the attempts allowed are spent; stopped says why they end
 // early (see IntegrationState.Stopped).
 func (s *Engine) integrationEngineer() (stopped string, err error) {
-	in := s.St.Integration
+	in := s.st.Integration
 	m, err := s.integrationMaterial()
 	if err != nil {
 		return "", err
@@ -387,8 +383,8 @@ func (s *Engine) integrationEngineer() (stopped string, err error) {
 	if in.PartsMode {
 		return s.integrationParts(m)
 	}
-	lim := limitsOf(s.Cfg, s.Tok)
-	d := newIntegrationData(s.St, m)
+	lim := limitsOf(s.cfg, s.tok)
+	d := newIntegrationData(s.st, m)
 	check := m.input(lim.maxOutputBytes, in.Decisions)
 	for len(in.Engineer) < in.EngineerBudget {
 		k, prev := nextAttempt(in.Engineer, in.EngineerFrom)
@@ -405,14 +401,14 @@ func (s *Engine) integrationEngineer() (stopped string, err error) {
 		}
 		at, err := s.integrationCall(Engineer, k, msgs, stable, m.ids(), integrationCheck(check))
 		if errors.Is(err, ErrNoResponse) {
-			return fmt.Sprintf("the Engineer has no response for the integration call (Engineer call %d: %s)", s.St.Usage.NextCall[string(Engineer)]+1, roleError(err)), nil
+			return fmt.Sprintf("the Engineer has no response for the integration call (Engineer call %d: %s)", s.st.Usage.NextCall[string(Engineer)]+1, roleError(err)), nil
 		}
 		if err != nil {
 			return "", err
 		}
 		if in.EngineerSettled(at.rec, lim.maxRetries) {
 			_, respKey := finalAttemptKeys(Engineer, k)
-			s.stage(append(at.ops, s.copyOp(finalOutputKey(Engineer), respKey, []byte(at.content)))...)
+			s.stage(append(at.ops, s.acceptOp(finalOutputKey(Engineer), respKey, at.content, at.vr))...)
 			return "", nil
 		}
 		s.stage(at.ops...)
@@ -480,13 +476,10 @@ func newConsistencyData(st *State, spec string) (*consistencyData, []gap.ID) {
 	return d, ids
 }
 
-// reviewCheck validates a consistency review of st's integration; an
-// empty one is a missing file.
+// reviewCheck validates a consistency review of st's integration
+// (readAnswer reads its finish reason and an empty answer first).
 func reviewCheck(st *State, maxOutputBytes int) func(string) validate.Result {
 	return func(content string) validate.Result {
-		if content == "" {
-			return validate.FileMissing(finalOutputKey(Reviewer))
-		}
 		return validate.Reviewer(content, validate.Options{KnownGaps: st.Ledger.IDs(), Round: st.Integration.reviewRound(), MaxOutputBytes: maxOutputBytes})
 	}
 }
@@ -494,14 +487,14 @@ func reviewCheck(st *State, maxOutputBytes int) func(string) validate.Result {
 // integrationReview plays the consistency review of the accepted
 // integration.
 func (s *Engine) integrationReview() error {
-	in := s.St.Integration
+	in := s.st.Integration
 	specKey := in.specKey()
 	spec, err := s.get(specKey)
 	if err != nil {
 		return fmt.Errorf("integration: read %s: %w", specKey, err)
 	}
-	lim := limitsOf(s.Cfg, s.Tok)
-	d, ids := newConsistencyData(s.St, string(spec))
+	lim := limitsOf(s.cfg, s.tok)
+	d, ids := newConsistencyData(s.st, string(spec))
 	for len(in.Reviewer) < in.ReviewerBudget {
 		k, prev := nextAttempt(in.Reviewer, in.ReviewerFrom)
 		msgs, stable, err := consistencyMessages(d, k-in.ReviewerFrom, in.ReviewerBudget-in.ReviewerFrom, prev)
@@ -512,9 +505,9 @@ func (s *Engine) integrationReview() error {
 			in.Notes = append(in.Notes, fmt.Sprintf("no consistency review: the spec makes a %d-token review prompt, above the cap of %d", n, lim.cap))
 			return s.integrationDone(FinalSpecIntegrated, "")
 		}
-		at, err := s.integrationCall(Reviewer, k, msgs, stable, ids, reviewCheck(s.St, lim.maxOutputBytes))
+		at, err := s.integrationCall(Reviewer, k, msgs, stable, ids, reviewCheck(s.st, lim.maxOutputBytes))
 		if errors.Is(err, ErrNoResponse) {
-			in.Notes = append(in.Notes, fmt.Sprintf("no consistency review: the Reviewer has no response for it (Reviewer call %d: %s)", s.St.Usage.NextCall[string(Reviewer)]+1, roleError(err)))
+			in.Notes = append(in.Notes, fmt.Sprintf("no consistency review: the Reviewer has no response for it (Reviewer call %d: %s)", s.st.Usage.NextCall[string(Reviewer)]+1, roleError(err)))
 			return s.integrationDone(FinalSpecIntegrated, "")
 		}
 		if err != nil {
@@ -526,7 +519,7 @@ func (s *Engine) integrationReview() error {
 			continue
 		}
 		_, respKey := finalAttemptKeys(Reviewer, k)
-		s.stage(append(at.ops, s.copyOp(finalOutputKey(Reviewer), respKey, []byte(at.content)))...)
+		s.stage(append(at.ops, s.acceptOp(finalOutputKey(Reviewer), respKey, at.content, at.vr))...)
 		if in.Reviewed(at.vr.Issues) {
 			return s.integrationDone(FinalSpecIntegrated, "")
 		}
@@ -611,7 +604,7 @@ const (
 // CRITICAL/HIGH issues the retry did not fix, or after every integration
 // attempt failed validation.
 func (s *Engine) integrationAsk() (stop, error) {
-	q := integrationQuestion(s.St, s.Cfg.MaxRetries)
+	q := integrationQuestion(s.st, s.cfg.MaxRetries)
 	a, paused, err := s.ask(q)
 	if err != nil || paused {
 		return waitIf(paused), err
@@ -619,12 +612,12 @@ func (s *Engine) integrationAsk() (stop, error) {
 	opt, _ := q.Option(a.Key)
 	if opt.Key == integKeyPause {
 		// Offer the same decision again when the session resumes.
-		s.St.Pending = append(s.St.Pending, q)
-		s.St.recordDecision(s.Now(), s.St.Round, "", q, a, opt.Label)
-		return waitForAnswer, s.Checkpoint()
+		s.st.Pending = append(s.st.Pending, q)
+		s.st.recordDecision(s.at(), s.st.Round, "", q, a, opt.Label)
+		return waitForAnswer, s.checkpoint()
 	}
-	form, why := s.St.Integration.Answered(opt.Key, s.Cfg.MaxRetries)
-	s.St.recordDecision(s.Now(), s.St.Round, "", q, a, opt.Label)
+	form, why := s.st.Integration.Answered(opt.Key, s.cfg.MaxRetries)
+	s.st.recordDecision(s.at(), s.st.Round, "", q, a, opt.Label)
 	if form == "" {
 		s.stage()
 		return goOn, nil
@@ -646,6 +639,9 @@ func (in *IntegrationState) Answered(key string, maxRetries int) (form, why stri
 		in.EngineerBudget = len(in.Engineer) + 1
 		if in.Accepted == 0 {
 			in.EngineerBudget += maxRetries
+			// The run takes the last failed attempt in: the first new
+			// attempt's retry notice says what failed (#40 item 2d).
+			in.EngineerFrom--
 		}
 		in.Step = IntegEngineer
 		return "", ""

@@ -30,59 +30,71 @@ type integrationAttempt struct {
 // the call (errNeedCalls). The attempt's usage is recorded and its end
 // reported to observers.
 func (s *Engine) integrationCall(role RoleName, k int, msgs []Message, stable int, gaps []gap.ID, check func(string) validate.Result) (integrationAttempt, error) {
-	in := s.St.Integration
+	in := s.st.Integration
 	promptKey, respKey := finalAttemptKeys(role, k)
 	where := fmt.Sprintf("integration %s attempt %d", role, k)
-	plan := attemptPlan{Role: role, K: k, where: where, msgs: msgs, started: s.Now(), Phase: PhaseIntegration}
-	plan.req = Request{Role: role, Round: in.Round, Attempt: k, Call: s.St.Usage.callIndex(role, respKey),
-		Gaps: slices.Clone(gaps), Messages: msgs, MaxTokens: s.Cfg.MaxTokens, Stable: stable}
+	plan := attemptPlan{Role: role, K: k, where: where, msgs: msgs, started: s.at(), Phase: PhaseIntegration}
+	prior := in.runAttempts(role)
+	plan.req = Request{Role: role, Round: in.Round, Attempt: k, Call: s.st.Usage.callIndex(role, respKey),
+		Gaps: slices.Clone(gaps), Messages: msgs, MaxTokens: nextMaxTokens(s.cfg.MaxTokens, s.cfg.TokensCap(), prior), Stable: stable}
 	if b, err := s.get(respKey); err == nil {
 		c := string(b)
-		plan.journaled = &c
+		plan.journaled, plan.journaledFinish = &c, s.journaledFinish(respKey)
 	} else if !errors.Is(err, ErrNotFound) {
 		return integrationAttempt{}, fmt.Errorf("%s: read response journal: %w", where, err)
-	} else if res, ok := s.Ext.take(plan.req); ok {
+	} else if res, ok := s.ext.take(plan.req); ok {
 		plan.delivered = &res
 	} else {
 		// The driver makes the call; its prompt, and everything staged
 		// before it, is durable before the call: a crash during the call
 		// repeats this call only.
 		s.stage(Put(promptKey, []byte(renderPrompt(where, msgs))))
-		s.Ext.keepScope(plan, func() AttemptScope { return s.Tel.BeginAttempt(plan.startEvent()) })
+		s.keepPlan(plan)
 		return integrationAttempt{}, ErrNeedCalls
 	}
-	s.Ext.scope(&plan, func() AttemptScope { return s.Tel.BeginAttempt(plan.startEvent()) })
+	s.startPlan(&plan)
 	res := plan.result()
-	if res.Err != nil && errors.Is(res.Err, ErrNoResponse) && s.St.Usage.NextCall[string(role)] == plan.req.Call {
+	if res.Err != nil && errors.Is(res.Err, ErrNoResponse) && s.st.Usage.NextCall[string(role)] == plan.req.Call {
 		// No response is no call: the number goes to the role's next call
 		// (a session rolled back and replayed again numbers its calls as
 		// its recording does).
-		s.St.Usage.NextCall[string(role)]--
-		delete(s.St.Usage.InFlight, respKey)
+		s.st.Usage.NextCall[string(role)]--
+		delete(s.st.Usage.InFlight, respKey)
 	}
 	if res.Err != nil {
-		s.Tel.EndAttempt(plan.scope, Event{Kind: EventAttemptFinished, Role: role, Attempt: k, Phase: PhaseIntegration, Elapsed: s.Now().Sub(plan.started),
+		s.emit(Event{Kind: EventAttemptFinished, Role: role, Call: plan.req.Call, Attempt: k, Phase: PhaseIntegration, Elapsed: s.at().Sub(plan.started),
 			FailureType: validate.ExecutionError, Message: res.Err.Error(), Err: res.Err})
 		return integrationAttempt{}, res.Err
 	}
 	at := integrationAttempt{content: res.Resp.Content}
-	rec := AttemptRec{N: k, Calls: res.Calls, Model: res.Resp.Model}
+	finish := res.Resp.FinishReason
+	rec := AttemptRec{N: k, Calls: res.Calls, Model: res.Resp.Model, MaxTokens: plan.req.MaxTokens, FinishReason: finish}
 	if plan.journaled == nil {
-		rec.Usage, rec.UsageEstimated = callUsage(res.Resp.Usage, msgs, at.content, s.Tok)
-		at.content = capOutput(at.content, s.Cfg.MaxOutputBytes)
-		at.ops = append(at.ops, Put(respKey, []byte(at.content[:min(len(at.content), s.Cfg.MaxOutputBytes)])))
+		rec.Usage, rec.UsageEstimated = callUsage(res.Resp.Usage, msgs, at.content, s.tok)
+		at.content = capOutput(at.content, s.cfg.MaxOutputBytes)
+		at.ops = append(at.ops, journalResponse(respKey, at.content, finish, s.cfg.MaxOutputBytes)...)
+	}
+	if validate.ContextExceeded(finish) {
+		err := contextExceeded(where, finish, msgs, s.tok)
+		s.emit(Event{Kind: EventAttemptFinished, Role: role, Call: plan.req.Call, Attempt: k, Phase: PhaseIntegration, Elapsed: s.at().Sub(plan.started),
+			FailureType: validate.ExecutionError, Message: err.Error(), Err: err})
+		return integrationAttempt{}, err
 	}
 	// The verdict, the usage, and the attempt's end for observers.
-	vr := check(at.content)
-	rec.At, rec.Success, rec.FailureType, rec.Tier = s.Now(), vr.Success, vr.FailureType, string(vr.Tier)
+	vr := readAnswer(at.content, finish, s.cfg.MaxOutputBytes, check)
+	rec.At, rec.Success, rec.FailureType, rec.Tier = s.at(), vr.Success, vr.FailureType, string(vr.Tier)
 	rec.Line, rec.Message, rec.Warnings = vr.Line, vr.Message, vr.Warnings
-	s.St.Usage.add(role, rec.Usage, rec.Calls)
-	delete(s.St.Usage.InFlight, respKey)
-	if !vr.Success {
-		s.Tel.Emit(Event{Kind: EventValidationFailed, Role: role, Attempt: k, Phase: PhaseIntegration, FailureType: rec.FailureType, Message: rec.Message})
+	rec.Normalized = normalizedQuirks(vr.Normalized)
+	if rec.Free = !vr.Success && freeReask(rec, prior, s.cfg.TokensCap()); rec.Free {
+		in.extendBudget(role) // re-asked without spending the retry budget
 	}
-	s.Tel.EndAttempt(plan.scope, Event{Kind: EventAttemptFinished, Role: role, Attempt: k, Phase: PhaseIntegration,
-		Elapsed: s.Now().Sub(plan.started), FailureType: rec.FailureType, Message: rec.Message, Model: rec.Model,
+	s.st.Usage.add(role, rec.Usage, rec.Calls)
+	delete(s.st.Usage.InFlight, respKey)
+	if !vr.Success {
+		s.emit(Event{Kind: EventValidationFailed, Role: role, Attempt: k, Phase: PhaseIntegration, FailureType: rec.FailureType, Message: rec.Message})
+	}
+	s.emit(Event{Kind: EventAttemptFinished, Role: role, Call: plan.req.Call, Attempt: k, Phase: PhaseIntegration,
+		Elapsed: s.at().Sub(plan.started), FailureType: rec.FailureType, Message: rec.Message, Model: rec.Model,
 		FinishReason: res.Resp.FinishReason, AttemptUsage: rec.Usage, Success: rec.Success})
 	at.vr, at.rec = vr, rec
 	return at, nil
@@ -100,4 +112,23 @@ func callUsage(reported Usage, msgs []Message, content string, tok Tokenizer) (U
 	}
 	u.CompletionTokens = tok.Count(content)
 	return u, true
+}
+
+// runAttempts are role's attempts in the integration step's current run
+// of attempts (since its budget was last set).
+func (in *IntegrationState) runAttempts(role RoleName) []AttemptRec {
+	if role == Reviewer {
+		return in.Reviewer[min(in.ReviewerFrom, len(in.Reviewer)):]
+	}
+	return in.Engineer[min(in.EngineerFrom, len(in.Engineer)):]
+}
+
+// extendBudget gives role one more attempt in the current run: a free
+// re-ask (an answer the token limit cut below the cap, a first refusal).
+func (in *IntegrationState) extendBudget(role RoleName) {
+	if role == Reviewer {
+		in.ReviewerBudget++
+		return
+	}
+	in.EngineerBudget++
 }

@@ -89,10 +89,11 @@ func TestIntegrationStateDecisions(t *testing.T) {
 		want: IntegrationState{Step: IntegAsk, Accepted: 2, Asked: 1, Issues: []IssueRecord{high, low}, KnownIssues: []IssueRecord{high}},
 		ret:  FinalSpecIntegrated + "|",
 	}, {
+		// The run takes the failed attempt in: the next one answers it.
 		name: "a retry with nothing accepted gets the whole budget",
 		in:   IntegrationState{Step: IntegAsk, Engineer: []AttemptRec{fail}},
 		play: func(in *IntegrationState) any { f, w := in.Answered(IntegKeyRetry, 2); return f + "|" + w },
-		want: IntegrationState{Step: IntegEngineer, Engineer: []AttemptRec{fail}, Asked: 1, EngineerFrom: 1, EngineerBudget: 4},
+		want: IntegrationState{Step: IntegEngineer, Engineer: []AttemptRec{fail}, Asked: 1, EngineerFrom: 0, EngineerBudget: 4},
 		ret:  "|",
 	}, {
 		name: "the appendix says why",

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/refine-spec/refine/internal/markdown"
 	"github.com/refine-spec/refine/validate"
 )
 
@@ -18,7 +17,7 @@ import (
 // integrationDone writes final_spec.md in its final form, the trace, and a
 // line of final_summary.md saying which form it is.
 func (s *Engine) integrationDone(form, reason string) error {
-	in := s.St.Integration
+	in := s.st.Integration
 	in.Step, in.Form, in.Reason = IntegDone, form, reason
 	var written string
 	var check validate.IntegrationInput
@@ -32,7 +31,7 @@ func (s *Engine) integrationDone(form, reason string) error {
 		if err != nil {
 			return err
 		}
-		written, check = string(b), m.input(s.Cfg.MaxOutputBytes, in.Decisions)
+		written, check = string(b), m.input(s.cfg.MaxOutputBytes, in.Decisions)
 	} else {
 		ops, err := s.finalOps()
 		if err != nil {
@@ -54,8 +53,8 @@ func (s *Engine) integrationDone(form, reason string) error {
 	if form == FinalSpecAppendix {
 		msg = "final_spec.md is the appendix form: " + reason
 	}
-	s.Log.Info("final spec written", "form", form, "reason", reason)
-	s.Tel.Emit(Event{Kind: EventIntegrated, Phase: PhaseIntegration, Message: msg})
+	s.log.Info("final spec written", "form", form, "reason", reason)
+	s.emit(Event{Kind: EventIntegrated, Phase: PhaseIntegration, Message: msg})
 	return nil
 }
 
@@ -82,12 +81,11 @@ func (in *IntegrationState) finalFiles(written string, check validate.Integratio
 	if in.Form == FinalSpecIntegrated {
 		log = validate.Integration(written, check).Log
 		in.Notes = append(slices.Clone(in.Engineer[in.Accepted-1].Warnings), in.Notes...)
-		for _, is := range in.Issues {
-			if !is.Severity.AtLeastHigh() {
-				in.Notes = append(in.Notes, fmt.Sprintf("consistency review: %s (%s): %s", is.ID, is.Severity, oneLine(is.Summary)))
-			}
-		}
-		spec = withKnownIssues(written, in.KnownIssues)
+		// What the consistency review leaves open is a known limitation
+		// of both files (limitations.go).
+		left := in.consistencyLeft()
+		spec = withKnownIssues(written, left)
+		summary = []byte(withSummaryLimitations(string(summary), left))
 	} else {
 		spec = fmt.Sprintf("> **Integration failed:** %s. This is the appendix form: the source spec, then each accepted resolution, the decisions and the known limitations.\n\n%s", strings.TrimSuffix(in.Reason, "."), written)
 	}
@@ -106,8 +104,8 @@ func (in *IntegrationState) finalFiles(written string, check validate.Integratio
 func (in *IntegrationState) finalSpecLine(logRows int) string {
 	if in.Form == FinalSpecIntegrated {
 		line := fmt.Sprintf("Form: integrated (v1.0): every accepted resolution merged into its section; %d Resolution Log rows, also in `%s`", logRows, keyFinalTrace)
-		if n := len(in.KnownIssues); n > 0 {
-			line += fmt.Sprintf("; %d consistency issue(s) accepted as known limitations", n)
+		if n := len(in.consistencyLeft()); n > 0 {
+			line += fmt.Sprintf("; %d consistency review issue(s) listed as known limitations", n)
 		}
 		return line
 	}
@@ -119,9 +117,11 @@ type integrationTrace struct {
 	Form   string `json:"form"`
 	Reason string `json:"reason,omitempty"`
 	// Log is the Resolution Log as parsed; empty for the appendix form.
-	Log         []validate.LogEntry `json:"log"`
-	KnownIssues []traceIssue        `json:"known_issues"`
-	Notes       []string            `json:"notes"`
+	Log []validate.LogEntry `json:"log"`
+	// KnownIssues are the consistency review's issues listed as known
+	// limitations: its MEDIUM/LOW ones, and CRITICAL/HIGH ones accepted.
+	KnownIssues []traceIssue `json:"known_issues"`
+	Notes       []string     `json:"notes"`
 	// Attempts and Reviews count the Engineer's integration attempts and
 	// the Reviewer's valid consistency reviews.
 	Attempts int `json:"attempts"`
@@ -144,40 +144,13 @@ func (in *IntegrationState) trace(log []validate.LogEntry) integrationTrace {
 		t.Notes = []string{}
 	}
 	t.KnownIssues = []traceIssue{}
-	for _, is := range in.KnownIssues {
+	if in.Form != FinalSpecIntegrated {
+		return t
+	}
+	for _, is := range in.consistencyLeft() {
 		t.KnownIssues = append(t.KnownIssues, traceIssue{ID: is.ID, Severity: is.Severity.String(), Summary: is.Summary})
 	}
 	return t
-}
-
-// withKnownIssues lists accepted consistency issues under the spec's
-// "## Known Limitations" (made, before the Resolution Log, if absent).
-func withKnownIssues(spec string, issues []IssueRecord) string {
-	if len(issues) == 0 {
-		return spec
-	}
-	var b strings.Builder
-	for _, is := range issues {
-		fmt.Fprintf(&b, "- %s (%s, consistency review): %s\n", is.ID, is.Severity, oneLine(is.Summary))
-	}
-	lines := b.String()
-	d := markdown.Parse(spec)
-	text := d.Text
-	for _, sec := range d.SectionsAt(2) {
-		if strings.EqualFold(strings.TrimSpace(sec.Title), "Known Limitations") {
-			body := strings.TrimRight(text[sec.BodyStart:sec.End], "\n")
-			if t := strings.TrimSpace(body); strings.EqualFold(strings.TrimSuffix(t, "."), "none") {
-				body = ""
-			}
-			return text[:sec.BodyStart] + body + "\n" + lines + "\n" + text[sec.End:]
-		}
-	}
-	for _, sec := range d.SectionsAt(2) {
-		if strings.EqualFold(strings.TrimSpace(sec.Title), "Resolution Log") {
-			return text[:sec.Start] + "## Known Limitations\n\n" + lines + "\n" + text[sec.Start:]
-		}
-	}
-	return strings.TrimRight(text, "\n") + "\n\n## Known Limitations\n\n" + lines
 }
 
 // FinalSpecPending is Status.FinalSpec while the integration step runs.

@@ -188,9 +188,9 @@ func newPartPrompt(st *State, m IntegrationMaterial, p integrationPart, i, n int
 // attempts for each part in turn, then the join; stopped says why it ends
 // early (see IntegrationState.Stopped).
 func (s *Engine) integrationParts(m IntegrationMaterial) (stopped string, err error) {
-	in := s.St.Integration
-	lim := limitsOf(s.Cfg, s.Tok)
-	parts, why, err := integrationPlan(s.St, m, lim)
+	in := s.st.Integration
+	lim := limitsOf(s.cfg, s.tok)
+	parts, why, err := integrationPlan(s.st, m, lim)
 	if err != nil || why != "" {
 		return why, err
 	}
@@ -214,7 +214,7 @@ func (s *Engine) integrationParts(m IntegrationMaterial) (stopped string, err er
 			}
 			others = partHeadings(texts)
 		}
-		pp := newPartPrompt(s.St, m, p, i, len(parts), others, lim.maxOutputBytes)
+		pp := newPartPrompt(s.st, m, p, i, len(parts), others, lim.maxOutputBytes)
 		k, prev := nextAttempt(in.Engineer, in.EngineerFrom)
 		msgs, stable, err := integrationMessages(pp.data, k-in.EngineerFrom, in.EngineerBudget-in.EngineerFrom, prev)
 		if err != nil {
@@ -222,7 +222,7 @@ func (s *Engine) integrationParts(m IntegrationMaterial) (stopped string, err er
 		}
 		at, err := s.integrationCall(Engineer, k, msgs, stable, pp.ids, integrationCheck(pp.check))
 		if errors.Is(err, ErrNoResponse) {
-			return fmt.Sprintf("the Engineer has no response for the integration call of part %d of %d (Engineer call %d: %s)", i+1, len(parts), s.St.Usage.NextCall[string(Engineer)]+1, roleError(err)), nil
+			return fmt.Sprintf("the Engineer has no response for the integration call of part %d of %d (Engineer call %d: %s)", i+1, len(parts), s.st.Usage.NextCall[string(Engineer)]+1, roleError(err)), nil
 		}
 		if err != nil {
 			return "", err
@@ -270,7 +270,7 @@ func (s *Engine) partTexts(parts []integrationPart, accepted []int) ([]string, e
 		if err != nil {
 			return nil, fmt.Errorf("integration: read %s: %w", key, err)
 		}
-		texts[i] = string(b)
+		texts[i], _ = validate.Normalize(string(b)) // as read: a wrapper fence unwrapped
 	}
 	return texts, nil
 }

@@ -2,6 +2,8 @@ package core
 
 import (
 	"fmt"
+
+	"github.com/refine-spec/refine/convergence"
 	"strings"
 	"text/template"
 
@@ -19,7 +21,7 @@ type integrationData struct {
 	SourceFence string
 	Resolutions []integrationResolution
 	Decisions   []string
-	Limitations []PromptGap
+	Limitations []convergence.Limitation
 	// Issues are the consistency review's CRITICAL/HIGH issues the
 	// integration must fix (a retry after the review).
 	Issues             []PromptIssue
@@ -53,11 +55,11 @@ The refinement session ended {{.Outcome}} after round {{.Round}}. Write the whol
 The spec is too long to integrate at once. Write only the part of it quoted below, with the resolutions given below merged in; the parts are joined in order. {{if eq .Part 1}}Start with the spec's title.{{else}}Do not repeat the title or write other parts.{{end}} End the part with its own "## Resolution Log" for the gaps below{{if .Last}}, with a row for every decision, after the "## Known Limitations" section{{else}}: no Known Limitations section and no decision rows (the last part has them){{end}}.
 {{end}}
 ## Rules
-1. Keep every "#" and "##" heading of the source spec. To remove or rename one, add a Resolution Log row | <old heading> | <new heading, or —> | renamed/removed: why |.
+1. Keep every "#" and "##" heading of the source spec. To remove or rename one, add a Resolution Log row | <old title, no "#"> | <new title, or —> | renamed/removed: why |.
 2. Merge each accepted resolution in full: its rules, field and header names, numbers, status codes and examples. Write it as specification text, not as a proposal: leave out confidence levels, trade-off lists and "New Gaps Introduced".
 3. Honour every decision listed below.
 4. Replace every sentence of the source that calls a resolved gap unspecified, open, undecided or TBD with what its resolution specifies, and drop the gap's "(GAP-…)" marker from the body.
-5. {{if .Limitations}}List each open gap under "## Known Limitations" as "- GAP-ID (SEVERITY): what is not yet specified".{{else}}No gap is open: a "## Known Limitations" section is optional.{{end}}
+5. {{if .Limitations}}List each known limitation below under "## Known Limitations" as "- ID (SEVERITY): what is not yet specified".{{else}}Nothing is open: a "## Known Limitations" section is optional.{{end}}
 6. End with "## Resolution Log": a table with the header row "| Item | Section(s) | Note |", the delimiter row "|---|---|---|", and one row per accepted gap ID and per decision ID. Section(s) names the headings of your document that now hold the item, exactly as they read (several separated by ";"), or "—" for a decision that changed no section.
 7. Write the spec only, between {{.MinChars}} and {{.MaxChars}} characters without the Resolution Log: no preamble, no commentary.
 
@@ -67,8 +69,8 @@ The spec is too long to integrate at once. Write only the part of it quoted belo
 {{.SourceFence}}
 
 {{template "material" .}}
-{{end}}## Open gaps (Known Limitations)
-{{range .Limitations}}- {{.ID}} ({{.Severity}}){{if .Title}}: {{.Title}}{{end}} [{{.State}}]
+{{end}}## Known limitations
+{{range .Limitations}}- {{.ID}}{{if .Severity.Valid}} ({{.Severity}}){{end}}{{if .Title}}: {{.Title}}{{end}}{{if .Note}} [{{.Note}}]{{end}}
 {{else}}None.
 {{end}}{{if .Issues}}
 ## Consistency review: fix these issues

@@ -12,11 +12,13 @@ import (
 )
 
 // The decisions do no I/O of their own: no function of this package
-// makes a role call, asks an Asker, commits to a Store, sleeps, reads the
-// wall clock or starts a goroutine, and the package imports no context.
-// The driver (the root package's drive.go and next.go) does all of that:
-// the decisions read through the view it binds, keep their writes in the
-// Ready (ReadyWrites.Keep) and open scopes through its Telemetry.
+// makes a role call, asks an Asker, commits to a Store, sleeps, reads a
+// clock (every input carries its time), reports to an Observer or a
+// SpanObserver (their events go out in the Ready) or starts a goroutine,
+// and the package imports neither context nor testing nor flag. The
+// driver (the root package's drive.go and next.go) does all of that: the
+// decisions read through the view it binds and keep their writes and
+// events in the Ready.
 func TestDecisionsDoNoIO(t *testing.T) {
 	files, err := filepath.Glob("*.go")
 	if err != nil {
@@ -37,8 +39,9 @@ func TestDecisionsDoNoIO(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, imp := range f.Imports {
-			if path, _ := strconv.Unquote(imp.Path.Value); path == "context" {
-				t.Errorf("%s: imports context", fset.Position(imp.Pos()))
+			switch path, _ := strconv.Unquote(imp.Path.Value); path {
+			case "context", "testing", "flag":
+				t.Errorf("%s: imports %s", fset.Position(imp.Pos()), path)
 			}
 		}
 		for _, d := range f.Decls {
@@ -79,9 +82,13 @@ func ioIn(n ast.Node) string {
 			return "sleeps"
 		case "Commit":
 			return "commits to a Store (the decisions keep their writes: Out.Keep)"
-		case "Now":
-			if x, ok := sel.X.(*ast.Ident); ok && x.Name == "time" {
-				return "reads the wall clock"
+		case "Now", "Since", "Until":
+			return "reads a clock (" + sel.Sel.Name + "): use the input's time"
+		case "Observe", "Begin", "End":
+			// Observer.Observe(e), SpanObserver.Begin(ctx, e) and End(ctx, e);
+			// convergence.Tracker.Observe takes three.
+			if want := map[string]int{"Observe": 1, "Begin": 2, "End": 2}[sel.Sel.Name]; len(n.Args) == want {
+				return "reports to an observer (" + sel.Sel.Name + "): emit an event into the Ready"
 			}
 		}
 	case *ast.Ident:

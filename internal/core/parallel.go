@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/validate"
 )
 
 // Part statuses beyond the role statuses.
@@ -31,13 +32,13 @@ func (rp *RolePhase) part(id gap.ID) *PartState {
 // (building prompts, journaling, validating, recording, committing)
 // happens here, as the results are delivered.
 func (s *Engine) runParallel() (done bool, err error) {
-	cur := s.St.Current
+	cur := s.st.Current
 	rp := &cur.Engineer
 	if len(rp.Parts) == 0 {
 		for _, id := range rp.Gaps {
 			rp.Parts = append(rp.Parts, &PartState{Gap: id})
 		}
-		if err := s.Checkpoint(); err != nil {
+		if err := s.checkpoint(); err != nil {
 			return false, err
 		}
 	}
@@ -55,20 +56,22 @@ func (s *Engine) runParallel() (done bool, err error) {
 		if err != nil {
 			return false, fmt.Errorf("round %d engineer (%s): read accepted output: %w", cur.N, p.Gap, err)
 		}
-		texts = append(texts, strings.TrimSpace(string(b)))
+		// Merged as read: the Reviewer's prompt quotes the canonical form.
+		text, _ := validate.Normalize(string(b))
+		texts = append(texts, strings.TrimSpace(text))
 	}
 	rp.ParallelDone = true
 	if len(texts) == 0 {
 		// Every call failed: escalate once for the whole phase.
 		rp.Budget = 0
-		return false, s.Checkpoint()
+		return false, s.checkpoint()
 	}
 	rp.Status = RoleAccepted
-	if err := s.St.applyEngineer(rp, MergeParts(rp.Parts), s.Now); err != nil {
+	if err := s.st.applyEngineer(rp, MergeParts(rp.Parts), s.at); err != nil {
 		return false, err
 	}
 	merged := strings.Join(texts, "\n\n") + "\n"
-	return true, s.Checkpoint(Put(OutputKey(cur.N, Engineer), []byte(merged)))
+	return true, s.checkpoint(Put(OutputKey(cur.N, Engineer), []byte(merged)))
 }
 
 // MergeParts is the Engineer's output as the parts make it: the gaps
@@ -159,13 +162,13 @@ func (d *partDrafter) queueRunning() {
 	// calls are asked for. Otherwise a crash after that Ready lost
 	// responses already paid for (simulator seed 20700).
 	slices.SortStableFunc(d.queue, func(a, b *PartState) int {
-		return cmp.Compare(s.Ext.hasDelivered(s.St, b, len(b.Attempts)+1), s.Ext.hasDelivered(s.St, a, len(a.Attempts)+1))
+		return cmp.Compare(s.ext.hasDelivered(s.st, b, len(b.Attempts)+1), s.ext.hasDelivered(s.st, a, len(a.Attempts)+1))
 	})
 }
 
 // dispatchQueued dispatches queued parts while there is room for a call.
 func (d *partDrafter) dispatchQueued() {
-	for d.firstErr == nil && len(d.queue) > 0 && len(d.results)+d.needed < d.s.Cfg.ParallelGaps {
+	for d.firstErr == nil && len(d.queue) > 0 && len(d.results)+d.needed < d.s.cfg.ParallelGaps {
 		p := d.queue[0]
 		d.queue = d.queue[1:]
 		if err := d.dispatch(p); err != nil {
@@ -178,9 +181,9 @@ func (d *partDrafter) dispatchQueued() {
 // take), or its call is left to the driver.
 func (d *partDrafter) dispatch(p *PartState) error {
 	s := d.s
-	if len(p.Attempts) >= 1+s.Cfg.MaxRetries {
+	if len(p.Attempts) >= partBudget(p.Attempts, s.cfg.MaxRetries) {
 		p.Status = PartExhausted
-		return s.Checkpoint()
+		return s.checkpoint()
 	}
 	plan, err := s.planAttempt(Engineer, string(p.Gap), len(p.Attempts)+1, d.rp)
 	if err != nil {
@@ -210,9 +213,9 @@ func (d *partDrafter) take(m partCall) {
 	}
 	if out.rec.Success {
 		m.part.Status = RoleAccepted
-		m.part.Result = acceptedFrom(Engineer, s.St.Current.N, out.result)
+		m.part.Result = acceptedFrom(Engineer, s.st.Current.N, out.result)
 	}
-	if err := s.Checkpoint(out.ops...); err != nil {
+	if err := s.checkpoint(out.ops...); err != nil {
 		d.fail(err)
 		return
 	}

@@ -7,6 +7,9 @@ import "text/template"
 // Observer, which only the driver uses.
 type Params struct {
 	Settings
+	// Defaults are DefaultConfig's settings: what a session from before
+	// settings were stored reports.
+	Defaults Settings
 	// HasColdStore is set when the host configured a cold store.
 	HasColdStore bool
 	// EngineerTemplate and ReviewerTemplate are Config's prompt templates.
@@ -17,6 +20,4 @@ type Params struct {
 	// CanonicalEngineer and CanonicalReviewer are Config's Tier 1 examples.
 	CanonicalEngineer string
 	CanonicalReviewer string
-	// CheckSettings validates settings as Config.Validate would with them.
-	CheckSettings func(Settings) error
 }

@@ -18,7 +18,7 @@ import (
 // it concerns. Records are lines of a journal segment,
 // journal/NNNNNNNNNN.jsonl, named by its first record; a segment holds one
 // round's records (a new one starts at each round and after each
-// snapshot). A Store that is a refine.Appender is handed only each new
+// snapshot). A Store that is a store.Appender is handed only each new
 // line; another gets the segment rewritten. Opening a session reads the
 // snapshot and applies the records after it. A new snapshot is due when
 // the records since the last one outweigh it (so the bytes a session hands
@@ -100,7 +100,7 @@ type StateJournal struct {
 	// cannot append.
 	segStart int64
 	seg      []byte
-	// Appends says the Store takes OpAppend (refine.Appender): a record
+	// Appends says the Store takes OpAppend (store.Appender): a record
 	// is then appended to its segment, and snapshots are written in the
 	// background.
 	Appends bool
@@ -108,7 +108,7 @@ type StateJournal struct {
 
 // NewJournal returns the journal of a session not stored yet, in store:
 // its first commit writes a whole snapshot.
-func NewJournal(store Store) StateJournal { return StateJournal{Appends: Appends(store)} }
+func NewJournal(caps StoreCaps) StateJournal { return StateJournal{Appends: caps.Appends} }
 
 // StoreView is what the journal reads of the session's Store: the Store as
 // committed, and the writes the session has staged for the commit being
@@ -164,7 +164,7 @@ func (j *StateJournal) record(st *State) (op Op, ok bool, err error) {
 		return Op{}, false, err
 	}
 	ops := journal.DiffVersions(j.Ver, ver)
-	if checkingHistory() {
+	if j.Hist.Check {
 		// The writer's splits (encodeLedger) spare the diff a scan; the
 		// operations must be those of the documents scanned.
 		if want := journal.Diff(j.Ver.Bytes(), ver.Bytes()); !slices.EqualFunc(ops, want, sameOp) {

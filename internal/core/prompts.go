@@ -178,13 +178,13 @@ func (s *Engine) buildPrompt(role RoleName, k int, gaps []gap.ID, prev []Attempt
 			return nil, 0, exampleChoice{}, err
 		}
 	}
-	if in.initial, err = s.example(role, "", s.Cfg.InitialExampleBudget); err != nil {
+	if in.initial, err = s.example(role, "", s.cfg.InitialExampleBudget); err != nil {
 		return nil, 0, exampleChoice{}, err
 	}
 	if in.Source, err = s.source(); err != nil {
 		return nil, 0, exampleChoice{}, err
 	}
-	p := Prompter{St: s.St, Cfg: &s.Cfg, Tok: s.Tok}
+	p := Prompter{St: s.st, Cfg: &s.cfg, Tok: s.tok}
 	stable, user, err := p.Build(role, k, gaps, userContext, in)
 	if err != nil {
 		return nil, 0, exampleChoice{}, err
@@ -451,12 +451,12 @@ func (p Prompter) renderWithinBudget(tmpl *template.Template, d *PromptData, bud
 // skipped Reviewer left unreviewed.
 func (s *Engine) materialUnderReview(gaps []gap.ID) (string, error) {
 	var rounds []int
-	if s.St.Current.Engineer.Status == RoleAccepted {
-		rounds = append(rounds, s.St.Current.N)
+	if s.st.Current.Engineer.Status == RoleAccepted {
+		rounds = append(rounds, s.st.Current.N)
 	}
 	for _, id := range gaps {
-		for i := len(s.St.Rounds) - 1; i >= 0; i-- {
-			r := s.St.Rounds[i]
+		for i := len(s.st.Rounds) - 1; i >= 0; i-- {
+			r := s.st.Rounds[i]
 			if containsID(r.GapsAddressed, id) {
 				if !containsInt(rounds, r.N) {
 					rounds = append(rounds, r.N)

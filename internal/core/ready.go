@@ -16,8 +16,8 @@ import (
 // what the session's Store accepts (appends, copies), so the ops it keeps
 // are ones that Store takes as they are.
 type ReadyWrites struct {
-	// Base is the session's Store as the driver binds it for a decide.
-	Base source
+	// Base is the session's Store as the driver binds it for a Handle.
+	Base View
 	// ColdBase is Config.ColdStore as the driver binds it (nil: none).
 	ColdBase view
 	// appendOK and copyOK are the session Store's capabilities.
@@ -47,22 +47,11 @@ type stagedKey struct {
 	overBase bool
 }
 
-// source is what the Ready's writes read the session's Store through:
-// a view, and whether the driver was interrupted (bound).
-type source interface {
-	view
-	Interrupted() error
+// newReadyWrites returns the writes of a new Ready over a Store with
+// caps (which say which ops it accepts).
+func newReadyWrites(caps StoreCaps, check bool) *ReadyWrites {
+	return &ReadyWrites{appendOK: caps.Appends, copyOK: caps.Copies, values: map[string]stagedKey{}, guarded: check}
 }
-
-// NewReadyWrites returns the writes of a new Ready over st (whose
-// capabilities say which ops it accepts).
-func NewReadyWrites(st Store) *ReadyWrites {
-	return &ReadyWrites{appendOK: Appends(st), copyOK: copies(st), values: map[string]stagedKey{}, guarded: checkingHistory()}
-}
-
-// interrupted returns why the driver's context ended, or nil: the
-// decisions stop at the next round's start.
-func (st *ReadyWrites) interrupted() error { return st.Base.Interrupted() }
 
 // guard keeps a copy of ops' values in test binaries, for unchanged.
 func (st *ReadyWrites) guard(ops []Op) {

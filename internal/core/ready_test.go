@@ -90,7 +90,7 @@ func TestCompactOpsDropsWhatIsMoot(t *testing.T) {
 // slice written again after its commit is reported, not persisted.
 func TestReadyWritesReportAValueWrittenAfterItsCommit(t *testing.T) {
 	st := memory.New()
-	w := NewReadyWrites(st)
+	w := newReadyWrites(CapsOf(st), true)
 	w.Base = storeSource{t, st}
 	buf := []byte("first")
 	if err := w.Keep(Put("a", buf), Put("b", []byte("other"))); err != nil {

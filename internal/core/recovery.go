@@ -1,8 +1,10 @@
 package core
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/refine-spec/refine/conflict"
@@ -11,49 +13,106 @@ import (
 	"github.com/refine-spec/refine/rollback"
 )
 
+// RecoverDialog is the decision-recovery dialog past its first question:
+// "Modify" asks which decision and what it becomes (MODIFY DECISION); that
+// one decision is re-applied as modified, and the recovery question is
+// asked again for the others.
+type RecoverDialog struct {
+	// Asked counts the dialog's questions answered (it numbers the next
+	// one's ID).
+	Asked int `json:"asked"`
+	// Modify: the MODIFY DECISION question is next; Text is the text
+	// given with "Modify" (the edit, unless its answer has its own).
+	Modify bool   `json:"modify,omitempty"`
+	Text   string `json:"text,omitempty"`
+	// Modified are the decisions re-applied as modified so far.
+	Modified []string `json:"modified,omitempty"`
+}
+
 // recoverDecisions asks, before the first round after a rollback, what to
 // do with the decisions the undone rounds had recorded (FLOW-007 Example 5):
-// re-apply, modify then re-apply, or leave them archived.
+// re-apply, modify then re-apply, or leave them archived. "Modify" changes
+// one decision, named in the MODIFY DECISION question, and asks again for
+// the others.
 func (s *Engine) recoverDecisions() (bool, error) {
-	if len(s.St.Recover) == 0 {
-		return false, nil
+	for len(s.st.Recover) > 0 {
+		// Listed in the order they were made, whatever their kind.
+		slices.SortStableFunc(s.st.Recover, func(a, b rollback.RoundDecision) int { return CompareDecisionIDs(a.ID, b.ID) })
+		dlg := s.st.RecoverDialog
+		if dlg == nil {
+			dlg = &RecoverDialog{}
+		}
+		from := s.st.Recover[0].Round()
+		var q Question
+		if dlg.Modify {
+			q = rollbacktext.ModifyQuestion(from, s.st.Recover, dlg.Text)
+		} else {
+			q = rollbacktext.RecoveryQuestion(from, s.st.Recover)
+			if len(dlg.Modified) > 0 {
+				q.Body = fmt.Sprintf("Re-applied as modified: %s.\n\n", strings.Join(dlg.Modified, ", ")) + q.Body
+			}
+		}
+		if dlg.Asked > 0 {
+			q.ID += fmt.Sprintf("-%d", dlg.Asked+1)
+		}
+		q.Round = s.st.Round + 1
+		a, paused, err := s.ask(q)
+		if err != nil || paused {
+			return paused, err
+		}
+		opt, _ := q.Option(a.Key)
+		decision := opt.Label
+		dlg.Asked++
+		s.st.RecoverDialog = dlg
+		text := strings.TrimSpace(a.Text)
+		switch {
+		case dlg.Modify:
+			dlg.Modify = false
+			if d, ok := rollbacktext.ModifyTarget(s.st.Recover, opt); ok {
+				decision = modifyDecision(s.st, d, cmp.Or(text, dlg.Text), s.at)
+			}
+		default:
+			rec, err := rollbacktext.ResolveRecovery(s.st.Recover, opt)
+			if err != nil {
+				return false, fmt.Errorf("decision recovery: %w", err)
+			}
+			switch {
+			case rec.Modify && len(s.st.Recover) == 1 && text != "":
+				// One decision, and the answer says what it becomes.
+				decision = modifyDecision(s.st, s.st.Recover[0], text, s.at)
+			case rec.Modify:
+				dlg.Modify, dlg.Text = true, text
+			default:
+				for i := range rec.Reapply {
+					rec.Reapply[i] = rollbacktext.Reapply(rec.Reapply[i], rec.Reapply[i].Round())
+				}
+				reapplyDecisions(s.st, rec.Reapply, s.at)
+				s.st.Recover = nil
+			}
+		}
+		s.st.recordProcedural(s.at(), s.st.Round, "", q, a, decision)
+		s.stage()
 	}
-	// Listed in the order they were made, whatever their kind.
-	slices.SortStableFunc(s.St.Recover, func(a, b rollback.RoundDecision) int { return CompareDecisionIDs(a.ID, b.ID) })
-	from := s.St.Recover[0].Round()
-	q := rollbacktext.RecoveryQuestion(from, s.St.Recover)
-	q.Round = s.St.Round + 1
-	a, paused, err := s.ask(q)
-	if err != nil || paused {
-		return paused, err
-	}
-	opt, _ := q.Option(a.Key)
-	rec, err := rollbacktext.ResolveRecovery(s.St.Recover, opt)
-	if err != nil {
-		return false, fmt.Errorf("decision recovery: %w", err)
-	}
-	reapplyDecisions(s.St, rec, a.Text, s.Now)
-	s.St.Recover, s.St.RecoverConflicts = nil, nil
-	s.St.recordProcedural(s.Now(), s.St.Round, "", q, a, opt.Label)
-	s.stage()
+	s.st.Recover, s.st.RecoverConflicts, s.st.RecoverDialog = nil, nil, nil
 	return false, nil
 }
 
-// reapplyDecisions files the recovered decisions rec re-applies (all of
-// st.Recover modified by note, when rec.Modify) under st's last round; now
-// dates each decision record.
-func reapplyDecisions(st *State, rec rollbacktext.Recovery, note string, now func() time.Time) {
-	reapply := rec.Reapply
-	if rec.Modify {
-		// The answer's text is the modification; applied to every archived decision.
-		for _, d := range st.Recover {
-			reapply = append(reapply, rollbacktext.Modified(d, d.Round(), note))
-		}
+// modifyDecision re-applies d, one of st.Recover, changed by the user's
+// text, and takes it out of those left to recover; it returns the
+// decision to record.
+func modifyDecision(st *State, d rollback.RoundDecision, text string, now func() time.Time) string {
+	reapplyDecisions(st, []rollback.RoundDecision{rollbacktext.Modified(d, d.Round(), text)}, now)
+	st.Recover = slices.DeleteFunc(st.Recover, func(r rollback.RoundDecision) bool { return r.ID == d.ID })
+	if st.RecoverDialog != nil {
+		st.RecoverDialog.Modified = append(st.RecoverDialog.Modified, d.ID)
 	}
+	return d.ID + " modified and re-applied"
+}
+
+// reapplyDecisions files the recovered decisions (each with its note)
+// under st's last round; now dates each decision record.
+func reapplyDecisions(st *State, reapply []rollback.RoundDecision, now func() time.Time) {
 	for _, d := range reapply {
-		if !rec.Modify {
-			d = rollbacktext.Reapply(d, d.Round())
-		}
 		if i := slices.IndexFunc(st.RecoverConflicts, func(c conflict.Ruling) bool { return c.ID == d.ID }); i >= 0 {
 			// A conflict resolution comes back as one: later Engineer
 			// prompts carry it and compliance checks hold to it. Like the

@@ -19,9 +19,9 @@ func ts(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05Z") }
 
 // renderStatus renders status.md from state: gaps, validation log, errors,
 // and usage. It is a rendering only; nothing is parsed back from it. Of
-// the configuration it shows the session's effective rollback limit and
-// the backend that plays each role.
-func renderStatus(st *State, rollbackLimit int, backend BackendInfo) string {
+// the configuration it shows the session's settings (with their changes),
+// its effective rollback limit and the backend that plays each role.
+func renderStatus(st *State, p *Params) string {
 	var b strings.Builder
 	recent := recentFrom(st)
 	writeStatusHeader(&b, st)
@@ -30,12 +30,14 @@ func renderStatus(st *State, rollbackLimit int, backend BackendInfo) string {
 	writeRounds(&b, st.Rounds, recent)
 	writeConvergence(&b, st.Tracker, st.Round, recent)
 	writeValidationLogs(&b, st, recent)
+	writeNormalized(&b, st.NormalizedCounts())
 	writeErrors(&b, st.errorRows(), recent)
 	writeExampleLog(&b, st.ExampleLog, recent)
 	writeConflicts(&b, st.Conflicts)
-	writeRollbacks(&b, st, rollbackLimit)
+	writeRollbacks(&b, st, p.rollbackLimit())
 	renderIntegration(&b, st.Integration) // integrate_output.go
-	renderUsage(&b, st.Usage, backend)
+	writeSettings(&b, p, st.SettingsLog)  // settings_view.go
+	renderUsage(&b, st.Usage, p.Backend)
 	return b.String()
 }
 
@@ -55,8 +57,9 @@ func writeStatusHeader(b *strings.Builder, st *State) {
 }
 
 // statusOutcome is status.md's outcome line: the session's outcome,
-// RUNNING while it has none, PAUSED while a question waits (the archive
-// cleanup question only notes that it waits).
+// RUNNING while it has none, PAUSED while a question waits; a finished
+// session keeps its outcome and notes that a question waits (the
+// integration's, a rollback's dialog, the archive cleanup).
 func statusOutcome(st *State) string {
 	outcome := string(st.Outcome)
 	if outcome == "" {
@@ -65,6 +68,8 @@ func statusOutcome(st *State) string {
 	switch {
 	case OnlyCleanupPending(st):
 		outcome += " (the archive cleanup question waits for an answer)"
+	case len(st.Pending) > 0 && st.Outcome.Terminal():
+		outcome += " (a question waits for an answer)"
 	case len(st.Pending) > 0:
 		outcome = "PAUSED (waiting for an answer)"
 	}

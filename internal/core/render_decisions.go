@@ -17,7 +17,9 @@ func renderDecisions(st *State) string {
 	}
 	writeDecisionRecords(&b, st.Decisions)
 	if len(st.ConflictDecisions) > 0 {
-		b.WriteString("\n## Conflict Resolutions\n\n" + conflict.RenderDecisions(st.ConflictDecisions))
+		// Each round has its own "## Round N Conflict Resolutions" heading
+		// (FLOW-006): no empty heading above them (#40).
+		b.WriteString("\n" + conflict.RenderDecisions(st.ConflictDecisions))
 	}
 	for _, r := range st.Rollbacks.Records {
 		b.WriteString("\n" + rollbacktext.DecisionsNoticeIn(r.Round, r.At, r.Reason, r.Archive))

@@ -16,17 +16,17 @@ import (
 // The Session's side of the rollback dialogs (rollback_flow.go): it binds
 // their view to its Store, asks their questions and commits their moves.
 
-// DriveRollback runs the rollback flow in state until it executes, is
+// driveRollback runs the rollback flow in state until it executes, is
 // cancelled, or pauses at a question (the report's Pending): the dialogs
 // (RollbackDialogs) decide, the Session asks and commits.
-func (s *Engine) DriveRollback() (RollbackReport, error) {
+func (s *Engine) driveRollback() (RollbackReport, error) {
 	for {
-		f := s.St.RollbackFlow
+		f := s.st.RollbackFlow
 		if f == nil {
 			return RollbackReport{}, nil
 		}
-		d := RollbackDialogs{St: s.St, View: rollbackStoreView{s: s},
-			Policy: RollbackPolicy{Limit: s.Cfg.rollbackLimit(), Mode: RollbackModeOf(&s.Cfg), Threshold: analysisThresholdOf(&s.Cfg), Weights: s.Cfg.Weights}}
+		d := RollbackDialogs{St: s.st, View: rollbackStoreView{s: s},
+			Policy: RollbackPolicy{Limit: s.cfg.rollbackLimit(), Mode: RollbackModeOf(&s.cfg), Threshold: analysisThresholdOf(&s.cfg), Weights: s.cfg.Weights}}
 		m, err := d.Step(f)
 		if err != nil {
 			return RollbackReport{}, err
@@ -37,7 +37,7 @@ func (s *Engine) DriveRollback() (RollbackReport, error) {
 				return RollbackReport{}, err
 			}
 			if paused {
-				return FlowPaused(s.St, d.Policy.Limit, m.Ask)
+				return FlowPaused(s.st, d.Policy.Limit, m.Ask)
 			}
 			m = d.Answer(f, m.Ask, a)
 		}
@@ -69,12 +69,15 @@ func (s *Engine) applyMove(f *RollbackFlow, m FlowMove) (rep RollbackReport, don
 		rep, err = s.execRollback(f.Execution(*m.Exec))
 		return rep, true, err
 	case m.Pause:
-		s.St.recordProcedural(s.Now(), f.Current, "", m.Q, m.A, m.Label)
+		s.st.recordProcedural(s.at(), f.Current, "", m.Q, m.A, m.Label)
 		rep, err = s.pauseAt(m.Q)
 		rep.RootCause = m.Report.RootCause
 		return rep, true, err
 	case m.Cancel:
 		return m.Report, true, s.flowCancel(f, m.Label, m.Skip)
+	case m.Restore:
+		s.flowRestore(f)
+		return m.Report, true, nil
 	}
 	s.stage()
 	return RollbackReport{}, false, nil
@@ -85,11 +88,11 @@ func (s *Engine) applyMove(f *RollbackFlow, m FlowMove) (rep RollbackReport, don
 // again (or, with skip, the role is skipped).
 func (s *Engine) flowCancel(f *RollbackFlow, decision string, skip bool) error {
 	for _, d := range f.Decisions {
-		s.St.recordProcedural(s.Now(), f.Current, d.Issue, d.Question, d.Answer, d.Decision)
+		s.st.recordProcedural(s.at(), f.Current, d.Issue, d.Question, d.Answer, d.Decision)
 	}
 	f.Decisions = nil
-	s.St.RollbackFlow = nil
-	cur := s.St.Current
+	s.st.RollbackFlow = nil
+	cur := s.st.Current
 	if cur != nil && cur.N == f.Current {
 		switch {
 		case f.Origin == originDivergence:
@@ -101,36 +104,52 @@ func (s *Engine) flowCancel(f *RollbackFlow, decision string, skip bool) error {
 			if skip {
 				rp.Status, rp.SkipNote = RoleSkipped, "skipped by the user instead of a rollback"
 				if role == Engineer {
-					if err := releaseGaps(s.St, rp.Gaps, "Engineer skipped this round", s.Now); err != nil {
+					if err := releaseGaps(s.st, rp.Gaps, "Engineer skipped this round", s.at); err != nil {
 						return err
 					}
 				}
 			}
 		}
 	}
-	s.Log.Info("rollback not carried out", "round", f.Current, "decision", decision)
+	s.log.Info("rollback not carried out", "round", f.Current, "decision", decision)
 	s.stage()
 	return nil
 }
 
+// flowRestore drops the rollback request f: nothing is recorded, the
+// questions it set aside wait again, and a question that asked for the
+// rollback (divergence, escalation) is asked again by its step.
+func (s *Engine) flowRestore(f *RollbackFlow) {
+	s.st.RollbackFlow = nil
+	s.st.Pending = append(s.st.Pending, f.SetAside...)
+	for id, a := range f.SetAsideAnswers {
+		if s.st.Answers == nil {
+			s.st.Answers = map[string]Answer{}
+		}
+		s.st.Answers[id] = a
+	}
+	s.log.Info("rollback cancelled: the session is as before the request", "round", f.Current)
+	s.stage()
+}
+
 // pauseAt keeps q pending (the user chose "pause") and commits.
 func (s *Engine) pauseAt(q Question) (RollbackReport, error) {
-	if !slices.ContainsFunc(s.St.Pending, func(p Question) bool { return p.ID == q.ID }) {
-		s.St.Pending = append(s.St.Pending, q)
+	if !slices.ContainsFunc(s.st.Pending, func(p Question) bool { return p.ID == q.ID }) {
+		s.st.Pending = append(s.st.Pending, q)
 	}
-	if err := s.Checkpoint(); err != nil {
+	if err := s.checkpoint(); err != nil {
 		return RollbackReport{}, err
 	}
-	return RollbackReport{Pending: slices.Clone(s.St.Pending)}, nil
+	return RollbackReport{Pending: slices.Clone(s.st.Pending)}, nil
 }
 
 // limitOutcome applies the answer to the limit question: no rollback
 // happens; the session pauses, ends or goes on with its prompts refreshed.
 func (s *Engine) limitOutcome(f *RollbackFlow, m FlowMove) (RollbackReport, error) {
-	used, limit := s.St.Rollbacks.Used(), s.Cfg.rollbackLimit()
+	used, limit := s.st.Rollbacks.Used(), s.cfg.rollbackLimit()
 	rep := m.Report
 	if m.Pause {
-		s.St.recordProcedural(s.Now(), f.Current, "", m.Q, m.A, m.Label)
+		s.st.recordProcedural(s.at(), f.Current, "", m.Q, m.A, m.Label)
 		r, err := s.pauseAt(m.Q)
 		if err != nil {
 			return r, err
@@ -139,7 +158,7 @@ func (s *Engine) limitOutcome(f *RollbackFlow, m FlowMove) (RollbackReport, erro
 		return rep, errRollbackLimit(used, limit, "paused for human review")
 	}
 	if m.Effect == rollbacktext.EffectPromptRefresh {
-		s.St.Adjustments, s.St.ReviewerAdjustments, s.St.Instructions = nil, nil, nil
+		s.st.Adjustments, s.st.ReviewerAdjustments, s.st.Instructions = nil, nil, nil
 	}
 	if m.Cancel {
 		if err := s.flowCancel(f, m.Label, false); err != nil {
@@ -151,12 +170,12 @@ func (s *Engine) limitOutcome(f *RollbackFlow, m FlowMove) (RollbackReport, erro
 	case rollbacktext.EffectAccept:
 		err = s.acceptAsApproved("accepted at the session rollback limit")
 	case rollbacktext.EffectAbandon:
-		err = s.Finish(StatusAbandoned, "abandoned at the session rollback limit")
+		err = s.finish(StatusAbandoned, "abandoned at the session rollback limit")
 	}
 	if err != nil {
 		return rep, err
 	}
-	if err := s.Checkpoint(); err != nil {
+	if err := s.checkpoint(); err != nil {
 		return rep, err
 	}
 	if f.Origin == originAPI {
@@ -169,11 +188,11 @@ func (s *Engine) limitOutcome(f *RollbackFlow, m FlowMove) (RollbackReport, erro
 // unresolved HIGH/CRITICAL conflicts need the termination tree (an
 // acknowledgment, or resolution first), leaves that choice standing.
 func (s *Engine) acceptAsApproved(reason string) error {
-	crit, high := conflict.Blocking(s.St.Conflicts)
-	if crit == 0 && (high == 0 || s.St.HighAck) {
-		return s.Finish(StatusUserApproved, reason)
+	crit, high := conflict.Blocking(s.st.Conflicts)
+	if crit == 0 && (high == 0 || s.st.HighAck) {
+		return s.finish(StatusUserApproved, reason)
 	}
-	s.St.Choice = "force_complete"
+	s.st.Choice = "force_complete"
 	s.stage()
 	return nil
 }
@@ -193,21 +212,21 @@ func (v rollbackStoreView) splitGap(round, to int) (gap.ID, string, error) {
 	// backup): a gap the undone rounds added, or one that ledger holds
 	// as accepted, cannot be split there.
 	key := rollback.StateBackupKey(to)
-	b, err := v.s.Out.Get(key)
+	b, err := v.s.out.Get(key)
 	if errors.Is(err, ErrNotFound) {
 		return "", "", nil // no backup: the rollback itself will say so
 	}
 	if err != nil {
 		return "", "", fmt.Errorf("rollback analysis: read %s: %w", key, err)
 	}
-	if b, err = ResolveBackup(v.s.Out, key, b); err != nil {
+	if b, err = ResolveBackup(v.s.out, key, b); err != nil {
 		return "", "", fmt.Errorf("rollback analysis: %s: %w", key, err)
 	}
 	restored, err := ParseState(b)
 	if err != nil {
 		return "", "", fmt.Errorf("rollback analysis: %s: %w", key, err)
 	}
-	for _, id := range assignedIn(v.s.St, round) {
+	for _, id := range assignedIn(v.s.st, round) {
 		g, ok := restored.Ledger.Get(id)
 		if id.Suffix() == "" && ok && gap.CheckTransition(g.State, gap.Superseded) == nil {
 			return id, g.Title, nil
@@ -220,9 +239,9 @@ func (v rollbackStoreView) splitGap(round, to int) (gap.ID, string, error) {
 // archives hold.
 func (v rollbackStoreView) archivedAttempts(round int) ([]rollback.AttemptInfo, error) {
 	var out []rollback.AttemptInfo
-	for _, r := range v.s.St.Rollbacks.ForRound(round) {
+	for _, r := range v.s.st.Rollbacks.ForRound(round) {
 		ai := rollback.AttemptInfo{Attempt: r.Attempt, Reason: r.Reason, Trigger: r.Trigger, Patterns: r.Patterns}
-		if b, err := v.s.Out.Get(r.Archive); err == nil {
+		if b, err := v.s.out.Get(r.Archive); err == nil {
 			if files, _, err := rollback.ReadArchive(b, rollback.Limits{}); err == nil {
 				// Archive paths are relative to the archived round folder.
 				ai.Engineer, ai.Reviewer = string(files["engineer.md"]), string(files["reviewer.md"])
@@ -254,7 +273,7 @@ func (v rollbackStoreView) RCA(f *RollbackFlow, attempt int) (rollbacktext.RCAIn
 	if err != nil {
 		return in, err
 	}
-	st := v.s.St
+	st := v.s.st
 	now.Patterns = rollback.DetectPatterns(rollback.Input{Engineer: now.Engineer, Reviewer: now.Reviewer,
 		Assigned: assignedIn(st, f.Current), Known: st.Ledger.IDs(), Context: spec}).Patterns()
 	in.Attempts = append(in.Attempts, now)
@@ -263,17 +282,18 @@ func (v rollbackStoreView) RCA(f *RollbackFlow, attempt int) (rollbacktext.RCAIn
 		return in, err
 	}
 	if in.Gap != "" {
-		for _, t := range rollback.SuggestSplit(in.GapTitle, concernsAbout(st, in.Gap, f.Current, in.Attempts)) {
+		concerns := rollback.Concerns(in.Attempts, findingsAbout(st, in.Gap, f.Current, in.Attempts))
+		for _, t := range rollback.SuggestSplit(in.GapTitle, concerns) {
 			in.Split = append(in.Split, rollbacktext.SplitChild{Title: t})
 		}
 	}
 	return in, nil
 }
 
-// concernsAbout returns the Reviewer's findings against id across a
+// findingsAbout returns the Reviewer's findings against id across a
 // round's rolled-back attempts (their archived reviews) and the attempt
 // being rolled back now, oldest first.
-func concernsAbout(st *State, id gap.ID, round int, attempts []rollback.AttemptInfo) []string {
+func findingsAbout(st *State, id gap.ID, round int, attempts []rollback.AttemptInfo) []string {
 	var out []string
 	for _, a := range attempts {
 		if a.Reviewer == "" {
@@ -296,14 +316,14 @@ func concernsAbout(st *State, id gap.ID, round int, attempts []rollback.AttemptI
 // availableTargets lists the rounds a rollback of the current round could
 // return to, newest first; a Store that cannot list gives none.
 func (v rollbackStoreView) availableTargets() []int {
-	current := v.s.St.CurrentRound()
+	current := v.s.st.CurrentRound()
 	if current < 1 {
 		return nil
 	}
-	if err := v.s.Flush(); err != nil {
+	if err := v.s.flush(); err != nil {
 		return nil
 	}
-	keys, err := v.s.Out.List("")
+	keys, err := v.s.out.List("")
 	if err != nil {
 		return nil
 	}
@@ -313,7 +333,7 @@ func (v rollbackStoreView) availableTargets() []int {
 // limitedTargets are the targets a rollback from round current may reach
 // within the backups and the session's remaining rollbacks, newest first.
 func (v rollbackStoreView) limitedTargets(current int) []int {
-	left := v.s.Cfg.rollbackLimit() - v.s.St.Rollbacks.Used()
+	left := v.s.cfg.rollbackLimit() - v.s.st.Rollbacks.Used()
 	var out []int
 	for _, t := range v.availableTargets() {
 		if current-t <= left {
@@ -331,14 +351,14 @@ func (v rollbackStoreView) Targets(current int) ([]rollbacktext.Target, error) {
 	var rows []rollbacktext.Target
 	for _, t := range v.limitedTargets(current) {
 		row := rollbacktext.Target{Round: t}
-		b, err := ReadStateBackup(StoreView{Store: v.s.Out, Pending: v.s.Pending}, t)
+		b, err := ReadStateBackup(StoreView{Store: v.s.out, Pending: v.s.staged}, t)
 		if err != nil {
 			return nil, fmt.Errorf("rollback targets: read %s: %w", BackupKeyState(t), err)
 		}
 		if st, err := ParseState(b); err == nil {
 			row.OpenGaps = len(st.Ledger.Open())
 		}
-		row.DecisionsSince = decisionsSince(v.s.St, t)
+		row.DecisionsSince = decisionsSince(v.s.st, t)
 		rows = append(rows, row)
 	}
 	return rows, nil
@@ -364,11 +384,11 @@ func decisionsSince(st *State, t int) int {
 // waits for an answer again, or the rollback replaced the round, or none
 // happened (cancelled, or refused at the limit) and the round goes on.
 func (s *Engine) continueRollback() (stop, error) {
-	if s.St.RollbackFlow == nil {
+	if s.st.RollbackFlow == nil {
 		return goOn, nil
 	}
-	rep, err := s.DriveRollback()
-	return rollbackStop(rep, err, s.St.Outcome.Terminal())
+	rep, err := s.driveRollback()
+	return rollbackStop(rep, err, s.st.Outcome.Terminal())
 }
 
 // rollbackStop is how the step that asked for a rollback goes on after

@@ -58,34 +58,57 @@ type RollbackReport struct {
 	// cancelled, forced proceeding, or the limit was reached) Undone is
 	// empty and Decision says why.
 	Decision string
+	// Cancelled says the user chose "cancel" in a rollback dialog: the
+	// request was dropped and the session is as it was before it.
+	Cancelled bool
 }
 
-// StartRollback checks the target of a requested rollback and plays its
+// PendingRollbackError refuses a rollback request while another rollback
+// waits in its dialog: it names that one. It wraps ErrRollbackPending.
+type PendingRollbackError struct {
+	// Round is the round the waiting rollback undoes, To its target,
+	// Reason and Adjustments what it was asked with.
+	Round, To   int
+	Reason      string
+	Adjustments []string
+	// Question is the ID of the question it waits at.
+	Question string
+}
+
+func (e *PendingRollbackError) Error() string {
+	return fmt.Sprintf("%v: the rollback of round %d to round %d (reason %q) waits for an answer to %s; answer it, or cancel it with the answer %q, before asking for another",
+		ErrRollbackPending, e.Round, e.To, e.Reason, e.Question, KeyCancelRollback)
+}
+
+// Unwrap makes errors.Is(err, ErrRollbackPending) hold.
+func (e *PendingRollbackError) Unwrap() error { return ErrRollbackPending }
+
+// startRollback checks the target of a requested rollback and plays its
 // dialogs until they execute it, cancel it or wait for an answer.
-func (s *Engine) StartRollback(req RollbackRequest, current int) (RollbackReport, error) {
-	if err := s.Flush(); err != nil {
+func (s *Engine) startRollback(req RollbackRequest, current int) (RollbackReport, error) {
+	if err := s.flush(); err != nil {
 		return RollbackReport{}, fmt.Errorf("rollback: %w", err)
 	}
-	keys, err := s.Out.List("")
+	keys, err := s.out.List("")
 	if err != nil {
 		return RollbackReport{}, fmt.Errorf("rollback: list session: %w", err)
 	}
 	// Target checks first: a wrong target is the caller's mistake, not a dialog.
-	if _, err := rollback.PlanRollback(rollback.Request{Current: current, To: req.To, Keys: keys, Limit: 1 << 30, Retention: s.Cfg.BackupRetention}); err != nil {
+	if _, err := rollback.PlanRollback(rollback.Request{Current: current, To: req.To, Keys: keys, Limit: 1 << 30, Retention: s.cfg.BackupRetention}); err != nil {
 		return RollbackReport{}, err
 	}
-	s.St.RollbackFlow = &RollbackFlow{Trigger: req.Trigger, Reason: req.Reason, Current: current, To: req.To, Explicit: true,
-		Adjustments: slices.Clone(req.Adjustments), Origin: originAPI}
+	s.st.RollbackFlow = &RollbackFlow{Trigger: req.Trigger, Reason: req.Reason, Current: current, To: req.To, Explicit: true,
+		Adjustments: slices.Clone(req.Adjustments), Origin: originAPI, SetAside: s.st.Pending, SetAsideAnswers: s.st.Answers}
 	// The questions waiting give way: the rollback's dialog is the one an
 	// answer must reach (it runs first, and a pending question behind it
 	// could be answered but never taken). Each is asked again by its own
 	// step if it still applies once the rollback is done or cancelled (an
 	// escalation whose budget is still spent, the good-enough offer, the
 	// archive cleanup when the session ends again).
-	s.St.Pending, s.St.Answers = nil, nil
-	rep, err := s.DriveRollback()
+	s.st.Pending, s.st.Answers = nil, nil
+	rep, err := s.driveRollback()
 	if err == nil {
-		err = s.Flush()
+		err = s.flush()
 	}
 	return rep, err
 }
@@ -162,51 +185,51 @@ func (s *Engine) execRollback(x RollbackExec) (RollbackReport, error) {
 	if x.Trigger == "" {
 		x.Trigger = rollback.TriggerUser
 	}
-	current := s.St.CurrentRound()
-	if err := s.Flush(); err != nil {
+	current := s.st.CurrentRound()
+	if err := s.flush(); err != nil {
 		return RollbackReport{}, fmt.Errorf("rollback: %w", err)
 	}
-	keys, err := s.Out.List("")
+	keys, err := s.out.List("")
 	if err != nil {
 		return RollbackReport{}, fmt.Errorf("rollback: list session: %w", err)
 	}
-	plan, err := rollback.PlanRollback(rollback.Request{Current: current, To: x.To, Keys: keys, History: s.St.Rollbacks,
-		Limit: s.Cfg.rollbackLimit(), Retention: s.Cfg.BackupRetention})
+	plan, err := rollback.PlanRollback(rollback.Request{Current: current, To: x.To, Keys: keys, History: s.st.Rollbacks,
+		Limit: s.cfg.rollbackLimit(), Retention: s.cfg.BackupRetention})
 	if err != nil {
 		return RollbackReport{}, err
 	}
-	files, err := readRollbackFiles(s.Out, plan)
+	files, err := readRollbackFiles(s.out, plan)
 	if err != nil {
 		return RollbackReport{}, err
 	}
-	in := RollbackInputs{Plan: plan, Files: files, Current: current, Now: s.Now(), Mode: RollbackModeOf(&s.Cfg), Threshold: analysisThresholdOf(&s.Cfg)}
+	in := RollbackInputs{Plan: plan, Files: files, Current: current, Now: s.at(), Mode: RollbackModeOf(&s.cfg), Threshold: analysisThresholdOf(&s.cfg)}
 	if in.Spec, err = s.source(); err != nil {
 		return RollbackReport{}, fmt.Errorf("rollback: %w", err)
 	}
-	c, err := PlanRollback(s.St, x, in)
+	c, err := PlanRollback(s.st, x, in)
 	if err != nil {
 		return RollbackReport{}, err
 	}
 	if c.AutoLog != "" {
-		s.Log.Info(c.AutoLog)
+		s.log.Info(c.AutoLog)
 	}
-	s.St = c.State
-	s.J.SnapshotNext = true // the state was replaced wholesale
+	s.st = c.State
+	s.journal.SnapshotNext = true // the state was replaced wholesale
 	if x.Split != nil {
-		if err := applySplit(s.St, x.Split, s.Now()); err != nil {
+		if err := applySplit(s.st, x.Split, s.at()); err != nil {
 			return RollbackReport{}, err
 		}
 	}
 	for _, d := range x.File {
-		s.St.recordProcedural(s.Now(), x.FileIn, d.Issue, d.Question, d.Answer, d.Decision)
+		s.st.recordProcedural(s.at(), x.FileIn, d.Issue, d.Question, d.Answer, d.Decision)
 	}
-	if err := s.Checkpoint(append(c.Ops, convergenceOps(Tracker(s.St, &s.Cfg))...)...); err != nil {
+	if err := s.checkpoint(append(c.Ops, convergenceOps(Tracker(s.st, &s.cfg))...)...); err != nil {
 		return RollbackReport{}, fmt.Errorf("rollback: %w", err)
 	}
 	report := c.Report
-	s.Log.Info("rolled back", "to", x.To, "undone", report.Undone, "archives", report.Archives)
-	s.Tel.Emit(Event{Kind: EventRolledBack, Round: x.To, Message: fmt.Sprintf("rolled back round(s) %s to round %d: %s", joinInts(report.Undone), x.To, strings.Join(report.Archives, ", "))})
-	report.Remaining = max(0, s.Cfg.rollbackLimit()-s.St.Rollbacks.Used())
+	s.log.Info("rolled back", "to", x.To, "undone", report.Undone, "archives", report.Archives)
+	s.emit(Event{Kind: EventRolledBack, Round: x.To, Message: fmt.Sprintf("rolled back round(s) %s to round %d: %s", joinInts(report.Undone), x.To, strings.Join(report.Archives, ", "))})
+	report.Remaining = max(0, s.cfg.rollbackLimit()-s.st.Rollbacks.Used())
 	return report, nil
 }
 
@@ -249,7 +272,7 @@ func analysisThresholdOf(c *Params) int {
 // still leads to the limit question: the session limit is checked first, for
 // every trigger (docs/workflow.md#rollback-dialogs).
 func (s *Engine) rollbackAvailable() bool {
-	return slices.Contains(rollbackStoreView{s: s}.availableTargets(), s.St.CurrentRound()-1)
+	return slices.Contains(rollbackStoreView{s: s}.availableTargets(), s.st.CurrentRound()-1)
 }
 
 // startRollbackFromQuestion carries out "roll back" chosen in a question:
@@ -262,8 +285,8 @@ func (s *Engine) startRollbackFromQuestion(a Answer, trigger rollback.Trigger, r
 	if text != "" {
 		reason = text
 	}
-	current := s.St.CurrentRound()
-	s.St.RollbackFlow = &RollbackFlow{Trigger: trigger, Reason: reason, Text: text, Current: current, To: current - 1, Origin: origin, Decisions: first}
+	current := s.st.CurrentRound()
+	s.st.RollbackFlow = &RollbackFlow{Trigger: trigger, Reason: reason, Text: text, Current: current, To: current - 1, Origin: origin, Decisions: first}
 	return s.continueRollback()
 }
 

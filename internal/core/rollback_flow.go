@@ -74,6 +74,17 @@ type RollbackFlow struct {
 	// Analysis and RootCause are kept from the repeated-rollback question.
 	Analysis  *rollback.AnalysisRecord `json:"analysis,omitempty"`
 	RootCause string                   `json:"root_cause,omitempty"`
+	// SetAside are the questions that waited when the rollback was asked
+	// for (Session.Rollback): "cancel" puts them back.
+	SetAside        []Question        `json:"set_aside,omitempty"`
+	SetAsideAnswers map[string]Answer `json:"set_aside_answers,omitempty"`
+}
+
+// Requested reports whether req asks for the rollback f is: the same
+// target, reason and adjustments. A request for another one must not be
+// taken as an answer to this one's dialog.
+func (f *RollbackFlow) Requested(req RollbackRequest) bool {
+	return f.To == req.To && strings.TrimSpace(f.Reason) == strings.TrimSpace(req.Reason) && slices.Equal(f.Adjustments, req.Adjustments)
 }
 
 // flowDecision is one answered question of a rollback flow.
@@ -150,7 +161,7 @@ type FlowAsk struct {
 }
 
 // FlowMove is one step of the rollback flow. With none of Ask, Exec,
-// Pause, Cancel and AtLimit set, the flow moved to another stage.
+// Pause, Cancel, Restore and AtLimit set, the flow moved to another stage.
 type FlowMove struct {
 	// Ask is the question to ask; its answer goes to answer.
 	Ask *FlowAsk
@@ -158,8 +169,9 @@ type FlowMove struct {
 	Exec *RollbackExec
 	// Pause keeps Q pending (the user chose "pause"), the answer A
 	// recorded; Cancel ends the flow without a rollback (Skip: the role
-	// that escalated is skipped).
-	Pause, Cancel, Skip bool
+	// that escalated is skipped); Restore drops the request: the session
+	// is as before it ("cancel").
+	Pause, Cancel, Skip, Restore bool
 	// AtLimit: the limit question was answered with the option Effect.
 	AtLimit bool
 	Effect  string
@@ -195,6 +207,9 @@ func (d RollbackDialogs) Step(f *RollbackFlow) (FlowMove, error) {
 // Answer is the flow's move once ask, asked by step, was answered with a.
 func (d RollbackDialogs) Answer(f *RollbackFlow, ask *FlowAsk, a Answer) FlowMove {
 	opt, _ := ask.Q.Option(a.Key)
+	if opt.Key == KeyCancelRollback {
+		return FlowMove{Restore: true, Label: opt.Label, Report: RollbackReport{Decision: opt.Label, Cancelled: true}}
+	}
 	switch f.Stage {
 	case StageLimit:
 		return limitAnswer(f, ask.Q, a, opt)
@@ -256,6 +271,7 @@ func (d RollbackDialogs) limitQuestion(f *RollbackFlow) *FlowAsk {
 	q.ID = fmt.Sprintf("r%d-rollback-limit-%d", f.Current, d.St.Rollbacks.Used())
 	q.Body = "This session has used all " + fmt.Sprint(d.Policy.Limit) + " rollback attempts.\nThis suggests systematic issues beyond individual round problems.\n\n" +
 		"Possible causes:\n1. Source spec fundamentally ambiguous\n2. Session scope too broad\n3. Prompt engineering issues\n4. Domain expertise mismatch\n\n" + q.Body
+	offerCancel(&q, f)
 	return &FlowAsk{Q: q, AtLimit: true, Paused: RollbackReport{Decision: "the limit question waits for an answer"}}
 }
 
@@ -290,6 +306,7 @@ func (d RollbackDialogs) analysisQuestion(f *RollbackFlow, attempt int) (FlowMov
 		q.TextRequired = append(q.TextRequired, "1") // sub-gap titles
 	}
 	q.TextRequired = append(q.TextRequired, "2") // the context
+	offerCancel(&q, f)
 	f.RootCause = q.Body
 	f.Analysis = in.Diagnosis.Record()
 	return FlowMove{Ask: &FlowAsk{Q: q, Paused: RollbackReport{RootCause: q.Body}, rca: in}}, nil
@@ -355,6 +372,7 @@ func (d RollbackDialogs) optionsQuestion(f *RollbackFlow, attempt int) *FlowAsk 
 	} else {
 		q.Body += fmt.Sprintf("\nOption 3 without text uses your words: %q\n", f.Text)
 	}
+	offerCancel(&q, f)
 	return &FlowAsk{Q: q}
 }
 
@@ -401,26 +419,25 @@ func (d RollbackDialogs) targetsQuestion(f *RollbackFlow, attempt int) (FlowMove
 	for i := range q.Options {
 		if n, ok := rollbacktext.TargetOf(q.Options[i].Effect); ok {
 			q.Options[i].Key = fmt.Sprint(n)
-		} else {
-			q.Options[i].Key = "cancel"
 		}
 	}
 	q.Default = q.Options[0].Key
+	offerCancel(&q, f)
 	q.Round = f.Current
 	q.ID = fmt.Sprintf("r%d-rollback-targets-%d-%d", f.Current, attempt, f.Seq)
 	q.Body = "MULTI-ROUND ROLLBACK\n\n" + q.Body
 	return FlowMove{Ask: &FlowAsk{Q: q}}, nil
 }
 
-// targetsAnswer moves to the confirmation of the chosen target, or cancels.
+// targetsAnswer moves to the confirmation of the chosen target ("cancel"
+// is Answer's).
 func targetsAnswer(f *RollbackFlow, q Question, a Answer, opt Option) FlowMove {
 	f.note(q, a, opt.Label)
 	if n, ok := rollbacktext.TargetOf(opt.Effect); ok {
 		f.To = n
-		f.Stage = StageConfirm
-		return FlowMove{}
 	}
-	return cancelMove(opt.Label, false, RollbackReport{})
+	f.Stage = StageConfirm
+	return FlowMove{}
 }
 
 // confirmQuestion confirms a multi-round rollback (spec Example 2); a
@@ -436,21 +453,43 @@ func (d RollbackDialogs) confirmQuestion(f *RollbackFlow, attempt int) (FlowMove
 		return FlowMove{}, nil
 	}
 	q := rollbacktext.ConfirmQuestion(f.Current, rows[i], rows, len(d.St.Ledger.Open()))
+	offerCancel(&q, f)
 	q.Round = f.Current
 	q.ID = fmt.Sprintf("r%d-rollback-confirm-%d-to%d-%d", f.Current, attempt, f.To, f.Seq)
 	return FlowMove{Ask: &FlowAsk{Q: q}}, nil
 }
 
-// confirmAnswer carries out the confirmed rollback, asks for another
-// target, or cancels.
+// confirmAnswer carries out the confirmed rollback or asks for another
+// target ("cancel" is Answer's).
 func confirmAnswer(f *RollbackFlow, q Question, a Answer, opt Option) FlowMove {
 	f.note(q, a, opt.Label)
-	switch opt.Effect {
-	case rollbacktext.EffectChooseOther:
+	if opt.Effect == rollbacktext.EffectChooseOther {
 		f.Stage, f.Seq = StageTargets, f.Seq+1
 		return FlowMove{}
-	case rollbacktext.EffectCancel:
-		return cancelMove(opt.Label, false, RollbackReport{})
 	}
 	return FlowMove{Exec: &RollbackExec{Decision: opt.Label}}
+}
+
+// KeyCancelRollback is the option every rollback dialog offers to drop
+// the rollback request: the session is as it was before it (DESIGN §12).
+const KeyCancelRollback = "cancel"
+
+// offerCancel gives q, a question of f's dialogs, the "cancel" option: the
+// cancel option a dialog has of its own (targets, confirmation) takes the
+// key, else one is added.
+func offerCancel(q *Question, f *RollbackFlow) {
+	for i := range q.Options {
+		if q.Options[i].Effect == rollbacktext.EffectCancel {
+			if q.Default == q.Options[i].Key {
+				q.Default = KeyCancelRollback
+			}
+			q.Options[i].Key = KeyCancelRollback
+			return
+		}
+	}
+	label := "Cancel the rollback: the session stays as it was before the request"
+	if f.Origin != originAPI {
+		label = "Cancel the rollback: back to the question that asked for it"
+	}
+	q.Options = append(q.Options, Option{Key: KeyCancelRollback, Label: label, Effect: rollbacktext.EffectCancel})
 }

@@ -182,7 +182,7 @@ func (u *undoneFacts) undo(old *State, rp rollback.RoundPlan, reason string, in 
 
 // carrySessionFacts keeps in restored what outlives the rounds it happened
 // in: tokens were spent, the rollbacks happened, the questions were asked,
-// settings set.
+// settings set, damaged files repaired.
 func carrySessionFacts(restored, old *State) {
 	restored.SessionID, restored.CreatedAt = old.SessionID, old.CreatedAt
 	restored.Usage = old.Usage
@@ -192,6 +192,7 @@ func carrySessionFacts(restored, old *State) {
 	restored.Settings, restored.SettingsLog = old.Settings, old.SettingsLog
 	restored.AutoRetries = slices.Clone(old.AutoRetries)
 	restored.RunLink = old.RunLink
+	restored.Repairs = slices.Clone(old.Repairs)
 	restored.RateHistory.Alerted = max(restored.RateHistory.Alerted, old.RateHistory.Alerted)
 }
 

@@ -14,29 +14,29 @@ import (
 func (s *Engine) playRound() (RoundReport, error) {
 	// A rollback waiting in its dialogs comes first (rollback_dialogs.go);
 	// once it is done the session plays on from where it put it.
-	flow := s.St.RollbackFlow != nil
-	if st, err := s.continueRollback(); err != nil || st == waitForAnswer || s.St.Outcome.Terminal() {
-		return s.St.Report(s.St.outcome()), err
+	flow := s.st.RollbackFlow != nil
+	if st, err := s.continueRollback(); err != nil || st == waitForAnswer || s.st.Outcome.Terminal() {
+		return s.st.Report(s.st.outcome()), err
 	}
-	if flow && s.St.RollbackFlow == nil {
+	if flow && s.st.RollbackFlow == nil {
 		// The rollback replaced the round in progress: a Step ends here,
 		// as it does when the rollback is chosen inside the round (Run
 		// plays on). A crash in the dialog then resumes to the same stop.
-		return s.St.Report(s.St.outcome()), nil
+		return s.st.Report(s.st.outcome()), nil
 	}
-	if s.St.Current == nil {
+	if s.st.Current == nil {
 		if done, err := s.checkTermination(); err != nil || done {
-			return s.St.Report(s.St.outcome()), err
+			return s.st.Report(s.st.outcome()), err
 		}
-		if s.St.unansweredPending() {
-			return s.St.Report(s.St.outcome()), nil
+		if s.st.unansweredPending() {
+			return s.st.Report(s.st.outcome()), nil
 		}
-		s.St.EndChecked = s.St.Round
+		s.st.EndChecked = s.st.Round
 		if paused, err := s.recoverDecisions(); err != nil || paused {
-			return s.St.Report(s.St.outcome()), err
+			return s.st.Report(s.st.outcome()), err
 		}
 		if err := s.startRound(); err != nil {
-			return s.St.Report(s.St.outcome()), err
+			return s.st.Report(s.st.outcome()), err
 		}
 	}
 	return s.playPhases()
@@ -47,10 +47,13 @@ func (s *Engine) playRound() (RoundReport, error) {
 // changes the phase.
 func (s *Engine) playPhases() (RoundReport, error) {
 	for {
-		cur := s.St.Current
-		s.Tel.OpenRound(nil)
-		if err := s.Out.interrupted(); err != nil {
-			return s.St.Report(s.St.outcome()), err
+		cur := s.st.Current
+		if s.scopeRound != cur.N {
+			s.scopeRound = cur.N
+			s.emit(Event{Kind: EventRoundResumed, Round: cur.N})
+		}
+		if s.yieldHere() {
+			return s.st.Report(s.st.outcome()), errYield
 		}
 		st, err := goOn, error(nil)
 		next := phaseAfter(cur.Phase)
@@ -62,7 +65,7 @@ func (s *Engine) playPhases() (RoundReport, error) {
 		case PhaseReviewer:
 			st, err = s.runReviewer()
 		case PhaseSynthesize:
-			err = s.St.synthesize(s.Now)
+			err = s.st.synthesize(s.at)
 		case PhaseConverge:
 			if st, err = s.converge(); err == nil && st == goOn {
 				return s.finishRound()
@@ -74,13 +77,13 @@ func (s *Engine) playPhases() (RoundReport, error) {
 		if err != nil || st != goOn {
 			// Waiting for an answer, or a rollback chosen in a question
 			// replaced the round.
-			return s.St.Report(s.St.outcome()), err
+			return s.st.Report(s.st.outcome()), err
 		}
 		// The phase change rides on the next commit: every phase is
 		// idempotent on resume (a finished role phase returns at once).
-		s.Tel.Emit(Event{Kind: EventPhaseFinished, Phase: cur.Phase})
+		s.emit(Event{Kind: EventPhaseFinished, Phase: cur.Phase})
 		cur.Phase = next
-		s.Tel.Emit(Event{Kind: EventPhaseStarted, Phase: next})
+		s.emit(Event{Kind: EventPhaseStarted, Phase: next})
 	}
 }
 
@@ -133,28 +136,28 @@ func (st *State) Report(o Outcome) RoundReport {
 
 // startRound rotates backups, assigns gaps and commits the new round.
 func (s *Engine) startRound() error {
-	n := s.St.Round + 1
+	n := s.st.Round + 1
 	ops, err := s.backupOps(n)
 	if err != nil {
 		return fmt.Errorf("round %d: backups: %w", n, err)
 	}
-	cur := &RoundState{N: n, Phase: PhaseBegin, StartedAt: s.Now()}
+	cur := &RoundState{N: n, Phase: PhaseBegin, StartedAt: s.at()}
 	s.chosenExamples = nil // the last round's retries are done
-	s.St.Current = cur
-	cands := s.St.assignable()
+	s.st.Current = cur
+	cands := s.st.assignable()
 	gap.AssignmentOrder(cands)
-	cands = planAssignment(s.St, cands) // a rollback dialog may narrow or reassign
-	for i := 0; i < len(cands) && i < s.Cfg.GapsPerRound; i++ {
+	cands = planAssignment(s.st, cands) // a rollback dialog may narrow or reassign
+	for i := 0; i < len(cands) && i < s.cfg.GapsPerRound; i++ {
 		cur.Assigned = append(cur.Assigned, cands[i].ID)
-		if err := s.St.Ledger.Transition(cands[i].ID, gap.InProgress, n, s.Now(), "assigned to round"); err != nil {
+		if err := s.st.Ledger.Transition(cands[i].ID, gap.InProgress, n, s.at(), "assigned to round"); err != nil {
 			return fmt.Errorf("round %d: assign: %w", n, err)
 		}
 	}
-	cur.Engineer = RolePhase{Gaps: slices.Clone(cur.Assigned), Budget: 1 + s.Cfg.MaxRetries}
-	cur.Instructions, s.St.Instructions = s.St.Instructions, nil
-	cur.Reviewer = RolePhase{Budget: 1 + s.Cfg.MaxRetries}
-	s.Tel.OpenRound(&Event{Kind: EventRoundStarted, Round: n, Phase: cur.Phase, Message: fmt.Sprintf("assigned %v", cur.Assigned)})
-	s.Log.Info("round started", "round", n, "assigned", cur.Assigned)
+	cur.Engineer = RolePhase{Gaps: slices.Clone(cur.Assigned), Budget: 1 + s.cfg.MaxRetries}
+	cur.Instructions, s.st.Instructions = s.st.Instructions, nil
+	cur.Reviewer = RolePhase{Budget: 1 + s.cfg.MaxRetries}
+	s.emit(Event{Kind: EventRoundStarted, Round: n, Phase: cur.Phase, Message: fmt.Sprintf("assigned %v", cur.Assigned)})
+	s.log.Info("round started", "round", n, "assigned", cur.Assigned)
 	s.stage(ops...)
 	return nil
 }
@@ -175,19 +178,19 @@ func (st *State) assignable() []gap.Gap {
 // start of round n.
 func (s *Engine) backupOps(n int) ([]Op, error) {
 	prev := n - 1
-	ops, err := s.J.StateBackupOps(s.St, prev)
+	ops, err := s.journal.StateBackupOps(s.st, prev)
 	if err != nil {
 		return nil, err
 	}
 	// status.md and decisions.md as the round ended are written between
 	// rounds, and the backups are copies of them.
-	status, decisions := renderStatus(s.St, s.Cfg.rollbackLimit(), s.Cfg.Backend), renderDecisions(s.St)
+	status, decisions := renderStatus(s.st, &s.cfg), renderDecisions(s.st)
 	ops = append(ops, s.renderingOps(status, decisions)...)
 	ops = append(ops,
 		s.copyOp(BackupKeyStatus(prev), keyStatus, []byte(status)),
 		s.copyOp(BackupKeyDecisions(prev), keyDecisions, []byte(decisions)),
 	)
-	if old := prev - s.Cfg.BackupRetention; old >= 0 {
+	if old := prev - s.cfg.BackupRetention; old >= 0 {
 		ops = append(ops, Delete(BackupKeyState(old)), Delete(BackupKeyStatus(old)), Delete(BackupKeyDecisions(old)))
 	}
 	return ops, nil
@@ -201,7 +204,7 @@ func BackupKeyDecisions(n int) string { return fmt.Sprintf("decisions_backup_rou
 
 // runEngineer plays the Engineer phase.
 func (s *Engine) runEngineer() (stop, error) {
-	cur := s.St.Current
+	cur := s.st.Current
 	rp := &cur.Engineer
 	if rp.Status != RoleRunning {
 		return goOn, nil
@@ -210,7 +213,7 @@ func (s *Engine) runEngineer() (stop, error) {
 		rp.Status, rp.SkipNote = RoleNotNeeded, "no gap to assign"
 		return goOn, nil
 	}
-	if s.Cfg.ParallelGaps > 1 && len(rp.Gaps) > 1 && !rp.ParallelDone && len(rp.Attempts) == 0 {
+	if s.cfg.ParallelGaps > 1 && len(rp.Gaps) > 1 && !rp.ParallelDone && len(rp.Attempts) == 0 {
 		done, err := s.runParallel()
 		if err != nil || done {
 			return goOn, err
@@ -224,10 +227,10 @@ func (s *Engine) runEngineer() (stop, error) {
 // not been answered yet (also when resumed after the phase ended: the
 // question may still wait, answered from another process).
 func (s *Engine) runReviewer() (stop, error) {
-	cur := s.St.Current
+	cur := s.st.Current
 	if rp := &cur.Reviewer; rp.Status == RoleRunning {
 		if cur.Reviewed == nil {
-			for _, g := range s.St.Ledger.InState(gap.Proposed) {
+			for _, g := range s.st.Ledger.InState(gap.Proposed) {
 				cur.Reviewed = append(cur.Reviewed, g.ID)
 			}
 			rp.Gaps = slices.Clone(cur.Reviewed)
@@ -244,7 +247,7 @@ func (s *Engine) runReviewer() (stop, error) {
 			return st, err
 		}
 	}
-	if cur = s.St.Current; cur.Reviewer.Status != RoleSkipped || cur.Engineer.Status != RoleSkipped || cur.RoundFailedDone {
+	if cur = s.st.Current; cur.Reviewer.Status != RoleSkipped || cur.Engineer.Status != RoleSkipped || cur.RoundFailedDone {
 		return goOn, nil
 	}
 	return s.askRoundFailed()
@@ -253,7 +256,7 @@ func (s *Engine) runReviewer() (stop, error) {
 // runRole runs attempts until one validates, escalating when the budget is
 // spent.
 func (s *Engine) runRole(role RoleName) (stop, error) {
-	cur := s.St.Current
+	cur := s.st.Current
 	rp := cur.role(role)
 	for rp.Status == RoleRunning {
 		if len(rp.Attempts) >= rp.Budget {
@@ -272,8 +275,8 @@ func (s *Engine) runRole(role RoleName) (stop, error) {
 		if out.rec.Success {
 			// The accepted output is the response its attempt journaled.
 			_, respKey := attemptKeys(cur.N, role, "", k)
-			ops = append(ops, s.copyOp(OutputKey(cur.N, role), respKey, []byte(out.content)))
-			if err := s.St.accept(role, rp, out.result, s.Now); err != nil {
+			ops = append(ops, s.acceptOp(OutputKey(cur.N, role), respKey, out.content, out.result))
+			if err := s.st.accept(role, rp, out.result, s.at); err != nil {
 				return goOn, err
 			}
 		}
@@ -459,21 +462,21 @@ func blockingIssues(issues []IssueRecord) map[gap.ID][]string {
 
 // finishRound records the round, commits its summary and checks termination.
 func (s *Engine) finishRound() (RoundReport, error) {
-	rec := s.St.roundRecord(s.Now())
-	s.St.Rounds = append(s.St.Rounds, rec)
-	summary := renderSummary(s.St, rec)
-	s.St.Round = rec.N
-	s.St.Current = nil
-	s.St.PrevLedger = SnapshotLedger(&s.St.Ledger)
-	s.Tel.EndRound(Event{Kind: EventRoundFinished, Round: rec.N, Message: fmt.Sprintf("engineer %s, reviewer %s", rec.Engineer, rec.Reviewer)})
-	s.stage(append(convergenceOps(Tracker(s.St, &s.Cfg)), Put(summaryKey(rec.N), []byte(summary)))...)
+	rec := s.st.roundRecord(s.at())
+	s.st.Rounds = append(s.st.Rounds, rec)
+	summary := renderSummary(s.st, rec)
+	s.st.Round = rec.N
+	s.st.Current = nil
+	s.st.PrevLedger = SnapshotLedger(&s.st.Ledger)
+	s.emit(Event{Kind: EventRoundFinished, Round: rec.N, Message: fmt.Sprintf("engineer %s, reviewer %s", rec.Engineer, rec.Reviewer)})
+	s.stage(append(convergenceOps(Tracker(s.st, &s.cfg)), Put(summaryKey(rec.N), []byte(summary)))...)
 	if done, err := s.checkTermination(); err != nil || done {
-		return s.St.Report(s.St.outcome()), err
+		return s.st.Report(s.st.outcome()), err
 	}
-	if !s.St.unansweredPending() {
-		s.St.EndChecked = s.St.Round
+	if !s.st.unansweredPending() {
+		s.st.EndChecked = s.st.Round
 	}
-	return s.St.Report(s.St.outcome()), nil
+	return s.st.Report(s.st.outcome()), nil
 }
 
 // roundRecord is the record of the round in progress, finished at

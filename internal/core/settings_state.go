@@ -38,29 +38,29 @@ func RestoredSettings(cfg Params, st *State) (Settings, error) {
 	if err := json.Unmarshal(st.Settings, &set); err != nil {
 		return Settings{}, fmt.Errorf("%w: stored settings: %v", ErrCorrupt, err)
 	}
-	if err := cfg.CheckSettings(set); err != nil {
+	if err := set.Validate(); err != nil {
 		return Settings{}, fmt.Errorf("stored settings: %w", err)
 	}
 	return set, nil
 }
 
-// ApplySettings validates, records and commits new settings; the caller
+// applySettings validates, records and commits new settings; the caller
 // holds the session's turn.
-func (s *Engine) ApplySettings(set Settings) error {
-	if err := s.Cfg.CheckSettings(set); err != nil {
+func (s *Engine) applySettings(set Settings) error {
+	if err := set.Validate(); err != nil {
 		return fmt.Errorf("set settings: %w", err)
 	}
-	changes := diffSettings(s.Cfg.Settings, set)
+	changes := diffSettings(s.cfg.Settings, set)
 	if len(changes) == 0 {
 		return nil
 	}
-	s.Cfg.Settings = set
-	if err := s.St.StoreSettings(s.Cfg.Settings); err != nil {
+	s.cfg.Settings = set
+	if err := s.st.StoreSettings(s.cfg.Settings); err != nil {
 		return err
 	}
-	s.St.SettingsLog = append(s.St.SettingsLog, settingsChange{Round: s.St.Round, At: s.Now().Format("2006-01-02 15:04:05"), Changes: changes})
-	s.Log.Info("settings changed", "changes", strings.Join(changes, "; "))
-	return s.Checkpoint()
+	s.st.SettingsLog = append(s.st.SettingsLog, settingsChange{Round: s.st.Round, At: s.at().Format("2006-01-02 15:04:05"), Changes: changes})
+	s.log.Info("settings changed", "changes", strings.Join(changes, "; "))
+	return s.checkpoint()
 }
 
 // diffSettings lists the fields that differ, by their JSON names.

@@ -12,6 +12,19 @@ import (
 // three (round_999).
 const MaxRoundsLimit = 999
 
+// DefaultMaxTokensCap is the MaxTokensCap of DefaultConfig: the largest
+// completion most chat models give in one answer.
+const DefaultMaxTokensCap = 32768
+
+// TokensCap is the cap on a raised completion limit: MaxTokensCap, or
+// DefaultMaxTokensCap when that is 0.
+func (s Settings) TokensCap() int {
+	if s.MaxTokensCap > 0 {
+		return s.MaxTokensCap
+	}
+	return DefaultMaxTokensCap
+}
+
 // Settings are the tunables of a session that live with it, so that a
 // resumed session (another process, the CLI's resume, a web console)
 // continues as it was started. DefaultConfig holds the spec's defaults.
@@ -44,6 +57,13 @@ type Settings struct {
 	PromptBudget int `json:"prompt_budget"`
 	// MaxTokens caps each completion (0: the backend's default).
 	MaxTokens int `json:"max_tokens"`
+	// MaxTokensCap bounds the completion cap a TRUNCATED answer's retry
+	// asks for: each such retry doubles the previous request's MaxTokens
+	// (twice the cut answer's completion tokens when that was 0) up to this
+	// cap; at the cap a truncation spends the validation retry budget like
+	// any failure (0: DefaultMaxTokensCap, as in sessions started before
+	// it existed).
+	MaxTokensCap int `json:"max_tokens_cap,omitempty"`
 	// MaxOutputBytes fails larger role outputs as WRONG_FORMAT (1 MiB).
 	MaxOutputBytes int `json:"max_output_bytes"`
 

@@ -3,6 +3,7 @@ package core
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -179,6 +180,26 @@ type State struct {
 	// RecoverConflicts are the conflict decisions of rolled-back rounds,
 	// restored when decision recovery re-applies them.
 	RecoverConflicts []conflict.Ruling `json:"recover_conflicts,omitempty"`
+	// RecoverDialog is how far the decision-recovery dialog has gone once
+	// its first question is answered (nil before).
+	RecoverDialog *RecoverDialog `json:"recover_dialog,omitempty"`
+	// Repairs are the values the session's Store found damaged and wrote
+	// again from its own log (store.Repairer), oldest first; they
+	// survive rollbacks.
+	Repairs []Repair `json:"repairs,omitempty"`
+}
+
+// NoteRepairs adds the repairs the state does not hold yet (by ID), and
+// reports whether it added any.
+func (st *State) NoteRepairs(rs []Repair) bool {
+	added := false
+	for _, r := range rs {
+		if !slices.ContainsFunc(st.Repairs, func(h Repair) bool { return h.ID == r.ID }) {
+			st.Repairs = append(st.Repairs, r)
+			added = true
+		}
+	}
+	return added
 }
 
 // RoundState is the progress of the round in flight.
@@ -267,6 +288,39 @@ type AttemptRec struct {
 	UsageEstimated bool `json:"usage_estimated,omitempty"`
 	// Model is the model that answered, when the role said.
 	Model string `json:"model,omitempty"`
+	// MaxTokens is the completion cap the request carried (0: the
+	// backend's default); a TRUNCATED attempt's retry doubles it.
+	MaxTokens int `json:"max_tokens,omitempty"`
+	// FinishReason is the backend's reason for ending the answer, as
+	// journaled with it ("" when it gave none).
+	FinishReason string `json:"finish_reason,omitempty"`
+	// Free marks a failed attempt whose re-ask did not spend the
+	// validation retry budget: an answer the token limit cut while the
+	// limit could still be raised, or a step's first refusal.
+	Free bool `json:"free,omitempty"`
+	// Normalized are the quirks read onto the canonical form (DESIGN §18).
+	Normalized []NormalizedQuirk `json:"normalized,omitempty"`
+}
+
+// NormalizedQuirk is one kind of quirk an answer's reading mapped onto
+// the canonical form: how often, and where first.
+type NormalizedQuirk struct {
+	Kind  string `json:"kind"`
+	Count int    `json:"count"`
+	Line  int    `json:"line,omitempty"`
+	First string `json:"first,omitempty"`
+}
+
+// normalizedQuirks keeps a validation's normalizations in the state.
+func normalizedQuirks(ns []validate.Normalization) []NormalizedQuirk {
+	if len(ns) == 0 {
+		return nil
+	}
+	out := make([]NormalizedQuirk, len(ns))
+	for i, n := range ns {
+		out[i] = NormalizedQuirk{Kind: n.Kind, Count: n.Count, Line: n.Line, First: n.First}
+	}
+	return out
 }
 
 // AcceptedOutput is what the Mediator keeps of a valid output.

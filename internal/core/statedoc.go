@@ -3,10 +3,8 @@ package core
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"slices"
-	"testing"
 	"time"
 
 	"github.com/refine-spec/refine/conflict"
@@ -169,7 +167,10 @@ type encodedEntries struct {
 
 // HistoryCache holds the encoded history of one state.
 type HistoryCache struct {
-	st *State
+	// Check makes each reused encoding checked against a whole one
+	// (Options.SelfCheck).
+	Check bool
+	st    *State
 	// frozen are the entries as of the last round end; last as of the
 	// last encoding.
 	Frozen, last [len(historyLogs)]encodedEntries
@@ -238,7 +239,7 @@ func (c *HistoryCache) Freeze(st *State) {
 // reusing c's frozen history entries.
 func EncodeState(st *State, c *HistoryCache) (journal.Version, error) {
 	if c.st != st { // a new or replaced state (opened, rolled back)
-		*c = HistoryCache{st: st}
+		*c = HistoryCache{st: st, Check: c.Check}
 	}
 	base, err := c.base(st)
 	if err != nil {
@@ -303,7 +304,7 @@ func (c *HistoryCache) base(st *State) (journal.Version, error) {
 		}
 		return journal.NewVersion(b), nil
 	}
-	if checkingHistory() {
+	if c.Check {
 		if want, err := json.Marshal(withoutHistory(st)); err != nil || !bytes.Equal(v.Bytes(), want) {
 			return journal.Version{}, fmt.Errorf("state: the rate history set in place gives another document:\nset   %s\nwhole %s (%v)", v.Bytes(), want, err)
 		}
@@ -357,7 +358,7 @@ func (c *HistoryCache) history(st *State, i int) ([]byte, error) {
 	val = append(val, ']')
 	c.bufs[i][c.turn[i]^1].b = val // keep what it grew to
 	c.last[i] = encodedEntries{N: n, enc: val[1 : len(val)-1]}
-	if checkingHistory() {
+	if c.Check {
 		if err := checkHistory(st, h, val); err != nil {
 			return nil, err
 		}
@@ -385,7 +386,7 @@ func (c *HistoryCache) ledger(st *State) ([]byte, *journal.Split, error) {
 		c.ledgerTurn ^= 1
 		c.ledgerVer, c.vers, c.ledgerEnc, c.ledgerSplit = vers, c.ledgerVer, val, split
 	}
-	if checkingHistory() {
+	if c.Check {
 		if want, err := json.Marshal(st.Ledger); err != nil || !bytes.Equal(val, want) {
 			return nil, nil, fmt.Errorf("state ledger: a gap was changed without changing its version (encodeLedger reuses its encoding):\nreused %s\nwhole  %s (%v)", val, want, err)
 		}
@@ -409,22 +410,12 @@ func (c *HistoryCache) convergence(st *State) ([]byte, *journal.Split, error) {
 			subs[i] = &journal.Split{Vals: enc.Rows}
 		}
 	}
-	if checkingHistory() {
+	if c.Check {
 		if want, err := json.Marshal(st.Tracker); err != nil || !bytes.Equal(enc.JSON, want) {
 			return nil, nil, fmt.Errorf("state convergence: the tracker's encoding differs from json.Marshal's:\nreused %s\nwhole  %s (%v)", enc.JSON, want, err)
 		}
 	}
 	return enc.JSON, &journal.Split{Keys: keys, Vals: enc.Vals, Subs: subs}, nil
-}
-
-// checkingHistory says whether to check reused history bytes: in test
-// binaries, unless they run benchmarks (the check is a whole encoding).
-func checkingHistory() bool {
-	if !testing.Testing() {
-		return false
-	}
-	bench := flag.Lookup("test.bench")
-	return bench == nil || bench.Value.String() == ""
 }
 
 // checkHistory reports a history member whose reused bytes differ from

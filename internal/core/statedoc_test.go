@@ -29,7 +29,7 @@ func TestEncodeStateReusesFrozenHistory(t *testing.T) {
 		return IssueRecord{ID: "ISSUE-R1-00" + string(rune('0'+n)), Round: 1, Severity: gap.Low, Summary: summary}
 	}
 	st := &State{Schema: SchemaVersion, SessionID: "s1", Round: 1}
-	var c HistoryCache
+	c := HistoryCache{Check: true}
 	check := func(step string) {
 		t.Helper()
 		v, err := EncodeState(st, &c)

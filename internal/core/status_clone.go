@@ -24,6 +24,7 @@ func (st Status) Clone() Status {
 			c.Synthesis = &syn
 		}
 	}
+	st.Repairs = slices.Clone(st.Repairs)
 	st.Rollbacks = slices.Clone(st.Rollbacks)
 	for i := range st.Rollbacks {
 		r := &st.Rollbacks[i]
@@ -44,6 +45,7 @@ func (st Status) Clone() Status {
 		q.Options, q.TextRequired = slices.Clone(q.Options), slices.Clone(q.TextRequired)
 	}
 	st.Validation = slices.Clone(st.Validation)
+	st.Normalized = slices.Clone(st.Normalized)
 	st.Responses = maps.Clone(st.Responses)
 	return st
 }

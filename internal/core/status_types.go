@@ -91,6 +91,9 @@ type Status struct {
 	// Validation is the validation log: one entry per tier an attempt
 	// passed or failed, oldest first (what status.md shows).
 	Validation []ValidationRecord
+	// Normalized counts, per role and kind, the quirks of form the
+	// session's answers were read through (DESIGN §18).
+	Normalized []NormalizedCount
 	Usage      Usage
 	Calls      int
 	// Responses counts each role's responses so far (transport failures
@@ -106,4 +109,8 @@ type Status struct {
 	// was kept.
 	FinalSpec       string
 	FinalSpecReason string
+	// Repairs are the values the session's Store found damaged and wrote
+	// again from its own log, oldest first: those the state records, then
+	// those the Store reports that a run has not recorded yet.
+	Repairs []Repair
 }

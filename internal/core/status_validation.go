@@ -1,6 +1,10 @@
 package core
 
-import "time"
+import (
+	"time"
+
+	"github.com/refine-spec/refine/validate"
+)
 
 // ValidationRecord is one row of a session's validation log: the result of
 // one validation tier for one attempt of a role.
@@ -15,13 +19,16 @@ type ValidationRecord struct {
 	Tier    string `json:"tier"`
 	Result  string `json:"result"`
 	Message string `json:"message"`
+	// FailureType is the failure's type (WRONG_FORMAT, TRUNCATED, …), ""
+	// for a pass.
+	FailureType validate.FailureType `json:"failure_type,omitempty"`
 }
 
 // ValidationRecords are the public records (Status.Validation) of in.
 func ValidationRecords(in []ValidationEntry) []ValidationRecord {
 	out := make([]ValidationRecord, len(in))
 	for i, e := range in {
-		out[i] = ValidationRecord{Round: e.Round, At: e.At, Role: e.Role, Part: e.Part, Attempt: e.Attempt, Tier: e.Tier, Result: e.Result, Message: e.Message}
+		out[i] = ValidationRecord{Round: e.Round, At: e.At, Role: e.Role, Part: e.Part, Attempt: e.Attempt, Tier: e.Tier, Result: e.Result, Message: e.Message, FailureType: e.FailureType}
 	}
 	return out
 }

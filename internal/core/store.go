@@ -49,6 +49,14 @@ type Copier = store.Copier
 // holds. New takes its SessionID as the session's ID.
 type Identified = store.Identified
 
+// Repair is [store.Repair]: a value the Store found damaged and wrote
+// again from its own log.
+type Repair = store.Repair
+
+// Repairer is [store.Repairer]: a Store that reports the repairs it made
+// when it opened.
+type Repairer = store.Repairer
+
 // MaxKeyLen is the longest key a Store accepts, in bytes ([store.MaxKeyLen]).
 const MaxKeyLen = store.MaxKeyLen
 
@@ -72,6 +80,13 @@ func ValidAppendOps(ops []Op) error { return store.ValidAppendOps(ops) }
 func ValidStoreOps(ops []Op, appendOK, copyOK bool) error {
 	return store.ValidStoreOps(ops, appendOK, copyOK)
 }
+
+// StoreCaps are the capabilities of a session's Store the decisions'
+// writes may use: appends (Appender) and copies (Copier).
+type StoreCaps struct{ Appends, Copies bool }
+
+// CapsOf returns st's capabilities.
+func CapsOf(st Store) StoreCaps { return StoreCaps{Appends: Appends(st), Copies: copies(st)} }
 
 // Appends reports whether st accepts OpAppend.
 func Appends(st Store) bool {

@@ -19,7 +19,7 @@ func summaryOf(st *State) SessionSummary {
 	sum := SessionSummary{Round: st.Round, Outcome: st.Outcome, Pending: len(st.Pending), Created: st.CreatedAt, Updated: st.UpdatedAt,
 		OpenGaps: map[string]int{}}
 	switch {
-	case OnlyCleanupPending(st):
+	case st.Outcome.Terminal(): // kept while a question waits (statusOutcome)
 	case len(st.Pending) > 0:
 		sum.Outcome = StatusPaused
 	case sum.Outcome == "":

@@ -35,8 +35,9 @@ type RCAInput struct {
 // spec's five options: split gap, provide additional context (free text),
 // reassign, force proceed with the best available output, pause for
 // external consultation. The split option is offered only when a gap is
-// named; without suggested titles its label asks for them as free text, one
-// per line (see rollback.ParseSplitTitles).
+// named; "as suggested" only with the suggested sub-gaps shown in the
+// body, whatever the recommendation; without suggested titles its label
+// asks for them as free text, one per line (see rollback.ParseSplitTitles).
 //
 // The automated default is the split when it is recommended and titles were
 // suggested (it needs no answer text); otherwise "3", reassign, which moves
@@ -64,14 +65,19 @@ func AnalysisQuestion(in RCAInput) question.Question {
 	fmt.Fprintf(&b, "Based on analysis, recommended action: %s\n", in.Diagnosis.Action.Label())
 	canSplit := in.Gap != ""
 	suggested := canSplit && len(in.Split) >= 2
-	if canSplit && in.Diagnosis.Action == rollback.ActionSplit {
+	// The split "as suggested" is offered only with its sub-gaps shown.
+	if canSplit && (in.Diagnosis.Action == rollback.ActionSplit || suggested) {
 		fmt.Fprintf(&b, "\nCurrent gap: %s", in.Gap)
 		if t := rollbackfmt.OneLine(in.GapTitle); t != "" {
 			fmt.Fprintf(&b, " %q", t)
 		}
 		b.WriteString("\n")
 		if suggested {
-			b.WriteString("Suggested split:\n")
+			if in.Diagnosis.Action == rollback.ActionSplit {
+				b.WriteString("Suggested split:\n")
+			} else {
+				b.WriteString("If you split it instead, suggested split:\n")
+			}
 			for i, c := range in.Split {
 				fmt.Fprintf(&b, "  - %s: %q", in.Gap.Child(byte('a'+i)), rollbackfmt.OneLine(c.Title))
 				if note := rollbackfmt.OneLine(c.Note); note != "" {

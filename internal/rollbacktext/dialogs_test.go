@@ -2,6 +2,7 @@ package rollbacktext
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -101,9 +102,18 @@ func TestRecoveryQuestions(t *testing.T) {
 	if m := Modified(one[0], 5, "just a new choice"); m.Choice != "just a new choice" || m.Rationale != one[0].Rationale {
 		t.Errorf("plain edit %+v", m)
 	}
-	mp := ModifyQuestion(5, one[0])
-	if mp.Default != "2" || !mp.AllowText {
+	mp := ModifyQuestion(5, three, "")
+	if mp.Default != "back" || !mp.AllowText || len(mp.Options) != 4 || !slices.Equal(mp.TextRequired, []string{"1", "2", "3"}) {
 		t.Errorf("modify prompt %+v", mp)
+	}
+	if d, ok := ModifyTarget(three, mp.Options[1]); !ok || d.ID != "DECISION-R5-002" {
+		t.Errorf("option 2 modifies %+v, %v", d, ok)
+	}
+	if _, ok := ModifyTarget(three, mp.Options[3]); ok {
+		t.Error("back modifies a decision")
+	}
+	if mp := ModifyQuestion(5, three, "Choice: CRITICAL=8"); len(mp.TextRequired) != 0 || !strings.Contains(mp.Body, `uses the text given with "Modify": "Choice: CRITICAL=8"`) {
+		t.Errorf("with the text given with Modify: %+v", mp)
 	}
 	// A custom entry text is kept verbatim, with the note appended.
 	custom := Reapply(rollback.RoundDecision{ID: "DECISION-R5-004", Text: "### DECISION-R5-004\nfree form\n"}, 5)

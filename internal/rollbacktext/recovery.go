@@ -84,7 +84,7 @@ func RecoveryQuestion(round int, decisions []rollback.RoundDecision) question.Qu
 type Recovery struct {
 	// Reapply are the decisions to re-apply unchanged.
 	Reapply []rollback.RoundDecision
-	// Modify: ask ModifyQuestion for each decision, then re-apply the results.
+	// Modify: ask ModifyQuestion (which decision, and what it becomes).
 	Modify bool
 }
 
@@ -130,30 +130,66 @@ func Reapply(d rollback.RoundDecision, round int) rollback.RoundDecision {
 
 // Effects of ModifyQuestion's options.
 const (
-	EffectApply        = "apply"
-	EffectSkipDecision = "skip-decision"
+	// EffectBack goes back to the decision-recovery question, nothing changed.
+	EffectBack         = "back"
+	effectModifyPrefix = "modify:"
 )
 
-// ModifyQuestion asks for the edited choice and rationale of one decision
-// before re-applying it ("Modify and apply"). The answer text is read by
-// Modified. The automated default is to skip: there is no one to edit.
-func ModifyQuestion(round int, d rollback.RoundDecision) question.Question {
+// ModifyEffect is the Effect of modifying decision id.
+func ModifyEffect(id string) string { return effectModifyPrefix + id }
+
+// ModifyTarget is the decision the option chosen in ModifyQuestion
+// modifies; false for "back".
+func ModifyTarget(decisions []rollback.RoundDecision, chosen question.Option) (rollback.RoundDecision, bool) {
+	id, ok := strings.CutPrefix(chosen.Effect, effectModifyPrefix)
+	if !ok {
+		return rollback.RoundDecision{}, false
+	}
+	for _, d := range decisions {
+		if d.ID == id {
+			return d, true
+		}
+	}
+	return rollback.RoundDecision{}, false
+}
+
+// ModifyQuestion is the "MODIFY DECISION" question that follows "Modify
+// before re-applying": which of the archived decisions to change, and what
+// it becomes (the answer's text, read by Modified); that one decision is
+// re-applied as modified, the others stay as they are. text is the text
+// given with "Modify" (used by an answer without text of its own). The
+// automated default is to go back: there is no one to edit.
+func ModifyQuestion(round int, decisions []rollback.RoundDecision, text string) question.Question {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s (archived from Round %d)\n", d.ID, round)
-	fmt.Fprintf(&b, "Current choice: %q\nCurrent rationale: %q\n\n", rollbackfmt.OneLine(d.Choice), rollbackfmt.OneLine(d.Rationale))
-	b.WriteString("Answer with the new text: \"Choice: …\" and/or \"Rationale: …\" lines; plain text replaces the choice.\n")
-	return question.Question{
+	fmt.Fprintf(&b, "Which archived decision of Round %d do you want to change before re-applying it?\n", round)
+	for i, d := range decisions {
+		fmt.Fprintf(&b, "\n%d. %s", i+1, d.ID)
+		if s := rollbackfmt.OneLine(d.Summary); s != "" {
+			b.WriteString(": " + s)
+		}
+		fmt.Fprintf(&b, "\n   Choice: %q\n   Rationale: %q\n", rollbackfmt.OneLine(d.Choice), rollbackfmt.OneLine(d.Rationale))
+	}
+	b.WriteString("\nAnswer with the decision's number and its new text: \"Choice: …\" and/or \"Rationale: …\" lines; plain text replaces the choice. Only that decision changes; it is re-applied, and the others are offered again.\n")
+	if t := rollbackfmt.OneLine(text); t != "" {
+		fmt.Fprintf(&b, "\nA number without text uses the text given with \"Modify\": %q\n", t)
+	}
+	p := question.Question{
 		Kind:      question.KindRollback,
-		ID:        fmt.Sprintf("rollback-modify-%s", d.ID),
+		ID:        fmt.Sprintf("rollback-modify-r%d", round),
 		Title:     "MODIFY DECISION",
 		Body:      b.String(),
 		AllowText: true,
-		Options: []question.Option{
-			{Key: "1", Label: "Apply with my edits", Effect: EffectApply},
-			{Key: "2", Label: "Skip this decision", Effect: EffectSkipDecision},
-		},
-		Default: "2",
+		Default:   "back",
 	}
+	for i, d := range decisions {
+		key := fmt.Sprint(i + 1)
+		p.Options = append(p.Options, question.Option{Key: key, Label: fmt.Sprintf("Modify %s, then re-apply it", d.ID), Effect: ModifyEffect(d.ID)})
+		if strings.TrimSpace(text) == "" {
+			p.TextRequired = append(p.TextRequired, key)
+		}
+	}
+	p.Options = append(p.Options, question.Option{Key: "back", Label: "Back to the decision recovery question (nothing changes)", Effect: EffectBack})
+	return p
 }
 
 // Modified applies the user's edit text to a decision: "Choice: …" and

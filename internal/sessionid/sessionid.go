@@ -23,7 +23,7 @@ type Generator struct {
 	Rand func(b []byte)
 }
 
-// New returns a fresh ID that passes refine.ValidSessionID.
+// New returns a fresh ID that passes store.ValidSessionID.
 func (g Generator) New() string {
 	now := time.Now
 	if g.Now != nil {

@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/internal/sessionid"
+	"github.com/refine-spec/refine/store"
 )
 
 func TestGenerator(t *testing.T) {
@@ -16,12 +16,12 @@ func TestGenerator(t *testing.T) {
 		if got != want {
 			t.Errorf("New() = %q, want %q (UTC time, then the counter)", got, want)
 		}
-		if err := refine.ValidSessionID(got); err != nil {
+		if err := store.ValidSessionID(got); err != nil {
 			t.Error(err)
 		}
 	}
 	a, b := sessionid.Generator{}.New(), sessionid.Generator{}.New()
-	if a == b || refine.ValidSessionID(a) != nil {
+	if a == b || store.ValidSessionID(a) != nil {
 		t.Errorf("default IDs %q and %q: want two distinct valid IDs", a, b)
 	}
 }

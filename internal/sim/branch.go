@@ -135,7 +135,7 @@ func (b *branch) advance(ctx context.Context) stop {
 func (b *branch) next(ctx context.Context) stop {
 	cfg := b.config(nil)
 	for range 1000 {
-		r, err := b.sess.Next(ctx)
+		r, err := b.sess.Next(ctx, refine.Play{})
 		if len(r.Persist) > 0 {
 			if cerr := b.store.Commit(ctx, r.Persist...); cerr != nil {
 				return stop{Outcome: r.Outcome, Err: fmt.Errorf("persist a Ready: %w", cerr)}
@@ -227,8 +227,10 @@ func (a operatorAsker) Ask(ctx context.Context, q refine.Question) (refine.Answe
 		return refine.Answer{}, refine.ErrDeferred
 	}
 	status.Pending = append(slices.DeleteFunc(slices.Clone(status.Pending), func(p refine.Question) bool { return p.ID == q.ID }), q)
-	if !allCleanup(status.Pending) || status.Outcome == refine.StatusRunning || status.Outcome == "" {
-		status.Outcome = refine.StatusPaused // as the stop will read it (a question waits)
+	if !status.Outcome.Terminal() {
+		// As the stop will read it: a question waits. A finished session
+		// keeps its outcome while one waits (#40).
+		status.Outcome = refine.StatusPaused
 	}
 	rnd, key := b.stopRand(status)
 	choice := s.choose(ctx, b, rnd, status)

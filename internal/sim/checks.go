@@ -144,7 +144,7 @@ func (s *simulation) rollbackProbe(ctx context.Context, b *branch, target int) {
 		}
 		_, err = f.sess.Run(ctx)
 	}
-	if err != nil && !errors.Is(err, refine.ErrRollbackLimit) && !errors.Is(err, refine.ErrDeferred) {
+	if err != nil && !errors.Is(err, refine.ErrRollbackLimit) && !errors.Is(err, refine.ErrDeferred) && !errors.Is(err, refine.ErrRollbackPending) {
 		s.violate(b, RollbackTargets, "probe: rollback to offered target %d: %v", target, err)
 		return
 	}

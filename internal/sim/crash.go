@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/storetest"
 )
 
@@ -22,7 +23,7 @@ type crashStore struct {
 	crashed bool
 }
 
-func (c *crashStore) Commit(ctx context.Context, ops ...refine.Op) error {
+func (c *crashStore) Commit(ctx context.Context, ops ...store.Op) error {
 	c.mu.Lock()
 	if c.crashed || (c.failAt > 0 && c.commits+1 == c.failAt) {
 		c.crashed = true
@@ -39,15 +40,15 @@ func (c *crashStore) Commit(ctx context.Context, ops ...refine.Op) error {
 	return nil
 }
 
-// Appends forwards the wrapped Store's refine.Appender capability.
+// Appends forwards the wrapped Store's store.Appender capability.
 func (c *crashStore) Appends() bool {
-	a, ok := c.Store.(refine.Appender)
+	a, ok := c.Store.(store.Appender)
 	return ok && a.Appends()
 }
 
-// Copies forwards the wrapped Store's refine.Copier capability.
+// Copies forwards the wrapped Store's store.Copier capability.
 func (c *crashStore) Copies() bool {
-	k, ok := c.Store.(refine.Copier)
+	k, ok := c.Store.(store.Copier)
 	return ok && k.Copies()
 }
 

@@ -269,7 +269,9 @@ func (s *simulation) rollbackTo(ctx context.Context, b *branch, req refine.Rollb
 	switch {
 	case err == nil:
 		b.logf("  rolled back %v, pending %v, decision %q", rep.Undone, pendingIDs(rep.Pending), rep.Decision)
-	case errors.Is(err, refine.ErrRollbackLimit), errors.Is(err, refine.ErrDeferred):
+	case errors.Is(err, refine.ErrRollbackLimit), errors.Is(err, refine.ErrDeferred), errors.Is(err, refine.ErrRollbackPending):
+		// At the limit, or another rollback waits for its answer (#40:
+		// a request other than the waiting one is refused).
 		b.logf("  refused as documented: %v", oneLine(err.Error()))
 	default:
 		s.violate(b, RollbackTargets, "Rollback to offered target %d: %v", req.To, err)

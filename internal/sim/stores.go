@@ -12,6 +12,7 @@ import (
 
 	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/internal/statusjson"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/store/fs"
 	"github.com/refine-spec/refine/store/memory"
 	"github.com/refine-spec/refine/store/sqlite"
@@ -120,13 +121,13 @@ func copyKeys(ctx context.Context, src, dst refine.Store) error {
 	if err != nil {
 		return fmt.Errorf("list: %w", err)
 	}
-	ops := make([]refine.Op, 0, len(keys))
+	ops := make([]store.Op, 0, len(keys))
 	for _, k := range keys {
 		v, err := src.Get(ctx, k)
 		if err != nil {
 			return fmt.Errorf("get %s: %w", k, err)
 		}
-		ops = append(ops, refine.Put(k, v))
+		ops = append(ops, store.Put(k, v))
 	}
 	return dst.Commit(ctx, ops...)
 }

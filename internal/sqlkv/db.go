@@ -39,6 +39,10 @@ type Settings struct {
 	// NewID makes the ID of a session Create starts. Default: the time
 	// and random digits.
 	NewID func() string
+	// ReadOnly makes the DB a reader: Create, CreateNamed, Session and
+	// Delete fail with store.ErrReadOnly; View, Sessions and
+	// SessionsPage read.
+	ReadOnly bool
 }
 
 func (s Settings) withDefaults() Settings {
@@ -110,6 +114,14 @@ func nanos(t time.Time) int64 { return t.UnixNano() }
 
 func fromNanos(n int64) time.Time { return time.Unix(0, n).UTC() }
 
+// readOnly refuses op on a reader.
+func (d *DB) readOnly(op, id string) error {
+	if !d.cfg.ReadOnly {
+		return nil
+	}
+	return fmt.Errorf("%s: %s %s: %w: the database%s was opened for reading (status, sessions, export); open it as a writer to change sessions", d.q.Name, op, id, store.ErrReadOnly, d.q.in())
+}
+
 func (d *DB) check(ctx context.Context, op, id string) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("%s: %s %s: %w", d.q.Name, op, id, err)
@@ -156,6 +168,9 @@ func (d *DB) Session(ctx context.Context, id string) (store.Store, error) {
 
 func (d *DB) acquire(ctx context.Context, op, id string, create bool) (store.Store, error) {
 	if err := d.check(ctx, op, id); err != nil {
+		return nil, err
+	}
+	if err := d.readOnly(op, id); err != nil {
 		return nil, err
 	}
 	// One token for every attempt, so an attempt whose COMMIT failed but
@@ -293,6 +308,29 @@ func (d *DB) View(ctx context.Context, id string) (store.Store, error) {
 	return d.wrap(&Store{db: d, id: id, readOnly: true}), nil
 }
 
+// LeaseHolder returns who holds session id's live lease, "" when no
+// writer does (none, or an expired one). It reads without taking any
+// lock, so a reader can tell whether a run is live.
+func (d *DB) LeaseHolder(ctx context.Context, id string) (string, error) {
+	if err := d.check(ctx, "lease of", id); err != nil {
+		return "", err
+	}
+	var holder string
+	var expires int64
+	err := d.read(ctx, func(ctx context.Context) error {
+		return queryRow(ctx, d.drv, d.q.ReadLease, []any{id}, &holder, &expires)
+	})
+	switch {
+	case errors.Is(err, errNoRows):
+		return "", nil
+	case err != nil:
+		return "", fmt.Errorf("%s: lease of %s: %w", d.q.Name, id, err)
+	case expires <= nanos(d.cfg.Now()):
+		return "", nil
+	}
+	return holder, nil
+}
+
 // Sessions lists every session, newest activity first, from the summary
 // columns of the session rows.
 func (d *DB) Sessions(ctx context.Context) ([]store.SessionInfo, error) {
@@ -399,6 +437,9 @@ func (d *DB) querySessions(ctx context.Context, query string, args ...any) ([]st
 // lease is refused with store.ErrLocked.
 func (d *DB) Delete(ctx context.Context, id string) error {
 	if err := d.check(ctx, "delete", id); err != nil {
+		return err
+	}
+	if err := d.readOnly("delete", id); err != nil {
 		return err
 	}
 	tx, err := d.drv.Begin(ctx)

@@ -5,6 +5,7 @@ package statusjson
 
 import (
 	"io"
+	"strconv"
 
 	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/convergence"
@@ -12,10 +13,14 @@ import (
 )
 
 // Status is the document. Round is the last round played; Outcome is
-// RUNNING, PAUSED, FAILED or a terminal outcome.
+// RUNNING, PAUSED, FAILED or a terminal outcome. Running says a process
+// drives the session now (From leaves it false: the caller knows);
+// Waiting says a question waits for an answer.
 type Status struct {
 	Round       int               `json:"round"`
 	Outcome     string            `json:"outcome"`
+	Running     bool              `json:"running"`
+	Waiting     bool              `json:"waiting"`
 	Gaps        []Gap             `json:"gaps"`
 	Convergence []convergence.Row `json:"convergence"`
 	Decisions   []DecisionEntry   `json:"decisions"`
@@ -29,6 +34,75 @@ type Status struct {
 	FinalSpec  FinalSpec `json:"final_spec"`
 	// Roles say which provider and model play each role.
 	Roles Roles `json:"roles"`
+	// Normalized counts, per role and kind, the quirks of form the
+	// session's answers were read through (a wrapper fence, shifted
+	// headings, …; DESIGN §18): places mapped, and answers that had any.
+	Normalized []Normalized `json:"normalized"`
+	// Settings are the session's settings as stored with it (changed by
+	// `refine resume --FLAG`, Session.SetSettings). Never a key or token.
+	Settings Settings `json:"settings"`
+	// Repairs are the files the session's store found damaged and wrote
+	// again from its own log, oldest first.
+	Repairs []Repair `json:"repairs"`
+}
+
+// Normalized is one role's count of one kind of normalized quirk.
+type Normalized struct {
+	Role    string `json:"role"`
+	Kind    string `json:"kind"`
+	Count   int    `json:"count"`
+	Answers int    `json:"answers"`
+}
+
+// Settings are a session's tunables: the values it runs with, unset ones
+// as the defaults they stand for (rollback_limit 7, rollback_mode
+// INTERACTIVE). Durations are in seconds.
+type Settings struct {
+	MaxRounds                 int     `json:"max_rounds"`
+	GapsPerRound              int     `json:"gaps_per_round"`
+	ParallelGaps              int     `json:"parallel_gaps"`
+	MaxRetries                int     `json:"max_retries"`
+	StallRounds               int     `json:"stall_rounds"`
+	RollbackMode              string  `json:"rollback_mode"`
+	RollbackLimit             int     `json:"rollback_limit"`
+	RollbackAnalysisThreshold int     `json:"rollback_analysis_threshold"`
+	BackupRetention           int     `json:"backup_retention"`
+	ColdStorage               string  `json:"cold_storage"`
+	ArchiveRetentionSeconds   float64 `json:"archive_retention_seconds"`
+	Integrate                 bool    `json:"integrate"`
+	TransportRetries          int     `json:"transport_retries"`
+	BackoffBaseSeconds        float64 `json:"backoff_base_seconds"`
+	BackoffMaxSeconds         float64 `json:"backoff_max_seconds"`
+	PromptBudget              int     `json:"prompt_budget"`
+	MaxTokens                 int     `json:"max_tokens"`
+	MaxTokensCap              int     `json:"max_tokens_cap"`
+	MaxOutputBytes            int     `json:"max_output_bytes"`
+}
+
+// settingsOf shapes set; the rollback limit, mode and analysis threshold
+// as Settings.View gives them (their effective values).
+func settingsOf(set refine.Settings) Settings {
+	view := map[string]string{}
+	for _, v := range set.View() {
+		view[v.Name] = v.Value
+	}
+	atoi := func(name string) int { n, _ := strconv.Atoi(view[name]); return n }
+	return Settings{
+		MaxRounds: set.MaxRounds, GapsPerRound: set.GapsPerRound, ParallelGaps: set.ParallelGaps, MaxRetries: set.MaxRetries, StallRounds: set.StallRounds,
+		RollbackMode: view["rollback_mode"], RollbackLimit: atoi("rollback_limit"), RollbackAnalysisThreshold: atoi("rollback_analysis_threshold"),
+		BackupRetention: set.BackupRetention, ColdStorage: set.ColdStorage, ArchiveRetentionSeconds: set.ArchiveRetention.Seconds(),
+		Integrate: set.Integrate, TransportRetries: set.TransportRetries, BackoffBaseSeconds: set.BackoffBase.Seconds(), BackoffMaxSeconds: set.BackoffMax.Seconds(),
+		PromptBudget: set.PromptBudget, MaxTokens: set.MaxTokens, MaxTokensCap: set.MaxTokensCap, MaxOutputBytes: set.MaxOutputBytes,
+	}
+}
+
+// Repair is one value the store repaired from its log: the key, when,
+// and what it held instead.
+type Repair struct {
+	Key    string `json:"key"`
+	At     string `json:"at"`
+	Detail string `json:"detail"`
+	ID     string `json:"id"`
 }
 
 // Roles are the backends of the two roles.
@@ -147,10 +221,13 @@ func From(st refine.Status) Status {
 	out := Status{
 		Round: st.Round, Outcome: string(st.Outcome),
 		Gaps: []Gap{}, Convergence: []convergence.Row{}, Decisions: []DecisionEntry{}, Conflicts: []Conflict{}, Rollbacks: []Rollback{}, Pending: []Pending{},
+		Normalized: []Normalized{}, Repairs: []Repair{},
 		Usage: Usage{PromptTokens: st.Usage.PromptTokens, CompletionTokens: st.Usage.CompletionTokens,
 			CachedPromptTokens: st.Usage.CachedPromptTokens, CacheWriteTokens: st.Usage.CacheWriteTokens, Calls: st.Calls},
+		Waiting:    len(st.Pending) > 0,
 		Integrated: st.FinalSpec == refine.FinalSpecIntegrated,
 		FinalSpec:  FinalSpec{Form: st.FinalSpec, Reason: st.FinalSpecReason},
+		Settings:   settingsOf(st.Settings),
 	}
 	for _, r := range []struct {
 		role refine.RoleName
@@ -181,6 +258,12 @@ func From(st refine.Status) Status {
 	for _, q := range st.Pending {
 		out.Pending = append(out.Pending, PendingOf(q))
 	}
+	for _, n := range st.Normalized {
+		out.Normalized = append(out.Normalized, Normalized{Role: string(n.Role), Kind: n.Kind, Count: n.Count, Answers: n.Answers})
+	}
+	for _, r := range st.Repairs {
+		out.Repairs = append(out.Repairs, Repair{Key: r.Key, At: r.At.UTC().Format(timeFormat), Detail: r.Detail, ID: r.ID})
+	}
 	return out
 }
 
@@ -207,5 +290,10 @@ func TakesText(q refine.Question, key string) bool {
 // every character a terminal would obey written as a \u escape (the
 // escape policy of text output, termtext).
 func Write(w io.Writer, st refine.Status) error {
-	return termtext.WriteJSON(w, From(st))
+	return WriteDoc(w, From(st))
+}
+
+// WriteDoc writes the document d as Write does.
+func WriteDoc(w io.Writer, d Status) error {
+	return termtext.WriteJSON(w, d)
 }

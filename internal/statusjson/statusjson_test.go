@@ -23,9 +23,14 @@ func TestEmptyStatusHasEveryField(t *testing.T) {
 	}
 	want := map[string]any{
 		"round": 0.0, "outcome": "RUNNING", "gaps": []any{}, "convergence": []any{}, "decisions": []any{}, "conflicts": []any{},
-		"rollbacks": []any{}, "pending": []any{}, "usage": map[string]any{"prompt_tokens": 0.0, "completion_tokens": 0.0, "cached_prompt_tokens": 0.0, "cache_write_tokens": 0.0, "calls": 0.0},
+		"rollbacks": []any{}, "pending": []any{}, "repairs": []any{}, "usage": map[string]any{"prompt_tokens": 0.0, "completion_tokens": 0.0, "cached_prompt_tokens": 0.0, "cache_write_tokens": 0.0, "calls": 0.0},
 		"roles":      map[string]any{"engineer": map[string]any{"provider": "", "model": ""}, "reviewer": map[string]any{"provider": "", "model": ""}},
-		"integrated": false, "final_spec": map[string]any{"form": "", "reason": ""},
+		"integrated": false, "final_spec": map[string]any{"form": "", "reason": ""}, "normalized": []any{}, "running": false, "waiting": false,
+		// Unset settings read as the defaults they stand for (#40).
+		"settings": map[string]any{"max_rounds": 0.0, "gaps_per_round": 0.0, "parallel_gaps": 0.0, "max_retries": 0.0, "stall_rounds": 0.0,
+			"rollback_mode": "INTERACTIVE", "rollback_limit": 7.0, "rollback_analysis_threshold": 1.0, "backup_retention": 0.0, "cold_storage": "",
+			"archive_retention_seconds": 0.0, "integrate": false, "transport_retries": 0.0, "backoff_base_seconds": 0.0, "backoff_max_seconds": 0.0,
+			"prompt_budget": 0.0, "max_tokens": 0.0, "max_tokens_cap": 0.0, "max_output_bytes": 0.0},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
@@ -90,5 +95,16 @@ func TestRolesAndCacheUsage(t *testing.T) {
 	}
 	if diff := cmp.Diff(Usage{PromptTokens: 9000, CompletionTokens: 800, CachedPromptTokens: 6000, CacheWriteTokens: 2000, Calls: 4}, got.Usage); diff != "" {
 		t.Errorf("usage (-want +got):\n%s", diff)
+	}
+}
+
+// The session's settings are in the document as it stores them, with
+// durations in seconds (#40).
+func TestSettings(t *testing.T) {
+	set := refine.DefaultConfig().Settings
+	set.RollbackLimit, set.MaxRounds, set.BackoffBase = 9, 20, 1500*time.Millisecond
+	got := From(refine.Status{Outcome: refine.StatusRunning, Settings: set}).Settings
+	if got.RollbackLimit != 9 || got.MaxRounds != 20 || got.BackoffBaseSeconds != 1.5 || got.GapsPerRound != set.GapsPerRound || got.RollbackMode != "INTERACTIVE" || !got.Integrate {
+		t.Errorf("settings %+v", got)
 	}
 }

@@ -90,13 +90,27 @@ func Parse(s string) (URL, error) {
 
 // Open opens the store u names. fsOpts apply to a folder store.
 func Open(ctx context.Context, u URL, fsOpts ...fs.Option) (store.Backend, error) {
+	return open(ctx, u, false, fsOpts)
+}
+
+// OpenReader opens the store u names for a command that only reads it
+// (status, sessions, export): a SQL store opens as a reader, which takes
+// no write lock, writes nothing and creates no database (a writer
+// stopped inside a transaction does not block it), and refuses to open a
+// session for writing (store.ErrReadOnly; use View). A folder store
+// opens as Open does: its sessions' own locks keep readers apart.
+func OpenReader(ctx context.Context, u URL, fsOpts ...fs.Option) (store.Backend, error) {
+	return open(ctx, u, true, fsOpts)
+}
+
+func open(ctx context.Context, u URL, readOnly bool, fsOpts []fs.Option) (store.Backend, error) {
 	switch u.Kind {
 	case "file":
 		return fs.OpenBackend(u.Target, fs.WithStoreOptions(fsOpts...))
 	case "sqlite":
-		return sqlite.Open(ctx, u.Target, sqlite.Config{})
+		return sqlite.Open(ctx, u.Target, sqlite.Config{ReadOnly: readOnly})
 	case "postgres":
-		return postgres.Open(ctx, u.Target, postgres.Config{})
+		return postgres.Open(ctx, u.Target, postgres.Config{ReadOnly: readOnly})
 	}
 	return nil, fmt.Errorf("--store %s: unknown kind %q", u.Shown, u.Kind)
 }

@@ -10,12 +10,14 @@ import (
 
 // JSON rewrites b, JSON text as encoding/json writes it, so that every
 // character [Escape] escapes is written as a \u escape: the document
-// decodes to the same value, and printed on a terminal it shows those
-// characters, never obeys them. encoding/json escapes the C0 controls
-// and replaces invalid UTF-8 already; it writes DEL, the C1 controls
-// (U+009B is a CSI) and the bidirectional overrides (U+202E) raw. Such
-// characters only occur inside strings, where a \u escape means the
-// same. b is returned unchanged when it has none.
+// decodes to the same value (JSON output is data, kept verbatim), and
+// printed on a terminal it shows those characters, never obeys them.
+// encoding/json escapes the C0 controls and replaces invalid UTF-8
+// already; it writes DEL, the C1 controls (U+009B is a CSI) and the
+// bidirectional overrides and isolates (U+202E) raw. Such characters only
+// occur inside strings, where a \u escape means the same. The
+// bidirectional marks (RLM) stay raw, as everywhere. b is returned
+// unchanged when it has none.
 func JSON(b []byte) []byte {
 	i := firstUnsafeJSON(b)
 	if i < 0 {

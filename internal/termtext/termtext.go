@@ -1,13 +1,34 @@
-// Package termtext makes untrusted text safe to print on a terminal.
+// Package termtext is refine's one escape policy for text it did not write
+// (a model's answer, a backend's error message, a file the user was
+// handed) wherever a person or an agent is shown it: the terminal, the
+// web console's pages and chart, an MCP client, and JSON output.
 //
-// Text that comes from an LLM, a backend's error message or a file the user
-// was handed can carry bytes a terminal obeys instead of showing: an escape
-// sequence (ESC) can retitle the window, clear the screen or move the
-// cursor, a carriage return can overwrite what the line showed, a bell
-// rings, and the Unicode bidirectional overrides reorder what follows them.
-// A model could so draw a fake question over the real one. Escape replaces
-// each such character with a visible Go-style escape (\x1b, \r, \u202e), so
-// the text is shown, never obeyed.
+// Such text can carry characters a display obeys instead of showing: an
+// escape sequence (ESC, or the C1 CSI U+009B) can retitle the window,
+// clear the screen, move the cursor or make a hyperlink (OSC 8); a
+// carriage return overwrites what the line showed; a bell rings; and the
+// bidirectional overrides and isolates reorder what follows them, so that
+// "Offset <U+202E>DETAVITCA<U+202C>" reads "Offset ACTIVATED". A model
+// could so draw a fake question over the real one. The policy:
+//
+//   - The C0 controls other than newline and tab (a carriage return right
+//     before a newline is a line end and is kept), DEL, the C1 controls
+//     U+0080–U+009F (CSI and NEL among them) and bytes that are not UTF-8
+//     (a lone 0x9B is a CSI to a terminal in 8-bit mode) are escaped
+//     Go-style: \x1b, \r, \u009b, \xff.
+//   - The bidirectional embeddings, overrides and isolates (U+202A–U+202E:
+//     LRE, RLE, PDF, LRO, RLO; U+2066–U+2069: LRI, RLI, FSI, PDI) are made
+//     visible as <U+202E>: they reorder whole runs of text.
+//   - The bidirectional marks (LRM U+200E, RLM U+200F, ALM U+061C) are
+//     kept: they reorder nothing beyond the punctuation next to them, and
+//     right-to-left text needs them, so an Arabic or Hebrew sentence shows
+//     as it was written.
+//   - What is stored stays verbatim: a session's files, final_spec.md, and
+//     the values of JSON output (JSON writes what it escapes as \u escapes,
+//     which decode to the same text).
+//
+// [Escape] applies the policy to text, [Line] to text on one line, [JSON]
+// to JSON output, and [Markup] to a rendered HTML page or SVG image.
 package termtext
 
 import (
@@ -16,21 +37,19 @@ import (
 	"unicode/utf8"
 )
 
-// Escape returns s with every character a terminal would act on replaced
-// by a visible escape, keeping newlines and tabs. It escapes the C0 control
-// characters other than '\n' and '\t' (ESC, BEL, CR, NUL, backspace…), DEL,
-// the C1 control characters U+0080-U+009F, the bidirectional formatting
-// characters (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069) and
-// every byte that is not valid UTF-8 (a lone 0x9B is a C1 CSI to a terminal
-// in 8-bit mode). Text with none of them is returned unchanged.
-func Escape(s string) string { return escape(s, false) }
+// Escape returns s with every character the policy escapes replaced by its
+// visible form, keeping newlines and tabs (see the package
+// documentation). Text with none of them is returned unchanged.
+func Escape(s string) string { return escape(s, false, false) }
 
 // Line is Escape for text shown on one line (a title, a label, a table
-// cell): it escapes newlines and tabs too, so the text cannot start a line
-// of its own that looks like the program's output.
-func Line(s string) string { return escape(s, true) }
+// cell): it escapes newlines, tabs and every carriage return too, so the
+// text cannot start a line of its own that looks like the program's
+// output.
+func Line(s string) string { return escape(s, true, false) }
 
-func escape(s string, oneLine bool) string {
+// escape applies the policy to s; markup writes <U+XXXX> as markup text.
+func escape(s string, oneLine, markup bool) string {
 	i := firstUnsafe(s, oneLine)
 	if i < 0 {
 		return s
@@ -43,8 +62,8 @@ func escape(s string, oneLine bool) string {
 		switch {
 		case r == utf8.RuneError && size == 1:
 			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case unsafe(r, oneLine):
-			writeEscape(&b, r)
+		case unsafeAt(s, i, r, oneLine):
+			writeEscape(&b, r, markup)
 		default:
 			b.WriteString(s[i : i+size])
 		}
@@ -58,10 +77,8 @@ func firstUnsafe(s string, oneLine bool) int {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c < 0x20 || c == 0x7f {
-				if oneLine || (c != '\n' && c != '\t') {
-					return i
-				}
+			if (c < 0x20 || c == 0x7f) && unsafeAt(s, i, rune(c), oneLine) {
+				return i
 			}
 			i++
 			continue
@@ -75,35 +92,64 @@ func firstUnsafe(s string, oneLine bool) int {
 	return -1
 }
 
-// unsafe reports whether the terminal could act on r.
+// unsafeAt is unsafe for the rune r at s[i]: a carriage return right
+// before a newline ends a line, unless oneLine.
+func unsafeAt(s string, i int, r rune, oneLine bool) bool {
+	if r == '\r' && !oneLine && i+1 < len(s) && s[i+1] == '\n' {
+		return false
+	}
+	return unsafe(r, oneLine)
+}
+
+// unsafe reports whether the policy escapes r (a carriage return always;
+// unsafeAt keeps one that ends a line).
 func unsafe(r rune, oneLine bool) bool {
 	switch {
 	case r == '\n' || r == '\t':
 		return oneLine
 	case r < 0x20, r == 0x7f, r >= 0x80 && r <= 0x9f:
 		return true
-	case r == 0x061c, r == 0x200e, r == 0x200f,
-		r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
-		return true
 	}
-	return false
+	return isBidiControl(r)
 }
 
-func writeEscape(b *strings.Builder, r rune) {
-	switch r {
-	case '\n':
+// isBidiControl reports whether r is a bidirectional embedding, override
+// or isolate, which the policy makes visible as <U+XXXX>.
+func isBidiControl(r rune) bool {
+	return r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
+}
+
+func writeEscape(b *strings.Builder, r rune, markup bool) {
+	switch {
+	case isBidiControl(r) && markup:
+		fmt.Fprintf(b, "&lt;U+%04X&gt;", r)
+	case r == '\n':
 		b.WriteString(`\n`)
-	case '\t':
+	case r == '\t':
 		b.WriteString(`\t`)
-	case '\r':
+	case r == '\r':
 		b.WriteString(`\r`)
+	case isBidiControl(r):
+		fmt.Fprintf(b, "<U+%04X>", r)
+	case r < 0x80:
+		fmt.Fprintf(b, `\x%02x`, r)
 	default:
-		if r < 0x80 {
-			fmt.Fprintf(b, `\x%02x`, r)
-		} else {
-			fmt.Fprintf(b, `\u%04x`, r)
-		}
+		fmt.Fprintf(b, `\u%04x`, r)
 	}
+}
+
+// Markup applies the policy to a rendered HTML page or SVG image, whose
+// markup refine wrote and whose text may hold a model's: each character
+// the policy escapes becomes its visible form, written as markup text
+// (<U+202E> as &lt;U+202E&gt;), inside text and attribute values alike.
+// Newlines, tabs and carriage returns that end a line are kept. b is
+// returned unchanged when it has none.
+func Markup(b []byte) []byte {
+	s := string(b)
+	if firstUnsafe(s, false) < 0 {
+		return b
+	}
+	return []byte(escape(s, false, true))
 }
 
 // IndexLine returns the byte index in s of the first character [Line]

@@ -11,9 +11,11 @@
 //
 // Errors are classified the way refine's other adapters do: the caller's
 // own cancellation comes back wrapped and is not transient; 408, 429, 529
-// (overloaded) and other 5xx statuses, timeouts and dropped or refused
-// connections are *llm.TransientError, with the server's Retry-After
-// hint; everything else (bad key, unknown model, rejected request) is
+// (overloaded) and other 5xx statuses, timeouts, dropped or refused
+// connections ([ErrUnreachable]) and answers whose body is not a Messages
+// API response, is cut short or stalls past the idle timeout
+// ([ErrResponseBody]) are *llm.TransientError, with the server's
+// Retry-After hint; everything else (bad key, unknown model, rejected request) is
 // permanent. The SDK's own retries are off: the engine retries with its
 // backoff and records each retry.
 package anthropic
@@ -42,6 +44,9 @@ const (
 	// DefaultMaxTokens caps a completion when the request sets no cap: the
 	// Messages API requires one.
 	DefaultMaxTokens = 8192
+	// DefaultIdleTimeout bounds how long a response body may send nothing
+	// once its headers arrived (see [WithIdleTimeout]).
+	DefaultIdleTimeout = 30 * time.Second
 )
 
 // Config configures [New].
@@ -91,6 +96,20 @@ func WithTimeout(d time.Duration) Option {
 	return func(r *Role) { r.timeout = d }
 }
 
+// WithIdleTimeout bounds how long the body of an answer may send nothing
+// once its headers arrived; d <= 0 keeps DefaultIdleTimeout. The API
+// sends a whole answer at once, so a body that stops short of its
+// Content-Length stalled (a proxy or the connection broke): it fails with
+// a transient error matching [ErrResponseBody] after d, not after the
+// whole per-call timeout.
+func WithIdleTimeout(d time.Duration) Option {
+	return func(r *Role) {
+		if d > 0 {
+			r.idle = d
+		}
+	}
+}
+
 // WithTemperature sets the sampling temperature of every call; without
 // it the API's default applies.
 func WithTemperature(t float64) Option {
@@ -121,6 +140,7 @@ type Role struct {
 	maxTokens   int
 	maxBytes    int
 	timeout     time.Duration
+	idle        time.Duration
 	temperature *float64
 }
 
@@ -144,7 +164,7 @@ func New(cfg Config, opts ...Option) (*Role, error) {
 	if hc == nil {
 		hc = &http.Client{}
 	}
-	r := &Role{hc: hc, model: cfg.Model, baseURL: base, maxTokens: cfg.MaxTokens, maxBytes: validate.DefaultMaxOutputBytes}
+	r := &Role{hc: hc, model: cfg.Model, baseURL: base, maxTokens: cfg.MaxTokens, maxBytes: validate.DefaultMaxOutputBytes, idle: DefaultIdleTimeout}
 	if r.maxTokens <= 0 {
 		r.maxTokens = DefaultMaxTokens
 	}
@@ -184,7 +204,7 @@ func (r *Role) Respond(ctx context.Context, req llm.Request) (llm.Response, erro
 		return llm.Response{}, fmt.Errorf("anthropic: call abandoned: %w", err)
 	}
 	call := ctx
-	limit := newBodyLimit(r.maxBytes)
+	limit := newBodyLimit(r.maxBytes, r.idle)
 	callOpts := []option.RequestOption{option.WithHTTPClient(limit.client(r.hc))}
 	if r.timeout > 0 {
 		var cancel context.CancelFunc
@@ -201,7 +221,7 @@ func (r *Role) Respond(ctx context.Context, req llm.Request) (llm.Response, erro
 		return llm.Response{Content: string(head), Model: r.model, FinishReason: "length"}, nil
 	}
 	if err != nil {
-		return llm.Response{}, r.classify(ctx, call, err)
+		return llm.Response{}, r.classify(ctx, call, err, limit)
 	}
 	var text strings.Builder
 	for _, b := range msg.Content {

@@ -3,8 +3,11 @@ package anthropic_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -254,5 +257,83 @@ func TestWithTemperatureSetsEveryCall(t *testing.T) {
 				t.Errorf("temperature %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// answerBody is a Messages API answer with the given content blocks and
+// stop reason.
+func answerBody(content, stop string) string {
+	return `{"id":"msg_test","type":"message","role":"assistant","model":"claude-test","content":` + content +
+		`,"stop_reason":"` + stop + `","stop_sequence":null,"usage":{"input_tokens":3,"output_tokens":2}}`
+}
+
+// A body that is not an answer names the body, never the connection
+// (issue #39: a malformed 200 read "API unreachable: connection … failed:
+// error parsing response json"), and a body that stalls short of its
+// Content-Length fails after the idle timeout, not the per-call one.
+func TestRespondNamesBodyErrors(t *testing.T) {
+	whole := answerBody(`[{"type":"text","text":"## Gap Resolution: GAP-A-001"}]`, "end_turn")
+	tests := []struct {
+		name    string
+		failure anthropictest.Failure
+		want    string
+	}{
+		{"truncated JSON", anthropictest.Failure{Body: whole[:60]}, "is not a Messages API response"},
+		{"a proxy's page", anthropictest.Failure{Body: "<html><body>502 upstream</body></html>"}, "is not a Messages API response"},
+		{"stalls short of its length", anthropictest.Failure{Body: whole, Cut: 40}, "stalled: no byte for 50ms after 40 of"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := fakeServer(t)
+			srv.Failures = []anthropictest.Failure{tt.failure}
+			r := newRole(t, srv, anthropic.WithTimeout(time.Minute), anthropic.WithIdleTimeout(50*time.Millisecond))
+			_, err := r.Respond(context.Background(), stableRequest("u"))
+			if ok, _ := llm.IsTransient(err); !ok || !errors.Is(err, anthropic.ErrResponseBody) {
+				t.Fatalf("%v, want a transient ErrResponseBody", err)
+			}
+			if errors.Is(err, anthropic.ErrUnreachable) || errors.Is(err, anthropic.ErrTimeout) || strings.Contains(err.Error(), "unreachable") {
+				t.Errorf("%v: names the connection or the call timeout", err)
+			}
+			if !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "status 200") {
+				t.Errorf("%v, want %q and the status", err, tt.want)
+			}
+		})
+	}
+
+	// A body the server ends short of its Content-Length.
+	cut := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", strconv.Itoa(len(whole)))
+		w.WriteHeader(http.StatusOK)
+		io.WriteString(w, whole[:40])
+	}))
+	t.Cleanup(cut.Close)
+	r, err := anthropic.New(anthropic.Config{BaseURL: cut.URL, Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = r.Respond(context.Background(), stableRequest("u"))
+	if ok, _ := llm.IsTransient(err); !ok || !errors.Is(err, anthropic.ErrResponseBody) || errors.Is(err, anthropic.ErrUnreachable) ||
+		!strings.Contains(err.Error(), fmt.Sprintf("cut short after 40 of %d bytes", len(whole))) {
+		t.Errorf("cut body: %v, want a transient ErrResponseBody naming the bytes", err)
+	}
+}
+
+// Every answer carries its stop reason: the API's own where refine's other
+// backends have no name for it (an answer of tool_use blocks only has no
+// text, and says why).
+func TestRespondReportsTheStopReason(t *testing.T) {
+	for _, tt := range []struct{ content, stop, want, text string }{
+		{`[{"type":"text","text":"hi"}]`, "end_turn", "stop", "hi"},
+		{`[{"type":"text","text":"hi"}]`, "max_tokens", "length", "hi"},
+		{`[{"type":"tool_use","id":"toolu_1","name":"write_file","input":{"path":"round_001/engineer.md"}}]`, "tool_use", "tool_use", ""},
+		{`[]`, "refusal", "refusal", ""},
+		{`[]`, "end_turn", "stop", ""},
+	} {
+		srv := fakeServer(t)
+		srv.Failures = []anthropictest.Failure{{Body: answerBody(tt.content, tt.stop)}}
+		resp, err := newRole(t, srv).Respond(context.Background(), stableRequest("u"))
+		if err != nil || resp.FinishReason != tt.want || resp.Content != tt.text {
+			t.Errorf("%s %s: %+v, %v, want finish reason %q and text %q", tt.content, tt.stop, resp, err, tt.want, tt.text)
+		}
 	}
 }

@@ -27,9 +27,14 @@ var (
 	// Transient. It does not match context.DeadlineExceeded, which is
 	// reserved for the caller's own deadline.
 	ErrTimeout = errors.New("call timed out")
-	// ErrUnreachable: the connection to the API failed or dropped.
-	// Transient.
+	// ErrUnreachable: the connection to the API failed or dropped before
+	// an answer's headers arrived. Transient.
 	ErrUnreachable = errors.New("API unreachable")
+	// ErrResponseBody: a success status arrived, but its body did not make
+	// an answer: it was not a Messages API response (malformed JSON, a
+	// proxy's page), it was cut short, or it stalled past the idle
+	// timeout ([WithIdleTimeout]). Transient.
+	ErrResponseBody = errors.New("bad response body")
 )
 
 // StatusOverloaded is the status the Messages API answers when it is
@@ -92,8 +97,8 @@ func (e *StatusError) Transient() bool {
 }
 
 // classify maps the SDK's error to Respond's. parent is the caller's
-// context, call the per-call one.
-func (r *Role) classify(parent, call context.Context, err error) error {
+// context, call the per-call one, body what the response's body did.
+func (r *Role) classify(parent, call context.Context, err error, body *bodyLimit) error {
 	if perr := parent.Err(); perr != nil {
 		return fmt.Errorf("anthropic: call abandoned: %w", perr)
 	}
@@ -109,6 +114,9 @@ func (r *Role) classify(parent, call context.Context, err error) error {
 			return transient(se, min(se.RetryAfter, maxRetryAfter))
 		}
 		return se
+	}
+	if berr := body.bodyError(r.baseURL, err); berr != nil {
+		return berr
 	}
 	var dnsErr *net.DNSError
 	var certErr *tls.CertificateVerificationError

@@ -184,3 +184,25 @@ func TestOllamaConfigFromEnv(t *testing.T) {
 		}
 	}
 }
+
+// Ollama says why it stopped in done_reason, which langchaingo's client
+// drops: the Role reads it from the body, so an answer the token limit cut
+// is reported as such (issue #38) and a plain stop as "stop".
+func TestOllamaReportsDoneReason(t *testing.T) {
+	for _, reason := range []string{"length", "stop"} {
+		t.Run(reason, func(t *testing.T) {
+			url := ollamaServer(t, func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/x-ndjson")
+				io.WriteString(w, `{"model":"llama3.1","message":{"role":"assistant","content":"## Gap Res"},"done":false}`+"\n")
+				io.WriteString(w, `{"model":"llama3.1","message":{"role":"assistant","content":"olution"},"done":true,"done_reason":"`+reason+`","eval_count":9}`+"\n")
+			})
+			resp, err := newOllama(t, url).Respond(context.Background(), request())
+			if err != nil {
+				t.Fatalf("Respond: %v", err)
+			}
+			if resp.FinishReason != reason || resp.Content != "## Gap Resolution" {
+				t.Errorf("got finish reason %q, content %q; want %q", resp.FinishReason, resp.Content, reason)
+			}
+		})
+	}
+}

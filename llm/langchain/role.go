@@ -1,7 +1,9 @@
 package langchain
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -199,9 +201,36 @@ func (r *Role) Respond(ctx context.Context, req llm.Request) (llm.Response, erro
 	if len(choice.Content) > r.maxBytes+1 {
 		choice.Content = choice.Content[:r.maxBytes+1] // still above the limit, not kept in full
 	}
+	finish := choice.StopReason
+	if finish == "" {
+		// langchaingo's Ollama client drops the reason; the body has it.
+		finish = doneReason(snap.head)
+	}
 	// Model is the requested model: langchaingo does not report the one
 	// that answered.
-	return llm.Response{Content: choice.Content, Usage: usage(choice.GenerationInfo), Model: r.classify.model, FinishReason: choice.StopReason}, nil
+	return llm.Response{Content: choice.Content, Usage: usage(choice.GenerationInfo), Model: r.classify.model, FinishReason: finish}, nil
+}
+
+// doneReason reads Ollama's "done_reason" ("stop", "length") from the last
+// object of a chat response body (one JSON object, or a stream of them, one
+// per line), "" when it has none.
+func doneReason(body []byte) string {
+	const field = `"done_reason"`
+	i := bytes.LastIndex(body, []byte(field))
+	if i < 0 {
+		return ""
+	}
+	rest := bytes.TrimLeft(body[i+len(field):], " \t")
+	if len(rest) == 0 || rest[0] != ':' {
+		return ""
+	}
+	rest = bytes.TrimLeft(rest[1:], " \t")
+	var v string
+	dec := json.NewDecoder(bytes.NewReader(rest))
+	if err := dec.Decode(&v); err != nil {
+		return ""
+	}
+	return v
 }
 
 // messages maps refine messages to langchaingo's.

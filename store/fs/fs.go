@@ -186,17 +186,23 @@ const (
 // the files, checkpoint the log, stop its background goroutine and
 // release the lock.
 type Store struct {
-	dir      string // absolute path of the session folder
-	root     *os.Root
-	rootDir  folder // the session folder's handle (see folder.go)
-	walDir   folder // the log folder's, from Open's recovery on; a read-only Store has none
-	euid     int    // this process's, for the spares' owner check
-	fileOps  opCounter
-	lock     *os.File // nil for a read-only Store
-	crashed  bool     // the lock's last holder stopped without Close
-	readOnly bool
-	sync     bool
-	log      *slog.Logger
+	dir     string // absolute path of the session folder
+	root    *os.Root
+	rootDir folder // the session folder's handle (see folder.go)
+	walDir  folder // the log folder's, from Open's recovery on; a read-only Store has none
+	euid    int    // this process's, for the spares' owner check
+	fileOps opCounter
+	lock    *os.File // nil for a read-only Store
+	shared  *os.File // a snapshot's shared lock (OpenSnapshot); nil otherwise
+	crashed bool     // the lock's last holder stopped without Close
+	// closedCleanly: the lock file says its last holder closed (where
+	// the lock is flock: a lock file emptied by Close), so a file behind
+	// the log was damaged since (repair.go).
+	closedCleanly bool
+	readOnly      bool
+	snapshot      bool // read-only, with the log's unapplied commits in overlay (OpenSnapshot)
+	sync          bool
+	log           *slog.Logger
 
 	// commitMu serializes commits and Close; mu keeps readers out while a
 	// commit is renamed into place and guards the overlay, so in-process
@@ -300,12 +306,14 @@ func Open(dir string, opts ...Option) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fs: open %s: %w", abs, err)
 	}
+	_, lerr := root.Lstat(lockName)
 	lock, crashed, err := lockFile(root, abs)
 	if err != nil {
 		root.Close()
 		return nil, err
 	}
-	s := &Store{dir: abs, root: root, lock: lock, crashed: crashed, sync: !o.noSync, log: o.log, testHook: o.hook, syncer: o.syncer,
+	s := &Store{dir: abs, root: root, lock: lock, crashed: crashed, closedCleanly: lerr == nil && !crashed,
+		sync: !o.noSync, log: o.log, testHook: o.hook, syncer: o.syncer,
 		logSize: o.logSize, logLimit: o.logLimit, idleDelay: o.idleDelay, euid: os.Geteuid()}
 	s.wal.init(o.maxRecords, o.maxBytes)
 	s.rootDir, err = openRootFolder(abs, root, &s.fileOps)
@@ -360,6 +368,54 @@ func OpenReadOnly(dir string) (*Store, error) {
 	if s.rootDir, err = openRootFolder(abs, root, &s.fileOps); err != nil {
 		root.Close()
 		return nil, fmt.Errorf("fs: open %s read-only: %w", abs, err)
+	}
+	return s, nil
+}
+
+// OpenSnapshot opens the existing session folder dir for reading only,
+// as the next Open would leave it, and changes nothing in it: the commits
+// its log holds that the files may not show yet (a writer crashed before
+// applying them, or a clean Close left its last ones to the next Open)
+// are read from the log into memory, and reads see them first, as Open's
+// replay would write them. It takes the folder's lock shared while the
+// Store is open, so no writer opens the folder meanwhile and the reads
+// are of one state; while a writer has the folder, it fails with an error
+// wrapping store.ErrLocked (use OpenReadOnly to read a live run's
+// folder). A log Open would refuse as damaged fails it the same way,
+// wrapping store.ErrCorrupt. It creates no file, not even the lock file
+// or the log folder, and Commit fails with ErrReadOnly. For copying a
+// session out of a folder (refine import) without writing to it.
+func OpenSnapshot(dir string) (*Store, error) {
+	s, err := OpenReadOnly(dir)
+	if err != nil {
+		return nil, err
+	}
+	fail := func(err error) (*Store, error) {
+		s.release()
+		return nil, fmt.Errorf("fs: open %s read-only: %w", s.dir, err)
+	}
+	if s.shared, err = shareLock(s.root, s.dir); err != nil {
+		s.release()
+		return nil, err
+	}
+	if err := s.checkLegacy(); err != nil {
+		return fail(err)
+	}
+	fi, err := s.root.Lstat(walName)
+	switch {
+	case isNotExist(err) || err == nil && !fi.IsDir():
+		// No log (Open removes anything else under its name).
+		return s, nil
+	case err != nil:
+		return fail(err)
+	}
+	scan, err := s.scanLog()
+	if err != nil {
+		return fail(err)
+	}
+	s.snapshot = true
+	for _, r := range scan.records {
+		s.overlay.add(r.seq, r.changes)
 	}
 	return s, nil
 }
@@ -436,6 +492,9 @@ func (s *Store) release() error {
 	if s.lock != nil {
 		errs = append(errs, unlockFile(s.root, s.lock))
 	}
+	if s.shared != nil {
+		errs = append(errs, s.shared.Close())
+	}
 	errs = append(errs, s.walDir.close(), s.rootDir.close())
 	s.walDir, s.rootDir = folder{}, folder{}
 	errs = append(errs, s.root.Close())
@@ -507,7 +566,7 @@ func (s *Store) readLogical(key string) ([]byte, error) {
 // or for a Backend's view the one of its writer in this process. Without
 // one, fn gets nil, an empty overlay. s.mu must be held.
 func (s *Store) withOverlay(fn func(o *overlay) error) error {
-	if !s.readOnly {
+	if !s.readOnly || s.snapshot {
 		return fn(&s.overlay)
 	}
 	var w *Store
@@ -602,6 +661,49 @@ func (s *Store) readOnce(key string) ([]byte, error) {
 		return nil, err
 	}
 	return b, nil
+}
+
+// Size returns the size of the value at key without reading it, or an
+// error wrapping store.ErrNotFound: what Get would return the length of,
+// so a caller can refuse a value too large to read (a file planted in the
+// folder, say) before reading it.
+func (s *Store) Size(ctx context.Context, key string) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, fmt.Errorf("fs: size %s: %w", key, err)
+	}
+	if err := store.ValidKey(key); err != nil {
+		return 0, fmt.Errorf("fs: size: %w", err)
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if err := s.usable("size " + key); err != nil {
+		return 0, err
+	}
+	var n int64
+	err := s.withOverlay(func(o *overlay) error {
+		if p, ok := o.lookup(key); ok {
+			if p.del {
+				return store.ErrNotFound
+			}
+			n = int64(len(p.value))
+			return nil
+		}
+		fi, blocker, err := s.lstatKey(key)
+		switch {
+		case err != nil:
+			return err
+		case blocker != "" || fi == nil || fi.IsDir():
+			return store.ErrNotFound
+		case !fi.Mode().IsRegular():
+			return fmt.Errorf("%s is not a regular file (%v)", key, fi.Mode().Type())
+		}
+		n = fi.Size()
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("fs: size %s: %w", key, err)
+	}
+	return n, nil
 }
 
 // List returns the keys starting with prefix, sorted. The prefix must be

@@ -42,3 +42,28 @@ func lockFile(root *os.Root, dir string) (f *os.File, crashed bool, err error) {
 func unlockFile(_ *os.Root, f *os.File) error {
 	return f.Close()
 }
+
+// shareLock takes the lock file's flock shared, for a snapshot: no
+// writer opens the folder while it is held, and a writer holding it
+// refuses the snapshot. A folder without a lock file was never opened by
+// a writer: nothing is taken and f is nil. It creates and writes nothing.
+func shareLock(root *os.Root, dir string) (f *os.File, err error) {
+	if err := checkLockFile(root, dir); err != nil {
+		return nil, err
+	}
+	f, err = root.OpenFile(lockName, os.O_RDONLY|noFollow, 0)
+	if isNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("fs: open %s: lock: %w", dir, err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err != nil {
+		defer f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, lockedError(dir, f, "")
+		}
+		return nil, fmt.Errorf("fs: open %s: lock %s: %w", dir, lockName, err)
+	}
+	return f, nil
+}

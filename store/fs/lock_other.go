@@ -43,3 +43,22 @@ func lockFile(root *os.Root, dir string) (f *os.File, crashed bool, err error) {
 func unlockFile(root *os.Root, f *os.File) error {
 	return errors.Join(f.Close(), root.Remove(lockName))
 }
+
+// shareLock refuses a snapshot of a folder whose lock file exists: here
+// its existence is the lock, which a writer holds (or a crash left). It
+// takes nothing, and creates and writes nothing.
+func shareLock(root *os.Root, dir string) (*os.File, error) {
+	if err := checkLockFile(root, dir); err != nil {
+		return nil, err
+	}
+	held, err := root.Open(lockName)
+	if isNotExist(err) {
+		return nil, nil
+	}
+	hint := fmt.Sprintf("; if no refine process is running, a crash left the lock behind: delete %s", filepath.Join(dir, lockName))
+	if err != nil {
+		return nil, lockedError(dir, nil, hint)
+	}
+	defer held.Close()
+	return nil, lockedError(dir, held, hint)
+}

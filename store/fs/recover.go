@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/refine-spec/refine/store"
 )
@@ -92,10 +93,14 @@ func (s *Store) recover() error {
 		w.applied(r.seq, r.size, r.file, r.changes) // by the replay below
 	}
 	s.nextSeq = w.last + 1
+	var repairs []store.Repair
 	if len(scan.records) > 0 {
 		changes, err := s.unapplied(fold(scan.records))
 		if err != nil {
 			return fail(fmt.Errorf("replay the log: %w", err))
+		}
+		if s.closedCleanly && len(changes) > 0 {
+			repairs = s.newRepairs(changes, time.Now()) // see repair.go
 		}
 		temps, err := s.stage(w.last, changes)
 		if err == nil {
@@ -146,6 +151,9 @@ func (s *Store) recover() error {
 		s.log.Warn("fs: could not remove an earlier refine's staging folder; it is ignored", "dir", s.dir, "err", err)
 	}
 
+	if len(repairs) > 0 {
+		s.noteRepairs(repairs)
+	}
 	if n := len(scan.records); n > 0 {
 		// A clean Close leaves its last commits to this checkpoint by
 		// design: only after a crash is replaying them news.

@@ -97,6 +97,12 @@ type Config struct {
 	// NewID makes the ID of a session Create starts. Default: the time
 	// and random digits ("20250301-141502-3fa9c1").
 	NewID func() string
+	// ReadOnly opens a reader (refine status, sessions, export): the
+	// schema is checked, not migrated (a reader takes no lock and writes
+	// nothing; an older schema is refused until a writer migrates it),
+	// and Create, CreateNamed, Session and Delete fail with
+	// store.ErrReadOnly.
+	ReadOnly bool
 }
 
 // Validate reports a Config that cannot work.
@@ -140,13 +146,18 @@ func Open(ctx context.Context, dsn string, cfg Config) (*DB, error) {
 		return nil, fmt.Errorf("postgres: open: %w; check the postgres:// URL", err)
 	}
 	drv := &pool{p: p}
-	if err := sqlkv.Migrate(ctx, drv, "postgres: open", migrations, lockMigration); err != nil {
+	if cfg.ReadOnly {
+		err = sqlkv.CheckSchema(ctx, drv, "postgres: open to read", len(migrations))
+	} else {
+		err = sqlkv.Migrate(ctx, drv, "postgres: open", migrations, lockMigration)
+	}
+	if err != nil {
 		p.Close()
 		return nil, err
 	}
 	kv := sqlkv.New(drv, dialect(), sqlkv.Settings{
 		Holder: cfg.Holder, LeaseTTL: cfg.LeaseTTL, Heartbeat: cfg.Heartbeat, Reconnect: cfg.Reconnect,
-		AttemptTimeout: cfg.AttemptTimeout, Now: cfg.Now, NewID: cfg.NewID,
+		AttemptTimeout: cfg.AttemptTimeout, Now: cfg.Now, NewID: cfg.NewID, ReadOnly: cfg.ReadOnly,
 	}, func(s *sqlkv.Store) store.Store { return &Store{s} })
 	return &DB{kv: kv, drv: drv}, nil
 }
@@ -219,6 +230,13 @@ func (d *DB) Session(ctx context.Context, id string) (store.Store, error) {
 // View opens session id for reading: it takes no lease, and Commit fails
 // with store.ErrReadOnly.
 func (d *DB) View(ctx context.Context, id string) (store.Store, error) { return d.kv.View(ctx, id) }
+
+// LeaseHolder returns who holds session id's live lease, "" when no
+// writer does. It takes no lock: a reader tells from it whether a run is
+// live.
+func (d *DB) LeaseHolder(ctx context.Context, id string) (string, error) {
+	return d.kv.LeaseHolder(ctx, id)
+}
 
 // Sessions lists every session, newest activity first, from the summary
 // columns of the session rows.

@@ -127,7 +127,40 @@ func TestMain(m *testing.M) {
 		os.Exit(childHold())
 	case "commit":
 		os.Exit(childCommit())
+	case "freeze":
+		os.Exit(childFreeze())
 	}
+}
+
+// childFreeze holds session REFINE_SQLITE_ID's lease and a write
+// transaction open, as a writer stopped inside a commit, until stdin
+// closes.
+func childFreeze() int {
+	db, st, err := childOpen()
+	if err != nil {
+		fmt.Println("error:", err)
+		return 1
+	}
+	defer db.Close()
+	defer st.(io.Closer).Close()
+	raw, err := sql.Open("sqlite", "file:"+os.Getenv("REFINE_SQLITE_PATH")+"?_txlock=immediate")
+	if err != nil {
+		fmt.Println("error:", err)
+		return 1
+	}
+	defer raw.Close()
+	tx, err := raw.Begin()
+	if err == nil {
+		_, err = tx.Exec(`UPDATE refine_sessions SET round = round + 1`)
+	}
+	if err != nil {
+		fmt.Println("error:", err)
+		return 1
+	}
+	fmt.Println("ready")
+	io.Copy(io.Discard, os.Stdin)
+	tx.Rollback()
+	return 0
 }
 
 func childOpen() (*sqlite.DB, store.Store, error) {

@@ -4,12 +4,20 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"time"
 
 	"github.com/refine-spec/refine/internal/sqlkv"
 )
 
-// conn adapts database/sql to sqlkv.Driver; txConn does for a transaction.
-type conn struct{ db *sql.DB }
+// conn adapts database/sql to sqlkv.Driver; txConn does for a
+// transaction. A statement that waited its busy timeout for another
+// connection's write lock fails with lockedError.
+type conn struct {
+	db   *sql.DB
+	path string
+	busy time.Duration    // the busy timeout, for messages
+	now  func() time.Time // for the live leases a message names
+}
 
 type txConn struct{ tx *sql.Tx }
 
@@ -41,7 +49,8 @@ type sqlRows struct{ *sql.Rows }
 func (r sqlRows) Close() { r.Rows.Close() }
 
 func (c conn) Exec(ctx context.Context, q string, args ...any) (int64, error) {
-	return exec(ctx, c.db, q, args)
+	n, err := exec(ctx, c.db, q, args)
+	return n, c.locked(ctx, err)
 }
 
 func (c conn) Query(ctx context.Context, q string, args ...any) (sqlkv.Rows, error) {
@@ -51,7 +60,7 @@ func (c conn) Query(ctx context.Context, q string, args ...any) (sqlkv.Rows, err
 func (c conn) Begin(ctx context.Context) (sqlkv.Tx, error) {
 	tx, err := c.db.BeginTx(ctx, nil)
 	if err != nil {
-		return nil, err
+		return nil, c.locked(ctx, err)
 	}
 	return txConn{tx}, nil
 }

@@ -39,13 +39,31 @@
 // Open creates the tables and migrates an older schema in one transaction;
 // the schema version is kept in the database, opening is idempotent, and a
 // database written by a newer refine is refused rather than changed.
+// Opening a database whose schema is current takes no write lock. Open
+// creates a missing database file with mode 0600 (its -wal and -shm files
+// take the same), as the folder store creates its files.
+//
+// # Readers
+//
+// A DB opened with Config.ReadOnly is a reader (refine status, sessions,
+// export): it opens the file read-only, checks the schema instead of
+// migrating it, never creates a database, and runs no statement that
+// takes the write lock, so it reads the last committed state through the
+// WAL even while a writer is stopped inside a write transaction. A writer
+// that cannot get the write lock within its busy timeout (at most its
+// lease) fails with an error wrapping store.ErrLocked that names the
+// process holding the lock where the platform tells (Linux, the BSDs,
+// macOS), and the live leases.
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 
@@ -66,8 +84,12 @@ type Config struct {
 	// LeaseTTL/3; negative turns renewal off (tests drive expiry with Now).
 	Heartbeat time.Duration
 	// BusyTimeout is how long a statement waits for another process's
-	// write lock before failing. Default 10 s.
+	// write lock before failing, at most LeaseTTL. Default 10 s.
 	BusyTimeout time.Duration
+	// ReadOnly opens a reader (see the package documentation): the file
+	// must exist, and Create, CreateNamed, Session and Delete fail with
+	// store.ErrReadOnly.
+	ReadOnly bool
 	// Now is the clock for lease expiry and session times. Default
 	// time.Now.
 	Now func() time.Time
@@ -101,38 +123,74 @@ var (
 	_ store.NamedCreator = (*DB)(nil)
 )
 
-// Open opens (creating if needed) the database file at path and brings its
-// schema up to date.
+// Open opens the database file at path, creating it (mode 0600) if
+// needed, and brings its schema up to date; with cfg.ReadOnly it opens a
+// reader of an existing file, whose schema must be current.
 func Open(ctx context.Context, path string, cfg Config) (*DB, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if cfg.BusyTimeout == 0 {
-		cfg.BusyTimeout = 10 * time.Second
-	}
+	lease := cmp.Or(cfg.LeaseTTL, 30*time.Second)
+	cfg.BusyTimeout = min(cmp.Or(cfg.BusyTimeout, 10*time.Second), lease)
 	if path == "" || strings.ContainsAny(path, "?#") {
 		return nil, fmt.Errorf("sqlite: open %q: want a file path without '?' or '#'", path)
 	}
+	where := "sqlite: open " + path
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", cfg.BusyTimeout.Milliseconds()))
-	q.Add("_pragma", "journal_mode(WAL)")
-	q.Add("_pragma", "synchronous(FULL)")
+	if cfg.ReadOnly {
+		where += " to read"
+		if _, err := os.Stat(path); err != nil {
+			return nil, fmt.Errorf("%s: %w; a reader never creates a database: start a session with refine run --store sqlite:%s", where, err, path)
+		}
+		q.Set("mode", "ro")
+	} else {
+		if err := createFile(path); err != nil {
+			return nil, fmt.Errorf("%s: %w", where, err)
+		}
+		q.Add("_pragma", "journal_mode(WAL)")
+		q.Add("_pragma", "synchronous(FULL)")
+		q.Set("_txlock", "immediate") // take the write lock at BEGIN: no upgrade deadlocks
+	}
 	q.Add("_pragma", "foreign_keys(1)")
-	q.Set("_txlock", "immediate") // take the write lock at BEGIN: no upgrade deadlocks
 	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", where, err)
 	}
-	drv := conn{db}
-	if err := sqlkv.Migrate(ctx, drv, "sqlite: open "+path, migrations, nil); err != nil {
+	now := cfg.Now
+	if now == nil {
+		now = time.Now
+	}
+	drv := conn{db: db, path: path, busy: cfg.BusyTimeout, now: now}
+	if cfg.ReadOnly {
+		err = sqlkv.CheckSchema(ctx, drv, where, len(migrations))
+	} else {
+		err = sqlkv.Migrate(ctx, drv, where, migrations, nil)
+	}
+	if err != nil {
 		db.Close()
 		return nil, err
 	}
 	kv := sqlkv.New(drv, dialect(path), sqlkv.Settings{
 		Holder: cfg.Holder, LeaseTTL: cfg.LeaseTTL, Heartbeat: cfg.Heartbeat, Now: cfg.Now, NewID: cfg.NewID,
-		ReleaseTimeout: cfg.BusyTimeout + time.Second,
+		ReleaseTimeout: cfg.BusyTimeout + time.Second, ReadOnly: cfg.ReadOnly,
 	}, func(s *sqlkv.Store) store.Store { return &Store{s} })
 	return &DB{kv: kv, path: path}, nil
+}
+
+// createFile creates the database file with mode 0600 when it does not
+// exist (an empty file is an empty database), so SQLite, which creates
+// its -wal and -shm files with the database file's mode, never makes a
+// world-readable one.
+func createFile(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, os.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return f.Close()
 }
 
 // Path returns the database file's path as given to Open.
@@ -157,6 +215,13 @@ func (d *DB) Session(ctx context.Context, id string) (store.Store, error) {
 // View opens session id for reading: it takes no lease, and Commit fails
 // with store.ErrReadOnly.
 func (d *DB) View(ctx context.Context, id string) (store.Store, error) { return d.kv.View(ctx, id) }
+
+// LeaseHolder returns who holds session id's live lease, "" when no
+// writer does. It takes no lock: a reader tells from it whether a run is
+// live.
+func (d *DB) LeaseHolder(ctx context.Context, id string) (string, error) {
+	return d.kv.LeaseHolder(ctx, id)
+}
 
 // Sessions lists every session, newest activity first, from the summary
 // columns of the session rows.

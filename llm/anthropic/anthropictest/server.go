@@ -9,10 +9,13 @@
 package anthropictest
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -23,14 +26,24 @@ const (
 	CacheWritePrice = 1.25
 )
 
-// Failure is a refusal the server sends before answering.
+// Failure is a refusal, or a broken answer, the server sends before
+// answering.
 type Failure struct {
-	// Status is the HTTP status (429, 529, 500, 401, …).
+	// Status is the HTTP status (429, 529, 500, 401, …); with Body, 0
+	// sends 200.
 	Status int
 	// Type is the error type in the body ("rate_limit_error", …).
 	Type string
 	// RetryAfter is the Retry-After header value, "" for none.
 	RetryAfter string
+	// Body, when set, is sent as the response body as it is, instead of
+	// an error document: a malformed answer, or one of the API's own
+	// shape the server does not otherwise send (tool_use blocks only).
+	Body string
+	// Cut, when above 0, sends only the first Cut bytes of Body while
+	// Content-Length announces all of it, then holds the connection open
+	// until the client gives up: a body that stalls.
+	Cut int
 }
 
 // Call is one request the server answered or refused.
@@ -166,6 +179,22 @@ func writeError(w http.ResponseWriter, status int, typ, msg string) {
 	fmt.Fprintf(w, `{"type":"error","error":{"type":%q,"message":%q}}`, typ, msg)
 }
 
+// writeRaw sends f.Body, or its first f.Cut bytes and then nothing more
+// until the client goes away.
+func writeRaw(w http.ResponseWriter, r *http.Request, f Failure) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Request-Id", "req_test")
+	w.Header().Set("Content-Length", strconv.Itoa(len(f.Body)))
+	w.WriteHeader(cmp.Or(f.Status, http.StatusOK))
+	if f.Cut <= 0 || f.Cut >= len(f.Body) {
+		io.WriteString(w, f.Body)
+		return
+	}
+	io.WriteString(w, f.Body[:f.Cut])
+	w.(http.Flusher).Flush()
+	<-r.Context().Done()
+}
+
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost || r.URL.Path != "/v1/messages" {
 		writeError(w, http.StatusNotFound, "not_found_error", "no route "+r.URL.Path)
@@ -208,7 +237,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		if f.RetryAfter != "" {
 			w.Header().Set("Retry-After", f.RetryAfter)
 		}
-		writeError(w, f.Status, f.Type, "refused by the test server")
+		if f.Body == "" {
+			writeError(w, f.Status, f.Type, "refused by the test server")
+			return
+		}
+		writeRaw(w, r, f)
 		return
 	}
 	call.Usage = s.bill(call)

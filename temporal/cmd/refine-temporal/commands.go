@@ -24,6 +24,7 @@ import (
 	"github.com/refine-spec/refine/internal/statusjson"
 	"github.com/refine-spec/refine/internal/storeurl"
 	"github.com/refine-spec/refine/internal/termtext"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/store/memory"
 	refinetemporal "github.com/refine-spec/refine/temporal"
 )
@@ -177,7 +178,7 @@ func cmdStart(ctx context.Context, args []string, e env) int {
 	if *id == "" {
 		*id = "refine-" + time.Now().UTC().Format("20060102T150405Z")
 	}
-	if err := refine.ValidSessionID(*id); err != nil {
+	if err := store.ValidSessionID(*id); err != nil {
 		fmt.Fprintf(e.stderr, "refine-temporal start: --id: %v\n", err)
 		return exitUsage
 	}
