@@ -36,7 +36,7 @@ func TestBadInput(t *testing.T) {
 		{"invalid UTF-8 (Latin-1)", review + "caf\xe9\n", gap.Reviewer, WrongFormat, 45, "line 45: output is not valid UTF-8 text (invalid byte 0xE9)"},
 		// A fence inside an answer is an example (a fence around the whole
 		// answer is a wrapper, read as the answer: see TestNormalize).
-		{"headers only inside a fenced example", "Intro.\n\n```markdown\n" + engineer + "```\n", gap.Engineer, WrongFormat, 4, ""},
+		{"headers only inside a fenced example", "An example of the format:\n\n```markdown\n" + engineer + "```\n", gap.Engineer, WrongFormat, 4, ""},
 		{"headers only inside a fenced example", "Intro.\n\n~~~\n" + review + "~~~\n", gap.Reviewer, WrongFormat, 6, ""},
 		{"unterminated fence swallows the output", "Intro.\n````\n" + engineer, gap.Engineer, WrongFormat, 2,
 			"line 2: the fence \"````\" opens a code block that is never closed, so everything after it reads as code: close it with a matching fence line, or remove it"},

@@ -290,6 +290,10 @@ func unwrap(text string, nb *notebook) (string, int) {
 		if !ok || fs == ls {
 			return text, 0
 		}
+		if f, ok := framedWrapper(text); ok && !isFenceLine(text[fs:fe]) {
+			// A preamble or a closing remark around the one fence.
+			fs, fe, ls, le = f[0], f[1], f[2], f[3]
+		}
 		ch, n, info, isFence := markdown.OpeningFence(text[fs:fe])
 		if !isFence || !wrapperInfo(info) || !markdown.ClosingFence(text[ls:le], ch, n) {
 			return text, 0
@@ -305,6 +309,75 @@ func unwrap(text string, nb *notebook) (string, int) {
 		text = text[:fs] + text[fe:ls] + text[le:]
 	}
 	return text, 0
+}
+
+// isFenceLine reports whether line opens or closes a fence.
+func isFenceLine(line string) bool {
+	_, _, _, ok := markdown.OpeningFence(line)
+	return ok
+}
+
+// framedWrapper finds a wrapper with a short preamble or closing remark
+// around it ("Here is my answer:", the fenced answer, "Let me know if you
+// need changes."): a fence tagged markdown or md (an untagged one shown
+// after a remark is an example) opening after at most three lines of
+// remark, its closing fence followed by at most three more, what lies
+// between reading as an answer (every fence it opens closed, a heading or
+// bold line outside them), and remarks that carry no heading, no bold
+// line, no Confidence statement and do not call the fenced text an
+// example. It returns the extents of the opening and closing fence lines.
+func framedWrapper(text string) (f [4]int, ok bool) {
+	remark := func(l string) bool {
+		t := strings.TrimSpace(l)
+		low := strings.ToLower(t)
+		return !strings.HasPrefix(t, "#") && !strings.HasPrefix(t, "**") && !strings.HasPrefix(t, "__") &&
+			!strings.Contains(low, "confidence") && !strings.Contains(low, "example")
+	}
+	var ch byte
+	var n int
+	lines := 0
+	off := 0
+	for ; ; off = lineEnd(text, off) + 1 {
+		if off >= len(text) {
+			return f, false
+		}
+		e := lineEnd(text, off)
+		l := text[off:e]
+		if c, k, info, isOpen := markdown.OpeningFence(l); isOpen {
+			if !strings.EqualFold(info, "markdown") && !strings.EqualFold(info, "md") {
+				return f, false
+			}
+			ch, n, f[0], f[1] = c, k, off, e
+			break
+		}
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		if lines++; lines > 3 || !remark(l) {
+			return f, false
+		}
+	}
+	lines = 0
+	end := len(text)
+	for end > f[1] {
+		ls := lineStart(text, max(end-1, 0))
+		l := text[ls:lineEnd(text, ls)]
+		if ls <= f[1] {
+			return f, false
+		}
+		if markdown.ClosingFence(l, ch, n) {
+			f[2], f[3] = ls, lineEnd(text, ls)
+			open, structured := wrappedAnswer(text[f[1]:f[2]])
+			return f, open < 0 && structured
+		}
+		if strings.TrimSpace(l) != "" {
+			if lines++; lines > 3 || !remark(l) {
+				return f, false
+			}
+		}
+		end = ls
+	}
+	return f, false
 }
 
 // firstLast returns the extents of the first and last non-blank lines.

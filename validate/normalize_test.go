@@ -213,6 +213,8 @@ func TestNormalizeEngineer(t *testing.T) {
 		{"labels as headings", sub(a, "**Reviewer Concern:**", "### Reviewer Concern", 1), []string{KindDisagreeLabel}},
 		{"CRLF and a BOM", "\uFEFF" + strings.ReplaceAll(a, "\n", "\r\n"), nil},
 		{"preamble and closing remark", "Here is my proposal.\n\n" + a + "\nLet me know if anything is unclear.\n", nil},
+		{"a wrapper after a preamble, with an inner ```http example", "Here you go:\n\n```markdown\n" + a + "```\n", []string{KindWrapperFence}},
+		{"a wrapper between a preamble and a closing remark", "Sure! Here is the resolution.\n```md\n" + a + "```\nLet me know if you need changes.\n", []string{KindWrapperFence}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -290,8 +292,9 @@ func TestEngineerStillFails(t *testing.T) {
 	runFailCases(t, []failCase{
 		// The inner ```http closes the ```markdown fence: what follows is
 		// read, and the wrapper's closing fence is left open.
-		{"a preamble before a fenced answer: the fence is an example", "Here you go:\n\n```markdown\n" + a + "```\n", Options{}, WrongFormat, end + 2, "never closed"},
-		{"a preamble before a fenced answer without inner fences", "Here you go:\n\n```markdown\n" + gapSection("GAP-FLOW-001") + "```\n", Options{}, WrongFormat, 4, "only inside code"},
+		{"four lines of remark before a fence: the fence is an example", "One.\nTwo.\nThree.\nFour.\n\n```markdown\n" + a + "```\n", Options{}, WrongFormat, end + 5, "never closed"},
+		{"an example after a remark, fenced", "Here is an example of the format:\n\n```markdown\n" + gapSection("GAP-FLOW-001") + "```\n", Options{}, WrongFormat, 4, "only inside code"},
+		{"an untagged fence after a preamble", "Here you go:\n\n```\n" + gapSection("GAP-FLOW-001") + "```\n", Options{}, WrongFormat, 4, "only inside code"},
 		{"an inner fence left open", sub(a, "```\n\n### Trade-offs", "\n### Trade-offs", 1), Options{}, WrongFormat, 9, "never closed"},
 		{"a gap heading without the keyword", a + "\n## GAP-FLOW-003: Caching\n\n" + filler + "\n", Options{}, AmbiguousStructure, end, "GAP-FLOW-003"},
 		{"a level-5 resolution header", a + "\n##### Gap Resolution: GAP-FLOW-003\n", Options{}, AmbiguousStructure, end, "GAP-FLOW-003"},

@@ -20,6 +20,10 @@ func Benign() []Quirk {
 		{Name: "wrap-bare", Layer: Wrapper, Apply: wrap("```", "```")},
 		{Name: "wrap-four-backticks", Layer: Wrapper, Apply: wrap("````markdown", "````")},
 		{Name: "wrap-tildes", Layer: Wrapper, Apply: wrap("~~~markdown", "~~~")},
+		{Name: "wrap-with-remarks", Layer: Wrapper, Apply: func(t string, r *rand.Rand) (string, bool) {
+			out, _ := wrap("```markdown", "```")(t, r)
+			return pick(r, preambles[:]) + "\n\n" + out + "\n" + pick(r, closings[:]) + "\n", true
+		}},
 		{Name: "think-closed", Layer: Outer, Apply: think("<think>", "</think>")},
 		{Name: "thinking-closed", Layer: Outer, Apply: think("<thinking>", "</thinking>")},
 		{Name: "think-unclosed", Layer: Outer, Apply: thinkUnclosed},
