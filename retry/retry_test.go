@@ -25,6 +25,10 @@ func TestModificationTexts(t *testing.T) {
 		{"INTEGRATION_STRUCTURE", []string{"INTEGRATED SPEC STRUCTURE CORRECTION REQUIRED:", "missing '**Rationale:**'", "| Item | Section(s) | Note |"}},
 		{"INTEGRATION_MISSING", []string{"INTEGRATED SPEC INCOMPLETE:", "missing '**Rationale:**'", "its own Resolution Log row"}},
 		{"INTEGRATION_STALE", []string{"RESOLVED GAP STILL DESCRIBED AS OPEN:", "missing '**Rationale:**'", "drop the gap's marker"}},
+		{"TRUNCATED", []string{"ANSWER CUT BY THE TOKEN LIMIT:", "cut off by the output token limit", "keep it concise"}},
+		{"REFUSAL", []string{"TASK RESTATED:", "benign technical task", "software\nspecification document"}},
+		{"CLARIFICATION", []string{"NO QUESTIONS BACK:", "missing '**Rationale:**'", "Do not ask questions back", "LOW confidence"}},
+		{"AMBIGUOUS_STRUCTURE", []string{"AMBIGUOUS STRUCTURE:", "missing '**Rationale:**'", "## Gap Resolution: GAP-XXX", "## DISAGREE: ISSUE-R{N}-NNN"}},
 		{"SOMETHING_ELSE", []string{"Please review your output and try again."}},
 	}
 	for _, tt := range tests {

@@ -52,6 +52,8 @@ func TestFailureTypesListsEveryConstant(t *testing.T) {
 		InvalidDisagreeRef: "InvalidDisagreeRef", MalformedDisagree: "MalformedDisagree",
 		ReArguedConflict: "ReArguedConflict", IntegrationStructure: "IntegrationStructure",
 		IntegrationMissing: "IntegrationMissing", IntegrationStale: "IntegrationStale",
+		Truncated: "Truncated", Refusal: "Refusal", Clarification: "Clarification",
+		AmbiguousStructure: "AmbiguousStructure",
 	}
 	var listed []string
 	for _, ft := range FailureTypes() {
