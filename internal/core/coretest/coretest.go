@@ -67,6 +67,8 @@
 //	tick by=DURATION  moves the clock on.
 //	status            Engine.Status: outcome, round, phase, gaps, decisions, pending.
 //	validation        the validation log.
+//	normalized        the quirks of form the session's answers were read
+//	                  through, per role and kind (DESIGN §18).
 //	events [kind=(K, …)]  the events of the last input (all its Readies).
 //	prompt role=R call=N  for each input line, the first line of that
 //	                  call's prompt (of the last Ready) containing it.
@@ -174,6 +176,8 @@ func (h *harness) do(t *testing.T, td *datadriven.TestData) string {
 		return printStatus(h.eng.Status())
 	case "validation":
 		return printValidation(h.eng.Status())
+	case "normalized":
+		return printNormalized(h.eng.Status())
 	case "events":
 		return h.events(t, td)
 	case "prompt":

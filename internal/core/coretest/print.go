@@ -187,6 +187,18 @@ func printValidation(st core.Status) string {
 	return b.String()
 }
 
+// printNormalized prints what the session's answers were read through.
+func printNormalized(st core.Status) string {
+	var b strings.Builder
+	for _, n := range st.Normalized {
+		fmt.Fprintf(&b, "%s %s: %d in %d answers\n", n.Role, n.Kind, n.Count, n.Answers)
+	}
+	if b.Len() == 0 {
+		return "nothing normalized"
+	}
+	return b.String()
+}
+
 // printEvent prints one event: its kind and what it names.
 func printEvent(e core.Event) string {
 	var b strings.Builder
