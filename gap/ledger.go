@@ -34,6 +34,13 @@ type Gap struct {
 	Blocking bool `json:"blocking,omitempty"`
 	// Parent is the gap this one was split from, if any.
 	Parent ID `json:"parent,omitempty"`
+	// Location is where the spec leaves the gap open: a heading of the
+	// spec or a quotation of its text, as discovery or a gap list gives it
+	// ("" when none was given).
+	Location string `json:"location,omitempty"`
+	// Why says what an implementer could not decide from the spec as it
+	// stands ("" when none was given).
+	Why string `json:"why,omitempty"`
 	// Round is the round in which the gap entered the ledger (0: the initial list).
 	Round   int          `json:"round"`
 	History []Transition `json:"history,omitempty"`
