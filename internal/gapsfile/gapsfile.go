@@ -321,3 +321,26 @@ func parseGapsJSONCounted(name, text string) ([]gap.Gap, []int, int, error) {
 	}
 	return gaps, lines, scanned, nil
 }
+
+// Format writes gaps as the markdown gap list Parse reads: one
+// "- GAP-AREA-NNN (SEVERITY): title" line each (MEDIUM for an unset
+// severity), with its "  Location:" and "  Why:" lines when set. Parse
+// reads the result back to the same IDs, severities, titles, Locations
+// and Whys.
+func Format(gaps []gap.Gap) string {
+	var b strings.Builder
+	for _, g := range gaps {
+		sev := g.Severity
+		if !sev.Valid() {
+			sev = gap.Medium
+		}
+		fmt.Fprintf(&b, "- %s (%s): %s\n", g.ID, sev, g.Title)
+		if g.Location != "" {
+			b.WriteString("  " + Location + ": " + g.Location + "\n")
+		}
+		if g.Why != "" {
+			b.WriteString("  " + Why + ": " + g.Why + "\n")
+		}
+	}
+	return b.String()
+}

@@ -161,6 +161,28 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
+func TestFormat(t *testing.T) {
+	gaps := []gap.Gap{
+		{ID: "GAP-API-001", Severity: gap.High, Title: "Pagination", Location: `"is not specified"`, Why: "no cursor"},
+		{ID: "GAP-API-002", Title: "Errors", Why: "w"},
+		{ID: "GAP-API-003", Severity: gap.Low, Title: "Limits", Location: "4. Limits"},
+	}
+	want := "- GAP-API-001 (HIGH): Pagination\n  Location: \"is not specified\"\n  Why: no cursor\n" +
+		"- GAP-API-002 (MEDIUM): Errors\n  Why: w\n" +
+		"- GAP-API-003 (LOW): Limits\n  Location: 4. Limits\n"
+	if diff := cmp.Diff(want, Format(gaps)); diff != "" {
+		t.Errorf("Format (-want +got):\n%s", diff)
+	}
+	back, err := Parse("gaps.md", []byte(want))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gaps[1].Severity = gap.Medium
+	if diff := cmp.Diff(gaps, back); diff != "" {
+		t.Errorf("read back (-want +got):\n%s", diff)
+	}
+}
+
 // bigGapsJSON is a JSON gap list of n gaps, one element per line.
 func bigGapsJSON(n int) string {
 	var b strings.Builder
@@ -245,6 +267,13 @@ func FuzzParse(f *testing.F) {
 			if i, _ := termtext.IndexLine(g.Why); i >= 0 || len(g.Why) > MaxWhyBytes || g.Why != strings.TrimSpace(g.Why) {
 				t.Fatalf("gap %s: Why %q accepted", g.ID, g.Why)
 			}
+		}
+		back, err := Parse("formatted.md", []byte(Format(gaps)))
+		if err != nil {
+			t.Fatalf("Format's list does not parse: %v\n%s", err, Format(gaps))
+		}
+		if diff := cmp.Diff(gaps, back); diff != "" {
+			t.Fatalf("Format then Parse (-read +reread):\n%s", diff)
 		}
 	})
 }
