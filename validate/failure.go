@@ -50,6 +50,7 @@ func FailureTypes() []FailureType {
 		ThinContent, IncompleteStructure, ExecutionError, MaxRetriesExhausted,
 		InvalidDisagreeRef, MalformedDisagree, ReArguedConflict,
 		IntegrationStructure, IntegrationMissing, IntegrationStale,
+		MalformedGap, DuplicateGap, UnlocatedGap,
 	}
 }
 
@@ -60,7 +61,8 @@ func (t FailureType) Known() bool {
 	case MissingFile, EmptyOutput, WrongFormat, NoGapsAddressed, InconsistentRefs,
 		ThinContent, IncompleteStructure, ExecutionError, MaxRetriesExhausted,
 		InvalidDisagreeRef, MalformedDisagree, ReArguedConflict,
-		IntegrationStructure, IntegrationMissing, IntegrationStale:
+		IntegrationStructure, IntegrationMissing, IntegrationStale,
+		MalformedGap, DuplicateGap, UnlocatedGap:
 		return true
 	}
 	return false
@@ -74,7 +76,8 @@ func (t FailureType) Retriable() bool {
 	switch t {
 	case MissingFile, EmptyOutput, WrongFormat, NoGapsAddressed, InconsistentRefs,
 		InvalidDisagreeRef, MalformedDisagree, ReArguedConflict,
-		IntegrationStructure, IntegrationMissing, IntegrationStale:
+		IntegrationStructure, IntegrationMissing, IntegrationStale,
+		MalformedGap, DuplicateGap, UnlocatedGap:
 		return true
 	}
 	return false

@@ -52,6 +52,7 @@ func TestFailureTypesListsEveryConstant(t *testing.T) {
 		InvalidDisagreeRef: "InvalidDisagreeRef", MalformedDisagree: "MalformedDisagree",
 		ReArguedConflict: "ReArguedConflict", IntegrationStructure: "IntegrationStructure",
 		IntegrationMissing: "IntegrationMissing", IntegrationStale: "IntegrationStale",
+		MalformedGap: "MalformedGap", DuplicateGap: "DuplicateGap", UnlocatedGap: "UnlocatedGap",
 	}
 	var listed []string
 	for _, ft := range FailureTypes() {
