@@ -111,13 +111,10 @@ type DiscoveryResult struct {
 // Location is found through a suffix array of the spec when there are
 // many).
 func Discovery(content string, opt DiscoveryOptions) DiscoveryResult {
-	if r, ok := discoveryFinish(opt.FinishReason); !ok {
+	text, notes, r, ok := readDiscovery(content, opt)
+	if !ok {
 		return DiscoveryResult{Result: r}
 	}
-	if r, ok := preflight(content, Options{MaxOutputBytes: opt.MaxOutputBytes}); !ok {
-		return DiscoveryResult{Result: r}
-	}
-	text, notes := readDiscovery(content)
 	d := markdown.Parse(text)
 	rd := discoveryReader{d: d, opt: opt, known: idSet(opt.Known), first: map[gap.ID]int{}, headings: map[int]bool{}}
 	for _, h := range d.Headings {
@@ -188,11 +185,24 @@ func (r DiscoveryResult) fail(f Result) DiscoveryResult {
 	return r
 }
 
-// The one place discovery meets the normalization of DESIGN §18.
+// The one place discovery meets the reading of DESIGN §18 (#38): the
+// checks before reading, the normalization, its warnings, and the
+// classification of an answer that holds nothing to read.
 
-// readDiscovery is the one normalization step every reader goes through
-// (DESIGN §18).
-func readDiscovery(content string) (string, []Normalization) { return Normalize(content) }
+// readDiscovery runs the checks every answer gets before it is read (the
+// finish reason, size, emptiness, text) and the one normalization step
+// every reader goes through; ok is false with the failure when a check
+// fails.
+func readDiscovery(content string, opt DiscoveryOptions) (text string, notes []Normalization, fail Result, ok bool) {
+	if r, ok := discoveryFinish(opt.FinishReason); !ok {
+		return "", nil, r, false
+	}
+	if r, ok := preflight(content, Options{MaxOutputBytes: opt.MaxOutputBytes}); !ok {
+		return "", nil, r, false
+	}
+	text, notes = Normalize(content)
+	return text, notes, Result{}, true
+}
 
 // normalizedWarning is the NORMALIZED warning of one normalization kind.
 func normalizedWarning(n Normalization) string {
