@@ -76,6 +76,7 @@ func (l *Ledger) AddAll(gaps []Gap) error {
 		seen[g.ID] = true
 	}
 	n := len(l.Gaps)
+	l.Gaps = slices.Grow(l.Gaps, len(gaps)) // one allocation, whatever the size of a Gap
 	for _, g := range gaps {
 		if _, err := ParseID(string(g.ID)); err != nil {
 			l.Gaps = l.Gaps[:n]
