@@ -23,7 +23,7 @@ import (
 //     punctuation, after its section's heading when it has fewer than
 //     three words ("4. Limits: TBD"), shortened to a line.
 //   - Location: the sentence, quoted, so discovery's check finds it.
-//   - Why: the draft's marks and the heading path.
+//   - Why: the draft's marks and the nearest heading.
 func Candidates(spec string, ms []Marker) []gap.Gap {
 	if len(ms) == 0 {
 		return nil
@@ -114,8 +114,8 @@ func why(m Marker) string {
 		}
 	}
 	w := "the draft " + strings.Join(parts, ", ")
-	if len(m.Headings) > 0 {
-		w += " (under " + strings.Join(m.Headings, " > ") + ")"
+	if n := len(m.Headings); n > 0 {
+		w += " (under " + m.Headings[n-1] + ")" // the nearest heading: the Location says the rest
 	}
 	return shorten(w, maxWhy)
 }

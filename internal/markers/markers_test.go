@@ -192,10 +192,10 @@ func TestCandidatesDemo(t *testing.T) {
 	want := []gap.Gap{
 		{ID: "GAP-API-004", Severity: gap.Medium, Title: "Retried requests must not create duplicates",
 			Location: `"Retried requests must not create duplicates (GAP-API-004)."`,
-			Why:      "the draft marks it (GAP-API-004) (under Orders API — Draft Specification > 2. Endpoints)"},
+			Why:      "the draft marks it (GAP-API-004) (under 2. Endpoints)"},
 		{ID: "GAP-API-001", Severity: gap.Medium, Title: "How clients page through large result sets is not specified",
 			Location: `"How clients page through large result sets is not specified (GAP-API-001)."`,
-			Why:      `the draft says "not specified", marks it (GAP-API-001) (under Orders API — Draft Specification > 2. Endpoints)`},
+			Why:      `the draft says "not specified", marks it (GAP-API-001) (under 2. Endpoints)`},
 	}
 	if diff := cmp.Diff(want, got[:2]); diff != "" {
 		t.Errorf("candidates (-want +got):\n%s", diff)
