@@ -48,6 +48,9 @@ const (
 	descRefsSession     = "Valid gap list + successful example"
 	descRefsTemplate    = "Valid gap list + template"
 	descDefault         = "Default template"
+	descTruncated       = "Canonical example - complete and concise"
+	descRefusal         = "Canonical example - the answer expected"
+	descClarification   = "Canonical example - answer, do not ask"
 	descUnknownRole     = "No example attached - unknown role"
 )
 
@@ -114,6 +117,8 @@ type choice struct {
 //	FILE_MISSING       no example (a Task execution issue)
 //	EMPTY_OUTPUT       Tier 1 > Tier 2 > Tier 3, the full example
 //	WRONG_FORMAT       Tier 1 > Tier 3
+//	AMBIGUOUS_STRUCTURE, TRUNCATED, REFUSAL, CLARIFICATION
+//	                   Tier 1 > Tier 3, as WRONG_FORMAT: the answer's form
 //	NO_GAPS_ADDRESSED  Tier 2 > Tier 1 with the gap list > Tier 3
 //	INCONSISTENT_REFS  gap list + (Tier 2 > Tier 3)
 //	anything else      Tier 3 ("Default template")
@@ -178,9 +183,9 @@ func Select(req Request) Selection {
 		notes = append(notes, "FILE_MISSING: no example helps with a file creation issue")
 	case validate.EmptyOutput:
 		_ = canonical(descEmptyCanonical) || session(descEmptySession) || template(descTemplate)
-	case validate.WrongFormat:
-		if !canonical(descFormatCanonical) {
-			notes = append(notes, "Tier 2 not consulted: WRONG_FORMAT takes Tier 1 > Tier 3 (structure, not session context)")
+	case validate.WrongFormat, validate.AmbiguousStructure, validate.Truncated, validate.Refusal, validate.Clarification:
+		if !canonical(formatDesc(normalizeFailure(req.FailureType))) {
+			notes = append(notes, "Tier 2 not consulted: "+string(normalizeFailure(req.FailureType))+" takes Tier 1 > Tier 3 (structure, not session context)")
 			template(descFormatTemplate)
 		}
 	case validate.NoGapsAddressed:
@@ -318,6 +323,20 @@ func gapList(title string, gaps []gap.ID) string {
 		return ""
 	}
 	return title + b.String()
+}
+
+// formatDesc is the description of the canonical example attached after a
+// failure of the answer's form.
+func formatDesc(ft validate.FailureType) string {
+	switch ft {
+	case validate.Truncated:
+		return descTruncated
+	case validate.Refusal:
+		return descRefusal
+	case validate.Clarification:
+		return descClarification
+	}
+	return descFormatCanonical
 }
 
 // normalizeRole lower-cases and trims a role name.

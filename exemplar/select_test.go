@@ -85,6 +85,23 @@ func TestSelectMapping(t *testing.T) {
 				Notes: []string{noteTier1Miss, noteNoSession}},
 		},
 		{
+			name: "TRUNCATED: Tier 1, said to be complete and concise", failure: validate.Truncated,
+			want: selView{Tier: TierCanonical, Source: SourceCanonical, Description: "Canonical example - complete and concise", Text: canonicalEngineer},
+		},
+		{
+			name: "REFUSAL: Tier 1", failure: validate.Refusal,
+			want: selView{Tier: TierCanonical, Source: SourceCanonical, Description: "Canonical example - the answer expected", Text: canonicalEngineer},
+		},
+		{
+			name: "CLARIFICATION: Tier 1", role: gap.Reviewer, failure: validate.Clarification,
+			want: selView{Tier: TierCanonical, Source: SourceCanonical, Description: "Canonical example - answer, do not ask", Text: canonicalReviewer},
+		},
+		{
+			name: "AMBIGUOUS_STRUCTURE: Tier 3 as WRONG_FORMAT", failure: validate.AmbiguousStructure, noCanonical: true,
+			want: selView{Tier: TierTemplate, Source: SourceTemplate, Description: "Structural template - follow this format exactly", Text: EngineerTemplate,
+				Notes: []string{noteTier1Miss, "Tier 2 not consulted: AMBIGUOUS_STRUCTURE takes Tier 1 > Tier 3 (structure, not session context)"}},
+		},
+		{
 			name: "WRONG_FORMAT: reviewer", role: gap.Reviewer, failure: validate.WrongFormat,
 			want: selView{Tier: TierCanonical, Source: SourceCanonical, Description: "Canonical example - note required headers", Text: canonicalReviewer},
 		},

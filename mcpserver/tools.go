@@ -46,7 +46,7 @@ func (s *Server) addTools() {
 		Description: "Undo whole rounds: roll the session back to the end of round to_round (0 = before round 1) with a reason; adjustments are instructions for the retried rounds. Undone rounds are archived. A rollback dialog the session needs is asked by elicitation when offered, else returned as a pending question for refine_answer. Does not drive the session: call refine_continue after."},
 		s.toolRollback)
 	mcp.AddTool(s.mcp, &mcp.Tool{Name: "refine_validate", Title: "Validate an Engineer or Reviewer output", Annotations: ro,
-		Description: "Validate one Engineer or Reviewer output the way a session does (structure, then content): success, the failure type with its message and line, whether a retry could fix it, warnings, gaps addressed, issues found. Give gaps to cross-check gap IDs and round to check Reviewer issue IDs."},
+		Description: "Validate one Engineer or Reviewer output the way a session does (read as meant, then structure, then content): success, the failure type with its message and line, whether a retry could fix it, warnings, gaps addressed with their confidence, new gaps, issues found, and what was normalized. Give gaps to cross-check gap IDs and round to check Reviewer issue IDs."},
 		s.toolValidate)
 }
 

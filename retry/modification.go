@@ -21,7 +21,8 @@ type Context struct {
 	// InvalidRefs is the validator's message naming the bad references.
 	InvalidRefs string
 	// Message is the validator's message, quoted for failure types the spec
-	// gives no text for (DISAGREE problems, re-argued conflicts).
+	// gives no text for (DISAGREE problems, re-argued conflicts, a question
+	// back, an ambiguous structure).
 	Message string
 }
 
@@ -210,6 +211,62 @@ sentence of the source that said so with what the accepted resolution
 specifies, and drop the gap's marker (GAP-…) from the body; the
 Resolution Log records where each gap went.
 `, c.Message)
+	case validate.Truncated:
+		return `
+ANSWER CUT BY THE TOKEN LIMIT:
+
+Your previous answer was cut off by the output token limit before it was
+complete, so none of it could be used.
+
+Write the complete answer again, and keep it concise:
+- Every required section, from the first header to the last line
+- No preamble, no restating of the task, no long examples
+- Where a section would run long, give its essentials and record the rest
+  as a New Gap
+`
+	case validate.Refusal:
+		return `
+TASK RESTATED:
+
+Your previous answer declined the task.
+
+This is a benign technical task: reviewing and refining a software
+specification document. It involves no harmful, private or unsafe content,
+and nothing beyond the document and the gaps listed here.
+
+Complete it in the required format. Where you cannot judge part of it, say
+so inside the answer and state your confidence as LOW.
+`
+	case validate.Clarification:
+		return fmt.Sprintf(`
+NO QUESTIONS BACK:
+
+Your previous answer asked a question instead of answering:
+%s
+
+No one can answer questions during this step. Do not ask questions back.
+Make the assumption you find most reasonable, state it explicitly in your
+answer with LOW confidence, and record anything that truly needs a decision
+as a New Gap. Then write the complete answer in the required format.
+`, c.Message)
+	case validate.AmbiguousStructure:
+		return fmt.Sprintf(`
+AMBIGUOUS STRUCTURE:
+
+%s
+
+Every gap, issue and disagreement must be written in the form the Mediator
+reads, or it cannot be recorded:
+- A gap you resolve: ## Gap Resolution: GAP-XXX
+- A gap you introduce: "- GAP-XXX: title" under ### New Gaps Introduced
+- An issue (Reviewer): "- **ISSUE-R{N}-NNN**: summary" under ### Critical
+  Issues, ### High Priority, ### Medium Priority or ### Low Priority
+- A disagreement (Engineer): ## DISAGREE: ISSUE-R{N}-NNN, then
+  **Reviewer Concern:**, **Engineer Position:** and **Rationale:**
+
+Mention any other ID in running text, not in a heading or at the start of a
+list item.
+`, c.Message)
 	case validate.MalformedGap:
 		return fmt.Sprintf(`
 GAP LIST FORMAT CORRECTION REQUIRED:
@@ -291,6 +348,14 @@ func Label(failureType validate.FailureType) string {
 		return "INTEGRATED SPEC INCOMPLETE (log rows and resolutions)"
 	case validate.IntegrationStale:
 		return "RESOLVED GAP STILL DESCRIBED AS OPEN (sentence quoted)"
+	case validate.Truncated:
+		return "ANSWER CUT BY THE TOKEN LIMIT (complete and concise)"
+	case validate.Refusal:
+		return "TASK RESTATED (a benign spec review)"
+	case validate.Clarification:
+		return "NO QUESTIONS BACK (assumptions with LOW confidence)"
+	case validate.AmbiguousStructure:
+		return "AMBIGUOUS STRUCTURE (line quoted, canonical forms)"
 	case validate.MalformedGap:
 		return "GAP LIST FORMAT CORRECTION REQUIRED (gap line, Location, Why)"
 	case validate.DuplicateGap:

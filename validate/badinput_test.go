@@ -34,10 +34,13 @@ func TestBadInput(t *testing.T) {
 		{"binary", string(binary), gap.Reviewer, WrongFormat, 1, "line 1: output contains a NUL byte: it is binary data, not markdown text"},
 		{"invalid UTF-8 (Latin-1)", engineer + "caf\xe9\n", gap.Engineer, WrongFormat, 20, "line 20: output is not valid UTF-8 text (invalid byte 0xE9)"},
 		{"invalid UTF-8 (Latin-1)", review + "caf\xe9\n", gap.Reviewer, WrongFormat, 45, "line 45: output is not valid UTF-8 text (invalid byte 0xE9)"},
-		{"headers only inside fences", "```markdown\n" + engineer + "```\n", gap.Engineer, WrongFormat, 2, ""},
-		{"headers only inside fences", "~~~\n" + review + "~~~\n", gap.Reviewer, WrongFormat, 4, ""},
-		{"unterminated fence swallows the output", "Intro.\n````\n" + engineer, gap.Engineer, WrongFormat, 3, ""},
-		{"unterminated fence swallows the output", "Intro.\n```\n" + review, gap.Reviewer, WrongFormat, 5, ""},
+		// A fence inside an answer is an example (a fence around the whole
+		// answer is a wrapper, read as the answer: see TestNormalize).
+		{"headers only inside a fenced example", "An example of the format:\n\n```markdown\n" + engineer + "```\n", gap.Engineer, WrongFormat, 4, ""},
+		{"headers only inside a fenced example", "Intro.\n\n~~~\n" + review + "~~~\n", gap.Reviewer, WrongFormat, 6, ""},
+		{"unterminated fence swallows the output", "Intro.\n````\n" + engineer, gap.Engineer, WrongFormat, 2,
+			"line 2: the fence \"````\" opens a code block that is never closed, so everything after it reads as code: close it with a matching fence line, or remove it"},
+		{"unterminated fence swallows the output", "Intro.\n```\n" + review, gap.Reviewer, WrongFormat, 2, ""},
 		{"10 MB", big, gap.Engineer, WrongFormat, 0, sizeMsg},
 		{"10 MB", big, gap.Reviewer, WrongFormat, 0, sizeMsg},
 	}
@@ -66,7 +69,9 @@ func TestPathologicalBackticks(t *testing.T) {
 		soup.WriteString(strings.Repeat("`", i%400+1))
 		soup.WriteString("x GAP-FLOW-")
 	}
-	oneLine := strings.Repeat("`", 500<<10)
+	// After text, so the run is inline code to match, not a fence line
+	// (a fence left open is WRONG_FORMAT).
+	oneLine := "x " + strings.Repeat("`", 500<<10)
 	for name, tail := range map[string]string{"runs of every length": soup.String(), "one long run": oneLine} {
 		t.Run(name, func(t *testing.T) {
 			r := Engineer(gapSection("GAP-FLOW-001")+tail+"\n", Options{KnownGaps: ids("GAP-FLOW-001")})
@@ -104,6 +109,9 @@ func TestLineEndingsAndBOM(t *testing.T) {
 				if !want.Success {
 					t.Fatalf("%s baseline failed: %s", c.role, want.Message)
 				}
+				// Text is the answer as read: it keeps the spaces, and its
+				// line breaks are "\n" whatever the answer's.
+				got.Text, want.Text = "", ""
 				if name == "trailing spaces" {
 					// Bodies keep the spaces; everything parsed from them must not.
 					for i := range got.Sections {

@@ -189,15 +189,12 @@ func (r DiscoveryResult) fail(f Result) DiscoveryResult {
 // checks before reading, the normalization, its warnings, and the
 // classification of an answer that holds nothing to read.
 
-// readDiscovery runs the checks every answer gets before it is read (the
-// finish reason, size, emptiness, text) and the one normalization step
-// every reader goes through; ok is false with the failure when a check
-// fails.
+// readDiscovery runs the checks every answer gets before it is read
+// (preflight: size, the finish reason, emptiness, text) and the one
+// normalization step every reader goes through; ok is false with the
+// failure when a check fails.
 func readDiscovery(content string, opt DiscoveryOptions) (text string, notes []Normalization, fail Result, ok bool) {
-	if r, ok := discoveryFinish(opt.FinishReason); !ok {
-		return "", nil, r, false
-	}
-	if r, ok := preflight(content, Options{MaxOutputBytes: opt.MaxOutputBytes}); !ok {
+	if r, ok := preflight(content, Options{MaxOutputBytes: opt.MaxOutputBytes}.maxBytes(), opt.FinishReason); !ok {
 		return "", nil, r, false
 	}
 	text, notes = Normalize(content)
@@ -205,26 +202,20 @@ func readDiscovery(content string, opt DiscoveryOptions) (text string, notes []N
 }
 
 // normalizedWarning is the NORMALIZED warning of one normalization kind.
-func normalizedWarning(n Normalization) string {
-	return fmt.Sprintf("NORMALIZED: %s ×%d (first at line %d: %s)", n.Kind, n.Count, n.Line, quote(n.First))
-}
+func normalizedWarning(n Normalization) string { return n.Warning() }
 
 // classifyUnread says whether an answer with neither gaps nor
 // NO_GAPS_FOUND declines the task (REFUSAL) or asks a question back
 // (CLARIFICATION), through the classification of DESIGN §18; "" when it
 // is neither, which makes it WRONG_FORMAT.
-func classifyUnread(*markdown.Doc) (FailureType, string) { return "", "" }
+func classifyUnread(d *markdown.Doc) (FailureType, string) { return headerless(d) }
 
-// discoveryFinish fails an answer the token limit cut (TRUNCATED) or the
-// provider refused (REFUSAL), before it is read.
-func discoveryFinish(reason string) (Result, bool) {
-	switch {
-	case CutByTokenLimit(reason):
-		return Fail(Truncated, "the answer was cut by the token limit (finish reason "+quote(reason)+"): it is incomplete, so it was not read"), false
-	case ProviderRefusal(reason):
-		return Fail(Refusal, "the provider refused the answer (finish reason "+quote(reason)+")"), false
-	}
-	return Result{}, true
+// gapListLine reports whether a line, its indent removed, is a gap line
+// or NO_GAPS_FOUND: what makes a discovery answer, which has no heading,
+// an answer when it is wrapped whole in a fence (Normalize unwraps it).
+func gapListLine(t string) bool {
+	t = strings.TrimLeft(strings.TrimPrefix(strings.TrimPrefix(t, "- "), "* "), " `")
+	return strings.HasPrefix(t, "GAP-") || strings.HasPrefix(t, noGapsMark)
 }
 
 // failTier is failAt with the tier a discovery failure belongs to:

@@ -4,15 +4,30 @@
 // contain: the gaps addressed, new gaps, DISAGREE blocks, responses to
 // issues, and the Reviewer's severity-tagged issues.
 //
-// Validation runs in two tiers, as the spec's validation gate does:
+// An answer is first read as meant (DESIGN §18): Normalize maps what chat
+// models write differently from the formats (a fence around the whole
+// answer, a leading <think> block, HTML comments, Unicode hyphens in IDs,
+// headers at other levels, separators, cases, bold and setext headers,
+// severity titles by their word, confidence and DISAGREE label forms) onto
+// them, keeping lines one for one; Result.Text is the answer as read and
+// each kind of mapping is one "NORMALIZED:" warning. Before that, an answer
+// the backend cut at its token limit is TRUNCATED and one it refused is
+// REFUSAL (Options.FinishReason).
+//
+// Validation then runs in two tiers, as the spec's validation gate does:
 //
 //   - Tier 1, Structure: the output is non-empty, within MaxOutputBytes,
 //     readable text, and carries the role's required markers: "## Gap
 //     Resolution:" and "**Confidence:**" for the Engineer; "## Review:" and
 //     severity sections (or NO_ISSUES_FOUND) for the Reviewer, with every
-//     issue entry carrying a unique issue ID of the round. A failure here is
-//     WRONG_FORMAT or EMPTY_OUTPUT and no content check runs.
-//   - Tier 2, Content: each "## Gap Resolution:" header names a valid gap
+//     issue entry carrying a unique issue ID of the round, and no fence left
+//     open. A failure here is WRONG_FORMAT or EMPTY_OUTPUT (REFUSAL or
+//     CLARIFICATION for a short answer without the header that declines or
+//     asks back) and no content check runs.
+//   - Tier 2, Content: nothing is unread (AMBIGUOUS_STRUCTURE: a
+//     header-like line or list item about a gap, an issue or a
+//     disagreement the reading did not take; Unread checks any Result the
+//     same way), each "## Gap Resolution:" header names a valid gap
 //     (NO_GAPS_ADDRESSED), every gap referenced exists (INCONSISTENT_REFS),
 //     and DISAGREE blocks reference real, undecided issues and carry the
 //     mandatory fields (INVALID_DISAGREE_REF, MALFORMED_DISAGREE,

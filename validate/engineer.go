@@ -2,6 +2,7 @@ package validate
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -16,40 +17,45 @@ const (
 	confidenceMarker    = "**Confidence:**"
 )
 
-// Engineer validates an Engineer output (the rules of GAP-FLOW-001 §2)
-// and parses its Gap Resolution sections, new gaps, DISAGREE blocks and
-// responses to issues.
+// Engineer validates an Engineer output (the rules of GAP-FLOW-001 §2
+// as DESIGN §18 amends them) and parses its Gap Resolution sections, new
+// gaps, DISAGREE blocks and responses to issues.
 //
-// Tier 1 needs a level-2 "## Gap Resolution:" heading and a
-// "**Confidence:**" statement outside code. Tier 2 needs every Gap
-// Resolution header to name a valid gap (NO_GAPS_ADDRESSED), every gap
-// referenced outside code to be in opt.KnownGaps unless the output
-// introduces it as new (INCONSISTENT_REFS), and every DISAGREE block to be
-// well formed and to reference a known, undecided issue. Thin sections,
-// missing Trade-offs and similar findings are warnings.
+// The answer is first checked for size, for a finish reason that says it
+// was cut (TRUNCATED) or refused (REFUSAL), and read: Normalize's mapping
+// for the Engineer, whose text is Result.Text and whose lines every field
+// refers to. Tier 1 needs a level-2 "## Gap Resolution:" heading and a
+// "**Confidence:**" statement outside code, once normalized, and no fence
+// left open; an answer without the header that declines the task is
+// REFUSAL, one that asks a question back CLARIFICATION. Tier 2 needs every
+// header-like line about a gap, issue or disagreement read
+// (AMBIGUOUS_STRUCTURE), every Gap Resolution header to name a valid gap
+// (NO_GAPS_ADDRESSED), every gap referenced outside code to be in
+// opt.KnownGaps unless the output introduces it as new (INCONSISTENT_REFS),
+// and every DISAGREE block to be well formed and to reference a known,
+// undecided issue. Thin sections, missing Trade-offs and similar findings
+// are warnings.
 func Engineer(content string, opt Options) Result {
-	if r, ok := preflight(content, opt); !ok {
-		return r
+	sc, base, ok := begin(content, opt.maxBytes(), opt.FinishReason, roleEngineer)
+	if !ok {
+		return base
 	}
-	d := markdown.Parse(content)
+	d := sc.d
 
 	heads := sectionsTitled(d, 2, gapResolutionTitle)
 	if len(heads) == 0 {
-		hint, n := missingHeader(d, gapResolutionHeader)
-		r := Fail(WrongFormat, "Missing required header: '"+gapResolutionHeader+"'"+hint)
-		r.Line = n
-		return r
+		return base.fail(noHeader(d, gapResolutionHeader))
 	}
 	if !strings.Contains(d.Prose, confidenceMarker) {
 		hint, n := codeOnly(d, confidenceMarker)
 		r := Fail(WrongFormat, "Missing required: '"+confidenceMarker+"' statement"+hint)
 		r.Line = n
-		return r
+		return base.fail(r)
 	}
 
-	var w warnings
+	w := warningsOf(base.Normalized)
 	known := idSet(opt.KnownGaps)
-	res := Result{Tier: Content}
+	res := base
 	noID, spans := parseGapSections(d, heads, opt, &res, &w)
 	res.NewGaps = parseNewGaps(d, spans.at, known, &w)
 	blocks := parseDisagreements(d)
@@ -62,8 +68,15 @@ func Engineer(content string, opt Options) Result {
 	res.Responses = responses(d)
 	res.Warnings = w.list()
 
-	// Tier 2, in the spec's order: gaps addressed, cross-references, then
-	// the DISAGREE blocks (GAP-FLOW-006 §2, §5).
+	// Tier 2: nothing unread, then, in the spec's order, gaps addressed,
+	// cross-references and the DISAGREE blocks (GAP-FLOW-006 §2, §5).
+	taken := make([]int, 0, len(heads))
+	for _, h := range heads {
+		taken = append(taken, h.Line)
+	}
+	if u := unreadIn(sc, &res, false, 0, false, taken); len(u) > 0 {
+		return res.fail(failAt(AmbiguousStructure, u[0].line, "%s", u[0].msg))
+	}
 	if len(noID) > 0 {
 		h := noID[0]
 		msg := fmt.Sprintf("%s carries no valid gap ID (want GAP-{2-10 uppercase letters}-{3 digits}, e.g. GAP-FLOW-001; IDs in `code` do not count)", quote(d.Line(h.Line)))
@@ -83,6 +96,29 @@ func Engineer(content string, opt Options) Result {
 	res.Success = true
 	res.Message = successMessage(res.Warnings, plural(len(res.GapsAddressed), "gap")+" addressed")
 	return res
+}
+
+// warningsOf starts a result's warnings with one NORMALIZED warning per
+// kind of normalization.
+func warningsOf(norm []Normalization) warnings {
+	var w warnings
+	for _, n := range norm {
+		w.add(0, "%s", n.Warning())
+	}
+	return w
+}
+
+// noHeader is the failure of an answer without its required header: a
+// refusal or a question back when it reads as one, else WRONG_FORMAT
+// pointing at the nearest miss.
+func noHeader(d *markdown.Doc, want string) Result {
+	if t, msg := headerless(d); t != "" {
+		return Fail(t, msg)
+	}
+	hint, n := missingHeader(d, want)
+	r := Fail(WrongFormat, "Missing required header: '"+want+"'"+hint)
+	r.Line = n
+	return r
 }
 
 // parseGapSections fills res.Sections and res.GapsAddressed from the Gap
@@ -215,21 +251,43 @@ func (ss spans) at(off int) gap.ID {
 	return ss[i-1].id
 }
 
-// responses returns the issue IDs of "Response to ISSUE-…" headings.
+// responses returns the issue IDs an Engineer answer responds to, in
+// order of first appearance: those of "Response to ISSUE-…" headings, and
+// the issue ID that opens a header-like line or a list item ("###
+// ISSUE-R2-001: …", "- ISSUE-R2-001: fixed by …"). A DISAGREE heading is
+// a disagreement, not a response.
 func responses(d *markdown.Doc) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, h := range d.Headings {
-		p, _ := headingTitle(d, h)
-		if !hasPrefixFold(p, "Response to") {
-			continue
+	add := func(id string) {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
 		}
-		for _, m := range findIssueIDs(p) {
-			if !seen[m.ID] {
-				seen[m.ID] = true
-				out = append(out, m.ID)
+	}
+	type at struct {
+		line int
+		id   string
+	}
+	var found []at
+	for _, h := range d.Headings {
+		if !hasPrefixFold(h.Title, "Response to") && !strings.Contains(h.Title, "`") {
+			continue // most headings: no "Response to" (code aside, the title as written tells)
+		}
+		if p, _ := headingTitle(d, h); hasPrefixFold(p, "Response to") {
+			for _, m := range findIssueIDs(p) {
+				found = append(found, at{h.Line, m.ID})
 			}
 		}
+	}
+	eachLeadingIssue(d, nil, func(n int, id string) {
+		if disagreeLike(d.ProseLine(n)) == "" {
+			found = append(found, at{n, id})
+		}
+	})
+	slices.SortStableFunc(found, func(a, b at) int { return a.line - b.line })
+	for _, f := range found {
+		add(f.id)
 	}
 	return out
 }

@@ -84,6 +84,10 @@ func ExampleResult_MarshalJSON() {
 	//   "warnings": [],
 	//   "gaps_addressed": [],
 	//   "issues": [],
-	//   "disagreements": []
+	//   "disagreements": [],
+	//   "sections": [],
+	//   "new_gaps": [],
+	//   "verdict": "",
+	//   "normalized": []
 	// }
 }

@@ -40,6 +40,26 @@ const (
 	ReArguedConflict FailureType = "RE_ARGUED_CONFLICT"
 )
 
+// The failure types of reading what real models write (DESIGN §18).
+const (
+	// Truncated is TRUNCATED: the backend's finish reason says the token
+	// limit cut the answer (CutByTokenLimit). Checked before anything else
+	// but the MaxOutputBytes bound; the retry asks for a larger limit.
+	Truncated FailureType = "TRUNCATED"
+	// Refusal is REFUSAL: the answer has no required header and declines
+	// the task ("I can't help with that"), or the backend reports a refusal
+	// or content filter (ProviderRefusal).
+	Refusal FailureType = "REFUSAL"
+	// Clarification is CLARIFICATION: the answer has no required header and
+	// asks the user a question instead of answering.
+	Clarification FailureType = "CLARIFICATION"
+	// AmbiguousStructure is AMBIGUOUS_STRUCTURE: a header-like line or list
+	// item names a gap, an issue or a disagreement that the reading did not
+	// take, or issue entries sit under a heading that is not a severity
+	// section. Nothing an answer holds is dropped without this failure.
+	AmbiguousStructure FailureType = "AMBIGUOUS_STRUCTURE"
+)
+
 // FailureTypes returns every failure type this package defines, in the
 // order they are declared. A switch over FailureType covers these (retry's
 // texts, exemplar's selection); anything else is an unknown type, which
@@ -50,6 +70,7 @@ func FailureTypes() []FailureType {
 		ThinContent, IncompleteStructure, ExecutionError, MaxRetriesExhausted,
 		InvalidDisagreeRef, MalformedDisagree, ReArguedConflict,
 		IntegrationStructure, IntegrationMissing, IntegrationStale,
+		Truncated, Refusal, Clarification, AmbiguousStructure,
 		MalformedGap, DuplicateGap, UnlocatedGap,
 	}
 }
@@ -62,6 +83,7 @@ func (t FailureType) Known() bool {
 		ThinContent, IncompleteStructure, ExecutionError, MaxRetriesExhausted,
 		InvalidDisagreeRef, MalformedDisagree, ReArguedConflict,
 		IntegrationStructure, IntegrationMissing, IntegrationStale,
+		Truncated, Refusal, Clarification, AmbiguousStructure,
 		MalformedGap, DuplicateGap, UnlocatedGap:
 		return true
 	}
@@ -77,6 +99,7 @@ func (t FailureType) Retriable() bool {
 	case MissingFile, EmptyOutput, WrongFormat, NoGapsAddressed, InconsistentRefs,
 		InvalidDisagreeRef, MalformedDisagree, ReArguedConflict,
 		IntegrationStructure, IntegrationMissing, IntegrationStale,
+		Truncated, Refusal, Clarification, AmbiguousStructure,
 		MalformedGap, DuplicateGap, UnlocatedGap:
 		return true
 	}

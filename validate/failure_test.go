@@ -52,7 +52,9 @@ func TestFailureTypesListsEveryConstant(t *testing.T) {
 		InvalidDisagreeRef: "InvalidDisagreeRef", MalformedDisagree: "MalformedDisagree",
 		ReArguedConflict: "ReArguedConflict", IntegrationStructure: "IntegrationStructure",
 		IntegrationMissing: "IntegrationMissing", IntegrationStale: "IntegrationStale",
-		MalformedGap: "MalformedGap", DuplicateGap: "DuplicateGap", UnlocatedGap: "UnlocatedGap",
+		Truncated: "Truncated", Refusal: "Refusal", Clarification: "Clarification",
+		AmbiguousStructure: "AmbiguousStructure",
+		MalformedGap:       "MalformedGap", DuplicateGap: "DuplicateGap", UnlocatedGap: "UnlocatedGap",
 	}
 	var listed []string
 	for _, ft := range FailureTypes() {

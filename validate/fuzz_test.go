@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/markdown"
 )
 
 // addSeeds seeds a fuzz target with the spec documents (whole, and cut into
@@ -122,4 +123,47 @@ func FuzzReviewer(f *testing.F) {
 		}
 		checkInvariants(t, src, Reviewer(src, Options{}))
 	})
+}
+
+// FuzzNormalize: Normalize never panics, keeps the answer's lines one for
+// one and leaves no CR; what it returns is read the same by Engineer and
+// Reviewer as the answer, and Unread holds the no-silent-loss promise on
+// every successful result.
+func FuzzNormalize(f *testing.F) {
+	addSeeds(f, "```markdown\n"+gapSection("GAP-FLOW-001")+"```\n", "<think>\nx\n", "<!-- a\n## Gap Resolution: GAP-FLOW-002\n-->\n",
+		"### gap resolution — GAP\u2011FLOW\u2011001\n**Confidence: HIGH**\n", "# Review - R1\n## Review: x\n## High\n### ISSUE-R1-001: y\n### Other\n",
+		"**High Priority**\n- ISSUE-R1-001: x\nGap Resolution: GAP-FLOW-001\n---\n")
+	f.Fuzz(func(t *testing.T, src string) {
+		text, notes := Normalize(src)
+		want := strings.Count(markdown.Normalize(src), "\n")
+		if got := strings.Count(text, "\n"); got != want || strings.Contains(text, "\r") {
+			t.Fatalf("%d line breaks, want %d (CR left: %v)", got, want, strings.Contains(text, "\r"))
+		}
+		for _, n := range notes {
+			if n.Count < 1 || n.Line < 1 || n.Line > want+1 || n.Kind == "" {
+				t.Fatalf("bad note %+v", n)
+			}
+		}
+		for _, role := range []gap.Role{gap.Engineer, gap.Reviewer} {
+			r, _ := Validate(role, src, Options{})
+			checkInvariants(t, src, r)
+			if r.Success {
+				if u := Unread(r); u != nil {
+					t.Fatalf("%s: valid with unread lines %q", role, u)
+				}
+			}
+		}
+	})
+}
+
+// gapKey reads IDs exactly as gap.ID's methods do.
+func TestGapKeyMatchesGapPackage(t *testing.T) {
+	for _, s := range []string{"GAP-FLOW-001", "GAP-FLOW-001a", "GAP-AB-999", "GAP-ABCDEFGHIJ-010z", "GAP-A-001", "GAP-ABCDEFGHIJK-001",
+		"GAP-FLOW-01", "GAP-FLOW-0012", "GAP-FLOW-001ab", "GAP-FLOW-001A", "GAP-flow-001", "X-FLOW-001", "", "GAP-", "GAP-FL-00x"} {
+		id := gap.ID(s)
+		c, n, sfx := gapKey(id)
+		if c != id.Category() || n != id.Number() || sfx != id.Suffix() {
+			t.Errorf("%q: gapKey %q %d %q, gap %q %d %q", s, c, n, sfx, id.Category(), id.Number(), id.Suffix())
+		}
+	}
 }

@@ -32,7 +32,7 @@ func sectionsTitled(d *markdown.Doc, level int, prefix string) []titled {
 }
 
 // missingHeader explains a missing required header: where a near miss is (a
-// heading at another level, in other case, or without the colon), or where
+// heading at level 5 or 6, or with the keyword misspelt), or where
 // the header appears only inside code, so a retry prompt can say exactly
 // what to fix. want is the marker as the spec writes it ("## Gap
 // Resolution:"); it returns the hint (with a leading space) and its line.
@@ -42,7 +42,7 @@ func missingHeader(d *markdown.Doc, want string) (string, int) {
 	for _, h := range d.Headings {
 		p, _ := headingTitle(d, h)
 		if hasPrefixFold(p, name) {
-			return fmt.Sprintf(" (line %d has %s; the header must read exactly '%s')",
+			return fmt.Sprintf(" (line %d has %s, which does not read as the header: write it as '%s …', a heading of level 1 to 4)",
 				h.Line, quote(d.Line(h.Line)), want), h.Line
 		}
 	}

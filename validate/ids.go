@@ -101,8 +101,8 @@ func isWordByte(c byte) bool {
 }
 
 // sortIDs sorts valid gap IDs in gap.Compare order. gap.Compare re-parses
-// both IDs with a regexp on every comparison; parsing each ID once keeps a
-// large output's sort cheap.
+// both IDs with a regexp on every comparison; parsing each ID once, by
+// hand (gapKey), keeps a large output's sort cheap.
 func sortIDs(ids []gap.ID) {
 	type key struct {
 		id       gap.ID
@@ -112,7 +112,8 @@ func sortIDs(ids []gap.ID) {
 	}
 	keys := make([]key, len(ids))
 	for i, id := range ids {
-		keys[i] = key{id, id.Category(), id.Number(), id.Suffix()}
+		c, n, sfx := gapKey(id)
+		keys[i] = key{id, c, n, sfx}
 	}
 	slices.SortFunc(keys, func(a, b key) int {
 		return cmp.Or(strings.Compare(a.category, b.category), cmp.Compare(a.number, b.number), strings.Compare(a.suffix, b.suffix))
@@ -120,4 +121,24 @@ func sortIDs(ids []gap.ID) {
 	for i, k := range keys {
 		ids[i] = k.id
 	}
+}
+
+// gapKey returns what id.Category, id.Number and id.Suffix return, reading
+// ^GAP-([A-Z]{2,10})-(\d{3})([a-z]?)$ by hand: zero values when id does not
+// match. FuzzEngineer holds sortIDs to gap.Compare's order.
+func gapKey(id gap.ID) (category string, number int, suffix string) {
+	s, ok := strings.CutPrefix(string(id), "GAP-")
+	if !ok {
+		return "", 0, ""
+	}
+	n := run(s, 'A', 'Z')
+	if n < 2 || n > 10 || len(s) < n+4 || s[n] != '-' || run(s[n+1:n+4], '0', '9') != 3 {
+		return "", 0, ""
+	}
+	tail := s[n+4:]
+	if len(tail) > 1 || len(tail) == 1 && (tail[0] < 'a' || tail[0] > 'z') {
+		return "", 0, ""
+	}
+	num := int(s[n+1]-'0')*100 + int(s[n+2]-'0')*10 + int(s[n+3]-'0')
+	return s[:n], num, tail
 }

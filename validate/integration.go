@@ -85,6 +85,9 @@ type IntegrationInput struct {
 	// part by part is small beside its Known Limitations and log; the
 	// joined spec is measured.
 	SkipSize bool
+	// FinishReason is the backend's finish reason for the output, as
+	// Options.FinishReason: a cut answer is TRUNCATED, a refused one REFUSAL.
+	FinishReason string
 }
 
 // Resolution is an accepted gap's final resolution.
@@ -135,10 +138,15 @@ type IntegrationResult struct {
 // it open, unspecified or TBD, or repeats a source sentence that did. A
 // resolution whose key terms are mostly missing is a warning.
 func Integration(content string, in IntegrationInput) IntegrationResult {
-	if r, ok := preflight(content, Options{MaxOutputBytes: in.MaxOutputBytes}); !ok {
-		return IntegrationResult{Result: r}
+	maxBytes := in.MaxOutputBytes
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxOutputBytes
 	}
-	d := markdown.Parse(content)
+	sc, base, ok := begin(content, maxBytes, in.FinishReason, roleIntegration)
+	if !ok {
+		return IntegrationResult{Result: base}
+	}
+	d := sc.d
 	out := parseDoc(d)
 	src := parseDoc(markdown.Parse(in.Source))
 	for _, h := range in.OtherHeadings {
@@ -149,13 +157,18 @@ func Integration(content string, in IntegrationInput) IntegrationResult {
 
 	// Tier 1.
 	logSec, ok := out.section(2, resolutionLogTitle)
+	if !ok && len(d.Headings) == 0 {
+		if t, msg := headerless(d); t != "" {
+			return IntegrationResult{Result: base.fail(Fail(t, msg))}
+		}
+	}
 	if !ok {
 		hint, line := missingHeader(d, "## "+resolutionLogTitle)
-		return failIntegration(IntegrationStructure, line, "no \"## %s\" section%s: end the spec with it, a table | Item | Section(s) | Note | with one row per accepted gap and per decision", resolutionLogTitle, hint)
+		return base.integrationFail(IntegrationStructure, line, "no \"## %s\" section%s: end the spec with it, a table | Item | Section(s) | Note | with one row per accepted gap and per decision", resolutionLogTitle, hint)
 	}
 	log, fail := parseLog(d, logSec, len(in.Resolutions)+len(in.Decisions) > 0)
 	if fail != nil {
-		return IntegrationResult{Result: *fail}
+		return IntegrationResult{Result: base.fail(*fail)}
 	}
 	kept, items := 0, logItems(log)
 	for _, h := range src.headings {
@@ -166,17 +179,17 @@ func Integration(content string, in IntegrationInput) IntegrationResult {
 		if out.titles[normTitle(h.Title)] || logNames(items, h.Title) {
 			continue
 		}
-		return failIntegration(IntegrationStructure, 0, "the source heading %q (line %d of the source) is missing: keep it, or add a Resolution Log row | %s | <new heading or —> | renamed/removed: why |",
+		return base.integrationFail(IntegrationStructure, 0, "the source heading %q (line %d of the source) is missing: keep it, or add a Resolution Log row | %s | <new heading or —> | renamed/removed: why |",
 			strings.Repeat("#", h.Level)+" "+h.Title, h.Line, h.Title)
 	}
 	limits, hasLimits, lfail := limitationsSection(d, out, in)
 	if lfail != nil {
-		return *lfail
+		return IntegrationResult{Result: base.fail(lfail.Result)}
 	}
 	// The log is bookkeeping, not spec: the size is the rest's.
 	size, material := utf8.RuneCountInString(d.Text)-utf8.RuneCountInString(d.Text[logSec.Start:logSec.End]), materialSize(in)
 	if material > 0 && !in.SkipSize && float64(size) > IntegrationMaxSize*float64(material) {
-		return failIntegration(IntegrationStructure, 0, "the spec is %d characters, more than %.1f× its material (%d: the source spec plus the accepted resolutions): write the spec once, without commentary, repeated sections or the resolutions' review notes",
+		return base.integrationFail(IntegrationStructure, 0, "the spec is %d characters, more than %.1f× its material (%d: the source spec plus the accepted resolutions): write the spec once, without commentary, repeated sections or the resolutions' review notes",
 			size, IntegrationMaxSize, material)
 	}
 
@@ -192,38 +205,38 @@ func Integration(content string, in IntegrationInput) IntegrationResult {
 	}
 	for _, r := range in.Resolutions {
 		if !logged[string(r.ID)] {
-			return failIntegration(IntegrationMissing, d.LineOf(logSec.Start), "the accepted gap %s has no Resolution Log row: add | %s | <section(s) now holding it> | <note> |", r.ID, r.ID)
+			return base.integrationFail(IntegrationMissing, d.LineOf(logSec.Start), "the accepted gap %s has no Resolution Log row: add | %s | <section(s) now holding it> | <note> |", r.ID, r.ID)
 		}
 	}
 	for _, id := range in.Decisions {
 		if !logged[id] {
-			return failIntegration(IntegrationMissing, d.LineOf(logSec.Start), "the decision %s has no Resolution Log row: add | %s | <section(s) it shaped, or —> | <note> |", id, id)
+			return base.integrationFail(IntegrationMissing, d.LineOf(logSec.Start), "the decision %s has no Resolution Log row: add | %s | <section(s) it shaped, or —> | <note> |", id, id)
 		}
 	}
 	for _, e := range log {
 		for _, s := range e.Sections {
 			if !out.resolves(s) {
-				return failIntegration(IntegrationMissing, e.Line, "the log row for %s names the section %q, which is not a heading of the spec: name the headings exactly as written", e.Item, s)
+				return base.integrationFail(IntegrationMissing, e.Line, "the log row for %s names the section %q, which is not a heading of the spec: name the headings exactly as written", e.Item, s)
 			}
 		}
 	}
 	if hasLimits {
 		if fail := unlistedLimitation(d, limits, in); fail != nil {
-			return *fail
+			return IntegrationResult{Result: base.fail(fail.Result)}
 		}
 	}
 	if material > 0 && !in.SkipSize && float64(size) < IntegrationMinSize*float64(material) {
-		return failIntegration(IntegrationMissing, 0, "the spec is %d characters, less than %.1f× its material (%d: the source spec plus the accepted resolutions): merge each resolution in full (its rules, fields, numbers and examples), do not summarise it",
+		return base.integrationFail(IntegrationMissing, 0, "the spec is %d characters, less than %.1f× its material (%d: the source spec plus the accepted resolutions): merge each resolution in full (its rules, fields, numbers and examples), do not summarise it",
 			size, IntegrationMinSize, material)
 	}
 
 	// Tier 2: nothing resolved still described as open.
 	body := d.Prose[:logSec.Start] + strings.Repeat(" ", logSec.End-logSec.Start) + d.Prose[logSec.End:]
 	if f := staleCheck(d, body, in); f != nil {
-		return IntegrationResult{Result: *f, Log: log}
+		return IntegrationResult{Result: base.fail(*f), Log: log}
 	}
 
-	var w warnings
+	w := warningsOf(base.Normalized)
 	bodyTokens := tokenSet(d.Text[:logSec.Start] + d.Text[logSec.End:])
 	threshold := in.KeyTermsThreshold
 	if threshold <= 0 {
@@ -244,13 +257,19 @@ func Integration(content string, in IntegrationInput) IntegrationResult {
 			w.add(0, "%s: only %d of its resolution's %d key terms appear in the spec (missing: %s); check that the resolution was merged, not lost", r.ID, found, len(terms), strings.Join(firstN(missing, 8), ", "))
 		}
 	}
-	res := Result{Success: true, Tier: Content, Warnings: w.list(),
-		Message: fmt.Sprintf("integrated spec: %d log rows, %d source headings kept or logged", len(log), kept)}
+	res := base
+	res.Success, res.Warnings = true, w.list()
+	res.Message = fmt.Sprintf("integrated spec: %d log rows, %d source headings kept or logged", len(log), kept)
 	return IntegrationResult{Result: res, Log: log}
 }
 
 func failIntegration(t FailureType, line int, format string, args ...any) IntegrationResult {
 	return IntegrationResult{Result: failAt(t, line, format, args...)}
+}
+
+// integrationFail turns the reading res into the failure of type t.
+func (res Result) integrationFail(t FailureType, line int, format string, args ...any) IntegrationResult {
+	return IntegrationResult{Result: res.fail(failAt(t, line, format, args...))}
 }
 
 // materialSize is the size, in characters, of what the integration merges.
@@ -283,15 +302,26 @@ func parseDoc(d *markdown.Doc) specDoc {
 }
 
 // section returns the first section at level whose title is title (letter
-// case and emphasis aside).
+// case, emphasis and a section number aside).
 func (s specDoc) section(level int, title string) (markdown.Section, bool) {
-	want := normTitle(title)
 	for _, sec := range s.d.Sections() {
-		if sec.Level == level && normTitle(sec.Title) == want {
+		if sec.Level == level && titleIs(sec.Title, title) {
 			return sec, true
 		}
 	}
 	return markdown.Section{}, false
+}
+
+// titleIs reports whether heading title t is want, letter case, emphasis
+// and a section number ("7. Known Limitations") aside.
+func titleIs(t, want string) bool {
+	w := normTitle(want)
+	for _, k := range headingKeys(t) {
+		if k == w {
+			return true
+		}
+	}
+	return false
 }
 
 // resolves reports whether a section reference of a log row names a

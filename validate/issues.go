@@ -108,11 +108,19 @@ func issueRound(s string) int {
 	if len(ms) == 0 {
 		return 0
 	}
-	id, err := gap.ParseIssueID(ms[0].ID)
-	if err != nil {
+	// "ISSUE-R" then 1-3 digits (findIssueIDs read them): no regexp needed.
+	// Number 000 is no issue ID (gap.ParseIssueID), nor is round 0.
+	if strings.HasSuffix(ms[0].ID, "-000") {
 		return 0
 	}
-	return id.Round
+	n := 0
+	for _, c := range ms[0].ID[len("ISSUE-R"):] {
+		if c < '0' || c > '9' {
+			break
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n
 }
 
 // isField reports whether a line is one of an issue's detail fields.

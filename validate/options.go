@@ -33,11 +33,12 @@ type Options struct {
 	// MinSectionChars is the THIN_CONTENT warning threshold per Gap
 	// Resolution section; 0 means DefaultMinSectionChars.
 	MinSectionChars int
-	// FinishReason is the backend's reason for ending this answer, as
-	// journaled with it ("length", "max_tokens", "refusal", …; "" when
-	// unknown). One that says the token limit cut the answer makes it
-	// TRUNCATED before any other check (CutByTokenLimit); a provider's
-	// refusal signal makes it REFUSAL (ProviderRefusal).
+	// FinishReason is the backend's finish reason for this answer, as
+	// journaled ("stop", "length", "max_tokens", "refusal", …; "" when the
+	// backend gives none). One that says the token limit cut the answer
+	// (CutByTokenLimit) makes it TRUNCATED and one that reports a refusal or
+	// a content filter (ProviderRefusal) makes it REFUSAL, before any other
+	// check but the MaxOutputBytes bound.
 	FinishReason string
 }
 

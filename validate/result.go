@@ -36,14 +36,20 @@ type Result struct {
 	// line break each and a leading BOM is ignored.
 	Line int
 	// Warnings are advisory findings (THIN_CONTENT, INCOMPLETE_STRUCTURE and
-	// others) that do not fail validation.
+	// others) that do not fail validation. Each kind of Normalized comes
+	// first, as one "NORMALIZED: …" warning.
 	Warnings []string
-	// Text is the answer as read: normalized (DESIGN §18) and with its
-	// lines where they were. Checks after validation and the prompts that
-	// quote the answer read it. "" after a Structure failure.
+
+	// Text is the answer as read: Normalize's canonical form of it (a UTF-8
+	// BOM dropped, line breaks as "\n", the quirks of DESIGN §18 mapped), the
+	// text every parsed field and line number refers to. Lines are kept one
+	// for one, so a line of Text is the same line of the answer. A caller
+	// stores and forwards Text and runs its later checks on it. It is "" when
+	// the answer was not read: above MaxOutputBytes, not text, or cut by
+	// the token limit or refused by the provider (Options.FinishReason).
 	Text string
-	// Normalized lists each kind of quirk normalization mapped onto the
-	// canonical form, with its count and first place.
+	// Normalized lists each kind of mapping the reading applied, in the
+	// order of its first line; nil when the answer was read as written.
 	Normalized []Normalization
 
 	// GapsAddressed are the distinct gap IDs heading "## Gap Resolution:"
@@ -157,13 +163,15 @@ func FileMissing(path string) Result {
 }
 
 // Fail builds a failed Result of type t with the given message; Retriable
-// follows t and the tier is Structure for FILE_MISSING, EMPTY_OUTPUT and
-// WRONG_FORMAT and INTEGRATION_STRUCTURE, Content otherwise. Callers use it for the failures they
-// detect themselves (EXECUTION_ERROR, MAX_RETRIES_EXHAUSTED).
+// follows t and the tier is Structure for FILE_MISSING, EMPTY_OUTPUT,
+// WRONG_FORMAT, INTEGRATION_STRUCTURE, TRUNCATED, REFUSAL and
+// CLARIFICATION (nothing of the answer could be read), Content otherwise.
+// Callers use it for the failures they detect themselves (EXECUTION_ERROR,
+// MAX_RETRIES_EXHAUSTED).
 func Fail(t FailureType, message string) Result {
 	tier := Content
 	switch t {
-	case MissingFile, EmptyOutput, WrongFormat, IntegrationStructure:
+	case MissingFile, EmptyOutput, WrongFormat, IntegrationStructure, Truncated, Refusal, Clarification:
 		tier = Structure
 	}
 	return Result{FailureType: t, Retriable: t.Retriable(), Message: message, Tier: tier}

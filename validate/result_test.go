@@ -2,6 +2,7 @@ package validate
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -99,18 +100,26 @@ func TestJSONShape(t *testing.T) {
 	}{
 		{"failure with nothing parsed", FileMissing("x.md"),
 			`{"success":false,"failure_type":"FILE_MISSING","retriable":true,"message":"Expected file not found: x.md","line":0,` +
-				`"warnings":[],"gaps_addressed":[],"issues":[],"disagreements":[]}`},
+				`"warnings":[],"gaps_addressed":[],"issues":[],"disagreements":[],"sections":[],"new_gaps":[],"verdict":"","normalized":[]}`},
 		{"engineer success", Engineer(doc(gapSection("GAP-FLOW-002"), "## DISAGREE: ISSUE-R1-002\n\n**Reviewer Concern:**\n> x\n\n**Rationale:**\ny\n"), Options{}),
 			`{"success":true,"failure_type":"","retriable":false,"message":"Content valid with warnings: 1 gap addressed","line":0,` +
 				`"warnings":["line 21: DISAGREE for ISSUE-R1-002 has no '**Engineer Position:**'"],"gaps_addressed":["GAP-FLOW-002"],"issues":[],` +
-				`"disagreements":[{"issue_id":"ISSUE-R1-002","reviewer_concern":"x","engineer_position":"","rationale":"y","alternative":"","line":21}]}`},
+				`"disagreements":[{"issue_id":"ISSUE-R1-002","reviewer_concern":"x","engineer_position":"","rationale":"y","alternative":"","line":21}],` +
+				`"sections":[{"id":"GAP-FLOW-002","confidence":"HIGH","line":1,"end_line":20}],"new_gaps":[],"verdict":"","normalized":[]}`},
+		{"normalized engineer answer with a new gap", Engineer("```markdown\n"+strings.Replace(gapSection("GAP-FLOW-002"), "None.", "- GAP-FLOW-009 (LOW): Backoff ceiling", 1)+"```\n", Options{}),
+			`{"success":true,"failure_type":"","retriable":false,"message":"Content valid with warnings: 1 gap addressed","line":0,` +
+				`"warnings":["NORMALIZED: wrapper-fence ×1 (first at line 1: \"` + "```" + `markdown\")"],"gaps_addressed":["GAP-FLOW-002"],"issues":[],"disagreements":[],` +
+				`"sections":[{"id":"GAP-FLOW-002","confidence":"HIGH","line":2,"end_line":21}],` +
+				`"new_gaps":[{"id":"GAP-FLOW-009","severity":"LOW","title":"Backoff ceiling","line":20,"from_gap":"GAP-FLOW-002"}],` +
+				`"verdict":"","normalized":[{"kind":"wrapper-fence","count":1,"line":1,"first":"` + "```" + `markdown"}]}`},
 		{"reviewer failure keeps what was parsed", Reviewer(review, Options{KnownGaps: ids("GAP-FLOW-001")}),
 			`{"success":false,"failure_type":"INCONSISTENT_REFS","retriable":true,` +
 				`"message":"line 12: Invalid gap references: [GAP-FLOW-002, GAP-FLOW-003]. These do not exist in status.md.","line":12,` +
 				`"warnings":[],"gaps_addressed":[],"issues":[` +
 				`{"id":"ISSUE-R3-001","severity":"CRITICAL","gap":"GAP-FLOW-001"},{"id":"ISSUE-R3-002","severity":"HIGH","gap":"GAP-FLOW-002"},` +
 				`{"id":"ISSUE-R3-003","severity":"MEDIUM","gap":"GAP-FLOW-001"},{"id":"ISSUE-R3-004","severity":"HIGH","gap":"GAP-FLOW-003"},` +
-				`{"id":"ISSUE-R3-005","severity":"LOW","gap":"GAP-FLOW-003"}],"disagreements":[]}`},
+				`{"id":"ISSUE-R3-005","severity":"LOW","gap":"GAP-FLOW-003"}],"disagreements":[],` +
+				`"sections":[],"new_gaps":[{"id":"GAP-FLOW-019","severity":"LOW","title":"Handoff timeout policy","line":44,"from_gap":""}],"verdict":"REVISE","normalized":[]}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package validate
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/refine-spec/refine/gap"
@@ -56,17 +57,15 @@ type severitySection struct {
 // outside code to be known, except gaps listed under "New Gaps Identified".
 // The verdict is computed: Approve unless an issue is HIGH or CRITICAL.
 func Reviewer(content string, opt Options) Result {
-	if r, ok := preflight(content, opt); !ok {
-		return r
+	sc, base, ok := begin(content, opt.maxBytes(), opt.FinishReason, roleReviewer)
+	if !ok {
+		return base
 	}
-	d := markdown.Parse(content)
+	d := sc.d
 
 	reviews := sectionsTitled(d, 2, reviewTitle)
 	if len(reviews) == 0 {
-		hint, n := missingHeader(d, reviewHeader)
-		r := Fail(WrongFormat, "Missing required header: '"+reviewHeader+"'"+hint)
-		r.Line = n
-		return r
+		return base.fail(noHeader(d, reviewHeader))
 	}
 	var sevs []severitySection
 	for _, s := range d.SectionsAt(3) {
@@ -80,17 +79,17 @@ func Reviewer(content string, opt Options) Result {
 		hint, n := severityHint(d)
 		r := Fail(WrongFormat, "Reviewer must include severity sections or NO_ISSUES_FOUND"+hint)
 		r.Line = n
-		return r
+		return base.fail(r)
 	}
 
-	var w warnings
-	res := Result{Tier: Content}
+	w := warningsOf(base.Normalized)
+	res := base
 	for _, r := range reviews {
 		res.ReviewHeaders = append(res.ReviewHeaders, headerSuffix(r.raw[len(reviewTitle):]))
 	}
 	issues, fail := parseIssues(d, sevs, reviews, opt, &w)
 	if fail != nil {
-		return *fail
+		return base.fail(*fail)
 	}
 	res.Issues = issues
 	res.NoIssuesFound = statesNone && len(issues) == 0
@@ -112,6 +111,17 @@ func Reviewer(content string, opt Options) Result {
 	}
 	res.Warnings = w.list()
 
+	taken := make([]int, 0, len(reviews)+len(issues))
+	for _, r := range reviews {
+		taken = append(taken, r.Line)
+	}
+	for _, is := range issues {
+		taken = append(taken, is.Line)
+	}
+	slices.Sort(taken)
+	if u := unreadIn(sc, &res, true, opt.Round, false, taken); len(u) > 0 {
+		return res.fail(failAt(AmbiguousStructure, u[0].line, "%s", u[0].msg))
+	}
 	if known != nil {
 		if r, ok := checkRefs(d, known, newIDs(res.NewGaps)); !ok {
 			return res.fail(r)
@@ -138,7 +148,7 @@ func severityHint(d *markdown.Doc) (string, int) {
 	for _, h := range d.Headings {
 		p, _ := headingTitle(d, h)
 		if _, ok := severityOf(p); ok {
-			return fmt.Sprintf(" (line %d has %s; severity sections are level-3 headings such as '### High Priority')", h.Line, quote(d.Line(h.Line))), h.Line
+			return fmt.Sprintf(" (line %d has %s, which does not read as a severity section: write it as a heading of level 1 to 4 such as '### High Priority')", h.Line, quote(d.Line(h.Line))), h.Line
 		}
 	}
 	for _, s := range severitySections {

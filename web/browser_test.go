@@ -50,7 +50,9 @@ func browser(t *testing.T) context.Context {
 	if os.Geteuid() == 0 {
 		opts = append(opts, chromedp.NoSandbox) // Chromium refuses to run as root with its sandbox
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	// A ceiling, not a timing: under -race beside other packages on two
+	// cores a page load can take seconds.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	t.Cleanup(cancel)
 	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
 	t.Cleanup(acancel)

@@ -17,8 +17,10 @@ import (
 
 const validateUsage = `Usage: refine validate --role engineer|reviewer [--gaps FILE] [--round N] [--json] FILE
 
-Validates one Engineer or Reviewer output the way the Mediator does
-(structure, then content) and prints the verdict, the failure with its line,
+Validates one Engineer or Reviewer output the way the Mediator does: it reads
+the answer as meant (a fence around it, other heading levels, separators and
+forms are normalized, each kind reported as a "NORMALIZED:" warning), checks
+structure, then content, and prints the verdict, the failure with its line,
 warnings, and what was found. FILE "-" reads standard input.
 
 Exit status: 0 valid (warnings allowed), 1 invalid, 2 usage or I/O error.
@@ -28,8 +30,9 @@ Flags:
 
 // cmdValidate implements "refine validate": exit 0 when the output is valid
 // (warnings allowed), 1 when invalid, 2 on a usage or I/O error; --json
-// prints the result's JSON form (package validate's Result: success,
-// failure_type, retriable, message, …, snake_case, every field present).
+// prints the result's JSON form (package validate's Report: success,
+// failure_type, retriable, message, …, sections, new_gaps, normalized,
+// snake_case, every field present).
 func cmdValidate(_ context.Context, c *cli, args []string) int {
 	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // usage is printed by us, once, to the right stream

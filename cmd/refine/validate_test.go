@@ -199,7 +199,7 @@ func TestValidateJSONOnSpecDocuments(t *testing.T) {
 	if len(paths) == 0 {
 		t.Fatal("spec corpus testdata/spec is missing")
 	}
-	wantKeys := []string{"disagreements", "failure_type", "gaps_addressed", "issues", "line", "message", "retriable", "success", "warnings"}
+	wantKeys := []string{"disagreements", "failure_type", "gaps_addressed", "issues", "line", "message", "new_gaps", "normalized", "retriable", "sections", "success", "verdict", "warnings"}
 	for _, p := range paths {
 		for _, role := range []string{"engineer", "reviewer"} {
 			t.Run(filepath.Base(p)+"/"+role, func(t *testing.T) {
@@ -216,7 +216,7 @@ func TestValidateJSONOnSpecDocuments(t *testing.T) {
 				if diff := cmp.Diff(wantKeys, keys); diff != "" {
 					t.Errorf("keys (-want +got):\n%s", diff)
 				}
-				for _, k := range []string{"warnings", "gaps_addressed", "issues", "disagreements"} {
+				for _, k := range []string{"warnings", "gaps_addressed", "issues", "disagreements", "sections", "new_gaps", "normalized"} {
 					if !bytes.HasPrefix(got[k], []byte("[")) {
 						t.Errorf("%s = %s, want an array", k, got[k])
 					}
@@ -232,5 +232,78 @@ func TestValidateJSONOnSpecDocuments(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// --json reports what the reading found (the sections with their
+// confidence, the new gaps) and what it normalized, for an answer written
+// the way chat models write: in a fence, with a demoted second header,
+// "**Confidence: HIGH**" and a numbered "New Gaps" heading.
+func TestValidateJSONReportsNormalization(t *testing.T) {
+	answer := "```markdown\n" + strings.Replace(strings.Replace(engineerOut, "**Confidence:** HIGH", "**Confidence: HIGH**", 1),
+		"### New Gaps Introduced", "### 3. New Gaps", 1) +
+		"\n### Gap Resolution — GAP-FLOW-002\n\n**Confidence:** LOW\n\nStalls are detected by a timer.\n```\n"
+	code, stdout, stderr := runValidate(t, answer, "--json", "--role", "engineer", "-")
+	if code != exitOK || stderr != "" {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	var got struct {
+		Warnings []string `json:"warnings"`
+		Gaps     []string `json:"gaps_addressed"`
+		Sections []struct {
+			ID         string `json:"id"`
+			Confidence string `json:"confidence"`
+			Line       int    `json:"line"`
+		} `json:"sections"`
+		NewGaps []struct {
+			ID       string `json:"id"`
+			Severity string `json:"severity"`
+			FromGap  string `json:"from_gap"`
+		} `json:"new_gaps"`
+		Normalized []struct {
+			Kind  string `json:"kind"`
+			Count int    `json:"count"`
+			Line  int    `json:"line"`
+		} `json:"normalized"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	if diff := cmp.Diff([]string{"GAP-FLOW-001", "GAP-FLOW-002"}, got.Gaps); diff != "" {
+		t.Errorf("gaps (-want +got):\n%s", diff)
+	}
+	type sec = struct {
+		ID         string `json:"id"`
+		Confidence string `json:"confidence"`
+		Line       int    `json:"line"`
+	}
+	if diff := cmp.Diff([]sec{{"GAP-FLOW-001", "HIGH", 2}, {"GAP-FLOW-002", "LOW", 22}}, got.Sections); diff != "" {
+		t.Errorf("sections (-want +got):\n%s", diff)
+	}
+	if len(got.NewGaps) != 1 || got.NewGaps[0].ID != "GAP-FLOW-019" || got.NewGaps[0].Severity != "LOW" || got.NewGaps[0].FromGap != "GAP-FLOW-001" {
+		t.Errorf("new gaps %+v", got.NewGaps)
+	}
+	var kinds []string
+	for _, n := range got.Normalized {
+		kinds = append(kinds, n.Kind)
+	}
+	slices.Sort(kinds)
+	want := []string{"confidence-form", "heading-level", "numbered-heading", "section-title", "separator", "wrapper-fence"}
+	if diff := cmp.Diff(want, kinds); diff != "" {
+		t.Errorf("normalized kinds (-want +got):\n%s", diff)
+	}
+	n := 0
+	for _, w := range got.Warnings {
+		if strings.HasPrefix(w, "NORMALIZED: ") {
+			n++
+		}
+	}
+	if n != len(want) || !slices.Contains(got.Warnings, `NORMALIZED: wrapper-fence ×1 (first at line 1: "`+"```"+`markdown")`) {
+		t.Errorf("warnings %q", got.Warnings)
+	}
+	// The human form lists the same warnings.
+	_, text, _ := runValidate(t, answer, "--role", "engineer", "-")
+	if !strings.Contains(text, "NORMALIZED: confidence-form ×1 (first at line 4") || !strings.Contains(text, "GAP-FLOW-002   lines 22-") {
+		t.Errorf("human output:\n%s", text)
 	}
 }

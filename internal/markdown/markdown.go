@@ -45,6 +45,23 @@ type Doc struct {
 	Prose string
 	// Headings are the headings outside code, in order.
 	Headings []Heading
+	// Lead holds, for each line (index n-1 for line n), the first byte of
+	// the line after at most three spaces of indentation: 0 for a blank
+	// line, a line of a fenced block (fence lines included) or one
+	// indented four spaces or more. A reader looking for lines that start
+	// a certain way scans it instead of the text.
+	Lead []byte
+	// Content holds, for each line, the first byte of its content after
+	// the block markers Lead may be: quote markers, heading marks, a list
+	// marker ("- ", "* ", "+ ", "1. ", "1) ") and the spaces after them; 0
+	// where Lead is 0 or nothing follows them. "- DISAGREE" has Lead '-'
+	// and Content 'D', "**Bold**" Lead and Content '*', "---" both '-'.
+	Content []byte
+	// Unclosed is the 1-based line of a fence that opens a code block and
+	// is never closed (the block runs to the end of the document), 0 when
+	// every fenced block is closed. A writer who left a fence open hides
+	// everything after it as code, so readers may want to say so.
+	Unclosed int
 
 	lineStarts []int // byte offset of each line's first byte
 	sections   []Section
@@ -75,7 +92,8 @@ func Normalize(src string) string {
 // Parse scans src. It never fails.
 func Parse(src string) *Doc {
 	text := Normalize(src)
-	d := &Doc{Text: text, lineStarts: make([]int, 0, strings.Count(text, "\n")+1)}
+	lines := strings.Count(text, "\n") + 1
+	d := &Doc{Text: text, lineStarts: make([]int, 0, lines), Lead: make([]byte, 0, lines), Content: make([]byte, 0, lines)}
 	// Prose is written line by line; strings.Builder hands its buffer over
 	// without a copy.
 	var prose strings.Builder
@@ -86,6 +104,7 @@ func Parse(src string) *Doc {
 		char  byte
 		count int
 	}
+	fenceLine := 0
 	for start := 0; start <= len(text); {
 		end := strings.IndexByte(text[start:], '\n')
 		next := 0
@@ -98,6 +117,7 @@ func Parse(src string) *Doc {
 		}
 		d.lineStarts = append(d.lineStarts, start)
 		line := text[start:end]
+		lead, content := byte(0), byte(0)
 
 		if fence.open {
 			writeSpaces(&prose, len(line))
@@ -107,7 +127,11 @@ func Parse(src string) *Doc {
 		} else if ch, n, ok := openingFence(line); ok {
 			writeSpaces(&prose, len(line))
 			fence.open, fence.char, fence.count = true, ch, n
+			fenceLine = len(d.lineStarts)
 		} else {
+			if n, rest := indent(line); n < 4 && rest != "" {
+				lead, content = rest[0], contentLead(rest)
+			}
 			writeMaskedLine(&prose, line)
 			if lvl, title, ok := atxHeading(line); ok {
 				d.Headings = append(d.Headings, Heading{
@@ -116,10 +140,15 @@ func Parse(src string) *Doc {
 				})
 			}
 		}
+		d.Lead = append(d.Lead, lead)
+		d.Content = append(d.Content, content)
 		if next <= len(text) {
 			prose.WriteByte('\n')
 		}
 		start = next
+	}
+	if fence.open {
+		d.Unclosed = fenceLine
 	}
 	d.Prose = prose.String()
 	d.sections = sectionsOf(d.Headings, len(text))
@@ -374,4 +403,81 @@ func writeMaskedLine(w *strings.Builder, line string) {
 		}
 	}
 	w.WriteString(line[written:])
+}
+
+// OpeningFence reports whether line opens a fenced code block: its fence
+// character ('`' or '~'), the fence's length, and the info string after
+// it, trimmed ("markdown" for "```markdown").
+func OpeningFence(line string) (char byte, count int, info string, ok bool) {
+	char, count, ok = openingFence(line)
+	if !ok {
+		return 0, 0, "", false
+	}
+	_, rest := indent(line)
+	return char, count, strings.TrimSpace(rest[count:]), true
+}
+
+// ClosingFence reports whether line closes a block opened by a fence of
+// count chars.
+func ClosingFence(line string, char byte, count int) bool { return isClosingFence(line, char, count) }
+
+// ATXHeading reports whether line is an ATX heading, with its level and
+// title (trimmed, closing #s removed).
+func ATXHeading(line string) (level int, title string, ok bool) { return atxHeading(line) }
+
+// LineStart returns the byte offset in Text of the first byte of 1-based
+// line n, or len(Text) when n is out of range.
+func (d *Doc) LineStart(n int) int {
+	if n < 1 || n > len(d.lineStarts) {
+		return len(d.Text)
+	}
+	return d.lineStarts[n-1]
+}
+
+// contentLead returns the first byte of s (a line without its indentation)
+// after quote markers, heading marks or a list marker and the spaces after
+// them; 0 when nothing follows them.
+func contentLead(s string) byte {
+	i := 0
+	skip := func() {
+		for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+			i++
+		}
+	}
+	for i < len(s) && s[i] == '>' {
+		i++
+		skip()
+	}
+	if i >= len(s) {
+		return 0
+	}
+	switch c := s[i]; {
+	case c == '#':
+		j := i
+		for j < len(s) && s[j] == '#' {
+			j++
+		}
+		if j == len(s) || s[j] == ' ' || s[j] == '\t' {
+			i = j
+			skip()
+		}
+	case c == '-' || c == '*' || c == '+':
+		if i+1 < len(s) && (s[i+1] == ' ' || s[i+1] == '\t') {
+			i++
+			skip()
+		}
+	case c >= '0' && c <= '9':
+		j := i
+		for j < len(s) && j-i < 9 && s[j] >= '0' && s[j] <= '9' {
+			j++
+		}
+		if j+1 < len(s) && (s[j] == '.' || s[j] == ')') && (s[j+1] == ' ' || s[j+1] == '\t') {
+			i = j + 1
+			skip()
+		}
+	}
+	if i >= len(s) {
+		return 0
+	}
+	return s[i]
 }

@@ -172,7 +172,45 @@ func FuzzParse(f *testing.F) {
 			prev = s.Start
 			_ = d.Body(s)
 		}
+		if len(d.Lead) != d.LineCount() || len(d.Content) != d.LineCount() {
+			t.Fatalf("%d leads, %d contents for %d lines", len(d.Lead), len(d.Content), d.LineCount())
+		}
+		for i, c := range d.Lead {
+			line := d.Line(i + 1)
+			if c != 0 && strings.IndexByte(line, c) < 0 || c == 0 && d.Content[i] != 0 {
+				t.Fatalf("line %d %q: lead %q content %q", i+1, line, c, d.Content[i])
+			}
+			if d.Content[i] != 0 && strings.IndexByte(line, d.Content[i]) < 0 {
+				t.Fatalf("line %d %q: content %q", i+1, line, d.Content[i])
+			}
+		}
+		if n := d.Unclosed; n < 0 || n > d.LineCount() {
+			t.Fatalf("unclosed fence at line %d of %d", n, d.LineCount())
+		}
 	})
+}
+
+// Lead, Content and Unclosed say how each line starts and which fence is
+// left open, so readers can pick lines without reading the text again.
+func TestLeadContentUnclosed(t *testing.T) {
+	d := Parse("## DISAGREE: x\n- **Bold**\n  1. Item\n> > Quote\n---\n\n    code\n```go\nfmt\n```\n* \n#tag\n```\nopen")
+	wantLead := "#-1>-\x00\x00\x00\x00\x00*#\x00\x00"
+	wantContent := "D*IQ-\x00\x00\x00\x00\x00\x00#\x00\x00"
+	if string(d.Lead) != wantLead || string(d.Content) != wantContent {
+		t.Errorf("Lead %q Content %q, want %q %q", d.Lead, d.Content, wantLead, wantContent)
+	}
+	if d.Unclosed != 13 {
+		t.Errorf("Unclosed %d, want 13", d.Unclosed)
+	}
+	if ch, n, info, ok := OpeningFence("````markdown "); !ok || ch != '`' || n != 4 || info != "markdown" {
+		t.Errorf("OpeningFence: %q %d %q %v", ch, n, info, ok)
+	}
+	if !ClosingFence("~~~~", '~', 3) || ClosingFence("```", '`', 4) || ClosingFence("```x", '`', 3) {
+		t.Error("ClosingFence")
+	}
+	if d.LineStart(2) != len("## DISAGREE: x\n") || d.LineStart(99) != len(d.Text) {
+		t.Errorf("LineStart: %d %d", d.LineStart(2), d.LineStart(99))
+	}
 }
 
 func BenchmarkParse(b *testing.B) {
