@@ -111,33 +111,30 @@ type DiscoveryResult struct {
 // Location is found through a suffix array of the spec when there are
 // many).
 func Discovery(content string, opt DiscoveryOptions) DiscoveryResult {
-	text, notes, r, ok := readDiscovery(content, opt)
+	d, base, ok := readDiscovery(content, opt)
 	if !ok {
-		return DiscoveryResult{Result: r}
+		return DiscoveryResult{Result: base}
 	}
-	d := markdown.Parse(text)
 	rd := discoveryReader{d: d, opt: opt, known: idSet(opt.Known), first: map[gap.ID]int{}, headings: map[int]bool{}}
 	for _, h := range d.Headings {
 		rd.headings[h.Line] = true
 	}
-	if fail := rd.read(); fail != nil {
-		return DiscoveryResult{Result: *fail}
+	fail := rd.read()
+	base.Normalized = append(base.Normalized, rd.notes...)
+	w := warningsOf(base.Normalized)
+	base.Warnings = w.list()
+	if fail != nil {
+		return DiscoveryResult{Result: base.fail(*fail)}
 	}
-	notes = append(notes, rd.notes...)
 
-	res := DiscoveryResult{Gaps: rd.gaps, Checklist: rd.checklist}
-	res.Tier, res.Text, res.Normalized = Content, d.Text, notes
-	var w warnings
-	for _, n := range notes {
-		w.add(0, "%s", normalizedWarning(n))
-	}
+	res := DiscoveryResult{Result: base, Gaps: rd.gaps, Checklist: rd.checklist}
 	switch {
 	case len(rd.gaps) == 0 && !rd.statesNone:
 		t, why := classifyUnread(d)
 		if t == "" {
 			t, why = WrongFormat, "the answer lists no gap (\"- GAP-AREA-NNN (SEVERITY): title\" lines, each with \"Location:\" and \"Why:\" lines) and does not say "+noGapsMark
 		}
-		return DiscoveryResult{Result: failTier(t, 0, "%s", why)}
+		return DiscoveryResult{Result: base.fail(failTier(t, 0, "%s", why))}
 	case len(rd.gaps) == 0:
 		res.NoGapsFound = true
 		if len(rd.checklist) == 0 {
@@ -146,24 +143,24 @@ func Discovery(content string, opt DiscoveryOptions) DiscoveryResult {
 	case rd.statesNone:
 		w.add(0, "the answer says %s but lists %s; the gaps count", noGapsMark, plural(len(rd.gaps), "gap"))
 	}
+	res.Warnings = w.list()
 	if len(rd.duplicates) > 0 {
-		res.Warnings = w.list()
-		return res.fail(rd.dupFailure(rd.duplicates[0]))
+		res.Result = res.fail(rd.dupFailure(rd.duplicates[0]))
+		return res
 	}
 	if opt.Spec != "" {
 		loc := newLocator(opt.Spec, len(rd.gaps))
 		for i, g := range rd.gaps {
 			if !loc.found(g.Location) {
-				res.Warnings = w.list()
-				return res.fail(failTier(UnlocatedGap, rd.lines[i], "gap %s: its Location %s is not in the spec: quote the spec's own words in double quotes, or name one of its headings", g.ID, showLocation(g.Location)))
+				res.Result = res.fail(failTier(UnlocatedGap, rd.lines[i], "gap %s: its Location %s is not in the spec: quote the spec's own words in double quotes, or name one of its headings", g.ID, showLocation(g.Location)))
+				return res
 			}
 		}
-		if !strings.Contains(opt.Spec, "GAP-") {
-			opt.Spec = "" // no annotation: nothing to scan for
-		}
-		for _, m := range markers.Scan(opt.Spec) {
-			if m.ID != "" && rd.first[m.ID] == 0 && !rd.known[m.ID] {
-				w.add(0, "the spec marks %s (line %d) but the answer lists no gap with that ID", m.ID, m.Line)
+		if strings.Contains(opt.Spec, "GAP-") { // else no annotation to look for
+			for _, m := range markers.Scan(opt.Spec) {
+				if m.ID != "" && rd.first[m.ID] == 0 && !rd.known[m.ID] {
+					w.add(0, "the spec marks %s (line %d) but the answer lists no gap with that ID", m.ID, m.Line)
+				}
 			}
 		}
 	}
@@ -177,37 +174,25 @@ func Discovery(content string, opt DiscoveryOptions) DiscoveryResult {
 	return res
 }
 
-// fail turns r into the failed result f, keeping what was read (a Content
-// failure).
-func (r DiscoveryResult) fail(f Result) DiscoveryResult {
-	f.Warnings, f.Text, f.Normalized = r.Warnings, r.Text, r.Normalized
-	r.Result = f
-	return r
-}
-
 // The one place discovery meets the reading of DESIGN §18 (#38): the
-// checks before reading, the normalization, its warnings, and the
-// classification of an answer that holds nothing to read.
+// checks before reading, the normalization, and the classification of an
+// answer that holds nothing to read.
 
-// readDiscovery runs the checks every answer gets before it is read
-// (preflight: size, the finish reason, emptiness, text) and the one
-// normalization step every reader goes through; ok is false with the
-// failure when a check fails.
-func readDiscovery(content string, opt DiscoveryOptions) (text string, notes []Normalization, fail Result, ok bool) {
-	if r, ok := preflight(content, Options{MaxOutputBytes: opt.MaxOutputBytes}.maxBytes(), opt.FinishReason); !ok {
-		return "", nil, r, false
-	}
-	text, notes = Normalize(content)
-	return text, notes, Result{}, true
+// readDiscovery runs what every answer gets before it is read (size, the
+// finish reason, emptiness, text) and reads it through the normalization
+// every reader shares, with only the rules every answer gets (a discovery
+// answer has no required header): the document as read and a Result
+// holding the reading (Text, Normalized, their warnings). ok is false with
+// the failure when a check fails.
+func readDiscovery(content string, opt DiscoveryOptions) (*markdown.Doc, Result, bool) {
+	sc, base, ok := begin(content, Options{MaxOutputBytes: opt.MaxOutputBytes}.maxBytes(), opt.FinishReason, roleNone)
+	return sc.d, base, ok
 }
-
-// normalizedWarning is the NORMALIZED warning of one normalization kind.
-func normalizedWarning(n Normalization) string { return n.Warning() }
 
 // classifyUnread says whether an answer with neither gaps nor
 // NO_GAPS_FOUND declines the task (REFUSAL) or asks a question back
-// (CLARIFICATION), through the classification of DESIGN §18; "" when it
-// is neither, which makes it WRONG_FORMAT.
+// (CLARIFICATION), as DESIGN §18 classifies an answer without its
+// required header; "" when it is neither, which makes it WRONG_FORMAT.
 func classifyUnread(d *markdown.Doc) (FailureType, string) { return headerless(d) }
 
 // gapListLine reports whether a line, its indent removed, is a gap line
@@ -507,6 +492,8 @@ type DiscoveryReport struct {
 	Gaps        []ReportGap `json:"gaps"`
 	NoGapsFound bool        `json:"no_gaps_found"`
 	Checklist   []string    `json:"checklist"`
+	// Normalized says what the reading mapped, as in Report.
+	Normalized []ReportNormalization `json:"normalized"`
 }
 
 // ReportGap is a discovered gap in a DiscoveryReport.
@@ -522,9 +509,13 @@ type ReportGap struct {
 func (r DiscoveryResult) Report() DiscoveryReport {
 	rep := DiscoveryReport{Success: r.Success, FailureType: r.FailureType, Retriable: r.Retriable, Message: r.Message,
 		Line: r.Line, Warnings: append([]string{}, r.Warnings...), Gaps: make([]ReportGap, 0, len(r.Gaps)),
-		NoGapsFound: r.NoGapsFound, Checklist: append([]string{}, r.Checklist...)}
+		NoGapsFound: r.NoGapsFound, Checklist: append([]string{}, r.Checklist...),
+		Normalized: make([]ReportNormalization, 0, len(r.Normalized))}
 	for _, g := range r.Gaps {
 		rep.Gaps = append(rep.Gaps, ReportGap{g.ID, g.Severity, g.Title, g.Location, g.Why})
+	}
+	for _, n := range r.Normalized {
+		rep.Normalized = append(rep.Normalized, ReportNormalization(n))
 	}
 	return rep
 }
