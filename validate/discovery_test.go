@@ -378,3 +378,95 @@ func BenchmarkDiscovery(b *testing.B) {
 	b.ReportMetric(perLarge, "ns/gap-5000")
 	b.ReportMetric(perLarge/perSmall, "ratio-5000/500")
 }
+
+// Metamorphic: a benign quirk of how models write leaves the reading of a
+// valid discovery answer unchanged; a defect turns it into its failure.
+func TestDiscoveryMetamorphic(t *testing.T) {
+	spec := readRepoFile(t, "cmd/refine/demo/spec.md")
+	answers := map[string]string{
+		"demo replay":        readRepoFile(t, "cmd/refine/demo/replay/discovery-001.md"),
+		"offline candidates": gapsfile.Format(markers.Candidates(spec, markers.Scan(spec))),
+	}
+	lines := func(s string, f func(i int, l string) string) string {
+		ls := strings.Split(s, "\n")
+		for i := range ls {
+			ls[i] = f(i, ls[i])
+		}
+		return strings.Join(ls, "\n")
+	}
+	gapLine := func(l string) bool { return strings.HasPrefix(l, "- GAP-") }
+	benign := map[string]func(string) string{
+		"wrapped in a markdown fence": func(s string) string { return "```markdown\n" + s + "```\n" },
+		"a think block first":         func(s string) string { return "<think>\nLet me read the draft.\n</think>\n\n" + s },
+		"a preamble and a heading":    func(s string) string { return "Here are the gaps I found.\n\n## Gaps\n\n" + s + "\nThat is all.\n" },
+		"CRLF and a BOM":              func(s string) string { return "\uFEFF" + strings.ReplaceAll(s, "\n", "\r\n") },
+		"numbered items": func(s string) string {
+			n := 0
+			return lines(s, func(_ int, l string) string {
+				if !gapLine(l) {
+					return l
+				}
+				n++
+				return fmt.Sprintf("%d. %s", n, l[2:])
+			})
+		},
+		"bold IDs and bold labels": func(s string) string {
+			return lines(s, func(_ int, l string) string {
+				switch {
+				case gapLine(l):
+					id, rest, _ := strings.Cut(l[2:], " ")
+					return "- **" + id + "** " + rest
+				case strings.HasPrefix(l, "  Location:"), strings.HasPrefix(l, "  Why:"):
+					label, rest, _ := strings.Cut(strings.TrimSpace(l), ":")
+					return "  - **" + label + ":**" + rest
+				}
+				return l
+			})
+		},
+		"Why before Location": func(s string) string {
+			ls := strings.Split(s, "\n")
+			for i := 0; i+2 < len(ls); i++ {
+				if gapLine(ls[i]) {
+					ls[i+1], ls[i+2] = ls[i+2], ls[i+1]
+				}
+			}
+			return strings.Join(ls, "\n")
+		},
+	}
+	for name, answer := range answers {
+		want := Discovery(answer, DiscoveryOptions{Spec: spec})
+		if !want.Success {
+			t.Fatalf("%s: %s", name, want.Message)
+		}
+		for q, f := range benign {
+			got := Discovery(f(answer), DiscoveryOptions{Spec: spec})
+			if !got.Success {
+				t.Errorf("%s, %s: %s %s", name, q, got.FailureType, got.Message)
+				continue
+			}
+			if diff := cmp.Diff(want.Gaps, got.Gaps); diff != "" {
+				t.Errorf("%s, %s: gaps (-plain +quirky):\n%s", name, q, diff)
+			}
+		}
+		defects := map[string]struct {
+			f    func(string) string
+			want FailureType
+		}{
+			"a Why dropped": {func(s string) string {
+				return lines(s, func(_ int, l string) string { return strings.Replace(l, "  Why:", "  Reason:", 1) })
+			}, MalformedGap},
+			"an ID repeated": {func(s string) string {
+				return s + strings.SplitAfterN(s, "\n", 4)[0] + strings.SplitAfterN(s, "\n", 4)[1] + strings.SplitAfterN(s, "\n", 4)[2]
+			}, DuplicateGap},
+			"a Location rewritten": {func(s string) string {
+				return strings.Replace(s, "  Location: ", "  Location: \"Clients must page with cursors\" ", 1)
+			}, UnlocatedGap},
+			"an ID without area": {func(s string) string { return strings.Replace(s, "GAP-API-00", "GAP-00", 1) }, MalformedGap},
+		}
+		for q, d := range defects {
+			if got := Discovery(d.f(answer), DiscoveryOptions{Spec: spec}); got.FailureType != d.want {
+				t.Errorf("%s, %s: %s (%s), want %s", name, q, got.FailureType, got.Message, d.want)
+			}
+		}
+	}
+}
