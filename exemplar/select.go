@@ -123,11 +123,18 @@ type choice struct {
 //	INCONSISTENT_REFS  gap list + (Tier 2 > Tier 3)
 //	anything else      Tier 3 ("Default template")
 //
+// The discovery call (role gap.Discovery, or a MALFORMED_GAP,
+// DUPLICATE_GAP or UNLOCATED_GAP) takes DiscoveryTemplate (Tier 3) after
+// any failure but FILE_MISSING: Tiers 1 and 2 do not exist before round 1.
+//
 // A Tier 2 example carries the spec's provenance header. The gap list and
 // the provenance header are kept whole by truncation; only the example
 // itself is shortened. Every tier passed over is explained in Notes.
 func Select(req Request) Selection {
 	role := normalizeRole(req.Role)
+	if isDiscovery(role, normalizeFailure(req.FailureType)) {
+		return selectDiscovery(req)
+	}
 	var c choice
 	var notes []string
 	miss := func(tier int, why string) {
@@ -216,6 +223,9 @@ func Select(req Request) Selection {
 // History are not used.
 func SelectInitial(req Request) Selection {
 	role := normalizeRole(req.Role)
+	if role == gap.Discovery {
+		return selectDiscovery(Request{Role: role, Budget: req.Budget, Tokenizer: req.Tokenizer})
+	}
 	var notes []string
 	if text := trimBlankLines(req.Canonical.For(role)); text != "" {
 		return finish(choice{framed: framed{body: text}, tier: TierCanonical, source: SourceCanonical, desc: descEmptyCanonical}, req, notes)

@@ -57,14 +57,16 @@ const (
 - [ ] Edge cases covered?`
 )
 
-// Template returns the Tier 3 template for role ("engineer" or "reviewer",
-// any case) and whether the role has one.
+// Template returns the Tier 3 template for role ("engineer", "reviewer"
+// or "discovery", any case) and whether the role has one.
 func Template(role gap.Role) (string, bool) {
 	switch normalizeRole(role) {
 	case gap.Engineer:
 		return EngineerTemplate, true
 	case gap.Reviewer:
 		return ReviewerTemplate, true
+	case gap.Discovery:
+		return DiscoveryTemplate, true
 	}
 	return "", false
 }

@@ -34,6 +34,13 @@ type Gap struct {
 	Blocking bool `json:"blocking,omitempty"`
 	// Parent is the gap this one was split from, if any.
 	Parent ID `json:"parent,omitempty"`
+	// Location is where the spec leaves the gap open: a heading of the
+	// spec or a quotation of its text, as discovery or a gap list gives it
+	// ("" when none was given).
+	Location string `json:"location,omitempty"`
+	// Why says what an implementer could not decide from the spec as it
+	// stands ("" when none was given).
+	Why string `json:"why,omitempty"`
 	// Round is the round in which the gap entered the ledger (0: the initial list).
 	Round   int          `json:"round"`
 	History []Transition `json:"history,omitempty"`
@@ -69,6 +76,7 @@ func (l *Ledger) AddAll(gaps []Gap) error {
 		seen[g.ID] = true
 	}
 	n := len(l.Gaps)
+	l.Gaps = slices.Grow(l.Gaps, len(gaps)) // one allocation, whatever the size of a Gap
 	for _, g := range gaps {
 		if _, err := ParseID(string(g.ID)); err != nil {
 			l.Gaps = l.Gaps[:n]

@@ -11,6 +11,11 @@ const (
 	Reviewer Role = "reviewer"
 )
 
+// Discovery names the discovery call (DESIGN §19): the Reviewer's call on
+// the draft alone, before round 1, that proposes the gap list. Its
+// recorded answers are discovery-NNN.md, its example the built-in one.
+const Discovery Role = "discovery"
+
 // Title returns the role capitalised for headings ("Engineer").
 func (r Role) Title() string {
 	if r == "" {

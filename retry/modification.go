@@ -4,17 +4,19 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/validate"
 )
 
 // Context carries the values the modification texts interpolate.
 type Context struct {
-	Role string // "engineer" or "reviewer"
+	Role string // "engineer", "reviewer" or "discovery" (gap.Discovery)
 	// ExpectedPath is where the output belongs ("round_003/engineer.md").
 	ExpectedPath string
 	// Gaps is the assigned gap list in priority order, e.g. "GAP-FLOW-001".
 	Gaps []string
-	// ValidGaps is every gap of the session (for INCONSISTENT_REFS).
+	// ValidGaps is every gap of the session (for INCONSISTENT_REFS; for
+	// DUPLICATE_GAP, the gaps already listed).
 	ValidGaps []string
 	// InvalidRefs is the validator's message naming the bad references.
 	InvalidRefs string
@@ -84,6 +86,13 @@ Minimum expectations:
 Do NOT submit an empty file. Write something useful.
 `
 	case validate.WrongFormat:
+		if gap.Role(strings.ToLower(c.Role)) == gap.Discovery {
+			return `
+FORMAT CORRECTION REQUIRED:
+
+Your previous answer held no gap list and did not say NO_GAPS_FOUND.
+` + discoveryFormat
+		}
 		return `
 FORMAT CORRECTION REQUIRED:
 
@@ -258,11 +267,61 @@ reads, or it cannot be recorded:
 Mention any other ID in running text, not in a heading or at the start of a
 list item.
 `, c.Message)
+	case validate.MalformedGap:
+		return fmt.Sprintf(`
+GAP LIST FORMAT CORRECTION REQUIRED:
+
+%s
+`, c.Message) + discoveryFormat
+	case validate.DuplicateGap:
+		taken := ""
+		if len(c.ValidGaps) > 0 {
+			taken = "\nThese IDs are taken by the gaps already listed:\n" + FormatGapList(c.ValidGaps) + "\n"
+		}
+		return fmt.Sprintf(`
+DUPLICATE GAP ID:
+
+%s
+
+List each gap once, with an ID of its own, and only gaps that are not
+already listed. Two entries about the same point are one gap: merge them.
+%s`, c.Message, taken)
+	case validate.UnlocatedGap:
+		return fmt.Sprintf(`
+LOCATION NOT FOUND IN THE SPEC:
+
+%s
+
+A Location points at the place in the spec that leaves the gap open:
+either the spec's own words in double quotes, copied exactly (a sentence
+or a part of one), or one of its headings as it reads, e.g. 3. Errors.
+Do not paraphrase the spec or quote text it does not contain. A gap about
+something the spec never mentions takes the heading of the section it
+belongs in.
+`, c.Message)
 	case validate.ExecutionError, validate.MaxRetriesExhausted, validate.ThinContent, validate.IncompleteStructure:
 		return GenericModification // not retriable: no retry prompt is built after these
 	}
 	return GenericModification // unknown: !failureType.Known()
 }
+
+// discoveryFormat is the discovery answer's format (DESIGN §19), as the
+// retry texts of a discovery call restate it.
+const discoveryFormat = `
+Write every gap as one line, then its Location and Why lines, indented:
+
+- GAP-AREA-NNN (SEVERITY): one-line title
+  Location: "the spec's own words, quoted exactly" (or a heading of the spec)
+  Why: what an implementer cannot decide from the spec as it stands
+
+AREA is 2 to 6 capital letters for the spec's subject and NNN runs from
+001; keep the ID of a "(GAP-…)" marker the spec already carries. SEVERITY
+is CRITICAL, HIGH, MEDIUM or LOW. Nothing else goes under a gap. If the
+spec leaves nothing open, write NO_GAPS_FOUND and a short checklist
+("- [x] …") of what you checked.
+
+The example below shows the correct format. Match it exactly.
+`
 
 // Label is the short name of a failure type's modification, for the
 // "Prompt Modification" line of the status.md retry details: GenericLabel
@@ -297,6 +356,12 @@ func Label(failureType validate.FailureType) string {
 		return "NO QUESTIONS BACK (assumptions with LOW confidence)"
 	case validate.AmbiguousStructure:
 		return "AMBIGUOUS STRUCTURE (line quoted, canonical forms)"
+	case validate.MalformedGap:
+		return "GAP LIST FORMAT CORRECTION REQUIRED (gap line, Location, Why)"
+	case validate.DuplicateGap:
+		return "DUPLICATE GAP ID (IDs taken)"
+	case validate.UnlocatedGap:
+		return "LOCATION NOT FOUND IN THE SPEC (quotation or heading)"
 	case validate.ExecutionError, validate.MaxRetriesExhausted, validate.ThinContent, validate.IncompleteStructure:
 		return GenericLabel // not retriable
 	}

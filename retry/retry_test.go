@@ -29,6 +29,9 @@ func TestModificationTexts(t *testing.T) {
 		{"REFUSAL", []string{"TASK RESTATED:", "benign technical task", "software\nspecification document"}},
 		{"CLARIFICATION", []string{"NO QUESTIONS BACK:", "missing '**Rationale:**'", "Do not ask questions back", "LOW confidence"}},
 		{"AMBIGUOUS_STRUCTURE", []string{"AMBIGUOUS STRUCTURE:", "missing '**Rationale:**'", "## Gap Resolution: GAP-XXX", "## DISAGREE: ISSUE-R{N}-NNN"}},
+		{"MALFORMED_GAP", []string{"GAP LIST FORMAT CORRECTION REQUIRED:", "missing '**Rationale:**'", "- GAP-AREA-NNN (SEVERITY): one-line title\n  Location:", "NO_GAPS_FOUND"}},
+		{"DUPLICATE_GAP", []string{"DUPLICATE GAP ID:", "missing '**Rationale:**'", "These IDs are taken by the gaps already listed:\n- GAP-FLOW-001"}},
+		{"UNLOCATED_GAP", []string{"LOCATION NOT FOUND IN THE SPEC:", "missing '**Rationale:**'", "in double quotes, copied exactly"}},
 		{"SOMETHING_ELSE", []string{"Please review your output and try again."}},
 	}
 	for _, tt := range tests {
@@ -44,6 +47,20 @@ func TestModificationTexts(t *testing.T) {
 	}
 	if got := Modification("NO_GAPS_ADDRESSED", Context{}); !strings.Contains(got, "Begin with: ## Gap Resolution: GAP-XXX") {
 		t.Errorf("no gaps: first gap placeholder missing:\n%s", got)
+	}
+	// A discovery call's WRONG_FORMAT restates the gap list, not the
+	// Engineer's and Reviewer's headers.
+	got := Modification(validate.WrongFormat, Context{Role: "discovery"})
+	for _, w := range []string{"held no gap list and did not say NO_GAPS_FOUND", "  Why: what an implementer cannot decide"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("discovery WRONG_FORMAT lacks %q:\n%s", w, got)
+		}
+	}
+	if strings.Contains(got, "## Gap Resolution") {
+		t.Errorf("discovery WRONG_FORMAT names the Engineer's header:\n%s", got)
+	}
+	if got := Modification(validate.DuplicateGap, Context{}); strings.Contains(got, "taken") {
+		t.Errorf("DUPLICATE_GAP without a list names taken IDs:\n%s", got)
 	}
 }
 

@@ -71,6 +71,7 @@ func FailureTypes() []FailureType {
 		InvalidDisagreeRef, MalformedDisagree, ReArguedConflict,
 		IntegrationStructure, IntegrationMissing, IntegrationStale,
 		Truncated, Refusal, Clarification, AmbiguousStructure,
+		MalformedGap, DuplicateGap, UnlocatedGap,
 	}
 }
 
@@ -82,7 +83,8 @@ func (t FailureType) Known() bool {
 		ThinContent, IncompleteStructure, ExecutionError, MaxRetriesExhausted,
 		InvalidDisagreeRef, MalformedDisagree, ReArguedConflict,
 		IntegrationStructure, IntegrationMissing, IntegrationStale,
-		Truncated, Refusal, Clarification, AmbiguousStructure:
+		Truncated, Refusal, Clarification, AmbiguousStructure,
+		MalformedGap, DuplicateGap, UnlocatedGap:
 		return true
 	}
 	return false
@@ -97,7 +99,8 @@ func (t FailureType) Retriable() bool {
 	case MissingFile, EmptyOutput, WrongFormat, NoGapsAddressed, InconsistentRefs,
 		InvalidDisagreeRef, MalformedDisagree, ReArguedConflict,
 		IntegrationStructure, IntegrationMissing, IntegrationStale,
-		Truncated, Refusal, Clarification, AmbiguousStructure:
+		Truncated, Refusal, Clarification, AmbiguousStructure,
+		MalformedGap, DuplicateGap, UnlocatedGap:
 		return true
 	}
 	return false

@@ -54,6 +54,7 @@ func TestFailureTypesListsEveryConstant(t *testing.T) {
 		IntegrationMissing: "IntegrationMissing", IntegrationStale: "IntegrationStale",
 		Truncated: "Truncated", Refusal: "Refusal", Clarification: "Clarification",
 		AmbiguousStructure: "AmbiguousStructure",
+		MalformedGap:       "MalformedGap", DuplicateGap: "DuplicateGap", UnlocatedGap: "UnlocatedGap",
 	}
 	var listed []string
 	for _, ft := range FailureTypes() {

@@ -404,8 +404,9 @@ func wrapperInfo(info string) bool {
 
 // wrappedAnswer reads the text inside a candidate wrapper: open is the
 // offset of a fence it opens and never closes (-1 when every one is
-// closed), structured whether a heading or a bold line stands outside
-// its fences. It reads as an answer when both hold.
+// closed), structured whether a heading, a bold line or a gap list line
+// (a discovery answer has no heading) stands outside its fences. It reads
+// as an answer when both hold.
 func wrappedAnswer(inner string) (open int, structured bool) {
 	open = -1
 	var ch byte
@@ -421,7 +422,7 @@ func wrappedAnswer(inner string) (open int, structured bool) {
 		default:
 			if c, k, _, ok := markdown.OpeningFence(l); ok {
 				open, ch, n = off, c, k
-			} else if t := strings.TrimLeft(l, " "); strings.HasPrefix(t, "#") || strings.HasPrefix(t, "**") || strings.HasPrefix(t, "__") {
+			} else if t := strings.TrimLeft(l, " "); strings.HasPrefix(t, "#") || strings.HasPrefix(t, "**") || strings.HasPrefix(t, "__") || gapListLine(t) {
 				structured = true
 			}
 		}

@@ -45,6 +45,7 @@ type command struct {
 func commandTable() map[string]command {
 	return map[string]command{
 		"validate": {"validate an Engineer or Reviewer output file", cmdValidate},
+		"gaps":     {"list the gaps a draft spec marks itself, as a gap list to edit: refine gaps --spec S --offline [--out FILE]", cmdGaps},
 		"demo":     {"run a bundled session end to end (no API key needed)", cmdDemo},
 		"run":      {"start a session: refine run --spec S --gaps G --dir D --llm openai|anthropic|ollama|replay", cmdRun},
 		"resume":   {"continue a paused, failed or interrupted session", cmdResume},

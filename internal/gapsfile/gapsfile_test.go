@@ -29,6 +29,25 @@ func TestParse(t *testing.T) {
   {"id": "GAP-FLOW-002", "title": "Stall detection: when to stop"},
   {"id": "GAP-UX-001a", "severity": "low", "title": " Colours "}
 ]`, three},
+		{"markdown with Location and Why lines", "gaps.md", "- GAP-API-001 (HIGH): Pagination\n" +
+			"  Location: \"How clients page through large result sets is not specified\"\n" +
+			"  Why: clients cannot fetch past the first page\n" +
+			"\n- GAP-API-002: Errors\n" +
+			"    - **why:** the body's shape is open\n" +
+			"\t**Location**: 3. Errors\n" +
+			"- GAP-API-003 (LOW): Limits\n" +
+			"Why: nothing says what happens at the limit\n",
+			[]gap.Gap{
+				{ID: "GAP-API-001", Title: "Pagination", Severity: gap.High, Location: `"How clients page through large result sets is not specified"`, Why: "clients cannot fetch past the first page"},
+				{ID: "GAP-API-002", Title: "Errors", Severity: gap.Medium, Location: "3. Errors", Why: "the body's shape is open"},
+				{ID: "GAP-API-003", Title: "Limits", Severity: gap.Low, Why: "nothing says what happens at the limit"},
+			}},
+		{"JSON with location and why", "gaps.json", `[{"id": "GAP-API-001", "severity": "HIGH", "title": "Pagination", "location": " 2. Endpoints ", "why": "no cursor"},
+ {"id": "GAP-API-002", "title": "Errors", "why": ""}]`,
+			[]gap.Gap{
+				{ID: "GAP-API-001", Title: "Pagination", Severity: gap.High, Location: "2. Endpoints", Why: "no cursor"},
+				{ID: "GAP-API-002", Title: "Errors", Severity: gap.Medium},
+			}},
 		{"JSON with BOM, any file name", "gaps", "\uFEFF  [{\"id\":\"GAP-FLOW-001\",\"severity\":\"\",\"title\":\"x\"}]\n",
 			[]gap.Gap{{ID: "GAP-FLOW-001", Title: "x", Severity: gap.Medium}}},
 	}
@@ -46,7 +65,7 @@ func TestParse(t *testing.T) {
 }
 
 func TestParseErrors(t *testing.T) {
-	const want = `want "- GAP-AREA-NNN (SEVERITY): title"`
+	const want = `want "- GAP-AREA-NNN (SEVERITY): title", each optionally followed by "Location:" and "Why:" lines`
 	tests := []struct {
 		name, file, data, wantErr string
 	}{
@@ -104,6 +123,28 @@ func TestParseErrors(t *testing.T) {
 			`gaps.md:1: gap GAP-FLOW-001: the title is 501 bytes, above the limit of 500: keep it to a line and put details in the spec`},
 		{"JSON title too long", "gaps.json", "[{\"id\":\"GAP-FLOW-001\",\"title\":\"" + strings.Repeat("é", 251) + "\"}]",
 			`gaps.json:1: gap GAP-FLOW-001: the title is 502 bytes, above the limit of 500: keep it to a line and put details in the spec`},
+		{"Location before any gap", "gaps.md", "# Gaps\n  Location: 2. Endpoints\n- GAP-API-001: a\n",
+			`gaps.md:2: a Location line before any gap line: put it under the "- GAP-…" line it belongs to`},
+		{"second Location", "gaps.md", "- GAP-API-001: a\n  Location: 2. Endpoints\n  Why: w\n  location: 3. Errors\n",
+			"gaps.md:4: gap GAP-API-001: a second Location line: a gap has at most one"},
+		{"second Why", "gaps.md", "- GAP-API-001: a\n  Why: w\n\n  - Why: again\n",
+			"gaps.md:4: gap GAP-API-001: a second Why line: a gap has at most one"},
+		{"empty Location", "gaps.md", "- GAP-API-001: a\n  Location:   \n",
+			`gaps.md:2: gap GAP-API-001: an empty Location line: write a heading or a quotation of the spec after "Location:"`},
+		{"empty Why", "gaps.md", "- GAP-API-001: a\n  **Why:**\n",
+			`gaps.md:2: gap GAP-API-001: an empty Why line: write what the spec leaves undecided after "Why:"`},
+		{"another field under a gap", "gaps.md", "- GAP-API-001: a\n  Impact: clients break\n",
+			`gaps.md:2: malformed gap line "Impact: clients break": ` + want},
+		{"a Why without its colon", "gaps.md", "- GAP-API-001: a\n  Why it matters: clients break\n",
+			`gaps.md:2: malformed gap line "Why it matters: clients break": ` + want},
+		{"escape in Location", "gaps.md", "- GAP-API-001: a\n  Location: x\x1b[2Jy\n",
+			`gaps.md:2: gap GAP-API-001: the Location holds the control character U+001B at byte 1: a Location is plain text on one line`},
+		{"Why too long", "gaps.md", "- GAP-API-001: a\n  Why: " + strings.Repeat("w", 1001) + "\n",
+			`gaps.md:2: gap GAP-API-001: the Why is 1001 bytes, above the limit of 1000: keep it to a line and put details in the spec`},
+		{"JSON Location too long", "gaps.json", "[{\"id\":\"GAP-API-001\",\"title\":\"a\",\"location\":\"" + strings.Repeat("l", 501) + "\"}]",
+			`gaps.json:1: gap GAP-API-001: the Location is 501 bytes, above the limit of 500: keep it to a line and put details in the spec`},
+		{"JSON newline in why", "gaps.json", "[{\"id\":\"GAP-API-001\",\"title\":\"a\",\"why\":\"a\\nb\"}]",
+			`gaps.json:1: gap GAP-API-001: the Why holds the control character U+000A at byte 1: a Why is plain text on one line`},
 		{"JSON trailing data", "gaps.json", "[{\"id\":\"GAP-FLOW-001\",\"title\":\"a\"}]\n[]",
 			"gaps.json:2: unexpected data after the JSON array"},
 	}
@@ -117,6 +158,28 @@ func TestParseErrors(t *testing.T) {
 				t.Errorf("error (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestFormat(t *testing.T) {
+	gaps := []gap.Gap{
+		{ID: "GAP-API-001", Severity: gap.High, Title: "Pagination", Location: `"is not specified"`, Why: "no cursor"},
+		{ID: "GAP-API-002", Title: "Errors", Why: "w"},
+		{ID: "GAP-API-003", Severity: gap.Low, Title: "Limits", Location: "4. Limits"},
+	}
+	want := "- GAP-API-001 (HIGH): Pagination\n  Location: \"is not specified\"\n  Why: no cursor\n" +
+		"- GAP-API-002 (MEDIUM): Errors\n  Why: w\n" +
+		"- GAP-API-003 (LOW): Limits\n  Location: 4. Limits\n"
+	if diff := cmp.Diff(want, Format(gaps)); diff != "" {
+		t.Errorf("Format (-want +got):\n%s", diff)
+	}
+	back, err := Parse("gaps.md", []byte(want))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gaps[1].Severity = gap.Medium
+	if diff := cmp.Diff(gaps, back); diff != "" {
+		t.Errorf("read back (-want +got):\n%s", diff)
 	}
 }
 
@@ -183,7 +246,7 @@ func BenchmarkParseGapsJSON(b *testing.B) {
 // FuzzParseGapsFile: no input panics, and every gap parsed has a valid ID
 // and a title a terminal shows as it is.
 func FuzzParse(f *testing.F) {
-	for _, s := range []string{"- GAP-FLOW-001 (HIGH): a\n", "[{\"id\":\"GAP-FLOW-001\",\"title\":\"a\"}]", "[\n{\"id\":", "- GAP-FLOW-001: a\x1b[2J\n", bigGapsJSON(3)} {
+	for _, s := range []string{"- GAP-FLOW-001 (HIGH): a\n", "- GAP-FLOW-001 (HIGH): a\n  Location: \"x y\"\n  Why: z\n", "[{\"id\":\"GAP-FLOW-001\",\"title\":\"a\",\"location\":\"l\",\"why\":\"w\"}]", "[{\"id\":\"GAP-FLOW-001\",\"title\":\"a\"}]", "[\n{\"id\":", "- GAP-FLOW-001: a\x1b[2J\n", bigGapsJSON(3)} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -198,6 +261,19 @@ func FuzzParse(f *testing.F) {
 			if i, _ := termtext.IndexLine(g.Title); i >= 0 || g.Title == "" || len(g.Title) > maxTitleBytes {
 				t.Fatalf("gap %s: title %q accepted", g.ID, g.Title)
 			}
+			if i, _ := termtext.IndexLine(g.Location); i >= 0 || len(g.Location) > MaxLocationBytes || g.Location != strings.TrimSpace(g.Location) {
+				t.Fatalf("gap %s: Location %q accepted", g.ID, g.Location)
+			}
+			if i, _ := termtext.IndexLine(g.Why); i >= 0 || len(g.Why) > MaxWhyBytes || g.Why != strings.TrimSpace(g.Why) {
+				t.Fatalf("gap %s: Why %q accepted", g.ID, g.Why)
+			}
+		}
+		back, err := Parse("formatted.md", []byte(Format(gaps)))
+		if err != nil {
+			t.Fatalf("Format's list does not parse: %v\n%s", err, Format(gaps))
+		}
+		if diff := cmp.Diff(gaps, back); diff != "" {
+			t.Fatalf("Format then Parse (-read +reread):\n%s", diff)
 		}
 	})
 }
