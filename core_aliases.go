@@ -8,8 +8,10 @@ package refine
 import (
 	"time"
 
+	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/internal/core"
 	"github.com/refine-spec/refine/llm"
+	"github.com/refine-spec/refine/question"
 	"github.com/refine-spec/refine/store"
 )
 
@@ -33,7 +35,7 @@ type (
 
 // IsTransient reports whether err is worth retrying after a pause, and the
 // pause the backend asked for, if any ([llm.IsTransient]).
-func IsTransient(err error) (bool, time.Duration) { return core.IsTransient(err) }
+func IsTransient(err error) (bool, time.Duration) { return llm.IsTransient(err) }
 
 // The two LLM-backed roles.
 const (
@@ -44,22 +46,22 @@ const (
 // Questions and answers: a Question asked with its Options, of a
 // QuestionKind, and the Answer that picks one.
 type (
-	Question     = core.Question
-	QuestionKind = core.QuestionKind
-	Option       = core.Option
-	Answer       = core.Answer
+	Question     = question.Question
+	QuestionKind = question.Kind
+	Option       = question.Option
+	Answer       = question.Answer
 )
 
 // The kinds of question a session asks (docs/workflow.md#questions).
 const (
-	KindConflict         = core.KindConflict
-	KindImplicit         = core.KindImplicit
-	KindDisagreeRate     = core.KindDisagreeRate
-	KindEscalation       = core.KindEscalation
-	KindRoundFailed      = core.KindRoundFailed
-	KindDivergence       = core.KindDivergence
-	KindEarlyTermination = core.KindEarlyTermination
-	KindRollback         = core.KindRollback
+	KindConflict         = question.KindConflict
+	KindImplicit         = question.KindImplicit
+	KindDisagreeRate     = question.KindDisagreeRate
+	KindEscalation       = question.KindEscalation
+	KindRoundFailed      = question.KindRoundFailed
+	KindDivergence       = question.KindDivergence
+	KindEarlyTermination = question.KindEarlyTermination
+	KindRollback         = question.KindRollback
 )
 
 // Where a session stands and how it ended.
@@ -112,8 +114,8 @@ type (
 	BackendInfo   = core.BackendInfo
 	RoleBackend   = core.RoleBackend
 	PromptData    = core.PromptData
-	Tokenizer     = core.Tokenizer
-	CharTokenizer = core.CharTokenizer
+	Tokenizer     = exemplar.Tokenizer
+	CharTokenizer = exemplar.CharTokenizer
 	IDSource      = core.IDSource
 )
 

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/refine-spec/refine/internal/core"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/store/memory"
 )
 
@@ -33,11 +34,11 @@ func TestStateJournalWithoutSession(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
 			st := &core.State{Schema: core.SchemaVersion, SessionID: "journal-only"}
-			j := core.NewJournal(core.CapsOf(tc.store))
+			j := core.NewJournal(capsOf(tc.store))
 			backedUp := map[int]int{} // round -> adjustments then
 			round := 0
 			for i := 1; i <= 400; i++ {
-				var pending []core.Op
+				var pending []store.Op
 				if i%60 == 0 {
 					round++
 					ops, err := j.StateBackupOps(st, round)

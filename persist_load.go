@@ -53,7 +53,7 @@ func loadState(ctx context.Context, store Store) (loadedState, error) {
 	if err != nil {
 		return loadedState{}, err
 	}
-	j := core.StateJournal{Seq: last, Since: since, SnapSeq: base.Seq, SnapSize: len(base.Doc), SnapKey: base.Key, LegacyState: st.Schema < 2, Appends: core.Appends(store)}
+	j := core.StateJournal{Seq: last, Since: since, SnapSeq: base.Seq, SnapSize: len(base.Doc), SnapKey: base.Key, LegacyState: st.Schema < 2, Appends: appends(store)}
 	if st.Schema < core.SchemaVersion {
 		st.Schema = core.SchemaVersion
 		j.SnapshotNext = true // rewrite it in this refine's format at the next commit

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/refine-spec/refine/exemplar"
+	"github.com/refine-spec/refine/llm"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/validate"
 )
 
@@ -35,14 +38,14 @@ func plainStop(reason string) bool {
 // text (capped at the output limit; validation fails a larger one from
 // its full size) and, when it says more than a plain stop, its finish
 // reason.
-func journalResponse(respKey, content, finish string, maxOutputBytes int) []Op {
+func journalResponse(respKey, content, finish string, maxOutputBytes int) []store.Op {
 	journaled := content
 	if maxOutputBytes > 0 && len(journaled) > maxOutputBytes {
 		journaled = journaled[:maxOutputBytes]
 	}
-	ops := []Op{Put(respKey, []byte(journaled))}
+	ops := []store.Op{store.Put(respKey, []byte(journaled))}
 	if !plainStop(finish) {
-		ops = append(ops, Put(finishKey(respKey), []byte(finish)))
+		ops = append(ops, store.Put(finishKey(respKey), []byte(finish)))
 	}
 	return ops
 }
@@ -92,7 +95,7 @@ func readAnswer(content, finish string, maxOutputBytes int, read func(string) va
 // contextExceeded is the error of an answer the backend ended because the
 // prompt filled the model's context window: a larger completion limit
 // does not fix it, a smaller prompt does.
-func contextExceeded(where string, finish string, msgs []Message, tok Tokenizer) error {
+func contextExceeded(where string, finish string, msgs []llm.Message, tok exemplar.Tokenizer) error {
 	n := 0
 	for _, m := range msgs {
 		n += tok.Count(m.Content)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/question"
 )
 
 // ErrBlocked: the session cannot be approved while a CRITICAL conflict is
@@ -52,8 +53,8 @@ func EndReason(base, note string) string {
 // waiting: questions and a rollback in its dialogs.
 func (s *Engine) fileEndDecision(title, key, outcome, note string) {
 	round := s.st.CurrentRound()
-	q := Question{ID: fmt.Sprintf("r%d-%s", round, key), Kind: KindEarlyTermination, Round: round, Title: title}
-	s.st.recordProcedural(s.at(), round, "", q, Answer{Key: key, Text: strings.TrimSpace(note)}, "Session ended as "+outcome)
+	q := question.Question{ID: fmt.Sprintf("r%d-%s", round, key), Kind: question.KindEarlyTermination, Round: round, Title: title}
+	s.st.recordProcedural(s.at(), round, "", q, question.Answer{Key: key, Text: strings.TrimSpace(note)}, "Session ended as "+outcome)
 	s.st.Pending, s.st.Answers, s.st.RollbackFlow = nil, nil, nil
 }
 
@@ -73,6 +74,6 @@ func OnlyCleanupPending(st *State) bool {
 }
 
 // isCleanupQuestion recognises the session-end archive question.
-func isCleanupQuestion(q Question) bool {
-	return q.Kind == KindRollback && q.Title == "ARCHIVE CLEANUP"
+func isCleanupQuestion(q question.Question) bool {
+	return q.Kind == question.KindRollback && q.Title == "ARCHIVE CLEANUP"
 }

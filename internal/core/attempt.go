@@ -10,7 +10,9 @@ import (
 	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/retry"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/validate"
 )
 
@@ -19,7 +21,7 @@ type attemptOutcome struct {
 	rec     AttemptRec
 	content string
 	result  validate.Result
-	ops     []Op
+	ops     []store.Op
 	example exampleChoice
 	// estimated is set when usage was estimated, not reported.
 	estimated bool
@@ -31,12 +33,12 @@ type attemptOutcome struct {
 // prompt built and journaled (or a journaled response found), ready for a
 // role call that may run on another goroutine.
 type attemptPlan struct {
-	Role    RoleName
+	Role    llm.RoleName
 	Part    string
 	K       int
 	where   string
-	req     Request
-	msgs    []Message
+	req     llm.Request
+	msgs    []llm.Message
 	Example exampleChoice
 	// journaled holds a response journaled before a crash or pause: the
 	// role is not called again; journaledFinish is the finish reason
@@ -55,7 +57,7 @@ type attemptPlan struct {
 // RoleResult is what a role call hands back: the response, how many calls
 // it took, and the transport retries made on the way.
 type RoleResult struct {
-	Resp  Response
+	Resp  llm.Response
 	Calls int
 	Err   error
 	// Failure says how the call failed, for the error's wording.
@@ -71,7 +73,7 @@ type CallFailure struct {
 }
 
 // wrap words the failure of the call where names.
-func (f CallFailure) wrap(where string, role RoleName, err error) error {
+func (f CallFailure) wrap(where string, role llm.RoleName, err error) error {
 	switch {
 	case f.Cancelled:
 		return &interruption{cause: err, err: fmt.Errorf("%s: %w", where, err)}
@@ -93,7 +95,7 @@ func (e *interruption) Unwrap() error { return e.err }
 
 // TransportNote is one transient role error retried after a delay.
 type TransportNote struct {
-	Role    RoleName
+	Role    llm.RoleName
 	Round   int
 	Attempt int
 	Err     error
@@ -104,7 +106,7 @@ type TransportNote struct {
 // attempt plays one attempt of a sequential role phase on the session's
 // goroutine: plan, journal the prompt, and either stop for the call
 // (errNeedCalls: the driver makes it) or validate and record its result.
-func (s *Engine) attempt(role RoleName, k int, rp *RolePhase) (attemptOutcome, error) {
+func (s *Engine) attempt(role llm.RoleName, k int, rp *RolePhase) (attemptOutcome, error) {
 	plan, err := s.planAttempt(role, "", k, rp)
 	if err != nil {
 		return attemptOutcome{}, err
@@ -132,7 +134,7 @@ func (s *Engine) settle(plan attemptPlan, res RoleResult, attempts *[]AttemptRec
 // planAttempt builds the prompt and stages it for the journal, or finds
 // the response journaled before a crash or pause. It runs on the session's
 // goroutine; the caller makes the staged prompt durable before the call.
-func (s *Engine) planAttempt(role RoleName, part string, k int, rp *RolePhase) (attemptPlan, error) {
+func (s *Engine) planAttempt(role llm.RoleName, part string, k int, rp *RolePhase) (attemptPlan, error) {
 	cur := s.st.Current
 	gaps, prev := rp.Gaps, rp.Attempts
 	if part != "" {
@@ -152,13 +154,13 @@ func (s *Engine) planAttempt(role RoleName, part string, k int, rp *RolePhase) (
 		return attemptPlan{}, fmt.Errorf("%s: build prompt: %w", where, err)
 	}
 	plan := attemptPlan{Role: role, Part: part, K: k, where: where, msgs: msgs, Example: ex, started: s.at()}
-	plan.req = Request{Role: role, Round: cur.N, Attempt: k, Call: s.st.Usage.callIndex(role, respKey),
+	plan.req = llm.Request{Role: role, Round: cur.N, Attempt: k, Call: s.st.Usage.callIndex(role, respKey),
 		Gaps: slices.Clone(gaps), Messages: msgs, MaxTokens: nextMaxTokens(s.cfg.MaxTokens, s.cfg.TokensCap(), prev), Stable: stable}
 	if b, err := s.get(respKey); err == nil {
 		// A journaled response from before a crash or pause: never pay twice.
 		c := string(b)
 		plan.journaled, plan.journaledFinish = &c, s.journaledFinish(respKey)
-	} else if !errors.Is(err, ErrNotFound) {
+	} else if !errors.Is(err, store.ErrNotFound) {
 		return attemptPlan{}, fmt.Errorf("%s: read response journal: %w", where, err)
 	} else if res, ok := s.ext.take(plan.req); ok {
 		plan.delivered = &res
@@ -166,7 +168,7 @@ func (s *Engine) planAttempt(role RoleName, part string, k int, rp *RolePhase) (
 		// The driver makes the call. Its prompt, and everything staged
 		// before it, is durable before the call: a crash during the call
 		// loses nothing already paid for.
-		s.stage(Put(promptKey, []byte(renderPrompt(where, msgs))))
+		s.stage(store.Put(promptKey, []byte(renderPrompt(where, msgs))))
 		plan.needed = true
 		s.keepPlan(plan)
 		return plan, nil
@@ -184,7 +186,7 @@ func (plan attemptPlan) startEvent() Event {
 // a crash or pause, or what the driver delivered.
 func (plan attemptPlan) result() RoleResult {
 	if plan.journaled != nil {
-		return RoleResult{Resp: Response{Content: *plan.journaled, FinishReason: plan.journaledFinish}}
+		return RoleResult{Resp: llm.Response{Content: *plan.journaled, FinishReason: plan.journaledFinish}}
 	}
 	res := *plan.delivered
 	if res.Err != nil {
@@ -205,18 +207,18 @@ func (s *Engine) noteTransport(n TransportNote) {
 // validates it; usage the backend did not report is estimated with tok,
 // and now stamps the attempt. The caller records the outcome and commits
 // its ops.
-func (st *State) finishAttempt(plan attemptPlan, res RoleResult, maxOutputBytes int, tok Tokenizer, now func() time.Time) (attemptOutcome, error) {
+func (st *State) finishAttempt(plan attemptPlan, res RoleResult, maxOutputBytes int, tok exemplar.Tokenizer, now func() time.Time) (attemptOutcome, error) {
 	role, part, k := plan.Role, plan.Part, plan.K
 	cur := st.Current
 	out := attemptOutcome{example: plan.Example}
 	if res.Err != nil {
 		return attemptOutcome{}, res.Err
 	}
-	var usage Usage
+	var usage llm.Usage
 	out.content = res.Resp.Content
 	if plan.journaled == nil {
 		usage = res.Resp.Usage
-		if usage == (Usage{}) {
+		if usage == (llm.Usage{}) {
 			// The backend reported nothing (a replay, some local servers):
 			// estimate with the Tokenizer so status never shows a free call.
 			for _, m := range plan.msgs {
@@ -248,14 +250,14 @@ func (st *State) finishAttempt(plan attemptPlan, res RoleResult, maxOutputBytes 
 // validateOutput validates a role's output in the round in progress, an
 // answer that ended for finish, against the ledger, the issues raised and
 // the decisions recorded.
-func (st *State) validateOutput(role RoleName, content, finish string, maxOutputBytes int) validate.Result {
+func (st *State) validateOutput(role llm.RoleName, content, finish string, maxOutputBytes int) validate.Result {
 	opts := validate.Options{KnownGaps: st.Ledger.IDs(), KnownIssues: st.issueIDs(), Round: st.Current.N, MaxOutputBytes: maxOutputBytes}
 	decided := slices.Clone(st.ConflictDecisions)
 	for _, d := range decided {
 		opts.ResolvedIssues = append(opts.ResolvedIssues, d.IssueID)
 	}
 	opts.FinishReason = finish
-	if role != Engineer {
+	if role != llm.Engineer {
 		return readAnswer(content, finish, maxOutputBytes, func(c string) validate.Result { return validate.Reviewer(c, opts) })
 	}
 	res := readAnswer(content, finish, maxOutputBytes, func(c string) validate.Result { return validate.Engineer(c, opts) })
@@ -319,7 +321,7 @@ func complianceCheck(res validate.Result, content string, decided []conflict.Rul
 // which the validation and error tables are rendered), on the session's
 // goroutine, and prepares the retry a failed attempt with budget left
 // gets.
-func (s *Engine) recordAttempt(role RoleName, part string, attempts *[]AttemptRec, out attemptOutcome) {
+func (s *Engine) recordAttempt(role llm.RoleName, part string, attempts *[]AttemptRec, out attemptOutcome) {
 	cur := s.st.Current
 	rec := out.rec
 	*attempts = append(*attempts, rec)
@@ -346,7 +348,7 @@ func (s *Engine) recordAttempt(role RoleName, part string, attempts *[]AttemptRe
 
 // newAttemptFact is the attempt log's fact for attempt rec of role (of
 // part, when drafted in parallel) in round n.
-func newAttemptFact(n int, role RoleName, part string, rec AttemptRec, res validate.Result) AttemptFact {
+func newAttemptFact(n int, role llm.RoleName, part string, rec AttemptRec, res validate.Result) AttemptFact {
 	fact := AttemptFact{Round: n, Role: role, Part: part, N: rec.N, At: rec.At, Success: rec.Success, Normalized: rec.Normalized}
 	if rec.Success {
 		fact.Summary = contentSummary(role, res)
@@ -362,7 +364,7 @@ func newAttemptFact(n int, role RoleName, part string, rec AttemptRec, res valid
 
 // settleExampleOutcome gives the example logged for the retry attempt rec
 // answered its outcome.
-func (st *State) settleExampleOutcome(n int, role RoleName, rec AttemptRec) {
+func (st *State) settleExampleOutcome(n int, role llm.RoleName, rec AttemptRec) {
 	for i := len(st.ExampleLog) - 1; i >= 0 && rec.N > 1; i-- {
 		e := &st.ExampleLog[i]
 		if e.Round == n && e.Role == role && e.Retry == rec.N-1 && e.Outcome == exemplar.OutcomePending {
@@ -377,7 +379,7 @@ func (st *State) settleExampleOutcome(n int, role RoleName, rec AttemptRec) {
 
 // settleLegacyRetry: a session started before the attempt log keeps its
 // round's retry rows; the one attempt rec answered gets its outcome.
-func (st *State) settleLegacyRetry(n int, role RoleName, part string, rec AttemptRec) {
+func (st *State) settleLegacyRetry(n int, role llm.RoleName, part string, rec AttemptRec) {
 	for i := range st.LegacyRetries {
 		if d := &st.LegacyRetries[i]; d.Round == n && d.Role == role && d.Part == part && d.Retry == rec.N-1 && d.Outcome == "pending" {
 			d.Outcome = "Failed again (" + string(rec.FailureType) + ")"
@@ -391,7 +393,7 @@ func (st *State) settleLegacyRetry(n int, role RoleName, part string, rec Attemp
 // prepareRetry selects the example the retry after the failed attempt rec
 // attaches, logs it on the attempt's fact (at factAt) and in the example
 // log, and announces the retry.
-func (s *Engine) prepareRetry(role RoleName, part string, rec AttemptRec, factAt int) {
+func (s *Engine) prepareRetry(role llm.RoleName, part string, rec AttemptRec, factAt int) {
 	cur := s.st.Current
 	sel, err := s.example(role, rec.FailureType, s.cfg.RetryExampleBudget)
 	label := exampleLabel(sel)
@@ -413,7 +415,7 @@ func (s *Engine) prepareRetry(role RoleName, part string, rec AttemptRec, factAt
 
 // budgetFor is how many attempts role (a part of it, when drafted in
 // parallel) has in the round in progress.
-func (st *State) budgetFor(role RoleName, part string, maxRetries int) int {
+func (st *State) budgetFor(role llm.RoleName, part string, maxRetries int) int {
 	if part != "" {
 		return partBudget(st.Current.Engineer.part(gap.ID(part)).Attempts, maxRetries)
 	}
@@ -433,8 +435,8 @@ func partBudget(attempts []AttemptRec, maxRetries int) int {
 	return n
 }
 
-func contentSummary(role RoleName, r validate.Result) string {
-	if role == Engineer {
+func contentSummary(role llm.RoleName, r validate.Result) string {
+	if role == llm.Engineer {
 		n := len(r.GapsAddressed)
 		return fmt.Sprintf("%d gap%s addressed", n, plural(n))
 	}
@@ -461,7 +463,7 @@ func idStrings(ids []gap.ID) []string {
 	return out
 }
 
-func renderPrompt(where string, msgs []Message) string {
+func renderPrompt(where string, msgs []llm.Message) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "<!-- refine prompt: %s -->\n", where)
 	for _, m := range msgs {

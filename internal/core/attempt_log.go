@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/validate"
 )
 
@@ -14,11 +15,11 @@ import (
 // its validation summary and Status.Validation are all derived from these
 // facts when rendered.
 type AttemptFact struct {
-	Round int       `json:"round"`
-	Role  RoleName  `json:"role"`
-	Part  string    `json:"part,omitempty"`
-	N     int       `json:"n"`
-	At    time.Time `json:"at"`
+	Round int          `json:"round"`
+	Role  llm.RoleName `json:"role"`
+	Part  string       `json:"part,omitempty"`
+	N     int          `json:"n"`
+	At    time.Time    `json:"at"`
 	// Success, with the content check's summary ("2 gaps addressed").
 	Success bool   `json:"success,omitempty"`
 	Summary string `json:"summary,omitempty"`
@@ -46,11 +47,11 @@ const TierEscalation = "Escalation"
 // warningFact is a validation warning on a role's accepted output, logged
 // when the round converges.
 type warningFact struct {
-	Round   int       `json:"round"`
-	Role    RoleName  `json:"role"`
-	Attempt int       `json:"attempt"`
-	At      time.Time `json:"at"`
-	Message string    `json:"message"`
+	Round   int          `json:"round"`
+	Role    llm.RoleName `json:"role"`
+	Attempt int          `json:"attempt"`
+	At      time.Time    `json:"at"`
+	Message string       `json:"message"`
 }
 
 // ValidationRows returns the validation log's rows of rounds from to to

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/refine-spec/refine/store"
 	"hash/crc32"
 	"strconv"
 )
@@ -54,7 +55,7 @@ func SealDoc(doc []byte) []byte {
 func OpenDoc(key string, b []byte) (doc []byte, complete bool, err error) {
 	corrupt := func(why string, args ...any) ([]byte, bool, error) {
 		return nil, false, fmt.Errorf("%w: %s: %s (the file is left untouched; restore it from a copy, or roll back to a round whose backup is intact)",
-			ErrCorrupt, key, fmt.Sprintf(why, args...))
+			store.ErrCorrupt, key, fmt.Sprintf(why, args...))
 	}
 	partialOK := len(key) > len(SnapshotPrefix) && key[:len(SnapshotPrefix)] == SnapshotPrefix
 	if !bytes.HasPrefix(b, []byte(SealPrefix)) {

@@ -9,6 +9,8 @@ import (
 	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/convergence"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/llm"
+	"github.com/refine-spec/refine/question"
 	"github.com/refine-spec/refine/validate"
 )
 
@@ -80,7 +82,7 @@ func recordConvergence(st *State, cur *RoundState, t *convergence.Tracker, now f
 // summary show them, and returns them as lines to log.
 func recordWarnings(st *State, cur *RoundState, now func() time.Time) []logLine {
 	var logs []logLine
-	for _, role := range []RoleName{Engineer, Reviewer} {
+	for _, role := range []llm.RoleName{llm.Engineer, llm.Reviewer} {
 		rp := cur.role(role)
 		if rp.Result == nil {
 			continue
@@ -160,7 +162,7 @@ func RecordRetryOutcome(st *State, cur *RoundState) {
 		case ok:
 			r.Outcome, r.Succeeded = "Retry successful", true
 		default:
-			r.Outcome = "Retry failed (" + RoleSummary(Engineer, &cur.Engineer) + ")"
+			r.Outcome = "Retry failed (" + RoleSummary(llm.Engineer, &cur.Engineer) + ")"
 		}
 	}
 	for i := range st.AutoRetries {
@@ -292,7 +294,7 @@ func ChoiceBetweenRounds(choice string) string {
 // rollback's limit question ended the session) can no longer apply and
 // would keep it PAUSED.
 func DropPendingAtEnd(st *State) {
-	st.Pending = slices.DeleteFunc(st.Pending, func(q Question) bool {
+	st.Pending = slices.DeleteFunc(st.Pending, func(q question.Question) bool {
 		if isCleanupQuestion(q) {
 			return false
 		}
@@ -303,7 +305,7 @@ func DropPendingAtEnd(st *State) {
 
 // highAckQuestion asks the user to acknowledge the unresolved HIGH
 // conflicts before the session ends.
-func highAckQuestion(st *State) Question {
+func highAckQuestion(st *State) question.Question {
 	q := convergence.HighConflictQuestion(conflictBlock(st).UnresolvedHigh)
 	q.ID, q.Round = fmt.Sprintf("r%d-high-conflict-ack", st.Round), st.Round
 	return q
@@ -311,7 +313,7 @@ func highAckQuestion(st *State) Question {
 
 // EarlyTerminationQuestion offers to end the session early; converging
 // makes "continue" the automated policy's default.
-func EarlyTerminationQuestion(st *State, maxRounds int, converging bool) Question {
+func EarlyTerminationQuestion(st *State, maxRounds int, converging bool) question.Question {
 	q := convergence.EarlyTerminationQuestion(convergence.EarlyTerminationInput{Round: st.Round, MaxRounds: maxRounds, Ledger: &st.Ledger})
 	q.ID = fmt.Sprintf("r%d-early-termination", st.Round)
 	// Automated policy: keep refining while the loop converges;

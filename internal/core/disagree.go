@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/refine-spec/refine/conflict"
+	"github.com/refine-spec/refine/llm"
+	"github.com/refine-spec/refine/store"
 )
 
 // DisagreeState is the progress of a round's disagreement phase (the step
@@ -68,15 +70,15 @@ func (s *Engine) disagreement() (stop, error) {
 func (s *Engine) detectDisagreement() error {
 	cur := s.st.Current
 	prev := s.st.Round
-	out, err := s.get(OutputKey(cur.N, Engineer))
+	out, err := s.get(OutputKey(cur.N, llm.Engineer))
 	if err != nil {
 		return fmt.Errorf("round %d disagreement: read engineer.md: %w", cur.N, err)
 	}
 	var previous string
-	if b, err := s.get(OutputKey(prev, Engineer)); err == nil {
+	if b, err := s.get(OutputKey(prev, llm.Engineer)); err == nil {
 		previous = string(b)
-	} else if !errors.Is(err, ErrNotFound) {
-		return fmt.Errorf("round %d disagreement: read %s: %w", cur.N, OutputKey(prev, Engineer), err)
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("round %d disagreement: read %s: %w", cur.N, OutputKey(prev, llm.Engineer), err)
 	}
 	ApplyDetection(s.st, cur, DetectDisagreement(s.st, cur, prev, string(out), previous, s.at))
 	s.stage()

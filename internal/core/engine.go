@@ -12,6 +12,8 @@ import (
 
 	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/question"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/validate"
 )
 
@@ -23,7 +25,7 @@ import (
 // in (ext). TestDecisionsDoNoIO holds them to that.
 type Engine struct {
 	cfg Params
-	tok Tokenizer
+	tok exemplar.Tokenizer
 	log *slog.Logger
 	// now is the time of the input being decided: the decisions read no
 	// clock.
@@ -54,7 +56,7 @@ type Engine struct {
 	// staged holds staged writes (and dirty staged state changes) that the
 	// next durable point commits: before a role call, before a question,
 	// and before Run or Step returns.
-	staged []Op
+	staged []store.Op
 	dirty  bool
 	// lastRendered holds the renderings last committed, so an unchanged
 	// one is not written again.
@@ -80,7 +82,7 @@ type Engine struct {
 // source returns the spec being refined ("" if the session has none).
 func (s *Engine) source() (string, error) {
 	b, err := s.out.Get(KeySpec)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, store.ErrNotFound) {
 		return "", nil
 	}
 	if err != nil {
@@ -92,7 +94,7 @@ func (s *Engine) source() (string, error) {
 // stage queues ops, with the state as it will then be, for the next
 // durable point. Work between two durable points is CPU only, so a crash
 // there can repeat at most the one role call whose response was in memory.
-func (s *Engine) stage(ops ...Op) {
+func (s *Engine) stage(ops ...store.Op) {
 	s.staged = append(s.staged, ops...)
 	s.dirty = true
 }
@@ -106,11 +108,11 @@ func (s *Engine) get(key string) ([]byte, error) {
 // copyOp writes value at key as a copy of from, which holds the same
 // value once the ops before it apply, when the Store copies (see Copier);
 // otherwise as a put.
-func (s *Engine) copyOp(key, from string, value []byte) Op {
+func (s *Engine) copyOp(key, from string, value []byte) store.Op {
 	if s.out.copyOK {
-		return Copy(key, from)
+		return store.Copy(key, from)
 	}
-	return Put(key, value)
+	return store.Put(key, value)
 }
 
 // acceptOp writes an accepted answer, journaled at respKey as content, to
@@ -118,9 +120,9 @@ func (s *Engine) copyOp(key, from string, value []byte) Op {
 // changed it (a wrapper fence, shifted headings: the prompts that quote
 // the answer and the checks after validation read the canonical form),
 // else a copy of the journal.
-func (s *Engine) acceptOp(key, respKey, content string, res validate.Result) Op {
+func (s *Engine) acceptOp(key, respKey, content string, res validate.Result) store.Op {
 	if res.Text != "" && res.Text != content {
-		return Put(key, []byte(res.Text))
+		return store.Put(key, []byte(res.Text))
 	}
 	return s.copyOp(key, respKey, []byte(content))
 }
@@ -144,12 +146,12 @@ func (s *Engine) flush() error {
 // checkpoint writes, in one atomic Store commit, the staged ops, ops, the
 // journal record of what changed in the state (or, now and then, a whole
 // snapshot; see persist.go) and the renderings when they are due.
-func (s *Engine) checkpoint(ops ...Op) error {
+func (s *Engine) checkpoint(ops ...store.Op) error {
 	if s.out == nil {
 		return errors.New("refine: internal error: a commit outside decide; please report it")
 	}
 	s.st.UpdatedAt = s.now
-	all := make([]Op, 0, len(s.staged)+len(ops)+4)
+	all := make([]store.Op, 0, len(s.staged)+len(ops)+4)
 	all = append(all, s.staged...)
 	all = append(all, ops...)
 	jops, err := s.journal.CommitOps(StoreView{Store: s.out, Pending: s.staged}, s.st, all)
@@ -163,7 +165,7 @@ func (s *Engine) checkpoint(ops ...Op) error {
 		rendered = map[string]string{keyStatus: renderStatus(s.st, &s.cfg), keyDecisions: renderDecisions(s.st)}
 		for _, k := range []string{keyStatus, keyDecisions} {
 			if old, ok := s.lastRendered[k]; !ok || old != rendered[k] {
-				all = append(all, Put(k, []byte(rendered[k])))
+				all = append(all, store.Put(k, []byte(rendered[k])))
 			}
 		}
 	}
@@ -184,8 +186,8 @@ func (s *Engine) checkpoint(ops ...Op) error {
 // renderingOps stages status.md and decisions.md as rendered, each only
 // if it changed since last committed. The next commit makes them durable;
 // a failed one forgets what was rendered.
-func (s *Engine) renderingOps(status, decisions string) []Op {
-	var ops []Op
+func (s *Engine) renderingOps(status, decisions string) []store.Op {
+	var ops []store.Op
 	if s.lastRendered == nil {
 		s.lastRendered = map[string]string{}
 	} else {
@@ -193,11 +195,11 @@ func (s *Engine) renderingOps(status, decisions string) []Op {
 	}
 	for k, v := range map[string]string{keyStatus: status, keyDecisions: decisions} {
 		if old, ok := s.lastRendered[k]; !ok || old != v {
-			ops = append(ops, Put(k, []byte(v)))
+			ops = append(ops, store.Put(k, []byte(v)))
 			s.lastRendered[k] = v
 		}
 	}
-	slices.SortFunc(ops, func(a, b Op) int { return strings.Compare(a.Key, b.Key) })
+	slices.SortFunc(ops, func(a, b store.Op) int { return strings.Compare(a.Key, b.Key) })
 	return ops
 }
 
@@ -349,12 +351,12 @@ func (st *State) outcome() Outcome {
 // at the Asker, or Answer (another process, the console, a Temporal
 // Update). A refused answer changes nothing; an accepted one waits in
 // state until the question's own step takes it (takeAnswer).
-func (st *State) AcceptAnswer(q Question, a Answer) error {
+func (st *State) AcceptAnswer(q question.Question, a question.Answer) error {
 	if err := q.Check(a); err != nil {
 		return err
 	}
 	if st.Answers == nil {
-		st.Answers = map[string]Answer{}
+		st.Answers = map[string]question.Answer{}
 	}
 	st.Answers[q.ID] = a
 	return nil
@@ -362,31 +364,31 @@ func (st *State) AcceptAnswer(q Question, a Answer) error {
 
 // takeAnswer hands q's accepted answer to its step, once, and logs it as
 // given at at; the caller reports it (EventQuestionAnswered).
-func (st *State) takeAnswer(q Question, auto bool, at time.Time) (Answer, bool) {
+func (st *State) takeAnswer(q question.Question, auto bool, at time.Time) (question.Answer, bool) {
 	a, ok := st.Answers[q.ID]
 	if !ok {
-		return Answer{}, false
+		return question.Answer{}, false
 	}
 	delete(st.Answers, q.ID)
 	if len(st.Answers) == 0 {
 		st.Answers = nil
 	}
-	st.Pending = slices.DeleteFunc(st.Pending, func(p Question) bool { return p.ID == q.ID })
+	st.Pending = slices.DeleteFunc(st.Pending, func(p question.Question) bool { return p.ID == q.ID })
 	logged := a
 	if o, ok := q.Option(a.Key); ok {
 		logged.Key = o.Key
 	}
 	// The log keeps what was asked and answered; the full wording is in
 	// decisions.md and the question's package, so it is not stored again.
-	asked := Question{ID: q.ID, Kind: q.Kind, Round: q.Round, Title: q.Title}
+	asked := question.Question{ID: q.ID, Kind: q.Kind, Round: q.Round, Title: q.Title}
 	st.Asked = append(st.Asked, AnsweredQuestion{Question: asked, Answer: logged, At: at, Auto: auto})
 	return a, true
 }
 
 // takeAnswer takes q's accepted answer (state.takeAnswer) and reports it.
-func (s *Engine) takeAnswer(q Question, auto bool) (Answer, bool) {
+func (s *Engine) takeAnswer(q question.Question, auto bool) (question.Answer, bool) {
 	if _, ok := s.st.Answers[q.ID]; !ok {
-		return Answer{}, false // no clock reading: nothing is logged
+		return question.Answer{}, false // no clock reading: nothing is logged
 	}
 	a, ok := s.st.takeAnswer(q, auto, s.at())
 	if ok {
@@ -404,13 +406,13 @@ func (s *Engine) takeAnswer(q Question, auto bool) (Answer, bool) {
 // commit that records it (or, answered at once, with the Ready that
 // records the answer), and paused is true: the driver asks it, and the
 // step that asked takes the answer when the session plays on.
-func (s *Engine) ask(q Question) (a Answer, paused bool, err error) {
+func (s *Engine) ask(q question.Question) (a question.Answer, paused bool, err error) {
 	if ans, ok := s.takeAnswer(q, s.ext.Auto[q.ID]); ok {
 		delete(s.ext.Auto, q.ID)
 		return ans, false, nil
 	}
 	s.emit(Event{Kind: EventQuestionAsked, Question: &q})
-	if !slices.ContainsFunc(s.st.Pending, func(p Question) bool { return p.ID == q.ID }) {
+	if !slices.ContainsFunc(s.st.Pending, func(p question.Question) bool { return p.ID == q.ID }) {
 		s.st.Pending = append(s.st.Pending, q)
 	}
 	s.ext.Asked = append(s.ext.Asked, q)
@@ -418,16 +420,16 @@ func (s *Engine) ask(q Question) (a Answer, paused bool, err error) {
 		// Answered before the Ready is committed; if it is not, the driver
 		// makes it durable then (drive).
 		s.dirty = true
-		return Answer{}, true, nil
+		return question.Answer{}, true, nil
 	}
 	if err := s.checkpoint(); err != nil {
-		return Answer{}, false, err
+		return question.Answer{}, false, err
 	}
-	return Answer{}, true, nil
+	return question.Answer{}, true, nil
 }
 
 // recordDecision adds a user decision, made at at, to decisions.md.
-func (st *State) recordDecision(at time.Time, round int, issue string, q Question, a Answer, decision string) DecisionRecord {
+func (st *State) recordDecision(at time.Time, round int, issue string, q question.Question, a question.Answer, decision string) DecisionRecord {
 	d := DecisionRecord{
 		ID: NextDecisionID(st, round), Round: round, Issue: issue,
 		Question: q.Title, Option: a.Key, Decision: decision, Text: a.Text, At: at,
@@ -438,7 +440,7 @@ func (st *State) recordDecision(at time.Time, round int, issue string, q Questio
 
 // recordProcedural adds a decision about the session's procedure (a
 // rollback, the end, the archives), made at at, to decisions.md.
-func (st *State) recordProcedural(at time.Time, round int, issue string, q Question, a Answer, decision string) {
+func (st *State) recordProcedural(at time.Time, round int, issue string, q question.Question, a question.Answer, decision string) {
 	st.recordDecision(at, round, issue, q, a, decision)
 	st.Decisions[len(st.Decisions)-1].Procedural = true
 }

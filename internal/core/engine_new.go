@@ -5,7 +5,9 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/store"
 )
 
 // Options are what the decisions of a session are made with besides its
@@ -14,19 +16,19 @@ import (
 type Options struct {
 	Params Params
 	Caps   StoreCaps
-	Tok    Tokenizer
+	Tok    exemplar.Tokenizer
 	Log    *slog.Logger
 	// SelfCheck makes the decisions check their caches and kept writes
 	// against whole recomputations (test binaries turn it on).
 	SelfCheck bool
 	// Repairs are the repairs the session's Store made when it opened
 	// (store.Repairer), for Load to record in the state.
-	Repairs []Repair
+	Repairs []store.Repair
 }
 
 func newEngine(o Options) *Engine {
 	if o.Tok == nil {
-		o.Tok = CharTokenizer{}
+		o.Tok = exemplar.CharTokenizer{}
 	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
@@ -60,7 +62,7 @@ func Create(o Options, v View, id, spec string, gaps []gap.Gap, at time.Time) (*
 	s.now = at
 	s.out = newReadyWrites(s.caps, s.checks)
 	s.out.Base = v
-	err := s.checkpoint(Put(KeySpec, []byte(spec)))
+	err := s.checkpoint(store.Put(KeySpec, []byte(spec)))
 	r, rerr := s.ready(err)
 	if rerr != nil {
 		return nil, Ready{}, fmt.Errorf("new session: %w", rerr)

@@ -3,13 +3,15 @@ package core
 import (
 	"fmt"
 
+	"github.com/refine-spec/refine/llm"
+	"github.com/refine-spec/refine/question"
 	"github.com/refine-spec/refine/retry"
 	"github.com/refine-spec/refine/rollback"
 )
 
 // escalate asks the user what to do after role spent its attempts (FLOW-001
 // §5) and applies the answer.
-func (s *Engine) escalate(role RoleName) (stop, error) {
+func (s *Engine) escalate(role llm.RoleName) (stop, error) {
 	cur := s.st.Current
 	rp := cur.role(role)
 	last, attempts, err := rp.lastFailure()
@@ -28,7 +30,7 @@ func (s *Engine) escalate(role RoleName) (stop, error) {
 	switch opt.Key {
 	case retry.OptionRollback:
 		reason := fmt.Sprintf("%s exhausted its retries in round %d (%s)", role.Title(), cur.N, last.FailureType)
-		first := flowDecision{Question: Question{ID: q.ID, Kind: q.Kind, Round: q.Round, Title: q.Title}, Answer: a, Decision: opt.Label}
+		first := flowDecision{Question: question.Question{ID: q.ID, Kind: q.Kind, Round: q.Round, Title: q.Title}, Answer: a, Decision: opt.Label}
 		return s.startRollbackFromQuestion(a, rollback.TriggerValidation, reason, originEscalation+string(role), first)
 	case retry.OptionPause:
 		// Offer the same decision again when the session resumes.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/question"
 	"github.com/refine-spec/refine/retry"
 	"github.com/refine-spec/refine/validate"
@@ -52,7 +53,7 @@ type EscalationAnswer struct {
 // assignable are the gaps a round may take on, maxRetries and
 // gapsPerRound and weights come from Config. Rollback and pause are not
 // decided here: they leave the round as it is.
-func DecideEscalation(st *State, role RoleName, a EscalationAnswer, assignable []gap.Gap, cfg *Params) EscalationPlan {
+func DecideEscalation(st *State, role llm.RoleName, a EscalationAnswer, assignable []gap.Gap, cfg *Params) EscalationPlan {
 	rp := st.Current.role(role)
 	p := EscalationPlan{Decision: a.Label}
 	switch a.Key {
@@ -60,7 +61,7 @@ func DecideEscalation(st *State, role RoleName, a EscalationAnswer, assignable [
 		p.skip(role, rp, "skipped by user after "+string(a.FailureType))
 	case retry.OptionReassign:
 		picked := reassignPick(st.Current, role, a.Text, assignable, cfg.GapsPerRound)
-		if role == Reviewer {
+		if role == llm.Reviewer {
 			p.SetGaps, p.Gaps = true, picked
 		}
 		if len(picked) == 0 {
@@ -68,7 +69,7 @@ func DecideEscalation(st *State, role RoleName, a EscalationAnswer, assignable [
 			p.Decision += " (no other gap available: skipped)"
 			break
 		}
-		if role == Engineer {
+		if role == llm.Engineer {
 			p.reassignEngineer(rp, picked)
 		}
 		p.Decision += ": " + joinIDs(picked)
@@ -82,7 +83,7 @@ func DecideEscalation(st *State, role RoleName, a EscalationAnswer, assignable [
 	case retry.OptionNarrow:
 		g := SimplestGap(&st.Ledger, rp, cfg.Weights)
 		p.Decision += ": " + string(g)
-		if role == Engineer {
+		if role == llm.Engineer {
 			p.Release = slices.DeleteFunc(slices.Clone(rp.Gaps), func(id gap.ID) bool { return id == g })
 			p.ReleaseWhy = "scope narrowed to " + string(g)
 			p.SetAssigned, p.Assigned = true, []gap.ID{g}
@@ -94,9 +95,9 @@ func DecideEscalation(st *State, role RoleName, a EscalationAnswer, assignable [
 }
 
 // skip skips the role; a skipped Engineer releases its gaps.
-func (p *EscalationPlan) skip(role RoleName, rp *RolePhase, note string) {
+func (p *EscalationPlan) skip(role llm.RoleName, rp *RolePhase, note string) {
 	p.SkipNote = note
-	if role == Engineer {
+	if role == llm.Engineer {
 		p.Release, p.ReleaseWhy = rp.Gaps, "Engineer skipped this round"
 	}
 }
@@ -120,7 +121,7 @@ func (p *EscalationPlan) reassignEngineer(rp *RolePhase, picked []gap.ID) {
 
 // ApplyEscalation applies an escalation plan to role's phase of the round
 // in progress.
-func ApplyEscalation(st *State, role RoleName, p EscalationPlan, now func() time.Time) error {
+func ApplyEscalation(st *State, role llm.RoleName, p EscalationPlan, now func() time.Time) error {
 	cur := st.Current
 	rp := cur.role(role)
 	if p.SkipNote != "" {
@@ -165,9 +166,9 @@ func releaseGaps(st *State, ids []gap.ID, why string, now func() time.Time) erro
 // when they are assignable, else the next ones in assignment order (at
 // most gapsPerRound). A Reviewer picks among the gaps it was given, all of
 // them when text names none.
-func reassignPick(cur *RoundState, role RoleName, text string, assignable []gap.Gap, gapsPerRound int) []gap.ID {
+func reassignPick(cur *RoundState, role llm.RoleName, text string, assignable []gap.Gap, gapsPerRound int) []gap.ID {
 	var picked []gap.ID
-	if role == Reviewer {
+	if role == llm.Reviewer {
 		for _, id := range gap.FindIDs(text) {
 			if slices.Contains(cur.Reviewed, id) {
 				picked = append(picked, id)
@@ -223,14 +224,14 @@ func SimplestGap(l *gap.Ledger, rp *RolePhase, weights gap.Weights) gap.ID {
 
 // roundFailedQuestion asks what to do after round n, in which both roles
 // were skipped.
-func roundFailedQuestion(n int) Question {
-	opts := []Option{
+func roundFailedQuestion(n int) question.Question {
+	opts := []question.Option{
 		{Key: "1", Label: "Continue - Start the next round", Effect: "Gaps stay as they are; the next round reassigns them", Recommended: true},
 		{Key: "2", Label: "Pause session - Save state for later", Effect: "Session saved, can resume with fresh context"},
 		{Key: "3", Label: "Abandon - End the session", Effect: "Session ends as ABANDONED"},
 	}
-	return Question{
-		ID: fmt.Sprintf("r%d-round-failed", n), Kind: KindRoundFailed, Round: n,
+	return question.Question{
+		ID: fmt.Sprintf("r%d-round-failed", n), Kind: question.KindRoundFailed, Round: n,
 		Title: fmt.Sprintf("Round %d: neither role produced valid output", n),
 		Body: fmt.Sprintf("Both the Engineer and the Reviewer failed validation in round %d and were skipped.\n\n"+
 			"=== Options ===\n", n) + question.Menu(opts),

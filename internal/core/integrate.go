@@ -8,8 +8,11 @@ import (
 	"unicode/utf8"
 
 	"github.com/refine-spec/refine/convergence"
+	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/question"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/validate"
 )
 
@@ -53,12 +56,12 @@ const (
 const keyFinalTrace = "final_spec_trace.json"
 
 // finalAttemptKeys are the journal keys of an integration-step attempt.
-func finalAttemptKeys(role RoleName, k int) (prompt, response string) {
+func finalAttemptKeys(role llm.RoleName, k int) (prompt, response string) {
 	return fmt.Sprintf("final/prompts/%s-%d.md", role, k), fmt.Sprintf("final/attempts/%s-%d.md", role, k)
 }
 
 // finalOutputKey holds the role's accepted output of the integration step.
-func finalOutputKey(role RoleName) string { return "final/" + string(role) + ".md" }
+func finalOutputKey(role llm.RoleName) string { return "final/" + string(role) + ".md" }
 
 // The integration step's steps.
 const (
@@ -125,9 +128,9 @@ type IntegrationState struct {
 // the parts joined.
 func (in *IntegrationState) specKey() string {
 	if in.Merged {
-		return finalOutputKey(Engineer)
+		return finalOutputKey(llm.Engineer)
 	}
-	_, key := finalAttemptKeys(Engineer, in.Accepted)
+	_, key := finalAttemptKeys(llm.Engineer, in.Accepted)
 	return key
 }
 
@@ -143,7 +146,7 @@ func keepsWork(o OutcomeStatus) bool {
 // integrationLimits are the Config values the integration's decisions
 // depend on, with the session's tokenizer.
 type integrationLimits struct {
-	tok Tokenizer
+	tok exemplar.Tokenizer
 	// cap is the integration prompt's cap in tokens: twice the round
 	// prompts' budget, since it is the one prompt that carries the whole
 	// spec and every resolution.
@@ -152,7 +155,7 @@ type integrationLimits struct {
 	maxOutputBytes int
 }
 
-func limitsOf(cfg Params, tok Tokenizer) integrationLimits {
+func limitsOf(cfg Params, tok exemplar.Tokenizer) integrationLimits {
 	return integrationLimits{tok: tok, cap: 2 * cfg.PromptBudget, maxRetries: cfg.MaxRetries, maxOutputBytes: cfg.MaxOutputBytes}
 }
 
@@ -182,21 +185,21 @@ func NewIntegration(st *State, integrate bool, maxRetries int) *IntegrationState
 // integrationStartOps sets up the integration step as the session ends
 // (finish): a previous integration's files (a session rolled back after
 // it finished) are deleted in the same commit.
-func (s *Engine) integrationStartOps() ([]Op, error) {
+func (s *Engine) integrationStartOps() ([]store.Op, error) {
 	s.st.Integration = NewIntegration(s.st, s.cfg.Integrate, s.cfg.MaxRetries)
 	switch in := s.st.Integration; {
 	case in == nil:
 		return nil, nil
 	case in.Step == IntegDone:
-		return []Op{Delete(keyFinalTrace)}, nil
+		return []store.Op{store.Delete(keyFinalTrace)}, nil
 	}
 	old, err := s.out.List("final/")
 	if err != nil {
 		return nil, fmt.Errorf("integration: list final/: %w", err)
 	}
-	ops := []Op{Delete(keyFinalTrace)}
+	ops := []store.Op{store.Delete(keyFinalTrace)}
 	for _, k := range old {
-		ops = append(ops, Delete(k))
+		ops = append(ops, store.Delete(k))
 	}
 	return ops, nil
 }
@@ -231,7 +234,7 @@ func (s *Engine) integrate() (paused bool, err error) {
 		case IntegAsk:
 			st, err = s.integrationAsk()
 		default:
-			return false, fmt.Errorf("integration: %w: unknown step %q in state.json", ErrCorrupt, in.Step)
+			return false, fmt.Errorf("integration: %w: unknown step %q in state.json", store.ErrCorrupt, in.Step)
 		}
 		if err == nil && why != "" {
 			if in.Stopped(why) {
@@ -321,7 +324,7 @@ func decisionLines(st *State, ids []string) []string {
 }
 
 // countMessages is a prompt's size in tokens.
-func countMessages(tok Tokenizer, msgs []Message) int {
+func countMessages(tok exemplar.Tokenizer, msgs []llm.Message) int {
 	n := 0
 	for _, m := range msgs {
 		n += tok.Count(m.Content)
@@ -399,16 +402,16 @@ func (s *Engine) integrationEngineer() (stopped string, err error) {
 			return fmt.Sprintf("the source spec and its %d accepted resolutions make a %d-token prompt, above the integration cap of %d tokens (twice PromptBudget); raise PromptBudget to integrate",
 				len(m.Accepted), n, lim.cap), nil
 		}
-		at, err := s.integrationCall(Engineer, k, msgs, stable, m.ids(), integrationCheck(check))
-		if errors.Is(err, ErrNoResponse) {
-			return fmt.Sprintf("the Engineer has no response for the integration call (Engineer call %d: %s)", s.st.Usage.NextCall[string(Engineer)]+1, roleError(err)), nil
+		at, err := s.integrationCall(llm.Engineer, k, msgs, stable, m.ids(), integrationCheck(check))
+		if errors.Is(err, llm.ErrNoResponse) {
+			return fmt.Sprintf("the Engineer has no response for the integration call (Engineer call %d: %s)", s.st.Usage.NextCall[string(llm.Engineer)]+1, roleError(err)), nil
 		}
 		if err != nil {
 			return "", err
 		}
 		if in.EngineerSettled(at.rec, lim.maxRetries) {
-			_, respKey := finalAttemptKeys(Engineer, k)
-			s.stage(append(at.ops, s.acceptOp(finalOutputKey(Engineer), respKey, at.content, at.vr))...)
+			_, respKey := finalAttemptKeys(llm.Engineer, k)
+			s.stage(append(at.ops, s.acceptOp(finalOutputKey(llm.Engineer), respKey, at.content, at.vr))...)
 			return "", nil
 		}
 		s.stage(at.ops...)
@@ -505,9 +508,9 @@ func (s *Engine) integrationReview() error {
 			in.Notes = append(in.Notes, fmt.Sprintf("no consistency review: the spec makes a %d-token review prompt, above the cap of %d", n, lim.cap))
 			return s.integrationDone(FinalSpecIntegrated, "")
 		}
-		at, err := s.integrationCall(Reviewer, k, msgs, stable, ids, reviewCheck(s.st, lim.maxOutputBytes))
-		if errors.Is(err, ErrNoResponse) {
-			in.Notes = append(in.Notes, fmt.Sprintf("no consistency review: the Reviewer has no response for it (Reviewer call %d: %s)", s.st.Usage.NextCall[string(Reviewer)]+1, roleError(err)))
+		at, err := s.integrationCall(llm.Reviewer, k, msgs, stable, ids, reviewCheck(s.st, lim.maxOutputBytes))
+		if errors.Is(err, llm.ErrNoResponse) {
+			in.Notes = append(in.Notes, fmt.Sprintf("no consistency review: the Reviewer has no response for it (Reviewer call %d: %s)", s.st.Usage.NextCall[string(llm.Reviewer)]+1, roleError(err)))
 			return s.integrationDone(FinalSpecIntegrated, "")
 		}
 		if err != nil {
@@ -518,8 +521,8 @@ func (s *Engine) integrationReview() error {
 			s.stage(at.ops...)
 			continue
 		}
-		_, respKey := finalAttemptKeys(Reviewer, k)
-		s.stage(append(at.ops, s.acceptOp(finalOutputKey(Reviewer), respKey, at.content, at.vr))...)
+		_, respKey := finalAttemptKeys(llm.Reviewer, k)
+		s.stage(append(at.ops, s.acceptOp(finalOutputKey(llm.Reviewer), respKey, at.content, at.vr))...)
 		if in.Reviewed(at.vr.Issues) {
 			return s.integrationDone(FinalSpecIntegrated, "")
 		}
@@ -574,7 +577,7 @@ func roleError(err error) string {
 			}
 		}
 	}
-	return oneLine(strings.TrimSuffix(msg, " ("+ErrNoResponse.Error()+")"))
+	return oneLine(strings.TrimSuffix(msg, " ("+llm.ErrNoResponse.Error()+")"))
 }
 
 func highIssues(issues []IssueRecord) []IssueRecord {
@@ -590,7 +593,9 @@ func highIssues(issues []IssueRecord) []IssueRecord {
 // integQuestionPrefix starts the IDs of the integration's questions.
 const integQuestionPrefix = "final-integration-"
 
-func isIntegrationQuestion(q Question) bool { return strings.HasPrefix(q.ID, integQuestionPrefix) }
+func isIntegrationQuestion(q question.Question) bool {
+	return strings.HasPrefix(q.ID, integQuestionPrefix)
+}
 
 // Integration escalation options.
 const (
@@ -657,7 +662,7 @@ func (in *IntegrationState) Answered(key string, maxRetries int) (form, why stri
 }
 
 // integrationQuestion words the integration's escalation.
-func integrationQuestion(st *State, maxRetries int) Question {
+func integrationQuestion(st *State, maxRetries int) question.Question {
 	if st.Integration.Accepted == 0 {
 		return integrationFailedQuestion(st, maxRetries)
 	}
@@ -666,26 +671,26 @@ func integrationQuestion(st *State, maxRetries int) Question {
 
 // integrationFailedQuestion asks what to do when every integration
 // attempt failed validation.
-func integrationFailedQuestion(st *State, maxRetries int) Question {
+func integrationFailedQuestion(st *State, maxRetries int) question.Question {
 	in := st.Integration
 	var b strings.Builder
 	last := in.Engineer[len(in.Engineer)-1]
 	fmt.Fprintf(&b, "The session ended %s. Writing the refined spec (integration) failed validation %d time(s); the last attempt failed with %s:\n\n> %s\n\n",
 		st.Outcome, len(in.Engineer), last.FailureType, oneLine(last.Message))
 	b.WriteString("final_spec.md holds the appendix form (the source spec with the accepted resolutions appended) until you decide.\n\n=== Options ===\n")
-	opts := []Option{
+	opts := []question.Option{
 		{Key: IntegKeyAppendix, Label: "Keep the appendix form", Effect: "final_spec.md stays the source spec with the resolutions appended, headed by a note on why", Recommended: true},
 		{Key: IntegKeyRetry, Label: fmt.Sprintf("Retry the integration (%d more attempts)", 1+maxRetries), Effect: "The Engineer writes the spec again; a valid one is reviewed"},
 		{Key: integKeyPause, Label: "Pause - decide later", Effect: "The session waits; the outcome stays " + string(st.Outcome)},
 	}
-	q := Question{ID: fmt.Sprintf("%s%d", integQuestionPrefix, in.Asked+1), Kind: KindEscalation, Round: st.Round, Title: "Integration of the final spec failed validation", Options: opts, Default: IntegKeyAppendix}
+	q := question.Question{ID: fmt.Sprintf("%s%d", integQuestionPrefix, in.Asked+1), Kind: question.KindEscalation, Round: st.Round, Title: "Integration of the final spec failed validation", Options: opts, Default: IntegKeyAppendix}
 	q.Body = b.String() + question.Menu(opts)
 	return q
 }
 
 // integrationIssuesQuestion asks what to do with the CRITICAL/HIGH issues
 // a consistency review left.
-func integrationIssuesQuestion(st *State) Question {
+func integrationIssuesQuestion(st *State) question.Question {
 	in := st.Integration
 	var b strings.Builder
 	high := highIssues(in.Issues)
@@ -698,7 +703,7 @@ func integrationIssuesQuestion(st *State) Question {
 		fmt.Fprintf(&b, "- **%s** (%s): %s\n", is.ID, is.Severity, oneLine(is.Summary))
 	}
 	b.WriteString("\n=== Options ===\n")
-	opts := []Option{
+	opts := []question.Option{
 		{Key: IntegKeyAccept, Label: "Accept the integrated spec, listing these issues as known limitations", Effect: "final_spec.md is the integrated spec; the issues are listed under its Known Limitations", Recommended: true},
 		{Key: IntegKeyRetry, Label: "Retry the integration once more with the issues attached", Effect: "The Engineer writes the spec again; the Reviewer checks it again"},
 		{Key: IntegKeyAppendix, Label: "Keep the appendix form", Effect: "final_spec.md stays the source spec with the resolutions appended, headed by a note on why"},
@@ -707,9 +712,9 @@ func integrationIssuesQuestion(st *State) Question {
 	if in.Merged {
 		// A spec integrated part by part is not integrated again with
 		// the issues attached.
-		opts = slices.DeleteFunc(opts, func(o Option) bool { return o.Key == IntegKeyRetry })
+		opts = slices.DeleteFunc(opts, func(o question.Option) bool { return o.Key == IntegKeyRetry })
 	}
-	q := Question{ID: fmt.Sprintf("%s%d", integQuestionPrefix, in.Asked+1), Kind: KindEscalation, Round: st.Round, Title: "Integrated spec: the consistency review found issues", Options: opts, Default: IntegKeyAccept}
+	q := question.Question{ID: fmt.Sprintf("%s%d", integQuestionPrefix, in.Asked+1), Kind: question.KindEscalation, Round: st.Round, Title: "Integrated spec: the consistency review found issues", Options: opts, Default: IntegKeyAccept}
 	q.Body = b.String() + question.Menu(opts)
 	return q
 }

@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/llm"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/validate"
 )
 
@@ -21,7 +24,7 @@ type integrationAttempt struct {
 	vr      validate.Result
 	rec     AttemptRec
 	// ops journal a fresh response.
-	ops []Op
+	ops []store.Op
 }
 
 // integrationCall makes attempt k of role in the integration step and
@@ -29,18 +32,18 @@ type integrationAttempt struct {
 // before the call, a journaled response reused, the driver asked to make
 // the call (errNeedCalls). The attempt's usage is recorded and its end
 // reported to observers.
-func (s *Engine) integrationCall(role RoleName, k int, msgs []Message, stable int, gaps []gap.ID, check func(string) validate.Result) (integrationAttempt, error) {
+func (s *Engine) integrationCall(role llm.RoleName, k int, msgs []llm.Message, stable int, gaps []gap.ID, check func(string) validate.Result) (integrationAttempt, error) {
 	in := s.st.Integration
 	promptKey, respKey := finalAttemptKeys(role, k)
 	where := fmt.Sprintf("integration %s attempt %d", role, k)
 	plan := attemptPlan{Role: role, K: k, where: where, msgs: msgs, started: s.at(), Phase: PhaseIntegration}
 	prior := in.runAttempts(role)
-	plan.req = Request{Role: role, Round: in.Round, Attempt: k, Call: s.st.Usage.callIndex(role, respKey),
+	plan.req = llm.Request{Role: role, Round: in.Round, Attempt: k, Call: s.st.Usage.callIndex(role, respKey),
 		Gaps: slices.Clone(gaps), Messages: msgs, MaxTokens: nextMaxTokens(s.cfg.MaxTokens, s.cfg.TokensCap(), prior), Stable: stable}
 	if b, err := s.get(respKey); err == nil {
 		c := string(b)
 		plan.journaled, plan.journaledFinish = &c, s.journaledFinish(respKey)
-	} else if !errors.Is(err, ErrNotFound) {
+	} else if !errors.Is(err, store.ErrNotFound) {
 		return integrationAttempt{}, fmt.Errorf("%s: read response journal: %w", where, err)
 	} else if res, ok := s.ext.take(plan.req); ok {
 		plan.delivered = &res
@@ -48,13 +51,13 @@ func (s *Engine) integrationCall(role RoleName, k int, msgs []Message, stable in
 		// The driver makes the call; its prompt, and everything staged
 		// before it, is durable before the call: a crash during the call
 		// repeats this call only.
-		s.stage(Put(promptKey, []byte(renderPrompt(where, msgs))))
+		s.stage(store.Put(promptKey, []byte(renderPrompt(where, msgs))))
 		s.keepPlan(plan)
 		return integrationAttempt{}, ErrNeedCalls
 	}
 	s.startPlan(&plan)
 	res := plan.result()
-	if res.Err != nil && errors.Is(res.Err, ErrNoResponse) && s.st.Usage.NextCall[string(role)] == plan.req.Call {
+	if res.Err != nil && errors.Is(res.Err, llm.ErrNoResponse) && s.st.Usage.NextCall[string(role)] == plan.req.Call {
 		// No response is no call: the number goes to the role's next call
 		// (a session rolled back and replayed again numbers its calls as
 		// its recording does).
@@ -102,11 +105,11 @@ func (s *Engine) integrationCall(role RoleName, k int, msgs []Message, stable in
 
 // callUsage is a fresh response's usage: as the provider reported it, or
 // estimated (true) with tok from the prompt and the content.
-func callUsage(reported Usage, msgs []Message, content string, tok Tokenizer) (Usage, bool) {
-	if reported != (Usage{}) {
+func callUsage(reported llm.Usage, msgs []llm.Message, content string, tok exemplar.Tokenizer) (llm.Usage, bool) {
+	if reported != (llm.Usage{}) {
 		return reported, false
 	}
-	var u Usage
+	var u llm.Usage
 	for _, m := range msgs {
 		u.PromptTokens += tok.Count(m.Content)
 	}
@@ -116,8 +119,8 @@ func callUsage(reported Usage, msgs []Message, content string, tok Tokenizer) (U
 
 // runAttempts are role's attempts in the integration step's current run
 // of attempts (since its budget was last set).
-func (in *IntegrationState) runAttempts(role RoleName) []AttemptRec {
-	if role == Reviewer {
+func (in *IntegrationState) runAttempts(role llm.RoleName) []AttemptRec {
+	if role == llm.Reviewer {
 		return in.Reviewer[min(in.ReviewerFrom, len(in.Reviewer)):]
 	}
 	return in.Engineer[min(in.EngineerFrom, len(in.Engineer)):]
@@ -125,8 +128,8 @@ func (in *IntegrationState) runAttempts(role RoleName) []AttemptRec {
 
 // extendBudget gives role one more attempt in the current run: a free
 // re-ask (an answer the token limit cut below the cap, a first refusal).
-func (in *IntegrationState) extendBudget(role RoleName) {
-	if role == Reviewer {
+func (in *IntegrationState) extendBudget(role llm.RoleName) {
+	if role == llm.Reviewer {
 		in.ReviewerBudget++
 		return
 	}

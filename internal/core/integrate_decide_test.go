@@ -9,6 +9,7 @@ import (
 	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/rollback"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/validate"
 )
 
@@ -160,12 +161,12 @@ func TestCleanupDeletes(t *testing.T) {
 	safe := []rollback.ArchiveInfo{{Name: "round_001_rolled_back_1.tar.gz"}, {Name: "round_002_rolled_back_1.tar.gz"}}
 	// Moved to cold storage (moveToCold refuses an unsafe archive): every
 	// archive leaves the session.
-	if got, want := CleanupDeletes(rollback.CleanupCold, safe, time.Time{}), []Op{Delete(safe[0].Name), Delete(safe[1].Name)}; !cmp.Equal(got, want) {
+	if got, want := CleanupDeletes(rollback.CleanupCold, safe, time.Time{}), []store.Op{store.Delete(safe[0].Name), store.Delete(safe[1].Name)}; !cmp.Equal(got, want) {
 		t.Errorf("cold = %v, want %v", got, want)
 	}
 	// Deleted: an unsafe archive stays for a person to look at.
 	mixed := []rollback.ArchiveInfo{safe[0], {Name: "round_003_rolled_back_1.tar.gz", Unsafe: "a link"}}
-	if got, want := CleanupDeletes(rollback.CleanupDelete, mixed, time.Time{}), []Op{Delete(safe[0].Name)}; !cmp.Equal(got, want) {
+	if got, want := CleanupDeletes(rollback.CleanupDelete, mixed, time.Time{}), []store.Op{store.Delete(safe[0].Name)}; !cmp.Equal(got, want) {
 		t.Errorf("delete = %v, want %v", got, want)
 	}
 	// Kept: none leaves.

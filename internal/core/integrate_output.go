@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/refine-spec/refine/llm"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/validate"
 )
 
@@ -40,7 +42,7 @@ func (s *Engine) integrationDone(form, reason string) error {
 		written = opValue(ops, keyFinalSpec)
 	}
 	sum, err := s.get(keyFinalSum)
-	if err != nil && !errors.Is(err, ErrNotFound) {
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return fmt.Errorf("integration: read %s: %w", keyFinalSum, err)
 	}
 	ops, err := in.finalFiles(written, check, sum, err == nil)
@@ -59,7 +61,7 @@ func (s *Engine) integrationDone(form, reason string) error {
 }
 
 // opValue is the value the last of ops putting key writes ("" if none).
-func opValue(ops []Op, key string) string {
+func opValue(ops []store.Op, key string) string {
 	var v string
 	for _, op := range ops {
 		if op.Key == key {
@@ -75,7 +77,7 @@ func opValue(ops []Op, key string) string {
 // form), final_spec_trace.json, and final_summary.md (summary, when
 // hasSummary) with its line on the form. The notes gain the accepted
 // integration's warnings and its review's lesser issues.
-func (in *IntegrationState) finalFiles(written string, check validate.IntegrationInput, summary []byte, hasSummary bool) ([]Op, error) {
+func (in *IntegrationState) finalFiles(written string, check validate.IntegrationInput, summary []byte, hasSummary bool) ([]store.Op, error) {
 	var spec string
 	var log []validate.LogEntry
 	if in.Form == FinalSpecIntegrated {
@@ -93,9 +95,9 @@ func (in *IntegrationState) finalFiles(written string, check validate.Integratio
 	if err != nil {
 		return nil, fmt.Errorf("integration: encode trace: %w", err)
 	}
-	ops := []Op{Put(keyFinalSpec, []byte(spec)), Put(keyFinalTrace, append(trace, '\n'))}
+	ops := []store.Op{store.Put(keyFinalSpec, []byte(spec)), store.Put(keyFinalTrace, append(trace, '\n'))}
 	if hasSummary {
-		ops = append(ops, Put(keyFinalSum, []byte(strings.TrimRight(string(summary), "\n")+"\n"+in.finalSpecLine(len(log))+"\n")))
+		ops = append(ops, store.Put(keyFinalSum, []byte(strings.TrimRight(string(summary), "\n")+"\n"+in.finalSpecLine(len(log))+"\n")))
 	}
 	return ops, nil
 }
@@ -188,7 +190,7 @@ func renderIntegration(b *strings.Builder, in *IntegrationState) {
 		return
 	}
 	b.WriteString("\n| Timestamp | Role | Attempt | Tier | Result | Message |\n|-----------|------|---------|------|--------|---------|\n")
-	row := func(role RoleName, a AttemptRec) {
+	row := func(role llm.RoleName, a AttemptRec) {
 		result, msg := "PASS", a.Message
 		if !a.Success {
 			result, msg = "FAIL "+string(a.FailureType), a.Message
@@ -198,10 +200,10 @@ func renderIntegration(b *strings.Builder, in *IntegrationState) {
 	i, j := 0, 0
 	for i < len(in.Engineer) || j < len(in.Reviewer) {
 		if j >= len(in.Reviewer) || (i < len(in.Engineer) && !in.Engineer[i].At.After(in.Reviewer[j].At)) {
-			row(Engineer, in.Engineer[i])
+			row(llm.Engineer, in.Engineer[i])
 			i++
 		} else {
-			row(Reviewer, in.Reviewer[j])
+			row(llm.Reviewer, in.Reviewer[j])
 			j++
 		}
 	}

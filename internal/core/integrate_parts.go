@@ -7,8 +7,11 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/internal/markdown"
+	"github.com/refine-spec/refine/llm"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/validate"
 )
 
@@ -40,7 +43,7 @@ func (p integrationPart) needsCall(m IntegrationMaterial) bool {
 // PlanParts cuts the source at its level-1/2 headings and packs the pieces
 // into parts of at most budget tokens (source and resolutions). It fails
 // when one piece with its resolutions is larger than budget.
-func PlanParts(m IntegrationMaterial, tok Tokenizer, budget int) ([]integrationPart, error) {
+func PlanParts(m IntegrationMaterial, tok exemplar.Tokenizer, budget int) ([]integrationPart, error) {
 	chunks := sourceChunks(m.Source)
 	placed := placeResolutions(m, chunks)
 	var parts []integrationPart
@@ -220,9 +223,9 @@ func (s *Engine) integrationParts(m IntegrationMaterial) (stopped string, err er
 		if err != nil {
 			return "", fmt.Errorf("integration: %w", err)
 		}
-		at, err := s.integrationCall(Engineer, k, msgs, stable, pp.ids, integrationCheck(pp.check))
-		if errors.Is(err, ErrNoResponse) {
-			return fmt.Sprintf("the Engineer has no response for the integration call of part %d of %d (Engineer call %d: %s)", i+1, len(parts), s.st.Usage.NextCall[string(Engineer)]+1, roleError(err)), nil
+		at, err := s.integrationCall(llm.Engineer, k, msgs, stable, pp.ids, integrationCheck(pp.check))
+		if errors.Is(err, llm.ErrNoResponse) {
+			return fmt.Sprintf("the Engineer has no response for the integration call of part %d of %d (Engineer call %d: %s)", i+1, len(parts), s.st.Usage.NextCall[string(llm.Engineer)]+1, roleError(err)), nil
 		}
 		if err != nil {
 			return "", err
@@ -238,7 +241,7 @@ func (s *Engine) integrationParts(m IntegrationMaterial) (stopped string, err er
 	}
 	spec, why := in.join(texts, m, lim)
 	if why == "" {
-		s.stage(Put(finalOutputKey(Engineer), []byte(spec)))
+		s.stage(store.Put(finalOutputKey(llm.Engineer), []byte(spec)))
 	}
 	return why, nil
 }
@@ -265,7 +268,7 @@ func (s *Engine) partTexts(parts []integrationPart, accepted []int) ([]string, e
 			texts[i] = parts[i].Source
 			continue
 		}
-		_, key := finalAttemptKeys(Engineer, k)
+		_, key := finalAttemptKeys(llm.Engineer, k)
 		b, err := s.get(key)
 		if err != nil {
 			return nil, fmt.Errorf("integration: read %s: %w", key, err)

@@ -3,6 +3,7 @@ package core
 import (
 	"cmp"
 	"fmt"
+	"github.com/refine-spec/refine/llm"
 	"slices"
 	"strings"
 )
@@ -11,8 +12,8 @@ import (
 // canonical form in one role's answers over the session (DESIGN §18): a
 // host sees which model needs a better prompt.
 type NormalizedCount struct {
-	Role RoleName `json:"role"`
-	Kind string   `json:"kind"`
+	Role llm.RoleName `json:"role"`
+	Kind string       `json:"kind"`
 	// Count is how many places were mapped; Answers how many answers had
 	// at least one.
 	Count   int `json:"count"`
@@ -24,11 +25,11 @@ type NormalizedCount struct {
 // kind, in role then kind order.
 func (st *State) NormalizedCounts() []NormalizedCount {
 	type key struct {
-		role RoleName
+		role llm.RoleName
 		kind string
 	}
 	sums := map[key]*NormalizedCount{}
-	add := func(role RoleName, qs []NormalizedQuirk) {
+	add := func(role llm.RoleName, qs []NormalizedQuirk) {
 		for _, q := range qs {
 			k := key{role, q.Kind}
 			c := sums[k]
@@ -45,10 +46,10 @@ func (st *State) NormalizedCounts() []NormalizedCount {
 	}
 	if in := st.Integration; in != nil {
 		for _, rec := range in.Engineer {
-			add(Engineer, rec.Normalized)
+			add(llm.Engineer, rec.Normalized)
 		}
 		for _, rec := range in.Reviewer {
-			add(Reviewer, rec.Normalized)
+			add(llm.Reviewer, rec.Normalized)
 		}
 	}
 	if len(sums) == 0 {

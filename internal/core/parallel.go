@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/llm"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/validate"
 )
 
@@ -51,7 +53,7 @@ func (s *Engine) runParallel() (done bool, err error) {
 		if p.Status != RoleAccepted {
 			continue
 		}
-		_, respKey := attemptKeys(cur.N, Engineer, string(p.Gap), len(p.Attempts))
+		_, respKey := attemptKeys(cur.N, llm.Engineer, string(p.Gap), len(p.Attempts))
 		b, err := s.get(respKey)
 		if err != nil {
 			return false, fmt.Errorf("round %d engineer (%s): read accepted output: %w", cur.N, p.Gap, err)
@@ -71,7 +73,7 @@ func (s *Engine) runParallel() (done bool, err error) {
 		return false, err
 	}
 	merged := strings.Join(texts, "\n\n") + "\n"
-	return true, s.checkpoint(Put(OutputKey(cur.N, Engineer), []byte(merged)))
+	return true, s.checkpoint(store.Put(OutputKey(cur.N, llm.Engineer), []byte(merged)))
 }
 
 // MergeParts is the Engineer's output as the parts make it: the gaps
@@ -185,7 +187,7 @@ func (d *partDrafter) dispatch(p *PartState) error {
 		p.Status = PartExhausted
 		return s.checkpoint()
 	}
-	plan, err := s.planAttempt(Engineer, string(p.Gap), len(p.Attempts)+1, d.rp)
+	plan, err := s.planAttempt(llm.Engineer, string(p.Gap), len(p.Attempts)+1, d.rp)
 	if err != nil {
 		return err
 	}
@@ -213,7 +215,7 @@ func (d *partDrafter) take(m partCall) {
 	}
 	if out.rec.Success {
 		m.part.Status = RoleAccepted
-		m.part.Result = acceptedFrom(Engineer, s.st.Current.N, out.result)
+		m.part.Result = acceptedFrom(llm.Engineer, s.st.Current.N, out.result)
 	}
 	if err := s.checkpoint(out.ops...); err != nil {
 		d.fail(err)
@@ -228,12 +230,12 @@ func (d *partDrafter) take(m partCall) {
 // response to attempt k of part p of the round in progress (x nil: not
 // no driver).
 func (x *ExternalCalls) hasDelivered(st *State, p *PartState, k int) int {
-	_, respKey := attemptKeys(st.Current.N, Engineer, string(p.Gap), k)
+	_, respKey := attemptKeys(st.Current.N, llm.Engineer, string(p.Gap), k)
 	n, ok := st.Usage.InFlight[respKey]
 	if !ok || x == nil {
 		return 0
 	}
-	if _, ok := x.Delivered[CallID{Engineer, n}]; ok {
+	if _, ok := x.Delivered[CallID{llm.Engineer, n}]; ok {
 		return 1
 	}
 	return 0

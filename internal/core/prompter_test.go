@@ -4,7 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/llm"
 )
 
 // TestPrompterPlacesTheSpec builds Engineer prompts from a state and a
@@ -34,8 +36,8 @@ func TestPrompterPlacesTheSpec(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := &Params{Settings: Settings{PromptBudget: 1000}, ExcerptPrompts: tt.excerpt}
-			p := Prompter{St: st, Cfg: cfg, Tok: CharTokenizer{}}
-			stable, user, err := p.Build(Engineer, 1, []gap.ID{"GAP-PT-001"}, nil, PromptInputs{Source: tt.source})
+			p := Prompter{St: st, Cfg: cfg, Tok: exemplar.CharTokenizer{}}
+			stable, user, err := p.Build(llm.Engineer, 1, []gap.ID{"GAP-PT-001"}, nil, PromptInputs{Source: tt.source})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/internal/rollbacktext"
+	"github.com/refine-spec/refine/question"
 
 	"github.com/refine-spec/refine/rollback"
 )
@@ -43,7 +44,7 @@ func (s *Engine) recoverDecisions() (bool, error) {
 			dlg = &RecoverDialog{}
 		}
 		from := s.st.Recover[0].Round()
-		var q Question
+		var q question.Question
 		if dlg.Modify {
 			q = rollbacktext.ModifyQuestion(from, s.st.Recover, dlg.Text)
 		} else {

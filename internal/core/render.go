@@ -11,6 +11,8 @@ import (
 	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/internal/rollbacktext"
+	"github.com/refine-spec/refine/llm"
+	"github.com/refine-spec/refine/question"
 	"github.com/refine-spec/refine/rollback"
 )
 
@@ -93,7 +95,7 @@ func writeGaps(b *strings.Builder, l *gap.Ledger) {
 }
 
 // writePending writes the "## Pending Questions", each whole.
-func writePending(b *strings.Builder, pending []Question) {
+func writePending(b *strings.Builder, pending []question.Question) {
 	if len(pending) == 0 {
 		return
 	}
@@ -176,19 +178,19 @@ func renderUsage(b *strings.Builder, u usageTotals, backend BackendInfo) {
 	} else {
 		b.WriteString("\n## Usage\n\n| Role | Prompt tokens | Completion tokens |\n|------|---------------|-------------------|\n")
 	}
-	row := func(name string, v Usage) {
+	row := func(name string, v llm.Usage) {
 		if cached {
 			fmt.Fprintf(b, "| %s | %d | %d | %d | %d |\n", name, v.PromptTokens, v.CachedPromptTokens, v.CacheWriteTokens, v.CompletionTokens)
 		} else {
 			fmt.Fprintf(b, "| %s | %d | %d |\n", name, v.PromptTokens, v.CompletionTokens)
 		}
 	}
-	for _, r := range []RoleName{Engineer, Reviewer} {
+	for _, r := range []llm.RoleName{llm.Engineer, llm.Reviewer} {
 		row(r.Title(), u.ByRole[string(r)])
 	}
 	row(fmt.Sprintf("**Total** (%d calls)", u.Calls), u.Total)
 	var models []string
-	for _, r := range []RoleName{Engineer, Reviewer} {
+	for _, r := range []llm.RoleName{llm.Engineer, llm.Reviewer} {
 		rb := backend.Role(r)
 		label := rb.Kind
 		if rb.Model != "" {
@@ -271,7 +273,7 @@ func noProgressNote(rows []convergence.Row, round int) string {
 
 // renderQuestion writes a pending question whole: title, ID, body,
 // options with their effects, which need text, and the default.
-func renderQuestion(b *strings.Builder, q Question) {
+func renderQuestion(b *strings.Builder, q question.Question) {
 	fmt.Fprintf(b, "### %s (`%s`)\n\n", q.Title, q.ID)
 	if body := strings.TrimSpace(q.Body); body != "" {
 		b.WriteString("~~~text\n" + strings.ReplaceAll(body, "~~~", "~ ~ ~") + "\n~~~\n\n")

@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"github.com/refine-spec/refine/llm"
 	"strings"
 )
 
@@ -20,7 +21,7 @@ func writeValidationLogs(b *strings.Builder, st *State, recent int) {
 // round-09 §9 from the session's validation and retry rows.
 func RenderValidationLog(b *strings.Builder, st *State, n int, rows []ValidationEntry, retries []retryDetail) {
 	fmt.Fprintf(b, "\n## Round %d Validation Log\n\n### Validation Summary\n| Role | Outcome | Attempts | Final Failure Type |\n|------|---------|----------|-------------------|\n", n)
-	for _, role := range []RoleName{Engineer, Reviewer} {
+	for _, role := range []llm.RoleName{llm.Engineer, llm.Reviewer} {
 		t := tallyRole(rows, n, role, st.attemptsOf(n, role))
 		if t.attempts == 0 {
 			continue
@@ -42,7 +43,7 @@ type roleTally struct {
 // tallyRole counts the attempts of role in round n from its validation
 // rows; recorded are the role's attempts of the round still in state,
 // which name the failure type of a legacy row.
-func tallyRole(rows []ValidationEntry, n int, role RoleName, recorded []AttemptRec) roleTally {
+func tallyRole(rows []ValidationEntry, n int, role llm.RoleName, recorded []AttemptRec) roleTally {
 	var t roleTally
 	for _, v := range rows {
 		if v.Round != n || v.Role != role || v.Tier == TierEscalation {
@@ -120,7 +121,7 @@ func writeRetryDetails(b *strings.Builder, n int, retries []retryDetail) {
 
 // roleLabel names a role in the validation log: "Engineer", or
 // "Engineer (G-003)" for one part of a parallel Engineer call.
-func roleLabel(role RoleName, part string) string {
+func roleLabel(role llm.RoleName, part string) string {
 	if part == "" {
 		return role.Title()
 	}
@@ -129,7 +130,7 @@ func roleLabel(role RoleName, part string) string {
 
 // attemptsOf returns the recorded attempts of a role in round n, if that
 // round's detail is still in state.
-func (st *State) attemptsOf(n int, role RoleName) []AttemptRec {
+func (st *State) attemptsOf(n int, role llm.RoleName) []AttemptRec {
 	if st.Current != nil && st.Current.N == n {
 		return st.Current.role(role).Attempts
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/validate"
 )
 
@@ -15,7 +16,7 @@ import (
 // for a legacy row, the one its recorded attempt names, else its tier.
 func TestValidationSummaryFromState(t *testing.T) {
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	row := func(role RoleName, attempt int, tier, result, failure string) ValidationEntry {
+	row := func(role llm.RoleName, attempt int, tier, result, failure string) ValidationEntry {
 		return ValidationEntry{Round: 3, At: at, Role: role, Attempt: attempt, Tier: tier, Result: result, Message: "m", FailureType: validate.FailureType(failure)}
 	}
 	current := &RoundState{N: 3}
@@ -27,19 +28,19 @@ func TestValidationSummaryFromState(t *testing.T) {
 		want    []string
 	}{
 		{"passed first time", nil,
-			[]ValidationEntry{row(Engineer, 1, "Structure", "PASS", ""), row(Engineer, 1, "Content", "PASS", "")},
+			[]ValidationEntry{row(llm.Engineer, 1, "Structure", "PASS", ""), row(llm.Engineer, 1, "Content", "PASS", "")},
 			[]string{"| Engineer | SUCCESS | 1 | N/A |"}},
 		{"passed on retry", nil,
-			[]ValidationEntry{row(Reviewer, 1, "Content", "FAIL", "MISSING_VERDICT"), row(Reviewer, 2, "Structure", "PASS", ""), row(Reviewer, 2, "Content", "PASS", "")},
+			[]ValidationEntry{row(llm.Reviewer, 1, "Content", "FAIL", "MISSING_VERDICT"), row(llm.Reviewer, 2, "Structure", "PASS", ""), row(llm.Reviewer, 2, "Content", "PASS", "")},
 			[]string{"| Reviewer | SUCCESS | 2 | N/A (passed on retry) |"}},
 		{"budget spent: the escalation row is no attempt", nil,
-			[]ValidationEntry{row(Engineer, 1, "Structure", "FAIL", "WRONG_FORMAT"), row(Engineer, 2, "Content", "FAIL", "THIN_CONTENT"), row(Engineer, 2, TierEscalation, "FAIL", "MAX_RETRIES_EXHAUSTED")},
+			[]ValidationEntry{row(llm.Engineer, 1, "Structure", "FAIL", "WRONG_FORMAT"), row(llm.Engineer, 2, "Content", "FAIL", "THIN_CONTENT"), row(llm.Engineer, 2, TierEscalation, "FAIL", "MAX_RETRIES_EXHAUSTED")},
 			[]string{"| Engineer | FAILED | 2 | THIN_CONTENT |"}},
 		{"legacy row: the recorded attempt names the failure", current,
-			[]ValidationEntry{row(Engineer, 1, "Structure", "FAIL", "")},
+			[]ValidationEntry{row(llm.Engineer, 1, "Structure", "FAIL", "")},
 			[]string{"| Engineer | FAILED | 1 | WRONG_FORMAT |"}},
 		{"legacy row without its attempt: the tier", nil,
-			[]ValidationEntry{row(Engineer, 1, "Structure", "FAIL", ""), row(Reviewer, 1, "Content", "FAIL", "")},
+			[]ValidationEntry{row(llm.Engineer, 1, "Structure", "FAIL", ""), row(llm.Reviewer, 1, "Content", "FAIL", "")},
 			[]string{"| Engineer | FAILED | 1 | Structure |", "| Reviewer | FAILED | 1 | Content |"}},
 	}
 	for _, tc := range tests {

@@ -2,6 +2,7 @@ package core
 
 import (
 	"encoding/json"
+	"github.com/refine-spec/refine/llm"
 	"testing"
 )
 
@@ -34,7 +35,7 @@ func TestRoleStatusEncodingAndSummary(t *testing.T) {
 		if err := json.Unmarshal(b, &back); err != nil || back.Status != tt.status {
 			t.Errorf("%s decodes to %q (%v), want %q", b, back.Status, err, tt.status)
 		}
-		if got := RoleSummary(Engineer, &rp); got != tt.summary {
+		if got := RoleSummary(llm.Engineer, &rp); got != tt.summary {
 			t.Errorf("roleSummary(%q) = %q, want %q", tt.status, got, tt.summary)
 		}
 	}

@@ -9,7 +9,10 @@ import (
 	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/internal/rollbacktext"
+	"github.com/refine-spec/refine/llm"
+	"github.com/refine-spec/refine/question"
 	"github.com/refine-spec/refine/rollback"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/validate"
 )
 
@@ -98,12 +101,12 @@ func (s *Engine) flowCancel(f *RollbackFlow, decision string, skip bool) error {
 		case f.Origin == originDivergence:
 			cur.DivergenceDone = true
 		case strings.HasPrefix(f.Origin, originEscalation):
-			role := RoleName(strings.TrimPrefix(f.Origin, originEscalation))
+			role := llm.RoleName(strings.TrimPrefix(f.Origin, originEscalation))
 			rp := cur.role(role)
 			rp.Escalated++
 			if skip {
 				rp.Status, rp.SkipNote = RoleSkipped, "skipped by the user instead of a rollback"
-				if role == Engineer {
+				if role == llm.Engineer {
 					if err := releaseGaps(s.st, rp.Gaps, "Engineer skipped this round", s.at); err != nil {
 						return err
 					}
@@ -124,7 +127,7 @@ func (s *Engine) flowRestore(f *RollbackFlow) {
 	s.st.Pending = append(s.st.Pending, f.SetAside...)
 	for id, a := range f.SetAsideAnswers {
 		if s.st.Answers == nil {
-			s.st.Answers = map[string]Answer{}
+			s.st.Answers = map[string]question.Answer{}
 		}
 		s.st.Answers[id] = a
 	}
@@ -133,8 +136,8 @@ func (s *Engine) flowRestore(f *RollbackFlow) {
 }
 
 // pauseAt keeps q pending (the user chose "pause") and commits.
-func (s *Engine) pauseAt(q Question) (RollbackReport, error) {
-	if !slices.ContainsFunc(s.st.Pending, func(p Question) bool { return p.ID == q.ID }) {
+func (s *Engine) pauseAt(q question.Question) (RollbackReport, error) {
+	if !slices.ContainsFunc(s.st.Pending, func(p question.Question) bool { return p.ID == q.ID }) {
 		s.st.Pending = append(s.st.Pending, q)
 	}
 	if err := s.checkpoint(); err != nil {
@@ -213,7 +216,7 @@ func (v rollbackStoreView) splitGap(round, to int) (gap.ID, string, error) {
 	// as accepted, cannot be split there.
 	key := rollback.StateBackupKey(to)
 	b, err := v.s.out.Get(key)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, store.ErrNotFound) {
 		return "", "", nil // no backup: the rollback itself will say so
 	}
 	if err != nil {
@@ -246,7 +249,7 @@ func (v rollbackStoreView) archivedAttempts(round int) ([]rollback.AttemptInfo, 
 				// Archive paths are relative to the archived round folder.
 				ai.Engineer, ai.Reviewer = string(files["engineer.md"]), string(files["reviewer.md"])
 			}
-		} else if !errors.Is(err, ErrNotFound) {
+		} else if !errors.Is(err, store.ErrNotFound) {
 			return out, fmt.Errorf("rollback analysis: read %s: %w", r.Archive, err)
 		}
 		out = append(out, ai)
@@ -263,10 +266,10 @@ func (v rollbackStoreView) RCA(f *RollbackFlow, attempt int) (rollbacktext.RCAIn
 		return in, err
 	}
 	now := rollback.AttemptInfo{Attempt: attempt, Reason: f.Reason, Trigger: f.Trigger}
-	if b, err := v.s.get(OutputKey(f.Current, Engineer)); err == nil {
+	if b, err := v.s.get(OutputKey(f.Current, llm.Engineer)); err == nil {
 		now.Engineer = string(b)
 	}
-	if b, err := v.s.get(OutputKey(f.Current, Reviewer)); err == nil {
+	if b, err := v.s.get(OutputKey(f.Current, llm.Reviewer)); err == nil {
 		now.Reviewer = string(b)
 	}
 	spec, err := v.s.source()

@@ -7,6 +7,7 @@ import (
 
 	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/question"
 	"github.com/refine-spec/refine/rollback"
 )
 
@@ -52,7 +53,7 @@ type RollbackReport struct {
 	// Pending holds the rollback question waiting for an answer when the
 	// Asker deferred it: nothing was rolled back yet; answer it with
 	// Answer (or `refine resume --answer`) and Run finishes the rollback.
-	Pending []Question
+	Pending []question.Question
 	// Decision is what the user chose in the rollback dialogs, in words
 	// ("" when nothing was asked). When no rollback happened (the user
 	// cancelled, forced proceeding, or the limit was reached) Undone is
@@ -280,7 +281,7 @@ func (s *Engine) rollbackAvailable() bool {
 // target is the round before the current one unless the user picks
 // several rounds in the rollback options question. It reports whether the
 // session paused at a rollback question.
-func (s *Engine) startRollbackFromQuestion(a Answer, trigger rollback.Trigger, reason, origin string, first ...flowDecision) (stop, error) {
+func (s *Engine) startRollbackFromQuestion(a question.Answer, trigger rollback.Trigger, reason, origin string, first ...flowDecision) (stop, error) {
 	text := strings.TrimSpace(a.Text)
 	if text != "" {
 		reason = text

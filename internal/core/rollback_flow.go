@@ -7,6 +7,7 @@ import (
 
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/internal/rollbacktext"
+	"github.com/refine-spec/refine/question"
 	"github.com/refine-spec/refine/rollback"
 )
 
@@ -76,8 +77,8 @@ type RollbackFlow struct {
 	RootCause string                   `json:"root_cause,omitempty"`
 	// SetAside are the questions that waited when the rollback was asked
 	// for (Session.Rollback): "cancel" puts them back.
-	SetAside        []Question        `json:"set_aside,omitempty"`
-	SetAsideAnswers map[string]Answer `json:"set_aside_answers,omitempty"`
+	SetAside        []question.Question        `json:"set_aside,omitempty"`
+	SetAsideAnswers map[string]question.Answer `json:"set_aside_answers,omitempty"`
 }
 
 // Requested reports whether req asks for the rollback f is: the same
@@ -89,14 +90,14 @@ func (f *RollbackFlow) Requested(req RollbackRequest) bool {
 
 // flowDecision is one answered question of a rollback flow.
 type flowDecision struct {
-	Issue    string   `json:"issue,omitempty"`
-	Question Question `json:"question"`
-	Answer   Answer   `json:"answer"`
-	Decision string   `json:"decision"`
+	Issue    string            `json:"issue,omitempty"`
+	Question question.Question `json:"question"`
+	Answer   question.Answer   `json:"answer"`
+	Decision string            `json:"decision"`
 }
 
-func (f *RollbackFlow) note(q Question, a Answer, decision string) {
-	f.Decisions = append(f.Decisions, flowDecision{Question: Question{ID: q.ID, Kind: q.Kind, Round: q.Round, Title: q.Title}, Answer: a, Decision: decision})
+func (f *RollbackFlow) note(q question.Question, a question.Answer, decision string) {
+	f.Decisions = append(f.Decisions, flowDecision{Question: question.Question{ID: q.ID, Kind: q.Kind, Round: q.Round, Title: q.Title}, Answer: a, Decision: decision})
 }
 
 // Execution completes x, the rollback the dialogs chose, with what the
@@ -150,7 +151,7 @@ type RollbackDialogs struct {
 
 // FlowAsk is a dialog question to ask.
 type FlowAsk struct {
-	Q Question
+	Q question.Question
 	// Paused is the report when the question is deferred (the Session
 	// adds the questions pending); AtLimit reports it as ErrRollbackLimit
 	// with Paused.Decision.
@@ -175,8 +176,8 @@ type FlowMove struct {
 	// AtLimit: the limit question was answered with the option Effect.
 	AtLimit bool
 	Effect  string
-	Q       Question
-	A       Answer
+	Q       question.Question
+	A       question.Answer
 	// Label is the option chosen; Report what to report when no rollback
 	// is carried out.
 	Label  string
@@ -205,7 +206,7 @@ func (d RollbackDialogs) Step(f *RollbackFlow) (FlowMove, error) {
 }
 
 // Answer is the flow's move once ask, asked by step, was answered with a.
-func (d RollbackDialogs) Answer(f *RollbackFlow, ask *FlowAsk, a Answer) FlowMove {
+func (d RollbackDialogs) Answer(f *RollbackFlow, ask *FlowAsk, a question.Answer) FlowMove {
 	opt, _ := ask.Q.Option(a.Key)
 	if opt.Key == KeyCancelRollback {
 		return FlowMove{Restore: true, Label: opt.Label, Report: RollbackReport{Decision: opt.Label, Cancelled: true}}
@@ -243,7 +244,7 @@ func (d RollbackDialogs) decide(f *RollbackFlow, attempt int) FlowMove {
 }
 
 // execMove carries out x, the answer noted as decision.
-func execMove(f *RollbackFlow, q Question, a Answer, x RollbackExec, decision string) FlowMove {
+func execMove(f *RollbackFlow, q question.Question, a question.Answer, x RollbackExec, decision string) FlowMove {
 	f.note(q, a, decision)
 	x.Decision = decision
 	return FlowMove{Exec: &x}
@@ -277,7 +278,7 @@ func (d RollbackDialogs) limitQuestion(f *RollbackFlow) *FlowAsk {
 
 // limitAnswer notes the limit question's answer; the Session applies its
 // effect (limitOutcome).
-func limitAnswer(f *RollbackFlow, q Question, a Answer, opt Option) FlowMove {
+func limitAnswer(f *RollbackFlow, q question.Question, a question.Answer, opt question.Option) FlowMove {
 	m := FlowMove{AtLimit: true, Effect: opt.Effect, Q: q, A: a, Label: opt.Label, Report: RollbackReport{Decision: opt.Label}}
 	switch opt.Effect {
 	case rollbacktext.EffectPause:
@@ -313,7 +314,7 @@ func (d RollbackDialogs) analysisQuestion(f *RollbackFlow, attempt int) (FlowMov
 }
 
 // analysisAnswer applies the repeated-rollback question's answer.
-func analysisAnswer(st *State, f *RollbackFlow, ask *FlowAsk, a Answer, opt Option) FlowMove {
+func analysisAnswer(st *State, f *RollbackFlow, ask *FlowAsk, a question.Answer, opt question.Option) FlowMove {
 	q := ask.Q
 	text := strings.TrimSpace(a.Text)
 	x := RollbackExec{}
@@ -377,7 +378,7 @@ func (d RollbackDialogs) optionsQuestion(f *RollbackFlow, attempt int) *FlowAsk 
 }
 
 // optionsAnswer applies the rollback options question's answer.
-func (d RollbackDialogs) optionsAnswer(f *RollbackFlow, q Question, a Answer, opt Option) FlowMove {
+func (d RollbackDialogs) optionsAnswer(f *RollbackFlow, q question.Question, a question.Answer, opt question.Option) FlowMove {
 	text := strings.TrimSpace(a.Text)
 	x := RollbackExec{}
 	decision := opt.Label
@@ -431,7 +432,7 @@ func (d RollbackDialogs) targetsQuestion(f *RollbackFlow, attempt int) (FlowMove
 
 // targetsAnswer moves to the confirmation of the chosen target ("cancel"
 // is Answer's).
-func targetsAnswer(f *RollbackFlow, q Question, a Answer, opt Option) FlowMove {
+func targetsAnswer(f *RollbackFlow, q question.Question, a question.Answer, opt question.Option) FlowMove {
 	f.note(q, a, opt.Label)
 	if n, ok := rollbacktext.TargetOf(opt.Effect); ok {
 		f.To = n
@@ -461,7 +462,7 @@ func (d RollbackDialogs) confirmQuestion(f *RollbackFlow, attempt int) (FlowMove
 
 // confirmAnswer carries out the confirmed rollback or asks for another
 // target ("cancel" is Answer's).
-func confirmAnswer(f *RollbackFlow, q Question, a Answer, opt Option) FlowMove {
+func confirmAnswer(f *RollbackFlow, q question.Question, a question.Answer, opt question.Option) FlowMove {
 	f.note(q, a, opt.Label)
 	if opt.Effect == rollbacktext.EffectChooseOther {
 		f.Stage, f.Seq = StageTargets, f.Seq+1
@@ -477,7 +478,7 @@ const KeyCancelRollback = "cancel"
 // offerCancel gives q, a question of f's dialogs, the "cancel" option: the
 // cancel option a dialog has of its own (targets, confirmation) takes the
 // key, else one is added.
-func offerCancel(q *Question, f *RollbackFlow) {
+func offerCancel(q *question.Question, f *RollbackFlow) {
 	for i := range q.Options {
 		if q.Options[i].Effect == rollbacktext.EffectCancel {
 			if q.Default == q.Options[i].Key {
@@ -491,5 +492,5 @@ func offerCancel(q *Question, f *RollbackFlow) {
 	if f.Origin != originAPI {
 		label = "Cancel the rollback: back to the question that asked for it"
 	}
-	q.Options = append(q.Options, Option{Key: KeyCancelRollback, Label: label, Effect: rollbacktext.EffectCancel})
+	q.Options = append(q.Options, question.Option{Key: KeyCancelRollback, Label: label, Effect: rollbacktext.EffectCancel})
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/internal/rollbacktext"
+	"github.com/refine-spec/refine/question"
 	"github.com/refine-spec/refine/rollback"
 )
 
@@ -97,7 +98,7 @@ func TestRollbackDialogsMultiRound(t *testing.T) {
 		if m.Ask == nil {
 			t.Fatalf("stage %q asked nothing", f.Stage)
 		}
-		return d.Answer(f, m.Ask, Answer{Key: key})
+		return d.Answer(f, m.Ask, question.Answer{Key: key})
 	}
 	if m := answer("4"); !staged(m) || f.Stage != StageTargets {
 		t.Fatalf("multiple rounds: move %+v, stage %q; want the targets stage", m, f.Stage)
@@ -140,16 +141,16 @@ func TestRollbackDialogsOptionsAnswers(t *testing.T) {
 	tests := []struct {
 		name string
 		flow RollbackFlow
-		ans  Answer
+		ans  question.Answer
 		want FlowMove
 	}{
-		{name: "same prompt with text", ans: Answer{Key: "1", Text: " be brief "},
+		{name: "same prompt with text", ans: question.Answer{Key: "1", Text: " be brief "},
 			want: FlowMove{Exec: &RollbackExec{Adjustments: []string{"be brief"}, Decision: "Retry with same prompt"}}},
-		{name: "narrowed scope keeps the least severe gap", ans: Answer{Key: "2"},
+		{name: "narrowed scope keeps the least severe gap", ans: question.Answer{Key: "2"},
 			want: FlowMove{Exec: &RollbackExec{Next: &NextRoundPlan{Only: []gap.ID{"GAP-PAGE-002"}}, Decision: "Retry with narrowed scope: GAP-PAGE-002"}}},
-		{name: "context without text uses the user's words", flow: RollbackFlow{Text: "the reason"}, ans: Answer{Key: "3"},
+		{name: "context without text uses the user's words", flow: RollbackFlow{Text: "the reason"}, ans: question.Answer{Key: "3"},
 			want: FlowMove{Exec: &RollbackExec{Adjustments: []string{"the reason"}, Decision: "Retry with user-provided context"}}},
-		{name: "skip keeps the round", ans: Answer{Key: "5"},
+		{name: "skip keeps the round", ans: question.Answer{Key: "5"},
 			want: FlowMove{Cancel: true, Skip: true, Label: "Skip to next round", Report: RollbackReport{Decision: "Skip to next round"}}},
 	}
 	for _, tt := range tests {
@@ -185,7 +186,7 @@ func TestRollbackDialogsLimitDeferred(t *testing.T) {
 	if m.Ask.Q.ID != "r3-rollback-limit-2" {
 		t.Errorf("question ID %q", m.Ask.Q.ID)
 	}
-	st.Pending = []Question{m.Ask.Q}
+	st.Pending = []question.Question{m.Ask.Q}
 	rep, err := FlowPaused(st, 2, m.Ask)
 	if !errors.Is(err, ErrRollbackLimit) {
 		t.Fatalf("err = %v, want ErrRollbackLimit", err)

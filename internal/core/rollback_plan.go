@@ -9,7 +9,9 @@ import (
 	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/internal/rollbacktext"
+	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/rollback"
+	"github.com/refine-spec/refine/store"
 )
 
 // A rollback is decided apart from its commit: execRollback reads what the
@@ -39,7 +41,7 @@ type RollbackInputs struct {
 // ops to commit with it and the report (Remaining left to the commit).
 type rollbackCommit struct {
 	State  *State
-	Ops    []Op
+	Ops    []store.Op
 	Report RollbackReport
 	// AutoLog is the AUTO_RETRY log line ("" when the rollback was asked).
 	AutoLog string
@@ -146,7 +148,7 @@ func reopen(st *State, next *NextRoundPlan) {
 // execution: its patterns, its analysis report and its decisions.
 func (u *undoneFacts) undo(old *State, rp rollback.RoundPlan, reason string, in RollbackInputs) {
 	det := rollback.DetectPatterns(rollback.Input{
-		Engineer: string(in.Files[OutputKey(rp.Round, Engineer)]), Reviewer: string(in.Files[OutputKey(rp.Round, Reviewer)]),
+		Engineer: string(in.Files[OutputKey(rp.Round, llm.Engineer)]), Reviewer: string(in.Files[OutputKey(rp.Round, llm.Reviewer)]),
 		Assigned: assignedIn(old, rp.Round), Known: old.Ledger.IDs(), Context: in.Spec,
 	})
 	u.exec.Patterns[rp.Round] = det.Patterns()
@@ -226,17 +228,17 @@ func keepRounds(restored, old *State, to int) {
 
 // commitOps are a rollback's writes as Store ops, without the three live
 // files the commit re-renders from the restored state.
-func commitOps(rops []rollback.Op) []Op {
-	var ops []Op
+func commitOps(rops []rollback.Op) []store.Op {
+	var ops []store.Op
 	for _, op := range rops {
 		switch op.Key {
 		case rollback.StateKey, rollback.StatusKey, rollback.DecisionsKey:
 			continue // re-rendered from the restored state by commit
 		}
 		if op.Delete {
-			ops = append(ops, Delete(op.Key))
+			ops = append(ops, store.Delete(op.Key))
 		} else {
-			ops = append(ops, Put(op.Key, op.Value))
+			ops = append(ops, store.Put(op.Key, op.Value))
 		}
 	}
 	return ops
@@ -244,16 +246,16 @@ func commitOps(rops []rollback.Op) []Op {
 
 // readRollbackFiles reads every key plan needs from store, state backups
 // rebuilt into whole states.
-func readRollbackFiles(store view, plan rollback.Plan) (map[string][]byte, error) {
+func readRollbackFiles(sv view, plan rollback.Plan) (map[string][]byte, error) {
 	files := map[string][]byte{}
 	for _, k := range plan.Reads() {
-		b, err := store.Get(k)
+		b, err := sv.Get(k)
 		if err != nil {
 			return nil, fmt.Errorf("rollback: read %s: %w", k, err)
 		}
 		if kind, _, ok := rollback.ParseBackupKey(k); ok && kind == rollback.StateBackup {
 			// A state backup refers to the session's journal: rebuild it.
-			if b, err = ResolveBackup(store, k, b); err != nil {
+			if b, err = ResolveBackup(sv, k, b); err != nil {
 				return nil, fmt.Errorf("rollback: %s: %w", k, err)
 			}
 		}

@@ -8,7 +8,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/rollback"
+	"github.com/refine-spec/refine/store"
 )
 
 // TestPlanRollbackFromValues plans a rollback of round 2 to round 1 from
@@ -25,17 +27,17 @@ func TestPlanRollbackFromValues(t *testing.T) {
 	old := &State{
 		Schema: SchemaVersion, SessionID: "s1", CreatedAt: at.Add(-time.Hour), Round: 2, Outcome: StatusUserApproved,
 		Rollbacks:  rollback.History{Records: []rollback.Record{{Round: 2, Attempt: 1, Target: 1, Outcome: "Retry succeeded", Succeeded: true}}},
-		AttemptLog: []AttemptFact{{Round: 1, Role: Engineer}, {Round: 2, Role: Engineer}},
+		AttemptLog: []AttemptFact{{Round: 1, Role: llm.Engineer}, {Round: 2, Role: llm.Engineer}},
 		Decisions:  []DecisionRecord{{ID: "D-2.1", Round: 2, Decision: "keep"}, {ID: "D-2.2", Round: 2, Decision: "roll back", Procedural: true}},
 	}
-	keys := append([]string{BackupKeyStatus(1), BackupKeyDecisions(1), BackupKeyState(1)}, OutputKey(2, Engineer), OutputKey(2, Reviewer))
+	keys := append([]string{BackupKeyStatus(1), BackupKeyDecisions(1), BackupKeyState(1)}, OutputKey(2, llm.Engineer), OutputKey(2, llm.Reviewer))
 	plan, err := rollback.PlanRollback(rollback.Request{Current: 2, To: 1, Keys: keys, History: old.Rollbacks, Limit: 7})
 	if err != nil {
 		t.Fatal(err)
 	}
 	files := map[string][]byte{
 		BackupKeyStatus(1): []byte("# status\n"), BackupKeyDecisions(1): []byte("# decisions\n"),
-		rollback.StateBackupKey(1): target, OutputKey(2, Engineer): []byte("engineer"), OutputKey(2, Reviewer): []byte("reviewer"),
+		rollback.StateBackupKey(1): target, OutputKey(2, llm.Engineer): []byte("engineer"), OutputKey(2, llm.Reviewer): []byte("reviewer"),
 	}
 	before, err := json.Marshal(old)
 	if err != nil {
@@ -57,7 +59,7 @@ func TestPlanRollbackFromValues(t *testing.T) {
 	if len(recs) != 2 || recs[0].Outcome != "Retry failed (rolled back again)" || recs[1].Attempt != 2 || recs[1].UserDecision != x.Decision {
 		t.Errorf("records %+v; want the earlier retry failed and this rollback as attempt 2", recs)
 	}
-	if diff := cmp.Diff([]AttemptFact{{Round: 1, Role: Engineer}}, st.AttemptLog); diff != "" {
+	if diff := cmp.Diff([]AttemptFact{{Round: 1, Role: llm.Engineer}}, st.AttemptLog); diff != "" {
 		t.Errorf("attempt log (-want +got):\n%s", diff)
 	}
 	if len(st.Recover) != 1 || st.Recover[0].ID != "D-2.1" {
@@ -68,7 +70,7 @@ func TestPlanRollbackFromValues(t *testing.T) {
 	}
 	var puts, deletes []string
 	for _, op := range c.Ops {
-		if op.Kind == OpDelete {
+		if op.Kind == store.OpDelete {
 			deletes = append(deletes, op.Key)
 		} else {
 			puts = append(puts, op.Key)
@@ -77,7 +79,7 @@ func TestPlanRollbackFromValues(t *testing.T) {
 	if diff := cmp.Diff([]string{rollback.ArchiveName(2, 2)}, puts); diff != "" {
 		t.Errorf("puts (-want +got):\n%s", diff)
 	}
-	if !slices.Contains(deletes, OutputKey(2, Engineer)) {
+	if !slices.Contains(deletes, OutputKey(2, llm.Engineer)) {
 		t.Errorf("deletes %v; want round 2's folder removed", deletes)
 	}
 	if c.Report.Round != 1 || !slices.Equal(c.Report.Undone, []int{2}) || c.Report.Analysis == "" || c.AutoLog != "" {

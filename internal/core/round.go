@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/llm"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/validate"
 )
 
@@ -176,7 +178,7 @@ func (st *State) assignable() []gap.Gap {
 // backupOps snapshots the state after round n-1 and drops the backup that
 // falls out of the retention window (Settings.BackupRetention), at the
 // start of round n.
-func (s *Engine) backupOps(n int) ([]Op, error) {
+func (s *Engine) backupOps(n int) ([]store.Op, error) {
 	prev := n - 1
 	ops, err := s.journal.StateBackupOps(s.st, prev)
 	if err != nil {
@@ -191,7 +193,7 @@ func (s *Engine) backupOps(n int) ([]Op, error) {
 		s.copyOp(BackupKeyDecisions(prev), keyDecisions, []byte(decisions)),
 	)
 	if old := prev - s.cfg.BackupRetention; old >= 0 {
-		ops = append(ops, Delete(BackupKeyState(old)), Delete(BackupKeyStatus(old)), Delete(BackupKeyDecisions(old)))
+		ops = append(ops, store.Delete(BackupKeyState(old)), store.Delete(BackupKeyStatus(old)), store.Delete(BackupKeyDecisions(old)))
 	}
 	return ops, nil
 }
@@ -219,7 +221,7 @@ func (s *Engine) runEngineer() (stop, error) {
 			return goOn, err
 		}
 	}
-	return s.runRole(Engineer)
+	return s.runRole(llm.Engineer)
 }
 
 // runReviewer plays the Reviewer phase over every PROPOSED gap, then asks
@@ -243,7 +245,7 @@ func (s *Engine) runReviewer() (stop, error) {
 			}
 			return goOn, nil
 		}
-		if st, err := s.runRole(Reviewer); err != nil || st != goOn {
+		if st, err := s.runRole(llm.Reviewer); err != nil || st != goOn {
 			return st, err
 		}
 	}
@@ -255,7 +257,7 @@ func (s *Engine) runReviewer() (stop, error) {
 
 // runRole runs attempts until one validates, escalating when the budget is
 // spent.
-func (s *Engine) runRole(role RoleName) (stop, error) {
+func (s *Engine) runRole(role llm.RoleName) (stop, error) {
 	cur := s.st.Current
 	rp := cur.role(role)
 	for rp.Status == RoleRunning {
@@ -285,8 +287,8 @@ func (s *Engine) runRole(role RoleName) (stop, error) {
 	return goOn, nil
 }
 
-func (c *RoundState) role(r RoleName) *RolePhase {
-	if r == Reviewer {
+func (c *RoundState) role(r llm.RoleName) *RolePhase {
+	if r == llm.Reviewer {
 		return &c.Reviewer
 	}
 	return &c.Engineer
@@ -295,10 +297,10 @@ func (c *RoundState) role(r RoleName) *RolePhase {
 // accept records a valid output and applies the Engineer's lifecycle
 // transitions at once, so the Reviewer sees PROPOSED gaps. now stamps each
 // transition.
-func (st *State) accept(role RoleName, rp *RolePhase, res validate.Result, now func() time.Time) error {
+func (st *State) accept(role llm.RoleName, rp *RolePhase, res validate.Result, now func() time.Time) error {
 	rp.Status = RoleAccepted
 	acc := acceptedFrom(role, st.Current.N, res)
-	if role != Engineer {
+	if role != llm.Engineer {
 		rp.Result = acc
 		return nil
 	}
@@ -306,7 +308,7 @@ func (st *State) accept(role RoleName, rp *RolePhase, res validate.Result, now f
 }
 
 // acceptedFrom keeps what the Mediator needs of a valid output of round n.
-func acceptedFrom(role RoleName, n int, res validate.Result) *AcceptedOutput {
+func acceptedFrom(role llm.RoleName, n int, res validate.Result) *AcceptedOutput {
 	acc := &AcceptedOutput{GapsAddressed: res.GapsAddressed, Warnings: res.Warnings}
 	for _, ng := range res.NewGaps {
 		acc.NewGaps = append(acc.NewGaps, NewGap{ID: ng.ID, Severity: ng.Severity, Title: ng.Title})
@@ -314,7 +316,7 @@ func acceptedFrom(role RoleName, n int, res validate.Result) *AcceptedOutput {
 	for _, d := range res.Disagreements {
 		acc.Disagreements = append(acc.Disagreements, d.IssueID)
 	}
-	if role == Reviewer {
+	if role == llm.Reviewer {
 		acc.Verdict, acc.NoIssues = string(res.Verdict), res.NoIssuesFound
 		for _, is := range res.Issues {
 			acc.Issues = append(acc.Issues, IssueRecord{ID: is.ID, Round: n, Severity: is.Severity, Gap: is.Gap,
@@ -469,7 +471,7 @@ func (s *Engine) finishRound() (RoundReport, error) {
 	s.st.Current = nil
 	s.st.PrevLedger = SnapshotLedger(&s.st.Ledger)
 	s.emit(Event{Kind: EventRoundFinished, Round: rec.N, Message: fmt.Sprintf("engineer %s, reviewer %s", rec.Engineer, rec.Reviewer)})
-	s.stage(append(convergenceOps(Tracker(s.st, &s.cfg)), Put(summaryKey(rec.N), []byte(summary)))...)
+	s.stage(append(convergenceOps(Tracker(s.st, &s.cfg)), store.Put(summaryKey(rec.N), []byte(summary)))...)
 	if done, err := s.checkTermination(); err != nil || done {
 		return s.st.Report(s.st.outcome()), err
 	}
@@ -484,7 +486,7 @@ func (s *Engine) finishRound() (RoundReport, error) {
 func (st *State) roundRecord(finishedAt time.Time) RoundRecord {
 	cur := st.Current
 	rec := RoundRecord{N: cur.N, StartedAt: cur.StartedAt, FinishedAt: finishedAt, Assigned: cur.Assigned,
-		Engineer: RoleSummary(Engineer, &cur.Engineer), Reviewer: RoleSummary(Reviewer, &cur.Reviewer)}
+		Engineer: RoleSummary(llm.Engineer, &cur.Engineer), Reviewer: RoleSummary(llm.Reviewer, &cur.Reviewer)}
 	if r := cur.Engineer.Result; r != nil {
 		rec.GapsAddressed = r.GapsAddressed
 	}
@@ -545,7 +547,7 @@ func SnapshotLedger(l *gap.Ledger) *gap.Ledger {
 
 // RoleSummary is how a round report shows role's phase: "OK (1 attempt)",
 // "SKIP", ….
-func RoleSummary(role RoleName, rp *RolePhase) string {
+func RoleSummary(role llm.RoleName, rp *RolePhase) string {
 	switch rp.Status {
 	case RoleAccepted:
 		n := len(rp.Attempts)

@@ -3,6 +3,7 @@ package core
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/refine-spec/refine/store"
 	"reflect"
 	"slices"
 	"strings"
@@ -36,7 +37,7 @@ func RestoredSettings(cfg Params, st *State) (Settings, error) {
 	}
 	set := cfg.Settings
 	if err := json.Unmarshal(st.Settings, &set); err != nil {
-		return Settings{}, fmt.Errorf("%w: stored settings: %v", ErrCorrupt, err)
+		return Settings{}, fmt.Errorf("%w: stored settings: %v", store.ErrCorrupt, err)
 	}
 	if err := set.Validate(); err != nil {
 		return Settings{}, fmt.Errorf("stored settings: %w", err)

@@ -12,7 +12,10 @@ import (
 	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/internal/rollbacktext"
+	"github.com/refine-spec/refine/llm"
+	"github.com/refine-spec/refine/question"
 	"github.com/refine-spec/refine/rollback"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/validate"
 )
 
@@ -34,12 +37,12 @@ const (
 func roundDir(n int) string { return fmt.Sprintf("round_%03d", n) }
 
 // OutputKey names role's output of round n.
-func OutputKey(n int, role RoleName) string { return fmt.Sprintf("%s/%s.md", roundDir(n), role) }
-func summaryKey(n int) string               { return roundDir(n) + "/summary.md" }
+func OutputKey(n int, role llm.RoleName) string { return fmt.Sprintf("%s/%s.md", roundDir(n), role) }
+func summaryKey(n int) string                   { return roundDir(n) + "/summary.md" }
 
 // attemptKeys returns the journal keys of one attempt: the exact prompt
 // sent and the raw response. part is "" or the gap ID of a parallel call.
-func attemptKeys(n int, role RoleName, part string, attempt int) (prompt, response string) {
+func attemptKeys(n int, role llm.RoleName, part string, attempt int) (prompt, response string) {
 	name := string(role)
 	if part != "" {
 		name += "-" + part
@@ -93,10 +96,10 @@ type State struct {
 	OutcomeReason string        `json:"outcome_reason,omitempty"`
 	FinishedAt    time.Time     `json:"finished_at,omitzero"`
 
-	Pending   []Question         `json:"pending,omitempty"`
-	Answers   map[string]Answer  `json:"answers,omitempty"` // given via Answer, not yet applied
-	Asked     []AnsweredQuestion `json:"asked,omitempty"`
-	Decisions []DecisionRecord   `json:"decisions,omitempty"`
+	Pending   []question.Question        `json:"pending,omitempty"`
+	Answers   map[string]question.Answer `json:"answers,omitempty"` // given via Answer, not yet applied
+	Asked     []AnsweredQuestion         `json:"asked,omitempty"`
+	Decisions []DecisionRecord           `json:"decisions,omitempty"`
 	// Adjustments are user texts carried into later prompts.
 	Adjustments []string `json:"adjustments,omitempty"`
 
@@ -186,15 +189,15 @@ type State struct {
 	// Repairs are the values the session's Store found damaged and wrote
 	// again from its own log (store.Repairer), oldest first; they
 	// survive rollbacks.
-	Repairs []Repair `json:"repairs,omitempty"`
+	Repairs []store.Repair `json:"repairs,omitempty"`
 }
 
 // NoteRepairs adds the repairs the state does not hold yet (by ID), and
 // reports whether it added any.
-func (st *State) NoteRepairs(rs []Repair) bool {
+func (st *State) NoteRepairs(rs []store.Repair) bool {
 	added := false
 	for _, r := range rs {
-		if !slices.ContainsFunc(st.Repairs, func(h Repair) bool { return h.ID == r.ID }) {
+		if !slices.ContainsFunc(st.Repairs, func(h store.Repair) bool { return h.ID == r.ID }) {
 			st.Repairs = append(st.Repairs, r)
 			added = true
 		}
@@ -282,7 +285,7 @@ type AttemptRec struct {
 	Line        int                  `json:"line,omitempty"`
 	Message     string               `json:"message,omitempty"`
 	Warnings    []string             `json:"warnings,omitempty"`
-	Usage       Usage                `json:"usage"`
+	Usage       llm.Usage            `json:"usage"`
 	Calls       int                  `json:"calls"`
 	// UsageEstimated: the role reported no usage; Usage is the Tokenizer's estimate.
 	UsageEstimated bool `json:"usage_estimated,omitempty"`
@@ -367,9 +370,9 @@ type RoundRecord struct {
 
 // AnsweredQuestion is a question and the answer it was given.
 type AnsweredQuestion struct {
-	Question Question  `json:"question"`
-	Answer   Answer    `json:"answer"`
-	At       time.Time `json:"at"`
+	Question question.Question `json:"question"`
+	Answer   question.Answer   `json:"answer"`
+	At       time.Time         `json:"at"`
 	// Auto is true when automated mode (or an Asker) answered with the default.
 	Auto bool `json:"auto,omitempty"`
 }
@@ -394,14 +397,14 @@ type DecisionRecord struct {
 // ValidationEntry is a row of the status.md validation log (GAP-FLOW-001 §9),
 // derived from the attempt log (or kept by a legacy session).
 type ValidationEntry struct {
-	Round   int       `json:"round"`
-	At      time.Time `json:"at"`
-	Role    RoleName  `json:"role"`
-	Part    string    `json:"part,omitempty"`
-	Attempt int       `json:"attempt"`
-	Tier    string    `json:"tier"`
-	Result  string    `json:"result"` // PASS | FAIL
-	Message string    `json:"message"`
+	Round   int          `json:"round"`
+	At      time.Time    `json:"at"`
+	Role    llm.RoleName `json:"role"`
+	Part    string       `json:"part,omitempty"`
+	Attempt int          `json:"attempt"`
+	Tier    string       `json:"tier"`
+	Result  string       `json:"result"` // PASS | FAIL
+	Message string       `json:"message"`
 	// FailureType is a failed attempt's type, for the summary (derived
 	// rows only).
 	FailureType validate.FailureType `json:"-"`
@@ -411,7 +414,7 @@ type ValidationEntry struct {
 // the attempt log (or kept by a legacy session).
 type retryDetail struct {
 	Round        int                  `json:"round"`
-	Role         RoleName             `json:"role"`
+	Role         llm.RoleName         `json:"role"`
 	Part         string               `json:"part,omitempty"`
 	Retry        int                  `json:"retry"`
 	At           time.Time            `json:"at"`
@@ -440,7 +443,7 @@ type loggedEvent struct {
 	Round int        `json:"round"`
 	At    time.Time  `json:"at"`
 	// Role is the role whose call was retried.
-	Role RoleName `json:"role,omitempty"`
+	Role llm.RoleName `json:"role,omitempty"`
 	// Err is the transport or execution error, one line.
 	Err string `json:"error,omitempty"`
 	// Try and Delay: the transport retry's number and backoff.
@@ -502,9 +505,9 @@ type errorEntry struct {
 
 // usageTotals accumulates token usage per role, round and attempt.
 type usageTotals struct {
-	Total  Usage            `json:"total"`
-	Calls  int              `json:"calls"`
-	ByRole map[string]Usage `json:"by_role,omitempty"`
+	Total  llm.Usage            `json:"total"`
+	Calls  int                  `json:"calls"`
+	ByRole map[string]llm.Usage `json:"by_role,omitempty"`
 	// Responses counts the responses each role returned (transport
 	// failures excluded); replay and record roles resume from it.
 	Responses map[string]int `json:"responses,omitempty"`
@@ -518,7 +521,7 @@ type usageTotals struct {
 
 // callIndex returns the session-wide, 1-based index of the role call for
 // the attempt whose response is journaled at respKey.
-func (u *usageTotals) callIndex(role RoleName, respKey string) int {
+func (u *usageTotals) callIndex(role llm.RoleName, respKey string) int {
 	if n, ok := u.InFlight[respKey]; ok {
 		return n
 	}
@@ -539,11 +542,11 @@ func (u *usageTotals) callIndex(role RoleName, respKey string) int {
 	return next
 }
 
-func (u *usageTotals) add(role RoleName, v Usage, calls int) {
+func (u *usageTotals) add(role llm.RoleName, v llm.Usage, calls int) {
 	u.Total = u.Total.Add(v)
 	u.Calls += calls
 	if u.ByRole == nil {
-		u.ByRole = map[string]Usage{}
+		u.ByRole = map[string]llm.Usage{}
 	}
 	u.ByRole[string(role)] = u.ByRole[string(role)].Add(v)
 	if calls > 0 {
@@ -561,20 +564,20 @@ func ParseState(b []byte) (*State, error) {
 		Schema *int `json:"schema"`
 	}
 	if err := json.Unmarshal(b, &probe); err != nil {
-		return nil, fmt.Errorf("%w: state.json: %v (the file is left untouched; restore it from state_backup_round_N.json)", ErrCorrupt, err)
+		return nil, fmt.Errorf("%w: state.json: %v (the file is left untouched; restore it from state_backup_round_N.json)", store.ErrCorrupt, err)
 	}
 	if probe.Schema == nil {
-		return nil, fmt.Errorf("%w: state.json has no \"schema\" field", ErrCorrupt)
+		return nil, fmt.Errorf("%w: state.json has no \"schema\" field", store.ErrCorrupt)
 	}
 	if *probe.Schema > SchemaVersion {
 		return nil, fmt.Errorf("%w: state.json is schema %d, this refine reads up to %d: upgrade refine", ErrSchema, *probe.Schema, SchemaVersion)
 	}
 	if *probe.Schema < 1 {
-		return nil, fmt.Errorf("%w: state.json schema %d is invalid", ErrCorrupt, *probe.Schema)
+		return nil, fmt.Errorf("%w: state.json schema %d is invalid", store.ErrCorrupt, *probe.Schema)
 	}
 	var s State
 	if err := json.Unmarshal(b, &s); err != nil {
-		return nil, fmt.Errorf("%w: state.json: %v", ErrCorrupt, err)
+		return nil, fmt.Errorf("%w: state.json: %v", store.ErrCorrupt, err)
 	}
 	return &s, nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/question"
 )
 
 // decodeAny decodes a JSON document for a comparison that ignores member
@@ -47,7 +48,7 @@ func TestEncodeStateReusesFrozenHistory(t *testing.T) {
 	check("empty history")
 	st.Issues = append(st.Issues, issue(1, "first"))
 	st.Rounds = append(st.Rounds, RoundRecord{N: 1, Engineer: "OK"})
-	st.Asked = append(st.Asked, AnsweredQuestion{Question: Question{ID: "q1"}})
+	st.Asked = append(st.Asked, AnsweredQuestion{Question: question.Question{ID: "q1"}})
 	check("round 1 in flight")
 	st.Issues[0].Summary = "first, edited while its round is in flight"
 	check("an entry of the round in flight changed")

@@ -3,15 +3,16 @@ package core
 import (
 	"time"
 
+	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/validate"
 )
 
 // ValidationRecord is one row of a session's validation log: the result of
 // one validation tier for one attempt of a role.
 type ValidationRecord struct {
-	Round int       `json:"round"`
-	At    time.Time `json:"at"`
-	Role  RoleName  `json:"role"`
+	Round int          `json:"round"`
+	At    time.Time    `json:"at"`
+	Role  llm.RoleName `json:"role"`
 	// Part is the gap ID of a parallel Engineer call, "" otherwise.
 	Part    string `json:"part,omitempty"`
 	Attempt int    `json:"attempt"`

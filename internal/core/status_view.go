@@ -3,6 +3,7 @@ package core
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/refine-spec/refine/llm"
 	"slices"
 )
 
@@ -64,12 +65,12 @@ func statusOf(s *State, c *statusCache, defaults Settings) Status {
 		Reason:    s.OutcomeReason,
 		Usage:     s.Usage.Total,
 		Calls:     s.Usage.Calls,
-		Responses: map[RoleName]int{},
+		Responses: map[llm.RoleName]int{},
 		UpdatedAt: s.UpdatedAt,
 	}
 	st.Pending = cloneOrNil(s.Pending)
 	for r, n := range s.Usage.Responses {
-		st.Responses[RoleName(r)] = n
+		st.Responses[llm.RoleName(r)] = n
 	}
 	st.Settings = c.settingsOf(s.Settings, defaults)
 	st.FinalSpec, st.FinalSpecReason = FinalSpecStatus(s) // integrate.go

@@ -8,6 +8,7 @@ import (
 	"github.com/refine-spec/refine/convergence"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/internal/rollbacktext"
+	"github.com/refine-spec/refine/question"
 	"github.com/refine-spec/refine/rollback"
 	"github.com/refine-spec/refine/validate"
 )
@@ -221,16 +222,16 @@ func TestBlockedWithoutDecisions(t *testing.T) {
 }
 
 func TestDropPendingAtEnd(t *testing.T) {
-	cleanup := Question{ID: "archive-cleanup", Kind: KindRollback, Title: "ARCHIVE CLEANUP"}
+	cleanup := question.Question{ID: "archive-cleanup", Kind: question.KindRollback, Title: "ARCHIVE CLEANUP"}
 	st := &State{
-		Pending: []Question{{ID: "r3-engineer-escalation-1", Kind: KindEscalation}, cleanup, {ID: "r3-divergence", Kind: KindDivergence}},
-		Answers: map[string]Answer{"r3-divergence": {Key: "stop"}, "archive-cleanup": {Key: "1"}, "elsewhere": {Key: "2"}},
+		Pending: []question.Question{{ID: "r3-engineer-escalation-1", Kind: question.KindEscalation}, cleanup, {ID: "r3-divergence", Kind: question.KindDivergence}},
+		Answers: map[string]question.Answer{"r3-divergence": {Key: "stop"}, "archive-cleanup": {Key: "1"}, "elsewhere": {Key: "2"}},
 	}
 	DropPendingAtEnd(st)
-	if diff := cmp.Diff([]Question{cleanup}, st.Pending); diff != "" {
+	if diff := cmp.Diff([]question.Question{cleanup}, st.Pending); diff != "" {
 		t.Errorf("pending (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(map[string]Answer{"archive-cleanup": {Key: "1"}, "elsewhere": {Key: "2"}}, st.Answers); diff != "" {
+	if diff := cmp.Diff(map[string]question.Answer{"archive-cleanup": {Key: "1"}, "elsewhere": {Key: "2"}}, st.Answers); diff != "" {
 		t.Errorf("answers (-want +got):\n%s", diff)
 	}
 }
