@@ -54,7 +54,7 @@ func EndReason(base, note string) string {
 func (s *Engine) fileEndDecision(title, key, outcome, note string) {
 	round := s.st.CurrentRound()
 	q := question.Question{ID: fmt.Sprintf("r%d-%s", round, key), Kind: question.KindEarlyTermination, Round: round, Title: title}
-	s.st.recordProcedural(s.at(), round, "", q, question.Answer{Key: key, Text: strings.TrimSpace(note)}, "Session ended as "+outcome)
+	recordProcedural(s.st, s.at(), round, "", q, question.Answer{Key: key, Text: strings.TrimSpace(note)}, "Session ended as "+outcome)
 	s.st.Pending, s.st.Answers, s.st.RollbackFlow = nil, nil, nil
 }
 

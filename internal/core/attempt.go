@@ -120,7 +120,7 @@ func (s *Engine) attempt(role llm.RoleName, k int, rp *RolePhase) (attemptOutcom
 // settle validates a role call's result, records the attempt in attempts
 // and closes the attempt's scope.
 func (s *Engine) settle(plan attemptPlan, res RoleResult, attempts *[]AttemptRec) (attemptOutcome, error) {
-	out, err := s.st.finishAttempt(plan, res, s.cfg.MaxOutputBytes, s.tok, s.at)
+	out, err := finishAttempt(s.st, plan, res, s.cfg.MaxOutputBytes, s.tok, s.at)
 	if err != nil {
 		s.endAttempt(plan, out, err)
 		return out, err
@@ -138,15 +138,15 @@ func (s *Engine) planAttempt(role llm.RoleName, part string, k int, rp *RolePhas
 	cur := s.st.Current
 	gaps, prev := rp.Gaps, rp.Attempts
 	if part != "" {
-		p := rp.part(gap.ID(part))
+		p := rp.Part(gap.ID(part))
 		gaps, prev = []gap.ID{p.Gap}, p.Attempts
 	}
 	where := fmt.Sprintf("round %d %s attempt %d", cur.N, role, k)
 	if part != "" {
 		where = fmt.Sprintf("round %d %s (%s) attempt %d", cur.N, role, part, k)
 	}
-	promptKey, respKey := attemptKeys(cur.N, role, part, k)
-	if plan, ok := s.ext.resume(role, s.st.Usage.callIndex(role, respKey)); ok {
+	promptKey, respKey := AttemptKeys(cur.N, role, part, k)
+	if plan, ok := s.ext.resume(role, s.st.Usage.CallIndex(role, respKey)); ok {
 		return plan, nil // planned when its call was asked for
 	}
 	msgs, stable, ex, err := s.buildPrompt(role, k, gaps, prev, rp.Context)
@@ -154,7 +154,7 @@ func (s *Engine) planAttempt(role llm.RoleName, part string, k int, rp *RolePhas
 		return attemptPlan{}, fmt.Errorf("%s: build prompt: %w", where, err)
 	}
 	plan := attemptPlan{Role: role, Part: part, K: k, where: where, msgs: msgs, Example: ex, started: s.at()}
-	plan.req = llm.Request{Role: role, Round: cur.N, Attempt: k, Call: s.st.Usage.callIndex(role, respKey),
+	plan.req = llm.Request{Role: role, Round: cur.N, Attempt: k, Call: s.st.Usage.CallIndex(role, respKey),
 		Gaps: slices.Clone(gaps), Messages: msgs, MaxTokens: nextMaxTokens(s.cfg.MaxTokens, s.cfg.TokensCap(), prev), Stable: stable}
 	if b, err := s.get(respKey); err == nil {
 		// A journaled response from before a crash or pause: never pay twice.
@@ -198,7 +198,7 @@ func (plan attemptPlan) result() RoleResult {
 // noteTransport records a transport retry the driver made (and reported
 // as it happened).
 func (s *Engine) noteTransport(n TransportNote) {
-	s.st.Logged = append(s.st.Logged, loggedEvent{Kind: loggedTransportRetry, Round: n.Round, At: s.at(), Role: n.Role,
+	s.st.Logged = append(s.st.Logged, LoggedEvent{Kind: LoggedTransportRetry, Round: n.Round, At: s.at(), Role: n.Role,
 		Err: oneLine(n.Err.Error()), Try: n.Try, Delay: n.Delay})
 	s.log.Warn("transient role error, backing off", "round", n.Round, "role", n.Role, "attempt", n.Attempt, "retry", n.Try, "delay", n.Delay, "err", n.Err)
 }
@@ -207,7 +207,7 @@ func (s *Engine) noteTransport(n TransportNote) {
 // validates it; usage the backend did not report is estimated with tok,
 // and now stamps the attempt. The caller records the outcome and commits
 // its ops.
-func (st *State) finishAttempt(plan attemptPlan, res RoleResult, maxOutputBytes int, tok exemplar.Tokenizer, now func() time.Time) (attemptOutcome, error) {
+func finishAttempt(st *State, plan attemptPlan, res RoleResult, maxOutputBytes int, tok exemplar.Tokenizer, now func() time.Time) (attemptOutcome, error) {
 	role, part, k := plan.Role, plan.Part, plan.K
 	cur := st.Current
 	out := attemptOutcome{example: plan.Example}
@@ -230,7 +230,7 @@ func (st *State) finishAttempt(plan attemptPlan, res RoleResult, maxOutputBytes 
 		out.content = capOutput(out.content, maxOutputBytes)
 		// The journal never holds more than the limit; validation fails
 		// the attempt as WRONG_FORMAT from the full size.
-		_, respKey := attemptKeys(cur.N, role, part, k)
+		_, respKey := AttemptKeys(cur.N, role, part, k)
 		out.ops = append(out.ops, journalResponse(respKey, out.content, res.Resp.FinishReason, maxOutputBytes)...)
 	}
 	finish := res.Resp.FinishReason
@@ -238,11 +238,11 @@ func (st *State) finishAttempt(plan attemptPlan, res RoleResult, maxOutputBytes 
 		return attemptOutcome{}, contextExceeded(plan.where, finish, plan.msgs, tok)
 	}
 
-	vr := st.validateOutput(role, out.content, finish, maxOutputBytes)
+	vr := validateOutput(st, role, out.content, finish, maxOutputBytes)
 	out.result = vr
 	out.rec = AttemptRec{N: k, At: now(), Success: vr.Success, FailureType: vr.FailureType, Tier: string(vr.Tier),
 		Line: vr.Line, Message: vr.Message, Warnings: vr.Warnings, Usage: usage, Calls: res.Calls, UsageEstimated: out.estimated,
-		Model: res.Resp.Model, MaxTokens: plan.req.MaxTokens, FinishReason: finish, Normalized: normalizedQuirks(vr.Normalized)}
+		Model: res.Resp.Model, MaxTokens: plan.req.MaxTokens, FinishReason: finish, Normalized: NormalizedQuirks(vr.Normalized)}
 	out.finishReason = finish
 	return out, nil
 }
@@ -250,8 +250,8 @@ func (st *State) finishAttempt(plan attemptPlan, res RoleResult, maxOutputBytes 
 // validateOutput validates a role's output in the round in progress, an
 // answer that ended for finish, against the ledger, the issues raised and
 // the decisions recorded.
-func (st *State) validateOutput(role llm.RoleName, content, finish string, maxOutputBytes int) validate.Result {
-	opts := validate.Options{KnownGaps: st.Ledger.IDs(), KnownIssues: st.issueIDs(), Round: st.Current.N, MaxOutputBytes: maxOutputBytes}
+func validateOutput(st *State, role llm.RoleName, content, finish string, maxOutputBytes int) validate.Result {
+	opts := validate.Options{KnownGaps: st.Ledger.IDs(), KnownIssues: st.IssueIDs(), Round: st.Current.N, MaxOutputBytes: maxOutputBytes}
 	decided := slices.Clone(st.ConflictDecisions)
 	for _, d := range decided {
 		opts.ResolvedIssues = append(opts.ResolvedIssues, d.IssueID)
@@ -325,8 +325,8 @@ func (s *Engine) recordAttempt(role llm.RoleName, part string, attempts *[]Attem
 	cur := s.st.Current
 	rec := out.rec
 	*attempts = append(*attempts, rec)
-	s.st.Usage.add(role, rec.Usage, rec.Calls)
-	_, respKey := attemptKeys(cur.N, role, part, rec.N)
+	s.st.Usage.Add(role, rec.Usage, rec.Calls)
+	_, respKey := AttemptKeys(cur.N, role, part, rec.N)
 	delete(s.st.Usage.InFlight, respKey)
 	fact := newAttemptFact(cur.N, role, part, rec, out.result)
 	if !rec.Success {
@@ -334,14 +334,14 @@ func (s *Engine) recordAttempt(role llm.RoleName, part string, attempts *[]Attem
 	}
 	s.st.AttemptLog = append(s.st.AttemptLog, fact)
 	factAt := len(s.st.AttemptLog) - 1
-	s.st.settleExampleOutcome(cur.N, role, rec)
-	s.st.settleLegacyRetry(cur.N, role, part, rec)
+	settleExampleOutcome(s.st, cur.N, role, rec)
+	settleLegacyRetry(s.st, cur.N, role, part, rec)
 	if !rec.Success && rec.Free && part == "" {
 		// Re-asked without spending the retry budget; a part's budget
 		// counts its free attempts (budgetFor).
-		cur.role(role).Budget++
+		cur.Role(role).Budget++
 	}
-	if !rec.Success && rec.N < s.st.budgetFor(role, part, s.cfg.MaxRetries) {
+	if !rec.Success && rec.N < budgetFor(s.st, role, part, s.cfg.MaxRetries) {
 		s.prepareRetry(role, part, rec, factAt)
 	}
 }
@@ -364,7 +364,7 @@ func newAttemptFact(n int, role llm.RoleName, part string, rec AttemptRec, res v
 
 // settleExampleOutcome gives the example logged for the retry attempt rec
 // answered its outcome.
-func (st *State) settleExampleOutcome(n int, role llm.RoleName, rec AttemptRec) {
+func settleExampleOutcome(st *State, n int, role llm.RoleName, rec AttemptRec) {
 	for i := len(st.ExampleLog) - 1; i >= 0 && rec.N > 1; i-- {
 		e := &st.ExampleLog[i]
 		if e.Round == n && e.Role == role && e.Retry == rec.N-1 && e.Outcome == exemplar.OutcomePending {
@@ -379,7 +379,7 @@ func (st *State) settleExampleOutcome(n int, role llm.RoleName, rec AttemptRec) 
 
 // settleLegacyRetry: a session started before the attempt log keeps its
 // round's retry rows; the one attempt rec answered gets its outcome.
-func (st *State) settleLegacyRetry(n int, role llm.RoleName, part string, rec AttemptRec) {
+func settleLegacyRetry(st *State, n int, role llm.RoleName, part string, rec AttemptRec) {
 	for i := range st.LegacyRetries {
 		if d := &st.LegacyRetries[i]; d.Round == n && d.Role == role && d.Part == part && d.Retry == rec.N-1 && d.Outcome == "pending" {
 			d.Outcome = "Failed again (" + string(rec.FailureType) + ")"
@@ -409,17 +409,17 @@ func (s *Engine) prepareRetry(role llm.RoleName, part string, rec AttemptRec, fa
 		entry.Outcome = exemplar.OutcomePending
 		s.st.ExampleLog = append(s.st.ExampleLog, entry)
 	}
-	s.st.AttemptLog[factAt].Retry = &retryFact{Modification: retry.Label(rec.FailureType), Example: label}
+	s.st.AttemptLog[factAt].Retry = &RetryFact{Modification: retry.Label(rec.FailureType), Example: label}
 	s.emit(Event{Kind: EventRetry, Role: role, Attempt: rec.N + 1, Gap: part, FailureType: rec.FailureType})
 }
 
 // budgetFor is how many attempts role (a part of it, when drafted in
 // parallel) has in the round in progress.
-func (st *State) budgetFor(role llm.RoleName, part string, maxRetries int) int {
+func budgetFor(st *State, role llm.RoleName, part string, maxRetries int) int {
 	if part != "" {
-		return partBudget(st.Current.Engineer.part(gap.ID(part)).Attempts, maxRetries)
+		return partBudget(st.Current.Engineer.Part(gap.ID(part)).Attempts, maxRetries)
 	}
-	return st.Current.role(role).Budget
+	return st.Current.Role(role).Budget
 }
 
 // partBudget is how many attempts a part of parallel drafting whose
@@ -447,7 +447,7 @@ func contentSummary(role llm.RoleName, r validate.Result) string {
 	return fmt.Sprintf("%d issue%s, verdict %s", n, plural(n), r.Verdict)
 }
 
-func (st *State) issueIDs() []string {
+func (st *State) IssueIDs() []string {
 	out := make([]string, len(st.Issues))
 	for i, is := range st.Issues {
 		out[i] = is.ID

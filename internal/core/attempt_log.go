@@ -28,14 +28,14 @@ type AttemptFact struct {
 	FailureType validate.FailureType `json:"failure_type,omitempty"`
 	Message     string               `json:"message,omitempty"`
 	// Retry is the retry a failure led to; nil when the budget was spent.
-	Retry *retryFact `json:"retry,omitempty"`
+	Retry *RetryFact `json:"retry,omitempty"`
 	// Normalized are the quirks the answer's reading mapped onto the
 	// canonical form (DESIGN §18), counted per role in status.
 	Normalized []NormalizedQuirk `json:"normalized,omitempty"`
 }
 
 // retryFact is how the retry after a failure was built.
-type retryFact struct {
+type RetryFact struct {
 	Modification string `json:"modification"`
 	Example      string `json:"example"`
 }
@@ -46,7 +46,7 @@ const TierEscalation = "Escalation"
 
 // warningFact is a validation warning on a role's accepted output, logged
 // when the round converges.
-type warningFact struct {
+type WarningFact struct {
 	Round   int          `json:"round"`
 	Role    llm.RoleName `json:"role"`
 	Attempt int          `json:"attempt"`
@@ -60,7 +60,7 @@ type warningFact struct {
 // warnings, then the warnings of rounds without attempt facts. It is
 // linear in the facts, warnings and legacy rows: a long session builds
 // these rows at every durable point.
-func (st *State) ValidationRows(from, to int) []ValidationEntry {
+func validationRows(st *State, from, to int) []ValidationEntry {
 	in := func(round int) bool { return round >= from && (to == 0 || round <= to) }
 	var rows []ValidationEntry
 	for _, v := range st.LegacyValidation {
@@ -68,8 +68,8 @@ func (st *State) ValidationRows(from, to int) []ValidationEntry {
 			rows = append(rows, v)
 		}
 	}
-	rows = st.factRows(rows, st.factsIn(from, to, in), in)
-	return st.orphanWarnings(rows, in)
+	rows = factRows(st, rows, factsIn(st, from, to, in), in)
+	return orphanWarnings(st, rows, in)
 }
 
 // factRound orders attempt facts by round, as the engine records them.
@@ -77,7 +77,7 @@ func factRound(f AttemptFact, round int) int { return cmp.Compare(f.Round, round
 
 // factsInOrder reports whether the attempt log is in round order, as the
 // engine writes it (an edited state.json may not be).
-func (st *State) factsInOrder() bool {
+func factsInOrder(st *State) bool {
 	return slices.IsSortedFunc(st.AttemptLog, func(a, b AttemptFact) int { return cmp.Compare(a.Round, b.Round) })
 }
 
@@ -86,9 +86,9 @@ func (st *State) factsInOrder() bool {
 // by binary search (a long session's status.md shows its recent rounds at
 // every durable point, and copying the whole log to filter it grew with
 // the session), else a filtered copy.
-func (st *State) factsIn(from, to int, in func(round int) bool) []AttemptFact {
+func factsIn(st *State, from, to int, in func(round int) bool) []AttemptFact {
 	log := st.AttemptLog
-	if !st.factsInOrder() {
+	if !factsInOrder(st) {
 		return slices.DeleteFunc(slices.Clone(log), func(f AttemptFact) bool { return !in(f.Round) })
 	}
 	lo, _ := slices.BinarySearchFunc(log, from, factRound)
@@ -102,8 +102,8 @@ func (st *State) factsIn(from, to int, in func(round int) bool) []AttemptFact {
 
 // factRows appends the rows of facts, each round's followed by its
 // warnings (those in range).
-func (st *State) factRows(rows []ValidationEntry, facts []AttemptFact, in func(round int) bool) []ValidationEntry {
-	byRound := map[int][]warningFact{}
+func factRows(st *State, rows []ValidationEntry, facts []AttemptFact, in func(round int) bool) []ValidationEntry {
+	byRound := map[int][]WarningFact{}
 	for _, w := range st.Warnings {
 		if in(w.Round) {
 			byRound[w.Round] = append(byRound[w.Round], w)
@@ -111,7 +111,7 @@ func (st *State) factRows(rows []ValidationEntry, facts []AttemptFact, in func(r
 	}
 	warnings := func(round int) {
 		for _, w := range byRound[round] {
-			rows = append(rows, w.row())
+			rows = append(rows, warningRow(w))
 		}
 	}
 	round := 0
@@ -146,14 +146,14 @@ func (st *State) factRows(rows []ValidationEntry, facts []AttemptFact, in func(r
 
 // orphanWarnings appends the warnings (in range) of rounds with no
 // attempt facts (a legacy round).
-func (st *State) orphanWarnings(rows []ValidationEntry, in func(round int) bool) []ValidationEntry {
-	return st.orphans(rows, in, st.factsInOrder())
+func orphanWarnings(st *State, rows []ValidationEntry, in func(round int) bool) []ValidationEntry {
+	return orphans(st, rows, in, factsInOrder(st))
 }
 
 // orphans is orphanWarnings, told whether the attempt log is in round
 // order: such a log is searched rather than indexed in a map (this runs
 // at every durable point, and the map grew with the session).
-func (st *State) orphans(rows []ValidationEntry, in func(round int) bool, inOrder bool) []ValidationEntry {
+func orphans(st *State, rows []ValidationEntry, in func(round int) bool, inOrder bool) []ValidationEntry {
 	var withFacts func(round int) bool
 	if inOrder {
 		withFacts = func(round int) bool {
@@ -169,14 +169,14 @@ func (st *State) orphans(rows []ValidationEntry, in func(round int) bool, inOrde
 	}
 	for _, w := range st.Warnings {
 		if in(w.Round) && !withFacts(w.Round) {
-			rows = append(rows, w.row())
+			rows = append(rows, warningRow(w))
 		}
 	}
 	return rows
 }
 
 // row is the warning's validation log row.
-func (w warningFact) row() ValidationEntry {
+func warningRow(w WarningFact) ValidationEntry {
 	return ValidationEntry{Round: w.Round, At: w.At, Role: w.Role, Attempt: w.Attempt, Tier: "Warning", Result: resultWarn, Message: w.Message}
 }
 
@@ -202,7 +202,7 @@ type ValidationCache struct {
 // each durable point grew with the session). The caller copies them
 // (Session.publish clones the Status).
 func (c *ValidationCache) Records(st *State) []ValidationRecord {
-	whole := func() []ValidationRecord { return ValidationRecords(st.ValidationRows(0, 0)) }
+	whole := func() []ValidationRecord { return ValidationRecords(validationRows(st, 0, 0)) }
 	if len(st.LegacyValidation) > 0 {
 		return whole() // an old session's: no blocks to reuse
 	}
@@ -221,12 +221,12 @@ func (c *ValidationCache) Records(st *State) []ValidationRecord {
 			n++
 		}
 		before := func(r int) bool { return r >= c.round && r < st.Round }
-		c.recs = append(c.recs, ValidationRecords(st.factRows(nil, st.AttemptLog[c.facts:n], before))...)
+		c.recs = append(c.recs, ValidationRecords(factRows(st, nil, st.AttemptLog[c.facts:n], before))...)
 		c.facts, c.round = n, st.Round
 	}
 	from := c.round
-	out := append(c.recs, ValidationRecords(st.factRows(nil, st.AttemptLog[c.facts:], func(r int) bool { return r >= from }))...)
-	out = append(out, ValidationRecords(st.orphans(nil, all, true))...)
+	out := append(c.recs, ValidationRecords(factRows(st, nil, st.AttemptLog[c.facts:], func(r int) bool { return r >= from }))...)
+	out = append(out, ValidationRecords(orphans(st, nil, all, true))...)
 	c.recs = out[:len(c.recs)] // the same records, in out's array when it grew
 	if c.Check {
 		if want := whole(); !slices.Equal(out, want) {
@@ -239,9 +239,9 @@ func (c *ValidationCache) Records(st *State) []ValidationRecord {
 // retryRows returns the retry details: legacy ones, then one per failure
 // of round from or later that led to a retry, its outcome read from the
 // attempt that followed.
-func (st *State) retryRows(from int) []retryDetail {
+func retryRows(st *State, from int) []RetryDetail {
 	rows := slices.Clone(st.LegacyRetries)
-	facts := st.factsIn(from, 0, func(round int) bool { return round >= from })
+	facts := factsIn(st, from, 0, func(round int) bool { return round >= from })
 	for i, f := range facts {
 		if f.Retry == nil {
 			continue
@@ -256,7 +256,7 @@ func (st *State) retryRows(from int) []retryDetail {
 				break
 			}
 		}
-		rows = append(rows, retryDetail{Round: f.Round, Role: f.Role, Part: f.Part, Retry: f.N, At: f.At, FailureType: f.FailureType,
+		rows = append(rows, RetryDetail{Round: f.Round, Role: f.Role, Part: f.Part, Retry: f.N, At: f.At, FailureType: f.FailureType,
 			Modification: f.Retry.Modification, Example: f.Retry.Example, Outcome: outcome})
 	}
 	return rows
@@ -266,24 +266,24 @@ func (st *State) retryRows(from int) []retryDetail {
 // attempt facts give (a failure and what followed it, a success on retry)
 // and the logged events (transport retries, disagreement logs, execution
 // errors), in time order.
-func (st *State) errorRows() []errorEntry {
-	var rows []errorEntry
+func errorRows(st *State) []ErrorEntry {
+	var rows []ErrorEntry
 	for _, f := range st.AttemptLog {
 		switch {
 		case f.Success && f.N > 1:
-			rows = append(rows, errorEntry{Round: f.Round, At: f.At, Role: f.Role.Title(), Event: "Retry success", Details: fmt.Sprintf("Valid output on attempt %d", f.N)})
+			rows = append(rows, ErrorEntry{Round: f.Round, At: f.At, Role: f.Role.Title(), Event: "Retry success", Details: fmt.Sprintf("Valid output on attempt %d", f.N)})
 		case !f.Success:
 			details := "Retries exhausted: escalating"
 			if f.Retry != nil {
 				details = fmt.Sprintf("Retry %d initiated", f.N)
 			}
-			rows = append(rows, errorEntry{Round: f.Round, At: f.At, Role: f.Role.Title(), Event: string(f.FailureType), Details: details})
+			rows = append(rows, ErrorEntry{Round: f.Round, At: f.At, Role: f.Role.Title(), Event: string(f.FailureType), Details: details})
 		}
 	}
 	for _, e := range st.Logged {
-		rows = append(rows, e.row())
+		rows = append(rows, loggedRow(e))
 	}
 	rows = append(rows, st.LegacyErrors...)
-	slices.SortStableFunc(rows, func(a, b errorEntry) int { return a.At.Compare(b.At) })
+	slices.SortStableFunc(rows, func(a, b ErrorEntry) int { return a.At.Compare(b.At) })
 	return rows
 }

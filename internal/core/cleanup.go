@@ -45,7 +45,7 @@ func (s *Engine) sessionEnd() (bool, error) {
 	}
 	ops := CleanupDeletes(mode, infos, now)
 	s.st.CleanupDone = true
-	s.st.recordProcedural(s.at(), s.st.Round, "", q, a, fmt.Sprintf("%s (%d archive(s) removed from the session)", opt.Label, len(ops)))
+	recordProcedural(s.st, s.at(), s.st.Round, "", q, a, fmt.Sprintf("%s (%d archive(s) removed from the session)", opt.Label, len(ops)))
 	return false, s.checkpoint(ops...)
 }
 

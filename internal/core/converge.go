@@ -39,7 +39,7 @@ func (s *Engine) converge() (stop, error) {
 	if opt.Key == convergence.KeyRollBack {
 		// The decision is filed under this round once the rollback's
 		// dialogs are done, so the round's archive does not swallow it.
-		first := flowDecision{Question: question.Question{ID: q.ID, Kind: q.Kind, Round: q.Round, Title: q.Title}, Answer: a, Decision: opt.Label}
+		first := FlowDecision{Question: question.Question{ID: q.ID, Kind: q.Kind, Round: q.Round, Title: q.Title}, Answer: a, Decision: opt.Label}
 		st, err := s.startRollbackFromQuestion(a, rollback.TriggerDivergence, "divergence warning in round "+fmt.Sprint(cur.N), originDivergence, first)
 		if err == nil && st == goOn && s.st.RollbackFlow == nil && !cur.DivergenceDone {
 			return s.converge() // the rollback was cancelled: the question is asked again
@@ -51,7 +51,7 @@ func (s *Engine) converge() (stop, error) {
 		return goOn, err
 	}
 	cur.DivergenceDone = true
-	s.st.recordDecision(s.at(), cur.N, "", q, a, da.Decision)
+	recordDecision(s.st, s.at(), cur.N, "", q, a, da.Decision)
 	return goOn, nil
 }
 
@@ -118,7 +118,7 @@ func (s *Engine) askHighAck() (again bool, err error) {
 		return false, err
 	}
 	opt, _ := q.Option(a.Key)
-	s.st.recordDecision(s.at(), s.st.Round, "", q, a, opt.Label)
+	recordDecision(s.st, s.at(), s.st.Round, "", q, a, opt.Label)
 	if opt.Key == convergence.KeyAcknowledge {
 		s.st.HighAck = true
 	} else {
@@ -139,7 +139,7 @@ func (s *Engine) offerEarlyTermination(openSet string) (again bool, err error) {
 	opt, _ := q.Option(a.Key)
 	ea := DecideEarlyTermination(opt.Key, lastAnswerAuto(s.st))
 	if ea.Record {
-		s.st.recordDecision(s.at(), s.st.Round, "", q, a, opt.Label)
+		recordDecision(s.st, s.at(), s.st.Round, "", q, a, opt.Label)
 	}
 	s.st.OfferedOpenSet = openSet
 	if ea.Pause {
@@ -190,7 +190,7 @@ func (s *Engine) finish(o OutcomeStatus, reason string) error {
 func (s *Engine) finalOps() ([]store.Op, error) {
 	sum := convergence.Summary(convergence.SummaryInput{
 		Outcome: s.st.Outcome, Reason: s.st.OutcomeReason, Rounds: s.st.Round,
-		Started: s.st.CreatedAt, Finished: s.st.FinishedAt, Ledger: &s.st.Ledger, Extra: extraKnown(s.st), SpecKey: keyFinalSpec,
+		Started: s.st.CreatedAt, Finished: s.st.FinishedAt, Ledger: &s.st.Ledger, Extra: extraKnown(s.st), SpecKey: KeyFinalSpec,
 	})
 	acceptedGaps := s.st.Ledger.InState(gap.Accepted)
 	ids := make([]gap.ID, len(acceptedGaps))
@@ -212,7 +212,7 @@ func (s *Engine) finalOps() ([]store.Op, error) {
 		return nil, fmt.Errorf("final spec: %w", err)
 	}
 	spec := convergence.FinalSpec(src, accepted, decisions, limits)
-	return []store.Op{store.Put(keyFinalSum, []byte(sum)), store.Put(keyFinalSpec, []byte(spec))}, nil
+	return []store.Op{store.Put(KeyFinalSum, []byte(sum)), store.Put(KeyFinalSpec, []byte(spec))}, nil
 }
 
 // finalResolutions returns each accepted gap's section from the last

@@ -83,13 +83,13 @@ func recordConvergence(st *State, cur *RoundState, t *convergence.Tracker, now f
 func recordWarnings(st *State, cur *RoundState, now func() time.Time) []logLine {
 	var logs []logLine
 	for _, role := range []llm.RoleName{llm.Engineer, llm.Reviewer} {
-		rp := cur.role(role)
+		rp := cur.Role(role)
 		if rp.Result == nil {
 			continue
 		}
 		attempt := len(rp.Attempts)
 		for _, w := range rp.Result.Warnings {
-			st.Warnings = append(st.Warnings, warningFact{Round: cur.N, At: now(), Role: role, Attempt: attempt, Message: oneLine(w)})
+			st.Warnings = append(st.Warnings, WarningFact{Round: cur.N, At: now(), Role: role, Attempt: attempt, Message: oneLine(w)})
 			logs = append(logs, logLine{Msg: "validation warning", Args: []any{"round", cur.N, "role", role, "warning", w}})
 		}
 	}

@@ -126,7 +126,7 @@ func (s *Engine) askAlerts() (stop, error) {
 		}
 		opt, _ := q.Option(a.Key)
 		ds.NextAlert++
-		s.st.recordDecision(s.at(), cur.N, "", q, a, opt.Label)
+		recordDecision(s.st, s.at(), cur.N, "", q, a, opt.Label)
 		aa := DecideAlert(alert, opt.Effect, a.Text)
 		if aa.Redo != "" {
 			// The round goes back to the Engineer: disagreement returns

@@ -52,7 +52,7 @@ func issuesBefore(st *State, n int) []conflict.Issue {
 // checks to add to the Reviewer's prompt and the conflicts to open.
 type disagreeDetection struct {
 	Findings        []conflict.Finding
-	Logged          []loggedEvent
+	Logged          []LoggedEvent
 	ReviewerContext []string
 	Conflicts       []conflict.Conflict
 	Submitted       int
@@ -71,7 +71,7 @@ func DetectDisagreement(st *State, cur *RoundState, prev int, out, previous stri
 			d.Findings = append(d.Findings, f)
 			continue
 		}
-		d.Logged = append(d.Logged, loggedEvent{Kind: loggedImplicitDisagreement, Round: cur.N, At: now(), Issue: f.IssueID,
+		d.Logged = append(d.Logged, LoggedEvent{Kind: LoggedImplicitDisagreement, Round: cur.N, At: now(), Issue: f.IssueID,
 			Severity: f.Issue.Severity, Confidence: f.Confidence, Heuristics: f.Heuristics, Evidence: f.Evidence})
 		if f.Issue.Severity.AtLeastHigh() {
 			// A flag does not discard a fix: the fix is reviewed as usual,
@@ -82,7 +82,7 @@ func DetectDisagreement(st *State, cur *RoundState, prev int, out, previous stri
 		}
 	}
 	for _, e := range ex.Logged {
-		d.Logged = append(d.Logged, loggedEvent{Kind: loggedDisagree, Round: cur.N, At: now(), Issue: e.IssueID, Position: oneLine(e.EngineerPosition)})
+		d.Logged = append(d.Logged, LoggedEvent{Kind: LoggedDisagree, Round: cur.N, At: now(), Issue: e.IssueID, Position: oneLine(e.EngineerPosition)})
 	}
 	// A "## DISAGREE:" block naming an issue that does not exist never
 	// gets here: validation rejects it (INVALID_DISAGREE_REF, round-10
@@ -91,7 +91,7 @@ func DetectDisagreement(st *State, cur *RoundState, prev int, out, previous stri
 	// DISAGREE") that names no issue of the session and soft-matches
 	// none of the issues answered: logged, not a conflict.
 	for _, u := range ex.Unmatched {
-		d.Logged = append(d.Logged, loggedEvent{Kind: LoggedUnmatchedDisagree, Round: cur.N, At: now(), Issue: u.IssueID,
+		d.Logged = append(d.Logged, LoggedEvent{Kind: LoggedUnmatchedDisagree, Round: cur.N, At: now(), Issue: u.IssueID,
 			Line: u.Line, Against: prev, Position: oneLine(u.EngineerPosition)})
 	}
 	d.Conflicts = ex.Conflicts

@@ -162,8 +162,8 @@ func (s *Engine) checkpoint(ops ...store.Op) error {
 	all = append(all, jops...)
 	var rendered map[string]string
 	if s.renderDue() {
-		rendered = map[string]string{keyStatus: renderStatus(s.st, &s.cfg), keyDecisions: renderDecisions(s.st)}
-		for _, k := range []string{keyStatus, keyDecisions} {
+		rendered = map[string]string{KeyStatus: renderStatus(s.st, &s.cfg), KeyDecisions: renderDecisions(s.st)}
+		for _, k := range []string{KeyStatus, KeyDecisions} {
 			if old, ok := s.lastRendered[k]; !ok || old != rendered[k] {
 				all = append(all, store.Put(k, []byte(rendered[k])))
 			}
@@ -193,7 +193,7 @@ func (s *Engine) renderingOps(status, decisions string) []store.Op {
 	} else {
 		s.lastRendered = maps.Clone(s.lastRendered)
 	}
-	for k, v := range map[string]string{keyStatus: status, keyDecisions: decisions} {
+	for k, v := range map[string]string{KeyStatus: status, KeyDecisions: decisions} {
 		if old, ok := s.lastRendered[k]; !ok || old != v {
 			ops = append(ops, store.Put(k, []byte(v)))
 			s.lastRendered[k] = v
@@ -249,7 +249,7 @@ func (s *Engine) runRounds() (Outcome, error) {
 			if err := s.flush(); err != nil {
 				return s.failed(err)
 			}
-			return s.st.outcome(), nil
+			return outcomeOf(s.st), nil
 		}
 	}
 }
@@ -274,7 +274,7 @@ func (s *Engine) finishSession() (Outcome, error) {
 	if err != nil {
 		return s.failed(err)
 	}
-	return s.st.outcome(), nil
+	return outcomeOf(s.st), nil
 }
 
 // FinishPending reports whether a finished session still has its
@@ -288,15 +288,15 @@ func (st *State) FinishPending() bool {
 // check when only that is (a crash or a question came between the two),
 // else the round.
 func (s *Engine) stepRound() (RoundReport, error) {
-	if !s.st.endOfRoundDue() {
+	if !s.st.EndOfRoundDue() {
 		return s.playRound()
 	}
 	_, err := s.checkTermination()
-	if err == nil && !s.st.unansweredPending() && !s.st.Outcome.Terminal() {
+	if err == nil && !s.st.UnansweredPending() && !s.st.Outcome.Terminal() {
 		s.st.EndChecked = s.st.Round
 		s.stage()
 	}
-	return s.st.Report(s.st.outcome()), err
+	return roundReport(s.st, outcomeOf(s.st)), err
 }
 
 // failed records a fatal error (the session stays resumable) and builds the
@@ -314,7 +314,7 @@ func (s *Engine) failed(err error) (Outcome, error) {
 		s.renderNext = true
 		s.st.Outcome, s.st.OutcomeReason = StatusFailed, oneLine(err.Error())
 		if s.st.Current != nil {
-			s.st.Logged = append(s.st.Logged, loggedEvent{Kind: loggedExecutionError, Round: s.st.Current.N, At: s.at(), Err: oneLine(err.Error())})
+			s.st.Logged = append(s.st.Logged, LoggedEvent{Kind: LoggedExecutionError, Round: s.st.Current.N, At: s.at(), Err: oneLine(err.Error())})
 		}
 		// Best effort: the record is useful, but the failure is what we return.
 		_ = s.checkpoint()
@@ -333,7 +333,7 @@ func (s *Engine) resumeFailed() {
 
 // outcome is where the session in st stands: its outcome, or Paused with
 // the questions waiting, or Running.
-func (st *State) outcome() Outcome {
+func outcomeOf(st *State) Outcome {
 	o := Outcome{Status: st.Outcome, Round: st.Round, Reason: st.OutcomeReason}
 	if len(st.Pending) > 0 {
 		o.Pending = slices.Clone(st.Pending)
@@ -351,7 +351,7 @@ func (st *State) outcome() Outcome {
 // at the Asker, or Answer (another process, the console, a Temporal
 // Update). A refused answer changes nothing; an accepted one waits in
 // state until the question's own step takes it (takeAnswer).
-func (st *State) AcceptAnswer(q question.Question, a question.Answer) error {
+func acceptAnswer(st *State, q question.Question, a question.Answer) error {
 	if err := q.Check(a); err != nil {
 		return err
 	}
@@ -364,7 +364,7 @@ func (st *State) AcceptAnswer(q question.Question, a question.Answer) error {
 
 // takeAnswer hands q's accepted answer to its step, once, and logs it as
 // given at at; the caller reports it (EventQuestionAnswered).
-func (st *State) takeAnswer(q question.Question, auto bool, at time.Time) (question.Answer, bool) {
+func takeStateAnswer(st *State, q question.Question, auto bool, at time.Time) (question.Answer, bool) {
 	a, ok := st.Answers[q.ID]
 	if !ok {
 		return question.Answer{}, false
@@ -390,7 +390,7 @@ func (s *Engine) takeAnswer(q question.Question, auto bool) (question.Answer, bo
 	if _, ok := s.st.Answers[q.ID]; !ok {
 		return question.Answer{}, false // no clock reading: nothing is logged
 	}
-	a, ok := s.st.takeAnswer(q, auto, s.at())
+	a, ok := takeStateAnswer(s.st, q, auto, s.at())
 	if ok {
 		logged := a
 		if o, found := q.Option(a.Key); found {
@@ -429,7 +429,7 @@ func (s *Engine) ask(q question.Question) (a question.Answer, paused bool, err e
 }
 
 // recordDecision adds a user decision, made at at, to decisions.md.
-func (st *State) recordDecision(at time.Time, round int, issue string, q question.Question, a question.Answer, decision string) DecisionRecord {
+func recordDecision(st *State, at time.Time, round int, issue string, q question.Question, a question.Answer, decision string) DecisionRecord {
 	d := DecisionRecord{
 		ID: NextDecisionID(st, round), Round: round, Issue: issue,
 		Question: q.Title, Option: a.Key, Decision: decision, Text: a.Text, At: at,
@@ -440,8 +440,8 @@ func (st *State) recordDecision(at time.Time, round int, issue string, q questio
 
 // recordProcedural adds a decision about the session's procedure (a
 // rollback, the end, the archives), made at at, to decisions.md.
-func (st *State) recordProcedural(at time.Time, round int, issue string, q question.Question, a question.Answer, decision string) {
-	st.recordDecision(at, round, issue, q, a, decision)
+func recordProcedural(st *State, at time.Time, round int, issue string, q question.Question, a question.Answer, decision string) {
+	recordDecision(st, at, round, issue, q, a, decision)
 	st.Decisions[len(st.Decisions)-1].Procedural = true
 }
 
@@ -477,7 +477,7 @@ func oneLine(s string) string {
 func (s *Engine) stepOnce() (RoundReport, error) {
 	if s.st.Outcome.Terminal() && s.st.RollbackFlow == nil {
 		o, err := s.finishSession()
-		rep := s.st.Report(s.st.outcome())
+		rep := roundReport(s.st, outcomeOf(s.st))
 		rep.Outcome, rep.Pending = o.Status, o.Pending
 		return rep, err
 	}

@@ -53,7 +53,7 @@ func Create(o Options, v View, id, spec string, gaps []gap.Gap, at time.Time) (*
 		return nil, Ready{}, fmt.Errorf("new session: %w", err)
 	}
 	st.PrevLedger = SnapshotLedger(&st.Ledger)
-	if err := st.StoreSettings(o.Params.Settings); err != nil {
+	if err := storeSettings(st, o.Params.Settings); err != nil {
 		return nil, Ready{}, fmt.Errorf("new session: %w", err)
 	}
 	s := newEngine(o)

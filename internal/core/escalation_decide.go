@@ -54,7 +54,7 @@ type EscalationAnswer struct {
 // gapsPerRound and weights come from Config. Rollback and pause are not
 // decided here: they leave the round as it is.
 func DecideEscalation(st *State, role llm.RoleName, a EscalationAnswer, assignable []gap.Gap, cfg *Params) EscalationPlan {
-	rp := st.Current.role(role)
+	rp := st.Current.Role(role)
 	p := EscalationPlan{Decision: a.Label}
 	switch a.Key {
 	case retry.OptionSkip:
@@ -123,7 +123,7 @@ func (p *EscalationPlan) reassignEngineer(rp *RolePhase, picked []gap.ID) {
 // in progress.
 func ApplyEscalation(st *State, role llm.RoleName, p EscalationPlan, now func() time.Time) error {
 	cur := st.Current
-	rp := cur.role(role)
+	rp := cur.Role(role)
 	if p.SkipNote != "" {
 		rp.Status, rp.SkipNote = RoleSkipped, p.SkipNote
 	}
@@ -179,7 +179,7 @@ func reassignPick(cur *RoundState, role llm.RoleName, text string, assignable []
 		}
 		return picked
 	}
-	rp := cur.role(role)
+	rp := cur.Role(role)
 	gap.AssignmentOrder(assignable)
 	// Named gaps may be any assignable gap or one of the current ones.
 	for _, id := range gap.FindIDs(text) {

@@ -53,15 +53,15 @@ const (
 	FinalSpecAppendix = "appendix"
 )
 
-const keyFinalTrace = "final_spec_trace.json"
+const KeyFinalTrace = "final_spec_trace.json"
 
 // finalAttemptKeys are the journal keys of an integration-step attempt.
-func finalAttemptKeys(role llm.RoleName, k int) (prompt, response string) {
+func FinalAttemptKeys(role llm.RoleName, k int) (prompt, response string) {
 	return fmt.Sprintf("final/prompts/%s-%d.md", role, k), fmt.Sprintf("final/attempts/%s-%d.md", role, k)
 }
 
 // finalOutputKey holds the role's accepted output of the integration step.
-func finalOutputKey(role llm.RoleName) string { return "final/" + string(role) + ".md" }
+func FinalOutputKey(role llm.RoleName) string { return "final/" + string(role) + ".md" }
 
 // The integration step's steps.
 const (
@@ -126,11 +126,11 @@ type IntegrationState struct {
 
 // specKey holds the accepted integrated spec: the accepted attempt, or
 // the parts joined.
-func (in *IntegrationState) specKey() string {
+func (in *IntegrationState) SpecKey() string {
 	if in.Merged {
-		return finalOutputKey(llm.Engineer)
+		return FinalOutputKey(llm.Engineer)
 	}
-	_, key := finalAttemptKeys(llm.Engineer, in.Accepted)
+	_, key := FinalAttemptKeys(llm.Engineer, in.Accepted)
 	return key
 }
 
@@ -191,13 +191,13 @@ func (s *Engine) integrationStartOps() ([]store.Op, error) {
 	case in == nil:
 		return nil, nil
 	case in.Step == IntegDone:
-		return []store.Op{store.Delete(keyFinalTrace)}, nil
+		return []store.Op{store.Delete(KeyFinalTrace)}, nil
 	}
 	old, err := s.out.List("final/")
 	if err != nil {
 		return nil, fmt.Errorf("integration: list final/: %w", err)
 	}
-	ops := []store.Op{store.Delete(keyFinalTrace)}
+	ops := []store.Op{store.Delete(KeyFinalTrace)}
 	for _, k := range old {
 		ops = append(ops, store.Delete(k))
 	}
@@ -237,7 +237,7 @@ func (s *Engine) integrate() (paused bool, err error) {
 			return false, fmt.Errorf("integration: %w: unknown step %q in state.json", store.ErrCorrupt, in.Step)
 		}
 		if err == nil && why != "" {
-			if in.Stopped(why) {
+			if integrationStopped(in, why) {
 				err = s.integrationDone(FinalSpecAppendix, why)
 			} else {
 				s.stage()
@@ -396,7 +396,7 @@ func (s *Engine) integrationEngineer() (stopped string, err error) {
 			return "", fmt.Errorf("integration: %w", err)
 		}
 		if n := countMessages(lim.tok, msgs); n > lim.cap {
-			if in.startParts() {
+			if startParts(in) {
 				return s.integrationParts(m)
 			}
 			return fmt.Sprintf("the source spec and its %d accepted resolutions make a %d-token prompt, above the integration cap of %d tokens (twice PromptBudget); raise PromptBudget to integrate",
@@ -409,21 +409,21 @@ func (s *Engine) integrationEngineer() (stopped string, err error) {
 		if err != nil {
 			return "", err
 		}
-		if in.EngineerSettled(at.rec, lim.maxRetries) {
-			_, respKey := finalAttemptKeys(llm.Engineer, k)
-			s.stage(append(at.ops, s.acceptOp(finalOutputKey(llm.Engineer), respKey, at.content, at.vr))...)
+		if engineerSettled(in, at.rec, lim.maxRetries) {
+			_, respKey := FinalAttemptKeys(llm.Engineer, k)
+			s.stage(append(at.ops, s.acceptOp(FinalOutputKey(llm.Engineer), respKey, at.content, at.vr))...)
 			return "", nil
 		}
 		s.stage(at.ops...)
 	}
-	in.engineerSpent()
+	engineerSpent(in)
 	s.stage()
 	return "", nil
 }
 
 // startParts switches to integration part by part when the whole prompt
 // is above the cap before any attempt; false: too late for that.
-func (in *IntegrationState) startParts() bool {
+func startParts(in *IntegrationState) bool {
 	if in.Accepted == 0 && len(in.Engineer) == 0 {
 		in.PartsMode = true
 		return true
@@ -433,7 +433,7 @@ func (in *IntegrationState) startParts() bool {
 
 // EngineerSettled records an Engineer attempt of the whole spec; a valid
 // one is accepted and goes to its consistency review (true).
-func (in *IntegrationState) EngineerSettled(rec AttemptRec, maxRetries int) (accepted bool) {
+func engineerSettled(in *IntegrationState, rec AttemptRec, maxRetries int) (accepted bool) {
 	in.Engineer = append(in.Engineer, rec)
 	if !rec.Success {
 		return false
@@ -445,7 +445,7 @@ func (in *IntegrationState) EngineerSettled(rec AttemptRec, maxRetries int) (acc
 
 // engineerSpent ends the Engineer's attempts, all failed: the user is
 // asked.
-func (in *IntegrationState) engineerSpent() {
+func engineerSpent(in *IntegrationState) {
 	last := in.Engineer[len(in.Engineer)-1]
 	if in.Accepted > 0 {
 		in.Notes = append(in.Notes, fmt.Sprintf("the integration retry after the consistency review failed validation (%s: %s); the integration it was to fix stands", last.FailureType, oneLine(last.Message)))
@@ -456,7 +456,7 @@ func (in *IntegrationState) engineerSpent() {
 // Stopped ends the Engineer's attempts for why: the appendix form (true),
 // unless an integration already validated (the retry after a consistency
 // review), which then goes to the user with its issues.
-func (in *IntegrationState) Stopped(why string) (appendix bool) {
+func integrationStopped(in *IntegrationState, why string) (appendix bool) {
 	if in.Accepted == 0 {
 		return true
 	}
@@ -469,7 +469,7 @@ func (in *IntegrationState) Stopped(why string) (appendix bool) {
 // the accepted gaps it must hold.
 func newConsistencyData(st *State, spec string) (*consistencyData, []gap.ID) {
 	in := st.Integration
-	d := &consistencyData{Decisions: decisionLines(st, in.Decisions), IssuePrefix: fmt.Sprintf("ISSUE-R%d-", in.reviewRound()),
+	d := &consistencyData{Decisions: decisionLines(st, in.Decisions), IssuePrefix: fmt.Sprintf("ISSUE-R%d-", in.ReviewRound()),
 		EngineerOutput: spec, Fence: fenceFor(spec)}
 	var ids []gap.ID
 	for _, g := range st.Ledger.InState(gap.Accepted) {
@@ -483,7 +483,7 @@ func newConsistencyData(st *State, spec string) (*consistencyData, []gap.ID) {
 // (readAnswer reads its finish reason and an empty answer first).
 func reviewCheck(st *State, maxOutputBytes int) func(string) validate.Result {
 	return func(content string) validate.Result {
-		return validate.Reviewer(content, validate.Options{KnownGaps: st.Ledger.IDs(), Round: st.Integration.reviewRound(), MaxOutputBytes: maxOutputBytes})
+		return validate.Reviewer(content, validate.Options{KnownGaps: st.Ledger.IDs(), Round: st.Integration.ReviewRound(), MaxOutputBytes: maxOutputBytes})
 	}
 }
 
@@ -491,7 +491,7 @@ func reviewCheck(st *State, maxOutputBytes int) func(string) validate.Result {
 // integration.
 func (s *Engine) integrationReview() error {
 	in := s.st.Integration
-	specKey := in.specKey()
+	specKey := in.SpecKey()
 	spec, err := s.get(specKey)
 	if err != nil {
 		return fmt.Errorf("integration: read %s: %w", specKey, err)
@@ -521,14 +521,14 @@ func (s *Engine) integrationReview() error {
 			s.stage(at.ops...)
 			continue
 		}
-		_, respKey := finalAttemptKeys(llm.Reviewer, k)
-		s.stage(append(at.ops, s.acceptOp(finalOutputKey(llm.Reviewer), respKey, at.content, at.vr))...)
-		if in.Reviewed(at.vr.Issues) {
+		_, respKey := FinalAttemptKeys(llm.Reviewer, k)
+		s.stage(append(at.ops, s.acceptOp(FinalOutputKey(llm.Reviewer), respKey, at.content, at.vr))...)
+		if integrationReviewed(in, at.vr.Issues) {
 			return s.integrationDone(FinalSpecIntegrated, "")
 		}
 		return nil
 	}
-	in.reviewSpent()
+	reviewSpent(in)
 	return s.integrationDone(FinalSpecIntegrated, "")
 }
 
@@ -536,11 +536,11 @@ func (s *Engine) integrationReview() error {
 // follows: done (true) when none is CRITICAL/HIGH, else one more
 // integration attempt with the issues attached, or, that one made, the
 // user's decision.
-func (in *IntegrationState) Reviewed(issues []validate.Issue) (done bool) {
+func integrationReviewed(in *IntegrationState, issues []validate.Issue) (done bool) {
 	in.Reviews++
 	in.Issues = nil
 	for _, is := range issues {
-		in.Issues = append(in.Issues, IssueRecord{ID: is.ID, Round: in.reviewRound(), Severity: is.Severity, Gap: is.Gap,
+		in.Issues = append(in.Issues, IssueRecord{ID: is.ID, Round: in.ReviewRound(), Severity: is.Severity, Gap: is.Gap,
 			Summary: is.Summary, Location: is.Location, Impact: is.Impact, Suggestion: is.Suggestion})
 	}
 	switch {
@@ -559,7 +559,7 @@ func (in *IntegrationState) Reviewed(issues []validate.Issue) (done bool) {
 
 // reviewSpent notes that every consistency review attempt failed
 // validation: the integrated spec stands unreviewed.
-func (in *IntegrationState) reviewSpent() {
+func reviewSpent(in *IntegrationState) {
 	last := in.Reviewer[len(in.Reviewer)-1]
 	in.Notes = append(in.Notes, fmt.Sprintf("the consistency review failed validation %d times (last: %s); the integrated spec is unreviewed", len(in.Reviewer)-in.ReviewerFrom, last.FailureType))
 }
@@ -618,11 +618,11 @@ func (s *Engine) integrationAsk() (stop, error) {
 	if opt.Key == integKeyPause {
 		// Offer the same decision again when the session resumes.
 		s.st.Pending = append(s.st.Pending, q)
-		s.st.recordDecision(s.at(), s.st.Round, "", q, a, opt.Label)
+		recordDecision(s.st, s.at(), s.st.Round, "", q, a, opt.Label)
 		return waitForAnswer, s.checkpoint()
 	}
-	form, why := s.st.Integration.Answered(opt.Key, s.cfg.MaxRetries)
-	s.st.recordDecision(s.at(), s.st.Round, "", q, a, opt.Label)
+	form, why := integrationAnswered(s.st.Integration, opt.Key, s.cfg.MaxRetries)
+	recordDecision(s.st, s.at(), s.st.Round, "", q, a, opt.Label)
 	if form == "" {
 		s.stage()
 		return goOn, nil
@@ -633,7 +633,7 @@ func (s *Engine) integrationAsk() (stop, error) {
 // Answered applies the user's answer to the integration's escalation
 // (any option but pause): the form final_spec.md takes and why, or no
 // form when the Engineer integrates again.
-func (in *IntegrationState) Answered(key string, maxRetries int) (form, why string) {
+func integrationAnswered(in *IntegrationState, key string, maxRetries int) (form, why string) {
 	in.Asked++
 	switch key {
 	case IntegKeyAccept:

@@ -34,11 +34,11 @@ type integrationAttempt struct {
 // reported to observers.
 func (s *Engine) integrationCall(role llm.RoleName, k int, msgs []llm.Message, stable int, gaps []gap.ID, check func(string) validate.Result) (integrationAttempt, error) {
 	in := s.st.Integration
-	promptKey, respKey := finalAttemptKeys(role, k)
+	promptKey, respKey := FinalAttemptKeys(role, k)
 	where := fmt.Sprintf("integration %s attempt %d", role, k)
 	plan := attemptPlan{Role: role, K: k, where: where, msgs: msgs, started: s.at(), Phase: PhaseIntegration}
-	prior := in.runAttempts(role)
-	plan.req = llm.Request{Role: role, Round: in.Round, Attempt: k, Call: s.st.Usage.callIndex(role, respKey),
+	prior := in.RunAttempts(role)
+	plan.req = llm.Request{Role: role, Round: in.Round, Attempt: k, Call: s.st.Usage.CallIndex(role, respKey),
 		Gaps: slices.Clone(gaps), Messages: msgs, MaxTokens: nextMaxTokens(s.cfg.MaxTokens, s.cfg.TokensCap(), prior), Stable: stable}
 	if b, err := s.get(respKey); err == nil {
 		c := string(b)
@@ -87,11 +87,11 @@ func (s *Engine) integrationCall(role llm.RoleName, k int, msgs []llm.Message, s
 	vr := readAnswer(at.content, finish, s.cfg.MaxOutputBytes, check)
 	rec.At, rec.Success, rec.FailureType, rec.Tier = s.at(), vr.Success, vr.FailureType, string(vr.Tier)
 	rec.Line, rec.Message, rec.Warnings = vr.Line, vr.Message, vr.Warnings
-	rec.Normalized = normalizedQuirks(vr.Normalized)
+	rec.Normalized = NormalizedQuirks(vr.Normalized)
 	if rec.Free = !vr.Success && freeReask(rec, prior, s.cfg.TokensCap()); rec.Free {
-		in.extendBudget(role) // re-asked without spending the retry budget
+		extendBudget(in, role) // re-asked without spending the retry budget
 	}
-	s.st.Usage.add(role, rec.Usage, rec.Calls)
+	s.st.Usage.Add(role, rec.Usage, rec.Calls)
 	delete(s.st.Usage.InFlight, respKey)
 	if !vr.Success {
 		s.emit(Event{Kind: EventValidationFailed, Role: role, Attempt: k, Phase: PhaseIntegration, FailureType: rec.FailureType, Message: rec.Message})
@@ -119,7 +119,7 @@ func callUsage(reported llm.Usage, msgs []llm.Message, content string, tok exemp
 
 // runAttempts are role's attempts in the integration step's current run
 // of attempts (since its budget was last set).
-func (in *IntegrationState) runAttempts(role llm.RoleName) []AttemptRec {
+func (in *IntegrationState) RunAttempts(role llm.RoleName) []AttemptRec {
 	if role == llm.Reviewer {
 		return in.Reviewer[min(in.ReviewerFrom, len(in.Reviewer)):]
 	}
@@ -128,7 +128,7 @@ func (in *IntegrationState) runAttempts(role llm.RoleName) []AttemptRec {
 
 // extendBudget gives role one more attempt in the current run: a free
 // re-ask (an answer the token limit cut below the cap, a first refusal).
-func (in *IntegrationState) extendBudget(role llm.RoleName) {
+func extendBudget(in *IntegrationState, role llm.RoleName) {
 	if role == llm.Reviewer {
 		in.ReviewerBudget++
 		return

@@ -48,21 +48,21 @@ func TestIntegrationStateDecisions(t *testing.T) {
 	}{{
 		name: "a valid attempt is accepted and reviewed",
 		in:   IntegrationState{Step: IntegEngineer, Engineer: []AttemptRec{fail}, EngineerBudget: 3, Reviewer: []AttemptRec{{N: 1}}},
-		play: func(in *IntegrationState) any { return in.EngineerSettled(AttemptRec{N: 2, Success: true}, 2) },
+		play: func(in *IntegrationState) any { return engineerSettled(in, AttemptRec{N: 2, Success: true}, 2) },
 		want: IntegrationState{Step: IntegReview, Engineer: []AttemptRec{fail, {N: 2, Success: true}}, EngineerBudget: 3, Accepted: 2,
 			Reviewer: []AttemptRec{{N: 1}}, ReviewerFrom: 1, ReviewerBudget: 4},
 		ret: true,
 	}, {
 		name: "a failed attempt is recorded only",
 		in:   IntegrationState{Step: IntegEngineer, EngineerBudget: 3},
-		play: func(in *IntegrationState) any { return in.EngineerSettled(fail, 2) },
+		play: func(in *IntegrationState) any { return engineerSettled(in, fail, 2) },
 		want: IntegrationState{Step: IntegEngineer, Engineer: []AttemptRec{fail}, EngineerBudget: 3},
 		ret:  false,
 	}, {
 		name: "only LOW issues: done",
 		in:   IntegrationState{Step: IntegReview, Round: 1},
 		play: func(in *IntegrationState) any {
-			return in.Reviewed([]validate.Issue{{ID: low.ID, Severity: low.Severity, Summary: low.Summary}})
+			return integrationReviewed(in, []validate.Issue{{ID: low.ID, Severity: low.Severity, Summary: low.Summary}})
 		},
 		want: IntegrationState{Step: IntegReview, Round: 1, Reviews: 1, Issues: []IssueRecord{{ID: low.ID, Round: 2, Severity: low.Severity, Summary: low.Summary}}},
 		ret:  true,
@@ -70,7 +70,7 @@ func TestIntegrationStateDecisions(t *testing.T) {
 		name: "a HIGH issue gives one more attempt",
 		in:   IntegrationState{Step: IntegReview, Round: 1, Engineer: []AttemptRec{fail, {N: 2, Success: true}}, EngineerBudget: 3},
 		play: func(in *IntegrationState) any {
-			return in.Reviewed([]validate.Issue{{ID: high.ID, Severity: high.Severity, Summary: high.Summary}})
+			return integrationReviewed(in, []validate.Issue{{ID: high.ID, Severity: high.Severity, Summary: high.Summary}})
 		},
 		want: IntegrationState{Step: IntegEngineer, Round: 1, Engineer: []AttemptRec{fail, {N: 2, Success: true}}, Reviews: 1, Retried: true,
 			EngineerFrom: 2, EngineerBudget: 3, Issues: []IssueRecord{{ID: high.ID, Round: 2, Severity: high.Severity, Summary: high.Summary}}},
@@ -79,51 +79,54 @@ func TestIntegrationStateDecisions(t *testing.T) {
 		name: "a HIGH issue after the retry is asked",
 		in:   IntegrationState{Step: IntegReview, Round: 1, Retried: true},
 		play: func(in *IntegrationState) any {
-			return in.Reviewed([]validate.Issue{{ID: high.ID, Severity: high.Severity, Summary: high.Summary}})
+			return integrationReviewed(in, []validate.Issue{{ID: high.ID, Severity: high.Severity, Summary: high.Summary}})
 		},
 		want: IntegrationState{Step: IntegAsk, Round: 1, Retried: true, Reviews: 1, Issues: []IssueRecord{{ID: high.ID, Round: 2, Severity: high.Severity, Summary: high.Summary}}},
 		ret:  false,
 	}, {
 		name: "accepting lists the HIGH issues as known",
 		in:   IntegrationState{Step: IntegAsk, Accepted: 2, Issues: []IssueRecord{high, low}},
-		play: func(in *IntegrationState) any { f, w := in.Answered(IntegKeyAccept, 2); return f + "|" + w },
+		play: func(in *IntegrationState) any { f, w := integrationAnswered(in, IntegKeyAccept, 2); return f + "|" + w },
 		want: IntegrationState{Step: IntegAsk, Accepted: 2, Asked: 1, Issues: []IssueRecord{high, low}, KnownIssues: []IssueRecord{high}},
 		ret:  FinalSpecIntegrated + "|",
 	}, {
 		// The run takes the failed attempt in: the next one answers it.
 		name: "a retry with nothing accepted gets the whole budget",
 		in:   IntegrationState{Step: IntegAsk, Engineer: []AttemptRec{fail}},
-		play: func(in *IntegrationState) any { f, w := in.Answered(IntegKeyRetry, 2); return f + "|" + w },
+		play: func(in *IntegrationState) any { f, w := integrationAnswered(in, IntegKeyRetry, 2); return f + "|" + w },
 		want: IntegrationState{Step: IntegEngineer, Engineer: []AttemptRec{fail}, Asked: 1, EngineerFrom: 0, EngineerBudget: 4},
 		ret:  "|",
 	}, {
 		name: "the appendix says why",
 		in:   IntegrationState{Step: IntegAsk, Engineer: []AttemptRec{fail}},
-		play: func(in *IntegrationState) any { f, w := in.Answered(IntegKeyAppendix, 2); return f + "|" + w },
+		play: func(in *IntegrationState) any {
+			f, w := integrationAnswered(in, IntegKeyAppendix, 2)
+			return f + "|" + w
+		},
 		want: IntegrationState{Step: IntegAsk, Engineer: []AttemptRec{fail}, Asked: 1},
 		ret:  FinalSpecAppendix + "|the integration failed validation 1 times (last: INTEGRATION_STRUCTURE: no Resolution Log) and the user kept the appendix form",
 	}, {
 		name: "stopped with nothing accepted: the appendix",
 		in:   IntegrationState{Step: IntegEngineer, Engineer: []AttemptRec{fail}},
-		play: func(in *IntegrationState) any { return in.Stopped("no response") },
+		play: func(in *IntegrationState) any { return integrationStopped(in, "no response") },
 		want: IntegrationState{Step: IntegEngineer, Engineer: []AttemptRec{fail}},
 		ret:  true,
 	}, {
 		name: "stopped retry after a review: the user decides",
 		in:   IntegrationState{Step: IntegEngineer, Accepted: 1, Retried: true},
-		play: func(in *IntegrationState) any { return in.Stopped("no response") },
+		play: func(in *IntegrationState) any { return integrationStopped(in, "no response") },
 		want: IntegrationState{Step: IntegAsk, Accepted: 1, Retried: true, Notes: []string{"the integration retry after the consistency review was not made: no response"}},
 		ret:  false,
 	}, {
 		name: "a failed part is named in its message",
 		in:   IntegrationState{Step: IntegEngineer, PartsMode: true, Parts: []int{0}, EngineerBudget: 3},
-		play: func(in *IntegrationState) any { in.PartSettled(fail, 1, 3, 2); return nil },
+		play: func(in *IntegrationState) any { partSettled(in, fail, 1, 3, 2); return nil },
 		want: IntegrationState{Step: IntegEngineer, PartsMode: true, Parts: []int{0}, EngineerBudget: 3,
 			Engineer: []AttemptRec{{N: 1, FailureType: fail.FailureType, Message: "part 2 of 3: no Resolution Log"}}},
 	}, {
 		name: "a valid part starts the next part's run",
 		in:   IntegrationState{Step: IntegEngineer, PartsMode: true, Engineer: []AttemptRec{fail}, EngineerBudget: 3},
-		play: func(in *IntegrationState) any { in.PartSettled(AttemptRec{N: 2, Success: true}, 0, 3, 2); return nil },
+		play: func(in *IntegrationState) any { partSettled(in, AttemptRec{N: 2, Success: true}, 0, 3, 2); return nil },
 		want: IntegrationState{Step: IntegEngineer, PartsMode: true, Engineer: []AttemptRec{fail, {N: 2, Success: true}}, Parts: []int{2},
 			EngineerFrom: 2, EngineerBudget: 5},
 	}}

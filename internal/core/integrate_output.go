@@ -24,7 +24,7 @@ func (s *Engine) integrationDone(form, reason string) error {
 	var written string
 	var check validate.IntegrationInput
 	if form == FinalSpecIntegrated {
-		key := in.specKey()
+		key := in.SpecKey()
 		b, err := s.get(key)
 		if err != nil {
 			return fmt.Errorf("integration: read %s: %w", key, err)
@@ -39,13 +39,13 @@ func (s *Engine) integrationDone(form, reason string) error {
 		if err != nil {
 			return err
 		}
-		written = opValue(ops, keyFinalSpec)
+		written = opValue(ops, KeyFinalSpec)
 	}
-	sum, err := s.get(keyFinalSum)
+	sum, err := s.get(KeyFinalSum)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("integration: read %s: %w", keyFinalSum, err)
+		return fmt.Errorf("integration: read %s: %w", KeyFinalSum, err)
 	}
-	ops, err := in.finalFiles(written, check, sum, err == nil)
+	ops, err := finalFiles(in, written, check, sum, err == nil)
 	if err != nil {
 		return err
 	}
@@ -77,7 +77,7 @@ func opValue(ops []store.Op, key string) string {
 // form), final_spec_trace.json, and final_summary.md (summary, when
 // hasSummary) with its line on the form. The notes gain the accepted
 // integration's warnings and its review's lesser issues.
-func (in *IntegrationState) finalFiles(written string, check validate.IntegrationInput, summary []byte, hasSummary bool) ([]store.Op, error) {
+func finalFiles(in *IntegrationState, written string, check validate.IntegrationInput, summary []byte, hasSummary bool) ([]store.Op, error) {
 	var spec string
 	var log []validate.LogEntry
 	if in.Form == FinalSpecIntegrated {
@@ -85,28 +85,28 @@ func (in *IntegrationState) finalFiles(written string, check validate.Integratio
 		in.Notes = append(slices.Clone(in.Engineer[in.Accepted-1].Warnings), in.Notes...)
 		// What the consistency review leaves open is a known limitation
 		// of both files (limitations.go).
-		left := in.consistencyLeft()
+		left := consistencyLeft(in)
 		spec = withKnownIssues(written, left)
 		summary = []byte(withSummaryLimitations(string(summary), left))
 	} else {
 		spec = fmt.Sprintf("> **Integration failed:** %s. This is the appendix form: the source spec, then each accepted resolution, the decisions and the known limitations.\n\n%s", strings.TrimSuffix(in.Reason, "."), written)
 	}
-	trace, err := json.MarshalIndent(in.trace(log), "", "  ")
+	trace, err := json.MarshalIndent(integrationTraceOf(in, log), "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("integration: encode trace: %w", err)
 	}
-	ops := []store.Op{store.Put(keyFinalSpec, []byte(spec)), store.Put(keyFinalTrace, append(trace, '\n'))}
+	ops := []store.Op{store.Put(KeyFinalSpec, []byte(spec)), store.Put(KeyFinalTrace, append(trace, '\n'))}
 	if hasSummary {
-		ops = append(ops, store.Put(keyFinalSum, []byte(strings.TrimRight(string(summary), "\n")+"\n"+in.finalSpecLine(len(log))+"\n")))
+		ops = append(ops, store.Put(KeyFinalSum, []byte(strings.TrimRight(string(summary), "\n")+"\n"+finalSpecLine(in, len(log))+"\n")))
 	}
 	return ops, nil
 }
 
 // finalSpecLine is final_summary.md's line on the final spec's form.
-func (in *IntegrationState) finalSpecLine(logRows int) string {
+func finalSpecLine(in *IntegrationState, logRows int) string {
 	if in.Form == FinalSpecIntegrated {
-		line := fmt.Sprintf("Form: integrated (v1.0): every accepted resolution merged into its section; %d Resolution Log rows, also in `%s`", logRows, keyFinalTrace)
-		if n := len(in.consistencyLeft()); n > 0 {
+		line := fmt.Sprintf("Form: integrated (v1.0): every accepted resolution merged into its section; %d Resolution Log rows, also in `%s`", logRows, KeyFinalTrace)
+		if n := len(consistencyLeft(in)); n > 0 {
 			line += fmt.Sprintf("; %d consistency review issue(s) listed as known limitations", n)
 		}
 		return line
@@ -137,7 +137,7 @@ type traceIssue struct {
 }
 
 // trace is final_spec_trace.json with the Resolution Log log.
-func (in *IntegrationState) trace(log []validate.LogEntry) integrationTrace {
+func integrationTraceOf(in *IntegrationState, log []validate.LogEntry) integrationTrace {
 	t := integrationTrace{Form: in.Form, Reason: in.Reason, Log: log, Notes: slices.Clone(in.Notes), Attempts: len(in.Engineer), Reviews: in.Reviews}
 	if t.Log == nil {
 		t.Log = []validate.LogEntry{}
@@ -149,7 +149,7 @@ func (in *IntegrationState) trace(log []validate.LogEntry) integrationTrace {
 	if in.Form != FinalSpecIntegrated {
 		return t
 	}
-	for _, is := range in.consistencyLeft() {
+	for _, is := range consistencyLeft(in) {
 		t.KnownIssues = append(t.KnownIssues, traceIssue{ID: is.ID, Severity: is.Severity.String(), Summary: is.Summary})
 	}
 	return t
@@ -182,7 +182,7 @@ func renderIntegration(b *strings.Builder, in *IntegrationState) {
 	case in.Step != IntegDone:
 		b.WriteString("The integration step is under way: final_spec.md holds the appendix form until it ends.\n")
 	case in.Form == FinalSpecIntegrated:
-		fmt.Fprintf(b, "final_spec.md is the integrated spec (v1.0); its Resolution Log is also in %s.\n", keyFinalTrace)
+		fmt.Fprintf(b, "final_spec.md is the integrated spec (v1.0); its Resolution Log is also in %s.\n", KeyFinalTrace)
 	default:
 		fmt.Fprintf(b, "final_spec.md is the appendix form: %s.\n", in.Reason)
 	}
@@ -211,4 +211,4 @@ func renderIntegration(b *strings.Builder, in *IntegrationState) {
 
 // reviewRound is the round number the consistency review's issue IDs
 // carry: the round after the last, within the three digits IDs have.
-func (in *IntegrationState) reviewRound() int { return min(in.Round+1, 999) }
+func (in *IntegrationState) ReviewRound() int { return min(in.Round+1, 999) }

@@ -230,7 +230,7 @@ func (s *Engine) integrationParts(m IntegrationMaterial) (stopped string, err er
 		if err != nil {
 			return "", err
 		}
-		in.PartSettled(at.rec, i, len(parts), lim.maxRetries)
+		partSettled(in, at.rec, i, len(parts), lim.maxRetries)
 		s.stage(at.ops...)
 	}
 	// The join: the parts made one spec with one Resolution Log,
@@ -239,16 +239,16 @@ func (s *Engine) integrationParts(m IntegrationMaterial) (stopped string, err er
 	if err != nil {
 		return "", err
 	}
-	spec, why := in.join(texts, m, lim)
+	spec, why := joinParts(in, texts, m, lim)
 	if why == "" {
-		s.stage(store.Put(finalOutputKey(llm.Engineer), []byte(spec)))
+		s.stage(store.Put(FinalOutputKey(llm.Engineer), []byte(spec)))
 	}
 	return why, nil
 }
 
 // PartSettled records the Engineer's attempt at part i of n; a valid one
 // is the part's, and the next part gets a fresh run of attempts.
-func (in *IntegrationState) PartSettled(rec AttemptRec, i, n, maxRetries int) {
+func partSettled(in *IntegrationState, rec AttemptRec, i, n, maxRetries int) {
 	if !rec.Success {
 		rec.Message = fmt.Sprintf("part %d of %d: %s", i+1, n, rec.Message)
 	}
@@ -268,7 +268,7 @@ func (s *Engine) partTexts(parts []integrationPart, accepted []int) ([]string, e
 			texts[i] = parts[i].Source
 			continue
 		}
-		_, key := finalAttemptKeys(llm.Engineer, k)
+		_, key := FinalAttemptKeys(llm.Engineer, k)
 		b, err := s.get(key)
 		if err != nil {
 			return nil, fmt.Errorf("integration: read %s: %w", key, err)
@@ -292,7 +292,7 @@ func partHeadings(texts []string) []string {
 // join joins the integrated parts' texts into one spec and validates it
 // against the whole material m: a valid one is accepted and goes to its
 // consistency review; else why says why the parts do not make a spec.
-func (in *IntegrationState) join(texts []string, m IntegrationMaterial, lim integrationLimits) (spec, why string) {
+func joinParts(in *IntegrationState, texts []string, m IntegrationMaterial, lim integrationLimits) (spec, why string) {
 	spec = JoinPartTexts(texts)
 	vr := validate.Integration(spec, m.input(lim.maxOutputBytes, in.Decisions))
 	if !vr.Success {

@@ -176,7 +176,7 @@ func integrationMessages(d *integrationData, k, budget int, prev *AttemptRec) ([
 	}
 	user := b.String()
 	if prev != nil && !prev.Success {
-		rc := retry.Context{Role: string(llm.Engineer), ExpectedPath: keyFinalSpec, Message: prev.Message}
+		rc := retry.Context{Role: string(llm.Engineer), ExpectedPath: KeyFinalSpec, Message: prev.Message}
 		failure := prev.FailureType
 		if failure == validate.WrongFormat {
 			// Too large or not text: the round's WRONG_FORMAT notice is
@@ -223,7 +223,7 @@ func consistencyMessages(d *consistencyData, k, budget int, prev *AttemptRec) ([
 	}
 	user := b.String()
 	if prev != nil && !prev.Success {
-		rc := retry.Context{Role: string(llm.Reviewer), ExpectedPath: finalOutputKey(llm.Reviewer), Message: prev.Message, InvalidRefs: prev.Message}
+		rc := retry.Context{Role: string(llm.Reviewer), ExpectedPath: FinalOutputKey(llm.Reviewer), Message: prev.Message, InvalidRefs: prev.Message}
 		tmpl, _ := exemplar.Template(gap.Reviewer)
 		user = exemplar.RetryPrompt(user, retry.Modification(prev.FailureType, rc), "Structural template", tmpl, k-1, budget-1)
 	}

@@ -83,7 +83,7 @@ func limitationIDs(ls []convergence.Limitation) (gaps []gap.ID, others []string)
 // consistencyLeft are the consistency review's issues the final spec
 // lists as known limitations after it: its MEDIUM and LOW issues always,
 // its CRITICAL and HIGH ones when the user accepted them, in ID order.
-func (in *IntegrationState) consistencyLeft() []IssueRecord {
+func consistencyLeft(in *IntegrationState) []IssueRecord {
 	out := slices.Clone(in.KnownIssues)
 	for _, is := range in.Issues {
 		if !is.Severity.AtLeastHigh() {

@@ -23,7 +23,7 @@ type NormalizedCount struct {
 // NormalizedCounts adds up the normalizations of every answer the session
 // read (its rounds' attempts and the integration step's), by role and
 // kind, in role then kind order.
-func (st *State) NormalizedCounts() []NormalizedCount {
+func normalizedCounts(st *State) []NormalizedCount {
 	type key struct {
 		role llm.RoleName
 		kind string

@@ -16,7 +16,7 @@ import (
 // Part statuses beyond the role statuses.
 const PartExhausted RoleStatus = "exhausted"
 
-func (rp *RolePhase) part(id gap.ID) *PartState {
+func (rp *RolePhase) Part(id gap.ID) *PartState {
 	for _, p := range rp.Parts {
 		if p.Gap == id {
 			return p
@@ -53,7 +53,7 @@ func (s *Engine) runParallel() (done bool, err error) {
 		if p.Status != RoleAccepted {
 			continue
 		}
-		_, respKey := attemptKeys(cur.N, llm.Engineer, string(p.Gap), len(p.Attempts))
+		_, respKey := AttemptKeys(cur.N, llm.Engineer, string(p.Gap), len(p.Attempts))
 		b, err := s.get(respKey)
 		if err != nil {
 			return false, fmt.Errorf("round %d engineer (%s): read accepted output: %w", cur.N, p.Gap, err)
@@ -69,7 +69,7 @@ func (s *Engine) runParallel() (done bool, err error) {
 		return false, s.checkpoint()
 	}
 	rp.Status = RoleAccepted
-	if err := s.st.applyEngineer(rp, MergeParts(rp.Parts), s.at); err != nil {
+	if err := applyEngineer(s.st, rp, MergeParts(rp.Parts), s.at); err != nil {
 		return false, err
 	}
 	merged := strings.Join(texts, "\n\n") + "\n"
@@ -230,7 +230,7 @@ func (d *partDrafter) take(m partCall) {
 // response to attempt k of part p of the round in progress (x nil: not
 // no driver).
 func (x *ExternalCalls) hasDelivered(st *State, p *PartState, k int) int {
-	_, respKey := attemptKeys(st.Current.N, llm.Engineer, string(p.Gap), k)
+	_, respKey := AttemptKeys(st.Current.N, llm.Engineer, string(p.Gap), k)
 	n, ok := st.Usage.InFlight[respKey]
 	if !ok || x == nil {
 		return 0
@@ -243,7 +243,7 @@ func (x *ExternalCalls) hasDelivered(st *State, p *PartState, k int) int {
 
 // lastFailure returns the last failed attempt of the role phase, looking
 // into parallel parts when the phase itself made none.
-func (rp *RolePhase) lastFailure() (AttemptRec, int, error) {
+func (rp *RolePhase) LastFailure() (AttemptRec, int, error) {
 	if n := len(rp.Attempts); n > 0 {
 		return rp.Attempts[n-1], n, nil
 	}

@@ -247,7 +247,7 @@ func (p Prompter) data(role llm.RoleName, k int, gaps []gap.ID, userContext []st
 	}
 	d.Resolutions = conflict.ResolutionBlock(conflict.RecentDecisions(p.St.ConflictDecisions, cur.N))
 	d.Instructions = cur.Instructions
-	for _, is := range p.St.lastIssuesFor(gaps) {
+	for _, is := range p.St.LastIssuesFor(gaps) {
 		d.Issues = append(d.Issues, PromptIssue{ID: is.ID, Summary: is.Summary, Location: is.Location, Impact: is.Impact, Suggestion: is.Suggestion, Severity: is.Severity, Gap: is.Gap})
 	}
 	return d
@@ -309,7 +309,7 @@ func (p Prompter) retry(role llm.RoleName, k int, gaps []gap.ID, last AttemptRec
 	cur := p.St.Current
 	rc := retry.Context{Role: string(role), ExpectedPath: OutputKey(cur.N, role), Gaps: idStrings(gaps),
 		ValidGaps: idStrings(p.St.Ledger.IDs()), InvalidRefs: last.Message, Message: last.Message}
-	return exemplar.RetryPrompt(user, retry.Modification(last.FailureType, rc), ex.Description, ex.Text, k-1, cur.role(role).Budget-1)
+	return exemplar.RetryPrompt(user, retry.Modification(last.FailureType, rc), ex.Description, ex.Text, k-1, cur.Role(role).Budget-1)
 }
 
 // Headings of the stable prefix.
@@ -335,7 +335,7 @@ func (p Prompter) stablePrefix(system, src string, example exemplar.Selection) (
 	}
 	out := []llm.Message{{Role: "system", Content: first}}
 	var b strings.Builder
-	if decisions := p.St.bindingDecisions(); len(decisions) > 0 {
+	if decisions := bindingDecisions(p.St); len(decisions) > 0 {
 		b.WriteString(stableDecisionsHeading + "\n\n")
 		for _, line := range decisions {
 			b.WriteString("- " + line + "\n")
@@ -357,7 +357,7 @@ func (p Prompter) stablePrefix(system, src string, example exemplar.Selection) (
 // each, in the order they were made (by ID: round, then number), so a new
 // one appends: the user's decisions ("ID (question): decision") and the
 // conflict resolutions ("ID (issue, gap): decision; constraints: …").
-func (st *State) bindingDecisions() []string {
+func bindingDecisions(st *State) []string {
 	type line struct{ id, text string }
 	var all []line
 	for _, dec := range st.Decisions {

@@ -373,7 +373,7 @@ func (s *Engine) answered(in Answered) error {
 	if fromAsker {
 		s.settleAsked(q.ID)
 	}
-	if err := s.st.AcceptAnswer(q, in.Answer); err != nil {
+	if err := acceptAnswer(s.st, q, in.Answer); err != nil {
 		if !fromAsker {
 			return fmt.Errorf("answer %q: %w", in.Question, err)
 		}
@@ -487,7 +487,7 @@ func (s *Engine) ready(err error) (Ready, error) {
 			// An Immediate Asker's answers ride on this Ready's writes;
 			// a rollback commits nothing until its dialogs carry it out,
 			// cancel it or wait for an answer.
-			r.Outcome = s.st.outcome()
+			r.Outcome = outcomeOf(s.st)
 			r.Rollback = s.run.rollback
 			return r, nil
 		}
@@ -501,7 +501,7 @@ func (s *Engine) ready(err error) (Ready, error) {
 		// What the decisions hold was never stored: the driver takes the
 		// session up again from its Store.
 		s.out, s.stale = nil, true
-		r.Stale, r.Rollback, r.Outcome = true, s.run.rollback, s.st.outcome()
+		r.Stale, r.Rollback, r.Outcome = true, s.run.rollback, outcomeOf(s.st)
 		s.run = runState{}
 		return r, err
 	}
@@ -526,7 +526,7 @@ func (s *Engine) ready(err error) (Ready, error) {
 		s.endPlans(err)
 		r.Events, s.events = append(r.Events, s.events...), nil
 	}
-	r.Outcome = s.st.outcome()
+	r.Outcome = outcomeOf(s.st)
 	if s.run.outcome.Status != "" {
 		r.Outcome = s.run.outcome
 	}

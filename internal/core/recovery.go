@@ -91,7 +91,7 @@ func (s *Engine) recoverDecisions() (bool, error) {
 				s.st.Recover = nil
 			}
 		}
-		s.st.recordProcedural(s.at(), s.st.Round, "", q, a, decision)
+		recordProcedural(s.st, s.at(), s.st.Round, "", q, a, decision)
 		s.stage()
 	}
 	s.st.Recover, s.st.RecoverConflicts, s.st.RecoverDialog = nil, nil, nil

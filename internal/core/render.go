@@ -32,8 +32,8 @@ func renderStatus(st *State, p *Params) string {
 	writeRounds(&b, st.Rounds, recent)
 	writeConvergence(&b, st.Tracker, st.Round, recent)
 	writeValidationLogs(&b, st, recent)
-	writeNormalized(&b, st.NormalizedCounts())
-	writeErrors(&b, st.errorRows(), recent)
+	writeNormalized(&b, normalizedCounts(st))
+	writeErrors(&b, errorRows(st), recent)
 	writeExampleLog(&b, st.ExampleLog, recent)
 	writeConflicts(&b, st.Conflicts)
 	writeRollbacks(&b, st, p.rollbackLimit())
@@ -171,7 +171,7 @@ func writeRollbacks(b *strings.Builder, st *State, rollbackLimit int) {
 // renderUsage writes the "## Usage" table: tokens by role and in total,
 // with the prompt-cache columns once the backend reported cached tokens,
 // and which provider and model play each role when the session knows.
-func renderUsage(b *strings.Builder, u usageTotals, backend BackendInfo) {
+func renderUsage(b *strings.Builder, u UsageTotals, backend BackendInfo) {
 	cached := u.Total.CachedPromptTokens > 0 || u.Total.CacheWriteTokens > 0
 	if cached {
 		b.WriteString("\n## Usage\n\n| Role | Prompt tokens | Cached (read) | Cache writes | Completion tokens |\n|------|---------------|---------------|--------------|-------------------|\n")

@@ -20,7 +20,7 @@ func renderSummary(st *State, r RoundRecord) string {
 			fmt.Fprintf(&b, "\n## Convergence\n\n%s\n", note)
 		}
 	}
-	writeValidationWarnings(&b, st.ValidationRows(r.N, r.N))
+	writeValidationWarnings(&b, validationRows(st, r.N, r.N))
 	writeOpenGaps(&b, st.Ledger.Open(), r.N)
 	return b.String()
 }

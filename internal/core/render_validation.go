@@ -9,7 +9,7 @@ import (
 // writeValidationLogs writes the validation log of every recent round
 // that has validation rows.
 func writeValidationLogs(b *strings.Builder, st *State, recent int) {
-	vrows, rrows := st.ValidationRows(recent, 0), st.retryRows(recent)
+	vrows, rrows := validationRows(st, recent, 0), retryRows(st, recent)
 	for _, n := range roundsWith(vrows) {
 		if n >= recent {
 			RenderValidationLog(b, st, n, vrows, rrows)
@@ -19,10 +19,10 @@ func writeValidationLogs(b *strings.Builder, st *State, recent int) {
 
 // RenderValidationLog writes the "## Round N Validation Log" of spec
 // round-09 §9 from the session's validation and retry rows.
-func RenderValidationLog(b *strings.Builder, st *State, n int, rows []ValidationEntry, retries []retryDetail) {
+func RenderValidationLog(b *strings.Builder, st *State, n int, rows []ValidationEntry, retries []RetryDetail) {
 	fmt.Fprintf(b, "\n## Round %d Validation Log\n\n### Validation Summary\n| Role | Outcome | Attempts | Final Failure Type |\n|------|---------|----------|-------------------|\n", n)
 	for _, role := range []llm.RoleName{llm.Engineer, llm.Reviewer} {
-		t := tallyRole(rows, n, role, st.attemptsOf(n, role))
+		t := tallyRole(rows, n, role, attemptsOf(st, n, role))
 		if t.attempts == 0 {
 			continue
 		}
@@ -104,7 +104,7 @@ func writeDetailedLog(b *strings.Builder, n int, rows []ValidationEntry) {
 
 // writeRetryDetails writes the validation log's "### Retry Details" of
 // round n, if it had retries.
-func writeRetryDetails(b *strings.Builder, n int, retries []retryDetail) {
+func writeRetryDetails(b *strings.Builder, n int, retries []RetryDetail) {
 	first := true
 	for _, r := range retries {
 		if r.Round != n {
@@ -130,9 +130,9 @@ func roleLabel(role llm.RoleName, part string) string {
 
 // attemptsOf returns the recorded attempts of a role in round n, if that
 // round's detail is still in state.
-func (st *State) attemptsOf(n int, role llm.RoleName) []AttemptRec {
+func attemptsOf(st *State, n int, role llm.RoleName) []AttemptRec {
 	if st.Current != nil && st.Current.N == n {
-		return st.Current.role(role).Attempts
+		return st.Current.Role(role).Attempts
 	}
 	return nil
 }
@@ -150,7 +150,7 @@ func roundsWith(rows []ValidationEntry) []int {
 
 // writeErrors writes the "## Round N Errors" table of every recent round
 // with error rows.
-func writeErrors(b *strings.Builder, errs []errorEntry, recent int) {
+func writeErrors(b *strings.Builder, errs []ErrorEntry, recent int) {
 	for _, n := range roundsOf(errs) {
 		if n < recent {
 			continue
@@ -165,7 +165,7 @@ func writeErrors(b *strings.Builder, errs []errorEntry, recent int) {
 }
 
 // roundsOf returns the rounds the error rows belong to, in order.
-func roundsOf(rows []errorEntry) []int {
+func roundsOf(rows []ErrorEntry) []int {
 	var out []int
 	for _, e := range rows {
 		if !containsInt(out, e.Round) {

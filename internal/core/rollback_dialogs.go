@@ -69,10 +69,10 @@ func (s *Engine) applyMove(f *RollbackFlow, m FlowMove) (rep RollbackReport, don
 		rep, err = s.limitOutcome(f, m)
 		return rep, true, err
 	case m.Exec != nil:
-		rep, err = s.execRollback(f.Execution(*m.Exec))
+		rep, err = s.execRollback(flowExecution(f, *m.Exec))
 		return rep, true, err
 	case m.Pause:
-		s.st.recordProcedural(s.at(), f.Current, "", m.Q, m.A, m.Label)
+		recordProcedural(s.st, s.at(), f.Current, "", m.Q, m.A, m.Label)
 		rep, err = s.pauseAt(m.Q)
 		rep.RootCause = m.Report.RootCause
 		return rep, true, err
@@ -91,7 +91,7 @@ func (s *Engine) applyMove(f *RollbackFlow, m FlowMove) (rep RollbackReport, don
 // again (or, with skip, the role is skipped).
 func (s *Engine) flowCancel(f *RollbackFlow, decision string, skip bool) error {
 	for _, d := range f.Decisions {
-		s.st.recordProcedural(s.at(), f.Current, d.Issue, d.Question, d.Answer, d.Decision)
+		recordProcedural(s.st, s.at(), f.Current, d.Issue, d.Question, d.Answer, d.Decision)
 	}
 	f.Decisions = nil
 	s.st.RollbackFlow = nil
@@ -102,7 +102,7 @@ func (s *Engine) flowCancel(f *RollbackFlow, decision string, skip bool) error {
 			cur.DivergenceDone = true
 		case strings.HasPrefix(f.Origin, originEscalation):
 			role := llm.RoleName(strings.TrimPrefix(f.Origin, originEscalation))
-			rp := cur.role(role)
+			rp := cur.Role(role)
 			rp.Escalated++
 			if skip {
 				rp.Status, rp.SkipNote = RoleSkipped, "skipped by the user instead of a rollback"
@@ -152,7 +152,7 @@ func (s *Engine) limitOutcome(f *RollbackFlow, m FlowMove) (RollbackReport, erro
 	used, limit := s.st.Rollbacks.Used(), s.cfg.rollbackLimit()
 	rep := m.Report
 	if m.Pause {
-		s.st.recordProcedural(s.at(), f.Current, "", m.Q, m.A, m.Label)
+		recordProcedural(s.st, s.at(), f.Current, "", m.Q, m.A, m.Label)
 		r, err := s.pauseAt(m.Q)
 		if err != nil {
 			return r, err

@@ -132,7 +132,7 @@ type RollbackExec struct {
 	Auto        bool     // AUTO_RETRY: apply the recommended adjustments
 	Analysis    *rollback.AnalysisRecord
 	Decision    string
-	Split       *splitPlan
+	Split       *SplitPlan
 	Next        *NextRoundPlan
 	// Attempt is the rollback number of the newest undone round (for the
 	// RCA text shown, if any).
@@ -141,12 +141,12 @@ type RollbackExec struct {
 	// restored state, so that they are durable with the rollback, in its
 	// one commit: a crash cannot keep the rollback and lose what the
 	// dialogs decided.
-	File   []flowDecision
+	File   []FlowDecision
 	FileIn int
 }
 
 // splitPlan is the gap split chosen at a repeated rollback.
-type splitPlan struct {
+type SplitPlan struct {
 	Gap    gap.ID   `json:"gap"`
 	Titles []string `json:"titles"`
 }
@@ -222,7 +222,7 @@ func (s *Engine) execRollback(x RollbackExec) (RollbackReport, error) {
 		}
 	}
 	for _, d := range x.File {
-		s.st.recordProcedural(s.at(), x.FileIn, d.Issue, d.Question, d.Answer, d.Decision)
+		recordProcedural(s.st, s.at(), x.FileIn, d.Issue, d.Question, d.Answer, d.Decision)
 	}
 	if err := s.checkpoint(append(c.Ops, convergenceOps(Tracker(s.st, &s.cfg))...)...); err != nil {
 		return RollbackReport{}, fmt.Errorf("rollback: %w", err)
@@ -281,7 +281,7 @@ func (s *Engine) rollbackAvailable() bool {
 // target is the round before the current one unless the user picks
 // several rounds in the rollback options question. It reports whether the
 // session paused at a rollback question.
-func (s *Engine) startRollbackFromQuestion(a question.Answer, trigger rollback.Trigger, reason, origin string, first ...flowDecision) (stop, error) {
+func (s *Engine) startRollbackFromQuestion(a question.Answer, trigger rollback.Trigger, reason, origin string, first ...FlowDecision) (stop, error) {
 	text := strings.TrimSpace(a.Text)
 	if text != "" {
 		reason = text

@@ -42,7 +42,7 @@ type FlowStage string
 
 // Stages of a rollback flow.
 const (
-	stageDecide   FlowStage = ""
+	StageDecide   FlowStage = ""
 	StageLimit    FlowStage = "limit"
 	StageAnalysis FlowStage = "analysis"
 	StageOptions  FlowStage = "options"
@@ -71,7 +71,7 @@ type RollbackFlow struct {
 	// Decisions are the answered dialog questions, filed under round
 	// Current once the rollback is done (or cancelled), so the rollback's
 	// archive does not swallow the decision that caused it.
-	Decisions []flowDecision `json:"decisions,omitempty"`
+	Decisions []FlowDecision `json:"decisions,omitempty"`
 	// Analysis and RootCause are kept from the repeated-rollback question.
 	Analysis  *rollback.AnalysisRecord `json:"analysis,omitempty"`
 	RootCause string                   `json:"root_cause,omitempty"`
@@ -89,21 +89,21 @@ func (f *RollbackFlow) Requested(req RollbackRequest) bool {
 }
 
 // flowDecision is one answered question of a rollback flow.
-type flowDecision struct {
+type FlowDecision struct {
 	Issue    string            `json:"issue,omitempty"`
 	Question question.Question `json:"question"`
 	Answer   question.Answer   `json:"answer"`
 	Decision string            `json:"decision"`
 }
 
-func (f *RollbackFlow) note(q question.Question, a question.Answer, decision string) {
-	f.Decisions = append(f.Decisions, flowDecision{Question: question.Question{ID: q.ID, Kind: q.Kind, Round: q.Round, Title: q.Title}, Answer: a, Decision: decision})
+func (f *RollbackFlow) Note(q question.Question, a question.Answer, decision string) {
+	f.Decisions = append(f.Decisions, FlowDecision{Question: question.Question{ID: q.ID, Kind: q.Kind, Round: q.Round, Title: q.Title}, Answer: a, Decision: decision})
 }
 
 // Execution completes x, the rollback the dialogs chose, with what the
 // flow holds: its target, reason and adjustments, its analysis, and its
 // answered questions to file with the rollback.
-func (f *RollbackFlow) Execution(x RollbackExec) RollbackExec {
+func flowExecution(f *RollbackFlow, x RollbackExec) RollbackExec {
 	x.To, x.Reason, x.Trigger = f.To, f.Reason, f.Trigger
 	if x.Reason == "" {
 		x.Reason = "rollback requested"
@@ -189,7 +189,7 @@ type FlowMove struct {
 func (d RollbackDialogs) Step(f *RollbackFlow) (FlowMove, error) {
 	attempt := d.St.Rollbacks.Attempts(f.Current) + 1
 	switch f.Stage {
-	case stageDecide:
+	case StageDecide:
 		return d.decide(f, attempt), nil
 	case StageLimit:
 		return FlowMove{Ask: d.limitQuestion(f)}, nil
@@ -245,7 +245,7 @@ func (d RollbackDialogs) decide(f *RollbackFlow, attempt int) FlowMove {
 
 // execMove carries out x, the answer noted as decision.
 func execMove(f *RollbackFlow, q question.Question, a question.Answer, x RollbackExec, decision string) FlowMove {
-	f.note(q, a, decision)
+	f.Note(q, a, decision)
 	x.Decision = decision
 	return FlowMove{Exec: &x}
 }
@@ -284,10 +284,10 @@ func limitAnswer(f *RollbackFlow, q question.Question, a question.Answer, opt qu
 	case rollbacktext.EffectPause:
 		m.Pause = true
 	case rollbacktext.EffectAccept, rollbacktext.EffectAbandon:
-		f.note(q, a, opt.Label)
+		f.Note(q, a, opt.Label)
 		m.Cancel = true
 	case rollbacktext.EffectPromptRefresh:
-		f.note(q, a, opt.Label+": older adjustments and instructions dropped from the next prompts")
+		f.Note(q, a, opt.Label+": older adjustments and instructions dropped from the next prompts")
 		m.Cancel = true
 	}
 	return m
@@ -327,7 +327,7 @@ func analysisAnswer(st *State, f *RollbackFlow, ask *FlowAsk, a question.Answer,
 	case rollback.ActionReassign:
 		x.Next = &NextRoundPlan{Avoid: slices.Clone(assignedIn(st, f.Current))}
 	case rollback.ActionForce:
-		f.note(q, a, opt.Label+": round kept, no rollback")
+		f.Note(q, a, opt.Label+": round kept, no rollback")
 		if f.Analysis != nil {
 			f.Analysis.Recommendation += " (user forced proceeding)"
 		}
@@ -352,7 +352,7 @@ func splitChoice(in rollbacktext.RCAInput, label, text string) (RollbackExec, st
 		// One title is no split: keep the user's words as context.
 		return RollbackExec{Adjustments: []string{text}}, "Split needs at least two sub-gap titles; the text was used as context for the retry instead"
 	}
-	x := RollbackExec{Split: &splitPlan{Gap: in.Gap, Titles: titles}, Next: &NextRoundPlan{Only: []gap.ID{in.Gap.Child('a')}}}
+	x := RollbackExec{Split: &SplitPlan{Gap: in.Gap, Titles: titles}, Next: &NextRoundPlan{Only: []gap.ID{in.Gap.Child('a')}}}
 	return x, fmt.Sprintf("%s: %s into %d sub-gaps", label, in.Gap, len(titles))
 }
 
@@ -399,11 +399,11 @@ func (d RollbackDialogs) optionsAnswer(f *RollbackFlow, q question.Question, a q
 		}
 		x.Adjustments = append(x.Adjustments, text)
 	case rollbacktext.EffectMultiRound:
-		f.note(q, a, decision)
+		f.Note(q, a, decision)
 		f.Stage = StageTargets
 		return FlowMove{}
 	case rollbacktext.EffectSkip:
-		f.note(q, a, opt.Label+": round kept, no rollback")
+		f.Note(q, a, opt.Label+": round kept, no rollback")
 		return cancelMove(opt.Label, true, RollbackReport{})
 	}
 	return execMove(f, q, a, x, decision)
@@ -433,7 +433,7 @@ func (d RollbackDialogs) targetsQuestion(f *RollbackFlow, attempt int) (FlowMove
 // targetsAnswer moves to the confirmation of the chosen target ("cancel"
 // is Answer's).
 func targetsAnswer(f *RollbackFlow, q question.Question, a question.Answer, opt question.Option) FlowMove {
-	f.note(q, a, opt.Label)
+	f.Note(q, a, opt.Label)
 	if n, ok := rollbacktext.TargetOf(opt.Effect); ok {
 		f.To = n
 	}
@@ -463,7 +463,7 @@ func (d RollbackDialogs) confirmQuestion(f *RollbackFlow, attempt int) (FlowMove
 // confirmAnswer carries out the confirmed rollback or asks for another
 // target ("cancel" is Answer's).
 func confirmAnswer(f *RollbackFlow, q question.Question, a question.Answer, opt question.Option) FlowMove {
-	f.note(q, a, opt.Label)
+	f.Note(q, a, opt.Label)
 	if opt.Effect == rollbacktext.EffectChooseOther {
 		f.Stage, f.Seq = StageTargets, f.Seq+1
 		return FlowMove{}

@@ -125,7 +125,7 @@ func TestRollbackDialogsMultiRound(t *testing.T) {
 	if got, want := len(f.Decisions), 6; got != want {
 		t.Errorf("noted %d answers, want %d", got, want)
 	}
-	x := f.Execution(*m.Exec)
+	x := flowExecution(f, *m.Exec)
 	if x.To != 2 || x.Reason != "drift" || x.FileIn != 4 || len(x.File) != 6 {
 		t.Errorf("execution: to %d, reason %q, filed under %d: %d answers; want 2, drift, 4: 6", x.To, x.Reason, x.FileIn, len(x.File))
 	}

@@ -218,11 +218,11 @@ func markRetriesFailed(st *State, undone []int) {
 func keepRounds(restored, old *State, to int) {
 	keepRound := func(n int) bool { return n <= to }
 	restored.AttemptLog = slices.DeleteFunc(slices.Clone(old.AttemptLog), func(f AttemptFact) bool { return !keepRound(f.Round) })
-	restored.Warnings = slices.DeleteFunc(slices.Clone(old.Warnings), func(w warningFact) bool { return !keepRound(w.Round) })
+	restored.Warnings = slices.DeleteFunc(slices.Clone(old.Warnings), func(w WarningFact) bool { return !keepRound(w.Round) })
 	restored.LegacyValidation = slices.DeleteFunc(slices.Clone(old.LegacyValidation), func(v ValidationEntry) bool { return !keepRound(v.Round) })
-	restored.LegacyRetries = slices.DeleteFunc(slices.Clone(old.LegacyRetries), func(v retryDetail) bool { return !keepRound(v.Round) })
-	restored.Logged = slices.DeleteFunc(slices.Clone(old.Logged), func(v loggedEvent) bool { return !keepRound(v.Round) })
-	restored.LegacyErrors = slices.DeleteFunc(slices.Clone(old.LegacyErrors), func(v errorEntry) bool { return !keepRound(v.Round) })
+	restored.LegacyRetries = slices.DeleteFunc(slices.Clone(old.LegacyRetries), func(v RetryDetail) bool { return !keepRound(v.Round) })
+	restored.Logged = slices.DeleteFunc(slices.Clone(old.Logged), func(v LoggedEvent) bool { return !keepRound(v.Round) })
+	restored.LegacyErrors = slices.DeleteFunc(slices.Clone(old.LegacyErrors), func(v ErrorEntry) bool { return !keepRound(v.Round) })
 	restored.ExampleLog = slices.DeleteFunc(slices.Clone(old.ExampleLog), func(e exemplar.LogEntry) bool { return !keepRound(e.Round) })
 }
 
@@ -266,7 +266,7 @@ func readRollbackFiles(sv view, plan rollback.Plan) (map[string][]byte, error) {
 
 // applySplit splits a gap of st's ledger and records it on the newest
 // rollback record (the summary counts "Gaps Split" from it).
-func applySplit(st *State, p *splitPlan, now time.Time) error {
+func applySplit(st *State, p *SplitPlan, now time.Time) error {
 	ids, err := rollback.ApplySplit(&st.Ledger, p.Gap, p.Titles, st.Round, now, "split after repeated rollbacks")
 	if err != nil {
 		return fmt.Errorf("rollback: %w", err)

@@ -18,27 +18,27 @@ func (s *Engine) playRound() (RoundReport, error) {
 	// once it is done the session plays on from where it put it.
 	flow := s.st.RollbackFlow != nil
 	if st, err := s.continueRollback(); err != nil || st == waitForAnswer || s.st.Outcome.Terminal() {
-		return s.st.Report(s.st.outcome()), err
+		return roundReport(s.st, outcomeOf(s.st)), err
 	}
 	if flow && s.st.RollbackFlow == nil {
 		// The rollback replaced the round in progress: a Step ends here,
 		// as it does when the rollback is chosen inside the round (Run
 		// plays on). A crash in the dialog then resumes to the same stop.
-		return s.st.Report(s.st.outcome()), nil
+		return roundReport(s.st, outcomeOf(s.st)), nil
 	}
 	if s.st.Current == nil {
 		if done, err := s.checkTermination(); err != nil || done {
-			return s.st.Report(s.st.outcome()), err
+			return roundReport(s.st, outcomeOf(s.st)), err
 		}
-		if s.st.unansweredPending() {
-			return s.st.Report(s.st.outcome()), nil
+		if s.st.UnansweredPending() {
+			return roundReport(s.st, outcomeOf(s.st)), nil
 		}
 		s.st.EndChecked = s.st.Round
 		if paused, err := s.recoverDecisions(); err != nil || paused {
-			return s.st.Report(s.st.outcome()), err
+			return roundReport(s.st, outcomeOf(s.st)), err
 		}
 		if err := s.startRound(); err != nil {
-			return s.st.Report(s.st.outcome()), err
+			return roundReport(s.st, outcomeOf(s.st)), err
 		}
 	}
 	return s.playPhases()
@@ -55,7 +55,7 @@ func (s *Engine) playPhases() (RoundReport, error) {
 			s.emit(Event{Kind: EventRoundResumed, Round: cur.N})
 		}
 		if s.yieldHere() {
-			return s.st.Report(s.st.outcome()), errYield
+			return roundReport(s.st, outcomeOf(s.st)), errYield
 		}
 		st, err := goOn, error(nil)
 		next := phaseAfter(cur.Phase)
@@ -67,7 +67,7 @@ func (s *Engine) playPhases() (RoundReport, error) {
 		case PhaseReviewer:
 			st, err = s.runReviewer()
 		case PhaseSynthesize:
-			err = s.st.synthesize(s.at)
+			err = synthesize(s.st, s.at)
 		case PhaseConverge:
 			if st, err = s.converge(); err == nil && st == goOn {
 				return s.finishRound()
@@ -79,7 +79,7 @@ func (s *Engine) playPhases() (RoundReport, error) {
 		if err != nil || st != goOn {
 			// Waiting for an answer, or a rollback chosen in a question
 			// replaced the round.
-			return s.st.Report(s.st.outcome()), err
+			return roundReport(s.st, outcomeOf(s.st)), err
 		}
 		// The phase change rides on the next commit: every phase is
 		// idempotent on resume (a finished role phase returns at once).
@@ -111,7 +111,7 @@ func phaseAfter(p Phase) Phase {
 // An answer given through Answer waits in state until the question's own
 // step takes it, so a question answered from another process does not
 // hold the session up.
-func (st *State) unansweredPending() bool {
+func (st *State) UnansweredPending() bool {
 	for _, q := range st.Pending {
 		if _, ok := st.Answers[q.ID]; !ok {
 			return true
@@ -122,7 +122,7 @@ func (st *State) unansweredPending() bool {
 
 // Report describes the current round (or the last one) for Step, with
 // the session's outcome o.
-func (st *State) Report(o Outcome) RoundReport {
+func roundReport(st *State, o Outcome) RoundReport {
 	r := RoundReport{Round: st.Round, Outcome: o.Status, Pending: o.Pending}
 	if st.Current != nil {
 		r.Round = st.Current.N
@@ -146,7 +146,7 @@ func (s *Engine) startRound() error {
 	cur := &RoundState{N: n, Phase: PhaseBegin, StartedAt: s.at()}
 	s.chosenExamples = nil // the last round's retries are done
 	s.st.Current = cur
-	cands := s.st.assignable()
+	cands := assignable(s.st)
 	gap.AssignmentOrder(cands)
 	cands = planAssignment(s.st, cands) // a rollback dialog may narrow or reassign
 	for i := 0; i < len(cands) && i < s.cfg.GapsPerRound; i++ {
@@ -165,7 +165,7 @@ func (s *Engine) startRound() error {
 }
 
 // assignable returns the gaps a round may take on: OPEN or NEEDS_REVISION.
-func (st *State) assignable() []gap.Gap {
+func assignable(st *State) []gap.Gap {
 	var out []gap.Gap
 	for _, g := range st.Ledger.Gaps {
 		if g.State == gap.Open || g.State == gap.NeedsRevision {
@@ -189,8 +189,8 @@ func (s *Engine) backupOps(n int) ([]store.Op, error) {
 	status, decisions := renderStatus(s.st, &s.cfg), renderDecisions(s.st)
 	ops = append(ops, s.renderingOps(status, decisions)...)
 	ops = append(ops,
-		s.copyOp(BackupKeyStatus(prev), keyStatus, []byte(status)),
-		s.copyOp(BackupKeyDecisions(prev), keyDecisions, []byte(decisions)),
+		s.copyOp(BackupKeyStatus(prev), KeyStatus, []byte(status)),
+		s.copyOp(BackupKeyDecisions(prev), KeyDecisions, []byte(decisions)),
 	)
 	if old := prev - s.cfg.BackupRetention; old >= 0 {
 		ops = append(ops, store.Delete(BackupKeyState(old)), store.Delete(BackupKeyStatus(old)), store.Delete(BackupKeyDecisions(old)))
@@ -259,7 +259,7 @@ func (s *Engine) runReviewer() (stop, error) {
 // spent.
 func (s *Engine) runRole(role llm.RoleName) (stop, error) {
 	cur := s.st.Current
-	rp := cur.role(role)
+	rp := cur.Role(role)
 	for rp.Status == RoleRunning {
 		if len(rp.Attempts) >= rp.Budget {
 			st, err := s.escalate(role)
@@ -276,9 +276,9 @@ func (s *Engine) runRole(role llm.RoleName) (stop, error) {
 		ops := out.ops
 		if out.rec.Success {
 			// The accepted output is the response its attempt journaled.
-			_, respKey := attemptKeys(cur.N, role, "", k)
+			_, respKey := AttemptKeys(cur.N, role, "", k)
 			ops = append(ops, s.acceptOp(OutputKey(cur.N, role), respKey, out.content, out.result))
-			if err := s.st.accept(role, rp, out.result, s.at); err != nil {
+			if err := acceptOutput(s.st, role, rp, out.result, s.at); err != nil {
 				return goOn, err
 			}
 		}
@@ -287,7 +287,7 @@ func (s *Engine) runRole(role llm.RoleName) (stop, error) {
 	return goOn, nil
 }
 
-func (c *RoundState) role(r llm.RoleName) *RolePhase {
+func (c *RoundState) Role(r llm.RoleName) *RolePhase {
 	if r == llm.Reviewer {
 		return &c.Reviewer
 	}
@@ -297,14 +297,14 @@ func (c *RoundState) role(r llm.RoleName) *RolePhase {
 // accept records a valid output and applies the Engineer's lifecycle
 // transitions at once, so the Reviewer sees PROPOSED gaps. now stamps each
 // transition.
-func (st *State) accept(role llm.RoleName, rp *RolePhase, res validate.Result, now func() time.Time) error {
+func acceptOutput(st *State, role llm.RoleName, rp *RolePhase, res validate.Result, now func() time.Time) error {
 	rp.Status = RoleAccepted
 	acc := acceptedFrom(role, st.Current.N, res)
 	if role != llm.Engineer {
 		rp.Result = acc
 		return nil
 	}
-	return st.applyEngineer(rp, acc, now)
+	return applyEngineer(st, rp, acc, now)
 }
 
 // acceptedFrom keeps what the Mediator needs of a valid output of round n.
@@ -343,7 +343,7 @@ func reviewHeaderGaps(headers []string) []gap.ID {
 
 // applyEngineer moves the Engineer's gaps: addressed → PROPOSED, assigned
 // but unaddressed → OPEN (a partial round), and adds its new gaps.
-func (st *State) applyEngineer(rp *RolePhase, acc *AcceptedOutput, now func() time.Time) error {
+func applyEngineer(st *State, rp *RolePhase, acc *AcceptedOutput, now func() time.Time) error {
 	cur := st.Current
 	rp.Result = acc
 	addressed := map[gap.ID]bool{}
@@ -364,13 +364,13 @@ func (st *State) applyEngineer(rp *RolePhase, acc *AcceptedOutput, now func() ti
 			acc.Warnings = append(acc.Warnings, fmt.Sprintf("%s was addressed but not assigned this round; ignored", id))
 		}
 	}
-	st.addNewGaps(acc.NewGaps, "introduced by the Engineer")
+	addNewGaps(st, acc.NewGaps, "introduced by the Engineer")
 	return nil
 }
 
 // addNewGaps adds the gaps a role introduced this round, each once; why
 // stands in for a missing title.
-func (st *State) addNewGaps(gs []NewGap, why string) {
+func addNewGaps(st *State, gs []NewGap, why string) {
 	for _, ng := range gs {
 		if st.Ledger.Has(ng.ID) {
 			continue
@@ -385,7 +385,7 @@ func (st *State) addNewGaps(gs []NewGap, why string) {
 
 // synthesize applies the Reviewer's verdicts: what the review decides
 // (verdictTransitions), then its transitions, each stamped by now.
-func (st *State) synthesize(now func() time.Time) error {
+func synthesize(st *State, now func() time.Time) error {
 	cur := st.Current
 	rev := cur.Reviewer.Result
 	if cur.Reviewer.Status != RoleAccepted || rev == nil {
@@ -397,7 +397,7 @@ func (st *State) synthesize(now func() time.Time) error {
 		}
 	}
 	st.Issues = append(st.Issues, rev.Issues...)
-	st.addNewGaps(rev.NewGaps, "identified by the Reviewer")
+	addNewGaps(st, rev.NewGaps, "identified by the Reviewer")
 	return nil
 }
 
@@ -464,26 +464,26 @@ func blockingIssues(issues []IssueRecord) map[gap.ID][]string {
 
 // finishRound records the round, commits its summary and checks termination.
 func (s *Engine) finishRound() (RoundReport, error) {
-	rec := s.st.roundRecord(s.at())
+	rec := newRoundRecord(s.st, s.at())
 	s.st.Rounds = append(s.st.Rounds, rec)
 	summary := renderSummary(s.st, rec)
 	s.st.Round = rec.N
 	s.st.Current = nil
 	s.st.PrevLedger = SnapshotLedger(&s.st.Ledger)
 	s.emit(Event{Kind: EventRoundFinished, Round: rec.N, Message: fmt.Sprintf("engineer %s, reviewer %s", rec.Engineer, rec.Reviewer)})
-	s.stage(append(convergenceOps(Tracker(s.st, &s.cfg)), store.Put(summaryKey(rec.N), []byte(summary)))...)
+	s.stage(append(convergenceOps(Tracker(s.st, &s.cfg)), store.Put(SummaryKey(rec.N), []byte(summary)))...)
 	if done, err := s.checkTermination(); err != nil || done {
-		return s.st.Report(s.st.outcome()), err
+		return roundReport(s.st, outcomeOf(s.st)), err
 	}
-	if !s.st.unansweredPending() {
+	if !s.st.UnansweredPending() {
 		s.st.EndChecked = s.st.Round
 	}
-	return s.st.Report(s.st.outcome()), nil
+	return roundReport(s.st, outcomeOf(s.st)), nil
 }
 
 // roundRecord is the record of the round in progress, finished at
 // finishedAt: what its roles did and how its gaps moved.
-func (st *State) roundRecord(finishedAt time.Time) RoundRecord {
+func newRoundRecord(st *State, finishedAt time.Time) RoundRecord {
 	cur := st.Current
 	rec := RoundRecord{N: cur.N, StartedAt: cur.StartedAt, FinishedAt: finishedAt, Assigned: cur.Assigned,
 		Engineer: RoleSummary(llm.Engineer, &cur.Engineer), Reviewer: RoleSummary(llm.Reviewer, &cur.Reviewer)}
@@ -531,7 +531,7 @@ func recordMoves(rec *RoundRecord, g gap.Gap) {
 // end-of-round termination check did not (a crash between the two, or a
 // question answered later): for Step, that check is the rest of the
 // round in progress.
-func (st *State) endOfRoundDue() bool {
+func (st *State) EndOfRoundDue() bool {
 	return st.Current == nil && st.RollbackFlow == nil && st.Round > 0 && st.EndChecked < st.Round && !st.Outcome.Terminal()
 }
 

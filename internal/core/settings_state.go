@@ -10,7 +10,7 @@ import (
 )
 
 // settingsChange is one recorded change of a session's Settings.
-type settingsChange struct {
+type SettingsChange struct {
 	Round   int      `json:"round"`
 	At      string   `json:"at"`
 	Changes []string `json:"changes"` // "max_rounds: 10 → 20"
@@ -19,7 +19,7 @@ type settingsChange struct {
 // StoreSettings records the session's settings in its state, as JSON so
 // that a later refine with new fields restores the old ones and defaults
 // the rest.
-func (st *State) StoreSettings(set Settings) error {
+func storeSettings(st *State, set Settings) error {
 	b, err := json.Marshal(set)
 	if err != nil {
 		return fmt.Errorf("settings: %w", err)
@@ -56,10 +56,10 @@ func (s *Engine) applySettings(set Settings) error {
 		return nil
 	}
 	s.cfg.Settings = set
-	if err := s.st.StoreSettings(s.cfg.Settings); err != nil {
+	if err := storeSettings(s.st, s.cfg.Settings); err != nil {
 		return err
 	}
-	s.st.SettingsLog = append(s.st.SettingsLog, settingsChange{Round: s.st.Round, At: s.at().Format("2006-01-02 15:04:05"), Changes: changes})
+	s.st.SettingsLog = append(s.st.SettingsLog, SettingsChange{Round: s.st.Round, At: s.at().Format("2006-01-02 15:04:05"), Changes: changes})
 	s.log.Info("settings changed", "changes", strings.Join(changes, "; "))
 	return s.checkpoint()
 }

@@ -46,7 +46,7 @@ func (set Settings) View() []SettingValue {
 // and each change made to them since it started (`refine resume
 // --rollback-limit …`, Session.SetSettings), so what state.json holds is
 // also what a person reads (#40).
-func writeSettings(b *strings.Builder, p *Params, log []settingsChange) {
+func writeSettings(b *strings.Builder, p *Params, log []SettingsChange) {
 	b.WriteString("\n## Settings\n\n| Setting | Value |\n|---------|-------|\n")
 	for _, v := range p.View() {
 		fmt.Fprintf(b, "| %s | %s |\n", v.Name, cell(v.Value))

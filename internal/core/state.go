@@ -27,28 +27,28 @@ const SchemaVersion = 3
 // Store keys of the session artifacts (docs/workflow.md#session-folder).
 const (
 	KeyState     = "state.json"
-	keyStatus    = "status.md"
-	keyDecisions = "decisions.md"
+	KeyStatus    = "status.md"
+	KeyDecisions = "decisions.md"
 	KeySpec      = "source_spec.md"
-	keyFinalSpec = "final_spec.md"
-	keyFinalSum  = "final_summary.md"
+	KeyFinalSpec = "final_spec.md"
+	KeyFinalSum  = "final_summary.md"
 )
 
-func roundDir(n int) string { return fmt.Sprintf("round_%03d", n) }
+func RoundDir(n int) string { return fmt.Sprintf("round_%03d", n) }
 
 // OutputKey names role's output of round n.
-func OutputKey(n int, role llm.RoleName) string { return fmt.Sprintf("%s/%s.md", roundDir(n), role) }
-func summaryKey(n int) string                   { return roundDir(n) + "/summary.md" }
+func OutputKey(n int, role llm.RoleName) string { return fmt.Sprintf("%s/%s.md", RoundDir(n), role) }
+func SummaryKey(n int) string                   { return RoundDir(n) + "/summary.md" }
 
 // attemptKeys returns the journal keys of one attempt: the exact prompt
 // sent and the raw response. part is "" or the gap ID of a parallel call.
-func attemptKeys(n int, role llm.RoleName, part string, attempt int) (prompt, response string) {
+func AttemptKeys(n int, role llm.RoleName, part string, attempt int) (prompt, response string) {
 	name := string(role)
 	if part != "" {
 		name += "-" + part
 	}
-	return fmt.Sprintf("%s/prompts/%s-%d.md", roundDir(n), name, attempt),
-		fmt.Sprintf("%s/attempts/%s-%d.md", roundDir(n), name, attempt)
+	return fmt.Sprintf("%s/prompts/%s-%d.md", RoundDir(n), name, attempt),
+		fmt.Sprintf("%s/attempts/%s-%d.md", RoundDir(n), name, attempt)
 }
 
 // Phase is where a round stands. Every phase boundary is committed, so a
@@ -86,7 +86,7 @@ type State struct {
 	// Settings are the session's Settings as JSON; SettingsLog records
 	// each change made with SetSettings.
 	Settings    json.RawMessage  `json:"settings,omitempty"`
-	SettingsLog []settingsChange `json:"settings_log,omitempty"`
+	SettingsLog []SettingsChange `json:"settings_log,omitempty"`
 
 	Ledger gap.Ledger    `json:"ledger,omitzero"` // encoded apart (statedoc.go)
 	Issues []IssueRecord `json:"issues,omitempty"`
@@ -106,22 +106,22 @@ type State struct {
 	// AttemptLog and Warnings are the facts status.md's validation logs
 	// and retry details are rendered from (attempt_log.go).
 	AttemptLog []AttemptFact `json:"attempt_log,omitempty"`
-	Warnings   []warningFact `json:"validation_warnings,omitempty"`
+	Warnings   []WarningFact `json:"validation_warnings,omitempty"`
 	// LegacyValidation and LegacyRetries are the rendered rows that
 	// sessions written before the attempt log kept; they are shown as
 	// they are and never added to.
 	LegacyValidation []ValidationEntry `json:"validation,omitempty"`
-	LegacyRetries    []retryDetail     `json:"retries,omitempty"`
+	LegacyRetries    []RetryDetail     `json:"retries,omitempty"`
 	// Logged are the events logged for status.md's error tables that no
 	// attempt fact gives: transport retries, disagreements logged rather
 	// than raised, execution errors. Their rows are derived when rendering.
-	Logged []loggedEvent `json:"logged_events,omitempty"`
+	Logged []LoggedEvent `json:"logged_events,omitempty"`
 	// LegacyErrors are the rendered error rows that sessions written
 	// before logged events were facts kept; shown as they are, never added
 	// to.
-	LegacyErrors []errorEntry `json:"errors,omitempty"`
+	LegacyErrors []ErrorEntry `json:"errors,omitempty"`
 
-	Usage usageTotals `json:"usage"`
+	Usage UsageTotals `json:"usage"`
 
 	// Tracker is the convergence history (FLOW-002).
 	Tracker *convergence.Tracker `json:"convergence,omitempty"`
@@ -315,7 +315,7 @@ type NormalizedQuirk struct {
 }
 
 // normalizedQuirks keeps a validation's normalizations in the state.
-func normalizedQuirks(ns []validate.Normalization) []NormalizedQuirk {
+func NormalizedQuirks(ns []validate.Normalization) []NormalizedQuirk {
 	if len(ns) == 0 {
 		return nil
 	}
@@ -412,7 +412,7 @@ type ValidationEntry struct {
 
 // retryDetail is a "#### Engineer Retry 1" entry of status.md, derived from
 // the attempt log (or kept by a legacy session).
-type retryDetail struct {
+type RetryDetail struct {
 	Round        int                  `json:"round"`
 	Role         llm.RoleName         `json:"role"`
 	Part         string               `json:"part,omitempty"`
@@ -429,16 +429,16 @@ type LoggedKind string
 
 // The kinds of logged event.
 const (
-	loggedTransportRetry       LoggedKind = "transport_retry"
-	loggedImplicitDisagreement LoggedKind = "implicit_disagreement"
-	loggedDisagree             LoggedKind = "disagree_logged"
+	LoggedTransportRetry       LoggedKind = "transport_retry"
+	LoggedImplicitDisagreement LoggedKind = "implicit_disagreement"
+	LoggedDisagree             LoggedKind = "disagree_logged"
 	LoggedUnmatchedDisagree    LoggedKind = "disagree_unmatched"
-	loggedExecutionError       LoggedKind = "execution_error"
+	LoggedExecutionError       LoggedKind = "execution_error"
 )
 
 // loggedEvent is an event the session logged: what happened, not how a
 // table shows it (loggedEvent.row renders it).
-type loggedEvent struct {
+type LoggedEvent struct {
 	Kind  LoggedKind `json:"kind"`
 	Round int        `json:"round"`
 	At    time.Time  `json:"at"`
@@ -464,16 +464,16 @@ type loggedEvent struct {
 }
 
 // row renders the event as a row of the "## Round N Errors" table.
-func (e loggedEvent) row() errorEntry {
-	r := errorEntry{Round: e.Round, At: e.At}
+func loggedRow(e LoggedEvent) ErrorEntry {
+	r := ErrorEntry{Round: e.Round, At: e.At}
 	switch e.Kind {
-	case loggedTransportRetry:
+	case LoggedTransportRetry:
 		r.Role, r.Event = e.Role.Title(), "Transport retry"
 		r.Details = fmt.Sprintf("%s; retry %d in %s", e.Err, e.Try, e.Delay.Round(time.Millisecond))
-	case loggedImplicitDisagreement:
+	case LoggedImplicitDisagreement:
 		r.Role, r.Event = "Mediator", "Implicit disagreement (logged)"
 		r.Details = fmt.Sprintf("%s (%s issue; %s confidence; %s): %s", e.Issue, e.Severity, e.Confidence, heuristicList(e.Heuristics), strings.Join(e.Evidence, "; "))
-	case loggedDisagree:
+	case LoggedDisagree:
 		r.Role, r.Event = "Engineer", "DISAGREE logged (not a conflict)"
 		r.Details = fmt.Sprintf("%s: %s", dash(e.Issue), dash(e.Position))
 	case LoggedUnmatchedDisagree:
@@ -486,7 +486,7 @@ func (e loggedEvent) row() errorEntry {
 		}
 		r.Role, r.Event = "Engineer", "Unmatched DISAGREE block (logged)"
 		r.Details = fmt.Sprintf("%s and matches no issue of round %d: %s", what, e.Against, dash(e.Position))
-	case loggedExecutionError:
+	case LoggedExecutionError:
 		r.Role, r.Event, r.Details = "Mediator", string(validate.ExecutionError), e.Err
 	default:
 		r.Role, r.Event, r.Details = "Mediator", string(e.Kind), e.Err
@@ -495,7 +495,7 @@ func (e loggedEvent) row() errorEntry {
 }
 
 // errorEntry is a row of the "## Round N Errors" table (GAP-FLOW-001 §6).
-type errorEntry struct {
+type ErrorEntry struct {
 	Round   int       `json:"round"`
 	At      time.Time `json:"at"`
 	Role    string    `json:"role"`
@@ -504,7 +504,7 @@ type errorEntry struct {
 }
 
 // usageTotals accumulates token usage per role, round and attempt.
-type usageTotals struct {
+type UsageTotals struct {
 	Total  llm.Usage            `json:"total"`
 	Calls  int                  `json:"calls"`
 	ByRole map[string]llm.Usage `json:"by_role,omitempty"`
@@ -521,7 +521,7 @@ type usageTotals struct {
 
 // callIndex returns the session-wide, 1-based index of the role call for
 // the attempt whose response is journaled at respKey.
-func (u *usageTotals) callIndex(role llm.RoleName, respKey string) int {
+func (u *UsageTotals) CallIndex(role llm.RoleName, respKey string) int {
 	if n, ok := u.InFlight[respKey]; ok {
 		return n
 	}
@@ -542,7 +542,7 @@ func (u *usageTotals) callIndex(role llm.RoleName, respKey string) int {
 	return next
 }
 
-func (u *usageTotals) add(role llm.RoleName, v llm.Usage, calls int) {
+func (u *UsageTotals) Add(role llm.RoleName, v llm.Usage, calls int) {
 	u.Total = u.Total.Add(v)
 	u.Calls += calls
 	if u.ByRole == nil {
@@ -583,7 +583,7 @@ func ParseState(b []byte) (*State, error) {
 }
 
 // openIssuesAgainst returns last round's issues against the given gaps.
-func (s *State) lastIssuesFor(gaps []gap.ID) []IssueRecord {
+func (s *State) LastIssuesFor(gaps []gap.ID) []IssueRecord {
 	want := map[gap.ID]bool{}
 	for _, g := range gaps {
 		want[g] = true

@@ -99,9 +99,9 @@ func statusOf(s *State, c *statusCache, defaults Settings) Status {
 	if c != nil {
 		st.Validation = c.validation.Records(s)
 	} else {
-		st.Validation = ValidationRecords(s.ValidationRows(0, 0))
+		st.Validation = ValidationRecords(validationRows(s, 0, 0))
 	}
-	st.Normalized = s.NormalizedCounts()
+	st.Normalized = normalizedCounts(s)
 	st.Repairs = cloneOrNil(s.Repairs)
 	st.Conflicts = cloneOrNil(s.Conflicts)
 	st.Rollbacks = cloneOrNil(s.Rollbacks.Records)
