@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/refine-spec/refine/internal/core"
+	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/store"
 )
 
@@ -51,7 +52,7 @@ func Compact(ctx context.Context, st Store) error {
 	if err != nil {
 		return fmt.Errorf("compact: encode state: %w", err)
 	}
-	ops = append(ops, store.Put(core.KeyState, core.SealDoc(doc)))
+	ops = append(ops, store.Put(state.KeyState, core.SealDoc(doc)))
 	if err := st.Commit(ctx, ops...); err != nil {
 		return fmt.Errorf("compact: %w", err)
 	}

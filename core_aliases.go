@@ -10,6 +10,7 @@ import (
 
 	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/internal/core"
+	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/question"
 	"github.com/refine-spec/refine/store"
@@ -69,7 +70,7 @@ type (
 	Outcome          = core.Outcome
 	OutcomeStatus    = core.OutcomeStatus
 	Status           = core.Status
-	Phase            = core.Phase
+	Phase            = state.Phase
 	RoundReport      = core.RoundReport
 	RollbackReport   = core.RollbackReport
 	GapStatus        = core.GapStatus
@@ -91,14 +92,14 @@ const (
 	StatusFailed       = core.StatusFailed
 	StatusRunning      = core.StatusRunning
 
-	PhaseBegin       = core.PhaseBegin
-	PhaseEngineer    = core.PhaseEngineer
-	PhaseDisagree    = core.PhaseDisagree
-	PhaseReviewer    = core.PhaseReviewer
-	PhaseSynthesize  = core.PhaseSynthesize
-	PhaseConverge    = core.PhaseConverge
-	PhaseDone        = core.PhaseDone
-	PhaseIntegration = core.PhaseIntegration
+	PhaseBegin       = state.PhaseBegin
+	PhaseEngineer    = state.PhaseEngineer
+	PhaseDisagree    = state.PhaseDisagree
+	PhaseReviewer    = state.PhaseReviewer
+	PhaseSynthesize  = state.PhaseSynthesize
+	PhaseConverge    = state.PhaseConverge
+	PhaseDone        = state.PhaseDone
+	PhaseIntegration = state.PhaseIntegration
 
 	// The forms of final_spec.md (Status.FinalSpec).
 	FinalSpecIntegrated = core.FinalSpecIntegrated

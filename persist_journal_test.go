@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/refine-spec/refine/internal/core"
+	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/store/memory"
 )
@@ -29,11 +30,11 @@ func TestStateJournalWithoutSession(t *testing.T) {
 		snapKey string // where the last snapshot is
 	}{
 		{"appends", memory.New(), core.SnapshotPrefix},
-		{"puts", putOnly{memory.New()}, core.KeyState},
+		{"puts", putOnly{memory.New()}, state.KeyState},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
-			st := &core.State{Schema: core.SchemaVersion, SessionID: "journal-only"}
+			st := &state.State{Schema: state.SchemaVersion, SessionID: "journal-only"}
 			j := core.NewJournal(capsOf(tc.store))
 			backedUp := map[int]int{} // round -> adjustments then
 			round := 0
@@ -71,7 +72,7 @@ func TestStateJournalWithoutSession(t *testing.T) {
 				if err != nil {
 					t.Fatalf("backup of round %d: %v", r, err)
 				}
-				old, err := core.ParseState(b)
+				old, err := state.ParseState(b)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/refine-spec/refine/internal/core"
+	"github.com/refine-spec/refine/internal/core/state"
 )
 
 // Reading a stored session: its snapshots, and the journal records
@@ -16,7 +17,7 @@ import (
 
 // loadedState is a session's state as read from its Store.
 type loadedState struct {
-	st *core.State
+	st *state.State
 	j  core.StateJournal
 	// raw is the state document as rebuilt (for Status).
 	raw []byte
@@ -49,13 +50,13 @@ func loadState(ctx context.Context, store Store) (loadedState, error) {
 	if err != nil {
 		return loadedState{}, passedOver(ctx, store, base, err)
 	}
-	st, err := core.ParseState(doc)
+	st, err := state.ParseState(doc)
 	if err != nil {
 		return loadedState{}, err
 	}
 	j := core.StateJournal{Seq: last, Since: since, SnapSeq: base.Seq, SnapSize: len(base.Doc), SnapKey: base.Key, LegacyState: st.Schema < 2, Appends: appends(store)}
-	if st.Schema < core.SchemaVersion {
-		st.Schema = core.SchemaVersion
+	if st.Schema < state.SchemaVersion {
+		st.Schema = state.SchemaVersion
 		j.SnapshotNext = true // rewrite it in this refine's format at the next commit
 	}
 	ver, err := core.EncodeState(st, &j.Hist)
@@ -81,7 +82,7 @@ func passedOver(ctx context.Context, store Store, base *core.SnapshotBase, err e
 	}
 	var newer []string
 	for _, b := range bases {
-		if b.Seq > base.Seq && b.Key != core.KeyState {
+		if b.Seq > base.Seq && b.Key != state.KeyState {
 			newer = append(newer, b.Key)
 		}
 	}
@@ -97,7 +98,7 @@ func newestSnapshot(ctx context.Context, store Store) (*core.SnapshotBase, error
 	if err != nil {
 		return nil, err
 	}
-	if !slices.ContainsFunc(bases, func(b *core.SnapshotBase) bool { return b.Key == core.KeyState }) {
+	if !slices.ContainsFunc(bases, func(b *core.SnapshotBase) bool { return b.Key == state.KeyState }) {
 		return nil, fmt.Errorf("%w: the store has no state.json; start a session with `refine run` (or refine.New)", ErrNoSession)
 	}
 	return core.NewestComplete(bind(ctx, store), bases, -1) // state.json at least

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/refine-spec/refine/internal/core"
+	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/internal/selfcheck"
 	"github.com/refine-spec/refine/store"
 )
@@ -150,7 +151,7 @@ func New(ctx context.Context, cfg Config) (*Session, error) {
 	if err := cfg.validateNew(); err != nil {
 		return nil, err
 	}
-	if _, err := cfg.Store.Get(ctx, core.KeyState); err == nil {
+	if _, err := cfg.Store.Get(ctx, state.KeyState); err == nil {
 		return nil, fmt.Errorf("new session: %w: the store already has state.json; use Open to resume it", ErrSessionExists)
 	} else if !errors.Is(err, ErrNotFound) {
 		return nil, fmt.Errorf("new session: read state.json: %w", err)

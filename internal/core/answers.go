@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/refine-spec/refine/exemplar"
+	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/validate"
@@ -109,7 +110,7 @@ func contextExceeded(where string, finish string, msgs []llm.Message, tok exempl
 // cut to twice that attempt's cap (twice its completion tokens when its
 // cap was the backend's default), never above limit, and kept raised for
 // the rest of the step.
-func nextMaxTokens(base, limit int, prior []AttemptRec) int {
+func nextMaxTokens(base, limit int, prior []state.AttemptRec) int {
 	n := base
 	for _, rec := range prior {
 		if rec.FailureType == validate.Truncated {
@@ -123,7 +124,7 @@ func nextMaxTokens(base, limit int, prior []AttemptRec) int {
 
 // raisedTokens is the cap the retry after rec, an answer the token limit
 // cut, asks for.
-func raisedTokens(rec AttemptRec, limit int) int {
+func raisedTokens(rec state.AttemptRec, limit int) int {
 	n := 2 * rec.MaxTokens
 	if rec.MaxTokens == 0 {
 		n = 2 * rec.Usage.CompletionTokens
@@ -140,7 +141,7 @@ func raisedTokens(rec AttemptRec, limit int) int {
 // it), or the step's first refusal (a model's refusal of a benign task is
 // mostly noise; a second one spends the budget, so a model that always
 // refuses still ends in an escalation).
-func freeReask(rec AttemptRec, prior []AttemptRec, limit int) bool {
+func freeReask(rec state.AttemptRec, prior []state.AttemptRec, limit int) bool {
 	switch rec.FailureType {
 	case validate.Truncated:
 		return rec.MaxTokens < limit

@@ -7,6 +7,7 @@ import (
 
 	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/question"
 )
 
@@ -21,7 +22,7 @@ var ErrBlocked = errors.New("approval blocked by unresolved conflicts")
 // conflicts, or HIGH ones neither resolved nor acknowledged (ack, or an
 // earlier acknowledgment). high says HIGH conflicts are unresolved: the
 // approval acknowledges them.
-func ApprovalBlocked(st *State, ack bool) (high bool, err error) {
+func ApprovalBlocked(st *state.State, ack bool) (high bool, err error) {
 	var crit, highs []string
 	for _, c := range conflict.Pending(st.Conflicts) {
 		switch {
@@ -61,7 +62,7 @@ func (s *Engine) fileEndDecision(title, key, outcome, note string) {
 // OnlyCleanupPending reports whether the session is finished and the only
 // questions left are the end-of-session archive cleanup: the session then
 // reports its outcome, not PAUSED (the question waits).
-func OnlyCleanupPending(st *State) bool {
+func OnlyCleanupPending(st *state.State) bool {
 	if !st.Outcome.Terminal() || len(st.Pending) == 0 {
 		return false
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/retry"
 	"github.com/refine-spec/refine/store"
@@ -18,7 +19,7 @@ import (
 
 // attemptOutcome is one attempt's journal and verdict, not yet committed.
 type attemptOutcome struct {
-	rec     AttemptRec
+	rec     state.AttemptRec
 	content string
 	result  validate.Result
 	ops     []store.Op
@@ -51,7 +52,7 @@ type attemptPlan struct {
 	needed    bool
 	started   time.Time
 	// Phase is PhaseIntegration for the integration step's calls.
-	Phase Phase
+	Phase state.Phase
 }
 
 // RoleResult is what a role call hands back: the response, how many calls
@@ -66,7 +67,7 @@ type RoleResult struct {
 
 // CallFailure is how a role call failed.
 type CallFailure struct {
-	// cancelled: the caller's context ended; retries: gave up after this
+	// Cancelled: the caller's context ended; retries: gave up after this
 	// many transport retries (0: a permanent error).
 	Cancelled bool
 	Retries   int
@@ -106,7 +107,7 @@ type TransportNote struct {
 // attempt plays one attempt of a sequential role phase on the session's
 // goroutine: plan, journal the prompt, and either stop for the call
 // (errNeedCalls: the driver makes it) or validate and record its result.
-func (s *Engine) attempt(role llm.RoleName, k int, rp *RolePhase) (attemptOutcome, error) {
+func (s *Engine) attempt(role llm.RoleName, k int, rp *state.RolePhase) (attemptOutcome, error) {
 	plan, err := s.planAttempt(role, "", k, rp)
 	if err != nil {
 		return attemptOutcome{}, err
@@ -119,7 +120,7 @@ func (s *Engine) attempt(role llm.RoleName, k int, rp *RolePhase) (attemptOutcom
 
 // settle validates a role call's result, records the attempt in attempts
 // and closes the attempt's scope.
-func (s *Engine) settle(plan attemptPlan, res RoleResult, attempts *[]AttemptRec) (attemptOutcome, error) {
+func (s *Engine) settle(plan attemptPlan, res RoleResult, attempts *[]state.AttemptRec) (attemptOutcome, error) {
 	out, err := finishAttempt(s.st, plan, res, s.cfg.MaxOutputBytes, s.tok, s.at)
 	if err != nil {
 		s.endAttempt(plan, out, err)
@@ -134,7 +135,7 @@ func (s *Engine) settle(plan attemptPlan, res RoleResult, attempts *[]AttemptRec
 // planAttempt builds the prompt and stages it for the journal, or finds
 // the response journaled before a crash or pause. It runs on the session's
 // goroutine; the caller makes the staged prompt durable before the call.
-func (s *Engine) planAttempt(role llm.RoleName, part string, k int, rp *RolePhase) (attemptPlan, error) {
+func (s *Engine) planAttempt(role llm.RoleName, part string, k int, rp *state.RolePhase) (attemptPlan, error) {
 	cur := s.st.Current
 	gaps, prev := rp.Gaps, rp.Attempts
 	if part != "" {
@@ -145,7 +146,7 @@ func (s *Engine) planAttempt(role llm.RoleName, part string, k int, rp *RolePhas
 	if part != "" {
 		where = fmt.Sprintf("round %d %s (%s) attempt %d", cur.N, role, part, k)
 	}
-	promptKey, respKey := AttemptKeys(cur.N, role, part, k)
+	promptKey, respKey := state.AttemptKeys(cur.N, role, part, k)
 	if plan, ok := s.ext.resume(role, s.st.Usage.CallIndex(role, respKey)); ok {
 		return plan, nil // planned when its call was asked for
 	}
@@ -198,7 +199,7 @@ func (plan attemptPlan) result() RoleResult {
 // noteTransport records a transport retry the driver made (and reported
 // as it happened).
 func (s *Engine) noteTransport(n TransportNote) {
-	s.st.Logged = append(s.st.Logged, LoggedEvent{Kind: LoggedTransportRetry, Round: n.Round, At: s.at(), Role: n.Role,
+	s.st.Logged = append(s.st.Logged, state.LoggedEvent{Kind: state.LoggedTransportRetry, Round: n.Round, At: s.at(), Role: n.Role,
 		Err: oneLine(n.Err.Error()), Try: n.Try, Delay: n.Delay})
 	s.log.Warn("transient role error, backing off", "round", n.Round, "role", n.Role, "attempt", n.Attempt, "retry", n.Try, "delay", n.Delay, "err", n.Err)
 }
@@ -207,7 +208,7 @@ func (s *Engine) noteTransport(n TransportNote) {
 // validates it; usage the backend did not report is estimated with tok,
 // and now stamps the attempt. The caller records the outcome and commits
 // its ops.
-func finishAttempt(st *State, plan attemptPlan, res RoleResult, maxOutputBytes int, tok exemplar.Tokenizer, now func() time.Time) (attemptOutcome, error) {
+func finishAttempt(st *state.State, plan attemptPlan, res RoleResult, maxOutputBytes int, tok exemplar.Tokenizer, now func() time.Time) (attemptOutcome, error) {
 	role, part, k := plan.Role, plan.Part, plan.K
 	cur := st.Current
 	out := attemptOutcome{example: plan.Example}
@@ -230,7 +231,7 @@ func finishAttempt(st *State, plan attemptPlan, res RoleResult, maxOutputBytes i
 		out.content = capOutput(out.content, maxOutputBytes)
 		// The journal never holds more than the limit; validation fails
 		// the attempt as WRONG_FORMAT from the full size.
-		_, respKey := AttemptKeys(cur.N, role, part, k)
+		_, respKey := state.AttemptKeys(cur.N, role, part, k)
 		out.ops = append(out.ops, journalResponse(respKey, out.content, res.Resp.FinishReason, maxOutputBytes)...)
 	}
 	finish := res.Resp.FinishReason
@@ -240,9 +241,9 @@ func finishAttempt(st *State, plan attemptPlan, res RoleResult, maxOutputBytes i
 
 	vr := validateOutput(st, role, out.content, finish, maxOutputBytes)
 	out.result = vr
-	out.rec = AttemptRec{N: k, At: now(), Success: vr.Success, FailureType: vr.FailureType, Tier: string(vr.Tier),
+	out.rec = state.AttemptRec{N: k, At: now(), Success: vr.Success, FailureType: vr.FailureType, Tier: string(vr.Tier),
 		Line: vr.Line, Message: vr.Message, Warnings: vr.Warnings, Usage: usage, Calls: res.Calls, UsageEstimated: out.estimated,
-		Model: res.Resp.Model, MaxTokens: plan.req.MaxTokens, FinishReason: finish, Normalized: NormalizedQuirks(vr.Normalized)}
+		Model: res.Resp.Model, MaxTokens: plan.req.MaxTokens, FinishReason: finish, Normalized: state.NormalizedQuirks(vr.Normalized)}
 	out.finishReason = finish
 	return out, nil
 }
@@ -250,7 +251,7 @@ func finishAttempt(st *State, plan attemptPlan, res RoleResult, maxOutputBytes i
 // validateOutput validates a role's output in the round in progress, an
 // answer that ended for finish, against the ledger, the issues raised and
 // the decisions recorded.
-func validateOutput(st *State, role llm.RoleName, content, finish string, maxOutputBytes int) validate.Result {
+func validateOutput(st *state.State, role llm.RoleName, content, finish string, maxOutputBytes int) validate.Result {
 	opts := validate.Options{KnownGaps: st.Ledger.IDs(), KnownIssues: st.IssueIDs(), Round: st.Current.N, MaxOutputBytes: maxOutputBytes}
 	decided := slices.Clone(st.ConflictDecisions)
 	for _, d := range decided {
@@ -321,12 +322,12 @@ func complianceCheck(res validate.Result, content string, decided []conflict.Rul
 // which the validation and error tables are rendered), on the session's
 // goroutine, and prepares the retry a failed attempt with budget left
 // gets.
-func (s *Engine) recordAttempt(role llm.RoleName, part string, attempts *[]AttemptRec, out attemptOutcome) {
+func (s *Engine) recordAttempt(role llm.RoleName, part string, attempts *[]state.AttemptRec, out attemptOutcome) {
 	cur := s.st.Current
 	rec := out.rec
 	*attempts = append(*attempts, rec)
 	s.st.Usage.Add(role, rec.Usage, rec.Calls)
-	_, respKey := AttemptKeys(cur.N, role, part, rec.N)
+	_, respKey := state.AttemptKeys(cur.N, role, part, rec.N)
 	delete(s.st.Usage.InFlight, respKey)
 	fact := newAttemptFact(cur.N, role, part, rec, out.result)
 	if !rec.Success {
@@ -348,8 +349,8 @@ func (s *Engine) recordAttempt(role llm.RoleName, part string, attempts *[]Attem
 
 // newAttemptFact is the attempt log's fact for attempt rec of role (of
 // part, when drafted in parallel) in round n.
-func newAttemptFact(n int, role llm.RoleName, part string, rec AttemptRec, res validate.Result) AttemptFact {
-	fact := AttemptFact{Round: n, Role: role, Part: part, N: rec.N, At: rec.At, Success: rec.Success, Normalized: rec.Normalized}
+func newAttemptFact(n int, role llm.RoleName, part string, rec state.AttemptRec, res validate.Result) state.AttemptFact {
+	fact := state.AttemptFact{Round: n, Role: role, Part: part, N: rec.N, At: rec.At, Success: rec.Success, Normalized: rec.Normalized}
 	if rec.Success {
 		fact.Summary = contentSummary(role, res)
 		return fact
@@ -364,7 +365,7 @@ func newAttemptFact(n int, role llm.RoleName, part string, rec AttemptRec, res v
 
 // settleExampleOutcome gives the example logged for the retry attempt rec
 // answered its outcome.
-func settleExampleOutcome(st *State, n int, role llm.RoleName, rec AttemptRec) {
+func settleExampleOutcome(st *state.State, n int, role llm.RoleName, rec state.AttemptRec) {
 	for i := len(st.ExampleLog) - 1; i >= 0 && rec.N > 1; i-- {
 		e := &st.ExampleLog[i]
 		if e.Round == n && e.Role == role && e.Retry == rec.N-1 && e.Outcome == exemplar.OutcomePending {
@@ -379,7 +380,7 @@ func settleExampleOutcome(st *State, n int, role llm.RoleName, rec AttemptRec) {
 
 // settleLegacyRetry: a session started before the attempt log keeps its
 // round's retry rows; the one attempt rec answered gets its outcome.
-func settleLegacyRetry(st *State, n int, role llm.RoleName, part string, rec AttemptRec) {
+func settleLegacyRetry(st *state.State, n int, role llm.RoleName, part string, rec state.AttemptRec) {
 	for i := range st.LegacyRetries {
 		if d := &st.LegacyRetries[i]; d.Round == n && d.Role == role && d.Part == part && d.Retry == rec.N-1 && d.Outcome == "pending" {
 			d.Outcome = "Failed again (" + string(rec.FailureType) + ")"
@@ -393,7 +394,7 @@ func settleLegacyRetry(st *State, n int, role llm.RoleName, part string, rec Att
 // prepareRetry selects the example the retry after the failed attempt rec
 // attaches, logs it on the attempt's fact (at factAt) and in the example
 // log, and announces the retry.
-func (s *Engine) prepareRetry(role llm.RoleName, part string, rec AttemptRec, factAt int) {
+func (s *Engine) prepareRetry(role llm.RoleName, part string, rec state.AttemptRec, factAt int) {
 	cur := s.st.Current
 	sel, err := s.example(role, rec.FailureType, s.cfg.RetryExampleBudget)
 	label := exampleLabel(sel)
@@ -409,13 +410,13 @@ func (s *Engine) prepareRetry(role llm.RoleName, part string, rec AttemptRec, fa
 		entry.Outcome = exemplar.OutcomePending
 		s.st.ExampleLog = append(s.st.ExampleLog, entry)
 	}
-	s.st.AttemptLog[factAt].Retry = &RetryFact{Modification: retry.Label(rec.FailureType), Example: label}
+	s.st.AttemptLog[factAt].Retry = &state.RetryFact{Modification: retry.Label(rec.FailureType), Example: label}
 	s.emit(Event{Kind: EventRetry, Role: role, Attempt: rec.N + 1, Gap: part, FailureType: rec.FailureType})
 }
 
 // budgetFor is how many attempts role (a part of it, when drafted in
 // parallel) has in the round in progress.
-func budgetFor(st *State, role llm.RoleName, part string, maxRetries int) int {
+func budgetFor(st *state.State, role llm.RoleName, part string, maxRetries int) int {
 	if part != "" {
 		return partBudget(st.Current.Engineer.Part(gap.ID(part)).Attempts, maxRetries)
 	}
@@ -425,7 +426,7 @@ func budgetFor(st *State, role llm.RoleName, part string, maxRetries int) int {
 // partBudget is how many attempts a part of parallel drafting whose
 // attempts so far are attempts has: 1 + maxRetries, plus its free
 // re-asks.
-func partBudget(attempts []AttemptRec, maxRetries int) int {
+func partBudget(attempts []state.AttemptRec, maxRetries int) int {
 	n := 1 + maxRetries
 	for _, a := range attempts {
 		if a.Free {
@@ -445,14 +446,6 @@ func contentSummary(role llm.RoleName, r validate.Result) string {
 	}
 	n := len(r.Issues)
 	return fmt.Sprintf("%d issue%s, verdict %s", n, plural(n), r.Verdict)
-}
-
-func (st *State) IssueIDs() []string {
-	out := make([]string, len(st.Issues))
-	for i, is := range st.Issues {
-		out[i] = is.ID
-	}
-	return out
 }
 
 func idStrings(ids []gap.ID) []string {

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/refine-spec/refine/store"
 	"hash/crc32"
 	"strconv"
+
+	"github.com/refine-spec/refine/internal/core/state"
+	"github.com/refine-spec/refine/store"
 )
 
 // Checksummed state documents.
@@ -147,7 +149,7 @@ func openLegacy(key string, b []byte, partialOK bool, corrupt func(string, ...an
 	if err := json.Unmarshal(doc, &head); err != nil {
 		return corrupt("%v", err)
 	}
-	if head.Schema != nil && *head.Schema >= 3 && *head.Schema <= SchemaVersion { // a newer one is refused as such
+	if head.Schema != nil && *head.Schema >= 3 && *head.Schema <= state.SchemaVersion { // a newer one is refused as such
 		return corrupt("schema %d without its checksum", *head.Schema)
 	}
 	return doc, true, nil

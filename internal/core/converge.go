@@ -7,6 +7,7 @@ import (
 
 	"github.com/refine-spec/refine/convergence"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/question"
 	"github.com/refine-spec/refine/rollback"
@@ -39,7 +40,7 @@ func (s *Engine) converge() (stop, error) {
 	if opt.Key == convergence.KeyRollBack {
 		// The decision is filed under this round once the rollback's
 		// dialogs are done, so the round's archive does not swallow it.
-		first := FlowDecision{Question: question.Question{ID: q.ID, Kind: q.Kind, Round: q.Round, Title: q.Title}, Answer: a, Decision: opt.Label}
+		first := state.FlowDecision{Question: question.Question{ID: q.ID, Kind: q.Kind, Round: q.Round, Title: q.Title}, Answer: a, Decision: opt.Label}
 		st, err := s.startRollbackFromQuestion(a, rollback.TriggerDivergence, "divergence warning in round "+fmt.Sprint(cur.N), originDivergence, first)
 		if err == nil && st == goOn && s.st.RollbackFlow == nil && !cur.DivergenceDone {
 			return s.converge() // the rollback was cancelled: the question is asked again
@@ -190,7 +191,7 @@ func (s *Engine) finish(o OutcomeStatus, reason string) error {
 func (s *Engine) finalOps() ([]store.Op, error) {
 	sum := convergence.Summary(convergence.SummaryInput{
 		Outcome: s.st.Outcome, Reason: s.st.OutcomeReason, Rounds: s.st.Round,
-		Started: s.st.CreatedAt, Finished: s.st.FinishedAt, Ledger: &s.st.Ledger, Extra: extraKnown(s.st), SpecKey: KeyFinalSpec,
+		Started: s.st.CreatedAt, Finished: s.st.FinishedAt, Ledger: &s.st.Ledger, Extra: extraKnown(s.st), SpecKey: state.KeyFinalSpec,
 	})
 	acceptedGaps := s.st.Ledger.InState(gap.Accepted)
 	ids := make([]gap.ID, len(acceptedGaps))
@@ -212,7 +213,7 @@ func (s *Engine) finalOps() ([]store.Op, error) {
 		return nil, fmt.Errorf("final spec: %w", err)
 	}
 	spec := convergence.FinalSpec(src, accepted, decisions, limits)
-	return []store.Op{store.Put(KeyFinalSum, []byte(sum)), store.Put(KeyFinalSpec, []byte(spec))}, nil
+	return []store.Op{store.Put(state.KeyFinalSum, []byte(sum)), store.Put(state.KeyFinalSpec, []byte(spec))}, nil
 }
 
 // finalResolutions returns each accepted gap's section from the last
@@ -230,9 +231,9 @@ func (s *Engine) finalResolutions(ids []gap.ID) (map[gap.ID]string, error) {
 		if !slices.ContainsFunc(r.GapsAddressed, func(id gap.ID) bool { return wanted[id] }) {
 			continue
 		}
-		b, err := s.get(OutputKey(r.N, llm.Engineer))
+		b, err := s.get(state.OutputKey(r.N, llm.Engineer))
 		if err != nil {
-			return nil, fmt.Errorf("final spec: read %s: %w", OutputKey(r.N, llm.Engineer), err)
+			return nil, fmt.Errorf("final spec: read %s: %w", state.OutputKey(r.N, llm.Engineer), err)
 		}
 		res := validate.Engineer(string(b), validate.Options{MaxOutputBytes: s.cfg.MaxOutputBytes})
 		for _, sec := range res.Sections {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/question"
 	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/validate"
@@ -44,7 +45,7 @@ type Engine struct {
 	events      []Event
 	unpersisted int
 
-	st *State
+	st *state.State
 	// out holds the writes of the Ready being decided (decide): the
 	// decisions read the session through it and never write the Store.
 	out *ReadyWrites
@@ -81,12 +82,12 @@ type Engine struct {
 
 // source returns the spec being refined ("" if the session has none).
 func (s *Engine) source() (string, error) {
-	b, err := s.out.Get(KeySpec)
+	b, err := s.out.Get(state.KeySpec)
 	if errors.Is(err, store.ErrNotFound) {
 		return "", nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("read %s: %w", KeySpec, err)
+		return "", fmt.Errorf("read %s: %w", state.KeySpec, err)
 	}
 	return string(b), nil
 }
@@ -162,8 +163,8 @@ func (s *Engine) checkpoint(ops ...store.Op) error {
 	all = append(all, jops...)
 	var rendered map[string]string
 	if s.renderDue() {
-		rendered = map[string]string{KeyStatus: renderStatus(s.st, &s.cfg), KeyDecisions: renderDecisions(s.st)}
-		for _, k := range []string{KeyStatus, KeyDecisions} {
+		rendered = map[string]string{state.KeyStatus: renderStatus(s.st, &s.cfg), state.KeyDecisions: renderDecisions(s.st)}
+		for _, k := range []string{state.KeyStatus, state.KeyDecisions} {
 			if old, ok := s.lastRendered[k]; !ok || old != rendered[k] {
 				all = append(all, store.Put(k, []byte(rendered[k])))
 			}
@@ -193,7 +194,7 @@ func (s *Engine) renderingOps(status, decisions string) []store.Op {
 	} else {
 		s.lastRendered = maps.Clone(s.lastRendered)
 	}
-	for k, v := range map[string]string{KeyStatus: status, KeyDecisions: decisions} {
+	for k, v := range map[string]string{state.KeyStatus: status, state.KeyDecisions: decisions} {
 		if old, ok := s.lastRendered[k]; !ok || old != v {
 			ops = append(ops, store.Put(k, []byte(v)))
 			s.lastRendered[k] = v
@@ -213,7 +214,7 @@ func (s *Engine) renderDue() bool {
 		s.renderNext = false
 		return true
 	}
-	return s.lastRendered == nil || s.st.Current == nil || len(s.st.Pending) > 0 || s.st.Current.Phase == PhaseBegin ||
+	return s.lastRendered == nil || s.st.Current == nil || len(s.st.Pending) > 0 || s.st.Current.Phase == state.PhaseBegin ||
 		s.st.Outcome.Terminal() // a session ended mid-round (abandoned, approved) shows its end
 }
 
@@ -277,13 +278,6 @@ func (s *Engine) finishSession() (Outcome, error) {
 	return outcomeOf(s.st), nil
 }
 
-// FinishPending reports whether a finished session still has its
-// integration step or its archive cleanup to play.
-func (st *State) FinishPending() bool {
-	in := st.Integration
-	return (in != nil && in.Step != IntegDone) || !st.CleanupDone
-}
-
 // stepRound plays what is left of the round in progress: its end-of-round
 // check when only that is (a crash or a question came between the two),
 // else the round.
@@ -314,7 +308,7 @@ func (s *Engine) failed(err error) (Outcome, error) {
 		s.renderNext = true
 		s.st.Outcome, s.st.OutcomeReason = StatusFailed, oneLine(err.Error())
 		if s.st.Current != nil {
-			s.st.Logged = append(s.st.Logged, LoggedEvent{Kind: LoggedExecutionError, Round: s.st.Current.N, At: s.at(), Err: oneLine(err.Error())})
+			s.st.Logged = append(s.st.Logged, state.LoggedEvent{Kind: state.LoggedExecutionError, Round: s.st.Current.N, At: s.at(), Err: oneLine(err.Error())})
 		}
 		// Best effort: the record is useful, but the failure is what we return.
 		_ = s.checkpoint()
@@ -333,7 +327,7 @@ func (s *Engine) resumeFailed() {
 
 // outcome is where the session in st stands: its outcome, or Paused with
 // the questions waiting, or Running.
-func outcomeOf(st *State) Outcome {
+func outcomeOf(st *state.State) Outcome {
 	o := Outcome{Status: st.Outcome, Round: st.Round, Reason: st.OutcomeReason}
 	if len(st.Pending) > 0 {
 		o.Pending = slices.Clone(st.Pending)
@@ -347,11 +341,11 @@ func outcomeOf(st *State) Outcome {
 	return o
 }
 
-// AcceptAnswer is where every answer enters, whoever gives it: a person
+// acceptAnswer is where every answer enters, whoever gives it: a person
 // at the Asker, or Answer (another process, the console, a Temporal
 // Update). A refused answer changes nothing; an accepted one waits in
 // state until the question's own step takes it (takeAnswer).
-func acceptAnswer(st *State, q question.Question, a question.Answer) error {
+func acceptAnswer(st *state.State, q question.Question, a question.Answer) error {
 	if err := q.Check(a); err != nil {
 		return err
 	}
@@ -364,7 +358,7 @@ func acceptAnswer(st *State, q question.Question, a question.Answer) error {
 
 // takeAnswer hands q's accepted answer to its step, once, and logs it as
 // given at at; the caller reports it (EventQuestionAnswered).
-func takeStateAnswer(st *State, q question.Question, auto bool, at time.Time) (question.Answer, bool) {
+func takeStateAnswer(st *state.State, q question.Question, auto bool, at time.Time) (question.Answer, bool) {
 	a, ok := st.Answers[q.ID]
 	if !ok {
 		return question.Answer{}, false
@@ -381,7 +375,7 @@ func takeStateAnswer(st *State, q question.Question, auto bool, at time.Time) (q
 	// The log keeps what was asked and answered; the full wording is in
 	// decisions.md and the question's package, so it is not stored again.
 	asked := question.Question{ID: q.ID, Kind: q.Kind, Round: q.Round, Title: q.Title}
-	st.Asked = append(st.Asked, AnsweredQuestion{Question: asked, Answer: logged, At: at, Auto: auto})
+	st.Asked = append(st.Asked, state.AnsweredQuestion{Question: asked, Answer: logged, At: at, Auto: auto})
 	return a, true
 }
 
@@ -429,8 +423,8 @@ func (s *Engine) ask(q question.Question) (a question.Answer, paused bool, err e
 }
 
 // recordDecision adds a user decision, made at at, to decisions.md.
-func recordDecision(st *State, at time.Time, round int, issue string, q question.Question, a question.Answer, decision string) DecisionRecord {
-	d := DecisionRecord{
+func recordDecision(st *state.State, at time.Time, round int, issue string, q question.Question, a question.Answer, decision string) state.DecisionRecord {
+	d := state.DecisionRecord{
 		ID: NextDecisionID(st, round), Round: round, Issue: issue,
 		Question: q.Title, Option: a.Key, Decision: decision, Text: a.Text, At: at,
 	}
@@ -440,7 +434,7 @@ func recordDecision(st *State, at time.Time, round int, issue string, q question
 
 // recordProcedural adds a decision about the session's procedure (a
 // rollback, the end, the archives), made at at, to decisions.md.
-func recordProcedural(st *State, at time.Time, round int, issue string, q question.Question, a question.Answer, decision string) {
+func recordProcedural(st *state.State, at time.Time, round int, issue string, q question.Question, a question.Answer, decision string) {
 	recordDecision(st, at, round, issue, q, a, decision)
 	st.Decisions[len(st.Decisions)-1].Procedural = true
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/store"
 )
 
@@ -43,7 +44,7 @@ func newEngine(o Options) *Engine {
 // renderings) for the driver to persist and Advance.
 func Create(o Options, v View, id, spec string, gaps []gap.Gap, at time.Time) (*Engine, Ready, error) {
 	at = at.UTC()
-	st := &State{Schema: SchemaVersion, SessionID: id, CreatedAt: at, UpdatedAt: at}
+	st := &state.State{Schema: state.SchemaVersion, SessionID: id, CreatedAt: at, UpdatedAt: at}
 	initial := make([]gap.Gap, len(gaps))
 	for i, g := range gaps {
 		g.State, g.History, g.Round = gap.Open, nil, 0
@@ -62,7 +63,7 @@ func Create(o Options, v View, id, spec string, gaps []gap.Gap, at time.Time) (*
 	s.now = at
 	s.out = newReadyWrites(s.caps, s.checks)
 	s.out.Base = v
-	err := s.checkpoint(store.Put(KeySpec, []byte(spec)))
+	err := s.checkpoint(store.Put(state.KeySpec, []byte(spec)))
 	r, rerr := s.ready(err)
 	if rerr != nil {
 		return nil, Ready{}, fmt.Errorf("new session: %w", rerr)
@@ -74,7 +75,7 @@ func Create(o Options, v View, id, spec string, gaps []gap.Gap, at time.Time) (*
 // Load takes up a session as stored: st and j as the journal's reader
 // rebuilt them. The settings are the session's own (Params' when it
 // stored none).
-func Load(o Options, st *State, j StateJournal) (*Engine, error) {
+func Load(o Options, st *state.State, j StateJournal) (*Engine, error) {
 	set, err := RestoredSettings(o.Params, st)
 	if err != nil {
 		return nil, err

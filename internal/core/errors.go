@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/question"
 	"github.com/refine-spec/refine/rollback"
 )
@@ -33,7 +34,7 @@ var (
 	// ErrNoSession: Open found no session in the Store.
 	ErrNoSession = errors.New("no session in store")
 	// ErrSchema: state.json was written by a newer refine; nothing is touched.
-	ErrSchema = errors.New("unsupported state schema")
+	ErrSchema = state.ErrSchema
 	// ErrUnknownCall: Deliver names a role call the last Next did not ask for.
 	ErrUnknownCall = errors.New("no such role call waits for a response")
 	// ErrNotPersisted: the writes of the last Next (Ready.Persist) are

@@ -3,6 +3,7 @@ package core
 import (
 	"fmt"
 
+	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/question"
 	"github.com/refine-spec/refine/retry"
@@ -30,7 +31,7 @@ func (s *Engine) escalate(role llm.RoleName) (stop, error) {
 	switch opt.Key {
 	case retry.OptionRollback:
 		reason := fmt.Sprintf("%s exhausted its retries in round %d (%s)", role.Title(), cur.N, last.FailureType)
-		first := FlowDecision{Question: question.Question{ID: q.ID, Kind: q.Kind, Round: q.Round, Title: q.Title}, Answer: a, Decision: opt.Label}
+		first := state.FlowDecision{Question: question.Question{ID: q.ID, Kind: q.Kind, Round: q.Round, Title: q.Title}, Answer: a, Decision: opt.Label}
 		return s.startRollbackFromQuestion(a, rollback.TriggerValidation, reason, originEscalation+string(role), first)
 	case retry.OptionPause:
 		// Offer the same decision again when the session resumes.

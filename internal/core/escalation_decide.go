@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/question"
 	"github.com/refine-spec/refine/retry"
@@ -53,7 +54,7 @@ type EscalationAnswer struct {
 // assignable are the gaps a round may take on, maxRetries and
 // gapsPerRound and weights come from Config. Rollback and pause are not
 // decided here: they leave the round as it is.
-func DecideEscalation(st *State, role llm.RoleName, a EscalationAnswer, assignable []gap.Gap, cfg *Params) EscalationPlan {
+func DecideEscalation(st *state.State, role llm.RoleName, a EscalationAnswer, assignable []gap.Gap, cfg *Params) EscalationPlan {
 	rp := st.Current.Role(role)
 	p := EscalationPlan{Decision: a.Label}
 	switch a.Key {
@@ -95,7 +96,7 @@ func DecideEscalation(st *State, role llm.RoleName, a EscalationAnswer, assignab
 }
 
 // skip skips the role; a skipped Engineer releases its gaps.
-func (p *EscalationPlan) skip(role llm.RoleName, rp *RolePhase, note string) {
+func (p *EscalationPlan) skip(role llm.RoleName, rp *state.RolePhase, note string) {
 	p.SkipNote = note
 	if role == llm.Engineer {
 		p.Release, p.ReleaseWhy = rp.Gaps, "Engineer skipped this round"
@@ -103,7 +104,7 @@ func (p *EscalationPlan) skip(role llm.RoleName, rp *RolePhase, note string) {
 }
 
 // reassignEngineer moves the Engineer from its gaps to picked.
-func (p *EscalationPlan) reassignEngineer(rp *RolePhase, picked []gap.ID) {
+func (p *EscalationPlan) reassignEngineer(rp *state.RolePhase, picked []gap.ID) {
 	for _, id := range rp.Gaps {
 		if !slices.Contains(picked, id) {
 			p.Release = append(p.Release, id)
@@ -121,11 +122,11 @@ func (p *EscalationPlan) reassignEngineer(rp *RolePhase, picked []gap.ID) {
 
 // ApplyEscalation applies an escalation plan to role's phase of the round
 // in progress.
-func ApplyEscalation(st *State, role llm.RoleName, p EscalationPlan, now func() time.Time) error {
+func ApplyEscalation(st *state.State, role llm.RoleName, p EscalationPlan, now func() time.Time) error {
 	cur := st.Current
 	rp := cur.Role(role)
 	if p.SkipNote != "" {
-		rp.Status, rp.SkipNote = RoleSkipped, p.SkipNote
+		rp.Status, rp.SkipNote = state.RoleSkipped, p.SkipNote
 	}
 	if err := releaseGaps(st, p.Release, p.ReleaseWhy, now); err != nil {
 		return err
@@ -151,7 +152,7 @@ func ApplyEscalation(st *State, role llm.RoleName, p EscalationPlan, now func() 
 }
 
 // releaseGaps returns assigned gaps to OPEN.
-func releaseGaps(st *State, ids []gap.ID, why string, now func() time.Time) error {
+func releaseGaps(st *state.State, ids []gap.ID, why string, now func() time.Time) error {
 	for _, id := range ids {
 		if g, ok := st.Ledger.Get(id); ok && g.State == gap.InProgress {
 			if err := st.Ledger.Transition(id, gap.Open, st.Current.N, now(), why); err != nil {
@@ -166,7 +167,7 @@ func releaseGaps(st *State, ids []gap.ID, why string, now func() time.Time) erro
 // when they are assignable, else the next ones in assignment order (at
 // most gapsPerRound). A Reviewer picks among the gaps it was given, all of
 // them when text names none.
-func reassignPick(cur *RoundState, role llm.RoleName, text string, assignable []gap.Gap, gapsPerRound int) []gap.ID {
+func reassignPick(cur *state.RoundState, role llm.RoleName, text string, assignable []gap.Gap, gapsPerRound int) []gap.ID {
 	var picked []gap.ID
 	if role == llm.Reviewer {
 		for _, id := range gap.FindIDs(text) {
@@ -200,7 +201,7 @@ func reassignPick(cur *RoundState, role llm.RoleName, text string, assignable []
 
 // SimplestGap picks the gap "narrow scope" keeps among rp's: lowest
 // severity weight, then fewest failed attempts, then ID.
-func SimplestGap(l *gap.Ledger, rp *RolePhase, weights gap.Weights) gap.ID {
+func SimplestGap(l *gap.Ledger, rp *state.RolePhase, weights gap.Weights) gap.ID {
 	var gs []gap.Gap
 	for _, id := range rp.Gaps {
 		if g, ok := l.Get(id); ok {

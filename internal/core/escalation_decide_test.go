@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/retry"
 )
@@ -12,7 +13,7 @@ import (
 // escalationState is round 5 with the Engineer on GAP-FLOW-001 and -002
 // (IN_PROGRESS, two failed attempts) and the Reviewer given GAP-FLOW-003
 // and -004; GAP-FLOW-005 (LOW) and -006 (HIGH) are OPEN.
-func escalationState(t *testing.T) *State {
+func escalationState(t *testing.T) *state.State {
 	t.Helper()
 	var l gap.Ledger
 	for _, g := range []gap.Gap{
@@ -27,16 +28,16 @@ func escalationState(t *testing.T) *State {
 			t.Fatal(err)
 		}
 	}
-	return &State{Ledger: l, Current: &RoundState{
+	return &state.State{Ledger: l, Current: &state.RoundState{
 		N: 5, Assigned: []gap.ID{"GAP-FLOW-001", "GAP-FLOW-002"},
 		Reviewed: []gap.ID{"GAP-FLOW-003", "GAP-FLOW-004"},
-		Engineer: RolePhase{Gaps: []gap.ID{"GAP-FLOW-001", "GAP-FLOW-002"}, Budget: 3, Attempts: []AttemptRec{{N: 1}, {N: 2}}},
-		Reviewer: RolePhase{Gaps: []gap.ID{"GAP-FLOW-003", "GAP-FLOW-004"}, Budget: 3, Attempts: []AttemptRec{{N: 1}}},
+		Engineer: state.RolePhase{Gaps: []gap.ID{"GAP-FLOW-001", "GAP-FLOW-002"}, Budget: 3, Attempts: []state.AttemptRec{{N: 1}, {N: 2}}},
+		Reviewer: state.RolePhase{Gaps: []gap.ID{"GAP-FLOW-003", "GAP-FLOW-004"}, Budget: 3, Attempts: []state.AttemptRec{{N: 1}}},
 	}}
 }
 
 // assignableOf lists the OPEN and NEEDS_REVISION gaps, as Session.assignable does.
-func assignableOf(st *State) []gap.Gap {
+func assignableOf(st *state.State) []gap.Gap {
 	var out []gap.Gap
 	for _, g := range st.Ledger.Gaps {
 		if g.State == gap.Open || g.State == gap.NeedsRevision {
@@ -123,7 +124,7 @@ func TestApplyEscalationReassigns(t *testing.T) {
 		t.Errorf("states = %v: want 001 OPEN, 006 and 002 IN_PROGRESS", states)
 	}
 	e := st.Current.Engineer
-	if !cmp.Equal(e.Gaps, p.Gaps) || !cmp.Equal(st.Current.Assigned, p.Assigned) || e.Budget != 5 || e.Status != RoleRunning {
+	if !cmp.Equal(e.Gaps, p.Gaps) || !cmp.Equal(st.Current.Assigned, p.Assigned) || e.Budget != 5 || e.Status != state.RoleRunning {
 		t.Errorf("engineer gaps %v assigned %v budget %d status %q", e.Gaps, st.Current.Assigned, e.Budget, e.Status)
 	}
 	// Taking a gap that cannot start fails.
@@ -135,18 +136,18 @@ func TestApplyEscalationReassigns(t *testing.T) {
 func TestSimplestGap(t *testing.T) {
 	st := escalationState(t)
 	w := gap.DefaultWeights()
-	if got := SimplestGap(&st.Ledger, &RolePhase{Gaps: []gap.ID{"GAP-FLOW-001", "GAP-FLOW-002"}}, w); got != "GAP-FLOW-002" {
+	if got := SimplestGap(&st.Ledger, &state.RolePhase{Gaps: []gap.ID{"GAP-FLOW-001", "GAP-FLOW-002"}}, w); got != "GAP-FLOW-002" {
 		t.Errorf("lowest severity: got %s, want GAP-FLOW-002", got)
 	}
 	// Same severity: fewer failed attempts first.
-	rp := &RolePhase{Gaps: []gap.ID{"GAP-FLOW-002", "GAP-FLOW-005"}, Parts: []*PartState{
-		{Gap: "GAP-FLOW-002", Attempts: []AttemptRec{{Success: false}}},
-		{Gap: "GAP-FLOW-005", Attempts: []AttemptRec{{Success: true}}},
+	rp := &state.RolePhase{Gaps: []gap.ID{"GAP-FLOW-002", "GAP-FLOW-005"}, Parts: []*state.PartState{
+		{Gap: "GAP-FLOW-002", Attempts: []state.AttemptRec{{Success: false}}},
+		{Gap: "GAP-FLOW-005", Attempts: []state.AttemptRec{{Success: true}}},
 	}}
 	if got := SimplestGap(&st.Ledger, rp, w); got != "GAP-FLOW-005" {
 		t.Errorf("fewest failures: got %s, want GAP-FLOW-005", got)
 	}
-	if got := SimplestGap(&st.Ledger, &RolePhase{Gaps: []gap.ID{"GAP-FLOW-404"}}, w); got != "GAP-FLOW-404" {
+	if got := SimplestGap(&st.Ledger, &state.RolePhase{Gaps: []gap.ID{"GAP-FLOW-404"}}, w); got != "GAP-FLOW-404" {
 		t.Errorf("unknown gaps: got %s, want the first", got)
 	}
 }

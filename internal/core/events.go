@@ -3,6 +3,7 @@ package core
 import (
 	"time"
 
+	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/question"
 	"github.com/refine-spec/refine/validate"
@@ -15,7 +16,7 @@ type Event struct {
 	Kind  EventKind
 	At    time.Time
 	Round int
-	Phase Phase
+	Phase state.Phase
 	Role  llm.RoleName
 	// Call is, for an attempt's events, the session-wide index of the
 	// role's call (Request.Call): a driver runs the call in the scope it

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/refine-spec/refine/exemplar"
+	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/validate"
@@ -44,12 +45,12 @@ func (s *Engine) history(role llm.RoleName) ([]exemplar.HistoryItem, error) {
 		rounds = rounds[len(rounds)-historyRounds:]
 	}
 	for _, r := range rounds {
-		b, err := s.get(OutputKey(r.N, role))
+		b, err := s.get(state.OutputKey(r.N, role))
 		if errors.Is(err, store.ErrNotFound) {
 			continue // the role was skipped that round
 		}
 		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", OutputKey(r.N, role), err)
+			return nil, fmt.Errorf("read %s: %w", state.OutputKey(r.N, role), err)
 		}
 		out = append(out, exemplar.HistoryItem{Round: r.N, Role: role, Content: string(b), LedToAccepted: len(r.Accepted) > 0})
 	}

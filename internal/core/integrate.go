@@ -7,9 +7,11 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/convergence"
 	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/question"
 	"github.com/refine-spec/refine/store"
@@ -36,9 +38,6 @@ import (
 // for the call (ErrNoResponse: a recording or script that ends with the
 // rounds) gives the appendix form with a note.
 
-// PhaseIntegration is the Phase of the events of the integration step.
-const PhaseIntegration Phase = "integration"
-
 // EventIntegrated reports how final_spec.md was written; Message says
 // which form and why.
 const EventIntegrated EventKind = "integrated"
@@ -52,87 +51,6 @@ const (
 	// decisions and known limitations appended.
 	FinalSpecAppendix = "appendix"
 )
-
-const KeyFinalTrace = "final_spec_trace.json"
-
-// finalAttemptKeys are the journal keys of an integration-step attempt.
-func FinalAttemptKeys(role llm.RoleName, k int) (prompt, response string) {
-	return fmt.Sprintf("final/prompts/%s-%d.md", role, k), fmt.Sprintf("final/attempts/%s-%d.md", role, k)
-}
-
-// finalOutputKey holds the role's accepted output of the integration step.
-func FinalOutputKey(role llm.RoleName) string { return "final/" + string(role) + ".md" }
-
-// The integration step's steps.
-const (
-	IntegEngineer = "engineer"
-	IntegReview   = "review"
-	IntegAsk      = "ask"
-	IntegDone     = "done"
-)
-
-// IntegrationState is the integration step's progress, in state.json.
-type IntegrationState struct {
-	Step string `json:"step"`
-	// Round is the last round played; the consistency review's issue IDs
-	// are those of the round after it.
-	Round int `json:"round"`
-	// Decisions are the IDs of the decisions in force when the session
-	// ended: each needs a Resolution Log row.
-	Decisions []string `json:"decisions,omitempty"`
-
-	Engineer       []AttemptRec `json:"engineer,omitempty"`
-	EngineerBudget int          `json:"engineer_budget"`
-	// EngineerFrom is where the current run of attempts started (a retry
-	// notice answers an attempt of the same run); a run the user's "retry"
-	// starts after failures takes the last failed attempt in.
-	EngineerFrom   int          `json:"engineer_from,omitempty"`
-	Reviewer       []AttemptRec `json:"reviewer,omitempty"`
-	ReviewerBudget int          `json:"reviewer_budget,omitempty"`
-	ReviewerFrom   int          `json:"reviewer_from,omitempty"`
-
-	// Accepted is the Engineer attempt whose output is the integrated spec
-	// (0: none yet).
-	Accepted int `json:"accepted,omitempty"`
-	// Reviews counts valid consistency reviews; Retried says the one
-	// integration retry they give was made.
-	Reviews int  `json:"reviews,omitempty"`
-	Retried bool `json:"retried,omitempty"`
-	// Issues are the last consistency review's issues.
-	Issues []IssueRecord `json:"issues,omitempty"`
-	// Asked counts the escalation questions answered (question IDs).
-	Asked int `json:"asked,omitempty"`
-	// KnownIssues are review issues the user accepted: listed under the
-	// spec's Known Limitations.
-	KnownIssues []IssueRecord `json:"known_issues,omitempty"`
-	// Notes are what the trace reports beside the log: the accepted
-	// output's warnings, a review that could not be had.
-	Notes []string `json:"notes,omitempty"`
-
-	// PartsMode says the spec is integrated part by part (its prompt is
-	// above the cap); Parts holds each part's accepted attempt (0: kept as
-	// written) and Merged says the joined spec is in final/engineer.md.
-	PartsMode bool  `json:"parts_mode,omitempty"`
-	Parts     []int `json:"parts,omitempty"`
-	Merged    bool  `json:"merged,omitempty"`
-	// PartsBudget is the tokens a part may hold, fixed when the parts
-	// were first planned, so settings changed later do not replan them.
-	PartsBudget int `json:"parts_budget,omitempty"`
-
-	// Form and Reason say how final_spec.md was written, once Step is done.
-	Form   string `json:"form,omitempty"`
-	Reason string `json:"reason,omitempty"`
-}
-
-// specKey holds the accepted integrated spec: the accepted attempt, or
-// the parts joined.
-func (in *IntegrationState) SpecKey() string {
-	if in.Merged {
-		return FinalOutputKey(llm.Engineer)
-	}
-	_, key := FinalAttemptKeys(llm.Engineer, in.Accepted)
-	return key
-}
 
 // keepsWork reports whether an outcome's session is integrated.
 func keepsWork(o OutcomeStatus) bool {
@@ -163,15 +81,15 @@ func limitsOf(cfg Params, tok exemplar.Tokenizer) integrationLimits {
 // outcome starts with: none when the outcome keeps no work, the appendix
 // form when integration is off (the one finalOps writes stands), else the
 // Engineer's first attempts, with the decisions in force.
-func NewIntegration(st *State, integrate bool, maxRetries int) *IntegrationState {
+func NewIntegration(st *state.State, integrate bool, maxRetries int) *state.IntegrationState {
 	if !keepsWork(st.Outcome) {
 		return nil
 	}
 	if !integrate {
-		return &IntegrationState{Step: IntegDone, Round: st.Round, Form: FinalSpecAppendix,
+		return &state.IntegrationState{Step: state.IntegDone, Round: st.Round, Form: FinalSpecAppendix,
 			Reason: "integration is off (Settings.Integrate false, --no-integrate)"}
 	}
-	in := &IntegrationState{Step: IntegEngineer, Round: st.Round, EngineerBudget: 1 + maxRetries}
+	in := &state.IntegrationState{Step: state.IntegEngineer, Round: st.Round, EngineerBudget: 1 + maxRetries}
 	for _, d := range st.Decisions {
 		in.Decisions = append(in.Decisions, d.ID)
 	}
@@ -190,14 +108,14 @@ func (s *Engine) integrationStartOps() ([]store.Op, error) {
 	switch in := s.st.Integration; {
 	case in == nil:
 		return nil, nil
-	case in.Step == IntegDone:
-		return []store.Op{store.Delete(KeyFinalTrace)}, nil
+	case in.Step == state.IntegDone:
+		return []store.Op{store.Delete(state.KeyFinalTrace)}, nil
 	}
 	old, err := s.out.List("final/")
 	if err != nil {
 		return nil, fmt.Errorf("integration: list final/: %w", err)
 	}
-	ops := []store.Op{store.Delete(KeyFinalTrace)}
+	ops := []store.Op{store.Delete(state.KeyFinalTrace)}
 	for _, k := range old {
 		ops = append(ops, store.Delete(k))
 	}
@@ -206,7 +124,7 @@ func (s *Engine) integrationStartOps() ([]store.Op, error) {
 
 // dropIntegrationQuestions drops the integration's question, if one
 // waits, and its answers: integration was turned off.
-func dropIntegrationQuestions(st *State) {
+func dropIntegrationQuestions(st *state.State) {
 	st.Pending = slices.DeleteFunc(st.Pending, isIntegrationQuestion)
 	for id := range st.Answers {
 		if strings.HasPrefix(id, integQuestionPrefix) {
@@ -219,19 +137,19 @@ func dropIntegrationQuestions(st *State) {
 // a question waits; paused is true in the latter case.
 func (s *Engine) integrate() (paused bool, err error) {
 	in := s.st.Integration
-	if in != nil && in.Step != IntegDone && !s.cfg.Integrate {
+	if in != nil && in.Step != state.IntegDone && !s.cfg.Integrate {
 		dropIntegrationQuestions(s.st)
 		return false, s.integrationDone(FinalSpecAppendix, "integration was turned off before it finished (Settings.Integrate false, --no-integrate)")
 	}
-	for in != nil && in.Step != IntegDone {
+	for in != nil && in.Step != state.IntegDone {
 		var st stop
 		var why string
 		switch in.Step {
-		case IntegEngineer:
+		case state.IntegEngineer:
 			why, err = s.integrationEngineer()
-		case IntegReview:
+		case state.IntegReview:
 			err = s.integrationReview()
-		case IntegAsk:
+		case state.IntegAsk:
 			st, err = s.integrationAsk()
 		default:
 			return false, fmt.Errorf("integration: %w: unknown step %q in state.json", store.ErrCorrupt, in.Step)
@@ -297,7 +215,7 @@ func (s *Engine) integrationMaterial() (IntegrationMaterial, error) {
 
 // decisionLines describes st's decisions with the given IDs (all when ids
 // is nil), in ID order: user decisions and conflict decisions alike.
-func decisionLines(st *State, ids []string) []string {
+func decisionLines(st *state.State, ids []string) []string {
 	want := func(id string) bool { return ids == nil || slices.Contains(ids, id) }
 	type line struct{ id, text string }
 	var lines []line
@@ -333,7 +251,7 @@ func countMessages(tok exemplar.Tokenizer, msgs []llm.Message) int {
 }
 
 // newIntegrationData fills the integration prompt of the whole spec.
-func newIntegrationData(st *State, m IntegrationMaterial) *integrationData {
+func newIntegrationData(st *state.State, m IntegrationMaterial) *integrationData {
 	in := st.Integration
 	d := &integrationData{Outcome: st.Outcome, Round: in.Round, Source: strings.TrimSpace(m.Source), Decisions: m.decisions}
 	d.SourceFence = fenceFor(d.Source)
@@ -358,7 +276,7 @@ func newIntegrationData(st *State, m IntegrationMaterial) *integrationData {
 
 // nextAttempt numbers a role's next integration attempt and names the
 // failed attempt its retry notice answers (nil: the first of its run).
-func nextAttempt(recs []AttemptRec, from int) (k int, prev *AttemptRec) {
+func nextAttempt(recs []state.AttemptRec, from int) (k int, prev *state.AttemptRec) {
 	k = len(recs) + 1
 	if k-1 > from {
 		prev = &recs[k-2]
@@ -410,8 +328,8 @@ func (s *Engine) integrationEngineer() (stopped string, err error) {
 			return "", err
 		}
 		if engineerSettled(in, at.rec, lim.maxRetries) {
-			_, respKey := FinalAttemptKeys(llm.Engineer, k)
-			s.stage(append(at.ops, s.acceptOp(FinalOutputKey(llm.Engineer), respKey, at.content, at.vr))...)
+			_, respKey := state.FinalAttemptKeys(llm.Engineer, k)
+			s.stage(append(at.ops, s.acceptOp(state.FinalOutputKey(llm.Engineer), respKey, at.content, at.vr))...)
 			return "", nil
 		}
 		s.stage(at.ops...)
@@ -423,7 +341,7 @@ func (s *Engine) integrationEngineer() (stopped string, err error) {
 
 // startParts switches to integration part by part when the whole prompt
 // is above the cap before any attempt; false: too late for that.
-func startParts(in *IntegrationState) bool {
+func startParts(in *state.IntegrationState) bool {
 	if in.Accepted == 0 && len(in.Engineer) == 0 {
 		in.PartsMode = true
 		return true
@@ -431,43 +349,43 @@ func startParts(in *IntegrationState) bool {
 	return false
 }
 
-// EngineerSettled records an Engineer attempt of the whole spec; a valid
+// engineerSettled records an Engineer attempt of the whole spec; a valid
 // one is accepted and goes to its consistency review (true).
-func engineerSettled(in *IntegrationState, rec AttemptRec, maxRetries int) (accepted bool) {
+func engineerSettled(in *state.IntegrationState, rec state.AttemptRec, maxRetries int) (accepted bool) {
 	in.Engineer = append(in.Engineer, rec)
 	if !rec.Success {
 		return false
 	}
-	in.Accepted, in.Step = rec.N, IntegReview
+	in.Accepted, in.Step = rec.N, state.IntegReview
 	in.ReviewerFrom, in.ReviewerBudget = len(in.Reviewer), len(in.Reviewer)+1+maxRetries
 	return true
 }
 
 // engineerSpent ends the Engineer's attempts, all failed: the user is
 // asked.
-func engineerSpent(in *IntegrationState) {
+func engineerSpent(in *state.IntegrationState) {
 	last := in.Engineer[len(in.Engineer)-1]
 	if in.Accepted > 0 {
 		in.Notes = append(in.Notes, fmt.Sprintf("the integration retry after the consistency review failed validation (%s: %s); the integration it was to fix stands", last.FailureType, oneLine(last.Message)))
 	}
-	in.Step = IntegAsk
+	in.Step = state.IntegAsk
 }
 
 // Stopped ends the Engineer's attempts for why: the appendix form (true),
 // unless an integration already validated (the retry after a consistency
 // review), which then goes to the user with its issues.
-func integrationStopped(in *IntegrationState, why string) (appendix bool) {
+func integrationStopped(in *state.IntegrationState, why string) (appendix bool) {
 	if in.Accepted == 0 {
 		return true
 	}
 	in.Notes = append(in.Notes, "the integration retry after the consistency review was not made: "+why)
-	in.Step = IntegAsk
+	in.Step = state.IntegAsk
 	return false
 }
 
 // newConsistencyData fills the consistency review's prompt for spec, with
 // the accepted gaps it must hold.
-func newConsistencyData(st *State, spec string) (*consistencyData, []gap.ID) {
+func newConsistencyData(st *state.State, spec string) (*consistencyData, []gap.ID) {
 	in := st.Integration
 	d := &consistencyData{Decisions: decisionLines(st, in.Decisions), IssuePrefix: fmt.Sprintf("ISSUE-R%d-", in.ReviewRound()),
 		EngineerOutput: spec, Fence: fenceFor(spec)}
@@ -481,7 +399,7 @@ func newConsistencyData(st *State, spec string) (*consistencyData, []gap.ID) {
 
 // reviewCheck validates a consistency review of st's integration
 // (readAnswer reads its finish reason and an empty answer first).
-func reviewCheck(st *State, maxOutputBytes int) func(string) validate.Result {
+func reviewCheck(st *state.State, maxOutputBytes int) func(string) validate.Result {
 	return func(content string) validate.Result {
 		return validate.Reviewer(content, validate.Options{KnownGaps: st.Ledger.IDs(), Round: st.Integration.ReviewRound(), MaxOutputBytes: maxOutputBytes})
 	}
@@ -521,8 +439,8 @@ func (s *Engine) integrationReview() error {
 			s.stage(at.ops...)
 			continue
 		}
-		_, respKey := FinalAttemptKeys(llm.Reviewer, k)
-		s.stage(append(at.ops, s.acceptOp(FinalOutputKey(llm.Reviewer), respKey, at.content, at.vr))...)
+		_, respKey := state.FinalAttemptKeys(llm.Reviewer, k)
+		s.stage(append(at.ops, s.acceptOp(state.FinalOutputKey(llm.Reviewer), respKey, at.content, at.vr))...)
 		if integrationReviewed(in, at.vr.Issues) {
 			return s.integrationDone(FinalSpecIntegrated, "")
 		}
@@ -536,11 +454,11 @@ func (s *Engine) integrationReview() error {
 // follows: done (true) when none is CRITICAL/HIGH, else one more
 // integration attempt with the issues attached, or, that one made, the
 // user's decision.
-func integrationReviewed(in *IntegrationState, issues []validate.Issue) (done bool) {
+func integrationReviewed(in *state.IntegrationState, issues []validate.Issue) (done bool) {
 	in.Reviews++
 	in.Issues = nil
 	for _, is := range issues {
-		in.Issues = append(in.Issues, IssueRecord{ID: is.ID, Round: in.ReviewRound(), Severity: is.Severity, Gap: is.Gap,
+		in.Issues = append(in.Issues, conflict.Issue{ID: is.ID, Round: in.ReviewRound(), Severity: is.Severity, Gap: is.Gap,
 			Summary: is.Summary, Location: is.Location, Impact: is.Impact, Suggestion: is.Suggestion})
 	}
 	switch {
@@ -550,16 +468,16 @@ func integrationReviewed(in *IntegrationState, issues []validate.Issue) (done bo
 		// One more integration attempt, with the issues attached.
 		in.Retried = true
 		in.EngineerFrom, in.EngineerBudget = len(in.Engineer), len(in.Engineer)+1
-		in.Step = IntegEngineer
+		in.Step = state.IntegEngineer
 	default:
-		in.Step = IntegAsk
+		in.Step = state.IntegAsk
 	}
 	return false
 }
 
 // reviewSpent notes that every consistency review attempt failed
 // validation: the integrated spec stands unreviewed.
-func reviewSpent(in *IntegrationState) {
+func reviewSpent(in *state.IntegrationState) {
 	last := in.Reviewer[len(in.Reviewer)-1]
 	in.Notes = append(in.Notes, fmt.Sprintf("the consistency review failed validation %d times (last: %s); the integrated spec is unreviewed", len(in.Reviewer)-in.ReviewerFrom, last.FailureType))
 }
@@ -580,8 +498,8 @@ func roleError(err error) string {
 	return oneLine(strings.TrimSuffix(msg, " ("+llm.ErrNoResponse.Error()+")"))
 }
 
-func highIssues(issues []IssueRecord) []IssueRecord {
-	var out []IssueRecord
+func highIssues(issues []conflict.Issue) []conflict.Issue {
+	var out []conflict.Issue
 	for _, is := range issues {
 		if is.Severity.AtLeastHigh() {
 			out = append(out, is)
@@ -633,7 +551,7 @@ func (s *Engine) integrationAsk() (stop, error) {
 // Answered applies the user's answer to the integration's escalation
 // (any option but pause): the form final_spec.md takes and why, or no
 // form when the Engineer integrates again.
-func integrationAnswered(in *IntegrationState, key string, maxRetries int) (form, why string) {
+func integrationAnswered(in *state.IntegrationState, key string, maxRetries int) (form, why string) {
 	in.Asked++
 	switch key {
 	case IntegKeyAccept:
@@ -648,7 +566,7 @@ func integrationAnswered(in *IntegrationState, key string, maxRetries int) (form
 			// attempt's retry notice says what failed (#40 item 2d).
 			in.EngineerFrom--
 		}
-		in.Step = IntegEngineer
+		in.Step = state.IntegEngineer
 		return "", ""
 	}
 	why = "the user kept the appendix form"
@@ -662,7 +580,7 @@ func integrationAnswered(in *IntegrationState, key string, maxRetries int) (form
 }
 
 // integrationQuestion words the integration's escalation.
-func integrationQuestion(st *State, maxRetries int) question.Question {
+func integrationQuestion(st *state.State, maxRetries int) question.Question {
 	if st.Integration.Accepted == 0 {
 		return integrationFailedQuestion(st, maxRetries)
 	}
@@ -671,7 +589,7 @@ func integrationQuestion(st *State, maxRetries int) question.Question {
 
 // integrationFailedQuestion asks what to do when every integration
 // attempt failed validation.
-func integrationFailedQuestion(st *State, maxRetries int) question.Question {
+func integrationFailedQuestion(st *state.State, maxRetries int) question.Question {
 	in := st.Integration
 	var b strings.Builder
 	last := in.Engineer[len(in.Engineer)-1]
@@ -690,7 +608,7 @@ func integrationFailedQuestion(st *State, maxRetries int) question.Question {
 
 // integrationIssuesQuestion asks what to do with the CRITICAL/HIGH issues
 // a consistency review left.
-func integrationIssuesQuestion(st *State) question.Question {
+func integrationIssuesQuestion(st *state.State) question.Question {
 	in := st.Integration
 	var b strings.Builder
 	high := highIssues(in.Issues)
@@ -719,7 +637,7 @@ func integrationIssuesQuestion(st *State) question.Question {
 	return q
 }
 
-func issueList(issues []IssueRecord) string {
+func issueList(issues []conflict.Issue) string {
 	ids := make([]string, len(issues))
 	for i, is := range issues {
 		ids[i] = is.ID + " (" + is.Severity.String() + ")"

@@ -7,6 +7,7 @@ import (
 
 	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/validate"
@@ -22,7 +23,7 @@ type integrationAttempt struct {
 	// content is the response, capped at MaxOutputBytes+1.
 	content string
 	vr      validate.Result
-	rec     AttemptRec
+	rec     state.AttemptRec
 	// ops journal a fresh response.
 	ops []store.Op
 }
@@ -34,9 +35,9 @@ type integrationAttempt struct {
 // reported to observers.
 func (s *Engine) integrationCall(role llm.RoleName, k int, msgs []llm.Message, stable int, gaps []gap.ID, check func(string) validate.Result) (integrationAttempt, error) {
 	in := s.st.Integration
-	promptKey, respKey := FinalAttemptKeys(role, k)
+	promptKey, respKey := state.FinalAttemptKeys(role, k)
 	where := fmt.Sprintf("integration %s attempt %d", role, k)
-	plan := attemptPlan{Role: role, K: k, where: where, msgs: msgs, started: s.at(), Phase: PhaseIntegration}
+	plan := attemptPlan{Role: role, K: k, where: where, msgs: msgs, started: s.at(), Phase: state.PhaseIntegration}
 	prior := in.RunAttempts(role)
 	plan.req = llm.Request{Role: role, Round: in.Round, Attempt: k, Call: s.st.Usage.CallIndex(role, respKey),
 		Gaps: slices.Clone(gaps), Messages: msgs, MaxTokens: nextMaxTokens(s.cfg.MaxTokens, s.cfg.TokensCap(), prior), Stable: stable}
@@ -65,13 +66,13 @@ func (s *Engine) integrationCall(role llm.RoleName, k int, msgs []llm.Message, s
 		delete(s.st.Usage.InFlight, respKey)
 	}
 	if res.Err != nil {
-		s.emit(Event{Kind: EventAttemptFinished, Role: role, Call: plan.req.Call, Attempt: k, Phase: PhaseIntegration, Elapsed: s.at().Sub(plan.started),
+		s.emit(Event{Kind: EventAttemptFinished, Role: role, Call: plan.req.Call, Attempt: k, Phase: state.PhaseIntegration, Elapsed: s.at().Sub(plan.started),
 			FailureType: validate.ExecutionError, Message: res.Err.Error(), Err: res.Err})
 		return integrationAttempt{}, res.Err
 	}
 	at := integrationAttempt{content: res.Resp.Content}
 	finish := res.Resp.FinishReason
-	rec := AttemptRec{N: k, Calls: res.Calls, Model: res.Resp.Model, MaxTokens: plan.req.MaxTokens, FinishReason: finish}
+	rec := state.AttemptRec{N: k, Calls: res.Calls, Model: res.Resp.Model, MaxTokens: plan.req.MaxTokens, FinishReason: finish}
 	if plan.journaled == nil {
 		rec.Usage, rec.UsageEstimated = callUsage(res.Resp.Usage, msgs, at.content, s.tok)
 		at.content = capOutput(at.content, s.cfg.MaxOutputBytes)
@@ -79,7 +80,7 @@ func (s *Engine) integrationCall(role llm.RoleName, k int, msgs []llm.Message, s
 	}
 	if validate.ContextExceeded(finish) {
 		err := contextExceeded(where, finish, msgs, s.tok)
-		s.emit(Event{Kind: EventAttemptFinished, Role: role, Call: plan.req.Call, Attempt: k, Phase: PhaseIntegration, Elapsed: s.at().Sub(plan.started),
+		s.emit(Event{Kind: EventAttemptFinished, Role: role, Call: plan.req.Call, Attempt: k, Phase: state.PhaseIntegration, Elapsed: s.at().Sub(plan.started),
 			FailureType: validate.ExecutionError, Message: err.Error(), Err: err})
 		return integrationAttempt{}, err
 	}
@@ -87,16 +88,16 @@ func (s *Engine) integrationCall(role llm.RoleName, k int, msgs []llm.Message, s
 	vr := readAnswer(at.content, finish, s.cfg.MaxOutputBytes, check)
 	rec.At, rec.Success, rec.FailureType, rec.Tier = s.at(), vr.Success, vr.FailureType, string(vr.Tier)
 	rec.Line, rec.Message, rec.Warnings = vr.Line, vr.Message, vr.Warnings
-	rec.Normalized = NormalizedQuirks(vr.Normalized)
+	rec.Normalized = state.NormalizedQuirks(vr.Normalized)
 	if rec.Free = !vr.Success && freeReask(rec, prior, s.cfg.TokensCap()); rec.Free {
 		extendBudget(in, role) // re-asked without spending the retry budget
 	}
 	s.st.Usage.Add(role, rec.Usage, rec.Calls)
 	delete(s.st.Usage.InFlight, respKey)
 	if !vr.Success {
-		s.emit(Event{Kind: EventValidationFailed, Role: role, Attempt: k, Phase: PhaseIntegration, FailureType: rec.FailureType, Message: rec.Message})
+		s.emit(Event{Kind: EventValidationFailed, Role: role, Attempt: k, Phase: state.PhaseIntegration, FailureType: rec.FailureType, Message: rec.Message})
 	}
-	s.emit(Event{Kind: EventAttemptFinished, Role: role, Call: plan.req.Call, Attempt: k, Phase: PhaseIntegration,
+	s.emit(Event{Kind: EventAttemptFinished, Role: role, Call: plan.req.Call, Attempt: k, Phase: state.PhaseIntegration,
 		Elapsed: s.at().Sub(plan.started), FailureType: rec.FailureType, Message: rec.Message, Model: rec.Model,
 		FinishReason: res.Resp.FinishReason, AttemptUsage: rec.Usage, Success: rec.Success})
 	at.vr, at.rec = vr, rec
@@ -117,18 +118,9 @@ func callUsage(reported llm.Usage, msgs []llm.Message, content string, tok exemp
 	return u, true
 }
 
-// runAttempts are role's attempts in the integration step's current run
-// of attempts (since its budget was last set).
-func (in *IntegrationState) RunAttempts(role llm.RoleName) []AttemptRec {
-	if role == llm.Reviewer {
-		return in.Reviewer[min(in.ReviewerFrom, len(in.Reviewer)):]
-	}
-	return in.Engineer[min(in.EngineerFrom, len(in.Engineer)):]
-}
-
 // extendBudget gives role one more attempt in the current run: a free
 // re-ask (an answer the token limit cut below the cap, a first refusal).
-func extendBudget(in *IntegrationState, role llm.RoleName) {
+func extendBudget(in *state.IntegrationState, role llm.RoleName) {
 	if role == llm.Reviewer {
 		in.ReviewerBudget++
 		return

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/validate"
@@ -20,7 +21,7 @@ import (
 // line of final_summary.md saying which form it is.
 func (s *Engine) integrationDone(form, reason string) error {
 	in := s.st.Integration
-	in.Step, in.Form, in.Reason = IntegDone, form, reason
+	in.Step, in.Form, in.Reason = state.IntegDone, form, reason
 	var written string
 	var check validate.IntegrationInput
 	if form == FinalSpecIntegrated {
@@ -39,11 +40,11 @@ func (s *Engine) integrationDone(form, reason string) error {
 		if err != nil {
 			return err
 		}
-		written = opValue(ops, KeyFinalSpec)
+		written = opValue(ops, state.KeyFinalSpec)
 	}
-	sum, err := s.get(KeyFinalSum)
+	sum, err := s.get(state.KeyFinalSum)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("integration: read %s: %w", KeyFinalSum, err)
+		return fmt.Errorf("integration: read %s: %w", state.KeyFinalSum, err)
 	}
 	ops, err := finalFiles(in, written, check, sum, err == nil)
 	if err != nil {
@@ -56,7 +57,7 @@ func (s *Engine) integrationDone(form, reason string) error {
 		msg = "final_spec.md is the appendix form: " + reason
 	}
 	s.log.Info("final spec written", "form", form, "reason", reason)
-	s.emit(Event{Kind: EventIntegrated, Phase: PhaseIntegration, Message: msg})
+	s.emit(Event{Kind: EventIntegrated, Phase: state.PhaseIntegration, Message: msg})
 	return nil
 }
 
@@ -77,7 +78,7 @@ func opValue(ops []store.Op, key string) string {
 // form), final_spec_trace.json, and final_summary.md (summary, when
 // hasSummary) with its line on the form. The notes gain the accepted
 // integration's warnings and its review's lesser issues.
-func finalFiles(in *IntegrationState, written string, check validate.IntegrationInput, summary []byte, hasSummary bool) ([]store.Op, error) {
+func finalFiles(in *state.IntegrationState, written string, check validate.IntegrationInput, summary []byte, hasSummary bool) ([]store.Op, error) {
 	var spec string
 	var log []validate.LogEntry
 	if in.Form == FinalSpecIntegrated {
@@ -95,17 +96,17 @@ func finalFiles(in *IntegrationState, written string, check validate.Integration
 	if err != nil {
 		return nil, fmt.Errorf("integration: encode trace: %w", err)
 	}
-	ops := []store.Op{store.Put(KeyFinalSpec, []byte(spec)), store.Put(KeyFinalTrace, append(trace, '\n'))}
+	ops := []store.Op{store.Put(state.KeyFinalSpec, []byte(spec)), store.Put(state.KeyFinalTrace, append(trace, '\n'))}
 	if hasSummary {
-		ops = append(ops, store.Put(KeyFinalSum, []byte(strings.TrimRight(string(summary), "\n")+"\n"+finalSpecLine(in, len(log))+"\n")))
+		ops = append(ops, store.Put(state.KeyFinalSum, []byte(strings.TrimRight(string(summary), "\n")+"\n"+finalSpecLine(in, len(log))+"\n")))
 	}
 	return ops, nil
 }
 
 // finalSpecLine is final_summary.md's line on the final spec's form.
-func finalSpecLine(in *IntegrationState, logRows int) string {
+func finalSpecLine(in *state.IntegrationState, logRows int) string {
 	if in.Form == FinalSpecIntegrated {
-		line := fmt.Sprintf("Form: integrated (v1.0): every accepted resolution merged into its section; %d Resolution Log rows, also in `%s`", logRows, KeyFinalTrace)
+		line := fmt.Sprintf("Form: integrated (v1.0): every accepted resolution merged into its section; %d Resolution Log rows, also in `%s`", logRows, state.KeyFinalTrace)
 		if n := len(consistencyLeft(in)); n > 0 {
 			line += fmt.Sprintf("; %d consistency review issue(s) listed as known limitations", n)
 		}
@@ -137,7 +138,7 @@ type traceIssue struct {
 }
 
 // trace is final_spec_trace.json with the Resolution Log log.
-func integrationTraceOf(in *IntegrationState, log []validate.LogEntry) integrationTrace {
+func integrationTraceOf(in *state.IntegrationState, log []validate.LogEntry) integrationTrace {
 	t := integrationTrace{Form: in.Form, Reason: in.Reason, Log: log, Notes: slices.Clone(in.Notes), Attempts: len(in.Engineer), Reviews: in.Reviews}
 	if t.Log == nil {
 		t.Log = []validate.LogEntry{}
@@ -159,9 +160,9 @@ func integrationTraceOf(in *IntegrationState, log []validate.LogEntry) integrati
 const FinalSpecPending = "pending"
 
 // FinalSpecStatus is the form of final_spec.md for Status.
-func FinalSpecStatus(st *State) (form, reason string) {
+func FinalSpecStatus(st *state.State) (form, reason string) {
 	switch in := st.Integration; {
-	case in != nil && in.Step == IntegDone:
+	case in != nil && in.Step == state.IntegDone:
 		return in.Form, in.Reason
 	case in != nil:
 		return FinalSpecPending, ""
@@ -173,16 +174,16 @@ func FinalSpecStatus(st *State) (form, reason string) {
 
 // renderIntegration is status.md's "Final Spec" section: the form of
 // final_spec.md and the integration step's attempts.
-func renderIntegration(b *strings.Builder, in *IntegrationState) {
+func renderIntegration(b *strings.Builder, in *state.IntegrationState) {
 	if in == nil {
 		return
 	}
 	b.WriteString("\n## Final Spec\n\n")
 	switch {
-	case in.Step != IntegDone:
+	case in.Step != state.IntegDone:
 		b.WriteString("The integration step is under way: final_spec.md holds the appendix form until it ends.\n")
 	case in.Form == FinalSpecIntegrated:
-		fmt.Fprintf(b, "final_spec.md is the integrated spec (v1.0); its Resolution Log is also in %s.\n", KeyFinalTrace)
+		fmt.Fprintf(b, "final_spec.md is the integrated spec (v1.0); its Resolution Log is also in %s.\n", state.KeyFinalTrace)
 	default:
 		fmt.Fprintf(b, "final_spec.md is the appendix form: %s.\n", in.Reason)
 	}
@@ -190,7 +191,7 @@ func renderIntegration(b *strings.Builder, in *IntegrationState) {
 		return
 	}
 	b.WriteString("\n| Timestamp | Role | Attempt | Tier | Result | Message |\n|-----------|------|---------|------|--------|---------|\n")
-	row := func(role llm.RoleName, a AttemptRec) {
+	row := func(role llm.RoleName, a state.AttemptRec) {
 		result, msg := "PASS", a.Message
 		if !a.Success {
 			result, msg = "FAIL "+string(a.FailureType), a.Message
@@ -208,7 +209,3 @@ func renderIntegration(b *strings.Builder, in *IntegrationState) {
 		}
 	}
 }
-
-// reviewRound is the round number the consistency review's issue IDs
-// carry: the round after the last, within the three digits IDs have.
-func (in *IntegrationState) ReviewRound() int { return min(in.Round+1, 999) }

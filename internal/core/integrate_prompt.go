@@ -3,10 +3,12 @@ package core
 import (
 	"fmt"
 
-	"github.com/refine-spec/refine/convergence"
-	"github.com/refine-spec/refine/llm"
 	"strings"
 	"text/template"
+
+	"github.com/refine-spec/refine/convergence"
+	"github.com/refine-spec/refine/internal/core/state"
+	"github.com/refine-spec/refine/llm"
 
 	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
@@ -169,14 +171,14 @@ const integrationExampleSource = "Structural template - follow this shape (headi
 // message. A part of a spec integrated part by part carries its source and
 // material in the user message, after the system text alone. prev is the
 // failed attempt a retry answers (nil for a first attempt).
-func integrationMessages(d *integrationData, k, budget int, prev *AttemptRec) ([]llm.Message, int, error) {
+func integrationMessages(d *integrationData, k, budget int, prev *state.AttemptRec) ([]llm.Message, int, error) {
 	var b strings.Builder
 	if err := integrationTmpl.Execute(&b, d); err != nil {
 		return nil, 0, fmt.Errorf("execute integration template: %w", err)
 	}
 	user := b.String()
 	if prev != nil && !prev.Success {
-		rc := retry.Context{Role: string(llm.Engineer), ExpectedPath: KeyFinalSpec, Message: prev.Message}
+		rc := retry.Context{Role: string(llm.Engineer), ExpectedPath: state.KeyFinalSpec, Message: prev.Message}
 		failure := prev.FailureType
 		if failure == validate.WrongFormat {
 			// Too large or not text: the round's WRONG_FORMAT notice is
@@ -216,14 +218,14 @@ type consistencyData struct {
 
 // consistencyMessages renders the consistency review's prompt; a retry
 // carries the Reviewer's failure-specific notice and format example.
-func consistencyMessages(d *consistencyData, k, budget int, prev *AttemptRec) ([]llm.Message, int, error) {
+func consistencyMessages(d *consistencyData, k, budget int, prev *state.AttemptRec) ([]llm.Message, int, error) {
 	var b strings.Builder
 	if err := consistencyTmpl.Execute(&b, d); err != nil {
 		return nil, 0, fmt.Errorf("execute consistency template: %w", err)
 	}
 	user := b.String()
 	if prev != nil && !prev.Success {
-		rc := retry.Context{Role: string(llm.Reviewer), ExpectedPath: FinalOutputKey(llm.Reviewer), Message: prev.Message, InvalidRefs: prev.Message}
+		rc := retry.Context{Role: string(llm.Reviewer), ExpectedPath: state.FinalOutputKey(llm.Reviewer), Message: prev.Message, InvalidRefs: prev.Message}
 		tmpl, _ := exemplar.Template(gap.Reviewer)
 		user = exemplar.RetryPrompt(user, retry.Modification(prev.FailureType, rc), "Structural template", tmpl, k-1, budget-1)
 	}

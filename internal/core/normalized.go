@@ -3,9 +3,11 @@ package core
 import (
 	"cmp"
 	"fmt"
-	"github.com/refine-spec/refine/llm"
 	"slices"
 	"strings"
+
+	"github.com/refine-spec/refine/internal/core/state"
+	"github.com/refine-spec/refine/llm"
 )
 
 // NormalizedCount is how often one kind of quirk was read onto the
@@ -20,16 +22,16 @@ type NormalizedCount struct {
 	Answers int `json:"answers"`
 }
 
-// NormalizedCounts adds up the normalizations of every answer the session
+// normalizedCounts adds up the normalizations of every answer the session
 // read (its rounds' attempts and the integration step's), by role and
 // kind, in role then kind order.
-func normalizedCounts(st *State) []NormalizedCount {
+func normalizedCounts(st *state.State) []NormalizedCount {
 	type key struct {
 		role llm.RoleName
 		kind string
 	}
 	sums := map[key]*NormalizedCount{}
-	add := func(role llm.RoleName, qs []NormalizedQuirk) {
+	add := func(role llm.RoleName, qs []state.NormalizedQuirk) {
 		for _, q := range qs {
 			k := key{role, q.Kind}
 			c := sums[k]

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/internal/journal"
 	"github.com/refine-spec/refine/store"
 )
@@ -83,7 +84,7 @@ type StateJournal struct {
 	Seq int64
 	// Since counts the record bytes written after the last snapshot.
 	Since int
-	// snapSeq, snapSize: the last snapshot's position and size.
+	// SnapSeq, snapSize: the last snapshot's position and size.
 	SnapSeq  int64
 	SnapSize int
 	// SnapshotNext forces a whole snapshot (state.json) at the next commit.
@@ -150,7 +151,7 @@ type bgSnapshot struct {
 // built, after staged (the rest of that commit): a whole snapshot when one
 // is due, else the record of what changed and the next chunk of a
 // background snapshot.
-func (j *StateJournal) CommitOps(v StoreView, st *State, staged []store.Op) ([]store.Op, error) {
+func (j *StateJournal) CommitOps(v StoreView, st *state.State, staged []store.Op) ([]store.Op, error) {
 	if j.snapshotDue() {
 		return j.snapshotOps(v, st)
 	}
@@ -159,7 +160,7 @@ func (j *StateJournal) CommitOps(v StoreView, st *State, staged []store.Op) ([]s
 
 // record returns the record of what changed in st since the last record,
 // and advances the journal to st; ok is false when nothing did.
-func (j *StateJournal) record(st *State) (op store.Op, ok bool, err error) {
+func (j *StateJournal) record(st *state.State) (op store.Op, ok bool, err error) {
 	ver, err := EncodeState(st, &j.Hist)
 	if err != nil {
 		return store.Op{}, false, err
@@ -218,7 +219,7 @@ func (j *StateJournal) rotationDue() bool {
 // a background snapshot: one starts, frozen at this record, when a
 // rotation is due and none is being written. staged is the rest of the
 // commit: the records in it count towards the chunk's size.
-func (j *StateJournal) recordOps(v StoreView, st *State, staged []store.Op) ([]store.Op, error) {
+func (j *StateJournal) recordOps(v StoreView, st *state.State, staged []store.Op) ([]store.Op, error) {
 	start := j.bg == nil && j.rotationDue()
 	if start {
 		// The record is the snapshot's position, and says so.
@@ -296,7 +297,7 @@ func (j *StateJournal) dropBefore(v StoreView, seq int64, key string) ([]store.O
 	}
 	var ops []store.Op
 	for _, b := range bases {
-		if b.Key != KeyState && b.Key != key && !keep[b] {
+		if b.Key != state.KeyState && b.Key != key && !keep[b] {
 			ops = append(ops, store.Delete(b.Key))
 		}
 	}
@@ -315,14 +316,14 @@ func keptFrom(seq, oldest int64) int64 {
 
 // snapshotOps writes state.json whole, st as of a new journal position,
 // and deletes the records and older snapshots no backup needs any more.
-func (j *StateJournal) snapshotOps(v StoreView, st *State) ([]store.Op, error) {
+func (j *StateJournal) snapshotOps(v StoreView, st *state.State) ([]store.Op, error) {
 	bases, err := SnapshotBases(v.Store)
 	if err != nil {
 		return nil, err
 	}
 	if j.LegacyState {
 		// An older refine's state.json is no journal snapshot.
-		bases = slices.DeleteFunc(bases, func(b *SnapshotBase) bool { return b.Key == KeyState })
+		bases = slices.DeleteFunc(bases, func(b *SnapshotBase) bool { return b.Key == state.KeyState })
 	}
 	j.Seq++ // the snapshot is a journal position of its own
 	st.JournalSeq = j.Seq
@@ -341,9 +342,9 @@ func (j *StateJournal) snapshotOps(v StoreView, st *State) ([]store.Op, error) {
 	}
 	ops = append(ops, dead...)
 	sealed := SealDoc(ver.Bytes())
-	ops = append(ops, store.Put(KeyState, sealed))
+	ops = append(ops, store.Put(state.KeyState, sealed))
 	j.Ver, j.Has, j.Since, j.SnapSeq, j.SnapSize, j.SnapshotNext, j.SnapKey, j.bg =
-		ver, true, 0, j.Seq, len(sealed), false, KeyState, nil
+		ver, true, 0, j.Seq, len(sealed), false, state.KeyState, nil
 	j.LegacyState = false
 	j.newSegment()
 	return ops, nil
@@ -356,10 +357,10 @@ func replacedBases(bases []*SnapshotBase, keep map[*SnapshotBase]bool) []store.O
 	var ops []store.Op
 	for _, b := range bases {
 		switch {
-		case b.Key == KeyState && keep[b]:
+		case b.Key == state.KeyState && keep[b]:
 			// The snapshot being replaced is a backup's base: keep it.
 			ops = append(ops, store.Put(snapshotKey(b.Seq), b.Doc))
-		case b.Key != KeyState && !keep[b]:
+		case b.Key != state.KeyState && !keep[b]:
 			ops = append(ops, store.Delete(b.Key))
 		}
 	}

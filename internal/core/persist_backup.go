@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/refine-spec/refine/store"
 	"slices"
 	"strings"
+
+	"github.com/refine-spec/refine/internal/core/state"
+	"github.com/refine-spec/refine/store"
 )
 
 // State backups that refer to the journal (see persist.go): what a round's
@@ -26,7 +28,7 @@ type backupRef struct {
 
 // StateBackupOps returns the state backup of round n, st as it is now: a
 // reference to a journal record holding it, written in the same commit.
-func (j *StateJournal) StateBackupOps(st *State, n int) ([]store.Op, error) {
+func (j *StateJournal) StateBackupOps(st *state.State, n int) ([]store.Op, error) {
 	var ops []store.Op
 	if op, ok, err := j.record(st); err != nil {
 		return nil, err
@@ -42,7 +44,7 @@ func (j *StateJournal) StateBackupOps(st *State, n int) ([]store.Op, error) {
 		return append(ops, store.Put(BackupKeyState(n), SealDoc(j.Ver.Bytes()))), nil
 	}
 	var ref backupRef
-	ref.Schema = SchemaVersion
+	ref.Schema = state.SchemaVersion
 	ref.BackupRef.Round, ref.BackupRef.JournalSeq = n, j.Seq
 	b, _ := json.Marshal(ref)
 	j.newSegment() // the round about to start gets a segment of its own

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/internal/journal"
 	"github.com/refine-spec/refine/store"
 )
@@ -76,7 +77,7 @@ func SnapshotBases(sv view) ([]*SnapshotBase, error) {
 			out = append(out, &SnapshotBase{Key: k, Seq: n})
 		}
 	}
-	b, err := sv.Get(KeyState)
+	b, err := sv.Get(state.KeyState)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		// A session's first commit writes it.
@@ -85,7 +86,7 @@ func SnapshotBases(sv view) ([]*SnapshotBase, error) {
 	default:
 		// A damaged state.json is refused here: passing over it would
 		// start from an older snapshot and silently roll the session back.
-		plain, _, err := OpenDoc(KeyState, b)
+		plain, _, err := OpenDoc(state.KeyState, b)
 		if err != nil {
 			return nil, err
 		}
@@ -95,7 +96,7 @@ func SnapshotBases(sv view) ([]*SnapshotBase, error) {
 		if err := json.Unmarshal(plain, &head); err != nil {
 			return nil, fmt.Errorf("%w: state.json: %v (the file is left untouched)", store.ErrCorrupt, err)
 		}
-		out = append(out, &SnapshotBase{Key: KeyState, Seq: head.JournalSeq, Doc: b, Plain: plain})
+		out = append(out, &SnapshotBase{Key: state.KeyState, Seq: head.JournalSeq, Doc: b, Plain: plain})
 	}
 	slices.SortStableFunc(out, func(a, b *SnapshotBase) int {
 		if a.Seq != b.Seq {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/llm"
 )
 
@@ -17,7 +18,7 @@ import (
 func TestPrompterPlacesTheSpec(t *testing.T) {
 	small := "# Spec\n\n## Retries\n\nRetries are open (GAP-PT-001).\n"
 	large := "# Spec\n\n## Retries\n\nRetries are open (GAP-PT-001).\n\n## Other\n\n" + strings.Repeat("Unrelated prose. ", 200) + "\n"
-	st := &State{Current: &RoundState{N: 2, Engineer: RolePhase{Budget: 3}}}
+	st := &state.State{Current: &state.RoundState{N: 2, Engineer: state.RolePhase{Budget: 3}}}
 	if err := st.Ledger.Add(gap.Gap{ID: "GAP-PT-001", Title: "Retry policy", Severity: gap.High}); err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/internal/markdown"
 	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/retry"
@@ -171,7 +172,7 @@ type exampleChoice = exemplar.Selection
 // prefix before both is untouched. It reads what the prompt needs (the
 // material under review, the examples, the spec); a prompter builds the
 // messages from that, the state and the config.
-func (s *Engine) buildPrompt(role llm.RoleName, k int, gaps []gap.ID, prev []AttemptRec, userContext []string) ([]llm.Message, int, exampleChoice, error) {
+func (s *Engine) buildPrompt(role llm.RoleName, k int, gaps []gap.ID, prev []state.AttemptRec, userContext []string) ([]llm.Message, int, exampleChoice, error) {
 	var in PromptInputs
 	var err error
 	if role == llm.Reviewer {
@@ -211,7 +212,7 @@ type PromptInputs struct {
 // Prompter builds role prompts from the state, the config and the
 // prompt's inputs; it reads and writes nothing.
 type Prompter struct {
-	St  *State
+	St  *state.State
 	Cfg *Params
 	Tok exemplar.Tokenizer
 }
@@ -296,18 +297,18 @@ func (p Prompter) placeSpec(d *PromptData, system string, in PromptInputs, gaps 
 // retryOf returns the failed attempt attempt k answers, if it is a retry:
 // an attempt after a valid one (the round sent back to the Engineer) is a
 // fresh prompt with its instruction.
-func retryOf(k int, prev []AttemptRec) (AttemptRec, bool) {
+func retryOf(k int, prev []state.AttemptRec) (state.AttemptRec, bool) {
 	if k > 1 && len(prev) > 0 && !prev[len(prev)-1].Success {
 		return prev[len(prev)-1], true
 	}
-	return AttemptRec{}, false
+	return state.AttemptRec{}, false
 }
 
 // retry puts the retry notice for the failed attempt last, with its
 // example ex, before the user prompt user.
-func (p Prompter) retry(role llm.RoleName, k int, gaps []gap.ID, last AttemptRec, ex exampleChoice, user string) string {
+func (p Prompter) retry(role llm.RoleName, k int, gaps []gap.ID, last state.AttemptRec, ex exampleChoice, user string) string {
 	cur := p.St.Current
-	rc := retry.Context{Role: string(role), ExpectedPath: OutputKey(cur.N, role), Gaps: idStrings(gaps),
+	rc := retry.Context{Role: string(role), ExpectedPath: state.OutputKey(cur.N, role), Gaps: idStrings(gaps),
 		ValidGaps: idStrings(p.St.Ledger.IDs()), InvalidRefs: last.Message, Message: last.Message}
 	return exemplar.RetryPrompt(user, retry.Modification(last.FailureType, rc), ex.Description, ex.Text, k-1, cur.Role(role).Budget-1)
 }
@@ -357,7 +358,7 @@ func (p Prompter) stablePrefix(system, src string, example exemplar.Selection) (
 // each, in the order they were made (by ID: round, then number), so a new
 // one appends: the user's decisions ("ID (question): decision") and the
 // conflict resolutions ("ID (issue, gap): decision; constraints: …").
-func bindingDecisions(st *State) []string {
+func bindingDecisions(st *state.State) []string {
 	type line struct{ id, text string }
 	var all []line
 	for _, dec := range st.Decisions {
@@ -383,7 +384,7 @@ func bindingDecisions(st *State) []string {
 }
 
 // compactDecision is a decision as prompts show it: "ID (question): decision".
-func compactDecision(dec DecisionRecord) string {
+func compactDecision(dec state.DecisionRecord) string {
 	return fmt.Sprintf("%s (%s): %s", dec.ID, dec.Question, dec.Decision)
 }
 
@@ -452,7 +453,7 @@ func (p Prompter) renderWithinBudget(tmpl *template.Template, d *PromptData, bud
 // skipped Reviewer left unreviewed.
 func (s *Engine) materialUnderReview(gaps []gap.ID) (string, error) {
 	var rounds []int
-	if s.st.Current.Engineer.Status == RoleAccepted {
+	if s.st.Current.Engineer.Status == state.RoleAccepted {
 		rounds = append(rounds, s.st.Current.N)
 	}
 	for _, id := range gaps {
@@ -468,9 +469,9 @@ func (s *Engine) materialUnderReview(gaps []gap.ID) (string, error) {
 	}
 	var parts []string
 	for _, n := range rounds {
-		b, err := s.get(OutputKey(n, llm.Engineer))
+		b, err := s.get(state.OutputKey(n, llm.Engineer))
 		if err != nil {
-			return "", fmt.Errorf("read %s: %w", OutputKey(n, llm.Engineer), err)
+			return "", fmt.Errorf("read %s: %w", state.OutputKey(n, llm.Engineer), err)
 		}
 		parts = append(parts, string(b))
 	}

@@ -442,7 +442,7 @@ func (s *Engine) rollback(in Rollback) error {
 	if f := s.st.RollbackFlow; f != nil {
 		pending := slices.Clone(s.st.Pending)
 		s.run.rollback = RollbackReport{Pending: pending}
-		if !f.Requested(req) {
+		if !sameRollback(f, req) {
 			// Not an answer to that one's dialog: its target and reason
 			// would be taken for this request's.
 			e := &PendingRollbackError{Round: f.Current, To: f.To, Reason: f.Reason, Adjustments: slices.Clone(f.Adjustments)}

@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/refine-spec/refine/store"
 	"slices"
 	"strings"
+
+	"github.com/refine-spec/refine/store"
 )
 
 // ReadyWrites are the writes of the Ready being decided: the decisions'

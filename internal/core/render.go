@@ -10,6 +10,7 @@ import (
 	"github.com/refine-spec/refine/convergence"
 	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/internal/rollbacktext"
 	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/question"
@@ -23,7 +24,7 @@ func ts(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05Z") }
 // and usage. It is a rendering only; nothing is parsed back from it. Of
 // the configuration it shows the session's settings (with their changes),
 // its effective rollback limit and the backend that plays each role.
-func renderStatus(st *State, p *Params) string {
+func renderStatus(st *state.State, p *Params) string {
 	var b strings.Builder
 	recent := recentFrom(st)
 	writeStatusHeader(&b, st)
@@ -45,7 +46,7 @@ func renderStatus(st *State, p *Params) string {
 
 // writeStatusHeader writes status.md's title and the session's round,
 // outcome, reason and last update.
-func writeStatusHeader(b *strings.Builder, st *State) {
+func writeStatusHeader(b *strings.Builder, st *state.State) {
 	fmt.Fprintf(b, "# Session Status\n\n")
 	fmt.Fprintf(b, "- **Session:** %s\n- **Round:** %d completed", st.SessionID, st.Round)
 	if st.Current != nil {
@@ -62,7 +63,7 @@ func writeStatusHeader(b *strings.Builder, st *State) {
 // RUNNING while it has none, PAUSED while a question waits; a finished
 // session keeps its outcome and notes that a question waits (the
 // integration's, a rollback's dialog, the archive cleanup).
-func statusOutcome(st *State) string {
+func statusOutcome(st *state.State) string {
 	outcome := string(st.Outcome)
 	if outcome == "" {
 		outcome = "RUNNING"
@@ -107,7 +108,7 @@ func writePending(b *strings.Builder, pending []question.Question) {
 
 // writeRounds writes the note on the rounds left to their summaries and
 // the "## Rounds" table of the recent rounds.
-func writeRounds(b *strings.Builder, rounds []RoundRecord, recent int) {
+func writeRounds(b *strings.Builder, rounds []state.RoundRecord, recent int) {
 	if recent > 1 {
 		fmt.Fprintf(b, "\nRounds 1-%d are summarised in round_NNN/summary.md; the tables below show the last %d rounds.\n", recent-1, statusRecentRounds)
 	}
@@ -158,7 +159,7 @@ func writeConflicts(b *strings.Builder, conflicts []conflict.Conflict) {
 
 // writeRollbacks writes the automatic retries, the rollback notices and
 // the rollback history against the session's rollback limit.
-func writeRollbacks(b *strings.Builder, st *State, rollbackLimit int) {
+func writeRollbacks(b *strings.Builder, st *state.State, rollbackLimit int) {
 	for _, a := range st.AutoRetries {
 		b.WriteString("\n" + rollbacktext.AutoRetryBlock(a))
 	}
@@ -171,7 +172,7 @@ func writeRollbacks(b *strings.Builder, st *State, rollbackLimit int) {
 // renderUsage writes the "## Usage" table: tokens by role and in total,
 // with the prompt-cache columns once the backend reported cached tokens,
 // and which provider and model play each role when the session knows.
-func renderUsage(b *strings.Builder, u UsageTotals, backend BackendInfo) {
+func renderUsage(b *strings.Builder, u state.UsageTotals, backend BackendInfo) {
 	cached := u.Total.CachedPromptTokens > 0 || u.Total.CacheWriteTokens > 0
 	if cached {
 		b.WriteString("\n## Usage\n\n| Role | Prompt tokens | Cached (read) | Cache writes | Completion tokens |\n|------|---------------|---------------|--------------|-------------------|\n")
@@ -212,7 +213,7 @@ func renderUsage(b *strings.Builder, u UsageTotals, backend BackendInfo) {
 const statusRecentRounds = 5
 
 // recentFrom returns the first round status.md's per-round tables show.
-func recentFrom(st *State) int {
+func recentFrom(st *state.State) int {
 	last := st.Round
 	if st.Current != nil {
 		last = st.Current.N

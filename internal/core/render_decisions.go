@@ -5,11 +5,12 @@ import (
 	"strings"
 
 	"github.com/refine-spec/refine/conflict"
+	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/internal/rollbacktext"
 )
 
 // renderDecisions renders decisions.md from state.
-func renderDecisions(st *State) string {
+func renderDecisions(st *state.State) string {
 	var b strings.Builder
 	b.WriteString("# Decisions\n\nDecisions recorded during this session. Later prompts carry them; they are not re-argued.\n")
 	if len(st.Decisions) == 0 && len(st.ConflictDecisions) == 0 {
@@ -35,7 +36,7 @@ func renderDecisions(st *State) string {
 
 // writeDecisionRecords writes the answered questions' decisions under a
 // heading per round.
-func writeDecisionRecords(b *strings.Builder, decisions []DecisionRecord) {
+func writeDecisionRecords(b *strings.Builder, decisions []state.DecisionRecord) {
 	round := -1
 	for _, d := range decisions {
 		if d.Round != round {

@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/state"
 )
 
 // renderSummary renders round_NNN/summary.md of round r, the Mediator's
 // synthesis, from state as the round ends.
-func renderSummary(st *State, r RoundRecord) string {
+func renderSummary(st *state.State, r state.RoundRecord) string {
 	var b strings.Builder
 	writeRoundHeader(&b, r)
 	writeGapChanges(&b, st.Ledger.Gaps, r.N)
@@ -27,7 +29,7 @@ func renderSummary(st *State, r RoundRecord) string {
 
 // writeRoundHeader writes the summary's title and the round's times,
 // assignment, roles, verdict and unreviewed proposals.
-func writeRoundHeader(b *strings.Builder, r RoundRecord) {
+func writeRoundHeader(b *strings.Builder, r state.RoundRecord) {
 	fmt.Fprintf(b, "# Round %d Summary\n\n- **Started:** %s\n- **Finished:** %s\n- **Assigned:** %s\n- **Engineer:** %s\n- **Reviewer:** %s\n",
 		r.N, ts(r.StartedAt), ts(r.FinishedAt), dash(joinIDs(r.Assigned)), r.Engineer, r.Reviewer)
 	if r.Verdict != "" {
@@ -53,8 +55,8 @@ func writeGapChanges(b *strings.Builder, gaps []gap.Gap, n int) {
 
 // writeRoundIssues writes the "## Reviewer Issues" table of round n, if
 // the Reviewer raised any.
-func writeRoundIssues(b *strings.Builder, all []IssueRecord, n int) {
-	var issues []IssueRecord
+func writeRoundIssues(b *strings.Builder, all []conflict.Issue, n int) {
+	var issues []conflict.Issue
 	for _, is := range all {
 		if is.Round == n {
 			issues = append(issues, is)
@@ -83,7 +85,7 @@ func writeNewGaps(b *strings.Builder, l *gap.Ledger, ids []gap.ID) {
 
 // writeValidationWarnings writes the "## Validation Warnings" among the
 // round's validation rows, if any.
-func writeValidationWarnings(b *strings.Builder, rows []ValidationEntry) {
+func writeValidationWarnings(b *strings.Builder, rows []state.ValidationEntry) {
 	var warnings []string
 	for _, v := range rows {
 		if v.Result == resultWarn {

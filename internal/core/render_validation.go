@@ -2,13 +2,15 @@ package core
 
 import (
 	"fmt"
-	"github.com/refine-spec/refine/llm"
 	"strings"
+
+	"github.com/refine-spec/refine/internal/core/state"
+	"github.com/refine-spec/refine/llm"
 )
 
 // writeValidationLogs writes the validation log of every recent round
 // that has validation rows.
-func writeValidationLogs(b *strings.Builder, st *State, recent int) {
+func writeValidationLogs(b *strings.Builder, st *state.State, recent int) {
 	vrows, rrows := validationRows(st, recent, 0), retryRows(st, recent)
 	for _, n := range roundsWith(vrows) {
 		if n >= recent {
@@ -19,7 +21,7 @@ func writeValidationLogs(b *strings.Builder, st *State, recent int) {
 
 // RenderValidationLog writes the "## Round N Validation Log" of spec
 // round-09 §9 from the session's validation and retry rows.
-func RenderValidationLog(b *strings.Builder, st *State, n int, rows []ValidationEntry, retries []RetryDetail) {
+func RenderValidationLog(b *strings.Builder, st *state.State, n int, rows []state.ValidationEntry, retries []state.RetryDetail) {
 	fmt.Fprintf(b, "\n## Round %d Validation Log\n\n### Validation Summary\n| Role | Outcome | Attempts | Final Failure Type |\n|------|---------|----------|-------------------|\n", n)
 	for _, role := range []llm.RoleName{llm.Engineer, llm.Reviewer} {
 		t := tallyRole(rows, n, role, attemptsOf(st, n, role))
@@ -43,10 +45,10 @@ type roleTally struct {
 // tallyRole counts the attempts of role in round n from its validation
 // rows; recorded are the role's attempts of the round still in state,
 // which name the failure type of a legacy row.
-func tallyRole(rows []ValidationEntry, n int, role llm.RoleName, recorded []AttemptRec) roleTally {
+func tallyRole(rows []state.ValidationEntry, n int, role llm.RoleName, recorded []state.AttemptRec) roleTally {
 	var t roleTally
 	for _, v := range rows {
-		if v.Round != n || v.Role != role || v.Tier == TierEscalation {
+		if v.Round != n || v.Role != role || v.Tier == state.TierEscalation {
 			continue // an escalation row is the spent budget, not an attempt
 		}
 		if v.Tier == "Structure" || v.Result == "FAIL" {
@@ -64,7 +66,7 @@ func tallyRole(rows []ValidationEntry, n int, role llm.RoleName, recorded []Atte
 
 // failureTypeOf returns a failed row's failure type. A legacy row has
 // none: it takes its recorded attempt's, else its tier.
-func failureTypeOf(v ValidationEntry, recorded []AttemptRec) string {
+func failureTypeOf(v state.ValidationEntry, recorded []state.AttemptRec) string {
 	if v.FailureType != "" {
 		return string(v.FailureType)
 	}
@@ -92,7 +94,7 @@ func (t roleTally) outcome() (outcome, final string) {
 
 // writeDetailedLog writes the validation log's "### Detailed Log" table
 // of round n.
-func writeDetailedLog(b *strings.Builder, n int, rows []ValidationEntry) {
+func writeDetailedLog(b *strings.Builder, n int, rows []state.ValidationEntry) {
 	b.WriteString("\n### Detailed Log\n\n| Timestamp | Role | Attempt | Validation | Result | Message |\n|-----------|------|---------|------------|--------|---------|\n")
 	for _, v := range rows {
 		if v.Round != n {
@@ -104,7 +106,7 @@ func writeDetailedLog(b *strings.Builder, n int, rows []ValidationEntry) {
 
 // writeRetryDetails writes the validation log's "### Retry Details" of
 // round n, if it had retries.
-func writeRetryDetails(b *strings.Builder, n int, retries []RetryDetail) {
+func writeRetryDetails(b *strings.Builder, n int, retries []state.RetryDetail) {
 	first := true
 	for _, r := range retries {
 		if r.Round != n {
@@ -130,7 +132,7 @@ func roleLabel(role llm.RoleName, part string) string {
 
 // attemptsOf returns the recorded attempts of a role in round n, if that
 // round's detail is still in state.
-func attemptsOf(st *State, n int, role llm.RoleName) []AttemptRec {
+func attemptsOf(st *state.State, n int, role llm.RoleName) []state.AttemptRec {
 	if st.Current != nil && st.Current.N == n {
 		return st.Current.Role(role).Attempts
 	}
@@ -138,7 +140,7 @@ func attemptsOf(st *State, n int, role llm.RoleName) []AttemptRec {
 }
 
 // roundsWith returns the rounds the validation rows belong to, in order.
-func roundsWith(rows []ValidationEntry) []int {
+func roundsWith(rows []state.ValidationEntry) []int {
 	var out []int
 	for _, v := range rows {
 		if !containsInt(out, v.Round) {
@@ -150,7 +152,7 @@ func roundsWith(rows []ValidationEntry) []int {
 
 // writeErrors writes the "## Round N Errors" table of every recent round
 // with error rows.
-func writeErrors(b *strings.Builder, errs []ErrorEntry, recent int) {
+func writeErrors(b *strings.Builder, errs []state.ErrorEntry, recent int) {
 	for _, n := range roundsOf(errs) {
 		if n < recent {
 			continue
@@ -165,7 +167,7 @@ func writeErrors(b *strings.Builder, errs []ErrorEntry, recent int) {
 }
 
 // roundsOf returns the rounds the error rows belong to, in order.
-func roundsOf(rows []ErrorEntry) []int {
+func roundsOf(rows []state.ErrorEntry) []int {
 	var out []int
 	for _, e := range rows {
 		if !containsInt(out, e.Round) {

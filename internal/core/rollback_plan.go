@@ -8,6 +8,7 @@ import (
 
 	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/internal/rollbacktext"
 	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/rollback"
@@ -40,7 +41,7 @@ type RollbackInputs struct {
 // rollbackCommit is a planned rollback: the state to put in place, the
 // ops to commit with it and the report (Remaining left to the commit).
 type rollbackCommit struct {
-	State  *State
+	State  *state.State
 	Ops    []store.Op
 	Report RollbackReport
 	// AutoLog is the AUTO_RETRY log line ("" when the rollback was asked).
@@ -59,7 +60,7 @@ type undoneFacts struct {
 // PlanRollback plans the rollback x of old from in: it archives the undone
 // rounds, restores the target's state and carries over what outlives the
 // rounds. It does no I/O and leaves old as it was.
-func PlanRollback(old *State, x RollbackExec, in RollbackInputs) (rollbackCommit, error) {
+func PlanRollback(old *state.State, x RollbackExec, in RollbackInputs) (rollbackCommit, error) {
 	mode := in.Mode
 	if mode == rollback.ModeAutoRetry && !x.Auto {
 		mode = rollback.ModeInteractive // a prompted rollback in AUTO_RETRY mode
@@ -85,7 +86,7 @@ func PlanRollback(old *State, x RollbackExec, in RollbackInputs) (rollbackCommit
 	if err != nil {
 		return rollbackCommit{}, err
 	}
-	restored, err := ParseState(res.State)
+	restored, err := state.ParseState(res.State)
 	if err != nil {
 		return rollbackCommit{}, fmt.Errorf("rollback: restore %s: %w", rollback.StateBackupKey(x.To), err)
 	}
@@ -120,7 +121,7 @@ func PlanRollback(old *State, x RollbackExec, in RollbackInputs) (rollbackCommit
 
 // addRecords adds this rollback's history records to st, the first one
 // with the dialogs' analysis and decision.
-func addRecords(st *State, recs []rollback.Record, x RollbackExec, adjustments []string) {
+func addRecords(st *state.State, recs []rollback.Record, x RollbackExec, adjustments []string) {
 	for i, r := range recs {
 		if i == 0 {
 			r.Analysis = x.Analysis
@@ -136,7 +137,7 @@ func addRecords(st *State, recs []rollback.Record, x RollbackExec, adjustments [
 // reopen makes the restored st a session in progress with no question
 // pending, its next round steered by next: a rollback reopens a finished
 // session.
-func reopen(st *State, next *NextRoundPlan) {
+func reopen(st *state.State, next *state.NextRoundPlan) {
 	st.Outcome, st.OutcomeReason, st.FinishedAt = "", "", time.Time{}
 	st.CleanupDone = false
 	st.Pending, st.Answers = nil, nil
@@ -146,9 +147,9 @@ func reopen(st *State, next *NextRoundPlan) {
 
 // undo adds what undone round rp's outputs and records say to the
 // execution: its patterns, its analysis report and its decisions.
-func (u *undoneFacts) undo(old *State, rp rollback.RoundPlan, reason string, in RollbackInputs) {
+func (u *undoneFacts) undo(old *state.State, rp rollback.RoundPlan, reason string, in RollbackInputs) {
 	det := rollback.DetectPatterns(rollback.Input{
-		Engineer: string(in.Files[OutputKey(rp.Round, llm.Engineer)]), Reviewer: string(in.Files[OutputKey(rp.Round, llm.Reviewer)]),
+		Engineer: string(in.Files[state.OutputKey(rp.Round, llm.Engineer)]), Reviewer: string(in.Files[state.OutputKey(rp.Round, llm.Reviewer)]),
 		Assigned: assignedIn(old, rp.Round), Known: old.Ledger.IDs(), Context: in.Spec,
 	})
 	u.exec.Patterns[rp.Round] = det.Patterns()
@@ -185,7 +186,7 @@ func (u *undoneFacts) undo(old *State, rp rollback.RoundPlan, reason string, in 
 // carrySessionFacts keeps in restored what outlives the rounds it happened
 // in: tokens were spent, the rollbacks happened, the questions were asked,
 // settings set, damaged files repaired.
-func carrySessionFacts(restored, old *State) {
+func carrySessionFacts(restored, old *state.State) {
 	restored.SessionID, restored.CreatedAt = old.SessionID, old.CreatedAt
 	restored.Usage = old.Usage
 	restored.Asked = old.Asked
@@ -200,7 +201,7 @@ func carrySessionFacts(restored, old *State) {
 
 // markRetriesFailed marks the retries of the undone rounds as failed: a
 // round rolled back again means its previous retry failed.
-func markRetriesFailed(st *State, undone []int) {
+func markRetriesFailed(st *state.State, undone []int) {
 	for i := range st.Rollbacks.Records {
 		r := &st.Rollbacks.Records[i]
 		if slices.Contains(undone, r.Round) && !strings.HasPrefix(r.Outcome, "Retry failed") {
@@ -215,14 +216,14 @@ func markRetriesFailed(st *State, undone []int) {
 }
 
 // keepRounds keeps in restored old's per-round logs up to round to.
-func keepRounds(restored, old *State, to int) {
+func keepRounds(restored, old *state.State, to int) {
 	keepRound := func(n int) bool { return n <= to }
-	restored.AttemptLog = slices.DeleteFunc(slices.Clone(old.AttemptLog), func(f AttemptFact) bool { return !keepRound(f.Round) })
-	restored.Warnings = slices.DeleteFunc(slices.Clone(old.Warnings), func(w WarningFact) bool { return !keepRound(w.Round) })
-	restored.LegacyValidation = slices.DeleteFunc(slices.Clone(old.LegacyValidation), func(v ValidationEntry) bool { return !keepRound(v.Round) })
-	restored.LegacyRetries = slices.DeleteFunc(slices.Clone(old.LegacyRetries), func(v RetryDetail) bool { return !keepRound(v.Round) })
-	restored.Logged = slices.DeleteFunc(slices.Clone(old.Logged), func(v LoggedEvent) bool { return !keepRound(v.Round) })
-	restored.LegacyErrors = slices.DeleteFunc(slices.Clone(old.LegacyErrors), func(v ErrorEntry) bool { return !keepRound(v.Round) })
+	restored.AttemptLog = slices.DeleteFunc(slices.Clone(old.AttemptLog), func(f state.AttemptFact) bool { return !keepRound(f.Round) })
+	restored.Warnings = slices.DeleteFunc(slices.Clone(old.Warnings), func(w state.WarningFact) bool { return !keepRound(w.Round) })
+	restored.LegacyValidation = slices.DeleteFunc(slices.Clone(old.LegacyValidation), func(v state.ValidationEntry) bool { return !keepRound(v.Round) })
+	restored.LegacyRetries = slices.DeleteFunc(slices.Clone(old.LegacyRetries), func(v state.RetryDetail) bool { return !keepRound(v.Round) })
+	restored.Logged = slices.DeleteFunc(slices.Clone(old.Logged), func(v state.LoggedEvent) bool { return !keepRound(v.Round) })
+	restored.LegacyErrors = slices.DeleteFunc(slices.Clone(old.LegacyErrors), func(v state.ErrorEntry) bool { return !keepRound(v.Round) })
 	restored.ExampleLog = slices.DeleteFunc(slices.Clone(old.ExampleLog), func(e exemplar.LogEntry) bool { return !keepRound(e.Round) })
 }
 
@@ -266,7 +267,7 @@ func readRollbackFiles(sv view, plan rollback.Plan) (map[string][]byte, error) {
 
 // applySplit splits a gap of st's ledger and records it on the newest
 // rollback record (the summary counts "Gaps Split" from it).
-func applySplit(st *State, p *SplitPlan, now time.Time) error {
+func applySplit(st *state.State, p *state.SplitPlan, now time.Time) error {
 	ids, err := rollback.ApplySplit(&st.Ledger, p.Gap, p.Titles, st.Round, now, "split after repeated rollbacks")
 	if err != nil {
 		return fmt.Errorf("rollback: %w", err)
@@ -284,7 +285,7 @@ func applySplit(st *State, p *SplitPlan, now time.Time) error {
 
 // assignedIn returns the gaps round n was assigned, from its record or the
 // round in progress.
-func assignedIn(st *State, n int) []gap.ID {
+func assignedIn(st *state.State, n int) []gap.ID {
 	if st.Current != nil && st.Current.N == n {
 		return st.Current.Assigned
 	}

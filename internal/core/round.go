@@ -5,7 +5,9 @@ import (
 	"slices"
 	"time"
 
+	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/validate"
@@ -60,21 +62,21 @@ func (s *Engine) playPhases() (RoundReport, error) {
 		st, err := goOn, error(nil)
 		next := phaseAfter(cur.Phase)
 		switch cur.Phase {
-		case PhaseEngineer:
+		case state.PhaseEngineer:
 			st, err = s.runEngineer()
-		case PhaseDisagree:
+		case state.PhaseDisagree:
 			st, err = s.disagreement()
-		case PhaseReviewer:
+		case state.PhaseReviewer:
 			st, err = s.runReviewer()
-		case PhaseSynthesize:
+		case state.PhaseSynthesize:
 			err = synthesize(s.st, s.at)
-		case PhaseConverge:
+		case state.PhaseConverge:
 			if st, err = s.converge(); err == nil && st == goOn {
 				return s.finishRound()
 			}
 		}
 		if st == backToEngineer {
-			st, next = goOn, PhaseEngineer
+			st, next = goOn, state.PhaseEngineer
 		}
 		if err != nil || st != goOn {
 			// Waiting for an answer, or a rollback chosen in a question
@@ -91,38 +93,25 @@ func (s *Engine) playPhases() (RoundReport, error) {
 
 // phaseAfter is the phase that follows p once p's handler went on; the
 // converge phase has none (its end finishes the round).
-func phaseAfter(p Phase) Phase {
+func phaseAfter(p state.Phase) state.Phase {
 	switch p {
-	case PhaseBegin:
-		return PhaseEngineer
-	case PhaseEngineer:
-		return PhaseDisagree
-	case PhaseDisagree:
-		return PhaseReviewer
-	case PhaseReviewer:
-		return PhaseSynthesize
-	case PhaseSynthesize:
-		return PhaseConverge
+	case state.PhaseBegin:
+		return state.PhaseEngineer
+	case state.PhaseEngineer:
+		return state.PhaseDisagree
+	case state.PhaseDisagree:
+		return state.PhaseReviewer
+	case state.PhaseReviewer:
+		return state.PhaseSynthesize
+	case state.PhaseSynthesize:
+		return state.PhaseConverge
 	}
 	return p
 }
 
-// unansweredPending reports whether a pending question has no answer yet.
-// An answer given through Answer waits in state until the question's own
-// step takes it, so a question answered from another process does not
-// hold the session up.
-func (st *State) UnansweredPending() bool {
-	for _, q := range st.Pending {
-		if _, ok := st.Answers[q.ID]; !ok {
-			return true
-		}
-	}
-	return false
-}
-
 // Report describes the current round (or the last one) for Step, with
 // the session's outcome o.
-func roundReport(st *State, o Outcome) RoundReport {
+func roundReport(st *state.State, o Outcome) RoundReport {
 	r := RoundReport{Round: st.Round, Outcome: o.Status, Pending: o.Pending}
 	if st.Current != nil {
 		r.Round = st.Current.N
@@ -143,7 +132,7 @@ func (s *Engine) startRound() error {
 	if err != nil {
 		return fmt.Errorf("round %d: backups: %w", n, err)
 	}
-	cur := &RoundState{N: n, Phase: PhaseBegin, StartedAt: s.at()}
+	cur := &state.RoundState{N: n, Phase: state.PhaseBegin, StartedAt: s.at()}
 	s.chosenExamples = nil // the last round's retries are done
 	s.st.Current = cur
 	cands := assignable(s.st)
@@ -155,9 +144,9 @@ func (s *Engine) startRound() error {
 			return fmt.Errorf("round %d: assign: %w", n, err)
 		}
 	}
-	cur.Engineer = RolePhase{Gaps: slices.Clone(cur.Assigned), Budget: 1 + s.cfg.MaxRetries}
+	cur.Engineer = state.RolePhase{Gaps: slices.Clone(cur.Assigned), Budget: 1 + s.cfg.MaxRetries}
 	cur.Instructions, s.st.Instructions = s.st.Instructions, nil
-	cur.Reviewer = RolePhase{Budget: 1 + s.cfg.MaxRetries}
+	cur.Reviewer = state.RolePhase{Budget: 1 + s.cfg.MaxRetries}
 	s.emit(Event{Kind: EventRoundStarted, Round: n, Phase: cur.Phase, Message: fmt.Sprintf("assigned %v", cur.Assigned)})
 	s.log.Info("round started", "round", n, "assigned", cur.Assigned)
 	s.stage(ops...)
@@ -165,7 +154,7 @@ func (s *Engine) startRound() error {
 }
 
 // assignable returns the gaps a round may take on: OPEN or NEEDS_REVISION.
-func assignable(st *State) []gap.Gap {
+func assignable(st *state.State) []gap.Gap {
 	var out []gap.Gap
 	for _, g := range st.Ledger.Gaps {
 		if g.State == gap.Open || g.State == gap.NeedsRevision {
@@ -189,8 +178,8 @@ func (s *Engine) backupOps(n int) ([]store.Op, error) {
 	status, decisions := renderStatus(s.st, &s.cfg), renderDecisions(s.st)
 	ops = append(ops, s.renderingOps(status, decisions)...)
 	ops = append(ops,
-		s.copyOp(BackupKeyStatus(prev), KeyStatus, []byte(status)),
-		s.copyOp(BackupKeyDecisions(prev), KeyDecisions, []byte(decisions)),
+		s.copyOp(BackupKeyStatus(prev), state.KeyStatus, []byte(status)),
+		s.copyOp(BackupKeyDecisions(prev), state.KeyDecisions, []byte(decisions)),
 	)
 	if old := prev - s.cfg.BackupRetention; old >= 0 {
 		ops = append(ops, store.Delete(BackupKeyState(old)), store.Delete(BackupKeyStatus(old)), store.Delete(BackupKeyDecisions(old)))
@@ -208,11 +197,11 @@ func BackupKeyDecisions(n int) string { return fmt.Sprintf("decisions_backup_rou
 func (s *Engine) runEngineer() (stop, error) {
 	cur := s.st.Current
 	rp := &cur.Engineer
-	if rp.Status != RoleRunning {
+	if rp.Status != state.RoleRunning {
 		return goOn, nil
 	}
 	if len(rp.Gaps) == 0 {
-		rp.Status, rp.SkipNote = RoleNotNeeded, "no gap to assign"
+		rp.Status, rp.SkipNote = state.RoleNotNeeded, "no gap to assign"
 		return goOn, nil
 	}
 	if s.cfg.ParallelGaps > 1 && len(rp.Gaps) > 1 && !rp.ParallelDone && len(rp.Attempts) == 0 {
@@ -230,7 +219,7 @@ func (s *Engine) runEngineer() (stop, error) {
 // question may still wait, answered from another process).
 func (s *Engine) runReviewer() (stop, error) {
 	cur := s.st.Current
-	if rp := &cur.Reviewer; rp.Status == RoleRunning {
+	if rp := &cur.Reviewer; rp.Status == state.RoleRunning {
 		if cur.Reviewed == nil {
 			for _, g := range s.st.Ledger.InState(gap.Proposed) {
 				cur.Reviewed = append(cur.Reviewed, g.ID)
@@ -238,9 +227,9 @@ func (s *Engine) runReviewer() (stop, error) {
 			rp.Gaps = slices.Clone(cur.Reviewed)
 		}
 		if len(cur.Reviewed) == 0 {
-			rp.Status = RoleNotNeeded
+			rp.Status = state.RoleNotNeeded
 			rp.SkipNote = "no proposal to review"
-			if cur.Engineer.Status == RoleSkipped {
+			if cur.Engineer.Status == state.RoleSkipped {
 				rp.SkipNote = "Engineer skipped"
 			}
 			return goOn, nil
@@ -249,7 +238,7 @@ func (s *Engine) runReviewer() (stop, error) {
 			return st, err
 		}
 	}
-	if cur = s.st.Current; cur.Reviewer.Status != RoleSkipped || cur.Engineer.Status != RoleSkipped || cur.RoundFailedDone {
+	if cur = s.st.Current; cur.Reviewer.Status != state.RoleSkipped || cur.Engineer.Status != state.RoleSkipped || cur.RoundFailedDone {
 		return goOn, nil
 	}
 	return s.askRoundFailed()
@@ -260,7 +249,7 @@ func (s *Engine) runReviewer() (stop, error) {
 func (s *Engine) runRole(role llm.RoleName) (stop, error) {
 	cur := s.st.Current
 	rp := cur.Role(role)
-	for rp.Status == RoleRunning {
+	for rp.Status == state.RoleRunning {
 		if len(rp.Attempts) >= rp.Budget {
 			st, err := s.escalate(role)
 			if err != nil || st != goOn {
@@ -276,8 +265,8 @@ func (s *Engine) runRole(role llm.RoleName) (stop, error) {
 		ops := out.ops
 		if out.rec.Success {
 			// The accepted output is the response its attempt journaled.
-			_, respKey := AttemptKeys(cur.N, role, "", k)
-			ops = append(ops, s.acceptOp(OutputKey(cur.N, role), respKey, out.content, out.result))
+			_, respKey := state.AttemptKeys(cur.N, role, "", k)
+			ops = append(ops, s.acceptOp(state.OutputKey(cur.N, role), respKey, out.content, out.result))
 			if err := acceptOutput(s.st, role, rp, out.result, s.at); err != nil {
 				return goOn, err
 			}
@@ -287,18 +276,11 @@ func (s *Engine) runRole(role llm.RoleName) (stop, error) {
 	return goOn, nil
 }
 
-func (c *RoundState) Role(r llm.RoleName) *RolePhase {
-	if r == llm.Reviewer {
-		return &c.Reviewer
-	}
-	return &c.Engineer
-}
-
 // accept records a valid output and applies the Engineer's lifecycle
 // transitions at once, so the Reviewer sees PROPOSED gaps. now stamps each
 // transition.
-func acceptOutput(st *State, role llm.RoleName, rp *RolePhase, res validate.Result, now func() time.Time) error {
-	rp.Status = RoleAccepted
+func acceptOutput(st *state.State, role llm.RoleName, rp *state.RolePhase, res validate.Result, now func() time.Time) error {
+	rp.Status = state.RoleAccepted
 	acc := acceptedFrom(role, st.Current.N, res)
 	if role != llm.Engineer {
 		rp.Result = acc
@@ -308,10 +290,10 @@ func acceptOutput(st *State, role llm.RoleName, rp *RolePhase, res validate.Resu
 }
 
 // acceptedFrom keeps what the Mediator needs of a valid output of round n.
-func acceptedFrom(role llm.RoleName, n int, res validate.Result) *AcceptedOutput {
-	acc := &AcceptedOutput{GapsAddressed: res.GapsAddressed, Warnings: res.Warnings}
+func acceptedFrom(role llm.RoleName, n int, res validate.Result) *state.AcceptedOutput {
+	acc := &state.AcceptedOutput{GapsAddressed: res.GapsAddressed, Warnings: res.Warnings}
 	for _, ng := range res.NewGaps {
-		acc.NewGaps = append(acc.NewGaps, NewGap{ID: ng.ID, Severity: ng.Severity, Title: ng.Title})
+		acc.NewGaps = append(acc.NewGaps, state.NewGap{ID: ng.ID, Severity: ng.Severity, Title: ng.Title})
 	}
 	for _, d := range res.Disagreements {
 		acc.Disagreements = append(acc.Disagreements, d.IssueID)
@@ -319,7 +301,7 @@ func acceptedFrom(role llm.RoleName, n int, res validate.Result) *AcceptedOutput
 	if role == llm.Reviewer {
 		acc.Verdict, acc.NoIssues = string(res.Verdict), res.NoIssuesFound
 		for _, is := range res.Issues {
-			acc.Issues = append(acc.Issues, IssueRecord{ID: is.ID, Round: n, Severity: is.Severity, Gap: is.Gap,
+			acc.Issues = append(acc.Issues, conflict.Issue{ID: is.ID, Round: n, Severity: is.Severity, Gap: is.Gap,
 				Summary: is.Summary, Location: is.Location, Impact: is.Impact, Suggestion: is.Suggestion})
 		}
 		acc.ReviewedGaps = reviewHeaderGaps(res.ReviewHeaders)
@@ -343,7 +325,7 @@ func reviewHeaderGaps(headers []string) []gap.ID {
 
 // applyEngineer moves the Engineer's gaps: addressed → PROPOSED, assigned
 // but unaddressed → OPEN (a partial round), and adds its new gaps.
-func applyEngineer(st *State, rp *RolePhase, acc *AcceptedOutput, now func() time.Time) error {
+func applyEngineer(st *state.State, rp *state.RolePhase, acc *state.AcceptedOutput, now func() time.Time) error {
 	cur := st.Current
 	rp.Result = acc
 	addressed := map[gap.ID]bool{}
@@ -370,7 +352,7 @@ func applyEngineer(st *State, rp *RolePhase, acc *AcceptedOutput, now func() tim
 
 // addNewGaps adds the gaps a role introduced this round, each once; why
 // stands in for a missing title.
-func addNewGaps(st *State, gs []NewGap, why string) {
+func addNewGaps(st *state.State, gs []state.NewGap, why string) {
 	for _, ng := range gs {
 		if st.Ledger.Has(ng.ID) {
 			continue
@@ -385,10 +367,10 @@ func addNewGaps(st *State, gs []NewGap, why string) {
 
 // synthesize applies the Reviewer's verdicts: what the review decides
 // (verdictTransitions), then its transitions, each stamped by now.
-func synthesize(st *State, now func() time.Time) error {
+func synthesize(st *state.State, now func() time.Time) error {
 	cur := st.Current
 	rev := cur.Reviewer.Result
-	if cur.Reviewer.Status != RoleAccepted || rev == nil {
+	if cur.Reviewer.Status != state.RoleAccepted || rev == nil {
 		return nil
 	}
 	for _, t := range VerdictTransitions(&st.Ledger, cur.Reviewed, rev) {
@@ -411,7 +393,7 @@ type Transition struct {
 // VerdictTransitions decides the review's moves: each reviewed PROPOSED
 // gap is ACCEPTED, or NEEDS_REVISION when a HIGH/CRITICAL issue names it;
 // an ACCEPTED gap outside the review that such an issue names is reopened.
-func VerdictTransitions(l *gap.Ledger, underReview []gap.ID, rev *AcceptedOutput) []Transition {
+func VerdictTransitions(l *gap.Ledger, underReview []gap.ID, rev *state.AcceptedOutput) []Transition {
 	reviewed := reviewedGaps(underReview, rev)
 	blocking := blockingIssues(rev.Issues)
 	var out []Transition
@@ -437,13 +419,13 @@ func VerdictTransitions(l *gap.Ledger, underReview []gap.ID, rev *AcceptedOutput
 // reviewedGaps are the gaps under review the Reviewer's output covers:
 // all of them, unless its review headers name gaps; then those it named
 // or raised an issue against.
-func reviewedGaps(underReview []gap.ID, rev *AcceptedOutput) []gap.ID {
+func reviewedGaps(underReview []gap.ID, rev *state.AcceptedOutput) []gap.ID {
 	if len(rev.ReviewedGaps) == 0 {
 		return underReview
 	}
 	var out []gap.ID
 	for _, id := range underReview {
-		if slices.Contains(rev.ReviewedGaps, id) || slices.ContainsFunc(rev.Issues, func(is IssueRecord) bool { return is.Gap == id }) {
+		if slices.Contains(rev.ReviewedGaps, id) || slices.ContainsFunc(rev.Issues, func(is conflict.Issue) bool { return is.Gap == id }) {
 			out = append(out, id)
 		}
 	}
@@ -452,7 +434,7 @@ func reviewedGaps(underReview []gap.ID, rev *AcceptedOutput) []gap.ID {
 
 // blockingIssues maps each gap to the IDs of the HIGH/CRITICAL issues
 // raised against it.
-func blockingIssues(issues []IssueRecord) map[gap.ID][]string {
+func blockingIssues(issues []conflict.Issue) map[gap.ID][]string {
 	blocking := map[gap.ID][]string{}
 	for _, is := range issues {
 		if is.Severity.AtLeastHigh() && is.Gap != "" {
@@ -471,7 +453,7 @@ func (s *Engine) finishRound() (RoundReport, error) {
 	s.st.Current = nil
 	s.st.PrevLedger = SnapshotLedger(&s.st.Ledger)
 	s.emit(Event{Kind: EventRoundFinished, Round: rec.N, Message: fmt.Sprintf("engineer %s, reviewer %s", rec.Engineer, rec.Reviewer)})
-	s.stage(append(convergenceOps(Tracker(s.st, &s.cfg)), store.Put(SummaryKey(rec.N), []byte(summary)))...)
+	s.stage(append(convergenceOps(Tracker(s.st, &s.cfg)), store.Put(state.SummaryKey(rec.N), []byte(summary)))...)
 	if done, err := s.checkTermination(); err != nil || done {
 		return roundReport(s.st, outcomeOf(s.st)), err
 	}
@@ -483,9 +465,9 @@ func (s *Engine) finishRound() (RoundReport, error) {
 
 // roundRecord is the record of the round in progress, finished at
 // finishedAt: what its roles did and how its gaps moved.
-func newRoundRecord(st *State, finishedAt time.Time) RoundRecord {
+func newRoundRecord(st *state.State, finishedAt time.Time) state.RoundRecord {
 	cur := st.Current
-	rec := RoundRecord{N: cur.N, StartedAt: cur.StartedAt, FinishedAt: finishedAt, Assigned: cur.Assigned,
+	rec := state.RoundRecord{N: cur.N, StartedAt: cur.StartedAt, FinishedAt: finishedAt, Assigned: cur.Assigned,
 		Engineer: RoleSummary(llm.Engineer, &cur.Engineer), Reviewer: RoleSummary(llm.Reviewer, &cur.Reviewer)}
 	if r := cur.Engineer.Result; r != nil {
 		rec.GapsAddressed = r.GapsAddressed
@@ -493,7 +475,7 @@ func newRoundRecord(st *State, finishedAt time.Time) RoundRecord {
 	if r := cur.Reviewer.Result; r != nil {
 		rec.Verdict = r.Verdict
 	}
-	if cur.Reviewer.Status == RoleSkipped {
+	if cur.Reviewer.Status == state.RoleSkipped {
 		for _, id := range cur.Reviewed {
 			if g, ok := st.Ledger.Get(id); ok && g.State == gap.Proposed {
 				rec.Unreviewed = append(rec.Unreviewed, id)
@@ -508,7 +490,7 @@ func newRoundRecord(st *State, finishedAt time.Time) RoundRecord {
 
 // recordMoves adds to rec how g moved in rec's round: accepted, reopened,
 // sent back for revision, or new.
-func recordMoves(rec *RoundRecord, g gap.Gap) {
+func recordMoves(rec *state.RoundRecord, g gap.Gap) {
 	for _, t := range g.History {
 		if t.Round != rec.N {
 			continue
@@ -527,14 +509,6 @@ func recordMoves(rec *RoundRecord, g gap.Gap) {
 	}
 }
 
-// endOfRoundDue reports whether the last round ended but its
-// end-of-round termination check did not (a crash between the two, or a
-// question answered later): for Step, that check is the rest of the
-// round in progress.
-func (st *State) EndOfRoundDue() bool {
-	return st.Current == nil && st.RollbackFlow == nil && st.Round > 0 && st.EndChecked < st.Round && !st.Outcome.Terminal()
-}
-
 // SnapshotLedger copies the gaps without their transition history: the
 // next convergence row compares states, not histories.
 func SnapshotLedger(l *gap.Ledger) *gap.Ledger {
@@ -547,19 +521,19 @@ func SnapshotLedger(l *gap.Ledger) *gap.Ledger {
 
 // RoleSummary is how a round report shows role's phase: "OK (1 attempt)",
 // "SKIP", ….
-func RoleSummary(role llm.RoleName, rp *RolePhase) string {
+func RoleSummary(role llm.RoleName, rp *state.RolePhase) string {
 	switch rp.Status {
-	case RoleAccepted:
+	case state.RoleAccepted:
 		n := len(rp.Attempts)
 		for _, p := range rp.Parts {
 			n += len(p.Attempts)
 		}
 		return fmt.Sprintf("OK (%d attempt%s)", n, plural(n))
-	case RoleSkipped:
+	case state.RoleSkipped:
 		return "SKIP"
-	case RoleNotNeeded:
+	case state.RoleNotNeeded:
 		return "not needed (" + rp.SkipNote + ")"
-	case RoleRunning:
+	case state.RoleRunning:
 		return "in progress"
 	}
 	return fmt.Sprintf("unknown status %q", string(rp.Status)) // a state.json of a newer refine

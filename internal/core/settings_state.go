@@ -3,23 +3,18 @@ package core
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/refine-spec/refine/store"
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/refine-spec/refine/internal/core/state"
+	"github.com/refine-spec/refine/store"
 )
 
-// settingsChange is one recorded change of a session's Settings.
-type SettingsChange struct {
-	Round   int      `json:"round"`
-	At      string   `json:"at"`
-	Changes []string `json:"changes"` // "max_rounds: 10 → 20"
-}
-
-// StoreSettings records the session's settings in its state, as JSON so
+// storeSettings records the session's settings in its state, as JSON so
 // that a later refine with new fields restores the old ones and defaults
 // the rest.
-func storeSettings(st *State, set Settings) error {
+func storeSettings(st *state.State, set Settings) error {
 	b, err := json.Marshal(set)
 	if err != nil {
 		return fmt.Errorf("settings: %w", err)
@@ -31,7 +26,7 @@ func storeSettings(st *State, set Settings) error {
 // RestoredSettings returns the settings the session in st was started (or
 // last changed) with, over cfg's: a session from before settings were
 // stored keeps cfg's.
-func RestoredSettings(cfg Params, st *State) (Settings, error) {
+func RestoredSettings(cfg Params, st *state.State) (Settings, error) {
 	if len(st.Settings) == 0 {
 		return cfg.Settings, nil
 	}
@@ -59,7 +54,7 @@ func (s *Engine) applySettings(set Settings) error {
 	if err := storeSettings(s.st, s.cfg.Settings); err != nil {
 		return err
 	}
-	s.st.SettingsLog = append(s.st.SettingsLog, SettingsChange{Round: s.st.Round, At: s.at().Format("2006-01-02 15:04:05"), Changes: changes})
+	s.st.SettingsLog = append(s.st.SettingsLog, state.SettingsChange{Round: s.st.Round, At: s.at().Format("2006-01-02 15:04:05"), Changes: changes})
 	s.log.Info("settings changed", "changes", strings.Join(changes, "; "))
 	return s.checkpoint()
 }

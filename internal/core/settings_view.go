@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"github.com/refine-spec/refine/internal/core/state"
 	"strconv"
 	"strings"
 )
@@ -46,7 +47,7 @@ func (set Settings) View() []SettingValue {
 // and each change made to them since it started (`refine resume
 // --rollback-limit …`, Session.SetSettings), so what state.json holds is
 // also what a person reads (#40).
-func writeSettings(b *strings.Builder, p *Params, log []SettingsChange) {
+func writeSettings(b *strings.Builder, p *Params, log []state.SettingsChange) {
 	b.WriteString("\n## Settings\n\n| Setting | Value |\n|---------|-------|\n")
 	for _, v := range p.View() {
 		fmt.Fprintf(b, "| %s | %s |\n", v.Name, cell(v.Value))

@@ -6,6 +6,7 @@ import (
 	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/convergence"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/question"
 	"github.com/refine-spec/refine/rollback"
@@ -77,7 +78,7 @@ type DecisionStatus struct {
 type Status struct {
 	SessionID string
 	Round     int
-	Phase     Phase
+	Phase     state.Phase
 	Outcome   OutcomeStatus
 	Reason    string
 	Gaps      []GapStatus

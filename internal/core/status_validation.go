@@ -3,6 +3,7 @@ package core
 import (
 	"time"
 
+	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/validate"
 )
@@ -26,7 +27,7 @@ type ValidationRecord struct {
 }
 
 // ValidationRecords are the public records (Status.Validation) of in.
-func ValidationRecords(in []ValidationEntry) []ValidationRecord {
+func ValidationRecords(in []state.ValidationEntry) []ValidationRecord {
 	out := make([]ValidationRecord, len(in))
 	for i, e := range in {
 		out[i] = ValidationRecord{Round: e.Round, At: e.At, Role: e.Role, Part: e.Part, Attempt: e.Attempt, Tier: e.Tier, Result: e.Result, Message: e.Message, FailureType: e.FailureType}

@@ -3,8 +3,10 @@ package core
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/refine-spec/refine/llm"
 	"slices"
+
+	"github.com/refine-spec/refine/internal/core/state"
+	"github.com/refine-spec/refine/llm"
 )
 
 // The session as Status reports it: built from the state at a durable
@@ -46,7 +48,7 @@ func (s *Engine) Status() Status {
 
 // StatusOf is the Status of a session's state as stored, with defaults
 // for the settings a session from before settings were stored lacks.
-func StatusOf(st *State, defaults Settings) Status { return statusOf(st, nil, defaults) }
+func StatusOf(st *state.State, defaults Settings) Status { return statusOf(st, nil, defaults) }
 
 // cloneOrNil copies xs, or returns nil if it is empty: an empty list in
 // the session's memory and a missing one in its stored state are the same
@@ -58,7 +60,7 @@ func cloneOrNil[T any](xs []T) []T {
 	return slices.Clone(xs)
 }
 
-func statusOf(s *State, c *statusCache, defaults Settings) Status {
+func statusOf(s *state.State, c *statusCache, defaults Settings) Status {
 	st := Status{
 		SessionID: s.SessionID,
 		Round:     s.Round,

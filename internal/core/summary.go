@@ -3,6 +3,8 @@ package core
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/store"
 )
 
@@ -10,13 +12,13 @@ import (
 // state is st, committed with every durable point so that a Backend lists
 // sessions (round, outcome, open gaps by severity, pending questions,
 // last activity) without reading their state.
-func summaryOp(st *State) store.Op {
+func summaryOp(st *state.State) store.Op {
 	b, _ := json.Marshal(summaryOf(st)) // plain data: cannot fail
 	return store.Put(store.SummaryKey, b)
 }
 
 // summaryOf is the SessionSummary of the session whose state is st.
-func summaryOf(st *State) store.SessionSummary {
+func summaryOf(st *state.State) store.SessionSummary {
 	sum := store.SessionSummary{Round: st.Round, Outcome: st.Outcome, Pending: len(st.Pending), Created: st.CreatedAt, Updated: st.UpdatedAt,
 		OpenGaps: map[string]int{}}
 	switch {
