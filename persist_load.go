@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/refine-spec/refine/internal/core"
 	"github.com/refine-spec/refine/internal/core/state"
+	"github.com/refine-spec/refine/internal/core/statedoc"
 )
 
 // Reading a stored session: its snapshots, and the journal records
@@ -18,7 +18,7 @@ import (
 // loadedState is a session's state as read from its Store.
 type loadedState struct {
 	st *state.State
-	j  core.StateJournal
+	j  statedoc.StateJournal
 	// raw is the state document as rebuilt (for Status).
 	raw []byte
 }
@@ -26,7 +26,7 @@ type loadedState struct {
 // loadState reads the snapshot and applies the journal records after it.
 // A state.json written by an older refine (schema 1) has no journal.
 func loadState(ctx context.Context, store Store) (loadedState, error) {
-	var base *core.SnapshotBase
+	var base *statedoc.SnapshotBase
 	var doc []byte
 	var since int
 	var last int64
@@ -39,7 +39,7 @@ func loadState(ctx context.Context, store Store) (loadedState, error) {
 		if base, err = newestSnapshot(ctx, store); err != nil {
 			return loadedState{}, err
 		}
-		doc, since, last, err = core.Replay(bind(ctx, store), base.Plain, -1)
+		doc, since, last, err = statedoc.Replay(bind(ctx, store), base.Plain, -1)
 		if err == nil || !errors.Is(err, ErrCorrupt) || try == 3 {
 			break
 		}
@@ -54,12 +54,12 @@ func loadState(ctx context.Context, store Store) (loadedState, error) {
 	if err != nil {
 		return loadedState{}, err
 	}
-	j := core.StateJournal{Seq: last, Since: since, SnapSeq: base.Seq, SnapSize: len(base.Doc), SnapKey: base.Key, LegacyState: st.Schema < 2, Appends: appends(store)}
+	j := statedoc.StateJournal{Seq: last, Since: since, SnapSeq: base.Seq, SnapSize: len(base.Doc), SnapKey: base.Key, LegacyState: st.Schema < 2, Appends: appends(store)}
 	if st.Schema < state.SchemaVersion {
 		st.Schema = state.SchemaVersion
 		j.SnapshotNext = true // rewrite it in this refine's format at the next commit
 	}
-	ver, err := core.EncodeState(st, &j.Hist)
+	ver, err := statedoc.EncodeState(st, &j.Hist)
 	if err != nil {
 		return loadedState{}, err
 	}
@@ -72,11 +72,11 @@ func loadState(ctx context.Context, store Store) (loadedState, error) {
 // base that were passed over as incomplete: a damaged one looks so when
 // the damage is to its size (checksum.go), and the records it held are
 // then missing.
-func passedOver(ctx context.Context, store Store, base *core.SnapshotBase, err error) error {
+func passedOver(ctx context.Context, store Store, base *statedoc.SnapshotBase, err error) error {
 	if base == nil || !errors.Is(err, ErrCorrupt) {
 		return err
 	}
-	bases, lerr := core.SnapshotBases(bind(ctx, store))
+	bases, lerr := statedoc.SnapshotBases(bind(ctx, store))
 	if lerr != nil {
 		return err
 	}
@@ -93,13 +93,13 @@ func passedOver(ctx context.Context, store Store, base *core.SnapshotBase, err e
 }
 
 // newestSnapshot returns the newest complete snapshot in store, read.
-func newestSnapshot(ctx context.Context, store Store) (*core.SnapshotBase, error) {
-	bases, err := core.SnapshotBases(bind(ctx, store))
+func newestSnapshot(ctx context.Context, store Store) (*statedoc.SnapshotBase, error) {
+	bases, err := statedoc.SnapshotBases(bind(ctx, store))
 	if err != nil {
 		return nil, err
 	}
-	if !slices.ContainsFunc(bases, func(b *core.SnapshotBase) bool { return b.Key == state.KeyState }) {
+	if !slices.ContainsFunc(bases, func(b *statedoc.SnapshotBase) bool { return b.Key == state.KeyState }) {
 		return nil, fmt.Errorf("%w: the store has no state.json; start a session with `refine run` (or refine.New)", ErrNoSession)
 	}
-	return core.NewestComplete(bind(ctx, store), bases, -1) // state.json at least
+	return statedoc.NewestComplete(bind(ctx, store), bases, -1) // state.json at least
 }

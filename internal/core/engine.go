@@ -13,6 +13,7 @@ import (
 	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/internal/core/state"
+	"github.com/refine-spec/refine/internal/core/statedoc"
 	"github.com/refine-spec/refine/question"
 	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/validate"
@@ -67,7 +68,7 @@ type Engine struct {
 	canon     exemplar.Canonical
 	canonErr  error
 	// journal is the session's position in its journal (persist.go).
-	journal StateJournal
+	journal statedoc.StateJournal
 	// chosenExamples holds the example selected for each pending retry, so
 	// the prompt attaches the one the example log names.
 	chosenExamples map[string]exemplar.Selection
@@ -103,7 +104,7 @@ func (s *Engine) stage(ops ...store.Op) {
 // get reads key as the session sees it: the latest staged write, else
 // the Store.
 func (s *Engine) get(key string) ([]byte, error) {
-	return StoreView{Store: s.out, Pending: s.staged}.get(key)
+	return statedoc.StoreView{Store: s.out, Pending: s.staged}.Get(key)
 }
 
 // copyOp writes value at key as a copy of from, which holds the same
@@ -155,7 +156,7 @@ func (s *Engine) checkpoint(ops ...store.Op) error {
 	all := make([]store.Op, 0, len(s.staged)+len(ops)+4)
 	all = append(all, s.staged...)
 	all = append(all, ops...)
-	jops, err := s.journal.CommitOps(StoreView{Store: s.out, Pending: s.staged}, s.st, all)
+	jops, err := s.journal.CommitOps(statedoc.StoreView{Store: s.out, Pending: s.staged}, s.st, all)
 	if err != nil {
 		s.stale = true
 		return fmt.Errorf("commit: %w", err)

@@ -8,6 +8,7 @@ import (
 	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/internal/core/state"
+	"github.com/refine-spec/refine/internal/core/statedoc"
 	"github.com/refine-spec/refine/store"
 )
 
@@ -58,7 +59,7 @@ func Create(o Options, v View, id, spec string, gaps []gap.Gap, at time.Time) (*
 		return nil, Ready{}, fmt.Errorf("new session: %w", err)
 	}
 	s := newEngine(o)
-	s.st, s.journal = st, NewJournal(o.Caps)
+	s.st, s.journal = st, statedoc.NewJournal(o.Caps.Appends)
 	s.journal.Hist.Check = o.SelfCheck
 	s.now = at
 	s.out = newReadyWrites(s.caps, s.checks)
@@ -75,7 +76,7 @@ func Create(o Options, v View, id, spec string, gaps []gap.Gap, at time.Time) (*
 // Load takes up a session as stored: st and j as the journal's reader
 // rebuilt them. The settings are the session's own (Params' when it
 // stored none).
-func Load(o Options, st *state.State, j StateJournal) (*Engine, error) {
+func Load(o Options, st *state.State, j statedoc.StateJournal) (*Engine, error) {
 	set, err := RestoredSettings(o.Params, st)
 	if err != nil {
 		return nil, err
@@ -99,6 +100,6 @@ func (s *Engine) RunLink() string { return s.st.RunLink }
 // StateDoc is the session's whole state as a state.json snapshot would
 // hold it, encoded with a cache of its own (the journal's is untouched).
 func (s *Engine) StateDoc() ([]byte, error) {
-	v, err := EncodeState(s.st, &HistoryCache{})
+	v, err := statedoc.EncodeState(s.st, &statedoc.HistoryCache{})
 	return v.Bytes(), err
 }

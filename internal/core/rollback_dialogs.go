@@ -9,6 +9,7 @@ import (
 	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/internal/core/state"
+	"github.com/refine-spec/refine/internal/core/statedoc"
 	"github.com/refine-spec/refine/internal/rollbacktext"
 	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/question"
@@ -223,7 +224,7 @@ func (v rollbackStoreView) splitGap(round, to int) (gap.ID, string, error) {
 	if err != nil {
 		return "", "", fmt.Errorf("rollback analysis: read %s: %w", key, err)
 	}
-	if b, err = ResolveBackup(v.s.out, key, b); err != nil {
+	if b, err = statedoc.ResolveBackup(v.s.out, key, b); err != nil {
 		return "", "", fmt.Errorf("rollback analysis: %s: %w", key, err)
 	}
 	restored, err := state.ParseState(b)
@@ -355,9 +356,9 @@ func (v rollbackStoreView) Targets(current int) ([]rollbacktext.Target, error) {
 	var rows []rollbacktext.Target
 	for _, t := range v.limitedTargets(current) {
 		row := rollbacktext.Target{Round: t}
-		b, err := ReadStateBackup(StoreView{Store: v.s.out, Pending: v.s.staged}, t)
+		b, err := statedoc.ReadStateBackup(statedoc.StoreView{Store: v.s.out, Pending: v.s.staged}, t)
 		if err != nil {
-			return nil, fmt.Errorf("rollback targets: read %s: %w", BackupKeyState(t), err)
+			return nil, fmt.Errorf("rollback targets: read %s: %w", state.BackupKeyState(t), err)
 		}
 		if st, err := state.ParseState(b); err == nil {
 			row.OpenGaps = len(st.Ledger.Open())

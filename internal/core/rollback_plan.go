@@ -9,6 +9,7 @@ import (
 	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/internal/core/state"
+	"github.com/refine-spec/refine/internal/core/statedoc"
 	"github.com/refine-spec/refine/internal/rollbacktext"
 	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/rollback"
@@ -256,7 +257,7 @@ func readRollbackFiles(sv view, plan rollback.Plan) (map[string][]byte, error) {
 		}
 		if kind, _, ok := rollback.ParseBackupKey(k); ok && kind == rollback.StateBackup {
 			// A state backup refers to the session's journal: rebuild it.
-			if b, err = ResolveBackup(sv, k, b); err != nil {
+			if b, err = statedoc.ResolveBackup(sv, k, b); err != nil {
 				return nil, fmt.Errorf("rollback: %s: %w", k, err)
 			}
 		}

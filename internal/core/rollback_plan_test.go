@@ -31,13 +31,13 @@ func TestPlanRollbackFromValues(t *testing.T) {
 		AttemptLog: []state.AttemptFact{{Round: 1, Role: llm.Engineer}, {Round: 2, Role: llm.Engineer}},
 		Decisions:  []state.DecisionRecord{{ID: "D-2.1", Round: 2, Decision: "keep"}, {ID: "D-2.2", Round: 2, Decision: "roll back", Procedural: true}},
 	}
-	keys := append([]string{BackupKeyStatus(1), BackupKeyDecisions(1), BackupKeyState(1)}, state.OutputKey(2, llm.Engineer), state.OutputKey(2, llm.Reviewer))
+	keys := append([]string{state.BackupKeyStatus(1), state.BackupKeyDecisions(1), state.BackupKeyState(1)}, state.OutputKey(2, llm.Engineer), state.OutputKey(2, llm.Reviewer))
 	plan, err := rollback.PlanRollback(rollback.Request{Current: 2, To: 1, Keys: keys, History: old.Rollbacks, Limit: 7})
 	if err != nil {
 		t.Fatal(err)
 	}
 	files := map[string][]byte{
-		BackupKeyStatus(1): []byte("# status\n"), BackupKeyDecisions(1): []byte("# decisions\n"),
+		state.BackupKeyStatus(1): []byte("# status\n"), state.BackupKeyDecisions(1): []byte("# decisions\n"),
 		rollback.StateBackupKey(1): target, state.OutputKey(2, llm.Engineer): []byte("engineer"), state.OutputKey(2, llm.Reviewer): []byte("reviewer"),
 	}
 	before, err := json.Marshal(old)

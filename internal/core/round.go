@@ -178,20 +178,14 @@ func (s *Engine) backupOps(n int) ([]store.Op, error) {
 	status, decisions := renderStatus(s.st, &s.cfg), renderDecisions(s.st)
 	ops = append(ops, s.renderingOps(status, decisions)...)
 	ops = append(ops,
-		s.copyOp(BackupKeyStatus(prev), state.KeyStatus, []byte(status)),
-		s.copyOp(BackupKeyDecisions(prev), state.KeyDecisions, []byte(decisions)),
+		s.copyOp(state.BackupKeyStatus(prev), state.KeyStatus, []byte(status)),
+		s.copyOp(state.BackupKeyDecisions(prev), state.KeyDecisions, []byte(decisions)),
 	)
 	if old := prev - s.cfg.BackupRetention; old >= 0 {
-		ops = append(ops, store.Delete(BackupKeyState(old)), store.Delete(BackupKeyStatus(old)), store.Delete(BackupKeyDecisions(old)))
+		ops = append(ops, store.Delete(state.BackupKeyState(old)), store.Delete(state.BackupKeyStatus(old)), store.Delete(state.BackupKeyDecisions(old)))
 	}
 	return ops, nil
 }
-
-// BackupKeyState, BackupKeyStatus and BackupKeyDecisions name round n's
-// backups (FLOW-007 §2).
-func BackupKeyState(n int) string     { return fmt.Sprintf("state_backup_round_%d.json", n) }
-func BackupKeyStatus(n int) string    { return fmt.Sprintf("status_backup_round_%d.md", n) }
-func BackupKeyDecisions(n int) string { return fmt.Sprintf("decisions_backup_round_%d.md", n) }
 
 // runEngineer plays the Engineer phase.
 func (s *Engine) runEngineer() (stop, error) {

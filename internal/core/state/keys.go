@@ -46,3 +46,9 @@ func FinalAttemptKeys(role llm.RoleName, k int) (prompt, response string) {
 
 // FinalOutputKey holds the role's accepted output of the integration step.
 func FinalOutputKey(role llm.RoleName) string { return "final/" + string(role) + ".md" }
+
+// BackupKeyState, BackupKeyStatus and BackupKeyDecisions name round n's
+// backups (FLOW-007 §2).
+func BackupKeyState(n int) string     { return fmt.Sprintf("state_backup_round_%d.json", n) }
+func BackupKeyStatus(n int) string    { return fmt.Sprintf("status_backup_round_%d.md", n) }
+func BackupKeyDecisions(n int) string { return fmt.Sprintf("decisions_backup_round_%d.md", n) }

@@ -1,4 +1,4 @@
-package core
+package statedoc
 
 import (
 	"bytes"
@@ -41,14 +41,14 @@ func (j *StateJournal) StateBackupOps(st *state.State, n int) ([]store.Op, error
 		// refine): make this position a snapshot at the next commit, and
 		// the backup its whole state.
 		// record has just encoded the state.
-		return append(ops, store.Put(BackupKeyState(n), SealDoc(j.Ver.Bytes()))), nil
+		return append(ops, store.Put(state.BackupKeyState(n), SealDoc(j.Ver.Bytes()))), nil
 	}
 	var ref backupRef
 	ref.Schema = state.SchemaVersion
 	ref.BackupRef.Round, ref.BackupRef.JournalSeq = n, j.Seq
 	b, _ := json.Marshal(ref)
 	j.newSegment() // the round about to start gets a segment of its own
-	return append(ops, store.Put(BackupKeyState(n), SealDoc(b))), nil
+	return append(ops, store.Put(state.BackupKeyState(n), SealDoc(b))), nil
 }
 
 // keptBases returns the snapshots among bases that the state backups
@@ -100,7 +100,7 @@ func backupSeqs(v StoreView) ([]int64, error) {
 	}
 	var seqs []int64
 	for _, k := range keys {
-		b, err := v.get(k)
+		b, err := v.Get(k)
 		if errors.Is(err, store.ErrNotFound) {
 			continue
 		}
@@ -131,11 +131,11 @@ func ParseBackupRef(b []byte) (backupRef, bool) {
 // backup refers to the journal and is rebuilt from the newest snapshot at
 // or before it.
 func ReadStateBackup(v StoreView, n int) ([]byte, error) {
-	b, err := v.get(BackupKeyState(n))
+	b, err := v.Get(state.BackupKeyState(n))
 	if err != nil {
 		return nil, err
 	}
-	return ResolveBackup(v.Store, BackupKeyState(n), b)
+	return ResolveBackup(v.Store, state.BackupKeyState(n), b)
 }
 
 // ResolveBackup turns a state backup's content, read from key in store,

@@ -1,10 +1,11 @@
-package core
+package statedoc
 
 import (
 	"bytes"
 	"errors"
-	"github.com/refine-spec/refine/store"
 	"testing"
+
+	"github.com/refine-spec/refine/store"
 )
 
 // FuzzOpenDoc: a sealed document opens to what was sealed; any bytes

@@ -1,4 +1,4 @@
-package core
+package statedoc
 
 import (
 	"fmt"
@@ -108,9 +108,10 @@ type StateJournal struct {
 	Appends bool
 }
 
-// NewJournal returns the journal of a session not stored yet, in store:
+// NewJournal returns the journal of a session not stored yet, in a Store
+// that takes appends when appends is set:
 // its first commit writes a whole snapshot.
-func NewJournal(caps StoreCaps) StateJournal { return StateJournal{Appends: caps.Appends} }
+func NewJournal(appends bool) StateJournal { return StateJournal{Appends: appends} }
 
 // StoreView is what the journal reads of the session's Store: the Store as
 // committed, and the writes the session has staged for the commit being
@@ -120,16 +121,16 @@ type StoreView struct {
 	Pending []store.Op
 }
 
-// get reads key as the commit being built will leave it: the latest
+// Get reads key as the commit being built will leave it: the latest
 // staged write, else the Store (as Session.get does).
-func (v StoreView) get(key string) ([]byte, error) {
+func (v StoreView) Get(key string) ([]byte, error) {
 	for i := len(v.Pending) - 1; i >= 0; i-- {
 		if op := v.Pending[i]; op.Key == key {
 			switch op.Kind {
 			case store.OpDelete:
 				return nil, fmt.Errorf("get %s: %w", key, store.ErrNotFound)
 			case store.OpCopy:
-				return v.get(op.From)
+				return v.Get(op.From)
 			}
 			return op.Value, nil
 		}
