@@ -10,6 +10,7 @@ import (
 
 	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/internal/core"
+	"github.com/refine-spec/refine/internal/core/render"
 	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/question"
@@ -75,8 +76,8 @@ type (
 	RollbackReport   = core.RollbackReport
 	GapStatus        = core.GapStatus
 	DecisionStatus   = core.DecisionStatus
-	ValidationRecord = core.ValidationRecord
-	NormalizedCount  = core.NormalizedCount
+	ValidationRecord = render.ValidationRecord
+	NormalizedCount  = render.NormalizedCount
 )
 
 // Terminal outcomes (docs/workflow.md#outcomes), the non-terminal stops,
@@ -102,9 +103,9 @@ const (
 	PhaseIntegration = state.PhaseIntegration
 
 	// The forms of final_spec.md (Status.FinalSpec).
-	FinalSpecIntegrated = core.FinalSpecIntegrated
-	FinalSpecAppendix   = core.FinalSpecAppendix
-	FinalSpecPending    = core.FinalSpecPending
+	FinalSpecIntegrated = state.FinalSpecIntegrated
+	FinalSpecAppendix   = state.FinalSpecAppendix
+	FinalSpecPending    = state.FinalSpecPending
 )
 
 // What a session is configured with and stores: its tunables, the backend

@@ -7,6 +7,7 @@ import (
 
 	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/render"
 	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/question"
 )
@@ -45,7 +46,7 @@ func ApprovalBlocked(st *state.State, ack bool) (high bool, err error) {
 // with the user's note.
 func EndReason(base, note string) string {
 	if n := strings.TrimSpace(note); n != "" {
-		return base + ": " + oneLine(n)
+		return base + ": " + render.OneLine(n)
 	}
 	return base
 }
@@ -57,24 +58,4 @@ func (s *Engine) fileEndDecision(title, key, outcome, note string) {
 	q := question.Question{ID: fmt.Sprintf("r%d-%s", round, key), Kind: question.KindEarlyTermination, Round: round, Title: title}
 	recordProcedural(s.st, s.at(), round, "", q, question.Answer{Key: key, Text: strings.TrimSpace(note)}, "Session ended as "+outcome)
 	s.st.Pending, s.st.Answers, s.st.RollbackFlow = nil, nil, nil
-}
-
-// OnlyCleanupPending reports whether the session is finished and the only
-// questions left are the end-of-session archive cleanup: the session then
-// reports its outcome, not PAUSED (the question waits).
-func OnlyCleanupPending(st *state.State) bool {
-	if !st.Outcome.Terminal() || len(st.Pending) == 0 {
-		return false
-	}
-	for _, q := range st.Pending {
-		if !isCleanupQuestion(q) {
-			return false
-		}
-	}
-	return true
-}
-
-// isCleanupQuestion recognises the session-end archive question.
-func isCleanupQuestion(q question.Question) bool {
-	return q.Kind == question.KindRollback && q.Title == "ARCHIVE CLEANUP"
 }

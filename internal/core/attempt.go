@@ -10,6 +10,7 @@ import (
 	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/render"
 	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/retry"
@@ -200,7 +201,7 @@ func (plan attemptPlan) result() RoleResult {
 // as it happened).
 func (s *Engine) noteTransport(n TransportNote) {
 	s.st.Logged = append(s.st.Logged, state.LoggedEvent{Kind: state.LoggedTransportRetry, Round: n.Round, At: s.at(), Role: n.Role,
-		Err: oneLine(n.Err.Error()), Try: n.Try, Delay: n.Delay})
+		Err: render.OneLine(n.Err.Error()), Try: n.Try, Delay: n.Delay})
 	s.log.Warn("transient role error, backing off", "round", n.Round, "role", n.Role, "attempt", n.Attempt, "retry", n.Try, "delay", n.Delay, "err", n.Err)
 }
 
@@ -359,7 +360,7 @@ func newAttemptFact(n int, role llm.RoleName, part string, rec state.AttemptRec,
 	if rec.Line > 0 && !strings.Contains(msg, "line ") {
 		msg = fmt.Sprintf("line %d: %s", rec.Line, msg)
 	}
-	fact.Tier, fact.FailureType, fact.Message = rec.Tier, rec.FailureType, oneLine(msg)
+	fact.Tier, fact.FailureType, fact.Message = rec.Tier, rec.FailureType, render.OneLine(msg)
 	return fact
 }
 
@@ -439,13 +440,13 @@ func partBudget(attempts []state.AttemptRec, maxRetries int) int {
 func contentSummary(role llm.RoleName, r validate.Result) string {
 	if role == llm.Engineer {
 		n := len(r.GapsAddressed)
-		return fmt.Sprintf("%d gap%s addressed", n, plural(n))
+		return fmt.Sprintf("%d gap%s addressed", n, render.Plural(n))
 	}
 	if r.NoIssuesFound && len(r.Issues) == 0 {
 		return "NO_ISSUES_FOUND"
 	}
 	n := len(r.Issues)
-	return fmt.Sprintf("%d issue%s, verdict %s", n, plural(n), r.Verdict)
+	return fmt.Sprintf("%d issue%s, verdict %s", n, render.Plural(n), r.Verdict)
 }
 
 func idStrings(ids []gap.ID) []string {

@@ -9,6 +9,7 @@ import (
 	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/convergence"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/render"
 	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/question"
@@ -90,7 +91,7 @@ func recordWarnings(st *state.State, cur *state.RoundState, now func() time.Time
 		}
 		attempt := len(rp.Attempts)
 		for _, w := range rp.Result.Warnings {
-			st.Warnings = append(st.Warnings, state.WarningFact{Round: cur.N, At: now(), Role: role, Attempt: attempt, Message: oneLine(w)})
+			st.Warnings = append(st.Warnings, state.WarningFact{Round: cur.N, At: now(), Role: role, Attempt: attempt, Message: render.OneLine(w)})
 			logs = append(logs, logLine{Msg: "validation warning", Args: []any{"round", cur.N, "role", role, "warning", w}})
 		}
 	}
@@ -121,7 +122,7 @@ func PlanReviewGaps(st *state.State, n int) []ReviewGap {
 		}
 		id := gap.ID(fmt.Sprintf("GAP-REVIEW-%03d", next))
 		next++
-		title := strings.TrimSpace(oneLine(is.Summary))
+		title := strings.TrimSpace(render.OneLine(is.Summary))
 		if title == "" {
 			title = "Reviewer issue " + is.ID
 		}
@@ -205,7 +206,7 @@ func DecideDivergence(l *gap.Ledger, key, label, text string) DivergenceAnswer {
 			ids = convergence.NarrowScopeDefault(l)
 			da.Decision += fmt.Sprintf(" (%v; deferred the default set instead)", err)
 		}
-		da.Decision += ": deferred " + dash(joinIDs(ids))
+		da.Decision += ": deferred " + render.Dash(render.JoinIDs(ids))
 		da.Defer, da.Narrow, da.ResetStall = ids, true, true
 	case convergence.KeyAcceptComplexity:
 		da.AcceptComplexity = true
@@ -296,7 +297,7 @@ func ChoiceBetweenRounds(choice string) string {
 // would keep it PAUSED.
 func DropPendingAtEnd(st *state.State) {
 	st.Pending = slices.DeleteFunc(st.Pending, func(q question.Question) bool {
-		if isCleanupQuestion(q) {
+		if state.IsCleanupQuestion(q) {
 			return false
 		}
 		delete(st.Answers, q.ID)

@@ -9,6 +9,7 @@ import (
 	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/convergence"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/render"
 	"github.com/refine-spec/refine/internal/core/state"
 )
 
@@ -79,11 +80,11 @@ func DetectDisagreement(st *state.State, cur *state.RoundState, prev int, out, p
 			// and the Reviewer checks the issue explicitly.
 			d.ReviewerContext = append(d.ReviewerContext, fmt.Sprintf(
 				"Check explicitly whether this round's Engineer output resolves %s (%s): %s. The Engineer revised the gap without naming the issue; if the concern remains, raise it again as a new issue.",
-				f.IssueID, f.Issue.Severity, oneLine(f.Issue.Summary)))
+				f.IssueID, f.Issue.Severity, render.OneLine(f.Issue.Summary)))
 		}
 	}
 	for _, e := range ex.Logged {
-		d.Logged = append(d.Logged, state.LoggedEvent{Kind: state.LoggedDisagree, Round: cur.N, At: now(), Issue: e.IssueID, Position: oneLine(e.EngineerPosition)})
+		d.Logged = append(d.Logged, state.LoggedEvent{Kind: state.LoggedDisagree, Round: cur.N, At: now(), Issue: e.IssueID, Position: render.OneLine(e.EngineerPosition)})
 	}
 	// A "## DISAGREE:" block naming an issue that does not exist never
 	// gets here: validation rejects it (INVALID_DISAGREE_REF, round-10
@@ -93,7 +94,7 @@ func DetectDisagreement(st *state.State, cur *state.RoundState, prev int, out, p
 	// none of the issues answered: logged, not a conflict.
 	for _, u := range ex.Unmatched {
 		d.Logged = append(d.Logged, state.LoggedEvent{Kind: state.LoggedUnmatchedDisagree, Round: cur.N, At: now(), Issue: u.IssueID,
-			Line: u.Line, Against: prev, Position: oneLine(u.EngineerPosition)})
+			Line: u.Line, Against: prev, Position: render.OneLine(u.EngineerPosition)})
 	}
 	d.Conflicts = ex.Conflicts
 	d.Submitted = ex.Submitted
@@ -398,13 +399,4 @@ func roundNow(st *state.State) int {
 		return st.Current.N
 	}
 	return st.Round
-}
-
-// heuristicList names the heuristics that fired ("H1 UNADDRESSED_ID, …").
-func heuristicList(hs []conflict.Heuristic) string {
-	parts := make([]string, len(hs))
-	for i, h := range hs {
-		parts[i] = string(h)
-	}
-	return strings.Join(parts, ", ")
 }

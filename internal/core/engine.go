@@ -12,6 +12,7 @@ import (
 
 	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/render"
 	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/internal/core/statedoc"
 	"github.com/refine-spec/refine/question"
@@ -164,14 +165,14 @@ func (s *Engine) checkpoint(ops ...store.Op) error {
 	all = append(all, jops...)
 	var rendered map[string]string
 	if s.renderDue() {
-		rendered = map[string]string{state.KeyStatus: renderStatus(s.st, &s.cfg), state.KeyDecisions: renderDecisions(s.st)}
+		rendered = map[string]string{state.KeyStatus: render.Status(s.st, s.cfg.setup()), state.KeyDecisions: render.Decisions(s.st)}
 		for _, k := range []string{state.KeyStatus, state.KeyDecisions} {
 			if old, ok := s.lastRendered[k]; !ok || old != rendered[k] {
 				all = append(all, store.Put(k, []byte(rendered[k])))
 			}
 		}
 	}
-	all = append(all, summaryOp(s.st))
+	all = append(all, render.SummaryOp(s.st))
 	if err := s.out.Keep(all...); err != nil {
 		s.lastRendered = nil // unknown what the Store holds now
 		s.stale = true
@@ -307,9 +308,9 @@ func (s *Engine) failed(err error) (Outcome, error) {
 		// The state says so (status, status.md, the console), until the
 		// next run takes the session up again (resumeFailed).
 		s.renderNext = true
-		s.st.Outcome, s.st.OutcomeReason = StatusFailed, oneLine(err.Error())
+		s.st.Outcome, s.st.OutcomeReason = StatusFailed, render.OneLine(err.Error())
 		if s.st.Current != nil {
-			s.st.Logged = append(s.st.Logged, state.LoggedEvent{Kind: state.LoggedExecutionError, Round: s.st.Current.N, At: s.at(), Err: oneLine(err.Error())})
+			s.st.Logged = append(s.st.Logged, state.LoggedEvent{Kind: state.LoggedExecutionError, Round: s.st.Current.N, At: s.at(), Err: render.OneLine(err.Error())})
 		}
 		// Best effort: the record is useful, but the failure is what we return.
 		_ = s.checkpoint()
@@ -332,7 +333,7 @@ func outcomeOf(st *state.State) Outcome {
 	o := Outcome{Status: st.Outcome, Round: st.Round, Reason: st.OutcomeReason}
 	if len(st.Pending) > 0 {
 		o.Pending = slices.Clone(st.Pending)
-		if !OnlyCleanupPending(st) { // a finished session's cleanup question waits
+		if !st.OnlyCleanupPending() { // a finished session's cleanup question waits
 			o.Status = StatusPaused
 		}
 	}
@@ -451,20 +452,6 @@ func CompareDecisionIDs(a, b string) int {
 		return da.Round - db.Round
 	}
 	return da.Number - db.Number
-}
-
-func oneLine(s string) string {
-	out := []rune{}
-	for _, r := range s {
-		if r == '\n' || r == '\r' || r == '|' {
-			r = ' '
-		}
-		out = append(out, r)
-	}
-	if len(out) > 300 {
-		out = append(out[:297], '.', '.', '.')
-	}
-	return string(out)
 }
 
 // stepOnce plays the rest of the round in progress, or the next round, and

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/render"
 	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/question"
@@ -73,7 +74,7 @@ func DecideEscalation(st *state.State, role llm.RoleName, a EscalationAnswer, as
 		if role == llm.Engineer {
 			p.reassignEngineer(rp, picked)
 		}
-		p.Decision += ": " + joinIDs(picked)
+		p.Decision += ": " + render.JoinIDs(picked)
 		p.SetBudget, p.Budget = true, len(rp.Attempts)+1+cfg.MaxRetries
 	case retry.OptionContext:
 		p.Context = strings.TrimSpace(a.Text)

@@ -11,6 +11,7 @@ import (
 	"github.com/refine-spec/refine/convergence"
 	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/render"
 	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/question"
@@ -41,16 +42,6 @@ import (
 // EventIntegrated reports how final_spec.md was written; Message says
 // which form and why.
 const EventIntegrated EventKind = "integrated"
-
-// The forms of final_spec.md, as Status.FinalSpec and
-// final_spec_trace.json name them.
-const (
-	// FinalSpecIntegrated: the refined spec written by the integration step.
-	FinalSpecIntegrated = "integrated"
-	// FinalSpecAppendix: the source spec with the accepted resolutions,
-	// decisions and known limitations appended.
-	FinalSpecAppendix = "appendix"
-)
 
 // keepsWork reports whether an outcome's session is integrated.
 func keepsWork(o OutcomeStatus) bool {
@@ -86,7 +77,7 @@ func NewIntegration(st *state.State, integrate bool, maxRetries int) *state.Inte
 		return nil
 	}
 	if !integrate {
-		return &state.IntegrationState{Step: state.IntegDone, Round: st.Round, Form: FinalSpecAppendix,
+		return &state.IntegrationState{Step: state.IntegDone, Round: st.Round, Form: state.FinalSpecAppendix,
 			Reason: "integration is off (Settings.Integrate false, --no-integrate)"}
 	}
 	in := &state.IntegrationState{Step: state.IntegEngineer, Round: st.Round, EngineerBudget: 1 + maxRetries}
@@ -139,7 +130,7 @@ func (s *Engine) integrate() (paused bool, err error) {
 	in := s.st.Integration
 	if in != nil && in.Step != state.IntegDone && !s.cfg.Integrate {
 		dropIntegrationQuestions(s.st)
-		return false, s.integrationDone(FinalSpecAppendix, "integration was turned off before it finished (Settings.Integrate false, --no-integrate)")
+		return false, s.integrationDone(state.FinalSpecAppendix, "integration was turned off before it finished (Settings.Integrate false, --no-integrate)")
 	}
 	for in != nil && in.Step != state.IntegDone {
 		var st stop
@@ -156,7 +147,7 @@ func (s *Engine) integrate() (paused bool, err error) {
 		}
 		if err == nil && why != "" {
 			if integrationStopped(in, why) {
-				err = s.integrationDone(FinalSpecAppendix, why)
+				err = s.integrationDone(state.FinalSpecAppendix, why)
 			} else {
 				s.stage()
 			}
@@ -225,12 +216,12 @@ func decisionLines(st *state.State, ids []string) []string {
 			if d.Issue != "" {
 				what = d.Issue + ", " + what
 			}
-			lines = append(lines, line{d.ID, fmt.Sprintf("%s (round %d, %s): %s", d.ID, d.Round, oneLine(what), oneLine(d.Decision))})
+			lines = append(lines, line{d.ID, fmt.Sprintf("%s (round %d, %s): %s", d.ID, d.Round, render.OneLine(what), render.OneLine(d.Decision))})
 		}
 	}
 	for _, d := range st.ConflictDecisions {
 		if want(d.ID) {
-			lines = append(lines, line{d.ID, fmt.Sprintf("%s (round %d, conflict over %s on %s): option %s: %s", d.ID, d.Round, d.IssueID, dash(string(d.Gap)), d.ChosenOption, oneLine(d.Decision))})
+			lines = append(lines, line{d.ID, fmt.Sprintf("%s (round %d, conflict over %s on %s): option %s: %s", d.ID, d.Round, d.IssueID, render.Dash(string(d.Gap)), d.ChosenOption, render.OneLine(d.Decision))})
 		}
 	}
 	slices.SortStableFunc(lines, func(a, b line) int { return CompareDecisionIDs(a.id, b.id) })
@@ -366,7 +357,7 @@ func engineerSettled(in *state.IntegrationState, rec state.AttemptRec, maxRetrie
 func engineerSpent(in *state.IntegrationState) {
 	last := in.Engineer[len(in.Engineer)-1]
 	if in.Accepted > 0 {
-		in.Notes = append(in.Notes, fmt.Sprintf("the integration retry after the consistency review failed validation (%s: %s); the integration it was to fix stands", last.FailureType, oneLine(last.Message)))
+		in.Notes = append(in.Notes, fmt.Sprintf("the integration retry after the consistency review failed validation (%s: %s); the integration it was to fix stands", last.FailureType, render.OneLine(last.Message)))
 	}
 	in.Step = state.IntegAsk
 }
@@ -424,12 +415,12 @@ func (s *Engine) integrationReview() error {
 		}
 		if n := countMessages(lim.tok, msgs); n > lim.cap {
 			in.Notes = append(in.Notes, fmt.Sprintf("no consistency review: the spec makes a %d-token review prompt, above the cap of %d", n, lim.cap))
-			return s.integrationDone(FinalSpecIntegrated, "")
+			return s.integrationDone(state.FinalSpecIntegrated, "")
 		}
 		at, err := s.integrationCall(llm.Reviewer, k, msgs, stable, ids, reviewCheck(s.st, lim.maxOutputBytes))
 		if errors.Is(err, llm.ErrNoResponse) {
 			in.Notes = append(in.Notes, fmt.Sprintf("no consistency review: the Reviewer has no response for it (Reviewer call %d: %s)", s.st.Usage.NextCall[string(llm.Reviewer)]+1, roleError(err)))
-			return s.integrationDone(FinalSpecIntegrated, "")
+			return s.integrationDone(state.FinalSpecIntegrated, "")
 		}
 		if err != nil {
 			return err
@@ -442,12 +433,12 @@ func (s *Engine) integrationReview() error {
 		_, respKey := state.FinalAttemptKeys(llm.Reviewer, k)
 		s.stage(append(at.ops, s.acceptOp(state.FinalOutputKey(llm.Reviewer), respKey, at.content, at.vr))...)
 		if integrationReviewed(in, at.vr.Issues) {
-			return s.integrationDone(FinalSpecIntegrated, "")
+			return s.integrationDone(state.FinalSpecIntegrated, "")
 		}
 		return nil
 	}
 	reviewSpent(in)
-	return s.integrationDone(FinalSpecIntegrated, "")
+	return s.integrationDone(state.FinalSpecIntegrated, "")
 }
 
 // Reviewed records a valid consistency review's issues and decides what
@@ -495,7 +486,7 @@ func roleError(err error) string {
 			}
 		}
 	}
-	return oneLine(strings.TrimSuffix(msg, " ("+llm.ErrNoResponse.Error()+")"))
+	return render.OneLine(strings.TrimSuffix(msg, " ("+llm.ErrNoResponse.Error()+")"))
 }
 
 func highIssues(issues []conflict.Issue) []conflict.Issue {
@@ -556,7 +547,7 @@ func integrationAnswered(in *state.IntegrationState, key string, maxRetries int)
 	switch key {
 	case IntegKeyAccept:
 		in.KnownIssues = highIssues(in.Issues)
-		return FinalSpecIntegrated, ""
+		return state.FinalSpecIntegrated, ""
 	case IntegKeyRetry:
 		in.EngineerFrom = len(in.Engineer)
 		in.EngineerBudget = len(in.Engineer) + 1
@@ -572,11 +563,11 @@ func integrationAnswered(in *state.IntegrationState, key string, maxRetries int)
 	why = "the user kept the appendix form"
 	if in.Accepted == 0 {
 		last := in.Engineer[len(in.Engineer)-1]
-		why = fmt.Sprintf("the integration failed validation %d times (last: %s: %s) and %s", len(in.Engineer), last.FailureType, oneLine(last.Message), why)
+		why = fmt.Sprintf("the integration failed validation %d times (last: %s: %s) and %s", len(in.Engineer), last.FailureType, render.OneLine(last.Message), why)
 	} else {
 		why = fmt.Sprintf("the consistency review found %s and %s", issueList(highIssues(in.Issues)), why)
 	}
-	return FinalSpecAppendix, why
+	return state.FinalSpecAppendix, why
 }
 
 // integrationQuestion words the integration's escalation.
@@ -594,7 +585,7 @@ func integrationFailedQuestion(st *state.State, maxRetries int) question.Questio
 	var b strings.Builder
 	last := in.Engineer[len(in.Engineer)-1]
 	fmt.Fprintf(&b, "The session ended %s. Writing the refined spec (integration) failed validation %d time(s); the last attempt failed with %s:\n\n> %s\n\n",
-		st.Outcome, len(in.Engineer), last.FailureType, oneLine(last.Message))
+		st.Outcome, len(in.Engineer), last.FailureType, render.OneLine(last.Message))
 	b.WriteString("final_spec.md holds the appendix form (the source spec with the accepted resolutions appended) until you decide.\n\n=== Options ===\n")
 	opts := []question.Option{
 		{Key: IntegKeyAppendix, Label: "Keep the appendix form", Effect: "final_spec.md stays the source spec with the resolutions appended, headed by a note on why", Recommended: true},
@@ -618,7 +609,7 @@ func integrationIssuesQuestion(st *state.State) question.Question {
 	}
 	b.WriteString(":\n\n")
 	for _, is := range high {
-		fmt.Fprintf(&b, "- **%s** (%s): %s\n", is.ID, is.Severity, oneLine(is.Summary))
+		fmt.Fprintf(&b, "- **%s** (%s): %s\n", is.ID, is.Severity, render.OneLine(is.Summary))
 	}
 	b.WriteString("\n=== Options ===\n")
 	opts := []question.Option{

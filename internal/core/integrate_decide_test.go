@@ -27,7 +27,7 @@ func TestNewIntegration(t *testing.T) {
 	if diff := cmp.Diff(want, in); diff != "" {
 		t.Errorf("integration on (-want +got):\n%s", diff)
 	}
-	if in := NewIntegration(st, false, 2); in.Step != state.IntegDone || in.Form != FinalSpecAppendix || !strings.Contains(in.Reason, "--no-integrate") {
+	if in := NewIntegration(st, false, 2); in.Step != state.IntegDone || in.Form != state.FinalSpecAppendix || !strings.Contains(in.Reason, "--no-integrate") {
 		t.Errorf("integration off = %+v, want done in the appendix form", in)
 	}
 	st.Outcome = StatusAbandoned
@@ -94,7 +94,7 @@ func TestIntegrationStateDecisions(t *testing.T) {
 			return f + "|" + w
 		},
 		want: state.IntegrationState{Step: state.IntegAsk, Accepted: 2, Asked: 1, Issues: []conflict.Issue{high, low}, KnownIssues: []conflict.Issue{high}},
-		ret:  FinalSpecIntegrated + "|",
+		ret:  state.FinalSpecIntegrated + "|",
 	}, {
 		// The run takes the failed attempt in: the next one answers it.
 		name: "a retry with nothing accepted gets the whole budget",
@@ -113,7 +113,7 @@ func TestIntegrationStateDecisions(t *testing.T) {
 			return f + "|" + w
 		},
 		want: state.IntegrationState{Step: state.IntegAsk, Engineer: []state.AttemptRec{fail}, Asked: 1},
-		ret:  FinalSpecAppendix + "|the integration failed validation 1 times (last: INTEGRATION_STRUCTURE: no Resolution Log) and the user kept the appendix form",
+		ret:  state.FinalSpecAppendix + "|the integration failed validation 1 times (last: INTEGRATION_STRUCTURE: no Resolution Log) and the user kept the appendix form",
 	}, {
 		name: "stopped with nothing accepted: the appendix",
 		in:   state.IntegrationState{Step: state.IntegEngineer, Engineer: []state.AttemptRec{fail}},

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/refine-spec/refine/internal/core/state"
-	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/validate"
 )
@@ -24,7 +23,7 @@ func (s *Engine) integrationDone(form, reason string) error {
 	in.Step, in.Form, in.Reason = state.IntegDone, form, reason
 	var written string
 	var check validate.IntegrationInput
-	if form == FinalSpecIntegrated {
+	if form == state.FinalSpecIntegrated {
 		key := in.SpecKey()
 		b, err := s.get(key)
 		if err != nil {
@@ -53,7 +52,7 @@ func (s *Engine) integrationDone(form, reason string) error {
 	s.renderNext = true
 	s.stage(ops...)
 	msg := "final_spec.md is the integrated spec (v1.0)"
-	if form == FinalSpecAppendix {
+	if form == state.FinalSpecAppendix {
 		msg = "final_spec.md is the appendix form: " + reason
 	}
 	s.log.Info("final spec written", "form", form, "reason", reason)
@@ -81,7 +80,7 @@ func opValue(ops []store.Op, key string) string {
 func finalFiles(in *state.IntegrationState, written string, check validate.IntegrationInput, summary []byte, hasSummary bool) ([]store.Op, error) {
 	var spec string
 	var log []validate.LogEntry
-	if in.Form == FinalSpecIntegrated {
+	if in.Form == state.FinalSpecIntegrated {
 		log = validate.Integration(written, check).Log
 		in.Notes = append(slices.Clone(in.Engineer[in.Accepted-1].Warnings), in.Notes...)
 		// What the consistency review leaves open is a known limitation
@@ -105,7 +104,7 @@ func finalFiles(in *state.IntegrationState, written string, check validate.Integ
 
 // finalSpecLine is final_summary.md's line on the final spec's form.
 func finalSpecLine(in *state.IntegrationState, logRows int) string {
-	if in.Form == FinalSpecIntegrated {
+	if in.Form == state.FinalSpecIntegrated {
 		line := fmt.Sprintf("Form: integrated (v1.0): every accepted resolution merged into its section; %d Resolution Log rows, also in `%s`", logRows, state.KeyFinalTrace)
 		if n := len(consistencyLeft(in)); n > 0 {
 			line += fmt.Sprintf("; %d consistency review issue(s) listed as known limitations", n)
@@ -147,7 +146,7 @@ func integrationTraceOf(in *state.IntegrationState, log []validate.LogEntry) int
 		t.Notes = []string{}
 	}
 	t.KnownIssues = []traceIssue{}
-	if in.Form != FinalSpecIntegrated {
+	if in.Form != state.FinalSpecIntegrated {
 		return t
 	}
 	for _, is := range consistencyLeft(in) {
@@ -156,56 +155,15 @@ func integrationTraceOf(in *state.IntegrationState, log []validate.LogEntry) int
 	return t
 }
 
-// FinalSpecPending is Status.FinalSpec while the integration step runs.
-const FinalSpecPending = "pending"
-
 // FinalSpecStatus is the form of final_spec.md for Status.
 func FinalSpecStatus(st *state.State) (form, reason string) {
 	switch in := st.Integration; {
 	case in != nil && in.Step == state.IntegDone:
 		return in.Form, in.Reason
 	case in != nil:
-		return FinalSpecPending, ""
+		return state.FinalSpecPending, ""
 	case st.Outcome.Terminal():
-		return FinalSpecAppendix, ""
+		return state.FinalSpecAppendix, ""
 	}
 	return "", ""
-}
-
-// renderIntegration is status.md's "Final Spec" section: the form of
-// final_spec.md and the integration step's attempts.
-func renderIntegration(b *strings.Builder, in *state.IntegrationState) {
-	if in == nil {
-		return
-	}
-	b.WriteString("\n## Final Spec\n\n")
-	switch {
-	case in.Step != state.IntegDone:
-		b.WriteString("The integration step is under way: final_spec.md holds the appendix form until it ends.\n")
-	case in.Form == FinalSpecIntegrated:
-		fmt.Fprintf(b, "final_spec.md is the integrated spec (v1.0); its Resolution Log is also in %s.\n", state.KeyFinalTrace)
-	default:
-		fmt.Fprintf(b, "final_spec.md is the appendix form: %s.\n", in.Reason)
-	}
-	if len(in.Engineer)+len(in.Reviewer) == 0 {
-		return
-	}
-	b.WriteString("\n| Timestamp | Role | Attempt | Tier | Result | Message |\n|-----------|------|---------|------|--------|---------|\n")
-	row := func(role llm.RoleName, a state.AttemptRec) {
-		result, msg := "PASS", a.Message
-		if !a.Success {
-			result, msg = "FAIL "+string(a.FailureType), a.Message
-		}
-		fmt.Fprintf(b, "| %s | %s | %d | %s | %s | %s |\n", a.At.UTC().Format("2006-01-02 15:04:05"), role.Title(), a.N, dash(a.Tier), result, cell(oneLine(msg)))
-	}
-	i, j := 0, 0
-	for i < len(in.Engineer) || j < len(in.Reviewer) {
-		if j >= len(in.Reviewer) || (i < len(in.Engineer) && !in.Engineer[i].At.After(in.Reviewer[j].At)) {
-			row(llm.Engineer, in.Engineer[i])
-			i++
-		} else {
-			row(llm.Reviewer, in.Reviewer[j])
-			j++
-		}
-	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/render"
 	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/internal/markdown"
 	"github.com/refine-spec/refine/llm"
@@ -297,7 +298,7 @@ func joinParts(in *state.IntegrationState, texts []string, m IntegrationMaterial
 	spec = JoinPartTexts(texts)
 	vr := validate.Integration(spec, m.input(lim.maxOutputBytes, in.Decisions))
 	if !vr.Success {
-		return "", fmt.Sprintf("the %d parts integrated one by one do not make a valid spec together (%s: %s)", len(texts), vr.FailureType, oneLine(vr.Message))
+		return "", fmt.Sprintf("the %d parts integrated one by one do not make a valid spec together (%s: %s)", len(texts), vr.FailureType, render.OneLine(vr.Message))
 	}
 	in.Merged, in.Accepted, in.Step = true, len(in.Engineer), state.IntegReview
 	in.Retried = true // no integration retry after the review of a joined spec: its issues are asked

@@ -8,6 +8,7 @@ import (
 	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/convergence"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/render"
 	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/internal/markdown"
 	"github.com/refine-spec/refine/validate"
@@ -62,7 +63,7 @@ func openReviewIssues(st *state.State) []convergence.Limitation {
 		if is.Round != last || inConflict[is.ID] {
 			continue
 		}
-		out = append(out, convergence.Limitation{ID: is.ID, Severity: is.Severity, Title: strings.TrimSuffix(oneLine(is.Summary), "."),
+		out = append(out, convergence.Limitation{ID: is.ID, Severity: is.Severity, Title: strings.TrimSuffix(render.OneLine(is.Summary), "."),
 			Note: fmt.Sprintf("open issue of the round %d review", last)})
 	}
 	slices.SortStableFunc(out, func(a, b convergence.Limitation) int { return strings.Compare(a.ID, b.ID) })
@@ -105,7 +106,7 @@ func withKnownIssues(spec string, issues []conflict.Issue) string {
 	}
 	var b strings.Builder
 	for _, is := range issues {
-		fmt.Fprintf(&b, "- %s (%s, consistency review): %s\n", is.ID, is.Severity, oneLine(is.Summary))
+		fmt.Fprintf(&b, "- %s (%s, consistency review): %s\n", is.ID, is.Severity, render.OneLine(is.Summary))
 	}
 	if out, ok := appendUnder(spec, 2, "Known Limitations", b.String()); ok {
 		return out
@@ -127,7 +128,7 @@ func withSummaryLimitations(summary string, issues []conflict.Issue) string {
 	}
 	var b strings.Builder
 	for _, is := range issues {
-		l := convergence.Limitation{ID: is.ID, Severity: is.Severity, Title: strings.TrimSuffix(oneLine(is.Summary), "."), Note: "consistency review"}
+		l := convergence.Limitation{ID: is.ID, Severity: is.Severity, Title: strings.TrimSuffix(render.OneLine(is.Summary), "."), Note: "consistency review"}
 		b.WriteString("- " + l.String() + "\n")
 	}
 	if out, ok := appendUnder(summary, 3, "Known Limitations", b.String()); ok {

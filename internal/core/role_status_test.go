@@ -2,9 +2,10 @@ package core
 
 import (
 	"encoding/json"
+	"testing"
+
 	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/llm"
-	"testing"
 )
 
 // A role's status is stored in state.json as the strings refine has always

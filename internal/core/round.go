@@ -7,6 +7,7 @@ import (
 
 	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/render"
 	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/store"
@@ -175,7 +176,7 @@ func (s *Engine) backupOps(n int) ([]store.Op, error) {
 	}
 	// status.md and decisions.md as the round ended are written between
 	// rounds, and the backups are copies of them.
-	status, decisions := renderStatus(s.st, &s.cfg), renderDecisions(s.st)
+	status, decisions := render.Status(s.st, s.cfg.setup()), render.Decisions(s.st)
 	ops = append(ops, s.renderingOps(status, decisions)...)
 	ops = append(ops,
 		s.copyOp(state.BackupKeyStatus(prev), state.KeyStatus, []byte(status)),
@@ -398,13 +399,13 @@ func VerdictTransitions(l *gap.Ledger, underReview []gap.ID, rev *state.Accepted
 		}
 		t := Transition{id, gap.Accepted, "reviewed: no open HIGH/CRITICAL issue"}
 		if ids := blocking[id]; len(ids) > 0 {
-			t.to, t.why = gap.NeedsRevision, "reviewer raised "+joinIDs(ids)
+			t.to, t.why = gap.NeedsRevision, "reviewer raised "+render.JoinIDs(ids)
 		}
 		out = append(out, t)
 	}
 	for id, ids := range blocking {
 		if g, ok := l.Get(id); ok && g.State == gap.Accepted && !slices.Contains(reviewed, id) {
-			out = append(out, Transition{id, gap.NeedsRevision, "reopened by " + joinIDs(ids)})
+			out = append(out, Transition{id, gap.NeedsRevision, "reopened by " + render.JoinIDs(ids)})
 		}
 	}
 	return out
@@ -442,7 +443,7 @@ func blockingIssues(issues []conflict.Issue) map[gap.ID][]string {
 func (s *Engine) finishRound() (RoundReport, error) {
 	rec := newRoundRecord(s.st, s.at())
 	s.st.Rounds = append(s.st.Rounds, rec)
-	summary := renderSummary(s.st, rec)
+	summary := render.RoundSummary(s.st, rec)
 	s.st.Round = rec.N
 	s.st.Current = nil
 	s.st.PrevLedger = SnapshotLedger(&s.st.Ledger)
@@ -522,7 +523,7 @@ func RoleSummary(role llm.RoleName, rp *state.RolePhase) string {
 		for _, p := range rp.Parts {
 			n += len(p.Attempts)
 		}
-		return fmt.Sprintf("OK (%d attempt%s)", n, plural(n))
+		return fmt.Sprintf("OK (%d attempt%s)", n, render.Plural(n))
 	case state.RoleSkipped:
 		return "SKIP"
 	case state.RoleNotNeeded:
@@ -531,24 +532,6 @@ func RoleSummary(role llm.RoleName, rp *state.RolePhase) string {
 		return "in progress"
 	}
 	return fmt.Sprintf("unknown status %q", string(rp.Status)) // a state.json of a newer refine
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
-}
-
-func joinIDs[T ~string](ids []T) string {
-	out := ""
-	for i, id := range ids {
-		if i > 0 {
-			out += ", "
-		}
-		out += string(id)
-	}
-	return out
 }
 
 // A stop says how a phase's handler (or a question inside it) ended: the

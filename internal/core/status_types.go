@@ -6,6 +6,7 @@ import (
 	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/convergence"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/render"
 	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/question"
@@ -94,10 +95,10 @@ type Status struct {
 	Pending   []question.Question
 	// Validation is the validation log: one entry per tier an attempt
 	// passed or failed, oldest first (what status.md shows).
-	Validation []ValidationRecord
+	Validation []render.ValidationRecord
 	// Normalized counts, per role and kind, the quirks of form the
 	// session's answers were read through (DESIGN §18).
-	Normalized []NormalizedCount
+	Normalized []render.NormalizedCount
 	Usage      llm.Usage
 	Calls      int
 	// Responses counts each role's responses so far (transport failures
@@ -107,8 +108,8 @@ type Status struct {
 	// mode, the backend it was started with), as stored with it.
 	Settings  Settings
 	UpdatedAt time.Time
-	// FinalSpec is the form of final_spec.md: FinalSpecIntegrated,
-	// FinalSpecAppendix, "pending" while the integration step runs, or ""
+	// FinalSpec is the form of final_spec.md: state.FinalSpecIntegrated,
+	// state.FinalSpecAppendix, "pending" while the integration step runs, or ""
 	// before the session ends. FinalSpecReason says why an appendix form
 	// was kept.
 	FinalSpec       string

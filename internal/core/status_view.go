@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 
+	"github.com/refine-spec/refine/internal/core/render"
 	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/llm"
 )
@@ -17,7 +18,7 @@ import (
 // change rarely (decoding them at every durable point was a twentieth
 // of a short session's time).
 type statusCache struct {
-	validation   ValidationCache
+	validation   render.ValidationCache
 	settingsRaw  []byte
 	settings     Settings
 	settingsRead bool
@@ -101,9 +102,9 @@ func statusOf(s *state.State, c *statusCache, defaults Settings) Status {
 	if c != nil {
 		st.Validation = c.validation.Records(s)
 	} else {
-		st.Validation = ValidationRecords(validationRows(s, 0, 0))
+		st.Validation = render.ValidationRecords(render.ValidationRows(s, 0, 0))
 	}
-	st.Normalized = normalizedCounts(s)
+	st.Normalized = render.NormalizedCounts(s)
 	st.Repairs = cloneOrNil(s.Repairs)
 	st.Conflicts = cloneOrNil(s.Conflicts)
 	st.Rollbacks = cloneOrNil(s.Rollbacks.Records)

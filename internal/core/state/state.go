@@ -25,6 +25,19 @@ const SchemaVersion = 3
 // ErrSchema: state.json was written by a newer refine; nothing is touched.
 var ErrSchema = errors.New("unsupported state schema")
 
+// The forms of final_spec.md, as Status.FinalSpec and
+// final_spec_trace.json name them.
+const (
+	// FinalSpecIntegrated: the refined spec written by the integration step.
+	FinalSpecIntegrated = "integrated"
+	// FinalSpecAppendix: the source spec with the accepted resolutions,
+	// decisions and known limitations appended.
+	FinalSpecAppendix = "appendix"
+)
+
+// FinalSpecPending is Status.FinalSpec while the integration step runs.
+const FinalSpecPending = "pending"
+
 // State is the source of truth, persisted as state.json. Markdown files are
 // renderings of it; nothing is parsed back from them.
 type State struct {
@@ -225,6 +238,21 @@ func (s *State) LastIssuesFor(gaps []gap.ID) []conflict.Issue {
 	return out
 }
 
+// OnlyCleanupPending reports whether the session is finished and the only
+// questions left are the end-of-session archive cleanup: the session then
+// reports its outcome, not PAUSED (the question waits).
+func (st *State) OnlyCleanupPending() bool {
+	if !st.Outcome.Terminal() || len(st.Pending) == 0 {
+		return false
+	}
+	for _, q := range st.Pending {
+		if !IsCleanupQuestion(q) {
+			return false
+		}
+	}
+	return true
+}
+
 // ParseState decodes state.json, refusing newer schemas and corrupt files
 // without touching them.
 func ParseState(b []byte) (*State, error) {
@@ -248,4 +276,9 @@ func ParseState(b []byte) (*State, error) {
 		return nil, fmt.Errorf("%w: state.json: %v", store.ErrCorrupt, err)
 	}
 	return &s, nil
+}
+
+// IsCleanupQuestion recognises the session-end archive question.
+func IsCleanupQuestion(q question.Question) bool {
+	return q.Kind == question.KindRollback && q.Title == "ARCHIVE CLEANUP"
 }

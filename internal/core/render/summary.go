@@ -1,18 +1,19 @@
-package core
+package render
 
 import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/refine-spec/refine/convergence"
 	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/store"
 )
 
-// summaryOp returns the summary record (SummaryKey) of the session whose
+// SummaryOp returns the summary record (SummaryKey) of the session whose
 // state is st, committed with every durable point so that a Backend lists
 // sessions (round, outcome, open gaps by severity, pending questions,
 // last activity) without reading their state.
-func summaryOp(st *state.State) store.Op {
+func SummaryOp(st *state.State) store.Op {
 	b, _ := json.Marshal(summaryOf(st)) // plain data: cannot fail
 	return store.Put(store.SummaryKey, b)
 }
@@ -24,9 +25,9 @@ func summaryOf(st *state.State) store.SessionSummary {
 	switch {
 	case st.Outcome.Terminal(): // kept while a question waits (statusOutcome)
 	case len(st.Pending) > 0:
-		sum.Outcome = StatusPaused
+		sum.Outcome = convergence.Paused
 	case sum.Outcome == "":
-		sum.Outcome = StatusRunning
+		sum.Outcome = convergence.Running
 	}
 	for _, g := range st.Ledger.Open() {
 		sum.OpenGaps[g.Severity.String()]++

@@ -1,4 +1,4 @@
-package core
+package render
 
 import (
 	"cmp"
@@ -9,13 +9,13 @@ import (
 	"github.com/refine-spec/refine/validate"
 )
 
-// validationRows returns the validation log's rows of rounds from to to
+// ValidationRows returns the validation log's rows of rounds from to to
 // (0: no bound): a session's legacy rows (written before attempt facts),
 // then, round by round, the rows of each attempt followed by the round's
 // warnings, then the warnings of rounds without attempt facts. It is
 // linear in the facts, warnings and legacy rows: a long session builds
 // these rows at every durable point.
-func validationRows(st *state.State, from, to int) []state.ValidationEntry {
+func ValidationRows(st *state.State, from, to int) []state.ValidationEntry {
 	in := func(round int) bool { return round >= from && (to == 0 || round <= to) }
 	var rows []state.ValidationEntry
 	for _, v := range st.LegacyValidation {
@@ -91,7 +91,7 @@ func factRows(st *state.State, rows []state.ValidationEntry, facts []state.Attem
 			// and escalates (FLOW-004).
 			spent := base
 			spent.Tier, spent.Result, spent.FailureType = state.TierEscalation, "FAIL", validate.MaxRetriesExhausted
-			spent.Message = fmt.Sprintf("%s: %s after %d attempt%s; escalated", validate.MaxRetriesExhausted, f.FailureType, f.N, plural(f.N))
+			spent.Message = fmt.Sprintf("%s: %s after %d attempt%s; escalated", validate.MaxRetriesExhausted, f.FailureType, f.N, Plural(f.N))
 			rows = append(rows, spent)
 		}
 	}
@@ -157,7 +157,7 @@ type ValidationCache struct {
 // each durable point grew with the session). The caller copies them
 // (Session.publish clones the Status).
 func (c *ValidationCache) Records(st *state.State) []ValidationRecord {
-	whole := func() []ValidationRecord { return ValidationRecords(validationRows(st, 0, 0)) }
+	whole := func() []ValidationRecord { return ValidationRecords(ValidationRows(st, 0, 0)) }
 	if len(st.LegacyValidation) > 0 {
 		return whole() // an old session's: no blocks to reuse
 	}
@@ -191,10 +191,10 @@ func (c *ValidationCache) Records(st *state.State) []ValidationRecord {
 	return out
 }
 
-// retryRows returns the retry details: legacy ones, then one per failure
+// RetryRows returns the retry details: legacy ones, then one per failure
 // of round from or later that led to a retry, its outcome read from the
 // attempt that followed.
-func retryRows(st *state.State, from int) []state.RetryDetail {
+func RetryRows(st *state.State, from int) []state.RetryDetail {
 	rows := slices.Clone(st.LegacyRetries)
 	facts := factsIn(st, from, 0, func(round int) bool { return round >= from })
 	for i, f := range facts {
@@ -217,11 +217,11 @@ func retryRows(st *state.State, from int) []state.RetryDetail {
 	return rows
 }
 
-// errorRows returns the rows of status.md's error tables: those the
+// ErrorRows returns the rows of status.md's error tables: those the
 // attempt facts give (a failure and what followed it, a success on retry)
 // and the logged events (transport retries, disagreement logs, execution
 // errors), in time order.
-func errorRows(st *state.State) []state.ErrorEntry {
+func ErrorRows(st *state.State) []state.ErrorEntry {
 	var rows []state.ErrorEntry
 	for _, f := range st.AttemptLog {
 		switch {

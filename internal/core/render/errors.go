@@ -1,10 +1,11 @@
-package core
+package render
 
 import (
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/validate"
 )
@@ -21,7 +22,7 @@ func loggedRow(e state.LoggedEvent) state.ErrorEntry {
 		r.Details = fmt.Sprintf("%s (%s issue; %s confidence; %s): %s", e.Issue, e.Severity, e.Confidence, heuristicList(e.Heuristics), strings.Join(e.Evidence, "; "))
 	case state.LoggedDisagree:
 		r.Role, r.Event = "Engineer", "DISAGREE logged (not a conflict)"
-		r.Details = fmt.Sprintf("%s: %s", dash(e.Issue), dash(e.Position))
+		r.Details = fmt.Sprintf("%s: %s", Dash(e.Issue), Dash(e.Position))
 	case state.LoggedUnmatchedDisagree:
 		what := "names no issue"
 		if e.Issue != "" {
@@ -31,11 +32,20 @@ func loggedRow(e state.LoggedEvent) state.ErrorEntry {
 			what = fmt.Sprintf("line %d %s", e.Line, what)
 		}
 		r.Role, r.Event = "Engineer", "Unmatched DISAGREE block (logged)"
-		r.Details = fmt.Sprintf("%s and matches no issue of round %d: %s", what, e.Against, dash(e.Position))
+		r.Details = fmt.Sprintf("%s and matches no issue of round %d: %s", what, e.Against, Dash(e.Position))
 	case state.LoggedExecutionError:
 		r.Role, r.Event, r.Details = "Mediator", string(validate.ExecutionError), e.Err
 	default:
 		r.Role, r.Event, r.Details = "Mediator", string(e.Kind), e.Err
 	}
 	return r
+}
+
+// heuristicList names the heuristics that fired ("H1 UNADDRESSED_ID, …").
+func heuristicList(hs []conflict.Heuristic) string {
+	parts := make([]string, len(hs))
+	for i, h := range hs {
+		parts[i] = string(h)
+	}
+	return strings.Join(parts, ", ")
 }

@@ -1,7 +1,8 @@
-package core
+package render
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/refine-spec/refine/internal/core/state"
@@ -11,7 +12,7 @@ import (
 // writeValidationLogs writes the validation log of every recent round
 // that has validation rows.
 func writeValidationLogs(b *strings.Builder, st *state.State, recent int) {
-	vrows, rrows := validationRows(st, recent, 0), retryRows(st, recent)
+	vrows, rrows := ValidationRows(st, recent, 0), RetryRows(st, recent)
 	for _, n := range roundsWith(vrows) {
 		if n >= recent {
 			RenderValidationLog(b, st, n, vrows, rrows)
@@ -100,7 +101,7 @@ func writeDetailedLog(b *strings.Builder, n int, rows []state.ValidationEntry) {
 		if v.Round != n {
 			continue
 		}
-		fmt.Fprintf(b, "| %s | %s | %d | %s | %s | %s |\n", ts(v.At), roleLabel(v.Role, v.Part), v.Attempt, v.Tier, v.Result, cell(v.Message))
+		fmt.Fprintf(b, "| %s | %s | %d | %s | %s | %s |\n", Timestamp(v.At), roleLabel(v.Role, v.Part), v.Attempt, v.Tier, v.Result, Cell(v.Message))
 	}
 }
 
@@ -117,7 +118,7 @@ func writeRetryDetails(b *strings.Builder, n int, retries []state.RetryDetail) {
 			first = false
 		}
 		fmt.Fprintf(b, "\n#### %s Retry %d (%s)\n- **Failure Type:** %s\n- **Prompt Modification:** %s\n- **Example Attached:** %s\n- **Outcome:** %s\n",
-			roleLabel(r.Role, r.Part), r.Retry, ts(r.At), r.FailureType, r.Modification, r.Example, r.Outcome)
+			roleLabel(r.Role, r.Part), r.Retry, Timestamp(r.At), r.FailureType, r.Modification, r.Example, r.Outcome)
 	}
 }
 
@@ -143,7 +144,7 @@ func attemptsOf(st *state.State, n int, role llm.RoleName) []state.AttemptRec {
 func roundsWith(rows []state.ValidationEntry) []int {
 	var out []int
 	for _, v := range rows {
-		if !containsInt(out, v.Round) {
+		if !slices.Contains(out, v.Round) {
 			out = append(out, v.Round)
 		}
 	}
@@ -160,7 +161,7 @@ func writeErrors(b *strings.Builder, errs []state.ErrorEntry, recent int) {
 		fmt.Fprintf(b, "\n## Round %d Errors\n\n| Timestamp | Role | Event | Details |\n|-----------|------|-------|---------|\n", n)
 		for _, e := range errs {
 			if e.Round == n {
-				fmt.Fprintf(b, "| %s | %s | %s | %s |\n", ts(e.At), e.Role, e.Event, cell(e.Details))
+				fmt.Fprintf(b, "| %s | %s | %s | %s |\n", Timestamp(e.At), e.Role, e.Event, Cell(e.Details))
 			}
 		}
 	}
@@ -170,7 +171,7 @@ func writeErrors(b *strings.Builder, errs []state.ErrorEntry, recent int) {
 func roundsOf(rows []state.ErrorEntry) []int {
 	var out []int
 	for _, e := range rows {
-		if !containsInt(out, e.Round) {
+		if !slices.Contains(out, e.Round) {
 			out = append(out, e.Round)
 		}
 	}

@@ -1,4 +1,4 @@
-package core
+package render
 
 import (
 	"cmp"
@@ -22,10 +22,10 @@ type NormalizedCount struct {
 	Answers int `json:"answers"`
 }
 
-// normalizedCounts adds up the normalizations of every answer the session
+// NormalizedCounts adds up the normalizations of every answer the session
 // read (its rounds' attempts and the integration step's), by role and
 // kind, in role then kind order.
-func normalizedCounts(st *state.State) []NormalizedCount {
+func NormalizedCounts(st *state.State) []NormalizedCount {
 	type key struct {
 		role llm.RoleName
 		kind string

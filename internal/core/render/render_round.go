@@ -1,4 +1,4 @@
-package core
+package render
 
 import (
 	"fmt"
@@ -9,9 +9,9 @@ import (
 	"github.com/refine-spec/refine/internal/core/state"
 )
 
-// renderSummary renders round_NNN/summary.md of round r, the Mediator's
+// RoundSummary renders round_NNN/summary.md of round r, the Mediator's
 // synthesis, from state as the round ends.
-func renderSummary(st *state.State, r state.RoundRecord) string {
+func RoundSummary(st *state.State, r state.RoundRecord) string {
 	var b strings.Builder
 	writeRoundHeader(&b, r)
 	writeGapChanges(&b, st.Ledger.Gaps, r.N)
@@ -22,7 +22,7 @@ func renderSummary(st *state.State, r state.RoundRecord) string {
 			fmt.Fprintf(&b, "\n## Convergence\n\n%s\n", note)
 		}
 	}
-	writeValidationWarnings(&b, validationRows(st, r.N, r.N))
+	writeValidationWarnings(&b, ValidationRows(st, r.N, r.N))
 	writeOpenGaps(&b, st.Ledger.Open(), r.N)
 	return b.String()
 }
@@ -31,12 +31,12 @@ func renderSummary(st *state.State, r state.RoundRecord) string {
 // assignment, roles, verdict and unreviewed proposals.
 func writeRoundHeader(b *strings.Builder, r state.RoundRecord) {
 	fmt.Fprintf(b, "# Round %d Summary\n\n- **Started:** %s\n- **Finished:** %s\n- **Assigned:** %s\n- **Engineer:** %s\n- **Reviewer:** %s\n",
-		r.N, ts(r.StartedAt), ts(r.FinishedAt), dash(joinIDs(r.Assigned)), r.Engineer, r.Reviewer)
+		r.N, Timestamp(r.StartedAt), Timestamp(r.FinishedAt), Dash(JoinIDs(r.Assigned)), r.Engineer, r.Reviewer)
 	if r.Verdict != "" {
 		fmt.Fprintf(b, "- **Verdict:** %s\n", r.Verdict)
 	}
 	if len(r.Unreviewed) > 0 {
-		fmt.Fprintf(b, "- **Unreviewed:** %s (the Reviewer was skipped; these proposals stay PROPOSED, marked \"unreviewed\", and go to the next Reviewer)\n", joinIDs(r.Unreviewed))
+		fmt.Fprintf(b, "- **Unreviewed:** %s (the Reviewer was skipped; these proposals stay PROPOSED, marked \"unreviewed\", and go to the next Reviewer)\n", JoinIDs(r.Unreviewed))
 	}
 }
 
@@ -47,7 +47,7 @@ func writeGapChanges(b *strings.Builder, gaps []gap.Gap, n int) {
 	for _, g := range gaps {
 		for _, t := range g.History {
 			if t.Round == n {
-				fmt.Fprintf(b, "| %s | %s | %s | %s |\n", g.ID, t.From, t.To, cell(t.Reason))
+				fmt.Fprintf(b, "| %s | %s | %s | %s |\n", g.ID, t.From, t.To, Cell(t.Reason))
 			}
 		}
 	}
@@ -67,7 +67,7 @@ func writeRoundIssues(b *strings.Builder, all []conflict.Issue, n int) {
 	}
 	b.WriteString("\n## Reviewer Issues\n\n| Issue | Severity | Gap | Summary |\n|-------|----------|-----|---------|\n")
 	for _, is := range issues {
-		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", is.ID, is.Severity, dash(string(is.Gap)), cell(is.Summary))
+		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", is.ID, is.Severity, Dash(string(is.Gap)), Cell(is.Summary))
 	}
 }
 
