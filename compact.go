@@ -7,7 +7,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/refine-spec/refine/internal/core"
+	"github.com/refine-spec/refine/internal/core/state"
+	"github.com/refine-spec/refine/internal/core/statedoc"
 	"github.com/refine-spec/refine/store"
 )
 
@@ -30,19 +31,19 @@ func Compact(ctx context.Context, st Store) error {
 	var ops []store.Op
 	for _, k := range keys {
 		switch {
-		case strings.HasPrefix(k, core.JournalPrefix), strings.HasPrefix(k, core.SnapshotPrefix):
+		case strings.HasPrefix(k, statedoc.JournalPrefix), strings.HasPrefix(k, statedoc.SnapshotPrefix):
 			ops = append(ops, store.Delete(k))
 		case strings.HasPrefix(k, "state_backup_round_"):
 			b, err := st.Get(ctx, k)
 			if err != nil {
 				return fmt.Errorf("compact: read %s: %w", k, err)
 			}
-			if _, isRef := core.ParseBackupRef(b); isRef {
-				whole, err := core.ResolveBackup(bind(ctx, st), k, b)
+			if _, isRef := statedoc.ParseBackupRef(b); isRef {
+				whole, err := statedoc.ResolveBackup(bind(ctx, st), k, b)
 				if err != nil {
 					return fmt.Errorf("compact: %s: %w", k, err)
 				}
-				ops = append(ops, store.Put(k, core.SealDoc(bytes.TrimSuffix(whole, []byte("\n")))))
+				ops = append(ops, store.Put(k, statedoc.SealDoc(bytes.TrimSuffix(whole, []byte("\n")))))
 			}
 		}
 	}
@@ -51,7 +52,7 @@ func Compact(ctx context.Context, st Store) error {
 	if err != nil {
 		return fmt.Errorf("compact: encode state: %w", err)
 	}
-	ops = append(ops, store.Put(core.KeyState, core.SealDoc(doc)))
+	ops = append(ops, store.Put(state.KeyState, statedoc.SealDoc(doc)))
 	if err := st.Commit(ctx, ops...); err != nil {
 		return fmt.Errorf("compact: %w", err)
 	}

@@ -8,8 +8,12 @@ package refine
 import (
 	"time"
 
+	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/internal/core"
+	"github.com/refine-spec/refine/internal/core/render"
+	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/llm"
+	"github.com/refine-spec/refine/question"
 	"github.com/refine-spec/refine/store"
 )
 
@@ -33,7 +37,7 @@ type (
 
 // IsTransient reports whether err is worth retrying after a pause, and the
 // pause the backend asked for, if any ([llm.IsTransient]).
-func IsTransient(err error) (bool, time.Duration) { return core.IsTransient(err) }
+func IsTransient(err error) (bool, time.Duration) { return llm.IsTransient(err) }
 
 // The two LLM-backed roles.
 const (
@@ -44,22 +48,22 @@ const (
 // Questions and answers: a Question asked with its Options, of a
 // QuestionKind, and the Answer that picks one.
 type (
-	Question     = core.Question
-	QuestionKind = core.QuestionKind
-	Option       = core.Option
-	Answer       = core.Answer
+	Question     = question.Question
+	QuestionKind = question.Kind
+	Option       = question.Option
+	Answer       = question.Answer
 )
 
 // The kinds of question a session asks (docs/workflow.md#questions).
 const (
-	KindConflict         = core.KindConflict
-	KindImplicit         = core.KindImplicit
-	KindDisagreeRate     = core.KindDisagreeRate
-	KindEscalation       = core.KindEscalation
-	KindRoundFailed      = core.KindRoundFailed
-	KindDivergence       = core.KindDivergence
-	KindEarlyTermination = core.KindEarlyTermination
-	KindRollback         = core.KindRollback
+	KindConflict         = question.KindConflict
+	KindImplicit         = question.KindImplicit
+	KindDisagreeRate     = question.KindDisagreeRate
+	KindEscalation       = question.KindEscalation
+	KindRoundFailed      = question.KindRoundFailed
+	KindDivergence       = question.KindDivergence
+	KindEarlyTermination = question.KindEarlyTermination
+	KindRollback         = question.KindRollback
 )
 
 // Where a session stands and how it ended.
@@ -67,13 +71,13 @@ type (
 	Outcome          = core.Outcome
 	OutcomeStatus    = core.OutcomeStatus
 	Status           = core.Status
-	Phase            = core.Phase
+	Phase            = state.Phase
 	RoundReport      = core.RoundReport
 	RollbackReport   = core.RollbackReport
 	GapStatus        = core.GapStatus
 	DecisionStatus   = core.DecisionStatus
-	ValidationRecord = core.ValidationRecord
-	NormalizedCount  = core.NormalizedCount
+	ValidationRecord = render.ValidationRecord
+	NormalizedCount  = render.NormalizedCount
 )
 
 // Terminal outcomes (docs/workflow.md#outcomes), the non-terminal stops,
@@ -89,19 +93,19 @@ const (
 	StatusFailed       = core.StatusFailed
 	StatusRunning      = core.StatusRunning
 
-	PhaseBegin       = core.PhaseBegin
-	PhaseEngineer    = core.PhaseEngineer
-	PhaseDisagree    = core.PhaseDisagree
-	PhaseReviewer    = core.PhaseReviewer
-	PhaseSynthesize  = core.PhaseSynthesize
-	PhaseConverge    = core.PhaseConverge
-	PhaseDone        = core.PhaseDone
-	PhaseIntegration = core.PhaseIntegration
+	PhaseBegin       = state.PhaseBegin
+	PhaseEngineer    = state.PhaseEngineer
+	PhaseDisagree    = state.PhaseDisagree
+	PhaseReviewer    = state.PhaseReviewer
+	PhaseSynthesize  = state.PhaseSynthesize
+	PhaseConverge    = state.PhaseConverge
+	PhaseDone        = state.PhaseDone
+	PhaseIntegration = state.PhaseIntegration
 
 	// The forms of final_spec.md (Status.FinalSpec).
-	FinalSpecIntegrated = core.FinalSpecIntegrated
-	FinalSpecAppendix   = core.FinalSpecAppendix
-	FinalSpecPending    = core.FinalSpecPending
+	FinalSpecIntegrated = state.FinalSpecIntegrated
+	FinalSpecAppendix   = state.FinalSpecAppendix
+	FinalSpecPending    = state.FinalSpecPending
 )
 
 // What a session is configured with and stores: its tunables, the backend
@@ -112,8 +116,8 @@ type (
 	BackendInfo   = core.BackendInfo
 	RoleBackend   = core.RoleBackend
 	PromptData    = core.PromptData
-	Tokenizer     = core.Tokenizer
-	CharTokenizer = core.CharTokenizer
+	Tokenizer     = exemplar.Tokenizer
+	CharTokenizer = exemplar.CharTokenizer
 	IDSource      = core.IDSource
 )
 

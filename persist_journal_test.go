@@ -8,7 +8,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/refine-spec/refine/internal/core"
+	"github.com/refine-spec/refine/internal/core/state"
+	"github.com/refine-spec/refine/internal/core/statedoc"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/store/memory"
 )
 
@@ -27,17 +29,17 @@ func TestStateJournalWithoutSession(t *testing.T) {
 		store   Store
 		snapKey string // where the last snapshot is
 	}{
-		{"appends", memory.New(), core.SnapshotPrefix},
-		{"puts", putOnly{memory.New()}, core.KeyState},
+		{"appends", memory.New(), statedoc.SnapshotPrefix},
+		{"puts", putOnly{memory.New()}, state.KeyState},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
-			st := &core.State{Schema: core.SchemaVersion, SessionID: "journal-only"}
-			j := core.NewJournal(core.CapsOf(tc.store))
+			st := &state.State{Schema: state.SchemaVersion, SessionID: "journal-only"}
+			j := statedoc.NewJournal(appends(tc.store))
 			backedUp := map[int]int{} // round -> adjustments then
 			round := 0
 			for i := 1; i <= 400; i++ {
-				var pending []core.Op
+				var pending []store.Op
 				if i%60 == 0 {
 					round++
 					ops, err := j.StateBackupOps(st, round)
@@ -47,7 +49,7 @@ func TestStateJournalWithoutSession(t *testing.T) {
 					pending, backedUp[round] = ops, len(st.Adjustments)
 				}
 				st.Adjustments = append(st.Adjustments, fmt.Sprintf("%d %s", i, strings.Repeat("x", 1000)))
-				ops, err := j.CommitOps(core.StoreView{Store: bind(ctx, tc.store), Pending: pending}, st, pending)
+				ops, err := j.CommitOps(statedoc.StoreView{Store: bind(ctx, tc.store), Pending: pending}, st, pending)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -66,11 +68,11 @@ func TestStateJournalWithoutSession(t *testing.T) {
 				t.Errorf("loaded record %d (want %d), adjustments -want +got:\n%s", ls.j.Seq, j.Seq, diff)
 			}
 			for r, want := range backedUp {
-				b, err := core.ReadStateBackup(core.StoreView{Store: bind(ctx, tc.store)}, r)
+				b, err := statedoc.ReadStateBackup(statedoc.StoreView{Store: bind(ctx, tc.store)}, r)
 				if err != nil {
 					t.Fatalf("backup of round %d: %v", r, err)
 				}
-				old, err := core.ParseState(b)
+				old, err := state.ParseState(b)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -8,7 +8,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/refine-spec/refine/internal/core"
+	"github.com/refine-spec/refine/internal/core/state"
+	"github.com/refine-spec/refine/internal/core/statedoc"
 )
 
 // Reading a stored session: its snapshots, and the journal records
@@ -16,8 +17,8 @@ import (
 
 // loadedState is a session's state as read from its Store.
 type loadedState struct {
-	st *core.State
-	j  core.StateJournal
+	st *state.State
+	j  statedoc.StateJournal
 	// raw is the state document as rebuilt (for Status).
 	raw []byte
 }
@@ -25,7 +26,7 @@ type loadedState struct {
 // loadState reads the snapshot and applies the journal records after it.
 // A state.json written by an older refine (schema 1) has no journal.
 func loadState(ctx context.Context, store Store) (loadedState, error) {
-	var base *core.SnapshotBase
+	var base *statedoc.SnapshotBase
 	var doc []byte
 	var since int
 	var last int64
@@ -38,7 +39,7 @@ func loadState(ctx context.Context, store Store) (loadedState, error) {
 		if base, err = newestSnapshot(ctx, store); err != nil {
 			return loadedState{}, err
 		}
-		doc, since, last, err = core.Replay(bind(ctx, store), base.Plain, -1)
+		doc, since, last, err = statedoc.Replay(bind(ctx, store), base.Plain, -1)
 		if err == nil || !errors.Is(err, ErrCorrupt) || try == 3 {
 			break
 		}
@@ -49,16 +50,16 @@ func loadState(ctx context.Context, store Store) (loadedState, error) {
 	if err != nil {
 		return loadedState{}, passedOver(ctx, store, base, err)
 	}
-	st, err := core.ParseState(doc)
+	st, err := state.ParseState(doc)
 	if err != nil {
 		return loadedState{}, err
 	}
-	j := core.StateJournal{Seq: last, Since: since, SnapSeq: base.Seq, SnapSize: len(base.Doc), SnapKey: base.Key, LegacyState: st.Schema < 2, Appends: core.Appends(store)}
-	if st.Schema < core.SchemaVersion {
-		st.Schema = core.SchemaVersion
+	j := statedoc.StateJournal{Seq: last, Since: since, SnapSeq: base.Seq, SnapSize: len(base.Doc), SnapKey: base.Key, LegacyState: st.Schema < 2, Appends: appends(store)}
+	if st.Schema < state.SchemaVersion {
+		st.Schema = state.SchemaVersion
 		j.SnapshotNext = true // rewrite it in this refine's format at the next commit
 	}
-	ver, err := core.EncodeState(st, &j.Hist)
+	ver, err := statedoc.EncodeState(st, &j.Hist)
 	if err != nil {
 		return loadedState{}, err
 	}
@@ -71,17 +72,17 @@ func loadState(ctx context.Context, store Store) (loadedState, error) {
 // base that were passed over as incomplete: a damaged one looks so when
 // the damage is to its size (checksum.go), and the records it held are
 // then missing.
-func passedOver(ctx context.Context, store Store, base *core.SnapshotBase, err error) error {
+func passedOver(ctx context.Context, store Store, base *statedoc.SnapshotBase, err error) error {
 	if base == nil || !errors.Is(err, ErrCorrupt) {
 		return err
 	}
-	bases, lerr := core.SnapshotBases(bind(ctx, store))
+	bases, lerr := statedoc.SnapshotBases(bind(ctx, store))
 	if lerr != nil {
 		return err
 	}
 	var newer []string
 	for _, b := range bases {
-		if b.Seq > base.Seq && b.Key != core.KeyState {
+		if b.Seq > base.Seq && b.Key != state.KeyState {
 			newer = append(newer, b.Key)
 		}
 	}
@@ -92,13 +93,13 @@ func passedOver(ctx context.Context, store Store, base *core.SnapshotBase, err e
 }
 
 // newestSnapshot returns the newest complete snapshot in store, read.
-func newestSnapshot(ctx context.Context, store Store) (*core.SnapshotBase, error) {
-	bases, err := core.SnapshotBases(bind(ctx, store))
+func newestSnapshot(ctx context.Context, store Store) (*statedoc.SnapshotBase, error) {
+	bases, err := statedoc.SnapshotBases(bind(ctx, store))
 	if err != nil {
 		return nil, err
 	}
-	if !slices.ContainsFunc(bases, func(b *core.SnapshotBase) bool { return b.Key == core.KeyState }) {
+	if !slices.ContainsFunc(bases, func(b *statedoc.SnapshotBase) bool { return b.Key == state.KeyState }) {
 		return nil, fmt.Errorf("%w: the store has no state.json; start a session with `refine run` (or refine.New)", ErrNoSession)
 	}
-	return core.NewestComplete(bind(ctx, store), bases, -1) // state.json at least
+	return statedoc.NewestComplete(bind(ctx, store), bases, -1) // state.json at least
 }

@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/refine-spec/refine/internal/core"
+	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/internal/selfcheck"
+	"github.com/refine-spec/refine/store"
 )
 
 // Session is a refinement session bound to a Store. It implements Mediator.
@@ -108,7 +110,32 @@ func prepare(cfg Config) (*Session, error) {
 
 // options are what the decisions are made with.
 func (s *Session) options() core.Options {
-	return core.Options{Params: s.config.params(), Caps: core.CapsOf(s.config.Store), Tok: s.config.Tokenizer, Log: s.config.Logger, SelfCheck: selfcheck.Enabled()}
+	return core.Options{Params: s.config.params(), Caps: capsOf(s.config.Store), Tok: s.config.Tokenizer, Log: s.config.Logger, SelfCheck: selfcheck.Enabled()}
+}
+
+// capsOf returns the capabilities of st the decisions' writes may use.
+func capsOf(st Store) core.StoreCaps { return core.StoreCaps{Appends: appends(st), Copies: copies(st)} }
+
+// appends reports whether st accepts store.OpAppend.
+func appends(st Store) bool {
+	a, ok := st.(store.Appender)
+	return ok && a.Appends()
+}
+
+// copies reports whether st accepts store.OpCopy.
+func copies(st Store) bool {
+	c, ok := st.(store.Copier)
+	return ok && c.Copies()
+}
+
+// storeSessionID returns the session ID st knows, if any and valid.
+func storeSessionID(st Store) (string, bool) {
+	i, ok := st.(store.Identified)
+	if !ok {
+		return "", false
+	}
+	id := i.SessionID()
+	return id, id != "" && store.ValidSessionID(id) == nil
 }
 
 // now is the time of an input.
@@ -124,12 +151,12 @@ func New(ctx context.Context, cfg Config) (*Session, error) {
 	if err := cfg.validateNew(); err != nil {
 		return nil, err
 	}
-	if _, err := cfg.Store.Get(ctx, core.KeyState); err == nil {
+	if _, err := cfg.Store.Get(ctx, state.KeyState); err == nil {
 		return nil, fmt.Errorf("new session: %w: the store already has state.json; use Open to resume it", ErrSessionExists)
 	} else if !errors.Is(err, ErrNotFound) {
 		return nil, fmt.Errorf("new session: read state.json: %w", err)
 	}
-	id, ok := core.StoreSessionID(s.config.Store)
+	id, ok := storeSessionID(s.config.Store)
 	if !ok {
 		id = s.config.IDs.NewID()
 	}

@@ -4,6 +4,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/refine-spec/refine/exemplar"
+	"github.com/refine-spec/refine/internal/core/state"
+	"github.com/refine-spec/refine/llm"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/validate"
 )
 
@@ -35,14 +39,14 @@ func plainStop(reason string) bool {
 // text (capped at the output limit; validation fails a larger one from
 // its full size) and, when it says more than a plain stop, its finish
 // reason.
-func journalResponse(respKey, content, finish string, maxOutputBytes int) []Op {
+func journalResponse(respKey, content, finish string, maxOutputBytes int) []store.Op {
 	journaled := content
 	if maxOutputBytes > 0 && len(journaled) > maxOutputBytes {
 		journaled = journaled[:maxOutputBytes]
 	}
-	ops := []Op{Put(respKey, []byte(journaled))}
+	ops := []store.Op{store.Put(respKey, []byte(journaled))}
 	if !plainStop(finish) {
-		ops = append(ops, Put(finishKey(respKey), []byte(finish)))
+		ops = append(ops, store.Put(finishKey(respKey), []byte(finish)))
 	}
 	return ops
 }
@@ -92,7 +96,7 @@ func readAnswer(content, finish string, maxOutputBytes int, read func(string) va
 // contextExceeded is the error of an answer the backend ended because the
 // prompt filled the model's context window: a larger completion limit
 // does not fix it, a smaller prompt does.
-func contextExceeded(where string, finish string, msgs []Message, tok Tokenizer) error {
+func contextExceeded(where string, finish string, msgs []llm.Message, tok exemplar.Tokenizer) error {
 	n := 0
 	for _, m := range msgs {
 		n += tok.Count(m.Content)
@@ -106,7 +110,7 @@ func contextExceeded(where string, finish string, msgs []Message, tok Tokenizer)
 // cut to twice that attempt's cap (twice its completion tokens when its
 // cap was the backend's default), never above limit, and kept raised for
 // the rest of the step.
-func nextMaxTokens(base, limit int, prior []AttemptRec) int {
+func nextMaxTokens(base, limit int, prior []state.AttemptRec) int {
 	n := base
 	for _, rec := range prior {
 		if rec.FailureType == validate.Truncated {
@@ -120,7 +124,7 @@ func nextMaxTokens(base, limit int, prior []AttemptRec) int {
 
 // raisedTokens is the cap the retry after rec, an answer the token limit
 // cut, asks for.
-func raisedTokens(rec AttemptRec, limit int) int {
+func raisedTokens(rec state.AttemptRec, limit int) int {
 	n := 2 * rec.MaxTokens
 	if rec.MaxTokens == 0 {
 		n = 2 * rec.Usage.CompletionTokens
@@ -137,7 +141,7 @@ func raisedTokens(rec AttemptRec, limit int) int {
 // it), or the step's first refusal (a model's refusal of a benign task is
 // mostly noise; a second one spends the budget, so a model that always
 // refuses still ends in an escalation).
-func freeReask(rec AttemptRec, prior []AttemptRec, limit int) bool {
+func freeReask(rec state.AttemptRec, prior []state.AttemptRec, limit int) bool {
 	switch rec.FailureType {
 	case validate.Truncated:
 		return rec.MaxTokens < limit

@@ -6,6 +6,7 @@ import (
 
 	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/state"
 )
 
 func TestApprovalBlocked(t *testing.T) {
@@ -30,7 +31,7 @@ func TestApprovalBlocked(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			high, err := ApprovalBlocked(&State{Conflicts: tt.conflicts}, tt.acked)
+			high, err := ApprovalBlocked(&state.State{Conflicts: tt.conflicts}, tt.acked)
 			if high != tt.high {
 				t.Errorf("high = %v, want %v", high, tt.high)
 			}
@@ -57,7 +58,7 @@ func TestEndReason(t *testing.T) {
 }
 
 func TestApprovalBlockedByEarlierAcknowledgment(t *testing.T) {
-	st := &State{HighAck: true, Conflicts: []conflict.Conflict{
+	st := &state.State{HighAck: true, Conflicts: []conflict.Conflict{
 		{IssueID: "ISSUE-R1-001", Issue: conflict.Issue{ID: "ISSUE-R1-001", Severity: gap.High}, Status: conflict.StatusUnresolved},
 	}}
 	if high, err := ApprovalBlocked(st, false); err != nil || !high {

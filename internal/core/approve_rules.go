@@ -7,6 +7,9 @@ import (
 
 	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/render"
+	"github.com/refine-spec/refine/internal/core/state"
+	"github.com/refine-spec/refine/question"
 )
 
 // ErrBlocked: the session cannot be approved while a CRITICAL conflict is
@@ -20,7 +23,7 @@ var ErrBlocked = errors.New("approval blocked by unresolved conflicts")
 // conflicts, or HIGH ones neither resolved nor acknowledged (ack, or an
 // earlier acknowledgment). high says HIGH conflicts are unresolved: the
 // approval acknowledges them.
-func ApprovalBlocked(st *State, ack bool) (high bool, err error) {
+func ApprovalBlocked(st *state.State, ack bool) (high bool, err error) {
 	var crit, highs []string
 	for _, c := range conflict.Pending(st.Conflicts) {
 		switch {
@@ -43,7 +46,7 @@ func ApprovalBlocked(st *State, ack bool) (high bool, err error) {
 // with the user's note.
 func EndReason(base, note string) string {
 	if n := strings.TrimSpace(note); n != "" {
-		return base + ": " + oneLine(n)
+		return base + ": " + render.OneLine(n)
 	}
 	return base
 }
@@ -52,27 +55,7 @@ func EndReason(base, note string) string {
 // waiting: questions and a rollback in its dialogs.
 func (s *Engine) fileEndDecision(title, key, outcome, note string) {
 	round := s.st.CurrentRound()
-	q := Question{ID: fmt.Sprintf("r%d-%s", round, key), Kind: KindEarlyTermination, Round: round, Title: title}
-	s.st.recordProcedural(s.at(), round, "", q, Answer{Key: key, Text: strings.TrimSpace(note)}, "Session ended as "+outcome)
+	q := question.Question{ID: fmt.Sprintf("r%d-%s", round, key), Kind: question.KindEarlyTermination, Round: round, Title: title}
+	recordProcedural(s.st, s.at(), round, "", q, question.Answer{Key: key, Text: strings.TrimSpace(note)}, "Session ended as "+outcome)
 	s.st.Pending, s.st.Answers, s.st.RollbackFlow = nil, nil, nil
-}
-
-// OnlyCleanupPending reports whether the session is finished and the only
-// questions left are the end-of-session archive cleanup: the session then
-// reports its outcome, not PAUSED (the question waits).
-func OnlyCleanupPending(st *State) bool {
-	if !st.Outcome.Terminal() || len(st.Pending) == 0 {
-		return false
-	}
-	for _, q := range st.Pending {
-		if !isCleanupQuestion(q) {
-			return false
-		}
-	}
-	return true
-}
-
-// isCleanupQuestion recognises the session-end archive question.
-func isCleanupQuestion(q Question) bool {
-	return q.Kind == KindRollback && q.Title == "ARCHIVE CLEANUP"
 }

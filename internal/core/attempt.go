@@ -10,16 +10,20 @@ import (
 	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/render"
+	"github.com/refine-spec/refine/internal/core/state"
+	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/retry"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/validate"
 )
 
 // attemptOutcome is one attempt's journal and verdict, not yet committed.
 type attemptOutcome struct {
-	rec     AttemptRec
+	rec     state.AttemptRec
 	content string
 	result  validate.Result
-	ops     []Op
+	ops     []store.Op
 	example exampleChoice
 	// estimated is set when usage was estimated, not reported.
 	estimated bool
@@ -31,12 +35,12 @@ type attemptOutcome struct {
 // prompt built and journaled (or a journaled response found), ready for a
 // role call that may run on another goroutine.
 type attemptPlan struct {
-	Role    RoleName
+	Role    llm.RoleName
 	Part    string
 	K       int
 	where   string
-	req     Request
-	msgs    []Message
+	req     llm.Request
+	msgs    []llm.Message
 	Example exampleChoice
 	// journaled holds a response journaled before a crash or pause: the
 	// role is not called again; journaledFinish is the finish reason
@@ -49,13 +53,13 @@ type attemptPlan struct {
 	needed    bool
 	started   time.Time
 	// Phase is PhaseIntegration for the integration step's calls.
-	Phase Phase
+	Phase state.Phase
 }
 
 // RoleResult is what a role call hands back: the response, how many calls
 // it took, and the transport retries made on the way.
 type RoleResult struct {
-	Resp  Response
+	Resp  llm.Response
 	Calls int
 	Err   error
 	// Failure says how the call failed, for the error's wording.
@@ -64,14 +68,14 @@ type RoleResult struct {
 
 // CallFailure is how a role call failed.
 type CallFailure struct {
-	// cancelled: the caller's context ended; retries: gave up after this
+	// Cancelled: the caller's context ended; retries: gave up after this
 	// many transport retries (0: a permanent error).
 	Cancelled bool
 	Retries   int
 }
 
 // wrap words the failure of the call where names.
-func (f CallFailure) wrap(where string, role RoleName, err error) error {
+func (f CallFailure) wrap(where string, role llm.RoleName, err error) error {
 	switch {
 	case f.Cancelled:
 		return &interruption{cause: err, err: fmt.Errorf("%s: %w", where, err)}
@@ -93,7 +97,7 @@ func (e *interruption) Unwrap() error { return e.err }
 
 // TransportNote is one transient role error retried after a delay.
 type TransportNote struct {
-	Role    RoleName
+	Role    llm.RoleName
 	Round   int
 	Attempt int
 	Err     error
@@ -104,7 +108,7 @@ type TransportNote struct {
 // attempt plays one attempt of a sequential role phase on the session's
 // goroutine: plan, journal the prompt, and either stop for the call
 // (errNeedCalls: the driver makes it) or validate and record its result.
-func (s *Engine) attempt(role RoleName, k int, rp *RolePhase) (attemptOutcome, error) {
+func (s *Engine) attempt(role llm.RoleName, k int, rp *state.RolePhase) (attemptOutcome, error) {
 	plan, err := s.planAttempt(role, "", k, rp)
 	if err != nil {
 		return attemptOutcome{}, err
@@ -117,8 +121,8 @@ func (s *Engine) attempt(role RoleName, k int, rp *RolePhase) (attemptOutcome, e
 
 // settle validates a role call's result, records the attempt in attempts
 // and closes the attempt's scope.
-func (s *Engine) settle(plan attemptPlan, res RoleResult, attempts *[]AttemptRec) (attemptOutcome, error) {
-	out, err := s.st.finishAttempt(plan, res, s.cfg.MaxOutputBytes, s.tok, s.at)
+func (s *Engine) settle(plan attemptPlan, res RoleResult, attempts *[]state.AttemptRec) (attemptOutcome, error) {
+	out, err := finishAttempt(s.st, plan, res, s.cfg.MaxOutputBytes, s.tok, s.at)
 	if err != nil {
 		s.endAttempt(plan, out, err)
 		return out, err
@@ -132,19 +136,19 @@ func (s *Engine) settle(plan attemptPlan, res RoleResult, attempts *[]AttemptRec
 // planAttempt builds the prompt and stages it for the journal, or finds
 // the response journaled before a crash or pause. It runs on the session's
 // goroutine; the caller makes the staged prompt durable before the call.
-func (s *Engine) planAttempt(role RoleName, part string, k int, rp *RolePhase) (attemptPlan, error) {
+func (s *Engine) planAttempt(role llm.RoleName, part string, k int, rp *state.RolePhase) (attemptPlan, error) {
 	cur := s.st.Current
 	gaps, prev := rp.Gaps, rp.Attempts
 	if part != "" {
-		p := rp.part(gap.ID(part))
+		p := rp.Part(gap.ID(part))
 		gaps, prev = []gap.ID{p.Gap}, p.Attempts
 	}
 	where := fmt.Sprintf("round %d %s attempt %d", cur.N, role, k)
 	if part != "" {
 		where = fmt.Sprintf("round %d %s (%s) attempt %d", cur.N, role, part, k)
 	}
-	promptKey, respKey := attemptKeys(cur.N, role, part, k)
-	if plan, ok := s.ext.resume(role, s.st.Usage.callIndex(role, respKey)); ok {
+	promptKey, respKey := state.AttemptKeys(cur.N, role, part, k)
+	if plan, ok := s.ext.resume(role, s.st.Usage.CallIndex(role, respKey)); ok {
 		return plan, nil // planned when its call was asked for
 	}
 	msgs, stable, ex, err := s.buildPrompt(role, k, gaps, prev, rp.Context)
@@ -152,13 +156,13 @@ func (s *Engine) planAttempt(role RoleName, part string, k int, rp *RolePhase) (
 		return attemptPlan{}, fmt.Errorf("%s: build prompt: %w", where, err)
 	}
 	plan := attemptPlan{Role: role, Part: part, K: k, where: where, msgs: msgs, Example: ex, started: s.at()}
-	plan.req = Request{Role: role, Round: cur.N, Attempt: k, Call: s.st.Usage.callIndex(role, respKey),
+	plan.req = llm.Request{Role: role, Round: cur.N, Attempt: k, Call: s.st.Usage.CallIndex(role, respKey),
 		Gaps: slices.Clone(gaps), Messages: msgs, MaxTokens: nextMaxTokens(s.cfg.MaxTokens, s.cfg.TokensCap(), prev), Stable: stable}
 	if b, err := s.get(respKey); err == nil {
 		// A journaled response from before a crash or pause: never pay twice.
 		c := string(b)
 		plan.journaled, plan.journaledFinish = &c, s.journaledFinish(respKey)
-	} else if !errors.Is(err, ErrNotFound) {
+	} else if !errors.Is(err, store.ErrNotFound) {
 		return attemptPlan{}, fmt.Errorf("%s: read response journal: %w", where, err)
 	} else if res, ok := s.ext.take(plan.req); ok {
 		plan.delivered = &res
@@ -166,7 +170,7 @@ func (s *Engine) planAttempt(role RoleName, part string, k int, rp *RolePhase) (
 		// The driver makes the call. Its prompt, and everything staged
 		// before it, is durable before the call: a crash during the call
 		// loses nothing already paid for.
-		s.stage(Put(promptKey, []byte(renderPrompt(where, msgs))))
+		s.stage(store.Put(promptKey, []byte(renderPrompt(where, msgs))))
 		plan.needed = true
 		s.keepPlan(plan)
 		return plan, nil
@@ -184,7 +188,7 @@ func (plan attemptPlan) startEvent() Event {
 // a crash or pause, or what the driver delivered.
 func (plan attemptPlan) result() RoleResult {
 	if plan.journaled != nil {
-		return RoleResult{Resp: Response{Content: *plan.journaled, FinishReason: plan.journaledFinish}}
+		return RoleResult{Resp: llm.Response{Content: *plan.journaled, FinishReason: plan.journaledFinish}}
 	}
 	res := *plan.delivered
 	if res.Err != nil {
@@ -196,8 +200,8 @@ func (plan attemptPlan) result() RoleResult {
 // noteTransport records a transport retry the driver made (and reported
 // as it happened).
 func (s *Engine) noteTransport(n TransportNote) {
-	s.st.Logged = append(s.st.Logged, loggedEvent{Kind: loggedTransportRetry, Round: n.Round, At: s.at(), Role: n.Role,
-		Err: oneLine(n.Err.Error()), Try: n.Try, Delay: n.Delay})
+	s.st.Logged = append(s.st.Logged, state.LoggedEvent{Kind: state.LoggedTransportRetry, Round: n.Round, At: s.at(), Role: n.Role,
+		Err: render.OneLine(n.Err.Error()), Try: n.Try, Delay: n.Delay})
 	s.log.Warn("transient role error, backing off", "round", n.Round, "role", n.Role, "attempt", n.Attempt, "retry", n.Try, "delay", n.Delay, "err", n.Err)
 }
 
@@ -205,18 +209,18 @@ func (s *Engine) noteTransport(n TransportNote) {
 // validates it; usage the backend did not report is estimated with tok,
 // and now stamps the attempt. The caller records the outcome and commits
 // its ops.
-func (st *State) finishAttempt(plan attemptPlan, res RoleResult, maxOutputBytes int, tok Tokenizer, now func() time.Time) (attemptOutcome, error) {
+func finishAttempt(st *state.State, plan attemptPlan, res RoleResult, maxOutputBytes int, tok exemplar.Tokenizer, now func() time.Time) (attemptOutcome, error) {
 	role, part, k := plan.Role, plan.Part, plan.K
 	cur := st.Current
 	out := attemptOutcome{example: plan.Example}
 	if res.Err != nil {
 		return attemptOutcome{}, res.Err
 	}
-	var usage Usage
+	var usage llm.Usage
 	out.content = res.Resp.Content
 	if plan.journaled == nil {
 		usage = res.Resp.Usage
-		if usage == (Usage{}) {
+		if usage == (llm.Usage{}) {
 			// The backend reported nothing (a replay, some local servers):
 			// estimate with the Tokenizer so status never shows a free call.
 			for _, m := range plan.msgs {
@@ -228,7 +232,7 @@ func (st *State) finishAttempt(plan attemptPlan, res RoleResult, maxOutputBytes 
 		out.content = capOutput(out.content, maxOutputBytes)
 		// The journal never holds more than the limit; validation fails
 		// the attempt as WRONG_FORMAT from the full size.
-		_, respKey := attemptKeys(cur.N, role, part, k)
+		_, respKey := state.AttemptKeys(cur.N, role, part, k)
 		out.ops = append(out.ops, journalResponse(respKey, out.content, res.Resp.FinishReason, maxOutputBytes)...)
 	}
 	finish := res.Resp.FinishReason
@@ -236,11 +240,11 @@ func (st *State) finishAttempt(plan attemptPlan, res RoleResult, maxOutputBytes 
 		return attemptOutcome{}, contextExceeded(plan.where, finish, plan.msgs, tok)
 	}
 
-	vr := st.validateOutput(role, out.content, finish, maxOutputBytes)
+	vr := validateOutput(st, role, out.content, finish, maxOutputBytes)
 	out.result = vr
-	out.rec = AttemptRec{N: k, At: now(), Success: vr.Success, FailureType: vr.FailureType, Tier: string(vr.Tier),
+	out.rec = state.AttemptRec{N: k, At: now(), Success: vr.Success, FailureType: vr.FailureType, Tier: string(vr.Tier),
 		Line: vr.Line, Message: vr.Message, Warnings: vr.Warnings, Usage: usage, Calls: res.Calls, UsageEstimated: out.estimated,
-		Model: res.Resp.Model, MaxTokens: plan.req.MaxTokens, FinishReason: finish, Normalized: normalizedQuirks(vr.Normalized)}
+		Model: res.Resp.Model, MaxTokens: plan.req.MaxTokens, FinishReason: finish, Normalized: state.NormalizedQuirks(vr.Normalized)}
 	out.finishReason = finish
 	return out, nil
 }
@@ -248,14 +252,14 @@ func (st *State) finishAttempt(plan attemptPlan, res RoleResult, maxOutputBytes 
 // validateOutput validates a role's output in the round in progress, an
 // answer that ended for finish, against the ledger, the issues raised and
 // the decisions recorded.
-func (st *State) validateOutput(role RoleName, content, finish string, maxOutputBytes int) validate.Result {
-	opts := validate.Options{KnownGaps: st.Ledger.IDs(), KnownIssues: st.issueIDs(), Round: st.Current.N, MaxOutputBytes: maxOutputBytes}
+func validateOutput(st *state.State, role llm.RoleName, content, finish string, maxOutputBytes int) validate.Result {
+	opts := validate.Options{KnownGaps: st.Ledger.IDs(), KnownIssues: st.IssueIDs(), Round: st.Current.N, MaxOutputBytes: maxOutputBytes}
 	decided := slices.Clone(st.ConflictDecisions)
 	for _, d := range decided {
 		opts.ResolvedIssues = append(opts.ResolvedIssues, d.IssueID)
 	}
 	opts.FinishReason = finish
-	if role != Engineer {
+	if role != llm.Engineer {
 		return readAnswer(content, finish, maxOutputBytes, func(c string) validate.Result { return validate.Reviewer(c, opts) })
 	}
 	res := readAnswer(content, finish, maxOutputBytes, func(c string) validate.Result { return validate.Engineer(c, opts) })
@@ -319,12 +323,12 @@ func complianceCheck(res validate.Result, content string, decided []conflict.Rul
 // which the validation and error tables are rendered), on the session's
 // goroutine, and prepares the retry a failed attempt with budget left
 // gets.
-func (s *Engine) recordAttempt(role RoleName, part string, attempts *[]AttemptRec, out attemptOutcome) {
+func (s *Engine) recordAttempt(role llm.RoleName, part string, attempts *[]state.AttemptRec, out attemptOutcome) {
 	cur := s.st.Current
 	rec := out.rec
 	*attempts = append(*attempts, rec)
-	s.st.Usage.add(role, rec.Usage, rec.Calls)
-	_, respKey := attemptKeys(cur.N, role, part, rec.N)
+	s.st.Usage.Add(role, rec.Usage, rec.Calls)
+	_, respKey := state.AttemptKeys(cur.N, role, part, rec.N)
 	delete(s.st.Usage.InFlight, respKey)
 	fact := newAttemptFact(cur.N, role, part, rec, out.result)
 	if !rec.Success {
@@ -332,22 +336,22 @@ func (s *Engine) recordAttempt(role RoleName, part string, attempts *[]AttemptRe
 	}
 	s.st.AttemptLog = append(s.st.AttemptLog, fact)
 	factAt := len(s.st.AttemptLog) - 1
-	s.st.settleExampleOutcome(cur.N, role, rec)
-	s.st.settleLegacyRetry(cur.N, role, part, rec)
+	settleExampleOutcome(s.st, cur.N, role, rec)
+	settleLegacyRetry(s.st, cur.N, role, part, rec)
 	if !rec.Success && rec.Free && part == "" {
 		// Re-asked without spending the retry budget; a part's budget
 		// counts its free attempts (budgetFor).
-		cur.role(role).Budget++
+		cur.Role(role).Budget++
 	}
-	if !rec.Success && rec.N < s.st.budgetFor(role, part, s.cfg.MaxRetries) {
+	if !rec.Success && rec.N < budgetFor(s.st, role, part, s.cfg.MaxRetries) {
 		s.prepareRetry(role, part, rec, factAt)
 	}
 }
 
 // newAttemptFact is the attempt log's fact for attempt rec of role (of
 // part, when drafted in parallel) in round n.
-func newAttemptFact(n int, role RoleName, part string, rec AttemptRec, res validate.Result) AttemptFact {
-	fact := AttemptFact{Round: n, Role: role, Part: part, N: rec.N, At: rec.At, Success: rec.Success, Normalized: rec.Normalized}
+func newAttemptFact(n int, role llm.RoleName, part string, rec state.AttemptRec, res validate.Result) state.AttemptFact {
+	fact := state.AttemptFact{Round: n, Role: role, Part: part, N: rec.N, At: rec.At, Success: rec.Success, Normalized: rec.Normalized}
 	if rec.Success {
 		fact.Summary = contentSummary(role, res)
 		return fact
@@ -356,13 +360,13 @@ func newAttemptFact(n int, role RoleName, part string, rec AttemptRec, res valid
 	if rec.Line > 0 && !strings.Contains(msg, "line ") {
 		msg = fmt.Sprintf("line %d: %s", rec.Line, msg)
 	}
-	fact.Tier, fact.FailureType, fact.Message = rec.Tier, rec.FailureType, oneLine(msg)
+	fact.Tier, fact.FailureType, fact.Message = rec.Tier, rec.FailureType, render.OneLine(msg)
 	return fact
 }
 
 // settleExampleOutcome gives the example logged for the retry attempt rec
 // answered its outcome.
-func (st *State) settleExampleOutcome(n int, role RoleName, rec AttemptRec) {
+func settleExampleOutcome(st *state.State, n int, role llm.RoleName, rec state.AttemptRec) {
 	for i := len(st.ExampleLog) - 1; i >= 0 && rec.N > 1; i-- {
 		e := &st.ExampleLog[i]
 		if e.Round == n && e.Role == role && e.Retry == rec.N-1 && e.Outcome == exemplar.OutcomePending {
@@ -377,7 +381,7 @@ func (st *State) settleExampleOutcome(n int, role RoleName, rec AttemptRec) {
 
 // settleLegacyRetry: a session started before the attempt log keeps its
 // round's retry rows; the one attempt rec answered gets its outcome.
-func (st *State) settleLegacyRetry(n int, role RoleName, part string, rec AttemptRec) {
+func settleLegacyRetry(st *state.State, n int, role llm.RoleName, part string, rec state.AttemptRec) {
 	for i := range st.LegacyRetries {
 		if d := &st.LegacyRetries[i]; d.Round == n && d.Role == role && d.Part == part && d.Retry == rec.N-1 && d.Outcome == "pending" {
 			d.Outcome = "Failed again (" + string(rec.FailureType) + ")"
@@ -391,7 +395,7 @@ func (st *State) settleLegacyRetry(n int, role RoleName, part string, rec Attemp
 // prepareRetry selects the example the retry after the failed attempt rec
 // attaches, logs it on the attempt's fact (at factAt) and in the example
 // log, and announces the retry.
-func (s *Engine) prepareRetry(role RoleName, part string, rec AttemptRec, factAt int) {
+func (s *Engine) prepareRetry(role llm.RoleName, part string, rec state.AttemptRec, factAt int) {
 	cur := s.st.Current
 	sel, err := s.example(role, rec.FailureType, s.cfg.RetryExampleBudget)
 	label := exampleLabel(sel)
@@ -407,23 +411,23 @@ func (s *Engine) prepareRetry(role RoleName, part string, rec AttemptRec, factAt
 		entry.Outcome = exemplar.OutcomePending
 		s.st.ExampleLog = append(s.st.ExampleLog, entry)
 	}
-	s.st.AttemptLog[factAt].Retry = &retryFact{Modification: retry.Label(rec.FailureType), Example: label}
+	s.st.AttemptLog[factAt].Retry = &state.RetryFact{Modification: retry.Label(rec.FailureType), Example: label}
 	s.emit(Event{Kind: EventRetry, Role: role, Attempt: rec.N + 1, Gap: part, FailureType: rec.FailureType})
 }
 
 // budgetFor is how many attempts role (a part of it, when drafted in
 // parallel) has in the round in progress.
-func (st *State) budgetFor(role RoleName, part string, maxRetries int) int {
+func budgetFor(st *state.State, role llm.RoleName, part string, maxRetries int) int {
 	if part != "" {
-		return partBudget(st.Current.Engineer.part(gap.ID(part)).Attempts, maxRetries)
+		return partBudget(st.Current.Engineer.Part(gap.ID(part)).Attempts, maxRetries)
 	}
-	return st.Current.role(role).Budget
+	return st.Current.Role(role).Budget
 }
 
 // partBudget is how many attempts a part of parallel drafting whose
 // attempts so far are attempts has: 1 + maxRetries, plus its free
 // re-asks.
-func partBudget(attempts []AttemptRec, maxRetries int) int {
+func partBudget(attempts []state.AttemptRec, maxRetries int) int {
 	n := 1 + maxRetries
 	for _, a := range attempts {
 		if a.Free {
@@ -433,24 +437,16 @@ func partBudget(attempts []AttemptRec, maxRetries int) int {
 	return n
 }
 
-func contentSummary(role RoleName, r validate.Result) string {
-	if role == Engineer {
+func contentSummary(role llm.RoleName, r validate.Result) string {
+	if role == llm.Engineer {
 		n := len(r.GapsAddressed)
-		return fmt.Sprintf("%d gap%s addressed", n, plural(n))
+		return fmt.Sprintf("%d gap%s addressed", n, render.Plural(n))
 	}
 	if r.NoIssuesFound && len(r.Issues) == 0 {
 		return "NO_ISSUES_FOUND"
 	}
 	n := len(r.Issues)
-	return fmt.Sprintf("%d issue%s, verdict %s", n, plural(n), r.Verdict)
-}
-
-func (st *State) issueIDs() []string {
-	out := make([]string, len(st.Issues))
-	for i, is := range st.Issues {
-		out[i] = is.ID
-	}
-	return out
+	return fmt.Sprintf("%d issue%s, verdict %s", n, render.Plural(n), r.Verdict)
 }
 
 func idStrings(ids []gap.ID) []string {
@@ -461,7 +457,7 @@ func idStrings(ids []gap.ID) []string {
 	return out
 }
 
-func renderPrompt(where string, msgs []Message) string {
+func renderPrompt(where string, msgs []llm.Message) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "<!-- refine prompt: %s -->\n", where)
 	for _, m := range msgs {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/refine-spec/refine/llm"
+	"github.com/refine-spec/refine/question"
 	"github.com/refine-spec/refine/validate"
 )
 
@@ -17,7 +19,7 @@ var ErrNeedCalls = errors.New("role calls needed")
 
 // CallID names a role call: the role and its session-wide call number.
 type CallID struct {
-	Role RoleName
+	Role llm.RoleName
 	Call int
 }
 
@@ -26,14 +28,14 @@ type CallID struct {
 // they were planned for, the results handed back for them, and which
 // answers an Immediate asker gave.
 type ExternalCalls struct {
-	Needed    []Request
+	Needed    []llm.Request
 	Delivered map[CallID]RoleResult
 	// Plans are the attempts whose calls were asked for, kept so that the
 	// attempt goes on where it stopped when its result comes back.
 	Plans map[CallID]keptPlan
 	// Asked are the questions the steps asked since the last Ready: the
 	// run's Asker is asked them (Ready.Ask).
-	Asked []Question
+	Asked []question.Question
 	// Auto marks the questions an Immediate asker answered: their answers
 	// are recorded as automatic.
 	Auto map[string]bool
@@ -56,7 +58,7 @@ func NewExternalCalls() *ExternalCalls {
 
 // take returns the result delivered for req, if any, and forgets it;
 // otherwise it records req as needed.
-func (e *ExternalCalls) take(req Request) (RoleResult, bool) {
+func (e *ExternalCalls) take(req llm.Request) (RoleResult, bool) {
 	id := CallID{req.Role, req.Call}
 	if res, ok := e.Delivered[id]; ok {
 		delete(e.Delivered, id)
@@ -82,7 +84,7 @@ func (s *Engine) startPlan(plan *attemptPlan) {
 // asked for and is delivered, as it was planned then, with its result:
 // the attempt goes on where it stopped, without building its prompt
 // again.
-func (e *ExternalCalls) resume(role RoleName, call int) (attemptPlan, bool) {
+func (e *ExternalCalls) resume(role llm.RoleName, call int) (attemptPlan, bool) {
 	id := CallID{role, call}
 	kp, asked := e.Plans[id]
 	res, delivered := e.Delivered[id]

@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/refine-spec/refine/internal/rollbacktext"
+	"github.com/refine-spec/refine/question"
 	"github.com/refine-spec/refine/rollback"
+	"github.com/refine-spec/refine/store"
 )
 
 // sessionEnd offers, once a session has finished, what to do with its
@@ -43,24 +45,24 @@ func (s *Engine) sessionEnd() (bool, error) {
 	}
 	ops := CleanupDeletes(mode, infos, now)
 	s.st.CleanupDone = true
-	s.st.recordProcedural(s.at(), s.st.Round, "", q, a, fmt.Sprintf("%s (%d archive(s) removed from the session)", opt.Label, len(ops)))
+	recordProcedural(s.st, s.at(), s.st.Round, "", q, a, fmt.Sprintf("%s (%d archive(s) removed from the session)", opt.Label, len(ops)))
 	return false, s.checkpoint(ops...)
 }
 
 // CleanupDeletes returns the deletions of the archives that the
 // session-end cleanup in mode removes from the session at now: all of
 // them when they were moved to cold storage.
-func CleanupDeletes(mode rollback.Cleanup, infos []rollback.ArchiveInfo, now time.Time) []Op {
-	var ops []Op
+func CleanupDeletes(mode rollback.Cleanup, infos []rollback.ArchiveInfo, now time.Time) []store.Op {
+	var ops []store.Op
 	if mode == rollback.CleanupCold {
 		for _, a := range infos {
-			ops = append(ops, Delete(a.Name))
+			ops = append(ops, store.Delete(a.Name))
 		}
 		return ops
 	}
 	_, remove := rollback.CleanupPlan(mode, infos, now, 0)
 	for _, k := range remove {
-		ops = append(ops, Delete(k))
+		ops = append(ops, store.Delete(k))
 	}
 	return ops
 }
@@ -69,10 +71,10 @@ func CleanupDeletes(mode rollback.Cleanup, infos []rollback.ArchiveInfo, now tim
 // session-end question about them; ok is false when there is nothing to
 // ask (no archive). h is the session's rollback history, cfg its
 // configuration (the cold store).
-func cleanupQuestion(store view, cfg *Params, h rollback.History) (q Question, infos []rollback.ArchiveInfo, ok bool, err error) {
-	infos, err = archiveInfos(store, h)
+func cleanupQuestion(sv view, cfg *Params, h rollback.History) (q question.Question, infos []rollback.ArchiveInfo, ok bool, err error) {
+	infos, err = archiveInfos(sv, h)
 	if err != nil {
-		return Question{}, nil, false, err
+		return question.Question{}, nil, false, err
 	}
 	q, ok = rollbacktext.SessionEndQuestion(infos, coldStoreName(cfg))
 	return q, infos, ok, nil
@@ -92,8 +94,8 @@ func coldStoreName(cfg *Params) string {
 
 // archiveInfos lists the rollback archives in store, each with when the
 // rollback in h that made it happened.
-func archiveInfos(store view, h rollback.History) ([]rollback.ArchiveInfo, error) {
-	keys, err := store.List("")
+func archiveInfos(sv view, h rollback.History) ([]rollback.ArchiveInfo, error) {
+	keys, err := sv.List("")
 	if err != nil {
 		return nil, fmt.Errorf("archive cleanup: %w", err)
 	}
@@ -103,7 +105,7 @@ func archiveInfos(store view, h rollback.History) ([]rollback.ArchiveInfo, error
 		if !ok {
 			continue
 		}
-		b, err := store.Get(k)
+		b, err := sv.Get(k)
 		if err != nil {
 			return nil, fmt.Errorf("archive cleanup: read %s: %w", k, err)
 		}
@@ -129,10 +131,10 @@ func archiveInfos(store view, h rollback.History) ([]rollback.ArchiveInfo, error
 // manifest.json and append to cleanup_log.txt: one commit of the cold
 // store, which the driver makes before the commit that deletes the
 // archives from the session (Ready.Cold). It only reads cold.
-func coldOps(store, cold view, sessionID string, now time.Time, infos []rollback.ArchiveInfo) ([]Op, error) {
+func coldOps(sv, cold view, sessionID string, now time.Time, infos []rollback.ArchiveInfo) ([]store.Op, error) {
 	manifestKey := path.Join(rollback.ColdWorkflowDir, rollback.ManifestName)
 	existing, err := cold.Get(manifestKey)
-	if err != nil && !errors.Is(err, ErrNotFound) {
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return nil, fmt.Errorf("cold storage: read manifest: %w", err)
 	}
 	plan, err := rollback.ColdPlan(existing, infos, sessionID, ".", now)
@@ -140,19 +142,19 @@ func coldOps(store, cold view, sessionID string, now time.Time, infos []rollback
 		return nil, fmt.Errorf("cold storage: %w", err)
 	}
 	key := func(p string) string { return strings.TrimPrefix(path.Clean(strings.ReplaceAll(p, "\\", "/")), "./") }
-	var ops []Op
+	var ops []store.Op
 	for _, m := range plan.Moves {
-		b, err := store.Get(m.Key)
+		b, err := sv.Get(m.Key)
 		if err != nil {
 			return nil, fmt.Errorf("cold storage: read %s: %w", m.Key, err)
 		}
-		ops = append(ops, Put(key(m.Path), b))
+		ops = append(ops, store.Put(key(m.Path), b))
 	}
 	log, err := cold.Get(key(plan.LogPath))
-	if err != nil && !errors.Is(err, ErrNotFound) {
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return nil, fmt.Errorf("cold storage: read log: %w", err)
 	}
-	ops = append(ops, Put(key(plan.ManifestPath), plan.Manifest), Put(key(plan.LogPath), append(log, plan.LogLine...)))
+	ops = append(ops, store.Put(key(plan.ManifestPath), plan.Manifest), store.Put(key(plan.LogPath), append(log, plan.LogLine...)))
 	return ops, nil
 }
 

@@ -7,7 +7,11 @@ import (
 
 	"github.com/refine-spec/refine/convergence"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/state"
+	"github.com/refine-spec/refine/llm"
+	"github.com/refine-spec/refine/question"
 	"github.com/refine-spec/refine/rollback"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/validate"
 )
 
@@ -36,7 +40,7 @@ func (s *Engine) converge() (stop, error) {
 	if opt.Key == convergence.KeyRollBack {
 		// The decision is filed under this round once the rollback's
 		// dialogs are done, so the round's archive does not swallow it.
-		first := flowDecision{Question: Question{ID: q.ID, Kind: q.Kind, Round: q.Round, Title: q.Title}, Answer: a, Decision: opt.Label}
+		first := state.FlowDecision{Question: question.Question{ID: q.ID, Kind: q.Kind, Round: q.Round, Title: q.Title}, Answer: a, Decision: opt.Label}
 		st, err := s.startRollbackFromQuestion(a, rollback.TriggerDivergence, "divergence warning in round "+fmt.Sprint(cur.N), originDivergence, first)
 		if err == nil && st == goOn && s.st.RollbackFlow == nil && !cur.DivergenceDone {
 			return s.converge() // the rollback was cancelled: the question is asked again
@@ -48,7 +52,7 @@ func (s *Engine) converge() (stop, error) {
 		return goOn, err
 	}
 	cur.DivergenceDone = true
-	s.st.recordDecision(s.at(), cur.N, "", q, a, da.Decision)
+	recordDecision(s.st, s.at(), cur.N, "", q, a, da.Decision)
 	return goOn, nil
 }
 
@@ -115,7 +119,7 @@ func (s *Engine) askHighAck() (again bool, err error) {
 		return false, err
 	}
 	opt, _ := q.Option(a.Key)
-	s.st.recordDecision(s.at(), s.st.Round, "", q, a, opt.Label)
+	recordDecision(s.st, s.at(), s.st.Round, "", q, a, opt.Label)
 	if opt.Key == convergence.KeyAcknowledge {
 		s.st.HighAck = true
 	} else {
@@ -136,7 +140,7 @@ func (s *Engine) offerEarlyTermination(openSet string) (again bool, err error) {
 	opt, _ := q.Option(a.Key)
 	ea := DecideEarlyTermination(opt.Key, lastAnswerAuto(s.st))
 	if ea.Record {
-		s.st.recordDecision(s.at(), s.st.Round, "", q, a, opt.Label)
+		recordDecision(s.st, s.at(), s.st.Round, "", q, a, opt.Label)
 	}
 	s.st.OfferedOpenSet = openSet
 	if ea.Pause {
@@ -184,10 +188,10 @@ func (s *Engine) finish(o OutcomeStatus, reason string) error {
 }
 
 // finalOps renders final_summary.md and final_spec.md.
-func (s *Engine) finalOps() ([]Op, error) {
+func (s *Engine) finalOps() ([]store.Op, error) {
 	sum := convergence.Summary(convergence.SummaryInput{
 		Outcome: s.st.Outcome, Reason: s.st.OutcomeReason, Rounds: s.st.Round,
-		Started: s.st.CreatedAt, Finished: s.st.FinishedAt, Ledger: &s.st.Ledger, Extra: extraKnown(s.st), SpecKey: keyFinalSpec,
+		Started: s.st.CreatedAt, Finished: s.st.FinishedAt, Ledger: &s.st.Ledger, Extra: extraKnown(s.st), SpecKey: state.KeyFinalSpec,
 	})
 	acceptedGaps := s.st.Ledger.InState(gap.Accepted)
 	ids := make([]gap.ID, len(acceptedGaps))
@@ -209,7 +213,7 @@ func (s *Engine) finalOps() ([]Op, error) {
 		return nil, fmt.Errorf("final spec: %w", err)
 	}
 	spec := convergence.FinalSpec(src, accepted, decisions, limits)
-	return []Op{Put(keyFinalSum, []byte(sum)), Put(keyFinalSpec, []byte(spec))}, nil
+	return []store.Op{store.Put(state.KeyFinalSum, []byte(sum)), store.Put(state.KeyFinalSpec, []byte(spec))}, nil
 }
 
 // finalResolutions returns each accepted gap's section from the last
@@ -227,9 +231,9 @@ func (s *Engine) finalResolutions(ids []gap.ID) (map[gap.ID]string, error) {
 		if !slices.ContainsFunc(r.GapsAddressed, func(id gap.ID) bool { return wanted[id] }) {
 			continue
 		}
-		b, err := s.get(OutputKey(r.N, Engineer))
+		b, err := s.get(state.OutputKey(r.N, llm.Engineer))
 		if err != nil {
-			return nil, fmt.Errorf("final spec: read %s: %w", OutputKey(r.N, Engineer), err)
+			return nil, fmt.Errorf("final spec: read %s: %w", state.OutputKey(r.N, llm.Engineer), err)
 		}
 		res := validate.Engineer(string(b), validate.Options{MaxOutputBytes: s.cfg.MaxOutputBytes})
 		for _, sec := range res.Sections {
@@ -251,10 +255,10 @@ func (s *Engine) finalResolutions(ids []gap.ID) (map[gap.ID]string, error) {
 const chartRounds = 12
 
 // convergenceOps rewrites convergence.svg from the tracker's recent rows.
-func convergenceOps(t *convergence.Tracker) []Op {
+func convergenceOps(t *convergence.Tracker) []store.Op {
 	rows := t.Rows()
 	if len(rows) > chartRounds {
 		rows = rows[len(rows)-chartRounds:]
 	}
-	return []Op{Put(keyConvergenceSVG, convergence.SVG(rows))}
+	return []store.Op{store.Put(keyConvergenceSVG, convergence.SVG(rows))}
 }

@@ -9,6 +9,10 @@ import (
 	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/convergence"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/render"
+	"github.com/refine-spec/refine/internal/core/state"
+	"github.com/refine-spec/refine/llm"
+	"github.com/refine-spec/refine/question"
 	"github.com/refine-spec/refine/validate"
 )
 
@@ -27,7 +31,7 @@ func convergenceSettings(cfg *Params) convergence.Settings {
 
 // Tracker returns the session's convergence tracker, creating it with the
 // configured settings on first use.
-func Tracker(st *State, cfg *Params) *convergence.Tracker {
+func Tracker(st *state.State, cfg *Params) *convergence.Tracker {
 	if st.Tracker == nil {
 		t, err := convergence.NewTracker(convergenceSettings(cfg))
 		if err != nil {
@@ -40,7 +44,7 @@ func Tracker(st *State, cfg *Params) *convergence.Tracker {
 }
 
 // ledgerBefore is the ledger as the round in progress found it.
-func ledgerBefore(st *State) *gap.Ledger {
+func ledgerBefore(st *state.State) *gap.Ledger {
 	if st.PrevLedger == nil {
 		return &gap.Ledger{}
 	}
@@ -59,7 +63,7 @@ type logLine struct {
 // and the warnings of the round's valid outputs go into the validation
 // log. It returns the lines to log: the review gaps the ledger refused and
 // the warnings.
-func recordConvergence(st *State, cur *RoundState, t *convergence.Tracker, now func() time.Time) []logLine {
+func recordConvergence(st *state.State, cur *state.RoundState, t *convergence.Tracker, now func() time.Time) []logLine {
 	before := ledgerBefore(st)
 	wasConverging := t.Current() == convergence.Converging
 	logs := AddReviewGaps(st, PlanReviewGaps(st, cur.N))
@@ -78,16 +82,16 @@ func recordConvergence(st *State, cur *RoundState, t *convergence.Tracker, now f
 // (THIN_CONTENT, a missing Trade-offs section, a repeated rejected
 // position) into the validation log, where status.md and the round
 // summary show them, and returns them as lines to log.
-func recordWarnings(st *State, cur *RoundState, now func() time.Time) []logLine {
+func recordWarnings(st *state.State, cur *state.RoundState, now func() time.Time) []logLine {
 	var logs []logLine
-	for _, role := range []RoleName{Engineer, Reviewer} {
-		rp := cur.role(role)
+	for _, role := range []llm.RoleName{llm.Engineer, llm.Reviewer} {
+		rp := cur.Role(role)
 		if rp.Result == nil {
 			continue
 		}
 		attempt := len(rp.Attempts)
 		for _, w := range rp.Result.Warnings {
-			st.Warnings = append(st.Warnings, warningFact{Round: cur.N, At: now(), Role: role, Attempt: attempt, Message: oneLine(w)})
+			st.Warnings = append(st.Warnings, state.WarningFact{Round: cur.N, At: now(), Role: role, Attempt: attempt, Message: render.OneLine(w)})
 			logs = append(logs, logLine{Msg: "validation warning", Args: []any{"round", cur.N, "role", role, "warning", w}})
 		}
 	}
@@ -104,7 +108,7 @@ type ReviewGap struct {
 // names no gap into a new gap GAP-REVIEW-NNN with the issue's severity and
 // summary, counted as New, so the loop can act on it instead of waiting
 // for a review that never approves.
-func PlanReviewGaps(st *State, n int) []ReviewGap {
+func PlanReviewGaps(st *state.State, n int) []ReviewGap {
 	next := 1
 	for _, g := range st.Ledger.Gaps {
 		if strings.HasPrefix(string(g.ID), "GAP-REVIEW-") && g.ID.Number() >= next {
@@ -118,7 +122,7 @@ func PlanReviewGaps(st *State, n int) []ReviewGap {
 		}
 		id := gap.ID(fmt.Sprintf("GAP-REVIEW-%03d", next))
 		next++
-		title := strings.TrimSpace(oneLine(is.Summary))
+		title := strings.TrimSpace(render.OneLine(is.Summary))
 		if title == "" {
 			title = "Reviewer issue " + is.ID
 		}
@@ -129,7 +133,7 @@ func PlanReviewGaps(st *State, n int) []ReviewGap {
 
 // AddReviewGaps adds the planned review gaps to the ledger and links each
 // issue to its gap; it returns a line to log for each the ledger refused.
-func AddReviewGaps(st *State, plan []ReviewGap) []logLine {
+func AddReviewGaps(st *state.State, plan []ReviewGap) []logLine {
 	var failed []logLine
 	for _, rg := range plan {
 		is := &st.Issues[rg.Issue]
@@ -147,8 +151,8 @@ func AddReviewGaps(st *State, plan []ReviewGap) []logLine {
 // and the auto-retry block): successful when the Engineer's output was
 // accepted, failed otherwise. A later rollback of the same round marks it
 // failed instead (see execRollback).
-func RecordRetryOutcome(st *State, cur *RoundState) {
-	ok := cur.Engineer.Status == RoleAccepted
+func RecordRetryOutcome(st *state.State, cur *state.RoundState) {
+	ok := cur.Engineer.Status == state.RoleAccepted
 	for i := range st.Rollbacks.Records {
 		r := &st.Rollbacks.Records[i]
 		if r.Round != cur.N || r.Outcome != "" {
@@ -160,7 +164,7 @@ func RecordRetryOutcome(st *State, cur *RoundState) {
 		case ok:
 			r.Outcome, r.Succeeded = "Retry successful", true
 		default:
-			r.Outcome = "Retry failed (" + RoleSummary(Engineer, &cur.Engineer) + ")"
+			r.Outcome = "Retry failed (" + RoleSummary(llm.Engineer, &cur.Engineer) + ")"
 		}
 	}
 	for i := range st.AutoRetries {
@@ -202,7 +206,7 @@ func DecideDivergence(l *gap.Ledger, key, label, text string) DivergenceAnswer {
 			ids = convergence.NarrowScopeDefault(l)
 			da.Decision += fmt.Sprintf(" (%v; deferred the default set instead)", err)
 		}
-		da.Decision += ": deferred " + dash(joinIDs(ids))
+		da.Decision += ": deferred " + render.Dash(render.JoinIDs(ids))
 		da.Defer, da.Narrow, da.ResetStall = ids, true, true
 	case convergence.KeyAcceptComplexity:
 		da.AcceptComplexity = true
@@ -219,7 +223,7 @@ func DecideDivergence(l *gap.Ledger, key, label, text string) DivergenceAnswer {
 
 // ApplyDivergence applies a divergence answer to the state and the tracker
 // in round n.
-func ApplyDivergence(st *State, t *convergence.Tracker, n int, da DivergenceAnswer, now func() time.Time) error {
+func ApplyDivergence(st *state.State, t *convergence.Tracker, n int, da DivergenceAnswer, now func() time.Time) error {
 	for _, id := range da.Defer {
 		if err := st.Ledger.Transition(id, gap.Deferred, n, now(), "deferred by the user to narrow scope (divergence)"); err != nil {
 			return fmt.Errorf("round %d narrow scope: %w", n, err)
@@ -245,7 +249,7 @@ func ApplyDivergence(st *State, t *convergence.Tracker, n int, da DivergenceAnsw
 }
 
 // terminationInput is what the termination tree decides on between rounds.
-func terminationInput(st *State, maxRounds int) convergence.Input {
+func terminationInput(st *state.State, maxRounds int) convergence.Input {
 	return convergence.Input{
 		Round: st.Round, MaxRounds: maxRounds, Ledger: &st.Ledger,
 		LastReviewApproved: LastReviewApproved(st), Conflicts: conflictBlock(st),
@@ -254,12 +258,12 @@ func terminationInput(st *State, maxRounds int) convergence.Input {
 	}
 }
 
-// lastReviewApproved: the last review's verdict was APPROVE. A REVISE
+// LastReviewApproved: the last review's verdict was APPROVE. A REVISE
 // review never completes a session, whatever was decided or deferred
 // after it (DESIGN §7): the session goes on, or ends GOOD_ENOUGH or
 // USER_APPROVED. A session that never had a review completes only when it
 // never had a gap either.
-func LastReviewApproved(st *State) bool {
+func LastReviewApproved(st *state.State) bool {
 	for i := len(st.Rounds) - 1; i >= 0; i-- {
 		if v := st.Rounds[i].Verdict; v != "" {
 			return v == string(validate.Approve)
@@ -270,7 +274,7 @@ func LastReviewApproved(st *State) bool {
 
 // BlockedWithoutDecisions is the error of a session whose every open gap
 // is BLOCKED with no conflict pending to unblock one; nil otherwise.
-func BlockedWithoutDecisions(st *State) error {
+func BlockedWithoutDecisions(st *state.State) error {
 	if len(conflict.Pending(st.Conflicts)) == 0 {
 		return fmt.Errorf("round %d: every open gap is BLOCKED and no conflict is pending: unblock a gap or abandon the session", st.Round+1)
 	}
@@ -291,9 +295,9 @@ func ChoiceBetweenRounds(choice string) string {
 // its archive cleanup, and a question still pending (one asked before a
 // rollback's limit question ended the session) can no longer apply and
 // would keep it PAUSED.
-func DropPendingAtEnd(st *State) {
-	st.Pending = slices.DeleteFunc(st.Pending, func(q Question) bool {
-		if isCleanupQuestion(q) {
+func DropPendingAtEnd(st *state.State) {
+	st.Pending = slices.DeleteFunc(st.Pending, func(q question.Question) bool {
+		if state.IsCleanupQuestion(q) {
 			return false
 		}
 		delete(st.Answers, q.ID)
@@ -303,7 +307,7 @@ func DropPendingAtEnd(st *State) {
 
 // highAckQuestion asks the user to acknowledge the unresolved HIGH
 // conflicts before the session ends.
-func highAckQuestion(st *State) Question {
+func highAckQuestion(st *state.State) question.Question {
 	q := convergence.HighConflictQuestion(conflictBlock(st).UnresolvedHigh)
 	q.ID, q.Round = fmt.Sprintf("r%d-high-conflict-ack", st.Round), st.Round
 	return q
@@ -311,7 +315,7 @@ func highAckQuestion(st *State) Question {
 
 // EarlyTerminationQuestion offers to end the session early; converging
 // makes "continue" the automated policy's default.
-func EarlyTerminationQuestion(st *State, maxRounds int, converging bool) Question {
+func EarlyTerminationQuestion(st *state.State, maxRounds int, converging bool) question.Question {
 	q := convergence.EarlyTerminationQuestion(convergence.EarlyTerminationInput{Round: st.Round, MaxRounds: maxRounds, Ledger: &st.Ledger})
 	q.ID = fmt.Sprintf("r%d-early-termination", st.Round)
 	// Automated policy: keep refining while the loop converges;
@@ -360,7 +364,7 @@ func DecideEarlyTermination(key string, auto bool) EarlyTerminationAnswer {
 
 // lastAnswerAuto reports whether the last question asked was answered by
 // the automated policy.
-func lastAnswerAuto(st *State) bool {
+func lastAnswerAuto(st *state.State) bool {
 	n := len(st.Asked)
 	return n > 0 && st.Asked[n-1].Auto
 }

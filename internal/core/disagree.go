@@ -5,26 +5,10 @@ import (
 	"fmt"
 
 	"github.com/refine-spec/refine/conflict"
+	"github.com/refine-spec/refine/internal/core/state"
+	"github.com/refine-spec/refine/llm"
+	"github.com/refine-spec/refine/store"
 )
-
-// DisagreeState is the progress of a round's disagreement phase (the step
-// after validation that handles DISAGREE blocks and implicit disagreement;
-// docs/workflow.md#one-round), so a deferred question resumes exactly where
-// it stopped.
-type DisagreeState struct {
-	Detected bool                 `json:"detected,omitempty"`
-	Findings []conflict.Finding   `json:"findings,omitempty"`
-	Alerts   []conflict.RateAlert `json:"alerts,omitempty"`
-	// NextFinding and NextAlert count the questions already answered.
-	NextFinding int  `json:"next_finding,omitempty"`
-	NextAlert   int  `json:"next_alert,omitempty"`
-	Done        bool `json:"done,omitempty"`
-	// Submitted is the number of DISAGREE blocks written; RateChecked is
-	// set once the rate check ran, after the implicit findings were
-	// answered (converted ones count as DISAGREEs: round-10 §9 Phase 2).
-	Submitted   int  `json:"submitted,omitempty"`
-	RateChecked bool `json:"rate_checked,omitempty"`
-}
 
 // disagreement detects explicit and implicit disagreement with the previous
 // review, checks the DISAGREE rate, and asks the user to resolve each
@@ -33,7 +17,7 @@ type DisagreeState struct {
 func (s *Engine) disagreement() (stop, error) {
 	cur := s.st.Current
 	ds := &cur.Disagree
-	if ds.Done || cur.Engineer.Status != RoleAccepted {
+	if ds.Done || cur.Engineer.Status != state.RoleAccepted {
 		return goOn, nil
 	}
 	if !ds.Detected {
@@ -68,15 +52,15 @@ func (s *Engine) disagreement() (stop, error) {
 func (s *Engine) detectDisagreement() error {
 	cur := s.st.Current
 	prev := s.st.Round
-	out, err := s.get(OutputKey(cur.N, Engineer))
+	out, err := s.get(state.OutputKey(cur.N, llm.Engineer))
 	if err != nil {
 		return fmt.Errorf("round %d disagreement: read engineer.md: %w", cur.N, err)
 	}
 	var previous string
-	if b, err := s.get(OutputKey(prev, Engineer)); err == nil {
+	if b, err := s.get(state.OutputKey(prev, llm.Engineer)); err == nil {
 		previous = string(b)
-	} else if !errors.Is(err, ErrNotFound) {
-		return fmt.Errorf("round %d disagreement: read %s: %w", cur.N, OutputKey(prev, Engineer), err)
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("round %d disagreement: read %s: %w", cur.N, state.OutputKey(prev, llm.Engineer), err)
 	}
 	ApplyDetection(s.st, cur, DetectDisagreement(s.st, cur, prev, string(out), previous, s.at))
 	s.stage()
@@ -124,7 +108,7 @@ func (s *Engine) askAlerts() (stop, error) {
 		}
 		opt, _ := q.Option(a.Key)
 		ds.NextAlert++
-		s.st.recordDecision(s.at(), cur.N, "", q, a, opt.Label)
+		recordDecision(s.st, s.at(), cur.N, "", q, a, opt.Label)
 		aa := DecideAlert(alert, opt.Effect, a.Text)
 		if aa.Redo != "" {
 			// The round goes back to the Engineer: disagreement returns

@@ -9,6 +9,8 @@ import (
 	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/convergence"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/render"
+	"github.com/refine-spec/refine/internal/core/state"
 )
 
 // The decisions of a round's disagreement phase (docs/workflow.md#one-round)
@@ -25,7 +27,7 @@ func conflictLimits(cfg *Params) conflict.Limits {
 
 // issuesOf returns round n's Reviewer issues as the conflict package sees
 // them, with the user's severity overrides applied.
-func issuesOf(st *State, n int) []conflict.Issue {
+func issuesOf(st *state.State, n int) []conflict.Issue {
 	var out []conflict.Issue
 	for _, is := range st.Issues {
 		if is.Round == n {
@@ -37,7 +39,7 @@ func issuesOf(st *State, n int) []conflict.Issue {
 
 // issuesBefore returns the session's issues of the rounds before n, with
 // severity overrides applied.
-func issuesBefore(st *State, n int) []conflict.Issue {
+func issuesBefore(st *state.State, n int) []conflict.Issue {
 	var out []conflict.Issue
 	for _, is := range st.Issues {
 		if is.Round < n {
@@ -52,7 +54,7 @@ func issuesBefore(st *State, n int) []conflict.Issue {
 // checks to add to the Reviewer's prompt and the conflicts to open.
 type disagreeDetection struct {
 	Findings        []conflict.Finding
-	Logged          []loggedEvent
+	Logged          []state.LoggedEvent
 	ReviewerContext []string
 	Conflicts       []conflict.Conflict
 	Submitted       int
@@ -61,7 +63,7 @@ type disagreeDetection struct {
 // DetectDisagreement finds explicit and implicit disagreement of the
 // round's Engineer output (out) with the review of round prev; previous is
 // the Engineer output that review answered ("" when there is none).
-func DetectDisagreement(st *State, cur *RoundState, prev int, out, previous string, now func() time.Time) disagreeDetection {
+func DetectDisagreement(st *state.State, cur *state.RoundState, prev int, out, previous string, now func() time.Time) disagreeDetection {
 	var d disagreeDetection
 	issues := issuesOf(st, prev)
 	ex := conflict.DetectExplicit(conflict.ExplicitInput{Round: cur.N, EngineerOutput: out, Issues: issues, Earlier: issuesBefore(st, prev), At: now()})
@@ -71,18 +73,18 @@ func DetectDisagreement(st *State, cur *RoundState, prev int, out, previous stri
 			d.Findings = append(d.Findings, f)
 			continue
 		}
-		d.Logged = append(d.Logged, loggedEvent{Kind: loggedImplicitDisagreement, Round: cur.N, At: now(), Issue: f.IssueID,
+		d.Logged = append(d.Logged, state.LoggedEvent{Kind: state.LoggedImplicitDisagreement, Round: cur.N, At: now(), Issue: f.IssueID,
 			Severity: f.Issue.Severity, Confidence: f.Confidence, Heuristics: f.Heuristics, Evidence: f.Evidence})
 		if f.Issue.Severity.AtLeastHigh() {
 			// A flag does not discard a fix: the fix is reviewed as usual,
 			// and the Reviewer checks the issue explicitly.
 			d.ReviewerContext = append(d.ReviewerContext, fmt.Sprintf(
 				"Check explicitly whether this round's Engineer output resolves %s (%s): %s. The Engineer revised the gap without naming the issue; if the concern remains, raise it again as a new issue.",
-				f.IssueID, f.Issue.Severity, oneLine(f.Issue.Summary)))
+				f.IssueID, f.Issue.Severity, render.OneLine(f.Issue.Summary)))
 		}
 	}
 	for _, e := range ex.Logged {
-		d.Logged = append(d.Logged, loggedEvent{Kind: loggedDisagree, Round: cur.N, At: now(), Issue: e.IssueID, Position: oneLine(e.EngineerPosition)})
+		d.Logged = append(d.Logged, state.LoggedEvent{Kind: state.LoggedDisagree, Round: cur.N, At: now(), Issue: e.IssueID, Position: render.OneLine(e.EngineerPosition)})
 	}
 	// A "## DISAGREE:" block naming an issue that does not exist never
 	// gets here: validation rejects it (INVALID_DISAGREE_REF, round-10
@@ -91,8 +93,8 @@ func DetectDisagreement(st *State, cur *RoundState, prev int, out, previous stri
 	// DISAGREE") that names no issue of the session and soft-matches
 	// none of the issues answered: logged, not a conflict.
 	for _, u := range ex.Unmatched {
-		d.Logged = append(d.Logged, loggedEvent{Kind: LoggedUnmatchedDisagree, Round: cur.N, At: now(), Issue: u.IssueID,
-			Line: u.Line, Against: prev, Position: oneLine(u.EngineerPosition)})
+		d.Logged = append(d.Logged, state.LoggedEvent{Kind: state.LoggedUnmatchedDisagree, Round: cur.N, At: now(), Issue: u.IssueID,
+			Line: u.Line, Against: prev, Position: render.OneLine(u.EngineerPosition)})
 	}
 	d.Conflicts = ex.Conflicts
 	d.Submitted = ex.Submitted
@@ -101,7 +103,7 @@ func DetectDisagreement(st *State, cur *RoundState, prev int, out, previous stri
 
 // ApplyDetection files a detection in the state: the round's disagreement
 // phase is detected.
-func ApplyDetection(st *State, cur *RoundState, d disagreeDetection) {
+func ApplyDetection(st *state.State, cur *state.RoundState, d disagreeDetection) {
 	ds := &cur.Disagree
 	ds.Findings = append(ds.Findings, d.Findings...)
 	st.Logged = append(st.Logged, d.Logged...)
@@ -115,7 +117,7 @@ func ApplyDetection(st *State, cur *RoundState, d disagreeDetection) {
 // finding (conflict.ResolveImplicit decided it): the ignore set, the
 // Engineer instruction, the gap sent back for revision, the conflict and
 // decision it opens.
-func applyImplicit(st *State, round int, f conflict.Finding, o conflict.ImplicitOutcome, now func() time.Time) error {
+func applyImplicit(st *state.State, round int, f conflict.Finding, o conflict.ImplicitOutcome, now func() time.Time) error {
 	st.Ignore = o.Ignore
 	if o.Instruction != "" {
 		st.Instructions = append(st.Instructions, o.Instruction)
@@ -138,7 +140,7 @@ func applyImplicit(st *State, round int, f conflict.Finding, o conflict.Implicit
 
 // checkRate runs the DISAGREE rate check of the round in progress, once
 // its implicit findings are answered, and keeps the alerts to ask.
-func checkRate(st *State, cur *RoundState, prev int, limits conflict.Limits) {
+func checkRate(st *state.State, cur *state.RoundState, prev int, limits conflict.Limits) {
 	var thisRound []conflict.Conflict
 	for _, c := range st.Conflicts {
 		if c.Round == cur.N {
@@ -182,7 +184,7 @@ func DecideAlert(alert conflict.RateAlert, effect, text string) AlertAnswer {
 }
 
 // applyAlert applies an alert's answer other than a redo.
-func applyAlert(st *State, round int, aa AlertAnswer) error {
+func applyAlert(st *state.State, round int, aa AlertAnswer) error {
 	if aa.Adjustment != "" {
 		st.Adjustments = append(st.Adjustments, aa.Adjustment)
 	}
@@ -197,7 +199,7 @@ func applyAlert(st *State, round int, aa AlertAnswer) error {
 
 // applyConflictDecision files the user's decision d of conflict c: the
 // conflict is resolved, the decision recorded, and its gap moved.
-func applyConflictDecision(st *State, round int, c, resolved conflict.Conflict, d conflict.Ruling, now func() time.Time) error {
+func applyConflictDecision(st *state.State, round int, c, resolved conflict.Conflict, d conflict.Ruling, now func() time.Time) error {
 	for i := range st.Conflicts {
 		if st.Conflicts[i].IssueID == c.IssueID && st.Conflicts[i].Open() {
 			st.Conflicts[i] = resolved
@@ -215,7 +217,7 @@ func applyConflictDecision(st *State, round int, c, resolved conflict.Conflict, 
 // gap: out of BLOCKED to the state the decision suggests (OPEN to revise
 // per the decision, ACCEPTED when the Engineer's proposal stands), unless
 // another conflict still holds it. ok is false when the gap stays.
-func DecisionMove(st *State, d conflict.Ruling) (to gap.State, why string, ok bool) {
+func DecisionMove(st *state.State, d conflict.Ruling) (to gap.State, why string, ok bool) {
 	g, found := st.Ledger.Get(d.Gap)
 	if !found || d.NextState == "" {
 		return "", "", false
@@ -262,7 +264,7 @@ func SeverityOverrides(text string) []IssueSeverity {
 
 // ApplyOverrides applies the severity overrides of the user's text to the
 // session and to its open conflicts.
-func ApplyOverrides(st *State, round int, text string) error {
+func ApplyOverrides(st *state.State, round int, text string) error {
 	for _, o := range SeverityOverrides(text) {
 		if st.Overrides == nil {
 			st.Overrides = conflict.Overrides{}
@@ -294,7 +296,7 @@ func firstSeverity(text string) (gap.Severity, bool) {
 }
 
 // blockConflictGaps marks the gaps of unresolved HIGH/CRITICAL conflicts BLOCKED.
-func blockConflictGaps(st *State, now func() time.Time) error {
+func blockConflictGaps(st *state.State, now func() time.Time) error {
 	for _, id := range conflict.BlockedGaps(st.Conflicts) {
 		g, ok := st.Ledger.Get(id)
 		if !ok || !g.State.IsOpen() || g.State == gap.Blocked {
@@ -328,7 +330,7 @@ func RedoPath(from gap.State) []gap.State {
 // instruction (the DISAGREE limit's "request revision"): its proposals
 // return to IN_PROGRESS and this round's conflicts are dropped, to be
 // detected again. The Engineer gets maxRetries retries afresh.
-func RedoEngineer(st *State, instruction string, maxRetries int, now func() time.Time) error {
+func RedoEngineer(st *state.State, instruction string, maxRetries int, now func() time.Time) error {
 	cur := st.Current
 	for _, id := range cur.Engineer.Gaps {
 		g, ok := st.Ledger.Get(id)
@@ -342,25 +344,25 @@ func RedoEngineer(st *State, instruction string, maxRetries int, now func() time
 		}
 	}
 	st.Conflicts = slices.DeleteFunc(st.Conflicts, func(c conflict.Conflict) bool { return c.Round == cur.N && c.Open() })
-	cur.Engineer.Status = RoleRunning
+	cur.Engineer.Status = state.RoleRunning
 	cur.Engineer.Result = nil
 	cur.Engineer.Context = append(cur.Engineer.Context, instruction)
 	cur.Engineer.Budget = len(cur.Engineer.Attempts) + 1 + maxRetries
 	cur.Engineer.ParallelDone = true
-	cur.Disagree = DisagreeState{}
+	cur.Disagree = state.DisagreeState{}
 	return nil
 }
 
 // conflictBlock counts unresolved HIGH/CRITICAL conflicts for the
 // termination tree (FLOW-006 §8).
-func conflictBlock(st *State) convergence.ConflictBlock {
+func conflictBlock(st *state.State) convergence.ConflictBlock {
 	crit, high := conflict.Blocking(st.Conflicts)
 	return convergence.ConflictBlock{UnresolvedCritical: crit, UnresolvedHigh: high}
 }
 
 // extraLimitations lists unresolved MEDIUM/LOW conflicts and waived issues
 // as known limitations of the final spec.
-func extraLimitations(st *State) []convergence.Limitation {
+func extraLimitations(st *state.State) []convergence.Limitation {
 	var out []convergence.Limitation
 	for _, c := range st.Conflicts {
 		if c.Open() {
@@ -379,7 +381,7 @@ func extraLimitations(st *State) []convergence.Limitation {
 // decision (gap.NextDecisionID over the session's decisions and conflict
 // decisions), so a decision re-applied after a rollback, which keeps its ID
 // and may be filed under another round, is never issued twice.
-func NextDecisionID(st *State, round int) string {
+func NextDecisionID(st *state.State, round int) string {
 	ids := make([]string, 0, len(st.Decisions)+len(st.ConflictDecisions))
 	for _, d := range st.Decisions {
 		ids = append(ids, d.ID)
@@ -392,18 +394,9 @@ func NextDecisionID(st *State, round int) string {
 
 // roundNow is the round in progress, or the last completed one between
 // rounds.
-func roundNow(st *State) int {
+func roundNow(st *state.State) int {
 	if st.Current != nil {
 		return st.Current.N
 	}
 	return st.Round
-}
-
-// heuristicList names the heuristics that fired ("H1 UNADDRESSED_ID, …").
-func heuristicList(hs []conflict.Heuristic) string {
-	parts := make([]string, len(hs))
-	for i, h := range hs {
-		parts[i] = string(h)
-	}
-	return strings.Join(parts, ", ")
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/state"
 )
 
 // decideLedger is a ledger of the given gaps (ID and state; HIGH severity).
@@ -54,13 +55,13 @@ func TestRedoPath(t *testing.T) {
 }
 
 func TestRedoEngineer(t *testing.T) {
-	st := &State{Ledger: decideLedger(t, map[gap.ID]gap.State{
+	st := &state.State{Ledger: decideLedger(t, map[gap.ID]gap.State{
 		"GAP-FLOW-001": gap.Proposed, "GAP-FLOW-002": gap.Open, "GAP-FLOW-003": gap.Accepted,
 	})}
-	st.Current = &RoundState{N: 4, Engineer: RolePhase{
-		Status: RoleAccepted, Gaps: []gap.ID{"GAP-FLOW-001", "GAP-FLOW-002", "GAP-FLOW-003", "GAP-FLOW-999"},
-		Attempts: []AttemptRec{{N: 1}, {N: 2}}, Context: []string{"earlier"},
-	}, Disagree: DisagreeState{Detected: true, NextAlert: 1}}
+	st.Current = &state.RoundState{N: 4, Engineer: state.RolePhase{
+		Status: state.RoleAccepted, Gaps: []gap.ID{"GAP-FLOW-001", "GAP-FLOW-002", "GAP-FLOW-003", "GAP-FLOW-999"},
+		Attempts: []state.AttemptRec{{N: 1}, {N: 2}}, Context: []string{"earlier"},
+	}, Disagree: state.DisagreeState{Detected: true, NextAlert: 1}}
 	st.Conflicts = []conflict.Conflict{
 		{IssueID: "ISSUE-R3-001", Round: 4, Status: conflict.StatusUnresolved},
 		{IssueID: "ISSUE-R3-002", Round: 4, Status: conflict.StatusResolved},
@@ -84,11 +85,11 @@ func TestRedoEngineer(t *testing.T) {
 		t.Errorf("conflicts kept (-want +got):\n%s", diff)
 	}
 	e := st.Current.Engineer
-	if e.Status != RoleRunning || e.Budget != 5 || !e.ParallelDone || !cmp.Equal(e.Context, []string{"earlier", "Reduce the disagreements."}) {
+	if e.Status != state.RoleRunning || e.Budget != 5 || !e.ParallelDone || !cmp.Equal(e.Context, []string{"earlier", "Reduce the disagreements."}) {
 		t.Errorf("engineer = status %q budget %d parallelDone %v context %q; want running, 2 attempts + 1 + 2 retries, true, the instruction appended",
 			e.Status, e.Budget, e.ParallelDone, e.Context)
 	}
-	if !cmp.Equal(st.Current.Disagree, DisagreeState{}) {
+	if !cmp.Equal(st.Current.Disagree, state.DisagreeState{}) {
 		t.Errorf("disagree state = %+v, want reset so the round is detected again", st.Current.Disagree)
 	}
 }
@@ -118,7 +119,7 @@ func TestDecisionMove(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			st := &State{Ledger: decideLedger(t, map[gap.ID]gap.State{id: tt.state})}
+			st := &state.State{Ledger: decideLedger(t, map[gap.ID]gap.State{id: tt.state})}
 			if tt.holding {
 				st.Conflicts = []conflict.Conflict{{IssueID: "ISSUE-R2-009", Issue: conflict.Issue{Severity: gap.High, Gap: id}, Status: conflict.StatusUnresolved}}
 			}
@@ -152,7 +153,7 @@ func TestSeverityOverrides(t *testing.T) {
 }
 
 func TestApplyOverridesDowngradesOpenConflicts(t *testing.T) {
-	st := &State{Conflicts: []conflict.Conflict{
+	st := &state.State{Conflicts: []conflict.Conflict{
 		{IssueID: "ISSUE-R7-001", Issue: conflict.Issue{ID: "ISSUE-R7-001", Severity: gap.High}, Status: conflict.StatusUnresolved},
 		{IssueID: "ISSUE-R7-002", Issue: conflict.Issue{ID: "ISSUE-R7-002", Severity: gap.High}, Status: conflict.StatusResolved},
 	}}
@@ -196,31 +197,31 @@ func TestDetectDisagreement(t *testing.T) {
 	block := func(id, position string) string {
 		return "## DISAGREE: " + id + "\n\n**Reviewer Concern:**\n> concern\n\n**Engineer Position:**\n" + position + "\n\n**Rationale:**\nBecause.\n\n"
 	}
-	issue := IssueRecord{ID: "ISSUE-R2-001", Round: 2, Severity: gap.High, Gap: "GAP-FLOW-001",
+	issue := conflict.Issue{ID: "ISSUE-R2-001", Round: 2, Severity: gap.High, Gap: "GAP-FLOW-001",
 		Summary: "Use schema-based validation", Suggestion: "Use schema-based validation"}
 	tests := []struct {
 		name      string
 		out       string
 		conflicts []string
-		logged    []LoggedKind
+		logged    []state.LoggedKind
 		submitted int
 	}{
 		{"explicit block", block("ISSUE-R2-001", "Keep the 100 character threshold; it adds no complexity."),
 			[]string{"ISSUE-R2-001"}, nil, 1},
 		{"informal disagreement naming no issue", "## Disagree: the whole approach\n\n**Engineer Position:**\nDISAGREE\n\nIt is fine.\n",
-			nil, []LoggedKind{LoggedUnmatchedDisagree}, 1},
+			nil, []state.LoggedKind{state.LoggedUnmatchedDisagree}, 1},
 		{"no disagreement", "## GAP-FLOW-001: Validation\n\nUse schemas.\n", nil, nil, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			st := &State{Round: 2, Issues: []IssueRecord{issue}}
-			cur := &RoundState{N: 3, Assigned: []gap.ID{"GAP-FLOW-001"}}
+			st := &state.State{Round: 2, Issues: []conflict.Issue{issue}}
+			cur := &state.RoundState{N: 3, Assigned: []gap.ID{"GAP-FLOW-001"}}
 			d := DetectDisagreement(st, cur, 2, tt.out, "", ticks())
 			var conflicts []string
 			for _, c := range d.Conflicts {
 				conflicts = append(conflicts, c.IssueID)
 			}
-			var logged []LoggedKind
+			var logged []state.LoggedKind
 			for _, e := range d.Logged {
 				logged = append(logged, e.Kind)
 				if e.Round != 3 || e.At.IsZero() {
@@ -248,8 +249,8 @@ func TestDetectDisagreement(t *testing.T) {
 }
 
 func TestNextDecisionIDCountsEveryKind(t *testing.T) {
-	st := &State{
-		Decisions:         []DecisionRecord{{ID: "DECISION-R3-001"}, {ID: "DECISION-R2-004"}},
+	st := &state.State{
+		Decisions:         []state.DecisionRecord{{ID: "DECISION-R3-001"}, {ID: "DECISION-R2-004"}},
 		ConflictDecisions: []conflict.Ruling{{ID: "DECISION-R3-002"}},
 	}
 	if got := NextDecisionID(st, 3); got != "DECISION-R3-003" {

@@ -12,6 +12,11 @@ import (
 
 	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/render"
+	"github.com/refine-spec/refine/internal/core/state"
+	"github.com/refine-spec/refine/internal/core/statedoc"
+	"github.com/refine-spec/refine/question"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/validate"
 )
 
@@ -23,7 +28,7 @@ import (
 // in (ext). TestDecisionsDoNoIO holds them to that.
 type Engine struct {
 	cfg Params
-	tok Tokenizer
+	tok exemplar.Tokenizer
 	log *slog.Logger
 	// now is the time of the input being decided: the decisions read no
 	// clock.
@@ -42,7 +47,7 @@ type Engine struct {
 	events      []Event
 	unpersisted int
 
-	st *State
+	st *state.State
 	// out holds the writes of the Ready being decided (decide): the
 	// decisions read the session through it and never write the Store.
 	out *ReadyWrites
@@ -54,7 +59,7 @@ type Engine struct {
 	// staged holds staged writes (and dirty staged state changes) that the
 	// next durable point commits: before a role call, before a question,
 	// and before Run or Step returns.
-	staged []Op
+	staged []store.Op
 	dirty  bool
 	// lastRendered holds the renderings last committed, so an unchanged
 	// one is not written again.
@@ -64,7 +69,7 @@ type Engine struct {
 	canon     exemplar.Canonical
 	canonErr  error
 	// journal is the session's position in its journal (persist.go).
-	journal StateJournal
+	journal statedoc.StateJournal
 	// chosenExamples holds the example selected for each pending retry, so
 	// the prompt attaches the one the example log names.
 	chosenExamples map[string]exemplar.Selection
@@ -79,12 +84,12 @@ type Engine struct {
 
 // source returns the spec being refined ("" if the session has none).
 func (s *Engine) source() (string, error) {
-	b, err := s.out.Get(KeySpec)
-	if errors.Is(err, ErrNotFound) {
+	b, err := s.out.Get(state.KeySpec)
+	if errors.Is(err, store.ErrNotFound) {
 		return "", nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("read %s: %w", KeySpec, err)
+		return "", fmt.Errorf("read %s: %w", state.KeySpec, err)
 	}
 	return string(b), nil
 }
@@ -92,7 +97,7 @@ func (s *Engine) source() (string, error) {
 // stage queues ops, with the state as it will then be, for the next
 // durable point. Work between two durable points is CPU only, so a crash
 // there can repeat at most the one role call whose response was in memory.
-func (s *Engine) stage(ops ...Op) {
+func (s *Engine) stage(ops ...store.Op) {
 	s.staged = append(s.staged, ops...)
 	s.dirty = true
 }
@@ -100,17 +105,17 @@ func (s *Engine) stage(ops ...Op) {
 // get reads key as the session sees it: the latest staged write, else
 // the Store.
 func (s *Engine) get(key string) ([]byte, error) {
-	return StoreView{Store: s.out, Pending: s.staged}.get(key)
+	return statedoc.StoreView{Store: s.out, Pending: s.staged}.Get(key)
 }
 
 // copyOp writes value at key as a copy of from, which holds the same
 // value once the ops before it apply, when the Store copies (see Copier);
 // otherwise as a put.
-func (s *Engine) copyOp(key, from string, value []byte) Op {
+func (s *Engine) copyOp(key, from string, value []byte) store.Op {
 	if s.out.copyOK {
-		return Copy(key, from)
+		return store.Copy(key, from)
 	}
-	return Put(key, value)
+	return store.Put(key, value)
 }
 
 // acceptOp writes an accepted answer, journaled at respKey as content, to
@@ -118,9 +123,9 @@ func (s *Engine) copyOp(key, from string, value []byte) Op {
 // changed it (a wrapper fence, shifted headings: the prompts that quote
 // the answer and the checks after validation read the canonical form),
 // else a copy of the journal.
-func (s *Engine) acceptOp(key, respKey, content string, res validate.Result) Op {
+func (s *Engine) acceptOp(key, respKey, content string, res validate.Result) store.Op {
 	if res.Text != "" && res.Text != content {
-		return Put(key, []byte(res.Text))
+		return store.Put(key, []byte(res.Text))
 	}
 	return s.copyOp(key, respKey, []byte(content))
 }
@@ -144,15 +149,15 @@ func (s *Engine) flush() error {
 // checkpoint writes, in one atomic Store commit, the staged ops, ops, the
 // journal record of what changed in the state (or, now and then, a whole
 // snapshot; see persist.go) and the renderings when they are due.
-func (s *Engine) checkpoint(ops ...Op) error {
+func (s *Engine) checkpoint(ops ...store.Op) error {
 	if s.out == nil {
 		return errors.New("refine: internal error: a commit outside decide; please report it")
 	}
 	s.st.UpdatedAt = s.now
-	all := make([]Op, 0, len(s.staged)+len(ops)+4)
+	all := make([]store.Op, 0, len(s.staged)+len(ops)+4)
 	all = append(all, s.staged...)
 	all = append(all, ops...)
-	jops, err := s.journal.CommitOps(StoreView{Store: s.out, Pending: s.staged}, s.st, all)
+	jops, err := s.journal.CommitOps(statedoc.StoreView{Store: s.out, Pending: s.staged}, s.st, all)
 	if err != nil {
 		s.stale = true
 		return fmt.Errorf("commit: %w", err)
@@ -160,14 +165,14 @@ func (s *Engine) checkpoint(ops ...Op) error {
 	all = append(all, jops...)
 	var rendered map[string]string
 	if s.renderDue() {
-		rendered = map[string]string{keyStatus: renderStatus(s.st, &s.cfg), keyDecisions: renderDecisions(s.st)}
-		for _, k := range []string{keyStatus, keyDecisions} {
+		rendered = map[string]string{state.KeyStatus: render.Status(s.st, s.cfg.setup()), state.KeyDecisions: render.Decisions(s.st)}
+		for _, k := range []string{state.KeyStatus, state.KeyDecisions} {
 			if old, ok := s.lastRendered[k]; !ok || old != rendered[k] {
-				all = append(all, Put(k, []byte(rendered[k])))
+				all = append(all, store.Put(k, []byte(rendered[k])))
 			}
 		}
 	}
-	all = append(all, summaryOp(s.st))
+	all = append(all, render.SummaryOp(s.st))
 	if err := s.out.Keep(all...); err != nil {
 		s.lastRendered = nil // unknown what the Store holds now
 		s.stale = true
@@ -184,20 +189,20 @@ func (s *Engine) checkpoint(ops ...Op) error {
 // renderingOps stages status.md and decisions.md as rendered, each only
 // if it changed since last committed. The next commit makes them durable;
 // a failed one forgets what was rendered.
-func (s *Engine) renderingOps(status, decisions string) []Op {
-	var ops []Op
+func (s *Engine) renderingOps(status, decisions string) []store.Op {
+	var ops []store.Op
 	if s.lastRendered == nil {
 		s.lastRendered = map[string]string{}
 	} else {
 		s.lastRendered = maps.Clone(s.lastRendered)
 	}
-	for k, v := range map[string]string{keyStatus: status, keyDecisions: decisions} {
+	for k, v := range map[string]string{state.KeyStatus: status, state.KeyDecisions: decisions} {
 		if old, ok := s.lastRendered[k]; !ok || old != v {
-			ops = append(ops, Put(k, []byte(v)))
+			ops = append(ops, store.Put(k, []byte(v)))
 			s.lastRendered[k] = v
 		}
 	}
-	slices.SortFunc(ops, func(a, b Op) int { return strings.Compare(a.Key, b.Key) })
+	slices.SortFunc(ops, func(a, b store.Op) int { return strings.Compare(a.Key, b.Key) })
 	return ops
 }
 
@@ -211,7 +216,7 @@ func (s *Engine) renderDue() bool {
 		s.renderNext = false
 		return true
 	}
-	return s.lastRendered == nil || s.st.Current == nil || len(s.st.Pending) > 0 || s.st.Current.Phase == PhaseBegin ||
+	return s.lastRendered == nil || s.st.Current == nil || len(s.st.Pending) > 0 || s.st.Current.Phase == state.PhaseBegin ||
 		s.st.Outcome.Terminal() // a session ended mid-round (abandoned, approved) shows its end
 }
 
@@ -247,7 +252,7 @@ func (s *Engine) runRounds() (Outcome, error) {
 			if err := s.flush(); err != nil {
 				return s.failed(err)
 			}
-			return s.st.outcome(), nil
+			return outcomeOf(s.st), nil
 		}
 	}
 }
@@ -272,29 +277,22 @@ func (s *Engine) finishSession() (Outcome, error) {
 	if err != nil {
 		return s.failed(err)
 	}
-	return s.st.outcome(), nil
-}
-
-// FinishPending reports whether a finished session still has its
-// integration step or its archive cleanup to play.
-func (st *State) FinishPending() bool {
-	in := st.Integration
-	return (in != nil && in.Step != IntegDone) || !st.CleanupDone
+	return outcomeOf(s.st), nil
 }
 
 // stepRound plays what is left of the round in progress: its end-of-round
 // check when only that is (a crash or a question came between the two),
 // else the round.
 func (s *Engine) stepRound() (RoundReport, error) {
-	if !s.st.endOfRoundDue() {
+	if !s.st.EndOfRoundDue() {
 		return s.playRound()
 	}
 	_, err := s.checkTermination()
-	if err == nil && !s.st.unansweredPending() && !s.st.Outcome.Terminal() {
+	if err == nil && !s.st.UnansweredPending() && !s.st.Outcome.Terminal() {
 		s.st.EndChecked = s.st.Round
 		s.stage()
 	}
-	return s.st.Report(s.st.outcome()), err
+	return roundReport(s.st, outcomeOf(s.st)), err
 }
 
 // failed records a fatal error (the session stays resumable) and builds the
@@ -310,9 +308,9 @@ func (s *Engine) failed(err error) (Outcome, error) {
 		// The state says so (status, status.md, the console), until the
 		// next run takes the session up again (resumeFailed).
 		s.renderNext = true
-		s.st.Outcome, s.st.OutcomeReason = StatusFailed, oneLine(err.Error())
+		s.st.Outcome, s.st.OutcomeReason = StatusFailed, render.OneLine(err.Error())
 		if s.st.Current != nil {
-			s.st.Logged = append(s.st.Logged, loggedEvent{Kind: loggedExecutionError, Round: s.st.Current.N, At: s.at(), Err: oneLine(err.Error())})
+			s.st.Logged = append(s.st.Logged, state.LoggedEvent{Kind: state.LoggedExecutionError, Round: s.st.Current.N, At: s.at(), Err: render.OneLine(err.Error())})
 		}
 		// Best effort: the record is useful, but the failure is what we return.
 		_ = s.checkpoint()
@@ -331,11 +329,11 @@ func (s *Engine) resumeFailed() {
 
 // outcome is where the session in st stands: its outcome, or Paused with
 // the questions waiting, or Running.
-func (st *State) outcome() Outcome {
+func outcomeOf(st *state.State) Outcome {
 	o := Outcome{Status: st.Outcome, Round: st.Round, Reason: st.OutcomeReason}
 	if len(st.Pending) > 0 {
 		o.Pending = slices.Clone(st.Pending)
-		if !OnlyCleanupPending(st) { // a finished session's cleanup question waits
+		if !st.OnlyCleanupPending() { // a finished session's cleanup question waits
 			o.Status = StatusPaused
 		}
 	}
@@ -345,16 +343,16 @@ func (st *State) outcome() Outcome {
 	return o
 }
 
-// AcceptAnswer is where every answer enters, whoever gives it: a person
+// acceptAnswer is where every answer enters, whoever gives it: a person
 // at the Asker, or Answer (another process, the console, a Temporal
 // Update). A refused answer changes nothing; an accepted one waits in
 // state until the question's own step takes it (takeAnswer).
-func (st *State) AcceptAnswer(q Question, a Answer) error {
+func acceptAnswer(st *state.State, q question.Question, a question.Answer) error {
 	if err := q.Check(a); err != nil {
 		return err
 	}
 	if st.Answers == nil {
-		st.Answers = map[string]Answer{}
+		st.Answers = map[string]question.Answer{}
 	}
 	st.Answers[q.ID] = a
 	return nil
@@ -362,33 +360,33 @@ func (st *State) AcceptAnswer(q Question, a Answer) error {
 
 // takeAnswer hands q's accepted answer to its step, once, and logs it as
 // given at at; the caller reports it (EventQuestionAnswered).
-func (st *State) takeAnswer(q Question, auto bool, at time.Time) (Answer, bool) {
+func takeStateAnswer(st *state.State, q question.Question, auto bool, at time.Time) (question.Answer, bool) {
 	a, ok := st.Answers[q.ID]
 	if !ok {
-		return Answer{}, false
+		return question.Answer{}, false
 	}
 	delete(st.Answers, q.ID)
 	if len(st.Answers) == 0 {
 		st.Answers = nil
 	}
-	st.Pending = slices.DeleteFunc(st.Pending, func(p Question) bool { return p.ID == q.ID })
+	st.Pending = slices.DeleteFunc(st.Pending, func(p question.Question) bool { return p.ID == q.ID })
 	logged := a
 	if o, ok := q.Option(a.Key); ok {
 		logged.Key = o.Key
 	}
 	// The log keeps what was asked and answered; the full wording is in
 	// decisions.md and the question's package, so it is not stored again.
-	asked := Question{ID: q.ID, Kind: q.Kind, Round: q.Round, Title: q.Title}
-	st.Asked = append(st.Asked, AnsweredQuestion{Question: asked, Answer: logged, At: at, Auto: auto})
+	asked := question.Question{ID: q.ID, Kind: q.Kind, Round: q.Round, Title: q.Title}
+	st.Asked = append(st.Asked, state.AnsweredQuestion{Question: asked, Answer: logged, At: at, Auto: auto})
 	return a, true
 }
 
 // takeAnswer takes q's accepted answer (state.takeAnswer) and reports it.
-func (s *Engine) takeAnswer(q Question, auto bool) (Answer, bool) {
+func (s *Engine) takeAnswer(q question.Question, auto bool) (question.Answer, bool) {
 	if _, ok := s.st.Answers[q.ID]; !ok {
-		return Answer{}, false // no clock reading: nothing is logged
+		return question.Answer{}, false // no clock reading: nothing is logged
 	}
-	a, ok := s.st.takeAnswer(q, auto, s.at())
+	a, ok := takeStateAnswer(s.st, q, auto, s.at())
 	if ok {
 		logged := a
 		if o, found := q.Option(a.Key); found {
@@ -404,13 +402,13 @@ func (s *Engine) takeAnswer(q Question, auto bool) (Answer, bool) {
 // commit that records it (or, answered at once, with the Ready that
 // records the answer), and paused is true: the driver asks it, and the
 // step that asked takes the answer when the session plays on.
-func (s *Engine) ask(q Question) (a Answer, paused bool, err error) {
+func (s *Engine) ask(q question.Question) (a question.Answer, paused bool, err error) {
 	if ans, ok := s.takeAnswer(q, s.ext.Auto[q.ID]); ok {
 		delete(s.ext.Auto, q.ID)
 		return ans, false, nil
 	}
 	s.emit(Event{Kind: EventQuestionAsked, Question: &q})
-	if !slices.ContainsFunc(s.st.Pending, func(p Question) bool { return p.ID == q.ID }) {
+	if !slices.ContainsFunc(s.st.Pending, func(p question.Question) bool { return p.ID == q.ID }) {
 		s.st.Pending = append(s.st.Pending, q)
 	}
 	s.ext.Asked = append(s.ext.Asked, q)
@@ -418,17 +416,17 @@ func (s *Engine) ask(q Question) (a Answer, paused bool, err error) {
 		// Answered before the Ready is committed; if it is not, the driver
 		// makes it durable then (drive).
 		s.dirty = true
-		return Answer{}, true, nil
+		return question.Answer{}, true, nil
 	}
 	if err := s.checkpoint(); err != nil {
-		return Answer{}, false, err
+		return question.Answer{}, false, err
 	}
-	return Answer{}, true, nil
+	return question.Answer{}, true, nil
 }
 
 // recordDecision adds a user decision, made at at, to decisions.md.
-func (st *State) recordDecision(at time.Time, round int, issue string, q Question, a Answer, decision string) DecisionRecord {
-	d := DecisionRecord{
+func recordDecision(st *state.State, at time.Time, round int, issue string, q question.Question, a question.Answer, decision string) state.DecisionRecord {
+	d := state.DecisionRecord{
 		ID: NextDecisionID(st, round), Round: round, Issue: issue,
 		Question: q.Title, Option: a.Key, Decision: decision, Text: a.Text, At: at,
 	}
@@ -438,8 +436,8 @@ func (st *State) recordDecision(at time.Time, round int, issue string, q Questio
 
 // recordProcedural adds a decision about the session's procedure (a
 // rollback, the end, the archives), made at at, to decisions.md.
-func (st *State) recordProcedural(at time.Time, round int, issue string, q Question, a Answer, decision string) {
-	st.recordDecision(at, round, issue, q, a, decision)
+func recordProcedural(st *state.State, at time.Time, round int, issue string, q question.Question, a question.Answer, decision string) {
+	recordDecision(st, at, round, issue, q, a, decision)
 	st.Decisions[len(st.Decisions)-1].Procedural = true
 }
 
@@ -456,26 +454,12 @@ func CompareDecisionIDs(a, b string) int {
 	return da.Number - db.Number
 }
 
-func oneLine(s string) string {
-	out := []rune{}
-	for _, r := range s {
-		if r == '\n' || r == '\r' || r == '|' {
-			r = ' '
-		}
-		out = append(out, r)
-	}
-	if len(out) > 300 {
-		out = append(out[:297], '.', '.', '.')
-	}
-	return string(out)
-}
-
 // stepOnce plays the rest of the round in progress, or the next round, and
 // what follows the session's end.
 func (s *Engine) stepOnce() (RoundReport, error) {
 	if s.st.Outcome.Terminal() && s.st.RollbackFlow == nil {
 		o, err := s.finishSession()
-		rep := s.st.Report(s.st.outcome())
+		rep := roundReport(s.st, outcomeOf(s.st))
 		rep.Outcome, rep.Pending = o.Status, o.Pending
 		return rep, err
 	}

@@ -5,7 +5,11 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/state"
+	"github.com/refine-spec/refine/internal/core/statedoc"
+	"github.com/refine-spec/refine/store"
 )
 
 // Options are what the decisions of a session are made with besides its
@@ -14,19 +18,19 @@ import (
 type Options struct {
 	Params Params
 	Caps   StoreCaps
-	Tok    Tokenizer
+	Tok    exemplar.Tokenizer
 	Log    *slog.Logger
 	// SelfCheck makes the decisions check their caches and kept writes
 	// against whole recomputations (test binaries turn it on).
 	SelfCheck bool
 	// Repairs are the repairs the session's Store made when it opened
 	// (store.Repairer), for Load to record in the state.
-	Repairs []Repair
+	Repairs []store.Repair
 }
 
 func newEngine(o Options) *Engine {
 	if o.Tok == nil {
-		o.Tok = CharTokenizer{}
+		o.Tok = exemplar.CharTokenizer{}
 	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
@@ -41,7 +45,7 @@ func newEngine(o Options) *Engine {
 // renderings) for the driver to persist and Advance.
 func Create(o Options, v View, id, spec string, gaps []gap.Gap, at time.Time) (*Engine, Ready, error) {
 	at = at.UTC()
-	st := &State{Schema: SchemaVersion, SessionID: id, CreatedAt: at, UpdatedAt: at}
+	st := &state.State{Schema: state.SchemaVersion, SessionID: id, CreatedAt: at, UpdatedAt: at}
 	initial := make([]gap.Gap, len(gaps))
 	for i, g := range gaps {
 		g.State, g.History, g.Round = gap.Open, nil, 0
@@ -51,16 +55,16 @@ func Create(o Options, v View, id, spec string, gaps []gap.Gap, at time.Time) (*
 		return nil, Ready{}, fmt.Errorf("new session: %w", err)
 	}
 	st.PrevLedger = SnapshotLedger(&st.Ledger)
-	if err := st.StoreSettings(o.Params.Settings); err != nil {
+	if err := storeSettings(st, o.Params.Settings); err != nil {
 		return nil, Ready{}, fmt.Errorf("new session: %w", err)
 	}
 	s := newEngine(o)
-	s.st, s.journal = st, NewJournal(o.Caps)
+	s.st, s.journal = st, statedoc.NewJournal(o.Caps.Appends)
 	s.journal.Hist.Check = o.SelfCheck
 	s.now = at
 	s.out = newReadyWrites(s.caps, s.checks)
 	s.out.Base = v
-	err := s.checkpoint(Put(KeySpec, []byte(spec)))
+	err := s.checkpoint(store.Put(state.KeySpec, []byte(spec)))
 	r, rerr := s.ready(err)
 	if rerr != nil {
 		return nil, Ready{}, fmt.Errorf("new session: %w", rerr)
@@ -72,7 +76,7 @@ func Create(o Options, v View, id, spec string, gaps []gap.Gap, at time.Time) (*
 // Load takes up a session as stored: st and j as the journal's reader
 // rebuilt them. The settings are the session's own (Params' when it
 // stored none).
-func Load(o Options, st *State, j StateJournal) (*Engine, error) {
+func Load(o Options, st *state.State, j statedoc.StateJournal) (*Engine, error) {
 	set, err := RestoredSettings(o.Params, st)
 	if err != nil {
 		return nil, err
@@ -96,6 +100,6 @@ func (s *Engine) RunLink() string { return s.st.RunLink }
 // StateDoc is the session's whole state as a state.json snapshot would
 // hold it, encoded with a cache of its own (the journal's is untouched).
 func (s *Engine) StateDoc() ([]byte, error) {
-	v, err := EncodeState(s.st, &HistoryCache{})
+	v, err := statedoc.EncodeState(s.st, &statedoc.HistoryCache{})
 	return v.Bytes(), err
 }

@@ -4,10 +4,9 @@ import (
 	"errors"
 
 	"github.com/refine-spec/refine/gap"
-	"github.com/refine-spec/refine/llm"
+	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/question"
 	"github.com/refine-spec/refine/rollback"
-	"github.com/refine-spec/refine/store"
 )
 
 // Sentinel errors. Every error refine returns wraps one of these (or a Role's,
@@ -15,21 +14,6 @@ import (
 // The Store's and the Role's are those of packages store and llm, the same
 // values under the same names.
 var (
-	// ErrNotFound: a Store has no value at the key ([store.ErrNotFound]).
-	ErrNotFound = store.ErrNotFound
-	// ErrInvalidKey: a Store key or List prefix breaks the key rules (see
-	// ValidKey), or a commit would make a key also a folder
-	// ([store.ErrInvalidKey]).
-	ErrInvalidKey = store.ErrInvalidKey
-	// ErrLocked: another process holds the session's lock
-	// ([store.ErrLocked]).
-	ErrLocked = store.ErrLocked
-	// ErrReadOnly: a Store opened for reading was asked to commit
-	// ([store.ErrReadOnly]).
-	ErrReadOnly = store.ErrReadOnly
-	// ErrInvalidCursor is wrapped by listing errors for a cursor that no
-	// page handed out ([store.ErrInvalidCursor]).
-	ErrInvalidCursor = store.ErrInvalidCursor
 	// ErrDeferred: an Asker cannot answer now; the Mediator persists the
 	// question and Run returns a Paused outcome.
 	ErrDeferred = errors.New("answer deferred")
@@ -49,14 +33,8 @@ var (
 	ErrInvalidTransition = gap.ErrInvalidTransition
 	// ErrNoSession: Open found no session in the Store.
 	ErrNoSession = errors.New("no session in store")
-	// ErrSessionExists: New found a session already in the Store (use
-	// Open) ([store.ErrSessionExists]).
-	ErrSessionExists = store.ErrSessionExists
 	// ErrSchema: state.json was written by a newer refine; nothing is touched.
-	ErrSchema = errors.New("unsupported state schema")
-	// ErrCorrupt: stored data (state.json, a Store's commit record, an
-	// archive) cannot be read; nothing is overwritten ([store.ErrCorrupt]).
-	ErrCorrupt = store.ErrCorrupt
+	ErrSchema = state.ErrSchema
 	// ErrUnknownCall: Deliver names a role call the last Next did not ask for.
 	ErrUnknownCall = errors.New("no such role call waits for a response")
 	// ErrNotPersisted: the writes of the last Next (Ready.Persist) are
@@ -69,11 +47,6 @@ var (
 	ErrInvalidAnswer = question.ErrInvalidAnswer
 	// ErrFinished: the session reached a terminal outcome; roll back to reopen it.
 	ErrFinished = errors.New("session already finished")
-	// ErrNoResponse: a Role has no response for a call (a replay recording
-	// or a test script ran out). A round fails on it like on any permanent
-	// Role error; the integration step falls back to the appendix form
-	// ([llm.ErrNoResponse]).
-	ErrNoResponse = llm.ErrNoResponse
 	// ErrContextWindow: the backend ended an answer because the prompt
 	// filled the model's context window; a larger completion limit does
 	// not help, a smaller prompt (PromptBudget) or a larger model does.

@@ -7,6 +7,9 @@ import (
 	"time"
 
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/render"
+	"github.com/refine-spec/refine/internal/core/state"
+	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/question"
 	"github.com/refine-spec/refine/retry"
 	"github.com/refine-spec/refine/validate"
@@ -52,15 +55,15 @@ type EscalationAnswer struct {
 // assignable are the gaps a round may take on, maxRetries and
 // gapsPerRound and weights come from Config. Rollback and pause are not
 // decided here: they leave the round as it is.
-func DecideEscalation(st *State, role RoleName, a EscalationAnswer, assignable []gap.Gap, cfg *Params) EscalationPlan {
-	rp := st.Current.role(role)
+func DecideEscalation(st *state.State, role llm.RoleName, a EscalationAnswer, assignable []gap.Gap, cfg *Params) EscalationPlan {
+	rp := st.Current.Role(role)
 	p := EscalationPlan{Decision: a.Label}
 	switch a.Key {
 	case retry.OptionSkip:
 		p.skip(role, rp, "skipped by user after "+string(a.FailureType))
 	case retry.OptionReassign:
 		picked := reassignPick(st.Current, role, a.Text, assignable, cfg.GapsPerRound)
-		if role == Reviewer {
+		if role == llm.Reviewer {
 			p.SetGaps, p.Gaps = true, picked
 		}
 		if len(picked) == 0 {
@@ -68,10 +71,10 @@ func DecideEscalation(st *State, role RoleName, a EscalationAnswer, assignable [
 			p.Decision += " (no other gap available: skipped)"
 			break
 		}
-		if role == Engineer {
+		if role == llm.Engineer {
 			p.reassignEngineer(rp, picked)
 		}
-		p.Decision += ": " + joinIDs(picked)
+		p.Decision += ": " + render.JoinIDs(picked)
 		p.SetBudget, p.Budget = true, len(rp.Attempts)+1+cfg.MaxRetries
 	case retry.OptionContext:
 		p.Context = strings.TrimSpace(a.Text)
@@ -82,7 +85,7 @@ func DecideEscalation(st *State, role RoleName, a EscalationAnswer, assignable [
 	case retry.OptionNarrow:
 		g := SimplestGap(&st.Ledger, rp, cfg.Weights)
 		p.Decision += ": " + string(g)
-		if role == Engineer {
+		if role == llm.Engineer {
 			p.Release = slices.DeleteFunc(slices.Clone(rp.Gaps), func(id gap.ID) bool { return id == g })
 			p.ReleaseWhy = "scope narrowed to " + string(g)
 			p.SetAssigned, p.Assigned = true, []gap.ID{g}
@@ -94,15 +97,15 @@ func DecideEscalation(st *State, role RoleName, a EscalationAnswer, assignable [
 }
 
 // skip skips the role; a skipped Engineer releases its gaps.
-func (p *EscalationPlan) skip(role RoleName, rp *RolePhase, note string) {
+func (p *EscalationPlan) skip(role llm.RoleName, rp *state.RolePhase, note string) {
 	p.SkipNote = note
-	if role == Engineer {
+	if role == llm.Engineer {
 		p.Release, p.ReleaseWhy = rp.Gaps, "Engineer skipped this round"
 	}
 }
 
 // reassignEngineer moves the Engineer from its gaps to picked.
-func (p *EscalationPlan) reassignEngineer(rp *RolePhase, picked []gap.ID) {
+func (p *EscalationPlan) reassignEngineer(rp *state.RolePhase, picked []gap.ID) {
 	for _, id := range rp.Gaps {
 		if !slices.Contains(picked, id) {
 			p.Release = append(p.Release, id)
@@ -120,11 +123,11 @@ func (p *EscalationPlan) reassignEngineer(rp *RolePhase, picked []gap.ID) {
 
 // ApplyEscalation applies an escalation plan to role's phase of the round
 // in progress.
-func ApplyEscalation(st *State, role RoleName, p EscalationPlan, now func() time.Time) error {
+func ApplyEscalation(st *state.State, role llm.RoleName, p EscalationPlan, now func() time.Time) error {
 	cur := st.Current
-	rp := cur.role(role)
+	rp := cur.Role(role)
 	if p.SkipNote != "" {
-		rp.Status, rp.SkipNote = RoleSkipped, p.SkipNote
+		rp.Status, rp.SkipNote = state.RoleSkipped, p.SkipNote
 	}
 	if err := releaseGaps(st, p.Release, p.ReleaseWhy, now); err != nil {
 		return err
@@ -150,7 +153,7 @@ func ApplyEscalation(st *State, role RoleName, p EscalationPlan, now func() time
 }
 
 // releaseGaps returns assigned gaps to OPEN.
-func releaseGaps(st *State, ids []gap.ID, why string, now func() time.Time) error {
+func releaseGaps(st *state.State, ids []gap.ID, why string, now func() time.Time) error {
 	for _, id := range ids {
 		if g, ok := st.Ledger.Get(id); ok && g.State == gap.InProgress {
 			if err := st.Ledger.Transition(id, gap.Open, st.Current.N, now(), why); err != nil {
@@ -165,9 +168,9 @@ func releaseGaps(st *State, ids []gap.ID, why string, now func() time.Time) erro
 // when they are assignable, else the next ones in assignment order (at
 // most gapsPerRound). A Reviewer picks among the gaps it was given, all of
 // them when text names none.
-func reassignPick(cur *RoundState, role RoleName, text string, assignable []gap.Gap, gapsPerRound int) []gap.ID {
+func reassignPick(cur *state.RoundState, role llm.RoleName, text string, assignable []gap.Gap, gapsPerRound int) []gap.ID {
 	var picked []gap.ID
-	if role == Reviewer {
+	if role == llm.Reviewer {
 		for _, id := range gap.FindIDs(text) {
 			if slices.Contains(cur.Reviewed, id) {
 				picked = append(picked, id)
@@ -178,7 +181,7 @@ func reassignPick(cur *RoundState, role RoleName, text string, assignable []gap.
 		}
 		return picked
 	}
-	rp := cur.role(role)
+	rp := cur.Role(role)
 	gap.AssignmentOrder(assignable)
 	// Named gaps may be any assignable gap or one of the current ones.
 	for _, id := range gap.FindIDs(text) {
@@ -199,7 +202,7 @@ func reassignPick(cur *RoundState, role RoleName, text string, assignable []gap.
 
 // SimplestGap picks the gap "narrow scope" keeps among rp's: lowest
 // severity weight, then fewest failed attempts, then ID.
-func SimplestGap(l *gap.Ledger, rp *RolePhase, weights gap.Weights) gap.ID {
+func SimplestGap(l *gap.Ledger, rp *state.RolePhase, weights gap.Weights) gap.ID {
 	var gs []gap.Gap
 	for _, id := range rp.Gaps {
 		if g, ok := l.Get(id); ok {
@@ -223,14 +226,14 @@ func SimplestGap(l *gap.Ledger, rp *RolePhase, weights gap.Weights) gap.ID {
 
 // roundFailedQuestion asks what to do after round n, in which both roles
 // were skipped.
-func roundFailedQuestion(n int) Question {
-	opts := []Option{
+func roundFailedQuestion(n int) question.Question {
+	opts := []question.Option{
 		{Key: "1", Label: "Continue - Start the next round", Effect: "Gaps stay as they are; the next round reassigns them", Recommended: true},
 		{Key: "2", Label: "Pause session - Save state for later", Effect: "Session saved, can resume with fresh context"},
 		{Key: "3", Label: "Abandon - End the session", Effect: "Session ends as ABANDONED"},
 	}
-	return Question{
-		ID: fmt.Sprintf("r%d-round-failed", n), Kind: KindRoundFailed, Round: n,
+	return question.Question{
+		ID: fmt.Sprintf("r%d-round-failed", n), Kind: question.KindRoundFailed, Round: n,
 		Title: fmt.Sprintf("Round %d: neither role produced valid output", n),
 		Body: fmt.Sprintf("Both the Engineer and the Reviewer failed validation in round %d and were skipped.\n\n"+
 			"=== Options ===\n", n) + question.Menu(opts),

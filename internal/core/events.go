@@ -3,6 +3,9 @@ package core
 import (
 	"time"
 
+	"github.com/refine-spec/refine/internal/core/state"
+	"github.com/refine-spec/refine/llm"
+	"github.com/refine-spec/refine/question"
 	"github.com/refine-spec/refine/validate"
 )
 
@@ -13,8 +16,8 @@ type Event struct {
 	Kind  EventKind
 	At    time.Time
 	Round int
-	Phase Phase
-	Role  RoleName
+	Phase state.Phase
+	Role  llm.RoleName
 	// Call is, for an attempt's events, the session-wide index of the
 	// role's call (Request.Call): a driver runs the call in the scope it
 	// opened for the attempt's start.
@@ -24,13 +27,13 @@ type Event struct {
 	// FailureType is set for validation failures and retries.
 	FailureType validate.FailureType
 	Message     string
-	Question    *Question
-	Answer      *Answer
+	Question    *question.Question
+	Answer      *question.Answer
 	// Usage is the session's running total after this event.
-	Usage Usage
+	Usage llm.Usage
 	// AttemptUsage is, for EventAttemptFinished, what this attempt's role
 	// call used (estimated with the Tokenizer when the backend said nothing).
-	AttemptUsage Usage
+	AttemptUsage llm.Usage
 	// Elapsed is how long the attempt or phase took.
 	Elapsed time.Duration
 	Outcome OutcomeStatus

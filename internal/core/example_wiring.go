@@ -5,6 +5,9 @@ import (
 	"fmt"
 
 	"github.com/refine-spec/refine/exemplar"
+	"github.com/refine-spec/refine/internal/core/state"
+	"github.com/refine-spec/refine/llm"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/validate"
 )
 
@@ -35,19 +38,19 @@ func (s *Engine) canonical() (exemplar.Canonical, error) {
 
 // history returns the validated outputs of the completed rounds (rolled-back
 // rounds are gone from the live session, so never chosen).
-func (s *Engine) history(role RoleName) ([]exemplar.HistoryItem, error) {
+func (s *Engine) history(role llm.RoleName) ([]exemplar.HistoryItem, error) {
 	var out []exemplar.HistoryItem
 	rounds := s.st.Rounds
 	if len(rounds) > historyRounds {
 		rounds = rounds[len(rounds)-historyRounds:]
 	}
 	for _, r := range rounds {
-		b, err := s.get(OutputKey(r.N, role))
-		if errors.Is(err, ErrNotFound) {
+		b, err := s.get(state.OutputKey(r.N, role))
+		if errors.Is(err, store.ErrNotFound) {
 			continue // the role was skipped that round
 		}
 		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", OutputKey(r.N, role), err)
+			return nil, fmt.Errorf("read %s: %w", state.OutputKey(r.N, role), err)
 		}
 		out = append(out, exemplar.HistoryItem{Round: r.N, Role: role, Content: string(b), LedToAccepted: len(r.Accepted) > 0})
 	}
@@ -61,14 +64,14 @@ const historyRounds = 10
 
 // retryExampleKey names the example chosen for attempt k of role in round
 // n after a failure of failureType.
-func retryExampleKey(n int, role RoleName, k int, failureType validate.FailureType) string {
+func retryExampleKey(n int, role llm.RoleName, k int, failureType validate.FailureType) string {
 	return fmt.Sprintf("%d/%s/%d/%s", n, role, k, failureType)
 }
 
 // retryExample returns the example for a retry prompt: the one chosen (and
 // logged) when the failure was recorded, else a new selection (a process
 // that resumed between the two).
-func (s *Engine) retryExample(role RoleName, k int, failureType validate.FailureType) (exemplar.Selection, error) {
+func (s *Engine) retryExample(role llm.RoleName, k int, failureType validate.FailureType) (exemplar.Selection, error) {
 	if sel, ok := s.chosenExamples[retryExampleKey(s.st.Current.N, role, k, failureType)]; ok {
 		return sel, nil
 	}
@@ -78,7 +81,7 @@ func (s *Engine) retryExample(role RoleName, k int, failureType validate.Failure
 // example selects the example for a prompt (GAP-FLOW-008): failureType ""
 // for an initial prompt (canonical format, else template), otherwise the
 // failure's mapping with Tier 1 → 2 → 3 fallthrough, truncated to budget.
-func (s *Engine) example(role RoleName, failureType validate.FailureType, budget int) (exemplar.Selection, error) {
+func (s *Engine) example(role llm.RoleName, failureType validate.FailureType, budget int) (exemplar.Selection, error) {
 	canon, canonErr := s.canonical()
 	req := exemplar.Request{Role: role, FailureType: failureType, Gaps: s.st.Ledger.IDs(),
 		Canonical: canon, CanonicalErr: canonErr, Budget: budget, Tokenizer: s.tok}

@@ -7,9 +7,15 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/convergence"
+	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/render"
+	"github.com/refine-spec/refine/internal/core/state"
+	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/question"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/validate"
 )
 
@@ -33,103 +39,9 @@ import (
 // for the call (ErrNoResponse: a recording or script that ends with the
 // rounds) gives the appendix form with a note.
 
-// PhaseIntegration is the Phase of the events of the integration step.
-const PhaseIntegration Phase = "integration"
-
 // EventIntegrated reports how final_spec.md was written; Message says
 // which form and why.
 const EventIntegrated EventKind = "integrated"
-
-// The forms of final_spec.md, as Status.FinalSpec and
-// final_spec_trace.json name them.
-const (
-	// FinalSpecIntegrated: the refined spec written by the integration step.
-	FinalSpecIntegrated = "integrated"
-	// FinalSpecAppendix: the source spec with the accepted resolutions,
-	// decisions and known limitations appended.
-	FinalSpecAppendix = "appendix"
-)
-
-const keyFinalTrace = "final_spec_trace.json"
-
-// finalAttemptKeys are the journal keys of an integration-step attempt.
-func finalAttemptKeys(role RoleName, k int) (prompt, response string) {
-	return fmt.Sprintf("final/prompts/%s-%d.md", role, k), fmt.Sprintf("final/attempts/%s-%d.md", role, k)
-}
-
-// finalOutputKey holds the role's accepted output of the integration step.
-func finalOutputKey(role RoleName) string { return "final/" + string(role) + ".md" }
-
-// The integration step's steps.
-const (
-	IntegEngineer = "engineer"
-	IntegReview   = "review"
-	IntegAsk      = "ask"
-	IntegDone     = "done"
-)
-
-// IntegrationState is the integration step's progress, in state.json.
-type IntegrationState struct {
-	Step string `json:"step"`
-	// Round is the last round played; the consistency review's issue IDs
-	// are those of the round after it.
-	Round int `json:"round"`
-	// Decisions are the IDs of the decisions in force when the session
-	// ended: each needs a Resolution Log row.
-	Decisions []string `json:"decisions,omitempty"`
-
-	Engineer       []AttemptRec `json:"engineer,omitempty"`
-	EngineerBudget int          `json:"engineer_budget"`
-	// EngineerFrom is where the current run of attempts started (a retry
-	// notice answers an attempt of the same run); a run the user's "retry"
-	// starts after failures takes the last failed attempt in.
-	EngineerFrom   int          `json:"engineer_from,omitempty"`
-	Reviewer       []AttemptRec `json:"reviewer,omitempty"`
-	ReviewerBudget int          `json:"reviewer_budget,omitempty"`
-	ReviewerFrom   int          `json:"reviewer_from,omitempty"`
-
-	// Accepted is the Engineer attempt whose output is the integrated spec
-	// (0: none yet).
-	Accepted int `json:"accepted,omitempty"`
-	// Reviews counts valid consistency reviews; Retried says the one
-	// integration retry they give was made.
-	Reviews int  `json:"reviews,omitempty"`
-	Retried bool `json:"retried,omitempty"`
-	// Issues are the last consistency review's issues.
-	Issues []IssueRecord `json:"issues,omitempty"`
-	// Asked counts the escalation questions answered (question IDs).
-	Asked int `json:"asked,omitempty"`
-	// KnownIssues are review issues the user accepted: listed under the
-	// spec's Known Limitations.
-	KnownIssues []IssueRecord `json:"known_issues,omitempty"`
-	// Notes are what the trace reports beside the log: the accepted
-	// output's warnings, a review that could not be had.
-	Notes []string `json:"notes,omitempty"`
-
-	// PartsMode says the spec is integrated part by part (its prompt is
-	// above the cap); Parts holds each part's accepted attempt (0: kept as
-	// written) and Merged says the joined spec is in final/engineer.md.
-	PartsMode bool  `json:"parts_mode,omitempty"`
-	Parts     []int `json:"parts,omitempty"`
-	Merged    bool  `json:"merged,omitempty"`
-	// PartsBudget is the tokens a part may hold, fixed when the parts
-	// were first planned, so settings changed later do not replan them.
-	PartsBudget int `json:"parts_budget,omitempty"`
-
-	// Form and Reason say how final_spec.md was written, once Step is done.
-	Form   string `json:"form,omitempty"`
-	Reason string `json:"reason,omitempty"`
-}
-
-// specKey holds the accepted integrated spec: the accepted attempt, or
-// the parts joined.
-func (in *IntegrationState) specKey() string {
-	if in.Merged {
-		return finalOutputKey(Engineer)
-	}
-	_, key := finalAttemptKeys(Engineer, in.Accepted)
-	return key
-}
 
 // keepsWork reports whether an outcome's session is integrated.
 func keepsWork(o OutcomeStatus) bool {
@@ -143,7 +55,7 @@ func keepsWork(o OutcomeStatus) bool {
 // integrationLimits are the Config values the integration's decisions
 // depend on, with the session's tokenizer.
 type integrationLimits struct {
-	tok Tokenizer
+	tok exemplar.Tokenizer
 	// cap is the integration prompt's cap in tokens: twice the round
 	// prompts' budget, since it is the one prompt that carries the whole
 	// spec and every resolution.
@@ -152,7 +64,7 @@ type integrationLimits struct {
 	maxOutputBytes int
 }
 
-func limitsOf(cfg Params, tok Tokenizer) integrationLimits {
+func limitsOf(cfg Params, tok exemplar.Tokenizer) integrationLimits {
 	return integrationLimits{tok: tok, cap: 2 * cfg.PromptBudget, maxRetries: cfg.MaxRetries, maxOutputBytes: cfg.MaxOutputBytes}
 }
 
@@ -160,15 +72,15 @@ func limitsOf(cfg Params, tok Tokenizer) integrationLimits {
 // outcome starts with: none when the outcome keeps no work, the appendix
 // form when integration is off (the one finalOps writes stands), else the
 // Engineer's first attempts, with the decisions in force.
-func NewIntegration(st *State, integrate bool, maxRetries int) *IntegrationState {
+func NewIntegration(st *state.State, integrate bool, maxRetries int) *state.IntegrationState {
 	if !keepsWork(st.Outcome) {
 		return nil
 	}
 	if !integrate {
-		return &IntegrationState{Step: IntegDone, Round: st.Round, Form: FinalSpecAppendix,
+		return &state.IntegrationState{Step: state.IntegDone, Round: st.Round, Form: state.FinalSpecAppendix,
 			Reason: "integration is off (Settings.Integrate false, --no-integrate)"}
 	}
-	in := &IntegrationState{Step: IntegEngineer, Round: st.Round, EngineerBudget: 1 + maxRetries}
+	in := &state.IntegrationState{Step: state.IntegEngineer, Round: st.Round, EngineerBudget: 1 + maxRetries}
 	for _, d := range st.Decisions {
 		in.Decisions = append(in.Decisions, d.ID)
 	}
@@ -182,28 +94,28 @@ func NewIntegration(st *State, integrate bool, maxRetries int) *IntegrationState
 // integrationStartOps sets up the integration step as the session ends
 // (finish): a previous integration's files (a session rolled back after
 // it finished) are deleted in the same commit.
-func (s *Engine) integrationStartOps() ([]Op, error) {
+func (s *Engine) integrationStartOps() ([]store.Op, error) {
 	s.st.Integration = NewIntegration(s.st, s.cfg.Integrate, s.cfg.MaxRetries)
 	switch in := s.st.Integration; {
 	case in == nil:
 		return nil, nil
-	case in.Step == IntegDone:
-		return []Op{Delete(keyFinalTrace)}, nil
+	case in.Step == state.IntegDone:
+		return []store.Op{store.Delete(state.KeyFinalTrace)}, nil
 	}
 	old, err := s.out.List("final/")
 	if err != nil {
 		return nil, fmt.Errorf("integration: list final/: %w", err)
 	}
-	ops := []Op{Delete(keyFinalTrace)}
+	ops := []store.Op{store.Delete(state.KeyFinalTrace)}
 	for _, k := range old {
-		ops = append(ops, Delete(k))
+		ops = append(ops, store.Delete(k))
 	}
 	return ops, nil
 }
 
 // dropIntegrationQuestions drops the integration's question, if one
 // waits, and its answers: integration was turned off.
-func dropIntegrationQuestions(st *State) {
+func dropIntegrationQuestions(st *state.State) {
 	st.Pending = slices.DeleteFunc(st.Pending, isIntegrationQuestion)
 	for id := range st.Answers {
 		if strings.HasPrefix(id, integQuestionPrefix) {
@@ -216,26 +128,26 @@ func dropIntegrationQuestions(st *State) {
 // a question waits; paused is true in the latter case.
 func (s *Engine) integrate() (paused bool, err error) {
 	in := s.st.Integration
-	if in != nil && in.Step != IntegDone && !s.cfg.Integrate {
+	if in != nil && in.Step != state.IntegDone && !s.cfg.Integrate {
 		dropIntegrationQuestions(s.st)
-		return false, s.integrationDone(FinalSpecAppendix, "integration was turned off before it finished (Settings.Integrate false, --no-integrate)")
+		return false, s.integrationDone(state.FinalSpecAppendix, "integration was turned off before it finished (Settings.Integrate false, --no-integrate)")
 	}
-	for in != nil && in.Step != IntegDone {
+	for in != nil && in.Step != state.IntegDone {
 		var st stop
 		var why string
 		switch in.Step {
-		case IntegEngineer:
+		case state.IntegEngineer:
 			why, err = s.integrationEngineer()
-		case IntegReview:
+		case state.IntegReview:
 			err = s.integrationReview()
-		case IntegAsk:
+		case state.IntegAsk:
 			st, err = s.integrationAsk()
 		default:
-			return false, fmt.Errorf("integration: %w: unknown step %q in state.json", ErrCorrupt, in.Step)
+			return false, fmt.Errorf("integration: %w: unknown step %q in state.json", store.ErrCorrupt, in.Step)
 		}
 		if err == nil && why != "" {
-			if in.Stopped(why) {
-				err = s.integrationDone(FinalSpecAppendix, why)
+			if integrationStopped(in, why) {
+				err = s.integrationDone(state.FinalSpecAppendix, why)
 			} else {
 				s.stage()
 			}
@@ -294,7 +206,7 @@ func (s *Engine) integrationMaterial() (IntegrationMaterial, error) {
 
 // decisionLines describes st's decisions with the given IDs (all when ids
 // is nil), in ID order: user decisions and conflict decisions alike.
-func decisionLines(st *State, ids []string) []string {
+func decisionLines(st *state.State, ids []string) []string {
 	want := func(id string) bool { return ids == nil || slices.Contains(ids, id) }
 	type line struct{ id, text string }
 	var lines []line
@@ -304,12 +216,12 @@ func decisionLines(st *State, ids []string) []string {
 			if d.Issue != "" {
 				what = d.Issue + ", " + what
 			}
-			lines = append(lines, line{d.ID, fmt.Sprintf("%s (round %d, %s): %s", d.ID, d.Round, oneLine(what), oneLine(d.Decision))})
+			lines = append(lines, line{d.ID, fmt.Sprintf("%s (round %d, %s): %s", d.ID, d.Round, render.OneLine(what), render.OneLine(d.Decision))})
 		}
 	}
 	for _, d := range st.ConflictDecisions {
 		if want(d.ID) {
-			lines = append(lines, line{d.ID, fmt.Sprintf("%s (round %d, conflict over %s on %s): option %s: %s", d.ID, d.Round, d.IssueID, dash(string(d.Gap)), d.ChosenOption, oneLine(d.Decision))})
+			lines = append(lines, line{d.ID, fmt.Sprintf("%s (round %d, conflict over %s on %s): option %s: %s", d.ID, d.Round, d.IssueID, render.Dash(string(d.Gap)), d.ChosenOption, render.OneLine(d.Decision))})
 		}
 	}
 	slices.SortStableFunc(lines, func(a, b line) int { return CompareDecisionIDs(a.id, b.id) })
@@ -321,7 +233,7 @@ func decisionLines(st *State, ids []string) []string {
 }
 
 // countMessages is a prompt's size in tokens.
-func countMessages(tok Tokenizer, msgs []Message) int {
+func countMessages(tok exemplar.Tokenizer, msgs []llm.Message) int {
 	n := 0
 	for _, m := range msgs {
 		n += tok.Count(m.Content)
@@ -330,7 +242,7 @@ func countMessages(tok Tokenizer, msgs []Message) int {
 }
 
 // newIntegrationData fills the integration prompt of the whole spec.
-func newIntegrationData(st *State, m IntegrationMaterial) *integrationData {
+func newIntegrationData(st *state.State, m IntegrationMaterial) *integrationData {
 	in := st.Integration
 	d := &integrationData{Outcome: st.Outcome, Round: in.Round, Source: strings.TrimSpace(m.Source), Decisions: m.decisions}
 	d.SourceFence = fenceFor(d.Source)
@@ -355,7 +267,7 @@ func newIntegrationData(st *State, m IntegrationMaterial) *integrationData {
 
 // nextAttempt numbers a role's next integration attempt and names the
 // failed attempt its retry notice answers (nil: the first of its run).
-func nextAttempt(recs []AttemptRec, from int) (k int, prev *AttemptRec) {
+func nextAttempt(recs []state.AttemptRec, from int) (k int, prev *state.AttemptRec) {
 	k = len(recs) + 1
 	if k-1 > from {
 		prev = &recs[k-2]
@@ -393,34 +305,34 @@ func (s *Engine) integrationEngineer() (stopped string, err error) {
 			return "", fmt.Errorf("integration: %w", err)
 		}
 		if n := countMessages(lim.tok, msgs); n > lim.cap {
-			if in.startParts() {
+			if startParts(in) {
 				return s.integrationParts(m)
 			}
 			return fmt.Sprintf("the source spec and its %d accepted resolutions make a %d-token prompt, above the integration cap of %d tokens (twice PromptBudget); raise PromptBudget to integrate",
 				len(m.Accepted), n, lim.cap), nil
 		}
-		at, err := s.integrationCall(Engineer, k, msgs, stable, m.ids(), integrationCheck(check))
-		if errors.Is(err, ErrNoResponse) {
-			return fmt.Sprintf("the Engineer has no response for the integration call (Engineer call %d: %s)", s.st.Usage.NextCall[string(Engineer)]+1, roleError(err)), nil
+		at, err := s.integrationCall(llm.Engineer, k, msgs, stable, m.ids(), integrationCheck(check))
+		if errors.Is(err, llm.ErrNoResponse) {
+			return fmt.Sprintf("the Engineer has no response for the integration call (Engineer call %d: %s)", s.st.Usage.NextCall[string(llm.Engineer)]+1, roleError(err)), nil
 		}
 		if err != nil {
 			return "", err
 		}
-		if in.EngineerSettled(at.rec, lim.maxRetries) {
-			_, respKey := finalAttemptKeys(Engineer, k)
-			s.stage(append(at.ops, s.acceptOp(finalOutputKey(Engineer), respKey, at.content, at.vr))...)
+		if engineerSettled(in, at.rec, lim.maxRetries) {
+			_, respKey := state.FinalAttemptKeys(llm.Engineer, k)
+			s.stage(append(at.ops, s.acceptOp(state.FinalOutputKey(llm.Engineer), respKey, at.content, at.vr))...)
 			return "", nil
 		}
 		s.stage(at.ops...)
 	}
-	in.engineerSpent()
+	engineerSpent(in)
 	s.stage()
 	return "", nil
 }
 
 // startParts switches to integration part by part when the whole prompt
 // is above the cap before any attempt; false: too late for that.
-func (in *IntegrationState) startParts() bool {
+func startParts(in *state.IntegrationState) bool {
 	if in.Accepted == 0 && len(in.Engineer) == 0 {
 		in.PartsMode = true
 		return true
@@ -428,45 +340,45 @@ func (in *IntegrationState) startParts() bool {
 	return false
 }
 
-// EngineerSettled records an Engineer attempt of the whole spec; a valid
+// engineerSettled records an Engineer attempt of the whole spec; a valid
 // one is accepted and goes to its consistency review (true).
-func (in *IntegrationState) EngineerSettled(rec AttemptRec, maxRetries int) (accepted bool) {
+func engineerSettled(in *state.IntegrationState, rec state.AttemptRec, maxRetries int) (accepted bool) {
 	in.Engineer = append(in.Engineer, rec)
 	if !rec.Success {
 		return false
 	}
-	in.Accepted, in.Step = rec.N, IntegReview
+	in.Accepted, in.Step = rec.N, state.IntegReview
 	in.ReviewerFrom, in.ReviewerBudget = len(in.Reviewer), len(in.Reviewer)+1+maxRetries
 	return true
 }
 
 // engineerSpent ends the Engineer's attempts, all failed: the user is
 // asked.
-func (in *IntegrationState) engineerSpent() {
+func engineerSpent(in *state.IntegrationState) {
 	last := in.Engineer[len(in.Engineer)-1]
 	if in.Accepted > 0 {
-		in.Notes = append(in.Notes, fmt.Sprintf("the integration retry after the consistency review failed validation (%s: %s); the integration it was to fix stands", last.FailureType, oneLine(last.Message)))
+		in.Notes = append(in.Notes, fmt.Sprintf("the integration retry after the consistency review failed validation (%s: %s); the integration it was to fix stands", last.FailureType, render.OneLine(last.Message)))
 	}
-	in.Step = IntegAsk
+	in.Step = state.IntegAsk
 }
 
 // Stopped ends the Engineer's attempts for why: the appendix form (true),
 // unless an integration already validated (the retry after a consistency
 // review), which then goes to the user with its issues.
-func (in *IntegrationState) Stopped(why string) (appendix bool) {
+func integrationStopped(in *state.IntegrationState, why string) (appendix bool) {
 	if in.Accepted == 0 {
 		return true
 	}
 	in.Notes = append(in.Notes, "the integration retry after the consistency review was not made: "+why)
-	in.Step = IntegAsk
+	in.Step = state.IntegAsk
 	return false
 }
 
 // newConsistencyData fills the consistency review's prompt for spec, with
 // the accepted gaps it must hold.
-func newConsistencyData(st *State, spec string) (*consistencyData, []gap.ID) {
+func newConsistencyData(st *state.State, spec string) (*consistencyData, []gap.ID) {
 	in := st.Integration
-	d := &consistencyData{Decisions: decisionLines(st, in.Decisions), IssuePrefix: fmt.Sprintf("ISSUE-R%d-", in.reviewRound()),
+	d := &consistencyData{Decisions: decisionLines(st, in.Decisions), IssuePrefix: fmt.Sprintf("ISSUE-R%d-", in.ReviewRound()),
 		EngineerOutput: spec, Fence: fenceFor(spec)}
 	var ids []gap.ID
 	for _, g := range st.Ledger.InState(gap.Accepted) {
@@ -478,9 +390,9 @@ func newConsistencyData(st *State, spec string) (*consistencyData, []gap.ID) {
 
 // reviewCheck validates a consistency review of st's integration
 // (readAnswer reads its finish reason and an empty answer first).
-func reviewCheck(st *State, maxOutputBytes int) func(string) validate.Result {
+func reviewCheck(st *state.State, maxOutputBytes int) func(string) validate.Result {
 	return func(content string) validate.Result {
-		return validate.Reviewer(content, validate.Options{KnownGaps: st.Ledger.IDs(), Round: st.Integration.reviewRound(), MaxOutputBytes: maxOutputBytes})
+		return validate.Reviewer(content, validate.Options{KnownGaps: st.Ledger.IDs(), Round: st.Integration.ReviewRound(), MaxOutputBytes: maxOutputBytes})
 	}
 }
 
@@ -488,7 +400,7 @@ func reviewCheck(st *State, maxOutputBytes int) func(string) validate.Result {
 // integration.
 func (s *Engine) integrationReview() error {
 	in := s.st.Integration
-	specKey := in.specKey()
+	specKey := in.SpecKey()
 	spec, err := s.get(specKey)
 	if err != nil {
 		return fmt.Errorf("integration: read %s: %w", specKey, err)
@@ -503,12 +415,12 @@ func (s *Engine) integrationReview() error {
 		}
 		if n := countMessages(lim.tok, msgs); n > lim.cap {
 			in.Notes = append(in.Notes, fmt.Sprintf("no consistency review: the spec makes a %d-token review prompt, above the cap of %d", n, lim.cap))
-			return s.integrationDone(FinalSpecIntegrated, "")
+			return s.integrationDone(state.FinalSpecIntegrated, "")
 		}
-		at, err := s.integrationCall(Reviewer, k, msgs, stable, ids, reviewCheck(s.st, lim.maxOutputBytes))
-		if errors.Is(err, ErrNoResponse) {
-			in.Notes = append(in.Notes, fmt.Sprintf("no consistency review: the Reviewer has no response for it (Reviewer call %d: %s)", s.st.Usage.NextCall[string(Reviewer)]+1, roleError(err)))
-			return s.integrationDone(FinalSpecIntegrated, "")
+		at, err := s.integrationCall(llm.Reviewer, k, msgs, stable, ids, reviewCheck(s.st, lim.maxOutputBytes))
+		if errors.Is(err, llm.ErrNoResponse) {
+			in.Notes = append(in.Notes, fmt.Sprintf("no consistency review: the Reviewer has no response for it (Reviewer call %d: %s)", s.st.Usage.NextCall[string(llm.Reviewer)]+1, roleError(err)))
+			return s.integrationDone(state.FinalSpecIntegrated, "")
 		}
 		if err != nil {
 			return err
@@ -518,26 +430,26 @@ func (s *Engine) integrationReview() error {
 			s.stage(at.ops...)
 			continue
 		}
-		_, respKey := finalAttemptKeys(Reviewer, k)
-		s.stage(append(at.ops, s.acceptOp(finalOutputKey(Reviewer), respKey, at.content, at.vr))...)
-		if in.Reviewed(at.vr.Issues) {
-			return s.integrationDone(FinalSpecIntegrated, "")
+		_, respKey := state.FinalAttemptKeys(llm.Reviewer, k)
+		s.stage(append(at.ops, s.acceptOp(state.FinalOutputKey(llm.Reviewer), respKey, at.content, at.vr))...)
+		if integrationReviewed(in, at.vr.Issues) {
+			return s.integrationDone(state.FinalSpecIntegrated, "")
 		}
 		return nil
 	}
-	in.reviewSpent()
-	return s.integrationDone(FinalSpecIntegrated, "")
+	reviewSpent(in)
+	return s.integrationDone(state.FinalSpecIntegrated, "")
 }
 
 // Reviewed records a valid consistency review's issues and decides what
 // follows: done (true) when none is CRITICAL/HIGH, else one more
 // integration attempt with the issues attached, or, that one made, the
 // user's decision.
-func (in *IntegrationState) Reviewed(issues []validate.Issue) (done bool) {
+func integrationReviewed(in *state.IntegrationState, issues []validate.Issue) (done bool) {
 	in.Reviews++
 	in.Issues = nil
 	for _, is := range issues {
-		in.Issues = append(in.Issues, IssueRecord{ID: is.ID, Round: in.reviewRound(), Severity: is.Severity, Gap: is.Gap,
+		in.Issues = append(in.Issues, conflict.Issue{ID: is.ID, Round: in.ReviewRound(), Severity: is.Severity, Gap: is.Gap,
 			Summary: is.Summary, Location: is.Location, Impact: is.Impact, Suggestion: is.Suggestion})
 	}
 	switch {
@@ -547,16 +459,16 @@ func (in *IntegrationState) Reviewed(issues []validate.Issue) (done bool) {
 		// One more integration attempt, with the issues attached.
 		in.Retried = true
 		in.EngineerFrom, in.EngineerBudget = len(in.Engineer), len(in.Engineer)+1
-		in.Step = IntegEngineer
+		in.Step = state.IntegEngineer
 	default:
-		in.Step = IntegAsk
+		in.Step = state.IntegAsk
 	}
 	return false
 }
 
 // reviewSpent notes that every consistency review attempt failed
 // validation: the integrated spec stands unreviewed.
-func (in *IntegrationState) reviewSpent() {
+func reviewSpent(in *state.IntegrationState) {
 	last := in.Reviewer[len(in.Reviewer)-1]
 	in.Notes = append(in.Notes, fmt.Sprintf("the consistency review failed validation %d times (last: %s); the integrated spec is unreviewed", len(in.Reviewer)-in.ReviewerFrom, last.FailureType))
 }
@@ -574,11 +486,11 @@ func roleError(err error) string {
 			}
 		}
 	}
-	return oneLine(strings.TrimSuffix(msg, " ("+ErrNoResponse.Error()+")"))
+	return render.OneLine(strings.TrimSuffix(msg, " ("+llm.ErrNoResponse.Error()+")"))
 }
 
-func highIssues(issues []IssueRecord) []IssueRecord {
-	var out []IssueRecord
+func highIssues(issues []conflict.Issue) []conflict.Issue {
+	var out []conflict.Issue
 	for _, is := range issues {
 		if is.Severity.AtLeastHigh() {
 			out = append(out, is)
@@ -590,7 +502,9 @@ func highIssues(issues []IssueRecord) []IssueRecord {
 // integQuestionPrefix starts the IDs of the integration's questions.
 const integQuestionPrefix = "final-integration-"
 
-func isIntegrationQuestion(q Question) bool { return strings.HasPrefix(q.ID, integQuestionPrefix) }
+func isIntegrationQuestion(q question.Question) bool {
+	return strings.HasPrefix(q.ID, integQuestionPrefix)
+}
 
 // Integration escalation options.
 const (
@@ -613,11 +527,11 @@ func (s *Engine) integrationAsk() (stop, error) {
 	if opt.Key == integKeyPause {
 		// Offer the same decision again when the session resumes.
 		s.st.Pending = append(s.st.Pending, q)
-		s.st.recordDecision(s.at(), s.st.Round, "", q, a, opt.Label)
+		recordDecision(s.st, s.at(), s.st.Round, "", q, a, opt.Label)
 		return waitForAnswer, s.checkpoint()
 	}
-	form, why := s.st.Integration.Answered(opt.Key, s.cfg.MaxRetries)
-	s.st.recordDecision(s.at(), s.st.Round, "", q, a, opt.Label)
+	form, why := integrationAnswered(s.st.Integration, opt.Key, s.cfg.MaxRetries)
+	recordDecision(s.st, s.at(), s.st.Round, "", q, a, opt.Label)
 	if form == "" {
 		s.stage()
 		return goOn, nil
@@ -628,12 +542,12 @@ func (s *Engine) integrationAsk() (stop, error) {
 // Answered applies the user's answer to the integration's escalation
 // (any option but pause): the form final_spec.md takes and why, or no
 // form when the Engineer integrates again.
-func (in *IntegrationState) Answered(key string, maxRetries int) (form, why string) {
+func integrationAnswered(in *state.IntegrationState, key string, maxRetries int) (form, why string) {
 	in.Asked++
 	switch key {
 	case IntegKeyAccept:
 		in.KnownIssues = highIssues(in.Issues)
-		return FinalSpecIntegrated, ""
+		return state.FinalSpecIntegrated, ""
 	case IntegKeyRetry:
 		in.EngineerFrom = len(in.Engineer)
 		in.EngineerBudget = len(in.Engineer) + 1
@@ -643,21 +557,21 @@ func (in *IntegrationState) Answered(key string, maxRetries int) (form, why stri
 			// attempt's retry notice says what failed (#40 item 2d).
 			in.EngineerFrom--
 		}
-		in.Step = IntegEngineer
+		in.Step = state.IntegEngineer
 		return "", ""
 	}
 	why = "the user kept the appendix form"
 	if in.Accepted == 0 {
 		last := in.Engineer[len(in.Engineer)-1]
-		why = fmt.Sprintf("the integration failed validation %d times (last: %s: %s) and %s", len(in.Engineer), last.FailureType, oneLine(last.Message), why)
+		why = fmt.Sprintf("the integration failed validation %d times (last: %s: %s) and %s", len(in.Engineer), last.FailureType, render.OneLine(last.Message), why)
 	} else {
 		why = fmt.Sprintf("the consistency review found %s and %s", issueList(highIssues(in.Issues)), why)
 	}
-	return FinalSpecAppendix, why
+	return state.FinalSpecAppendix, why
 }
 
 // integrationQuestion words the integration's escalation.
-func integrationQuestion(st *State, maxRetries int) Question {
+func integrationQuestion(st *state.State, maxRetries int) question.Question {
 	if st.Integration.Accepted == 0 {
 		return integrationFailedQuestion(st, maxRetries)
 	}
@@ -666,26 +580,26 @@ func integrationQuestion(st *State, maxRetries int) Question {
 
 // integrationFailedQuestion asks what to do when every integration
 // attempt failed validation.
-func integrationFailedQuestion(st *State, maxRetries int) Question {
+func integrationFailedQuestion(st *state.State, maxRetries int) question.Question {
 	in := st.Integration
 	var b strings.Builder
 	last := in.Engineer[len(in.Engineer)-1]
 	fmt.Fprintf(&b, "The session ended %s. Writing the refined spec (integration) failed validation %d time(s); the last attempt failed with %s:\n\n> %s\n\n",
-		st.Outcome, len(in.Engineer), last.FailureType, oneLine(last.Message))
+		st.Outcome, len(in.Engineer), last.FailureType, render.OneLine(last.Message))
 	b.WriteString("final_spec.md holds the appendix form (the source spec with the accepted resolutions appended) until you decide.\n\n=== Options ===\n")
-	opts := []Option{
+	opts := []question.Option{
 		{Key: IntegKeyAppendix, Label: "Keep the appendix form", Effect: "final_spec.md stays the source spec with the resolutions appended, headed by a note on why", Recommended: true},
 		{Key: IntegKeyRetry, Label: fmt.Sprintf("Retry the integration (%d more attempts)", 1+maxRetries), Effect: "The Engineer writes the spec again; a valid one is reviewed"},
 		{Key: integKeyPause, Label: "Pause - decide later", Effect: "The session waits; the outcome stays " + string(st.Outcome)},
 	}
-	q := Question{ID: fmt.Sprintf("%s%d", integQuestionPrefix, in.Asked+1), Kind: KindEscalation, Round: st.Round, Title: "Integration of the final spec failed validation", Options: opts, Default: IntegKeyAppendix}
+	q := question.Question{ID: fmt.Sprintf("%s%d", integQuestionPrefix, in.Asked+1), Kind: question.KindEscalation, Round: st.Round, Title: "Integration of the final spec failed validation", Options: opts, Default: IntegKeyAppendix}
 	q.Body = b.String() + question.Menu(opts)
 	return q
 }
 
 // integrationIssuesQuestion asks what to do with the CRITICAL/HIGH issues
 // a consistency review left.
-func integrationIssuesQuestion(st *State) Question {
+func integrationIssuesQuestion(st *state.State) question.Question {
 	in := st.Integration
 	var b strings.Builder
 	high := highIssues(in.Issues)
@@ -695,10 +609,10 @@ func integrationIssuesQuestion(st *State) Question {
 	}
 	b.WriteString(":\n\n")
 	for _, is := range high {
-		fmt.Fprintf(&b, "- **%s** (%s): %s\n", is.ID, is.Severity, oneLine(is.Summary))
+		fmt.Fprintf(&b, "- **%s** (%s): %s\n", is.ID, is.Severity, render.OneLine(is.Summary))
 	}
 	b.WriteString("\n=== Options ===\n")
-	opts := []Option{
+	opts := []question.Option{
 		{Key: IntegKeyAccept, Label: "Accept the integrated spec, listing these issues as known limitations", Effect: "final_spec.md is the integrated spec; the issues are listed under its Known Limitations", Recommended: true},
 		{Key: IntegKeyRetry, Label: "Retry the integration once more with the issues attached", Effect: "The Engineer writes the spec again; the Reviewer checks it again"},
 		{Key: IntegKeyAppendix, Label: "Keep the appendix form", Effect: "final_spec.md stays the source spec with the resolutions appended, headed by a note on why"},
@@ -707,14 +621,14 @@ func integrationIssuesQuestion(st *State) Question {
 	if in.Merged {
 		// A spec integrated part by part is not integrated again with
 		// the issues attached.
-		opts = slices.DeleteFunc(opts, func(o Option) bool { return o.Key == IntegKeyRetry })
+		opts = slices.DeleteFunc(opts, func(o question.Option) bool { return o.Key == IntegKeyRetry })
 	}
-	q := Question{ID: fmt.Sprintf("%s%d", integQuestionPrefix, in.Asked+1), Kind: KindEscalation, Round: st.Round, Title: "Integrated spec: the consistency review found issues", Options: opts, Default: IntegKeyAccept}
+	q := question.Question{ID: fmt.Sprintf("%s%d", integQuestionPrefix, in.Asked+1), Kind: question.KindEscalation, Round: st.Round, Title: "Integrated spec: the consistency review found issues", Options: opts, Default: IntegKeyAccept}
 	q.Body = b.String() + question.Menu(opts)
 	return q
 }
 
-func issueList(issues []IssueRecord) string {
+func issueList(issues []conflict.Issue) string {
 	ids := make([]string, len(issues))
 	for i, is := range issues {
 		ids[i] = is.ID + " (" + is.Severity.String() + ")"

@@ -5,7 +5,11 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/state"
+	"github.com/refine-spec/refine/llm"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/validate"
 )
 
@@ -19,9 +23,9 @@ type integrationAttempt struct {
 	// content is the response, capped at MaxOutputBytes+1.
 	content string
 	vr      validate.Result
-	rec     AttemptRec
+	rec     state.AttemptRec
 	// ops journal a fresh response.
-	ops []Op
+	ops []store.Op
 }
 
 // integrationCall makes attempt k of role in the integration step and
@@ -29,18 +33,18 @@ type integrationAttempt struct {
 // before the call, a journaled response reused, the driver asked to make
 // the call (errNeedCalls). The attempt's usage is recorded and its end
 // reported to observers.
-func (s *Engine) integrationCall(role RoleName, k int, msgs []Message, stable int, gaps []gap.ID, check func(string) validate.Result) (integrationAttempt, error) {
+func (s *Engine) integrationCall(role llm.RoleName, k int, msgs []llm.Message, stable int, gaps []gap.ID, check func(string) validate.Result) (integrationAttempt, error) {
 	in := s.st.Integration
-	promptKey, respKey := finalAttemptKeys(role, k)
+	promptKey, respKey := state.FinalAttemptKeys(role, k)
 	where := fmt.Sprintf("integration %s attempt %d", role, k)
-	plan := attemptPlan{Role: role, K: k, where: where, msgs: msgs, started: s.at(), Phase: PhaseIntegration}
-	prior := in.runAttempts(role)
-	plan.req = Request{Role: role, Round: in.Round, Attempt: k, Call: s.st.Usage.callIndex(role, respKey),
+	plan := attemptPlan{Role: role, K: k, where: where, msgs: msgs, started: s.at(), Phase: state.PhaseIntegration}
+	prior := in.RunAttempts(role)
+	plan.req = llm.Request{Role: role, Round: in.Round, Attempt: k, Call: s.st.Usage.CallIndex(role, respKey),
 		Gaps: slices.Clone(gaps), Messages: msgs, MaxTokens: nextMaxTokens(s.cfg.MaxTokens, s.cfg.TokensCap(), prior), Stable: stable}
 	if b, err := s.get(respKey); err == nil {
 		c := string(b)
 		plan.journaled, plan.journaledFinish = &c, s.journaledFinish(respKey)
-	} else if !errors.Is(err, ErrNotFound) {
+	} else if !errors.Is(err, store.ErrNotFound) {
 		return integrationAttempt{}, fmt.Errorf("%s: read response journal: %w", where, err)
 	} else if res, ok := s.ext.take(plan.req); ok {
 		plan.delivered = &res
@@ -48,13 +52,13 @@ func (s *Engine) integrationCall(role RoleName, k int, msgs []Message, stable in
 		// The driver makes the call; its prompt, and everything staged
 		// before it, is durable before the call: a crash during the call
 		// repeats this call only.
-		s.stage(Put(promptKey, []byte(renderPrompt(where, msgs))))
+		s.stage(store.Put(promptKey, []byte(renderPrompt(where, msgs))))
 		s.keepPlan(plan)
 		return integrationAttempt{}, ErrNeedCalls
 	}
 	s.startPlan(&plan)
 	res := plan.result()
-	if res.Err != nil && errors.Is(res.Err, ErrNoResponse) && s.st.Usage.NextCall[string(role)] == plan.req.Call {
+	if res.Err != nil && errors.Is(res.Err, llm.ErrNoResponse) && s.st.Usage.NextCall[string(role)] == plan.req.Call {
 		// No response is no call: the number goes to the role's next call
 		// (a session rolled back and replayed again numbers its calls as
 		// its recording does).
@@ -62,13 +66,13 @@ func (s *Engine) integrationCall(role RoleName, k int, msgs []Message, stable in
 		delete(s.st.Usage.InFlight, respKey)
 	}
 	if res.Err != nil {
-		s.emit(Event{Kind: EventAttemptFinished, Role: role, Call: plan.req.Call, Attempt: k, Phase: PhaseIntegration, Elapsed: s.at().Sub(plan.started),
+		s.emit(Event{Kind: EventAttemptFinished, Role: role, Call: plan.req.Call, Attempt: k, Phase: state.PhaseIntegration, Elapsed: s.at().Sub(plan.started),
 			FailureType: validate.ExecutionError, Message: res.Err.Error(), Err: res.Err})
 		return integrationAttempt{}, res.Err
 	}
 	at := integrationAttempt{content: res.Resp.Content}
 	finish := res.Resp.FinishReason
-	rec := AttemptRec{N: k, Calls: res.Calls, Model: res.Resp.Model, MaxTokens: plan.req.MaxTokens, FinishReason: finish}
+	rec := state.AttemptRec{N: k, Calls: res.Calls, Model: res.Resp.Model, MaxTokens: plan.req.MaxTokens, FinishReason: finish}
 	if plan.journaled == nil {
 		rec.Usage, rec.UsageEstimated = callUsage(res.Resp.Usage, msgs, at.content, s.tok)
 		at.content = capOutput(at.content, s.cfg.MaxOutputBytes)
@@ -76,7 +80,7 @@ func (s *Engine) integrationCall(role RoleName, k int, msgs []Message, stable in
 	}
 	if validate.ContextExceeded(finish) {
 		err := contextExceeded(where, finish, msgs, s.tok)
-		s.emit(Event{Kind: EventAttemptFinished, Role: role, Call: plan.req.Call, Attempt: k, Phase: PhaseIntegration, Elapsed: s.at().Sub(plan.started),
+		s.emit(Event{Kind: EventAttemptFinished, Role: role, Call: plan.req.Call, Attempt: k, Phase: state.PhaseIntegration, Elapsed: s.at().Sub(plan.started),
 			FailureType: validate.ExecutionError, Message: err.Error(), Err: err})
 		return integrationAttempt{}, err
 	}
@@ -84,16 +88,16 @@ func (s *Engine) integrationCall(role RoleName, k int, msgs []Message, stable in
 	vr := readAnswer(at.content, finish, s.cfg.MaxOutputBytes, check)
 	rec.At, rec.Success, rec.FailureType, rec.Tier = s.at(), vr.Success, vr.FailureType, string(vr.Tier)
 	rec.Line, rec.Message, rec.Warnings = vr.Line, vr.Message, vr.Warnings
-	rec.Normalized = normalizedQuirks(vr.Normalized)
+	rec.Normalized = state.NormalizedQuirks(vr.Normalized)
 	if rec.Free = !vr.Success && freeReask(rec, prior, s.cfg.TokensCap()); rec.Free {
-		in.extendBudget(role) // re-asked without spending the retry budget
+		extendBudget(in, role) // re-asked without spending the retry budget
 	}
-	s.st.Usage.add(role, rec.Usage, rec.Calls)
+	s.st.Usage.Add(role, rec.Usage, rec.Calls)
 	delete(s.st.Usage.InFlight, respKey)
 	if !vr.Success {
-		s.emit(Event{Kind: EventValidationFailed, Role: role, Attempt: k, Phase: PhaseIntegration, FailureType: rec.FailureType, Message: rec.Message})
+		s.emit(Event{Kind: EventValidationFailed, Role: role, Attempt: k, Phase: state.PhaseIntegration, FailureType: rec.FailureType, Message: rec.Message})
 	}
-	s.emit(Event{Kind: EventAttemptFinished, Role: role, Call: plan.req.Call, Attempt: k, Phase: PhaseIntegration,
+	s.emit(Event{Kind: EventAttemptFinished, Role: role, Call: plan.req.Call, Attempt: k, Phase: state.PhaseIntegration,
 		Elapsed: s.at().Sub(plan.started), FailureType: rec.FailureType, Message: rec.Message, Model: rec.Model,
 		FinishReason: res.Resp.FinishReason, AttemptUsage: rec.Usage, Success: rec.Success})
 	at.vr, at.rec = vr, rec
@@ -102,11 +106,11 @@ func (s *Engine) integrationCall(role RoleName, k int, msgs []Message, stable in
 
 // callUsage is a fresh response's usage: as the provider reported it, or
 // estimated (true) with tok from the prompt and the content.
-func callUsage(reported Usage, msgs []Message, content string, tok Tokenizer) (Usage, bool) {
-	if reported != (Usage{}) {
+func callUsage(reported llm.Usage, msgs []llm.Message, content string, tok exemplar.Tokenizer) (llm.Usage, bool) {
+	if reported != (llm.Usage{}) {
 		return reported, false
 	}
-	var u Usage
+	var u llm.Usage
 	for _, m := range msgs {
 		u.PromptTokens += tok.Count(m.Content)
 	}
@@ -114,19 +118,10 @@ func callUsage(reported Usage, msgs []Message, content string, tok Tokenizer) (U
 	return u, true
 }
 
-// runAttempts are role's attempts in the integration step's current run
-// of attempts (since its budget was last set).
-func (in *IntegrationState) runAttempts(role RoleName) []AttemptRec {
-	if role == Reviewer {
-		return in.Reviewer[min(in.ReviewerFrom, len(in.Reviewer)):]
-	}
-	return in.Engineer[min(in.EngineerFrom, len(in.Engineer)):]
-}
-
 // extendBudget gives role one more attempt in the current run: a free
 // re-ask (an answer the token limit cut below the cap, a first refusal).
-func (in *IntegrationState) extendBudget(role RoleName) {
-	if role == Reviewer {
+func extendBudget(in *state.IntegrationState, role llm.RoleName) {
+	if role == llm.Reviewer {
 		in.ReviewerBudget++
 		return
 	}

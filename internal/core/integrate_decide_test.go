@@ -8,7 +8,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/rollback"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/validate"
 )
 
@@ -16,16 +18,16 @@ import (
 // play them without a Session, store or role.
 
 func TestNewIntegration(t *testing.T) {
-	st := &State{Outcome: StatusComplete, Round: 4,
-		Decisions:         []DecisionRecord{{ID: "DECISION-R3-001"}, {ID: "DECISION-R1-002"}},
+	st := &state.State{Outcome: StatusComplete, Round: 4,
+		Decisions:         []state.DecisionRecord{{ID: "DECISION-R3-001"}, {ID: "DECISION-R1-002"}},
 		ConflictDecisions: []conflict.Ruling{{ID: "DECISION-R2-001"}}}
 	in := NewIntegration(st, true, 2)
-	want := &IntegrationState{Step: IntegEngineer, Round: 4, EngineerBudget: 3,
+	want := &state.IntegrationState{Step: state.IntegEngineer, Round: 4, EngineerBudget: 3,
 		Decisions: []string{"DECISION-R1-002", "DECISION-R2-001", "DECISION-R3-001"}}
 	if diff := cmp.Diff(want, in); diff != "" {
 		t.Errorf("integration on (-want +got):\n%s", diff)
 	}
-	if in := NewIntegration(st, false, 2); in.Step != IntegDone || in.Form != FinalSpecAppendix || !strings.Contains(in.Reason, "--no-integrate") {
+	if in := NewIntegration(st, false, 2); in.Step != state.IntegDone || in.Form != state.FinalSpecAppendix || !strings.Contains(in.Reason, "--no-integrate") {
 		t.Errorf("integration off = %+v, want done in the appendix form", in)
 	}
 	st.Outcome = StatusAbandoned
@@ -35,102 +37,116 @@ func TestNewIntegration(t *testing.T) {
 }
 
 func TestIntegrationStateDecisions(t *testing.T) {
-	high := IssueRecord{ID: "ISSUE-R2-001", Severity: gap.High, Summary: "two limits"}
-	low := IssueRecord{ID: "ISSUE-R2-002", Severity: gap.Low, Summary: "typo"}
-	fail := AttemptRec{N: 1, FailureType: validate.IntegrationStructure, Message: "no Resolution Log"}
+	high := conflict.Issue{ID: "ISSUE-R2-001", Severity: gap.High, Summary: "two limits"}
+	low := conflict.Issue{ID: "ISSUE-R2-002", Severity: gap.Low, Summary: "typo"}
+	fail := state.AttemptRec{N: 1, FailureType: validate.IntegrationStructure, Message: "no Resolution Log"}
 	tests := []struct {
 		name string
-		in   IntegrationState
-		play func(in *IntegrationState) any
-		want IntegrationState
+		in   state.IntegrationState
+		play func(in *state.IntegrationState) any
+		want state.IntegrationState
 		ret  any
 	}{{
 		name: "a valid attempt is accepted and reviewed",
-		in:   IntegrationState{Step: IntegEngineer, Engineer: []AttemptRec{fail}, EngineerBudget: 3, Reviewer: []AttemptRec{{N: 1}}},
-		play: func(in *IntegrationState) any { return in.EngineerSettled(AttemptRec{N: 2, Success: true}, 2) },
-		want: IntegrationState{Step: IntegReview, Engineer: []AttemptRec{fail, {N: 2, Success: true}}, EngineerBudget: 3, Accepted: 2,
-			Reviewer: []AttemptRec{{N: 1}}, ReviewerFrom: 1, ReviewerBudget: 4},
+		in:   state.IntegrationState{Step: state.IntegEngineer, Engineer: []state.AttemptRec{fail}, EngineerBudget: 3, Reviewer: []state.AttemptRec{{N: 1}}},
+		play: func(in *state.IntegrationState) any {
+			return engineerSettled(in, state.AttemptRec{N: 2, Success: true}, 2)
+		},
+		want: state.IntegrationState{Step: state.IntegReview, Engineer: []state.AttemptRec{fail, {N: 2, Success: true}}, EngineerBudget: 3, Accepted: 2,
+			Reviewer: []state.AttemptRec{{N: 1}}, ReviewerFrom: 1, ReviewerBudget: 4},
 		ret: true,
 	}, {
 		name: "a failed attempt is recorded only",
-		in:   IntegrationState{Step: IntegEngineer, EngineerBudget: 3},
-		play: func(in *IntegrationState) any { return in.EngineerSettled(fail, 2) },
-		want: IntegrationState{Step: IntegEngineer, Engineer: []AttemptRec{fail}, EngineerBudget: 3},
+		in:   state.IntegrationState{Step: state.IntegEngineer, EngineerBudget: 3},
+		play: func(in *state.IntegrationState) any { return engineerSettled(in, fail, 2) },
+		want: state.IntegrationState{Step: state.IntegEngineer, Engineer: []state.AttemptRec{fail}, EngineerBudget: 3},
 		ret:  false,
 	}, {
 		name: "only LOW issues: done",
-		in:   IntegrationState{Step: IntegReview, Round: 1},
-		play: func(in *IntegrationState) any {
-			return in.Reviewed([]validate.Issue{{ID: low.ID, Severity: low.Severity, Summary: low.Summary}})
+		in:   state.IntegrationState{Step: state.IntegReview, Round: 1},
+		play: func(in *state.IntegrationState) any {
+			return integrationReviewed(in, []validate.Issue{{ID: low.ID, Severity: low.Severity, Summary: low.Summary}})
 		},
-		want: IntegrationState{Step: IntegReview, Round: 1, Reviews: 1, Issues: []IssueRecord{{ID: low.ID, Round: 2, Severity: low.Severity, Summary: low.Summary}}},
+		want: state.IntegrationState{Step: state.IntegReview, Round: 1, Reviews: 1, Issues: []conflict.Issue{{ID: low.ID, Round: 2, Severity: low.Severity, Summary: low.Summary}}},
 		ret:  true,
 	}, {
 		name: "a HIGH issue gives one more attempt",
-		in:   IntegrationState{Step: IntegReview, Round: 1, Engineer: []AttemptRec{fail, {N: 2, Success: true}}, EngineerBudget: 3},
-		play: func(in *IntegrationState) any {
-			return in.Reviewed([]validate.Issue{{ID: high.ID, Severity: high.Severity, Summary: high.Summary}})
+		in:   state.IntegrationState{Step: state.IntegReview, Round: 1, Engineer: []state.AttemptRec{fail, {N: 2, Success: true}}, EngineerBudget: 3},
+		play: func(in *state.IntegrationState) any {
+			return integrationReviewed(in, []validate.Issue{{ID: high.ID, Severity: high.Severity, Summary: high.Summary}})
 		},
-		want: IntegrationState{Step: IntegEngineer, Round: 1, Engineer: []AttemptRec{fail, {N: 2, Success: true}}, Reviews: 1, Retried: true,
-			EngineerFrom: 2, EngineerBudget: 3, Issues: []IssueRecord{{ID: high.ID, Round: 2, Severity: high.Severity, Summary: high.Summary}}},
+		want: state.IntegrationState{Step: state.IntegEngineer, Round: 1, Engineer: []state.AttemptRec{fail, {N: 2, Success: true}}, Reviews: 1, Retried: true,
+			EngineerFrom: 2, EngineerBudget: 3, Issues: []conflict.Issue{{ID: high.ID, Round: 2, Severity: high.Severity, Summary: high.Summary}}},
 		ret: false,
 	}, {
 		name: "a HIGH issue after the retry is asked",
-		in:   IntegrationState{Step: IntegReview, Round: 1, Retried: true},
-		play: func(in *IntegrationState) any {
-			return in.Reviewed([]validate.Issue{{ID: high.ID, Severity: high.Severity, Summary: high.Summary}})
+		in:   state.IntegrationState{Step: state.IntegReview, Round: 1, Retried: true},
+		play: func(in *state.IntegrationState) any {
+			return integrationReviewed(in, []validate.Issue{{ID: high.ID, Severity: high.Severity, Summary: high.Summary}})
 		},
-		want: IntegrationState{Step: IntegAsk, Round: 1, Retried: true, Reviews: 1, Issues: []IssueRecord{{ID: high.ID, Round: 2, Severity: high.Severity, Summary: high.Summary}}},
+		want: state.IntegrationState{Step: state.IntegAsk, Round: 1, Retried: true, Reviews: 1, Issues: []conflict.Issue{{ID: high.ID, Round: 2, Severity: high.Severity, Summary: high.Summary}}},
 		ret:  false,
 	}, {
 		name: "accepting lists the HIGH issues as known",
-		in:   IntegrationState{Step: IntegAsk, Accepted: 2, Issues: []IssueRecord{high, low}},
-		play: func(in *IntegrationState) any { f, w := in.Answered(IntegKeyAccept, 2); return f + "|" + w },
-		want: IntegrationState{Step: IntegAsk, Accepted: 2, Asked: 1, Issues: []IssueRecord{high, low}, KnownIssues: []IssueRecord{high}},
-		ret:  FinalSpecIntegrated + "|",
+		in:   state.IntegrationState{Step: state.IntegAsk, Accepted: 2, Issues: []conflict.Issue{high, low}},
+		play: func(in *state.IntegrationState) any {
+			f, w := integrationAnswered(in, IntegKeyAccept, 2)
+			return f + "|" + w
+		},
+		want: state.IntegrationState{Step: state.IntegAsk, Accepted: 2, Asked: 1, Issues: []conflict.Issue{high, low}, KnownIssues: []conflict.Issue{high}},
+		ret:  state.FinalSpecIntegrated + "|",
 	}, {
 		// The run takes the failed attempt in: the next one answers it.
 		name: "a retry with nothing accepted gets the whole budget",
-		in:   IntegrationState{Step: IntegAsk, Engineer: []AttemptRec{fail}},
-		play: func(in *IntegrationState) any { f, w := in.Answered(IntegKeyRetry, 2); return f + "|" + w },
-		want: IntegrationState{Step: IntegEngineer, Engineer: []AttemptRec{fail}, Asked: 1, EngineerFrom: 0, EngineerBudget: 4},
+		in:   state.IntegrationState{Step: state.IntegAsk, Engineer: []state.AttemptRec{fail}},
+		play: func(in *state.IntegrationState) any {
+			f, w := integrationAnswered(in, IntegKeyRetry, 2)
+			return f + "|" + w
+		},
+		want: state.IntegrationState{Step: state.IntegEngineer, Engineer: []state.AttemptRec{fail}, Asked: 1, EngineerFrom: 0, EngineerBudget: 4},
 		ret:  "|",
 	}, {
 		name: "the appendix says why",
-		in:   IntegrationState{Step: IntegAsk, Engineer: []AttemptRec{fail}},
-		play: func(in *IntegrationState) any { f, w := in.Answered(IntegKeyAppendix, 2); return f + "|" + w },
-		want: IntegrationState{Step: IntegAsk, Engineer: []AttemptRec{fail}, Asked: 1},
-		ret:  FinalSpecAppendix + "|the integration failed validation 1 times (last: INTEGRATION_STRUCTURE: no Resolution Log) and the user kept the appendix form",
+		in:   state.IntegrationState{Step: state.IntegAsk, Engineer: []state.AttemptRec{fail}},
+		play: func(in *state.IntegrationState) any {
+			f, w := integrationAnswered(in, IntegKeyAppendix, 2)
+			return f + "|" + w
+		},
+		want: state.IntegrationState{Step: state.IntegAsk, Engineer: []state.AttemptRec{fail}, Asked: 1},
+		ret:  state.FinalSpecAppendix + "|the integration failed validation 1 times (last: INTEGRATION_STRUCTURE: no Resolution Log) and the user kept the appendix form",
 	}, {
 		name: "stopped with nothing accepted: the appendix",
-		in:   IntegrationState{Step: IntegEngineer, Engineer: []AttemptRec{fail}},
-		play: func(in *IntegrationState) any { return in.Stopped("no response") },
-		want: IntegrationState{Step: IntegEngineer, Engineer: []AttemptRec{fail}},
+		in:   state.IntegrationState{Step: state.IntegEngineer, Engineer: []state.AttemptRec{fail}},
+		play: func(in *state.IntegrationState) any { return integrationStopped(in, "no response") },
+		want: state.IntegrationState{Step: state.IntegEngineer, Engineer: []state.AttemptRec{fail}},
 		ret:  true,
 	}, {
 		name: "stopped retry after a review: the user decides",
-		in:   IntegrationState{Step: IntegEngineer, Accepted: 1, Retried: true},
-		play: func(in *IntegrationState) any { return in.Stopped("no response") },
-		want: IntegrationState{Step: IntegAsk, Accepted: 1, Retried: true, Notes: []string{"the integration retry after the consistency review was not made: no response"}},
+		in:   state.IntegrationState{Step: state.IntegEngineer, Accepted: 1, Retried: true},
+		play: func(in *state.IntegrationState) any { return integrationStopped(in, "no response") },
+		want: state.IntegrationState{Step: state.IntegAsk, Accepted: 1, Retried: true, Notes: []string{"the integration retry after the consistency review was not made: no response"}},
 		ret:  false,
 	}, {
 		name: "a failed part is named in its message",
-		in:   IntegrationState{Step: IntegEngineer, PartsMode: true, Parts: []int{0}, EngineerBudget: 3},
-		play: func(in *IntegrationState) any { in.PartSettled(fail, 1, 3, 2); return nil },
-		want: IntegrationState{Step: IntegEngineer, PartsMode: true, Parts: []int{0}, EngineerBudget: 3,
-			Engineer: []AttemptRec{{N: 1, FailureType: fail.FailureType, Message: "part 2 of 3: no Resolution Log"}}},
+		in:   state.IntegrationState{Step: state.IntegEngineer, PartsMode: true, Parts: []int{0}, EngineerBudget: 3},
+		play: func(in *state.IntegrationState) any { partSettled(in, fail, 1, 3, 2); return nil },
+		want: state.IntegrationState{Step: state.IntegEngineer, PartsMode: true, Parts: []int{0}, EngineerBudget: 3,
+			Engineer: []state.AttemptRec{{N: 1, FailureType: fail.FailureType, Message: "part 2 of 3: no Resolution Log"}}},
 	}, {
 		name: "a valid part starts the next part's run",
-		in:   IntegrationState{Step: IntegEngineer, PartsMode: true, Engineer: []AttemptRec{fail}, EngineerBudget: 3},
-		play: func(in *IntegrationState) any { in.PartSettled(AttemptRec{N: 2, Success: true}, 0, 3, 2); return nil },
-		want: IntegrationState{Step: IntegEngineer, PartsMode: true, Engineer: []AttemptRec{fail, {N: 2, Success: true}}, Parts: []int{2},
+		in:   state.IntegrationState{Step: state.IntegEngineer, PartsMode: true, Engineer: []state.AttemptRec{fail}, EngineerBudget: 3},
+		play: func(in *state.IntegrationState) any {
+			partSettled(in, state.AttemptRec{N: 2, Success: true}, 0, 3, 2)
+			return nil
+		},
+		want: state.IntegrationState{Step: state.IntegEngineer, PartsMode: true, Engineer: []state.AttemptRec{fail, {N: 2, Success: true}}, Parts: []int{2},
 			EngineerFrom: 2, EngineerBudget: 5},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := tt.in
 			ret := tt.play(&in)
-			if diff := cmp.Diff(tt.want, in, cmp.AllowUnexported(IntegrationState{})); diff != "" {
+			if diff := cmp.Diff(tt.want, in, cmp.AllowUnexported(state.IntegrationState{})); diff != "" {
 				t.Errorf("state (-want +got):\n%s", diff)
 			}
 			if ret != tt.ret {
@@ -160,12 +176,12 @@ func TestCleanupDeletes(t *testing.T) {
 	safe := []rollback.ArchiveInfo{{Name: "round_001_rolled_back_1.tar.gz"}, {Name: "round_002_rolled_back_1.tar.gz"}}
 	// Moved to cold storage (moveToCold refuses an unsafe archive): every
 	// archive leaves the session.
-	if got, want := CleanupDeletes(rollback.CleanupCold, safe, time.Time{}), []Op{Delete(safe[0].Name), Delete(safe[1].Name)}; !cmp.Equal(got, want) {
+	if got, want := CleanupDeletes(rollback.CleanupCold, safe, time.Time{}), []store.Op{store.Delete(safe[0].Name), store.Delete(safe[1].Name)}; !cmp.Equal(got, want) {
 		t.Errorf("cold = %v, want %v", got, want)
 	}
 	// Deleted: an unsafe archive stays for a person to look at.
 	mixed := []rollback.ArchiveInfo{safe[0], {Name: "round_003_rolled_back_1.tar.gz", Unsafe: "a link"}}
-	if got, want := CleanupDeletes(rollback.CleanupDelete, mixed, time.Time{}), []Op{Delete(safe[0].Name)}; !cmp.Equal(got, want) {
+	if got, want := CleanupDeletes(rollback.CleanupDelete, mixed, time.Time{}), []store.Op{store.Delete(safe[0].Name)}; !cmp.Equal(got, want) {
 		t.Errorf("delete = %v, want %v", got, want)
 	}
 	// Kept: none leaves.

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/refine-spec/refine/internal/core/state"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/validate"
 )
 
@@ -18,11 +20,11 @@ import (
 // line of final_summary.md saying which form it is.
 func (s *Engine) integrationDone(form, reason string) error {
 	in := s.st.Integration
-	in.Step, in.Form, in.Reason = IntegDone, form, reason
+	in.Step, in.Form, in.Reason = state.IntegDone, form, reason
 	var written string
 	var check validate.IntegrationInput
-	if form == FinalSpecIntegrated {
-		key := in.specKey()
+	if form == state.FinalSpecIntegrated {
+		key := in.SpecKey()
 		b, err := s.get(key)
 		if err != nil {
 			return fmt.Errorf("integration: read %s: %w", key, err)
@@ -37,29 +39,29 @@ func (s *Engine) integrationDone(form, reason string) error {
 		if err != nil {
 			return err
 		}
-		written = opValue(ops, keyFinalSpec)
+		written = opValue(ops, state.KeyFinalSpec)
 	}
-	sum, err := s.get(keyFinalSum)
-	if err != nil && !errors.Is(err, ErrNotFound) {
-		return fmt.Errorf("integration: read %s: %w", keyFinalSum, err)
+	sum, err := s.get(state.KeyFinalSum)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("integration: read %s: %w", state.KeyFinalSum, err)
 	}
-	ops, err := in.finalFiles(written, check, sum, err == nil)
+	ops, err := finalFiles(in, written, check, sum, err == nil)
 	if err != nil {
 		return err
 	}
 	s.renderNext = true
 	s.stage(ops...)
 	msg := "final_spec.md is the integrated spec (v1.0)"
-	if form == FinalSpecAppendix {
+	if form == state.FinalSpecAppendix {
 		msg = "final_spec.md is the appendix form: " + reason
 	}
 	s.log.Info("final spec written", "form", form, "reason", reason)
-	s.emit(Event{Kind: EventIntegrated, Phase: PhaseIntegration, Message: msg})
+	s.emit(Event{Kind: EventIntegrated, Phase: state.PhaseIntegration, Message: msg})
 	return nil
 }
 
 // opValue is the value the last of ops putting key writes ("" if none).
-func opValue(ops []Op, key string) string {
+func opValue(ops []store.Op, key string) string {
 	var v string
 	for _, op := range ops {
 		if op.Key == key {
@@ -75,36 +77,36 @@ func opValue(ops []Op, key string) string {
 // form), final_spec_trace.json, and final_summary.md (summary, when
 // hasSummary) with its line on the form. The notes gain the accepted
 // integration's warnings and its review's lesser issues.
-func (in *IntegrationState) finalFiles(written string, check validate.IntegrationInput, summary []byte, hasSummary bool) ([]Op, error) {
+func finalFiles(in *state.IntegrationState, written string, check validate.IntegrationInput, summary []byte, hasSummary bool) ([]store.Op, error) {
 	var spec string
 	var log []validate.LogEntry
-	if in.Form == FinalSpecIntegrated {
+	if in.Form == state.FinalSpecIntegrated {
 		log = validate.Integration(written, check).Log
 		in.Notes = append(slices.Clone(in.Engineer[in.Accepted-1].Warnings), in.Notes...)
 		// What the consistency review leaves open is a known limitation
 		// of both files (limitations.go).
-		left := in.consistencyLeft()
+		left := consistencyLeft(in)
 		spec = withKnownIssues(written, left)
 		summary = []byte(withSummaryLimitations(string(summary), left))
 	} else {
 		spec = fmt.Sprintf("> **Integration failed:** %s. This is the appendix form: the source spec, then each accepted resolution, the decisions and the known limitations.\n\n%s", strings.TrimSuffix(in.Reason, "."), written)
 	}
-	trace, err := json.MarshalIndent(in.trace(log), "", "  ")
+	trace, err := json.MarshalIndent(integrationTraceOf(in, log), "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("integration: encode trace: %w", err)
 	}
-	ops := []Op{Put(keyFinalSpec, []byte(spec)), Put(keyFinalTrace, append(trace, '\n'))}
+	ops := []store.Op{store.Put(state.KeyFinalSpec, []byte(spec)), store.Put(state.KeyFinalTrace, append(trace, '\n'))}
 	if hasSummary {
-		ops = append(ops, Put(keyFinalSum, []byte(strings.TrimRight(string(summary), "\n")+"\n"+in.finalSpecLine(len(log))+"\n")))
+		ops = append(ops, store.Put(state.KeyFinalSum, []byte(strings.TrimRight(string(summary), "\n")+"\n"+finalSpecLine(in, len(log))+"\n")))
 	}
 	return ops, nil
 }
 
 // finalSpecLine is final_summary.md's line on the final spec's form.
-func (in *IntegrationState) finalSpecLine(logRows int) string {
-	if in.Form == FinalSpecIntegrated {
-		line := fmt.Sprintf("Form: integrated (v1.0): every accepted resolution merged into its section; %d Resolution Log rows, also in `%s`", logRows, keyFinalTrace)
-		if n := len(in.consistencyLeft()); n > 0 {
+func finalSpecLine(in *state.IntegrationState, logRows int) string {
+	if in.Form == state.FinalSpecIntegrated {
+		line := fmt.Sprintf("Form: integrated (v1.0): every accepted resolution merged into its section; %d Resolution Log rows, also in `%s`", logRows, state.KeyFinalTrace)
+		if n := len(consistencyLeft(in)); n > 0 {
 			line += fmt.Sprintf("; %d consistency review issue(s) listed as known limitations", n)
 		}
 		return line
@@ -135,7 +137,7 @@ type traceIssue struct {
 }
 
 // trace is final_spec_trace.json with the Resolution Log log.
-func (in *IntegrationState) trace(log []validate.LogEntry) integrationTrace {
+func integrationTraceOf(in *state.IntegrationState, log []validate.LogEntry) integrationTrace {
 	t := integrationTrace{Form: in.Form, Reason: in.Reason, Log: log, Notes: slices.Clone(in.Notes), Attempts: len(in.Engineer), Reviews: in.Reviews}
 	if t.Log == nil {
 		t.Log = []validate.LogEntry{}
@@ -144,69 +146,24 @@ func (in *IntegrationState) trace(log []validate.LogEntry) integrationTrace {
 		t.Notes = []string{}
 	}
 	t.KnownIssues = []traceIssue{}
-	if in.Form != FinalSpecIntegrated {
+	if in.Form != state.FinalSpecIntegrated {
 		return t
 	}
-	for _, is := range in.consistencyLeft() {
+	for _, is := range consistencyLeft(in) {
 		t.KnownIssues = append(t.KnownIssues, traceIssue{ID: is.ID, Severity: is.Severity.String(), Summary: is.Summary})
 	}
 	return t
 }
 
-// FinalSpecPending is Status.FinalSpec while the integration step runs.
-const FinalSpecPending = "pending"
-
 // FinalSpecStatus is the form of final_spec.md for Status.
-func FinalSpecStatus(st *State) (form, reason string) {
+func FinalSpecStatus(st *state.State) (form, reason string) {
 	switch in := st.Integration; {
-	case in != nil && in.Step == IntegDone:
+	case in != nil && in.Step == state.IntegDone:
 		return in.Form, in.Reason
 	case in != nil:
-		return FinalSpecPending, ""
+		return state.FinalSpecPending, ""
 	case st.Outcome.Terminal():
-		return FinalSpecAppendix, ""
+		return state.FinalSpecAppendix, ""
 	}
 	return "", ""
 }
-
-// renderIntegration is status.md's "Final Spec" section: the form of
-// final_spec.md and the integration step's attempts.
-func renderIntegration(b *strings.Builder, in *IntegrationState) {
-	if in == nil {
-		return
-	}
-	b.WriteString("\n## Final Spec\n\n")
-	switch {
-	case in.Step != IntegDone:
-		b.WriteString("The integration step is under way: final_spec.md holds the appendix form until it ends.\n")
-	case in.Form == FinalSpecIntegrated:
-		fmt.Fprintf(b, "final_spec.md is the integrated spec (v1.0); its Resolution Log is also in %s.\n", keyFinalTrace)
-	default:
-		fmt.Fprintf(b, "final_spec.md is the appendix form: %s.\n", in.Reason)
-	}
-	if len(in.Engineer)+len(in.Reviewer) == 0 {
-		return
-	}
-	b.WriteString("\n| Timestamp | Role | Attempt | Tier | Result | Message |\n|-----------|------|---------|------|--------|---------|\n")
-	row := func(role RoleName, a AttemptRec) {
-		result, msg := "PASS", a.Message
-		if !a.Success {
-			result, msg = "FAIL "+string(a.FailureType), a.Message
-		}
-		fmt.Fprintf(b, "| %s | %s | %d | %s | %s | %s |\n", a.At.UTC().Format("2006-01-02 15:04:05"), role.Title(), a.N, dash(a.Tier), result, cell(oneLine(msg)))
-	}
-	i, j := 0, 0
-	for i < len(in.Engineer) || j < len(in.Reviewer) {
-		if j >= len(in.Reviewer) || (i < len(in.Engineer) && !in.Engineer[i].At.After(in.Reviewer[j].At)) {
-			row(Engineer, in.Engineer[i])
-			i++
-		} else {
-			row(Reviewer, in.Reviewer[j])
-			j++
-		}
-	}
-}
-
-// reviewRound is the round number the consistency review's issue IDs
-// carry: the round after the last, within the three digits IDs have.
-func (in *IntegrationState) reviewRound() int { return min(in.Round+1, 999) }

@@ -7,8 +7,13 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/render"
+	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/internal/markdown"
+	"github.com/refine-spec/refine/llm"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/validate"
 )
 
@@ -40,7 +45,7 @@ func (p integrationPart) needsCall(m IntegrationMaterial) bool {
 // PlanParts cuts the source at its level-1/2 headings and packs the pieces
 // into parts of at most budget tokens (source and resolutions). It fails
 // when one piece with its resolutions is larger than budget.
-func PlanParts(m IntegrationMaterial, tok Tokenizer, budget int) ([]integrationPart, error) {
+func PlanParts(m IntegrationMaterial, tok exemplar.Tokenizer, budget int) ([]integrationPart, error) {
 	chunks := sourceChunks(m.Source)
 	placed := placeResolutions(m, chunks)
 	var parts []integrationPart
@@ -113,7 +118,7 @@ func clipLine(text string) string {
 // partsBudget is how many tokens of source and resolutions a part's prompt
 // may carry: the cap less what every part's prompt carries besides (the
 // rules, the decisions, the open gaps), less a tenth for the retry notice.
-func partsBudget(st *State, m IntegrationMaterial, lim integrationLimits) (int, error) {
+func partsBudget(st *state.State, m IntegrationMaterial, lim integrationLimits) (int, error) {
 	d := newIntegrationData(st, m)
 	d.Source, d.Resolutions, d.Parts, d.Part, d.Last, d.SourceInUser = "", nil, 2, 2, true, true
 	msgs, _, err := integrationMessages(d, 1, 1, nil)
@@ -127,7 +132,7 @@ func partsBudget(st *State, m IntegrationMaterial, lim integrationLimits) (int, 
 // integrationPlan cuts the material into parts, with the budget fixed
 // when they were first planned; why says why it cannot be (the parts are
 // then nil).
-func integrationPlan(st *State, m IntegrationMaterial, lim integrationLimits) (parts []integrationPart, why string, err error) {
+func integrationPlan(st *state.State, m IntegrationMaterial, lim integrationLimits) (parts []integrationPart, why string, err error) {
 	in := st.Integration
 	if in.PartsBudget == 0 {
 		b, err := partsBudget(st, m, lim)
@@ -157,7 +162,7 @@ type partPrompt struct {
 // newPartPrompt fills the prompt of part i of n; others are the headings
 // of the parts integrated before it, which the last part's Resolution Log
 // may name.
-func newPartPrompt(st *State, m IntegrationMaterial, p integrationPart, i, n int, others []string, maxOutputBytes int) partPrompt {
+func newPartPrompt(st *state.State, m IntegrationMaterial, p integrationPart, i, n int, others []string, maxOutputBytes int) partPrompt {
 	d := newIntegrationData(st, m)
 	d.Part, d.Parts, d.Last, d.SourceInUser = i+1, n, p.Last, true
 	d.Source = strings.TrimSpace(p.Source)
@@ -202,7 +207,7 @@ func (s *Engine) integrationParts(m IntegrationMaterial) (stopped string, err er
 			continue
 		}
 		if len(in.Engineer) >= in.EngineerBudget {
-			in.Step = IntegAsk
+			in.Step = state.IntegAsk
 			s.stage()
 			return "", nil
 		}
@@ -220,14 +225,14 @@ func (s *Engine) integrationParts(m IntegrationMaterial) (stopped string, err er
 		if err != nil {
 			return "", fmt.Errorf("integration: %w", err)
 		}
-		at, err := s.integrationCall(Engineer, k, msgs, stable, pp.ids, integrationCheck(pp.check))
-		if errors.Is(err, ErrNoResponse) {
-			return fmt.Sprintf("the Engineer has no response for the integration call of part %d of %d (Engineer call %d: %s)", i+1, len(parts), s.st.Usage.NextCall[string(Engineer)]+1, roleError(err)), nil
+		at, err := s.integrationCall(llm.Engineer, k, msgs, stable, pp.ids, integrationCheck(pp.check))
+		if errors.Is(err, llm.ErrNoResponse) {
+			return fmt.Sprintf("the Engineer has no response for the integration call of part %d of %d (Engineer call %d: %s)", i+1, len(parts), s.st.Usage.NextCall[string(llm.Engineer)]+1, roleError(err)), nil
 		}
 		if err != nil {
 			return "", err
 		}
-		in.PartSettled(at.rec, i, len(parts), lim.maxRetries)
+		partSettled(in, at.rec, i, len(parts), lim.maxRetries)
 		s.stage(at.ops...)
 	}
 	// The join: the parts made one spec with one Resolution Log,
@@ -236,16 +241,16 @@ func (s *Engine) integrationParts(m IntegrationMaterial) (stopped string, err er
 	if err != nil {
 		return "", err
 	}
-	spec, why := in.join(texts, m, lim)
+	spec, why := joinParts(in, texts, m, lim)
 	if why == "" {
-		s.stage(Put(finalOutputKey(Engineer), []byte(spec)))
+		s.stage(store.Put(state.FinalOutputKey(llm.Engineer), []byte(spec)))
 	}
 	return why, nil
 }
 
-// PartSettled records the Engineer's attempt at part i of n; a valid one
+// partSettled records the Engineer's attempt at part i of n; a valid one
 // is the part's, and the next part gets a fresh run of attempts.
-func (in *IntegrationState) PartSettled(rec AttemptRec, i, n, maxRetries int) {
+func partSettled(in *state.IntegrationState, rec state.AttemptRec, i, n, maxRetries int) {
 	if !rec.Success {
 		rec.Message = fmt.Sprintf("part %d of %d: %s", i+1, n, rec.Message)
 	}
@@ -265,7 +270,7 @@ func (s *Engine) partTexts(parts []integrationPart, accepted []int) ([]string, e
 			texts[i] = parts[i].Source
 			continue
 		}
-		_, key := finalAttemptKeys(Engineer, k)
+		_, key := state.FinalAttemptKeys(llm.Engineer, k)
 		b, err := s.get(key)
 		if err != nil {
 			return nil, fmt.Errorf("integration: read %s: %w", key, err)
@@ -289,13 +294,13 @@ func partHeadings(texts []string) []string {
 // join joins the integrated parts' texts into one spec and validates it
 // against the whole material m: a valid one is accepted and goes to its
 // consistency review; else why says why the parts do not make a spec.
-func (in *IntegrationState) join(texts []string, m IntegrationMaterial, lim integrationLimits) (spec, why string) {
+func joinParts(in *state.IntegrationState, texts []string, m IntegrationMaterial, lim integrationLimits) (spec, why string) {
 	spec = JoinPartTexts(texts)
 	vr := validate.Integration(spec, m.input(lim.maxOutputBytes, in.Decisions))
 	if !vr.Success {
-		return "", fmt.Sprintf("the %d parts integrated one by one do not make a valid spec together (%s: %s)", len(texts), vr.FailureType, oneLine(vr.Message))
+		return "", fmt.Sprintf("the %d parts integrated one by one do not make a valid spec together (%s: %s)", len(texts), vr.FailureType, render.OneLine(vr.Message))
 	}
-	in.Merged, in.Accepted, in.Step = true, len(in.Engineer), IntegReview
+	in.Merged, in.Accepted, in.Step = true, len(in.Engineer), state.IntegReview
 	in.Retried = true // no integration retry after the review of a joined spec: its issues are asked
 	in.ReviewerFrom, in.ReviewerBudget = len(in.Reviewer), len(in.Reviewer)+1+lim.maxRetries
 	in.Notes = append(in.Notes, fmt.Sprintf("integrated part by part: %d parts, the whole prompt being above the cap of %d tokens", len(texts), lim.cap))

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/validate"
 )
@@ -20,7 +21,7 @@ func TestPlanParts(t *testing.T) {
 		Last  bool
 	}
 	plan := func(budget int) ([]part, error) {
-		ps, err := PlanParts(m, CharTokenizer{}, budget)
+		ps, err := PlanParts(m, exemplar.CharTokenizer{}, budget)
 		var out []part
 		for _, p := range ps {
 			first, _, _ := strings.Cut(p.Source, "\n")
@@ -47,7 +48,7 @@ func TestPlanParts(t *testing.T) {
 		t.Errorf("budget 40: %v", err)
 	}
 	// Every byte of the source is in exactly one part, in order.
-	ps, _ := PlanParts(m, CharTokenizer{}, 80)
+	ps, _ := PlanParts(m, exemplar.CharTokenizer{}, 80)
 	var joined strings.Builder
 	for _, p := range ps {
 		joined.WriteString(p.Source)

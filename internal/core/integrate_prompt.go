@@ -3,9 +3,12 @@ package core
 import (
 	"fmt"
 
-	"github.com/refine-spec/refine/convergence"
 	"strings"
 	"text/template"
+
+	"github.com/refine-spec/refine/convergence"
+	"github.com/refine-spec/refine/internal/core/state"
+	"github.com/refine-spec/refine/llm"
 
 	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
@@ -168,14 +171,14 @@ const integrationExampleSource = "Structural template - follow this shape (headi
 // message. A part of a spec integrated part by part carries its source and
 // material in the user message, after the system text alone. prev is the
 // failed attempt a retry answers (nil for a first attempt).
-func integrationMessages(d *integrationData, k, budget int, prev *AttemptRec) ([]Message, int, error) {
+func integrationMessages(d *integrationData, k, budget int, prev *state.AttemptRec) ([]llm.Message, int, error) {
 	var b strings.Builder
 	if err := integrationTmpl.Execute(&b, d); err != nil {
 		return nil, 0, fmt.Errorf("execute integration template: %w", err)
 	}
 	user := b.String()
 	if prev != nil && !prev.Success {
-		rc := retry.Context{Role: string(Engineer), ExpectedPath: keyFinalSpec, Message: prev.Message}
+		rc := retry.Context{Role: string(llm.Engineer), ExpectedPath: state.KeyFinalSpec, Message: prev.Message}
 		failure := prev.FailureType
 		if failure == validate.WrongFormat {
 			// Too large or not text: the round's WRONG_FORMAT notice is
@@ -191,13 +194,13 @@ func integrationMessages(d *integrationData, k, budget int, prev *AttemptRec) ([
 		user = exemplar.RetryPrompt(user, mod, src, ex, k-1, budget-1)
 	}
 	if d.SourceInUser {
-		return []Message{{Role: "system", Content: integratorSystem}, {Role: "user", Content: user}}, 1, nil
+		return []llm.Message{{Role: "system", Content: integratorSystem}, {Role: "user", Content: user}}, 1, nil
 	}
 	var material strings.Builder
 	if err := integrationTmpl.ExecuteTemplate(&material, "material", d); err != nil {
 		return nil, 0, fmt.Errorf("execute integration template: %w", err)
 	}
-	return []Message{
+	return []llm.Message{
 		{Role: "system", Content: integratorSystem + "\n\n" + StableSpecHeading + " (quoted material)\n\n" + d.SourceFence + "\n" + d.Source + "\n" + d.SourceFence},
 		{Role: "system", Content: material.String()},
 		{Role: "user", Content: user},
@@ -215,16 +218,16 @@ type consistencyData struct {
 
 // consistencyMessages renders the consistency review's prompt; a retry
 // carries the Reviewer's failure-specific notice and format example.
-func consistencyMessages(d *consistencyData, k, budget int, prev *AttemptRec) ([]Message, int, error) {
+func consistencyMessages(d *consistencyData, k, budget int, prev *state.AttemptRec) ([]llm.Message, int, error) {
 	var b strings.Builder
 	if err := consistencyTmpl.Execute(&b, d); err != nil {
 		return nil, 0, fmt.Errorf("execute consistency template: %w", err)
 	}
 	user := b.String()
 	if prev != nil && !prev.Success {
-		rc := retry.Context{Role: string(Reviewer), ExpectedPath: finalOutputKey(Reviewer), Message: prev.Message, InvalidRefs: prev.Message}
+		rc := retry.Context{Role: string(llm.Reviewer), ExpectedPath: state.FinalOutputKey(llm.Reviewer), Message: prev.Message, InvalidRefs: prev.Message}
 		tmpl, _ := exemplar.Template(gap.Reviewer)
 		user = exemplar.RetryPrompt(user, retry.Modification(prev.FailureType, rc), "Structural template", tmpl, k-1, budget-1)
 	}
-	return []Message{{Role: "system", Content: consistencySystem}, {Role: "user", Content: user}}, 1, nil
+	return []llm.Message{{Role: "system", Content: consistencySystem}, {Role: "user", Content: user}}, 1, nil
 }

@@ -5,8 +5,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/convergence"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/render"
+	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/internal/markdown"
 	"github.com/refine-spec/refine/validate"
 )
@@ -23,14 +26,14 @@ import (
 
 // knownLimitations are the known limitations of st before integration:
 // the ledger's open and deferred gaps, then the rest (extraKnown).
-func knownLimitations(st *State) []convergence.Limitation {
+func knownLimitations(st *state.State) []convergence.Limitation {
 	return append(convergence.Limitations(&st.Ledger), extraKnown(st)...)
 }
 
 // extraKnown are the known limitations that are not gaps: unresolved
 // conflicts and waived issues, then the open issues of the last approved
 // review.
-func extraKnown(st *State) []convergence.Limitation {
+func extraKnown(st *state.State) []convergence.Limitation {
 	return append(extraLimitations(st), openReviewIssues(st)...)
 }
 
@@ -38,7 +41,7 @@ func extraKnown(st *State) []convergence.Limitation {
 // with no HIGH or CRITICAL issue): its MEDIUM and LOW issues did not hold
 // the gaps back, and no later round answers them, so the final spec owns
 // up to them. Issues a conflict was raised over are the conflicts' lines.
-func openReviewIssues(st *State) []convergence.Limitation {
+func openReviewIssues(st *state.State) []convergence.Limitation {
 	last := 0
 	for _, r := range st.Rounds {
 		if r.Verdict == string(validate.Approve) {
@@ -60,7 +63,7 @@ func openReviewIssues(st *State) []convergence.Limitation {
 		if is.Round != last || inConflict[is.ID] {
 			continue
 		}
-		out = append(out, convergence.Limitation{ID: is.ID, Severity: is.Severity, Title: strings.TrimSuffix(oneLine(is.Summary), "."),
+		out = append(out, convergence.Limitation{ID: is.ID, Severity: is.Severity, Title: strings.TrimSuffix(render.OneLine(is.Summary), "."),
 			Note: fmt.Sprintf("open issue of the round %d review", last)})
 	}
 	slices.SortStableFunc(out, func(a, b convergence.Limitation) int { return strings.Compare(a.ID, b.ID) })
@@ -83,27 +86,27 @@ func limitationIDs(ls []convergence.Limitation) (gaps []gap.ID, others []string)
 // consistencyLeft are the consistency review's issues the final spec
 // lists as known limitations after it: its MEDIUM and LOW issues always,
 // its CRITICAL and HIGH ones when the user accepted them, in ID order.
-func (in *IntegrationState) consistencyLeft() []IssueRecord {
+func consistencyLeft(in *state.IntegrationState) []conflict.Issue {
 	out := slices.Clone(in.KnownIssues)
 	for _, is := range in.Issues {
 		if !is.Severity.AtLeastHigh() {
 			out = append(out, is)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b IssueRecord) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortStableFunc(out, func(a, b conflict.Issue) int { return strings.Compare(a.ID, b.ID) })
 	return out
 }
 
 // withKnownIssues appends the consistency review's issues left open to
 // the spec's "## Known Limitations" (made, before the Resolution Log, if
 // absent).
-func withKnownIssues(spec string, issues []IssueRecord) string {
+func withKnownIssues(spec string, issues []conflict.Issue) string {
 	if len(issues) == 0 {
 		return spec
 	}
 	var b strings.Builder
 	for _, is := range issues {
-		fmt.Fprintf(&b, "- %s (%s, consistency review): %s\n", is.ID, is.Severity, oneLine(is.Summary))
+		fmt.Fprintf(&b, "- %s (%s, consistency review): %s\n", is.ID, is.Severity, render.OneLine(is.Summary))
 	}
 	if out, ok := appendUnder(spec, 2, "Known Limitations", b.String()); ok {
 		return out
@@ -119,13 +122,13 @@ func withKnownIssues(spec string, issues []IssueRecord) string {
 
 // withSummaryLimitations appends the same issues to final_summary.md's
 // "### Known Limitations" list, in the line form the list uses.
-func withSummaryLimitations(summary string, issues []IssueRecord) string {
+func withSummaryLimitations(summary string, issues []conflict.Issue) string {
 	if len(issues) == 0 {
 		return summary
 	}
 	var b strings.Builder
 	for _, is := range issues {
-		l := convergence.Limitation{ID: is.ID, Severity: is.Severity, Title: strings.TrimSuffix(oneLine(is.Summary), "."), Note: "consistency review"}
+		l := convergence.Limitation{ID: is.ID, Severity: is.Severity, Title: strings.TrimSuffix(render.OneLine(is.Summary), "."), Note: "consistency review"}
 		b.WriteString("- " + l.String() + "\n")
 	}
 	if out, ok := appendUnder(summary, 3, "Known Limitations", b.String()); ok {

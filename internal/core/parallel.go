@@ -2,26 +2,15 @@ package core
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
-	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/state"
+	"github.com/refine-spec/refine/llm"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/validate"
 )
-
-// Part statuses beyond the role statuses.
-const PartExhausted RoleStatus = "exhausted"
-
-func (rp *RolePhase) part(id gap.ID) *PartState {
-	for _, p := range rp.Parts {
-		if p.Gap == id {
-			return p
-		}
-	}
-	return nil
-}
 
 // runParallel drafts each assigned gap in its own Engineer call, at most
 // ParallelGaps at a time, each validated and retried on its own, and merges
@@ -36,7 +25,7 @@ func (s *Engine) runParallel() (done bool, err error) {
 	rp := &cur.Engineer
 	if len(rp.Parts) == 0 {
 		for _, id := range rp.Gaps {
-			rp.Parts = append(rp.Parts, &PartState{Gap: id})
+			rp.Parts = append(rp.Parts, &state.PartState{Gap: id})
 		}
 		if err := s.checkpoint(); err != nil {
 			return false, err
@@ -48,10 +37,10 @@ func (s *Engine) runParallel() (done bool, err error) {
 
 	var texts []string
 	for _, p := range rp.Parts {
-		if p.Status != RoleAccepted {
+		if p.Status != state.RoleAccepted {
 			continue
 		}
-		_, respKey := attemptKeys(cur.N, Engineer, string(p.Gap), len(p.Attempts))
+		_, respKey := state.AttemptKeys(cur.N, llm.Engineer, string(p.Gap), len(p.Attempts))
 		b, err := s.get(respKey)
 		if err != nil {
 			return false, fmt.Errorf("round %d engineer (%s): read accepted output: %w", cur.N, p.Gap, err)
@@ -66,22 +55,22 @@ func (s *Engine) runParallel() (done bool, err error) {
 		rp.Budget = 0
 		return false, s.checkpoint()
 	}
-	rp.Status = RoleAccepted
-	if err := s.st.applyEngineer(rp, MergeParts(rp.Parts), s.at); err != nil {
+	rp.Status = state.RoleAccepted
+	if err := applyEngineer(s.st, rp, MergeParts(rp.Parts), s.at); err != nil {
 		return false, err
 	}
 	merged := strings.Join(texts, "\n\n") + "\n"
-	return true, s.checkpoint(Put(OutputKey(cur.N, Engineer), []byte(merged)))
+	return true, s.checkpoint(store.Put(state.OutputKey(cur.N, llm.Engineer), []byte(merged)))
 }
 
 // MergeParts is the Engineer's output as the parts make it: the gaps
 // their accepted outputs addressed (each once), their new gaps,
 // disagreements and warnings in gap order, and a warning for each part
 // left without a valid output.
-func MergeParts(parts []*PartState) *AcceptedOutput {
-	acc := &AcceptedOutput{}
+func MergeParts(parts []*state.PartState) *state.AcceptedOutput {
+	acc := &state.AcceptedOutput{}
 	for _, p := range parts {
-		if p.Status != RoleAccepted {
+		if p.Status != state.RoleAccepted {
 			acc.Warnings = append(acc.Warnings, fmt.Sprintf("%s: no valid output after %d attempts; returned to OPEN", p.Gap, len(p.Attempts)))
 			continue
 		}
@@ -103,7 +92,7 @@ func MergeParts(parts []*PartState) *AcceptedOutput {
 // partCall is a part's attempt whose result is in: delivered by the
 // driver or journaled before a crash.
 type partCall struct {
-	part *PartState
+	part *state.PartState
 	plan attemptPlan
 }
 
@@ -111,7 +100,7 @@ type partCall struct {
 // or exhausted, or stops for the calls the driver must make
 // (errNeedCalls): at most ParallelGaps at a time, asked for together in
 // one Ready. The first error stops it.
-func (s *Engine) draftParts(rp *RolePhase) error {
+func (s *Engine) draftParts(rp *state.RolePhase) error {
 	d := &partDrafter{s: s, rp: rp}
 	d.queueRunning()
 	for {
@@ -135,8 +124,8 @@ func (s *Engine) draftParts(rp *RolePhase) error {
 // first error.
 type partDrafter struct {
 	s        *Engine
-	rp       *RolePhase
-	queue    []*PartState
+	rp       *state.RolePhase
+	queue    []*state.PartState
 	results  []partCall
 	needed   int // calls left to the driver
 	firstErr error
@@ -153,7 +142,7 @@ func (d *partDrafter) fail(err error) {
 func (d *partDrafter) queueRunning() {
 	s := d.s
 	for _, p := range d.rp.Parts {
-		if p.Status == RoleRunning {
+		if p.Status == state.RoleRunning {
 			d.queue = append(d.queue, p)
 		}
 	}
@@ -161,7 +150,7 @@ func (d *partDrafter) queueRunning() {
 	// results are settled, and journaled with the next Ready, before new
 	// calls are asked for. Otherwise a crash after that Ready lost
 	// responses already paid for (simulator seed 20700).
-	slices.SortStableFunc(d.queue, func(a, b *PartState) int {
+	slices.SortStableFunc(d.queue, func(a, b *state.PartState) int {
 		return cmp.Compare(s.ext.hasDelivered(s.st, b, len(b.Attempts)+1), s.ext.hasDelivered(s.st, a, len(a.Attempts)+1))
 	})
 }
@@ -179,13 +168,13 @@ func (d *partDrafter) dispatchQueued() {
 
 // dispatch plans the next attempt of p: its result is in (queued for
 // take), or its call is left to the driver.
-func (d *partDrafter) dispatch(p *PartState) error {
+func (d *partDrafter) dispatch(p *state.PartState) error {
 	s := d.s
 	if len(p.Attempts) >= partBudget(p.Attempts, s.cfg.MaxRetries) {
-		p.Status = PartExhausted
+		p.Status = state.PartExhausted
 		return s.checkpoint()
 	}
-	plan, err := s.planAttempt(Engineer, string(p.Gap), len(p.Attempts)+1, d.rp)
+	plan, err := s.planAttempt(llm.Engineer, string(p.Gap), len(p.Attempts)+1, d.rp)
 	if err != nil {
 		return err
 	}
@@ -212,14 +201,14 @@ func (d *partDrafter) take(m partCall) {
 		return
 	}
 	if out.rec.Success {
-		m.part.Status = RoleAccepted
-		m.part.Result = acceptedFrom(Engineer, s.st.Current.N, out.result)
+		m.part.Status = state.RoleAccepted
+		m.part.Result = acceptedFrom(llm.Engineer, s.st.Current.N, out.result)
 	}
 	if err := s.checkpoint(out.ops...); err != nil {
 		d.fail(err)
 		return
 	}
-	if m.part.Status == RoleRunning {
+	if m.part.Status == state.RoleRunning {
 		d.queue = append(d.queue, m.part)
 	}
 }
@@ -227,34 +216,14 @@ func (d *partDrafter) take(m partCall) {
 // hasDelivered reports, as 1 or 0, whether Deliver has handed over the
 // response to attempt k of part p of the round in progress (x nil: not
 // no driver).
-func (x *ExternalCalls) hasDelivered(st *State, p *PartState, k int) int {
-	_, respKey := attemptKeys(st.Current.N, Engineer, string(p.Gap), k)
+func (x *ExternalCalls) hasDelivered(st *state.State, p *state.PartState, k int) int {
+	_, respKey := state.AttemptKeys(st.Current.N, llm.Engineer, string(p.Gap), k)
 	n, ok := st.Usage.InFlight[respKey]
 	if !ok || x == nil {
 		return 0
 	}
-	if _, ok := x.Delivered[CallID{Engineer, n}]; ok {
+	if _, ok := x.Delivered[CallID{llm.Engineer, n}]; ok {
 		return 1
 	}
 	return 0
-}
-
-// lastFailure returns the last failed attempt of the role phase, looking
-// into parallel parts when the phase itself made none.
-func (rp *RolePhase) lastFailure() (AttemptRec, int, error) {
-	if n := len(rp.Attempts); n > 0 {
-		return rp.Attempts[n-1], n, nil
-	}
-	total := 0
-	var last AttemptRec
-	for _, p := range rp.Parts {
-		total += len(p.Attempts)
-		if n := len(p.Attempts); n > 0 {
-			last = p.Attempts[n-1]
-		}
-	}
-	if total == 0 {
-		return AttemptRec{}, 0, errors.New("no attempt to escalate from")
-	}
-	return last, total, nil
 }

@@ -4,7 +4,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/state"
+	"github.com/refine-spec/refine/llm"
 )
 
 // TestPrompterPlacesTheSpec builds Engineer prompts from a state and a
@@ -15,7 +18,7 @@ import (
 func TestPrompterPlacesTheSpec(t *testing.T) {
 	small := "# Spec\n\n## Retries\n\nRetries are open (GAP-PT-001).\n"
 	large := "# Spec\n\n## Retries\n\nRetries are open (GAP-PT-001).\n\n## Other\n\n" + strings.Repeat("Unrelated prose. ", 200) + "\n"
-	st := &State{Current: &RoundState{N: 2, Engineer: RolePhase{Budget: 3}}}
+	st := &state.State{Current: &state.RoundState{N: 2, Engineer: state.RolePhase{Budget: 3}}}
 	if err := st.Ledger.Add(gap.Gap{ID: "GAP-PT-001", Title: "Retry policy", Severity: gap.High}); err != nil {
 		t.Fatal(err)
 	}
@@ -34,8 +37,8 @@ func TestPrompterPlacesTheSpec(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := &Params{Settings: Settings{PromptBudget: 1000}, ExcerptPrompts: tt.excerpt}
-			p := Prompter{St: st, Cfg: cfg, Tok: CharTokenizer{}}
-			stable, user, err := p.Build(Engineer, 1, []gap.ID{"GAP-PT-001"}, nil, PromptInputs{Source: tt.source})
+			p := Prompter{St: st, Cfg: cfg, Tok: exemplar.CharTokenizer{}}
+			stable, user, err := p.Build(llm.Engineer, 1, []gap.ID{"GAP-PT-001"}, nil, PromptInputs{Source: tt.source})
 			if err != nil {
 				t.Fatal(err)
 			}

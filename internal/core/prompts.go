@@ -9,7 +9,9 @@ import (
 	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/internal/markdown"
+	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/retry"
 )
 
@@ -17,7 +19,7 @@ import (
 // Hosts that replace a template (Config.EngineerTemplate,
 // Config.ReviewerTemplate) may use any of these fields.
 type PromptData struct {
-	Role    RoleName
+	Role    llm.RoleName
 	Round   int
 	Attempt int
 	// Gaps are the gaps this call works on (Engineer) or reviews (Reviewer).
@@ -170,10 +172,10 @@ type exampleChoice = exemplar.Selection
 // prefix before both is untouched. It reads what the prompt needs (the
 // material under review, the examples, the spec); a prompter builds the
 // messages from that, the state and the config.
-func (s *Engine) buildPrompt(role RoleName, k int, gaps []gap.ID, prev []AttemptRec, userContext []string) ([]Message, int, exampleChoice, error) {
+func (s *Engine) buildPrompt(role llm.RoleName, k int, gaps []gap.ID, prev []state.AttemptRec, userContext []string) ([]llm.Message, int, exampleChoice, error) {
 	var in PromptInputs
 	var err error
-	if role == Reviewer {
+	if role == llm.Reviewer {
 		if in.material, err = s.materialUnderReview(gaps); err != nil {
 			return nil, 0, exampleChoice{}, err
 		}
@@ -196,7 +198,7 @@ func (s *Engine) buildPrompt(role RoleName, k int, gaps []gap.ID, prev []Attempt
 		}
 		user = p.retry(role, k, gaps, last, ex, user)
 	}
-	return append(stable, Message{Role: "user", Content: user}), len(stable), ex, nil
+	return append(stable, llm.Message{Role: "user", Content: user}), len(stable), ex, nil
 }
 
 // PromptInputs are what a prompt reads from the Store: the material under
@@ -210,14 +212,14 @@ type PromptInputs struct {
 // Prompter builds role prompts from the state, the config and the
 // prompt's inputs; it reads and writes nothing.
 type Prompter struct {
-	St  *State
+	St  *state.State
 	Cfg *Params
-	Tok Tokenizer
+	Tok exemplar.Tokenizer
 }
 
 // Build returns the stable prefix and the user message of a first
 // attempt (or one after a valid output).
-func (p Prompter) Build(role RoleName, k int, gaps []gap.ID, userContext []string, in PromptInputs) ([]Message, string, error) {
+func (p Prompter) Build(role llm.RoleName, k int, gaps []gap.ID, userContext []string, in PromptInputs) ([]llm.Message, string, error) {
 	d := p.data(role, k, gaps, userContext, in.material)
 	tmpl, system := p.template(role)
 	stable, budget := p.placeSpec(&d, system, in, gaps)
@@ -229,7 +231,7 @@ func (p Prompter) Build(role RoleName, k int, gaps []gap.ID, userContext []strin
 }
 
 // data fills the template's data for attempt k of role over gaps.
-func (p Prompter) data(role RoleName, k int, gaps []gap.ID, userContext []string, material string) PromptData {
+func (p Prompter) data(role llm.RoleName, k int, gaps []gap.ID, userContext []string, material string) PromptData {
 	cur := p.St.Current
 	d := PromptData{Role: role, Round: cur.N, Attempt: k, Context: userContext,
 		IssuePrefix: fmt.Sprintf("ISSUE-R%d-", cur.N), Adjustments: lastN(p.St.Adjustments, 5)}
@@ -238,7 +240,7 @@ func (p Prompter) data(role RoleName, k int, gaps []gap.ID, userContext []string
 			d.Gaps = append(d.Gaps, PromptGap{ID: g.ID, Title: g.Title, Severity: g.Severity, State: g.State})
 		}
 	}
-	if role != Engineer {
+	if role != llm.Engineer {
 		d.EngineerOutput = material
 		d.Fence = fenceFor(material)
 		d.Adjustments = lastN(p.St.ReviewerAdjustments, 5)
@@ -246,7 +248,7 @@ func (p Prompter) data(role RoleName, k int, gaps []gap.ID, userContext []string
 	}
 	d.Resolutions = conflict.ResolutionBlock(conflict.RecentDecisions(p.St.ConflictDecisions, cur.N))
 	d.Instructions = cur.Instructions
-	for _, is := range p.St.lastIssuesFor(gaps) {
+	for _, is := range p.St.LastIssuesFor(gaps) {
 		d.Issues = append(d.Issues, PromptIssue{ID: is.ID, Summary: is.Summary, Location: is.Location, Impact: is.Impact, Suggestion: is.Suggestion, Severity: is.Severity, Gap: is.Gap})
 	}
 	return d
@@ -254,8 +256,8 @@ func (p Prompter) data(role RoleName, k int, gaps []gap.ID, userContext []string
 
 // template is role's user-prompt template (the host's, else the default)
 // and its system text.
-func (p Prompter) template(role RoleName) (*template.Template, string) {
-	if role == Reviewer {
+func (p Prompter) template(role llm.RoleName) (*template.Template, string) {
+	if role == llm.Reviewer {
 		if p.Cfg.ReviewerTemplate != nil {
 			return p.Cfg.ReviewerTemplate, reviewerSystem
 		}
@@ -272,14 +274,14 @@ func (p Prompter) template(role RoleName) (*template.Template, string) {
 // excerpt into d.Spec. With ExcerptPrompts the stable prefix is the
 // system text alone and d carries the excerpt, the last decisions and the
 // example.
-func (p Prompter) placeSpec(d *PromptData, system string, in PromptInputs, gaps []gap.ID) ([]Message, int) {
+func (p Prompter) placeSpec(d *PromptData, system string, in PromptInputs, gaps []gap.ID) ([]llm.Message, int) {
 	if p.Cfg.ExcerptPrompts {
 		for _, dec := range lastN(p.St.Decisions, 10) {
 			d.Decisions = append(d.Decisions, compactDecision(dec))
 		}
 		d.Example, d.ExampleSource = in.initial.Text, in.initial.Description
 		d.Spec = specExcerpt(in.Source, gaps, p.Cfg.PromptBudget)
-		return []Message{{Role: "system", Content: system}}, p.Cfg.PromptBudget
+		return []llm.Message{{Role: "system", Content: system}}, p.Cfg.PromptBudget
 	}
 	stable, whole := p.stablePrefix(system, in.Source, in.initial)
 	if !whole {
@@ -295,20 +297,20 @@ func (p Prompter) placeSpec(d *PromptData, system string, in PromptInputs, gaps 
 // retryOf returns the failed attempt attempt k answers, if it is a retry:
 // an attempt after a valid one (the round sent back to the Engineer) is a
 // fresh prompt with its instruction.
-func retryOf(k int, prev []AttemptRec) (AttemptRec, bool) {
+func retryOf(k int, prev []state.AttemptRec) (state.AttemptRec, bool) {
 	if k > 1 && len(prev) > 0 && !prev[len(prev)-1].Success {
 		return prev[len(prev)-1], true
 	}
-	return AttemptRec{}, false
+	return state.AttemptRec{}, false
 }
 
 // retry puts the retry notice for the failed attempt last, with its
 // example ex, before the user prompt user.
-func (p Prompter) retry(role RoleName, k int, gaps []gap.ID, last AttemptRec, ex exampleChoice, user string) string {
+func (p Prompter) retry(role llm.RoleName, k int, gaps []gap.ID, last state.AttemptRec, ex exampleChoice, user string) string {
 	cur := p.St.Current
-	rc := retry.Context{Role: string(role), ExpectedPath: OutputKey(cur.N, role), Gaps: idStrings(gaps),
+	rc := retry.Context{Role: string(role), ExpectedPath: state.OutputKey(cur.N, role), Gaps: idStrings(gaps),
 		ValidGaps: idStrings(p.St.Ledger.IDs()), InvalidRefs: last.Message, Message: last.Message}
-	return exemplar.RetryPrompt(user, retry.Modification(last.FailureType, rc), ex.Description, ex.Text, k-1, cur.role(role).Budget-1)
+	return exemplar.RetryPrompt(user, retry.Modification(last.FailureType, rc), ex.Description, ex.Text, k-1, cur.Role(role).Budget-1)
 }
 
 // Headings of the stable prefix.
@@ -325,16 +327,16 @@ const (
 // it moves. The spec is carried whole when it fits in half of
 // PromptBudget (whole reports it); above that cap, the caller puts
 // today's excerpt in the user message instead.
-func (p Prompter) stablePrefix(system, src string, example exemplar.Selection) ([]Message, bool) {
+func (p Prompter) stablePrefix(system, src string, example exemplar.Selection) ([]llm.Message, bool) {
 	src = strings.TrimSpace(src)
 	whole := src != "" && p.Tok.Count(src) <= p.Cfg.PromptBudget/2
 	first := system
 	if whole {
 		first += "\n\n" + StableSpecHeading + "\n\n" + src
 	}
-	out := []Message{{Role: "system", Content: first}}
+	out := []llm.Message{{Role: "system", Content: first}}
 	var b strings.Builder
-	if decisions := p.St.bindingDecisions(); len(decisions) > 0 {
+	if decisions := bindingDecisions(p.St); len(decisions) > 0 {
 		b.WriteString(stableDecisionsHeading + "\n\n")
 		for _, line := range decisions {
 			b.WriteString("- " + line + "\n")
@@ -347,7 +349,7 @@ func (p Prompter) stablePrefix(system, src string, example exemplar.Selection) (
 		b.WriteString(stableExampleHeading + "\nSource: " + example.Description + "\n\n" + example.Text + "\n")
 	}
 	if b.Len() > 0 {
-		out = append(out, Message{Role: "system", Content: b.String()})
+		out = append(out, llm.Message{Role: "system", Content: b.String()})
 	}
 	return out, whole
 }
@@ -356,7 +358,7 @@ func (p Prompter) stablePrefix(system, src string, example exemplar.Selection) (
 // each, in the order they were made (by ID: round, then number), so a new
 // one appends: the user's decisions ("ID (question): decision") and the
 // conflict resolutions ("ID (issue, gap): decision; constraints: …").
-func (st *State) bindingDecisions() []string {
+func bindingDecisions(st *state.State) []string {
 	type line struct{ id, text string }
 	var all []line
 	for _, dec := range st.Decisions {
@@ -382,7 +384,7 @@ func (st *State) bindingDecisions() []string {
 }
 
 // compactDecision is a decision as prompts show it: "ID (question): decision".
-func compactDecision(dec DecisionRecord) string {
+func compactDecision(dec state.DecisionRecord) string {
 	return fmt.Sprintf("%s (%s): %s", dec.ID, dec.Question, dec.Decision)
 }
 
@@ -451,7 +453,7 @@ func (p Prompter) renderWithinBudget(tmpl *template.Template, d *PromptData, bud
 // skipped Reviewer left unreviewed.
 func (s *Engine) materialUnderReview(gaps []gap.ID) (string, error) {
 	var rounds []int
-	if s.st.Current.Engineer.Status == RoleAccepted {
+	if s.st.Current.Engineer.Status == state.RoleAccepted {
 		rounds = append(rounds, s.st.Current.N)
 	}
 	for _, id := range gaps {
@@ -467,9 +469,9 @@ func (s *Engine) materialUnderReview(gaps []gap.ID) (string, error) {
 	}
 	var parts []string
 	for _, n := range rounds {
-		b, err := s.get(OutputKey(n, Engineer))
+		b, err := s.get(state.OutputKey(n, llm.Engineer))
 		if err != nil {
-			return "", fmt.Errorf("read %s: %w", OutputKey(n, Engineer), err)
+			return "", fmt.Errorf("read %s: %w", state.OutputKey(n, llm.Engineer), err)
 		}
 		parts = append(parts, string(b))
 	}

@@ -7,7 +7,10 @@ import (
 	"slices"
 	"time"
 
+	"github.com/refine-spec/refine/llm"
+	"github.com/refine-spec/refine/question"
 	"github.com/refine-spec/refine/rollback"
+	"github.com/refine-spec/refine/store"
 )
 
 // The protocol between the decisions and their driver (DESIGN §15, §20),
@@ -65,7 +68,7 @@ type CallResult struct {
 type Answered struct {
 	At       time.Time
 	Question string
-	Answer   Answer
+	Answer   question.Answer
 }
 
 // Deferred says the run's Asker cannot answer the question now.
@@ -127,13 +130,13 @@ func (in ChangeSettings) inputAt() time.Time { return in.At }
 // ask Ask[0] and hand the answer back (Answered, Deferred, AskFailed), or
 // Continue when More is set, or stop: the run ended at Outcome.
 type Ready struct {
-	Persist []Op
-	Cold    []Op
+	Persist []store.Op
+	Cold    []store.Op
 	// Commits is how many commits of the decisions Persist holds.
 	Commits int
-	Calls   []Request
+	Calls   []llm.Request
 	// Ask are the questions the run's Asker is to be asked, in order.
-	Ask    []Question
+	Ask    []question.Question
 	Events []Event
 	// More says the decisions stopped between two phases with more to
 	// play: Continue, unless the run is to stop (Interrupt).
@@ -354,10 +357,10 @@ func (s *Engine) play() error {
 }
 
 // pendingQuestion returns the pendingQuestion question id.
-func (s *Engine) pendingQuestion(id string) (Question, bool) {
-	i := slices.IndexFunc(s.st.Pending, func(q Question) bool { return q.ID == id })
+func (s *Engine) pendingQuestion(id string) (question.Question, bool) {
+	i := slices.IndexFunc(s.st.Pending, func(q question.Question) bool { return q.ID == id })
 	if i < 0 {
-		return Question{}, false
+		return question.Question{}, false
 	}
 	return s.st.Pending[i], true
 }
@@ -377,7 +380,7 @@ func (s *Engine) answered(in Answered) error {
 	if fromAsker {
 		s.settleAsked(q.ID)
 	}
-	if err := s.st.AcceptAnswer(q, in.Answer); err != nil {
+	if err := acceptAnswer(s.st, q, in.Answer); err != nil {
 		if !fromAsker {
 			return fmt.Errorf("answer %q: %w", in.Question, err)
 		}
@@ -446,7 +449,7 @@ func (s *Engine) rollback(in Rollback) error {
 	if f := s.st.RollbackFlow; f != nil {
 		pending := slices.Clone(s.st.Pending)
 		s.run.rollback = RollbackReport{Pending: pending}
-		if !f.Requested(req) {
+		if !sameRollback(f, req) {
 			// Not an answer to that one's dialog: its target and reason
 			// would be taken for this request's.
 			e := &PendingRollbackError{Round: f.Current, To: f.To, Reason: f.Reason, Adjustments: slices.Clone(f.Adjustments)}
@@ -491,7 +494,7 @@ func (s *Engine) ready(err error) (Ready, error) {
 			// An Immediate Asker's answers ride on this Ready's writes;
 			// a rollback commits nothing until its dialogs carry it out,
 			// cancel it or wait for an answer.
-			r.Outcome = s.st.outcome()
+			r.Outcome = outcomeOf(s.st)
 			r.Rollback = s.run.rollback
 			return r, nil
 		}
@@ -505,7 +508,7 @@ func (s *Engine) ready(err error) (Ready, error) {
 		// What the decisions hold was never stored: the driver takes the
 		// session up again from its Store.
 		s.out, s.stale = nil, true
-		r.Stale, r.Rollback, r.Outcome = true, s.run.rollback, s.st.outcome()
+		r.Stale, r.Rollback, r.Outcome = true, s.run.rollback, outcomeOf(s.st)
 		s.run = runState{}
 		return r, err
 	}
@@ -530,7 +533,7 @@ func (s *Engine) ready(err error) (Ready, error) {
 		s.endPlans(err)
 		r.Events, s.events = append(r.Events, s.events...), nil
 	}
-	r.Outcome = s.st.outcome()
+	r.Outcome = outcomeOf(s.st)
 	if s.run.outcome.Status != "" {
 		r.Outcome = s.run.outcome
 	}
@@ -546,7 +549,7 @@ func (s *Engine) ready(err error) (Ready, error) {
 // asked, in order, then any other waiting without an answer that this run
 // has not asked (one pending since an earlier process), less those it
 // deferred.
-func (s *Engine) toAsk() []Question {
+func (s *Engine) toAsk() []question.Question {
 	if s.run.mode == modeNone || !s.run.asks || s.run.stopAsking {
 		s.ext.Asked = nil
 		return nil
@@ -557,10 +560,10 @@ func (s *Engine) toAsk() []Question {
 		}
 	}
 	s.ext.Asked = nil
-	var out []Question
+	var out []question.Question
 	add := func(id string) {
 		q, waits := s.pendingQuestion(id)
-		if _, has := s.st.Answers[id]; !waits || has || s.run.deferred[id] || slices.ContainsFunc(out, func(p Question) bool { return p.ID == id }) {
+		if _, has := s.st.Answers[id]; !waits || has || s.run.deferred[id] || slices.ContainsFunc(out, func(p question.Question) bool { return p.ID == id }) {
 			return
 		}
 		if err := s.run.rejected[id]; err != nil {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/refine-spec/refine/store"
 )
 
 // ReadyWrites are the writes of the Ready being decided: the decisions'
@@ -22,9 +24,9 @@ type ReadyWrites struct {
 	ColdBase view
 	// appendOK and copyOK are the session Store's capabilities.
 	appendOK, copyOK bool
-	Ops              []Op
+	Ops              []store.Op
 	// Cold are the writes to Config.ColdStore (Ready.Cold).
-	Cold []Op
+	Cold []store.Op
 	// values holds the keys the kept ops changed.
 	values  map[string]stagedKey
 	Commits int
@@ -54,7 +56,7 @@ func newReadyWrites(caps StoreCaps, check bool) *ReadyWrites {
 }
 
 // guard keeps a copy of ops' values in test binaries, for unchanged.
-func (st *ReadyWrites) guard(ops []Op) {
+func (st *ReadyWrites) guard(ops []store.Op) {
 	if !st.guarded {
 		return
 	}
@@ -98,10 +100,10 @@ func (st *ReadyWrites) Get(key string) ([]byte, error) {
 func (st *ReadyWrites) value(key string, v stagedKey) ([]byte, error) {
 	switch {
 	case v.deleted:
-		return nil, fmt.Errorf("get %s: %w", key, ErrNotFound)
+		return nil, fmt.Errorf("get %s: %w", key, store.ErrNotFound)
 	case v.overBase:
 		b, err := st.Base.Get(key)
-		if err != nil && !errors.Is(err, ErrNotFound) {
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return nil, err
 		}
 		return append(b, v.v...), nil
@@ -130,8 +132,8 @@ func (st *ReadyWrites) List(prefix string) ([]string, error) {
 
 // Keep keeps ops, all or nothing, as the session's Store would apply
 // them: the decisions' commit.
-func (st *ReadyWrites) Keep(ops ...Op) error {
-	if err := ValidStoreOps(ops, st.Appends(), st.Copies()); err != nil {
+func (st *ReadyWrites) Keep(ops ...store.Op) error {
+	if err := store.ValidStoreOps(ops, st.Appends(), st.Copies()); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
 	// The values are kept as they are: a committer does not write a
@@ -150,11 +152,11 @@ func (st *ReadyWrites) Keep(ops ...Op) error {
 	}
 	for _, op := range ops {
 		switch op.Kind {
-		case OpPut:
+		case store.OpPut:
 			next[op.Key] = stagedKey{v: op.Value}
-		case OpDelete:
+		case store.OpDelete:
 			next[op.Key] = stagedKey{deleted: true}
-		case OpAppend:
+		case store.OpAppend:
 			cur, ok := current(op.Key)
 			switch {
 			case !ok:
@@ -164,7 +166,7 @@ func (st *ReadyWrites) Keep(ops ...Op) error {
 			default:
 				next[op.Key] = stagedKey{v: append(slices.Clip(cur.v), op.Value...), overBase: cur.overBase}
 			}
-		case OpCopy:
+		case store.OpCopy:
 			var v []byte
 			var err error
 			if cur, ok := current(op.From); ok {
@@ -192,7 +194,7 @@ func (st *ReadyWrites) Keep(ops ...Op) error {
 // its key (unless a Copy reads the key in between), and runs of Appends to
 // one key joined into one. Committed as one atomic Commit, the result
 // leaves every key as ops would, with fewer writes.
-func CompactOps(ops []Op) []Op {
+func CompactOps(ops []store.Op) []store.Op {
 	if len(ops) < 2 {
 		return ops
 	}
@@ -202,18 +204,18 @@ func CompactOps(ops []Op) []Op {
 	for i := len(ops) - 1; i >= 0; i-- {
 		op := ops[i]
 		switch op.Kind {
-		case OpPut, OpDelete:
+		case store.OpPut, store.OpDelete:
 			keep[i] = !overwritten[op.Key]
 			overwritten[op.Key] = true
-		case OpAppend:
+		case store.OpAppend:
 			keep[i] = !overwritten[op.Key]
-		case OpCopy:
+		case store.OpCopy:
 			keep[i] = !overwritten[op.Key]
 			overwritten[op.Key] = true
 			delete(overwritten, op.From) // the copy reads From as it is here
 		}
 	}
-	out := make([]Op, 0, len(ops))
+	out := make([]store.Op, 0, len(ops))
 	// lastAppend is, for each key, the index in out of an Append that no
 	// later kept op of that key (nor a Copy from it) has followed yet.
 	lastAppend := map[string]int{}
@@ -222,13 +224,13 @@ func CompactOps(ops []Op) []Op {
 			continue
 		}
 		switch op.Kind {
-		case OpAppend:
+		case store.OpAppend:
 			if j, ok := lastAppend[op.Key]; ok {
 				out[j].Value = append(slices.Clip(out[j].Value), op.Value...)
 				continue
 			}
 			lastAppend[op.Key] = len(out)
-		case OpCopy:
+		case store.OpCopy:
 			delete(lastAppend, op.Key)
 			delete(lastAppend, op.From)
 		default:

@@ -7,21 +7,22 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/store/memory"
 )
 
 // applyOpsToMap applies ops as one Store commit would, to a map; ok is
 // false if a Copy reads a missing key (a Store refuses the commit).
-func applyOpsToMap(m map[string]string, ops []Op) (ok bool) {
+func applyOpsToMap(m map[string]string, ops []store.Op) (ok bool) {
 	for _, op := range ops {
 		switch op.Kind {
-		case OpPut:
+		case store.OpPut:
 			m[op.Key] = string(op.Value)
-		case OpDelete:
+		case store.OpDelete:
 			delete(m, op.Key)
-		case OpAppend:
+		case store.OpAppend:
 			m[op.Key] += string(op.Value)
-		case OpCopy:
+		case store.OpCopy:
 			v, found := m[op.From]
 			if !found {
 				return false
@@ -38,20 +39,20 @@ func TestCompactOpsKeepsEveryKey(t *testing.T) {
 	keys := []string{"a", "b", "c"}
 	for seed := range uint64(3000) {
 		r := rand.New(rand.NewPCG(seed, 1))
-		var ops []Op
+		var ops []store.Op
 		for i := range 1 + r.IntN(10) {
 			k, v := keys[r.IntN(len(keys))], fmt.Sprint(i)
 			switch r.IntN(4) {
 			case 0:
-				ops = append(ops, Put(k, []byte(v)))
+				ops = append(ops, store.Put(k, []byte(v)))
 			case 1:
-				ops = append(ops, Append(k, []byte(v)))
+				ops = append(ops, store.Append(k, []byte(v)))
 			case 2:
-				ops = append(ops, Delete(k))
+				ops = append(ops, store.Delete(k))
 			case 3:
 				from := keys[r.IntN(len(keys))]
 				if from != k {
-					ops = append(ops, Copy(k, from))
+					ops = append(ops, store.Copy(k, from))
 				}
 			}
 		}
@@ -78,9 +79,9 @@ func TestCompactOpsKeepsEveryKey(t *testing.T) {
 
 // Superseded puts go, runs of appends join, a put read by a copy stays.
 func TestCompactOpsDropsWhatIsMoot(t *testing.T) {
-	ops := []Op{Put("s", []byte("1")), Append("j", []byte("x")), Put("s", []byte("2")), Append("j", []byte("y")),
-		Put("m", []byte("old")), Copy("b", "m"), Put("m", []byte("new"))}
-	want := []Op{Append("j", []byte("xy")), Put("s", []byte("2")), Put("m", []byte("old")), Copy("b", "m"), Put("m", []byte("new"))}
+	ops := []store.Op{store.Put("s", []byte("1")), store.Append("j", []byte("x")), store.Put("s", []byte("2")), store.Append("j", []byte("y")),
+		store.Put("m", []byte("old")), store.Copy("b", "m"), store.Put("m", []byte("new"))}
+	want := []store.Op{store.Append("j", []byte("xy")), store.Put("s", []byte("2")), store.Put("m", []byte("old")), store.Copy("b", "m"), store.Put("m", []byte("new"))}
 	if diff := cmp.Diff(want, CompactOps(ops)); diff != "" {
 		t.Errorf("compactOps (-want +got):\n%s", diff)
 	}
@@ -90,10 +91,10 @@ func TestCompactOpsDropsWhatIsMoot(t *testing.T) {
 // slice written again after its commit is reported, not persisted.
 func TestReadyWritesReportAValueWrittenAfterItsCommit(t *testing.T) {
 	st := memory.New()
-	w := newReadyWrites(CapsOf(st), true)
+	w := newReadyWrites(StoreCaps{Appends: st.Appends(), Copies: st.Copies()}, true)
 	w.Base = storeSource{t, st}
 	buf := []byte("first")
-	if err := w.Keep(Put("a", buf), Put("b", []byte("other"))); err != nil {
+	if err := w.Keep(store.Put("a", buf), store.Put("b", []byte("other"))); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Unchanged(); err != nil {
@@ -110,7 +111,7 @@ func TestReadyWritesReportAValueWrittenAfterItsCommit(t *testing.T) {
 // bound view is to the decisions.
 type storeSource struct {
 	t  *testing.T
-	st Store
+	st store.Store
 }
 
 func (s storeSource) Get(key string) ([]byte, error) { return s.st.Get(s.t.Context(), key) }

@@ -8,26 +8,12 @@ import (
 	"time"
 
 	"github.com/refine-spec/refine/conflict"
+	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/internal/rollbacktext"
+	"github.com/refine-spec/refine/question"
 
 	"github.com/refine-spec/refine/rollback"
 )
-
-// RecoverDialog is the decision-recovery dialog past its first question:
-// "Modify" asks which decision and what it becomes (MODIFY DECISION); that
-// one decision is re-applied as modified, and the recovery question is
-// asked again for the others.
-type RecoverDialog struct {
-	// Asked counts the dialog's questions answered (it numbers the next
-	// one's ID).
-	Asked int `json:"asked"`
-	// Modify: the MODIFY DECISION question is next; Text is the text
-	// given with "Modify" (the edit, unless its answer has its own).
-	Modify bool   `json:"modify,omitempty"`
-	Text   string `json:"text,omitempty"`
-	// Modified are the decisions re-applied as modified so far.
-	Modified []string `json:"modified,omitempty"`
-}
 
 // recoverDecisions asks, before the first round after a rollback, what to
 // do with the decisions the undone rounds had recorded (FLOW-007 Example 5):
@@ -40,10 +26,10 @@ func (s *Engine) recoverDecisions() (bool, error) {
 		slices.SortStableFunc(s.st.Recover, func(a, b rollback.RoundDecision) int { return CompareDecisionIDs(a.ID, b.ID) })
 		dlg := s.st.RecoverDialog
 		if dlg == nil {
-			dlg = &RecoverDialog{}
+			dlg = &state.RecoverDialog{}
 		}
 		from := s.st.Recover[0].Round()
-		var q Question
+		var q question.Question
 		if dlg.Modify {
 			q = rollbacktext.ModifyQuestion(from, s.st.Recover, dlg.Text)
 		} else {
@@ -90,7 +76,7 @@ func (s *Engine) recoverDecisions() (bool, error) {
 				s.st.Recover = nil
 			}
 		}
-		s.st.recordProcedural(s.at(), s.st.Round, "", q, a, decision)
+		recordProcedural(s.st, s.at(), s.st.Round, "", q, a, decision)
 		s.stage()
 	}
 	s.st.Recover, s.st.RecoverConflicts, s.st.RecoverDialog = nil, nil, nil
@@ -100,7 +86,7 @@ func (s *Engine) recoverDecisions() (bool, error) {
 // modifyDecision re-applies d, one of st.Recover, changed by the user's
 // text, and takes it out of those left to recover; it returns the
 // decision to record.
-func modifyDecision(st *State, d rollback.RoundDecision, text string, now func() time.Time) string {
+func modifyDecision(st *state.State, d rollback.RoundDecision, text string, now func() time.Time) string {
 	reapplyDecisions(st, []rollback.RoundDecision{rollbacktext.Modified(d, d.Round(), text)}, now)
 	st.Recover = slices.DeleteFunc(st.Recover, func(r rollback.RoundDecision) bool { return r.ID == d.ID })
 	if st.RecoverDialog != nil {
@@ -111,7 +97,7 @@ func modifyDecision(st *State, d rollback.RoundDecision, text string, now func()
 
 // reapplyDecisions files the recovered decisions (each with its note)
 // under st's last round; now dates each decision record.
-func reapplyDecisions(st *State, reapply []rollback.RoundDecision, now func() time.Time) {
+func reapplyDecisions(st *state.State, reapply []rollback.RoundDecision, now func() time.Time) {
 	for _, d := range reapply {
 		if i := slices.IndexFunc(st.RecoverConflicts, func(c conflict.Ruling) bool { return c.ID == d.ID }); i >= 0 {
 			// A conflict resolution comes back as one: later Engineer
@@ -127,7 +113,7 @@ func reapplyDecisions(st *State, reapply []rollback.RoundDecision, now func() ti
 			}
 			continue
 		}
-		st.Decisions = append(st.Decisions, DecisionRecord{
+		st.Decisions = append(st.Decisions, state.DecisionRecord{
 			ID: d.ID, Round: st.Round, Issue: d.Issue, Question: d.Summary, Option: d.Option,
 			Decision: d.Choice, Text: joinNonEmpty(d.Rationale, d.Note), At: now(),
 		})

@@ -8,8 +8,13 @@ import (
 
 	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/state"
+	"github.com/refine-spec/refine/internal/core/statedoc"
 	"github.com/refine-spec/refine/internal/rollbacktext"
+	"github.com/refine-spec/refine/llm"
+	"github.com/refine-spec/refine/question"
 	"github.com/refine-spec/refine/rollback"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/validate"
 )
 
@@ -49,7 +54,7 @@ func (s *Engine) driveRollback() (RollbackReport, error) {
 
 // FlowPaused reports a dialog question deferred: it waits for an answer
 // among the questions st has pending.
-func FlowPaused(st *State, limit int, ask *FlowAsk) (RollbackReport, error) {
+func FlowPaused(st *state.State, limit int, ask *FlowAsk) (RollbackReport, error) {
 	rep := ask.Paused
 	rep.Pending = slices.Clone(st.Pending)
 	if ask.AtLimit {
@@ -60,16 +65,16 @@ func FlowPaused(st *State, limit int, ask *FlowAsk) (RollbackReport, error) {
 
 // applyMove carries out a move of the rollback flow; done is false when
 // the flow only moved to another stage.
-func (s *Engine) applyMove(f *RollbackFlow, m FlowMove) (rep RollbackReport, done bool, err error) {
+func (s *Engine) applyMove(f *state.RollbackFlow, m FlowMove) (rep RollbackReport, done bool, err error) {
 	switch {
 	case m.AtLimit:
 		rep, err = s.limitOutcome(f, m)
 		return rep, true, err
 	case m.Exec != nil:
-		rep, err = s.execRollback(f.Execution(*m.Exec))
+		rep, err = s.execRollback(flowExecution(f, *m.Exec))
 		return rep, true, err
 	case m.Pause:
-		s.st.recordProcedural(s.at(), f.Current, "", m.Q, m.A, m.Label)
+		recordProcedural(s.st, s.at(), f.Current, "", m.Q, m.A, m.Label)
 		rep, err = s.pauseAt(m.Q)
 		rep.RootCause = m.Report.RootCause
 		return rep, true, err
@@ -86,9 +91,9 @@ func (s *Engine) applyMove(f *RollbackFlow, m FlowMove) (rep RollbackReport, don
 // flowCancel ends the flow without a rollback and lets what triggered it
 // go on: the divergence question counts as answered; an escalation is asked
 // again (or, with skip, the role is skipped).
-func (s *Engine) flowCancel(f *RollbackFlow, decision string, skip bool) error {
+func (s *Engine) flowCancel(f *state.RollbackFlow, decision string, skip bool) error {
 	for _, d := range f.Decisions {
-		s.st.recordProcedural(s.at(), f.Current, d.Issue, d.Question, d.Answer, d.Decision)
+		recordProcedural(s.st, s.at(), f.Current, d.Issue, d.Question, d.Answer, d.Decision)
 	}
 	f.Decisions = nil
 	s.st.RollbackFlow = nil
@@ -98,12 +103,12 @@ func (s *Engine) flowCancel(f *RollbackFlow, decision string, skip bool) error {
 		case f.Origin == originDivergence:
 			cur.DivergenceDone = true
 		case strings.HasPrefix(f.Origin, originEscalation):
-			role := RoleName(strings.TrimPrefix(f.Origin, originEscalation))
-			rp := cur.role(role)
+			role := llm.RoleName(strings.TrimPrefix(f.Origin, originEscalation))
+			rp := cur.Role(role)
 			rp.Escalated++
 			if skip {
-				rp.Status, rp.SkipNote = RoleSkipped, "skipped by the user instead of a rollback"
-				if role == Engineer {
+				rp.Status, rp.SkipNote = state.RoleSkipped, "skipped by the user instead of a rollback"
+				if role == llm.Engineer {
 					if err := releaseGaps(s.st, rp.Gaps, "Engineer skipped this round", s.at); err != nil {
 						return err
 					}
@@ -119,12 +124,12 @@ func (s *Engine) flowCancel(f *RollbackFlow, decision string, skip bool) error {
 // flowRestore drops the rollback request f: nothing is recorded, the
 // questions it set aside wait again, and a question that asked for the
 // rollback (divergence, escalation) is asked again by its step.
-func (s *Engine) flowRestore(f *RollbackFlow) {
+func (s *Engine) flowRestore(f *state.RollbackFlow) {
 	s.st.RollbackFlow = nil
 	s.st.Pending = append(s.st.Pending, f.SetAside...)
 	for id, a := range f.SetAsideAnswers {
 		if s.st.Answers == nil {
-			s.st.Answers = map[string]Answer{}
+			s.st.Answers = map[string]question.Answer{}
 		}
 		s.st.Answers[id] = a
 	}
@@ -133,8 +138,8 @@ func (s *Engine) flowRestore(f *RollbackFlow) {
 }
 
 // pauseAt keeps q pending (the user chose "pause") and commits.
-func (s *Engine) pauseAt(q Question) (RollbackReport, error) {
-	if !slices.ContainsFunc(s.st.Pending, func(p Question) bool { return p.ID == q.ID }) {
+func (s *Engine) pauseAt(q question.Question) (RollbackReport, error) {
+	if !slices.ContainsFunc(s.st.Pending, func(p question.Question) bool { return p.ID == q.ID }) {
 		s.st.Pending = append(s.st.Pending, q)
 	}
 	if err := s.checkpoint(); err != nil {
@@ -145,11 +150,11 @@ func (s *Engine) pauseAt(q Question) (RollbackReport, error) {
 
 // limitOutcome applies the answer to the limit question: no rollback
 // happens; the session pauses, ends or goes on with its prompts refreshed.
-func (s *Engine) limitOutcome(f *RollbackFlow, m FlowMove) (RollbackReport, error) {
+func (s *Engine) limitOutcome(f *state.RollbackFlow, m FlowMove) (RollbackReport, error) {
 	used, limit := s.st.Rollbacks.Used(), s.cfg.rollbackLimit()
 	rep := m.Report
 	if m.Pause {
-		s.st.recordProcedural(s.at(), f.Current, "", m.Q, m.A, m.Label)
+		recordProcedural(s.st, s.at(), f.Current, "", m.Q, m.A, m.Label)
 		r, err := s.pauseAt(m.Q)
 		if err != nil {
 			return r, err
@@ -213,16 +218,16 @@ func (v rollbackStoreView) splitGap(round, to int) (gap.ID, string, error) {
 	// as accepted, cannot be split there.
 	key := rollback.StateBackupKey(to)
 	b, err := v.s.out.Get(key)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, store.ErrNotFound) {
 		return "", "", nil // no backup: the rollback itself will say so
 	}
 	if err != nil {
 		return "", "", fmt.Errorf("rollback analysis: read %s: %w", key, err)
 	}
-	if b, err = ResolveBackup(v.s.out, key, b); err != nil {
+	if b, err = statedoc.ResolveBackup(v.s.out, key, b); err != nil {
 		return "", "", fmt.Errorf("rollback analysis: %s: %w", key, err)
 	}
-	restored, err := ParseState(b)
+	restored, err := state.ParseState(b)
 	if err != nil {
 		return "", "", fmt.Errorf("rollback analysis: %s: %w", key, err)
 	}
@@ -246,7 +251,7 @@ func (v rollbackStoreView) archivedAttempts(round int) ([]rollback.AttemptInfo, 
 				// Archive paths are relative to the archived round folder.
 				ai.Engineer, ai.Reviewer = string(files["engineer.md"]), string(files["reviewer.md"])
 			}
-		} else if !errors.Is(err, ErrNotFound) {
+		} else if !errors.Is(err, store.ErrNotFound) {
 			return out, fmt.Errorf("rollback analysis: read %s: %w", r.Archive, err)
 		}
 		out = append(out, ai)
@@ -256,17 +261,17 @@ func (v rollbackStoreView) archivedAttempts(round int) ([]rollback.AttemptInfo, 
 
 // RCA gathers the round's rollbacks (archived outputs included) and the
 // attempt being rolled back now, for the root-cause heuristics.
-func (v rollbackStoreView) RCA(f *RollbackFlow, attempt int) (rollbacktext.RCAInput, error) {
+func (v rollbackStoreView) RCA(f *state.RollbackFlow, attempt int) (rollbacktext.RCAInput, error) {
 	in := rollbacktext.RCAInput{Round: f.Current}
 	var err error
 	if in.Attempts, err = v.archivedAttempts(f.Current); err != nil {
 		return in, err
 	}
 	now := rollback.AttemptInfo{Attempt: attempt, Reason: f.Reason, Trigger: f.Trigger}
-	if b, err := v.s.get(OutputKey(f.Current, Engineer)); err == nil {
+	if b, err := v.s.get(state.OutputKey(f.Current, llm.Engineer)); err == nil {
 		now.Engineer = string(b)
 	}
-	if b, err := v.s.get(OutputKey(f.Current, Reviewer)); err == nil {
+	if b, err := v.s.get(state.OutputKey(f.Current, llm.Reviewer)); err == nil {
 		now.Reviewer = string(b)
 	}
 	spec, err := v.s.source()
@@ -293,7 +298,7 @@ func (v rollbackStoreView) RCA(f *RollbackFlow, attempt int) (rollbacktext.RCAIn
 // findingsAbout returns the Reviewer's findings against id across a
 // round's rolled-back attempts (their archived reviews) and the attempt
 // being rolled back now, oldest first.
-func findingsAbout(st *State, id gap.ID, round int, attempts []rollback.AttemptInfo) []string {
+func findingsAbout(st *state.State, id gap.ID, round int, attempts []rollback.AttemptInfo) []string {
 	var out []string
 	for _, a := range attempts {
 		if a.Reviewer == "" {
@@ -351,11 +356,11 @@ func (v rollbackStoreView) Targets(current int) ([]rollbacktext.Target, error) {
 	var rows []rollbacktext.Target
 	for _, t := range v.limitedTargets(current) {
 		row := rollbacktext.Target{Round: t}
-		b, err := ReadStateBackup(StoreView{Store: v.s.out, Pending: v.s.staged}, t)
+		b, err := statedoc.ReadStateBackup(statedoc.StoreView{Store: v.s.out, Pending: v.s.staged}, t)
 		if err != nil {
-			return nil, fmt.Errorf("rollback targets: read %s: %w", BackupKeyState(t), err)
+			return nil, fmt.Errorf("rollback targets: read %s: %w", state.BackupKeyState(t), err)
 		}
-		if st, err := ParseState(b); err == nil {
+		if st, err := state.ParseState(b); err == nil {
 			row.OpenGaps = len(st.Ledger.Open())
 		}
 		row.DecisionsSince = decisionsSince(v.s.st, t)
@@ -365,7 +370,7 @@ func (v rollbackStoreView) Targets(current int) ([]rollbacktext.Target, error) {
 }
 
 // decisionsSince counts the decisions recorded after round t.
-func decisionsSince(st *State, t int) int {
+func decisionsSince(st *state.State, t int) int {
 	n := 0
 	for _, d := range st.Decisions {
 		if d.Round > t {

@@ -7,6 +7,8 @@ import (
 
 	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/state"
+	"github.com/refine-spec/refine/question"
 	"github.com/refine-spec/refine/rollback"
 )
 
@@ -52,7 +54,7 @@ type RollbackReport struct {
 	// Pending holds the rollback question waiting for an answer when the
 	// Asker deferred it: nothing was rolled back yet; answer it with
 	// Answer (or `refine resume --answer`) and Run finishes the rollback.
-	Pending []Question
+	Pending []question.Question
 	// Decision is what the user chose in the rollback dialogs, in words
 	// ("" when nothing was asked). When no rollback happened (the user
 	// cancelled, forced proceeding, or the limit was reached) Undone is
@@ -97,7 +99,7 @@ func (s *Engine) startRollback(req RollbackRequest, current int) (RollbackReport
 	if _, err := rollback.PlanRollback(rollback.Request{Current: current, To: req.To, Keys: keys, Limit: 1 << 30, Retention: s.cfg.BackupRetention}); err != nil {
 		return RollbackReport{}, err
 	}
-	s.st.RollbackFlow = &RollbackFlow{Trigger: req.Trigger, Reason: req.Reason, Current: current, To: req.To, Explicit: true,
+	s.st.RollbackFlow = &state.RollbackFlow{Trigger: req.Trigger, Reason: req.Reason, Current: current, To: req.To, Explicit: true,
 		Adjustments: slices.Clone(req.Adjustments), Origin: originAPI, SetAside: s.st.Pending, SetAsideAnswers: s.st.Answers}
 	// The questions waiting give way: the rollback's dialog is the one an
 	// answer must reach (it runs first, and a pending question behind it
@@ -113,15 +115,6 @@ func (s *Engine) startRollback(req RollbackRequest, current int) (RollbackReport
 	return rep, err
 }
 
-// CurrentRound is the round a rollback would undo: the one in progress,
-// else the last completed one.
-func (st *State) CurrentRound() int {
-	if st.Current != nil {
-		return st.Current.N
-	}
-	return st.Round
-}
-
 // RollbackExec is one rollback to carry out, as the dialogs settled it.
 type RollbackExec struct {
 	To          int
@@ -131,8 +124,8 @@ type RollbackExec struct {
 	Auto        bool     // AUTO_RETRY: apply the recommended adjustments
 	Analysis    *rollback.AnalysisRecord
 	Decision    string
-	Split       *splitPlan
-	Next        *NextRoundPlan
+	Split       *state.SplitPlan
+	Next        *state.NextRoundPlan
 	// Attempt is the rollback number of the newest undone round (for the
 	// RCA text shown, if any).
 	RootCause string
@@ -140,26 +133,13 @@ type RollbackExec struct {
 	// restored state, so that they are durable with the rollback, in its
 	// one commit: a crash cannot keep the rollback and lose what the
 	// dialogs decided.
-	File   []flowDecision
+	File   []state.FlowDecision
 	FileIn int
-}
-
-// splitPlan is the gap split chosen at a repeated rollback.
-type splitPlan struct {
-	Gap    gap.ID   `json:"gap"`
-	Titles []string `json:"titles"`
-}
-
-// NextRoundPlan steers the assignment of the retried round: Only narrows
-// it to these gaps, Avoid keeps these out when others are open.
-type NextRoundPlan struct {
-	Only  []gap.ID `json:"only,omitempty"`
-	Avoid []gap.ID `json:"avoid,omitempty"`
 }
 
 // planAssignment applies the retried round's steering (narrowed scope or
 // reassignment chosen in a rollback dialog) to the ordered candidates, once.
-func planAssignment(st *State, cands []gap.Gap) []gap.Gap {
+func planAssignment(st *state.State, cands []gap.Gap) []gap.Gap {
 	p := st.NextRound
 	if p == nil {
 		return cands
@@ -221,7 +201,7 @@ func (s *Engine) execRollback(x RollbackExec) (RollbackReport, error) {
 		}
 	}
 	for _, d := range x.File {
-		s.st.recordProcedural(s.at(), x.FileIn, d.Issue, d.Question, d.Answer, d.Decision)
+		recordProcedural(s.st, s.at(), x.FileIn, d.Issue, d.Question, d.Answer, d.Decision)
 	}
 	if err := s.checkpoint(append(c.Ops, convergenceOps(Tracker(s.st, &s.cfg))...)...); err != nil {
 		return RollbackReport{}, fmt.Errorf("rollback: %w", err)
@@ -280,13 +260,13 @@ func (s *Engine) rollbackAvailable() bool {
 // target is the round before the current one unless the user picks
 // several rounds in the rollback options question. It reports whether the
 // session paused at a rollback question.
-func (s *Engine) startRollbackFromQuestion(a Answer, trigger rollback.Trigger, reason, origin string, first ...flowDecision) (stop, error) {
+func (s *Engine) startRollbackFromQuestion(a question.Answer, trigger rollback.Trigger, reason, origin string, first ...state.FlowDecision) (stop, error) {
 	text := strings.TrimSpace(a.Text)
 	if text != "" {
 		reason = text
 	}
 	current := s.st.CurrentRound()
-	s.st.RollbackFlow = &RollbackFlow{Trigger: trigger, Reason: reason, Text: text, Current: current, To: current - 1, Origin: origin, Decisions: first}
+	s.st.RollbackFlow = &state.RollbackFlow{Trigger: trigger, Reason: reason, Text: text, Current: current, To: current - 1, Origin: origin, Decisions: first}
 	return s.continueRollback()
 }
 

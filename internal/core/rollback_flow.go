@@ -6,7 +6,9 @@ import (
 	"strings"
 
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/internal/rollbacktext"
+	"github.com/refine-spec/refine/question"
 	"github.com/refine-spec/refine/rollback"
 )
 
@@ -35,74 +37,10 @@ const (
 	originEscalation = "escalation:" // + role name
 )
 
-// FlowStage is where a rollback flow stands in its dialogs; it is stored
-// with the flow (state.json) as its string.
-type FlowStage string
-
-// Stages of a rollback flow.
-const (
-	stageDecide   FlowStage = ""
-	StageLimit    FlowStage = "limit"
-	StageAnalysis FlowStage = "analysis"
-	StageOptions  FlowStage = "options"
-	StageTargets  FlowStage = "targets"
-	StageConfirm  FlowStage = "confirm"
-)
-
-// RollbackFlow is a rollback in progress through its dialogs.
-type RollbackFlow struct {
-	Trigger rollback.Trigger `json:"trigger"`
-	// Reason is why (the user's text given with "rollback", or the
-	// situation); Text is that user text alone ("" when none was given).
-	Reason string `json:"reason,omitempty"`
-	Text   string `json:"text,omitempty"`
-	// Current is the round being rolled back; To the target round.
-	Current int `json:"current"`
-	To      int `json:"to"`
-	// Explicit: the caller chose the target (Session.Rollback, `refine
-	// rollback --to`), so the "multiple rounds" option is not offered.
-	Explicit    bool      `json:"explicit,omitempty"`
-	Adjustments []string  `json:"adjustments,omitempty"`
-	Origin      string    `json:"origin,omitempty"`
-	Stage       FlowStage `json:"stage,omitempty"`
-	// Seq numbers repeated target questions ("choose different target").
-	Seq int `json:"seq,omitempty"`
-	// Decisions are the answered dialog questions, filed under round
-	// Current once the rollback is done (or cancelled), so the rollback's
-	// archive does not swallow the decision that caused it.
-	Decisions []flowDecision `json:"decisions,omitempty"`
-	// Analysis and RootCause are kept from the repeated-rollback question.
-	Analysis  *rollback.AnalysisRecord `json:"analysis,omitempty"`
-	RootCause string                   `json:"root_cause,omitempty"`
-	// SetAside are the questions that waited when the rollback was asked
-	// for (Session.Rollback): "cancel" puts them back.
-	SetAside        []Question        `json:"set_aside,omitempty"`
-	SetAsideAnswers map[string]Answer `json:"set_aside_answers,omitempty"`
-}
-
-// Requested reports whether req asks for the rollback f is: the same
-// target, reason and adjustments. A request for another one must not be
-// taken as an answer to this one's dialog.
-func (f *RollbackFlow) Requested(req RollbackRequest) bool {
-	return f.To == req.To && strings.TrimSpace(f.Reason) == strings.TrimSpace(req.Reason) && slices.Equal(f.Adjustments, req.Adjustments)
-}
-
-// flowDecision is one answered question of a rollback flow.
-type flowDecision struct {
-	Issue    string   `json:"issue,omitempty"`
-	Question Question `json:"question"`
-	Answer   Answer   `json:"answer"`
-	Decision string   `json:"decision"`
-}
-
-func (f *RollbackFlow) note(q Question, a Answer, decision string) {
-	f.Decisions = append(f.Decisions, flowDecision{Question: Question{ID: q.ID, Kind: q.Kind, Round: q.Round, Title: q.Title}, Answer: a, Decision: decision})
-}
-
 // Execution completes x, the rollback the dialogs chose, with what the
 // flow holds: its target, reason and adjustments, its analysis, and its
 // answered questions to file with the rollback.
-func (f *RollbackFlow) Execution(x RollbackExec) RollbackExec {
+func flowExecution(f *state.RollbackFlow, x RollbackExec) RollbackExec {
 	x.To, x.Reason, x.Trigger = f.To, f.Reason, f.Trigger
 	if x.Reason == "" {
 		x.Reason = "rollback requested"
@@ -131,7 +69,7 @@ type RollbackPolicy struct {
 type rollbackView interface {
 	// RCA is the root-cause input for rolling back f's round now, its
 	// rollback number attempt.
-	RCA(f *RollbackFlow, attempt int) (rollbacktext.RCAInput, error)
+	RCA(f *state.RollbackFlow, attempt int) (rollbacktext.RCAInput, error)
 	// Targets are the rows of the targets table for a rollback from
 	// round current; TargetCount is how many there are, without reading
 	// the backups.
@@ -143,14 +81,14 @@ type rollbackView interface {
 // the flow, the state (read only), the policy and the view. It changes
 // only the flow (its stage, target, notes, analysis).
 type RollbackDialogs struct {
-	St     *State
+	St     *state.State
 	Policy RollbackPolicy
 	View   rollbackView
 }
 
 // FlowAsk is a dialog question to ask.
 type FlowAsk struct {
-	Q Question
+	Q question.Question
 	// Paused is the report when the question is deferred (the Session
 	// adds the questions pending); AtLimit reports it as ErrRollbackLimit
 	// with Paused.Decision.
@@ -175,8 +113,8 @@ type FlowMove struct {
 	// AtLimit: the limit question was answered with the option Effect.
 	AtLimit bool
 	Effect  string
-	Q       Question
-	A       Answer
+	Q       question.Question
+	A       question.Answer
 	// Label is the option chosen; Report what to report when no rollback
 	// is carried out.
 	Label  string
@@ -185,66 +123,66 @@ type FlowMove struct {
 
 // Step is the flow's move at its stage before any answer: the question to
 // ask or, where none is, the next stage or the rollback to carry out.
-func (d RollbackDialogs) Step(f *RollbackFlow) (FlowMove, error) {
+func (d RollbackDialogs) Step(f *state.RollbackFlow) (FlowMove, error) {
 	attempt := d.St.Rollbacks.Attempts(f.Current) + 1
 	switch f.Stage {
-	case stageDecide:
+	case state.StageDecide:
 		return d.decide(f, attempt), nil
-	case StageLimit:
+	case state.StageLimit:
 		return FlowMove{Ask: d.limitQuestion(f)}, nil
-	case StageAnalysis:
+	case state.StageAnalysis:
 		return d.analysisQuestion(f, attempt)
-	case StageOptions:
+	case state.StageOptions:
 		return FlowMove{Ask: d.optionsQuestion(f, attempt)}, nil
-	case StageTargets:
+	case state.StageTargets:
 		return d.targetsQuestion(f, attempt)
-	case StageConfirm:
+	case state.StageConfirm:
 		return d.confirmQuestion(f, attempt)
 	}
 	return FlowMove{}, fmt.Errorf("rollback: unknown dialog stage %q", f.Stage)
 }
 
 // Answer is the flow's move once ask, asked by step, was answered with a.
-func (d RollbackDialogs) Answer(f *RollbackFlow, ask *FlowAsk, a Answer) FlowMove {
+func (d RollbackDialogs) Answer(f *state.RollbackFlow, ask *FlowAsk, a question.Answer) FlowMove {
 	opt, _ := ask.Q.Option(a.Key)
 	if opt.Key == KeyCancelRollback {
 		return FlowMove{Restore: true, Label: opt.Label, Report: RollbackReport{Decision: opt.Label, Cancelled: true}}
 	}
 	switch f.Stage {
-	case StageLimit:
+	case state.StageLimit:
 		return limitAnswer(f, ask.Q, a, opt)
-	case StageAnalysis:
+	case state.StageAnalysis:
 		return analysisAnswer(d.St, f, ask, a, opt)
-	case StageOptions:
+	case state.StageOptions:
 		return d.optionsAnswer(f, ask.Q, a, opt)
-	case StageTargets:
+	case state.StageTargets:
 		return targetsAnswer(f, ask.Q, a, opt)
 	}
 	return confirmAnswer(f, ask.Q, a, opt)
 }
 
 // decide picks the first dialog, or carries out the rollback at once.
-func (d RollbackDialogs) decide(f *RollbackFlow, attempt int) FlowMove {
+func (d RollbackDialogs) decide(f *state.RollbackFlow, attempt int) FlowMove {
 	needed := max(1, f.Current-f.To)
 	multi := f.To < f.Current-1
 	switch {
 	case d.St.Rollbacks.Used()+needed > d.Policy.Limit:
-		f.Stage = StageLimit
+		f.Stage = state.StageLimit
 	case d.Policy.Mode == rollback.ModeAutoRetry && attempt == 1 && !multi && d.Policy.Threshold > 1:
 		return FlowMove{Exec: &RollbackExec{Auto: true}}
 	case attempt >= d.Policy.Threshold:
-		f.Stage = StageAnalysis
+		f.Stage = state.StageAnalysis
 	case len(f.Adjustments) > 0:
 		return FlowMove{Exec: &RollbackExec{}}
 	default:
-		f.Stage = StageOptions
+		f.Stage = state.StageOptions
 	}
 	return FlowMove{}
 }
 
 // execMove carries out x, the answer noted as decision.
-func execMove(f *RollbackFlow, q Question, a Answer, x RollbackExec, decision string) FlowMove {
-	f.note(q, a, decision)
+func execMove(f *state.RollbackFlow, q question.Question, a question.Answer, x RollbackExec, decision string) FlowMove {
+	f.Note(q, a, decision)
 	x.Decision = decision
 	return FlowMove{Exec: &x}
 }
@@ -256,7 +194,7 @@ func cancelMove(label string, skip bool, rep RollbackReport) FlowMove {
 }
 
 // limitQuestion is the SESSION ROLLBACK LIMIT REACHED question.
-func (d RollbackDialogs) limitQuestion(f *RollbackFlow) *FlowAsk {
+func (d RollbackDialogs) limitQuestion(f *state.RollbackFlow) *FlowAsk {
 	// The round asked to be rolled back again is failing whatever its last
 	// retry's outcome said (spec Example 4: "Round 7: 2 rollbacks (still failing)").
 	h := rollback.History{Records: slices.Clone(d.St.Rollbacks.Records)}
@@ -277,16 +215,16 @@ func (d RollbackDialogs) limitQuestion(f *RollbackFlow) *FlowAsk {
 
 // limitAnswer notes the limit question's answer; the Session applies its
 // effect (limitOutcome).
-func limitAnswer(f *RollbackFlow, q Question, a Answer, opt Option) FlowMove {
+func limitAnswer(f *state.RollbackFlow, q question.Question, a question.Answer, opt question.Option) FlowMove {
 	m := FlowMove{AtLimit: true, Effect: opt.Effect, Q: q, A: a, Label: opt.Label, Report: RollbackReport{Decision: opt.Label}}
 	switch opt.Effect {
 	case rollbacktext.EffectPause:
 		m.Pause = true
 	case rollbacktext.EffectAccept, rollbacktext.EffectAbandon:
-		f.note(q, a, opt.Label)
+		f.Note(q, a, opt.Label)
 		m.Cancel = true
 	case rollbacktext.EffectPromptRefresh:
-		f.note(q, a, opt.Label+": older adjustments and instructions dropped from the next prompts")
+		f.Note(q, a, opt.Label+": older adjustments and instructions dropped from the next prompts")
 		m.Cancel = true
 	}
 	return m
@@ -294,7 +232,7 @@ func limitAnswer(f *RollbackFlow, q Question, a Answer, opt Option) FlowMove {
 
 // analysisQuestion is the REPEATED ROLLBACK DETECTED question; the flow
 // keeps its root-cause analysis.
-func (d RollbackDialogs) analysisQuestion(f *RollbackFlow, attempt int) (FlowMove, error) {
+func (d RollbackDialogs) analysisQuestion(f *state.RollbackFlow, attempt int) (FlowMove, error) {
 	in, err := d.View.RCA(f, attempt)
 	if err != nil {
 		return FlowMove{}, err
@@ -313,7 +251,7 @@ func (d RollbackDialogs) analysisQuestion(f *RollbackFlow, attempt int) (FlowMov
 }
 
 // analysisAnswer applies the repeated-rollback question's answer.
-func analysisAnswer(st *State, f *RollbackFlow, ask *FlowAsk, a Answer, opt Option) FlowMove {
+func analysisAnswer(st *state.State, f *state.RollbackFlow, ask *FlowAsk, a question.Answer, opt question.Option) FlowMove {
 	q := ask.Q
 	text := strings.TrimSpace(a.Text)
 	x := RollbackExec{}
@@ -324,9 +262,9 @@ func analysisAnswer(st *State, f *RollbackFlow, ask *FlowAsk, a Answer, opt Opti
 	case rollback.ActionContext:
 		x.Adjustments = append(x.Adjustments, text)
 	case rollback.ActionReassign:
-		x.Next = &NextRoundPlan{Avoid: slices.Clone(assignedIn(st, f.Current))}
+		x.Next = &state.NextRoundPlan{Avoid: slices.Clone(assignedIn(st, f.Current))}
 	case rollback.ActionForce:
-		f.note(q, a, opt.Label+": round kept, no rollback")
+		f.Note(q, a, opt.Label+": round kept, no rollback")
 		if f.Analysis != nil {
 			f.Analysis.Recommendation += " (user forced proceeding)"
 		}
@@ -351,12 +289,12 @@ func splitChoice(in rollbacktext.RCAInput, label, text string) (RollbackExec, st
 		// One title is no split: keep the user's words as context.
 		return RollbackExec{Adjustments: []string{text}}, "Split needs at least two sub-gap titles; the text was used as context for the retry instead"
 	}
-	x := RollbackExec{Split: &splitPlan{Gap: in.Gap, Titles: titles}, Next: &NextRoundPlan{Only: []gap.ID{in.Gap.Child('a')}}}
+	x := RollbackExec{Split: &state.SplitPlan{Gap: in.Gap, Titles: titles}, Next: &state.NextRoundPlan{Only: []gap.ID{in.Gap.Child('a')}}}
 	return x, fmt.Sprintf("%s: %s into %d sub-gaps", label, in.Gap, len(titles))
 }
 
 // optionsQuestion is the rollback options question (1-5).
-func (d RollbackDialogs) optionsQuestion(f *RollbackFlow, attempt int) *FlowAsk {
+func (d RollbackDialogs) optionsQuestion(f *state.RollbackFlow, attempt int) *FlowAsk {
 	targets := 0
 	if !f.Explicit {
 		targets = d.View.TargetCount(f.Current)
@@ -377,7 +315,7 @@ func (d RollbackDialogs) optionsQuestion(f *RollbackFlow, attempt int) *FlowAsk 
 }
 
 // optionsAnswer applies the rollback options question's answer.
-func (d RollbackDialogs) optionsAnswer(f *RollbackFlow, q Question, a Answer, opt Option) FlowMove {
+func (d RollbackDialogs) optionsAnswer(f *state.RollbackFlow, q question.Question, a question.Answer, opt question.Option) FlowMove {
 	text := strings.TrimSpace(a.Text)
 	x := RollbackExec{}
 	decision := opt.Label
@@ -388,8 +326,8 @@ func (d RollbackDialogs) optionsAnswer(f *RollbackFlow, q Question, a Answer, op
 		}
 	case rollbacktext.EffectRetryNarrow:
 		if assigned := assignedIn(d.St, f.Current); len(assigned) > 0 {
-			g := SimplestGap(&d.St.Ledger, &RolePhase{Gaps: assigned}, d.Policy.Weights)
-			x.Next = &NextRoundPlan{Only: []gap.ID{g}}
+			g := SimplestGap(&d.St.Ledger, &state.RolePhase{Gaps: assigned}, d.Policy.Weights)
+			x.Next = &state.NextRoundPlan{Only: []gap.ID{g}}
 			decision += ": " + string(g)
 		}
 	case rollbacktext.EffectRetryContext:
@@ -398,11 +336,11 @@ func (d RollbackDialogs) optionsAnswer(f *RollbackFlow, q Question, a Answer, op
 		}
 		x.Adjustments = append(x.Adjustments, text)
 	case rollbacktext.EffectMultiRound:
-		f.note(q, a, decision)
-		f.Stage = StageTargets
+		f.Note(q, a, decision)
+		f.Stage = state.StageTargets
 		return FlowMove{}
 	case rollbacktext.EffectSkip:
-		f.note(q, a, opt.Label+": round kept, no rollback")
+		f.Note(q, a, opt.Label+": round kept, no rollback")
 		return cancelMove(opt.Label, true, RollbackReport{})
 	}
 	return execMove(f, q, a, x, decision)
@@ -410,7 +348,7 @@ func (d RollbackDialogs) optionsAnswer(f *RollbackFlow, q Question, a Answer, op
 
 // targetsQuestion asks which round to return to; the option keys are the
 // round numbers, as `refine rollback --to N` takes them.
-func (d RollbackDialogs) targetsQuestion(f *RollbackFlow, attempt int) (FlowMove, error) {
+func (d RollbackDialogs) targetsQuestion(f *state.RollbackFlow, attempt int) (FlowMove, error) {
 	rows, err := d.View.Targets(f.Current)
 	if err != nil {
 		return FlowMove{}, err
@@ -431,25 +369,25 @@ func (d RollbackDialogs) targetsQuestion(f *RollbackFlow, attempt int) (FlowMove
 
 // targetsAnswer moves to the confirmation of the chosen target ("cancel"
 // is Answer's).
-func targetsAnswer(f *RollbackFlow, q Question, a Answer, opt Option) FlowMove {
-	f.note(q, a, opt.Label)
+func targetsAnswer(f *state.RollbackFlow, q question.Question, a question.Answer, opt question.Option) FlowMove {
+	f.Note(q, a, opt.Label)
 	if n, ok := rollbacktext.TargetOf(opt.Effect); ok {
 		f.To = n
 	}
-	f.Stage = StageConfirm
+	f.Stage = state.StageConfirm
 	return FlowMove{}
 }
 
 // confirmQuestion confirms a multi-round rollback (spec Example 2); a
 // target no longer available is asked for again.
-func (d RollbackDialogs) confirmQuestion(f *RollbackFlow, attempt int) (FlowMove, error) {
+func (d RollbackDialogs) confirmQuestion(f *state.RollbackFlow, attempt int) (FlowMove, error) {
 	rows, err := d.View.Targets(f.Current)
 	if err != nil {
 		return FlowMove{}, err
 	}
 	i := slices.IndexFunc(rows, func(t rollbacktext.Target) bool { return t.Round == f.To })
 	if i < 0 {
-		f.Stage, f.Seq = StageTargets, f.Seq+1
+		f.Stage, f.Seq = state.StageTargets, f.Seq+1
 		return FlowMove{}, nil
 	}
 	q := rollbacktext.ConfirmQuestion(f.Current, rows[i], rows, len(d.St.Ledger.Open()))
@@ -461,10 +399,10 @@ func (d RollbackDialogs) confirmQuestion(f *RollbackFlow, attempt int) (FlowMove
 
 // confirmAnswer carries out the confirmed rollback or asks for another
 // target ("cancel" is Answer's).
-func confirmAnswer(f *RollbackFlow, q Question, a Answer, opt Option) FlowMove {
-	f.note(q, a, opt.Label)
+func confirmAnswer(f *state.RollbackFlow, q question.Question, a question.Answer, opt question.Option) FlowMove {
+	f.Note(q, a, opt.Label)
 	if opt.Effect == rollbacktext.EffectChooseOther {
-		f.Stage, f.Seq = StageTargets, f.Seq+1
+		f.Stage, f.Seq = state.StageTargets, f.Seq+1
 		return FlowMove{}
 	}
 	return FlowMove{Exec: &RollbackExec{Decision: opt.Label}}
@@ -477,7 +415,7 @@ const KeyCancelRollback = "cancel"
 // offerCancel gives q, a question of f's dialogs, the "cancel" option: the
 // cancel option a dialog has of its own (targets, confirmation) takes the
 // key, else one is added.
-func offerCancel(q *Question, f *RollbackFlow) {
+func offerCancel(q *question.Question, f *state.RollbackFlow) {
 	for i := range q.Options {
 		if q.Options[i].Effect == rollbacktext.EffectCancel {
 			if q.Default == q.Options[i].Key {
@@ -491,5 +429,12 @@ func offerCancel(q *Question, f *RollbackFlow) {
 	if f.Origin != originAPI {
 		label = "Cancel the rollback: back to the question that asked for it"
 	}
-	q.Options = append(q.Options, Option{Key: KeyCancelRollback, Label: label, Effect: rollbacktext.EffectCancel})
+	q.Options = append(q.Options, question.Option{Key: KeyCancelRollback, Label: label, Effect: rollbacktext.EffectCancel})
+}
+
+// sameRollback reports whether req asks for the rollback f is: the same
+// target, reason and adjustments. A request for another one must not be
+// taken as an answer to this one's dialog.
+func sameRollback(f *state.RollbackFlow, req RollbackRequest) bool {
+	return f.To == req.To && strings.TrimSpace(f.Reason) == strings.TrimSpace(req.Reason) && slices.Equal(f.Adjustments, req.Adjustments)
 }

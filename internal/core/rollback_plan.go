@@ -8,8 +8,12 @@ import (
 
 	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/state"
+	"github.com/refine-spec/refine/internal/core/statedoc"
 	"github.com/refine-spec/refine/internal/rollbacktext"
+	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/rollback"
+	"github.com/refine-spec/refine/store"
 )
 
 // A rollback is decided apart from its commit: execRollback reads what the
@@ -38,8 +42,8 @@ type RollbackInputs struct {
 // rollbackCommit is a planned rollback: the state to put in place, the
 // ops to commit with it and the report (Remaining left to the commit).
 type rollbackCommit struct {
-	State  *State
-	Ops    []Op
+	State  *state.State
+	Ops    []store.Op
 	Report RollbackReport
 	// AutoLog is the AUTO_RETRY log line ("" when the rollback was asked).
 	AutoLog string
@@ -57,7 +61,7 @@ type undoneFacts struct {
 // PlanRollback plans the rollback x of old from in: it archives the undone
 // rounds, restores the target's state and carries over what outlives the
 // rounds. It does no I/O and leaves old as it was.
-func PlanRollback(old *State, x RollbackExec, in RollbackInputs) (rollbackCommit, error) {
+func PlanRollback(old *state.State, x RollbackExec, in RollbackInputs) (rollbackCommit, error) {
 	mode := in.Mode
 	if mode == rollback.ModeAutoRetry && !x.Auto {
 		mode = rollback.ModeInteractive // a prompted rollback in AUTO_RETRY mode
@@ -83,7 +87,7 @@ func PlanRollback(old *State, x RollbackExec, in RollbackInputs) (rollbackCommit
 	if err != nil {
 		return rollbackCommit{}, err
 	}
-	restored, err := ParseState(res.State)
+	restored, err := state.ParseState(res.State)
 	if err != nil {
 		return rollbackCommit{}, fmt.Errorf("rollback: restore %s: %w", rollback.StateBackupKey(x.To), err)
 	}
@@ -118,7 +122,7 @@ func PlanRollback(old *State, x RollbackExec, in RollbackInputs) (rollbackCommit
 
 // addRecords adds this rollback's history records to st, the first one
 // with the dialogs' analysis and decision.
-func addRecords(st *State, recs []rollback.Record, x RollbackExec, adjustments []string) {
+func addRecords(st *state.State, recs []rollback.Record, x RollbackExec, adjustments []string) {
 	for i, r := range recs {
 		if i == 0 {
 			r.Analysis = x.Analysis
@@ -134,7 +138,7 @@ func addRecords(st *State, recs []rollback.Record, x RollbackExec, adjustments [
 // reopen makes the restored st a session in progress with no question
 // pending, its next round steered by next: a rollback reopens a finished
 // session.
-func reopen(st *State, next *NextRoundPlan) {
+func reopen(st *state.State, next *state.NextRoundPlan) {
 	st.Outcome, st.OutcomeReason, st.FinishedAt = "", "", time.Time{}
 	st.CleanupDone = false
 	st.Pending, st.Answers = nil, nil
@@ -144,9 +148,9 @@ func reopen(st *State, next *NextRoundPlan) {
 
 // undo adds what undone round rp's outputs and records say to the
 // execution: its patterns, its analysis report and its decisions.
-func (u *undoneFacts) undo(old *State, rp rollback.RoundPlan, reason string, in RollbackInputs) {
+func (u *undoneFacts) undo(old *state.State, rp rollback.RoundPlan, reason string, in RollbackInputs) {
 	det := rollback.DetectPatterns(rollback.Input{
-		Engineer: string(in.Files[OutputKey(rp.Round, Engineer)]), Reviewer: string(in.Files[OutputKey(rp.Round, Reviewer)]),
+		Engineer: string(in.Files[state.OutputKey(rp.Round, llm.Engineer)]), Reviewer: string(in.Files[state.OutputKey(rp.Round, llm.Reviewer)]),
 		Assigned: assignedIn(old, rp.Round), Known: old.Ledger.IDs(), Context: in.Spec,
 	})
 	u.exec.Patterns[rp.Round] = det.Patterns()
@@ -183,7 +187,7 @@ func (u *undoneFacts) undo(old *State, rp rollback.RoundPlan, reason string, in 
 // carrySessionFacts keeps in restored what outlives the rounds it happened
 // in: tokens were spent, the rollbacks happened, the questions were asked,
 // settings set, damaged files repaired.
-func carrySessionFacts(restored, old *State) {
+func carrySessionFacts(restored, old *state.State) {
 	restored.SessionID, restored.CreatedAt = old.SessionID, old.CreatedAt
 	restored.Usage = old.Usage
 	restored.Asked = old.Asked
@@ -198,7 +202,7 @@ func carrySessionFacts(restored, old *State) {
 
 // markRetriesFailed marks the retries of the undone rounds as failed: a
 // round rolled back again means its previous retry failed.
-func markRetriesFailed(st *State, undone []int) {
+func markRetriesFailed(st *state.State, undone []int) {
 	for i := range st.Rollbacks.Records {
 		r := &st.Rollbacks.Records[i]
 		if slices.Contains(undone, r.Round) && !strings.HasPrefix(r.Outcome, "Retry failed") {
@@ -213,30 +217,30 @@ func markRetriesFailed(st *State, undone []int) {
 }
 
 // keepRounds keeps in restored old's per-round logs up to round to.
-func keepRounds(restored, old *State, to int) {
+func keepRounds(restored, old *state.State, to int) {
 	keepRound := func(n int) bool { return n <= to }
-	restored.AttemptLog = slices.DeleteFunc(slices.Clone(old.AttemptLog), func(f AttemptFact) bool { return !keepRound(f.Round) })
-	restored.Warnings = slices.DeleteFunc(slices.Clone(old.Warnings), func(w warningFact) bool { return !keepRound(w.Round) })
-	restored.LegacyValidation = slices.DeleteFunc(slices.Clone(old.LegacyValidation), func(v ValidationEntry) bool { return !keepRound(v.Round) })
-	restored.LegacyRetries = slices.DeleteFunc(slices.Clone(old.LegacyRetries), func(v retryDetail) bool { return !keepRound(v.Round) })
-	restored.Logged = slices.DeleteFunc(slices.Clone(old.Logged), func(v loggedEvent) bool { return !keepRound(v.Round) })
-	restored.LegacyErrors = slices.DeleteFunc(slices.Clone(old.LegacyErrors), func(v errorEntry) bool { return !keepRound(v.Round) })
+	restored.AttemptLog = slices.DeleteFunc(slices.Clone(old.AttemptLog), func(f state.AttemptFact) bool { return !keepRound(f.Round) })
+	restored.Warnings = slices.DeleteFunc(slices.Clone(old.Warnings), func(w state.WarningFact) bool { return !keepRound(w.Round) })
+	restored.LegacyValidation = slices.DeleteFunc(slices.Clone(old.LegacyValidation), func(v state.ValidationEntry) bool { return !keepRound(v.Round) })
+	restored.LegacyRetries = slices.DeleteFunc(slices.Clone(old.LegacyRetries), func(v state.RetryDetail) bool { return !keepRound(v.Round) })
+	restored.Logged = slices.DeleteFunc(slices.Clone(old.Logged), func(v state.LoggedEvent) bool { return !keepRound(v.Round) })
+	restored.LegacyErrors = slices.DeleteFunc(slices.Clone(old.LegacyErrors), func(v state.ErrorEntry) bool { return !keepRound(v.Round) })
 	restored.ExampleLog = slices.DeleteFunc(slices.Clone(old.ExampleLog), func(e exemplar.LogEntry) bool { return !keepRound(e.Round) })
 }
 
 // commitOps are a rollback's writes as Store ops, without the three live
 // files the commit re-renders from the restored state.
-func commitOps(rops []rollback.Op) []Op {
-	var ops []Op
+func commitOps(rops []rollback.Op) []store.Op {
+	var ops []store.Op
 	for _, op := range rops {
 		switch op.Key {
 		case rollback.StateKey, rollback.StatusKey, rollback.DecisionsKey:
 			continue // re-rendered from the restored state by commit
 		}
 		if op.Delete {
-			ops = append(ops, Delete(op.Key))
+			ops = append(ops, store.Delete(op.Key))
 		} else {
-			ops = append(ops, Put(op.Key, op.Value))
+			ops = append(ops, store.Put(op.Key, op.Value))
 		}
 	}
 	return ops
@@ -244,16 +248,16 @@ func commitOps(rops []rollback.Op) []Op {
 
 // readRollbackFiles reads every key plan needs from store, state backups
 // rebuilt into whole states.
-func readRollbackFiles(store view, plan rollback.Plan) (map[string][]byte, error) {
+func readRollbackFiles(sv view, plan rollback.Plan) (map[string][]byte, error) {
 	files := map[string][]byte{}
 	for _, k := range plan.Reads() {
-		b, err := store.Get(k)
+		b, err := sv.Get(k)
 		if err != nil {
 			return nil, fmt.Errorf("rollback: read %s: %w", k, err)
 		}
 		if kind, _, ok := rollback.ParseBackupKey(k); ok && kind == rollback.StateBackup {
 			// A state backup refers to the session's journal: rebuild it.
-			if b, err = ResolveBackup(store, k, b); err != nil {
+			if b, err = statedoc.ResolveBackup(sv, k, b); err != nil {
 				return nil, fmt.Errorf("rollback: %s: %w", k, err)
 			}
 		}
@@ -264,7 +268,7 @@ func readRollbackFiles(store view, plan rollback.Plan) (map[string][]byte, error
 
 // applySplit splits a gap of st's ledger and records it on the newest
 // rollback record (the summary counts "Gaps Split" from it).
-func applySplit(st *State, p *splitPlan, now time.Time) error {
+func applySplit(st *state.State, p *state.SplitPlan, now time.Time) error {
 	ids, err := rollback.ApplySplit(&st.Ledger, p.Gap, p.Titles, st.Round, now, "split after repeated rollbacks")
 	if err != nil {
 		return fmt.Errorf("rollback: %w", err)
@@ -282,7 +286,7 @@ func applySplit(st *State, p *splitPlan, now time.Time) error {
 
 // assignedIn returns the gaps round n was assigned, from its record or the
 // round in progress.
-func assignedIn(st *State, n int) []gap.ID {
+func assignedIn(st *state.State, n int) []gap.ID {
 	if st.Current != nil && st.Current.N == n {
 		return st.Current.Assigned
 	}

@@ -5,7 +5,12 @@ import (
 	"slices"
 	"time"
 
+	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/render"
+	"github.com/refine-spec/refine/internal/core/state"
+	"github.com/refine-spec/refine/llm"
+	"github.com/refine-spec/refine/store"
 	"github.com/refine-spec/refine/validate"
 )
 
@@ -16,27 +21,27 @@ func (s *Engine) playRound() (RoundReport, error) {
 	// once it is done the session plays on from where it put it.
 	flow := s.st.RollbackFlow != nil
 	if st, err := s.continueRollback(); err != nil || st == waitForAnswer || s.st.Outcome.Terminal() {
-		return s.st.Report(s.st.outcome()), err
+		return roundReport(s.st, outcomeOf(s.st)), err
 	}
 	if flow && s.st.RollbackFlow == nil {
 		// The rollback replaced the round in progress: a Step ends here,
 		// as it does when the rollback is chosen inside the round (Run
 		// plays on). A crash in the dialog then resumes to the same stop.
-		return s.st.Report(s.st.outcome()), nil
+		return roundReport(s.st, outcomeOf(s.st)), nil
 	}
 	if s.st.Current == nil {
 		if done, err := s.checkTermination(); err != nil || done {
-			return s.st.Report(s.st.outcome()), err
+			return roundReport(s.st, outcomeOf(s.st)), err
 		}
-		if s.st.unansweredPending() {
-			return s.st.Report(s.st.outcome()), nil
+		if s.st.UnansweredPending() {
+			return roundReport(s.st, outcomeOf(s.st)), nil
 		}
 		s.st.EndChecked = s.st.Round
 		if paused, err := s.recoverDecisions(); err != nil || paused {
-			return s.st.Report(s.st.outcome()), err
+			return roundReport(s.st, outcomeOf(s.st)), err
 		}
 		if err := s.startRound(); err != nil {
-			return s.st.Report(s.st.outcome()), err
+			return roundReport(s.st, outcomeOf(s.st)), err
 		}
 	}
 	return s.playPhases()
@@ -53,31 +58,31 @@ func (s *Engine) playPhases() (RoundReport, error) {
 			s.emit(Event{Kind: EventRoundResumed, Round: cur.N})
 		}
 		if s.yieldHere() {
-			return s.st.Report(s.st.outcome()), errYield
+			return roundReport(s.st, outcomeOf(s.st)), errYield
 		}
 		st, err := goOn, error(nil)
 		next := phaseAfter(cur.Phase)
 		switch cur.Phase {
-		case PhaseEngineer:
+		case state.PhaseEngineer:
 			st, err = s.runEngineer()
-		case PhaseDisagree:
+		case state.PhaseDisagree:
 			st, err = s.disagreement()
-		case PhaseReviewer:
+		case state.PhaseReviewer:
 			st, err = s.runReviewer()
-		case PhaseSynthesize:
-			err = s.st.synthesize(s.at)
-		case PhaseConverge:
+		case state.PhaseSynthesize:
+			err = synthesize(s.st, s.at)
+		case state.PhaseConverge:
 			if st, err = s.converge(); err == nil && st == goOn {
 				return s.finishRound()
 			}
 		}
 		if st == backToEngineer {
-			st, next = goOn, PhaseEngineer
+			st, next = goOn, state.PhaseEngineer
 		}
 		if err != nil || st != goOn {
 			// Waiting for an answer, or a rollback chosen in a question
 			// replaced the round.
-			return s.st.Report(s.st.outcome()), err
+			return roundReport(s.st, outcomeOf(s.st)), err
 		}
 		// The phase change rides on the next commit: every phase is
 		// idempotent on resume (a finished role phase returns at once).
@@ -89,38 +94,25 @@ func (s *Engine) playPhases() (RoundReport, error) {
 
 // phaseAfter is the phase that follows p once p's handler went on; the
 // converge phase has none (its end finishes the round).
-func phaseAfter(p Phase) Phase {
+func phaseAfter(p state.Phase) state.Phase {
 	switch p {
-	case PhaseBegin:
-		return PhaseEngineer
-	case PhaseEngineer:
-		return PhaseDisagree
-	case PhaseDisagree:
-		return PhaseReviewer
-	case PhaseReviewer:
-		return PhaseSynthesize
-	case PhaseSynthesize:
-		return PhaseConverge
+	case state.PhaseBegin:
+		return state.PhaseEngineer
+	case state.PhaseEngineer:
+		return state.PhaseDisagree
+	case state.PhaseDisagree:
+		return state.PhaseReviewer
+	case state.PhaseReviewer:
+		return state.PhaseSynthesize
+	case state.PhaseSynthesize:
+		return state.PhaseConverge
 	}
 	return p
 }
 
-// unansweredPending reports whether a pending question has no answer yet.
-// An answer given through Answer waits in state until the question's own
-// step takes it, so a question answered from another process does not
-// hold the session up.
-func (st *State) unansweredPending() bool {
-	for _, q := range st.Pending {
-		if _, ok := st.Answers[q.ID]; !ok {
-			return true
-		}
-	}
-	return false
-}
-
 // Report describes the current round (or the last one) for Step, with
 // the session's outcome o.
-func (st *State) Report(o Outcome) RoundReport {
+func roundReport(st *state.State, o Outcome) RoundReport {
 	r := RoundReport{Round: st.Round, Outcome: o.Status, Pending: o.Pending}
 	if st.Current != nil {
 		r.Round = st.Current.N
@@ -141,10 +133,10 @@ func (s *Engine) startRound() error {
 	if err != nil {
 		return fmt.Errorf("round %d: backups: %w", n, err)
 	}
-	cur := &RoundState{N: n, Phase: PhaseBegin, StartedAt: s.at()}
+	cur := &state.RoundState{N: n, Phase: state.PhaseBegin, StartedAt: s.at()}
 	s.chosenExamples = nil // the last round's retries are done
 	s.st.Current = cur
-	cands := s.st.assignable()
+	cands := assignable(s.st)
 	gap.AssignmentOrder(cands)
 	cands = planAssignment(s.st, cands) // a rollback dialog may narrow or reassign
 	for i := 0; i < len(cands) && i < s.cfg.GapsPerRound; i++ {
@@ -153,9 +145,9 @@ func (s *Engine) startRound() error {
 			return fmt.Errorf("round %d: assign: %w", n, err)
 		}
 	}
-	cur.Engineer = RolePhase{Gaps: slices.Clone(cur.Assigned), Budget: 1 + s.cfg.MaxRetries}
+	cur.Engineer = state.RolePhase{Gaps: slices.Clone(cur.Assigned), Budget: 1 + s.cfg.MaxRetries}
 	cur.Instructions, s.st.Instructions = s.st.Instructions, nil
-	cur.Reviewer = RolePhase{Budget: 1 + s.cfg.MaxRetries}
+	cur.Reviewer = state.RolePhase{Budget: 1 + s.cfg.MaxRetries}
 	s.emit(Event{Kind: EventRoundStarted, Round: n, Phase: cur.Phase, Message: fmt.Sprintf("assigned %v", cur.Assigned)})
 	s.log.Info("round started", "round", n, "assigned", cur.Assigned)
 	s.stage(ops...)
@@ -163,7 +155,7 @@ func (s *Engine) startRound() error {
 }
 
 // assignable returns the gaps a round may take on: OPEN or NEEDS_REVISION.
-func (st *State) assignable() []gap.Gap {
+func assignable(st *state.State) []gap.Gap {
 	var out []gap.Gap
 	for _, g := range st.Ledger.Gaps {
 		if g.State == gap.Open || g.State == gap.NeedsRevision {
@@ -176,7 +168,7 @@ func (st *State) assignable() []gap.Gap {
 // backupOps snapshots the state after round n-1 and drops the backup that
 // falls out of the retention window (Settings.BackupRetention), at the
 // start of round n.
-func (s *Engine) backupOps(n int) ([]Op, error) {
+func (s *Engine) backupOps(n int) ([]store.Op, error) {
 	prev := n - 1
 	ops, err := s.journal.StateBackupOps(s.st, prev)
 	if err != nil {
@@ -184,33 +176,27 @@ func (s *Engine) backupOps(n int) ([]Op, error) {
 	}
 	// status.md and decisions.md as the round ended are written between
 	// rounds, and the backups are copies of them.
-	status, decisions := renderStatus(s.st, &s.cfg), renderDecisions(s.st)
+	status, decisions := render.Status(s.st, s.cfg.setup()), render.Decisions(s.st)
 	ops = append(ops, s.renderingOps(status, decisions)...)
 	ops = append(ops,
-		s.copyOp(BackupKeyStatus(prev), keyStatus, []byte(status)),
-		s.copyOp(BackupKeyDecisions(prev), keyDecisions, []byte(decisions)),
+		s.copyOp(state.BackupKeyStatus(prev), state.KeyStatus, []byte(status)),
+		s.copyOp(state.BackupKeyDecisions(prev), state.KeyDecisions, []byte(decisions)),
 	)
 	if old := prev - s.cfg.BackupRetention; old >= 0 {
-		ops = append(ops, Delete(BackupKeyState(old)), Delete(BackupKeyStatus(old)), Delete(BackupKeyDecisions(old)))
+		ops = append(ops, store.Delete(state.BackupKeyState(old)), store.Delete(state.BackupKeyStatus(old)), store.Delete(state.BackupKeyDecisions(old)))
 	}
 	return ops, nil
 }
-
-// BackupKeyState, BackupKeyStatus and BackupKeyDecisions name round n's
-// backups (FLOW-007 §2).
-func BackupKeyState(n int) string     { return fmt.Sprintf("state_backup_round_%d.json", n) }
-func BackupKeyStatus(n int) string    { return fmt.Sprintf("status_backup_round_%d.md", n) }
-func BackupKeyDecisions(n int) string { return fmt.Sprintf("decisions_backup_round_%d.md", n) }
 
 // runEngineer plays the Engineer phase.
 func (s *Engine) runEngineer() (stop, error) {
 	cur := s.st.Current
 	rp := &cur.Engineer
-	if rp.Status != RoleRunning {
+	if rp.Status != state.RoleRunning {
 		return goOn, nil
 	}
 	if len(rp.Gaps) == 0 {
-		rp.Status, rp.SkipNote = RoleNotNeeded, "no gap to assign"
+		rp.Status, rp.SkipNote = state.RoleNotNeeded, "no gap to assign"
 		return goOn, nil
 	}
 	if s.cfg.ParallelGaps > 1 && len(rp.Gaps) > 1 && !rp.ParallelDone && len(rp.Attempts) == 0 {
@@ -219,7 +205,7 @@ func (s *Engine) runEngineer() (stop, error) {
 			return goOn, err
 		}
 	}
-	return s.runRole(Engineer)
+	return s.runRole(llm.Engineer)
 }
 
 // runReviewer plays the Reviewer phase over every PROPOSED gap, then asks
@@ -228,7 +214,7 @@ func (s *Engine) runEngineer() (stop, error) {
 // question may still wait, answered from another process).
 func (s *Engine) runReviewer() (stop, error) {
 	cur := s.st.Current
-	if rp := &cur.Reviewer; rp.Status == RoleRunning {
+	if rp := &cur.Reviewer; rp.Status == state.RoleRunning {
 		if cur.Reviewed == nil {
 			for _, g := range s.st.Ledger.InState(gap.Proposed) {
 				cur.Reviewed = append(cur.Reviewed, g.ID)
@@ -236,18 +222,18 @@ func (s *Engine) runReviewer() (stop, error) {
 			rp.Gaps = slices.Clone(cur.Reviewed)
 		}
 		if len(cur.Reviewed) == 0 {
-			rp.Status = RoleNotNeeded
+			rp.Status = state.RoleNotNeeded
 			rp.SkipNote = "no proposal to review"
-			if cur.Engineer.Status == RoleSkipped {
+			if cur.Engineer.Status == state.RoleSkipped {
 				rp.SkipNote = "Engineer skipped"
 			}
 			return goOn, nil
 		}
-		if st, err := s.runRole(Reviewer); err != nil || st != goOn {
+		if st, err := s.runRole(llm.Reviewer); err != nil || st != goOn {
 			return st, err
 		}
 	}
-	if cur = s.st.Current; cur.Reviewer.Status != RoleSkipped || cur.Engineer.Status != RoleSkipped || cur.RoundFailedDone {
+	if cur = s.st.Current; cur.Reviewer.Status != state.RoleSkipped || cur.Engineer.Status != state.RoleSkipped || cur.RoundFailedDone {
 		return goOn, nil
 	}
 	return s.askRoundFailed()
@@ -255,10 +241,10 @@ func (s *Engine) runReviewer() (stop, error) {
 
 // runRole runs attempts until one validates, escalating when the budget is
 // spent.
-func (s *Engine) runRole(role RoleName) (stop, error) {
+func (s *Engine) runRole(role llm.RoleName) (stop, error) {
 	cur := s.st.Current
-	rp := cur.role(role)
-	for rp.Status == RoleRunning {
+	rp := cur.Role(role)
+	for rp.Status == state.RoleRunning {
 		if len(rp.Attempts) >= rp.Budget {
 			st, err := s.escalate(role)
 			if err != nil || st != goOn {
@@ -274,9 +260,9 @@ func (s *Engine) runRole(role RoleName) (stop, error) {
 		ops := out.ops
 		if out.rec.Success {
 			// The accepted output is the response its attempt journaled.
-			_, respKey := attemptKeys(cur.N, role, "", k)
-			ops = append(ops, s.acceptOp(OutputKey(cur.N, role), respKey, out.content, out.result))
-			if err := s.st.accept(role, rp, out.result, s.at); err != nil {
+			_, respKey := state.AttemptKeys(cur.N, role, "", k)
+			ops = append(ops, s.acceptOp(state.OutputKey(cur.N, role), respKey, out.content, out.result))
+			if err := acceptOutput(s.st, role, rp, out.result, s.at); err != nil {
 				return goOn, err
 			}
 		}
@@ -285,39 +271,32 @@ func (s *Engine) runRole(role RoleName) (stop, error) {
 	return goOn, nil
 }
 
-func (c *RoundState) role(r RoleName) *RolePhase {
-	if r == Reviewer {
-		return &c.Reviewer
-	}
-	return &c.Engineer
-}
-
 // accept records a valid output and applies the Engineer's lifecycle
 // transitions at once, so the Reviewer sees PROPOSED gaps. now stamps each
 // transition.
-func (st *State) accept(role RoleName, rp *RolePhase, res validate.Result, now func() time.Time) error {
-	rp.Status = RoleAccepted
+func acceptOutput(st *state.State, role llm.RoleName, rp *state.RolePhase, res validate.Result, now func() time.Time) error {
+	rp.Status = state.RoleAccepted
 	acc := acceptedFrom(role, st.Current.N, res)
-	if role != Engineer {
+	if role != llm.Engineer {
 		rp.Result = acc
 		return nil
 	}
-	return st.applyEngineer(rp, acc, now)
+	return applyEngineer(st, rp, acc, now)
 }
 
 // acceptedFrom keeps what the Mediator needs of a valid output of round n.
-func acceptedFrom(role RoleName, n int, res validate.Result) *AcceptedOutput {
-	acc := &AcceptedOutput{GapsAddressed: res.GapsAddressed, Warnings: res.Warnings}
+func acceptedFrom(role llm.RoleName, n int, res validate.Result) *state.AcceptedOutput {
+	acc := &state.AcceptedOutput{GapsAddressed: res.GapsAddressed, Warnings: res.Warnings}
 	for _, ng := range res.NewGaps {
-		acc.NewGaps = append(acc.NewGaps, NewGap{ID: ng.ID, Severity: ng.Severity, Title: ng.Title})
+		acc.NewGaps = append(acc.NewGaps, state.NewGap{ID: ng.ID, Severity: ng.Severity, Title: ng.Title})
 	}
 	for _, d := range res.Disagreements {
 		acc.Disagreements = append(acc.Disagreements, d.IssueID)
 	}
-	if role == Reviewer {
+	if role == llm.Reviewer {
 		acc.Verdict, acc.NoIssues = string(res.Verdict), res.NoIssuesFound
 		for _, is := range res.Issues {
-			acc.Issues = append(acc.Issues, IssueRecord{ID: is.ID, Round: n, Severity: is.Severity, Gap: is.Gap,
+			acc.Issues = append(acc.Issues, conflict.Issue{ID: is.ID, Round: n, Severity: is.Severity, Gap: is.Gap,
 				Summary: is.Summary, Location: is.Location, Impact: is.Impact, Suggestion: is.Suggestion})
 		}
 		acc.ReviewedGaps = reviewHeaderGaps(res.ReviewHeaders)
@@ -341,7 +320,7 @@ func reviewHeaderGaps(headers []string) []gap.ID {
 
 // applyEngineer moves the Engineer's gaps: addressed → PROPOSED, assigned
 // but unaddressed → OPEN (a partial round), and adds its new gaps.
-func (st *State) applyEngineer(rp *RolePhase, acc *AcceptedOutput, now func() time.Time) error {
+func applyEngineer(st *state.State, rp *state.RolePhase, acc *state.AcceptedOutput, now func() time.Time) error {
 	cur := st.Current
 	rp.Result = acc
 	addressed := map[gap.ID]bool{}
@@ -362,13 +341,13 @@ func (st *State) applyEngineer(rp *RolePhase, acc *AcceptedOutput, now func() ti
 			acc.Warnings = append(acc.Warnings, fmt.Sprintf("%s was addressed but not assigned this round; ignored", id))
 		}
 	}
-	st.addNewGaps(acc.NewGaps, "introduced by the Engineer")
+	addNewGaps(st, acc.NewGaps, "introduced by the Engineer")
 	return nil
 }
 
 // addNewGaps adds the gaps a role introduced this round, each once; why
 // stands in for a missing title.
-func (st *State) addNewGaps(gs []NewGap, why string) {
+func addNewGaps(st *state.State, gs []state.NewGap, why string) {
 	for _, ng := range gs {
 		if st.Ledger.Has(ng.ID) {
 			continue
@@ -383,10 +362,10 @@ func (st *State) addNewGaps(gs []NewGap, why string) {
 
 // synthesize applies the Reviewer's verdicts: what the review decides
 // (verdictTransitions), then its transitions, each stamped by now.
-func (st *State) synthesize(now func() time.Time) error {
+func synthesize(st *state.State, now func() time.Time) error {
 	cur := st.Current
 	rev := cur.Reviewer.Result
-	if cur.Reviewer.Status != RoleAccepted || rev == nil {
+	if cur.Reviewer.Status != state.RoleAccepted || rev == nil {
 		return nil
 	}
 	for _, t := range VerdictTransitions(&st.Ledger, cur.Reviewed, rev) {
@@ -395,7 +374,7 @@ func (st *State) synthesize(now func() time.Time) error {
 		}
 	}
 	st.Issues = append(st.Issues, rev.Issues...)
-	st.addNewGaps(rev.NewGaps, "identified by the Reviewer")
+	addNewGaps(st, rev.NewGaps, "identified by the Reviewer")
 	return nil
 }
 
@@ -409,7 +388,7 @@ type Transition struct {
 // VerdictTransitions decides the review's moves: each reviewed PROPOSED
 // gap is ACCEPTED, or NEEDS_REVISION when a HIGH/CRITICAL issue names it;
 // an ACCEPTED gap outside the review that such an issue names is reopened.
-func VerdictTransitions(l *gap.Ledger, underReview []gap.ID, rev *AcceptedOutput) []Transition {
+func VerdictTransitions(l *gap.Ledger, underReview []gap.ID, rev *state.AcceptedOutput) []Transition {
 	reviewed := reviewedGaps(underReview, rev)
 	blocking := blockingIssues(rev.Issues)
 	var out []Transition
@@ -420,13 +399,13 @@ func VerdictTransitions(l *gap.Ledger, underReview []gap.ID, rev *AcceptedOutput
 		}
 		t := Transition{id, gap.Accepted, "reviewed: no open HIGH/CRITICAL issue"}
 		if ids := blocking[id]; len(ids) > 0 {
-			t.to, t.why = gap.NeedsRevision, "reviewer raised "+joinIDs(ids)
+			t.to, t.why = gap.NeedsRevision, "reviewer raised "+render.JoinIDs(ids)
 		}
 		out = append(out, t)
 	}
 	for id, ids := range blocking {
 		if g, ok := l.Get(id); ok && g.State == gap.Accepted && !slices.Contains(reviewed, id) {
-			out = append(out, Transition{id, gap.NeedsRevision, "reopened by " + joinIDs(ids)})
+			out = append(out, Transition{id, gap.NeedsRevision, "reopened by " + render.JoinIDs(ids)})
 		}
 	}
 	return out
@@ -435,13 +414,13 @@ func VerdictTransitions(l *gap.Ledger, underReview []gap.ID, rev *AcceptedOutput
 // reviewedGaps are the gaps under review the Reviewer's output covers:
 // all of them, unless its review headers name gaps; then those it named
 // or raised an issue against.
-func reviewedGaps(underReview []gap.ID, rev *AcceptedOutput) []gap.ID {
+func reviewedGaps(underReview []gap.ID, rev *state.AcceptedOutput) []gap.ID {
 	if len(rev.ReviewedGaps) == 0 {
 		return underReview
 	}
 	var out []gap.ID
 	for _, id := range underReview {
-		if slices.Contains(rev.ReviewedGaps, id) || slices.ContainsFunc(rev.Issues, func(is IssueRecord) bool { return is.Gap == id }) {
+		if slices.Contains(rev.ReviewedGaps, id) || slices.ContainsFunc(rev.Issues, func(is conflict.Issue) bool { return is.Gap == id }) {
 			out = append(out, id)
 		}
 	}
@@ -450,7 +429,7 @@ func reviewedGaps(underReview []gap.ID, rev *AcceptedOutput) []gap.ID {
 
 // blockingIssues maps each gap to the IDs of the HIGH/CRITICAL issues
 // raised against it.
-func blockingIssues(issues []IssueRecord) map[gap.ID][]string {
+func blockingIssues(issues []conflict.Issue) map[gap.ID][]string {
 	blocking := map[gap.ID][]string{}
 	for _, is := range issues {
 		if is.Severity.AtLeastHigh() && is.Gap != "" {
@@ -462,36 +441,36 @@ func blockingIssues(issues []IssueRecord) map[gap.ID][]string {
 
 // finishRound records the round, commits its summary and checks termination.
 func (s *Engine) finishRound() (RoundReport, error) {
-	rec := s.st.roundRecord(s.at())
+	rec := newRoundRecord(s.st, s.at())
 	s.st.Rounds = append(s.st.Rounds, rec)
-	summary := renderSummary(s.st, rec)
+	summary := render.RoundSummary(s.st, rec)
 	s.st.Round = rec.N
 	s.st.Current = nil
 	s.st.PrevLedger = SnapshotLedger(&s.st.Ledger)
 	s.emit(Event{Kind: EventRoundFinished, Round: rec.N, Message: fmt.Sprintf("engineer %s, reviewer %s", rec.Engineer, rec.Reviewer)})
-	s.stage(append(convergenceOps(Tracker(s.st, &s.cfg)), Put(summaryKey(rec.N), []byte(summary)))...)
+	s.stage(append(convergenceOps(Tracker(s.st, &s.cfg)), store.Put(state.SummaryKey(rec.N), []byte(summary)))...)
 	if done, err := s.checkTermination(); err != nil || done {
-		return s.st.Report(s.st.outcome()), err
+		return roundReport(s.st, outcomeOf(s.st)), err
 	}
-	if !s.st.unansweredPending() {
+	if !s.st.UnansweredPending() {
 		s.st.EndChecked = s.st.Round
 	}
-	return s.st.Report(s.st.outcome()), nil
+	return roundReport(s.st, outcomeOf(s.st)), nil
 }
 
 // roundRecord is the record of the round in progress, finished at
 // finishedAt: what its roles did and how its gaps moved.
-func (st *State) roundRecord(finishedAt time.Time) RoundRecord {
+func newRoundRecord(st *state.State, finishedAt time.Time) state.RoundRecord {
 	cur := st.Current
-	rec := RoundRecord{N: cur.N, StartedAt: cur.StartedAt, FinishedAt: finishedAt, Assigned: cur.Assigned,
-		Engineer: RoleSummary(Engineer, &cur.Engineer), Reviewer: RoleSummary(Reviewer, &cur.Reviewer)}
+	rec := state.RoundRecord{N: cur.N, StartedAt: cur.StartedAt, FinishedAt: finishedAt, Assigned: cur.Assigned,
+		Engineer: RoleSummary(llm.Engineer, &cur.Engineer), Reviewer: RoleSummary(llm.Reviewer, &cur.Reviewer)}
 	if r := cur.Engineer.Result; r != nil {
 		rec.GapsAddressed = r.GapsAddressed
 	}
 	if r := cur.Reviewer.Result; r != nil {
 		rec.Verdict = r.Verdict
 	}
-	if cur.Reviewer.Status == RoleSkipped {
+	if cur.Reviewer.Status == state.RoleSkipped {
 		for _, id := range cur.Reviewed {
 			if g, ok := st.Ledger.Get(id); ok && g.State == gap.Proposed {
 				rec.Unreviewed = append(rec.Unreviewed, id)
@@ -506,7 +485,7 @@ func (st *State) roundRecord(finishedAt time.Time) RoundRecord {
 
 // recordMoves adds to rec how g moved in rec's round: accepted, reopened,
 // sent back for revision, or new.
-func recordMoves(rec *RoundRecord, g gap.Gap) {
+func recordMoves(rec *state.RoundRecord, g gap.Gap) {
 	for _, t := range g.History {
 		if t.Round != rec.N {
 			continue
@@ -525,14 +504,6 @@ func recordMoves(rec *RoundRecord, g gap.Gap) {
 	}
 }
 
-// endOfRoundDue reports whether the last round ended but its
-// end-of-round termination check did not (a crash between the two, or a
-// question answered later): for Step, that check is the rest of the
-// round in progress.
-func (st *State) endOfRoundDue() bool {
-	return st.Current == nil && st.RollbackFlow == nil && st.Round > 0 && st.EndChecked < st.Round && !st.Outcome.Terminal()
-}
-
 // SnapshotLedger copies the gaps without their transition history: the
 // next convergence row compares states, not histories.
 func SnapshotLedger(l *gap.Ledger) *gap.Ledger {
@@ -545,40 +516,22 @@ func SnapshotLedger(l *gap.Ledger) *gap.Ledger {
 
 // RoleSummary is how a round report shows role's phase: "OK (1 attempt)",
 // "SKIP", ….
-func RoleSummary(role RoleName, rp *RolePhase) string {
+func RoleSummary(role llm.RoleName, rp *state.RolePhase) string {
 	switch rp.Status {
-	case RoleAccepted:
+	case state.RoleAccepted:
 		n := len(rp.Attempts)
 		for _, p := range rp.Parts {
 			n += len(p.Attempts)
 		}
-		return fmt.Sprintf("OK (%d attempt%s)", n, plural(n))
-	case RoleSkipped:
+		return fmt.Sprintf("OK (%d attempt%s)", n, render.Plural(n))
+	case state.RoleSkipped:
 		return "SKIP"
-	case RoleNotNeeded:
+	case state.RoleNotNeeded:
 		return "not needed (" + rp.SkipNote + ")"
-	case RoleRunning:
+	case state.RoleRunning:
 		return "in progress"
 	}
 	return fmt.Sprintf("unknown status %q", string(rp.Status)) // a state.json of a newer refine
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
-}
-
-func joinIDs[T ~string](ids []T) string {
-	out := ""
-	for i, id := range ids {
-		if i > 0 {
-			out += ", "
-		}
-		out += string(id)
-	}
-	return out
 }
 
 // A stop says how a phase's handler (or a question inside it) ended: the

@@ -5,7 +5,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/state"
 )
 
 // TestVerdictTransitions checks the review's decision apart from its
@@ -35,30 +37,30 @@ func TestVerdictTransitions(t *testing.T) {
 		}
 		return &l
 	}
-	issue := func(id string, sev gap.Severity, g gap.ID) IssueRecord {
-		return IssueRecord{ID: id, Severity: sev, Gap: g}
+	issue := func(id string, sev gap.Severity, g gap.ID) conflict.Issue {
+		return conflict.Issue{ID: id, Severity: sev, Gap: g}
 	}
 	under := []gap.ID{"GAP-VT-001", "GAP-VT-002", "GAP-VT-004"}
 	tests := []struct {
 		name string
-		rev  AcceptedOutput
+		rev  state.AcceptedOutput
 		want []Transition
 	}{
-		{"no issue accepts every proposal", AcceptedOutput{}, []Transition{
+		{"no issue accepts every proposal", state.AcceptedOutput{}, []Transition{
 			{"GAP-VT-001", gap.Accepted, "reviewed: no open HIGH/CRITICAL issue"},
 			{"GAP-VT-002", gap.Accepted, "reviewed: no open HIGH/CRITICAL issue"},
 		}},
 		{"a HIGH issue sends its gap back; a LOW one does not",
-			AcceptedOutput{Issues: []IssueRecord{issue("ISSUE-R2-001", gap.High, "GAP-VT-002"), issue("ISSUE-R2-002", gap.Low, "GAP-VT-001"), issue("ISSUE-R2-003", gap.Critical, "GAP-VT-002")}},
+			state.AcceptedOutput{Issues: []conflict.Issue{issue("ISSUE-R2-001", gap.High, "GAP-VT-002"), issue("ISSUE-R2-002", gap.Low, "GAP-VT-001"), issue("ISSUE-R2-003", gap.Critical, "GAP-VT-002")}},
 			[]Transition{
 				{"GAP-VT-001", gap.Accepted, "reviewed: no open HIGH/CRITICAL issue"},
 				{"GAP-VT-002", gap.NeedsRevision, "reviewer raised ISSUE-R2-001, ISSUE-R2-003"},
 			}},
 		{"review headers narrow the review to the gaps they name or raise issues against",
-			AcceptedOutput{ReviewedGaps: []gap.ID{"GAP-VT-001"}, Issues: []IssueRecord{issue("ISSUE-R2-001", gap.Medium, "GAP-VT-004")}},
+			state.AcceptedOutput{ReviewedGaps: []gap.ID{"GAP-VT-001"}, Issues: []conflict.Issue{issue("ISSUE-R2-001", gap.Medium, "GAP-VT-004")}},
 			[]Transition{{"GAP-VT-001", gap.Accepted, "reviewed: no open HIGH/CRITICAL issue"}}},
 		{"an accepted gap outside the review is reopened by a CRITICAL issue",
-			AcceptedOutput{ReviewedGaps: []gap.ID{"GAP-VT-001"}, Issues: []IssueRecord{issue("ISSUE-R2-001", gap.Critical, "GAP-VT-003")}},
+			state.AcceptedOutput{ReviewedGaps: []gap.ID{"GAP-VT-001"}, Issues: []conflict.Issue{issue("ISSUE-R2-001", gap.Critical, "GAP-VT-003")}},
 			[]Transition{
 				{"GAP-VT-001", gap.Accepted, "reviewed: no open HIGH/CRITICAL issue"},
 				{"GAP-VT-003", gap.NeedsRevision, "reopened by ISSUE-R2-001"},
@@ -78,15 +80,15 @@ func TestVerdictTransitions(t *testing.T) {
 // Engineer's: addressed gaps once each, in gap order, and a warning for a
 // part without a valid output.
 func TestMergeParts(t *testing.T) {
-	parts := []*PartState{
-		{Gap: "GAP-MP-001", Status: RoleAccepted, Result: &AcceptedOutput{GapsAddressed: []gap.ID{"GAP-MP-001", "GAP-MP-002"}, Warnings: []string{"w1"}}},
-		{Gap: "GAP-MP-002", Status: PartExhausted, Attempts: []AttemptRec{{N: 1}, {N: 2}}},
-		{Gap: "GAP-MP-003", Status: RoleAccepted, Result: &AcceptedOutput{GapsAddressed: []gap.ID{"GAP-MP-002", "GAP-MP-003"},
-			NewGaps: []NewGap{{ID: "GAP-MP-009", Severity: gap.Low}}, Disagreements: []string{"ISSUE-R1-001"}}},
+	parts := []*state.PartState{
+		{Gap: "GAP-MP-001", Status: state.RoleAccepted, Result: &state.AcceptedOutput{GapsAddressed: []gap.ID{"GAP-MP-001", "GAP-MP-002"}, Warnings: []string{"w1"}}},
+		{Gap: "GAP-MP-002", Status: state.PartExhausted, Attempts: []state.AttemptRec{{N: 1}, {N: 2}}},
+		{Gap: "GAP-MP-003", Status: state.RoleAccepted, Result: &state.AcceptedOutput{GapsAddressed: []gap.ID{"GAP-MP-002", "GAP-MP-003"},
+			NewGaps: []state.NewGap{{ID: "GAP-MP-009", Severity: gap.Low}}, Disagreements: []string{"ISSUE-R1-001"}}},
 	}
-	want := &AcceptedOutput{
+	want := &state.AcceptedOutput{
 		GapsAddressed: []gap.ID{"GAP-MP-001", "GAP-MP-002", "GAP-MP-003"},
-		NewGaps:       []NewGap{{ID: "GAP-MP-009", Severity: gap.Low}},
+		NewGaps:       []state.NewGap{{ID: "GAP-MP-009", Severity: gap.Low}},
 		Disagreements: []string{"ISSUE-R1-001"},
 		Warnings:      []string{"w1", "GAP-MP-002: no valid output after 2 attempts; returned to OPEN"},
 	}

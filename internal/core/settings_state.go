@@ -6,19 +6,15 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/refine-spec/refine/internal/core/state"
+	"github.com/refine-spec/refine/store"
 )
 
-// settingsChange is one recorded change of a session's Settings.
-type settingsChange struct {
-	Round   int      `json:"round"`
-	At      string   `json:"at"`
-	Changes []string `json:"changes"` // "max_rounds: 10 → 20"
-}
-
-// StoreSettings records the session's settings in its state, as JSON so
+// storeSettings records the session's settings in its state, as JSON so
 // that a later refine with new fields restores the old ones and defaults
 // the rest.
-func (st *State) StoreSettings(set Settings) error {
+func storeSettings(st *state.State, set Settings) error {
 	b, err := json.Marshal(set)
 	if err != nil {
 		return fmt.Errorf("settings: %w", err)
@@ -30,13 +26,13 @@ func (st *State) StoreSettings(set Settings) error {
 // RestoredSettings returns the settings the session in st was started (or
 // last changed) with, over cfg's: a session from before settings were
 // stored keeps cfg's.
-func RestoredSettings(cfg Params, st *State) (Settings, error) {
+func RestoredSettings(cfg Params, st *state.State) (Settings, error) {
 	if len(st.Settings) == 0 {
 		return cfg.Settings, nil
 	}
 	set := cfg.Settings
 	if err := json.Unmarshal(st.Settings, &set); err != nil {
-		return Settings{}, fmt.Errorf("%w: stored settings: %v", ErrCorrupt, err)
+		return Settings{}, fmt.Errorf("%w: stored settings: %v", store.ErrCorrupt, err)
 	}
 	if err := set.Validate(); err != nil {
 		return Settings{}, fmt.Errorf("stored settings: %w", err)
@@ -55,10 +51,10 @@ func (s *Engine) applySettings(set Settings) error {
 		return nil
 	}
 	s.cfg.Settings = set
-	if err := s.st.StoreSettings(s.cfg.Settings); err != nil {
+	if err := storeSettings(s.st, s.cfg.Settings); err != nil {
 		return err
 	}
-	s.st.SettingsLog = append(s.st.SettingsLog, settingsChange{Round: s.st.Round, At: s.at().Format("2006-01-02 15:04:05"), Changes: changes})
+	s.st.SettingsLog = append(s.st.SettingsLog, state.SettingsChange{Round: s.st.Round, At: s.at().Format("2006-01-02 15:04:05"), Changes: changes})
 	s.log.Info("settings changed", "changes", strings.Join(changes, "; "))
 	return s.checkpoint()
 }

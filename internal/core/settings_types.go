@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/rollback"
 )
 
@@ -145,10 +146,10 @@ type RoleBackend struct {
 
 // Role returns the provider, model and endpoint of role: its own fields
 // where set, else the shared ones.
-func (b BackendInfo) Role(role RoleName) RoleBackend {
+func (b BackendInfo) Role(role llm.RoleName) RoleBackend {
 	rb := RoleBackend{Kind: b.Kind, Model: b.EngineerModel, BaseURL: b.BaseURL}
 	kind, url := b.EngineerKind, b.EngineerBaseURL
-	if role == Reviewer {
+	if role == llm.Reviewer {
 		rb.Model = b.ReviewerModel
 		kind, url = b.ReviewerKind, b.ReviewerBaseURL
 	}

@@ -1,61 +1,55 @@
 package core
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
-)
 
-// SettingValue is one of a session's settings as status reports show it:
-// its JSON name (as in Settings and `status --json`'s "settings") and
-// its value as text.
-type SettingValue struct {
-	Name, Value string
-}
+	"github.com/refine-spec/refine/internal/core/render"
+	"github.com/refine-spec/refine/llm"
+)
 
 // View lists the settings a person tunes (the ones the CLI's flags
 // change), in a stable order, with their effective values: a rollback
 // limit or mode left unset reads as the default it stands for. Never a
 // key: Settings hold none.
-func (set Settings) View() []SettingValue {
+func (set Settings) View() []render.SettingValue {
 	p := &Params{Settings: set}
 	cold := p.ColdStorage
 	if cold == "" {
 		cold = "—"
 	}
 	itoa := strconv.Itoa
-	return []SettingValue{
-		{"max_rounds", itoa(p.MaxRounds)},
-		{"gaps_per_round", itoa(p.GapsPerRound)},
-		{"parallel_gaps", itoa(p.ParallelGaps)},
-		{"max_retries", itoa(p.MaxRetries)},
-		{"rollback_mode", string(RollbackModeOf(p))},
-		{"rollback_limit", itoa(p.rollbackLimit())},
-		{"rollback_analysis_threshold", itoa(analysisThresholdOf(p))},
-		{"backup_retention", itoa(p.BackupRetention)},
-		{"cold_storage", cold},
-		{"integrate", strconv.FormatBool(p.Integrate)},
-		{"transport_retries", itoa(p.TransportRetries)},
-		{"backoff_base", p.BackoffBase.String()},
-		{"max_tokens", itoa(p.MaxTokens)},
-		{"max_tokens_cap", itoa(p.TokensCap())},
+	return []render.SettingValue{
+		{Name: "max_rounds", Value: itoa(p.MaxRounds)},
+		{Name: "gaps_per_round", Value: itoa(p.GapsPerRound)},
+		{Name: "parallel_gaps", Value: itoa(p.ParallelGaps)},
+		{Name: "max_retries", Value: itoa(p.MaxRetries)},
+		{Name: "rollback_mode", Value: string(RollbackModeOf(p))},
+		{Name: "rollback_limit", Value: itoa(p.rollbackLimit())},
+		{Name: "rollback_analysis_threshold", Value: itoa(analysisThresholdOf(p))},
+		{Name: "backup_retention", Value: itoa(p.BackupRetention)},
+		{Name: "cold_storage", Value: cold},
+		{Name: "integrate", Value: strconv.FormatBool(p.Integrate)},
+		{Name: "transport_retries", Value: itoa(p.TransportRetries)},
+		{Name: "backoff_base", Value: p.BackoffBase.String()},
+		{Name: "max_tokens", Value: itoa(p.MaxTokens)},
+		{Name: "max_tokens_cap", Value: itoa(p.TokensCap())},
 	}
 }
 
-// writeSettings writes status.md's "## Settings": the session's settings
-// and each change made to them since it started (`refine resume
-// --rollback-limit …`, Session.SetSettings), so what state.json holds is
-// also what a person reads (#40).
-func writeSettings(b *strings.Builder, p *Params, log []settingsChange) {
-	b.WriteString("\n## Settings\n\n| Setting | Value |\n|---------|-------|\n")
-	for _, v := range p.View() {
-		fmt.Fprintf(b, "| %s | %s |\n", v.Name, cell(v.Value))
+// setup is what status.md shows of the session's configuration: its
+// settings, its effective rollback limit and the backend of each role.
+func (p *Params) setup() render.Setup {
+	var models []string
+	for _, r := range []llm.RoleName{llm.Engineer, llm.Reviewer} {
+		rb := p.Backend.Role(r)
+		label := rb.Kind
+		if rb.Model != "" {
+			label = strings.TrimPrefix(label+":"+rb.Model, ":")
+		}
+		if label != "" {
+			models = append(models, r.Title()+": "+label)
+		}
 	}
-	if len(log) == 0 {
-		return
-	}
-	b.WriteString("\nChanged:\n")
-	for _, c := range log {
-		fmt.Fprintf(b, "- round %d, %s: %s\n", c.Round, c.At, cell(strings.Join(c.Changes, "; ")))
-	}
+	return render.Setup{Settings: p.View(), RollbackLimit: p.rollbackLimit(), Models: models}
 }

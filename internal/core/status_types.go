@@ -6,7 +6,12 @@ import (
 	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/convergence"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/render"
+	"github.com/refine-spec/refine/internal/core/state"
+	"github.com/refine-spec/refine/llm"
+	"github.com/refine-spec/refine/question"
 	"github.com/refine-spec/refine/rollback"
+	"github.com/refine-spec/refine/store"
 )
 
 // OutcomeStatus is how a session ended, or why it stopped for now. It is
@@ -34,7 +39,7 @@ type Outcome struct {
 	Round  int
 	Reason string
 	// Pending holds the questions waiting for an answer when Status is Paused.
-	Pending []Question
+	Pending []question.Question
 }
 
 // RoundReport is what Step returns about the round it played.
@@ -49,7 +54,7 @@ type RoundReport struct {
 	// Outcome is Running while the session goes on; Paused with Pending set
 	// when the round stopped at a question; terminal when it ended the session.
 	Outcome OutcomeStatus
-	Pending []Question
+	Pending []question.Question
 }
 
 // GapStatus is one gap as Status reports it.
@@ -74,7 +79,7 @@ type DecisionStatus struct {
 type Status struct {
 	SessionID string
 	Round     int
-	Phase     Phase
+	Phase     state.Phase
 	Outcome   OutcomeStatus
 	Reason    string
 	Gaps      []GapStatus
@@ -87,24 +92,24 @@ type Status struct {
 	Conflicts []conflict.Conflict
 	// Rollbacks are the session's rollbacks, oldest first.
 	Rollbacks []rollback.Record
-	Pending   []Question
+	Pending   []question.Question
 	// Validation is the validation log: one entry per tier an attempt
 	// passed or failed, oldest first (what status.md shows).
-	Validation []ValidationRecord
+	Validation []render.ValidationRecord
 	// Normalized counts, per role and kind, the quirks of form the
 	// session's answers were read through (DESIGN §18).
-	Normalized []NormalizedCount
-	Usage      Usage
+	Normalized []render.NormalizedCount
+	Usage      llm.Usage
 	Calls      int
 	// Responses counts each role's responses so far (transport failures
 	// excluded); a resumed replay or recording continues after them.
-	Responses map[RoleName]int
+	Responses map[llm.RoleName]int
 	// Settings are the session's settings (thresholds, limits, rollback
 	// mode, the backend it was started with), as stored with it.
 	Settings  Settings
 	UpdatedAt time.Time
-	// FinalSpec is the form of final_spec.md: FinalSpecIntegrated,
-	// FinalSpecAppendix, "pending" while the integration step runs, or ""
+	// FinalSpec is the form of final_spec.md: state.FinalSpecIntegrated,
+	// state.FinalSpecAppendix, "pending" while the integration step runs, or ""
 	// before the session ends. FinalSpecReason says why an appendix form
 	// was kept.
 	FinalSpec       string
@@ -112,5 +117,5 @@ type Status struct {
 	// Repairs are the values the session's Store found damaged and wrote
 	// again from its own log, oldest first: those the state records, then
 	// those the Store reports that a run has not recorded yet.
-	Repairs []Repair
+	Repairs []store.Repair
 }

@@ -4,6 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
+
+	"github.com/refine-spec/refine/internal/core/render"
+	"github.com/refine-spec/refine/internal/core/state"
+	"github.com/refine-spec/refine/llm"
 )
 
 // The session as Status reports it: built from the state at a durable
@@ -14,7 +18,7 @@ import (
 // change rarely (decoding them at every durable point was a twentieth
 // of a short session's time).
 type statusCache struct {
-	validation   ValidationCache
+	validation   render.ValidationCache
 	settingsRaw  []byte
 	settings     Settings
 	settingsRead bool
@@ -45,7 +49,7 @@ func (s *Engine) Status() Status {
 
 // StatusOf is the Status of a session's state as stored, with defaults
 // for the settings a session from before settings were stored lacks.
-func StatusOf(st *State, defaults Settings) Status { return statusOf(st, nil, defaults) }
+func StatusOf(st *state.State, defaults Settings) Status { return statusOf(st, nil, defaults) }
 
 // cloneOrNil copies xs, or returns nil if it is empty: an empty list in
 // the session's memory and a missing one in its stored state are the same
@@ -57,19 +61,19 @@ func cloneOrNil[T any](xs []T) []T {
 	return slices.Clone(xs)
 }
 
-func statusOf(s *State, c *statusCache, defaults Settings) Status {
+func statusOf(s *state.State, c *statusCache, defaults Settings) Status {
 	st := Status{
 		SessionID: s.SessionID,
 		Round:     s.Round,
 		Reason:    s.OutcomeReason,
 		Usage:     s.Usage.Total,
 		Calls:     s.Usage.Calls,
-		Responses: map[RoleName]int{},
+		Responses: map[llm.RoleName]int{},
 		UpdatedAt: s.UpdatedAt,
 	}
 	st.Pending = cloneOrNil(s.Pending)
 	for r, n := range s.Usage.Responses {
-		st.Responses[RoleName(r)] = n
+		st.Responses[llm.RoleName(r)] = n
 	}
 	st.Settings = c.settingsOf(s.Settings, defaults)
 	st.FinalSpec, st.FinalSpecReason = FinalSpecStatus(s) // integrate.go
@@ -98,9 +102,9 @@ func statusOf(s *State, c *statusCache, defaults Settings) Status {
 	if c != nil {
 		st.Validation = c.validation.Records(s)
 	} else {
-		st.Validation = ValidationRecords(s.ValidationRows(0, 0))
+		st.Validation = render.ValidationRecords(render.ValidationRows(s, 0, 0))
 	}
-	st.Normalized = s.NormalizedCounts()
+	st.Normalized = render.NormalizedCounts(s)
 	st.Repairs = cloneOrNil(s.Repairs)
 	st.Conflicts = cloneOrNil(s.Conflicts)
 	st.Rollbacks = cloneOrNil(s.Rollbacks.Records)

@@ -7,7 +7,9 @@ import (
 	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/convergence"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/internal/rollbacktext"
+	"github.com/refine-spec/refine/question"
 	"github.com/refine-spec/refine/rollback"
 	"github.com/refine-spec/refine/validate"
 )
@@ -35,7 +37,7 @@ func TestDecideEarlyTermination(t *testing.T) {
 }
 
 func TestEarlyTerminationQuestionDefault(t *testing.T) {
-	st := &State{Round: 4, Ledger: decideLedger(t, map[gap.ID]gap.State{"GAP-FLOW-001": gap.Open})}
+	st := &state.State{Round: 4, Ledger: decideLedger(t, map[gap.ID]gap.State{"GAP-FLOW-001": gap.Open})}
 	converging := EarlyTerminationQuestion(st, 10, true)
 	if converging.ID != "r4-early-termination" || converging.Default != convergence.KeyContinue {
 		t.Errorf("converging: ID %q default %q, want r4-early-termination and continue", converging.ID, converging.Default)
@@ -83,7 +85,7 @@ func TestDecideDivergence(t *testing.T) {
 }
 
 func TestApplyDivergenceDefers(t *testing.T) {
-	st := &State{Ledger: decideLedger(t, map[gap.ID]gap.State{"GAP-FLOW-001": gap.Open, "GAP-FLOW-002": gap.Accepted})}
+	st := &state.State{Ledger: decideLedger(t, map[gap.ID]gap.State{"GAP-FLOW-001": gap.Open, "GAP-FLOW-002": gap.Accepted})}
 	tr := Tracker(st, &Params{})
 	da := DivergenceAnswer{Defer: []gap.ID{"GAP-FLOW-001"}, Narrow: true, ResetStall: true, Choice: "stop"}
 	if err := ApplyDivergence(st, tr, 3, da, ticks()); err != nil {
@@ -106,18 +108,18 @@ func TestLastReviewApproved(t *testing.T) {
 	oneGap := decideLedger(t, map[gap.ID]gap.State{"GAP-FLOW-001": gap.Open})
 	tests := []struct {
 		name   string
-		rounds []RoundRecord
+		rounds []state.RoundRecord
 		ledger gap.Ledger
 		want   bool
 	}{
-		{"last verdict approve", []RoundRecord{{N: 1, Verdict: string(validate.Revise)}, {N: 2, Verdict: string(validate.Approve)}}, oneGap, true},
-		{"last verdict revise", []RoundRecord{{N: 1, Verdict: string(validate.Approve)}, {N: 2, Verdict: string(validate.Revise)}}, oneGap, false},
-		{"skipped review keeps the earlier verdict", []RoundRecord{{N: 1, Verdict: string(validate.Approve)}, {N: 2}}, oneGap, true},
+		{"last verdict approve", []state.RoundRecord{{N: 1, Verdict: string(validate.Revise)}, {N: 2, Verdict: string(validate.Approve)}}, oneGap, true},
+		{"last verdict revise", []state.RoundRecord{{N: 1, Verdict: string(validate.Approve)}, {N: 2, Verdict: string(validate.Revise)}}, oneGap, false},
+		{"skipped review keeps the earlier verdict", []state.RoundRecord{{N: 1, Verdict: string(validate.Approve)}, {N: 2}}, oneGap, true},
 		{"never reviewed, gaps", nil, oneGap, false},
 		{"never reviewed, no gap", nil, gap.Ledger{}, true},
 	}
 	for _, tt := range tests {
-		st := &State{Rounds: tt.rounds, Ledger: tt.ledger}
+		st := &state.State{Rounds: tt.rounds, Ledger: tt.ledger}
 		if got := LastReviewApproved(st); got != tt.want {
 			t.Errorf("%s: lastReviewApproved = %v, want %v", tt.name, got, tt.want)
 		}
@@ -125,9 +127,9 @@ func TestLastReviewApproved(t *testing.T) {
 }
 
 func TestPlanReviewGaps(t *testing.T) {
-	st := &State{
+	st := &state.State{
 		Ledger: decideLedger(t, map[gap.ID]gap.State{"GAP-REVIEW-002": gap.Open, "GAP-FLOW-007": gap.Open}),
-		Issues: []IssueRecord{
+		Issues: []conflict.Issue{
 			{ID: "ISSUE-R3-001", Round: 3, Severity: gap.Critical, Summary: "Retries\nare unbounded"},
 			{ID: "ISSUE-R3-002", Round: 3, Severity: gap.High, Gap: "GAP-FLOW-007", Summary: "names a gap"},
 			{ID: "ISSUE-R3-003", Round: 3, Severity: gap.Medium, Summary: "too low"},
@@ -161,25 +163,25 @@ func TestPlanReviewGaps(t *testing.T) {
 func TestRecordRetryOutcome(t *testing.T) {
 	tests := []struct {
 		name      string
-		status    RoleStatus
+		status    state.RoleStatus
 		split     bool
 		outcome   string
 		auto      string
 		succeeded bool
 	}{
-		{"accepted", RoleAccepted, false, "Retry successful", "Successful on retry", true},
-		{"accepted after a split", RoleAccepted, true, "Proceeded with split gaps", "Successful on retry", true},
-		{"skipped", RoleSkipped, false, "Retry failed (SKIP)", "Failed on retry", false},
+		{"accepted", state.RoleAccepted, false, "Retry successful", "Successful on retry", true},
+		{"accepted after a split", state.RoleAccepted, true, "Proceeded with split gaps", "Successful on retry", true},
+		{"skipped", state.RoleSkipped, false, "Retry failed (SKIP)", "Failed on retry", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			st := &State{AutoRetries: []rollbacktext.AutoRetry{{Round: 2}, {Round: 1}}}
+			st := &state.State{AutoRetries: []rollbacktext.AutoRetry{{Round: 2}, {Round: 1}}}
 			rec := rollback.Record{Round: 2}
 			if tt.split {
 				rec.Split = &rollback.SplitRecord{}
 			}
 			st.Rollbacks.Records = []rollback.Record{rec, {Round: 2, Outcome: "Retry failed (earlier)"}, {Round: 3}}
-			RecordRetryOutcome(st, &RoundState{N: 2, Engineer: RolePhase{Status: tt.status}})
+			RecordRetryOutcome(st, &state.RoundState{N: 2, Engineer: state.RolePhase{Status: tt.status}})
 			r := st.Rollbacks.Records
 			if r[0].Outcome != tt.outcome || r[0].Succeeded != tt.succeeded {
 				t.Errorf("record = %q/%v, want %q/%v", r[0].Outcome, r[0].Succeeded, tt.outcome, tt.succeeded)
@@ -209,7 +211,7 @@ func TestChoiceBetweenRounds(t *testing.T) {
 }
 
 func TestBlockedWithoutDecisions(t *testing.T) {
-	st := &State{Round: 4}
+	st := &state.State{Round: 4}
 	err := BlockedWithoutDecisions(st)
 	if err == nil || err.Error() != "round 5: every open gap is BLOCKED and no conflict is pending: unblock a gap or abandon the session" {
 		t.Errorf("no conflict pending: err = %v", err)
@@ -221,16 +223,16 @@ func TestBlockedWithoutDecisions(t *testing.T) {
 }
 
 func TestDropPendingAtEnd(t *testing.T) {
-	cleanup := Question{ID: "archive-cleanup", Kind: KindRollback, Title: "ARCHIVE CLEANUP"}
-	st := &State{
-		Pending: []Question{{ID: "r3-engineer-escalation-1", Kind: KindEscalation}, cleanup, {ID: "r3-divergence", Kind: KindDivergence}},
-		Answers: map[string]Answer{"r3-divergence": {Key: "stop"}, "archive-cleanup": {Key: "1"}, "elsewhere": {Key: "2"}},
+	cleanup := question.Question{ID: "archive-cleanup", Kind: question.KindRollback, Title: "ARCHIVE CLEANUP"}
+	st := &state.State{
+		Pending: []question.Question{{ID: "r3-engineer-escalation-1", Kind: question.KindEscalation}, cleanup, {ID: "r3-divergence", Kind: question.KindDivergence}},
+		Answers: map[string]question.Answer{"r3-divergence": {Key: "stop"}, "archive-cleanup": {Key: "1"}, "elsewhere": {Key: "2"}},
 	}
 	DropPendingAtEnd(st)
-	if diff := cmp.Diff([]Question{cleanup}, st.Pending); diff != "" {
+	if diff := cmp.Diff([]question.Question{cleanup}, st.Pending); diff != "" {
 		t.Errorf("pending (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(map[string]Answer{"archive-cleanup": {Key: "1"}, "elsewhere": {Key: "2"}}, st.Answers); diff != "" {
+	if diff := cmp.Diff(map[string]question.Answer{"archive-cleanup": {Key: "1"}, "elsewhere": {Key: "2"}}, st.Answers); diff != "" {
 		t.Errorf("answers (-want +got):\n%s", diff)
 	}
 }

@@ -1,29 +1,33 @@
-package core
+package render
 
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/refine-spec/refine/convergence"
+	"github.com/refine-spec/refine/internal/core/state"
+	"github.com/refine-spec/refine/store"
 )
 
-// summaryOp returns the summary record (SummaryKey) of the session whose
+// SummaryOp returns the summary record (SummaryKey) of the session whose
 // state is st, committed with every durable point so that a Backend lists
 // sessions (round, outcome, open gaps by severity, pending questions,
 // last activity) without reading their state.
-func summaryOp(st *State) Op {
+func SummaryOp(st *state.State) store.Op {
 	b, _ := json.Marshal(summaryOf(st)) // plain data: cannot fail
-	return Put(SummaryKey, b)
+	return store.Put(store.SummaryKey, b)
 }
 
 // summaryOf is the SessionSummary of the session whose state is st.
-func summaryOf(st *State) SessionSummary {
-	sum := SessionSummary{Round: st.Round, Outcome: st.Outcome, Pending: len(st.Pending), Created: st.CreatedAt, Updated: st.UpdatedAt,
+func summaryOf(st *state.State) store.SessionSummary {
+	sum := store.SessionSummary{Round: st.Round, Outcome: st.Outcome, Pending: len(st.Pending), Created: st.CreatedAt, Updated: st.UpdatedAt,
 		OpenGaps: map[string]int{}}
 	switch {
 	case st.Outcome.Terminal(): // kept while a question waits (statusOutcome)
 	case len(st.Pending) > 0:
-		sum.Outcome = StatusPaused
+		sum.Outcome = convergence.Paused
 	case sum.Outcome == "":
-		sum.Outcome = StatusRunning
+		sum.Outcome = convergence.Running
 	}
 	for _, g := range st.Ledger.Open() {
 		sum.OpenGaps[g.Severity.String()]++

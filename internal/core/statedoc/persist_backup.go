@@ -1,4 +1,4 @@
-package core
+package statedoc
 
 import (
 	"bytes"
@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/refine-spec/refine/internal/core/state"
+	"github.com/refine-spec/refine/store"
 )
 
 // State backups that refer to the journal (see persist.go): what a round's
@@ -25,8 +28,8 @@ type backupRef struct {
 
 // StateBackupOps returns the state backup of round n, st as it is now: a
 // reference to a journal record holding it, written in the same commit.
-func (j *StateJournal) StateBackupOps(st *State, n int) ([]Op, error) {
-	var ops []Op
+func (j *StateJournal) StateBackupOps(st *state.State, n int) ([]store.Op, error) {
+	var ops []store.Op
 	if op, ok, err := j.record(st); err != nil {
 		return nil, err
 	} else if ok {
@@ -38,14 +41,14 @@ func (j *StateJournal) StateBackupOps(st *State, n int) ([]Op, error) {
 		// refine): make this position a snapshot at the next commit, and
 		// the backup its whole state.
 		// record has just encoded the state.
-		return append(ops, Put(BackupKeyState(n), SealDoc(j.Ver.Bytes()))), nil
+		return append(ops, store.Put(state.BackupKeyState(n), SealDoc(j.Ver.Bytes()))), nil
 	}
 	var ref backupRef
-	ref.Schema = SchemaVersion
+	ref.Schema = state.SchemaVersion
 	ref.BackupRef.Round, ref.BackupRef.JournalSeq = n, j.Seq
 	b, _ := json.Marshal(ref)
 	j.newSegment() // the round about to start gets a segment of its own
-	return append(ops, Put(BackupKeyState(n), SealDoc(b))), nil
+	return append(ops, store.Put(state.BackupKeyState(n), SealDoc(b))), nil
 }
 
 // keptBases returns the snapshots among bases that the state backups
@@ -91,14 +94,14 @@ func backupSeqs(v StoreView) ([]int64, error) {
 		return nil, fmt.Errorf("list backups: %w", err)
 	}
 	for _, op := range v.Pending {
-		if strings.HasPrefix(op.Key, "state_backup_round_") && op.Kind != OpDelete && !slices.Contains(keys, op.Key) {
+		if strings.HasPrefix(op.Key, "state_backup_round_") && op.Kind != store.OpDelete && !slices.Contains(keys, op.Key) {
 			keys = append(keys, op.Key)
 		}
 	}
 	var seqs []int64
 	for _, k := range keys {
-		b, err := v.get(k)
-		if errors.Is(err, ErrNotFound) {
+		b, err := v.Get(k)
+		if errors.Is(err, store.ErrNotFound) {
 			continue
 		}
 		if err != nil {
@@ -128,11 +131,11 @@ func ParseBackupRef(b []byte) (backupRef, bool) {
 // backup refers to the journal and is rebuilt from the newest snapshot at
 // or before it.
 func ReadStateBackup(v StoreView, n int) ([]byte, error) {
-	b, err := v.get(BackupKeyState(n))
+	b, err := v.Get(state.BackupKeyState(n))
 	if err != nil {
 		return nil, err
 	}
-	return ResolveBackup(v.Store, BackupKeyState(n), b)
+	return ResolveBackup(v.Store, state.BackupKeyState(n), b)
 }
 
 // ResolveBackup turns a state backup's content, read from key in store,
@@ -140,7 +143,7 @@ func ReadStateBackup(v StoreView, n int) ([]byte, error) {
 // one already; a later backup is verified (checksum.go) and, when it
 // refers to the journal, rebuilt from the newest snapshot at or before its
 // journal position.
-func ResolveBackup(store view, key string, b []byte) ([]byte, error) {
+func ResolveBackup(sv view, key string, b []byte) ([]byte, error) {
 	b, _, err := OpenDoc(key, b)
 	if err != nil {
 		return nil, err
@@ -150,18 +153,18 @@ func ResolveBackup(store view, key string, b []byte) ([]byte, error) {
 		return append(b, '\n'), nil
 	}
 	want := ref.BackupRef.JournalSeq
-	bases, err := SnapshotBases(store)
+	bases, err := SnapshotBases(sv)
 	if err != nil {
 		return nil, err
 	}
-	base, err := NewestComplete(store, bases, want)
+	base, err := NewestComplete(sv, bases, want)
 	if err != nil {
 		return nil, err
 	}
 	if base == nil {
-		return nil, fmt.Errorf("%w: no snapshot at or before journal record %d for the backup of round %d", ErrCorrupt, want, ref.BackupRef.Round)
+		return nil, fmt.Errorf("%w: no snapshot at or before journal record %d for the backup of round %d", store.ErrCorrupt, want, ref.BackupRef.Round)
 	}
-	doc, _, _, err := Replay(store, base.Plain, want)
+	doc, _, _, err := Replay(sv, base.Plain, want)
 	if err != nil {
 		return nil, fmt.Errorf("rebuild the backup of round %d: %w", ref.BackupRef.Round, err)
 	}

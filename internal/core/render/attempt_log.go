@@ -1,57 +1,13 @@
-package core
+package render
 
 import (
 	"cmp"
 	"fmt"
 	"slices"
-	"time"
 
+	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/validate"
 )
-
-// AttemptFact is what one attempt came to, recorded once when it is
-// settled and never edited: status.md's validation log and retry details,
-// its validation summary and Status.Validation are all derived from these
-// facts when rendered.
-type AttemptFact struct {
-	Round int       `json:"round"`
-	Role  RoleName  `json:"role"`
-	Part  string    `json:"part,omitempty"`
-	N     int       `json:"n"`
-	At    time.Time `json:"at"`
-	// Success, with the content check's summary ("2 gaps addressed").
-	Success bool   `json:"success,omitempty"`
-	Summary string `json:"summary,omitempty"`
-	// A failure: its tier, its type and its one-line message.
-	Tier        string               `json:"tier,omitempty"`
-	FailureType validate.FailureType `json:"failure_type,omitempty"`
-	Message     string               `json:"message,omitempty"`
-	// Retry is the retry a failure led to; nil when the budget was spent.
-	Retry *retryFact `json:"retry,omitempty"`
-	// Normalized are the quirks the answer's reading mapped onto the
-	// canonical form (DESIGN §18), counted per role in status.
-	Normalized []NormalizedQuirk `json:"normalized,omitempty"`
-}
-
-// retryFact is how the retry after a failure was built.
-type retryFact struct {
-	Modification string `json:"modification"`
-	Example      string `json:"example"`
-}
-
-// TierEscalation is the Tier of the validation log row that records a
-// role's spent retry budget (MAX_RETRIES_EXHAUSTED); it is no attempt.
-const TierEscalation = "Escalation"
-
-// warningFact is a validation warning on a role's accepted output, logged
-// when the round converges.
-type warningFact struct {
-	Round   int       `json:"round"`
-	Role    RoleName  `json:"role"`
-	Attempt int       `json:"attempt"`
-	At      time.Time `json:"at"`
-	Message string    `json:"message"`
-}
 
 // ValidationRows returns the validation log's rows of rounds from to to
 // (0: no bound): a session's legacy rows (written before attempt facts),
@@ -59,25 +15,25 @@ type warningFact struct {
 // warnings, then the warnings of rounds without attempt facts. It is
 // linear in the facts, warnings and legacy rows: a long session builds
 // these rows at every durable point.
-func (st *State) ValidationRows(from, to int) []ValidationEntry {
+func ValidationRows(st *state.State, from, to int) []state.ValidationEntry {
 	in := func(round int) bool { return round >= from && (to == 0 || round <= to) }
-	var rows []ValidationEntry
+	var rows []state.ValidationEntry
 	for _, v := range st.LegacyValidation {
 		if in(v.Round) {
 			rows = append(rows, v)
 		}
 	}
-	rows = st.factRows(rows, st.factsIn(from, to, in), in)
-	return st.orphanWarnings(rows, in)
+	rows = factRows(st, rows, factsIn(st, from, to, in), in)
+	return orphanWarnings(st, rows, in)
 }
 
 // factRound orders attempt facts by round, as the engine records them.
-func factRound(f AttemptFact, round int) int { return cmp.Compare(f.Round, round) }
+func factRound(f state.AttemptFact, round int) int { return cmp.Compare(f.Round, round) }
 
 // factsInOrder reports whether the attempt log is in round order, as the
 // engine writes it (an edited state.json may not be).
-func (st *State) factsInOrder() bool {
-	return slices.IsSortedFunc(st.AttemptLog, func(a, b AttemptFact) int { return cmp.Compare(a.Round, b.Round) })
+func factsInOrder(st *state.State) bool {
+	return slices.IsSortedFunc(st.AttemptLog, func(a, b state.AttemptFact) int { return cmp.Compare(a.Round, b.Round) })
 }
 
 // factsIn returns the attempt facts of rounds from to to (0: no bound),
@@ -85,10 +41,10 @@ func (st *State) factsInOrder() bool {
 // by binary search (a long session's status.md shows its recent rounds at
 // every durable point, and copying the whole log to filter it grew with
 // the session), else a filtered copy.
-func (st *State) factsIn(from, to int, in func(round int) bool) []AttemptFact {
+func factsIn(st *state.State, from, to int, in func(round int) bool) []state.AttemptFact {
 	log := st.AttemptLog
-	if !st.factsInOrder() {
-		return slices.DeleteFunc(slices.Clone(log), func(f AttemptFact) bool { return !in(f.Round) })
+	if !factsInOrder(st) {
+		return slices.DeleteFunc(slices.Clone(log), func(f state.AttemptFact) bool { return !in(f.Round) })
 	}
 	lo, _ := slices.BinarySearchFunc(log, from, factRound)
 	hi := len(log)
@@ -101,8 +57,8 @@ func (st *State) factsIn(from, to int, in func(round int) bool) []AttemptFact {
 
 // factRows appends the rows of facts, each round's followed by its
 // warnings (those in range).
-func (st *State) factRows(rows []ValidationEntry, facts []AttemptFact, in func(round int) bool) []ValidationEntry {
-	byRound := map[int][]warningFact{}
+func factRows(st *state.State, rows []state.ValidationEntry, facts []state.AttemptFact, in func(round int) bool) []state.ValidationEntry {
+	byRound := map[int][]state.WarningFact{}
 	for _, w := range st.Warnings {
 		if in(w.Round) {
 			byRound[w.Round] = append(byRound[w.Round], w)
@@ -110,7 +66,7 @@ func (st *State) factRows(rows []ValidationEntry, facts []AttemptFact, in func(r
 	}
 	warnings := func(round int) {
 		for _, w := range byRound[round] {
-			rows = append(rows, w.row())
+			rows = append(rows, warningRow(w))
 		}
 	}
 	round := 0
@@ -119,7 +75,7 @@ func (st *State) factRows(rows []ValidationEntry, facts []AttemptFact, in func(r
 			warnings(round)
 			round = f.Round
 		}
-		base := ValidationEntry{Round: f.Round, At: f.At, Role: f.Role, Part: f.Part, Attempt: f.N}
+		base := state.ValidationEntry{Round: f.Round, At: f.At, Role: f.Role, Part: f.Part, Attempt: f.N}
 		if f.Success {
 			structure, content := base, base
 			structure.Tier, structure.Result, structure.Message = "Structure", "PASS", "-"
@@ -134,8 +90,8 @@ func (st *State) factRows(rows []ValidationEntry, facts []AttemptFact, in func(r
 			// The budget is spent: FLOW-001 §5 logs MAX_RETRIES_EXHAUSTED
 			// and escalates (FLOW-004).
 			spent := base
-			spent.Tier, spent.Result, spent.FailureType = TierEscalation, "FAIL", validate.MaxRetriesExhausted
-			spent.Message = fmt.Sprintf("%s: %s after %d attempt%s; escalated", validate.MaxRetriesExhausted, f.FailureType, f.N, plural(f.N))
+			spent.Tier, spent.Result, spent.FailureType = state.TierEscalation, "FAIL", validate.MaxRetriesExhausted
+			spent.Message = fmt.Sprintf("%s: %s after %d attempt%s; escalated", validate.MaxRetriesExhausted, f.FailureType, f.N, Plural(f.N))
 			rows = append(rows, spent)
 		}
 	}
@@ -145,14 +101,14 @@ func (st *State) factRows(rows []ValidationEntry, facts []AttemptFact, in func(r
 
 // orphanWarnings appends the warnings (in range) of rounds with no
 // attempt facts (a legacy round).
-func (st *State) orphanWarnings(rows []ValidationEntry, in func(round int) bool) []ValidationEntry {
-	return st.orphans(rows, in, st.factsInOrder())
+func orphanWarnings(st *state.State, rows []state.ValidationEntry, in func(round int) bool) []state.ValidationEntry {
+	return orphans(st, rows, in, factsInOrder(st))
 }
 
 // orphans is orphanWarnings, told whether the attempt log is in round
 // order: such a log is searched rather than indexed in a map (this runs
 // at every durable point, and the map grew with the session).
-func (st *State) orphans(rows []ValidationEntry, in func(round int) bool, inOrder bool) []ValidationEntry {
+func orphans(st *state.State, rows []state.ValidationEntry, in func(round int) bool, inOrder bool) []state.ValidationEntry {
 	var withFacts func(round int) bool
 	if inOrder {
 		withFacts = func(round int) bool {
@@ -168,15 +124,15 @@ func (st *State) orphans(rows []ValidationEntry, in func(round int) bool, inOrde
 	}
 	for _, w := range st.Warnings {
 		if in(w.Round) && !withFacts(w.Round) {
-			rows = append(rows, w.row())
+			rows = append(rows, warningRow(w))
 		}
 	}
 	return rows
 }
 
 // row is the warning's validation log row.
-func (w warningFact) row() ValidationEntry {
-	return ValidationEntry{Round: w.Round, At: w.At, Role: w.Role, Attempt: w.Attempt, Tier: "Warning", Result: resultWarn, Message: w.Message}
+func warningRow(w state.WarningFact) state.ValidationEntry {
+	return state.ValidationEntry{Round: w.Round, At: w.At, Role: w.Role, Attempt: w.Attempt, Tier: "Warning", Result: resultWarn, Message: w.Message}
 }
 
 // ValidationCache holds the validation records of a state's ended rounds,
@@ -186,7 +142,7 @@ type ValidationCache struct {
 	// Check makes each call check the cached records against records
 	// built whole (Options.SelfCheck).
 	Check bool
-	st    *State
+	st    *state.State
 	round int // the records are those of the rounds before round
 	facts int // taken from AttemptLog[:facts], which is in round order
 	recs  []ValidationRecord
@@ -200,8 +156,8 @@ type ValidationCache struct {
 // in the cache's spare capacity (copying every ended round's records at
 // each durable point grew with the session). The caller copies them
 // (Session.publish clones the Status).
-func (c *ValidationCache) Records(st *State) []ValidationRecord {
-	whole := func() []ValidationRecord { return ValidationRecords(st.ValidationRows(0, 0)) }
+func (c *ValidationCache) Records(st *state.State) []ValidationRecord {
+	whole := func() []ValidationRecord { return ValidationRecords(ValidationRows(st, 0, 0)) }
 	if len(st.LegacyValidation) > 0 {
 		return whole() // an old session's: no blocks to reuse
 	}
@@ -210,7 +166,7 @@ func (c *ValidationCache) Records(st *State) []ValidationRecord {
 	}
 	// The facts before c.facts were in round order when cached and have
 	// not changed since: only the rest needs checking.
-	if !slices.IsSortedFunc(st.AttemptLog[max(c.facts-1, 0):], func(a, b AttemptFact) int { return cmp.Compare(a.Round, b.Round) }) {
+	if !slices.IsSortedFunc(st.AttemptLog[max(c.facts-1, 0):], func(a, b state.AttemptFact) int { return cmp.Compare(a.Round, b.Round) }) {
 		return whole() // an unordered log: no blocks to reuse
 	}
 	all := func(int) bool { return true }
@@ -220,12 +176,12 @@ func (c *ValidationCache) Records(st *State) []ValidationRecord {
 			n++
 		}
 		before := func(r int) bool { return r >= c.round && r < st.Round }
-		c.recs = append(c.recs, ValidationRecords(st.factRows(nil, st.AttemptLog[c.facts:n], before))...)
+		c.recs = append(c.recs, ValidationRecords(factRows(st, nil, st.AttemptLog[c.facts:n], before))...)
 		c.facts, c.round = n, st.Round
 	}
 	from := c.round
-	out := append(c.recs, ValidationRecords(st.factRows(nil, st.AttemptLog[c.facts:], func(r int) bool { return r >= from }))...)
-	out = append(out, ValidationRecords(st.orphans(nil, all, true))...)
+	out := append(c.recs, ValidationRecords(factRows(st, nil, st.AttemptLog[c.facts:], func(r int) bool { return r >= from }))...)
+	out = append(out, ValidationRecords(orphans(st, nil, all, true))...)
 	c.recs = out[:len(c.recs)] // the same records, in out's array when it grew
 	if c.Check {
 		if want := whole(); !slices.Equal(out, want) {
@@ -235,12 +191,12 @@ func (c *ValidationCache) Records(st *State) []ValidationRecord {
 	return out
 }
 
-// retryRows returns the retry details: legacy ones, then one per failure
+// RetryRows returns the retry details: legacy ones, then one per failure
 // of round from or later that led to a retry, its outcome read from the
 // attempt that followed.
-func (st *State) retryRows(from int) []retryDetail {
+func RetryRows(st *state.State, from int) []state.RetryDetail {
 	rows := slices.Clone(st.LegacyRetries)
-	facts := st.factsIn(from, 0, func(round int) bool { return round >= from })
+	facts := factsIn(st, from, 0, func(round int) bool { return round >= from })
 	for i, f := range facts {
 		if f.Retry == nil {
 			continue
@@ -255,34 +211,34 @@ func (st *State) retryRows(from int) []retryDetail {
 				break
 			}
 		}
-		rows = append(rows, retryDetail{Round: f.Round, Role: f.Role, Part: f.Part, Retry: f.N, At: f.At, FailureType: f.FailureType,
+		rows = append(rows, state.RetryDetail{Round: f.Round, Role: f.Role, Part: f.Part, Retry: f.N, At: f.At, FailureType: f.FailureType,
 			Modification: f.Retry.Modification, Example: f.Retry.Example, Outcome: outcome})
 	}
 	return rows
 }
 
-// errorRows returns the rows of status.md's error tables: those the
+// ErrorRows returns the rows of status.md's error tables: those the
 // attempt facts give (a failure and what followed it, a success on retry)
 // and the logged events (transport retries, disagreement logs, execution
 // errors), in time order.
-func (st *State) errorRows() []errorEntry {
-	var rows []errorEntry
+func ErrorRows(st *state.State) []state.ErrorEntry {
+	var rows []state.ErrorEntry
 	for _, f := range st.AttemptLog {
 		switch {
 		case f.Success && f.N > 1:
-			rows = append(rows, errorEntry{Round: f.Round, At: f.At, Role: f.Role.Title(), Event: "Retry success", Details: fmt.Sprintf("Valid output on attempt %d", f.N)})
+			rows = append(rows, state.ErrorEntry{Round: f.Round, At: f.At, Role: f.Role.Title(), Event: "Retry success", Details: fmt.Sprintf("Valid output on attempt %d", f.N)})
 		case !f.Success:
 			details := "Retries exhausted: escalating"
 			if f.Retry != nil {
 				details = fmt.Sprintf("Retry %d initiated", f.N)
 			}
-			rows = append(rows, errorEntry{Round: f.Round, At: f.At, Role: f.Role.Title(), Event: string(f.FailureType), Details: details})
+			rows = append(rows, state.ErrorEntry{Round: f.Round, At: f.At, Role: f.Role.Title(), Event: string(f.FailureType), Details: details})
 		}
 	}
 	for _, e := range st.Logged {
-		rows = append(rows, e.row())
+		rows = append(rows, loggedRow(e))
 	}
 	rows = append(rows, st.LegacyErrors...)
-	slices.SortStableFunc(rows, func(a, b errorEntry) int { return a.At.Compare(b.At) })
+	slices.SortStableFunc(rows, func(a, b state.ErrorEntry) int { return a.At.Compare(b.At) })
 	return rows
 }

@@ -1,15 +1,16 @@
-package core
+package render
 
 import (
 	"fmt"
 	"strings"
 
 	"github.com/refine-spec/refine/conflict"
+	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/internal/rollbacktext"
 )
 
-// renderDecisions renders decisions.md from state.
-func renderDecisions(st *State) string {
+// Decisions renders decisions.md from state.
+func Decisions(st *state.State) string {
 	var b strings.Builder
 	b.WriteString("# Decisions\n\nDecisions recorded during this session. Later prompts carry them; they are not re-argued.\n")
 	if len(st.Decisions) == 0 && len(st.ConflictDecisions) == 0 {
@@ -35,7 +36,7 @@ func renderDecisions(st *State) string {
 
 // writeDecisionRecords writes the answered questions' decisions under a
 // heading per round.
-func writeDecisionRecords(b *strings.Builder, decisions []DecisionRecord) {
+func writeDecisionRecords(b *strings.Builder, decisions []state.DecisionRecord) {
 	round := -1
 	for _, d := range decisions {
 		if d.Round != round {
@@ -46,7 +47,7 @@ func writeDecisionRecords(b *strings.Builder, decisions []DecisionRecord) {
 		if d.Issue != "" {
 			title = d.Issue + ": " + title
 		}
-		fmt.Fprintf(b, "\n### %s — %s\n\n**Decision ID:** %s\n**Date:** %s\n**Chosen Option:** %s\n**Decision:** %s\n", d.ID, title, d.ID, ts(d.At), d.Option, d.Decision)
+		fmt.Fprintf(b, "\n### %s — %s\n\n**Decision ID:** %s\n**Date:** %s\n**Chosen Option:** %s\n**Decision:** %s\n", d.ID, title, d.ID, Timestamp(d.At), d.Option, d.Decision)
 		if d.Text != "" {
 			fmt.Fprintf(b, "**User note:** %s\n", d.Text)
 		}

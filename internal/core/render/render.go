@@ -1,4 +1,4 @@
-package core
+package render
 
 import (
 	"fmt"
@@ -10,18 +10,34 @@ import (
 	"github.com/refine-spec/refine/convergence"
 	"github.com/refine-spec/refine/exemplar"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/internal/rollbacktext"
+	"github.com/refine-spec/refine/llm"
+	"github.com/refine-spec/refine/question"
 	"github.com/refine-spec/refine/rollback"
 )
 
-// ts formats a time as the spec's ISO 8601 UTC timestamp (round-09 §6).
-func ts(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05Z") }
+// Timestamp formats a time as the spec's ISO 8601 UTC timestamp (round-09 §6).
+func Timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05Z") }
 
-// renderStatus renders status.md from state: gaps, validation log, errors,
+// Setup is what status.md shows of a session's configuration besides
+// its state.
+type Setup struct {
+	// Settings are the session's settings as they stand, in the order
+	// shown (core.Settings.View).
+	Settings []SettingValue
+	// RollbackLimit is the session's effective rollback limit.
+	RollbackLimit int
+	// Models says which provider and model play each role
+	// ("Engineer: anthropic:claude-…"), for the roles the session knows.
+	Models []string
+}
+
+// Status renders status.md from state: gaps, validation log, errors,
 // and usage. It is a rendering only; nothing is parsed back from it. Of
 // the configuration it shows the session's settings (with their changes),
 // its effective rollback limit and the backend that plays each role.
-func renderStatus(st *State, p *Params) string {
+func Status(st *state.State, set Setup) string {
 	var b strings.Builder
 	recent := recentFrom(st)
 	writeStatusHeader(&b, st)
@@ -30,20 +46,20 @@ func renderStatus(st *State, p *Params) string {
 	writeRounds(&b, st.Rounds, recent)
 	writeConvergence(&b, st.Tracker, st.Round, recent)
 	writeValidationLogs(&b, st, recent)
-	writeNormalized(&b, st.NormalizedCounts())
-	writeErrors(&b, st.errorRows(), recent)
+	writeNormalized(&b, NormalizedCounts(st))
+	writeErrors(&b, ErrorRows(st), recent)
 	writeExampleLog(&b, st.ExampleLog, recent)
 	writeConflicts(&b, st.Conflicts)
-	writeRollbacks(&b, st, p.rollbackLimit())
-	renderIntegration(&b, st.Integration) // integrate_output.go
-	writeSettings(&b, p, st.SettingsLog)  // settings_view.go
-	renderUsage(&b, st.Usage, p.Backend)
+	writeRollbacks(&b, st, set.RollbackLimit)
+	renderIntegration(&b, st.Integration) // integration.go
+	writeSettings(&b, set.Settings, st.SettingsLog)
+	renderUsage(&b, st.Usage, set.Models)
 	return b.String()
 }
 
 // writeStatusHeader writes status.md's title and the session's round,
 // outcome, reason and last update.
-func writeStatusHeader(b *strings.Builder, st *State) {
+func writeStatusHeader(b *strings.Builder, st *state.State) {
 	fmt.Fprintf(b, "# Session Status\n\n")
 	fmt.Fprintf(b, "- **Session:** %s\n- **Round:** %d completed", st.SessionID, st.Round)
 	if st.Current != nil {
@@ -53,20 +69,20 @@ func writeStatusHeader(b *strings.Builder, st *State) {
 	if st.OutcomeReason != "" {
 		fmt.Fprintf(b, "- **Reason:** %s\n", st.OutcomeReason)
 	}
-	fmt.Fprintf(b, "- **Updated:** %s\n", ts(st.UpdatedAt))
+	fmt.Fprintf(b, "- **Updated:** %s\n", Timestamp(st.UpdatedAt))
 }
 
 // statusOutcome is status.md's outcome line: the session's outcome,
 // RUNNING while it has none, PAUSED while a question waits; a finished
 // session keeps its outcome and notes that a question waits (the
 // integration's, a rollback's dialog, the archive cleanup).
-func statusOutcome(st *State) string {
+func statusOutcome(st *state.State) string {
 	outcome := string(st.Outcome)
 	if outcome == "" {
 		outcome = "RUNNING"
 	}
 	switch {
-	case OnlyCleanupPending(st):
+	case st.OnlyCleanupPending():
 		outcome += " (the archive cleanup question waits for an answer)"
 	case len(st.Pending) > 0 && st.Outcome.Terminal():
 		outcome += " (a question waits for an answer)"
@@ -88,12 +104,12 @@ func writeGaps(b *strings.Builder, l *gap.Ledger) {
 		} else if g.Round > 0 {
 			since = fmt.Sprintf("round %d", g.Round)
 		}
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", g.ID, cell(g.Title), g.Severity, g.State, since)
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", g.ID, Cell(g.Title), g.Severity, g.State, since)
 	}
 }
 
 // writePending writes the "## Pending Questions", each whole.
-func writePending(b *strings.Builder, pending []Question) {
+func writePending(b *strings.Builder, pending []question.Question) {
 	if len(pending) == 0 {
 		return
 	}
@@ -105,7 +121,7 @@ func writePending(b *strings.Builder, pending []Question) {
 
 // writeRounds writes the note on the rounds left to their summaries and
 // the "## Rounds" table of the recent rounds.
-func writeRounds(b *strings.Builder, rounds []RoundRecord, recent int) {
+func writeRounds(b *strings.Builder, rounds []state.RoundRecord, recent int) {
 	if recent > 1 {
 		fmt.Fprintf(b, "\nRounds 1-%d are summarised in round_NNN/summary.md; the tables below show the last %d rounds.\n", recent-1, statusRecentRounds)
 	}
@@ -117,8 +133,8 @@ func writeRounds(b *strings.Builder, rounds []RoundRecord, recent int) {
 		if r.N < recent {
 			continue
 		}
-		fmt.Fprintf(b, "| %d | %s | %s | %s | %s | %s | %s | %s |\n", r.N, dash(joinIDs(r.Assigned)), r.Engineer, r.Reviewer, dash(r.Verdict),
-			dash(joinIDs(r.Accepted)), dash(joinIDs(append(append([]gap.ID{}, r.Revise...), r.Reopened...))), dash(joinIDs(r.NewGaps)))
+		fmt.Fprintf(b, "| %d | %s | %s | %s | %s | %s | %s | %s |\n", r.N, Dash(JoinIDs(r.Assigned)), r.Engineer, r.Reviewer, Dash(r.Verdict),
+			Dash(JoinIDs(r.Accepted)), Dash(JoinIDs(append(append([]gap.ID{}, r.Revise...), r.Reopened...))), Dash(JoinIDs(r.NewGaps)))
 	}
 }
 
@@ -150,13 +166,13 @@ func writeConflicts(b *strings.Builder, conflicts []conflict.Conflict) {
 	}
 	b.WriteString("\n## Conflicts\n\n| Issue | Type | Severity | Gap | Round | Status | Decision |\n|-------|------|----------|-----|-------|--------|----------|\n")
 	for _, c := range conflicts {
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %d | %s | %s |\n", c.IssueID, c.Type, c.Issue.Severity, dash(string(c.Issue.Gap)), c.Round, c.Status, dash(c.DecisionID))
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %d | %s | %s |\n", c.IssueID, c.Type, c.Issue.Severity, Dash(string(c.Issue.Gap)), c.Round, c.Status, Dash(c.DecisionID))
 	}
 }
 
 // writeRollbacks writes the automatic retries, the rollback notices and
 // the rollback history against the session's rollback limit.
-func writeRollbacks(b *strings.Builder, st *State, rollbackLimit int) {
+func writeRollbacks(b *strings.Builder, st *state.State, rollbackLimit int) {
 	for _, a := range st.AutoRetries {
 		b.WriteString("\n" + rollbacktext.AutoRetryBlock(a))
 	}
@@ -169,35 +185,24 @@ func writeRollbacks(b *strings.Builder, st *State, rollbackLimit int) {
 // renderUsage writes the "## Usage" table: tokens by role and in total,
 // with the prompt-cache columns once the backend reported cached tokens,
 // and which provider and model play each role when the session knows.
-func renderUsage(b *strings.Builder, u usageTotals, backend BackendInfo) {
+func renderUsage(b *strings.Builder, u state.UsageTotals, models []string) {
 	cached := u.Total.CachedPromptTokens > 0 || u.Total.CacheWriteTokens > 0
 	if cached {
 		b.WriteString("\n## Usage\n\n| Role | Prompt tokens | Cached (read) | Cache writes | Completion tokens |\n|------|---------------|---------------|--------------|-------------------|\n")
 	} else {
 		b.WriteString("\n## Usage\n\n| Role | Prompt tokens | Completion tokens |\n|------|---------------|-------------------|\n")
 	}
-	row := func(name string, v Usage) {
+	row := func(name string, v llm.Usage) {
 		if cached {
 			fmt.Fprintf(b, "| %s | %d | %d | %d | %d |\n", name, v.PromptTokens, v.CachedPromptTokens, v.CacheWriteTokens, v.CompletionTokens)
 		} else {
 			fmt.Fprintf(b, "| %s | %d | %d |\n", name, v.PromptTokens, v.CompletionTokens)
 		}
 	}
-	for _, r := range []RoleName{Engineer, Reviewer} {
+	for _, r := range []llm.RoleName{llm.Engineer, llm.Reviewer} {
 		row(r.Title(), u.ByRole[string(r)])
 	}
 	row(fmt.Sprintf("**Total** (%d calls)", u.Calls), u.Total)
-	var models []string
-	for _, r := range []RoleName{Engineer, Reviewer} {
-		rb := backend.Role(r)
-		label := rb.Kind
-		if rb.Model != "" {
-			label = strings.TrimPrefix(label+":"+rb.Model, ":")
-		}
-		if label != "" {
-			models = append(models, r.Title()+": "+label)
-		}
-	}
 	if len(models) > 0 {
 		b.WriteString("\nModels: " + strings.Join(models, "; ") + "\n")
 	}
@@ -210,7 +215,7 @@ func renderUsage(b *strings.Builder, u usageTotals, backend BackendInfo) {
 const statusRecentRounds = 5
 
 // recentFrom returns the first round status.md's per-round tables show.
-func recentFrom(st *State) int {
+func recentFrom(st *state.State) int {
 	last := st.Round
 	if st.Current != nil {
 		last = st.Current.N
@@ -238,16 +243,16 @@ func renderRollbackNotices(b *strings.Builder, recs []rollback.Record) {
 	}
 }
 
-// cell makes text safe for one markdown table cell.
-func cell(s string) string {
-	s = strings.ReplaceAll(oneLine(s), "|", "\\|")
+// Cell makes text safe for one markdown table cell.
+func Cell(s string) string {
+	s = strings.ReplaceAll(OneLine(s), "|", "\\|")
 	if s == "" {
 		return "-"
 	}
 	return s
 }
 
-func dash(s string) string {
+func Dash(s string) string {
 	if s == "" {
 		return "-"
 	}
@@ -271,7 +276,7 @@ func noProgressNote(rows []convergence.Row, round int) string {
 
 // renderQuestion writes a pending question whole: title, ID, body,
 // options with their effects, which need text, and the default.
-func renderQuestion(b *strings.Builder, q Question) {
+func renderQuestion(b *strings.Builder, q question.Question) {
 	fmt.Fprintf(b, "### %s (`%s`)\n\n", q.Title, q.ID)
 	if body := strings.TrimSpace(q.Body); body != "" {
 		b.WriteString("~~~text\n" + strings.ReplaceAll(body, "~~~", "~ ~ ~") + "\n~~~\n\n")

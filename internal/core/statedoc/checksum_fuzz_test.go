@@ -1,9 +1,11 @@
-package core
+package statedoc
 
 import (
 	"bytes"
 	"errors"
 	"testing"
+
+	"github.com/refine-spec/refine/store"
 )
 
 // FuzzOpenDoc: a sealed document opens to what was sealed; any bytes
@@ -27,7 +29,7 @@ func FuzzOpenDoc(f *testing.F) {
 		damaged[i/8] ^= 1 << (i % 8)
 		got, ok, err = OpenDoc(key, damaged)
 		switch {
-		case err != nil && !errors.Is(err, ErrCorrupt):
+		case err != nil && !errors.Is(err, store.ErrCorrupt):
 			t.Fatalf("flip %d: %v, want ErrCorrupt", i, err)
 		case err == nil && ok && !bytes.Equal(got, doc) && bytes.HasPrefix(damaged, []byte(SealPrefix)):
 			t.Fatalf("flip %d of %q opened to %q", i, sealed, got)

@@ -1,4 +1,4 @@
-package core
+package statedoc
 
 import (
 	"fmt"
@@ -6,7 +6,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/internal/journal"
+	"github.com/refine-spec/refine/store"
 )
 
 // How a session's state is stored.
@@ -82,7 +84,7 @@ type StateJournal struct {
 	Seq int64
 	// Since counts the record bytes written after the last snapshot.
 	Since int
-	// snapSeq, snapSize: the last snapshot's position and size.
+	// SnapSeq, snapSize: the last snapshot's position and size.
 	SnapSeq  int64
 	SnapSize int
 	// SnapshotNext forces a whole snapshot (state.json) at the next commit.
@@ -106,28 +108,29 @@ type StateJournal struct {
 	Appends bool
 }
 
-// NewJournal returns the journal of a session not stored yet, in store:
+// NewJournal returns the journal of a session not stored yet, in a Store
+// that takes appends when appends is set:
 // its first commit writes a whole snapshot.
-func NewJournal(caps StoreCaps) StateJournal { return StateJournal{Appends: caps.Appends} }
+func NewJournal(appends bool) StateJournal { return StateJournal{Appends: appends} }
 
 // StoreView is what the journal reads of the session's Store: the Store as
 // committed, and the writes the session has staged for the commit being
 // built (Session.pending), which the state backups are read with.
 type StoreView struct {
 	Store   view
-	Pending []Op
+	Pending []store.Op
 }
 
-// get reads key as the commit being built will leave it: the latest
+// Get reads key as the commit being built will leave it: the latest
 // staged write, else the Store (as Session.get does).
-func (v StoreView) get(key string) ([]byte, error) {
+func (v StoreView) Get(key string) ([]byte, error) {
 	for i := len(v.Pending) - 1; i >= 0; i-- {
 		if op := v.Pending[i]; op.Key == key {
 			switch op.Kind {
-			case OpDelete:
-				return nil, fmt.Errorf("get %s: %w", key, ErrNotFound)
-			case OpCopy:
-				return v.get(op.From)
+			case store.OpDelete:
+				return nil, fmt.Errorf("get %s: %w", key, store.ErrNotFound)
+			case store.OpCopy:
+				return v.Get(op.From)
 			}
 			return op.Value, nil
 		}
@@ -149,7 +152,7 @@ type bgSnapshot struct {
 // built, after staged (the rest of that commit): a whole snapshot when one
 // is due, else the record of what changed and the next chunk of a
 // background snapshot.
-func (j *StateJournal) CommitOps(v StoreView, st *State, staged []Op) ([]Op, error) {
+func (j *StateJournal) CommitOps(v StoreView, st *state.State, staged []store.Op) ([]store.Op, error) {
 	if j.snapshotDue() {
 		return j.snapshotOps(v, st)
 	}
@@ -158,29 +161,29 @@ func (j *StateJournal) CommitOps(v StoreView, st *State, staged []Op) ([]Op, err
 
 // record returns the record of what changed in st since the last record,
 // and advances the journal to st; ok is false when nothing did.
-func (j *StateJournal) record(st *State) (op Op, ok bool, err error) {
+func (j *StateJournal) record(st *state.State) (op store.Op, ok bool, err error) {
 	ver, err := EncodeState(st, &j.Hist)
 	if err != nil {
-		return Op{}, false, err
+		return store.Op{}, false, err
 	}
 	ops := journal.DiffVersions(j.Ver, ver)
 	if j.Hist.Check {
 		// The writer's splits (encodeLedger) spare the diff a scan; the
 		// operations must be those of the documents scanned.
 		if want := journal.Diff(j.Ver.Bytes(), ver.Bytes()); !slices.EqualFunc(ops, want, sameOp) {
-			return Op{}, false, fmt.Errorf("journal: the diff of the split state differs from the diff of its documents:\nsplit   %v\nscanned %v", ops, want)
+			return store.Op{}, false, fmt.Errorf("journal: the diff of the split state differs from the diff of its documents:\nsplit   %v\nscanned %v", ops, want)
 		}
 	}
 	if len(ops) == 0 {
 		// The same document: keep the new version all the same, as the
 		// next encoding writes over the buffers of the one before it.
 		j.Ver, j.Has = ver, true
-		return Op{}, false, nil
+		return store.Op{}, false, nil
 	}
 	j.Seq++
 	enc, err := journal.Record{Seq: j.Seq, Ops: ops}.Marshal()
 	if err != nil {
-		return Op{}, false, fmt.Errorf("encode journal record: %w", err)
+		return store.Op{}, false, fmt.Errorf("encode journal record: %w", err)
 	}
 	enc = append(enc, '\n')
 	j.Ver, j.Has = ver, true
@@ -193,10 +196,10 @@ func (j *StateJournal) record(st *State) (op Op, ok bool, err error) {
 	}
 	key := journalKey(j.segStart)
 	if j.Appends {
-		return Append(key, enc), true, nil
+		return store.Append(key, enc), true, nil
 	}
 	j.seg = append(j.seg, enc...)
-	return Put(key, slices.Clone(j.seg)), true, nil
+	return store.Put(key, slices.Clone(j.seg)), true, nil
 }
 
 // newSegment makes the next record start a new journal segment.
@@ -217,13 +220,13 @@ func (j *StateJournal) rotationDue() bool {
 // a background snapshot: one starts, frozen at this record, when a
 // rotation is due and none is being written. staged is the rest of the
 // commit: the records in it count towards the chunk's size.
-func (j *StateJournal) recordOps(v StoreView, st *State, staged []Op) ([]Op, error) {
+func (j *StateJournal) recordOps(v StoreView, st *state.State, staged []store.Op) ([]store.Op, error) {
 	start := j.bg == nil && j.rotationDue()
 	if start {
 		// The record is the snapshot's position, and says so.
 		st.JournalSeq = j.Seq + 1
 	}
-	var ops []Op
+	var ops []store.Op
 	op, ok, err := j.record(st)
 	if err != nil {
 		return nil, err
@@ -244,9 +247,9 @@ func (j *StateJournal) recordOps(v StoreView, st *State, staged []Op) ([]Op, err
 
 // recordBytes counts the bytes of the journal records among the ops of a
 // commit.
-func recordBytes(staged, ops []Op) int {
+func recordBytes(staged, ops []store.Op) int {
 	rec := 0
-	for _, list := range [][]Op{staged, ops} {
+	for _, list := range [][]store.Op{staged, ops} {
 		for _, op := range list {
 			if strings.HasPrefix(op.Key, JournalPrefix) {
 				rec += len(op.Value)
@@ -259,15 +262,15 @@ func recordBytes(staged, ops []Op) int {
 // chunkOps appends the next chunk of the background snapshot, at least
 // rec bytes, and when it is the last, drops what the snapshot makes
 // unnecessary.
-func (j *StateJournal) chunkOps(v StoreView, rec int) ([]Op, error) {
+func (j *StateJournal) chunkOps(v StoreView, rec int) ([]store.Op, error) {
 	bg := j.bg
 	n := min(len(bg.doc)-bg.off, max(snapshotChunk, rec))
 	key := snapshotKey(bg.seq)
-	var ops []Op
+	var ops []store.Op
 	if bg.off == 0 {
-		ops = append(ops, Put(key, bg.doc[:n])) // over any leftover of a crash
+		ops = append(ops, store.Put(key, bg.doc[:n])) // over any leftover of a crash
 	} else {
-		ops = append(ops, Append(key, bg.doc[bg.off:bg.off+n]))
+		ops = append(ops, store.Append(key, bg.doc[bg.off:bg.off+n]))
 	}
 	bg.off += n
 	if bg.off < len(bg.doc) {
@@ -284,7 +287,7 @@ func (j *StateJournal) chunkOps(v StoreView, rec int) ([]Op, error) {
 // dropBefore returns the deletions a new snapshot at seq, kept at key,
 // allows: the records at or before it and the older snapshots, except
 // what the state backups still need (see keptBases).
-func (j *StateJournal) dropBefore(v StoreView, seq int64, key string) ([]Op, error) {
+func (j *StateJournal) dropBefore(v StoreView, seq int64, key string) ([]store.Op, error) {
 	bases, err := SnapshotBases(v.Store)
 	if err != nil {
 		return nil, err
@@ -293,10 +296,10 @@ func (j *StateJournal) dropBefore(v StoreView, seq int64, key string) ([]Op, err
 	if err != nil {
 		return nil, err
 	}
-	var ops []Op
+	var ops []store.Op
 	for _, b := range bases {
-		if b.Key != KeyState && b.Key != key && !keep[b] {
-			ops = append(ops, Delete(b.Key))
+		if b.Key != state.KeyState && b.Key != key && !keep[b] {
+			ops = append(ops, store.Delete(b.Key))
 		}
 	}
 	dead, err := j.segmentsUpTo(v.Store, keptFrom(seq, oldest))
@@ -314,14 +317,14 @@ func keptFrom(seq, oldest int64) int64 {
 
 // snapshotOps writes state.json whole, st as of a new journal position,
 // and deletes the records and older snapshots no backup needs any more.
-func (j *StateJournal) snapshotOps(v StoreView, st *State) ([]Op, error) {
+func (j *StateJournal) snapshotOps(v StoreView, st *state.State) ([]store.Op, error) {
 	bases, err := SnapshotBases(v.Store)
 	if err != nil {
 		return nil, err
 	}
 	if j.LegacyState {
 		// An older refine's state.json is no journal snapshot.
-		bases = slices.DeleteFunc(bases, func(b *SnapshotBase) bool { return b.Key == KeyState })
+		bases = slices.DeleteFunc(bases, func(b *SnapshotBase) bool { return b.Key == state.KeyState })
 	}
 	j.Seq++ // the snapshot is a journal position of its own
 	st.JournalSeq = j.Seq
@@ -340,9 +343,9 @@ func (j *StateJournal) snapshotOps(v StoreView, st *State) ([]Op, error) {
 	}
 	ops = append(ops, dead...)
 	sealed := SealDoc(ver.Bytes())
-	ops = append(ops, Put(KeyState, sealed))
+	ops = append(ops, store.Put(state.KeyState, sealed))
 	j.Ver, j.Has, j.Since, j.SnapSeq, j.SnapSize, j.SnapshotNext, j.SnapKey, j.bg =
-		ver, true, 0, j.Seq, len(sealed), false, KeyState, nil
+		ver, true, 0, j.Seq, len(sealed), false, state.KeyState, nil
 	j.LegacyState = false
 	j.newSegment()
 	return ops, nil
@@ -351,15 +354,15 @@ func (j *StateJournal) snapshotOps(v StoreView, st *State) ([]Op, error) {
 // replacedBases returns what becomes of the snapshots when state.json is
 // written whole: the one it replaces is kept under snapshots/ when a
 // backup needs it, and the others no backup needs are deleted.
-func replacedBases(bases []*SnapshotBase, keep map[*SnapshotBase]bool) []Op {
-	var ops []Op
+func replacedBases(bases []*SnapshotBase, keep map[*SnapshotBase]bool) []store.Op {
+	var ops []store.Op
 	for _, b := range bases {
 		switch {
-		case b.Key == KeyState && keep[b]:
+		case b.Key == state.KeyState && keep[b]:
 			// The snapshot being replaced is a backup's base: keep it.
-			ops = append(ops, Put(snapshotKey(b.Seq), b.Doc))
-		case b.Key != KeyState && !keep[b]:
-			ops = append(ops, Delete(b.Key))
+			ops = append(ops, store.Put(snapshotKey(b.Seq), b.Doc))
+		case b.Key != state.KeyState && !keep[b]:
+			ops = append(ops, store.Delete(b.Key))
 		}
 	}
 	return ops
@@ -367,8 +370,8 @@ func replacedBases(bases []*SnapshotBase, keep map[*SnapshotBase]bool) []Op {
 
 // segmentsUpTo returns the deletions of the journal segments in store
 // whose records are all at or before seq.
-func (j *StateJournal) segmentsUpTo(store view, seq int64) ([]Op, error) {
-	records, err := store.List(JournalPrefix)
+func (j *StateJournal) segmentsUpTo(sv view, seq int64) ([]store.Op, error) {
+	records, err := sv.List(JournalPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("list journal: %w", err)
 	}
@@ -379,7 +382,7 @@ func (j *StateJournal) segmentsUpTo(store view, seq int64) ([]Op, error) {
 		}
 	}
 	slices.Sort(starts)
-	var ops []Op
+	var ops []store.Op
 	for i, n := range starts {
 		// A segment's records run up to the next segment's first, or to
 		// the last record written.
@@ -388,7 +391,7 @@ func (j *StateJournal) segmentsUpTo(store view, seq int64) ([]Op, error) {
 			last = starts[i+1] - 1
 		}
 		if last <= seq {
-			ops = append(ops, Delete(journalKey(n)))
+			ops = append(ops, store.Delete(journalKey(n)))
 		}
 	}
 	return ops, nil

@@ -1,18 +1,21 @@
-package core
+package render
 
 import (
 	"cmp"
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/refine-spec/refine/internal/core/state"
+	"github.com/refine-spec/refine/llm"
 )
 
 // NormalizedCount is how often one kind of quirk was read onto the
 // canonical form in one role's answers over the session (DESIGN §18): a
 // host sees which model needs a better prompt.
 type NormalizedCount struct {
-	Role RoleName `json:"role"`
-	Kind string   `json:"kind"`
+	Role llm.RoleName `json:"role"`
+	Kind string       `json:"kind"`
 	// Count is how many places were mapped; Answers how many answers had
 	// at least one.
 	Count   int `json:"count"`
@@ -22,13 +25,13 @@ type NormalizedCount struct {
 // NormalizedCounts adds up the normalizations of every answer the session
 // read (its rounds' attempts and the integration step's), by role and
 // kind, in role then kind order.
-func (st *State) NormalizedCounts() []NormalizedCount {
+func NormalizedCounts(st *state.State) []NormalizedCount {
 	type key struct {
-		role RoleName
+		role llm.RoleName
 		kind string
 	}
 	sums := map[key]*NormalizedCount{}
-	add := func(role RoleName, qs []NormalizedQuirk) {
+	add := func(role llm.RoleName, qs []state.NormalizedQuirk) {
 		for _, q := range qs {
 			k := key{role, q.Kind}
 			c := sums[k]
@@ -45,10 +48,10 @@ func (st *State) NormalizedCounts() []NormalizedCount {
 	}
 	if in := st.Integration; in != nil {
 		for _, rec := range in.Engineer {
-			add(Engineer, rec.Normalized)
+			add(llm.Engineer, rec.Normalized)
 		}
 		for _, rec := range in.Reviewer {
-			add(Reviewer, rec.Normalized)
+			add(llm.Reviewer, rec.Normalized)
 		}
 	}
 	if len(sums) == 0 {

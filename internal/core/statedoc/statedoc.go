@@ -1,4 +1,4 @@
-package core
+package statedoc
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/convergence"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/internal/journal"
 )
 
@@ -31,23 +32,23 @@ import (
 // historyLog is one of the state's history members.
 type historyLog struct {
 	key string
-	len func(*State) int
+	len func(*state.State) int
 	// from returns the entries from i on, for json.Marshal.
-	from func(st *State, i int) any
+	from func(st *state.State, i int) any
 }
 
 // historyLogs are the members encoded apart, appended after the others
 // (their omitempty tags keep them out of the rest's encoding when nil).
 var historyLogs = [...]historyLog{
-	{"issues", func(st *State) int { return len(st.Issues) }, func(st *State, i int) any { return st.Issues[i:] }},
-	{"rounds", func(st *State) int { return len(st.Rounds) }, func(st *State, i int) any { return st.Rounds[i:] }},
-	{"attempt_log", func(st *State) int { return len(st.AttemptLog) }, func(st *State, i int) any { return st.AttemptLog[i:] }},
-	{"asked", func(st *State) int { return len(st.Asked) }, func(st *State, i int) any { return st.Asked[i:] }},
+	{"issues", func(st *state.State) int { return len(st.Issues) }, func(st *state.State, i int) any { return st.Issues[i:] }},
+	{"rounds", func(st *state.State) int { return len(st.Rounds) }, func(st *state.State, i int) any { return st.Rounds[i:] }},
+	{"attempt_log", func(st *state.State) int { return len(st.AttemptLog) }, func(st *state.State, i int) any { return st.AttemptLog[i:] }},
+	{"asked", func(st *state.State) int { return len(st.Asked) }, func(st *state.State, i int) any { return st.Asked[i:] }},
 }
 
 // withoutHistory returns a shallow copy of st without its history logs
 // and its ledger (encoded apart, a gap at a time).
-func withoutHistory(st *State) *State {
+func withoutHistory(st *state.State) *state.State {
 	core := *st
 	core.Issues, core.Rounds, core.AttemptLog, core.Asked = nil, nil, nil, nil
 	core.Ledger, core.Tracker = gap.Ledger{}, nil
@@ -170,7 +171,7 @@ type HistoryCache struct {
 	// Check makes each reused encoding checked against a whole one
 	// (Options.SelfCheck).
 	Check bool
-	st    *State
+	st    *state.State
 	// frozen are the entries as of the last round end; last as of the
 	// last encoding.
 	Frozen, last [len(historyLogs)]encodedEntries
@@ -229,7 +230,7 @@ func (c *HistoryCache) buffer(i int, frozen []byte) []byte {
 
 // Freeze marks every history entry of st as of its last encoding as no
 // longer changing: a round has just ended.
-func (c *HistoryCache) Freeze(st *State) {
+func (c *HistoryCache) Freeze(st *state.State) {
 	if c.st == st {
 		c.Frozen = c.last
 	}
@@ -237,7 +238,7 @@ func (c *HistoryCache) Freeze(st *State) {
 
 // EncodeState encodes st compactly and splits it for the journal's diff,
 // reusing c's frozen history entries.
-func EncodeState(st *State, c *HistoryCache) (journal.Version, error) {
+func EncodeState(st *state.State, c *HistoryCache) (journal.Version, error) {
 	if c.st != st { // a new or replaced state (opened, rolled back)
 		*c = HistoryCache{st: st, Check: c.Check}
 	}
@@ -277,7 +278,7 @@ func EncodeState(st *State, c *HistoryCache) (journal.Version, error) {
 // at round 90) keeps its place among the other members: it is encoded
 // by c.rate, which re-encodes only the records that changed, and set in
 // the place of the empty history the rest was encoded with.
-func (c *HistoryCache) base(st *State) (journal.Version, error) {
+func (c *HistoryCache) base(st *state.State) (journal.Version, error) {
 	if len(st.RateHistory.Records) < rateSpliceMin {
 		// A short history costs less in place than set apart.
 		b, err := json.Marshal(withoutHistory(st))
@@ -331,7 +332,7 @@ func (m *members) add(key string, val []byte, split *journal.Split) {
 
 // history encodes history log i of st, reusing its entries frozen at the
 // last round end; nil when the log is empty (omitted).
-func (c *HistoryCache) history(st *State, i int) ([]byte, error) {
+func (c *HistoryCache) history(st *state.State, i int) ([]byte, error) {
 	h, f := historyLogs[i], &c.Frozen[i]
 	n := h.len(st)
 	if n < f.N {
@@ -368,7 +369,7 @@ func (c *HistoryCache) history(st *State, i int) ([]byte, error) {
 
 // ledger encodes st's ledger, reusing the encoding of every gap that did
 // not change (encodeLedger).
-func (c *HistoryCache) ledger(st *State) ([]byte, *journal.Split, error) {
+func (c *HistoryCache) ledger(st *state.State) ([]byte, *journal.Split, error) {
 	if c.gaps == nil {
 		c.gaps = map[gap.ID]encodedGap{}
 	}
@@ -397,7 +398,7 @@ func (c *HistoryCache) ledger(st *State) ([]byte, *journal.Split, error) {
 // convergence encodes st's convergence tracker, re-encoding only what
 // changed since the last encoding (convergence.Encoder), and splits it
 // for the journal's diff (its members and its rows).
-func (c *HistoryCache) convergence(st *State) ([]byte, *journal.Split, error) {
+func (c *HistoryCache) convergence(st *state.State) ([]byte, *journal.Split, error) {
 	enc, err := c.tracker.Encode(st.Tracker)
 	if err != nil {
 		return nil, nil, fmt.Errorf("encode state: %w", err)
@@ -421,7 +422,7 @@ func (c *HistoryCache) convergence(st *State) ([]byte, *journal.Split, error) {
 // checkHistory reports a history member whose reused bytes differ from
 // its whole encoding: an entry of a round that had ended was changed,
 // which the journal would not record.
-func checkHistory(st *State, h historyLog, got []byte) error {
+func checkHistory(st *state.State, h historyLog, got []byte) error {
 	want, err := json.Marshal(h.from(st, 0))
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package core
+package statedoc
 
 import (
 	"encoding/json"
@@ -6,7 +6,10 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/state"
+	"github.com/refine-spec/refine/question"
 )
 
 // decodeAny decodes a JSON document for a comparison that ignores member
@@ -25,10 +28,10 @@ func decodeAny(t *testing.T, b []byte) any {
 // entries added after a freeze, a state replaced, a log cut short — and a
 // change to an entry frozen at a round end is reported, not lost.
 func TestEncodeStateReusesFrozenHistory(t *testing.T) {
-	issue := func(n int, summary string) IssueRecord {
-		return IssueRecord{ID: "ISSUE-R1-00" + string(rune('0'+n)), Round: 1, Severity: gap.Low, Summary: summary}
+	issue := func(n int, summary string) conflict.Issue {
+		return conflict.Issue{ID: "ISSUE-R1-00" + string(rune('0'+n)), Round: 1, Severity: gap.Low, Summary: summary}
 	}
-	st := &State{Schema: SchemaVersion, SessionID: "s1", Round: 1}
+	st := &state.State{Schema: state.SchemaVersion, SessionID: "s1", Round: 1}
 	c := HistoryCache{Check: true}
 	check := func(step string) {
 		t.Helper()
@@ -46,8 +49,8 @@ func TestEncodeStateReusesFrozenHistory(t *testing.T) {
 	}
 	check("empty history")
 	st.Issues = append(st.Issues, issue(1, "first"))
-	st.Rounds = append(st.Rounds, RoundRecord{N: 1, Engineer: "OK"})
-	st.Asked = append(st.Asked, AnsweredQuestion{Question: Question{ID: "q1"}})
+	st.Rounds = append(st.Rounds, state.RoundRecord{N: 1, Engineer: "OK"})
+	st.Asked = append(st.Asked, state.AnsweredQuestion{Question: question.Question{ID: "q1"}})
 	check("round 1 in flight")
 	st.Issues[0].Summary = "first, edited while its round is in flight"
 	check("an entry of the round in flight changed")
@@ -56,14 +59,14 @@ func TestEncodeStateReusesFrozenHistory(t *testing.T) {
 		t.Fatalf("frozen after round 1: %+v", c.Frozen)
 	}
 	st.Issues = append(st.Issues, issue(2, "second"))
-	st.AttemptLog = append(st.AttemptLog, AttemptFact{Round: 2, Role: gap.Engineer, N: 1})
+	st.AttemptLog = append(st.AttemptLog, state.AttemptFact{Round: 2, Role: gap.Engineer, N: 1})
 	check("entries added after the freeze")
 
 	st.Issues = st.Issues[:0]
 	check("a log cut short")
 
 	replaced := *st
-	replaced.Issues = []IssueRecord{issue(3, "restored")}
+	replaced.Issues = []conflict.Issue{issue(3, "restored")}
 	st = &replaced
 	check("a state replaced (rollback)")
 

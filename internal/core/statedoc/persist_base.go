@@ -1,4 +1,4 @@
-package core
+package statedoc
 
 import (
 	"bytes"
@@ -9,7 +9,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/internal/journal"
+	"github.com/refine-spec/refine/store"
 )
 
 // SnapshotBase is a snapshot a reader may start from.
@@ -23,10 +25,10 @@ type SnapshotBase struct {
 
 // complete reads the snapshot and reports whether it is whole: a
 // background snapshot is an incomplete JSON document until its last chunk.
-func (b *SnapshotBase) complete(store view) (bool, error) {
+func (b *SnapshotBase) complete(sv view) (bool, error) {
 	if b.Doc == nil {
-		d, err := store.Get(b.Key)
-		if errors.Is(err, ErrNotFound) {
+		d, err := sv.Get(b.Key)
+		if errors.Is(err, store.ErrNotFound) {
 			return false, nil // dropped meanwhile by a writer
 		}
 		if err != nil {
@@ -46,12 +48,12 @@ func (b *SnapshotBase) complete(store view) (bool, error) {
 
 // NewestComplete returns the newest complete snapshot among bases at or
 // before journal record upTo (-1: any), or nil.
-func NewestComplete(store view, bases []*SnapshotBase, upTo int64) (*SnapshotBase, error) {
+func NewestComplete(sv view, bases []*SnapshotBase, upTo int64) (*SnapshotBase, error) {
 	for _, b := range bases {
 		if upTo >= 0 && b.Seq > upTo {
 			continue
 		}
-		ok, err := b.complete(store)
+		ok, err := b.complete(sv)
 		if err != nil {
 			return nil, err
 		}
@@ -64,8 +66,8 @@ func NewestComplete(store view, bases []*SnapshotBase, upTo int64) (*SnapshotBas
 
 // SnapshotBases lists the snapshots in store, newest first: state.json
 // (read, if there is one yet) and those under snapshots/, complete or not.
-func SnapshotBases(store view) ([]*SnapshotBase, error) {
-	keys, err := store.List(SnapshotPrefix)
+func SnapshotBases(sv view) ([]*SnapshotBase, error) {
+	keys, err := sv.List(SnapshotPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("list snapshots: %w", err)
 	}
@@ -75,16 +77,16 @@ func SnapshotBases(store view) ([]*SnapshotBase, error) {
 			out = append(out, &SnapshotBase{Key: k, Seq: n})
 		}
 	}
-	b, err := store.Get(KeyState)
+	b, err := sv.Get(state.KeyState)
 	switch {
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, store.ErrNotFound):
 		// A session's first commit writes it.
 	case err != nil:
 		return nil, fmt.Errorf("read state.json: %w", err)
 	default:
 		// A damaged state.json is refused here: passing over it would
 		// start from an older snapshot and silently roll the session back.
-		plain, _, err := OpenDoc(KeyState, b)
+		plain, _, err := OpenDoc(state.KeyState, b)
 		if err != nil {
 			return nil, err
 		}
@@ -92,9 +94,9 @@ func SnapshotBases(store view) ([]*SnapshotBase, error) {
 			JournalSeq int64 `json:"journal_seq"`
 		}
 		if err := json.Unmarshal(plain, &head); err != nil {
-			return nil, fmt.Errorf("%w: state.json: %v (the file is left untouched)", ErrCorrupt, err)
+			return nil, fmt.Errorf("%w: state.json: %v (the file is left untouched)", store.ErrCorrupt, err)
 		}
-		out = append(out, &SnapshotBase{Key: KeyState, Seq: head.JournalSeq, Doc: b, Plain: plain})
+		out = append(out, &SnapshotBase{Key: state.KeyState, Seq: head.JournalSeq, Doc: b, Plain: plain})
 	}
 	slices.SortStableFunc(out, func(a, b *SnapshotBase) int {
 		if a.Seq != b.Seq {
@@ -109,20 +111,20 @@ func SnapshotBases(store view) ([]*SnapshotBase, error) {
 // the journal records after it, up to and
 // including record upTo (-1: all). It returns the rebuilt document, the
 // bytes of the records applied and the last record's number.
-func Replay(store view, b []byte, upTo int64) (doc []byte, since int, last int64, err error) {
+func Replay(sv view, b []byte, upTo int64) (doc []byte, since int, last int64, err error) {
 	var head struct {
 		Schema     int   `json:"schema"`
 		JournalSeq int64 `json:"journal_seq"`
 	}
 	if err := json.Unmarshal(b, &head); err != nil {
-		return nil, 0, 0, fmt.Errorf("%w: state.json: %v (the file is left untouched; restore it from state_backup_round_N.json)", ErrCorrupt, err)
+		return nil, 0, 0, fmt.Errorf("%w: state.json: %v (the file is left untouched; restore it from state_backup_round_N.json)", store.ErrCorrupt, err)
 	}
 	doc = bytes.TrimSpace(b)
 	if head.Schema < 2 {
 		return doc, 0, 0, nil // no journal before schema 2
 	}
 	r := replayer{doc: journal.NewDoc(doc), from: head.JournalSeq, last: head.JournalSeq, upTo: upTo}
-	keys, err := store.List(JournalPrefix)
+	keys, err := sv.List(JournalPrefix)
 	if err != nil {
 		return nil, 0, 0, fmt.Errorf("list journal: %w", err)
 	}
@@ -134,12 +136,12 @@ func Replay(store view, b []byte, upTo int64) (doc []byte, since int, last int64
 		if upTo >= 0 && start > upTo {
 			break
 		}
-		if err := r.segment(store, k, start); err != nil {
+		if err := r.segment(sv, k, start); err != nil {
 			return nil, 0, 0, err
 		}
 	}
 	if upTo >= 0 && r.last != upTo {
-		return nil, 0, 0, fmt.Errorf("%w: journal record %d is missing", ErrCorrupt, upTo)
+		return nil, 0, 0, fmt.Errorf("%w: journal record %d is missing", store.ErrCorrupt, upTo)
 	}
 	return r.doc.Bytes(), r.since, r.last, nil
 }
@@ -158,10 +160,10 @@ type replayer struct {
 
 // segment applies the records of the journal segment at key in store,
 // whose first record is start.
-func (r *replayer) segment(store view, key string, start int64) error {
-	rb, err := store.Get(key)
-	if errors.Is(err, ErrNotFound) {
-		return fmt.Errorf("%w: journal segment %s vanished while it was read", ErrCorrupt, key)
+func (r *replayer) segment(sv view, key string, start int64) error {
+	rb, err := sv.Get(key)
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("%w: journal segment %s vanished while it was read", store.ErrCorrupt, key)
 	}
 	if err != nil {
 		return fmt.Errorf("read %s: %w", key, err)
@@ -169,7 +171,7 @@ func (r *replayer) segment(store view, key string, start int64) error {
 	for i, line := range bytes.Split(bytes.TrimSuffix(rb, []byte("\n")), []byte("\n")) {
 		rec, err := journal.ParseRecord(line)
 		if err != nil || rec.Seq != start+int64(i) {
-			return fmt.Errorf("%w: %s line %d: not journal record %d: %v", ErrCorrupt, key, i+1, start+int64(i), err)
+			return fmt.Errorf("%w: %s line %d: not journal record %d: %v", store.ErrCorrupt, key, i+1, start+int64(i), err)
 		}
 		n := rec.Seq
 		if n <= r.from {
@@ -179,10 +181,10 @@ func (r *replayer) segment(store view, key string, start int64) error {
 			return nil
 		}
 		if n != r.last+1 {
-			return fmt.Errorf("%w: journal record %d is missing (the next is %d, in %s)", ErrCorrupt, r.last+1, n, key)
+			return fmt.Errorf("%w: journal record %d is missing (the next is %d, in %s)", store.ErrCorrupt, r.last+1, n, key)
 		}
 		if err := r.doc.Apply(rec); err != nil {
-			return fmt.Errorf("%w: %s: %v", ErrCorrupt, key, err)
+			return fmt.Errorf("%w: %s: %v", store.ErrCorrupt, key, err)
 		}
 		r.since += len(line) + 1
 		r.last = n

@@ -1,4 +1,4 @@
-package core
+package statedoc
 
 import (
 	"bytes"
@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"hash/crc32"
 	"strconv"
+
+	"github.com/refine-spec/refine/internal/core/state"
+	"github.com/refine-spec/refine/store"
 )
 
 // Checksummed state documents.
@@ -54,7 +57,7 @@ func SealDoc(doc []byte) []byte {
 func OpenDoc(key string, b []byte) (doc []byte, complete bool, err error) {
 	corrupt := func(why string, args ...any) ([]byte, bool, error) {
 		return nil, false, fmt.Errorf("%w: %s: %s (the file is left untouched; restore it from a copy, or roll back to a round whose backup is intact)",
-			ErrCorrupt, key, fmt.Sprintf(why, args...))
+			store.ErrCorrupt, key, fmt.Sprintf(why, args...))
 	}
 	partialOK := len(key) > len(SnapshotPrefix) && key[:len(SnapshotPrefix)] == SnapshotPrefix
 	if !bytes.HasPrefix(b, []byte(SealPrefix)) {
@@ -146,7 +149,7 @@ func openLegacy(key string, b []byte, partialOK bool, corrupt func(string, ...an
 	if err := json.Unmarshal(doc, &head); err != nil {
 		return corrupt("%v", err)
 	}
-	if head.Schema != nil && *head.Schema >= 3 && *head.Schema <= SchemaVersion { // a newer one is refused as such
+	if head.Schema != nil && *head.Schema >= 3 && *head.Schema <= state.SchemaVersion { // a newer one is refused as such
 		return corrupt("schema %d without its checksum", *head.Schema)
 	}
 	return doc, true, nil

@@ -1,15 +1,17 @@
-package core
+package render
 
 import (
 	"fmt"
 	"strings"
 
+	"github.com/refine-spec/refine/conflict"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/internal/core/state"
 )
 
-// renderSummary renders round_NNN/summary.md of round r, the Mediator's
+// RoundSummary renders round_NNN/summary.md of round r, the Mediator's
 // synthesis, from state as the round ends.
-func renderSummary(st *State, r RoundRecord) string {
+func RoundSummary(st *state.State, r state.RoundRecord) string {
 	var b strings.Builder
 	writeRoundHeader(&b, r)
 	writeGapChanges(&b, st.Ledger.Gaps, r.N)
@@ -20,21 +22,21 @@ func renderSummary(st *State, r RoundRecord) string {
 			fmt.Fprintf(&b, "\n## Convergence\n\n%s\n", note)
 		}
 	}
-	writeValidationWarnings(&b, st.ValidationRows(r.N, r.N))
+	writeValidationWarnings(&b, ValidationRows(st, r.N, r.N))
 	writeOpenGaps(&b, st.Ledger.Open(), r.N)
 	return b.String()
 }
 
 // writeRoundHeader writes the summary's title and the round's times,
 // assignment, roles, verdict and unreviewed proposals.
-func writeRoundHeader(b *strings.Builder, r RoundRecord) {
+func writeRoundHeader(b *strings.Builder, r state.RoundRecord) {
 	fmt.Fprintf(b, "# Round %d Summary\n\n- **Started:** %s\n- **Finished:** %s\n- **Assigned:** %s\n- **Engineer:** %s\n- **Reviewer:** %s\n",
-		r.N, ts(r.StartedAt), ts(r.FinishedAt), dash(joinIDs(r.Assigned)), r.Engineer, r.Reviewer)
+		r.N, Timestamp(r.StartedAt), Timestamp(r.FinishedAt), Dash(JoinIDs(r.Assigned)), r.Engineer, r.Reviewer)
 	if r.Verdict != "" {
 		fmt.Fprintf(b, "- **Verdict:** %s\n", r.Verdict)
 	}
 	if len(r.Unreviewed) > 0 {
-		fmt.Fprintf(b, "- **Unreviewed:** %s (the Reviewer was skipped; these proposals stay PROPOSED, marked \"unreviewed\", and go to the next Reviewer)\n", joinIDs(r.Unreviewed))
+		fmt.Fprintf(b, "- **Unreviewed:** %s (the Reviewer was skipped; these proposals stay PROPOSED, marked \"unreviewed\", and go to the next Reviewer)\n", JoinIDs(r.Unreviewed))
 	}
 }
 
@@ -45,7 +47,7 @@ func writeGapChanges(b *strings.Builder, gaps []gap.Gap, n int) {
 	for _, g := range gaps {
 		for _, t := range g.History {
 			if t.Round == n {
-				fmt.Fprintf(b, "| %s | %s | %s | %s |\n", g.ID, t.From, t.To, cell(t.Reason))
+				fmt.Fprintf(b, "| %s | %s | %s | %s |\n", g.ID, t.From, t.To, Cell(t.Reason))
 			}
 		}
 	}
@@ -53,8 +55,8 @@ func writeGapChanges(b *strings.Builder, gaps []gap.Gap, n int) {
 
 // writeRoundIssues writes the "## Reviewer Issues" table of round n, if
 // the Reviewer raised any.
-func writeRoundIssues(b *strings.Builder, all []IssueRecord, n int) {
-	var issues []IssueRecord
+func writeRoundIssues(b *strings.Builder, all []conflict.Issue, n int) {
+	var issues []conflict.Issue
 	for _, is := range all {
 		if is.Round == n {
 			issues = append(issues, is)
@@ -65,7 +67,7 @@ func writeRoundIssues(b *strings.Builder, all []IssueRecord, n int) {
 	}
 	b.WriteString("\n## Reviewer Issues\n\n| Issue | Severity | Gap | Summary |\n|-------|----------|-----|---------|\n")
 	for _, is := range issues {
-		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", is.ID, is.Severity, dash(string(is.Gap)), cell(is.Summary))
+		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", is.ID, is.Severity, Dash(string(is.Gap)), Cell(is.Summary))
 	}
 }
 
@@ -83,7 +85,7 @@ func writeNewGaps(b *strings.Builder, l *gap.Ledger, ids []gap.ID) {
 
 // writeValidationWarnings writes the "## Validation Warnings" among the
 // round's validation rows, if any.
-func writeValidationWarnings(b *strings.Builder, rows []ValidationEntry) {
+func writeValidationWarnings(b *strings.Builder, rows []state.ValidationEntry) {
 	var warnings []string
 	for _, v := range rows {
 		if v.Result == resultWarn {
