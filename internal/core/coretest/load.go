@@ -7,6 +7,8 @@ import (
 
 	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/internal/core"
+	"github.com/refine-spec/refine/internal/core/state"
+	"github.com/refine-spec/refine/internal/core/statedoc"
 	"github.com/refine-spec/refine/store"
 )
 
@@ -35,36 +37,36 @@ func (v view) List(prefix string) ([]string, error) {
 // snapshot appears meanwhile).
 func load(o core.Options, st store.Store) (*core.Engine, error) {
 	v := view{st}
-	bases, err := core.SnapshotBases(v)
+	bases, err := statedoc.SnapshotBases(v)
 	if err != nil {
 		return nil, err
 	}
-	if !slices.ContainsFunc(bases, func(b *core.SnapshotBase) bool { return b.Key == core.KeyState }) {
+	if !slices.ContainsFunc(bases, func(b *statedoc.SnapshotBase) bool { return b.Key == state.KeyState }) {
 		return nil, fmt.Errorf("load: %w: the store has no state.json", core.ErrNoSession)
 	}
-	base, err := core.NewestComplete(v, bases, -1)
+	base, err := statedoc.NewestComplete(v, bases, -1)
 	if err != nil {
 		return nil, err
 	}
-	doc, since, last, err := core.Replay(v, base.Plain, -1)
+	doc, since, last, err := statedoc.Replay(v, base.Plain, -1)
 	if err != nil {
 		return nil, err
 	}
-	state, err := core.ParseState(doc)
+	sd, err := state.ParseState(doc)
 	if err != nil {
 		return nil, err
 	}
-	j := core.StateJournal{Seq: last, Since: since, SnapSeq: base.Seq, SnapSize: len(base.Doc), SnapKey: base.Key,
-		LegacyState: state.Schema < 2, Appends: o.Caps.Appends}
-	if state.Schema < core.SchemaVersion {
-		state.Schema, j.SnapshotNext = core.SchemaVersion, true
+	j := statedoc.StateJournal{Seq: last, Since: since, SnapSeq: base.Seq, SnapSize: len(base.Doc), SnapKey: base.Key,
+		LegacyState: sd.Schema < 2, Appends: o.Caps.Appends}
+	if sd.Schema < state.SchemaVersion {
+		sd.Schema, j.SnapshotNext = state.SchemaVersion, true
 	}
-	ver, err := core.EncodeState(state, &j.Hist)
+	ver, err := statedoc.EncodeState(sd, &j.Hist)
 	if err != nil {
 		return nil, err
 	}
 	j.Ver, j.Has = ver, true
-	return core.Load(o, state, j)
+	return core.Load(o, sd, j)
 }
 
 // StateDoc returns the state of the session in st, as a state.json
