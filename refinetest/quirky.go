@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -76,32 +77,21 @@ type QuirkyRole struct {
 	defects []quirk.Defect
 
 	mu sync.Mutex
-	// byCall answers a call made again (after a crash, a transport retry)
-	// exactly as the first time; transient marks calls that already
-	// failed transiently once.
-	byCall    map[callKey]refine.Response
+	// transient marks the calls that already failed transiently in this
+	// process (see ForgetTransient); logged the calls whose quirk is in
+	// log. Neither changes an answer: what a call gets is a function of
+	// the seed, the call and the wrapped Role's answer alone.
 	transient map[callKey]bool
-	// held is the wrapped Role's answer to a step's attempt that Quirky
-	// made fail: the step's next attempt gets it, without a call.
-	held map[stepKey]refine.Response
-	// skipped counts the wrapped Role's calls skipped so far, per role,
-	// and per step (reset when a step starts again at attempt 1).
-	skipped     map[refine.RoleName]int
-	stepSkipped map[stepKey]int
-	// refused marks steps that had their refusal.
-	refused map[stepKey]bool
+	logged    map[callKey]bool
+	// errored marks the calls the wrapped Role failed: they do not fail
+	// by Quirky's doing (see fails).
+	errored map[callKey]bool
 	log     []QuirkRecord
 }
 
 type callKey struct {
 	role refine.RoleName
 	call int
-}
-
-type stepKey struct {
-	role  refine.RoleName
-	round int
-	gaps  string
 }
 
 // Quirky wraps role so that its answers come back as real models write
@@ -112,18 +102,20 @@ type stepKey struct {
 // A benign quirk changes the form only: a session must read the same
 // gaps, issues and disagreements, and make the same calls. A failing one
 // (a defect, a truncation, a refusal) costs the session one call: Quirky
-// never makes two consecutive attempts of one step fail and gives a step
-// at most one refusal, and the attempt after a failing one gets the
-// wrapped Role's own answer to the failed attempt, without calling it
-// again. The wrapped Role sees the calls it would see without Quirky: its
-// requests carry Call and Attempt numbers with Quirky's extra calls taken
-// out, so a scripted or replayed Role stays in step. A transient error
-// costs a transport retry, no call of the wrapped Role.
+// never makes two consecutive calls of a role fail, and the call after a
+// failing one asks the wrapped Role the failed call's request again. The
+// wrapped Role sees the calls it would see without Quirky: its requests
+// carry Call and Attempt numbers with Quirky's failed calls taken out, so
+// a scripted or replayed Role that answers by its request stays in step.
+// A transient error costs a transport retry, no call of the wrapped Role.
 //
-// The numbering assumes one call at a time per role. With calls made
-// concurrently (ParallelGaps > 1) the shift depends on their order: give
-// such a Role benign and transient rates only, or wrap a Role that does
-// not read Request.Call.
+// What a call gets depends only on cfg, the call's role and number, the
+// wrapped Role's answer and which earlier calls the wrapped Role failed
+// with an error: a session reopened, forked (Clone) or replayed gets the
+// same answers for the same calls. The numbering assumes one call at
+// a time per role, a step's attempts being its role's latest calls. With
+// calls made concurrently (ParallelGaps > 1) give such a Role benign and
+// transient rates only, or wrap a Role that does not read Request.Call.
 func Quirky(role refine.Role, cfg QuirkConfig) *QuirkyRole {
 	var defects []quirk.Defect
 	for _, d := range quirk.Defects() {
@@ -134,8 +126,28 @@ func Quirky(role refine.Role, cfg QuirkConfig) *QuirkyRole {
 		}
 	}
 	return &QuirkyRole{inner: role, cfg: cfg, benign: quirk.Benign(), defects: defects,
-		byCall: map[callKey]refine.Response{}, transient: map[callKey]bool{}, held: map[stepKey]refine.Response{},
-		skipped: map[refine.RoleName]int{}, stepSkipped: map[stepKey]int{}, refused: map[stepKey]bool{}}
+		transient: map[callKey]bool{}, logged: map[callKey]bool{}, errored: map[callKey]bool{}}
+}
+
+// Clone returns a QuirkyRole with q's configuration over role that
+// remembers q's quirks so far (Applied) and the transient errors met: a
+// copy of a session (a fork) gets from it what it would get from q.
+func (q *QuirkyRole) Clone(role refine.Role) *QuirkyRole {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	c := Quirky(role, q.cfg)
+	c.transient, c.logged, c.errored, c.log = maps.Clone(q.transient), maps.Clone(q.logged), maps.Clone(q.errored), slices.Clone(q.log)
+	return c
+}
+
+// ForgetTransient forgets which calls already failed transiently, so that
+// each fails once more when it is made again: what a test of a session
+// taken up by a new process wants, as a transient error is met by each
+// process that makes the call.
+func (q *QuirkyRole) ForgetTransient() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	clear(q.transient)
 }
 
 // Applied returns the quirks applied so far, in the order the calls came.
@@ -172,68 +184,89 @@ func (q *QuirkyRole) drawFor(k callKey) draw {
 	return draw{kind: kind, rnd: rnd}
 }
 
+// fails reports, for calls 1..k of role, whether each fails by Quirky's
+// doing: its draw is a cut, a refusal or a defect, the call before did
+// not fail, and the wrapped Role did not fail it first (an error leaves
+// nothing to perturb: the session meets the error as it would without
+// Quirky). fails[0] is unused.
+func (q *QuirkyRole) fails(role refine.RoleName, k int) []bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	out := make([]bool, k+1)
+	for j := 1; j <= k; j++ {
+		ck := callKey{role, j}
+		out[j] = !out[j-1] && isFailing(q.drawFor(ck).kind) && !q.errored[ck]
+	}
+	return out
+}
+
+func isFailing(kind string) bool { return kind == "truncate" || kind == "refuse" || kind == "defect" }
+
+func count(fails []bool, from, to int) int {
+	n := 0
+	for j := max(from, 1); j <= to && j < len(fails); j++ {
+		if fails[j] {
+			n++
+		}
+	}
+	return n
+}
+
 // Respond implements refine.Role.
 func (q *QuirkyRole) Respond(ctx context.Context, req refine.Request) (refine.Response, error) {
 	ck := callKey{req.Role, req.Call}
-	sk := stepKey{req.Role, req.Round, gapList(req)}
-	q.mu.Lock()
-	if resp, ok := q.byCall[ck]; ok {
-		q.mu.Unlock()
-		return resp, nil
-	}
-	if req.Attempt <= 1 {
-		q.stepSkipped[sk], q.refused[sk] = 0, false // the step starts (again)
-		delete(q.held, sk)
-	}
-	if resp, ok := q.held[sk]; ok {
-		// The attempt after a failing one: the wrapped Role's own answer
-		// to it, which it is not asked for again.
-		delete(q.held, sk)
-		q.skipped[req.Role]++
-		q.stepSkipped[sk]++
-		q.byCall[ck] = resp
-		q.mu.Unlock()
-		return resp, nil
-	}
 	d := q.drawFor(ck)
-	if d.kind == "transient" && !q.transient[ck] {
+	if d.kind == "transient" {
+		q.mu.Lock()
+		first := !q.transient[ck]
 		q.transient[ck] = true
-		q.logLocked(req, d.kind, "503", "")
+		if first && !q.logged[ck] {
+			// Once a call, though each process meets it (ForgetTransient).
+			q.logged[ck] = true
+			q.logLocked(req, d.kind, "503", "")
+		}
 		q.mu.Unlock()
-		return refine.Response{}, &refine.TransientError{Err: fmt.Errorf("quirky: %s call %d: 503 service unavailable", req.Role, req.Call)}
+		if first {
+			return refine.Response{}, &refine.TransientError{Err: fmt.Errorf("quirky: %s call %d: 503 service unavailable", req.Role, req.Call)}
+		}
 	}
-	if d.kind == "refuse" && q.refused[sk] {
-		d.kind = "" // one refusal a step
-	}
+	fail := false
 	inner := req
-	inner.Call -= q.skipped[req.Role]
-	inner.Attempt -= q.stepSkipped[sk]
-	q.mu.Unlock()
-
+	if req.Call > 0 {
+		fails := q.fails(req.Role, req.Call)
+		fail = fails[req.Call]
+		// The failed calls before this one, and those among the step's
+		// earlier attempts (its role's latest calls), are Quirky's own.
+		inner.Call -= count(fails, 1, req.Call-1)
+		if req.Attempt > 1 {
+			inner.Attempt -= count(fails, req.Call-req.Attempt+1, req.Call-1)
+		}
+	}
+	if !fail && isFailing(d.kind) {
+		d.kind = "" // the call after a failing one gets the answer as it is
+	}
 	resp, err := q.inner.Respond(ctx, inner)
 	if err != nil {
+		q.mu.Lock()
+		q.errored[ck] = true
+		q.mu.Unlock()
 		return resp, err
 	}
 	out, name, ft := q.apply(d, req.Role, resp)
-
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if prev, ok := q.byCall[ck]; ok {
-		return prev, nil // a concurrent repeat of the call got there first
-	}
-	switch d.kind {
-	case "truncate", "refuse", "defect":
-		if ft != "" {
-			q.held[sk] = resp
-			if d.kind == "refuse" {
-				q.refused[sk] = true
-			}
-		}
+	if fail && ft == "" {
+		// Nothing of the answer to cut or break (it is empty, or no defect
+		// fits it): the provider refuses, so the call fails as drawn.
+		out = refine.Response{FinishReason: "refusal", Usage: resp.Usage}
+		name, ft = quirk.NameProviderRefusal, validate.Refusal
 	}
 	if name != "" {
-		q.logLocked(req, d.kind, name, ft)
+		q.mu.Lock()
+		if !q.logged[ck] {
+			q.logged[ck] = true
+			q.logLocked(req, d.kind, name, ft)
+		}
+		q.mu.Unlock()
 	}
-	q.byCall[ck] = out
 	return out, nil
 }
 
@@ -244,7 +277,7 @@ func (q *QuirkyRole) Respond(ctx context.Context, req refine.Request) (refine.Re
 func (q *QuirkyRole) apply(d draw, role refine.RoleName, resp refine.Response) (out refine.Response, name string, ft validate.FailureType) {
 	out = resp
 	if strings.TrimSpace(resp.Content) == "" {
-		return out, "", "" // nothing to perturb: the answer fails as it is
+		return out, "", "" // nothing to perturb
 	}
 	switch d.kind {
 	case "benign":
@@ -309,12 +342,4 @@ func pick(qs []quirk.Quirk, text string, rnd *rand.Rand) (quirk.Quirk, string, b
 
 func (q *QuirkyRole) logLocked(req refine.Request, kind, name string, ft validate.FailureType) {
 	q.log = append(q.log, QuirkRecord{Role: req.Role, Call: req.Call, Round: req.Round, Attempt: req.Attempt, Kind: kind, Name: name, FailureType: ft})
-}
-
-func gapList(req refine.Request) string {
-	ids := make([]string, len(req.Gaps))
-	for i, g := range req.Gaps {
-		ids[i] = string(g)
-	}
-	return strings.Join(ids, ",")
 }

@@ -290,9 +290,12 @@ func unwrap(text string, nb *notebook) (string, int) {
 		if !ok || fs == ls {
 			return text, 0
 		}
+		framed := false
 		if f, ok := framedWrapper(text); ok && !isFenceLine(text[fs:fe]) {
-			// A preamble or a closing remark around the one fence.
-			fs, fe, ls, le = f[0], f[1], f[2], f[3]
+			// A preamble or a closing remark around the one fence: they are
+			// not the answer, so later checks (a section's likeness to the
+			// last round's) do not read them into its first or last section.
+			fs, fe, ls, le, framed = f[0], f[1], f[2], f[3], true
 		}
 		ch, n, info, isFence := markdown.OpeningFence(text[fs:fe])
 		if !isFence || !wrapperInfo(info) || !markdown.ClosingFence(text[ls:le], ch, n) {
@@ -306,6 +309,10 @@ func unwrap(text string, nb *notebook) (string, int) {
 			return text, lineNo(text, fe+open)
 		}
 		nb.add(KindWrapperFence, lineNo(text, fs), text[fs:fe])
+		if framed {
+			text = newlinesOf(text[:fs]) + text[fe:ls] + newlinesOf(text[le:])
+			continue
+		}
 		text = text[:fs] + text[fe:ls] + text[le:]
 	}
 	return text, 0

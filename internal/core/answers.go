@@ -138,20 +138,15 @@ func raisedTokens(rec state.AttemptRec, limit int) int {
 // freeReask reports whether the failed attempt rec of a step whose
 // earlier attempts are prior is re-asked without spending the retry
 // budget: an answer the token limit cut below the cap (the retry raises
-// it), or the step's first refusal (a model's refusal of a benign task is
-// mostly noise; a second one spends the budget, so a model that always
-// refuses still ends in an escalation).
+// it), or a refusal that does not follow a refusal (a model's refusal of
+// a benign task is mostly noise; one right after another spends the
+// budget, so a model that always refuses still ends in an escalation).
 func freeReask(rec state.AttemptRec, prior []state.AttemptRec, limit int) bool {
 	switch rec.FailureType {
 	case validate.Truncated:
 		return rec.MaxTokens < limit
 	case validate.Refusal:
-		for _, p := range prior {
-			if p.FailureType == validate.Refusal && p.Free {
-				return false
-			}
-		}
-		return true
+		return len(prior) == 0 || prior[len(prior)-1].FailureType != validate.Refusal
 	}
 	return false
 }

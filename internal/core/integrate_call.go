@@ -119,7 +119,7 @@ func callUsage(reported llm.Usage, msgs []llm.Message, content string, tok exemp
 }
 
 // extendBudget gives role one more attempt in the current run: a free
-// re-ask (an answer the token limit cut below the cap, a first refusal).
+// re-ask (an answer the token limit cut below the cap, a refusal not right after one).
 func extendBudget(in *state.IntegrationState, role llm.RoleName) {
 	if role == llm.Reviewer {
 		in.ReviewerBudget++

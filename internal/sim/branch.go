@@ -31,9 +31,12 @@ type branch struct {
 	// change the session (nil: none).
 	decides bool
 	visits  map[string]int
-	per     *rand.Rand
-	hist    []string
-	opens   int
+	// live counts the answers given during runs (the Asker's "answer
+	// now"): a run that took one did something.
+	live  int
+	per   *rand.Rand
+	hist  []string
+	opens int
 	// final and finalStatus are the store and status --json at the end.
 	final       map[string]string
 	finalStatus string
@@ -44,6 +47,12 @@ type branch struct {
 	cutShort bool
 	// violations counts the violations recorded per invariant.
 	violations map[Invariant]int
+	// quirks are the branch's Quirky roles (Options.Quirks), plain says
+	// the branch plays without them (the plain twin), and finalSt is its
+	// Status at the end.
+	quirks  *quirkRoles
+	plain   bool
+	finalSt refine.Status
 }
 
 // logf adds a line to the branch's history.
@@ -62,8 +71,8 @@ func (b *branch) config(st refine.Store) refine.Config {
 	for i, g := range sc.Gaps {
 		known[i] = g.ID
 	}
-	cfg.Engineer = &scriptedRole{seed: sc.Seed, name: refine.Engineer, known: known, mix: b.mix, log: b.calls, transient: map[string]bool{}}
-	cfg.Reviewer = &scriptedRole{seed: sc.Seed, name: refine.Reviewer, known: known, mix: b.mix, log: b.calls, transient: map[string]bool{}}
+	cfg.Engineer = b.quirked(refine.Engineer, &scriptedRole{seed: sc.Seed, name: refine.Engineer, known: known, mix: b.mix, log: b.calls, transient: map[string]bool{}})
+	cfg.Reviewer = b.quirked(refine.Reviewer, &scriptedRole{seed: sc.Seed, name: refine.Reviewer, known: known, mix: b.mix, log: b.calls, transient: map[string]bool{}})
 	cfg.Asker = operatorAsker{b}
 	cfg.Clock = fixedClock{}
 	cfg.IDs = fixedIDs{id: fmt.Sprintf("sim-%d", sc.Seed)}
@@ -205,7 +214,9 @@ func (b *branch) stopRand(status refine.Status) (*rand.Rand, string) {
 	// Not the phase nor the convergence rows: while a question is asked
 	// inside a Run, Status can still show the phase before it and miss
 	// the round's row (they are committed with the next durable point).
-	key := fmt.Sprint(strings.Join(pendingIDs(status.Pending), ","), "|", status.Round, " ", status.Calls, " ",
+	// The calls the quirks added are left out: the plain twin decides
+	// as the quirky session does.
+	key := fmt.Sprint(strings.Join(pendingIDs(status.Pending), ","), "|", status.Round, " ", status.Calls-b.quirkCalls(), " ",
 		len(status.Rollbacks), " ", len(status.Decisions), " ", status.Outcome)
 	return rngOf(b.sim.sc.Seed, fmt.Sprintf("decide|%s|%d", key, b.visits[key])), key
 }
@@ -238,6 +249,7 @@ func (a operatorAsker) Ask(ctx context.Context, q refine.Question) (refine.Answe
 		return refine.Answer{}, refine.ErrDeferred // the stop decides, drawing the same
 	}
 	b.visits[key]++
+	b.live++
 	b.logf("answer now %s with %q%s", q.ID, choice.a.Key, textNote(choice.a))
 	return choice.a, nil
 }

@@ -20,6 +20,8 @@ type answered struct {
 	pending  []refine.Question
 	q        string
 	progress string
+	// live is the branch's count of answers given during runs then.
+	live int
 }
 
 // progress sums up what a session has done: a run that changes none of
@@ -42,6 +44,7 @@ func (s *simulation) operate(ctx context.Context, b *branch) {
 		if b.name == "main" {
 			s.res.Stops++
 		}
+		s.reportLosses(b)
 		status, err := b.sess.Status(ctx)
 		if err != nil {
 			s.violate(b, Errors, "status after stop %d: %v", n, err)
@@ -55,7 +58,7 @@ func (s *simulation) operate(ctx context.Context, b *branch) {
 			}
 		}
 		if last != nil && st.Err == nil && !st.Stepped && s.opt.stuckChecked(last.q, last.pending) {
-			if now := pendingIDs(status.Pending); slices.Contains(now, last.q) && progress(status) == last.progress {
+			if now := pendingIDs(status.Pending); slices.Contains(now, last.q) && progress(status) == last.progress && b.live == last.live {
 				s.violate(b, NeverStuck, "after answering %s and a run, the session paused with it still pending and nothing done (pending %v, round %d phase %q)", last.q, now, status.Round, status.Phase)
 			}
 		}
@@ -208,7 +211,7 @@ func (s *simulation) decide(ctx context.Context, b *branch, status refine.Status
 	if isPause(q, a.Key) {
 		return nil, false // the same question is offered again, as documented
 	}
-	return &answered{pending: status.Pending, q: q.ID, progress: progress(status)}, false
+	return &answered{pending: status.Pending, q: q.ID, progress: progress(status), live: b.live}, false
 }
 
 func textNote(a refine.Answer) string {
@@ -377,6 +380,7 @@ func (s *simulation) fork(ctx context.Context, b *branch, name string) (*branch,
 		return nil, err
 	}
 	f := &branch{sim: s, name: b.name + "/" + name, driver: DriverRun, place: &place{kind: Memory, mem: m}, calls: &callLog{}, mix: s.quiet()}
+	f.quirks, f.plain = b.quirks.clone(), b.plain // the roles go on as b's would
 	if err := f.open(ctx); err != nil {
 		return nil, fmt.Errorf("open the fork: %w", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/refinetest"
 	"github.com/refine-spec/refine/validate"
 )
 
@@ -71,6 +72,10 @@ type Options struct {
 	MaxStops int
 	// Mix overrides the roles' odds (nil: the scenario's).
 	Mix *Mix
+	// Quirks makes the roles write like real models (refinetest.Quirky)
+	// at these rates, and checks the invariants of #38 (SilentLoss,
+	// SameReading); nil: the scripted roles write the formats exactly.
+	Quirks *refinetest.QuirkRates
 	// ProbeScale scales the odds of the probes on copies (every offered
 	// key, every rollback target) at a stop: 0 means 1; below 1 trades
 	// probes for seeds per second (the 100,000-seed command uses 0.25).
@@ -229,11 +234,16 @@ func shorten(h []string) []string {
 // play creates a session and plays it to its end; perturb says whether
 // the perturbations and probes run.
 func (s *simulation) play(ctx context.Context, name string, d Driver, kind StoreKind, perturb bool, mix Mix) (*branch, error) {
+	return s.playWith(ctx, name, d, kind, perturb, mix, false)
+}
+
+// playWith is play, without the quirks of Options.Quirks when plain.
+func (s *simulation) playWith(ctx context.Context, name string, d Driver, kind StoreKind, perturb bool, mix Mix, plain bool) (*branch, error) {
 	pl, err := s.newPlace(ctx, kind)
 	if err != nil {
 		return nil, err
 	}
-	b := &branch{sim: s, name: name, driver: d, place: pl, calls: &callLog{}, decides: true, visits: map[string]int{}, mix: mix}
+	b := &branch{sim: s, name: name, driver: d, place: pl, calls: &callLog{}, decides: true, visits: map[string]int{}, mix: mix, plain: plain}
 	if perturb {
 		b.per = rngOf(s.sc.Seed, "perturb")
 	}
@@ -249,12 +259,14 @@ func (s *simulation) play(ctx context.Context, name string, d Driver, kind Store
 	s.operate(ctx, b)
 	// The session's Status is its last durable point (a crash reopens it,
 	// an import replaces it): what the store holds, without replaying it.
+	s.reportLosses(b)
 	if st, err := b.sess.Status(ctx); err == nil {
+		b.finalSt = st
 		if b.name == "main" {
 			s.res.Outcome = st.Outcome
 			for _, v := range st.Validation {
 				for _, ft := range failureTypes {
-					if strings.Contains(v.Message, string(ft)) {
+					if v.FailureType == ft || strings.Contains(v.Message, string(ft)) {
 						s.res.Coverage["failure:"+string(ft)]++
 					}
 				}
@@ -284,7 +296,7 @@ func gapList(sc Scenario) string {
 // failureTypes are the validation failure types the roles aim at.
 var failureTypes = []validate.FailureType{validate.MissingFile, validate.EmptyOutput, validate.WrongFormat, validate.NoGapsAddressed,
 	validate.InconsistentRefs, validate.ExecutionError, validate.MaxRetriesExhausted, validate.InvalidDisagreeRef,
-	validate.MalformedDisagree, validate.ReArguedConflict}
+	validate.MalformedDisagree, validate.ReArguedConflict, validate.Truncated, validate.Refusal}
 
 // pendingIDs lists the IDs of qs, sorted.
 func pendingIDs(qs []refine.Question) []string {

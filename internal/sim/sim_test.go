@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/refine-spec/refine/refinetest"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -23,6 +24,7 @@ var (
 	offFlag   = flag.String("off", "", "comma-separated moves and invariants to turn off (e.g. crash,casekey,drivers,q:rollback-recovery,flowpending); adds to $REFINE_SIM_OFF")
 	showFlag  = flag.Int("show", 5, "how many violations TestSimulate prints in full")
 	probeFlag = flag.Float64("probes", 1, "scale the odds of the probes on copies (every offered key and rollback target at a stop)")
+	quirkFlag = flag.String("quirks", "realistic", "how the roles write: realistic (refinetest.RealisticRates: benign quirks, cuts, refusals; transient errors come from the scripted roles), benign, or none (the formats exactly)")
 )
 
 // raceEnabled is set by race_test.go under the race detector.
@@ -30,6 +32,16 @@ var raceEnabled bool
 
 func simOptions(t *testing.T) Options {
 	opt := Options{Dir: t.TempDir(), Off: map[string]bool{}, ProbeScale: *probeFlag}
+	switch *quirkFlag {
+	case "realistic":
+		r := refinetest.RealisticRates
+		opt.Quirks = &r
+	case "benign":
+		opt.Quirks = &refinetest.QuirkRates{Benign: 1}
+	case "none", "":
+	default:
+		t.Fatalf("-quirks=%q: want realistic, benign or none", *quirkFlag)
+	}
 	// The environment variable reaches the test binary through a
 	// multi-package `go test`, where a flag would not.
 	for _, name := range strings.Split(*offFlag+","+os.Getenv("REFINE_SIM_OFF"), ",") {
@@ -206,6 +218,7 @@ func TestSimulateRegressionSeeds(t *testing.T) {
 	play := func(seed uint64, probes float64) {
 		opt := simOptions(t)
 		opt.ProbeScale = probes
+		opt.Quirks = nil // as they were found: the roles wrote the formats exactly
 		res, err := Simulate(ctx, seed, opt)
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)

@@ -15,9 +15,11 @@ import (
 // errors, which Next's caller handles itself, so the engine never sees
 // them).
 func (s *simulation) twins(ctx context.Context, main *branch) {
+	clean := main
 	if len(main.perturbed) > 0 {
-		s.cleanTwin(ctx, main)
+		clean = s.cleanTwin(ctx, main)
 	}
+	s.sameReading(ctx, clean)
 	if !s.opt.on(string(Drivers)) {
 		return
 	}
@@ -56,11 +58,11 @@ func (s *simulation) twins(ctx context.Context, main *branch) {
 
 // cleanTwin plays main's clean twin (same driver, no perturbation) and
 // compares how they ended.
-func (s *simulation) cleanTwin(ctx context.Context, main *branch) {
+func (s *simulation) cleanTwin(ctx context.Context, main *branch) *branch {
 	twin, err := s.play(ctx, "twin-"+string(main.driver), main.driver, Memory, false, s.mix)
 	if err != nil {
 		s.violate(main, Errors, "play the clean twin: %v", err)
-		return
+		return nil
 	}
 	if main.finalStatus != twin.finalStatus && !main.cutShort && !twin.cutShort {
 		inv := CrashSafe
@@ -70,6 +72,7 @@ func (s *simulation) cleanTwin(ctx context.Context, main *branch) {
 		s.violate(main, inv, "the session (perturbed by %v) ended differently from its clean twin (-twin +main):\n%s\ntwin history:\n  %s",
 			main.perturbed, lineDiff(twin.finalStatus, main.finalStatus), strings.Join(shorten(twin.hist), "\n  "))
 	}
+	return twin
 }
 
 // folder is a session's store without its journal (journal/ and

@@ -179,7 +179,7 @@ type AttemptRec struct {
 	FinishReason string `json:"finish_reason,omitempty"`
 	// Free marks a failed attempt whose re-ask did not spend the
 	// validation retry budget: an answer the token limit cut while the
-	// limit could still be raised, or a step's first refusal.
+	// limit could still be raised, or a refusal that does not follow one.
 	Free bool `json:"free,omitempty"`
 	// Normalized are the quirks read onto the canonical form (DESIGN §18).
 	Normalized []NormalizedQuirk `json:"normalized,omitempty"`
