@@ -57,8 +57,12 @@ func TestDiscoveryAcceptedFirstTime(t *testing.T) {
 	eng, rev := oneRound()
 	revRole := refinetest.Script(append([]string{hooksDiscovery}, rev...)...)
 	asker := auto()
-	cfg := discoveryConfig(refinetest.Script(eng...), revRole, asker)
+	engRole := refinetest.Script(eng...)
+	cfg := discoveryConfig(engRole, revRole, asker)
 	s, out := run(t, cfg)
+	if p := engRole.Prompt(0); !strings.Contains(p, "  Location: \"How deliveries are signed is TBD\"\n  Why: Receivers cannot verify a delivery.") {
+		t.Errorf("round 1's Engineer prompt does not show the gaps' Location and Why:\n%s", p)
+	}
 	if out.Status != refine.StatusComplete {
 		t.Fatalf("outcome %s (%s), want COMPLETE", out.Status, out.Reason)
 	}
