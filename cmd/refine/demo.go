@@ -39,6 +39,7 @@ func cmdDemo(ctx context.Context, c *cli, args []string) int {
 	dir := fl.String("dir", "", "the session folder, kept (default: ./"+demoDir+", or a new temporary folder when that exists)")
 	store := storeFlag(fl, "", "run the demo as a new session in this store instead of a folder")
 	quiet := fl.Bool("quiet", false, "no progress lines on stderr")
+	discover := fl.Bool("discover", false, "start from the draft alone: a recorded discovery lists its gaps, the list is accepted, then the same rounds play")
 	if err := fl.Parse(args); err != nil {
 		return exitUsage
 	}
@@ -86,7 +87,11 @@ func cmdDemo(ctx context.Context, c *cli, args []string) int {
 	}
 	defer st.Close()
 
-	fmt.Fprintln(c.stdout, "refine demo: refining a small Orders API spec (5 gaps) with recorded Engineer and Reviewer outputs.")
+	if *discover {
+		fmt.Fprintln(c.stdout, "refine demo: refining a small Orders API draft, starting from the draft alone: the Reviewer discovers its gaps (recorded), then recorded Engineer and Reviewer outputs refine them.")
+	} else {
+		fmt.Fprintln(c.stdout, "refine demo: refining a small Orders API spec (5 gaps) with recorded Engineer and Reviewer outputs.")
+	}
 	switch {
 	case loc.store != "":
 		fmt.Fprintf(c.stdout, "Session: %s in %s\n", loc.id, loc.store)
@@ -105,6 +110,9 @@ func cmdDemo(ctx context.Context, c *cli, args []string) int {
 	cfg.Engineer, cfg.Reviewer = r, r
 	cfg.Asker = &demoAsker{w: c.stdout}
 	cfg.Spec, cfg.Gaps = string(spec), gaps
+	if *discover {
+		cfg.Gaps = nil // discovery lists them (demo/replay/discovery-001.md)
+	}
 	cfg.GapsPerRound = 2
 	if !*quiet {
 		cfg.Observer = newProgress(c.stderr, c.isTerminal)

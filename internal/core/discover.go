@@ -332,6 +332,11 @@ func discoveryFailedQuestion(d *state.DiscoveryState, id string, maxRetries int)
 		Body: body + question.Menu(opts), Options: opts, AllowText: true, Default: discoverPause, TextRequired: []string{discoverEdit}}
 }
 
+// discoveryDecision reports whether d answered a discovery question:
+// which gaps the session refines, not what the spec says, so neither the
+// integration's log nor the final spec lists it (decisions.md does).
+func discoveryDecision(d state.DecisionRecord) bool { return d.Round == 0 && d.Procedural }
+
 // isDiscoveryQuestion recognises the discovery's questions.
 func isDiscoveryQuestion(q question.Question) bool {
 	return q.Round == 0 && strings.HasPrefix(q.ID, discoveryQuestionPrefix)

@@ -87,8 +87,8 @@ func NewIntegration(st *state.State, integrate bool, maxRetries int) *state.Inte
 	}
 	in := &state.IntegrationState{Step: state.IntegEngineer, Round: st.Round, EngineerBudget: 1 + maxRetries}
 	for _, d := range st.Decisions {
-		if d.Round == 0 && d.Procedural {
-			continue // discovery's: which gaps to refine, not what the spec says
+		if discoveryDecision(d) {
+			continue
 		}
 		in.Decisions = append(in.Decisions, d.ID)
 	}
@@ -219,7 +219,7 @@ func decisionLines(st *state.State, ids []string) []string {
 	type line struct{ id, text string }
 	var lines []line
 	for _, d := range st.Decisions {
-		if want(d.ID) {
+		if want(d.ID) && !discoveryDecision(d) {
 			what := d.Question
 			if d.Issue != "" {
 				what = d.Issue + ", " + what
