@@ -197,7 +197,7 @@ func (s *Engine) discoveryAsk() (stop, error) {
 	if opt.Key == discoverPause {
 		// Offer the same decision again when the session resumes.
 		s.st.Pending = append(s.st.Pending, q)
-		recordProcedural(s.st, s.at(), 0, "", q, a, opt.Label)
+		s.recordDiscoveryDecision(q, a, opt.Label)
 		return waitForAnswer, s.checkpoint()
 	}
 	d.Asked++
@@ -214,7 +214,7 @@ func (s *Engine) discoveryAsk() (stop, error) {
 		how := "accepted without " + strings.Join(idStrings(ids), ", ")
 		return s.confirmDiscovery(q, a, decision+": "+strings.Join(idStrings(ids), ", "), kept, how)
 	case discoverAbandon:
-		recordProcedural(s.st, s.at(), 0, "", q, a, decision)
+		s.recordDiscoveryDecision(q, a, decision)
 		return sessionEnded, s.finish(StatusAbandoned, EndReason("abandoned by the user: discovery found no gap list", a.Text))
 	}
 	// Discover again (rediscover, retry), with the person's text as
@@ -225,7 +225,7 @@ func (s *Engine) discoveryAsk() (stop, error) {
 	d.Proposed, d.NoGaps, d.Checklist = nil, false, nil
 	d.From, d.Budget = len(d.Attempts), len(d.Attempts)+1+s.cfg.MaxRetries
 	d.Step = state.DiscoverCall
-	recordProcedural(s.st, s.at(), 0, "", q, a, decision)
+	s.recordDiscoveryDecision(q, a, decision)
 	s.stage()
 	return goOn, nil
 }
@@ -235,7 +235,7 @@ func (s *Engine) discoveryAsk() (stop, error) {
 // list ends the session COMPLETE: nothing to refine.
 func (s *Engine) confirmDiscovery(q question.Question, a question.Answer, decision string, gs []gap.Gap, how string) (stop, error) {
 	d := s.st.Discovery
-	recordProcedural(s.st, s.at(), 0, "", q, a, decision)
+	s.recordDiscoveryDecision(q, a, decision)
 	added := make([]gap.Gap, len(gs))
 	for i, g := range gs {
 		g.State, g.History, g.Round = gap.Open, nil, 0
@@ -330,6 +330,20 @@ func discoveryFailedQuestion(d *state.DiscoveryState, id string, maxRetries int)
 		len(run), last.FailureType, render.OneLine(last.Message))
 	return question.Question{ID: id, Kind: question.KindEscalation, Round: 0, Title: "Discovery of the gap list failed validation",
 		Body: body + question.Menu(opts), Options: opts, AllowText: true, Default: discoverPause, TextRequired: []string{discoverEdit}}
+}
+
+// recordDiscoveryDecision files the answer a to the discovery question q
+// in decisions.md, as round 0's: DECISION-R0-NNN, numbered apart, so the
+// decisions of round 1 are numbered as in a session given its list.
+func (s *Engine) recordDiscoveryDecision(q question.Question, a question.Answer, decision string) {
+	n := 0
+	for _, d := range s.st.Decisions {
+		if discoveryDecision(d) {
+			n++
+		}
+	}
+	s.st.Decisions = append(s.st.Decisions, state.DecisionRecord{ID: fmt.Sprintf("DECISION-R0-%03d", n+1), Round: 0,
+		Question: q.Title, Option: a.Key, Decision: decision, Text: a.Text, At: s.at(), Procedural: true})
 }
 
 // discoveryDecision reports whether d answered a discovery question:

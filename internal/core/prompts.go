@@ -367,6 +367,9 @@ func bindingDecisions(st *state.State) []string {
 	type line struct{ id, text string }
 	var all []line
 	for _, dec := range st.Decisions {
+		if discoveryDecision(dec) {
+			continue // which gaps the session refines: the prompts list them
+		}
 		all = append(all, line{dec.ID, compactDecision(dec)})
 	}
 	for _, d := range st.ConflictDecisions {
