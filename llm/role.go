@@ -68,7 +68,7 @@ type Request struct {
 	// the draft alone, in round 0, and lists its gaps. Call then numbers
 	// the session's discovery calls, apart from the Reviewer's other
 	// calls, and a recording holds their answers as discovery-001.md, … .
-	Discovery bool
+	Discovery bool `json:",omitempty"`
 }
 
 // DiscoveryFiles is the name recordings give the discovery call's

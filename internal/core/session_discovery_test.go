@@ -414,3 +414,22 @@ func TestDiscoverySpecAboveCap(t *testing.T) {
 		t.Errorf("the refused session stored %v", keys)
 	}
 }
+
+// A discovery answer read as meant (wrapped in a fence, numbered) is
+// counted with the Reviewer's NORMALIZED quirks in status.md.
+func TestDiscoveryNormalizedCounted(t *testing.T) {
+	eng, rev := oneRound()
+	wrapped := "```markdown\n" + hooksDiscovery + "```\n"
+	revRole := refinetest.Script(append([]string{wrapped}, rev...)...)
+	cfg := discoveryConfig(refinetest.Script(eng...), revRole, auto())
+	_, out := run(t, cfg)
+	if out.Status != refine.StatusComplete {
+		t.Fatalf("outcome %s (%s), want COMPLETE", out.Status, out.Reason)
+	}
+	if n := len(revRole.Calls()); n != 2 {
+		t.Errorf("Reviewer calls = %d, want the wrapped answer read at once", n)
+	}
+	if status := get(t, cfg, "status.md"); !strings.Contains(status, "wrapper-fence") {
+		t.Errorf("status.md does not count the discovery answer's quirk")
+	}
+}
