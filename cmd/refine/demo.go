@@ -139,7 +139,14 @@ func cmdDemo(ctx context.Context, c *cli, args []string) int {
 		return code
 	}
 	fmt.Fprintf(c.stdout, "\nWhat to open next, in %s (kept):\n", *dir)
-	for _, f := range [][2]string{
+	var first [][2]string
+	if *discover {
+		first = [][2]string{
+			{"discovery/prompts/reviewer-1.md", "the discovery prompt: the draft, its markers, the format"},
+			{"discovery/gaps.md", "the gap list discovery found and you accepted"},
+		}
+	}
+	for _, f := range append(first, [][2]string{
 		{"final_spec.md", "the refined spec (v1.0): every resolution merged, with its Resolution Log"},
 		{"final/prompts/engineer-1.md", "the integration prompt: source spec, resolutions, decisions"},
 		{"final_summary.md", "outcome, gap summary and known limitations"},
@@ -147,7 +154,7 @@ func cmdDemo(ctx context.Context, c *cli, args []string) int {
 		{"decisions.md", "every decision, including the conflict resolution"},
 		{"round_003_rolled_back_1.tar.gz", "the rolled-back round, kept for analysis"},
 		{"round_001/prompts/engineer-2.md", "the retry prompt with its attached example"},
-	} {
+	}...) {
 		fmt.Fprintf(c.stdout, "  %-32s %s\n", f[0], f[1])
 	}
 	return code

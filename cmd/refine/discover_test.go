@@ -196,7 +196,8 @@ func TestGapsDiscoverWithBackend(t *testing.T) {
 	}
 	outFile := filepath.Join(t.TempDir(), "gaps.md")
 	c, out, errb = newTestCLI()
-	if code := c.main(ctx, []string{"gaps", "--spec", "testdata/basic/spec.md", "--llm", "replay", "--replay", "testdata/basic/replay", "--out", outFile}); code != exitOK {
+	// --replay alone names the recording.
+	if code := c.main(ctx, []string{"gaps", "--spec", "testdata/basic/spec.md", "--replay", "testdata/basic/replay", "--out", outFile}); code != exitOK {
 		t.Fatalf("--out: exit %d\n%s", code, errb)
 	}
 	if b, err := os.ReadFile(outFile); err != nil || !strings.Contains(string(b), "- GAP-HOOK-002 (MEDIUM)") || out.Len() != 0 ||
@@ -225,7 +226,7 @@ func TestDemoDiscover(t *testing.T) {
 	if code := c.main(ctx, []string{"demo", "--dir", disc, "--quiet", "--discover"}); code != exitOK {
 		t.Fatalf("demo --discover exit %d\n%s\n%s", code, out, errb)
 	}
-	for _, want := range []string{"starting from the draft alone", "Discovery: confirm the 5 gap(s) found", "→ documented default: accept", "COMPLETE after round 4"} {
+	for _, want := range []string{"starting from the draft alone", "Discovery: confirm the 5 gap(s) found", "→ documented default: accept", "COMPLETE after round 4", "discovery/gaps.md"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("demo --discover transcript lacks %q", want)
 		}

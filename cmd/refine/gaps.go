@@ -33,6 +33,14 @@ func cmdGaps(ctx context.Context, c *cli, args []string) int {
 	if err := fl.Parse(args); err != nil {
 		return exitUsage
 	}
+	// Only the Reviewer discovers: --reviewer alone names the backend, and
+	// --replay alone a recording.
+	if f.llm == "" && f.engineer == "" && f.reviewer != "" {
+		f.engineer = f.reviewer
+	}
+	if f.llm == "" && f.engineer == "" && f.replayDir != "" {
+		f.llm = "replay"
+	}
 	switch {
 	case fl.NArg() > 0:
 		fmt.Fprintf(c.stderr, "refine gaps: unexpected argument %q: name the spec with --spec\n", safeLine(fl.Arg(0)))
@@ -42,7 +50,7 @@ func cmdGaps(ctx context.Context, c *cli, args []string) int {
 		fl.Usage()
 		return exitUsage
 	case !*offline && !f.hasBackend():
-		fmt.Fprintln(c.stderr, "refine gaps: --llm (or --engineer and --reviewer) is required: the Reviewer discovers the gaps; or --offline to list the draft's own markers without a model")
+		fmt.Fprintln(c.stderr, "refine gaps: --llm (or --reviewer, or --replay DIR) is required: the Reviewer discovers the gaps; or --offline to list the draft's own markers without a model")
 		return exitUsage
 	}
 	if err := checkFlagValues(fl); err != nil {
