@@ -3,6 +3,7 @@ package refine
 import (
 	"fmt"
 	"log/slog"
+	"strings"
 	"text/template"
 	"time"
 
@@ -31,9 +32,15 @@ type Config struct {
 	// Spec is the source document being refined (New only; Open reads it
 	// from the Store).
 	Spec string
-	// Gaps is the initial gap list (New only). It must not be empty, nor
-	// longer than MaxGaps.
+	// Gaps is the initial gap list (New only), at most MaxGaps long.
+	// Empty: the session starts with discovery (DESIGN §19): the
+	// Reviewer lists the spec's gaps, each with its Location and Why, and
+	// the Asker confirms the list (a question of kind "discovery", round
+	// 0) before round 1.
 	Gaps []gap.Gap
+	// Discover makes a session given Gaps start with discovery too, which
+	// proposes additions to them (New only; refine run --discover).
+	Discover bool
 	// MaxGaps bounds the initial gap list (New only); 0 means
 	// DefaultMaxGaps. Setting a session up takes time and memory linear in
 	// its gaps; a longer list is refused rather than slowly accepted.
@@ -154,8 +161,8 @@ const DefaultMaxGaps = 100_000
 
 // validateNew checks what only a new session needs.
 func (c *Config) validateNew() error {
-	if len(c.Gaps) == 0 {
-		return fmt.Errorf("%w: Gaps is empty: a session needs at least one gap to refine", ErrInvalidConfig)
+	if (len(c.Gaps) == 0 || c.Discover) && strings.TrimSpace(c.Spec) == "" {
+		return fmt.Errorf("%w: Spec is empty: with no Gaps (or Discover), the session discovers them in the spec", ErrInvalidConfig)
 	}
 	limit := c.MaxGaps
 	switch {
@@ -186,5 +193,7 @@ func (c *Config) params() core.Params {
 		ExcerptPrompts:    c.ExcerptPrompts,
 		CanonicalEngineer: c.CanonicalEngineer,
 		CanonicalReviewer: c.CanonicalReviewer,
+		Discover:          c.Discover,
+		MaxGaps:           c.MaxGaps,
 	}
 }

@@ -201,7 +201,7 @@ func TestNewRejectsBadInput(t *testing.T) {
 		want   error
 		field  string
 	}{
-		{"no gaps", func(c *refine.Config) { c.Gaps = nil }, refine.ErrInvalidConfig, "Gaps"},
+		{"no gaps, no spec to discover them in", func(c *refine.Config) { c.Gaps, c.Spec = nil, " \n" }, refine.ErrInvalidConfig, "Spec"},
 		{"duplicate gaps", func(c *refine.Config) { c.Gaps = append(twoGaps, twoGaps[0]) }, gap.ErrDuplicateGap, "GAP-FLOW-001"},
 		{"no store", func(c *refine.Config) { c.Store = nil }, refine.ErrInvalidConfig, "Store"},
 		{"max rounds 1000", func(c *refine.Config) { c.MaxRounds = 1000 }, refine.ErrInvalidConfig, "MaxRounds"},

@@ -64,6 +64,7 @@ const (
 	KindDivergence       = question.KindDivergence
 	KindEarlyTermination = question.KindEarlyTermination
 	KindRollback         = question.KindRollback
+	KindDiscovery        = question.KindDiscovery
 )
 
 // Where a session stands and how it ended.
@@ -101,6 +102,7 @@ const (
 	PhaseConverge    = state.PhaseConverge
 	PhaseDone        = state.PhaseDone
 	PhaseIntegration = state.PhaseIntegration
+	PhaseDiscovery   = state.PhaseDiscovery
 
 	// The forms of final_spec.md (Status.FinalSpec).
 	FinalSpecIntegrated = state.FinalSpecIntegrated

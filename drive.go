@@ -26,7 +26,9 @@ func (s *Session) Run(ctx context.Context) (Outcome, error) {
 	return r.Outcome, err
 }
 
-// Step plays exactly one round, or the rest of the round in progress. The
+// Step plays exactly one round, or the rest of the round in progress (a
+// session that starts with discovery plays it as its first Step, round
+// 0, up to the confirmed list or its question). The
 // step that ends the session also plays what follows the end (the
 // integration step and the archive cleanup), as Run does; a Step on a
 // finished session whose follow-up a crash interrupted plays the rest of it.

@@ -316,3 +316,61 @@ func TestNextHandsOverItsWrites(t *testing.T) {
 		t.Errorf("Status after Advance still reports round %d %s", st.Round, st.Phase)
 	}
 }
+
+// Next carries the discovery call like any role call: a session given no
+// gaps hands the host the Reviewer's discovery request (round 0, marked
+// Discovery, numbered apart), then the confirmation question, and plays
+// to the same session as Run.
+func TestNextCarriesDiscovery(t *testing.T) {
+	ctx := context.Background()
+	const spec = "# Hooks\n\n## 1. Delivery\n\nThe retry schedule is not specified (GAP-HOOK-001).\n"
+	const found = "- GAP-HOOK-001 (HIGH): Retry schedule is unspecified\n  Location: \"The retry schedule is not specified\"\n  Why: receivers cannot size their windows\n"
+	mkEng := func() refine.Role { return refinetest.Script(engineerDoc("GAP-HOOK-001")) }
+	mkRev := func() refine.Role {
+		return refinetest.Script(found, refinetest.ReviewerOutput(1, []gap.ID{"GAP-HOOK-001"}))
+	}
+	mkCfg := func(eng, rev refine.Role, asker refine.Asker) refine.Config {
+		c := refinetest.Config(eng, rev, asker)
+		c.Spec, c.Gaps = spec, nil
+		clock := refinetest.NewClock()
+		clock.Step = 0
+		c.Clock = clock
+		return c
+	}
+	runCfg := mkCfg(mkEng(), mkRev(), &refinetest.Asker{DefaultAfterScript: true})
+	byRun, err := refine.New(ctx, runCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := byRun.Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nextCfg := mkCfg(refinetest.Script(), refinetest.Script(), refine.DeferAsker{})
+	byNext, err := refine.New(ctx, nextCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, readies := drive(t, byNext, nextCfg.Store, mkEng(), mkRev(), &refinetest.Asker{DefaultAfterScript: true})
+	if want.Status != refine.StatusComplete || got.Status != want.Status || got.Round != want.Round {
+		t.Fatalf("Next ended %s after round %d; Run ended %s after round %d", got.Status, got.Round, want.Status, want.Round)
+	}
+	first := readies[0]
+	if len(first.Calls) != 1 || !first.Calls[0].Discovery || first.Calls[0].Role != refine.Reviewer || first.Calls[0].Round != 0 || first.Calls[0].Call != 1 {
+		t.Fatalf("first Ready's calls = %+v, want the discovery call", first.Calls)
+	}
+	var asked bool
+	for _, r := range readies {
+		for _, q := range r.Outcome.Pending {
+			asked = asked || (q.Kind == refine.KindDiscovery && q.Round == 0)
+		}
+	}
+	if !asked {
+		t.Errorf("no Ready carried the discovery question")
+	}
+	runStatus, _ := byRun.Status(ctx)
+	nextStatus, _ := byNext.Status(ctx)
+	if diff := cmp.Diff(runStatus, nextStatus); diff != "" {
+		t.Errorf("the statuses differ (-Run +Next):\n%s", diff)
+	}
+}

@@ -64,6 +64,24 @@ type Request struct {
 	// providers that cache automatically (OpenAI) profit from the order
 	// alone. 0 means no stable prefix.
 	Stable int
+	// Discovery marks the discovery call (DESIGN §19): the Reviewer reads
+	// the draft alone, in round 0, and lists its gaps. Call then numbers
+	// the session's discovery calls, apart from the Reviewer's other
+	// calls, and a recording holds their answers as discovery-001.md, … .
+	Discovery bool `json:",omitempty"`
+}
+
+// DiscoveryFiles is the name recordings give the discovery call's
+// answers in place of a role's: discovery-001.md, … .
+const DiscoveryFiles RoleName = "discovery"
+
+// FileRole is the name req's answers take in a recording: its role's, or
+// DiscoveryFiles for the discovery call.
+func (req Request) FileRole() RoleName {
+	if req.Discovery {
+		return DiscoveryFiles
+	}
+	return req.Role
 }
 
 // Response is a Role's answer. Empty Content is a missing output

@@ -14,6 +14,7 @@ const (
 	KindImplicit         Kind = "implicit"          // Reviewer feedback apparently ignored
 	KindDisagreeRate     Kind = "disagree_rate"     // the Engineer disagrees too often
 	KindRollback         Kind = "rollback"          // a rollback dialog or the rollback limit
+	KindDiscovery        Kind = "discovery"         // confirm the gap list discovery proposed (round 0)
 )
 
 // Option is one choice of a Question.

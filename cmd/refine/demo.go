@@ -39,6 +39,7 @@ func cmdDemo(ctx context.Context, c *cli, args []string) int {
 	dir := fl.String("dir", "", "the session folder, kept (default: ./"+demoDir+", or a new temporary folder when that exists)")
 	store := storeFlag(fl, "", "run the demo as a new session in this store instead of a folder")
 	quiet := fl.Bool("quiet", false, "no progress lines on stderr")
+	discover := fl.Bool("discover", false, "start from the draft alone: a recorded discovery lists its gaps, the list is accepted, then the same rounds play")
 	if err := fl.Parse(args); err != nil {
 		return exitUsage
 	}
@@ -86,7 +87,11 @@ func cmdDemo(ctx context.Context, c *cli, args []string) int {
 	}
 	defer st.Close()
 
-	fmt.Fprintln(c.stdout, "refine demo: refining a small Orders API spec (5 gaps) with recorded Engineer and Reviewer outputs.")
+	if *discover {
+		fmt.Fprintln(c.stdout, "refine demo: refining a small Orders API draft, starting from the draft alone: the Reviewer discovers its gaps (recorded), then recorded Engineer and Reviewer outputs refine them.")
+	} else {
+		fmt.Fprintln(c.stdout, "refine demo: refining a small Orders API spec (5 gaps) with recorded Engineer and Reviewer outputs.")
+	}
 	switch {
 	case loc.store != "":
 		fmt.Fprintf(c.stdout, "Session: %s in %s\n", loc.id, loc.store)
@@ -105,6 +110,9 @@ func cmdDemo(ctx context.Context, c *cli, args []string) int {
 	cfg.Engineer, cfg.Reviewer = r, r
 	cfg.Asker = &demoAsker{w: c.stdout}
 	cfg.Spec, cfg.Gaps = string(spec), gaps
+	if *discover {
+		cfg.Gaps = nil // discovery lists them (demo/replay/discovery-001.md)
+	}
 	cfg.GapsPerRound = 2
 	if !*quiet {
 		cfg.Observer = newProgress(c.stderr, c.isTerminal)
@@ -131,7 +139,14 @@ func cmdDemo(ctx context.Context, c *cli, args []string) int {
 		return code
 	}
 	fmt.Fprintf(c.stdout, "\nWhat to open next, in %s (kept):\n", *dir)
-	for _, f := range [][2]string{
+	var first [][2]string
+	if *discover {
+		first = [][2]string{
+			{"discovery/prompts/reviewer-1.md", "the discovery prompt: the draft, its markers, the format"},
+			{"discovery/gaps.md", "the gap list discovery found and you accepted"},
+		}
+	}
+	for _, f := range append(first, [][2]string{
 		{"final_spec.md", "the refined spec (v1.0): every resolution merged, with its Resolution Log"},
 		{"final/prompts/engineer-1.md", "the integration prompt: source spec, resolutions, decisions"},
 		{"final_summary.md", "outcome, gap summary and known limitations"},
@@ -139,7 +154,7 @@ func cmdDemo(ctx context.Context, c *cli, args []string) int {
 		{"decisions.md", "every decision, including the conflict resolution"},
 		{"round_003_rolled_back_1.tar.gz", "the rolled-back round, kept for analysis"},
 		{"round_001/prompts/engineer-2.md", "the retry prompt with its attached example"},
-	} {
+	}...) {
 		fmt.Fprintf(c.stdout, "  %-32s %s\n", f[0], f[1])
 	}
 	return code

@@ -8,23 +8,38 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
+	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/internal/gapsfile"
 	"github.com/refine-spec/refine/internal/markers"
+	"github.com/refine-spec/refine/question"
+	"github.com/refine-spec/refine/store/memory"
 )
 
-// cmdGaps implements "refine gaps --spec S --offline [--out FILE]": the
-// marker scan of a draft (no model) printed as a gap list for a person to
-// edit and pass to `refine run --gaps`. Discovery by a model is the
-// session's first step when `refine run` has no --gaps (DESIGN §19).
-func cmdGaps(_ context.Context, c *cli, args []string) int {
+// cmdGaps implements "refine gaps --spec S [--out FILE]": discovery alone
+// (DESIGN §19): the chosen backend's Reviewer lists the draft's gaps, each
+// with its Location and Why, and the list is written for a person to edit
+// and pass to `refine run --gaps`; nothing is stored. With --offline, the
+// draft's own markers are listed instead, without a model.
+func cmdGaps(ctx context.Context, c *cli, args []string) int {
 	fl := flag.NewFlagSet("refine gaps", flag.ContinueOnError)
 	fl.SetOutput(c.stderr)
 	specFile := fl.String("spec", "", "the draft spec to scan (required)")
-	offline := fl.Bool("offline", false, "list the gaps the draft marks itself (TBD, TODO, unspecified, is open, (GAP-…), unanswered questions), without a model (required for now)")
+	offline := fl.Bool("offline", false, "list the gaps the draft marks itself (TBD, TODO, unspecified, is open, (GAP-…), unanswered questions), without a model")
 	out := fl.String("out", "", "write the list to this new file instead of standard output (an existing file is not overwritten)")
+	var f sessionFlags
+	f.registerBackend(fl)
 	if err := fl.Parse(args); err != nil {
 		return exitUsage
+	}
+	// Only the Reviewer discovers: --reviewer alone names the backend, and
+	// --replay alone a recording.
+	if f.llm == "" && f.engineer == "" && f.reviewer != "" {
+		f.engineer = f.reviewer
+	}
+	if f.llm == "" && f.engineer == "" && f.replayDir != "" {
+		f.llm = "replay"
 	}
 	switch {
 	case fl.NArg() > 0:
@@ -34,8 +49,12 @@ func cmdGaps(_ context.Context, c *cli, args []string) int {
 		fmt.Fprintln(c.stderr, "refine gaps: --spec is required")
 		fl.Usage()
 		return exitUsage
-	case !*offline:
-		fmt.Fprintln(c.stderr, "refine gaps: --offline is required: this version lists the gaps a draft marks itself, without a model; a model discovers the rest at the start of `refine run` without --gaps")
+	case !*offline && !f.hasBackend():
+		fmt.Fprintln(c.stderr, "refine gaps: --llm (or --reviewer, or --replay DIR) is required: the Reviewer discovers the gaps; or --offline to list the draft's own markers without a model")
+		return exitUsage
+	}
+	if err := checkFlagValues(fl); err != nil {
+		fmt.Fprintf(c.stderr, "refine gaps: %v\n", err)
 		return exitUsage
 	}
 	spec, err := readFileLimited(*specFile, maxInputBytes)
@@ -43,9 +62,12 @@ func cmdGaps(_ context.Context, c *cli, args []string) int {
 		fmt.Fprintf(c.stderr, "refine gaps: read spec: %v\n", safeErr(err))
 		return exitUsage
 	}
+	name := safeLine(filepath.Base(*specFile))
+	if !*offline {
+		return c.discoverGaps(ctx, &f, string(spec), name, *specFile, *out)
+	}
 	ms := markers.Scan(string(spec))
 	gaps := markers.Candidates(string(spec), ms)
-	name := safeLine(filepath.Base(*specFile))
 	list := fmt.Sprintf("# Gap candidates in %s, from the places it marks open itself (refine gaps --offline).\n", name) +
 		"# Edit them: fix titles and severities, delete what is no gap, add what the draft leaves open without saying so.\n" +
 		gapsfile.Format(gaps)
@@ -63,6 +85,91 @@ func cmdGaps(_ context.Context, c *cli, args []string) int {
 			len(gaps), safeLine(*out), safeLine(*specFile), safeLine(*out))
 	}
 	return exitOK
+}
+
+// registerBackend adds the flags that choose the backend of a command
+// that makes role calls without a session of its own (refine gaps).
+func (f *sessionFlags) registerBackend(fl *flag.FlagSet) {
+	fl.StringVar(&f.llm, "llm", "", "backend: openai, anthropic, ollama or replay")
+	f.registerProviders(fl)
+	fl.StringVar(&f.model, "model", "", "model name")
+	fl.StringVar(&f.reviewerModel, "reviewer-model", "", "model for the Reviewer, which discovers (overrides --model)")
+	fl.StringVar(&f.baseURL, "base-url", "", "backend URL (OpenAI-compatible /v1 endpoint or Ollama server)")
+	fl.StringVar(&f.replayDir, "replay", "", "folder holding discovery-NNN.md answers (--llm replay)")
+	fl.DurationVar(&f.timeout, "timeout", 5*time.Minute, "timeout of one LLM call")
+	fl.IntVar(&f.retries, "transport-retries", 5, "retries of a call that failed with a rate limit, timeout or server error")
+	fl.DurationVar(&f.backoff, "backoff-base", time.Second, "first backoff ceiling between transport retries")
+}
+
+// discoverGaps runs discovery alone: a session in memory, stepped once
+// (round 0), whose discovery question is accepted; the list it confirms
+// is written like --offline's.
+func (c *cli) discoverGaps(ctx context.Context, f *sessionFlags, spec, name, specFile, out string) int {
+	cfg := refine.DefaultConfig()
+	cfg.Store = memory.New()
+	cfg.Spec = spec
+	cfg.TransportRetries = f.retries
+	if f.backoff > 0 {
+		cfg.BackoffBase = f.backoff
+	}
+	eng, rev, err := c.roles(f, cfg.MaxOutputBytes)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "refine gaps: %v\n", safeErr(err))
+		return exitUsage
+	}
+	cfg.Engineer, cfg.Reviewer, cfg.Asker = eng, rev, acceptDiscovery{}
+	s, err := refine.New(ctx, cfg)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "refine gaps: %v\n", safeErr(err))
+		return exitUsage
+	}
+	if _, err := s.Step(ctx); err != nil {
+		fmt.Fprintf(c.stderr, "refine gaps: %v\n", safeErr(err))
+		return exitFailed
+	}
+	status, err := s.Status(ctx)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "refine gaps: %v\n", safeErr(err))
+		return exitFailed
+	}
+	if len(status.Pending) > 0 {
+		// Every attempt failed validation: the escalation waits.
+		fmt.Fprintf(c.stderr, "refine gaps: %s\n%s\n", safeLine(status.Pending[0].Title), safeText(status.Pending[0].Body))
+		return exitFailed
+	}
+	if len(status.Gaps) == 0 {
+		fmt.Fprintf(c.stderr, "refine gaps: the Reviewer found no gaps in %s (NO_GAPS_FOUND)\n", name)
+		return exitOK
+	}
+	b, err := cfg.Store.Get(ctx, "discovery/gaps.md")
+	if err != nil {
+		fmt.Fprintf(c.stderr, "refine gaps: %v\n", safeErr(err))
+		return exitFailed
+	}
+	list := fmt.Sprintf("# Gaps of %s, discovered by the Reviewer (refine gaps).\n", name) +
+		"# Edit them: fix titles and severities, delete what is no gap, add what is missing.\n" + string(b)
+	if out == "" {
+		fmt.Fprint(c.stdout, list)
+		return exitOK
+	}
+	if err := writeNewFile(out, list); err != nil {
+		fmt.Fprintf(c.stderr, "refine gaps: %v\n", safeErr(err))
+		return exitUsage
+	}
+	fmt.Fprintf(c.stderr, "refine gaps: %d gaps written to %s; edit them, then: refine run --spec %s --gaps %s\n",
+		len(status.Gaps), safeLine(out), safeLine(specFile), safeLine(out))
+	return exitOK
+}
+
+// acceptDiscovery accepts the list discovery proposes and defers every
+// other question (the escalation after every attempt failed).
+type acceptDiscovery struct{}
+
+func (acceptDiscovery) Ask(_ context.Context, q refine.Question) (refine.Answer, error) {
+	if q.Kind == question.KindDiscovery {
+		return refine.Answer{Key: q.Default}, nil
+	}
+	return refine.Answer{}, refine.ErrDeferred
 }
 
 // writeNewFile writes text to a file that must not exist yet, so a gap

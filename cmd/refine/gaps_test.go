@@ -101,7 +101,7 @@ func TestGapsUsage(t *testing.T) {
 		want string
 	}{
 		{[]string{"gaps", "--offline"}, "--spec is required"},
-		{[]string{"gaps", "--spec", "demo/spec.md"}, "--offline is required"},
+		{[]string{"gaps", "--spec", "demo/spec.md"}, "--llm (or --reviewer, or --replay DIR) is required: the Reviewer discovers the gaps; or --offline"},
 		{[]string{"gaps", "--spec", "demo/spec.md", "--offline", "extra"}, `unexpected argument "extra"`},
 		{[]string{"gaps", "--spec", "no-such.md", "--offline"}, "read spec:"},
 	} {

@@ -45,9 +45,9 @@ type command struct {
 func commandTable() map[string]command {
 	return map[string]command{
 		"validate": {"validate an Engineer or Reviewer output file", cmdValidate},
-		"gaps":     {"list the gaps a draft spec marks itself, as a gap list to edit: refine gaps --spec S --offline [--out FILE]", cmdGaps},
+		"gaps":     {"list a draft spec's gaps as a gap list to edit: refine gaps --spec S --llm … [--out FILE], or --offline for the ones it marks itself", cmdGaps},
 		"demo":     {"run a bundled session end to end (no API key needed)", cmdDemo},
-		"run":      {"start a session: refine run --spec S --gaps G --dir D --llm openai|anthropic|ollama|replay", cmdRun},
+		"run":      {"start a session: refine run --spec S [--gaps G [--discover]] --dir D --llm openai|anthropic|ollama|replay (no --gaps: discover them first)", cmdRun},
 		"resume":   {"continue a paused, failed or interrupted session", cmdResume},
 		"status":   {"show a session's status (--json for the machine-readable form)", cmdStatus},
 		"rollback": {"undo rounds: refine rollback --dir D --to N --reason TEXT", cmdRollback},

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/llm/record"
 	"github.com/refine-spec/refine/rollback"
 )
@@ -189,15 +190,21 @@ func cmdRun(ctx context.Context, c *cli, args []string) int {
 	fl.SetOutput(c.stderr)
 	var f sessionFlags
 	var specFile, gapsFile string
+	var discover bool
 	fl.StringVar(&specFile, "spec", "", "the spec to refine (required)")
-	fl.StringVar(&gapsFile, "gaps", "", "the gap list: '- GAP-AREA-NNN (SEVERITY): title' lines or JSON (required)")
+	fl.StringVar(&gapsFile, "gaps", "", "the gap list: '- GAP-AREA-NNN (SEVERITY): title' lines (each optionally with Location: and Why: lines) or JSON; without it, the session starts by discovering the gaps and asks you to confirm them")
+	fl.BoolVar(&discover, "discover", false, "with --gaps: start by discovering gaps the list does not hold, and ask you to confirm the additions")
 	f.register(fl, true)
 	if err := fl.Parse(args); err != nil {
 		return exitUsage
 	}
-	if specFile == "" || gapsFile == "" || (f.dir == "" && f.store == "") || !f.hasBackend() {
-		fmt.Fprintln(c.stderr, "refine run: --spec, --gaps, --dir (or --store) and --llm (or --engineer and --reviewer) are required")
+	if specFile == "" || (f.dir == "" && f.store == "") || !f.hasBackend() {
+		fmt.Fprintln(c.stderr, "refine run: --spec, --dir (or --store) and --llm (or --engineer and --reviewer) are required")
 		fl.Usage()
+		return exitUsage
+	}
+	if discover && gapsFile == "" {
+		fmt.Fprintln(c.stderr, "refine run: --discover proposes additions to --gaps FILE; without --gaps the session discovers its gaps anyway")
 		return exitUsage
 	}
 	if f.answers != "" && f.auto {
@@ -221,15 +228,17 @@ func cmdRun(ctx context.Context, c *cli, args []string) int {
 		fmt.Fprintf(c.stderr, "refine run: read spec: %v\n", safeErr(err))
 		return exitUsage
 	}
-	gapsData, err := readFileLimited(gapsFile, maxInputBytes)
-	if err != nil {
-		fmt.Fprintf(c.stderr, "refine run: read gaps: %v\n", safeErr(err))
-		return exitUsage
-	}
-	gaps, err := parseGapsFile(gapsFile, gapsData)
-	if err != nil {
-		fmt.Fprintf(c.stderr, "refine run: %v\n", safeErr(err))
-		return exitUsage
+	var gaps []gap.Gap
+	if gapsFile != "" {
+		gapsData, err := readFileLimited(gapsFile, maxInputBytes)
+		if err != nil {
+			fmt.Fprintf(c.stderr, "refine run: read gaps: %v\n", safeErr(err))
+			return exitUsage
+		}
+		if gaps, err = parseGapsFile(gapsFile, gapsData); err != nil {
+			fmt.Fprintf(c.stderr, "refine run: %v\n", safeErr(err))
+			return exitUsage
+		}
 	}
 	// The roles, the asker and the settings before the store: a bad
 	// --llm, a missing --replay or key, an unreadable --answers file.
@@ -244,7 +253,7 @@ func cmdRun(ctx context.Context, c *cli, args []string) int {
 		}
 	}()
 	defer f.closeCold()
-	cfg.Spec, cfg.Gaps = string(spec), gaps
+	cfg.Spec, cfg.Gaps, cfg.Discover = string(spec), gaps, discover
 	cfg.MaxRounds, cfg.ParallelGaps = f.maxRounds, f.parallel
 	if cfg.Settings, err = f.settingsFromFlags(fl, cfg.Settings); err != nil {
 		fmt.Fprintf(c.stderr, "refine run: %v\n", safeErr(err))
@@ -284,11 +293,20 @@ func cmdResume(ctx context.Context, c *cli, args []string) int {
 	fl := flag.NewFlagSet("refine resume", flag.ContinueOnError)
 	fl.SetOutput(c.stderr)
 	var f sessionFlags
-	var answer string
+	var answer, answerGaps string
 	fl.StringVar(&answer, "answer", "", "answer the first pending question: KEY or KEY:text")
+	fl.StringVar(&answerGaps, "gaps", "", "with --answer edit: the gap list FILE that replaces the one discovery proposed (the answer's text)")
 	f.register(fl, false)
 	if err := fl.Parse(args); err != nil {
 		return exitUsage
+	}
+	if answerGaps != "" {
+		text, err := gapsAnswerText(answer, answerGaps)
+		if err != nil {
+			fmt.Fprintf(c.stderr, "refine resume: %v\n", safeErr(err))
+			return exitUsage
+		}
+		answer += ":" + text
 	}
 	if f.dir == "" && f.store == "" {
 		fmt.Fprintln(c.stderr, "refine resume: --dir (or --store with --session) is required")
@@ -609,6 +627,27 @@ func cmdStatus(ctx context.Context, c *cli, args []string) int {
 		}
 	}
 	return exitOK
+}
+
+// gapsAnswerText is the text of `resume --answer KEY --gaps FILE`: the
+// file's gap list, which must read as one; KEY names the option (edit)
+// and carries no text of its own.
+func gapsAnswerText(answer, file string) (string, error) {
+	key, text := parseAnswerFlag(answer)
+	switch {
+	case key == "":
+		return "", errors.New("--gaps FILE goes with --answer edit: the list replaces the one discovery proposed")
+	case text != "":
+		return "", fmt.Errorf("--answer %s carries its own text and --gaps names a file: give one of them", safeLine(key))
+	}
+	data, err := readFileLimited(file, maxInputBytes)
+	if err != nil {
+		return "", fmt.Errorf("--gaps: %w", err)
+	}
+	if _, err := parseGapsFile(file, data); err != nil {
+		return "", fmt.Errorf("--gaps: %w", err)
+	}
+	return string(data), nil
 }
 
 // parseAnswerFlag splits --answer's "KEY" or "KEY:text".

@@ -90,7 +90,7 @@ func (s *Engine) checkTermination() (bool, error) {
 				return false, err
 			}
 		default:
-			s.st.Choice = ChoiceBetweenRounds(s.st.Choice)
+			s.st.Choice = choiceBetweenRounds(s.st.Choice)
 			return false, nil
 		}
 	}

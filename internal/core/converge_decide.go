@@ -281,9 +281,9 @@ func BlockedWithoutDecisions(st *state.State) error {
 	return nil
 }
 
-// ChoiceBetweenRounds is what is left of a termination choice once the
+// choiceBetweenRounds is what is left of a termination choice once the
 // session goes on to another round: only "continue" outlives the check.
-func ChoiceBetweenRounds(choice string) string {
+func choiceBetweenRounds(choice string) string {
 	if choice != "" && choice != string(convergence.ChoiceContinue) {
 		return ""
 	}

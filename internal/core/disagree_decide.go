@@ -309,9 +309,9 @@ func blockConflictGaps(st *state.State, now func() time.Time) error {
 	return nil
 }
 
-// RedoPath is the way a gap of the round goes back to IN_PROGRESS when the
+// redoPath is the way a gap of the round goes back to IN_PROGRESS when the
 // Engineer redoes the round: the states it passes through, in order.
-func RedoPath(from gap.State) []gap.State {
+func redoPath(from gap.State) []gap.State {
 	var path []gap.State
 	at := from
 	for _, to := range []gap.State{gap.NeedsRevision, gap.InProgress} {
@@ -337,7 +337,7 @@ func RedoEngineer(st *state.State, instruction string, maxRetries int, now func(
 		if !ok {
 			continue
 		}
-		for _, to := range RedoPath(g.State) {
+		for _, to := range redoPath(g.State) {
 			if err := st.Ledger.Transition(id, to, cur.N, now(), "DISAGREE limit: Engineer asked to revise"); err != nil {
 				return err
 			}

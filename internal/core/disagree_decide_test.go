@@ -48,7 +48,7 @@ func TestRedoPath(t *testing.T) {
 		{gap.Deferred, nil},
 	}
 	for _, tt := range tests {
-		if diff := cmp.Diff(tt.want, RedoPath(tt.from)); diff != "" {
+		if diff := cmp.Diff(tt.want, redoPath(tt.from)); diff != "" {
 			t.Errorf("redoPath(%s) (-want +got):\n%s", tt.from, diff)
 		}
 	}

@@ -351,6 +351,9 @@ func acceptAnswer(st *state.State, q question.Question, a question.Answer) error
 	if err := q.Check(a); err != nil {
 		return err
 	}
+	if err := checkDiscoveryAnswer(st, q, a); err != nil {
+		return err
+	}
 	if st.Answers == nil {
 		st.Answers = map[string]question.Answer{}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/internal/core/state"
 	"github.com/refine-spec/refine/internal/core/statedoc"
+	"github.com/refine-spec/refine/llm"
 	"github.com/refine-spec/refine/store"
 )
 
@@ -42,7 +43,8 @@ func newEngine(o Options) *Engine {
 
 // Create starts a new session, id, refining spec's gaps at time at: the
 // decisions, and the Ready of its first commit (spec.md, the state, the
-// renderings) for the driver to persist and Advance.
+// renderings) for the driver to persist and Advance. With no gaps, or
+// with Params.Discover, the session starts with discovery.
 func Create(o Options, v View, id, spec string, gaps []gap.Gap, at time.Time) (*Engine, Ready, error) {
 	at = at.UTC()
 	st := &state.State{Schema: state.SchemaVersion, SessionID: id, CreatedAt: at, UpdatedAt: at}
@@ -62,6 +64,18 @@ func Create(o Options, v View, id, spec string, gaps []gap.Gap, at time.Time) (*
 	s.st, s.journal = st, statedoc.NewJournal(o.Caps.Appends)
 	s.journal.Hist.Check = o.SelfCheck
 	s.now = at
+	if len(gaps) == 0 || o.Params.Discover {
+		// The session starts with discovery (discover.go): a spec above
+		// the discovery prompt's cap is refused before anything is stored.
+		st.Discovery = newDiscovery(initial, o.Params.MaxGaps, o.Params.MaxRetries)
+		// The roles' calls are numbered from 1 after it: the discovery
+		// calls are numbered apart (a recording's discovery-NNN.md).
+		st.Usage.NextCall = map[string]int{string(llm.Engineer): 0, string(llm.Reviewer): 0}
+		msgs, _ := discoveryMessages(s.discoveryInput(spec))
+		if err := checkDiscoveryCap(s.tok, msgs, s.discoveryCap()); err != nil {
+			return nil, Ready{}, fmt.Errorf("new session: %w: %w", ErrInvalidConfig, err)
+		}
+	}
 	s.out = newReadyWrites(s.caps, s.checks)
 	s.out.Base = v
 	err := s.checkpoint(store.Put(state.KeySpec, []byte(spec)))

@@ -80,8 +80,16 @@ func NewIntegration(st *state.State, integrate bool, maxRetries int) *state.Inte
 		return &state.IntegrationState{Step: state.IntegDone, Round: st.Round, Form: state.FinalSpecAppendix,
 			Reason: "integration is off (Settings.Integrate false, --no-integrate)"}
 	}
+	if st.Discovery != nil && len(st.Ledger.Gaps) == 0 {
+		// Discovery found nothing to refine, and the person confirmed it.
+		return &state.IntegrationState{Step: state.IntegDone, Round: st.Round, Form: state.FinalSpecAppendix,
+			Reason: "the session had no gap to refine: the spec stands as it is"}
+	}
 	in := &state.IntegrationState{Step: state.IntegEngineer, Round: st.Round, EngineerBudget: 1 + maxRetries}
 	for _, d := range st.Decisions {
+		if discoveryDecision(d) {
+			continue
+		}
 		in.Decisions = append(in.Decisions, d.ID)
 	}
 	for _, d := range st.ConflictDecisions {
@@ -211,7 +219,7 @@ func decisionLines(st *state.State, ids []string) []string {
 	type line struct{ id, text string }
 	var lines []line
 	for _, d := range st.Decisions {
-		if want(d.ID) {
+		if want(d.ID) && !discoveryDecision(d) {
 			what := d.Question
 			if d.Issue != "" {
 				what = d.Issue + ", " + what

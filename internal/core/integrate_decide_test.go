@@ -167,7 +167,7 @@ func TestJoinPartTexts(t *testing.T) {
 	}
 	want := "# Spec v1.0\n\n## 1. A\n\nA merged.\n\n## 2. B\n\nB as written.\n\n## 3. C\n\nC merged.\n\n## Known Limitations\n\nNone.\n\n" +
 		log("| GAP-TE-001 | 1. A | merged |", "| GAP-TE-002 | 3. C | merged |", "| DECISION-R1-001 | — | process |")
-	if diff := cmp.Diff(want, JoinPartTexts(texts)); diff != "" {
+	if diff := cmp.Diff(want, joinPartTexts(texts)); diff != "" {
 		t.Errorf("joined (-want +got):\n%s", diff)
 	}
 }

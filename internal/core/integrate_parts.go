@@ -295,7 +295,7 @@ func partHeadings(texts []string) []string {
 // against the whole material m: a valid one is accepted and goes to its
 // consistency review; else why says why the parts do not make a spec.
 func joinParts(in *state.IntegrationState, texts []string, m IntegrationMaterial, lim integrationLimits) (spec, why string) {
-	spec = JoinPartTexts(texts)
+	spec = joinPartTexts(texts)
 	vr := validate.Integration(spec, m.input(lim.maxOutputBytes, in.Decisions))
 	if !vr.Success {
 		return "", fmt.Sprintf("the %d parts integrated one by one do not make a valid spec together (%s: %s)", len(texts), vr.FailureType, render.OneLine(vr.Message))
@@ -308,9 +308,9 @@ func joinParts(in *state.IntegrationState, texts []string, m IntegrationMaterial
 	return spec, ""
 }
 
-// JoinPartTexts joins the integrated parts' texts into one spec: each
+// joinPartTexts joins the integrated parts' texts into one spec: each
 // part's body, then one Resolution Log of all their rows.
-func JoinPartTexts(texts []string) string {
+func joinPartTexts(texts []string) string {
 	var body, log strings.Builder
 	for _, text := range texts {
 		d := markdown.Parse(text)

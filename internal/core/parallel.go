@@ -56,18 +56,18 @@ func (s *Engine) runParallel() (done bool, err error) {
 		return false, s.checkpoint()
 	}
 	rp.Status = state.RoleAccepted
-	if err := applyEngineer(s.st, rp, MergeParts(rp.Parts), s.at); err != nil {
+	if err := applyEngineer(s.st, rp, mergeParts(rp.Parts), s.at); err != nil {
 		return false, err
 	}
 	merged := strings.Join(texts, "\n\n") + "\n"
 	return true, s.checkpoint(store.Put(state.OutputKey(cur.N, llm.Engineer), []byte(merged)))
 }
 
-// MergeParts is the Engineer's output as the parts make it: the gaps
+// mergeParts is the Engineer's output as the parts make it: the gaps
 // their accepted outputs addressed (each once), their new gaps,
 // disagreements and warnings in gap order, and a warning for each part
 // left without a valid output.
-func MergeParts(parts []*state.PartState) *state.AcceptedOutput {
+func mergeParts(parts []*state.PartState) *state.AcceptedOutput {
 	acc := &state.AcceptedOutput{}
 	for _, p := range parts {
 		if p.Status != state.RoleAccepted {

@@ -20,4 +20,8 @@ type Params struct {
 	// CanonicalEngineer and CanonicalReviewer are Config's Tier 1 examples.
 	CanonicalEngineer string
 	CanonicalReviewer string
+	// Discover and MaxGaps are Config's (New only): a session created
+	// with no gaps, or with Discover, starts with discovery (discover.go).
+	Discover bool
+	MaxGaps  int
 }

@@ -63,6 +63,9 @@ type PromptGap struct {
 	Title    string
 	Severity gap.Severity
 	State    gap.State
+	// Location and Why say where the spec leaves the gap open and why it
+	// matters, when discovery or the gap list said ("" otherwise).
+	Location, Why string
 }
 
 // PromptIssue is a Reviewer issue as prompts show it.
@@ -83,7 +86,9 @@ const DefaultEngineerTemplate = `# Round {{.Round}}: resolve the assigned gaps
 
 ## Assigned gaps (in priority order)
 {{range .Gaps}}- {{.ID}} ({{.Severity}}){{if .Title}}: {{.Title}}{{end}}{{if eq .State "IN_PROGRESS"}}{{else}} [{{.State}}]{{end}}
-{{end}}
+{{if .Location}}  Location: {{.Location}}
+{{end}}{{if .Why}}  Why: {{.Why}}
+{{end}}{{end}}
 ## Required format
 For each gap you resolve, write a section that starts exactly with
 "## Gap Resolution: <GAP-ID>" and contains "**Confidence:** HIGH | MEDIUM | LOW",
@@ -237,7 +242,7 @@ func (p Prompter) data(role llm.RoleName, k int, gaps []gap.ID, userContext []st
 		IssuePrefix: fmt.Sprintf("ISSUE-R%d-", cur.N), Adjustments: lastN(p.St.Adjustments, 5)}
 	for _, id := range gaps {
 		if g, ok := p.St.Ledger.Get(id); ok {
-			d.Gaps = append(d.Gaps, PromptGap{ID: g.ID, Title: g.Title, Severity: g.Severity, State: g.State})
+			d.Gaps = append(d.Gaps, PromptGap{ID: g.ID, Title: g.Title, Severity: g.Severity, State: g.State, Location: g.Location, Why: g.Why})
 		}
 	}
 	if role != llm.Engineer {
@@ -362,6 +367,9 @@ func bindingDecisions(st *state.State) []string {
 	type line struct{ id, text string }
 	var all []line
 	for _, dec := range st.Decisions {
+		if discoveryDecision(dec) {
+			continue // which gaps the session refines: the prompts list them
+		}
 		all = append(all, line{dec.ID, compactDecision(dec)})
 	}
 	for _, d := range st.ConflictDecisions {

@@ -31,7 +31,7 @@ func (s *Engine) driveRollback() (RollbackReport, error) {
 			return RollbackReport{}, nil
 		}
 		d := RollbackDialogs{St: s.st, View: rollbackStoreView{s: s},
-			Policy: RollbackPolicy{Limit: s.cfg.rollbackLimit(), Mode: RollbackModeOf(&s.cfg), Threshold: analysisThresholdOf(&s.cfg), Weights: s.cfg.Weights}}
+			Policy: RollbackPolicy{Limit: s.cfg.rollbackLimit(), Mode: rollbackModeOf(&s.cfg), Threshold: analysisThresholdOf(&s.cfg), Weights: s.cfg.Weights}}
 		m, err := d.Step(f)
 		if err != nil {
 			return RollbackReport{}, err

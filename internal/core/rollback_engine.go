@@ -182,7 +182,7 @@ func (s *Engine) execRollback(x RollbackExec) (RollbackReport, error) {
 	if err != nil {
 		return RollbackReport{}, err
 	}
-	in := RollbackInputs{Plan: plan, Files: files, Current: current, Now: s.at(), Mode: RollbackModeOf(&s.cfg), Threshold: analysisThresholdOf(&s.cfg)}
+	in := RollbackInputs{Plan: plan, Files: files, Current: current, Now: s.at(), Mode: rollbackModeOf(&s.cfg), Threshold: analysisThresholdOf(&s.cfg)}
 	if in.Spec, err = s.source(); err != nil {
 		return RollbackReport{}, fmt.Errorf("rollback: %w", err)
 	}
@@ -229,9 +229,9 @@ func (c *Params) rollbackLimit() int {
 	return c.RollbackLimit
 }
 
-// RollbackModeOf is the session's rollback mode: the one recorded with the
+// rollbackModeOf is the session's rollback mode: the one recorded with the
 // session (SetRollbackMode, `--rollback-mode`), else Config.RollbackMode.
-func RollbackModeOf(c *Params) rollback.Mode {
+func rollbackModeOf(c *Params) rollback.Mode {
 	if c.RollbackMode.Valid() {
 		return c.RollbackMode
 	}
@@ -241,7 +241,7 @@ func RollbackModeOf(c *Params) rollback.Mode {
 // analysisThresholdOf is the rollback number of a round from which the
 // repeated-rollback question (root-cause analysis) is asked.
 func analysisThresholdOf(c *Params) int {
-	if RollbackModeOf(c) == rollback.ModeStrict {
+	if rollbackModeOf(c) == rollback.ModeStrict {
 		return 1
 	}
 	return max(1, c.RollbackAnalysisThreshold)

@@ -29,6 +29,14 @@ func (s *Engine) playRound() (RoundReport, error) {
 		// plays on). A crash in the dialog then resumes to the same stop.
 		return roundReport(s.st, outcomeOf(s.st)), nil
 	}
+	if d := s.st.Discovery; d != nil && d.Step != state.DiscoverDone && s.st.Current == nil {
+		// The session's first step: discovery of its gaps (discover.go).
+		st, err := s.discover()
+		if err != nil || st != goOn || s.run.mode == modeStep {
+			// A Step ends with discovery, the session's round 0.
+			return roundReport(s.st, outcomeOf(s.st)), err
+		}
+	}
 	if s.st.Current == nil {
 		if done, err := s.checkTermination(); err != nil || done {
 			return roundReport(s.st, outcomeOf(s.st)), err

@@ -92,7 +92,7 @@ func TestMergeParts(t *testing.T) {
 		Disagreements: []string{"ISSUE-R1-001"},
 		Warnings:      []string{"w1", "GAP-MP-002: no valid output after 2 attempts; returned to OPEN"},
 	}
-	if diff := cmp.Diff(want, MergeParts(parts)); diff != "" {
+	if diff := cmp.Diff(want, mergeParts(parts)); diff != "" {
 		t.Errorf("mergeParts (-want +got):\n%s", diff)
 	}
 }

@@ -24,7 +24,7 @@ func (set Settings) View() []render.SettingValue {
 		{Name: "gaps_per_round", Value: itoa(p.GapsPerRound)},
 		{Name: "parallel_gaps", Value: itoa(p.ParallelGaps)},
 		{Name: "max_retries", Value: itoa(p.MaxRetries)},
-		{Name: "rollback_mode", Value: string(RollbackModeOf(p))},
+		{Name: "rollback_mode", Value: string(rollbackModeOf(p))},
 		{Name: "rollback_limit", Value: itoa(p.rollbackLimit())},
 		{Name: "rollback_analysis_threshold", Value: itoa(analysisThresholdOf(p))},
 		{Name: "backup_retention", Value: itoa(p.BackupRetention)},

@@ -204,7 +204,7 @@ func TestChoiceBetweenRounds(t *testing.T) {
 		{string(convergence.ChoiceForceComplete), ""},
 		{string(convergence.ChoiceStop), ""},
 	} {
-		if got := ChoiceBetweenRounds(tt.choice); got != tt.want {
+		if got := choiceBetweenRounds(tt.choice); got != tt.want {
 			t.Errorf("choiceBetweenRounds(%q) = %q, want %q", tt.choice, got, tt.want)
 		}
 	}

@@ -1,7 +1,7 @@
 // Package record provides a Role wrapper that saves every successful answer
 // of a live Role, in the layout [github.com/refine-spec/refine/llm/replay]
-// reads: engineer-001.md, engineer-002.md, … and reviewer-001.md, … in one
-// directory.
+// reads: engineer-001.md, engineer-002.md, …, reviewer-001.md, … and, for
+// the discovery call, discovery-001.md, … in one directory.
 //
 // Numbering is per role and follows the order in which answers complete;
 // failed calls are not recorded and leave no gap, so the n-th file is the
@@ -105,16 +105,17 @@ func (r *Role) Respond(ctx context.Context, req llm.Request) (llm.Response, erro
 	defer r.mu.Unlock()
 	// Name the file by the request's call number, so a replay of the
 	// recording serves each call the answer it got (see replay.Role).
+	who := req.FileRole() // discovery-NNN.md for the discovery call
 	n := req.Call
 	if n <= 0 {
-		n = r.calls[req.Role] + 1
+		n = r.calls[who] + 1
 	}
-	name := replay.FileName(req.Role, n)
+	name := replay.FileName(who, n)
 	if err := writeNew(filepath.Join(r.dir, name), []byte(resp.Content)); err != nil {
 		return llm.Response{}, fmt.Errorf("record: saving the %s answer for round %d attempt %d as %s in %s: %w; free space or fix permissions, then continue with refine resume (which numbers on from the answers recorded)",
 			req.Role, req.Round, req.Attempt, name, r.dir, err)
 	}
-	r.calls[req.Role] = max(r.calls[req.Role], n)
+	r.calls[who] = max(r.calls[who], n)
 	return resp, nil
 }
 

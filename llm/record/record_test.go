@@ -270,3 +270,46 @@ func TestResumeForwardsToInner(t *testing.T) {
 		t.Errorf("inner got %d, Calls = %d; want 5, 5", spy.got, r.Calls(llm.Engineer))
 	}
 }
+
+// The discovery call's answers are recorded as discovery-NNN.md, numbered
+// apart from the Reviewer's, and a replay of the recording serves them
+// back to the same calls.
+func TestDiscoveryAnswersRecordedApart(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	r, err := record.New(echo(nil), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := []llm.Request{
+		{Role: llm.Reviewer, Round: 0, Attempt: 1, Call: 1, Discovery: true},
+		{Role: llm.Reviewer, Round: 1, Attempt: 1, Call: 1},
+	}
+	for _, req := range reqs {
+		if _, err := r.Respond(ctx, req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if diff := cmp.Diff([]string{"discovery-001.md", "reviewer-001.md"}, names); diff != "" {
+		t.Errorf("files (-want +got):\n%s", diff)
+	}
+	rp := replay.Dir(dir)
+	for _, req := range reqs {
+		want, _ := echo(nil).Respond(ctx, req)
+		got, err := rp.Respond(ctx, req)
+		if err != nil || got.Content != want.Content {
+			t.Errorf("replay of %+v = %q, %v; want %q", req, got.Content, err, want.Content)
+		}
+	}
+	if _, err := rp.Respond(ctx, llm.Request{Role: llm.Reviewer, Call: 2, Discovery: true}); !errors.Is(err, llm.ErrNoResponse) || !strings.Contains(err.Error(), "discovery-002.md") {
+		t.Errorf("a missing discovery answer: %v, want ErrNoResponse naming discovery-002.md", err)
+	}
+}

@@ -2,8 +2,11 @@
 // a live LLM.
 //
 // A recording is a directory (any [fs.FS]) holding one markdown file per
-// answer: engineer-001.md, engineer-002.md, … for the Engineer and
-// reviewer-001.md, … for the Reviewer. The n-th call of a role gets the
+// answer: engineer-001.md, engineer-002.md, … for the Engineer,
+// reviewer-001.md, … for the Reviewer, and discovery-001.md, … for the
+// discovery call (a Reviewer call with Request.Discovery set, numbered
+// apart, so a recording of a session given its gaps replays the same
+// rounds after a discovery). The n-th call of a role gets the
 // content of its n-th file; numbering is per role and follows call order.
 // Files not named ROLE-NNN.md (other extensions, notes, READMEs) are ignored.
 // Running out of files is an error naming the missing file; it matches
@@ -127,21 +130,23 @@ func (r *Role) Respond(ctx context.Context, req llm.Request) (llm.Response, erro
 	r.mu.Lock()
 	defer r.mu.Unlock()
 
+	// The discovery call's answers are discovery-NNN.md, numbered apart.
+	who := req.FileRole()
 	n := req.Call
 	if n <= 0 {
-		n = r.calls[req.Role] + 1
+		n = r.calls[who] + 1
 	}
-	name := FileName(req.Role, n)
+	name := FileName(who, n)
 	data, err := readAtMost(r.fsys, name, r.maxBytes+1)
 	if errors.Is(err, fs.ErrNotExist) {
-		have := r.count(req.Role)
+		have := r.count(who)
 		return llm.Response{}, fmt.Errorf("replay: no file %s in %s for round %d attempt %d: the recording has %d %s responses; record more or start a live run: %w (%w)",
-			name, r.label, req.Round, req.Attempt, have, req.Role, err, llm.ErrNoResponse)
+			name, r.label, req.Round, req.Attempt, have, who, err, llm.ErrNoResponse)
 	}
 	if err != nil {
 		return llm.Response{}, fmt.Errorf("replay: reading %s in %s for round %d attempt %d: %w", name, r.label, req.Round, req.Attempt, err)
 	}
-	r.calls[req.Role] = max(r.calls[req.Role], n)
+	r.calls[who] = max(r.calls[who], n)
 	return llm.Response{Content: string(data), Model: Model}, nil
 }
 

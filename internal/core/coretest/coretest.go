@@ -14,9 +14,11 @@
 //
 // The commands (arguments in brackets are optional):
 //
-//	create [gaps=(ID:SEV, …)] [writes] [cold] [hold] [SETTING=VALUE …]
+//	create [gaps=(ID:SEV, …)] [discover] [writes] [cold] [hold] [SETTING=VALUE …]
 //	    a new session (core.Create) on a fresh memory Store, from the
 //	    input block as the spec (refinetest's small spec when empty).
+//	    discover starts it with discovery (DESIGN §19): of its gaps
+//	    (none given), or of additions to the gaps given.
 //	    SETTING is a JSON key of core.Settings (max_rounds=3,
 //	    rollback_mode=AUTO_RETRY, integrate=true, backoff_base=2s);
 //	    the defaults are refinetest.Config's (integration off). writes
@@ -203,7 +205,7 @@ func (h *harness) tick() time.Time {
 // create starts a session on a fresh memory Store.
 func (h *harness) create(t *testing.T, td *datadriven.TestData) string {
 	cfg := refinetest.Config(nil, nil, nil, parseGaps(t, td)...)
-	set, err := withSettings(cfg.Settings, td, "gaps", "writes", "cold", "hold")
+	set, err := withSettings(cfg.Settings, td, "gaps", "writes", "cold", "hold", "discover")
 	if err == nil {
 		err = set.Validate()
 	}
@@ -216,7 +218,7 @@ func (h *harness) create(t *testing.T, td *datadriven.TestData) string {
 	}
 	h.printWrite = td.HasArg("writes")
 	h.opts = core.Options{
-		Params: core.Params{Settings: set, Defaults: refine.DefaultConfig().Settings, HasColdStore: h.cold != nil},
+		Params: core.Params{Settings: set, Defaults: refine.DefaultConfig().Settings, HasColdStore: h.cold != nil, Discover: td.HasArg("discover")},
 		Caps:   capsOf(h.store), Log: slog.New(slog.DiscardHandler), SelfCheck: true,
 	}
 	spec := td.Input
@@ -226,6 +228,9 @@ func (h *harness) create(t *testing.T, td *datadriven.TestData) string {
 		spec += "\n"
 	}
 	h.eng, h.last, h.held, h.heldCold, h.staged, h.notes = nil, core.Ready{}, nil, nil, nil, nil
+	if _, given := td.Arg("gaps"); td.HasArg("discover") && !given {
+		cfg.Gaps = nil // the session discovers its gaps
+	}
 	eng, r, err := core.Create(h.opts, view{h.store}, "session-1", spec, cfg.Gaps, h.tick())
 	if err != nil {
 		return "create: " + errText(err)

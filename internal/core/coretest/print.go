@@ -40,6 +40,9 @@ func printReady(r core.Ready, err error, writes bool, lastReport core.RoundRepor
 	}
 	for _, c := range r.Calls {
 		fmt.Fprintf(&b, "call: %s call %d round %d attempt %d gaps %v", c.Role, c.Call, c.Round, c.Attempt, c.Gaps)
+		if c.Discovery {
+			b.WriteString(" discovery")
+		}
 		if c.MaxTokens > 0 {
 			fmt.Fprintf(&b, " max-tokens %d", c.MaxTokens)
 		}

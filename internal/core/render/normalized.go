@@ -54,6 +54,11 @@ func NormalizedCounts(st *state.State) []NormalizedCount {
 			add(llm.Reviewer, rec.Normalized)
 		}
 	}
+	if d := st.Discovery; d != nil {
+		for _, rec := range d.Attempts {
+			add(llm.Reviewer, rec.Normalized) // the discovery call is the Reviewer's
+		}
+	}
 	if len(sums) == 0 {
 		return nil
 	}

@@ -42,6 +42,8 @@ func Status(st *state.State, set Setup) string {
 	recent := recentFrom(st)
 	writeStatusHeader(&b, st)
 	writeGaps(&b, &st.Ledger)
+	writeWhereOpen(&b, &st.Ledger) // discovery.go
+	writeDiscovery(&b, st.Discovery)
 	writePending(&b, st.Pending)
 	writeRounds(&b, st.Rounds, recent)
 	writeConvergence(&b, st.Tracker, st.Round, recent)

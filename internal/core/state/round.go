@@ -45,6 +45,9 @@ const (
 	// PhaseIntegration is the Phase of the events of the integration
 	// step, after the rounds.
 	PhaseIntegration Phase = "integration"
+	// PhaseDiscovery is the Phase of the events of the discovery step,
+	// before the rounds (DESIGN §19).
+	PhaseDiscovery Phase = "discovery"
 )
 
 // RoundState is the progress of the round in flight.

@@ -117,6 +117,11 @@ type State struct {
 	// HighAck records the user's acknowledgment of unresolved HIGH conflicts.
 	HighAck bool `json:"high_ack,omitempty"`
 
+	// Discovery is the discovery step's progress (discover.go): set when
+	// the session starts without a gap list, or with one and the request
+	// to propose additions; done once the person confirmed the list.
+	Discovery *DiscoveryState `json:"discovery,omitempty"`
+
 	// Integration is the integration step's progress (integrate.go): set
 	// when the session ends, done once final_spec.md has its final form.
 	Integration *IntegrationState `json:"integration,omitempty"`

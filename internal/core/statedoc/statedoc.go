@@ -65,6 +65,7 @@ type gapVersion struct {
 	state              gap.State
 	blocking           bool
 	parent             gap.ID
+	location, why      string
 	round, transitions int
 	lastFrom, lastTo   gap.State
 	lastRound          int
@@ -73,7 +74,7 @@ type gapVersion struct {
 }
 
 func versionOf(g *gap.Gap) gapVersion {
-	v := gapVersion{id: g.ID, title: g.Title, severity: g.Severity, state: g.State, blocking: g.Blocking, parent: g.Parent, round: g.Round, transitions: len(g.History)}
+	v := gapVersion{id: g.ID, title: g.Title, severity: g.Severity, state: g.State, blocking: g.Blocking, parent: g.Parent, location: g.Location, why: g.Why, round: g.Round, transitions: len(g.History)}
 	if n := len(g.History); n > 0 {
 		t := g.History[n-1]
 		v.lastFrom, v.lastTo, v.lastRound, v.lastAt, v.lastReason = t.From, t.To, t.Round, t.At, t.Reason
