@@ -313,7 +313,7 @@ func (s *Server) samplingParams(id string, req refine.Request) *mcp.CreateMessag
 	if hint != "" {
 		p.ModelPreferences = &mcp.ModelPreferences{Hints: []*mcp.ModelHint{{Name: hint}}, IntelligencePriority: 0.8}
 	}
-	p.Metadata = map[string]any{"refine": SamplingMetadata{Session: id, Role: string(req.Role), Round: req.Round, Attempt: req.Attempt, Call: req.Call}}
+	p.Metadata = map[string]any{"refine": SamplingMetadata{Session: id, Role: string(req.Role), Round: req.Round, Attempt: req.Attempt, Call: req.Call, Discovery: req.Discovery}}
 	return p
 }
 
@@ -327,6 +327,9 @@ type SamplingMetadata struct {
 	Round   int    `json:"round"`
 	Attempt int    `json:"attempt"`
 	Call    int    `json:"call"`
+	// Discovery marks the discovery call (round 0): the Reviewer lists the
+	// draft's gaps; its calls are numbered apart from the Reviewer's.
+	Discovery bool `json:"discovery,omitempty"`
 }
 
 // responseOf turns a sampling result into a role Response; anything but

@@ -155,7 +155,7 @@ func connect(t testing.TB, s *Server, o clientOpts) *client {
 				c.mu.Unlock()
 				return nil, fmt.Errorf("the user refused the sampling request")
 			}
-			resp, err := rep.Respond(ctx, refine.Request{Role: refine.RoleName(md.Role), Call: md.Call})
+			resp, err := rep.Respond(ctx, refine.Request{Role: refine.RoleName(md.Role), Call: md.Call, Discovery: md.Discovery})
 			if err != nil {
 				return nil, err
 			}

@@ -175,9 +175,9 @@ func (s *Server) startInputs(in startInput) (string, []gap.Gap, error) {
 		if gaps, err = parseGaps("gaps", in.Gaps); err != nil {
 			return "", nil, err
 		}
-	default:
-		return "", nil, fieldErr("gaps", "is required: the open gaps ('- GAP-AREA-NNN (SEVERITY): title' lines), or gap_list, or gaps_path")
 	}
+	// No gaps: the session discovers them from the spec first (DESIGN §19)
+	// and asks the user to confirm the list.
 	return spec, gaps, nil
 }
 

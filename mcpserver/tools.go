@@ -22,7 +22,7 @@ const drivesNote = " The session's work (Engineer and Reviewer calls, through yo
 func (s *Server) addTools() {
 	ro := &mcp.ToolAnnotations{ReadOnlyHint: true}
 	mcp.AddTool(s.mcp, &mcp.Tool{Name: "refine_start", Title: "Start a refinement session",
-		Description: "Start a spec-refinement session: give the spec (text in spec, or a file in spec_path) and its open gaps (text in gaps: '- GAP-AREA-NNN (SEVERITY): title' lines or a JSON array; or gap_list; or a file in gaps_path), and optional settings. Returns the session ID and where it stands." + drivesNote},
+		Description: "Start a spec-refinement session: give the spec (text in spec, or a file in spec_path) and its open gaps (text in gaps: '- GAP-AREA-NNN (SEVERITY): title' lines or a JSON array; or gap_list; or a file in gaps_path), and optional settings. Without gaps the session first discovers them from the spec (one Reviewer call) and asks the user to confirm the list (accept, edit, drop, rediscover, pause). Returns the session ID and where it stands." + drivesNote},
 		s.toolStart)
 	mcp.AddTool(s.mcp, &mcp.Tool{Name: "refine_continue", Title: "Continue a session",
 		Description: "Continue a session that is running or was interrupted: drives it further." + drivesNote},
