@@ -87,9 +87,21 @@ func newFixture(t *testing.T, token string) *fixture {
 		memory.WithIDs(func() string { n++; return fmt.Sprintf("demo-%d", n) }))
 	t.Cleanup(func() { b.Close() })
 	id := pausedDemo(t, ctx, b, clock)
+	f := serveFixture(t, b, clock, id, token)
+	return f
+}
+
+// serveFixture serves the console over b, whose session id plays the
+// demo's recordings with clock.
+func serveFixture(t *testing.T, b *memory.Backend, clock refine.Clock, id string, token ...string) *fixture {
+	t.Helper()
+	tok := ""
+	if len(token) > 0 {
+		tok = token[0]
+	}
 	hs := httptest.NewUnstartedServer(nil)
 	// The console knows the address it listens on, as `refine serve`'s does.
-	srv, err := New(Config{Backend: b, Token: token, Addr: hs.Listener.Addr().String(), Configure: func(ctx context.Context, id string, st refine.Store) (refine.Config, error) {
+	srv, err := New(Config{Backend: b, Token: tok, Addr: hs.Listener.Addr().String(), Configure: func(ctx context.Context, id string, st refine.Store) (refine.Config, error) {
 		return demoConfig(st, clock), nil
 	}})
 	if err != nil {
