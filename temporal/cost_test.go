@@ -44,8 +44,8 @@ func costSession() SessionInput {
 }
 
 // localHistoryFile is a recorded history of the cost session with local
-// role calls (versionNextInputs), replayed by TestReplayRecordedHistory.
-const localHistoryFile = "testdata/history-v4-local.json"
+// role calls (versionDiscovery), replayed by TestReplayRecordedHistory.
+const localHistoryFile = "testdata/history-v5-local.json"
 
 // costRounds and costCalls are what costSession plays.
 const (

@@ -28,10 +28,10 @@ import (
 )
 
 // historyFile is a recorded history of the dev-server session below, as
-// the workflow plays it now (versionNextInputs, mirrored), replayed by
+// the workflow plays it now (versionDiscovery, mirrored), replayed by
 // TestReplayRecordedHistory with the histories recorded by earlier
 // versions. REFINE_UPDATE_HISTORY=1 rewrites it from a fresh run.
-const historyFile = "testdata/history-v4.json"
+const historyFile = "testdata/history-v5.json"
 
 // blockingRole holds the call named key in flight until its worker stops,
 // and passes every other call on: the worker "dies" with that call running.

@@ -36,7 +36,7 @@ func newScript() *script {
 	return &script{completed: map[string]int{}, transient: map[string]bool{}}
 }
 
-func callKey(req refine.Request) string { return fmt.Sprintf("%s/%d", req.Role, req.Call) }
+func callKey(req refine.Request) string { return fmt.Sprintf("%s/%d", req.FileRole(), req.Call) }
 
 func (s *script) Respond(ctx context.Context, req refine.Request) (refine.Response, error) {
 	key := callKey(req)

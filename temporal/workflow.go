@@ -134,6 +134,11 @@ const (
 	// answers like any question. Before it they went through the
 	// session's methods (a rollback through its Asker, which deferred).
 	versionNextInputs workflow.Version = 4
+	// versionDiscovery starts a session given no gaps with discovery
+	// (DESIGN §19): a Reviewer call on the spec, carried like any role
+	// call, and the question that confirms its list. Before it a session
+	// without gaps did not start.
+	versionDiscovery workflow.Version = 5
 )
 
 // SessionResult is how a session workflow ended.
@@ -166,9 +171,12 @@ func RefineSession(ctx workflow.Context, in SessionInput) (SessionResult, error)
 	// A history recorded before a version replays with that version's
 	// commands: no integration step before versionIntegration, the
 	// Mirror activity at every rendering before versionLean.
-	version := workflow.GetVersion(ctx, changeIntegration, workflow.DefaultVersion, versionNextInputs)
+	version := workflow.GetVersion(ctx, changeIntegration, workflow.DefaultVersion, versionDiscovery)
 	if version == workflow.DefaultVersion {
 		cfg.Integrate = false
+	}
+	if version < versionDiscovery && len(cfg.Gaps) == 0 {
+		return SessionResult{}, temporal.NewNonRetryableApplicationError("start session: no gaps given, and this history predates discovery", ErrTypePermanent, nil)
 	}
 	mode := mirrorActivity
 	if version >= versionLean {

@@ -276,8 +276,13 @@ func TestReplayRecordedHistory(t *testing.T) {
 		// versionNextInputs: the Updates go through Next, with no Asker
 		// (TestDevServerSessionSurvivesAWorkerKill,
 		// TestDevServerTasksPerRoleCall).
-		{"next-inputs", historyFile},
-		{"next-inputs local", localHistoryFile},
+		{"next-inputs", "testdata/history-v4.json"},
+		{"next-inputs local", "testdata/history-v4-local.json"},
+		// versionDiscovery: a session given no gaps discovers them first
+		// (TestDevServerSessionDiscoversItsGaps); the others as before.
+		{"discovery", historyFile},
+		{"discovery local", localHistoryFile},
+		{"discovery from a draft", discoveryHistoryFile},
 	} {
 		t.Run(tc.version, func(t *testing.T) {
 			replayer := worker.NewWorkflowReplayer()
@@ -529,7 +534,7 @@ func TestVersionBeforeLeanMirrorsByActivity(t *testing.T) {
 		t.Run(fmt.Sprint(v), func(t *testing.T) {
 			sc := newScript()
 			e, mirror := env(t, sc)
-			e.OnGetVersion(changeIntegration, workflow.DefaultVersion, versionNextInputs).Return(v)
+			e.OnGetVersion(changeIntegration, workflow.DefaultVersion, versionDiscovery).Return(v)
 			starts := countStarts(e)
 			e.ExecuteWorkflow(WorkflowName, testInput())
 			if res := result(t, e); res.Outcome.Status != refine.StatusComplete {
@@ -576,7 +581,7 @@ func TestLocalRoleCalls(t *testing.T) {
 func TestVersionBeforeLocalCallsMakesActivities(t *testing.T) {
 	sc := newScript()
 	e, _ := env(t, sc)
-	e.OnGetVersion(changeIntegration, workflow.DefaultVersion, versionNextInputs).Return(versionLean)
+	e.OnGetVersion(changeIntegration, workflow.DefaultVersion, versionDiscovery).Return(versionLean)
 	starts := countStarts(e)
 	in := testInput()
 	in.Activities.Local = true
@@ -586,5 +591,24 @@ func TestVersionBeforeLocalCallsMakesActivities(t *testing.T) {
 	}
 	if diff := cmp.Diff(map[string]int{"CallRole": 4}, starts.counts()); diff != "" {
 		t.Errorf("activities started (-want +got):\n%s", diff)
+	}
+}
+
+// A workflow that started before versionDiscovery with no gaps failed to
+// start, and still does when its history replays: discovery is only for
+// the workflows that start after it.
+func TestVersionBeforeDiscoveryNeedsGaps(t *testing.T) {
+	sc := newScript()
+	e, _ := env(t, sc)
+	e.OnGetVersion(changeIntegration, workflow.DefaultVersion, versionDiscovery).Return(versionNextInputs)
+	in := testInput()
+	in.Gaps = nil
+	e.ExecuteWorkflow(WorkflowName, in)
+	err := e.GetWorkflowError()
+	if err == nil || !strings.Contains(err.Error(), "predates discovery") {
+		t.Fatalf("workflow error %v, want the start refused as before discovery", err)
+	}
+	if n := sc.total(); n != 0 {
+		t.Errorf("%d role calls made, want none", n)
 	}
 }

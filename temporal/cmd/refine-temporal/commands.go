@@ -19,6 +19,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/refine-spec/refine"
+	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/internal/gapsfile"
 	"github.com/refine-spec/refine/internal/readlimit"
 	"github.com/refine-spec/refine/internal/statusjson"
@@ -135,7 +136,7 @@ func cmdStart(ctx context.Context, args []string, e env) int {
 	var c conn
 	c.flags(fl)
 	specFile := fl.String("spec", "", "the spec to refine (markdown)")
-	gapsFile := fl.String("gaps", "", "its open gaps: lines \"- GAP-AREA-NNN (SEVERITY): title\" or a JSON array")
+	gapsFile := fl.String("gaps", "", "its open gaps: lines \"- GAP-AREA-NNN (SEVERITY): title\" or a JSON array (without it the session discovers them from the spec and asks you to confirm the list)")
 	id := fl.String("id", "", "the session's workflow ID (default: refine-TIMESTAMP); also its name in the mirror")
 	maxRounds := fl.Int("max-rounds", 0, "stop after this many rounds (0: the default)")
 	noIntegrate := fl.Bool("no-integrate", false, "keep the appendix form of final_spec.md: no integration step writing the refined spec at the session's end")
@@ -144,22 +145,24 @@ func cmdStart(ctx context.Context, args []string, e env) int {
 	if code, ok := parse(fl, args, e); !ok {
 		return code
 	}
-	if *specFile == "" || *gapsFile == "" {
-		fmt.Fprintln(e.stderr, "refine-temporal start: --spec and --gaps are required")
+	if *specFile == "" {
+		fmt.Fprintln(e.stderr, "refine-temporal start: --spec is required (--gaps too, unless the session is to discover its gaps from the spec)")
 		return exitUsage
 	}
 	spec, err := readlimit.File(*specFile, readlimit.MaxInput)
 	if err != nil {
 		return fail(e, "start", fmt.Errorf("--spec: %w", err))
 	}
-	gapsData, err := readlimit.File(*gapsFile, readlimit.MaxInput)
-	if err != nil {
-		return fail(e, "start", fmt.Errorf("--gaps: %w", err))
-	}
-	gaps, err := gapsfile.Parse(*gapsFile, gapsData)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "refine-temporal start: %v\n", termtext.Escape(err.Error()))
-		return exitUsage
+	var gaps []gap.Gap
+	if *gapsFile != "" { // without --gaps the session discovers them first
+		gapsData, err := readlimit.File(*gapsFile, readlimit.MaxInput)
+		if err != nil {
+			return fail(e, "start", fmt.Errorf("--gaps: %w", err))
+		}
+		if gaps, err = gapsfile.Parse(*gapsFile, gapsData); err != nil {
+			fmt.Fprintf(e.stderr, "refine-temporal start: %v\n", termtext.Escape(err.Error()))
+			return exitUsage
+		}
 	}
 	in := refinetemporal.SessionInput{Spec: string(spec), Gaps: gaps, Mirror: !*noMirror}
 	in.Activities.Local = *localCalls

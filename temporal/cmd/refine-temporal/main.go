@@ -2,7 +2,7 @@
 // plays them, and the commands that start, answer and inspect them.
 //
 //	refine-temporal worker --llm openai|ollama|replay [--replay DIR] [--mirror STORE]
-//	refine-temporal start  --spec FILE --gaps FILE [--id ID] [--no-mirror] [--local-calls]
+//	refine-temporal start  --spec FILE [--gaps FILE] [--id ID] [--no-mirror] [--local-calls]
 //	refine-temporal answer --id ID --key KEY [--text TEXT] [--question QID]
 //	refine-temporal status --id ID [--json]
 //
@@ -53,7 +53,7 @@ type command struct {
 func commands() map[string]command {
 	return map[string]command{
 		"worker": {"run a worker that plays sessions: worker --llm openai|ollama|replay [--replay DIR] [--mirror STORE]", cmdWorker},
-		"start":  {"start a session: start --spec FILE --gaps FILE [--id ID] [--no-mirror] [--local-calls]", cmdStart},
+		"start":  {"start a session: start --spec FILE [--gaps FILE] [--id ID] [--no-mirror] [--local-calls]", cmdStart},
 		"answer": {"answer the session's question: answer --id ID --key KEY [--text TEXT]", cmdAnswer},
 		"status": {"show a session: status --id ID [--json]", cmdStatus},
 	}

@@ -55,7 +55,7 @@ func TestUsageErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"nope"}, `unknown command "nope"`},
-		{[]string{"start", "--spec", spec}, "--spec and --gaps are required"},
+		{[]string{"start", "--gaps", badGaps}, "--spec is required"},
 		{[]string{"start", "--spec", spec, "--gaps", badGaps}, "gaps.md:1"},
 		{[]string{"start", "--spec", spec, "--gaps", filepath.Join(dir, "missing.md")}, "missing.md"},
 		{[]string{"answer", "--id", "x"}, "--id and --key are required"},
