@@ -97,6 +97,9 @@ func TestDiscoveryAcceptedFirstTime(t *testing.T) {
 	if diff := cmp.Diff([]gap.ID{"GAP-HOOK-001", "GAP-HOOK-002", "GAP-HOOK-003"}, ids); diff != "" {
 		t.Errorf("gaps (-want +got):\n%s", diff)
 	}
+	if i := slices.IndexFunc(st.Gaps, func(g refine.GapStatus) bool { return g.Location == `"How deliveries are signed is TBD"` }); i < 0 || st.Gaps[i].Why != "Receivers cannot verify a delivery." {
+		t.Errorf("Status does not carry the discovered Location and Why: %+v", st.Gaps)
+	}
 	status := get(t, cfg, "status.md")
 	for _, want := range []string{"How deliveries are signed is TBD", "Receivers cannot verify a delivery"} {
 		if !strings.Contains(status, want) {

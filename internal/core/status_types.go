@@ -63,6 +63,10 @@ type GapStatus struct {
 	Title    string       `json:"title"`
 	Severity gap.Severity `json:"severity"`
 	State    gap.State    `json:"state"`
+	// Location and Why are where the spec leaves the gap open and why it
+	// matters, as discovery or the gap list gave them ("" when not given).
+	Location string `json:"location,omitempty"`
+	Why      string `json:"why,omitempty"`
 	// History lists the gap's state changes, oldest first.
 	History []gap.Transition `json:"history,omitempty"`
 }

@@ -90,7 +90,7 @@ func statusOf(s *state.State, c *statusCache, defaults Settings) Status {
 		st.Phase = s.Current.Phase
 	}
 	for _, g := range s.Ledger.Gaps {
-		st.Gaps = append(st.Gaps, GapStatus{ID: g.ID, Title: g.Title, Severity: g.Severity, State: g.State, History: slices.Clone(g.History)})
+		st.Gaps = append(st.Gaps, GapStatus{ID: g.ID, Title: g.Title, Severity: g.Severity, State: g.State, Location: g.Location, Why: g.Why, History: slices.Clone(g.History)})
 	}
 	for _, d := range s.Decisions {
 		st.Decisions = append(st.Decisions, DecisionStatus{ID: d.ID, Issue: d.Issue, Option: d.Option, Decision: d.Decision})

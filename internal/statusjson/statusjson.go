@@ -133,6 +133,8 @@ type Gap struct {
 	Title    string       `json:"title"`
 	Severity string       `json:"severity"`
 	State    string       `json:"state"`
+	Location string       `json:"location,omitempty"`
+	Why      string       `json:"why,omitempty"`
 	History  []Transition `json:"history"`
 }
 
@@ -237,7 +239,7 @@ func From(st refine.Status) Status {
 		*r.dst = RoleBackend{Provider: b.Kind, Model: b.Model}
 	}
 	for _, g := range st.Gaps {
-		j := Gap{ID: string(g.ID), Title: g.Title, Severity: g.Severity.String(), State: string(g.State), History: []Transition{}}
+		j := Gap{ID: string(g.ID), Title: g.Title, Severity: g.Severity.String(), State: string(g.State), Location: g.Location, Why: g.Why, History: []Transition{}}
 		for _, h := range g.History {
 			j.History = append(j.History, Transition{From: string(h.From), To: string(h.To), Round: h.Round, At: h.At.UTC().Format(timeFormat), Reason: h.Reason})
 		}
