@@ -20,6 +20,10 @@ const (
 	KindWrapperFence = "wrapper-fence"
 	// KindHTMLComment: an HTML comment was removed; what it holds is not read.
 	KindHTMLComment = "html-comment"
+	// KindClosingRemark: a chat sign-off closing the answer ("Let me know
+	// if …", "I hope this helps."), one short paragraph after a blank
+	// line, outside code; it is not the last section's text.
+	KindClosingRemark = "closing-remark"
 	// KindIDHyphen: an ID written with Unicode hyphens or zero-width
 	// characters (GAP‑FLOW‑001 with U+2011) was folded to ASCII.
 	KindIDHyphen = "unicode-hyphen-in-id"
@@ -207,6 +211,9 @@ func read(content string, role readRole) (sc scanned, notes []Normalization, unc
 	text = stripThink(text, &nb)
 	text, unclosed = unwrap(text, &nb)
 	d := markdown.Parse(text)
+	if t, ok := stripClosing(d, &nb); ok {
+		d = markdown.Parse(t)
+	}
 	if rs := textLevel(d, &nb); len(rs) > 0 {
 		d = markdown.Parse(apply(d.Text, rs))
 	}
@@ -614,4 +621,39 @@ func foldAt(s string, i int, lit string) (repl, bool) {
 		return repl{}, false // the non-ASCII bytes lie after the ID
 	}
 	return repl{i, end, f[:n]}, true
+}
+
+// closingOpeners begin the sign-offs chat models end answers with.
+var closingOpeners = [...]string{"i hope this helps", "hope this helps", "let me know", "please let me know", "feel free to",
+	"if you'd like", "if you would like", "if you want", "happy to help", "i'm happy to", "i am happy to",
+	"is there anything else", "would you like me to", "all items above are"}
+
+// stripClosing blanks a closing remark: the answer's last non-blank line,
+// a paragraph of its own (a blank line before it) outside code, not a
+// heading, list item, table row, quote or HTML, at most 200 bytes, that
+// opens with one of closingOpeners. Only such an answer pays a second
+// parse.
+func stripClosing(d *markdown.Doc, nb *notebook) (string, bool) {
+	text := d.Text
+	end := len(strings.TrimRight(text, " \t\n"))
+	if end == 0 {
+		return "", false
+	}
+	start := lineStart(text, end-1)
+	n := lineNo(text, start)
+	if n < 2 || n > len(d.Lead) || d.Lead[n-1] == 0 || d.Lead[n-2] != 0 || strings.TrimSpace(text[lineStart(text, max(start-1, 0)):max(start-1, 0)]) != "" {
+		return "", false
+	}
+	line := strings.TrimSpace(text[start:end])
+	if len(line) > 200 || strings.ContainsAny(line[:1], "#-*+|><`~=0123456789") {
+		return "", false
+	}
+	low := strings.ToLower(line)
+	for _, o := range closingOpeners {
+		if strings.HasPrefix(low, o) {
+			nb.add(KindClosingRemark, n, line)
+			return text[:start] + text[end:], true
+		}
+	}
+	return "", false
 }

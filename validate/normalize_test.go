@@ -212,7 +212,9 @@ func TestNormalizeEngineer(t *testing.T) {
 		{"labels in lower case", sub(sub(a, "**Rationale:**", "**rationale:**", 1), "**Engineer Position:**", "Engineer position:", 1), []string{KindDisagreeLabel}},
 		{"labels as headings", sub(a, "**Reviewer Concern:**", "### Reviewer Concern", 1), []string{KindDisagreeLabel}},
 		{"CRLF and a BOM", "\uFEFF" + strings.ReplaceAll(a, "\n", "\r\n"), nil},
-		{"preamble and closing remark", "Here is my proposal.\n\n" + a + "\nLet me know if anything is unclear.\n", nil},
+		{"preamble and closing remark", "Here is my proposal.\n\n" + a + "\nLet me know if anything is unclear.\n", []string{KindClosingRemark}},
+		{"a closing-like list item is content", a + "\n- Let me know of any change by email.\n", nil},
+		{"a closing-like line in the last paragraph is content", a + "Receivers let me know\nhope this helps\n", nil},
 		{"a wrapper after a preamble, with an inner ```http example", "Here you go:\n\n```markdown\n" + a + "```\n", []string{KindWrapperFence}},
 		{"a wrapper between a preamble and a closing remark", "Sure! Here is the resolution.\n```md\n" + a + "```\nLet me know if you need changes.\n", []string{KindWrapperFence}},
 	}
@@ -495,5 +497,19 @@ func TestFinishReasons(t *testing.T) {
 	}
 	if r := Engineer(" \n\t", Options{}); r.FailureType != EmptyOutput {
 		t.Errorf("whitespace: %s", r.FailureType)
+	}
+}
+
+// A closing remark is not read into the last section: its line is blank
+// in the text as read, so later checks (a section's likeness to the last
+// round's) see the section as written.
+func TestClosingRemarkLeavesTheLastSection(t *testing.T) {
+	in := "# Engineer Proposals\n\n## Gap Resolution: GAP-FLOW-404\n\n**Confidence:** HIGH\n\n### Proposed Solution\n\nBound retries at 5.\n\nI hope this helps.\n"
+	got, notes := Normalize(in)
+	if strings.Contains(got, "hope") || strings.Count(got, "\n") != strings.Count(in, "\n") {
+		t.Errorf("Normalize kept the remark or changed the line count: %q", got)
+	}
+	if len(notes) != 1 || notes[0].Kind != KindClosingRemark || notes[0].Line != 11 {
+		t.Errorf("notes = %+v, want one closing-remark at line 11", notes)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/gap"
+	"github.com/refine-spec/refine/validate"
 )
 
 // branch is one line of play of a seed's session: the main, perturbed
@@ -47,6 +48,8 @@ type branch struct {
 	cutShort bool
 	// violations counts the violations recorded per invariant.
 	violations map[Invariant]int
+	// benignOnly says the branch's quirks are the benign ones alone.
+	benignOnly bool
 	// quirks are the branch's Quirky roles (Options.Quirks), plain says
 	// the branch plays without them (the plain twin), and finalSt is its
 	// Status at the end.
@@ -214,9 +217,14 @@ func (b *branch) stopRand(status refine.Status) (*rand.Rand, string) {
 	// Not the phase nor the convergence rows: while a question is asked
 	// inside a Run, Status can still show the phase before it and miss
 	// the round's row (they are committed with the next durable point).
-	// The calls the quirks added are left out: the plain twin decides
-	// as the quirky session does.
-	key := fmt.Sprint(strings.Join(pendingIDs(status.Pending), ","), "|", status.Round, " ", status.Calls-b.quirkCalls(), " ",
+	// Not the calls either: a transport retry counts as a call under Run
+	// and not under Next, and a quirk's extra call (a cut or a refused
+	// answer) shows in Status only once its attempt is committed, which
+	// an answer asked inside the run can precede. The validation rows
+	// less those for cut and refused answers (which only the quirks
+	// write) and the warnings tell how far the session got the same way
+	// in every twin.
+	key := fmt.Sprint(strings.Join(pendingIDs(status.Pending), ","), "|", status.Round, " ", validationProgress(status), " ",
 		len(status.Rollbacks), " ", len(status.Decisions), " ", status.Outcome)
 	return rngOf(b.sim.sc.Seed, fmt.Sprintf("decide|%s|%d", key, b.visits[key])), key
 }
@@ -252,4 +260,17 @@ func (a operatorAsker) Ask(ctx context.Context, q refine.Question) (refine.Answe
 	b.live++
 	b.logf("answer now %s with %q%s", q.ID, choice.a.Key, textNote(choice.a))
 	return choice.a, nil
+}
+
+// validationProgress counts status's validation rows but those of cut
+// and refused answers and the warnings (a benign quirk's NORMALIZED):
+// what the session validated, the same with and without quirks.
+func validationProgress(status refine.Status) int {
+	n := 0
+	for _, v := range status.Validation {
+		if v.Result != "WARN" && v.FailureType != validate.Truncated && v.FailureType != validate.Refusal {
+			n++
+		}
+	}
+	return n
 }

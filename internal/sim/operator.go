@@ -380,7 +380,7 @@ func (s *simulation) fork(ctx context.Context, b *branch, name string) (*branch,
 		return nil, err
 	}
 	f := &branch{sim: s, name: b.name + "/" + name, driver: DriverRun, place: &place{kind: Memory, mem: m}, calls: &callLog{}, mix: s.quiet()}
-	f.quirks, f.plain = b.quirks.clone(), b.plain // the roles go on as b's would
+	f.quirks, f.plain, f.benignOnly = b.quirks.clone(), b.plain, b.benignOnly // the roles go on as b's would
 	if err := f.open(ctx); err != nil {
 		return nil, fmt.Errorf("open the fork: %w", err)
 	}

@@ -234,16 +234,25 @@ func shorten(h []string) []string {
 // play creates a session and plays it to its end; perturb says whether
 // the perturbations and probes run.
 func (s *simulation) play(ctx context.Context, name string, d Driver, kind StoreKind, perturb bool, mix Mix) (*branch, error) {
-	return s.playWith(ctx, name, d, kind, perturb, mix, false)
+	return s.playWith(ctx, name, d, kind, perturb, mix, quirksAll)
 }
 
-// playWith is play, without the quirks of Options.Quirks when plain.
-func (s *simulation) playWith(ctx context.Context, name string, d Driver, kind StoreKind, perturb bool, mix Mix, plain bool) (*branch, error) {
+// quirkSet says which of Options.Quirks a branch plays with.
+type quirkSet int
+
+const (
+	quirksAll    quirkSet = iota
+	quirksNone            // the plain twin
+	quirksBenign          // the benign ones alone
+)
+
+// playWith is play with the quirks q says.
+func (s *simulation) playWith(ctx context.Context, name string, d Driver, kind StoreKind, perturb bool, mix Mix, q quirkSet) (*branch, error) {
 	pl, err := s.newPlace(ctx, kind)
 	if err != nil {
 		return nil, err
 	}
-	b := &branch{sim: s, name: name, driver: d, place: pl, calls: &callLog{}, decides: true, visits: map[string]int{}, mix: mix, plain: plain}
+	b := &branch{sim: s, name: name, driver: d, place: pl, calls: &callLog{}, decides: true, visits: map[string]int{}, mix: mix, plain: q == quirksNone, benignOnly: q == quirksBenign}
 	if perturb {
 		b.per = rngOf(s.sc.Seed, "perturb")
 	}
