@@ -49,10 +49,19 @@ func eval[T any](t *testing.T, ctx context.Context, expr string) T {
 	return v
 }
 
-// open navigates to path and waits for the page.
+// open navigates to path and waits for the page. A navigation the page
+// itself aborts (its live view reloading as the session moves on, under
+// load) is tried again, twice at most: it says nothing of what is tested.
 func open(t *testing.T, ctx context.Context, url string) {
 	t.Helper()
-	if err := chromedp.Do(ctx, chromedp.Navigate(url), chromedp.WaitReady(chromedp.CSS("main"))); err != nil {
+	for try := 1; ; try++ {
+		err := chromedp.Do(ctx, chromedp.Navigate(url), chromedp.WaitReady(chromedp.CSS("main")))
+		if err == nil {
+			return
+		}
+		if try < 3 && strings.Contains(err.Error(), "ERR_ABORTED") {
+			continue
+		}
 		t.Fatalf("open %s: %v", url, err)
 	}
 }
