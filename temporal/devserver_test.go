@@ -179,25 +179,7 @@ func TestDevServerSessionSurvivesAWorkerKill(t *testing.T) {
 	w2 := startWorker(t, cl, queue, replayed, mirror)
 	defer w2.Stop()
 
-	var res SessionResult
-	if err := run.Get(ctx, &res); err != nil {
-		t.Fatalf("workflow: %v", err)
-	}
-	if res.Outcome.Status != refine.StatusComplete || res.Outcome.Round != 2 {
-		t.Fatalf("outcome %s after round %d (%s), want COMPLETE after round 2", res.Outcome.Status, res.Outcome.Round, res.Outcome.Reason)
-	}
-	var calls []string
-	for k, n := range replayed.completed {
-		calls = append(calls, k)
-		if n > 1 {
-			t.Errorf("completed role call %s ran %d times", k, n)
-		}
-	}
-	slices.Sort(calls)
-	want := []string{"engineer/1", "engineer/2", "engineer/3", "engineer/4", "engineer/5", "reviewer/1", "reviewer/2"}
-	if diff := cmp.Diff(want, calls); diff != "" {
-		t.Errorf("completed role calls (-want +got):\n%s", diff)
-	}
+	completedOnce(t, ctx, run, replayed, []string{"engineer/1", "engineer/2", "engineer/3", "engineer/4", "engineer/5", "reviewer/1", "reviewer/2"})
 
 	// The mirror is a session folder humans (and refine status) can read.
 	for _, f := range []string{"status.md", "decisions.md", "final_spec.md"} {
@@ -246,4 +228,30 @@ func fetchHistory(t testing.TB, ctx context.Context, cl client.Client, id, runID
 		t.Fatal(errors.New("empty history"))
 	}
 	return hist
+}
+
+// completedOnce waits for run to end COMPLETE after round 2 and checks
+// that the role calls completed are want, each once.
+func completedOnce(t *testing.T, ctx context.Context, run client.WorkflowRun, replayed *countingRole, want []string) {
+	t.Helper()
+	var res SessionResult
+	if err := run.Get(ctx, &res); err != nil {
+		t.Fatalf("workflow: %v", err)
+	}
+	if res.Outcome.Status != refine.StatusComplete || res.Outcome.Round != 2 {
+		t.Fatalf("outcome %s after round %d (%s), want COMPLETE after round 2", res.Outcome.Status, res.Outcome.Round, res.Outcome.Reason)
+	}
+	replayed.mu.Lock()
+	defer replayed.mu.Unlock()
+	var calls []string
+	for k, n := range replayed.completed {
+		calls = append(calls, k)
+		if n > 1 {
+			t.Errorf("completed role call %s ran %d times", k, n)
+		}
+	}
+	slices.Sort(calls)
+	if diff := cmp.Diff(want, calls); diff != "" {
+		t.Errorf("completed role calls (-want +got):\n%s", diff)
+	}
 }

@@ -3,11 +3,9 @@ package refinetemporal
 import (
 	"context"
 	"os"
-	"slices"
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
@@ -71,25 +69,7 @@ func TestDevServerSessionDiscoversItsGaps(t *testing.T) {
 	if err := update(ctx, cl, id, AnswerRequest{Key: "3", Text: "Use ## Gap Resolution headers"}); err != nil {
 		t.Fatalf("answer: %v", err)
 	}
-	var res SessionResult
-	if err := run.Get(ctx, &res); err != nil {
-		t.Fatalf("workflow: %v", err)
-	}
-	if res.Outcome.Status != refine.StatusComplete || res.Outcome.Round != 2 {
-		t.Fatalf("outcome %s after round %d (%s), want COMPLETE after round 2", res.Outcome.Status, res.Outcome.Round, res.Outcome.Reason)
-	}
-	var calls []string
-	for k, n := range replayed.completed {
-		calls = append(calls, k)
-		if n > 1 {
-			t.Errorf("completed role call %s ran %d times", k, n)
-		}
-	}
-	slices.Sort(calls)
-	want := []string{"discovery/1", "engineer/1", "engineer/2", "engineer/3", "engineer/4", "engineer/5", "reviewer/1", "reviewer/2"}
-	if diff := cmp.Diff(want, calls); diff != "" {
-		t.Errorf("completed role calls (-want +got):\n%s", diff)
-	}
+	completedOnce(t, ctx, run, replayed, []string{"discovery/1", "engineer/1", "engineer/2", "engineer/3", "engineer/4", "engineer/5", "reviewer/1", "reviewer/2"})
 
 	hist := fetchHistory(t, ctx, cl, id, run.GetRunID())
 	replayer := worker.NewWorkflowReplayer()
