@@ -237,3 +237,67 @@ func TestDemoDiscover(t *testing.T) {
 		t.Errorf("demo --discover's final_spec.md differs from the demo's")
 	}
 }
+
+// A session waiting at the discovery question moves between stores like
+// any other: imported into SQLite it is answered there, and exported back
+// to a folder it is answered there too, each to the outcome of the folder
+// it came from.
+func TestDiscoveryQuestionSurvivesImportExport(t *testing.T) {
+	ctx := context.Background()
+	base := t.TempDir()
+	src := filepath.Join(base, "src")
+	c, out, errb := newTestCLI()
+	code := c.main(ctx, []string{"run", "--spec", "testdata/basic/spec.md", "--dir", src, "--llm", "replay", "--replay", "testdata/basic/replay", "--quiet"})
+	if code != exitPaused || !strings.Contains(out.String(), "── Question discovery-1 ──") {
+		t.Fatalf("run exit %d, want paused at the discovery question\n%s\n%s", code, out, errb)
+	}
+	db := "sqlite:" + filepath.Join(base, "s.db")
+	c, out, errb = newTestCLI()
+	if code := c.main(ctx, []string{"import", "--dir", src, "--store", db, "--session", "waiting"}); code != exitOK {
+		t.Fatalf("import exit %d\n%s\n%s", code, out, errb)
+	}
+	back := filepath.Join(base, "back")
+	c, out, errb = newTestCLI()
+	if code := c.main(ctx, []string{"export", "--store", db, "--session", "waiting", "--dir", back}); code != exitOK {
+		t.Fatalf("export exit %d\n%s\n%s", code, out, errb)
+	}
+	for _, where := range [][]string{{"--dir", back}, {"--store", db, "--session", "waiting"}} {
+		c, out, errb = newTestCLI()
+		if code := c.main(ctx, append([]string{"status", "--json"}, where...)); code != exitOK {
+			t.Fatalf("status %v exit %d: %s", where, code, errb)
+		}
+		var st map[string]any
+		if err := json.Unmarshal(out.Bytes(), &st); err != nil {
+			t.Fatal(err)
+		}
+		pending, _ := st["pending"].([]any)
+		if len(pending) != 1 || pending[0].(map[string]any)["kind"] != "discovery" || pending[0].(map[string]any)["id"] != "discovery-1" {
+			t.Errorf("status %v does not show the discovery question pending:\n%s", where, out)
+		}
+	}
+	// Answered in the exported folder: the discovered list is accepted.
+	c, out, errb = newTestCLI()
+	if code := c.main(ctx, []string{"resume", "--dir", back, "--answer", "accept", "--llm", "replay", "--replay", "testdata/basic/replay", "--quiet", "--auto"}); code != exitOK {
+		t.Fatalf("resume of the export exit %d\n%s\n%s", code, out, errb)
+	}
+	// Answered in SQLite: the list is replaced by the given one.
+	c, out, errb = newTestCLI()
+	if code := c.main(ctx, []string{"resume", "--store", db, "--session", "waiting", "--answer", "edit", "--gaps", "testdata/basic/gaps.md",
+		"--llm", "replay", "--replay", "testdata/basic/replay", "--quiet", "--auto"}); code != exitOK {
+		t.Fatalf("resume in the store exit %d\n%s\n%s", code, out, errb)
+	}
+	c, out, errb = newTestCLI()
+	if code := c.main(ctx, []string{"status", "--store", db, "--session", "waiting", "--json"}); code != exitOK {
+		t.Fatalf("status exit %d: %s", code, errb)
+	}
+	var inStore map[string]any
+	if err := json.Unmarshal(out.Bytes(), &inStore); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"GAP-HOOK-001 HIGH ACCEPTED", "GAP-HOOK-002 MEDIUM ACCEPTED"}
+	for name, st := range map[string]map[string]any{"export": statusOf(t, back), "store": inStore} {
+		if diff := cmp.Diff(want, gapRows(st)); diff != "" || st["outcome"] != "COMPLETE" {
+			t.Errorf("%s: outcome %v, gaps (-want +got):\n%s", name, st["outcome"], diff)
+		}
+	}
+}
