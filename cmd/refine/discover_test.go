@@ -194,6 +194,15 @@ func TestGapsDiscoverWithBackend(t *testing.T) {
 	if diff := cmp.Diff([]gap.ID{"GAP-HOOK-001", "GAP-HOOK-002"}, ids); diff != "" {
 		t.Errorf("gaps (-want +got):\n%s", diff)
 	}
+	// While the Reviewer reads, progress goes to stderr, never into the list.
+	if !strings.Contains(errb.String(), "discovery: reviewer attempt 1…") || !strings.Contains(errb.String(), "discovery: reviewer attempt 1 valid") ||
+		strings.Contains(out.String(), "reviewer attempt") {
+		t.Errorf("progress: stderr %q, stdout %q", errb, out)
+	}
+	c, _, errb = newTestCLI()
+	if code := c.main(ctx, []string{"gaps", "--spec", "testdata/basic/spec.md", "--replay", "testdata/basic/replay", "--quiet"}); code != exitOK || errb.Len() != 0 {
+		t.Errorf("--quiet: exit %d, stderr %q", code, errb)
+	}
 	outFile := filepath.Join(t.TempDir(), "gaps.md")
 	c, out, errb = newTestCLI()
 	// --replay alone names the recording.

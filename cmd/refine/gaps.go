@@ -29,6 +29,7 @@ func cmdGaps(ctx context.Context, c *cli, args []string) int {
 	offline := fl.Bool("offline", false, "list the gaps the draft marks itself (TBD, TODO, unspecified, is open, (GAP-…), unanswered questions), without a model")
 	out := fl.String("out", "", "write the list to this new file instead of standard output (an existing file is not overwritten)")
 	var f sessionFlags
+	fl.BoolVar(&f.quiet, "quiet", false, "no progress lines on stderr while the Reviewer discovers")
 	f.registerBackend(fl)
 	if err := fl.Parse(args); err != nil {
 		return exitUsage
@@ -118,6 +119,11 @@ func (c *cli) discoverGaps(ctx context.Context, f *sessionFlags, spec, name, spe
 		return exitUsage
 	}
 	cfg.Engineer, cfg.Reviewer, cfg.Asker = eng, rev, acceptDiscovery{}
+	if !f.quiet {
+		// A real model takes a while to read a draft: say what runs, as
+		// refine run does (stderr, so the list on stdout stays clean).
+		cfg.Observer = newProgress(c.stderr, c.isTerminal)
+	}
 	s, err := refine.New(ctx, cfg)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "refine gaps: %v\n", safeErr(err))

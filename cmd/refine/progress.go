@@ -41,8 +41,12 @@ func (p *progress) Observe(e refine.Event) {
 	// Messages carry LLM and server text: shown, never obeyed by the terminal.
 	msg := safeText(e.Message)
 	prefix := fmt.Sprintf("[%6s] round %d", elapsed, e.Round)
-	if e.Phase == refine.PhaseIntegration {
+	switch {
+	case e.Phase == refine.PhaseIntegration:
 		prefix = fmt.Sprintf("[%6s] final spec", elapsed)
+	case e.Round == 0:
+		// Round 0 is discovery (DESIGN §19): the Reviewer reads the draft.
+		prefix = fmt.Sprintf("[%6s] discovery", elapsed)
 	}
 	switch e.Kind {
 	case refine.EventIntegrated:
