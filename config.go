@@ -6,6 +6,7 @@ import (
 	"strings"
 	"text/template"
 	"time"
+	"unicode/utf8"
 
 	"github.com/refine-spec/refine/gap"
 	"github.com/refine-spec/refine/internal/core"
@@ -30,7 +31,7 @@ type Config struct {
 	Asker Asker
 
 	// Spec is the source document being refined (New only; Open reads it
-	// from the Store).
+	// from the Store): UTF-8 text without NUL bytes.
 	Spec string
 	// Gaps is the initial gap list (New only), at most MaxGaps long.
 	// Empty: the session starts with discovery (DESIGN §19): the
@@ -161,6 +162,9 @@ const DefaultMaxGaps = 100_000
 
 // validateNew checks what only a new session needs.
 func (c *Config) validateNew() error {
+	if at := notText(c.Spec); at >= 0 {
+		return fmt.Errorf("%w: Spec is not UTF-8 text (a NUL or invalid byte at offset %d): give the draft as text, not a binary file", ErrInvalidConfig, at)
+	}
 	if (len(c.Gaps) == 0 || c.Discover) && strings.TrimSpace(c.Spec) == "" {
 		return fmt.Errorf("%w: Spec is empty: with no Gaps (or Discover), the session discovers them in the spec", ErrInvalidConfig)
 	}
@@ -180,6 +184,18 @@ func (c *Config) validateNew() error {
 		return fmt.Errorf("%w: Gaps: %w", ErrInvalidConfig, err)
 	}
 	return nil
+}
+
+// notText is the offset of the first byte that makes s no text (a NUL or
+// an invalid UTF-8 sequence), or -1: the roles are sent the spec in a
+// prompt, and a binary file sent there costs a call and yields nothing.
+func notText(s string) int {
+	for i, r := range s {
+		if r == 0 || r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD") {
+			return i
+		}
+	}
+	return -1
 }
 
 // params returns what the decisions read of c.

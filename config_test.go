@@ -203,10 +203,18 @@ func TestNewRejectsBadInput(t *testing.T) {
 	}{
 		{"no gaps, no spec to discover them in", func(c *refine.Config) { c.Gaps, c.Spec = nil, " \n" }, refine.ErrInvalidConfig, "Spec"},
 		{"duplicate gaps", func(c *refine.Config) { c.Gaps = append(twoGaps, twoGaps[0]) }, gap.ErrDuplicateGap, "GAP-FLOW-001"},
+		{"a binary spec", func(c *refine.Config) { c.Spec = "# Draft\n\x89PNG\x00" }, refine.ErrInvalidConfig, "offset 8"},
+		{"a NUL in the spec", func(c *refine.Config) { c.Spec = "# Draft\x00" }, refine.ErrInvalidConfig, "offset 7"},
 		{"no store", func(c *refine.Config) { c.Store = nil }, refine.ErrInvalidConfig, "Store"},
 		{"max rounds 1000", func(c *refine.Config) { c.MaxRounds = 1000 }, refine.ErrInvalidConfig, "MaxRounds"},
 		{"zero example budget", func(c *refine.Config) { c.RetryExampleBudget = 0 }, refine.ErrInvalidConfig, "RetryExampleBudget"},
 		{"weights unordered", func(c *refine.Config) { c.Weights = gap.Weights{Critical: 1, High: 4, Medium: 2, Low: 1} }, refine.ErrInvalidConfig, "Weights"},
+	}
+	// The replacement character written as text is text.
+	cfg := base
+	cfg.Spec = "# Draft\n\uFFFD marks a byte a converter could not read.\n"
+	if _, err := refine.New(ctx, cfg); err != nil {
+		t.Errorf("New with U+FFFD in the spec: %v", err)
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

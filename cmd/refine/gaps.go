@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+	"unicode/utf8"
 
 	"github.com/refine-spec/refine"
 	"github.com/refine-spec/refine/internal/gapsfile"
@@ -61,6 +63,10 @@ func cmdGaps(ctx context.Context, c *cli, args []string) int {
 	spec, err := readFileLimited(*specFile, maxInputBytes)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "refine gaps: read spec: %v\n", safeErr(err))
+		return exitUsage
+	}
+	if !utf8.Valid(spec) || bytes.IndexByte(spec, 0) >= 0 {
+		fmt.Fprintf(c.stderr, "refine gaps: %s is not UTF-8 text: give the draft as text, not a binary file\n", safeLine(*specFile))
 		return exitUsage
 	}
 	name := safeLine(filepath.Base(*specFile))

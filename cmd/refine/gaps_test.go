@@ -96,6 +96,10 @@ func TestGapsOfflineNothingMarked(t *testing.T) {
 }
 
 func TestGapsUsage(t *testing.T) {
+	binary := filepath.Join(t.TempDir(), "draft.png")
+	if err := os.WriteFile(binary, []byte("\x89PNG\r\n\x1a\n\x00\x00"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, tt := range []struct {
 		args []string
 		want string
@@ -104,6 +108,8 @@ func TestGapsUsage(t *testing.T) {
 		{[]string{"gaps", "--spec", "demo/spec.md"}, "--llm (or --reviewer, or --replay DIR) is required: the Reviewer discovers the gaps; or --offline"},
 		{[]string{"gaps", "--spec", "demo/spec.md", "--offline", "extra"}, `unexpected argument "extra"`},
 		{[]string{"gaps", "--spec", "no-such.md", "--offline"}, "read spec:"},
+		{[]string{"gaps", "--spec", binary, "--offline"}, "is not UTF-8 text"},
+		{[]string{"gaps", "--spec", binary, "--replay", "testdata/basic/replay"}, "is not UTF-8 text"},
 	} {
 		c, _, errb := newTestCLI()
 		if code := c.main(context.Background(), tt.args); code != exitUsage || !strings.Contains(errb.String(), tt.want) {
