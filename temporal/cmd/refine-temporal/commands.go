@@ -9,6 +9,7 @@ import (
 	"io"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"log/slog"
 
@@ -203,6 +204,11 @@ func cmdStart(ctx context.Context, args []string, e env) int {
 // checkInput checks what the workflow would check, before it starts: a
 // bad gap list fails here, not in a workflow.
 func checkInput(in refinetemporal.SessionInput) error {
+	// The input goes to the server as JSON, which would turn an invalid
+	// byte into U+FFFD: a binary draft is refused here, as New refuses it.
+	if !utf8.ValidString(in.Spec) || strings.IndexByte(in.Spec, 0) >= 0 {
+		return errors.New("--spec is not UTF-8 text: give the draft as text, not a binary file")
+	}
 	cfg := in.Config()
 	cfg.Store = memory.New()
 	cfg.Engineer, cfg.Reviewer = noRole{}, noRole{}

@@ -50,6 +50,8 @@ func TestUsageErrors(t *testing.T) {
 	os.WriteFile(badGaps, []byte("- not a gap line\n"), 0o600)
 	spec := filepath.Join(dir, "spec.md")
 	os.WriteFile(spec, []byte("# Spec\n"), 0o600)
+	binary := filepath.Join(dir, "draft.png")
+	os.WriteFile(binary, []byte("\x89PNG\r\n\x1a\n\x00"), 0o600)
 	tests := []struct {
 		args []string
 		want string
@@ -58,6 +60,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"start", "--gaps", badGaps}, "--spec is required"},
 		{[]string{"start", "--spec", spec, "--gaps", badGaps}, "gaps.md:1"},
 		{[]string{"start", "--spec", spec, "--gaps", filepath.Join(dir, "missing.md")}, "missing.md"},
+		{[]string{"start", "--spec", binary}, "--spec is not UTF-8 text"},
 		{[]string{"answer", "--id", "x"}, "--id and --key are required"},
 		{[]string{"status"}, "--id is required"},
 		{[]string{"worker"}, "--llm is required"},
