@@ -34,6 +34,7 @@ func TestMalformedInputNamesTheField(t *testing.T) {
 		{"refine_start", `{"spec": "s", "gaps": ` + jsonString(gaps) + `, "settings": {"rollback_mode": "sometimes"}}`, "settings.rollback_mode"},
 		{"refine_start", `{"spec": ` + jsonString(spec) + `, "gaps": ` + jsonString(gaps) + `, "session_id": "../etc"}`, "session_id"},
 		{"refine_start", `{"spec": "s", "gaps": "x", "settings": "fast"}`, "settings"},
+		{"refine_start", `{"spec": "# S\u0000", "gaps": ` + jsonString(gaps) + `}`, "not UTF-8 text"},
 		{"refine_continue", `{}`, "session_id"},
 		{"refine_continue", `{"session_id": "a/b"}`, "session_id"},
 		{"refine_continue", `{"session_id": "nosuch"}`, "session_id"},
