@@ -644,8 +644,10 @@ func stripClosing(d *markdown.Doc, nb *notebook) (string, bool) {
 	if n < 2 || n > len(d.Lead) || d.Lead[n-1] == 0 || d.Lead[n-2] != 0 || strings.TrimSpace(text[lineStart(text, max(start-1, 0)):max(start-1, 0)]) != "" {
 		return "", false
 	}
+	// TrimSpace also trims what the line's end above keeps (a CR, a
+	// Unicode space): the line may be blank.
 	line := strings.TrimSpace(text[start:end])
-	if len(line) > 200 || strings.ContainsAny(line[:1], "#-*+|><`~=0123456789") {
+	if line == "" || len(line) > 200 || strings.ContainsAny(line[:1], "#-*+|><`~=0123456789") {
 		return "", false
 	}
 	low := strings.ToLower(line)

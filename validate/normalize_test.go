@@ -513,3 +513,23 @@ func TestClosingRemarkLeavesTheLastSection(t *testing.T) {
 		t.Errorf("notes = %+v, want one closing-remark at line 11", notes)
 	}
 }
+
+// An answer whose last line holds only a space TrimSpace removes (U+2000,
+// a CR) is no closing remark and no panic: FuzzDiscovery found the blank
+// line read as a remark's first byte.
+func TestClosingRemarkCheckOnABlankLastLine(t *testing.T) {
+	for _, in := range []string{"- \r--\r\r\u2000", "## Gap Resolution: GAP-FLOW-001\n\nx\n\n\u2000\n", "a\n\n\u3000\u2000 \n", "x\n\n\u00a0\n", "x\n\n\v\f\n"} {
+		got, notes := Normalize(in)
+		for _, n := range notes {
+			if n.Kind == KindClosingRemark {
+				t.Errorf("%q: a blank line read as a closing remark: %+v", in, notes)
+			}
+		}
+		if strings.Count(got, "\n") != strings.Count(strings.ReplaceAll(strings.ReplaceAll(in, "\r\n", "\n"), "\r", "\n"), "\n") {
+			t.Errorf("%q: line count changed: %q", in, got)
+		}
+		Engineer(in, Options{Round: 1})
+		Reviewer(in, Options{Round: 1})
+		Discovery(in, DiscoveryOptions{Spec: " "})
+	}
+}
