@@ -650,3 +650,17 @@ func revisingRoles(id gap.ID) (eng, rev refine.Role) {
 	})
 	return eng, rev
 }
+
+// Answers ending in a line that holds only a Unicode space (a no-break
+// space, as chat models end answers) are read as written: the session
+// completes in one call per role. Before the fix the closing-remark check
+// panicked on such a line.
+func TestAnswersEndingInAUnicodeSpaceLine(t *testing.T) {
+	eng := refinetest.Script(engineerDoc("GAP-TEST-001") + "\n\n\u00a0\n")
+	rev := refinetest.Script(reviewerDoc(1, "GAP-TEST-001") + "\n\n\u2000")
+	cfg := refinetest.Config(eng, rev, auto())
+	_, out := run(t, cfg)
+	if out.Status != refine.StatusComplete || eng.CallCount() != 1 || rev.CallCount() != 1 {
+		t.Errorf("outcome %s after %d engineer and %d reviewer calls, want COMPLETE after one each", out.Status, eng.CallCount(), rev.CallCount())
+	}
+}
