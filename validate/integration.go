@@ -430,7 +430,13 @@ func parseLog(d *markdown.Doc, sec markdown.Section, needRows bool) ([]LogEntry,
 		return nil, &r
 	}
 	if header+1 > last || !delimiterRow(d.Line(header+1)) {
-		r := failAt(IntegrationStructure, header+1, "the Resolution Log's header row must be followed by the delimiter row |---|---|---|")
+		// The line that should be the delimiter row; the header's own when
+		// the answer ends after it.
+		at := header + 1
+		if at > last {
+			at = header
+		}
+		r := failAt(IntegrationStructure, at, "the Resolution Log's header row must be followed by the delimiter row |---|---|---|")
 		return nil, &r
 	}
 	var log []LogEntry
