@@ -436,3 +436,52 @@ func TestDiscoveryNormalizedCounted(t *testing.T) {
 		t.Errorf("status.md does not count the discovery answer's quirk")
 	}
 }
+
+// A discovered session rolled back to round 0 keeps the confirmed list:
+// round 0 is the state after discovery, so the rounds play again over the
+// discovered gaps without a second discovery call or question; the
+// discovery's decision and files stay.
+func TestDiscoveryKeptByARollbackToRoundZero(t *testing.T) {
+	ctx := context.Background()
+	eng, rev := oneRound()
+	revRole := refinetest.Script(append(append([]string{hooksDiscovery}, rev...), rev...)...)
+	engRole := refinetest.Script(append(eng, eng...)...)
+	asker := auto()
+	cfg := discoveryConfig(engRole, revRole, asker)
+	s, out := run(t, cfg)
+	if out.Status != refine.StatusComplete {
+		t.Fatalf("outcome %s, want COMPLETE", out.Status)
+	}
+	rep, err := s.Rollback(ctx, refine.RollbackRequest{To: 0, Reason: "round 1 read the signature gap too narrowly"})
+	if err != nil || rep.Round != 0 || len(rep.Undone) != 1 {
+		t.Fatalf("rollback = %+v, %v; want round 1 undone", rep, err)
+	}
+	st, _ := s.Status(ctx)
+	var rows []string
+	for _, g := range st.Gaps {
+		rows = append(rows, string(g.ID)+" "+string(g.State)+" "+g.Location)
+	}
+	want := []string{`GAP-HOOK-001 OPEN "The retry schedule is not specified"`, `GAP-HOOK-002 OPEN "How deliveries are signed is TBD"`, "GAP-HOOK-003 OPEN 3. Ordering"}
+	if diff := cmp.Diff(want, rows); diff != "" || len(st.Pending) != 0 {
+		t.Errorf("after the rollback: pending %v, gaps (-want +got):\n%s", st.Pending, diff)
+	}
+	out, err = s.Run(ctx)
+	if err != nil || out.Status != refine.StatusComplete {
+		t.Fatalf("Run after the rollback: %+v, %v", out, err)
+	}
+	if n := len(discoveryQuestions(asker)); n != 1 {
+		t.Errorf("%d discovery questions, want the first one only", n)
+	}
+	for i, c := range revRole.Calls() {
+		if c.Discovery && i > 0 {
+			t.Errorf("Reviewer call %d is a second discovery call", i+1)
+		}
+	}
+	if revRole.CallCount() != 3 || engRole.CallCount() != 2 {
+		t.Errorf("calls: reviewer %d, engineer %d; want 3 and 2 (discovery once, round 1 twice)", revRole.CallCount(), engRole.CallCount())
+	}
+	if d := get(t, cfg, "decisions.md"); !strings.Contains(d, "DECISION-R0-001") || !strings.Contains(d, "Accept the list") {
+		t.Errorf("decisions.md lost the discovery's decision:\n%s", d)
+	}
+	get(t, cfg, "discovery/gaps.md")
+}
